@@ -1,0 +1,151 @@
+/*
+ * moteip compile-time configuration: the one place every switch and size
+ * lives.
+ *
+ * Pick a profile with -DMOTEIP_PROFILE_TINY=1 or -DMOTEIP_PROFILE_FULL=1 (the
+ * CMake option MOTEIP_PROFILE does this); override any single value with
+ * -D on the compiler command line. Per-node values that a simulator varies
+ * at run time belong in struct mip_stack_config, not here.
+ *
+ * Sizes below are RAM inside struct mip_stack; the code-size cost of each
+ * feature switch is measured by bench/footprint (docs/FOOTPRINT.md).
+ *
+ *   profile  what it is
+ *   tiny     uIP-class node: IPv6 only, raw-IP/radio netifs, no forwarding,
+ *            one 1280-byte reassembly slot, small tables.
+ *   full     TCPlp-class node or host: IPv4 + IPv6, Ethernet with ARP/ND,
+ *            forwarding, several 4.5 KB reassembly slots.
+ */
+#ifndef MOTEIP_CONFIG_H
+#define MOTEIP_CONFIG_H
+
+#if defined(MOTEIP_PROFILE_TINY) && defined(MOTEIP_PROFILE_FULL)
+#error "choose one profile: MOTEIP_PROFILE_TINY or MOTEIP_PROFILE_FULL"
+#endif
+#if !defined(MOTEIP_PROFILE_TINY) && !defined(MOTEIP_PROFILE_FULL)
+#define MOTEIP_PROFILE_FULL 1
+#endif
+
+#ifdef MOTEIP_PROFILE_TINY
+#define MIP_PROFILE_DEFAULT(tiny, full) (tiny)
+#else
+#define MIP_PROFILE_DEFAULT(tiny, full) (full)
+#endif
+
+/* --- feature switches (0/1) ---------------------------------------------- */
+
+/* IPv4, ICMPv4 and (with MIP_CONF_ETHERNET) ARP. */
+#ifndef MIP_CONF_IPV4
+#define MIP_CONF_IPV4 MIP_PROFILE_DEFAULT(0, 1)
+#endif
+/* IPv6, ICMPv6 and (with MIP_CONF_ETHERNET) Neighbor Discovery. */
+#ifndef MIP_CONF_IPV6
+#define MIP_CONF_IPV6 1
+#endif
+/* Ethernet netifs (TAP, wired boards). Without it only raw-IP netifs exist. */
+#ifndef MIP_CONF_ETHERNET
+#define MIP_CONF_ETHERNET MIP_PROFILE_DEFAULT(0, 1)
+#endif
+/* IP forwarding between netifs (routers, relay nodes, border routers). */
+#ifndef MIP_CONF_FORWARD
+#define MIP_CONF_FORWARD MIP_PROFILE_DEFAULT(0, 1)
+#endif
+
+/* --- sizes --------------------------------------------------------------- */
+
+/* Packet buffers for output and for queues (packets waiting on ARP/ND). */
+#ifndef MIP_PBUF_COUNT
+#define MIP_PBUF_COUNT MIP_PROFILE_DEFAULT(4, 16)
+#endif
+/* Bytes per packet buffer: link header + one MTU-sized IP datagram. */
+#ifndef MIP_PBUF_SIZE
+#define MIP_PBUF_SIZE MIP_PROFILE_DEFAULT(1300, 1536)
+#endif
+/* Network interfaces per stack. */
+#ifndef MIP_NETIF_MAX
+#define MIP_NETIF_MAX MIP_PROFILE_DEFAULT(1, 4)
+#endif
+/* Addresses per netif and family (IPv6 adds its link-local one itself). */
+#ifndef MIP_NETIF_ADDR4_MAX
+#define MIP_NETIF_ADDR4_MAX 2
+#endif
+#ifndef MIP_NETIF_ADDR6_MAX
+#define MIP_NETIF_ADDR6_MAX MIP_PROFILE_DEFAULT(2, 4)
+#endif
+/* Route table entries (connected routes of addresses count too). */
+#ifndef MIP_ROUTE_MAX
+#define MIP_ROUTE_MAX MIP_PROFILE_DEFAULT(4, 16)
+#endif
+/* Neighbor cache entries, shared by ARP and IPv6 ND. */
+#ifndef MIP_NEIGH_MAX
+#define MIP_NEIGH_MAX MIP_PROFILE_DEFAULT(4, 16)
+#endif
+/* Datagrams reassembled at once (both families share the slots). */
+#ifndef MIP_REASS_SLOTS
+#define MIP_REASS_SLOTS MIP_PROFILE_DEFAULT(1, 3)
+#endif
+/* Largest reassembled datagram payload (bytes after the IP header). IPv6
+ * hosts must reassemble at least 1500-byte packets (RFC 8200 s.5). */
+#ifndef MIP_REASS_SIZE
+#define MIP_REASS_SIZE MIP_PROFILE_DEFAULT(1280, 4608)
+#endif
+/* UDP sockets (bound ports). */
+#ifndef MIP_UDP_MAX
+#define MIP_UDP_MAX MIP_PROFILE_DEFAULT(2, 8)
+#endif
+/* Upper-layer protocol handlers registered by higher floors (TCP, ...). */
+#ifndef MIP_PROTO_HANDLERS_MAX
+#define MIP_PROTO_HANDLERS_MAX 2
+#endif
+
+/* --- timing (milliseconds) ----------------------------------------------- */
+
+#ifndef MIP_REASS_TIMEOUT_MS
+#define MIP_REASS_TIMEOUT_MS 30000u   /* RFC 8200 s.4.5 uses 60 s; RFC 1122 15-120 s */
+#endif
+#ifndef MIP_NEIGH_REACHABLE_MS
+#define MIP_NEIGH_REACHABLE_MS 30000u /* RFC 4861 REACHABLE_TIME */
+#endif
+#ifndef MIP_NEIGH_RETRANS_MS
+#define MIP_NEIGH_RETRANS_MS 1000u    /* RFC 4861 RETRANS_TIMER */
+#endif
+#ifndef MIP_NEIGH_MAX_PROBES
+#define MIP_NEIGH_MAX_PROBES 3u       /* RFC 4861 MAX_MULTICAST_SOLICIT */
+#endif
+/* ICMP error rate limit, a token bucket (RFC 4443 s.2.4(f)): BURST errors at
+ * once, then one per INTERVAL. */
+#ifndef MIP_ICMP_RATE_BURST
+#define MIP_ICMP_RATE_BURST 10u
+#endif
+#ifndef MIP_ICMP_RATE_INTERVAL_MS
+#define MIP_ICMP_RATE_INTERVAL_MS 100u
+#endif
+
+#ifndef MIP_DEFAULT_TTL
+#define MIP_DEFAULT_TTL 64u
+#endif
+
+/* --- checks -------------------------------------------------------------- */
+
+#if !MIP_CONF_IPV4 && !MIP_CONF_IPV6
+#error "at least one of MIP_CONF_IPV4 and MIP_CONF_IPV6 must be 1"
+#endif
+#if MIP_PBUF_COUNT < 2 || MIP_PBUF_COUNT > 250
+#error "MIP_PBUF_COUNT must be 2..250 (indices are uint8_t)"
+#endif
+#if MIP_PBUF_SIZE < 1300 || MIP_PBUF_SIZE > 65535
+#error "MIP_PBUF_SIZE must hold a 1280-byte IPv6 datagram plus a link header"
+#endif
+#if MIP_REASS_SIZE % 8 != 0 || MIP_REASS_SIZE > 65528
+#error "MIP_REASS_SIZE must be a multiple of 8 and at most 65528"
+#endif
+#if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
+#error "MIP_NETIF_MAX must be 1..16"
+#endif
+
+/*
+ * MOTEIP_FUZZING (set by the fuzz build only): received checksums are not
+ * verified, so a fuzzer reaches the code behind them. Never ship with it.
+ */
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * Network interfaces.
+ *
+ * A netif joins an adaptation (how IP datagrams become link frames: Ethernet
+ * with ARP/ND, or raw IP for TUN/SLIP; 6LoWPAN later) to a driver (how frames
+ * leave the node). The adaptation is a const table of functions chosen when
+ * the netif is added; the driver is a caller-supplied table plus an opaque
+ * context, so a real radio, a TAP device and the simulated medium are
+ * interchangeable.
+ *
+ * Frames arrive through mip_stack_input() (stack.h).
+ */
+#ifndef MOTEIP_NETIF_H
+#define MOTEIP_NETIF_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "moteip/config.h"
+#include "moteip/status.h"
+#include "moteip/addr.h"
+
+struct mip_stack;
+struct mip_netif;
+struct mip_pbuf;
+
+/* What the stack needs from a driver. */
+struct mip_netif_driver {
+    /* Sends one link frame of `len` bytes. The memory is the stack's and
+     * valid only during the call: copy or transmit before returning.
+     * Return MIP_OK, or an error (counted as drop_tx_driver). */
+    mip_status (*transmit)(void *ctx, const uint8_t *frame, size_t len);
+};
+
+/* An adaptation layer's functions (internal to src/core). */
+struct mip_netif_ops {
+    /* Handles one received link frame. */
+    void (*input)(struct mip_stack *s, struct mip_netif *nif,
+                  const uint8_t *frame, size_t len);
+    /* Sends the IP datagram in p to `nexthop` (an on-link address, or the
+     * destination itself for multicast). Takes ownership of p. */
+    mip_status (*output)(struct mip_stack *s, struct mip_netif *nif,
+                         struct mip_pbuf *p, const struct mip_addr *nexthop);
+    /* Bytes of link header that output prepends. */
+    uint8_t link_hdr_len;
+};
+
+struct mip_netif_addr4 {
+    uint8_t addr[4];
+    uint8_t prefix_len;
+    uint8_t used;
+};
+
+struct mip_netif_addr6 {
+    uint8_t addr[16];
+    uint8_t prefix_len;
+    uint8_t used;
+};
+
+struct mip_netif {
+    const struct mip_netif_ops *ops;          /* NULL: slot unused */
+    const struct mip_netif_driver *drv;
+    void    *drv_ctx;
+    uint16_t mtu;                             /* largest IP datagram, bytes */
+    uint8_t  index;
+    uint8_t  hwaddr_len;                      /* 6 for Ethernet, 0 raw IP */
+    uint8_t  hwaddr[8];
+#if MIP_CONF_IPV4
+    struct mip_netif_addr4 addr4[MIP_NETIF_ADDR4_MAX];
+#endif
+#if MIP_CONF_IPV6
+    /* addr6[0] is the link-local address (fe80::/64 + interface id). */
+    struct mip_netif_addr6 addr6[MIP_NETIF_ADDR6_MAX + 1];
+#endif
+};
+
+#if MIP_CONF_ETHERNET
+/* Adds an Ethernet netif (MTU 1500) with MAC address `mac`; its IPv6
+ * link-local address is derived from the MAC (modified EUI-64). *index gets
+ * the netif's number. NOBUFS when all MIP_NETIF_MAX slots are used. */
+mip_status mip_netif_add_ethernet(struct mip_stack *s, const uint8_t mac[6],
+                                  const struct mip_netif_driver *drv, void *drv_ctx,
+                                  uint8_t *index);
+#endif
+
+/* Adds a raw-IP netif (TUN, SLIP, a radio carrying bare IP): frames are IP
+ * datagrams. `iid` (8 bytes, may be NULL for none) makes its IPv6
+ * link-local address. */
+mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t *iid,
+                               const struct mip_netif_driver *drv, void *drv_ctx,
+                               uint8_t *index);
+
+/* Adds an address with its prefix length and the connected route of that
+ * prefix. INVALID for a bad family or prefix; NOBUFS when full. */
+mip_status mip_netif_add_addr(struct mip_stack *s, uint8_t index,
+                              const struct mip_addr *addr, uint8_t prefix_len);
+
+struct mip_netif *mip_netif_get(struct mip_stack *s, uint8_t index);
+
+/* True when addr is one of this netif's unicast addresses. */
+bool mip_netif_has_addr(const struct mip_netif *nif, const struct mip_addr *addr);
+
+#endif

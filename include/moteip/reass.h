@@ -1,0 +1,39 @@
+/*
+ * IPv4 and IPv6 fragment reassembly.
+ *
+ * Each slot reassembles one datagram in place into its own buffer, tracking
+ * received 8-byte blocks in a bitmap (the uIP approach), so memory is fixed:
+ * MIP_REASS_SLOTS * (MIP_REASS_SIZE + MIP_REASS_SIZE/64 + header) bytes.
+ * Several datagrams reassemble at once; each times out after
+ * MIP_REASS_TIMEOUT_MS. A fragment that overlaps data already received
+ * drops the whole datagram (RFC 5722 for IPv6, and the same for IPv4, where
+ * overlaps are only ever an attack or a bug).
+ */
+#ifndef MOTEIP_REASS_H
+#define MOTEIP_REASS_H
+
+#include <stdint.h>
+#include "moteip/config.h"
+#include "moteip/timer.h"
+
+struct mip_reass_slot {
+    uint8_t    used;
+    uint8_t    family;
+    uint8_t    proto;        /* IPv4 protocol / IPv6 next header of the payload */
+    uint8_t    netif;
+    uint8_t    ttl;          /* of the first fragment (offset 0) */
+    uint8_t    have_first;   /* offset-0 fragment seen: its header is in hdr[] */
+    uint8_t    hdr_len;      /* bytes in hdr[] */
+    uint8_t    src[16];
+    uint8_t    dst[16];
+    uint32_t   id;
+    uint16_t   total;        /* payload bytes once the last fragment came, else 0 */
+    mip_time_t deadline;
+    /* The first fragment's IP header (IPv4 with options, or the IPv6 fixed
+     * header), quoted in a "reassembly time exceeded" error. */
+    uint8_t    hdr[60];
+    uint8_t    bitmap[MIP_REASS_SIZE / 64];
+    uint8_t    data[MIP_REASS_SIZE];
+};
+
+#endif

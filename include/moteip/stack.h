@@ -1,0 +1,88 @@
+/*
+ * The stack instance: all state of one moteip node in one struct.
+ *
+ * There are no globals: a mote has one `struct mip_stack`, the simulator has
+ * thousands. The caller owns the memory (static, or inside its own node
+ * struct) and drives the instance with two calls:
+ *
+ *   mip_stack_input(s, netif, frame, len, now)  for every received frame
+ *   mip_stack_poll(s, now)                       whenever the returned delay
+ *                                                has passed (or earlier)
+ *
+ * Neither blocks, reads a clock, or allocates. Higher floors (TCP, relay,
+ * apps) keep their own state in their own structs and attach through the
+ * tables in ip.h and udp.h.
+ */
+#ifndef MOTEIP_STACK_H
+#define MOTEIP_STACK_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "moteip/config.h"
+#include "moteip/status.h"
+#include "moteip/timer.h"
+#include "moteip/rng.h"
+#include "moteip/addr.h"
+#include "moteip/pbuf.h"
+#include "moteip/stats.h"
+#include "moteip/netif.h"
+#include "moteip/route.h"
+#include "moteip/neigh.h"
+#include "moteip/reass.h"
+#include "moteip/ip.h"
+#include "moteip/udp.h"
+
+/* Per-node settings given at init (values a simulator varies per node). */
+struct mip_stack_config {
+    const uint8_t *entropy;   /* seed for the instance PRNG; >= 16 bytes recommended */
+    size_t   entropy_len;
+    bool     forwarding;      /* route datagrams not addressed to us (needs MIP_CONF_FORWARD) */
+    uint8_t  default_ttl;     /* 0: MIP_DEFAULT_TTL */
+};
+
+/* ICMP error token bucket (RFC 4443 2.4(f), used for ICMPv4 too). */
+struct mip_icmp_limiter {
+    uint16_t   tokens;
+    mip_time_t last_refill;
+};
+
+struct mip_stack {
+    mip_time_t now;                 /* time of the current input/poll call */
+    struct mip_rng rng;
+    bool       forwarding;
+    uint8_t    default_ttl;
+    uint16_t   ipv4_next_id;
+    uint32_t   ipv6_next_frag_id;
+    struct mip_icmp_limiter icmp_limit;
+    struct mip_stats stats;
+    struct mip_pbuf_pool pool;
+    struct mip_netif netif[MIP_NETIF_MAX];
+    struct mip_route route[MIP_ROUTE_MAX];
+    struct mip_neigh neigh[MIP_NEIGH_MAX];
+    struct mip_reass_slot reass[MIP_REASS_SLOTS];
+    struct mip_udp_sock udp[MIP_UDP_MAX];
+    struct mip_proto_handler proto[MIP_PROTO_HANDLERS_MAX];
+    mip_fwd_hook_fn fwd_hook;
+    void      *fwd_hook_ctx;
+};
+
+/* Initialises every part of *s; `now` starts its clock. cfg may be NULL
+ * for defaults (no entropy: a fixed seed, fine for tests only). */
+void mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg, mip_time_t now);
+
+/* Processes one received link frame from netif `netif`. The frame memory is
+ * the caller's and only read during the call. Bad frames are dropped and
+ * counted; nothing is returned because nothing is for the caller to do. */
+void mip_stack_input(struct mip_stack *s, uint8_t netif, const uint8_t *frame,
+                     size_t len, mip_time_t now);
+
+/* Runs every timer due at `now` (resolution retries, reassembly timeouts,
+ * ...) and returns the milliseconds until the next deadline, or
+ * MIP_POLL_IDLE when none is pending. Calling it early is harmless. */
+uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now);
+
+/* Reads one counter. */
+uint32_t mip_stack_stat(const struct mip_stack *s, enum mip_stat which);
+
+#endif

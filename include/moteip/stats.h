@@ -1,0 +1,87 @@
+/*
+ * Counters of a stack instance: events (frames in and out, datagrams
+ * delivered, echo replies sent...) and drops, one counter per reason.
+ * Every packet the stack discards increments exactly one drop_* counter.
+ *
+ * The list is an X-macro so the enum and the names used in JSON output
+ * cannot drift apart. Counters saturate at UINT32_MAX rather than wrap.
+ */
+#ifndef MOTEIP_STATS_H
+#define MOTEIP_STATS_H
+
+#include <stdint.h>
+
+#define MIP_STATS_LIST(X)                                                     \
+    /* events */                                                              \
+    X(rx_frames)            X(tx_frames)                                      \
+    X(rx_ipv4)              X(rx_ipv6)                                        \
+    X(tx_ipv4)              X(tx_ipv6)                                        \
+    X(ip_delivered)         X(ip_forwarded)                                   \
+    X(frag_rx)              X(frag_reassembled)     X(frag_tx)                \
+    X(icmp_echo_replied)    X(icmp_errors_tx)       X(icmp_rx)                \
+    X(udp_rx)               X(udp_tx)                                         \
+    X(arp_rx)               X(arp_requests_tx)      X(arp_replies_tx)         \
+    X(nd_rx)                X(nd_ns_tx)             X(nd_na_tx)               \
+    X(neigh_resolved)                                                         \
+    /* drops, by reason */                                                    \
+    X(drop_link_truncated)      /* shorter than its link header */            \
+    X(drop_link_not_for_us)     /* another station's unicast frame */        \
+    X(drop_link_unsupported)    /* unknown ethertype / VLAN / IP version */   \
+    X(drop_arp_malformed)                                                     \
+    X(drop_arp_unsupported)                                                   \
+    X(drop_ipv4_truncated)                                                    \
+    X(drop_ipv4_malformed)                                                    \
+    X(drop_ipv4_bad_checksum)                                                 \
+    X(drop_ipv4_bad_src)        /* broadcast / multicast / loopback source */ \
+    X(drop_ipv4_not_for_us)     /* not ours and not forwarding */             \
+    X(drop_ipv4_ttl_expired)                                                  \
+    X(drop_ipv6_truncated)                                                    \
+    X(drop_ipv6_malformed)                                                    \
+    X(drop_ipv6_bad_src)                                                      \
+    X(drop_ipv6_not_for_us)                                                   \
+    X(drop_ipv6_hop_limit_expired)                                            \
+    X(drop_ipv6_ext_header)     /* extension header problem (RFC 8200) */     \
+    X(drop_ip_unknown_proto)    /* no handler for the upper protocol */       \
+    X(drop_ip_no_route)                                                       \
+    X(drop_ip_too_big)          /* over the MTU and must not fragment */      \
+    X(drop_frag_malformed)      /* bad fragment length or offset */           \
+    X(drop_frag_overlap)        /* RFC 5722: whole datagram dropped */        \
+    X(drop_frag_too_big)        /* larger than MIP_REASS_SIZE */              \
+    X(drop_frag_no_slot)        /* all reassembly slots busy */               \
+    X(drop_frag_timeout)        /* incomplete when its timer ran out */       \
+    X(drop_icmp_truncated)                                                    \
+    X(drop_icmp_bad_checksum)                                                 \
+    X(drop_icmp_unhandled)      /* a type this stack does not act on */       \
+    X(drop_icmp_rate_limited)   /* an error we would have sent */            \
+    X(drop_nd_malformed)                                                      \
+    X(drop_udp_truncated)                                                     \
+    X(drop_udp_bad_checksum)                                                  \
+    X(drop_udp_no_port)                                                       \
+    X(drop_neigh_full)          /* neighbor cache had no free entry */        \
+    X(drop_neigh_unresolved)    /* queued packet dropped: no answer */        \
+    X(drop_neigh_queue_replaced)/* newer packet took the queue slot */        \
+    X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
+    X(drop_tx_driver)           /* the driver refused a frame */
+
+enum mip_stat {
+#define MIP_STAT_ENUM(name) MIP_STAT_##name,
+    MIP_STATS_LIST(MIP_STAT_ENUM)
+#undef MIP_STAT_ENUM
+    MIP_STAT_COUNT
+};
+
+struct mip_stats {
+    uint32_t count[MIP_STAT_COUNT];
+};
+
+/* Name of a counter as used in JSON ("drop_ipv4_bad_checksum"); NULL when
+ * out of range. */
+const char *mip_stat_name(enum mip_stat which);
+
+static inline void mip_stat_inc(struct mip_stats *st, enum mip_stat which)
+{
+    if (st->count[which] != UINT32_MAX)
+        st->count[which]++;
+}
+
+#endif

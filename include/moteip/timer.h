@@ -1,0 +1,40 @@
+/*
+ * Time: the stack never reads a clock. Callers pass `now`, a millisecond
+ * count from any origin that wraps at 2^32 (49.7 days); comparisons are
+ * wrap-safe as long as deadlines are less than 2^31 ms apart.
+ *
+ * Each module keeps its own deadlines; mip_stack_poll() runs the due ones
+ * and reports the time to the earliest remaining one (tickless).
+ */
+#ifndef MOTEIP_TIMER_H
+#define MOTEIP_TIMER_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef uint32_t mip_time_t;
+
+/* "No deadline": the value mip_stack_poll() returns when nothing is due. */
+#define MIP_POLL_IDLE UINT32_MAX
+
+/* True when a is strictly before b. */
+static inline bool mip_time_before(mip_time_t a, mip_time_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+/* True when deadline has been reached at now. */
+static inline bool mip_time_reached(mip_time_t now, mip_time_t deadline)
+{
+    return !mip_time_before(now, deadline);
+}
+
+/* Folds a deadline into a running "milliseconds until the next one" value
+ * (start with MIP_POLL_IDLE). A reached deadline gives 0. */
+static inline uint32_t mip_next_delay(uint32_t delay, mip_time_t now, mip_time_t deadline)
+{
+    uint32_t d = mip_time_reached(now, deadline) ? 0u : (uint32_t)(deadline - now);
+    return d < delay ? d : delay;
+}
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * Internal interfaces between the files of src/core. Not part of the public
+ * API: the headers in include/moteip/ are.
+ */
+#ifndef MOTEIP_CORE_INTERNAL_H
+#define MOTEIP_CORE_INTERNAL_H
+
+#include "moteip/stack.h"
+
+#define STAT(s, name) mip_stat_inc(&(s)->stats, MIP_STAT_##name)
+
+/* Checksum verification, bypassed in fuzzing builds only (config.h). */
+#ifdef MOTEIP_FUZZING
+#define MIP_CKSUM_OK(expr) ((void)(expr), 1)
+#else
+#define MIP_CKSUM_OK(expr) (expr)
+#endif
+
+/* --- netif.c --------------------------------------------------------- */
+struct mip_netif *netif_alloc(struct mip_stack *s);
+void netif_set_linklocal(struct mip_netif *nif, const uint8_t iid[8]);
+/* True when dst (4 bytes) is one of nif's addresses, or a broadcast
+ * address of one of its prefixes, or 255.255.255.255. *bcast says which. */
+bool netif_accepts4(const struct mip_netif *nif, const uint8_t dst[4], bool *bcast);
+/* True when dst (16 bytes) is one of nif's unicast addresses, or a
+ * multicast group it listens to (all-nodes, solicited-node of its addresses). */
+bool netif_accepts6(const struct mip_netif *nif, const uint8_t dst[16], bool *mcast);
+/* True when addr (any family) is an address of any netif of s. */
+bool stack_is_own_addr(const struct mip_stack *s, const struct mip_addr *a);
+/* Hands the frame in p to the driver, counts the outcome, frees p. */
+mip_status netif_transmit(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p);
+
+/* --- neigh.c --------------------------------------------------------- */
+struct mip_neigh *neigh_find(struct mip_stack *s, uint8_t family, uint8_t netif,
+                             const uint8_t *ip);
+/* Records a link address learnt for ip. `create` makes a new entry when none
+ * exists; `confirmed` moves it to REACHABLE (else STALE when the address
+ * changed or the entry is new). Sends a queued packet if one waited. */
+void neigh_learn(struct mip_stack *s, struct mip_netif *nif, uint8_t family,
+                 const uint8_t *ip, const uint8_t hw[6], bool create, bool confirmed);
+/* Resolves `nexthop` and sends p (an IP datagram) to it as an Ethernet
+ * frame; queues p while resolution runs. Takes ownership of p. */
+mip_status neigh_output(struct mip_stack *s, struct mip_netif *nif,
+                        struct mip_pbuf *p, const struct mip_addr *nexthop);
+uint32_t neigh_poll(struct mip_stack *s, mip_time_t now);
+
+/* --- eth_netif.c ----------------------------------------------------- */
+/* Prepends an Ethernet header to p and transmits it; frees p. */
+mip_status eth_send(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
+                    const uint8_t dst[6], uint16_t ethertype);
+
+/* --- arp.c ----------------------------------------------------------- */
+void arp_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len);
+mip_status arp_request(struct mip_stack *s, struct mip_netif *nif, const uint8_t target[4],
+                       const uint8_t *dst_hw);
+
+/* --- nd.c ------------------------------------------------------------ */
+void nd_input(struct mip_stack *s, struct mip_netif *nif, const struct mip_ip_rx *rx,
+              const uint8_t *msg, size_t len);
+/* Sends a Neighbor Solicitation for target: multicast to its
+ * solicited-node group, or unicast to dst_hw when given. */
+mip_status nd_solicit(struct mip_stack *s, struct mip_netif *nif, const uint8_t target[16],
+                      const uint8_t *dst_hw);
+
+/* --- ipv4.c / ipv6.c ------------------------------------------------- */
+/* `link_bcast`: the frame was link-layer broadcast/multicast. */
+void ipv4_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
+                bool link_bcast);
+void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
+                bool link_mcast);
+
+/* --- ip_output.c ----------------------------------------------------- */
+/* Hands a complete IP datagram in p to the netif towards nexthop. */
+mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
+                            const struct mip_addr *nexthop);
+/* Sends the upper-layer bytes hdr|data (two chunks, e.g. a rebuilt
+ * header and the caller's payload) as one datagram, fragmenting. */
+mip_status ip_output_gather(struct mip_stack *s, const struct mip_ip_tx *tx,
+                            const uint8_t *hdr, size_t hdr_len,
+                            const uint8_t *data, size_t data_len);
+/* Sends a forwarded datagram (whole IP packet in p) on `out`; re-fragments
+ * IPv4 without DF when it exceeds the MTU, else drops it (the caller has
+ * already sent the ICMP error). Frees p. */
+mip_status ip_forward_send(struct mip_stack *s, struct mip_netif *out,
+                           const struct mip_addr *nexthop, struct mip_pbuf *p);
+
+/* --- deliver.c ------------------------------------------------------- */
+/* Hands a datagram addressed to us to ICMP, UDP or a registered handler;
+ * answers unknown protocols. `ptr_nh` (IPv6) is the offset of the Next
+ * Header byte that named the protocol, for the parameter problem pointer. */
+void ip_deliver(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *l4,
+                size_t len, uint16_t ptr_nh);
+/* Passes an ICMP error about one of our datagrams to its transport. */
+void ip_deliver_error(struct mip_stack *s, const struct mip_ip_error *err, uint8_t proto);
+
+/* --- reass.c --------------------------------------------------------- */
+struct mip_reass_frag {
+    uint8_t  family;
+    uint8_t  proto;
+    uint8_t  netif;
+    uint8_t  ttl;
+    const uint8_t *src;
+    const uint8_t *dst;
+    uint32_t id;
+    uint16_t offset;      /* bytes */
+    bool     more;
+    const uint8_t *data;
+    uint16_t len;
+    const uint8_t *hdr;   /* the IP header, kept when offset == 0 */
+    uint8_t  hdr_len;
+};
+/* Adds one fragment. Returns the slot when the datagram is complete (the
+ * caller delivers data[0..total) then calls reass_free), else NULL. Drops
+ * and counts bad fragments. */
+struct mip_reass_slot *reass_add(struct mip_stack *s, const struct mip_reass_frag *f);
+void reass_free(struct mip_reass_slot *slot);
+uint32_t reass_poll(struct mip_stack *s, mip_time_t now);
+
+/* --- icmp: icmp_rate.c, icmpv4.c, icmpv6.c --------------------------- */
+bool icmp_rate_allow(struct mip_stack *s);
+/* Sends an ICMP message hdr|data (hdr_len even), filling in tx->src when
+ * unset and the checksum at hdr[2..3]. */
+mip_status icmpv4_output(struct mip_stack *s, struct mip_ip_tx *tx, uint8_t *hdr,
+                         size_t hdr_len, const uint8_t *data, size_t data_len);
+mip_status icmpv6_output(struct mip_stack *s, struct mip_ip_tx *tx, uint8_t *hdr,
+                         size_t hdr_len, const uint8_t *data, size_t data_len);
+void icmpv4_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg, size_t len);
+/* Sends an ICMPv4 error about a received datagram whose IP header is
+ * hdr[0..hdr_len) and whose upper-layer bytes are l4[0..l4_len), following
+ * RFC 1122 3.2.2 on when not to (errors, broadcasts, later fragments...). */
+void icmpv4_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t rest,
+                       const uint8_t *hdr, size_t hdr_len, const uint8_t *l4, size_t l4_len);
+void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg, size_t len);
+/* The same for ICMPv6 (RFC 4443 2.4(e)): hdr is the IPv6 header and any
+ * extension headers, l4 what follows. `allow_mcast` for the kinds that may
+ * answer a multicast destination (Packet Too Big, option action 10). */
+void icmpv6_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t rest,
+                       const uint8_t *hdr, size_t hdr_len, const uint8_t *l4, size_t l4_len,
+                       bool allow_mcast);
+
+/* --- udp.c ----------------------------------------------------------- */
+void udp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *l4, size_t len);
+
+/* --- small address predicates --------------------------------------- */
+static inline bool ip6_is_multicast(const uint8_t *a) { return a[0] == 0xFF; }
+static inline bool ip6_is_linklocal(const uint8_t *a) { return a[0] == 0xFE && (a[1] & 0xC0) == 0x80; }
+bool ip6_is_unspecified(const uint8_t *a);
+static inline bool ip4_is_multicast(const uint8_t *a) { return (a[0] & 0xF0) == 0xE0; }
+static inline bool ip4_is_limited_bcast(const uint8_t *a)
+{
+    return a[0] == 255 && a[1] == 255 && a[2] == 255 && a[3] == 255;
+}
+
+#endif

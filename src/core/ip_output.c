@@ -1,0 +1,343 @@
+/* IP output for both families: route and source selection, header
+ * construction, and fragmentation of datagrams larger than the link MTU. */
+#include "core.h"
+#include "moteip/wire/ipv4.h"
+#include "moteip/wire/ipv6.h"
+#include <string.h>
+
+mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
+                            const struct mip_addr *nexthop)
+{
+    if (nexthop->family == MIP_AF_INET)
+        STAT(s, tx_ipv4);
+    else
+        STAT(s, tx_ipv6);
+    return nif->ops->output(s, nif, p, nexthop);
+}
+
+/* Picks the outgoing netif and next hop. An explicit netif wins over the
+ * route table (link-local and multicast destinations need one). */
+static mip_status ip_route(struct mip_stack *s, const struct mip_addr *dst, uint8_t want,
+                           struct mip_netif **nif, struct mip_addr *nexthop)
+{
+    uint8_t idx;
+    mip_status st = mip_route_lookup(s, dst, &idx, nexthop);
+    if (want != MIP_NETIF_ANY) {
+        if (st != MIP_OK || idx != want)
+            *nexthop = *dst;
+        idx = want;
+    } else if (st != MIP_OK) {
+        return MIP_ERR_NOROUTE;
+    }
+    *nif = mip_netif_get(s, idx);
+    return *nif != NULL ? MIP_OK : MIP_ERR_NOROUTE;
+}
+
+static mip_status select_src_on(const struct mip_netif *nif, const struct mip_addr *dst,
+                                struct mip_addr *src)
+{
+    unsigned i;
+#if MIP_CONF_IPV4
+    if (dst->family == MIP_AF_INET) {
+        const struct mip_netif_addr4 *first = NULL;
+        for (i = 0; i < MIP_NETIF_ADDR4_MAX; i++) {
+            const struct mip_netif_addr4 *a = &nif->addr4[i];
+            if (!a->used)
+                continue;
+            if (first == NULL)
+                first = a;
+            if (mip_addr_prefix_eq(a->addr, dst->bytes, a->prefix_len)) {
+                first = a;
+                break;
+            }
+        }
+        if (first == NULL)
+            return MIP_ERR_NOROUTE;
+        mip_addr_set4(src, first->addr);
+        return MIP_OK;
+    }
+#endif
+#if MIP_CONF_IPV6
+    if (dst->family == MIP_AF_INET6) {
+        const struct mip_netif_addr6 *pick = NULL;
+        bool link_scope = ip6_is_linklocal(dst->bytes) ||
+                          (ip6_is_multicast(dst->bytes) && (dst->bytes[1] & 0x0Fu) <= 2u);
+        if (!link_scope) {
+            for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
+                const struct mip_netif_addr6 *a = &nif->addr6[i];
+                if (!a->used)
+                    continue;
+                if (pick == NULL || mip_addr_prefix_eq(a->addr, dst->bytes, a->prefix_len))
+                    pick = a;
+            }
+        }
+        if (pick == NULL && nif->addr6[0].used)
+            pick = &nif->addr6[0];
+        if (pick == NULL)
+            return MIP_ERR_NOROUTE;
+        mip_addr_set6(src, pick->addr);
+        return MIP_OK;
+    }
+#endif
+    (void)i; (void)nif; (void)src;
+    return MIP_ERR_NOROUTE;
+}
+
+mip_status mip_ip_select_src(struct mip_stack *s, const struct mip_addr *dst,
+                             uint8_t netif, struct mip_addr *src)
+{
+    struct mip_netif *nif;
+    struct mip_addr nexthop;
+    mip_status st = ip_route(s, dst, netif, &nif, &nexthop);
+    if (st != MIP_OK)
+        return st;
+    return select_src_on(nif, dst, src);
+}
+
+/* Everything needed to emit the IP header(s) of one datagram. */
+struct ip_plan {
+    struct mip_netif *nif;
+    struct mip_addr nexthop;
+    struct mip_addr src;
+    struct mip_addr dst;
+    uint8_t  proto;
+    uint8_t  ttl;
+    uint8_t  tos;
+    bool     df;
+    uint16_t id4;
+    uint32_t id6;
+    uint16_t frag_base;   /* offset of this datagram's data (re-fragmenting) */
+    bool     more_after;  /* MF of the datagram being re-fragmented */
+};
+
+/* Writes the IP header (and IPv6 fragment header when fragmenting) for a
+ * piece of `len` upper-layer bytes at `offset`; returns its length. */
+static size_t plan_header(const struct ip_plan *pl, uint8_t *buf, size_t cap, size_t len,
+                          uint16_t offset, bool more, bool fragmented)
+{
+#if MIP_CONF_IPV4
+    if (pl->dst.family == MIP_AF_INET) {
+        struct mip_ipv4_hdr h;
+        memset(&h, 0, sizeof(h));
+        h.tos = pl->tos;
+        h.total_len = (uint16_t)(MIP_IPV4_HDR_LEN + len);
+        h.id = pl->id4;
+        h.flags = (uint8_t)((pl->df ? MIP_IPV4_FLAG_DF : 0u) | (more ? MIP_IPV4_FLAG_MF : 0u));
+        h.frag_offset = offset;
+        h.ttl = pl->ttl;
+        h.proto = pl->proto;
+        memcpy(h.src, pl->src.bytes, 4);
+        memcpy(h.dst, pl->dst.bytes, 4);
+        return mip_ipv4_emit(&h, buf, cap) == MIP_OK ? MIP_IPV4_HDR_LEN : 0;
+    }
+#endif
+#if MIP_CONF_IPV6
+    {
+        struct mip_ipv6_hdr h;
+        size_t extra = fragmented ? MIP_IPV6_FRAG_HDR_LEN : 0;
+        memset(&h, 0, sizeof(h));
+        h.traffic_class = pl->tos;
+        h.payload_len = (uint16_t)(extra + len);
+        h.next_header = fragmented ? MIP_IPV6_NH_FRAGMENT : pl->proto;
+        h.hop_limit = pl->ttl;
+        memcpy(h.src, pl->src.bytes, 16);
+        memcpy(h.dst, pl->dst.bytes, 16);
+        if (mip_ipv6_emit(&h, buf, cap) != MIP_OK)
+            return 0;
+        if (fragmented &&
+            mip_ipv6_frag_emit(pl->proto, offset, more, pl->id6, buf + MIP_IPV6_HDR_LEN,
+                               cap - MIP_IPV6_HDR_LEN) != MIP_OK)
+            return 0;
+        return MIP_IPV6_HDR_LEN + extra;
+    }
+#else
+    (void)fragmented;
+    return 0;
+#endif
+}
+
+/* Copies bytes [off, off+n) of the concatenation a|b to dst. */
+static void copy_range(uint8_t *dst, const uint8_t *a, size_t alen,
+                       const uint8_t *b, size_t off, size_t n)
+{
+    if (off < alen) {
+        size_t k = alen - off < n ? alen - off : n;
+        memcpy(dst, a + off, k);
+        dst += k;
+        n -= k;
+        off = alen;
+    }
+    if (n > 0)
+        memcpy(dst, b + (off - alen), n);
+}
+
+/* Sends the upper-layer bytes a|b as one datagram or as fragments. */
+static mip_status plan_send(struct mip_stack *s, const struct ip_plan *pl,
+                            const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t total = alen + blen;
+    size_t hdr = pl->dst.family == MIP_AF_INET ? MIP_IPV4_HDR_LEN : MIP_IPV6_HDR_LEN;
+    size_t mtu = pl->nif->mtu, chunk, off;
+    uint16_t headroom = pl->nif->ops->link_hdr_len;
+    bool fragmented = pl->frag_base != 0 || pl->more_after || hdr + total > mtu;
+    mip_status first = MIP_OK;
+    if (!fragmented) {
+        chunk = total;
+    } else {
+        if (pl->df) {
+            STAT(s, drop_ip_too_big);
+            return MIP_ERR_NOSPACE;
+        }
+        if (pl->dst.family == MIP_AF_INET6)
+            hdr += MIP_IPV6_FRAG_HDR_LEN;
+        chunk = ((mtu - hdr) / 8u) * 8u;
+    }
+    if ((size_t)pl->frag_base + total > 65535u) {
+        STAT(s, drop_ip_too_big);
+        return MIP_ERR_INVALID;
+    }
+    off = 0;
+    do {
+        size_t n = total - off < chunk ? total - off : chunk;
+        bool more = off + n < total || pl->more_after;
+        struct mip_pbuf *p = mip_pbuf_alloc(&s->pool, headroom);
+        uint8_t *w;
+        size_t h;
+        mip_status st;
+        if (p == NULL || (w = mip_pbuf_put(p, (uint16_t)(hdr + n))) == NULL) {
+            mip_pbuf_free(&s->pool, p);
+            STAT(s, drop_tx_no_pbuf);
+            return off == 0 ? MIP_ERR_NOBUFS : first;
+        }
+        h = plan_header(pl, w, hdr + n, n, (uint16_t)(pl->frag_base + off), more, fragmented);
+        copy_range(w + h, a, alen, b, off, n);
+        if (fragmented)
+            STAT(s, frag_tx);
+        st = ip_send_datagram(s, pl->nif, p, &pl->nexthop);
+        if (off == 0)
+            first = st;
+        off += n;
+    } while (off < total);
+    return first;
+}
+
+static mip_status plan_init(struct mip_stack *s, const struct mip_ip_tx *tx, struct ip_plan *pl)
+{
+    mip_status st;
+    memset(pl, 0, sizeof(*pl));
+    if ((tx->dst.family == MIP_AF_INET && !MIP_CONF_IPV4) ||
+        (tx->dst.family == MIP_AF_INET6 && !MIP_CONF_IPV6) ||
+        (tx->dst.family != MIP_AF_INET && tx->dst.family != MIP_AF_INET6))
+        return MIP_ERR_INVALID;
+    st = ip_route(s, &tx->dst, tx->netif, &pl->nif, &pl->nexthop);
+    if (st != MIP_OK) {
+        STAT(s, drop_ip_no_route);
+        return st;
+    }
+    if (tx->src.family == MIP_AF_NONE) {
+        st = select_src_on(pl->nif, &tx->dst, &pl->src);
+        if (st != MIP_OK) {
+            STAT(s, drop_ip_no_route);
+            return st;
+        }
+    } else if (tx->src.family != tx->dst.family) {
+        return MIP_ERR_INVALID;
+    } else {
+        pl->src = tx->src;
+    }
+    pl->dst = tx->dst;
+    pl->proto = tx->proto;
+    pl->ttl = tx->ttl != 0 ? tx->ttl : s->default_ttl;
+    pl->tos = tx->tos;
+    pl->df = tx->dont_fragment;
+    pl->id4 = s->ipv4_next_id++;
+    pl->id6 = s->ipv6_next_frag_id++;
+    return MIP_OK;
+}
+
+static mip_status ip_output_chunks(struct mip_stack *s, const struct mip_ip_tx *tx,
+                                   const uint8_t *a, size_t alen,
+                                   const uint8_t *b, size_t blen)
+{
+    struct ip_plan pl;
+    mip_status st = plan_init(s, tx, &pl);
+    if (st != MIP_OK)
+        return st;
+    return plan_send(s, &pl, a, alen, b, blen);
+}
+
+mip_status mip_ip_output_copy(struct mip_stack *s, const struct mip_ip_tx *tx,
+                              const uint8_t *l4, size_t len)
+{
+    return ip_output_chunks(s, tx, l4, len, NULL, 0);
+}
+
+mip_status ip_output_gather(struct mip_stack *s, const struct mip_ip_tx *tx,
+                            const uint8_t *hdr, size_t hdr_len,
+                            const uint8_t *data, size_t data_len)
+{
+    return ip_output_chunks(s, tx, hdr, hdr_len, data, data_len);
+}
+
+mip_status mip_ip_output(struct mip_stack *s, const struct mip_ip_tx *tx, struct mip_pbuf *p)
+{
+    struct ip_plan pl;
+    size_t hdr;
+    uint8_t *w;
+    mip_status st = plan_init(s, tx, &pl);
+    if (st != MIP_OK) {
+        mip_pbuf_free(&s->pool, p);
+        return st;
+    }
+    hdr = pl.dst.family == MIP_AF_INET ? MIP_IPV4_HDR_LEN : MIP_IPV6_HDR_LEN;
+    /* In place when it fits the MTU and the headroom; otherwise through the
+     * copying path, which fragments. */
+    if (hdr + p->len <= pl.nif->mtu && p->off >= hdr + pl.nif->ops->link_hdr_len) {
+        size_t len = p->len;
+        w = mip_pbuf_push(p, (uint16_t)hdr);
+        (void)plan_header(&pl, w, hdr, len, 0, false, false);
+        return ip_send_datagram(s, pl.nif, p, &pl.nexthop);
+    }
+    st = plan_send(s, &pl, mip_pbuf_payload(p), p->len, NULL, 0);
+    mip_pbuf_free(&s->pool, p);
+    return st;
+}
+
+#if MIP_CONF_FORWARD
+mip_status ip_forward_send(struct mip_stack *s, struct mip_netif *out,
+                           const struct mip_addr *nexthop, struct mip_pbuf *p)
+{
+    struct ip_plan pl;
+    const uint8_t *pkt = mip_pbuf_payload(p);
+    mip_status st;
+    if (p->len <= out->mtu)
+        return ip_send_datagram(s, out, p, nexthop);
+#if MIP_CONF_IPV4
+    if ((pkt[0] >> 4) == 4) {
+        /* Re-fragment: the header was validated on input; options are not
+         * copied into the fragments (RFC 791 allows that for most). */
+        struct mip_ipv4_hdr h;
+        if (mip_ipv4_parse(pkt, p->len, &h) == MIP_OK && !(h.flags & MIP_IPV4_FLAG_DF)) {
+            memset(&pl, 0, sizeof(pl));
+            pl.nif = out;
+            pl.nexthop = *nexthop;
+            mip_addr_set4(&pl.src, h.src);
+            mip_addr_set4(&pl.dst, h.dst);
+            pl.proto = h.proto;
+            pl.ttl = h.ttl;
+            pl.tos = h.tos;
+            pl.id4 = h.id;
+            pl.frag_base = h.frag_offset;
+            pl.more_after = (h.flags & MIP_IPV4_FLAG_MF) != 0;
+            st = plan_send(s, &pl, pkt + h.hdr_len, (size_t)h.total_len - h.hdr_len, NULL, 0);
+            mip_pbuf_free(&s->pool, p);
+            return st;
+        }
+    }
+#endif
+    (void)pl; (void)st;
+    mip_pbuf_free(&s->pool, p);
+    STAT(s, drop_ip_too_big);
+    return MIP_ERR_NOSPACE;
+}
+#endif

@@ -1,0 +1,152 @@
+/* IPv4 input: validation, local delivery, reassembly, forwarding. */
+#include "core.h"
+#include "moteip/wire/ipv4.h"
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/checksum.h"
+#include "moteip/wire/icmpv4.h"
+#include <string.h>
+
+#if MIP_CONF_IPV4
+
+static bool bad_source(const uint8_t *src)
+{
+    return ip4_is_multicast(src) || ip4_is_limited_bcast(src) || src[0] == 127;
+}
+
+#if MIP_CONF_FORWARD
+static void ipv4_forward(struct mip_stack *s, struct mip_netif *in, const uint8_t *pkt,
+                         const struct mip_ipv4_hdr *h)
+{
+    struct mip_addr dst, nexthop;
+    struct mip_netif *out;
+    struct mip_pbuf *p;
+    uint8_t idx, *w;
+    const uint8_t *l4 = pkt + h->hdr_len;
+    size_t l4_len = (size_t)h->total_len - h->hdr_len;
+    mip_addr_set4(&dst, h->dst);
+    if (h->ttl <= 1) {
+        STAT(s, drop_ipv4_ttl_expired);
+        icmpv4_send_error(s, MIP_ICMPV4_TIME_EXCEEDED, MIP_ICMPV4_TE_TTL, 0,
+                          pkt, h->hdr_len, l4, l4_len);
+        return;
+    }
+    if (mip_route_lookup(s, &dst, &idx, &nexthop) != MIP_OK ||
+        (out = mip_netif_get(s, idx)) == NULL) {
+        STAT(s, drop_ip_no_route);
+        icmpv4_send_error(s, MIP_ICMPV4_DEST_UNREACH, MIP_ICMPV4_UNREACH_NET, 0,
+                          pkt, h->hdr_len, l4, l4_len);
+        return;
+    }
+    if (h->total_len > out->mtu && (h->flags & MIP_IPV4_FLAG_DF)) {
+        STAT(s, drop_ip_too_big);
+        icmpv4_send_error(s, MIP_ICMPV4_DEST_UNREACH, MIP_ICMPV4_UNREACH_FRAG_NEEDED,
+                          out->mtu, pkt, h->hdr_len, l4, l4_len);
+        return;
+    }
+    p = mip_pbuf_alloc(&s->pool, out->ops->link_hdr_len);
+    if (p == NULL || (w = mip_pbuf_put(p, h->total_len)) == NULL) {
+        mip_pbuf_free(&s->pool, p);
+        STAT(s, drop_tx_no_pbuf);
+        return;
+    }
+    memcpy(w, pkt, h->total_len);
+    /* TTL shares a 16-bit word with the protocol; RFC 1624 update. */
+    w[8] = (uint8_t)(h->ttl - 1u);
+    mip_wr16(w + 10, mip_cksum_update16(mip_rd16(w + 10),
+                                        (uint16_t)(((uint16_t)h->ttl << 8) | h->proto),
+                                        (uint16_t)(((uint16_t)w[8] << 8) | h->proto)));
+    if (s->fwd_hook != NULL) {
+        enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in->index, idx, w, p->len);
+        if (v != MIP_FWD_PASS) {
+            mip_pbuf_free(&s->pool, p);
+            return;
+        }
+    }
+    STAT(s, ip_forwarded);
+    (void)ip_forward_send(s, out, &nexthop, p);
+}
+#endif
+
+void ipv4_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
+                bool link_bcast)
+{
+    struct mip_ipv4_hdr h;
+    struct mip_ip_rx rx;
+    struct mip_addr dst;
+    bool bcast = false, local;
+    mip_status st;
+    STAT(s, rx_ipv4);
+    st = mip_ipv4_parse(pkt, len, &h);
+    if (st != MIP_OK) {
+        if (st == MIP_ERR_TRUNCATED)
+            STAT(s, drop_ipv4_truncated);
+        else
+            STAT(s, drop_ipv4_malformed);
+        return;
+    }
+    if (!MIP_CKSUM_OK(mip_ipv4_checksum_ok(pkt, h.hdr_len))) {
+        STAT(s, drop_ipv4_bad_checksum);
+        return;
+    }
+    if (bad_source(h.src)) {
+        STAT(s, drop_ipv4_bad_src);
+        return;
+    }
+    mip_addr_set4(&dst, h.dst);
+    local = netif_accepts4(nif, h.dst, &bcast) || stack_is_own_addr(s, &dst);
+    if (!local) {
+#if MIP_CONF_FORWARD
+        if (s->forwarding && !link_bcast && !ip4_is_multicast(h.dst)) {
+            ipv4_forward(s, nif, pkt, &h);
+            return;
+        }
+#endif
+        STAT(s, drop_ipv4_not_for_us);
+        return;
+    }
+    memset(&rx, 0, sizeof(rx));
+    mip_addr_set4(&rx.src, h.src);
+    rx.dst = dst;
+    rx.proto = h.proto;
+    rx.ttl = h.ttl;
+    rx.netif = nif->index;
+    rx.dst_multicast = bcast || link_bcast || ip4_is_multicast(h.dst);
+    rx.quote = pkt;
+    rx.quote_len = h.hdr_len;
+    if ((h.flags & MIP_IPV4_FLAG_MF) || h.frag_offset != 0) {
+        struct mip_reass_frag f;
+        struct mip_reass_slot *r;
+        size_t dlen = (size_t)h.total_len - h.hdr_len;
+        if (((h.flags & MIP_IPV4_FLAG_MF) && (dlen % 8u != 0 || dlen == 0)) ||
+            (size_t)h.frag_offset + dlen > 65515u) {
+            STAT(s, drop_frag_malformed);
+            return;
+        }
+        memset(&f, 0, sizeof(f));
+        f.family = MIP_AF_INET;
+        f.proto = h.proto;
+        f.netif = nif->index;
+        f.ttl = h.ttl;
+        f.src = h.src;
+        f.dst = h.dst;
+        f.id = h.id;
+        f.offset = h.frag_offset;
+        f.more = (h.flags & MIP_IPV4_FLAG_MF) != 0;
+        f.data = pkt + h.hdr_len;
+        f.len = (uint16_t)dlen;
+        f.hdr = pkt;
+        f.hdr_len = h.hdr_len;
+        r = reass_add(s, &f);
+        if (r == NULL)
+            return;
+        rx.ttl = r->ttl;
+        rx.quote = r->hdr;
+        rx.quote_len = r->hdr_len;
+        ip_deliver(s, &rx, r->data, r->total, 0);
+        reass_free(r);
+        return;
+    }
+    ip_deliver(s, &rx, pkt + h.hdr_len, (size_t)h.total_len - h.hdr_len, 0);
+}
+
+#endif

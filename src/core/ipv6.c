@@ -1,0 +1,218 @@
+/* IPv6 input: validation, extension headers (RFC 8200 4), local delivery,
+ * reassembly, forwarding. */
+#include "core.h"
+#include "moteip/wire/ipv6.h"
+#include "moteip/wire/icmpv6.h"
+#include <string.h>
+
+#if MIP_CONF_IPV6
+
+#if MIP_CONF_FORWARD
+static void ipv6_forward(struct mip_stack *s, struct mip_netif *in, const uint8_t *pkt,
+                         size_t len, const struct mip_ipv6_hdr *h)
+{
+    struct mip_addr dst, nexthop;
+    struct mip_netif *out;
+    struct mip_pbuf *p;
+    uint8_t idx, *w;
+    const uint8_t *rest = pkt + MIP_IPV6_HDR_LEN;
+    size_t rest_len = len - MIP_IPV6_HDR_LEN;
+    /* Link-local traffic never leaves its link (RFC 4291 2.5.6). */
+    if (ip6_is_linklocal(h->src) || ip6_is_linklocal(h->dst)) {
+        STAT(s, drop_ipv6_not_for_us);
+        return;
+    }
+    mip_addr_set6(&dst, h->dst);
+    if (h->hop_limit <= 1) {
+        STAT(s, drop_ipv6_hop_limit_expired);
+        icmpv6_send_error(s, MIP_ICMPV6_TIME_EXCEEDED, MIP_ICMPV6_TE_HOPLIMIT, 0,
+                          pkt, MIP_IPV6_HDR_LEN, rest, rest_len, false);
+        return;
+    }
+    if (mip_route_lookup(s, &dst, &idx, &nexthop) != MIP_OK ||
+        (out = mip_netif_get(s, idx)) == NULL) {
+        STAT(s, drop_ip_no_route);
+        icmpv6_send_error(s, MIP_ICMPV6_DEST_UNREACH, MIP_ICMPV6_UNREACH_NOROUTE, 0,
+                          pkt, MIP_IPV6_HDR_LEN, rest, rest_len, false);
+        return;
+    }
+    if (len > out->mtu) {
+        STAT(s, drop_ip_too_big);
+        icmpv6_send_error(s, MIP_ICMPV6_PACKET_TOO_BIG, 0, out->mtu,
+                          pkt, MIP_IPV6_HDR_LEN, rest, rest_len, true);
+        return;
+    }
+    p = mip_pbuf_alloc(&s->pool, out->ops->link_hdr_len);
+    if (p == NULL || (w = mip_pbuf_put(p, (uint16_t)len)) == NULL) {
+        mip_pbuf_free(&s->pool, p);
+        STAT(s, drop_tx_no_pbuf);
+        return;
+    }
+    memcpy(w, pkt, len);
+    w[7] = (uint8_t)(h->hop_limit - 1u);
+    if (s->fwd_hook != NULL) {
+        enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in->index, idx, w, p->len);
+        if (v != MIP_FWD_PASS) {
+            mip_pbuf_free(&s->pool, p);
+            return;
+        }
+    }
+    STAT(s, ip_forwarded);
+    (void)ip_forward_send(s, out, &nexthop, p);
+}
+#endif
+
+/* Acts on an extension-header problem; true when the packet must go. */
+static bool ext_problem(struct mip_stack *s, const struct mip_ipv6_walk *w, const uint8_t *pkt,
+                        size_t len, bool dst_mcast)
+{
+    uint8_t code;
+    if (w->problem == MIP_IPV6_PROBLEM_NONE)
+        return false;
+    STAT(s, drop_ipv6_ext_header);
+    switch (w->problem) {
+    case MIP_IPV6_PROBLEM_HDR_FIELD:   code = 0; break;
+    case MIP_IPV6_PROBLEM_NEXT_HEADER: code = 1; break;
+    case MIP_IPV6_PROBLEM_OPTION:      code = 2; break;
+    default:                           return true;   /* action 01: silent */
+    }
+    if (w->problem_icmp_unless_multicast && dst_mcast)
+        return true;
+    icmpv6_send_error(s, MIP_ICMPV6_PARAM_PROBLEM, code, w->problem_pointer,
+                      pkt, MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN, len - MIP_IPV6_HDR_LEN,
+                      code == 2 && !w->problem_icmp_unless_multicast);
+    return true;
+}
+
+static bool walk_failed(struct mip_stack *s, mip_status st)
+{
+    if (st == MIP_OK)
+        return false;
+    if (st == MIP_ERR_TRUNCATED)
+        STAT(s, drop_ipv6_truncated);
+    else
+        STAT(s, drop_ipv6_malformed);
+    return true;
+}
+
+static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip_ip_rx *rx,
+                          const uint8_t *pkt, size_t len, const struct mip_ipv6_walk *w)
+{
+    struct mip_reass_frag f;
+    struct mip_reass_slot *r;
+    struct mip_ipv6_walk inner;
+    size_t dlen = len - w->frag_data_offset;
+    if ((w->frag_more && (dlen % 8u != 0 || dlen == 0))) {
+        /* RFC 8200 4.5: point at the payload length field */
+        STAT(s, drop_frag_malformed);
+        icmpv6_send_error(s, MIP_ICMPV6_PARAM_PROBLEM, 0, 4, pkt, MIP_IPV6_HDR_LEN,
+                          pkt + MIP_IPV6_HDR_LEN, len - MIP_IPV6_HDR_LEN, false);
+        return;
+    }
+    if ((size_t)w->frag_offset + dlen > 65535u) {
+        STAT(s, drop_frag_malformed);
+        icmpv6_send_error(s, MIP_ICMPV6_PARAM_PROBLEM, 0,
+                          (uint32_t)(w->frag_data_offset - MIP_IPV6_FRAG_HDR_LEN + 2u),
+                          pkt, MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN,
+                          len - MIP_IPV6_HDR_LEN, false);
+        return;
+    }
+    if (w->frag_offset == 0 && !w->frag_more) {
+        /* An atomic fragment (RFC 6946): process it on its own. */
+        if (walk_failed(s, mip_ipv6_walk_ext(pkt, len, w->frag_next, w->frag_data_offset,
+                                             false, &inner)) ||
+            ext_problem(s, &inner, pkt, len, rx->dst_multicast))
+            return;
+        rx->proto = inner.upper_proto;
+        rx->quote_len = inner.upper_offset;
+        ip_deliver(s, rx, pkt + inner.upper_offset, len - inner.upper_offset,
+                   inner.upper_nh_offset);
+        return;
+    }
+    memset(&f, 0, sizeof(f));
+    f.family = MIP_AF_INET6;
+    f.proto = w->frag_next;
+    f.netif = nif->index;
+    f.ttl = rx->ttl;
+    f.src = rx->src.bytes;
+    f.dst = rx->dst.bytes;
+    f.id = w->frag_id;
+    f.offset = w->frag_offset;
+    f.more = w->frag_more;
+    f.data = pkt + w->frag_data_offset;
+    f.len = (uint16_t)dlen;
+    f.hdr = pkt;
+    f.hdr_len = MIP_IPV6_HDR_LEN;
+    r = reass_add(s, &f);
+    if (r == NULL)
+        return;
+    /* The fragmentable part may start with more extension headers. */
+    if (walk_failed(s, mip_ipv6_walk_ext(r->data, r->total, r->proto, 0, false, &inner))) {
+        /* counted */
+    } else if (inner.problem != MIP_IPV6_PROBLEM_NONE ||
+               inner.upper_proto == MIP_IPV6_NH_FRAGMENT) {
+        STAT(s, drop_ipv6_ext_header);
+    } else {
+        rx->proto = inner.upper_proto;
+        rx->quote = r->hdr;
+        rx->quote_len = r->hdr_len;
+        ip_deliver(s, rx, r->data + inner.upper_offset, r->total - inner.upper_offset, 0);
+    }
+    reass_free(r);
+}
+
+void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
+                bool link_mcast)
+{
+    struct mip_ipv6_hdr h;
+    struct mip_ipv6_walk w;
+    struct mip_ip_rx rx;
+    bool mcast = false, local;
+    mip_status st;
+    STAT(s, rx_ipv6);
+    st = mip_ipv6_parse(pkt, len, &h);
+    if (st != MIP_OK) {
+        if (st == MIP_ERR_TRUNCATED)
+            STAT(s, drop_ipv6_truncated);
+        else
+            STAT(s, drop_ipv6_malformed);
+        return;
+    }
+    len = MIP_IPV6_HDR_LEN + (size_t)h.payload_len;
+    if (ip6_is_multicast(h.src)) {
+        STAT(s, drop_ipv6_bad_src);
+        return;
+    }
+    memset(&rx, 0, sizeof(rx));
+    mip_addr_set6(&rx.src, h.src);
+    mip_addr_set6(&rx.dst, h.dst);
+    local = netif_accepts6(nif, h.dst, &mcast) || (!mcast && stack_is_own_addr(s, &rx.dst));
+    if (!local) {
+#if MIP_CONF_FORWARD
+        if (s->forwarding && !mcast && !link_mcast) {
+            ipv6_forward(s, nif, pkt, len, &h);
+            return;
+        }
+#endif
+        (void)link_mcast;
+        STAT(s, drop_ipv6_not_for_us);
+        return;
+    }
+    rx.ttl = h.hop_limit;
+    rx.netif = nif->index;
+    rx.dst_multicast = mcast;
+    rx.quote = pkt;
+    st = mip_ipv6_walk_ext(pkt, len, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
+    if (walk_failed(s, st) || ext_problem(s, &w, pkt, len, mcast))
+        return;
+    if (w.upper_proto == MIP_IPV6_NH_FRAGMENT) {
+        rx.quote_len = MIP_IPV6_HDR_LEN;
+        ipv6_fragment(s, nif, &rx, pkt, len, &w);
+        return;
+    }
+    rx.proto = w.upper_proto;
+    rx.quote_len = w.upper_offset;
+    ip_deliver(s, &rx, pkt + w.upper_offset, len - w.upper_offset, w.upper_nh_offset);
+}
+
+#endif

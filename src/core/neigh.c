@@ -1,0 +1,199 @@
+/* Neighbor cache shared by ARP and ND; see include/moteip/neigh.h. */
+#include "core.h"
+#include "moteip/wire/ethernet.h"
+#include <string.h>
+
+#if MIP_CONF_ETHERNET
+
+static size_t ip_len(uint8_t family)
+{
+    return family == MIP_AF_INET ? 4u : 16u;
+}
+
+struct mip_neigh *neigh_find(struct mip_stack *s, uint8_t family, uint8_t netif,
+                             const uint8_t *ip)
+{
+    unsigned i;
+    for (i = 0; i < MIP_NEIGH_MAX; i++) {
+        struct mip_neigh *e = &s->neigh[i];
+        if (e->state != MIP_NEIGH_FREE && e->family == family && e->netif == netif &&
+            memcmp(e->ip, ip, ip_len(family)) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void neigh_drop_pending(struct mip_stack *s, struct mip_neigh *e)
+{
+    if (e->pending != MIP_PBUF_NONE) {
+        mip_pbuf_free(&s->pool, mip_pbuf_at(&s->pool, e->pending));
+        e->pending = MIP_PBUF_NONE;
+    }
+}
+
+/* A free entry, else the least recently used resolved one. Entries being
+ * resolved are never evicted, so a flood of unanswered resolutions cannot
+ * push out working neighbors... but also cannot starve: they expire. */
+static struct mip_neigh *neigh_alloc(struct mip_stack *s, uint8_t family, uint8_t netif,
+                                     const uint8_t *ip)
+{
+    struct mip_neigh *victim = NULL;
+    unsigned i;
+    for (i = 0; i < MIP_NEIGH_MAX; i++) {
+        struct mip_neigh *e = &s->neigh[i];
+        if (e->state == MIP_NEIGH_FREE) {
+            victim = e;
+            break;
+        }
+        if (e->state != MIP_NEIGH_INCOMPLETE &&
+            (victim == NULL || mip_time_before(e->used, victim->used)))
+            victim = e;
+    }
+    if (victim == NULL) {
+        STAT(s, drop_neigh_full);
+        return NULL;
+    }
+    neigh_drop_pending(s, victim);
+    memset(victim, 0, sizeof(*victim));
+    victim->family = family;
+    victim->netif = netif;
+    victim->pending = MIP_PBUF_NONE;
+    victim->used = s->now;
+    memcpy(victim->ip, ip, ip_len(family));
+    return victim;
+}
+
+static mip_status neigh_solicit(struct mip_stack *s, struct mip_netif *nif,
+                                const struct mip_neigh *e, bool unicast)
+{
+#if MIP_CONF_IPV4
+    if (e->family == MIP_AF_INET)
+        return arp_request(s, nif, e->ip, unicast ? e->hw : NULL);
+#endif
+#if MIP_CONF_IPV6
+    if (e->family == MIP_AF_INET6)
+        return nd_solicit(s, nif, e->ip, unicast ? e->hw : NULL);
+#endif
+    (void)s; (void)nif; (void)unicast;
+    return MIP_ERR_INVALID;
+}
+
+static uint16_t ethertype_of(uint8_t family)
+{
+    return family == MIP_AF_INET ? MIP_ETHERTYPE_IPV4 : MIP_ETHERTYPE_IPV6;
+}
+
+mip_status neigh_output(struct mip_stack *s, struct mip_netif *nif,
+                        struct mip_pbuf *p, const struct mip_addr *nexthop)
+{
+    struct mip_neigh *e = neigh_find(s, nexthop->family, nif->index, nexthop->bytes);
+    if (e != NULL && e->state != MIP_NEIGH_INCOMPLETE) {
+        e->used = s->now;
+        if (e->state == MIP_NEIGH_STALE && e->probes == 0) {
+            /* Re-confirm a stale neighbor with one unicast solicitation
+             * while still using it (RFC 4861 7.3.3, without DELAY). */
+            e->probes = 1;
+            e->deadline = s->now + MIP_NEIGH_RETRANS_MS;
+            (void)neigh_solicit(s, nif, e, true);
+        }
+        return eth_send(s, nif, p, e->hw, ethertype_of(e->family));
+    }
+    if (e == NULL) {
+        e = neigh_alloc(s, nexthop->family, nif->index, nexthop->bytes);
+        if (e == NULL) {
+            mip_pbuf_free(&s->pool, p);
+            return MIP_ERR_NOBUFS;
+        }
+        e->state = MIP_NEIGH_INCOMPLETE;
+        e->probes = 1;
+        e->deadline = s->now + MIP_NEIGH_RETRANS_MS;
+        e->pending = mip_pbuf_index(&s->pool, p);
+        (void)neigh_solicit(s, nif, e, false);
+        return MIP_ERR_PENDING;
+    }
+    if (e->pending != MIP_PBUF_NONE) {
+        STAT(s, drop_neigh_queue_replaced);
+        neigh_drop_pending(s, e);
+    }
+    e->pending = mip_pbuf_index(&s->pool, p);
+    return MIP_ERR_PENDING;
+}
+
+void neigh_learn(struct mip_stack *s, struct mip_netif *nif, uint8_t family,
+                 const uint8_t *ip, const uint8_t hw[6], bool create, bool confirmed)
+{
+    struct mip_neigh *e = neigh_find(s, family, nif->index, ip);
+    bool changed;
+    if (e == NULL) {
+        if (!create)
+            return;
+        e = neigh_alloc(s, family, nif->index, ip);
+        if (e == NULL)
+            return;
+        e->state = MIP_NEIGH_INCOMPLETE;
+    }
+    changed = e->state == MIP_NEIGH_INCOMPLETE || memcmp(e->hw, hw, 6) != 0;
+    if (e->state == MIP_NEIGH_INCOMPLETE)
+        STAT(s, neigh_resolved);
+    memcpy(e->hw, hw, 6);
+    if (confirmed) {
+        e->state = MIP_NEIGH_REACHABLE;
+        e->deadline = s->now + MIP_NEIGH_REACHABLE_MS;
+        e->probes = 0;
+    } else if (changed) {
+        e->state = MIP_NEIGH_STALE;
+        e->probes = 0;
+    }
+    if (e->pending != MIP_PBUF_NONE) {
+        struct mip_pbuf *p = mip_pbuf_at(&s->pool, e->pending);
+        e->pending = MIP_PBUF_NONE;
+        (void)eth_send(s, nif, p, e->hw, ethertype_of(family));
+    }
+}
+
+uint32_t neigh_poll(struct mip_stack *s, mip_time_t now)
+{
+    uint32_t next = MIP_POLL_IDLE;
+    unsigned i;
+    for (i = 0; i < MIP_NEIGH_MAX; i++) {
+        struct mip_neigh *e = &s->neigh[i];
+        struct mip_netif *nif;
+        if (e->state == MIP_NEIGH_FREE)
+            continue;
+        if (e->state == MIP_NEIGH_STALE && e->probes == 0)
+            continue;
+        if (mip_time_reached(now, e->deadline)) {
+            nif = mip_netif_get(s, e->netif);
+            if (e->state == MIP_NEIGH_INCOMPLETE) {
+                if (e->probes >= MIP_NEIGH_MAX_PROBES || nif == NULL) {
+                    if (e->pending != MIP_PBUF_NONE)
+                        STAT(s, drop_neigh_unresolved);
+                    neigh_drop_pending(s, e);
+                    e->state = MIP_NEIGH_FREE;
+                    continue;
+                }
+                e->probes++;
+                e->deadline = now + MIP_NEIGH_RETRANS_MS;
+                (void)neigh_solicit(s, nif, e, false);
+            } else {
+                /* REACHABLE timed out, or a STALE probe went unanswered:
+                 * keep using it, re-probe on next use. */
+                e->state = MIP_NEIGH_STALE;
+                e->probes = 0;
+                continue;
+            }
+        }
+        next = mip_next_delay(next, now, e->deadline);
+    }
+    return next;
+}
+
+#else /* !MIP_CONF_ETHERNET: no link addresses to resolve */
+
+uint32_t neigh_poll(struct mip_stack *s, mip_time_t now)
+{
+    (void)s; (void)now;
+    return MIP_POLL_IDLE;
+}
+
+#endif

@@ -1,0 +1,80 @@
+/* Longest-prefix-match route table: a linear scan over a small array. */
+#include "core.h"
+#include <string.h>
+
+static bool prefix_valid(const struct mip_addr *prefix, uint8_t prefix_len)
+{
+    return (prefix->family == MIP_AF_INET && prefix_len <= 32) ||
+           (prefix->family == MIP_AF_INET6 && prefix_len <= 128);
+}
+
+static struct mip_route *route_find_exact(struct mip_stack *s, const struct mip_addr *prefix,
+                                          uint8_t prefix_len)
+{
+    unsigned i;
+    for (i = 0; i < MIP_ROUTE_MAX; i++) {
+        struct mip_route *r = &s->route[i];
+        if (r->prefix.family == prefix->family && r->prefix_len == prefix_len &&
+            mip_addr_prefix_eq(r->prefix.bytes, prefix->bytes, prefix_len))
+            return r;
+    }
+    return NULL;
+}
+
+mip_status mip_route_add(struct mip_stack *s, const struct mip_addr *prefix,
+                         uint8_t prefix_len, const struct mip_addr *gateway, uint8_t netif)
+{
+    struct mip_route *r;
+    unsigned i;
+    if (!prefix_valid(prefix, prefix_len) || netif >= MIP_NETIF_MAX ||
+        s->netif[netif].ops == NULL ||
+        (gateway != NULL && gateway->family != prefix->family))
+        return MIP_ERR_INVALID;
+    r = route_find_exact(s, prefix, prefix_len);
+    for (i = 0; r == NULL && i < MIP_ROUTE_MAX; i++)
+        if (s->route[i].prefix.family == MIP_AF_NONE)
+            r = &s->route[i];
+    if (r == NULL)
+        return MIP_ERR_NOBUFS;
+    memset(r, 0, sizeof(*r));
+    r->prefix = *prefix;
+    /* Store the prefix with host bits cleared so lookups and equality
+     * compare only what matters. */
+    for (i = prefix_len; i < mip_addr_len(prefix->family) * 8u; i++)
+        r->prefix.bytes[i / 8u] &= (uint8_t)~(0x80u >> (i % 8u));
+    r->prefix_len = prefix_len;
+    if (gateway != NULL)
+        r->gateway = *gateway;
+    r->netif = netif;
+    return MIP_OK;
+}
+
+mip_status mip_route_remove(struct mip_stack *s, const struct mip_addr *prefix,
+                            uint8_t prefix_len)
+{
+    struct mip_route *r = route_find_exact(s, prefix, prefix_len);
+    if (r == NULL)
+        return MIP_ERR_NOTFOUND;
+    memset(r, 0, sizeof(*r));
+    return MIP_OK;
+}
+
+mip_status mip_route_lookup(const struct mip_stack *s, const struct mip_addr *dst,
+                            uint8_t *netif, struct mip_addr *nexthop)
+{
+    const struct mip_route *best = NULL;
+    unsigned i;
+    for (i = 0; i < MIP_ROUTE_MAX; i++) {
+        const struct mip_route *r = &s->route[i];
+        if (r->prefix.family != dst->family ||
+            !mip_addr_prefix_eq(r->prefix.bytes, dst->bytes, r->prefix_len))
+            continue;
+        if (best == NULL || r->prefix_len > best->prefix_len)
+            best = r;
+    }
+    if (best == NULL)
+        return MIP_ERR_NOROUTE;
+    *netif = best->netif;
+    *nexthop = best->gateway.family != MIP_AF_NONE ? best->gateway : *dst;
+    return MIP_OK;
+}

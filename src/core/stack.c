@@ -1,0 +1,76 @@
+/* The stack instance: init, frame input, and the tickless poll. */
+#include "core.h"
+#include <string.h>
+
+void mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg, mip_time_t now)
+{
+    static const uint8_t fixed_seed[1] = {0};
+    memset(s, 0, sizeof(*s));
+    s->now = now;
+    if (cfg != NULL && cfg->entropy != NULL && cfg->entropy_len > 0)
+        mip_rng_seed(&s->rng, cfg->entropy, cfg->entropy_len);
+    else
+        mip_rng_seed(&s->rng, fixed_seed, sizeof(fixed_seed));
+#if MIP_CONF_FORWARD
+    s->forwarding = cfg != NULL && cfg->forwarding;
+#endif
+    s->default_ttl = (cfg != NULL && cfg->default_ttl != 0) ? cfg->default_ttl : MIP_DEFAULT_TTL;
+    /* Random starting identifiers: predictable IDs leak traffic rates and
+     * enable fragment injection (RFC 7739). */
+    s->ipv4_next_id = (uint16_t)mip_rng_next(&s->rng);
+    s->ipv6_next_frag_id = mip_rng_next(&s->rng);
+    s->icmp_limit.tokens = MIP_ICMP_RATE_BURST;
+    s->icmp_limit.last_refill = now;
+    mip_pbuf_pool_init(&s->pool);
+}
+
+void mip_stack_input(struct mip_stack *s, uint8_t netif, const uint8_t *frame,
+                     size_t len, mip_time_t now)
+{
+    struct mip_netif *nif = mip_netif_get(s, netif);
+    s->now = now;
+    if (nif == NULL || frame == NULL)
+        return;
+    STAT(s, rx_frames);
+    nif->ops->input(s, nif, frame, len);
+}
+
+uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
+{
+    uint32_t next = MIP_POLL_IDLE, d;
+    s->now = now;
+    d = neigh_poll(s, now);
+    if (d < next) next = d;
+    d = reass_poll(s, now);
+    if (d < next) next = d;
+    return next;
+}
+
+mip_status mip_ip_register_proto(struct mip_stack *s, uint8_t proto,
+                                 mip_proto_input_fn input, mip_proto_error_fn error,
+                                 void *ctx)
+{
+    unsigned i;
+    struct mip_proto_handler *free_slot = NULL;
+    if (proto == 0 || input == NULL)
+        return MIP_ERR_INVALID;
+    for (i = 0; i < MIP_PROTO_HANDLERS_MAX; i++) {
+        if (s->proto[i].proto == proto)
+            return MIP_ERR_INUSE;
+        if (s->proto[i].proto == 0 && free_slot == NULL)
+            free_slot = &s->proto[i];
+    }
+    if (free_slot == NULL)
+        return MIP_ERR_NOBUFS;
+    free_slot->proto = proto;
+    free_slot->input = input;
+    free_slot->error = error;
+    free_slot->ctx = ctx;
+    return MIP_OK;
+}
+
+void mip_ip_set_forward_hook(struct mip_stack *s, mip_fwd_hook_fn fn, void *ctx)
+{
+    s->fwd_hook = fn;
+    s->fwd_hook_ctx = ctx;
+}

@@ -1,0 +1,53 @@
+/*
+ * A minimal unit-test harness: each test file is one executable whose main()
+ * calls RUN(fn) for each test function. CHECK records a failure with its
+ * location and continues; the process exits non-zero if any check failed,
+ * which is what ctest reads.
+ */
+#ifndef MOTEIP_TESTING_H
+#define MOTEIP_TESTING_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int testing_failures;
+static int testing_checks;
+static int testing_tests;
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        testing_checks++;                                                    \
+        if (!(cond)) {                                                       \
+            testing_failures++;                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
+                    #cond);                                                  \
+        }                                                                    \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                       \
+    do {                                                                     \
+        long long testing_a_ = (long long)(a), testing_b_ = (long long)(b);  \
+        testing_checks++;                                                    \
+        if (testing_a_ != testing_b_) {                                      \
+            testing_failures++;                                              \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (%lld != %lld)\n", \
+                    __FILE__, __LINE__, #a, #b, testing_a_, testing_b_);     \
+        }                                                                    \
+    } while (0)
+
+#define CHECK_MEM(a, b, n) CHECK(memcmp((a), (b), (n)) == 0)
+
+#define RUN(fn)                                                              \
+    do {                                                                     \
+        int testing_before_ = testing_failures;                              \
+        testing_tests++;                                                     \
+        fn();                                                                \
+        printf("%s %s\n", testing_failures == testing_before_ ? "ok  " : "FAIL", #fn); \
+    } while (0)
+
+#define TESTING_DONE()                                                       \
+    (printf("%d tests, %d checks, %d failed checks\n", testing_tests,        \
+            testing_checks, testing_failures),                               \
+     testing_failures ? 1 : 0)
+
+#endif
