@@ -59,7 +59,7 @@
 #endif
 /* Bytes per packet buffer: link header + one MTU-sized IP datagram. */
 #ifndef MIP_PBUF_SIZE
-#define MIP_PBUF_SIZE MIP_PROFILE_DEFAULT(1300, 1536)
+#define MIP_PBUF_SIZE MIP_PROFILE_DEFAULT(1304, 1536)
 #endif
 /* Network interfaces per stack. */
 #ifndef MIP_NETIF_MAX
@@ -133,7 +133,7 @@
 #if MIP_PBUF_COUNT < 2 || MIP_PBUF_COUNT > 250
 #error "MIP_PBUF_COUNT must be 2..250 (indices are uint8_t)"
 #endif
-#if MIP_PBUF_SIZE < 1300 || MIP_PBUF_SIZE > 65535
+#if MIP_PBUF_SIZE < 1304 || MIP_PBUF_SIZE > 65535
 #error "MIP_PBUF_SIZE must hold a 1280-byte IPv6 datagram plus a link header"
 #endif
 #if MIP_REASS_SIZE % 8 != 0 || MIP_REASS_SIZE > 65528

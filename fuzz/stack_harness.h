@@ -1,0 +1,875 @@
+/*
+ * Shared body of the whole-stack harnesses (fuzz_eth_input.c,
+ * fuzz_rawip_input.c). Include it once, after defining HARNESS_ETHERNET to 1
+ * (Ethernet netif) or 0 (raw-IP netif).
+ *
+ * The node: one netif (Ethernet MAC 02:00:00:00:00:02, or raw IP with MTU
+ * 1280 and interface id ::2), addresses 192.0.2.2/24 and fd00::2/64, default
+ * routes via 192.0.2.1 and fd00::1, forwarding on, a UDP echo service on
+ * port 7 (the callback below).
+ *
+ * Input: a sequence of at most MAX_RECORDS records
+ *
+ *     [1 byte  time step, units of 100 ms]
+ *     [2 bytes big-endian: bit 15 = the driver refuses every frame sent
+ *              while this record's frame is processed; bits 0..14 = length]
+ *     [length bytes: one link frame]
+ *
+ * For each record the clock advances, mip_stack_poll(now) runs, then the
+ * frame is handed to mip_stack_input() from an exact-size heap copy (so
+ * ASan sees any over-read, and any pointer kept into it after the call).
+ * After the last record the clock runs on past every timeout and every
+ * packet buffer must be back in the pool.
+ *
+ * Every frame the stack transmits is checked by the driver: it must parse
+ * with the wire codecs, carry correct IPv4 header and upper-layer checksums
+ * (always: MOTEIP_FUZZING only relaxes checks of *received* checksums), use
+ * our addresses when it originates traffic, and forwarded traffic must be a
+ * faithful copy of an input datagram with its TTL / hop limit decremented by
+ * one. "Policy" checks (RFC MUST / MUST NOT rules on when ICMP errors may be
+ * sent, what a router must not forward, ...) also trap; set the environment
+ * variable MOTEIP_FUZZ_NO_POLICY=1 to turn only those off.
+ */
+#ifndef MOTEIP_FUZZ_STACK_HARNESS_H
+#define MOTEIP_FUZZ_STACK_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moteip/moteip.h"
+#include "moteip/wire/arp.h"
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/checksum.h"
+#include "moteip/wire/ethernet.h"
+#include "moteip/wire/icmpv4.h"
+#include "moteip/wire/icmpv6.h"
+#include "moteip/wire/ipv4.h"
+#include "moteip/wire/ipv6.h"
+#include "moteip/wire/tcp.h"
+#include "moteip/wire/udp.h"
+
+#ifndef HARNESS_ETHERNET
+#error "define HARNESS_ETHERNET to 0 or 1 before including stack_harness.h"
+#endif
+
+#define MAX_RECORDS   64u
+#define RAWIP_MTU     1280u
+#define ECHO_PORT     7u
+#define T0            (0xFFFFFFFFu - 20000u)  /* the clock wraps 20 s in */
+#define POLL_MAX_DELAY 120000u                /* longer than any core timer */
+
+static const char *harness_name = HARNESS_ETHERNET ? "fuzz_eth_input" : "fuzz_rawip_input";
+static int policy_on = 1;
+
+#define FAIL(...)                                                             \
+    do {                                                                      \
+        fprintf(stderr, "%s: CHECK FAILED (%s:%d): ", harness_name, __FILE__, \
+                __LINE__);                                                    \
+        fprintf(stderr, __VA_ARGS__);                                         \
+        fputc('\n', stderr);                                                  \
+        __builtin_trap();                                                     \
+    } while (0)
+#define CHECK(cond, ...)         \
+    do {                         \
+        if (!(cond))             \
+            FAIL(__VA_ARGS__);   \
+    } while (0)
+/* RFC rules on behaviour (not memory safety / wire correctness). */
+#define POLICY(cond, ...)                          \
+    do {                                           \
+        if (policy_on && !(cond))                  \
+            FAIL("policy: " __VA_ARGS__);          \
+    } while (0)
+
+/* --- the node's constants ------------------------------------------------ */
+
+static const uint8_t our_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+static const uint8_t our_v4[4] = {192, 0, 2, 2};
+static const uint8_t our_v6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+#if HARNESS_ETHERNET
+/* fe80:: + modified EUI-64 of 02:00:00:00:00:02 */
+static const uint8_t our_ll[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+                                   0x00, 0x00, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x02};
+#else
+static const uint8_t our_iid[8] = {0, 0, 0, 0, 0, 0, 0, 2};
+static const uint8_t our_ll[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+#endif
+static const uint8_t entropy[16] = {'m', 'o', 't', 'e', 'i', 'p', '-', 'f',
+                                    'u', 'z', 'z', '-', 's', 'e', 'e', 'd'};
+
+/* --- per-run state ------------------------------------------------------- */
+
+/* An IP datagram that was input, kept to recognise forwarded copies. The
+ * bytes point into the fuzzer's input, valid for the whole run. */
+struct in_dgram {
+    uint8_t family;
+    const uint8_t *pkt;
+    size_t len;          /* header + payload as the header claims */
+    struct mip_ipv4_hdr h4;
+    struct mip_ipv6_hdr h6;
+    bool hdr_ok;         /* IPv4 header checksum was right */
+};
+
+/* Re-assembly of the stack's own fragmented datagrams, to verify their
+ * upper-layer checksum. Fragments are expected in order; anything else
+ * (a fragment lost in a neighbor queue) just abandons the datagram. */
+struct out_reass {
+    bool active;
+    uint8_t src[16], dst[16];
+    uint32_t id;
+    uint8_t proto;
+    size_t next;
+    uint8_t data[65536];
+};
+
+static struct {
+    struct mip_stack s;
+    uint8_t idx;
+    bool drv_fail;
+    bool in_input;
+    bool cur_link_group;       /* the frame being input was link bcast/mcast */
+    struct in_dgram in[MAX_RECORDS];
+    size_t n_in;
+    struct out_reass r4, r6;
+    unsigned tx_count;
+} H;
+
+/* --- small predicates ---------------------------------------------------- */
+
+static bool is_zero(const uint8_t *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (p[i] != 0)
+            return false;
+    return true;
+}
+
+static bool v4_is_ours(const uint8_t *a) { return memcmp(a, our_v4, 4) == 0; }
+static bool v4_is_bcast_or_mcast(const uint8_t *a)
+{
+    return (a[0] & 0xF0) == 0xE0 || (a[0] == 255 && a[1] == 255 && a[2] == 255 && a[3] == 255) ||
+           (a[0] == 192 && a[1] == 0 && a[2] == 2 && a[3] == 255);
+}
+static bool v4_on_link(const uint8_t *a) { return a[0] == 192 && a[1] == 0 && a[2] == 2; }
+static bool v6_is_ours(const uint8_t *a)
+{
+    return memcmp(a, our_v6, 16) == 0 || memcmp(a, our_ll, 16) == 0;
+}
+static bool v6_is_mcast(const uint8_t *a) { return a[0] == 0xFF; }
+static bool v6_is_ll(const uint8_t *a) { return a[0] == 0xFE && (a[1] & 0xC0) == 0x80; }
+static bool v6_on_link(const uint8_t *a)
+{
+    static const uint8_t pfx[8] = {0xfd, 0, 0, 0, 0, 0, 0, 0};
+    return v6_is_ll(a) || memcmp(a, pfx, 8) == 0;
+}
+static bool is_icmpv4_error(uint8_t t) { return t == 3 || t == 4 || t == 5 || t == 11 || t == 12; }
+
+static uint8_t *dup_exact(const uint8_t *p, size_t n)
+{
+    uint8_t *c = malloc(n ? n : 1);
+    if (c == NULL)
+        abort();
+    if (n)
+        memcpy(c, p, n);
+    return c;
+}
+
+/* --- upper-layer checks of datagrams the stack originates ---------------- */
+
+static uint32_t pseudo(uint8_t family, const uint8_t *src, const uint8_t *dst, uint8_t proto,
+                       size_t len)
+{
+    if (family == 4)
+        return mip_cksum_pseudo4(src, dst, proto, (uint16_t)len);
+    return mip_cksum_pseudo6(src, dst, proto, (uint32_t)len);
+}
+
+static void check_icmpv4_error_quote(const uint8_t *dst, const uint8_t *msg, size_t len)
+{
+    const uint8_t *q = msg + 8;
+    size_t qlen = len - 8, qhl;
+    uint16_t qfrag;
+
+    CHECK(qlen >= 20, "ICMPv4 error quotes %zu bytes, less than an IP header", qlen);
+    CHECK((q[0] >> 4) == 4, "ICMPv4 error quotes a non-IPv4 header");
+    qhl = (size_t)(q[0] & 0x0F) * 4;
+    CHECK(qhl >= 20 && qhl <= qlen, "ICMPv4 error quotes a cut IPv4 header");
+    CHECK(memcmp(q + 12, dst, 4) == 0,
+          "ICMPv4 error not sent to the source of the datagram it quotes");
+    qfrag = mip_rd16(q + 6);
+    /* RFC 1122 3.2.2: never about an ICMP error, a broadcast/multicast
+     * destination, a non-initial fragment, or a source naming no host. */
+    POLICY((qfrag & 0x1FFF) == 0, "ICMPv4 error about a non-initial fragment (RFC 1122 3.2.2)");
+    if (q[9] == 1 && qlen > qhl && (qfrag & 0x1FFF) == 0)
+        POLICY(!is_icmpv4_error(q[qhl]), "ICMPv4 error about an ICMP error (RFC 1122 3.2.2)");
+    POLICY(!v4_is_bcast_or_mcast(q + 16),
+           "ICMPv4 error about a datagram to a broadcast/multicast address (RFC 1122 3.2.2)");
+    POLICY(q[12] != 0 && q[12] != 127 && !v4_is_bcast_or_mcast(q + 12),
+           "ICMPv4 error to a source that names no single host (RFC 1122 3.2.2)");
+    POLICY(!H.in_input || !H.cur_link_group,
+           "ICMPv4 error about a link-layer broadcast frame (RFC 1122 3.2.2)");
+    POLICY(len + 20 <= 576, "ICMPv4 error datagram of %zu bytes > 576 (RFC 1812 4.3.2.3)",
+           len + 20);
+}
+
+static void check_icmpv6_error_quote(const uint8_t *dst, const uint8_t *msg, size_t len)
+{
+    uint8_t type = msg[0], code = msg[1];
+    const uint8_t *q = msg + 8;
+    size_t qlen = len - 8;
+    bool exempt = type == MIP_ICMPV6_PACKET_TOO_BIG ||
+                  (type == MIP_ICMPV6_PARAM_PROBLEM && code == 2);
+
+    CHECK(len + 40 <= 1280, "ICMPv6 error packet of %zu bytes > 1280 (RFC 4443 2.4(c))",
+          len + 40);
+    CHECK(qlen >= 40, "ICMPv6 error quotes %zu bytes, less than an IPv6 header", qlen);
+    CHECK((q[0] >> 4) == 6, "ICMPv6 error quotes a non-IPv6 header");
+    CHECK(memcmp(q + 8, dst, 16) == 0,
+          "ICMPv6 error not sent to the source of the packet it quotes");
+    POLICY(!v6_is_mcast(q + 8) && !is_zero(q + 8, 16),
+           "ICMPv6 error to a multicast/unspecified source (RFC 4443 2.4(e))");
+    POLICY(exempt || !v6_is_mcast(q + 24),
+           "ICMPv6 error type %u code %u about a packet to a multicast address (RFC 4443 2.4(e.3))",
+           type, code);
+    POLICY(exempt || !H.in_input || !H.cur_link_group,
+           "ICMPv6 error type %u code %u about a link-layer multicast frame (RFC 4443 2.4(e.2))",
+           type, code);
+    {
+        /* RFC 4443 2.4(e.1): never about an ICMPv6 error. Only judged when
+         * the quoted chain walks cleanly to an unfragmented ICMPv6 header. */
+        struct mip_ipv6_walk w;
+        uint8_t *c = dup_exact(q, qlen);
+        if (mip_ipv6_walk_ext(c, qlen, c[6], 40, true, &w) == MIP_OK &&
+            w.problem == MIP_IPV6_PROBLEM_NONE && !w.has_frag && w.upper_proto == 58 &&
+            w.upper_offset < qlen)
+            POLICY(c[w.upper_offset] >= 128,
+                   "ICMPv6 error about an ICMPv6 error (RFC 4443 2.4(e.1))");
+        free(c);
+    }
+}
+
+/* The whole upper-layer part of a datagram the stack originated. */
+static void check_l4(uint8_t family, const uint8_t *src, const uint8_t *dst, uint8_t proto,
+                     const uint8_t *l4, size_t len, uint8_t ttl)
+{
+    uint32_t sum = pseudo(family, src, dst, proto, len);
+
+    switch (proto) {
+    case MIP_IPPROTO_ICMP:
+        CHECK(family == 4, "ICMPv4 inside IPv6");
+        CHECK(len >= 8, "ICMPv4 message of %zu bytes", len);
+        CHECK(mip_cksum_finish(mip_cksum_add(0, l4, len)) == 0, "bad ICMPv4 checksum (type %u)",
+              l4[0]);
+        if (is_icmpv4_error(l4[0]))
+            check_icmpv4_error_quote(dst, l4, len);
+        else
+            CHECK(l4[0] == MIP_ICMPV4_ECHO_REPLY, "unexpected ICMPv4 type %u sent", l4[0]);
+        if (l4[0] == MIP_ICMPV4_ECHO_REPLY)
+            POLICY(!v4_is_bcast_or_mcast(dst), "echo reply sent to a broadcast/multicast address");
+        break;
+    case MIP_IPPROTO_ICMPV6:
+        CHECK(family == 6, "ICMPv6 inside IPv4");
+        CHECK(len >= 8, "ICMPv6 message of %zu bytes", len);
+        CHECK(mip_cksum_finish(mip_cksum_add(sum, l4, len)) == 0, "bad ICMPv6 checksum (type %u)",
+              l4[0]);
+        if (l4[0] < 128) {
+            CHECK(l4[0] >= 1 && l4[0] <= 4, "unexpected ICMPv6 error type %u sent", l4[0]);
+            check_icmpv6_error_quote(dst, l4, len);
+        } else if (l4[0] == MIP_ICMPV6_ECHO_REPLY) {
+            POLICY(!v6_is_mcast(dst), "echo reply sent to a multicast address");
+        } else if (l4[0] == MIP_ICMPV6_NS || l4[0] == MIP_ICMPV6_NA) {
+            struct mip_nd_msg m;
+            struct mip_nd_opt_iter it;
+            struct mip_nd_opt o;
+            uint8_t *c = dup_exact(l4, len);
+            CHECK(ttl == 255, "ND message with hop limit %u (RFC 4861 7.1)", ttl);
+            CHECK(mip_nd_parse(c, len, &m) == MIP_OK, "ND message sent that does not parse");
+            mip_nd_opt_iter_init(&it, m.opts, m.opts_len);
+            while (mip_nd_opt_next(&it, &o) == MIP_OK) {
+                if (o.type == MIP_ND_OPT_SLLA || o.type == MIP_ND_OPT_TLLA) {
+                    CHECK(HARNESS_ETHERNET, "link-layer address option on a raw-IP link");
+                    CHECK(o.len >= 6 && memcmp(o.data, our_mac, 6) == 0,
+                          "link-layer address option is not our MAC");
+                }
+            }
+            if (m.type == MIP_ICMPV6_NS) {
+                static const uint8_t sn[13] = {0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff};
+                CHECK(v6_on_link(m.target), "NS for an off-link target");
+                if (v6_is_mcast(dst))
+                    CHECK(memcmp(dst, sn, 13) == 0 && memcmp(dst + 13, m.target + 13, 3) == 0,
+                          "multicast NS not sent to the target's solicited-node group");
+                else
+                    CHECK(memcmp(dst, m.target, 16) == 0, "unicast NS not sent to its target");
+            } else {
+                CHECK(v6_is_ours(m.target), "NA for a target that is not ours");
+                if (m.na_flags & MIP_ND_NA_FLAG_SOLICITED)
+                    CHECK(!v6_is_mcast(dst), "solicited NA sent to a multicast address");
+            }
+            free(c);
+        } else {
+            FAIL("unexpected ICMPv6 type %u sent", l4[0]);
+        }
+        if (l4[0] != MIP_ICMPV6_NS && l4[0] != MIP_ICMPV6_NA)
+            CHECK(ttl != 255 || l4[0] < 128 || l4[0] == 129, "odd hop limit");
+        break;
+    case MIP_IPPROTO_UDP: {
+        struct mip_udp_hdr u;
+        CHECK(mip_udp_parse(l4, len, &u) == MIP_OK, "UDP datagram sent that does not parse");
+        CHECK(u.length == len, "UDP length %u != datagram payload %zu", u.length, len);
+        CHECK(u.src_port == ECHO_PORT, "UDP sent from port %u; only the echo service sends",
+              u.src_port);
+        if (family == 6)
+            CHECK(u.checksum != 0, "IPv6 UDP without checksum (RFC 8200 8.1)");
+        if (u.checksum != 0)
+            CHECK(mip_cksum_finish(mip_cksum_add(sum, l4, len)) == 0, "bad UDP checksum");
+        POLICY(family == 6 ? !v6_is_mcast(dst) : !v4_is_bcast_or_mcast(dst),
+               "echo reply sent to a broadcast/multicast address");
+        break;
+    }
+    case MIP_IPPROTO_TCP: {
+        struct mip_tcp_hdr t;
+        CHECK(mip_tcp_parse(l4, len, &t) == MIP_OK, "TCP segment sent that does not parse");
+        CHECK(mip_cksum_finish(mip_cksum_add(sum, l4, len)) == 0, "bad TCP checksum");
+        break;
+    }
+    default:
+        FAIL("datagram with upper protocol %u originated; nothing here sends it", proto);
+    }
+}
+
+/* Feeds one locally originated fragment to the checker's reassembly. */
+static void out_frag(struct out_reass *r, uint8_t family, const uint8_t *src, const uint8_t *dst,
+                     uint32_t id, uint8_t proto, size_t off, bool more, const uint8_t *data,
+                     size_t len, uint8_t ttl)
+{
+    size_t alen = family == 4 ? 4 : 16;
+
+    if (more)
+        CHECK(len % 8 == 0 && len > 0, "non-last fragment with %zu data bytes", len);
+    if (off == 0) {
+        r->active = true;
+        memcpy(r->src, src, alen);
+        memcpy(r->dst, dst, alen);
+        r->id = id;
+        r->proto = proto;
+        r->next = 0;
+    } else if (!r->active || r->id != id || r->next != off || memcmp(r->src, src, alen) != 0 ||
+               memcmp(r->dst, dst, alen) != 0 || r->proto != proto) {
+        r->active = false;
+        return;
+    }
+    CHECK(off + len <= 65535, "fragments past 64 KiB");
+    memcpy(r->data + off, data, len);
+    r->next = off + len;
+    if (!more) {
+        r->active = false;
+        check_l4(family, src, dst, proto, r->data, r->next, ttl);
+    }
+}
+
+/* --- forwarded datagrams ------------------------------------------------- */
+
+/* The input datagram this emitted IPv4 packet is a forwarded copy (or a
+ * re-fragment) of, with the TTL decremented by one; NULL when none. */
+static const struct in_dgram *match_fwd4(const struct mip_ipv4_hdr *o, const uint8_t *pkt)
+{
+    size_t i, plen = (size_t)o->total_len - o->hdr_len;
+
+    for (i = 0; i < H.n_in; i++) {
+        const struct in_dgram *d = &H.in[i];
+        size_t ipl;
+        if (d->family != 4 || d->h4.id != o->id || d->h4.proto != o->proto ||
+            memcmp(d->h4.src, o->src, 4) != 0 || memcmp(d->h4.dst, o->dst, 4) != 0 ||
+            d->h4.ttl != (uint8_t)(o->ttl + 1) || o->ttl == 255)
+            continue;
+        ipl = (size_t)d->h4.total_len - d->h4.hdr_len;
+        if (o->frag_offset < d->h4.frag_offset ||
+            o->frag_offset - d->h4.frag_offset + plen > ipl)
+            continue;
+        if (memcmp(pkt + o->hdr_len, d->pkt + d->h4.hdr_len + (o->frag_offset - d->h4.frag_offset),
+                   plen) != 0)
+            continue;
+        return d;
+    }
+    return NULL;
+}
+
+static const struct in_dgram *match_fwd6(const struct mip_ipv6_hdr *o, const uint8_t *pkt)
+{
+    size_t i;
+
+    for (i = 0; i < H.n_in; i++) {
+        const struct in_dgram *d = &H.in[i];
+        if (d->family != 6 || d->h6.payload_len != o->payload_len ||
+            d->h6.hop_limit != (uint8_t)(o->hop_limit + 1) || o->hop_limit == 255 ||
+            memcmp(d->h6.src, o->src, 16) != 0 || memcmp(d->h6.dst, o->dst, 16) != 0 ||
+            memcmp(d->pkt + 40, pkt + 40, o->payload_len) != 0)
+            continue;
+        return d;
+    }
+    return NULL;
+}
+
+/* --- one emitted IP datagram --------------------------------------------- */
+
+static void check_ipv4_out(const uint8_t *pkt, size_t len)
+{
+    struct mip_ipv4_hdr h;
+    const struct in_dgram *fwd;
+    mip_status st = mip_ipv4_parse(pkt, len, &h);
+    size_t plen;
+    bool frag;
+
+    CHECK(st == MIP_OK, "emitted IPv4 header does not parse: %s", mip_status_name(st));
+    CHECK(h.total_len == len || (len <= 46 && HARNESS_ETHERNET),
+          "IPv4 total length %u but %zu bytes sent", h.total_len, len);
+    CHECK(h.total_len <= (HARNESS_ETHERNET ? 1500u : RAWIP_MTU), "IPv4 datagram over the MTU");
+    CHECK(h.ttl != 0, "IPv4 datagram sent with TTL 0");
+    POLICY(!(h.src[0] & 0xF0) == 0xE0 && !(h.src[0] == 255 && h.src[1] == 255 &&
+                                            h.src[2] == 255 && h.src[3] == 255) && h.src[0] != 127,
+           "IPv4 datagram sent with a multicast/broadcast/loopback source");
+    plen = (size_t)h.total_len - h.hdr_len;
+    frag = (h.flags & MIP_IPV4_FLAG_MF) || h.frag_offset != 0;
+    if (h.flags & MIP_IPV4_FLAG_MF)
+        CHECK(plen % 8 == 0 && plen > 0, "IPv4 non-last fragment with %zu data bytes", plen);
+
+    fwd = match_fwd4(&h, pkt);
+    if (fwd != NULL) {
+        /* A forwarded datagram or a re-fragment of one. Its header checksum
+         * is right unless the input's already was not (the fuzz build does
+         * not drop those, and the TTL update is incremental). */
+        CHECK(mip_ipv4_checksum_ok(pkt, h.hdr_len) || !fwd->hdr_ok,
+              "bad IPv4 header checksum on a forwarded datagram");
+        CHECK(h.tos == fwd->h4.tos, "forwarding changed the TOS");
+        CHECK((h.flags & MIP_IPV4_FLAG_DF) == (fwd->h4.flags & MIP_IPV4_FLAG_DF),
+              "forwarding changed DF");
+        if (h.frag_offset + plen == fwd->h4.frag_offset + (size_t)fwd->h4.total_len -
+                                        fwd->h4.hdr_len)
+            CHECK((h.flags & MIP_IPV4_FLAG_MF) == (fwd->h4.flags & MIP_IPV4_FLAG_MF),
+                  "re-fragmenting lost/added MF on the last piece");
+        else
+            CHECK(h.flags & MIP_IPV4_FLAG_MF, "re-fragment without MF before the end");
+        POLICY(h.dst[0] != 0 && h.dst[0] != 127 && !v4_is_bcast_or_mcast(h.dst),
+               "forwarded a datagram to 0/8, 127/8, broadcast or multicast (RFC 1812 5.3.7)");
+        POLICY(h.src[0] != 0, "forwarded a datagram from network 0 (RFC 1812 5.3.7)");
+        return;
+    }
+    /* Originated here. */
+    CHECK(mip_ipv4_checksum_ok(pkt, h.hdr_len), "bad IPv4 header checksum");
+    CHECK(h.hdr_len == 20, "originated IPv4 header with options");
+    CHECK(v4_is_ours(h.src),
+          "IPv4 datagram from %u.%u.%u.%u: neither ours nor a forward of an input "
+          "(with TTL-1)", h.src[0], h.src[1], h.src[2], h.src[3]);
+    POLICY(h.dst[0] != 0 && h.dst[0] != 127, "datagram sent to 0/8 or 127/8");
+    if (frag)
+        out_frag(&H.r4, 4, h.src, h.dst, h.id, h.proto, h.frag_offset,
+                 (h.flags & MIP_IPV4_FLAG_MF) != 0, pkt + h.hdr_len, plen, h.ttl);
+    else
+        check_l4(4, h.src, h.dst, h.proto, pkt + h.hdr_len, plen, h.ttl);
+}
+
+static void check_ipv6_out(const uint8_t *pkt, size_t len)
+{
+    struct mip_ipv6_hdr h;
+    struct mip_ipv6_walk w;
+    const struct in_dgram *fwd;
+    size_t plen;
+    mip_status st = mip_ipv6_parse(pkt, len, &h);
+
+    CHECK(st == MIP_OK, "emitted IPv6 header does not parse: %s", mip_status_name(st));
+    plen = 40u + h.payload_len;
+    CHECK(plen == len || (len <= 46 && HARNESS_ETHERNET),
+          "IPv6 payload length %u but %zu bytes sent", h.payload_len, len);
+    CHECK(plen <= (HARNESS_ETHERNET ? 1500u : RAWIP_MTU), "IPv6 packet over the MTU");
+    CHECK(h.hop_limit != 0, "IPv6 packet sent with hop limit 0");
+    CHECK(!v6_is_mcast(h.src), "IPv6 packet with a multicast source");
+
+    fwd = match_fwd6(&h, pkt);
+    if (fwd != NULL) {
+        CHECK(h.traffic_class == fwd->h6.traffic_class && h.flow_label == fwd->h6.flow_label,
+              "forwarding changed traffic class / flow label");
+        POLICY(!is_zero(h.src, 16), "forwarded a packet from :: (RFC 4291 2.5.2)");
+        POLICY(!v6_is_ll(h.src) && !v6_is_ll(h.dst),
+               "forwarded a packet with a link-local address (RFC 4291 2.5.6)");
+        POLICY(!v6_is_mcast(h.dst) || (h.dst[1] & 0x0F) > 2,
+               "forwarded a link-scope multicast packet (RFC 4291 2.7)");
+        POLICY(!is_zero(h.dst, 16), "forwarded a packet to ::");
+        return;
+    }
+    /* Originated here. */
+    CHECK(v6_is_ours(h.src),
+          "IPv6 packet from a source that is neither ours nor a forward of an input "
+          "(with hop limit-1)");
+    CHECK(!is_zero(h.dst, 16), "IPv6 packet sent to ::");
+    {
+        uint8_t *c = dup_exact(pkt, plen);
+        st = mip_ipv6_walk_ext(c, plen, h.next_header, 40, true, &w);
+        free(c);
+    }
+    CHECK(st == MIP_OK && w.problem == MIP_IPV6_PROBLEM_NONE,
+          "originated IPv6 extension headers do not walk cleanly");
+    if (w.has_frag) {
+        POLICY(w.frag_offset != 0 || w.frag_more,
+               "atomic fragment originated (RFC 8021)");
+        out_frag(&H.r6, 6, h.src, h.dst, w.frag_id, w.frag_next, w.frag_offset, w.frag_more,
+                 pkt + w.frag_data_offset, plen - w.frag_data_offset, h.hop_limit);
+    } else {
+        CHECK(w.upper_proto != MIP_IPV6_NH_NONE || w.upper_offset == plen,
+              "no-next-header packet with a payload");
+        check_l4(6, h.src, h.dst, w.upper_proto, pkt + w.upper_offset, plen - w.upper_offset,
+                 h.hop_limit);
+    }
+}
+
+/* --- the driver ---------------------------------------------------------- */
+
+static void check_frame(const uint8_t *frame, size_t len)
+{
+#if HARNESS_ETHERNET
+    struct mip_eth_hdr eh;
+    const uint8_t *p = frame + MIP_ETH_HDR_LEN;
+    size_t plen;
+
+    CHECK(len >= MIP_ETH_HDR_LEN && len <= 1514, "Ethernet frame of %zu bytes", len);
+    CHECK(mip_eth_parse(frame, len, &eh) == MIP_OK, "Ethernet header does not parse");
+    CHECK(memcmp(eh.src, our_mac, 6) == 0, "frame sent from a MAC that is not ours");
+    plen = len - MIP_ETH_HDR_LEN;
+    switch (eh.ethertype) {
+    case MIP_ETHERTYPE_ARP: {
+        struct mip_arp a;
+        CHECK(mip_arp_parse(p, plen, &a) == MIP_OK, "ARP packet sent that does not parse");
+        CHECK(plen == MIP_ARP_LEN || len == 60, "ARP packet with %zu bytes", plen);
+        CHECK(memcmp(a.sha, our_mac, 6) == 0, "ARP sender hardware address not ours");
+        CHECK(v4_is_ours(a.spa), "ARP sender protocol address not ours");
+        if (a.op == MIP_ARP_OP_REQUEST) {
+            CHECK(v4_on_link(a.tpa), "ARP request for an off-link address %u.%u.%u.%u",
+                  a.tpa[0], a.tpa[1], a.tpa[2], a.tpa[3]);
+            CHECK(!v4_is_bcast_or_mcast(a.tpa), "ARP request for a broadcast address");
+        } else {
+            CHECK(memcmp(eh.dst, a.tha, 6) == 0, "ARP reply not sent to the requester");
+        }
+        break;
+    }
+    case MIP_ETHERTYPE_IPV4: {
+        uint8_t *c;
+        CHECK(plen >= 20 && (p[0] >> 4) == 4, "IPv4 ethertype without an IPv4 header");
+        if (v4_is_bcast_or_mcast(p + 16)) {
+            if ((p[16] & 0xF0) == 0xE0)
+                CHECK(eh.dst[0] == 1 && eh.dst[1] == 0 && eh.dst[2] == 0x5e &&
+                      eh.dst[3] == (p[17] & 0x7F) && eh.dst[4] == p[18] && eh.dst[5] == p[19],
+                      "IPv4 multicast to the wrong MAC");
+            else
+                CHECK(memcmp(eh.dst, "\xff\xff\xff\xff\xff\xff", 6) == 0,
+                      "IPv4 broadcast not to ff:ff:ff:ff:ff:ff");
+        } else {
+            POLICY((eh.dst[0] & 1) == 0,
+                   "IPv4 unicast sent to a group MAC (believed an ARP claim of a "
+                   "broadcast address, RFC 1812 3.3.2)");
+        }
+        c = dup_exact(p, plen);
+        check_ipv4_out(c, plen);
+        free(c);
+        break;
+    }
+    case MIP_ETHERTYPE_IPV6: {
+        uint8_t *c;
+        CHECK(plen >= 40 && (p[0] >> 4) == 6, "IPv6 ethertype without an IPv6 header");
+        if (v6_is_mcast(p + 24))
+            CHECK(eh.dst[0] == 0x33 && eh.dst[1] == 0x33 && memcmp(eh.dst + 2, p + 36, 4) == 0,
+                  "IPv6 multicast to the wrong MAC");
+        c = dup_exact(p, plen);
+        check_ipv6_out(c, plen);
+        free(c);
+        break;
+    }
+    default:
+        FAIL("frame with ethertype 0x%04x sent", eh.ethertype);
+    }
+#else
+    uint8_t *c;
+    CHECK(len >= 1 && len <= RAWIP_MTU, "raw-IP frame of %zu bytes", len);
+    c = dup_exact(frame, len);
+    if ((frame[0] >> 4) == 4)
+        check_ipv4_out(c, len);
+    else if ((frame[0] >> 4) == 6)
+        check_ipv6_out(c, len);
+    else
+        FAIL("raw-IP frame of IP version %u", frame[0] >> 4);
+    free(c);
+#endif
+}
+
+static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
+{
+    const struct mip_stack *s = &H.s;
+    const uint8_t *lo = (const uint8_t *)s, *hi = lo + sizeof(*s);
+    unsigned i;
+
+    CHECK(ctx == &H, "driver context not passed through");
+    CHECK(frame != NULL, "NULL frame");
+    /* A frame in a packet buffer must lie wholly inside it. */
+    if (frame >= lo && frame < hi) {
+        for (i = 0; i < MIP_PBUF_COUNT; i++) {
+            const uint8_t *b = s->pool.buf[i].data;
+            if (frame >= b && frame < b + MIP_PBUF_SIZE) {
+                CHECK(s->pool.buf[i].in_use, "frame sent from a free packet buffer");
+                CHECK(len <= (size_t)(b + MIP_PBUF_SIZE - frame),
+                      "frame runs past the end of its packet buffer");
+            }
+        }
+        CHECK(len <= (size_t)(hi - frame), "frame runs past the stack instance");
+    }
+    H.tx_count++;
+    check_frame(frame, len);
+    return H.drv_fail ? MIP_ERR_NOBUFS : MIP_OK;
+}
+
+static const struct mip_netif_driver drv = {drv_transmit};
+
+/* --- the UDP echo service ------------------------------------------------ */
+
+static void echo_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
+                      const uint8_t *data, size_t len)
+{
+    bool unicast;
+    volatile uint8_t sink = 0;
+    size_t i;
+
+    CHECK(ctx == &H && s == &H.s, "UDP callback context");
+    CHECK(m->dst_port == ECHO_PORT, "datagram for port %u delivered to port 7's callback",
+          m->dst_port);
+    CHECK(m->src.family == m->dst.family &&
+              (m->src.family == MIP_AF_INET || m->src.family == MIP_AF_INET6),
+          "UDP meta with bad address families");
+    CHECK(m->netif == H.idx, "UDP meta netif");
+    /* touch the payload: it must be readable for len bytes */
+    for (i = 0; i < len; i++)
+        sink ^= data[i];
+    (void)sink;
+    if (m->dst.family == MIP_AF_INET) {
+        unicast = !v4_is_bcast_or_mcast(m->dst.bytes);
+        if (unicast)
+            CHECK(v4_is_ours(m->dst.bytes), "UDP delivered for an address that is not ours");
+    } else {
+        unicast = !v6_is_mcast(m->dst.bytes);
+        if (unicast)
+            CHECK(v6_is_ours(m->dst.bytes), "UDP delivered for an address that is not ours");
+    }
+    /* An echo server answers from the address it was reached at; for a
+     * broadcast/multicast one it lets the stack choose. */
+    (void)mip_udp_sendto(s, unicast ? &m->dst : NULL, ECHO_PORT, &m->src, m->src_port, data,
+                         len);
+}
+
+/* --- stack-wide invariants ----------------------------------------------- */
+
+static void check_invariants(void)
+{
+    const struct mip_stack *s = &H.s;
+    unsigned i, in_use = 0, refs = 0;
+    uint8_t seen[MIP_PBUF_COUNT];
+
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < MIP_PBUF_COUNT; i++)
+        if (s->pool.buf[i].in_use)
+            in_use++;
+    CHECK(in_use == s->pool.in_use, "pool count %u but %u buffers marked in use",
+          s->pool.in_use, in_use);
+    /* Between calls the only holders of packet buffers are neighbor
+     * queues: anything else is a leak. */
+    for (i = 0; i < MIP_NEIGH_MAX; i++) {
+        const struct mip_neigh *e = &s->neigh[i];
+        if (e->state == MIP_NEIGH_FREE || e->pending == MIP_PBUF_NONE)
+            continue;
+        CHECK(e->pending < MIP_PBUF_COUNT, "neighbor queue index %u", e->pending);
+        CHECK(s->pool.buf[e->pending].in_use, "neighbor queue holds a free buffer");
+        CHECK(!seen[e->pending], "one buffer queued on two neighbors");
+        seen[e->pending] = 1;
+        refs++;
+        CHECK(e->state == MIP_NEIGH_INCOMPLETE, "a resolved neighbor still queues a packet");
+    }
+    CHECK(refs == in_use, "packet buffer leak: %u in use, %u queued on neighbors", in_use, refs);
+    for (i = 0; i < MIP_REASS_SLOTS; i++) {
+        const struct mip_reass_slot *r = &s->reass[i];
+        if (!r->used)
+            continue;
+        CHECK(r->total <= MIP_REASS_SIZE, "reassembly total %u", r->total);
+        CHECK(r->hdr_len <= sizeof r->hdr, "reassembly header length %u", r->hdr_len);
+        CHECK(r->family == MIP_AF_INET || r->family == MIP_AF_INET6, "reassembly family");
+    }
+}
+
+static void poll_checked(mip_time_t now)
+{
+    uint32_t d = mip_stack_poll(&H.s, now);
+
+    check_invariants();
+    CHECK(d == MIP_POLL_IDLE || d <= POLL_MAX_DELAY, "poll returned a %u ms delay", d);
+    if (d == 0) {
+        /* everything due at `now` has just run */
+        d = mip_stack_poll(&H.s, now);
+        check_invariants();
+        CHECK(d != 0, "poll(now) twice in a row still reports a due timer");
+    }
+}
+
+/* --- setup and the record loop ------------------------------------------- */
+
+static void setup(void)
+{
+    struct mip_stack_config cfg;
+    struct mip_addr a, gw, any;
+    uint8_t pfx;
+    mip_status st;
+
+    memset(&cfg, 0, sizeof cfg);
+    cfg.entropy = entropy;
+    cfg.entropy_len = sizeof entropy;
+    cfg.forwarding = true;
+    mip_stack_init(&H.s, &cfg, T0);
+#if HARNESS_ETHERNET
+    st = mip_netif_add_ethernet(&H.s, our_mac, &drv, &H, &H.idx);
+#else
+    st = mip_netif_add_rawip(&H.s, RAWIP_MTU, our_iid, &drv, &H, &H.idx);
+#endif
+    CHECK(st == MIP_OK, "netif add: %s", mip_status_name(st));
+    CHECK(mip_addr_parse("192.0.2.2/24", &a, &pfx) == MIP_OK && pfx == 24, "addr parse");
+    CHECK(mip_netif_add_addr(&H.s, H.idx, &a, pfx) == MIP_OK, "add 192.0.2.2/24");
+    CHECK(mip_addr_parse("fd00::2/64", &a, &pfx) == MIP_OK && pfx == 64, "addr parse v6");
+    CHECK(memcmp(a.bytes, our_v6, 16) == 0, "fd00::2 parsed wrong");
+    CHECK(mip_netif_add_addr(&H.s, H.idx, &a, pfx) == MIP_OK, "add fd00::2/64");
+    mip_addr_set6(&a, our_ll);
+    CHECK(mip_netif_has_addr(mip_netif_get(&H.s, H.idx), &a), "link-local address not derived");
+    CHECK(mip_addr_parse("192.0.2.1", &gw, NULL) == MIP_OK, "gw parse");
+    CHECK(mip_addr_parse("0.0.0.0", &any, NULL) == MIP_OK, "any parse");
+    CHECK(mip_route_add(&H.s, &any, 0, &gw, H.idx) == MIP_OK, "default route v4");
+    CHECK(mip_addr_parse("fd00::1", &gw, NULL) == MIP_OK, "gw6 parse");
+    CHECK(mip_addr_parse("::", &any, NULL) == MIP_OK, "any6 parse");
+    CHECK(mip_route_add(&H.s, &any, 0, &gw, H.idx) == MIP_OK, "default route v6");
+    CHECK(mip_udp_bind(&H.s, ECHO_PORT, echo_recv, &H) == MIP_OK, "bind echo");
+}
+
+/* Remembers an input IP datagram (the bytes stay in the fuzzer's buffer). */
+static void note_input(const uint8_t *frame, size_t len)
+{
+    const uint8_t *ip = frame;
+    size_t iplen = len;
+    struct in_dgram *d;
+
+    if (H.n_in >= MAX_RECORDS)
+        return;
+#if HARNESS_ETHERNET
+    if (len < MIP_ETH_HDR_LEN)
+        return;
+    ip += MIP_ETH_HDR_LEN;
+    iplen -= MIP_ETH_HDR_LEN;
+#endif
+    if (iplen < 1)
+        return;
+    d = &H.in[H.n_in];
+    memset(d, 0, sizeof *d);
+    if ((ip[0] >> 4) == 4 && mip_ipv4_parse(ip, iplen, &d->h4) == MIP_OK) {
+        d->family = 4;
+        d->len = d->h4.total_len;
+        d->hdr_ok = mip_ipv4_checksum_ok(ip, d->h4.hdr_len);
+    } else if ((ip[0] >> 4) == 6 && mip_ipv6_parse(ip, iplen, &d->h6) == MIP_OK) {
+        d->family = 6;
+        d->len = 40u + d->h6.payload_len;
+    } else {
+        return;
+    }
+    d->pkt = ip;
+    H.n_in++;
+}
+
+static void run_records(const uint8_t *data, size_t size)
+{
+    mip_time_t now = T0;
+    size_t pos = 0;
+    unsigned nrec = 0, i;
+    uint32_t d;
+
+    memset(&H.r4, 0, offsetof(struct out_reass, data));
+    memset(&H.r6, 0, offsetof(struct out_reass, data));
+    H.n_in = 0;
+    H.tx_count = 0;
+    H.drv_fail = false;
+    H.in_input = false;
+    setup();
+    check_invariants();
+
+    while (size - pos >= 3 && nrec < MAX_RECORDS) {
+        uint8_t step = data[pos];
+        uint16_t lf = mip_rd16(data + pos + 1);
+        size_t len = lf & 0x7FFFu;
+        uint8_t *frame;
+
+        pos += 3;
+        if (len > size - pos)
+            len = size - pos;
+        now += (mip_time_t)step * 100u;
+        poll_checked(now);
+
+        frame = dup_exact(data + pos, len);
+        note_input(data + pos, len);
+#if HARNESS_ETHERNET
+        H.cur_link_group = len >= 1 && (frame[0] & 1) != 0;
+#else
+        H.cur_link_group = false;
+#endif
+        H.drv_fail = (lf & 0x8000u) != 0;
+        H.in_input = true;
+        mip_stack_input(&H.s, H.idx, frame, len, now);
+        H.in_input = false;
+        H.drv_fail = false;
+        free(frame);
+        check_invariants();
+        pos += len;
+        nrec++;
+    }
+
+    /* Let every timer run out: resolution gives up, reassembly expires. */
+    for (i = 0; i < 1000; i++) {
+        d = mip_stack_poll(&H.s, now);
+        check_invariants();
+        if (d == MIP_POLL_IDLE)
+            break;
+        now += d != 0 ? d : 1u;
+    }
+    now += 10u * 60u * 1000u;
+    (void)mip_stack_poll(&H.s, now);
+    check_invariants();
+    CHECK(H.s.pool.in_use == 0, "%u packet buffers still in use after every timer expired",
+          H.s.pool.in_use);
+    for (i = 0; i < MIP_REASS_SLOTS; i++)
+        CHECK(!H.s.reass[i].used, "reassembly slot %u still used after its timeout", i);
+    for (i = 0; i < MIP_NEIGH_MAX; i++)
+        CHECK(H.s.neigh[i].state != MIP_NEIGH_INCOMPLETE,
+              "neighbor %u still incomplete after every retry", i);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *e = getenv("MOTEIP_FUZZ_NO_POLICY");
+    (void)argc;
+    (void)argv;
+    if (e != NULL && e[0] != '\0' && e[0] != '0')
+        policy_on = 0;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    run_records(data, size);
+    return 0;
+}
+
+#endif

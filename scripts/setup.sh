@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# scripts/setup.sh -- install everything moteip needs to build, test and demo.
+#
+# Idempotent and fast when already done: Debian packages are checked with
+# dpkg-query first (apt-get update/install only run if something is missing),
+# and the Python venv (.venv) is only touched when requirements-dev.txt changed
+# or the venv is missing/broken. Never prompts. Works as root (CI) or as a
+# user with sudo.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# --- Debian packages ---------------------------------------------------------
+PACKAGES=(
+    # build
+    cmake ninja-build gcc libc6-dev binutils clang llvm libclang-rt-14-dev lld
+    # footprint (cross compilers)
+    gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-avr avr-libc binutils-avr
+    # interop tests and demo
+    iproute2 iputils-ping netcat-openbsd tshark tcpdump
+    # python test runner
+    python3 python3-venv python3-pip ca-certificates
+    # tools
+    valgrind jq
+)
+
+[ -r /etc/debian_version ] || log "warning: not a Debian system; package names assume Debian 12"
+command -v dpkg-query >/dev/null 2>&1 || die "dpkg-query not found: this script needs Debian/Ubuntu (apt)"
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    log "all ${#PACKAGES[@]} Debian packages present"
+else
+    log "installing missing packages: ${missing[*]}"
+    SUDO=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 ||
+            die "not root and sudo is not installed; run this script as root to install: ${missing[*]}"
+        SUDO=(sudo)
+        # Non-interactive environments (CI, no stdin) must not hang on a password prompt.
+        if [ -n "${CI:-}" ] || [ ! -t 0 ]; then SUDO=(sudo -n); fi
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    # tshark asks whether non-root users may capture; answer "no" up front.
+    echo "wireshark-common wireshark-common/install-setuid boolean false" |
+        "${SUDO[@]}" debconf-set-selections
+    apt_opts=(-y -q -o DPkg::Lock::Timeout=300 -o Dpkg::Use-Pty=0 -o Dpkg::Options::=--force-confdef
+              -o Dpkg::Options::=--force-confold)
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" update
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install "${missing[@]}"
+    # verify
+    still=()
+    for p in "${missing[@]}"; do
+        status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+        [ "$status" = "install ok installed" ] || still+=("$p")
+    done
+    [ ${#still[@]} -eq 0 ] || die "packages still missing after apt-get install: ${still[*]}"
+    log "packages installed"
+fi
+
+# --- Python venv -------------------------------------------------------------
+# Prefer Debian's interpreter (the one python3-venv belongs to) over whatever
+# python3 comes first in PATH (pyenv, conda, ...).
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3) || die "python3 not found"
+VENV="$ROOT/.venv"
+REQ="$ROOT/requirements-dev.txt"
+STAMP="$VENV/.moteip-requirements.sha256"
+
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    log "creating $VENV"
+    rm -rf "$VENV"
+    "$PY" -m venv "$VENV" || die "python3 -m venv failed (is python3-venv installed?)"
+fi
+
+want=$(sha256sum "$REQ" | cut -d' ' -f1)
+have=$(cat "$STAMP" 2>/dev/null || true)
+if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import pytest, pytest_timeout' >/dev/null 2>&1; then
+    log "python venv up to date ($("$VENV/bin/python" -m pytest --version 2>&1 | head -n1))"
+else
+    log "installing $(basename "$REQ") into .venv"
+    PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+        "$VENV/bin/python" -m pip install -q -r "$REQ" || die "pip install -r $REQ failed"
+    echo "$want" >"$STAMP"
+    log "python venv ready ($("$VENV/bin/python" -m pytest --version 2>&1 | head -n1))"
+fi
+
+log "done"

@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# scripts/test.sh -- set everything up and run every moteip test.
+#
+#   scripts/test.sh                 all parts
+#   scripts/test.sh PART...         only these parts:
+#     unit       ctest in build-asan/ (full profile) and build-tiny/ (tiny), both ASan+UBSan
+#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/ (tests/static)
+#     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
+#     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
+#     interop    pytest over tests/ (everything but tests/static): the stack on a TAP in
+#                a network namespace against Linux; needs root (uses sudo -n otherwise)
+#
+# Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
+# build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
+# libFuzzer). Every part runs even if an earlier one failed; the exit status is
+# non-zero if anything failed. The last line is "N passed, N failed", counting
+# individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
+# build step that fails counts as one failure.
+#
+# Environment: MOTEIP_FUZZ_SECONDS (default 30), MOTEIP_SKIP_SETUP=1 (skip
+# scripts/setup.sh), JOBS (build/test parallelism, default nproc).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+ALL_PARTS=(unit globals footprint fuzz interop)
+
+usage() {
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+}
+
+# --- arguments -----------------------------------------------------------------
+PARTS=()
+for arg in "$@"; do
+    case "$arg" in
+        -h|--help) usage; exit 0 ;;
+        all) PARTS+=("${ALL_PARTS[@]}") ;;
+        unit|ctest) PARTS+=(unit) ;;
+        globals|static|no-globals) PARTS+=(globals) ;;
+        footprint) PARTS+=(footprint) ;;
+        fuzz) PARTS+=(fuzz) ;;
+        interop|pytest) PARTS+=(interop) ;;
+        *) echo "test.sh: unknown part '$arg' (parts: ${ALL_PARTS[*]}; see --help)" >&2; exit 2 ;;
+    esac
+done
+[ ${#PARTS[@]} -gt 0 ] || PARTS=("${ALL_PARTS[@]}")
+want() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+FUZZ_SECONDS=${MOTEIP_FUZZ_SECONDS:-30}
+case "$FUZZ_SECONDS" in ''|*[!0-9]*) echo "test.sh: MOTEIP_FUZZ_SECONDS must be a whole number of seconds" >&2; exit 2 ;; esac
+RES="$ROOT/out/test-results"
+mkdir -p "$RES"
+rm -f "$RES"/*.xml "$RES"/*.log
+
+# --- bookkeeping -----------------------------------------------------------------
+S_NAME=() S_STATUS=() S_DETAIL=()
+TOTAL_PASS=0 TOTAL_FAIL=0 TOTAL_SKIP=0
+START=$SECONDS
+
+banner() { printf '\n==== %s ====\n' "$*"; }
+
+# record NAME STATUS PASSED FAILED SKIPPED DETAIL
+record() {
+    S_NAME+=("$1"); S_STATUS+=("$2")
+    TOTAL_PASS=$((TOTAL_PASS + $3)); TOTAL_FAIL=$((TOTAL_FAIL + $4)); TOTAL_SKIP=$((TOTAL_SKIP + $5))
+    S_DETAIL+=("$6")
+    printf -- '---- %s: %s%s\n' "$1" "$2" "${6:+ ($6)}"
+}
+
+# counts_detail PASSED FAILED SKIPPED -> "3 passed, 1 failed, 2 skipped"
+counts_detail() {
+    local d="$1 passed, $2 failed"
+    [ "$3" -eq 0 ] || d="$d, $3 skipped"
+    echo "$d"
+}
+
+PYBIN=$(command -v /usr/bin/python3 || command -v python3 || true)
+
+# junit_counts FILE -> "passed failed skipped" (ctest --output-junit / pytest --junitxml)
+junit_counts() {
+    if [ -z "$PYBIN" ] || [ ! -s "$1" ]; then echo "0 0 0"; return; fi
+    "$PYBIN" - "$1" <<'EOF' 2>/dev/null || echo "0 0 0"
+import sys
+import xml.etree.ElementTree as ET
+p = f = s = 0
+for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    tags = {c.tag for c in tc}
+    if tags & {"failure", "error"}:
+        f += 1
+    elif "skipped" in tags:
+        s += 1
+    else:
+        p += 1
+print(p, f, s)
+EOF
+}
+
+# record_junit NAME RC XML [what-no-tests-means]
+record_junit() {
+    local name=$1 rc=$2 xml=$3 p f s status
+    read -r p f s < <(junit_counts "$xml")
+    # a crash or an error outside any test case still is a failure
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    if [ "$rc" -eq 0 ]; then status=PASS; else status=FAIL; fi
+    record "$name" "$status" "$p" "$f" "$s" "$(counts_detail "$p" "$f" "$s")"
+}
+
+# --- setup -----------------------------------------------------------------------
+if [ "${MOTEIP_SKIP_SETUP:-0}" = 1 ]; then
+    banner "setup (skipped: MOTEIP_SKIP_SETUP=1)"
+else
+    banner "setup: scripts/setup.sh"
+    t0=$SECONDS
+    if bash scripts/setup.sh </dev/null; then
+        S_NAME+=("setup"); S_STATUS+=("ok"); S_DETAIL+=("$((SECONDS - t0)) s")
+    else
+        record setup FAIL 0 1 0 "scripts/setup.sh failed; later parts will probably fail too"
+    fi
+fi
+PYBIN=$(command -v /usr/bin/python3 || command -v python3 || true)
+VENV_PY="$ROOT/.venv/bin/python"
+
+# Sanitizer defaults (the user's own *SAN_OPTIONS come last and win).
+export ASAN_OPTIONS="halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# LeakSanitizer needs ptrace, which some containers forbid: probe it once.
+if want unit && command -v gcc >/dev/null 2>&1; then
+    probe_dir=$(mktemp -d)
+    printf '#include <stdlib.h>\nint main(void){ free(malloc(8)); return 0; }\n' >"$probe_dir/p.c"
+    if gcc -fsanitize=address "$probe_dir/p.c" -o "$probe_dir/p" >/dev/null 2>&1 &&
+        ! "$probe_dir/p" >/dev/null 2>&1; then
+        echo "test.sh: LeakSanitizer does not work here (no ptrace?); running with detect_leaks=0"
+        export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    fi
+    rm -rf "$probe_dir"
+fi
+
+# --- builds ----------------------------------------------------------------------
+declare -A BUILD_OK=()
+
+# build DIR CMAKE-ARGS...
+build() {
+    local dir=$1 t0=$SECONDS; shift
+    banner "build $dir/ (cmake $*)"
+    if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then
+        echo "test.sh: $dir/ was configured with another generator; reconfiguring from scratch"
+        rm -rf "$dir"
+    fi
+    if cmake -S "$ROOT" -B "$dir" -G Ninja "$@" && cmake --build "$dir" -j "$JOBS"; then
+        BUILD_OK[$dir]=1
+        S_NAME+=("build $dir/"); S_STATUS+=("ok"); S_DETAIL+=("$((SECONDS - t0)) s")
+    else
+        BUILD_OK[$dir]=0
+        record "build $dir/" FAIL 0 1 0 "configure or compile failed, see above"
+    fi
+}
+
+if want globals || want interop; then
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTEIP_PROFILE=full \
+        -DMOTEIP_SANITIZE=OFF -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
+fi
+if want unit; then
+    build build-asan -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=full \
+        -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
+    build build-tiny -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=tiny \
+        -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
+fi
+if want fuzz; then
+    # No build type: -O1 -g with assertions on is what libFuzzer wants.
+    CC=clang build build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE= \
+        "-DCMAKE_C_FLAGS=-O1 -g" -DMOTEIP_PROFILE=full -DMOTEIP_SANITIZE=OFF \
+        -DMOTEIP_FUZZ=ON -DMOTEIP_TESTS=OFF
+fi
+
+# --- unit: ctest -------------------------------------------------------------------
+run_ctest() {
+    local dir=$1 name="unit ($1/)" rc=0 xml="$RES/ctest-$1.xml"
+    banner "$name: ctest"
+    if [ "${BUILD_OK[$dir]:-0}" != 1 ]; then
+        record "$name" FAIL 0 1 0 "not run: $dir/ did not build"
+        return
+    fi
+    ctest --test-dir "$dir" --output-on-failure -j "$JOBS" --timeout 300 \
+        --no-tests=error --output-junit "$xml" || rc=$?
+    record_junit "$name" "$rc" "$xml"
+}
+if want unit; then
+    run_ctest build-asan
+    run_ctest build-tiny
+fi
+
+# --- pytest helper ---------------------------------------------------------------
+# run_pytest NAME XML [--as-root] PYTEST-ARGS...
+run_pytest() {
+    local name=$1 xml=$2 rc=0; shift 2
+    local prefix=()
+    if [ "${1:-}" = --as-root ]; then
+        shift
+        if [ "$(id -u)" -ne 0 ]; then
+            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
+            else
+                echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
+            fi
+        fi
+    fi
+    if [ ! -x "$VENV_PY" ]; then
+        record "$name" FAIL 0 1 0 "no .venv (scripts/setup.sh failed?)"
+        return
+    fi
+    MOTEIP_BUILD_DIR="$ROOT/build" "${prefix[@]}" "$VENV_PY" -m pytest -q -rfEs \
+        --timeout=600 -p no:cacheprovider --junitxml="$xml" "$@" </dev/null || rc=$?
+    if [ "$rc" -eq 5 ]; then
+        record "$name" SKIP 0 0 0 "no tests collected"
+    else
+        record_junit "$name" "$rc" "$xml"
+    fi
+}
+
+# --- globals: no writable globals, no heap/clock ------------------------------------
+if want globals; then
+    banner "globals: nm libmoteip.a, no heap/clock in src/"
+    if [ "${BUILD_OK[build]:-0}" != 1 ]; then
+        record globals FAIL 0 1 0 "not run: build/ did not build"
+    else
+        run_pytest globals "$RES/pytest-globals.xml" \
+            tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py
+    fi
+fi
+
+# --- footprint ------------------------------------------------------------------
+if want footprint; then
+    banner "footprint: bench/footprint --check"
+    rc=0
+    if [ -n "$PYBIN" ]; then "$PYBIN" bench/footprint --check || rc=$?; else rc=127; fi
+    if [ "$rc" -eq 0 ]; then
+        record "footprint --check" PASS 1 0 0 "data == bss == 0 everywhere"
+    else
+        record "footprint --check" FAIL 0 1 0 "exit $rc, see above"
+    fi
+    banner "footprint: tests/static/test_footprint.py"
+    run_pytest "footprint tests" "$RES/pytest-footprint.xml" tests/static/test_footprint.py
+fi
+
+# --- fuzz ------------------------------------------------------------------------
+if want fuzz; then
+    banner "fuzz: fuzz/run.sh build-fuzz $FUZZ_SECONDS"
+    if [ ! -f fuzz/run.sh ]; then
+        echo "test.sh: fuzz/run.sh does not exist yet -- skipping the fuzzers"
+        record fuzz SKIP 0 0 0 "fuzz/run.sh does not exist yet"
+    elif [ "${BUILD_OK[build-fuzz]:-0}" != 1 ]; then
+        record fuzz FAIL 0 1 0 "not run: build-fuzz/ did not build"
+    else
+        fuzzers=()
+        for f in build-fuzz/fuzz_*; do [ -f "$f" ] && [ -x "$f" ] && fuzzers+=("$(basename "$f")"); done
+        n=${#fuzzers[@]}
+        if [ "$n" -eq 0 ]; then
+            record fuzz SKIP 0 0 0 "no fuzz/fuzz_*.c harnesses built"
+        else
+            echo "fuzzers: ${fuzzers[*]} (${FUZZ_SECONDS} s each)"
+            log="$RES/fuzz.log"
+            set +e
+            timeout -k 30 $((FUZZ_SECONDS * n + 600)) bash fuzz/run.sh build-fuzz "$FUZZ_SECONDS" \
+                </dev/null 2>&1 | tee "$log"
+            rc=${PIPESTATUS[0]}
+            set -e
+            if [ "$rc" -eq 0 ]; then
+                record fuzz PASS "$n" 0 0 "$n fuzzers x ${FUZZ_SECONDS} s"
+            else
+                # which fuzzers failed: those named on a FAIL line, else count them all
+                bad=0
+                for f in "${fuzzers[@]}"; do
+                    grep -iE "(^|[^a-z])fail" "$log" | grep -qw -- "$f" && bad=$((bad + 1))
+                done
+                [ "$bad" -gt 0 ] || bad=$n
+                record fuzz FAIL $((n - bad)) "$bad" 0 "fuzz/run.sh exit $rc; $bad of $n fuzzers failed, see above and $log"
+            fi
+        fi
+    fi
+fi
+
+# --- interop (and any other pytest outside tests/static) -------------------------
+if want interop; then
+    banner "interop: pytest tests (root, network namespaces)"
+    if [ "${BUILD_OK[build]:-0}" != 1 ]; then
+        record interop FAIL 0 1 0 "not run: build/ did not build"
+    else
+        run_pytest interop "$RES/pytest-interop.xml" --as-root tests --ignore=tests/static
+    fi
+fi
+
+# --- summary ----------------------------------------------------------------------
+banner "summary ($((SECONDS - START)) s)"
+failed_parts=()
+for i in "${!S_NAME[@]}"; do
+    printf '  %-22s %-5s %s\n' "${S_NAME[$i]}" "${S_STATUS[$i]}" "${S_DETAIL[$i]}"
+    [ "${S_STATUS[$i]}" != FAIL ] || failed_parts+=("${S_NAME[$i]}")
+done
+[ "$TOTAL_SKIP" -eq 0 ] || echo "  ($TOTAL_SKIP tests skipped)"
+if [ ${#failed_parts[@]} -eq 0 ]; then
+    echo "all parts passed"
+else
+    echo "FAILED: $(IFS=,; echo "${failed_parts[*]}" | sed 's/,/, /g')"
+fi
+echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
+[ "$TOTAL_FAIL" -eq 0 ] && [ ${#failed_parts[@]} -eq 0 ]
