@@ -31,21 +31,15 @@ static void echo_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
                       const uint8_t *data, size_t len)
 {
     struct mip_udp_echo *e = ctx;
-    const struct mip_addr *src = &m->dst;
-    struct mip_netif *nif;
+    const struct mip_addr *src = m->dst_multicast ? NULL : &m->dst;
     mip_status st;
 
     if (loop_prone_port(m->src_port)) {
         sat_add(&e->ignored, 1u);
         return;
     }
-    /* Reply from the address the request was sent to, unless that is not
-     * one of our unicast addresses (multicast, broadcast): then let the
-     * stack choose. */
-    nif = mip_netif_get(s, m->netif);
-    if (nif == NULL || !mip_netif_has_addr(nif, &m->dst))
-        src = NULL;
-
+    /* Reply from the address the request was sent to, unless that was a
+     * group address (multicast, broadcast): then the stack chooses. */
     st = mip_udp_sendto(s, src, m->dst_port, &m->src, m->src_port, data, len);
     /* PENDING: queued while the sender's link address is resolved; it
      * leaves later (or is dropped and counted by the stack). */

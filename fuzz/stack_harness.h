@@ -64,6 +64,7 @@
 
 static const char *harness_name = HARNESS_ETHERNET ? "fuzz_eth_input" : "fuzz_rawip_input";
 static int policy_on = 1;
+static int verbose = 0;   /* MOTEIP_FUZZ_VERBOSE=1: log every frame sent */
 
 #define FAIL(...)                                                             \
     do {                                                                      \
@@ -314,8 +315,6 @@ static void check_l4(uint8_t family, const uint8_t *src, const uint8_t *dst, uin
         } else {
             FAIL("unexpected ICMPv6 type %u sent", l4[0]);
         }
-        if (l4[0] != MIP_ICMPV6_NS && l4[0] != MIP_ICMPV6_NA)
-            CHECK(ttl != 255 || l4[0] < 128 || l4[0] == 129, "odd hop limit");
         break;
     case MIP_IPPROTO_UDP: {
         struct mip_udp_hdr u;
@@ -426,17 +425,16 @@ static void check_ipv4_out(const uint8_t *pkt, size_t len)
     bool frag;
 
     CHECK(st == MIP_OK, "emitted IPv4 header does not parse: %s", mip_status_name(st));
-    CHECK(h.total_len == len || (len <= 46 && HARNESS_ETHERNET),
+    CHECK(h.total_len == len || (len == 46 && HARNESS_ETHERNET),
           "IPv4 total length %u but %zu bytes sent", h.total_len, len);
     CHECK(h.total_len <= (HARNESS_ETHERNET ? 1500u : RAWIP_MTU), "IPv4 datagram over the MTU");
     CHECK(h.ttl != 0, "IPv4 datagram sent with TTL 0");
-    POLICY(!(h.src[0] & 0xF0) == 0xE0 && !(h.src[0] == 255 && h.src[1] == 255 &&
-                                            h.src[2] == 255 && h.src[3] == 255) && h.src[0] != 127,
+    POLICY((h.src[0] & 0xF0) != 0xE0 &&
+               !(h.src[0] == 255 && h.src[1] == 255 && h.src[2] == 255 && h.src[3] == 255) &&
+               h.src[0] != 127,
            "IPv4 datagram sent with a multicast/broadcast/loopback source");
     plen = (size_t)h.total_len - h.hdr_len;
     frag = (h.flags & MIP_IPV4_FLAG_MF) || h.frag_offset != 0;
-    if (h.flags & MIP_IPV4_FLAG_MF)
-        CHECK(plen % 8 == 0 && plen > 0, "IPv4 non-last fragment with %zu data bytes", plen);
 
     fwd = match_fwd4(&h, pkt);
     if (fwd != NULL) {
@@ -448,14 +446,20 @@ static void check_ipv4_out(const uint8_t *pkt, size_t len)
         CHECK(h.tos == fwd->h4.tos, "forwarding changed the TOS");
         CHECK((h.flags & MIP_IPV4_FLAG_DF) == (fwd->h4.flags & MIP_IPV4_FLAG_DF),
               "forwarding changed DF");
+        /* a forwarder passes fragments on as they are; pieces it cuts
+         * itself must follow the 8-byte rule */
+        if (plen != (size_t)fwd->h4.total_len - fwd->h4.hdr_len &&
+            (h.flags & MIP_IPV4_FLAG_MF))
+            CHECK(plen % 8 == 0 && plen > 0, "re-fragment with %zu data bytes and MF", plen);
         if (h.frag_offset + plen == fwd->h4.frag_offset + (size_t)fwd->h4.total_len -
                                         fwd->h4.hdr_len)
             CHECK((h.flags & MIP_IPV4_FLAG_MF) == (fwd->h4.flags & MIP_IPV4_FLAG_MF),
                   "re-fragmenting lost/added MF on the last piece");
         else
             CHECK(h.flags & MIP_IPV4_FLAG_MF, "re-fragment without MF before the end");
-        POLICY(h.dst[0] != 0 && h.dst[0] != 127 && !v4_is_bcast_or_mcast(h.dst),
-               "forwarded a datagram to 0/8, 127/8, broadcast or multicast (RFC 1812 5.3.7)");
+        POLICY(h.dst[0] != 0 && h.dst[0] != 127 && h.dst[0] < 240 && !v4_is_bcast_or_mcast(h.dst),
+               "forwarded a datagram to 0/8, 127/8, 240/4, broadcast or multicast "
+               "(RFC 1812 5.3.7, 4.2.3.1)");
         POLICY(h.src[0] != 0, "forwarded a datagram from network 0 (RFC 1812 5.3.7)");
         return;
     }
@@ -483,7 +487,7 @@ static void check_ipv6_out(const uint8_t *pkt, size_t len)
 
     CHECK(st == MIP_OK, "emitted IPv6 header does not parse: %s", mip_status_name(st));
     plen = 40u + h.payload_len;
-    CHECK(plen == len || (len <= 46 && HARNESS_ETHERNET),
+    CHECK(plen == len || (len == 46 && HARNESS_ETHERNET),
           "IPv6 payload length %u but %zu bytes sent", h.payload_len, len);
     CHECK(plen <= (HARNESS_ETHERNET ? 1500u : RAWIP_MTU), "IPv6 packet over the MTU");
     CHECK(h.hop_limit != 0, "IPv6 packet sent with hop limit 0");
@@ -498,7 +502,9 @@ static void check_ipv6_out(const uint8_t *pkt, size_t len)
                "forwarded a packet with a link-local address (RFC 4291 2.5.6)");
         POLICY(!v6_is_mcast(h.dst) || (h.dst[1] & 0x0F) > 2,
                "forwarded a link-scope multicast packet (RFC 4291 2.7)");
-        POLICY(!is_zero(h.dst, 16), "forwarded a packet to ::");
+        POLICY(!is_zero(h.dst, 16), "forwarded a packet to :: (RFC 4291 2.5.2)");
+        POLICY(!(is_zero(h.dst, 15) && h.dst[15] == 1) && !(is_zero(h.src, 15) && h.src[15] == 1),
+               "forwarded a packet to/from ::1 (RFC 4291 2.5.3)");
         return;
     }
     /* Originated here. */
@@ -604,6 +610,46 @@ static void check_frame(const uint8_t *frame, size_t len)
 #endif
 }
 
+/* One line per frame sent, for checking what a seed makes the stack do. */
+static void describe_frame(const uint8_t *f, size_t len)
+{
+    const uint8_t *ip = f;
+    size_t n = len;
+
+    fprintf(stderr, "  tx %4zu bytes%s:", len, H.drv_fail ? " (driver fails)" : "");
+#if HARNESS_ETHERNET
+    if (len < 14) {
+        fprintf(stderr, " runt\n");
+        return;
+    }
+    if (mip_rd16(f + 12) == MIP_ETHERTYPE_ARP && len >= 42) {
+        fprintf(stderr, " ARP op %u who-has %u.%u.%u.%u\n", mip_rd16(f + 20), f[38], f[39],
+                f[40], f[41]);
+        return;
+    }
+    ip = f + 14;
+    n = len - 14;
+#endif
+    if (n >= 20 && (ip[0] >> 4) == 4) {
+        size_t hl = (size_t)(ip[0] & 15) * 4;
+        fprintf(stderr, " IPv4 %u.%u.%u.%u -> %u.%u.%u.%u proto %u ttl %u frag 0x%04x", ip[12],
+                ip[13], ip[14], ip[15], ip[16], ip[17], ip[18], ip[19], ip[9], ip[8],
+                mip_rd16(ip + 6));
+        if (ip[9] == 1 && n > hl + 1)
+            fprintf(stderr, " icmp %u/%u", ip[hl], ip[hl + 1]);
+        if (ip[9] == 17 && n >= hl + 4)
+            fprintf(stderr, " udp %u -> %u", mip_rd16(ip + hl), mip_rd16(ip + hl + 2));
+    } else if (n >= 40 && (ip[0] >> 4) == 6) {
+        fprintf(stderr, " IPv6 ..%02x%02x -> %02x%02x..%02x%02x nh %u hlim %u", ip[22], ip[23],
+                ip[24], ip[25], ip[38], ip[39], ip[6], ip[7]);
+        if (ip[6] == 58 && n > 41)
+            fprintf(stderr, " icmp6 %u/%u", ip[40], ip[41]);
+    } else {
+        fprintf(stderr, " ?");
+    }
+    fputc('\n', stderr);
+}
+
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     const struct mip_stack *s = &H.s;
@@ -625,6 +671,8 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
         CHECK(len <= (size_t)(hi - frame), "frame runs past the stack instance");
     }
     H.tx_count++;
+    if (verbose)
+        describe_frame(frame, len);
     check_frame(frame, len);
     return H.drv_fail ? MIP_ERR_NOBUFS : MIP_OK;
 }
@@ -863,6 +911,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     if (e != NULL && e[0] != '\0' && e[0] != '0')
         policy_on = 0;
+    e = getenv("MOTEIP_FUZZ_VERBOSE");
+    if (e != NULL && e[0] != '\0' && e[0] != '0')
+        verbose = 1;
     return 0;
 }
 

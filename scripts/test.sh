@@ -97,7 +97,7 @@ print(p, f, s)
 EOF
 }
 
-# record_junit NAME RC XML [what-no-tests-means]
+# record_junit NAME RC XML
 record_junit() {
     local name=$1 rc=$2 xml=$3 p f s status
     read -r p f s < <(junit_counts "$xml")
@@ -122,7 +122,11 @@ fi
 PYBIN=$(command -v /usr/bin/python3 || command -v python3 || true)
 VENV_PY="$ROOT/.venv/bin/python"
 
-# Sanitizer defaults (the user's own *SAN_OPTIONS come last and win).
+# Sanitizer defaults (the user's own *SAN_OPTIONS come last and win). The
+# fuzz part gets the caller's originals: fuzz/run.sh picks its own defaults.
+ORIG_SAN_ENV=(-u ASAN_OPTIONS -u UBSAN_OPTIONS)
+[ -z "${ASAN_OPTIONS+x}" ] || ORIG_SAN_ENV+=("ASAN_OPTIONS=$ASAN_OPTIONS")
+[ -z "${UBSAN_OPTIONS+x}" ] || ORIG_SAN_ENV+=("UBSAN_OPTIONS=$UBSAN_OPTIONS")
 export ASAN_OPTIONS="halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 # LeakSanitizer needs ptrace, which some containers forbid: probe it once.
@@ -140,15 +144,18 @@ fi
 # --- builds ----------------------------------------------------------------------
 declare -A BUILD_OK=()
 
-# build DIR CMAKE-ARGS...
+# build DIR CMAKE-ARGS...   (env BUILD_TARGETS: build only these targets)
 build() {
     local dir=$1 t0=$SECONDS; shift
-    banner "build $dir/ (cmake $*)"
+    local targets=()
+    [ -z "${BUILD_TARGETS:-}" ] || read -r -a targets <<<"$BUILD_TARGETS"
+    banner "build $dir/ (cmake $*)${BUILD_TARGETS:+ targets: $BUILD_TARGETS}"
     if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then
         echo "test.sh: $dir/ was configured with another generator; reconfiguring from scratch"
         rm -rf "$dir"
     fi
-    if cmake -S "$ROOT" -B "$dir" -G Ninja "$@" && cmake --build "$dir" -j "$JOBS"; then
+    if cmake -S "$ROOT" -B "$dir" -G Ninja "$@" &&
+        cmake --build "$dir" -j "$JOBS" ${targets[@]+--target "${targets[@]}"}; then
         BUILD_OK[$dir]=1
         S_NAME+=("build $dir/"); S_STATUS+=("ok"); S_DETAIL+=("$((SECONDS - t0)) s")
     else
@@ -168,8 +175,11 @@ if want unit; then
         -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
 fi
 if want fuzz; then
-    # No build type: -O1 -g with assertions on is what libFuzzer wants.
-    CC=clang build build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE= \
+    # Only the library and the harnesses (fuzz/fuzz_*.c): the host port and
+    # apps are not fuzz targets. No build type: -O1 -g with assertions on.
+    fuzz_targets=moteip
+    for f in fuzz/fuzz_*.c; do [ -f "$f" ] && fuzz_targets+=" $(basename "$f" .c)"; done
+    BUILD_TARGETS=$fuzz_targets CC=clang build build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE= \
         "-DCMAKE_C_FLAGS=-O1 -g" -DMOTEIP_PROFILE=full -DMOTEIP_SANITIZE=OFF \
         -DMOTEIP_FUZZ=ON -DMOTEIP_TESTS=OFF
 fi
@@ -200,6 +210,7 @@ run_pytest() {
         shift
         if [ "$(id -u)" -ne 0 ]; then
             if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+                # shellcheck disable=SC2054  # the commas belong to --preserve-env
                 prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
             else
                 echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
@@ -262,8 +273,8 @@ if want fuzz; then
             echo "fuzzers: ${fuzzers[*]} (${FUZZ_SECONDS} s each)"
             log="$RES/fuzz.log"
             set +e
-            timeout -k 30 $((FUZZ_SECONDS * n + 600)) bash fuzz/run.sh build-fuzz "$FUZZ_SECONDS" \
-                </dev/null 2>&1 | tee "$log"
+            env "${ORIG_SAN_ENV[@]}" timeout -k 30 $((FUZZ_SECONDS * n + 600)) \
+                bash fuzz/run.sh build-fuzz "$FUZZ_SECONDS" </dev/null 2>&1 | tee "$log"
             rc=${PIPESTATUS[0]}
             set -e
             if [ "$rc" -eq 0 ]; then
@@ -302,7 +313,8 @@ done
 if [ ${#failed_parts[@]} -eq 0 ]; then
     echo "all parts passed"
 else
-    echo "FAILED: $(IFS=,; echo "${failed_parts[*]}" | sed 's/,/, /g')"
+    joined=$(printf '%s, ' "${failed_parts[@]}")
+    echo "FAILED: ${joined%, }"
 fi
 echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
 [ "$TOTAL_FAIL" -eq 0 ] && [ ${#failed_parts[@]} -eq 0 ]

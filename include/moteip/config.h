@@ -61,6 +61,11 @@
 #ifndef MIP_PBUF_SIZE
 #define MIP_PBUF_SIZE MIP_PROFILE_DEFAULT(1304, 1536)
 #endif
+/* Longest link header any netif prepends (Ethernet 14; room for an
+ * 802.15.4 header later). */
+#ifndef MIP_LINK_HDR_MAX
+#define MIP_LINK_HDR_MAX 24u
+#endif
 /* Network interfaces per stack. */
 #ifndef MIP_NETIF_MAX
 #define MIP_NETIF_MAX MIP_PROFILE_DEFAULT(1, 4)

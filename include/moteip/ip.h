@@ -40,9 +40,9 @@ struct mip_ip_rx {
     uint8_t ttl;            /* TTL / hop limit as received */
     uint8_t netif;
     bool    dst_multicast;  /* multicast or broadcast destination */
-    /* The packet as received from its IP header on (for quoting in ICMP
-     * errors); for a reassembled datagram, the first fragment's header
-     * followed by nothing, so quote_len may be shorter than a full one. */
+    /* The IP header as received (IPv6: with the extension headers before
+     * the upper layer), quoted with the upper-layer bytes in ICMP errors.
+     * For a reassembled datagram: the first fragment's IP header. */
     const uint8_t *quote;
     size_t  quote_len;
 };

@@ -19,9 +19,6 @@
 
 /* Room reserved in front of upper-layer data: link header + IPv6 header +
  * a fragment header. */
-#ifndef MIP_LINK_HDR_MAX
-#define MIP_LINK_HDR_MAX 24u
-#endif
 #define MIP_PBUF_HEADROOM (MIP_LINK_HDR_MAX + 40u + 8u)
 
 #define MIP_PBUF_NONE 0xFFu

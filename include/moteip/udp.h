@@ -3,13 +3,15 @@
  *
  * A datagram to a port nobody bound is answered with ICMP port unreachable
  * (rate-limited) and counted as drop_udp_no_port. IPv6 datagrams with a zero
- * checksum are dropped (RFC 8200 8.1); IPv4 ones are accepted unchecked.
+ * checksum are dropped as drop_udp_bad_checksum (RFC 8200 8.1); IPv4 ones
+ * are accepted unchecked.
  */
 #ifndef MOTEIP_UDP_H
 #define MOTEIP_UDP_H
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include "moteip/status.h"
 #include "moteip/addr.h"
 
@@ -21,6 +23,7 @@ struct mip_udp_meta {
     uint16_t src_port;
     uint16_t dst_port;
     uint8_t  netif;
+    bool     dst_multicast;  /* sent to a multicast or broadcast address */
 };
 
 /* Receives one datagram's payload. The memory is the stack's, valid during

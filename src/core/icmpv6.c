@@ -143,6 +143,52 @@ void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t
     }
 }
 
+/* Byte i of the concatenation a|b, or -1 past its end. */
+static int byte_at(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t i)
+{
+    if (i < alen)
+        return a[i];
+    i -= alen;
+    return i < blen ? b[i] : -1;
+}
+
+/* RFC 4443 2.4(e.1): true when the packet hdr|l4 is an ICMPv6 error message
+ * (or may be one: its type was cut off), looking past extension headers and
+ * into a first fragment. A later fragment has no upper header to look at. */
+static bool carries_icmpv6_error(const uint8_t *hdr, size_t hdr_len, const uint8_t *l4,
+                                 size_t l4_len)
+{
+    size_t off = MIP_IPV6_HDR_LEN;
+    int nh = hdr[6], b, len;
+    unsigned n;
+    for (n = 0; n <= MIP_IPV6_EXT_MAX; n++) {
+        switch (nh) {
+        case MIP_IPPROTO_ICMPV6:
+            b = byte_at(hdr, hdr_len, l4, l4_len, off);
+            return b < 128;
+        case MIP_IPV6_NH_FRAGMENT:
+            b = byte_at(hdr, hdr_len, l4, l4_len, off + 2u);
+            len = byte_at(hdr, hdr_len, l4, l4_len, off + 3u);
+            if (b < 0 || len < 0 || (((b << 8) | len) & 0xFFF8) != 0)
+                return false;
+            len = 0;
+            break;
+        case MIP_IPV6_NH_HOPOPTS:
+        case MIP_IPV6_NH_ROUTING:
+        case MIP_IPV6_NH_DSTOPTS:
+            len = byte_at(hdr, hdr_len, l4, l4_len, off + 1u);
+            if (len < 0)
+                return false;
+            break;
+        default:
+            return false;
+        }
+        nh = byte_at(hdr, hdr_len, l4, l4_len, off);
+        off += ((size_t)len + 1u) * 8u;
+    }
+    return false;
+}
+
 void icmpv6_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t rest,
                        const uint8_t *hdr, size_t hdr_len, const uint8_t *l4, size_t l4_len,
                        bool allow_mcast)
@@ -158,11 +204,10 @@ void icmpv6_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
         return;
     mip_addr_set6(&orig_src, hdr + 8);
     mip_addr_set6(&orig_dst, hdr + 24);
-    /* RFC 4443 2.4(e): not about an ICMPv6 error (seen when it directly
-     * follows the fixed header), not to a multicast destination unless
-     * allowed, not to a source that names no single node. */
-    if (hdr_len == MIP_IPV6_HDR_LEN && hdr[6] == MIP_IPPROTO_ICMPV6 &&
-        (l4_len < 1 || l4[0] < 128u))
+    /* RFC 4443 2.4(e): not about an ICMPv6 error (even behind extension
+     * headers), not to a multicast destination unless allowed, not to a
+     * source that names no single node. */
+    if (carries_icmpv6_error(hdr, hdr_len, l4, l4_len))
         return;
     if ((ip6_is_multicast(orig_dst.bytes) && !allow_mcast) ||
         ip6_is_multicast(orig_src.bytes) || ip6_is_unspecified(orig_src.bytes))

@@ -119,9 +119,18 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     }
     if (w->frag_offset == 0 && !w->frag_more) {
         /* An atomic fragment (RFC 6946): process it on its own. */
-        if (walk_failed(s, mip_ipv6_walk_ext(pkt, len, w->frag_next, w->frag_data_offset,
-                                             false, &inner)) ||
-            ext_problem(s, &inner, pkt, len, rx->dst_multicast))
+        uint16_t frag_nh = (uint16_t)(w->frag_data_offset - MIP_IPV6_FRAG_HDR_LEN);
+        mip_status st = mip_ipv6_walk_ext(pkt, len, w->frag_next, w->frag_data_offset,
+                                          false, &inner);
+        /* A walk started past the Fragment header reports the fixed header's
+         * Next Header (6) for the protocol it started with; that one was
+         * named by the Fragment header's Next Header byte. */
+        if (inner.upper_nh_offset < w->frag_data_offset)
+            inner.upper_nh_offset = frag_nh;
+        if (inner.problem == MIP_IPV6_PROBLEM_NEXT_HEADER &&
+            inner.problem_pointer < w->frag_data_offset)
+            inner.problem_pointer = frag_nh;
+        if (walk_failed(s, st) || ext_problem(s, &inner, pkt, len, rx->dst_multicast))
             return;
         rx->proto = inner.upper_proto;
         rx->quote_len = inner.upper_offset;

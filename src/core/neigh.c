@@ -53,7 +53,10 @@ static struct mip_neigh *neigh_alloc(struct mip_stack *s, uint8_t family, uint8_
         STAT(s, drop_neigh_full);
         return NULL;
     }
-    neigh_drop_pending(s, victim);
+    /* A free entry's `pending` is meaningless (zeroed at init: index 0 of
+     * a live buffer), so only a reused entry has a packet to drop. */
+    if (victim->state != MIP_NEIGH_FREE)
+        neigh_drop_pending(s, victim);
     memset(victim, 0, sizeof(*victim));
     victim->family = family;
     victim->netif = netif;

@@ -98,6 +98,7 @@ void udp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *l
     m.src_port = h.src_port;
     m.dst_port = h.dst_port;
     m.netif = rx->netif;
+    m.dst_multicast = rx->dst_multicast;
     u->recv(u->ctx, s, &m, l4 + MIP_UDP_HDR_LEN, (size_t)h.length - MIP_UDP_HDR_LEN);
 }
 

@@ -36,6 +36,10 @@
 #include "udp_discard.h"
 #include "udp_echo.h"
 
+#if !MIP_CONF_ETHERNET || !MIP_CONF_IPV4
+#error "moteip-host needs Ethernet and IPv4: build the full profile (MOTEIP_PROFILE=full)"
+#endif
+
 #define PROG "moteip-host"
 #define EXIT_USAGE 2
 #define EXIT_RUNTIME 1

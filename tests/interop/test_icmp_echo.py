@@ -11,7 +11,7 @@ import time
 import pytest
 
 import netpkt
-from conftest import LINUX_V6, STACK_V4, STACK_V6, assert_safe_addr
+from moteip_netns import LINUX_V6, STACK_V4, STACK_V6, assert_safe_addr
 
 PING_SIZES = [0, 1, 7, 8, 56, 64, 100, 500, 1000, 1400, 1452, 1472]
 V4_MAX = 1472   # 1500 - 20 - 8

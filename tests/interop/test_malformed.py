@@ -9,7 +9,7 @@ import time
 import pytest
 
 import netpkt as P
-from conftest import LINUX_V4, LINUX_V6, STACK_V4, STACK_V6, TAP, assert_safe_addr
+from moteip_netns import LINUX_V4, LINUX_V6, STACK_V4, STACK_V6, TAP, assert_safe_addr
 
 ETH_P_ALL = 0x0003
 
@@ -104,6 +104,8 @@ def test_malformed_batches(host, inj):
     want("drop_udp_truncated")
     inj.v6(P.ipv6(LINUX_V6, STACK_V6, P.PROTO_UDP, udp6(bad_checksum=True)))
     want("drop_udp_bad_checksum")
+    inj.v6(P.ipv6(LINUX_V6, STACK_V6, P.PROTO_UDP, P.udp(40000, 7, b"hello", None)))
+    want("drop_udp_bad_checksum")                              # zero checksum (RFC 8200 8.1)
     inj.v6(P.ipv6(LINUX_V6, STACK_V6, P.PROTO_ICMPV6, b"\x80\x00"))
     want("drop_icmp_truncated")
     inj.v6(P.ipv6(LINUX_V6, STACK_V6, P.PROTO_ICMPV6, echo6(bad_checksum=True)))

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import netpkt
-from conftest import STACK_V4, STACK_V6, assert_safe_addr
+from moteip_netns import STACK_V4, STACK_V6, assert_safe_addr
 
 FAMILIES = [(socket.AF_INET, STACK_V4), (socket.AF_INET6, STACK_V6)]
 FAMILY_IDS = ["v4", "v6"]

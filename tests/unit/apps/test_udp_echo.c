@@ -538,6 +538,7 @@ static void test_echo_ipv6_zero_checksum_dropped(void)
     inject(f, pkt, len);
     CHECK_EQ(f->cap.n, 0);
     CHECK_EQ(f->echo.datagrams, 0);
+    CHECK_EQ(mip_stack_stat(&f->stack, MIP_STAT_drop_udp_bad_checksum), 1);
 }
 
 static void test_echo_ipv6_bad_checksum_not_echoed(void)

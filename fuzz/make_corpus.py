@@ -1,0 +1,482 @@
+#!/usr/bin/env python3
+"""Generates the seed corpora of the moteip fuzz harnesses.
+
+    python3 fuzz/make_corpus.py            # writes fuzz/corpus/<harness>/seed-*
+
+Deterministic, standard library only. It rewrites only files named seed-*
+(regression inputs, regress-*, are kept as they are).
+
+Record format of the stack harnesses (see fuzz/stack_harness.h):
+    [1 byte time step, 100 ms units][2 bytes BE: bit 15 = driver fails,
+     bits 0..14 = length][frame]
+fuzz_wire input: [1 byte codec selector][bytes] (see fuzz/fuzz_wire.c).
+"""
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+
+# --- addresses ---------------------------------------------------------------
+
+OUR_MAC = bytes.fromhex("020000000002")
+PEER_MAC = bytes.fromhex("020000000001")      # 192.0.2.1 / fd00::1, the gateway
+HOST3_MAC = bytes.fromhex("020000000003")     # 192.0.2.3 / fd00::3
+BCAST_MAC = b"\xff" * 6
+
+def v4(s):
+    return bytes(int(x) for x in s.split("."))
+
+def v6(s):
+    if "::" in s:
+        head, tail = s.split("::")
+        h = [int(x, 16) for x in head.split(":")] if head else []
+        t = [int(x, 16) for x in tail.split(":")] if tail else []
+        words = h + [0] * (8 - len(h) - len(t)) + t
+    else:
+        words = [int(x, 16) for x in s.split(":")]
+    return b"".join(struct.pack(">H", w) for w in words)
+
+OUR4, PEER4, HOST3_4 = v4("192.0.2.2"), v4("192.0.2.1"), v4("192.0.2.3")
+REMOTE4 = v4("198.51.100.7")
+OUR6, PEER6, HOST3_6 = v6("fd00::2"), v6("fd00::1"), v6("fd00::3")
+OUR_LL_ETH = v6("fe80::ff:fe00:2")
+OUR_LL_RAW = v6("fe80::2")
+PEER_LL = v6("fe80::1")
+REMOTE6 = v6("2001:db8::7")
+ALL_NODES = v6("ff02::1")
+
+def solicited(a):
+    return v6("ff02::1:ff00:0")[:13] + a[13:]
+
+def mcast_mac6(a):
+    return b"\x33\x33" + a[12:]
+
+# --- checksums and headers ---------------------------------------------------
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(">%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+def pseudo4(src, dst, proto, length):
+    return src + dst + struct.pack(">BBH", 0, proto, length)
+
+def pseudo6(src, dst, nh, length):
+    return src + dst + struct.pack(">I", length) + b"\0\0\0" + bytes([nh])
+
+def ipv4(src, dst, proto, payload, ttl=64, ident=0x1234, df=False, mf=False,
+         frag_off=0, tos=0, options=b"", total_len=None):
+    ihl = 5 + len(options) // 4
+    tl = total_len if total_len is not None else ihl * 4 + len(payload)
+    flags = (0x4000 if df else 0) | (0x2000 if mf else 0) | (frag_off // 8)
+    h = struct.pack(">BBHHHBBH4s4s", 0x40 | ihl, tos, tl, ident, flags, ttl, proto,
+                    0, src, dst) + options
+    h = h[:10] + struct.pack(">H", csum(h)) + h[12:]
+    return h + payload
+
+def ipv6(src, dst, nh, payload, hlim=64, tc=0, flow=0):
+    return struct.pack(">IHBB", (6 << 28) | (tc << 20) | flow, len(payload), nh,
+                       hlim) + src + dst + payload
+
+def icmp4(typ, code, rest, body):
+    m = struct.pack(">BBHI", typ, code, 0, rest) + body
+    return m[:2] + struct.pack(">H", csum(m)) + m[4:]
+
+def icmp6(src, dst, typ, code, rest, body):
+    m = struct.pack(">BBHI", typ, code, 0, rest) + body
+    c = csum(pseudo6(src, dst, 58, len(m)) + m)
+    return m[:2] + struct.pack(">H", c) + m[4:]
+
+def udp(src, dst, sport, dport, data):
+    u = struct.pack(">HHHH", sport, dport, 8 + len(data), 0) + data
+    ph = pseudo4(src, dst, 17, len(u)) if len(src) == 4 else pseudo6(src, dst, 17, len(u))
+    c = csum(ph + u) or 0xFFFF
+    return u[:6] + struct.pack(">H", c) + u[8:]
+
+TCP_ALL_OPTS = (b"\x02\x04\x05\xb4"                     # MSS 1460
+                b"\x01\x03\x03\x07"                     # NOP, WS 7
+                b"\x04\x02"                             # SACK permitted
+                b"\x08\x0a\x00\x00\x10\x00\x00\x00\x00\x00"  # timestamps
+                b"\x01\x01\x05\x0a\x00\x00\x00\x01\x00\x00\x00\x02")  # NOP NOP SACK 1
+
+def tcp(src, dst, sport, dport, flags, opts=b"", seq=1000, ack=0, data=b""):
+    while len(opts) % 4:
+        opts += b"\x00"
+    off = (20 + len(opts)) // 4
+    t = struct.pack(">HHIIBBHHH", sport, dport, seq, ack, off << 4, flags, 65535, 0,
+                    0) + opts + data
+    ph = pseudo4(src, dst, 6, len(t)) if len(src) == 4 else pseudo6(src, dst, 6, len(t))
+    c = csum(ph + t)
+    return t[:16] + struct.pack(">H", c) + t[18:]
+
+def eth(dst, src, etype, payload):
+    return dst + src + struct.pack(">H", etype) + payload
+
+def arp(op, sha, spa, tha, tpa):
+    return struct.pack(">HHBBH", 1, 0x0800, 6, 4, op) + sha + spa + tha + tpa
+
+def frag6_hdr(nh, off, more, ident):
+    return struct.pack(">BBHI", nh, 0, off | (1 if more else 0), ident)
+
+def ext_opts(nh, opts):
+    """Hop-by-hop / destination options header padded to 8n bytes."""
+    body = bytes([nh, 0]) + opts
+    pad = (-len(body)) % 8
+    if pad == 1:
+        body += b"\x00"
+    elif pad:
+        body += bytes([1, pad - 2]) + b"\0" * (pad - 2)
+    return bytes([nh, len(body) // 8 - 1]) + body[2:]
+
+def routing_hdr(nh, segleft, rtype=0, addrs=()):
+    body = struct.pack(">BBBBI", nh, 2 * len(addrs), rtype, segleft, 0) + b"".join(addrs)
+    return body
+
+def nd_ns(src, dst, target, slla=None):
+    body = target          # the 4 reserved bytes are the header's "rest"
+    if slla is not None:
+        body += b"\x01\x01" + slla
+    return icmp6(src, dst, 135, 0, 0, body)
+
+def nd_na(src, dst, target, flags, tlla=None):
+    body = target
+    if tlla is not None:
+        body += b"\x02\x01" + tlla
+    return icmp6(src, dst, 136, 0, flags << 24, body)
+
+# --- records ----------------------------------------------------------------
+
+def rec(frame, step=0, fail=False):
+    return bytes([step]) + struct.pack(">H", len(frame) | (0x8000 if fail else 0)) + frame
+
+def e4(payload, dst=OUR_MAC, src=PEER_MAC):
+    return eth(dst, src, 0x0800, payload)
+
+def e6(payload, dst=OUR_MAC, src=PEER_MAC):
+    return eth(dst, src, 0x86DD, payload)
+
+def ea(payload, dst=BCAST_MAC, src=PEER_MAC):
+    return eth(dst, src, 0x0806, payload)
+
+PING_BODY = bytes(range(56))
+ARP_REQ = arp(1, PEER_MAC, PEER4, b"\0" * 6, OUR4)      # who has .2? tell .1
+ARP_REP = arp(2, PEER_MAC, PEER4, OUR_MAC, OUR4)        # .1 is at PEER_MAC
+
+def ping4(src, dst, body=PING_BODY, **kw):
+    return ipv4(src, dst, 1, icmp4(8, 0, 0x42000001, body), **kw)
+
+def ping6(src, dst, body=PING_BODY, **kw):
+    return ipv6(src, dst, 58, icmp6(src, dst, 128, 0, 0x42000001, body), **kw)
+
+def frags4(src, dst, proto, l4, size, ident=0x4242, ttl=64):
+    out, off = [], 0
+    while off < len(l4):
+        chunk = l4[off:off + size]
+        more = off + len(chunk) < len(l4)
+        out.append(ipv4(src, dst, proto, chunk, ident=ident, mf=more, frag_off=off, ttl=ttl))
+        off += len(chunk)
+    return out
+
+def frags6(src, dst, nh, l4, size, ident=0x6666, hlim=64):
+    out, off = [], 0
+    while off < len(l4):
+        chunk = l4[off:off + size]
+        more = off + len(chunk) < len(l4)
+        out.append(ipv6(src, dst, 44, frag6_hdr(nh, off, more, ident) + chunk, hlim=hlim))
+        off += len(chunk)
+    return out
+
+def ns_from_peer(target=OUR6, src=PEER6, mac=PEER_MAC):
+    """NS from a neighbour, so it is in our cache afterwards."""
+    d = solicited(target)
+    return ipv6(src, d, 58, nd_ns(src, d, target, mac), hlim=255)
+
+def na_from_peer(target=PEER6, dst=OUR6, mac=PEER_MAC, flags=0x60):
+    return ipv6(target, dst, 58, nd_na(target, dst, target, flags, mac), hlim=255)
+
+# --- the seeds --------------------------------------------------------------
+
+def ip_seeds(ll_ours):
+    """(name, [ (ip_datagram, step, fail) ... ]) shared by both link types.
+    Link-layer resolution records are added by the Ethernet wrapper."""
+    big = bytes((i * 7) & 0xFF for i in range(2000))
+    s = {}
+    s["ping4"] = [ping4(PEER4, OUR4)]
+    s["ping4-offlink"] = [ping4(REMOTE4, OUR4)]
+    s["ping4-bcast"] = [ping4(PEER4, v4("192.0.2.255"))]
+    s["ping4-ttl1-fwd"] = [ping4(PEER4, REMOTE4, ttl=1)]
+    s["ping4-big-reply-fragmented"] = [ping4(PEER4, OUR4, body=big[:1472 - 8 + 100])]
+    icmp_big = icmp4(8, 0, 0x42000002, big)
+    s["ping4-frag"] = frags4(PEER4, OUR4, 1, icmp_big, 1480)
+    s["ping4-frag-reverse"] = list(reversed(frags4(PEER4, OUR4, 1, icmp_big, 800)))
+    f = frags4(PEER4, OUR4, 1, icmp_big, 1000)
+    s["ping4-frag-overlap"] = [f[0], ipv4(PEER4, OUR4, 1, icmp_big[992:1496], ident=0x4242,
+                                          mf=True, frag_off=992), f[1]]
+    s["ping4-frag-dup"] = [f[0], f[0], f[1]]
+    s["ping4-frag-timeout"] = [f[0], (None, 255), (None, 255)]
+    s["ping4-frag-tiny"] = frags4(PEER4, OUR4, 1, icmp4(8, 0, 7, PING_BODY), 8)
+    s["udp4-echo"] = [ipv4(PEER4, OUR4, 17, udp(PEER4, OUR4, 40000, 7, b"hello moteip"))]
+    s["udp4-echo-frag"] = frags4(PEER4, OUR4, 17, udp(PEER4, OUR4, 40001, 7, big[:1800]), 1024)
+    s["udp4-closed"] = [ipv4(PEER4, OUR4, 17, udp(PEER4, OUR4, 40000, 9, b"anyone?"))]
+    s["udp4-nocsum"] = [ipv4(PEER4, OUR4, 17, struct.pack(">HHHH", 5, 7, 12, 0) + b"abcd")]
+    s["tcp4-syn"] = [ipv4(PEER4, OUR4, 6, tcp(PEER4, OUR4, 40000, 80, 0x02, TCP_ALL_OPTS))]
+    s["proto4-unknown"] = [ipv4(PEER4, OUR4, 253, b"\0" * 16)]
+    s["fwd4-udp"] = [ipv4(PEER4, REMOTE4, 17, udp(PEER4, REMOTE4, 1000, 2000, b"through"))]
+    s["fwd4-onlink"] = [ipv4(PEER4, HOST3_4, 17, udp(PEER4, HOST3_4, 1000, 2000, b"x"))]
+    s["fwd4-options"] = [ipv4(PEER4, REMOTE4, 17, udp(PEER4, REMOTE4, 1, 2, b"o"),
+                              options=b"\x07\x07\x04\0\0\0\0\x01")]
+    quoted = ipv4(OUR4, PEER4, 17, udp(OUR4, PEER4, 7, 40000, b"echo"))
+    s["icmp4-error-in"] = [ipv4(PEER4, OUR4, 1, icmp4(3, 3, 0, quoted[:28]))]
+    s["icmp4-fragneeded-in"] = [ipv4(PEER4, OUR4, 1, icmp4(3, 4, 576, quoted))]
+    s["ping4-drvfail"] = [(ping4(PEER4, OUR4), 0, True)]
+
+    s["ping6"] = [ping6(PEER6, OUR6)]
+    s["ping6-ll"] = [ping6(PEER_LL, ll_ours)]
+    s["ping6-allnodes"] = [ping6(PEER_LL, ALL_NODES)]
+    s["ping6-offlink"] = [ping6(REMOTE6, OUR6)]
+    icmp6_big = icmp6(PEER6, OUR6, 128, 0, 0x42000003, big)
+    s["ping6-frag"] = frags6(PEER6, OUR6, 58, icmp6_big, 1232)
+    g = frags6(PEER6, OUR6, 58, icmp6_big, 1000)
+    s["ping6-frag-overlap"] = [g[0], ipv6(PEER6, OUR6, 44, frag6_hdr(58, 992, True, 0x6666) +
+                                          icmp6_big[992:1504]), g[1]]
+    s["ping6-frag-timeout"] = [g[0], (None, 255), (None, 255)]
+    s["ping6-atomic-frag"] = [ipv6(PEER6, OUR6, 44, frag6_hdr(58, 0, False, 9) +
+                                   icmp6(PEER6, OUR6, 128, 0, 5, PING_BODY))]
+    s["ping6-frag-badlen"] = [ipv6(PEER6, OUR6, 44, frag6_hdr(58, 0, True, 10) +
+                                   icmp6(PEER6, OUR6, 128, 0, 5, PING_BODY[:13]))]
+    u6 = udp(PEER6, OUR6, 40000, 7, b"hello six")
+    s["udp6-echo"] = [ipv6(PEER6, OUR6, 17, u6)]
+    s["udp6-closed"] = [ipv6(PEER6, OUR6, 17, udp(PEER6, OUR6, 40000, 9, b"closed"))]
+    s["udp6-zero-csum"] = [ipv6(PEER6, OUR6, 17, struct.pack(">HHHH", 5, 7, 12, 0) + b"abcd")]
+    chain = (ext_opts(60, b"\x01\x02\0\0") +               # HBH: PadN
+             ext_opts(43, b"\x00\x00") +                   # dest options: Pad1 Pad1
+             routing_hdr(44, 0) +                          # routing, segments left 0
+             frag6_hdr(17, 0, False, 77))                  # atomic fragment
+    s["ipv6-ext-chain"] = [ipv6(PEER6, OUR6, 0, chain + u6)]
+    s["ipv6-opt-unknown-10"] = [ipv6(PEER6, OUR6, 60, ext_opts(17, b"\x80\x02\0\0") + u6)]
+    s["ipv6-opt-unknown-11-mcast"] = [ipv6(PEER_LL, ALL_NODES, 60,
+                                           ext_opts(17, b"\xc0\x02\0\0") + u6)]
+    s["ipv6-opt-unknown-01"] = [ipv6(PEER6, OUR6, 60, ext_opts(17, b"\x40\x02\0\0") + u6)]
+    s["ipv6-routing-segleft"] = [ipv6(PEER6, OUR6, 43, routing_hdr(17, 1, 0, [REMOTE6]) + u6)]
+    s["ipv6-hbh-late"] = [ipv6(PEER6, OUR6, 60, ext_opts(0, b"") + ext_opts(17, b"") + u6)]
+    s["ipv6-nonext"] = [ipv6(PEER6, OUR6, 59, b"\0" * 8)]
+    s["ipv6-unknown-nh"] = [ipv6(PEER6, OUR6, 253, b"\0" * 8)]
+    s["tcp6-syn"] = [ipv6(PEER6, OUR6, 6, tcp(PEER6, OUR6, 40000, 80, 0x02, TCP_ALL_OPTS))]
+    s["fwd6-udp"] = [ipv6(PEER6, REMOTE6, 17, udp(PEER6, REMOTE6, 1, 2, b"through"))]
+    s["fwd6-hlim1"] = [ipv6(PEER6, REMOTE6, 17, udp(PEER6, REMOTE6, 1, 2, b"x"), hlim=1)]
+    s["fwd6-ll-dst"] = [ipv6(PEER6, PEER_LL, 17, udp(PEER6, PEER_LL, 1, 2, b"x"))]
+    q6 = ipv6(OUR6, PEER6, 17, udp(OUR6, PEER6, 7, 40000, b"echo"))
+    s["icmp6-ptb-in"] = [ipv6(PEER6, OUR6, 58, icmp6(PEER6, OUR6, 2, 0, 1280, q6))]
+    s["icmp6-unreach-in"] = [ipv6(PEER6, OUR6, 58, icmp6(PEER6, OUR6, 1, 4, 0, q6))]
+    s["ns-dad"] = [ipv6(bytes(16), solicited(OUR6), 58,
+                        nd_ns(bytes(16), solicited(OUR6), OUR6), hlim=255)]
+    s["ns-ll"] = [ipv6(PEER_LL, solicited(ll_ours), 58,
+                       nd_ns(PEER_LL, solicited(ll_ours), ll_ours, PEER_MAC), hlim=255)]
+    s["na-unsolicited"] = [ipv6(PEER6, ALL_NODES, 58,
+                                nd_na(PEER6, ALL_NODES, PEER6, 0x20, PEER_MAC), hlim=255)]
+    s["rs-ra"] = [ipv6(PEER_LL, ALL_NODES, 58,
+                       icmp6(PEER_LL, ALL_NODES, 134, 0, 0x40000708,
+                             struct.pack(">II", 0, 0) + b"\x01\x01" + PEER_MAC), hlim=255)]
+    s["ping6-drvfail"] = [(ping6(PEER6, OUR6), 0, True)]
+    return s
+
+def norm(items):
+    out = []
+    for it in items:
+        if isinstance(it, tuple):
+            pkt, step = it[0], it[1]
+            fail = it[2] if len(it) > 2 else False
+        else:
+            pkt, step, fail = it, 0, False
+        out.append((pkt, step, fail))
+    return out
+
+def eth_wrap(name, items):
+    """Ethernet framing: make the peer known first (ARP request or NS from
+    it), so replies go out without waiting; a few seeds keep the unresolved
+    path instead."""
+    recs = []
+    fam6 = any(p is not None and p[0] >> 4 == 6 for p, _, _ in items)
+    unresolved = name.endswith("-unresolved")
+    if not unresolved:
+        if fam6:
+            recs.append(rec(e6(ns_from_peer(), dst=mcast_mac6(solicited(OUR6)))))
+        else:
+            recs.append(rec(ea(ARP_REQ)))
+    for pkt, step, fail in items:
+        if pkt is None:
+            recs.append(rec(b"", step))
+            continue
+        if pkt[0] >> 4 == 4:
+            d = pkt[16:20]
+            mac = BCAST_MAC if d in (v4("192.0.2.255"), b"\xff" * 4) else OUR_MAC
+            recs.append(rec(e4(pkt, dst=mac), step, fail))
+        else:
+            d = pkt[24:40]
+            mac = mcast_mac6(d) if d[0] == 0xFF else OUR_MAC
+            recs.append(rec(e6(pkt, dst=mac), step, fail))
+    return b"".join(recs)
+
+def raw_wrap(items):
+    return b"".join(rec(b"" if p is None else p, step, fail) for p, step, fail in items)
+
+def eth_only_seeds():
+    s = {}
+    s["arp-request"] = rec(ea(ARP_REQ))
+    s["arp-request-padded"] = rec(ea(ARP_REQ + b"\0" * 18))
+    s["arp-reply-unsolicited"] = rec(ea(ARP_REP, dst=OUR_MAC))
+    s["arp-probe"] = rec(ea(arp(1, PEER_MAC, b"\0" * 4, b"\0" * 6, OUR4)))
+    s["arp-gratuitous"] = rec(ea(arp(1, PEER_MAC, PEER4, b"\0" * 6, PEER4)))
+    # the reply waits for resolution, then the answer flushes it
+    s["ping4-unresolved"] = (rec(e4(ping4(PEER4, OUR4))) +
+                             rec(ea(ARP_REP, dst=OUR_MAC), 3))
+    s["ping4-unresolved-timeout"] = rec(e4(ping4(HOST3_4, OUR4), src=HOST3_MAC))
+    s["ping4-unresolved-replaced"] = (rec(e4(ping4(PEER4, OUR4))) +
+                                      rec(e4(ping4(PEER4, OUR4, body=b"second"))) +
+                                      rec(ea(ARP_REP, dst=OUR_MAC), 5))
+    s["fwd4-via-gw-unresolved"] = (rec(e4(ipv4(HOST3_4, REMOTE4, 17,
+                                               udp(HOST3_4, REMOTE4, 1, 2, b"x"))))
+                                   + rec(ea(ARP_REP, dst=OUR_MAC), 2))
+    s["ping4-stale-reprobe"] = (rec(ea(ARP_REQ)) + rec(e4(ping4(PEER4, OUR4))) +
+                                rec(e4(ping4(PEER4, OUR4)), 255) +
+                                rec(e4(ping4(PEER4, OUR4)), 255) +
+                                rec(ea(ARP_REP, dst=OUR_MAC), 1))
+    s["ping6-unresolved"] = (rec(e6(ping6(PEER6, OUR6))) +
+                             rec(e6(na_from_peer()), 3))
+    s["ping6-unresolved-timeout"] = rec(e6(ping6(HOST3_6, OUR6), src=HOST3_MAC))
+    # ipv6.c ipv6_input(): link_mcast is ignored for local delivery, so an
+    # IPv6 unicast datagram received in a link-layer multicast/broadcast frame
+    # is answered with ICMPv6 errors (RFC 4443 2.4(e.2), (e.3)).
+    s["regress-v6-error-for-link-mcast"] = rec(e6(ns_from_peer(),
+                                                  dst=mcast_mac6(solicited(OUR6)))) + rec(e6(ipv6(PEER6, OUR6, 17,
+                                                       udp(PEER6, OUR6, 40000, 9, b"x")),
+                                                  dst=mcast_mac6(ALL_NODES)))
+    s["ns-for-us"] = rec(e6(ns_from_peer(), dst=mcast_mac6(solicited(OUR6))))
+    s["ns-unicast"] = rec(e6(ipv6(PEER6, OUR6, 58, nd_ns(PEER6, OUR6, OUR6, PEER_MAC),
+                                  hlim=255)))
+    s["na-solicited"] = rec(e6(na_from_peer()))
+    s["vlan-tagged"] = rec(eth(OUR_MAC, PEER_MAC, 0x8100, b"\0\x01\x08\0" + ping4(PEER4, OUR4)))
+    s["not-for-us"] = rec(e4(ping4(PEER4, OUR4), dst=HOST3_MAC))
+    s["runt"] = rec(OUR_MAC + PEER_MAC)
+    return s
+
+def regress_seeds_ip():
+    """Hand-made reproducers of bugs the fuzzers found (fixed or not, they
+    stay as regression inputs). Named regress-*."""
+    s = {}
+    # ipv4.c ipv4_input(): a source of 192.0.2.255 (our subnet's broadcast)
+    # passes bad_source(); the echo reply then goes to the broadcast address
+    # (RFC 1122 3.2.1.3 / 3.2.2: such sources are invalid, no reply/error).
+    s["regress-v4-src-subnet-bcast"] = [ping4(v4("192.0.2.255"), OUR4)]
+    # ipv6.c ipv6_forward(): a packet from :: is forwarded (RFC 4291 2.5.2:
+    # must never be forwarded).
+    s["regress-v6-fwd-unspecified-src"] = [ipv6(bytes(16), REMOTE6, 17,
+                                                udp(bytes(16), REMOTE6, 1, 2, b"x"))]
+    # ipv4.c ipv4_input(): datagrams to 0.0.0.0 (and 127/8, 240/4) are
+    # forwarded (RFC 1812 5.3.7 / 4.2.3.1: a router MUST NOT forward them).
+    # ip_output.c ip_route(): with an explicit netif, a multicast destination
+    # that the default route matches gets the gateway as next hop, so the
+    # DAD-defence NA to ff02::1 (and every multicast NS) is sent unicast to
+    # the gateway's MAC, or queued behind resolving the gateway.
+    s["regress-v6-mcast-nexthop-gateway"] = [ipv6(bytes(16), solicited(OUR6), 58,
+                                                  nd_ns(bytes(16), solicited(OUR6), OUR6),
+                                                  hlim=255)]
+    # ipv6.c ipv6_forward(): packets to :: and to/from ::1 are forwarded
+    # (RFC 4291 2.5.2, 2.5.3).
+    s["regress-v6-fwd-unspecified-dst"] = [ipv6(PEER6, bytes(16), 17,
+                                                udp(PEER6, bytes(16), 1, 2, b"x"))]
+    s["regress-v6-fwd-loopback-dst"] = [ipv6(PEER6, v6("::1"), 17,
+                                             udp(PEER6, v6("::1"), 1, 2, b"x"))]
+    s["regress-v4-fwd-martian-dst"] = [ipv4(PEER4, v4("0.0.0.0"), 17,
+                                            udp(PEER4, v4("0.0.0.0"), 1, 2, b"x"))]
+    return s
+
+# --- fuzz_wire ----------------------------------------------------------------
+
+def wire_seeds():
+    s = {}
+    # selector bytes: 0 eth, 1 arp, 2 ipv4, 3 ipv6, 4 icmpv4, 5 icmpv6, 6 nd,
+    # 7 udp, 8 tcp, 9 checksum
+    s["eth-ipv4"] = bytes([0]) + e4(ping4(PEER4, OUR4))
+    s["arp-request"] = bytes([1]) + ARP_REQ
+    s["arp-reply-padded"] = bytes([1]) + ARP_REP + b"\0" * 18
+    s["ipv4-ping"] = bytes([2]) + ping4(PEER4, OUR4)
+    s["ipv4-options"] = bytes([2]) + ipv4(PEER4, OUR4, 17, udp(PEER4, OUR4, 1, 7, b"x"),
+                                          options=b"\x94\x04\0\0\x01\x01\x01\0")
+    s["ipv4-frag"] = bytes([2]) + ipv4(PEER4, OUR4, 1, b"\0" * 16, mf=True, frag_off=1480,
+                                       df=False)
+    s["ipv4-padded"] = bytes([2]) + ipv4(PEER4, OUR4, 1, icmp4(8, 0, 1, b"")) + b"\0" * 10
+    chain = (ext_opts(60, b"\x01\x02\0\0") + ext_opts(43, b"\x00\x00") +
+             routing_hdr(44, 0) + frag6_hdr(17, 1232, True, 0xdeadbeef))
+    s["ipv6-ext-chain"] = bytes([3]) + ipv6(PEER6, OUR6, 0, chain + b"\0" * 16)
+    s["ipv6-opt-unknown"] = bytes([3]) + ipv6(PEER6, OUR6, 60, ext_opts(17, b"\xc0\x02\0\0"))
+    s["ipv6-routing-segleft"] = bytes([3]) + ipv6(PEER6, OUR6, 43,
+                                                  routing_hdr(17, 1, 0, [REMOTE6]))
+    s["ipv6-ping"] = bytes([3]) + ping6(PEER6, OUR6)
+    s["icmpv4-echo"] = bytes([4]) + icmp4(8, 0, 0x10001, PING_BODY)
+    s["icmpv4-unreach"] = bytes([4]) + icmp4(3, 3, 0, ping4(OUR4, PEER4)[:28])
+    s["icmpv6-echo"] = bytes([5]) + icmp6(PEER6, OUR6, 128, 0, 1, PING_BODY)
+    s["icmpv6-ptb"] = bytes([5]) + icmp6(PEER6, OUR6, 2, 0, 1280, ping6(OUR6, PEER6)[:48])
+    s["nd-ns-slla"] = bytes([6]) + nd_ns(PEER6, solicited(OUR6), OUR6, PEER_MAC)
+    s["nd-na-tlla"] = bytes([6]) + nd_na(PEER6, OUR6, PEER6, 0xE0, PEER_MAC)
+    s["nd-ns-long-lla"] = bytes([6]) + nd_ns(PEER6, OUR6, OUR6) + b"\x01\x02" + bytes(range(14))
+    s["nd-ra-prefix"] = bytes([6]) + icmp6(PEER_LL, ALL_NODES, 134, 0, 0x40000708,
+                                           struct.pack(">II", 30000, 1000) +
+                                           b"\x01\x01" + PEER_MAC +
+                                           b"\x03\x04\x40\xc0" + b"\0" * 12 + OUR6[:8] +
+                                           b"\0" * 8 + b"\x05\x01\0\0\0\0\x05\xdc")
+    s["nd-rs"] = bytes([6]) + icmp6(PEER_LL, v6("ff02::2"), 133, 0, 0,
+                                    b"\x01\x01" + PEER_MAC)
+    s["nd-redirect"] = bytes([6]) + icmp6(PEER_LL, OUR_LL_ETH, 137, 0, 0,
+                                          PEER_LL + REMOTE6 + b"\x02\x01" + PEER_MAC)
+    s["udp"] = bytes([7]) + udp(PEER4, OUR4, 40000, 7, b"hello")
+    s["udp-padded"] = bytes([7]) + udp(PEER4, OUR4, 40000, 7, b"hello") + b"\0\0\0"
+    s["tcp-syn-all-opts"] = bytes([8]) + tcp(PEER4, OUR4, 40000, 80, 0x02, TCP_ALL_OPTS)
+    s["tcp-sack4"] = bytes([8]) + tcp(PEER4, OUR4, 1, 2, 0x10,
+                                      b"\x01\x01\x05\x22" + bytes(range(32)) + b"\x01\x01")
+    s["tcp-ts-sack3"] = bytes([8]) + tcp(PEER4, OUR4, 1, 2, 0x10,
+                                         b"\x01\x01\x08\x0a" + b"\1" * 8 + b"\x01\x01\x05\x1a" +
+                                         bytes(range(24)))
+    s["tcp-plain"] = bytes([8]) + tcp(PEER4, OUR4, 1, 2, 0x18, data=b"GET /")
+    s["csum-even"] = bytes([9]) + b"\x00\x01\x02\x03\x04" + bytes(range(40))
+    s["csum-odd"] = bytes([9]) + b"\xff\xff\xff\xff\x03" + bytes(range(41))
+    s["csum-zero"] = bytes([9]) + b"\0\0\0\0\0" + b"\0" * 40
+    return s
+
+# --- output -----------------------------------------------------------------
+
+def write_dir(harness, files):
+    d = os.path.join(CORPUS, harness)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        if f.startswith("seed-"):
+            os.unlink(os.path.join(d, f))
+    for name, data in sorted(files.items()):
+        fname = name if name.startswith("regress-") else "seed-" + name
+        with open(os.path.join(d, fname), "wb") as fh:
+            fh.write(data)
+    return len(files)
+
+def main():
+    eth_files, raw_files = {}, {}
+    for name, items in ip_seeds(OUR_LL_ETH).items():
+        eth_files[name] = eth_wrap(name, norm(items))
+    for name, items in ip_seeds(OUR_LL_RAW).items():
+        raw_files[name] = raw_wrap(norm(items))
+    for name, data in eth_only_seeds().items():
+        eth_files[name] = data
+    for name, items in regress_seeds_ip().items():
+        eth_files[name] = eth_wrap(name, norm(items))
+        raw_files[name] = raw_wrap(norm(items))
+    n = write_dir("fuzz_eth_input", eth_files)
+    n += write_dir("fuzz_rawip_input", raw_files)
+    n += write_dir("fuzz_wire", wire_seeds())
+    print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,382 @@
+/* Route table: longest-prefix match, replace, remove, NOROUTE, family
+ * separation, stored prefixes with host bits cleared, bounds. */
+#include "fixture.h"
+
+static struct mip_addr A(const char *t) { return fixture_addr(t); }
+
+/* A fixture with an empty route table (the connected routes of its
+ * addresses removed), so tests control every entry, even in the tiny
+ * profile's 4-entry table. */
+static void init_empty(struct fixture *f)
+{
+    struct mip_addr a;
+    unsigned i;
+    fixture_init(f, false);
+#if MIP_CONF_IPV4
+    a = A("192.0.2.0");
+    CHECK_EQ(mip_route_remove(f->s, &a, 24), MIP_OK);
+#endif
+    a = A("fd00::");
+    CHECK_EQ(mip_route_remove(f->s, &a, 64), MIP_OK);
+    a = A("fe80::");
+    CHECK_EQ(mip_route_remove(f->s, &a, 64), MIP_OK);
+    for (i = 0; i < MIP_ROUTE_MAX; i++)
+        CHECK_EQ(f->s->route[i].prefix.family, MIP_AF_NONE);
+}
+
+static unsigned routes_used(const struct fixture *f)
+{
+    unsigned i, n = 0;
+    for (i = 0; i < MIP_ROUTE_MAX; i++)
+        n += f->s->route[i].prefix.family != MIP_AF_NONE;
+    return n;
+}
+
+/* Looks up dst; returns the status and the next hop as text in nh. */
+static mip_status lookup(struct fixture *f, const char *dst, uint8_t *netif, char *nh)
+{
+    struct mip_addr d = A(dst), n;
+    mip_status st;
+    memset(&n, 0, sizeof(n));
+    st = mip_route_lookup(f->s, &d, netif, &n);
+    if (st == MIP_OK)
+        CHECK_EQ(mip_addr_format(&n, nh, MIP_ADDR_TEXT_MAX), MIP_OK);
+    else
+        nh[0] = '\0';
+    return st;
+}
+
+#if MIP_CONF_IPV4
+static void test_longest_prefix_match_ipv4(void)
+{
+    struct fixture f;
+    struct mip_addr p, g0 = A("10.0.0.1"), g16 = A("10.0.0.16"), g24 = A("10.0.0.24");
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif = 0xEE;
+    init_empty(&f);
+    /* added out of order so the scan order cannot be what picks the winner */
+    p = A("172.16.5.0");
+    CHECK_EQ(mip_route_add(f.s, &p, 24, &g24, 0), MIP_OK);
+    p = A("0.0.0.0");
+    CHECK_EQ(mip_route_add(f.s, &p, 0, &g0, 0), MIP_OK);
+    p = A("172.16.5.9");
+    CHECK_EQ(mip_route_add(f.s, &p, 32, NULL, 0), MIP_OK);
+    p = A("172.16.0.0");
+    CHECK_EQ(mip_route_add(f.s, &p, 16, &g16, 0), MIP_OK);
+
+    CHECK_EQ(lookup(&f, "172.16.5.9", &nif, nh), MIP_OK);        /* /32 on-link */
+    CHECK(strcmp(nh, "172.16.5.9") == 0);
+    CHECK_EQ(nif, 0);
+    CHECK_EQ(lookup(&f, "172.16.5.8", &nif, nh), MIP_OK);        /* /24 */
+    CHECK(strcmp(nh, "10.0.0.24") == 0);
+    CHECK_EQ(lookup(&f, "172.16.5.255", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "10.0.0.24") == 0);
+    CHECK_EQ(lookup(&f, "172.16.4.9", &nif, nh), MIP_OK);        /* /16 */
+    CHECK(strcmp(nh, "10.0.0.16") == 0);
+    CHECK_EQ(lookup(&f, "172.16.255.255", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "10.0.0.16") == 0);
+    CHECK_EQ(lookup(&f, "172.17.5.9", &nif, nh), MIP_OK);        /* /0 */
+    CHECK(strcmp(nh, "10.0.0.1") == 0);
+    CHECK_EQ(lookup(&f, "255.255.255.255", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "10.0.0.1") == 0);
+    fixture_free(&f);
+}
+
+static void test_longest_prefix_match_picks_netif(void)
+{
+#if MIP_NETIF_MAX >= 2
+    struct fixture f;
+    struct mip_addr p;
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t idx, nif = 0xEE;
+    init_empty(&f);
+    f.port[1].f = &f;
+    f.port[1].netif = 1;
+    CHECK_EQ(mip_netif_add_rawip(f.s, 1280, NULL, &fixture_driver, &f.port[1], &idx), MIP_OK);
+    CHECK_EQ(idx, 1);
+    p = A("10.0.0.0");
+    CHECK_EQ(mip_route_add(f.s, &p, 8, NULL, 0), MIP_OK);
+    p = A("10.1.0.0");
+    CHECK_EQ(mip_route_add(f.s, &p, 16, NULL, 1), MIP_OK);
+    CHECK_EQ(lookup(&f, "10.1.2.3", &nif, nh), MIP_OK);
+    CHECK_EQ(nif, 1);
+    CHECK(strcmp(nh, "10.1.2.3") == 0);
+    CHECK_EQ(lookup(&f, "10.2.2.3", &nif, nh), MIP_OK);
+    CHECK_EQ(nif, 0);
+    fixture_free(&f);
+#endif
+}
+#endif
+
+static void test_longest_prefix_match_ipv6(void)
+{
+    struct fixture f;
+    struct mip_addr p, g0 = A("fe80::1"), g32 = A("fe80::32"), g48 = A("fe80::48");
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif = 0xEE;
+    init_empty(&f);
+    p = A("2001:db8:1::");
+    CHECK_EQ(mip_route_add(f.s, &p, 48, &g48, 0), MIP_OK);
+    p = A("::");
+    CHECK_EQ(mip_route_add(f.s, &p, 0, &g0, 0), MIP_OK);
+    p = A("2001:db8:1::9");
+    CHECK_EQ(mip_route_add(f.s, &p, 128, NULL, 0), MIP_OK);
+    p = A("2001:db8::");
+    CHECK_EQ(mip_route_add(f.s, &p, 32, &g32, 0), MIP_OK);
+    CHECK_EQ(lookup(&f, "2001:db8:1::9", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "2001:db8:1::9") == 0);
+    CHECK_EQ(nif, 0);
+    CHECK_EQ(lookup(&f, "2001:db8:1::8", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "fe80::48") == 0);
+    CHECK_EQ(lookup(&f, "2001:db8:2::9", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "fe80::32") == 0);
+    CHECK_EQ(lookup(&f, "2001:db9::9", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "fe80::1") == 0);
+    fixture_free(&f);
+}
+
+static void test_prefix_length_not_on_byte_boundary(void)
+{
+    struct fixture f;
+    struct mip_addr p, g = A("fe80::77");
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif;
+    init_empty(&f);
+    p = A("2001:db8:ab80::");                   /* /41: ab80..abff in the third word */
+    CHECK_EQ(mip_route_add(f.s, &p, 41, &g, 0), MIP_OK);
+    CHECK_EQ(lookup(&f, "2001:db8:abff::1", &nif, nh), MIP_OK);
+    CHECK_EQ(lookup(&f, "2001:db8:ab80::1", &nif, nh), MIP_OK);
+    CHECK_EQ(lookup(&f, "2001:db8:ab7f::1", &nif, nh), MIP_ERR_NOROUTE);
+    CHECK_EQ(lookup(&f, "2001:db8:2b80::1", &nif, nh), MIP_ERR_NOROUTE);
+    fixture_free(&f);
+}
+
+static void test_equal_prefix_replaces_entry(void)
+{
+    struct fixture f;
+    struct mip_addr p, g1 = A("fe80::1"), g2 = A("fe80::2");
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif;
+    init_empty(&f);
+    p = A("2001:db8::");
+    CHECK_EQ(mip_route_add(f.s, &p, 32, &g1, 0), MIP_OK);
+    CHECK_EQ(routes_used(&f), 1);
+    /* the same prefix written with host bits set is the same route */
+    p = A("2001:db8::5");
+    CHECK_EQ(mip_route_add(f.s, &p, 32, &g2, 0), MIP_OK);
+    CHECK_EQ(routes_used(&f), 1);
+    CHECK_EQ(lookup(&f, "2001:db8::9", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "fe80::2") == 0);
+    /* replacing with an on-link route drops the gateway */
+    CHECK_EQ(mip_route_add(f.s, &p, 32, NULL, 0), MIP_OK);
+    CHECK_EQ(routes_used(&f), 1);
+    CHECK_EQ(lookup(&f, "2001:db8::9", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "2001:db8::9") == 0);
+    /* a different length is a different route */
+    p = A("2001:db8::");
+    CHECK_EQ(mip_route_add(f.s, &p, 33, &g1, 0), MIP_OK);
+    CHECK_EQ(routes_used(&f), 2);
+    fixture_free(&f);
+}
+
+static void test_remove_and_notfound(void)
+{
+    struct fixture f;
+    struct mip_addr p, g = A("fe80::1");
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif;
+    init_empty(&f);
+    p = A("2001:db8::");
+    CHECK_EQ(mip_route_add(f.s, &p, 32, &g, 0), MIP_OK);
+    p = A("::");
+    CHECK_EQ(mip_route_add(f.s, &p, 0, &g, 0), MIP_OK);
+    p = A("2001:db8::");
+    CHECK_EQ(mip_route_remove(f.s, &p, 48), MIP_ERR_NOTFOUND);   /* length must match */
+    CHECK_EQ(routes_used(&f), 2);
+    p = A("2001:db8::ffff");                   /* host bits of the argument do not matter */
+    CHECK_EQ(mip_route_remove(f.s, &p, 32), MIP_OK);
+    CHECK_EQ(routes_used(&f), 1);
+    CHECK_EQ(mip_route_remove(f.s, &p, 32), MIP_ERR_NOTFOUND);
+    /* the default route still answers */
+    CHECK_EQ(lookup(&f, "2001:db8::9", &nif, nh), MIP_OK);
+    p = A("::");
+    CHECK_EQ(mip_route_remove(f.s, &p, 0), MIP_OK);
+    CHECK_EQ(lookup(&f, "2001:db8::9", &nif, nh), MIP_ERR_NOROUTE);
+    CHECK_EQ(routes_used(&f), 0);
+    fixture_free(&f);
+}
+
+static void test_noroute_on_empty_table_and_miss(void)
+{
+    struct fixture f;
+    struct mip_addr p;
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif = 0xEE;
+    init_empty(&f);
+    CHECK_EQ(lookup(&f, "fd00::1", &nif, nh), MIP_ERR_NOROUTE);
+    CHECK_EQ(nif, 0xEE);                       /* untouched on NOROUTE */
+    p = A("fd00::");
+    CHECK_EQ(mip_route_add(f.s, &p, 64, NULL, 0), MIP_OK);
+    CHECK_EQ(lookup(&f, "fd00:0:0:1::1", &nif, nh), MIP_ERR_NOROUTE);
+    CHECK_EQ(lookup(&f, "fd00::1", &nif, nh), MIP_OK);
+    fixture_free(&f);
+}
+
+static void test_families_are_separate(void)
+{
+    struct fixture f;
+    struct mip_addr p, g6 = A("fe80::1");
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif;
+    init_empty(&f);
+    /* ::/0 must not match IPv4 destinations, whose bytes are a prefix of
+     * zeros just like it */
+    p = A("::");
+    CHECK_EQ(mip_route_add(f.s, &p, 0, &g6, 0), MIP_OK);
+    CHECK_EQ(lookup(&f, "0.0.0.0", &nif, nh), MIP_ERR_NOROUTE);
+    CHECK_EQ(lookup(&f, "192.0.2.1", &nif, nh), MIP_ERR_NOROUTE);
+#if MIP_CONF_IPV4
+    {
+        struct mip_addr g4 = A("192.0.2.1");
+        CHECK_EQ(mip_route_remove(f.s, &p, 0), MIP_OK);
+        p = A("0.0.0.0");
+        CHECK_EQ(mip_route_add(f.s, &p, 0, &g4, 0), MIP_OK);
+        CHECK_EQ(lookup(&f, "::", &nif, nh), MIP_ERR_NOROUTE);
+        CHECK_EQ(lookup(&f, "fd00::1", &nif, nh), MIP_ERR_NOROUTE);
+        CHECK_EQ(lookup(&f, "10.9.9.9", &nif, nh), MIP_OK);
+        CHECK(strcmp(nh, "192.0.2.1") == 0);
+        /* an IPv4 /0 and an IPv6 /0 are different routes */
+        p = A("::");
+        CHECK_EQ(mip_route_add(f.s, &p, 0, &g6, 0), MIP_OK);
+        CHECK_EQ(routes_used(&f), 2);
+        CHECK_EQ(lookup(&f, "fd00::1", &nif, nh), MIP_OK);
+        CHECK(strcmp(nh, "fe80::1") == 0);
+        p = A("0.0.0.0");
+        CHECK_EQ(mip_route_remove(f.s, &p, 0), MIP_OK);
+        CHECK_EQ(routes_used(&f), 1);
+        CHECK_EQ(lookup(&f, "fd00::1", &nif, nh), MIP_OK);
+    }
+#endif
+    fixture_free(&f);
+}
+
+static void test_stored_prefix_has_host_bits_cleared(void)
+{
+    static const uint8_t want[16] = {0x20, 0x01, 0x0d, 0xb8, 0xab, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct fixture f;
+    struct mip_addr p;
+    unsigned i;
+    init_empty(&f);
+    p = A("2001:db8:abcd:ef01::1234");
+    CHECK_EQ(mip_route_add(f.s, &p, 41, NULL, 0), MIP_OK);
+    for (i = 0; i < MIP_ROUTE_MAX; i++) {
+        if (f.s->route[i].prefix.family == MIP_AF_NONE)
+            continue;
+        CHECK_EQ(f.s->route[i].prefix_len, 41);
+        CHECK_MEM(f.s->route[i].prefix.bytes, want, 16);
+        CHECK_EQ(f.s->route[i].gateway.family, MIP_AF_NONE);
+    }
+#if MIP_CONF_IPV4
+    {
+        static const uint8_t want4[4] = {10, 1, 0, 0};
+        p = A("10.1.2.3");
+        CHECK_EQ(mip_route_add(f.s, &p, 16, NULL, 0), MIP_OK);
+        for (i = 0; i < MIP_ROUTE_MAX; i++)
+            if (f.s->route[i].prefix.family == MIP_AF_INET)
+                CHECK_MEM(f.s->route[i].prefix.bytes, want4, 4);
+    }
+#endif
+    fixture_free(&f);
+}
+
+static void test_add_rejects_invalid_arguments(void)
+{
+    struct fixture f;
+    struct mip_addr p6 = A("2001:db8::"), g6 = A("fe80::1"), none;
+    init_empty(&f);
+    memset(&none, 0, sizeof(none));
+    CHECK_EQ(mip_route_add(f.s, &p6, 129, NULL, 0), MIP_ERR_INVALID);
+    CHECK_EQ(mip_route_add(f.s, &none, 0, NULL, 0), MIP_ERR_INVALID);
+    CHECK_EQ(mip_route_add(f.s, &p6, 32, NULL, MIP_NETIF_MAX), MIP_ERR_INVALID);
+    CHECK_EQ(mip_route_add(f.s, &p6, 32, NULL, MIP_NETIF_ANY), MIP_ERR_INVALID);
+#if MIP_NETIF_MAX >= 2
+    CHECK_EQ(mip_route_add(f.s, &p6, 32, NULL, 1), MIP_ERR_INVALID);    /* no netif 1 */
+#endif
+#if MIP_CONF_IPV4
+    {
+        struct mip_addr p4 = A("10.0.0.0"), g4 = A("10.0.0.1");
+        CHECK_EQ(mip_route_add(f.s, &p4, 33, NULL, 0), MIP_ERR_INVALID);
+        CHECK_EQ(mip_route_add(f.s, &p4, 8, &g6, 0), MIP_ERR_INVALID);  /* mixed families */
+        CHECK_EQ(mip_route_add(f.s, &p6, 32, &g4, 0), MIP_ERR_INVALID);
+        CHECK_EQ(mip_route_add(f.s, &p4, 32, &g4, 0), MIP_OK);
+    }
+#endif
+    CHECK_EQ(mip_route_add(f.s, &p6, 128, &g6, 0), MIP_OK);
+    CHECK_EQ(routes_used(&f), MIP_CONF_IPV4 ? 2 : 1);
+    fixture_free(&f);
+}
+
+static void test_full_table_gives_nobufs_but_replace_still_works(void)
+{
+    struct fixture f;
+    struct mip_addr p, g1 = A("fe80::1"), g2 = A("fe80::2");
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif;
+    unsigned i;
+    init_empty(&f);
+    p = A("2001:db8::");
+    for (i = 0; i < MIP_ROUTE_MAX; i++) {
+        p.bytes[5] = (uint8_t)i;
+        CHECK_EQ(mip_route_add(f.s, &p, 48, &g1, 0), MIP_OK);
+    }
+    CHECK_EQ(routes_used(&f), MIP_ROUTE_MAX);
+    p.bytes[5] = 0xEE;
+    CHECK_EQ(mip_route_add(f.s, &p, 48, &g1, 0), MIP_ERR_NOBUFS);
+    p.bytes[5] = 0;
+    CHECK_EQ(mip_route_add(f.s, &p, 48, &g2, 0), MIP_OK);       /* replace: no new slot */
+    CHECK_EQ(lookup(&f, "2001:db8:0::1", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "fe80::2") == 0);
+    CHECK_EQ(mip_route_remove(f.s, &p, 48), MIP_OK);
+    p.bytes[5] = 0xEE;
+    CHECK_EQ(mip_route_add(f.s, &p, 48, &g1, 0), MIP_OK);       /* the freed slot is reused */
+    fixture_free(&f);
+}
+
+static void test_netif_addresses_add_connected_routes(void)
+{
+    struct fixture f;
+    char nh[MIP_ADDR_TEXT_MAX];
+    uint8_t nif = 0xEE;
+    fixture_init(&f, false);
+    CHECK_EQ(lookup(&f, "fd00::77", &nif, nh), MIP_OK);
+    CHECK_EQ(nif, 0);
+    CHECK(strcmp(nh, "fd00::77") == 0);
+    CHECK_EQ(lookup(&f, "fe80::77", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "fe80::77") == 0);
+    CHECK_EQ(lookup(&f, "fd01::77", &nif, nh), MIP_ERR_NOROUTE);
+#if MIP_CONF_IPV4
+    CHECK_EQ(lookup(&f, "192.0.2.200", &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, "192.0.2.200") == 0);
+    CHECK_EQ(lookup(&f, "192.0.3.1", &nif, nh), MIP_ERR_NOROUTE);
+#endif
+    fixture_free(&f);
+}
+
+int main(void)
+{
+#if MIP_CONF_IPV4
+    RUN(test_longest_prefix_match_ipv4);
+    RUN(test_longest_prefix_match_picks_netif);
+#endif
+    RUN(test_longest_prefix_match_ipv6);
+    RUN(test_prefix_length_not_on_byte_boundary);
+    RUN(test_equal_prefix_replaces_entry);
+    RUN(test_remove_and_notfound);
+    RUN(test_noroute_on_empty_table_and_miss);
+    RUN(test_families_are_separate);
+    RUN(test_stored_prefix_has_host_bits_cleared);
+    RUN(test_add_rejects_invalid_arguments);
+    RUN(test_full_table_gives_nobufs_but_replace_still_works);
+    RUN(test_netif_addresses_add_connected_routes);
+    return TESTING_DONE();
+}

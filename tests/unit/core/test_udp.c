@@ -1,0 +1,680 @@
+/* UDP: the port table, delivery with its metadata, checksum rules per
+ * family, port unreachable, and sending (checksums, fragmentation). */
+#include "iptest.h"
+
+static const uint8_t hello[5] = {'h', 'e', 'l', 'l', 'o'};
+
+/* --- the port table -------------------------------------------------- */
+
+static void test_bind_unbind_and_errors(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    unsigned i;
+    fixture_init(&f, false);
+    CHECK_EQ(mip_udp_bind(f.s, 0, udp_sink_recv, &k), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_bind(f.s, 7, NULL, &k), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_ERR_INUSE);
+    for (i = 1; i < MIP_UDP_MAX; i++)
+        CHECK_EQ(mip_udp_bind(f.s, (uint16_t)(1000 + i), udp_sink_recv, &k), MIP_OK);
+    CHECK_EQ(mip_udp_bind(f.s, 65535, udp_sink_recv, &k), MIP_ERR_NOBUFS);
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_ERR_INUSE);     /* INUSE wins */
+    CHECK_EQ(mip_udp_unbind(f.s, 7), MIP_OK);
+    CHECK_EQ(mip_udp_unbind(f.s, 7), MIP_ERR_NOTFOUND);
+    CHECK_EQ(mip_udp_unbind(f.s, 0), MIP_ERR_NOTFOUND);
+    CHECK_EQ(mip_udp_bind(f.s, 65535, udp_sink_recv, &k), MIP_OK);       /* slot reused */
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_ERR_NOBUFS);
+    fixture_free(&f);
+}
+
+static void test_unbound_port_no_longer_delivers(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    uint8_t udp[32], pkt[96];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, true, "fd00::1", "fd00::2", 9, 7, hello, 5);
+    len = build_ipv6(pkt, "fd00::1", "fd00::2", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK_EQ(mip_udp_unbind(f.s, 7), MIP_OK);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
+    fixture_free(&f);
+}
+
+/* --- delivery -------------------------------------------------------- */
+
+#if MIP_CONF_IPV4
+static void test_delivery_ipv4_meta_and_payload(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    struct mip_addr src = fixture_addr("192.0.2.1"), dst = fixture_addr("192.0.2.2");
+    uint8_t data[300], udp[400], pkt[500];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    fill_pattern(data, sizeof(data), 1);
+    CHECK_EQ(mip_udp_bind(f.s, 5683, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.2", 40000, 5683, data, 300);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK(mip_addr_eq(&k.meta.src, &src));
+    CHECK(mip_addr_eq(&k.meta.dst, &dst));
+    CHECK_EQ(k.meta.src_port, 40000);
+    CHECK_EQ(k.meta.dst_port, 5683);
+    CHECK_EQ(k.meta.netif, 0);
+    CHECK_EQ(k.len, 300);
+    CHECK_MEM(k.data, data, 300);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_rx), 1);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_zero_checksum_accepted_on_ipv4(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    uint8_t udp[32], pkt[64];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.2", 9, 7, hello, 5);
+    udp[6] = 0;
+    udp[7] = 0;
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK_EQ(k.len, 5);
+    CHECK_MEM(k.data, hello, 5);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_bad_checksum), 0);
+    fixture_free(&f);
+}
+
+static void test_bad_checksum_ipv4_counted_not_delivered(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    uint8_t udp[32], pkt[64];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.2", 9, 7, hello, 5);
+    udp[8] ^= 0x20;                                 /* payload changed */
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    /* a checksum computed for another destination (pseudo header) */
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.3", 9, 7, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_bad_checksum), 2);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_rx), 0);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_udp_length_field_checked(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    uint8_t udp[32], pkt[64];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    /* length field larger than the IP payload */
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.2", 9, 7, hello, 5);
+    mip_wr16(udp + 4, 14);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    /* length field below the header size */
+    mip_wr16(udp + 4, 7);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    /* fewer than 8 bytes */
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, 7);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_truncated), 3);
+    CHECK_EQ(k.calls, 0);
+    /* length field smaller than the IP payload: the rest is not data */
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.2", 9, 7, hello, 3);
+    memcpy(udp + n, "XYZ", 3);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n + 3);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK_EQ(k.len, 3);
+    CHECK_MEM(k.data, "hel", 3);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_closed_port_ipv4_gets_port_unreachable(void)
+{
+    struct fixture f;
+    uint8_t udp[32], pkt[64];
+    const uint8_t *r;
+    size_t n, len;
+    fixture_init(&f, false);
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.2", 4444, 9999, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.2", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_icmp_errors_tx), 1);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(f.tx[0].len, 20 + 8 + len);
+    CHECK(ip4_hdr_ok(r));
+    CHECK_EQ(r[9], 1);
+    CHECK_MEM(r + 12, pkt + 16, 4);
+    CHECK_MEM(r + 16, pkt + 12, 4);
+    CHECK_EQ(r[20], 3);
+    CHECK_EQ(r[21], 3);
+    CHECK(icmp4_ok(r));
+    CHECK_MEM(r + 28, pkt, len);
+    fixture_free(&f);
+}
+
+static void test_closed_port_broadcast_gets_no_error(void)
+{
+    struct fixture f;
+    uint8_t udp[32], pkt[64];
+    size_t n, len;
+    fixture_init(&f, false);
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.255", 4444, 9999, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.255", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    n = build_udp(udp, false, "192.0.2.1", "255.255.255.255", 4444, 9999, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "255.255.255.255", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 2);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+#endif /* MIP_CONF_IPV4 */
+
+static void test_delivery_ipv6_meta_and_payload(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    struct mip_addr src = fixture_addr("fd00::1"), dst = fixture_addr("fd00::2");
+    uint8_t data[301], udp[400], pkt[500];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    fill_pattern(data, sizeof(data), 2);
+    CHECK_EQ(mip_udp_bind(f.s, 61616, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, true, "fd00::1", "fd00::2", 1234, 61616, data, 301);
+    len = build_ipv6(pkt, "fd00::1", "fd00::2", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK(mip_addr_eq(&k.meta.src, &src));
+    CHECK(mip_addr_eq(&k.meta.dst, &dst));
+    CHECK_EQ(k.meta.src_port, 1234);
+    CHECK_EQ(k.meta.dst_port, 61616);
+    CHECK_EQ(k.meta.netif, 0);
+    CHECK_EQ(k.len, 301);
+    CHECK_MEM(k.data, data, 301);
+    /* to the link-local address too */
+    n = build_udp(udp, true, "fe80::1", "fe80::200:ff:fe00:2", 1, 61616, data, 10);
+    len = build_ipv6(pkt, "fe80::1", "fe80::200:ff:fe00:2", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 2);
+    CHECK_EQ(k.len, 10);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_zero_checksum_dropped_on_ipv6(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    uint8_t udp[32], pkt[96];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, true, "fd00::1", "fd00::2", 9, 7, hello, 5);
+    udp[6] = 0;
+    udp[7] = 0;
+    len = build_ipv6(pkt, "fd00::1", "fd00::2", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_bad_checksum), 1);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_bad_checksum_ipv6_counted_not_delivered(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    uint8_t udp[32], pkt[96];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, true, "fd00::1", "fd00::2", 9, 7, hello, 5);
+    udp[6] ^= 0x01;
+    len = build_ipv6(pkt, "fd00::1", "fd00::2", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_bad_checksum), 1);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_closed_port_ipv6_gets_port_unreachable(void)
+{
+    struct fixture f;
+    uint8_t udp[32], pkt[96];
+    const uint8_t *r;
+    size_t n, len;
+    fixture_init(&f, false);
+    n = build_udp(udp, true, "fd00::1", "fd00::2", 4444, 9999, hello, 5);
+    len = build_ipv6(pkt, "fd00::1", "fd00::2", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_icmp_errors_tx), 1);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(f.tx[0].len, 40 + 8 + len);
+    CHECK_EQ(ip6_plen(r), 8 + len);
+    CHECK_EQ(r[6], 58);
+    CHECK_MEM(r + 8, pkt + 24, 16);                 /* from the address it was sent to */
+    CHECK_MEM(r + 24, pkt + 8, 16);
+    CHECK_EQ(r[40], 1);                             /* destination unreachable */
+    CHECK_EQ(r[41], 4);                             /* port unreachable */
+    CHECK_EQ(mip_rd32(r + 44), 0);
+    CHECK(ip6_l4_ok(r));
+    CHECK_MEM(r + 48, pkt, len);
+    fixture_free(&f);
+}
+
+static void test_closed_port_ipv6_multicast_gets_no_error(void)
+{
+    struct fixture f;
+    uint8_t udp[32], pkt[96];
+    size_t n, len;
+    fixture_init(&f, false);
+    n = build_udp(udp, true, "fe80::1", "ff02::1", 4444, 9999, hello, 5);
+    len = build_ipv6(pkt, "fe80::1", "ff02::1", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+/* A callback that answers from inside the callback. */
+static void echo_back(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
+                      const uint8_t *data, size_t len)
+{
+    mip_status *st = ctx;
+    *st = mip_udp_sendto(s, &m->dst, m->dst_port, &m->src, m->src_port, data, len);
+}
+
+static void test_callback_may_send_from_inside(void)
+{
+    struct fixture f;
+    mip_status st = MIP_ERR_END;
+    uint8_t udp[32], pkt[96];
+    const uint8_t *r;
+    size_t n, len;
+    fixture_init(&f, false);
+    CHECK_EQ(mip_udp_bind(f.s, 7, echo_back, &st), MIP_OK);
+    n = build_udp(udp, true, "fd00::1", "fd00::2", 5555, 7, hello, 5);
+    len = build_ipv6(pkt, "fd00::1", "fd00::2", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(st, MIP_OK);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(f.tx[0].len, len);
+    CHECK_EQ(mip_rd16(r + 40), 7);
+    CHECK_EQ(mip_rd16(r + 42), 5555);
+    CHECK_MEM(r + 48, hello, 5);
+    CHECK(ip6_l4_ok(r));
+    fixture_free(&f);
+}
+
+/* --- sending --------------------------------------------------------- */
+
+#if MIP_CONF_IPV4
+static void test_sendto_ipv4_datagram_verifies(void)
+{
+    struct fixture f;
+    struct mip_addr dst = fixture_addr("192.0.2.1"), me = fixture_addr("192.0.2.2");
+    uint8_t data[101];
+    const uint8_t *r;
+    fixture_init(&f, false);
+    fill_pattern(data, sizeof(data), 4);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1111, &dst, 2222, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(f.tx[0].len, 20 + 8 + 101);
+    CHECK(ip4_hdr_ok(r));
+    CHECK_EQ(ip4_total(r), 129);
+    CHECK_EQ(r[8], MIP_DEFAULT_TTL);
+    CHECK_EQ(r[9], 17);
+    CHECK(!ip4_mf(r));
+    CHECK_EQ(ip4_off(r), 0);
+    CHECK_MEM(r + 12, me.bytes, 4);                 /* source chosen by the stack */
+    CHECK_MEM(r + 16, dst.bytes, 4);
+    CHECK_EQ(mip_rd16(r + 20), 1111);
+    CHECK_EQ(mip_rd16(r + 22), 2222);
+    CHECK_EQ(mip_rd16(r + 24), 109);
+    CHECK(mip_rd16(r + 26) != 0);
+    CHECK(l4_ok4(r + 12, r + 16, 17, r + 20, 109));
+    CHECK_MEM(r + 28, data, 101);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_tx_ipv4), 1);
+    fixture_free(&f);
+}
+
+static void test_sendto_checksum_zero_sent_as_ffff(void)
+{
+    /* RFC 768: a computed checksum of 0 is sent as all ones (0 = none).
+     * Pick a 2-byte payload that makes the sum come out as 0xFFFF. */
+    struct fixture f;
+    struct mip_addr src = fixture_addr("192.0.2.2"), dst = fixture_addr("192.0.2.1");
+    uint8_t hdr[10] = {0x03, 0xE8, 0x07, 0xD0, 0x00, 0x0A, 0, 0, 0, 0};
+    uint8_t data[2];
+    uint16_t folded;
+    const uint8_t *r;
+    fixture_init(&f, false);
+    folded = (uint16_t)~mip_cksum_finish(mip_cksum_add(
+        mip_cksum_pseudo4(src.bytes, dst.bytes, 17, 10), hdr, 10));
+    CHECK(folded != 0xFFFF);
+    mip_wr16(data, (uint16_t)(0xFFFFu - folded));
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1000, &dst, 2000, data, 2), MIP_OK);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(mip_rd16(r + 26), 0xFFFF);
+    CHECK(l4_ok4(r + 12, r + 16, 17, r + 20, 10));
+    fixture_free(&f);
+}
+#endif
+
+static void test_sendto_ipv6_datagram_verifies(void)
+{
+    struct fixture f;
+    struct mip_addr dst = fixture_addr("fd00::1"), src = fixture_addr("fd00::2");
+    uint8_t data[77];
+    const uint8_t *r;
+    fixture_init(&f, false);
+    fill_pattern(data, sizeof(data), 5);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1111, &dst, 2222, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(f.tx[0].len, 40 + 8 + 77);
+    CHECK_EQ(r[0] >> 4, 6);
+    CHECK_EQ(ip6_plen(r), 85);
+    CHECK_EQ(r[6], 17);
+    CHECK_EQ(r[7], MIP_DEFAULT_TTL);
+    CHECK_MEM(r + 8, src.bytes, 16);
+    CHECK_MEM(r + 24, dst.bytes, 16);
+    CHECK_EQ(mip_rd16(r + 40), 1111);
+    CHECK_EQ(mip_rd16(r + 42), 2222);
+    CHECK_EQ(mip_rd16(r + 44), 85);
+    CHECK(ip6_l4_ok(r));
+    CHECK_MEM(r + 48, data, 77);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_tx_ipv6), 1);
+    fixture_free(&f);
+}
+
+static void test_sendto_explicit_source(void)
+{
+    struct fixture f;
+    struct mip_addr dst = fixture_addr("fd00::1"), src = fixture_addr("fe80::200:ff:fe00:2");
+    const uint8_t *r;
+    fixture_init(&f, false);
+    CHECK_EQ(mip_udp_sendto(f.s, &src, 1, &dst, 2, hello, 5), MIP_OK);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_MEM(r + 8, src.bytes, 16);
+    CHECK(ip6_l4_ok(r));
+    fixture_free(&f);
+}
+
+static void test_sendto_rejects_invalid_arguments(void)
+{
+    struct fixture f;
+    struct mip_addr dst6 = fixture_addr("fd00::1"), src4 = fixture_addr("192.0.2.2"),
+                    far = fixture_addr("2001:db8::1");
+    static uint8_t big[65508];
+    fixture_init(&f, false);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, NULL, 2, hello, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 0, hello, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, NULL, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, &src4, 1, &dst6, 2, hello, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, big, sizeof(big)), MIP_ERR_INVALID);
+    CHECK_EQ(f.ntx, 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 0);
+    /* no route */
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &far, 2, hello, 5), MIP_ERR_NOROUTE);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ip_no_route), 1);
+    /* an empty datagram is fine */
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, NULL, 0), MIP_OK);
+    CHECK_EQ(f.ntx, 1);
+    CHECK_EQ(f.tx[0].len, 48);
+    CHECK(ip6_l4_ok(f.tx[0].data));
+    fixture_free(&f);
+}
+
+static void test_sendto_reports_pool_exhaustion_and_driver_errors(void)
+{
+    struct fixture f;
+    struct mip_addr dst = fixture_addr("fd00::1");
+    struct mip_pbuf *held[MIP_PBUF_COUNT];
+    unsigned i;
+    fixture_init(&f, false);
+    for (i = 0; i < MIP_PBUF_COUNT; i++)
+        held[i] = mip_pbuf_alloc(&f.s->pool, 0);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst, 2, hello, 5), MIP_ERR_NOBUFS);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_tx_no_pbuf), 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 0);
+    for (i = 0; i < MIP_PBUF_COUNT; i++)
+        mip_pbuf_free(&f.s->pool, held[i]);
+    f.port[0].reply = MIP_ERR_NOBUFS;
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst, 2, hello, 5), MIP_ERR_NOBUFS);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_tx_driver), 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_tx_frames), 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 0);
+    fixture_free(&f);
+}
+
+/* --- fragmentation --------------------------------------------------- */
+
+/* A second stack that owns 192.0.2.1 and fd00::1 to receive what the
+ * first one sends. */
+static void init_peer(struct fixture *b, struct udp_sink *k, uint16_t port)
+{
+    struct mip_addr a;
+    fixture_init(b, false);
+#if MIP_CONF_IPV4
+    a = fixture_addr("192.0.2.1");
+    CHECK_EQ(mip_netif_add_addr(b->s, 0, &a, 24), MIP_OK);
+#endif
+    a = fixture_addr("fd00::1");
+    CHECK_EQ(mip_netif_add_addr(b->s, 0, &a, 64), MIP_OK);
+    memset(k, 0, sizeof(*k));
+    CHECK_EQ(mip_udp_bind(b->s, port, udp_sink_recv, k), MIP_OK);
+}
+
+/* Feeds every frame captured by a into b, in order. */
+static void relay_all(struct fixture *a, struct fixture *b)
+{
+    unsigned i;
+    for (i = 0; i < a->ntx; i++)
+        fixture_input(b, 0, a->tx[i].data, a->tx[i].len);
+}
+
+#if MIP_CONF_IPV4
+static void test_sendto_ipv4_larger_than_mtu_fragments_and_reassembles(void)
+{
+    static uint8_t data[3000], out[4000];
+    struct fixture a, b;
+    struct udp_sink *k = calloc(1, sizeof(*k));
+    struct mip_addr dst = fixture_addr("192.0.2.1");
+    unsigned i, count = 0;
+    uint16_t id;
+    long n;
+    fixture_init(&a, false);
+    init_peer(&b, k, 9000);
+    fill_pattern(data, sizeof(data), 6);
+    CHECK_EQ(mip_udp_sendto(a.s, NULL, 8000, &dst, 9000, data, sizeof(data)), MIP_OK);
+    /* 3008 bytes of UDP in pieces of (1500 - 20) rounded down to 8 */
+    CHECK_EQ(a.ntx, 3);
+    id = ip4_id(a.tx[0].data);
+    for (i = 0; i < a.ntx; i++) {
+        const uint8_t *r = a.tx[i].data;
+        CHECK(ip4_hdr_ok(r));
+        CHECK_EQ(ip4_id(r), id);
+        CHECK_EQ(ip4_off(r), i * 1480u);
+        CHECK_EQ(ip4_mf(r), i < 2);
+        CHECK(!ip4_df(r));
+        CHECK_EQ(ip4_total(r), i < 2 ? 1500 : 20 + 3008 - 2960);
+        CHECK_EQ(a.tx[i].len, ip4_total(r));
+    }
+    CHECK_EQ(fixture_stat(&a, MIP_STAT_frag_tx), 3);
+    CHECK_EQ(fixture_stat(&a, MIP_STAT_udp_tx), 1);
+    n = reasm4(&a, 0, id, out, sizeof(out), &count);
+    CHECK_EQ(n, 3008);
+    CHECK(l4_ok4(a.tx[0].data + 12, a.tx[0].data + 16, 17, out, 3008));
+    relay_all(&a, &b);
+    CHECK_EQ(k->calls, 1);
+    CHECK_EQ(k->len, sizeof(data));
+    CHECK_MEM(k->data, data, sizeof(data));
+    CHECK_EQ(k->meta.src_port, 8000);
+    CHECK_EQ(fixture_stat(&b, MIP_STAT_frag_reassembled), 1);
+    fixture_free(&a);
+    fixture_free(&b);
+    free(k);
+}
+#endif
+
+static void test_sendto_ipv6_larger_than_mtu_fragments_and_reassembles(void)
+{
+    enum { LEN = MIP_PROFILE_DEFAULT(1260, 3000) };
+    static uint8_t data[LEN], out[4000];
+    struct fixture a, b;
+    struct udp_sink *k = calloc(1, sizeof(*k));
+    struct mip_addr dst = fixture_addr("fd00::1");
+    const size_t chunk = ((FIXTURE_MTU - 48) / 8) * 8;
+    const unsigned pieces = (unsigned)((LEN + 8 + chunk - 1) / chunk);
+    unsigned i, count = 0;
+    uint32_t id;
+    uint8_t nh = 0;
+    long n;
+    fixture_init(&a, false);
+    init_peer(&b, k, 9000);
+    fill_pattern(data, sizeof(data), 7);
+    CHECK_EQ(mip_udp_sendto(a.s, NULL, 8000, &dst, 9000, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(a.ntx, pieces);
+    id = mip_rd32(a.tx[0].data + 44);
+    for (i = 0; i < a.ntx; i++) {
+        const uint8_t *r = a.tx[i].data;
+        size_t want = i + 1 < pieces ? chunk : LEN + 8 - chunk * (pieces - 1);
+        CHECK_EQ(r[6], 44);
+        CHECK_EQ(r[40], 17);
+        CHECK_EQ(mip_rd32(r + 44), id);
+        CHECK_EQ(mip_rd16(r + 42) & 0xFFF8u, i * chunk);
+        CHECK_EQ(r[43] & 1u, i + 1 < pieces);
+        CHECK_EQ(ip6_plen(r), 8 + want);
+        CHECK_EQ(a.tx[i].len, 48 + want);
+        CHECK(a.tx[i].len <= FIXTURE_MTU);
+    }
+    n = reasm6(&a, 0, id, out, sizeof(out), &count, &nh);
+    CHECK_EQ(n, LEN + 8);
+    CHECK_EQ(nh, 17);
+    CHECK(l4_ok6(a.tx[0].data + 8, a.tx[0].data + 24, 17, out, (size_t)n));
+    relay_all(&a, &b);
+    CHECK_EQ(k->calls, 1);
+    CHECK_EQ(k->len, sizeof(data));
+    CHECK_MEM(k->data, data, sizeof(data));
+    CHECK_EQ(fixture_stat(&b, MIP_STAT_frag_reassembled), 1);
+    fixture_free(&a);
+    fixture_free(&b);
+    free(k);
+}
+
+static void test_sendto_largest_datagram_fragments_completely(void)
+{
+    /* 65507 bytes: the largest payload sendto takes, in as many pieces as
+     * the MTU needs; checked with the test's own reassembler (the stack's
+     * slots are smaller). */
+    static uint8_t data[65507], out[65536];
+    struct fixture a;
+    struct mip_addr dst = fixture_addr("fd00::1");
+    const size_t chunk = ((FIXTURE_MTU - 48) / 8) * 8;
+    unsigned count = 0;
+    long n;
+    fixture_init(&a, false);
+    fill_pattern(data, sizeof(data), 8);
+    CHECK_EQ(mip_udp_sendto(a.s, NULL, 1, &dst, 2, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(a.ntx, (65515 + chunk - 1) / chunk);
+    n = reasm6(&a, 0, mip_rd32(a.tx[0].data + 44), out, sizeof(out), &count, NULL);
+    CHECK_EQ(n, 65515);
+    CHECK_EQ(count, a.ntx);
+    CHECK_EQ(mip_rd16(out + 4), 65515);
+    CHECK_MEM(out + 8, data, sizeof(data));
+    CHECK(l4_ok6(a.tx[0].data + 8, a.tx[0].data + 24, 17, out, 65515));
+#if MIP_CONF_IPV4
+    {
+        struct mip_addr dst4 = fixture_addr("192.0.2.1");
+        fixture_clear(&a);
+        CHECK_EQ(mip_udp_sendto(a.s, NULL, 1, &dst4, 2, data, sizeof(data)), MIP_OK);
+        CHECK_EQ(a.ntx, (65515 + 1479) / 1480);
+        n = reasm4(&a, 0, ip4_id(a.tx[0].data), out, sizeof(out), &count);
+        CHECK_EQ(n, 65515);
+        CHECK_MEM(out + 8, data, sizeof(data));
+        CHECK(l4_ok4(a.tx[0].data + 12, a.tx[0].data + 16, 17, out, 65515));
+        /* the last fragment ends exactly at the 65535-byte limit */
+        CHECK_EQ(ip4_off(a.tx[a.ntx - 1].data) + ip4_total(a.tx[a.ntx - 1].data), 65535);
+    }
+#endif
+    fixture_free(&a);
+}
+
+int main(void)
+{
+    RUN(test_bind_unbind_and_errors);
+    RUN(test_unbound_port_no_longer_delivers);
+#if MIP_CONF_IPV4
+    RUN(test_delivery_ipv4_meta_and_payload);
+    RUN(test_zero_checksum_accepted_on_ipv4);
+    RUN(test_bad_checksum_ipv4_counted_not_delivered);
+    RUN(test_udp_length_field_checked);
+    RUN(test_closed_port_ipv4_gets_port_unreachable);
+    RUN(test_closed_port_broadcast_gets_no_error);
+#endif
+    RUN(test_delivery_ipv6_meta_and_payload);
+    RUN(test_zero_checksum_dropped_on_ipv6);
+    RUN(test_bad_checksum_ipv6_counted_not_delivered);
+    RUN(test_closed_port_ipv6_gets_port_unreachable);
+    RUN(test_closed_port_ipv6_multicast_gets_no_error);
+    RUN(test_callback_may_send_from_inside);
+#if MIP_CONF_IPV4
+    RUN(test_sendto_ipv4_datagram_verifies);
+    RUN(test_sendto_checksum_zero_sent_as_ffff);
+#endif
+    RUN(test_sendto_ipv6_datagram_verifies);
+    RUN(test_sendto_explicit_source);
+    RUN(test_sendto_rejects_invalid_arguments);
+    RUN(test_sendto_reports_pool_exhaustion_and_driver_errors);
+#if MIP_CONF_IPV4
+    RUN(test_sendto_ipv4_larger_than_mtu_fragments_and_reassembles);
+#endif
+    RUN(test_sendto_ipv6_larger_than_mtu_fragments_and_reassembles);
+    RUN(test_sendto_largest_datagram_fragments_completely);
+    return TESTING_DONE();
+}
