@@ -356,6 +356,13 @@ def eth_only_seeds():
                                                   dst=mcast_mac6(solicited(OUR6)))) + rec(e6(ipv6(PEER6, OUR6, 17,
                                                        udp(PEER6, OUR6, 40000, 9, b"x")),
                                                   dst=mcast_mac6(ALL_NODES)))
+    # stack.c mip_stack_poll(): neigh_poll() runs before reass_poll(), so the
+    # neighbor entry created when a reassembly timeout sends its ICMP error
+    # is not in the returned delay: poll says MIP_POLL_IDLE while an NS
+    # retransmission (and the queued error) are pending.
+    s["regress-poll-idle-after-reass-error"] = rec(e6(frags6(PEER6, OUR6, 58,
+                                                            icmp6(PEER6, OUR6, 128, 0, 1,
+                                                                  bytes(2000)), 1232)[0]))
     s["ns-for-us"] = rec(e6(ns_from_peer(), dst=mcast_mac6(solicited(OUR6))))
     s["ns-unicast"] = rec(e6(ipv6(PEER6, OUR6, 58, nd_ns(PEER6, OUR6, OUR6, PEER_MAC),
                                   hlim=255)))
@@ -392,6 +399,9 @@ def regress_seeds_ip():
                                                 udp(PEER6, bytes(16), 1, 2, b"x"))]
     s["regress-v6-fwd-loopback-dst"] = [ipv6(PEER6, v6("::1"), 17,
                                              udp(PEER6, v6("::1"), 1, 2, b"x"))]
+    # ipv4.c bad_source(): sources in 0/8 other than 0.0.0.0 pass, and get
+    # echo replies / ICMP errors (RFC 1122 3.2.1.3, 3.2.2).
+    s["regress-v4-src-net0"] = [ping4(v4("0.0.113.1"), OUR4)]
     s["regress-v4-fwd-martian-dst"] = [ipv4(PEER4, v4("0.0.0.0"), 17,
                                             udp(PEER4, v4("0.0.0.0"), 1, 2, b"x"))]
     return s

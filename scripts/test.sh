@@ -280,11 +280,17 @@ if want fuzz; then
             if [ "$rc" -eq 0 ]; then
                 record fuzz PASS "$n" 0 0 "$n fuzzers x ${FUZZ_SECONDS} s"
             else
-                # which fuzzers failed: those named on a FAIL line, else count them all
+                # which fuzzers failed: run.sh prints "NAME: FAILED ..." (else
+                # count every fuzzer named on a line saying fail, else all)
                 bad=0
                 for f in "${fuzzers[@]}"; do
-                    grep -iE "(^|[^a-z])fail" "$log" | grep -qw -- "$f" && bad=$((bad + 1))
+                    grep -qE "^$f: FAIL" "$log" && bad=$((bad + 1))
                 done
+                if [ "$bad" -eq 0 ]; then
+                    for f in "${fuzzers[@]}"; do
+                        grep -iE "(^|[^a-z])fail" "$log" | grep -qw -- "$f" && bad=$((bad + 1))
+                    done
+                fi
                 [ "$bad" -gt 0 ] || bad=$n
                 record fuzz FAIL $((n - bad)) "$bad" 0 "fuzz/run.sh exit $rc; $bad of $n fuzzers failed, see above and $log"
             fi

@@ -51,6 +51,13 @@
 #define MIP_CONF_FORWARD MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
+/* Counter names for mip_stat_name() (JSON output on hosts and in the
+ * simulator). Costs MIP_STAT_COUNT * 32 bytes of constant data, which
+ * avr-gcc places in RAM. Without it mip_stat_name() returns NULL. */
+#ifndef MIP_CONF_STAT_NAMES
+#define MIP_CONF_STAT_NAMES MIP_PROFILE_DEFAULT(0, 1)
+#endif
+
 /* --- sizes --------------------------------------------------------------- */
 
 /* Packet buffers for output and for queues (packets waiting on ARP/ND). */

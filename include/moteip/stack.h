@@ -9,7 +9,10 @@
  *   mip_stack_poll(s, now)                       whenever the returned delay
  *                                                has passed (or earlier)
  *
- * Neither blocks, reads a clock, or allocates. Higher floors (TCP, relay,
+ * Neither blocks, reads a clock, or allocates. Calls that send (UDP,
+ * later TCP) stamp their timers with the `now` of the latest input or poll
+ * call: after time has passed without either, call mip_stack_poll(now)
+ * before sending. Higher floors (TCP, relay,
  * apps) keep their own state in their own structs and attach through the
  * tables in ip.h and udp.h.
  */

@@ -75,7 +75,7 @@ struct mip_stats {
 };
 
 /* Name of a counter as used in JSON ("drop_ipv4_bad_checksum"); NULL when
- * out of range. */
+ * out of range or when built without MIP_CONF_STAT_NAMES. */
 const char *mip_stat_name(enum mip_stat which);
 
 static inline void mip_stat_inc(struct mip_stats *st, enum mip_stat which)

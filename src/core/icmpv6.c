@@ -221,7 +221,9 @@ void icmpv6_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
         tx.src = orig_dst;
     else if (mip_ip_select_src(s, &tx.dst, tx.netif, &tx.src) != MIP_OK)
         return;
-    p = mip_pbuf_alloc(&s->pool, MIP_PBUF_HEADROOM);
+    /* No room for a fragment header: an error of at most 1280 bytes is
+     * never fragmented, and on small pbufs those 8 bytes would be quote. */
+    p = mip_pbuf_alloc(&s->pool, MIP_LINK_HDR_MAX + MIP_IPV6_HDR_LEN);
     if (p == NULL) {
         STAT(s, drop_tx_no_pbuf);
         return;

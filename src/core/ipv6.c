@@ -101,6 +101,7 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     struct mip_reass_frag f;
     struct mip_reass_slot *r;
     struct mip_ipv6_walk inner;
+    uint8_t fhdr[MIP_IPV6_HDR_LEN + MIP_IPV6_FRAG_HDR_LEN];
     size_t dlen = len - w->frag_data_offset;
     if ((w->frag_more && (dlen % 8u != 0 || dlen == 0))) {
         /* RFC 8200 4.5: point at the payload length field */
@@ -150,8 +151,22 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     f.more = w->frag_more;
     f.data = pkt + w->frag_data_offset;
     f.len = (uint16_t)dlen;
-    f.hdr = pkt;
-    f.hdr_len = MIP_IPV6_HDR_LEN;
+    /* Keep the headers through the Fragment header: errors about this
+     * datagram (reassembly time exceeded, port unreachable) quote them
+     * before the data, and the source parses the quote by following the
+     * Next Header chain. When they exceed the slot's copy, keep the fixed
+     * header pointed straight at the Fragment header. */
+    if (w->frag_data_offset <= sizeof(s->reass[0].hdr)) {
+        f.hdr = pkt;
+        f.hdr_len = (uint8_t)w->frag_data_offset;
+    } else {
+        memcpy(fhdr, pkt, MIP_IPV6_HDR_LEN);
+        fhdr[6] = MIP_IPV6_NH_FRAGMENT;
+        memcpy(fhdr + MIP_IPV6_HDR_LEN, pkt + w->frag_data_offset - MIP_IPV6_FRAG_HDR_LEN,
+               MIP_IPV6_FRAG_HDR_LEN);
+        f.hdr = fhdr;
+        f.hdr_len = (uint8_t)sizeof(fhdr);
+    }
     r = reass_add(s, &f);
     if (r == NULL)
         return;
