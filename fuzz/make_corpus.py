@@ -363,6 +363,12 @@ def eth_only_seeds():
     s["regress-poll-idle-after-reass-error"] = rec(e6(frags6(PEER6, OUR6, 58,
                                                             icmp6(PEER6, OUR6, 128, 0, 1,
                                                                   bytes(2000)), 1232)[0]))
+    # ipv6.c ipv6_fragment(): the Parameter Problem for a bad fragment length
+    # is sent for a frame that was link-layer multicast too (RFC 4443 2.4(e.2)).
+    s["regress-v6-fragparam-for-link-mcast"] = rec(e6(ns_from_peer(),
+                                                      dst=mcast_mac6(solicited(OUR6)))) + rec(
+        e6(ipv6(PEER6, OUR6, 44, frag6_hdr(58, 0, True, 10) +
+                icmp6(PEER6, OUR6, 128, 0, 5, PING_BODY[:13])), dst=mcast_mac6(ALL_NODES)))
     s["ns-for-us"] = rec(e6(ns_from_peer(), dst=mcast_mac6(solicited(OUR6))))
     s["ns-unicast"] = rec(e6(ipv6(PEER6, OUR6, 58, nd_ns(PEER6, OUR6, OUR6, PEER_MAC),
                                   hlim=255)))
@@ -402,6 +408,12 @@ def regress_seeds_ip():
     # ipv4.c bad_source(): sources in 0/8 other than 0.0.0.0 pass, and get
     # echo replies / ICMP errors (RFC 1122 3.2.1.3, 3.2.2).
     s["regress-v4-src-net0"] = [ping4(v4("0.0.113.1"), OUR4)]
+    # icmpv4.c icmpv4_send_error(): the directed broadcast of our subnet is
+    # not seen as a broadcast: a reassembly timeout for fragments sent to
+    # 192.0.2.255 is answered with Time Exceeded (RFC 1122 3.2.2).
+    s["regress-v4-reass-error-for-subnet-bcast"] = [
+        ipv4(PEER4, v4("192.0.2.255"), 1, icmp4(8, 0, 1, bytes(64)), mf=True),
+        (None, 255), (None, 255)]
     s["regress-v4-fwd-martian-dst"] = [ipv4(PEER4, v4("0.0.0.0"), 17,
                                             udp(PEER4, v4("0.0.0.0"), 1, 2, b"x"))]
     return s

@@ -378,6 +378,7 @@ static void out_frag(struct out_reass *r, uint8_t family, const uint8_t *src, co
 static const struct in_dgram *match_fwd4(const struct mip_ipv4_hdr *o, const uint8_t *pkt)
 {
     size_t i, plen = (size_t)o->total_len - o->hdr_len;
+    const struct in_dgram *first = NULL;
 
     for (i = 0; i < H.n_in; i++) {
         const struct in_dgram *d = &H.in[i];
@@ -393,9 +394,14 @@ static const struct in_dgram *match_fwd4(const struct mip_ipv4_hdr *o, const uin
         if (memcmp(pkt + o->hdr_len, d->pkt + d->h4.hdr_len + (o->frag_offset - d->h4.frag_offset),
                    plen) != 0)
             continue;
-        return d;
+        /* Several inputs may match (replays differing in TOS or checksum):
+         * prefer one the output is consistent with. */
+        if (d->h4.tos == o->tos && (mip_ipv4_checksum_ok(pkt, o->hdr_len) || !d->hdr_ok))
+            return d;
+        if (first == NULL)
+            first = d;
     }
-    return NULL;
+    return first;
 }
 
 static const struct in_dgram *match_fwd6(const struct mip_ipv6_hdr *o, const uint8_t *pkt)

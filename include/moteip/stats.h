@@ -44,6 +44,7 @@
     X(drop_ip_unknown_proto)    /* no handler for the upper protocol */       \
     X(drop_ip_no_route)                                                       \
     X(drop_ip_too_big)          /* over the MTU and must not fragment */      \
+    X(drop_fwd_hook)            /* the forward hook (relay) said DROP */      \
     X(drop_frag_malformed)      /* bad fragment length or offset */           \
     X(drop_frag_overlap)        /* RFC 5722: whole datagram dropped */        \
     X(drop_frag_too_big)        /* larger than MIP_REASS_SIZE */              \

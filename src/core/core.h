@@ -27,6 +27,11 @@ bool netif_accepts4(const struct mip_netif *nif, const uint8_t dst[4], bool *bca
 bool netif_accepts6(const struct mip_netif *nif, const uint8_t dst[16], bool *mcast);
 /* True when addr (any family) is an address of any netif of s. */
 bool stack_is_own_addr(const struct mip_stack *s, const struct mip_addr *a);
+#if MIP_CONF_IPV4
+/* True when dst (4 bytes) is the broadcast address of a prefix of any
+ * netif of s (a directed broadcast), or 255.255.255.255. */
+bool stack_is_bcast4(const struct mip_stack *s, const uint8_t dst[4]);
+#endif
 /* Hands the frame in p to the driver, counts the outcome, frees p. */
 mip_status netif_transmit(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p);
 
@@ -132,9 +137,11 @@ void icmpv4_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
                        const uint8_t *hdr, size_t hdr_len, const uint8_t *l4, size_t l4_len);
 void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg, size_t len);
 /* The same for ICMPv6 (RFC 4443 2.4(e)): hdr is the IPv6 header and any
- * extension headers, l4 what follows. `allow_mcast` for the kinds that may
+ * extension headers, l4 what follows; `netif` is where the datagram
+ * arrived (errors to a link-local source must leave there). `allow_mcast` for the kinds that may
  * answer a multicast destination (Packet Too Big, option action 10). */
-void icmpv6_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t rest,
+void icmpv6_send_error(struct mip_stack *s, uint8_t netif, uint8_t type, uint8_t code,
+                       uint32_t rest,
                        const uint8_t *hdr, size_t hdr_len, const uint8_t *l4, size_t l4_len,
                        bool allow_mcast);
 

@@ -59,7 +59,7 @@ void ip_deliver(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *
 #endif
 #if MIP_CONF_IPV6
     if (rx->src.family == MIP_AF_INET6)
-        icmpv6_send_error(s, MIP_ICMPV6_PARAM_PROBLEM, 1, ptr_nh,
+        icmpv6_send_error(s, rx->netif, MIP_ICMPV6_PARAM_PROBLEM, 1, ptr_nh,
                           rx->quote, rx->quote_len, l4, len, false);
 #endif
     (void)ptr_nh;

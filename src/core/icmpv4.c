@@ -143,7 +143,8 @@ void icmpv4_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
     if ((hdr[9] == MIP_IPPROTO_ICMP && (l4_len < 1 || is_error_type(l4[0]))) ||
         h.frag_offset != 0 || ip4_is_multicast(h.dst) || ip4_is_limited_bcast(h.dst) ||
         ip4_is_multicast(h.src) || ip4_is_limited_bcast(h.src) ||
-        (h.src[0] == 0 && h.src[1] == 0 && h.src[2] == 0 && h.src[3] == 0))
+        (h.src[0] == 0 && h.src[1] == 0 && h.src[2] == 0 && h.src[3] == 0) ||
+        stack_is_bcast4(s, h.dst) || stack_is_bcast4(s, h.src))
         return;
     if (!icmp_rate_allow(s))
         return;

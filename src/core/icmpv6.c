@@ -189,7 +189,8 @@ static bool carries_icmpv6_error(const uint8_t *hdr, size_t hdr_len, const uint8
     return false;
 }
 
-void icmpv6_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t rest,
+void icmpv6_send_error(struct mip_stack *s, uint8_t netif, uint8_t type, uint8_t code,
+                       uint32_t rest,
                        const uint8_t *hdr, size_t hdr_len, const uint8_t *l4, size_t l4_len,
                        bool allow_mcast)
 {
@@ -216,7 +217,7 @@ void icmpv6_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
         return;
     memset(&tx, 0, sizeof(tx));
     tx.dst = orig_src;
-    tx.netif = MIP_NETIF_ANY;
+    tx.netif = ip6_is_linklocal(orig_src.bytes) ? netif : MIP_NETIF_ANY;
     if (!ip6_is_multicast(orig_dst.bytes) && stack_is_own_addr(s, &orig_dst))
         tx.src = orig_dst;
     else if (mip_ip_select_src(s, &tx.dst, tx.netif, &tx.src) != MIP_OK)

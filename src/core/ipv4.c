@@ -8,9 +8,13 @@
 
 #if MIP_CONF_IPV4
 
-static bool bad_source(const uint8_t *src)
+/* A source that names no single host: multicast, broadcast (limited or
+ * one of our subnets'), loopback, or "this network" 0/8 (RFC 1122 3.2.1.3;
+ * we do not run DHCP, the one user of 0.0.0.0). */
+static bool bad_source(const struct mip_stack *s, const uint8_t *src)
 {
-    return ip4_is_multicast(src) || ip4_is_limited_bcast(src) || src[0] == 127;
+    return ip4_is_multicast(src) || ip4_is_limited_bcast(src) || src[0] == 127 ||
+           src[0] == 0 || stack_is_bcast4(s, src);
 }
 
 #if MIP_CONF_FORWARD
@@ -24,6 +28,11 @@ static void ipv4_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
     const uint8_t *l4 = pkt + h->hdr_len;
     size_t l4_len = (size_t)h->total_len - h->hdr_len;
     mip_addr_set4(&dst, h->dst);
+    /* Directed broadcasts are not forwarded (RFC 2644), nor answered. */
+    if (stack_is_bcast4(s, h->dst)) {
+        STAT(s, drop_ipv4_not_for_us);
+        return;
+    }
     if (h->ttl <= 1) {
         STAT(s, drop_ipv4_ttl_expired);
         icmpv4_send_error(s, MIP_ICMPV4_TIME_EXCEEDED, MIP_ICMPV4_TE_TTL, 0,
@@ -58,6 +67,8 @@ static void ipv4_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
     if (s->fwd_hook != NULL) {
         enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in->index, idx, w, p->len);
         if (v != MIP_FWD_PASS) {
+            if (v == MIP_FWD_DROP)
+                STAT(s, drop_fwd_hook);
             mip_pbuf_free(&s->pool, p);
             return;
         }
@@ -88,12 +99,18 @@ void ipv4_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
         STAT(s, drop_ipv4_bad_checksum);
         return;
     }
-    if (bad_source(h.src)) {
+    if (bad_source(s, h.src)) {
         STAT(s, drop_ipv4_bad_src);
         return;
     }
     mip_addr_set4(&dst, h.dst);
-    local = netif_accepts4(nif, h.dst, &bcast) || stack_is_own_addr(s, &dst);
+    /* netif_accepts4 leaves bcast set when it says no: a unicast to an
+     * address of another netif is not a broadcast. */
+    local = netif_accepts4(nif, h.dst, &bcast);
+    if (!local) {
+        bcast = false;
+        local = stack_is_own_addr(s, &dst);
+    }
     if (!local) {
 #if MIP_CONF_FORWARD
         if (s->forwarding && !link_bcast && !ip4_is_multicast(h.dst)) {

@@ -25,20 +25,20 @@ static void ipv6_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
     mip_addr_set6(&dst, h->dst);
     if (h->hop_limit <= 1) {
         STAT(s, drop_ipv6_hop_limit_expired);
-        icmpv6_send_error(s, MIP_ICMPV6_TIME_EXCEEDED, MIP_ICMPV6_TE_HOPLIMIT, 0,
+        icmpv6_send_error(s, in->index, MIP_ICMPV6_TIME_EXCEEDED, MIP_ICMPV6_TE_HOPLIMIT, 0,
                           pkt, MIP_IPV6_HDR_LEN, rest, rest_len, false);
         return;
     }
     if (mip_route_lookup(s, &dst, &idx, &nexthop) != MIP_OK ||
         (out = mip_netif_get(s, idx)) == NULL) {
         STAT(s, drop_ip_no_route);
-        icmpv6_send_error(s, MIP_ICMPV6_DEST_UNREACH, MIP_ICMPV6_UNREACH_NOROUTE, 0,
+        icmpv6_send_error(s, in->index, MIP_ICMPV6_DEST_UNREACH, MIP_ICMPV6_UNREACH_NOROUTE, 0,
                           pkt, MIP_IPV6_HDR_LEN, rest, rest_len, false);
         return;
     }
     if (len > out->mtu) {
         STAT(s, drop_ip_too_big);
-        icmpv6_send_error(s, MIP_ICMPV6_PACKET_TOO_BIG, 0, out->mtu,
+        icmpv6_send_error(s, in->index, MIP_ICMPV6_PACKET_TOO_BIG, 0, out->mtu,
                           pkt, MIP_IPV6_HDR_LEN, rest, rest_len, true);
         return;
     }
@@ -53,6 +53,8 @@ static void ipv6_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
     if (s->fwd_hook != NULL) {
         enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in->index, idx, w, p->len);
         if (v != MIP_FWD_PASS) {
+            if (v == MIP_FWD_DROP)
+                STAT(s, drop_fwd_hook);
             mip_pbuf_free(&s->pool, p);
             return;
         }
@@ -63,7 +65,7 @@ static void ipv6_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
 #endif
 
 /* Acts on an extension-header problem; true when the packet must go. */
-static bool ext_problem(struct mip_stack *s, const struct mip_ipv6_walk *w, const uint8_t *pkt,
+static bool ext_problem(struct mip_stack *s, uint8_t netif, const struct mip_ipv6_walk *w, const uint8_t *pkt,
                         size_t len, bool dst_mcast)
 {
     uint8_t code;
@@ -78,7 +80,7 @@ static bool ext_problem(struct mip_stack *s, const struct mip_ipv6_walk *w, cons
     }
     if (w->problem_icmp_unless_multicast && dst_mcast)
         return true;
-    icmpv6_send_error(s, MIP_ICMPV6_PARAM_PROBLEM, code, w->problem_pointer,
+    icmpv6_send_error(s, netif, MIP_ICMPV6_PARAM_PROBLEM, code, w->problem_pointer,
                       pkt, MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN, len - MIP_IPV6_HDR_LEN,
                       code == 2 && !w->problem_icmp_unless_multicast);
     return true;
@@ -106,13 +108,13 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     if ((w->frag_more && (dlen % 8u != 0 || dlen == 0))) {
         /* RFC 8200 4.5: point at the payload length field */
         STAT(s, drop_frag_malformed);
-        icmpv6_send_error(s, MIP_ICMPV6_PARAM_PROBLEM, 0, 4, pkt, MIP_IPV6_HDR_LEN,
+        icmpv6_send_error(s, nif->index, MIP_ICMPV6_PARAM_PROBLEM, 0, 4, pkt, MIP_IPV6_HDR_LEN,
                           pkt + MIP_IPV6_HDR_LEN, len - MIP_IPV6_HDR_LEN, false);
         return;
     }
     if ((size_t)w->frag_offset + dlen > 65535u) {
         STAT(s, drop_frag_malformed);
-        icmpv6_send_error(s, MIP_ICMPV6_PARAM_PROBLEM, 0,
+        icmpv6_send_error(s, nif->index, MIP_ICMPV6_PARAM_PROBLEM, 0,
                           (uint32_t)(w->frag_data_offset - MIP_IPV6_FRAG_HDR_LEN + 2u),
                           pkt, MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN,
                           len - MIP_IPV6_HDR_LEN, false);
@@ -131,7 +133,7 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
         if (inner.problem == MIP_IPV6_PROBLEM_NEXT_HEADER &&
             inner.problem_pointer < w->frag_data_offset)
             inner.problem_pointer = frag_nh;
-        if (walk_failed(s, st) || ext_problem(s, &inner, pkt, len, rx->dst_multicast))
+        if (walk_failed(s, st) || ext_problem(s, nif->index, &inner, pkt, len, rx->dst_multicast))
             return;
         rx->proto = inner.upper_proto;
         rx->quote_len = inner.upper_offset;
@@ -180,7 +182,13 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
         rx->proto = inner.upper_proto;
         rx->quote = r->hdr;
         rx->quote_len = r->hdr_len;
-        ip_deliver(s, rx, r->data + inner.upper_offset, r->total - inner.upper_offset, 0);
+        /* The Next Header byte that named the upper protocol, counted in
+         * the reassembled packet (headers through the Fragment header,
+         * then the fragmentable part): for "unrecognized next header". */
+        ip_deliver(s, rx, r->data + inner.upper_offset, r->total - inner.upper_offset,
+                   (uint16_t)(inner.upper_offset == 0
+                                  ? r->hdr_len - MIP_IPV6_FRAG_HDR_LEN
+                                  : r->hdr_len + inner.upper_nh_offset));
     }
     reass_free(r);
 }
@@ -227,7 +235,7 @@ void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
     rx.dst_multicast = mcast;
     rx.quote = pkt;
     st = mip_ipv6_walk_ext(pkt, len, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
-    if (walk_failed(s, st) || ext_problem(s, &w, pkt, len, mcast))
+    if (walk_failed(s, st) || ext_problem(s, nif->index, &w, pkt, len, mcast))
         return;
     if (w.upper_proto == MIP_IPV6_NH_FRAGMENT) {
         rx.quote_len = MIP_IPV6_HDR_LEN;

@@ -175,6 +175,19 @@ bool stack_is_own_addr(const struct mip_stack *s, const struct mip_addr *a)
     return false;
 }
 
+#if MIP_CONF_IPV4
+bool stack_is_bcast4(const struct mip_stack *s, const uint8_t dst[4])
+{
+    unsigned i;
+    bool bcast;
+    for (i = 0; i < MIP_NETIF_MAX; i++)
+        if (s->netif[i].ops != NULL && netif_accepts4(&s->netif[i], dst, &bcast) && bcast &&
+            !ip4_is_multicast(dst))
+            return true;
+    return false;
+}
+#endif
+
 mip_status netif_transmit(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p)
 {
     mip_status st = nif->drv->transmit(nif->drv_ctx, mip_pbuf_payload(p), p->len);

@@ -148,7 +148,7 @@ static void reass_expire(struct mip_stack *s, struct mip_reass_slot *r)
 #endif
 #if MIP_CONF_IPV6
         if (r->family == MIP_AF_INET6)
-            icmpv6_send_error(s, MIP_ICMPV6_TIME_EXCEEDED, MIP_ICMPV6_TE_REASS, 0,
+            icmpv6_send_error(s, r->netif, MIP_ICMPV6_TIME_EXCEEDED, MIP_ICMPV6_TE_REASS, 0,
                               r->hdr, r->hdr_len, r->data, n, false);
 #endif
     }

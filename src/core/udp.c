@@ -64,7 +64,7 @@ static void udp_port_unreachable(struct mip_stack *s, const struct mip_ip_rx *rx
 #endif
 #if MIP_CONF_IPV6
     if (rx->src.family == MIP_AF_INET6)
-        icmpv6_send_error(s, MIP_ICMPV6_DEST_UNREACH, MIP_ICMPV6_UNREACH_PORT, 0,
+        icmpv6_send_error(s, rx->netif, MIP_ICMPV6_DEST_UNREACH, MIP_ICMPV6_UNREACH_PORT, 0,
                           rx->quote, rx->quote_len, l4, len, false);
 #endif
 }

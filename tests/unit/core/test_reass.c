@@ -580,6 +580,106 @@ static void test_ipv6_timeout_of_fragmented_icmpv6_error_sends_nothing(void)
     fixture_free(&f);
 }
 
+#if MIP_CONF_IPV4
+static void test_ipv4_timeout_for_broadcast_destination_sends_nothing(void)
+{
+    /* RFC 1122 3.2.2: no ICMP error about a datagram sent to a broadcast
+     * address, the subnet's included */
+    static const char *const dsts[] = {"192.0.2.255", "255.255.255.255"};
+    struct fixture f;
+    uint8_t data[64], pkt[128];
+    size_t n;
+    unsigned i;
+    fixture_init(&f, false);
+    memset(data, 0, sizeof(data));
+    for (i = 0; i < 2; i++) {
+        n = build_frag4(pkt, "192.0.2.1", dsts[i], 17, (uint16_t)(0xC6 + i), 0, true, data, 64);
+        fixture_input(&f, 0, pkt, n);
+        fixture_advance(&f, MIP_REASS_TIMEOUT_MS);
+    }
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_timeout), 2);
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_ipv4_reassembled_closed_port_quotes_first_fragment(void)
+{
+    struct fixture f;
+    struct dgram d;
+    uint8_t first[600];
+    const uint8_t *r;
+    size_t n;
+    fixture_init(&f, false);                /* nothing bound */
+    make_udp(&d, false, 0xE0, 14000, 1000);
+    n = build_frag4(first, "192.0.2.1", "192.0.2.2", 17, (uint16_t)d.id, 0, true, d.l4, 512);
+    fixture_input(&f, 0, first, n);
+    send_piece(&f, &d, 512, d.l4len - 512);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(r[20], 3);
+    CHECK_EQ(r[21], 3);
+    CHECK(icmp4_ok(r));
+    /* the first fragment's header, then the datagram up to 576 bytes */
+    CHECK_EQ(f.tx[0].len, 576);
+    CHECK_MEM(r + 28, first, 20);
+    CHECK_MEM(r + 48, d.l4, 576 - 48);
+    fixture_free(&f);
+}
+#endif
+
+static void test_ipv6_reassembled_closed_port_quotes_first_fragment(void)
+{
+    struct fixture f;
+    struct dgram d;
+    uint8_t first[600];
+    const uint8_t *r;
+    size_t n;
+    fixture_init(&f, false);
+    make_udp(&d, true, 0xE1, 14001, 1000);
+    n = build_frag6(first, "fd00::1", "fd00::2", 17, d.id, 0, true, d.l4, 512);
+    fixture_input(&f, 0, first, n);
+    send_piece(&f, &d, 512, d.l4len - 512);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(r[40], 1);
+    CHECK_EQ(r[41], 4);
+    CHECK(ip6_l4_ok(r));
+    /* fixed header and Fragment header of the first fragment, then the
+     * whole UDP datagram (it fits in 1280) */
+    CHECK_EQ(f.tx[0].len, 48 + 48 + d.l4len);
+    CHECK_MEM(r + 48, first, 48);
+    CHECK_MEM(r + 96, d.l4, d.l4len);
+    fixture_free(&f);
+}
+
+static void test_ipv6_reassembled_unknown_next_header_points_at_fragment_header(void)
+{
+    struct fixture f;
+    uint8_t data[400], first[400], pkt[400];
+    const uint8_t *r;
+    size_t n, m;
+    fixture_init(&f, false);
+    fill_pattern(data, sizeof(data), 15);
+    n = build_frag6(first, "fd00::1", "fd00::2", 253, 0xE2, 0, true, data, 256);
+    fixture_input(&f, 0, first, n);
+    m = build_frag6(pkt, "fd00::1", "fd00::2", 253, 0xE2, 256, false, data + 256, 100);
+    fixture_input(&f, 0, pkt, m);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_frag_reassembled), 1);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ip_unknown_proto), 1);
+    CHECK_EQ(f.ntx, 1);
+    r = f.tx[0].data;
+    CHECK_EQ(r[40], 4);                     /* parameter problem */
+    CHECK_EQ(r[41], 1);                     /* unrecognized next header */
+    CHECK_EQ(mip_rd32(r + 44), 40);         /* the Fragment header's Next Header */
+    CHECK_EQ(r[48 + 40], 253);              /* which the quote holds there */
+    CHECK_MEM(r + 48, first, 48);
+    CHECK_MEM(r + 96, data, 356);
+    CHECK(ip6_l4_ok(r));
+    fixture_free(&f);
+}
+
 static void test_poll_reports_time_to_earliest_deadline(void)
 {
     struct fixture f;
@@ -660,17 +760,17 @@ static void test_ipv4_4000_byte_ping_gets_fragmented_reply(void)
 }
 #endif
 
+#define PING6_DATA MIP_PROFILE_DEFAULT(1200, 4000)
+
 static void test_ipv6_fragmented_ping_gets_reply(void)
 {
-    enum { DATA = MIP_PROFILE_DEFAULT(1200, 4000) };
-    static uint8_t icmp[DATA + 8], pkt[1600], out[DATA + 100];
+    /* tiny: a 1200-byte ping arrives in two fragments and its reply fits
+     * the MTU; full: a 4000-byte ping's reply is fragmented too */
+    static uint8_t icmp[PING6_DATA + 8], pkt[1600];
     struct fixture f;
-    unsigned count = 0;
     size_t n, off;
-    long got;
-    uint8_t nh = 0;
     fixture_init(&f, false);
-    n = build_echo(icmp, 128, 0xBEEF, 78, DATA);
+    n = build_echo(icmp, 128, 0xBEEF, 78, PING6_DATA);
     fix_l4_checksum6(icmp, n, 2, 58, "fd00::1", "fd00::2");
     for (off = 0; off < n; off += 1024) {
         size_t len = n - off < 1024 ? n - off : 1024;
@@ -680,22 +780,29 @@ static void test_ipv6_fragmented_ping_gets_reply(void)
     }
     CHECK_EQ(fixture_stat(&f, MIP_STAT_frag_reassembled), 1);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_icmp_echo_replied), 1);
-    if (40 + n <= FIXTURE_MTU) {
-        CHECK_EQ(f.ntx, 1);
-        CHECK_EQ(f.tx[0].len, 40 + n);
-        CHECK_EQ(f.tx[0].data[40], 129);
-        CHECK(ip6_l4_ok(f.tx[0].data));
-        CHECK_MEM(f.tx[0].data + 44, icmp + 4, n - 4);
-    } else {
+#if PING6_DATA + 48 <= FIXTURE_MTU
+    CHECK_EQ(f.ntx, 1);
+    CHECK_EQ(f.tx[0].len, 40 + n);
+    CHECK_EQ(f.tx[0].data[40], 129);
+    CHECK(ip6_l4_ok(f.tx[0].data));
+    CHECK_MEM(f.tx[0].data + 44, icmp + 4, n - 4);
+#else
+    {
+        static uint8_t out[PING6_DATA + 100];
         const size_t chunk = ((FIXTURE_MTU - 48) / 8) * 8;
+        unsigned count = 0;
+        uint8_t nh = 0;
+        long got;
         CHECK_EQ(f.ntx, (n + chunk - 1) / chunk);
         got = reasm6(&f, 0, mip_rd32(f.tx[0].data + 44), out, sizeof(out), &count, &nh);
         CHECK_EQ(got, (long)n);
+        CHECK_EQ(count, f.ntx);
         CHECK_EQ(nh, 58);
         CHECK_EQ(out[0], 129);
         CHECK(l4_ok6(f.tx[0].data + 8, f.tx[0].data + 24, 58, out, n));
         CHECK_MEM(out + 4, icmp + 4, n - 4);
     }
+#endif
     fixture_free(&f);
 }
 
@@ -725,6 +832,12 @@ int main(void)
     RUN(test_ipv6_timeout_sends_reassembly_time_exceeded);
     RUN(test_ipv6_timeout_without_first_fragment_sends_nothing);
     RUN(test_ipv6_timeout_of_fragmented_icmpv6_error_sends_nothing);
+#if MIP_CONF_IPV4
+    RUN(test_ipv4_timeout_for_broadcast_destination_sends_nothing);
+    RUN(test_ipv4_reassembled_closed_port_quotes_first_fragment);
+#endif
+    RUN(test_ipv6_reassembled_closed_port_quotes_first_fragment);
+    RUN(test_ipv6_reassembled_unknown_next_header_points_at_fragment_header);
     RUN(test_poll_reports_time_to_earliest_deadline);
     RUN(test_deadline_survives_clock_wrap);
 #if MIP_CONF_IPV4

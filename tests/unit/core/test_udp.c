@@ -71,6 +71,7 @@ static void test_delivery_ipv4_meta_and_payload(void)
     CHECK_EQ(k.meta.src_port, 40000);
     CHECK_EQ(k.meta.dst_port, 5683);
     CHECK_EQ(k.meta.netif, 0);
+    CHECK(!k.meta.dst_multicast);
     CHECK_EQ(k.len, 300);
     CHECK_MEM(k.data, data, 300);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_rx), 1);
@@ -222,6 +223,7 @@ static void test_delivery_ipv6_meta_and_payload(void)
     CHECK_EQ(k.meta.src_port, 1234);
     CHECK_EQ(k.meta.dst_port, 61616);
     CHECK_EQ(k.meta.netif, 0);
+    CHECK(!k.meta.dst_multicast);
     CHECK_EQ(k.len, 301);
     CHECK_MEM(k.data, data, 301);
     /* to the link-local address too */
@@ -313,6 +315,73 @@ static void test_closed_port_ipv6_multicast_gets_no_error(void)
     CHECK_EQ(f.ntx, 0);
     fixture_free(&f);
 }
+
+static void test_multicast_delivery_flagged_in_meta(void)
+{
+    struct fixture f;
+    struct udp_sink k;
+    uint8_t udp[32], pkt[96];
+    size_t n, len;
+    fixture_init(&f, false);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, true, "fe80::1", "ff02::1", 9, 7, hello, 5);
+    len = build_ipv6(pkt, "fe80::1", "ff02::1", 17, 64, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK(k.meta.dst_multicast);
+    CHECK_MEM(k.meta.dst.bytes, pkt + 24, 16);
+#if MIP_CONF_IPV4
+    n = build_udp(udp, false, "192.0.2.1", "192.0.2.255", 9, 7, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "192.0.2.255", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 2);
+    CHECK(k.meta.dst_multicast);
+    n = build_udp(udp, false, "192.0.2.1", "255.255.255.255", 9, 7, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "255.255.255.255", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 3);
+    CHECK(k.meta.dst_multicast);
+#endif
+    CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+#if MIP_CONF_IPV4 && MIP_NETIF_MAX >= 2
+static void test_unicast_to_other_netif_address_is_not_broadcast(void)
+{
+    /* A datagram for the address of netif 1 arriving on netif 0 is unicast:
+     * delivered as such, and a closed port answers. */
+    struct fixture f;
+    struct udp_sink k;
+    struct mip_addr a = fixture_addr("198.51.100.1");
+    uint8_t udp[32], pkt[96], idx;
+    size_t n, len;
+    fixture_init(&f, false);
+    f.port[1].f = &f;
+    f.port[1].netif = 1;
+    CHECK_EQ(mip_netif_add_rawip(f.s, 1500, NULL, &fixture_driver, &f.port[1], &idx), MIP_OK);
+    CHECK_EQ(mip_netif_add_addr(f.s, 1, &a, 24), MIP_OK);
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(mip_udp_bind(f.s, 7, udp_sink_recv, &k), MIP_OK);
+    n = build_udp(udp, false, "192.0.2.1", "198.51.100.1", 9, 7, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "198.51.100.1", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(k.calls, 1);
+    CHECK(!k.meta.dst_multicast);
+    CHECK(mip_addr_eq(&k.meta.dst, &a));
+    n = build_udp(udp, false, "192.0.2.1", "198.51.100.1", 9, 8, hello, 5);
+    len = build_ipv4(pkt, "192.0.2.1", "198.51.100.1", 17, 64, 1, 0, 0, udp, n);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
+    CHECK_EQ(f.ntx, 1);
+    CHECK_EQ(f.tx[0].netif, 0);
+    CHECK_EQ(f.tx[0].data[20], 3);
+    CHECK_EQ(f.tx[0].data[21], 3);
+    CHECK_MEM(f.tx[0].data + 12, a.bytes, 4);   /* from the address it was sent to */
+    fixture_free(&f);
+}
+#endif
 
 /* A callback that answers from inside the callback. */
 static void echo_back(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
@@ -662,6 +731,10 @@ int main(void)
     RUN(test_bad_checksum_ipv6_counted_not_delivered);
     RUN(test_closed_port_ipv6_gets_port_unreachable);
     RUN(test_closed_port_ipv6_multicast_gets_no_error);
+    RUN(test_multicast_delivery_flagged_in_meta);
+#if MIP_CONF_IPV4 && MIP_NETIF_MAX >= 2
+    RUN(test_unicast_to_other_netif_address_is_not_broadcast);
+#endif
     RUN(test_callback_may_send_from_inside);
 #if MIP_CONF_IPV4
     RUN(test_sendto_ipv4_datagram_verifies);
