@@ -379,6 +379,7 @@ static const struct in_dgram *match_fwd4(const struct mip_ipv4_hdr *o, const uin
 {
     size_t i, plen = (size_t)o->total_len - o->hdr_len;
     const struct in_dgram *first = NULL;
+    int best_score = 0;
 
     for (i = 0; i < H.n_in; i++) {
         const struct in_dgram *d = &H.in[i];
@@ -394,12 +395,22 @@ static const struct in_dgram *match_fwd4(const struct mip_ipv4_hdr *o, const uin
         if (memcmp(pkt + o->hdr_len, d->pkt + d->h4.hdr_len + (o->frag_offset - d->h4.frag_offset),
                    plen) != 0)
             continue;
-        /* Several inputs may match (replays differing in TOS or checksum):
-         * prefer one the output is consistent with. */
-        if (d->h4.tos == o->tos && (mip_ipv4_checksum_ok(pkt, o->hdr_len) || !d->hdr_ok))
-            return d;
-        if (first == NULL)
-            first = d;
+        /* Several inputs may match (replays, or variants differing in TOS,
+         * checksum or length): prefer a verbatim copy, then one the output
+         * is consistent with. */
+        {
+            int score = 1;
+            if (d->h4.tos == o->tos && (mip_ipv4_checksum_ok(pkt, o->hdr_len) || !d->hdr_ok)) {
+                score = 2;
+                if (d->h4.frag_offset == o->frag_offset && ipl == plen &&
+                    d->h4.flags == o->flags)
+                    score = 3;
+            }
+            if (score > best_score) {
+                best_score = score;
+                first = d;
+            }
+        }
     }
     return first;
 }

@@ -23,6 +23,8 @@ struct mip_reass_slot {
     uint8_t    netif;
     uint8_t    ttl;          /* of the first fragment (offset 0) */
     uint8_t    have_first;   /* offset-0 fragment seen: its header is in hdr[] */
+    uint8_t    group;        /* a fragment came to a group address (IP or link):
+                                no ICMP error may answer it */
     uint8_t    hdr_len;      /* bytes in hdr[] */
     uint8_t    src[16];
     uint8_t    dst[16];

@@ -83,10 +83,15 @@ mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct m
 mip_status ip_output_gather(struct mip_stack *s, const struct mip_ip_tx *tx,
                             const uint8_t *hdr, size_t hdr_len,
                             const uint8_t *data, size_t data_len);
-/* Sends a forwarded datagram (whole IP packet in p) on `out`; re-fragments
- * IPv4 without DF when it exceeds the MTU, else drops it (the caller has
- * already sent the ICMP error). Frees p. */
-mip_status ip_forward_send(struct mip_stack *s, struct mip_netif *out,
+/* Copies a datagram being forwarded into a packet buffer for `out`;
+ * NULL (and counted) when the pool is empty or it does not fit. */
+struct mip_pbuf *ip_forward_copy(struct mip_stack *s, struct mip_netif *out,
+                                 const uint8_t *pkt, size_t len);
+/* Offers the forwarded datagram in p (TTL already decremented) to the
+ * forward hook, then sends it on `out`, re-fragmenting IPv4 without DF when
+ * it exceeds the MTU (else it is dropped: the caller has sent the ICMP
+ * error). Frees p. */
+mip_status ip_forward_send(struct mip_stack *s, uint8_t in_netif, struct mip_netif *out,
                            const struct mip_addr *nexthop, struct mip_pbuf *p);
 
 /* --- deliver.c ------------------------------------------------------- */
@@ -109,6 +114,7 @@ struct mip_reass_frag {
     uint32_t id;
     uint16_t offset;      /* bytes */
     bool     more;
+    bool     group;       /* sent to a multicast/broadcast IP or link address */
     const uint8_t *data;
     uint16_t len;
     const uint8_t *hdr;   /* the IP header, kept when offset == 0 */
@@ -123,6 +129,16 @@ uint32_t reass_poll(struct mip_stack *s, mip_time_t now);
 
 /* --- icmp: icmp_rate.c, icmpv4.c, icmpv6.c --------------------------- */
 bool icmp_rate_allow(struct mip_stack *s);
+/* A packet buffer holding an ICMP error message (checksum 0) quoting
+ * hdr|l4, at most `max` bytes, with headroom for an IP header of
+ * ip_hdr_len; NULL (counted) when the pool is empty. */
+struct mip_pbuf *icmp_error_build(struct mip_stack *s, uint16_t ip_hdr_len, size_t max,
+                                  uint8_t type, uint8_t code, uint32_t rest,
+                                  const uint8_t *hdr, size_t hdr_len,
+                                  const uint8_t *l4, size_t l4_len);
+/* Fills in the checksum (over pseudo_sum + the message) and sends it. */
+void icmp_error_send(struct mip_stack *s, const struct mip_ip_tx *tx, struct mip_pbuf *p,
+                     uint32_t pseudo_sum);
 /* Sends an ICMP message hdr|data (hdr_len even), filling in tx->src when
  * unset and the checksum at hdr[2..3]. */
 mip_status icmpv4_output(struct mip_stack *s, struct mip_ip_tx *tx, uint8_t *hdr,
@@ -152,6 +168,7 @@ void udp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *l
 static inline bool ip6_is_multicast(const uint8_t *a) { return a[0] == 0xFF; }
 static inline bool ip6_is_linklocal(const uint8_t *a) { return a[0] == 0xFE && (a[1] & 0xC0) == 0x80; }
 bool ip6_is_unspecified(const uint8_t *a);
+bool ip6_is_loopback(const uint8_t *a);
 static inline bool ip4_is_multicast(const uint8_t *a) { return (a[0] & 0xF0) == 0xE0; }
 static inline bool ip4_is_limited_bcast(const uint8_t *a)
 {

@@ -127,9 +127,6 @@ void icmpv4_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
     struct mip_ipv4_hdr h;
     struct mip_ip_tx tx;
     struct mip_pbuf *p;
-    uint8_t *w;
-    size_t qlen, room;
-    uint32_t sum;
     /* Only the header's fixed fields matter; hdr_len bounds the parse. */
     if (hdr_len < MIP_IPV4_HDR_LEN || (hdr[0] >> 4) != 4)
         return;
@@ -148,26 +145,10 @@ void icmpv4_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
         return;
     if (!icmp_rate_allow(s))
         return;
-    p = mip_pbuf_alloc(&s->pool, MIP_PBUF_HEADROOM);
-    if (p == NULL) {
-        STAT(s, drop_tx_no_pbuf);
+    p = icmp_error_build(s, MIP_IPV4_HDR_LEN, ICMPV4_ERROR_MAX, type, code, rest,
+                         hdr, hdr_len, l4, l4_len);
+    if (p == NULL)
         return;
-    }
-    room = mip_pbuf_tailroom(p) < ICMPV4_ERROR_MAX ? mip_pbuf_tailroom(p) : ICMPV4_ERROR_MAX;
-    qlen = hdr_len + l4_len;
-    if (MIP_ICMPV4_HDR_LEN + qlen > room)
-        qlen = room - MIP_ICMPV4_HDR_LEN;
-    w = mip_pbuf_put(p, (uint16_t)(MIP_ICMPV4_HDR_LEN + qlen));
-    w[0] = type;
-    w[1] = code;
-    w[2] = 0;
-    w[3] = 0;
-    mip_wr32(w + 4, rest);
-    memcpy(w + MIP_ICMPV4_HDR_LEN, hdr, hdr_len < qlen ? hdr_len : qlen);
-    if (qlen > hdr_len)
-        memcpy(w + MIP_ICMPV4_HDR_LEN + hdr_len, l4, qlen - hdr_len);
-    sum = mip_cksum_add(0, w, MIP_ICMPV4_HDR_LEN + qlen);
-    mip_wr16(w + 2, mip_cksum_finish(sum));
     memset(&tx, 0, sizeof(tx));
     mip_addr_set4(&tx.dst, h.src);
     tx.proto = MIP_IPPROTO_ICMP;
@@ -178,11 +159,7 @@ void icmpv4_send_error(struct mip_stack *s, uint8_t type, uint8_t code, uint32_t
         if (stack_is_own_addr(s, &orig_dst))
             tx.src = orig_dst;
     }
-    {
-        mip_status st = mip_ip_output(s, &tx, p);
-        if (st == MIP_OK || st == MIP_ERR_PENDING)
-            STAT(s, icmp_errors_tx);
-    }
+    icmp_error_send(s, &tx, p, 0);
 }
 
 #endif

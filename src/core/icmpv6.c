@@ -197,10 +197,6 @@ void icmpv6_send_error(struct mip_stack *s, uint8_t netif, uint8_t type, uint8_t
     struct mip_ip_tx tx;
     struct mip_addr orig_src, orig_dst;
     struct mip_pbuf *p;
-    uint8_t *w;
-    size_t qlen, room;
-    uint32_t sum;
-    mip_status st;
     if (hdr_len < MIP_IPV6_HDR_LEN || (hdr[0] >> 4) != 6)
         return;
     mip_addr_set6(&orig_src, hdr + 8);
@@ -224,31 +220,12 @@ void icmpv6_send_error(struct mip_stack *s, uint8_t netif, uint8_t type, uint8_t
         return;
     /* No room for a fragment header: an error of at most 1280 bytes is
      * never fragmented, and on small pbufs those 8 bytes would be quote. */
-    p = mip_pbuf_alloc(&s->pool, MIP_LINK_HDR_MAX + MIP_IPV6_HDR_LEN);
-    if (p == NULL) {
-        STAT(s, drop_tx_no_pbuf);
+    p = icmp_error_build(s, MIP_IPV6_HDR_LEN, ICMPV6_ERROR_MAX, type, code, rest,
+                         hdr, hdr_len, l4, l4_len);
+    if (p == NULL)
         return;
-    }
-    room = mip_pbuf_tailroom(p) < ICMPV6_ERROR_MAX ? mip_pbuf_tailroom(p) : ICMPV6_ERROR_MAX;
-    qlen = hdr_len + l4_len;
-    if (MIP_ICMPV6_HDR_LEN + qlen > room)
-        qlen = room - MIP_ICMPV6_HDR_LEN;
-    w = mip_pbuf_put(p, (uint16_t)(MIP_ICMPV6_HDR_LEN + qlen));
-    w[0] = type;
-    w[1] = code;
-    w[2] = 0;
-    w[3] = 0;
-    mip_wr32(w + 4, rest);
-    memcpy(w + MIP_ICMPV6_HDR_LEN, hdr, hdr_len < qlen ? hdr_len : qlen);
-    if (qlen > hdr_len)
-        memcpy(w + MIP_ICMPV6_HDR_LEN + hdr_len, l4, qlen - hdr_len);
-    sum = icmpv6_pseudo(&tx.src, &tx.dst, MIP_ICMPV6_HDR_LEN + qlen);
-    sum = mip_cksum_add(sum, w, MIP_ICMPV6_HDR_LEN + qlen);
-    mip_wr16(w + 2, mip_cksum_finish(sum));
     tx.proto = MIP_IPPROTO_ICMPV6;
-    st = mip_ip_output(s, &tx, p);
-    if (sent_ok(st))
-        STAT(s, icmp_errors_tx);
+    icmp_error_send(s, &tx, p, icmpv6_pseudo(&tx.src, &tx.dst, p->len));
 }
 
 #endif

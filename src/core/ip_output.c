@@ -29,6 +29,11 @@ static mip_status ip_route(struct mip_stack *s, const struct mip_addr *dst, uint
     } else if (st != MIP_OK) {
         return MIP_ERR_NOROUTE;
     }
+    /* A group is reached on-link, never through a gateway. */
+    if ((dst->family == MIP_AF_INET6 && ip6_is_multicast(dst->bytes)) ||
+        (dst->family == MIP_AF_INET &&
+         (ip4_is_multicast(dst->bytes) || ip4_is_limited_bcast(dst->bytes))))
+        *nexthop = *dst;
     *nif = mip_netif_get(s, idx);
     return *nif != NULL ? MIP_OK : MIP_ERR_NOROUTE;
 }
@@ -304,12 +309,37 @@ mip_status mip_ip_output(struct mip_stack *s, const struct mip_ip_tx *tx, struct
 }
 
 #if MIP_CONF_FORWARD
-mip_status ip_forward_send(struct mip_stack *s, struct mip_netif *out,
+struct mip_pbuf *ip_forward_copy(struct mip_stack *s, struct mip_netif *out,
+                                 const uint8_t *pkt, size_t len)
+{
+    struct mip_pbuf *p = mip_pbuf_alloc(&s->pool, out->ops->link_hdr_len);
+    uint8_t *w;
+    if (p == NULL || len > 0xFFFFu || (w = mip_pbuf_put(p, (uint16_t)len)) == NULL) {
+        mip_pbuf_free(&s->pool, p);
+        STAT(s, drop_tx_no_pbuf);
+        return NULL;
+    }
+    memcpy(w, pkt, len);
+    return p;
+}
+
+mip_status ip_forward_send(struct mip_stack *s, uint8_t in_netif, struct mip_netif *out,
                            const struct mip_addr *nexthop, struct mip_pbuf *p)
 {
     struct ip_plan pl;
     const uint8_t *pkt = mip_pbuf_payload(p);
     mip_status st;
+    if (s->fwd_hook != NULL) {
+        enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in_netif, out->index,
+                                             mip_pbuf_payload(p), p->len);
+        if (v != MIP_FWD_PASS) {
+            if (v == MIP_FWD_DROP)
+                STAT(s, drop_fwd_hook);
+            mip_pbuf_free(&s->pool, p);
+            return MIP_OK;
+        }
+    }
+    STAT(s, ip_forwarded);
     if (p->len <= out->mtu)
         return ip_send_datagram(s, out, p, nexthop);
 #if MIP_CONF_IPV4

@@ -33,6 +33,13 @@ static void ipv4_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
         STAT(s, drop_ipv4_not_for_us);
         return;
     }
+    /* Destinations no router forwards to (RFC 1812 5.3.7): "this network"
+     * 0/8, loopback 127/8 and reserved 240/4 (multicast and broadcast
+     * never reach here). */
+    if (h->dst[0] == 0 || h->dst[0] == 127 || h->dst[0] >= 240) {
+        STAT(s, drop_ip_martian);
+        return;
+    }
     if (h->ttl <= 1) {
         STAT(s, drop_ipv4_ttl_expired);
         icmpv4_send_error(s, MIP_ICMPV4_TIME_EXCEEDED, MIP_ICMPV4_TE_TTL, 0,
@@ -52,29 +59,16 @@ static void ipv4_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
                           out->mtu, pkt, h->hdr_len, l4, l4_len);
         return;
     }
-    p = mip_pbuf_alloc(&s->pool, out->ops->link_hdr_len);
-    if (p == NULL || (w = mip_pbuf_put(p, h->total_len)) == NULL) {
-        mip_pbuf_free(&s->pool, p);
-        STAT(s, drop_tx_no_pbuf);
+    p = ip_forward_copy(s, out, pkt, h->total_len);
+    if (p == NULL)
         return;
-    }
-    memcpy(w, pkt, h->total_len);
+    w = mip_pbuf_payload(p);
     /* TTL shares a 16-bit word with the protocol; RFC 1624 update. */
     w[8] = (uint8_t)(h->ttl - 1u);
     mip_wr16(w + 10, mip_cksum_update16(mip_rd16(w + 10),
                                         (uint16_t)(((uint16_t)h->ttl << 8) | h->proto),
                                         (uint16_t)(((uint16_t)w[8] << 8) | h->proto)));
-    if (s->fwd_hook != NULL) {
-        enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in->index, idx, w, p->len);
-        if (v != MIP_FWD_PASS) {
-            if (v == MIP_FWD_DROP)
-                STAT(s, drop_fwd_hook);
-            mip_pbuf_free(&s->pool, p);
-            return;
-        }
-    }
-    STAT(s, ip_forwarded);
-    (void)ip_forward_send(s, out, &nexthop, p);
+    (void)ip_forward_send(s, in->index, out, &nexthop, p);
 }
 #endif
 
@@ -149,6 +143,7 @@ void ipv4_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
         f.id = h.id;
         f.offset = h.frag_offset;
         f.more = (h.flags & MIP_IPV4_FLAG_MF) != 0;
+        f.group = rx.dst_multicast;
         f.data = pkt + h.hdr_len;
         f.len = (uint16_t)dlen;
         f.hdr = pkt;

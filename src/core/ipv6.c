@@ -22,6 +22,13 @@ static void ipv6_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
         STAT(s, drop_ipv6_not_for_us);
         return;
     }
+    /* The unspecified and loopback addresses never cross a router
+     * (RFC 4291 2.5.2, 2.5.3). */
+    if (ip6_is_unspecified(h->src) || ip6_is_unspecified(h->dst) ||
+        ip6_is_loopback(h->src) || ip6_is_loopback(h->dst)) {
+        STAT(s, drop_ip_martian);
+        return;
+    }
     mip_addr_set6(&dst, h->dst);
     if (h->hop_limit <= 1) {
         STAT(s, drop_ipv6_hop_limit_expired);
@@ -42,25 +49,12 @@ static void ipv6_forward(struct mip_stack *s, struct mip_netif *in, const uint8_
                           pkt, MIP_IPV6_HDR_LEN, rest, rest_len, true);
         return;
     }
-    p = mip_pbuf_alloc(&s->pool, out->ops->link_hdr_len);
-    if (p == NULL || (w = mip_pbuf_put(p, (uint16_t)len)) == NULL) {
-        mip_pbuf_free(&s->pool, p);
-        STAT(s, drop_tx_no_pbuf);
+    p = ip_forward_copy(s, out, pkt, len);
+    if (p == NULL)
         return;
-    }
-    memcpy(w, pkt, len);
+    w = mip_pbuf_payload(p);
     w[7] = (uint8_t)(h->hop_limit - 1u);
-    if (s->fwd_hook != NULL) {
-        enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in->index, idx, w, p->len);
-        if (v != MIP_FWD_PASS) {
-            if (v == MIP_FWD_DROP)
-                STAT(s, drop_fwd_hook);
-            mip_pbuf_free(&s->pool, p);
-            return;
-        }
-    }
-    STAT(s, ip_forwarded);
-    (void)ip_forward_send(s, out, &nexthop, p);
+    (void)ip_forward_send(s, in->index, out, &nexthop, p);
 }
 #endif
 
@@ -78,7 +72,9 @@ static bool ext_problem(struct mip_stack *s, uint8_t netif, const struct mip_ipv
     case MIP_IPV6_PROBLEM_OPTION:      code = 2; break;
     default:                           return true;   /* action 01: silent */
     }
-    if (w->problem_icmp_unless_multicast && dst_mcast)
+    /* Only an unrecognized option of action 10 may answer multicast
+     * (RFC 8200 4.2, RFC 4443 2.4(e)). */
+    if (dst_mcast && (code != 2 || w->problem_icmp_unless_multicast))
         return true;
     icmpv6_send_error(s, netif, MIP_ICMPV6_PARAM_PROBLEM, code, w->problem_pointer,
                       pkt, MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN, len - MIP_IPV6_HDR_LEN,
@@ -108,13 +104,16 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     if ((w->frag_more && (dlen % 8u != 0 || dlen == 0))) {
         /* RFC 8200 4.5: point at the payload length field */
         STAT(s, drop_frag_malformed);
-        icmpv6_send_error(s, nif->index, MIP_ICMPV6_PARAM_PROBLEM, 0, 4, pkt, MIP_IPV6_HDR_LEN,
-                          pkt + MIP_IPV6_HDR_LEN, len - MIP_IPV6_HDR_LEN, false);
+        if (!rx->dst_multicast)
+            icmpv6_send_error(s, nif->index, MIP_ICMPV6_PARAM_PROBLEM, 0, 4, pkt,
+                              MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN,
+                              len - MIP_IPV6_HDR_LEN, false);
         return;
     }
     if ((size_t)w->frag_offset + dlen > 65535u) {
         STAT(s, drop_frag_malformed);
-        icmpv6_send_error(s, nif->index, MIP_ICMPV6_PARAM_PROBLEM, 0,
+        if (!rx->dst_multicast)
+            icmpv6_send_error(s, nif->index, MIP_ICMPV6_PARAM_PROBLEM, 0,
                           (uint32_t)(w->frag_data_offset - MIP_IPV6_FRAG_HDR_LEN + 2u),
                           pkt, MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN,
                           len - MIP_IPV6_HDR_LEN, false);
@@ -151,6 +150,7 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     f.id = w->frag_id;
     f.offset = w->frag_offset;
     f.more = w->frag_more;
+    f.group = rx->dst_multicast;
     f.data = pkt + w->frag_data_offset;
     f.len = (uint16_t)dlen;
     /* Keep the headers through the Fragment header: errors about this
@@ -232,10 +232,12 @@ void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
     }
     rx.ttl = h.hop_limit;
     rx.netif = nif->index;
-    rx.dst_multicast = mcast;
+    /* RFC 4443 2.4(e.3): a link-layer multicast frame counts as multicast
+     * for what errors it may draw. */
+    rx.dst_multicast = mcast || link_mcast;
     rx.quote = pkt;
     st = mip_ipv6_walk_ext(pkt, len, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
-    if (walk_failed(s, st) || ext_problem(s, nif->index, &w, pkt, len, mcast))
+    if (walk_failed(s, st) || ext_problem(s, nif->index, &w, pkt, len, rx.dst_multicast))
         return;
     if (w.upper_proto == MIP_IPV6_NH_FRAGMENT) {
         rx.quote_len = MIP_IPV6_HDR_LEN;

@@ -92,6 +92,15 @@ bool ip6_is_unspecified(const uint8_t *a)
     return true;
 }
 
+bool ip6_is_loopback(const uint8_t *a)
+{
+    unsigned i;
+    for (i = 0; i < 15; i++)
+        if (a[i] != 0)
+            return false;
+    return a[15] == 1;
+}
+
 bool netif_accepts4(const struct mip_netif *nif, const uint8_t dst[4], bool *bcast)
 {
 #if MIP_CONF_IPV4

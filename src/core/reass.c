@@ -48,6 +48,7 @@ static struct mip_reass_slot *reass_new(struct mip_stack *s, const struct mip_re
         r->proto = f->proto;
         r->netif = f->netif;
         r->have_first = 0;
+        r->group = 0;
         r->hdr_len = 0;
         r->id = f->id;
         r->total = 0;
@@ -118,6 +119,8 @@ struct mip_reass_slot *reass_add(struct mip_stack *s, const struct mip_reass_fra
         if (block_is_set(r, b))
             return reass_discard(s, r, MIP_STAT_drop_frag_overlap);
     memcpy(r->data + f->offset, f->data, f->len);
+    if (f->group)
+        r->group = 1;
     for (b = first_block; b < end_block; b++)
         block_set(r, b);
     if (f->offset == 0) {
@@ -138,8 +141,9 @@ static void reass_expire(struct mip_stack *s, struct mip_reass_slot *r)
 {
     STAT(s, drop_frag_timeout);
     /* RFC 792 / RFC 8200 4.5: "fragment reassembly time exceeded", only
-     * when the first fragment (and so a header to quote) arrived. */
-    if (r->have_first) {
+     * when the first fragment (and so a header to quote) arrived, and never
+     * about group traffic (RFC 1122 3.2.2, RFC 4443 2.4(e)). */
+    if (r->have_first && !r->group) {
         size_t n = r->total != 0 && r->total < 8u ? r->total : 8u;
 #if MIP_CONF_IPV4
         if (r->family == MIP_AF_INET)

@@ -39,9 +39,12 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
 {
     uint32_t next = MIP_POLL_IDLE, d;
     s->now = now;
-    d = neigh_poll(s, now);
-    if (d < next) next = d;
+    /* Neighbors last: other modules' expiries send (an ICMP error when a
+     * reassembly times out) and so may start a resolution whose deadline
+     * must be in the answer. */
     d = reass_poll(s, now);
+    if (d < next) next = d;
+    d = neigh_poll(s, now);
     if (d < next) next = d;
     return next;
 }
