@@ -414,6 +414,12 @@ def regress_seeds_ip():
     s["regress-v4-reass-error-for-subnet-bcast"] = [
         ipv4(PEER4, v4("192.0.2.255"), 1, icmp4(8, 0, 1, bytes(64)), mf=True),
         (None, 255), (None, 255)]
+    # icmpv6.c icmpv6_echo(): an echo request from :: is answered, with an
+    # echo reply to :: (RFC 4291 2.5.2: never a destination). The same for
+    # the UDP echo service's reply: mip_ip_output accepts dst ::.
+    s["regress-v6-echo-reply-to-unspecified"] = [ping6(bytes(16), OUR6)]
+    s["regress-v6-udp-reply-to-unspecified"] = [ipv6(bytes(16), OUR6, 17,
+                                                     udp(bytes(16), OUR6, 9, 7, b"x"))]
     s["regress-v4-fwd-martian-dst"] = [ipv4(PEER4, v4("0.0.0.0"), 17,
                                             udp(PEER4, v4("0.0.0.0"), 1, 2, b"x"))]
     return s

@@ -133,6 +133,8 @@ static struct {
     bool drv_fail;
     bool in_input;
     bool cur_link_group;       /* the frame being input was link bcast/mcast */
+    const uint8_t *cur_ip;     /* its IP header (NULL: none), for matching quotes */
+    size_t cur_ip_len;
     struct in_dgram in[MAX_RECORDS];
     size_t n_in;
     struct out_reass r4, r6;
@@ -190,6 +192,16 @@ static uint32_t pseudo(uint8_t family, const uint8_t *src, const uint8_t *dst, u
     return mip_cksum_pseudo6(src, dst, proto, (uint32_t)len);
 }
 
+/* True when an error quoting q is about the frame being input right now and
+ * that frame was link-layer broadcast/multicast. (An error sent during an
+ * input may also be a packet queued earlier that the input's neighbor
+ * information released; its quote then is of another packet.) */
+static bool quotes_link_group_input(const uint8_t *q, size_t qlen, size_t hdr)
+{
+    return H.in_input && H.cur_link_group && H.cur_ip != NULL && qlen >= hdr &&
+           H.cur_ip_len >= hdr && memcmp(q, H.cur_ip, hdr) == 0;
+}
+
 static void check_icmpv4_error_quote(const uint8_t *dst, const uint8_t *msg, size_t len)
 {
     const uint8_t *q = msg + 8;
@@ -212,7 +224,7 @@ static void check_icmpv4_error_quote(const uint8_t *dst, const uint8_t *msg, siz
            "ICMPv4 error about a datagram to a broadcast/multicast address (RFC 1122 3.2.2)");
     POLICY(q[12] != 0 && q[12] != 127 && !v4_is_bcast_or_mcast(q + 12),
            "ICMPv4 error to a source that names no single host (RFC 1122 3.2.2)");
-    POLICY(!H.in_input || !H.cur_link_group,
+    POLICY(!quotes_link_group_input(q, qlen, 20),
            "ICMPv4 error about a link-layer broadcast frame (RFC 1122 3.2.2)");
     POLICY(len + 20 <= 576, "ICMPv4 error datagram of %zu bytes > 576 (RFC 1812 4.3.2.3)",
            len + 20);
@@ -237,7 +249,7 @@ static void check_icmpv6_error_quote(const uint8_t *dst, const uint8_t *msg, siz
     POLICY(exempt || !v6_is_mcast(q + 24),
            "ICMPv6 error type %u code %u about a packet to a multicast address (RFC 4443 2.4(e.3))",
            type, code);
-    POLICY(exempt || !H.in_input || !H.cur_link_group,
+    POLICY(exempt || !quotes_link_group_input(q, qlen, 40),
            "ICMPv6 error type %u code %u about a link-layer multicast frame (RFC 4443 2.4(e.2))",
            type, code);
     {
@@ -418,6 +430,7 @@ static const struct in_dgram *match_fwd4(const struct mip_ipv4_hdr *o, const uin
 static const struct in_dgram *match_fwd6(const struct mip_ipv6_hdr *o, const uint8_t *pkt)
 {
     size_t i;
+    const struct in_dgram *first = NULL;
 
     for (i = 0; i < H.n_in; i++) {
         const struct in_dgram *d = &H.in[i];
@@ -426,9 +439,13 @@ static const struct in_dgram *match_fwd6(const struct mip_ipv6_hdr *o, const uin
             memcmp(d->h6.src, o->src, 16) != 0 || memcmp(d->h6.dst, o->dst, 16) != 0 ||
             memcmp(d->pkt + 40, pkt + 40, o->payload_len) != 0)
             continue;
-        return d;
+        /* prefer an input the output is a verbatim copy of */
+        if (d->h6.traffic_class == o->traffic_class && d->h6.flow_label == o->flow_label)
+            return d;
+        if (first == NULL)
+            first = d;
     }
-    return NULL;
+    return first;
 }
 
 /* --- one emitted IP datagram --------------------------------------------- */
@@ -916,14 +933,19 @@ static void run_records(const uint8_t *data, size_t size)
         note_input(data + pos, len);
 #if HARNESS_ETHERNET
         H.cur_link_group = len >= 1 && (frame[0] & 1) != 0;
+        H.cur_ip = len >= MIP_ETH_HDR_LEN ? frame + MIP_ETH_HDR_LEN : NULL;
+        H.cur_ip_len = len >= MIP_ETH_HDR_LEN ? len - MIP_ETH_HDR_LEN : 0;
 #else
         H.cur_link_group = false;
+        H.cur_ip = frame;
+        H.cur_ip_len = len;
 #endif
         H.drv_fail = (lf & 0x8000u) != 0;
         H.in_input = true;
         mip_stack_input(&H.s, H.idx, frame, len, now);
         H.in_input = false;
         H.drv_fail = false;
+        H.cur_ip = NULL;
         free(frame);
         check_invariants();
         pos += len;

@@ -110,6 +110,11 @@
 #define MIP_PROTO_HANDLERS_MAX 2
 #endif
 
+/* Timer pollers registered by higher floors (TCP, relay). */
+#ifndef MIP_POLLERS_MAX
+#define MIP_POLLERS_MAX 2
+#endif
+
 /* --- timing (milliseconds) ----------------------------------------------- */
 
 #ifndef MIP_REASS_TIMEOUT_MS

@@ -50,6 +50,15 @@ struct mip_icmp_limiter {
     mip_time_t last_refill;
 };
 
+/* A higher floor's timers (TCP): runs what is due at `now` and returns the
+ * milliseconds to its next deadline, or MIP_POLL_IDLE. */
+typedef uint32_t (*mip_poll_fn)(void *ctx, struct mip_stack *s, mip_time_t now);
+
+struct mip_poller {
+    mip_poll_fn fn;
+    void *ctx;
+};
+
 struct mip_stack {
     mip_time_t now;                 /* time of the current input/poll call */
     struct mip_rng rng;
@@ -68,6 +77,7 @@ struct mip_stack {
     struct mip_proto_handler proto[MIP_PROTO_HANDLERS_MAX];
     mip_fwd_hook_fn fwd_hook;
     void      *fwd_hook_ctx;
+    struct mip_poller poller[MIP_POLLERS_MAX];
 };
 
 /* Initialises every part of *s; `now` starts its clock. cfg may be NULL
@@ -84,6 +94,10 @@ void mip_stack_input(struct mip_stack *s, uint8_t netif, const uint8_t *frame,
  * ...) and returns the milliseconds until the next deadline, or
  * MIP_POLL_IDLE when none is pending. Calling it early is harmless. */
 uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now);
+
+/* Adds a poller run by every mip_stack_poll(). NOBUFS when all
+ * MIP_POLLERS_MAX are taken. */
+mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, void *ctx);
 
 /* Reads one counter. */
 uint32_t mip_stack_stat(const struct mip_stack *s, enum mip_stat which);

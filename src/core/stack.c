@@ -38,12 +38,19 @@ void mip_stack_input(struct mip_stack *s, uint8_t netif, const uint8_t *frame,
 uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
 {
     uint32_t next = MIP_POLL_IDLE, d;
+    unsigned i;
     s->now = now;
     /* Neighbors last: other modules' expiries send (an ICMP error when a
      * reassembly times out) and so may start a resolution whose deadline
      * must be in the answer. */
     d = reass_poll(s, now);
     if (d < next) next = d;
+    for (i = 0; i < MIP_POLLERS_MAX; i++) {
+        if (s->poller[i].fn == NULL)
+            continue;
+        d = s->poller[i].fn(s->poller[i].ctx, s, now);
+        if (d < next) next = d;
+    }
     d = neigh_poll(s, now);
     if (d < next) next = d;
     return next;
@@ -70,6 +77,21 @@ mip_status mip_ip_register_proto(struct mip_stack *s, uint8_t proto,
     free_slot->error = error;
     free_slot->ctx = ctx;
     return MIP_OK;
+}
+
+mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, void *ctx)
+{
+    unsigned i;
+    if (fn == NULL)
+        return MIP_ERR_INVALID;
+    for (i = 0; i < MIP_POLLERS_MAX; i++) {
+        if (s->poller[i].fn == NULL) {
+            s->poller[i].fn = fn;
+            s->poller[i].ctx = ctx;
+            return MIP_OK;
+        }
+    }
+    return MIP_ERR_NOBUFS;
 }
 
 void mip_ip_set_forward_hook(struct mip_stack *s, mip_fwd_hook_fn fn, void *ctx)

@@ -1,0 +1,282 @@
+/*
+ * TCP (RFC 9293) for moteip: an event API over application-owned memory.
+ *
+ * A `struct mip_tcp` is the TCP of one stack instance; it attaches to the
+ * stack with mip_tcp_init() (as the handler of IP protocol 6 and a poller
+ * of its timers). It owns no connection memory: the application hands in
+ * each connection struct together with its send ring, receive ring and the
+ * receive ring's reassembly bitmap (TCPlp's design; no heap anywhere).
+ *
+ *   active open   mip_tcp_conn_init(c, ...buffers...); mip_tcp_connect(tcp, c, dst, port)
+ *   passive open  mip_tcp_listen(tcp, l, port, accept_fn, ctx): a SYN is
+ *                 answered from a bounded SYN cache inside struct mip_tcp;
+ *                 only when the handshake completes is accept_fn asked for
+ *                 a connection struct, so a SYN flood cannot take memory
+ *                 from established connections (RFC 4987 2.3).
+ *   data          mip_tcp_write / mip_tcp_read, with readable / writable
+ *                 callbacks
+ *   ending        mip_tcp_shutdown (send FIN, keep reading), mip_tcp_close
+ *                 (FIN, stop reading), mip_tcp_abort (RST). The `closed`
+ *                 callback says the struct and its buffers are free again.
+ *
+ * Callbacks run inside mip_stack_input / mip_stack_poll; they may call any
+ * function here, including write, close and abort on their own connection.
+ */
+#ifndef MOTEIP_TCP_H
+#define MOTEIP_TCP_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "moteip/config.h"
+#include "moteip/status.h"
+#include "moteip/addr.h"
+#include "moteip/timer.h"
+#include "moteip/tcp_parts.h"
+
+struct mip_stack;
+struct mip_tcp;
+struct mip_tcp_conn;
+
+/* --- compile-time switches (see config.h for the profiles) ------------- */
+
+#ifndef MIP_TCP_SACK
+#define MIP_TCP_SACK MIP_PROFILE_DEFAULT(0, 1)        /* RFC 2018 both ways */
+#endif
+#ifndef MIP_TCP_TIMESTAMPS
+#define MIP_TCP_TIMESTAMPS MIP_PROFILE_DEFAULT(0, 1)  /* RFC 7323 TS + PAWS */
+#endif
+#ifndef MIP_TCP_WSCALE
+#define MIP_TCP_WSCALE MIP_PROFILE_DEFAULT(0, 1)      /* RFC 7323 window scale */
+#endif
+#ifndef MIP_TCP_SYN_BACKLOG
+#define MIP_TCP_SYN_BACKLOG MIP_PROFILE_DEFAULT(2, 8) /* half-open connections held */
+#endif
+#ifndef MIP_TCP_MAX_RETRIES
+#define MIP_TCP_MAX_RETRIES 8u         /* retransmissions before giving up */
+#endif
+#ifndef MIP_TCP_SYN_RETRIES
+#define MIP_TCP_SYN_RETRIES 5u
+#endif
+#ifndef MIP_TCP_MSL_MS
+#define MIP_TCP_MSL_MS 30000u          /* TIME_WAIT lasts 2 * MSL */
+#endif
+#ifndef MIP_TCP_DELACK_MS
+#define MIP_TCP_DELACK_MS 200u         /* default delayed-ACK timer */
+#endif
+
+enum mip_tcp_state {
+    MIP_TCP_CLOSED = 0,
+    MIP_TCP_SYN_SENT,
+    MIP_TCP_SYN_RECEIVED,
+    MIP_TCP_ESTABLISHED,
+    MIP_TCP_FIN_WAIT_1,
+    MIP_TCP_FIN_WAIT_2,
+    MIP_TCP_CLOSE_WAIT,
+    MIP_TCP_CLOSING,
+    MIP_TCP_LAST_ACK,
+    MIP_TCP_TIME_WAIT
+};
+
+/* Why a connection ended other than by an orderly close. */
+enum mip_tcp_error {
+    MIP_TCP_ERR_NONE = 0,
+    MIP_TCP_ERR_RESET,        /* the peer sent RST */
+    MIP_TCP_ERR_REFUSED,      /* RST in answer to our SYN */
+    MIP_TCP_ERR_TIMEOUT,      /* retransmissions exhausted */
+    MIP_TCP_ERR_KEEPALIVE,    /* keepalive probes unanswered */
+    MIP_TCP_ERR_UNREACHABLE,  /* ICMP hard error during the handshake */
+    MIP_TCP_ERR_ABORTED       /* mip_tcp_abort() */
+};
+
+/* What a connection tells its application. Any pointer may be NULL. */
+struct mip_tcp_callbacks {
+    void (*connected)(void *ctx, struct mip_tcp_conn *c);
+    /* In-order data (or the peer's FIN: mip_tcp_peer_closed()) arrived. */
+    void (*readable)(void *ctx, struct mip_tcp_conn *c);
+    /* Send-ring space was freed by an ACK. */
+    void (*writable)(void *ctx, struct mip_tcp_conn *c);
+    /* The connection is over (orderly, or after `error`): the struct and
+     * its buffers belong to the application again. */
+    void (*closed)(void *ctx, struct mip_tcp_conn *c);
+    void (*error)(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why);
+};
+
+/* Per-connection settings: mip_tcp_conn_init fills in the defaults; change
+ * c->cfg before connect, or in the accept callback. */
+struct mip_tcp_config {
+    uint16_t delack_ms;       /* 0: ACK every segment at once */
+    uint8_t  cwnd_cap;        /* 0: none; else cwnd <= cwnd_cap * MSS */
+    bool     nodelay;         /* disable Nagle */
+    bool     sack;            /* offer/accept SACK (when compiled in) */
+    bool     timestamps;      /* offer/accept timestamps (when compiled in) */
+    uint32_t keepalive_ms;    /* 0: off; else idle time before probing */
+};
+
+/* One connection. The application owns the memory; the fields are the
+ * stack's while the connection is open. */
+struct mip_tcp_conn {
+    struct mip_tcp_conn *next;            /* list of open connections */
+    const struct mip_tcp_callbacks *cb;
+    void    *ctx;
+    struct mip_addr local, remote;
+    uint16_t lport, rport;
+    uint8_t  state;                       /* enum mip_tcp_state */
+    uint16_t flags;                       /* TCPF_* in src/tcp/tcp_internal.h */
+    uint8_t  netif;
+    uint8_t  retries;                     /* consecutive retransmissions */
+    uint8_t  snd_wscale, rcv_wscale;
+    uint8_t  error;                       /* enum mip_tcp_error once failed */
+    uint8_t  ka_probes;
+
+    /* sequence space (RFC 9293 3.3.1) */
+    uint32_t iss, irs;
+    uint32_t snd_una, snd_nxt, snd_max;   /* snd_max: highest sent */
+    uint32_t snd_wnd, snd_wl1, snd_wl2;
+    uint32_t rcv_nxt, rcv_adv;            /* rcv_adv: right edge advertised */
+    uint32_t rcv_up;                      /* urgent pointer reported (RFC 6093) */
+    uint16_t mss;                         /* send MSS (peer's, clamped), bytes */
+
+    struct mip_tcp_rtt rtt;
+    uint32_t rtt_seq;                     /* segment being timed (Karn) */
+    mip_time_t rtt_start;
+    struct mip_tcp_cc cc;
+#if MIP_TCP_SACK
+    struct mip_tcp_sackb sackb;
+    uint32_t sack_recent;                 /* seq of the latest out-of-order segment */
+#endif
+#if MIP_TCP_TIMESTAMPS
+    uint32_t ts_recent;                   /* RFC 7323 TS.Recent */
+    uint32_t ts_offset;                   /* random per connection (RFC 7323 5.4) */
+#endif
+    mip_time_t t_rexmt;                   /* retransmission / persist / SYN */
+    mip_time_t t_delack;
+    mip_time_t t_idle;                    /* keepalive or TIME_WAIT end */
+    mip_time_t last_rx;                   /* for keepalive */
+    struct mip_tcp_config cfg;
+    struct mip_tcp_txbuf tx;
+    struct mip_tcp_rxbuf rx;
+};
+
+typedef struct mip_tcp_conn *(*mip_tcp_accept_fn)(void *ctx, struct mip_tcp *tcp,
+                                                  uint16_t port);
+
+/* A listening port: a few bytes, kept apart from connections. */
+struct mip_tcp_listener {
+    struct mip_tcp_listener *next;
+    mip_tcp_accept_fn accept;
+    void    *ctx;
+    uint16_t port;
+};
+
+/* A half-open passive connection in the SYN cache. */
+struct mip_tcp_syn {
+    struct mip_addr local, remote;
+    uint16_t lport, rport;
+    uint32_t iss, irs;
+    uint32_t ts_recent;
+    uint16_t mss;
+    uint8_t  snd_wscale;
+    uint8_t  flags;          /* peer offered: SACK, TS, WS; 0 = slot free */
+    uint8_t  retries;
+    uint8_t  netif;
+    mip_time_t deadline;
+};
+
+/* A connection in TIME_WAIT, kept compactly so the application gets its
+ * connection memory back at once (RFC 9293 3.6.1 asks only that the
+ * 4-tuple's old segments be recognised for 2 * MSL). */
+struct mip_tcp_tw {
+    struct mip_addr local, remote;
+    uint16_t lport, rport;
+    uint32_t snd_nxt, rcv_nxt;
+    mip_time_t deadline;
+    uint8_t  used;
+};
+
+#ifndef MIP_TCP_TIMEWAIT_MAX
+#define MIP_TCP_TIMEWAIT_MAX MIP_PROFILE_DEFAULT(1, 8)
+#endif
+
+/* Counters of the TCP instance; every dropped segment counts once. */
+#define MIP_TCP_STATS_LIST(X)                                                 \
+    X(segs_rx) X(segs_tx) X(rexmits) X(fast_rexmits) X(sack_rexmits)          \
+    X(timeouts) X(conns_opened) X(conns_accepted) X(conns_closed)             \
+    X(conns_reset) X(conns_timed_out) X(rst_tx) X(challenge_acks)             \
+    X(ooo_segs) X(dup_segs) X(delacks) X(zero_window_probes) X(keepalives)    \
+    X(syn_cache_evicted) X(accept_refused) X(timewait_evicted)                                    \
+    X(drop_truncated) X(drop_bad_checksum) X(drop_bad_options)                \
+    X(drop_no_conn) X(drop_out_of_window) X(drop_paws) X(drop_bad_ack)        \
+    X(drop_syn_in_window) X(drop_rst_out_of_window)
+
+enum mip_tcp_stat {
+#define MIP_TCP_STAT_ENUM(n) MIP_TCP_STAT_##n,
+    MIP_TCP_STATS_LIST(MIP_TCP_STAT_ENUM)
+#undef MIP_TCP_STAT_ENUM
+    MIP_TCP_STAT_COUNT
+};
+
+struct mip_tcp {
+    struct mip_stack *stack;
+    struct mip_tcp_conn *conns;
+    struct mip_tcp_listener *listeners;
+    struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
+    struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];
+    uint8_t  secret[16];                  /* ISN / timestamp-offset key */
+    uint16_t next_port;                   /* ephemeral port cursor */
+    uint32_t stat[MIP_TCP_STAT_COUNT];
+};
+
+/* Attaches TCP to stack s: registers protocol 6 and its timers. Draws
+ * the ISN secret from the stack's PRNG. INUSE if TCP is already there. */
+mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s);
+
+/* Default options: delayed ACK MIP_TCP_DELACK_MS, Nagle on, SACK and
+ * timestamps on where compiled in, no keepalive, no cap. */
+void mip_tcp_config_default(struct mip_tcp_config *cfg);
+
+/* Prepares a connection struct with its memory: a send ring of tx_size
+ * bytes, a receive ring of rx_size bytes and its bitmap of
+ * (rx_size + 7) / 8 bytes (NULL: out-of-order segments are dropped, the
+ * tiny profile's behaviour). Sizes up to 65535. */
+void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *cb, void *ctx,
+                       uint8_t *tx_mem, uint16_t tx_size,
+                       uint8_t *rx_mem, uint8_t *rx_bitmap, uint16_t rx_size);
+
+/* Active open from an ephemeral port. INVALID for a conn in use or a bad
+ * address, NOROUTE, NOBUFS (no packet buffer for the SYN). */
+mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
+                           const struct mip_addr *dst, uint16_t port);
+
+/* Passive open. `accept` is called when a handshake completes and returns
+ * a connection struct prepared with mip_tcp_conn_init (NULL refuses: the
+ * peer gets RST). INUSE when the port is already listened on. */
+mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
+                          mip_tcp_accept_fn accept, void *ctx);
+void mip_tcp_unlisten(struct mip_tcp *tcp, struct mip_tcp_listener *l);
+
+/* Queues up to n bytes; returns how many were taken: 0 when the ring is
+ * full (wait for `writable`) or the connection can no longer send (closed,
+ * or after shutdown). */
+size_t mip_tcp_write(struct mip_tcp *tcp, struct mip_tcp_conn *c, const uint8_t *data, size_t n);
+/* Copies up to n in-order bytes out; opens the window when it grew enough
+ * to be worth telling the peer (RFC 9293 3.8.6.2.2). */
+size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n);
+/* Bytes ready to read / space to write. */
+size_t mip_tcp_readable(const struct mip_tcp_conn *c);
+size_t mip_tcp_writable(const struct mip_tcp_conn *c);
+/* True once the peer's FIN was received and every byte before it read. */
+bool mip_tcp_peer_closed(const struct mip_tcp_conn *c);
+
+/* Sends FIN after the queued data; reading goes on (half-close). */
+mip_status mip_tcp_shutdown(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* shutdown + the application will read no more. */
+mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* Sends RST and ends the connection now (`closed` follows `error`). */
+void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+
+uint32_t mip_tcp_stat(const struct mip_tcp *tcp, enum mip_tcp_stat which);
+const char *mip_tcp_stat_name(enum mip_tcp_stat which);
+const char *mip_tcp_state_name(uint8_t state);
+
+#endif

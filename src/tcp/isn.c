@@ -1,0 +1,43 @@
+/* Initial sequence numbers, RFC 6528 section 3:
+ *
+ *   ISN = M + F(localip, localport, remoteip, remoteport, secretkey)
+ *
+ * M is a clock ticking every 4 microseconds: now (ms) * 250, modulo 2^32.
+ * F is SipHash-2-4 under the 128-bit secret, over the message
+ *
+ *   family (1 byte) | local address (4 or 16 bytes) | local port (2, big-endian)
+ *                   | remote address (4 or 16)      | remote port (2, big-endian)
+ *
+ * folded to 32 bits (high half XOR low half). The secret must come from a
+ * good source and stay private; it need not change while the stack runs. */
+#include "moteip/tcp_parts.h"
+
+/* Clock ticks per millisecond: one tick per 4 us. */
+#define ISN_TICKS_PER_MS 250u
+
+static size_t put_addr(uint8_t *p, const struct mip_addr *a)
+{
+    size_t n = a->family == MIP_AF_INET ? 4u : 16u, i;
+    for (i = 0; i < n; i++)
+        p[i] = a->bytes[i];
+    return n;
+}
+
+uint32_t tcp_isn(const uint8_t key[16], const struct mip_addr *local, uint16_t lport,
+                 const struct mip_addr *remote, uint16_t rport, mip_time_t now)
+{
+    uint8_t msg[1 + 16 + 2 + 16 + 2];
+    size_t n = 0;
+    uint64_t h;
+
+    msg[n++] = local->family;
+    n += put_addr(msg + n, local);
+    msg[n++] = (uint8_t)(lport >> 8);
+    msg[n++] = (uint8_t)lport;
+    n += put_addr(msg + n, remote);
+    msg[n++] = (uint8_t)(rport >> 8);
+    msg[n++] = (uint8_t)rport;
+
+    h = mip_siphash24(key, msg, n);
+    return (uint32_t)now * ISN_TICKS_PER_MS + ((uint32_t)h ^ (uint32_t)(h >> 32));
+}

@@ -1,0 +1,354 @@
+/* TCP instance and the application API: open, write, read, close. */
+#include "tcp_internal.h"
+#include <string.h>
+
+mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s)
+{
+    unsigned i;
+    mip_status st;
+    memset(tcp, 0, sizeof(*tcp));
+    tcp->stack = s;
+    for (i = 0; i < sizeof(tcp->secret); i += 4) {
+        uint32_t r = mip_rng_next(&s->rng);
+        memcpy(tcp->secret + i, &r, 4);
+    }
+    /* Ephemeral ports from the IANA range 49152-65535, starting at a
+     * random point (RFC 6056). */
+    tcp->next_port = (uint16_t)(49152u + mip_rng_below(&s->rng, 16384u));
+    st = mip_ip_register_proto(s, MIP_IPPROTO_TCP, tcp_input, tcp_icmp_error, tcp);
+    if (st != MIP_OK)
+        return st;
+    return mip_stack_add_poller(s, tcp_poll, tcp);
+}
+
+void mip_tcp_config_default(struct mip_tcp_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->delack_ms = MIP_TCP_DELACK_MS;
+    cfg->sack = MIP_TCP_SACK != 0;
+    cfg->timestamps = MIP_TCP_TIMESTAMPS != 0;
+}
+
+void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *cb, void *ctx,
+                       uint8_t *tx_mem, uint16_t tx_size,
+                       uint8_t *rx_mem, uint8_t *rx_bitmap, uint16_t rx_size)
+{
+    memset(c, 0, sizeof(*c));
+    c->cb = cb;
+    c->ctx = ctx;
+    mip_tcp_config_default(&c->cfg);
+    tcp_txbuf_init(&c->tx, tx_mem, tx_size);
+    tcp_rxbuf_init(&c->rx, rx_mem, rx_bitmap, rx_size);
+}
+
+void tcp_conn_link(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    c->next = tcp->conns;
+    tcp->conns = c;
+}
+
+static void tcp_conn_unlink(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    struct mip_tcp_conn **pp;
+    for (pp = &tcp->conns; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == c) {
+            *pp = c->next;
+            c->next = NULL;
+            return;
+        }
+    }
+}
+
+void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
+    tcp_conn_unlink(tcp, c);
+    c->state = MIP_TCP_CLOSED;
+    c->flags = 0;
+    c->error = (uint8_t)why;
+    TCP_STAT(tcp, conns_closed);
+    if (why != MIP_TCP_ERR_NONE && c->cb != NULL && c->cb->error != NULL)
+        c->cb->error(c->ctx, c, why);
+    if (c->cb != NULL && c->cb->closed != NULL)
+        c->cb->closed(c->ctx, c);
+}
+
+void tcp_enter_timewait(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    struct mip_tcp_tw *tw = NULL;
+    unsigned i;
+    for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++) {
+        struct mip_tcp_tw *t = &tcp->tw[i];
+        if (!t->used) {
+            tw = t;
+            break;
+        }
+        if (tw == NULL || mip_time_before(t->deadline, tw->deadline))
+            tw = t;
+    }
+    if (tw->used)
+        TCP_STAT(tcp, timewait_evicted);   /* the oldest goes first */
+    tw->used = 1;
+    tw->local = c->local;
+    tw->remote = c->remote;
+    tw->lport = c->lport;
+    tw->rport = c->rport;
+    tw->snd_nxt = c->snd_max;
+    tw->rcv_nxt = c->rcv_nxt;
+    tw->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+    tcp_conn_finish(tcp, c, MIP_TCP_ERR_NONE);
+}
+
+void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    c->t_rexmt = tcp->stack->now + tcp_rtt_rto(&c->rtt);
+    c->flags |= TCPF_REXMT;
+}
+
+static bool tuple_in_use(const struct mip_tcp *tcp, const struct mip_addr *local, uint16_t lport,
+                         const struct mip_addr *remote, uint16_t rport)
+{
+    const struct mip_tcp_conn *c;
+    unsigned i;
+    for (c = tcp->conns; c != NULL; c = c->next)
+        if (c->lport == lport && c->rport == rport && mip_addr_eq(&c->remote, remote) &&
+            mip_addr_eq(&c->local, local))
+            return true;
+    for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++)
+        if (tcp->tw[i].used && tcp->tw[i].lport == lport && tcp->tw[i].rport == rport &&
+            mip_addr_eq(&tcp->tw[i].remote, remote) && mip_addr_eq(&tcp->tw[i].local, local))
+            return true;
+    return false;
+}
+
+static uint8_t wscale_for(uint16_t rx_size)
+{
+#if MIP_TCP_WSCALE
+    uint8_t shift = 0;
+    uint32_t size = rx_size;
+    while (size > 0xFFFFu && shift < 14u) {
+        size >>= 1;
+        shift++;
+    }
+    return shift;
+#else
+    (void)rx_size;
+    return 0;
+#endif
+}
+
+mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
+                           const struct mip_addr *dst, uint16_t port)
+{
+    struct mip_stack *s = tcp->stack;
+    unsigned tries;
+    mip_status st;
+    if (c->state != MIP_TCP_CLOSED || c->next != NULL || port == 0 ||
+        (dst->family != MIP_AF_INET && dst->family != MIP_AF_INET6))
+        return MIP_ERR_INVALID;
+    st = mip_ip_select_src(s, dst, MIP_NETIF_ANY, &c->local);
+    if (st != MIP_OK)
+        return st;
+    c->remote = *dst;
+    c->rport = port;
+    for (tries = 0; tries < 16384u; tries++) {
+        uint16_t p = tcp->next_port;
+        tcp->next_port = (uint16_t)(p == 0xFFFFu ? 49152u : p + 1u);
+        if (!tuple_in_use(tcp, &c->local, p, dst, port)) {
+            c->lport = p;
+            break;
+        }
+    }
+    if (c->lport == 0)
+        return MIP_ERR_INUSE;
+    c->mss = tcp_local_mss(tcp, dst, &c->netif);
+    if (!(dst->family == MIP_AF_INET6 && dst->bytes[0] == 0xFE && (dst->bytes[1] & 0xC0) == 0x80))
+        c->netif = MIP_NETIF_ANY;
+    c->iss = tcp_isn(tcp->secret, &c->local, c->lport, dst, port, s->now);
+    c->snd_una = c->snd_nxt = c->snd_max = c->iss;
+    c->rcv_wscale = wscale_for(c->rx.size);
+    tcp_rtt_init(&c->rtt);
+    tcp_cc_init(&c->cc, c->mss, c->cfg.cwnd_cap);
+#if MIP_TCP_TIMESTAMPS
+    c->ts_offset = (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&c->iss, sizeof(c->iss));
+#endif
+    c->state = MIP_TCP_SYN_SENT;
+    c->last_rx = s->now;
+    tcp_conn_link(tcp, c);
+    TCP_STAT(tcp, conns_opened);
+    /* A SYN that could not leave is retried by the timer like a lost one. */
+    (void)tcp_send_syn(tcp, c);
+    return MIP_OK;
+}
+
+mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
+                          mip_tcp_accept_fn accept, void *ctx)
+{
+    struct mip_tcp_listener *it;
+    if (port == 0 || accept == NULL)
+        return MIP_ERR_INVALID;
+    for (it = tcp->listeners; it != NULL; it = it->next)
+        if (it->port == port || it == l)
+            return MIP_ERR_INUSE;
+    l->port = port;
+    l->accept = accept;
+    l->ctx = ctx;
+    l->next = tcp->listeners;
+    tcp->listeners = l;
+    return MIP_OK;
+}
+
+void mip_tcp_unlisten(struct mip_tcp *tcp, struct mip_tcp_listener *l)
+{
+    struct mip_tcp_listener **pp;
+    for (pp = &tcp->listeners; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == l) {
+            *pp = l->next;
+            l->next = NULL;
+            return;
+        }
+    }
+}
+
+static bool may_send(const struct mip_tcp_conn *c)
+{
+    return !(c->flags & TCPF_FIN_QUEUED) &&
+           (c->state == MIP_TCP_ESTABLISHED || c->state == MIP_TCP_CLOSE_WAIT ||
+            c->state == MIP_TCP_SYN_SENT || c->state == MIP_TCP_SYN_RECEIVED);
+}
+
+size_t mip_tcp_write(struct mip_tcp *tcp, struct mip_tcp_conn *c, const uint8_t *data, size_t n)
+{
+    size_t k;
+    if (!may_send(c))
+        return 0;
+    k = tcp_txbuf_write(&c->tx, data, n);
+    if (k > 0)
+        tcp_output(tcp, c);
+    return k;
+}
+
+size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n)
+{
+    uint32_t before = tcp_rcv_window(c);
+    size_t k = tcp_rxbuf_read(&c->rx, out, n);
+    uint32_t after;
+    if (k == 0 || c->state == MIP_TCP_CLOSED)
+        return k;
+    /* Tell the peer when the window opened by two segments or half the
+     * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3). */
+    after = tcp_rcv_window(c);
+    if ((after >= before + 2u * c->mss || after >= before + c->rx.size / 2u ||
+         (before == 0 && after > 0)) && !(c->flags & TCPF_RCVD_FIN)) {
+        c->flags |= TCPF_ACKNOW;
+        tcp_output(tcp, c);
+    }
+    return k;
+}
+
+size_t mip_tcp_readable(const struct mip_tcp_conn *c)
+{
+    return c->rx.len;
+}
+
+size_t mip_tcp_writable(const struct mip_tcp_conn *c)
+{
+    return may_send(c) ? tcp_txbuf_free(&c->tx) : 0u;
+}
+
+bool mip_tcp_peer_closed(const struct mip_tcp_conn *c)
+{
+    return (c->flags & TCPF_RCVD_FIN) != 0 && c->rx.len == 0;
+}
+
+mip_status mip_tcp_shutdown(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    switch (c->state) {
+    case MIP_TCP_SYN_SENT:
+        tcp_conn_finish(tcp, c, MIP_TCP_ERR_NONE);
+        return MIP_OK;
+    case MIP_TCP_SYN_RECEIVED:
+    case MIP_TCP_ESTABLISHED:
+        c->flags |= TCPF_FIN_QUEUED;
+        if (c->state != MIP_TCP_SYN_RECEIVED)
+            c->state = MIP_TCP_FIN_WAIT_1;
+        break;
+    case MIP_TCP_CLOSE_WAIT:
+        c->flags |= TCPF_FIN_QUEUED;
+        c->state = MIP_TCP_LAST_ACK;
+        break;
+    default:
+        return c->state == MIP_TCP_CLOSED ? MIP_ERR_INVALID : MIP_OK;
+    }
+    tcp_output(tcp, c);
+    return MIP_OK;
+}
+
+mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    if (c->state == MIP_TCP_CLOSED)
+        return MIP_ERR_INVALID;
+    c->flags |= TCPF_NO_READ;
+    c->rx.head = (uint16_t)((c->rx.head + c->rx.len) % (c->rx.size ? c->rx.size : 1u));
+    c->rx.len = 0;
+    return mip_tcp_shutdown(tcp, c);
+}
+
+void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    if (c->state == MIP_TCP_CLOSED)
+        return;
+    if (c->state != MIP_TCP_SYN_SENT) {
+        struct tcp_seg seg;
+        memset(&seg, 0, sizeof(seg));
+        seg.src = &c->local;
+        seg.dst = &c->remote;
+        seg.sport = c->lport;
+        seg.dport = c->rport;
+        seg.seq = c->snd_nxt;
+        seg.ack = c->rcv_nxt;
+        seg.flags = MIP_TCP_RST | MIP_TCP_ACK;
+        seg.netif = c->netif;
+        (void)tcp_emit(tcp, &seg);
+    }
+    tcp_conn_finish(tcp, c, MIP_TCP_ERR_ABORTED);
+}
+
+uint32_t mip_tcp_stat(const struct mip_tcp *tcp, enum mip_tcp_stat which)
+{
+    return (unsigned)which < MIP_TCP_STAT_COUNT ? tcp->stat[which] : 0u;
+}
+
+#if MIP_CONF_STAT_NAMES
+static const char tcp_stat_names[MIP_TCP_STAT_COUNT][24] = {
+#define MIP_TCP_STAT_NAME(n) #n,
+    MIP_TCP_STATS_LIST(MIP_TCP_STAT_NAME)
+#undef MIP_TCP_STAT_NAME
+};
+
+static const char tcp_state_names[][12] = {
+    "CLOSED", "SYN_SENT", "SYN_RCVD", "ESTABLISHED", "FIN_WAIT_1", "FIN_WAIT_2",
+    "CLOSE_WAIT", "CLOSING", "LAST_ACK", "TIME_WAIT"
+};
+
+const char *mip_tcp_stat_name(enum mip_tcp_stat which)
+{
+    return (unsigned)which < MIP_TCP_STAT_COUNT ? tcp_stat_names[which] : NULL;
+}
+
+const char *mip_tcp_state_name(uint8_t state)
+{
+    return state <= MIP_TCP_TIME_WAIT ? tcp_state_names[state] : "?";
+}
+#else
+const char *mip_tcp_stat_name(enum mip_tcp_stat which)
+{
+    (void)which;
+    return NULL;
+}
+
+const char *mip_tcp_state_name(uint8_t state)
+{
+    (void)state;
+    return "?";
+}
+#endif

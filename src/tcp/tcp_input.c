@@ -1,0 +1,789 @@
+/* TCP input: segment validation, demultiplexing, the SYN cache, and the
+ * state machine of RFC 9293 3.10.7 with the RFC 5961 defences. */
+#include "tcp_internal.h"
+#include "moteip/wire/ipv4.h"
+#include "moteip/wire/checksum.h"
+#include <string.h>
+
+/* A received segment, parsed once. */
+struct tcp_in {
+    const struct mip_ip_rx *rx;
+    struct mip_tcp_hdr h;
+    struct mip_tcp_opts o;
+    const uint8_t *data;
+    uint32_t len;        /* payload bytes */
+    uint32_t seglen;     /* payload + SYN + FIN */
+};
+
+/* --- helpers ------------------------------------------------------------ */
+
+static void take_options(struct mip_tcp_conn *c, const struct mip_tcp_opts *o, bool syn_ok_sack,
+                         bool syn_ok_ts, uint16_t local_mss)
+{
+    uint16_t mss = (o->present & MIP_TCP_HAS_MSS) ? o->mss : 536u;  /* RFC 9293 3.7.1 */
+    if (mss > local_mss)
+        mss = local_mss;
+    if (mss < 64u)
+        mss = 64u;
+    c->mss = mss;
+#if MIP_TCP_WSCALE
+    if ((o->present & MIP_TCP_HAS_WSCALE)) {
+        c->flags |= TCPF_WS_OK;
+        c->snd_wscale = o->wscale > 14u ? 14u : o->wscale;
+    } else {
+        c->snd_wscale = 0;
+        c->rcv_wscale = 0;
+    }
+#else
+    c->snd_wscale = 0;
+    c->rcv_wscale = 0;
+#endif
+#if MIP_TCP_SACK
+    if (syn_ok_sack && c->cfg.sack)
+        c->flags |= TCPF_SACK_OK;
+#else
+    (void)syn_ok_sack;
+#endif
+#if MIP_TCP_TIMESTAMPS
+    if (syn_ok_ts && c->cfg.timestamps) {
+        c->flags |= TCPF_TS_OK;
+        c->ts_recent = o->ts_val;
+    }
+#else
+    (void)syn_ok_ts;
+#endif
+}
+
+static void notify(struct mip_tcp_conn *c, void (*fn)(void *, struct mip_tcp_conn *))
+{
+    if (fn != NULL)
+        fn(c->ctx, c);
+}
+
+static struct mip_tcp_conn *find_conn(struct mip_tcp *tcp, const struct tcp_in *in)
+{
+    struct mip_tcp_conn *c;
+    for (c = tcp->conns; c != NULL; c = c->next)
+        if (c->lport == in->h.dst_port && c->rport == in->h.src_port &&
+            mip_addr_eq(&c->remote, &in->rx->src) && mip_addr_eq(&c->local, &in->rx->dst))
+            return c;
+    return NULL;
+}
+
+/* RFC 5961 3.2 / 4.2: an ACK that makes a blind attacker's guess fail. */
+static void challenge_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    TCP_STAT(tcp, challenge_acks);
+    tcp_send_ack(tcp, c);
+}
+
+/* --- TIME_WAIT records --------------------------------------------------- */
+
+static struct mip_tcp_tw *find_tw(struct mip_tcp *tcp, const struct tcp_in *in)
+{
+    unsigned i;
+    for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++) {
+        struct mip_tcp_tw *t = &tcp->tw[i];
+        if (t->used && t->lport == in->h.dst_port && t->rport == in->h.src_port &&
+            mip_addr_eq(&t->remote, &in->rx->src) && mip_addr_eq(&t->local, &in->rx->dst))
+            return t;
+    }
+    return NULL;
+}
+
+/* Returns true when the segment was handled by the TIME_WAIT record. */
+static bool timewait_input(struct mip_tcp *tcp, struct mip_tcp_tw *t, const struct tcp_in *in)
+{
+    struct tcp_seg seg;
+    if (in->h.flags & MIP_TCP_RST) {
+        /* RFC 1337: ignore RSTs in TIME_WAIT (no assassination). */
+        TCP_STAT(tcp, drop_rst_out_of_window);
+        return true;
+    }
+    if ((in->h.flags & MIP_TCP_SYN) && !(in->h.flags & MIP_TCP_ACK) &&
+        MIP_SEQ_GT(in->h.seq, t->rcv_nxt)) {
+        /* A new incarnation whose sequence numbers are above the old
+         * ones may reuse the pair at once (RFC 9293 3.6.1, RFC 6191). */
+        t->used = 0;
+        return false;
+    }
+    /* Retransmitted FIN or stray segment: ACK it and restart 2MSL. */
+    if (in->h.flags & MIP_TCP_FIN)
+        t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+    memset(&seg, 0, sizeof(seg));
+    seg.src = &t->local;
+    seg.dst = &t->remote;
+    seg.sport = t->lport;
+    seg.dport = t->rport;
+    seg.seq = t->snd_nxt;
+    seg.ack = t->rcv_nxt;
+    seg.flags = MIP_TCP_ACK;
+    seg.netif = in->rx->netif;
+    (void)tcp_emit(tcp, &seg);
+    return true;
+}
+
+/* --- passive open: listeners and the SYN cache --------------------------- */
+
+static struct mip_tcp_listener *find_listener(struct mip_tcp *tcp, uint16_t port)
+{
+    struct mip_tcp_listener *l;
+    for (l = tcp->listeners; l != NULL; l = l->next)
+        if (l->port == port)
+            return l;
+    return NULL;
+}
+
+static struct mip_tcp_syn *find_syn(struct mip_tcp *tcp, const struct tcp_in *in)
+{
+    unsigned i;
+    for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++) {
+        struct mip_tcp_syn *e = &tcp->syn[i];
+        if ((e->flags & TCPS_USED) && e->lport == in->h.dst_port && e->rport == in->h.src_port &&
+            mip_addr_eq(&e->remote, &in->rx->src) && mip_addr_eq(&e->local, &in->rx->dst))
+            return e;
+    }
+    return NULL;
+}
+
+
+
+void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
+{
+    struct tcp_seg seg;
+    memset(&seg, 0, sizeof(seg));
+    seg.src = &e->local;
+    seg.dst = &e->remote;
+    seg.sport = e->lport;
+    seg.dport = e->rport;
+    seg.seq = e->iss;
+    seg.ack = e->irs + 1u;
+    seg.flags = MIP_TCP_SYN | MIP_TCP_ACK;
+    /* Until accept hands us a ring, offer a modest window; the first ACK
+     * after accept advertises the real one. */
+    seg.win = 1024u;
+    seg.netif = e->netif;
+    seg.opts.present = MIP_TCP_HAS_MSS;
+    seg.opts.mss = tcp_local_mss(tcp, &e->remote, NULL);
+#if MIP_TCP_WSCALE
+    if (e->flags & TCPS_WS) {
+        seg.opts.present |= MIP_TCP_HAS_WSCALE;
+        seg.opts.wscale = 0;
+    }
+#endif
+#if MIP_TCP_SACK
+    if (e->flags & TCPS_SACK)
+        seg.opts.present |= MIP_TCP_HAS_SACK_PERM;
+#endif
+#if MIP_TCP_TIMESTAMPS
+    if (e->flags & TCPS_TS) {
+        seg.opts.present |= MIP_TCP_HAS_TIMESTAMP;
+        seg.opts.ts_val = (uint32_t)tcp->stack->now +
+                          (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&e->iss, 4);
+        seg.opts.ts_ecr = e->ts_recent;
+    }
+#endif
+    (void)tcp_emit(tcp, &seg);
+}
+
+static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in)
+{
+    struct mip_tcp_syn *e = NULL;
+    unsigned i;
+    for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++) {
+        struct mip_tcp_syn *t = &tcp->syn[i];
+        if (!(t->flags & TCPS_USED)) {
+            e = t;
+            break;
+        }
+    }
+    if (e == NULL) {
+        /* Full: replace a random entry, so a flood cannot pin the cache
+         * while legitimate handshakes still get through sometimes. */
+        e = &tcp->syn[mip_rng_below(&tcp->stack->rng, MIP_TCP_SYN_BACKLOG)];
+        TCP_STAT(tcp, syn_cache_evicted);
+    }
+    memset(e, 0, sizeof(*e));
+    e->flags = TCPS_USED;
+    e->local = in->rx->dst;
+    e->remote = in->rx->src;
+    e->lport = in->h.dst_port;
+    e->rport = in->h.src_port;
+    e->irs = in->h.seq;
+    e->iss = tcp_isn(tcp->secret, &e->local, e->lport, &e->remote, e->rport, tcp->stack->now);
+    e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
+    e->netif = in->rx->netif;
+#if MIP_TCP_WSCALE
+    if (in->o.present & MIP_TCP_HAS_WSCALE) {
+        e->flags |= TCPS_WS;
+        e->snd_wscale = in->o.wscale > 14u ? 14u : in->o.wscale;
+    }
+#endif
+#if MIP_TCP_SACK
+    if (in->o.present & MIP_TCP_HAS_SACK_PERM)
+        e->flags |= TCPS_SACK;
+#endif
+#if MIP_TCP_TIMESTAMPS
+    if (in->o.present & MIP_TCP_HAS_TIMESTAMP) {
+        e->flags |= TCPS_TS;
+        e->ts_recent = in->o.ts_val;
+    }
+#endif
+    e->deadline = tcp->stack->now + MIP_TCP_RTO_INITIAL_MS;
+    tcp_syn_send_synack(tcp, e);
+}
+
+static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+
+/* The ACK completing a passive handshake: ask the application for memory. */
+static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_tcp_syn *e,
+                                               const struct tcp_in *in)
+{
+    struct mip_tcp_listener *l = find_listener(tcp, e->lport);
+    struct mip_tcp_conn *c = l != NULL ? l->accept(l->ctx, tcp, e->lport) : NULL;
+    struct mip_tcp_opts o;
+    if (c == NULL || c->state != MIP_TCP_CLOSED) {
+        TCP_STAT(tcp, accept_refused);
+        tcp_send_rst_for(tcp, &in->rx->dst, &in->rx->src, &in->h, in->seglen, in->rx->netif);
+        e->flags = 0;
+        return NULL;
+    }
+    c->local = e->local;
+    c->remote = e->remote;
+    c->lport = e->lport;
+    c->rport = e->rport;
+    c->netif = (c->remote.family == MIP_AF_INET6 && c->remote.bytes[0] == 0xFE &&
+                (c->remote.bytes[1] & 0xC0) == 0x80) ? e->netif : MIP_NETIF_ANY;
+    c->iss = e->iss;
+    c->irs = e->irs;
+    c->snd_una = c->iss + 1u;
+    c->snd_nxt = c->snd_max = c->iss + 1u;
+    c->rcv_nxt = e->irs + 1u;
+    c->rcv_adv = c->rcv_nxt + 1024u;
+    c->flags |= TCPF_SYN_ACKED;
+    memset(&o, 0, sizeof(o));
+    o.present = (uint8_t)(MIP_TCP_HAS_MSS | ((e->flags & TCPS_WS) ? MIP_TCP_HAS_WSCALE : 0u));
+    o.mss = e->mss;
+    o.wscale = e->snd_wscale;
+    o.ts_val = e->ts_recent;
+    c->rcv_wscale = 0;            /* what our SYN-ACK offered */
+    take_options(c, &o, (e->flags & TCPS_SACK) != 0, (e->flags & TCPS_TS) != 0,
+                 tcp_local_mss(tcp, &c->remote, NULL));
+#if MIP_TCP_TIMESTAMPS
+    c->ts_offset = (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&c->iss, 4);
+#endif
+    c->snd_wnd = (uint32_t)in->h.window << c->snd_wscale;
+    c->snd_wl1 = in->h.seq;
+    c->snd_wl2 = in->h.ack;
+    tcp_rtt_init(&c->rtt);
+    tcp_cc_init(&c->cc, c->mss, c->cfg.cwnd_cap);
+    e->flags = 0;
+    tcp_conn_link(tcp, c);
+    TCP_STAT(tcp, conns_accepted);
+    conn_established(tcp, c);
+    return c;
+}
+
+/* --- the state machine ---------------------------------------------------- */
+
+static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    c->state = MIP_TCP_ESTABLISHED;
+    c->retries = 0;
+    c->last_rx = tcp->stack->now;
+    c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
+    if (c->cfg.keepalive_ms != 0) {
+        c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
+        c->flags |= TCPF_IDLE;
+    }
+    notify(c, c->cb != NULL ? c->cb->connected : NULL);
+}
+
+static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    const struct mip_tcp_hdr *h = &in->h;
+    bool ack_ok = (h->flags & MIP_TCP_ACK) && MIP_SEQ_GT(h->ack, c->iss) &&
+                  MIP_SEQ_LEQ(h->ack, c->snd_max);
+    if ((h->flags & MIP_TCP_ACK) && !ack_ok) {
+        TCP_STAT(tcp, drop_bad_ack);
+        tcp_send_rst_for(tcp, &c->local, &c->remote, h, in->seglen, c->netif);
+        return;
+    }
+    if (h->flags & MIP_TCP_RST) {
+        if (ack_ok)
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_REFUSED);
+        else
+            TCP_STAT(tcp, drop_rst_out_of_window);
+        return;
+    }
+    if (!(h->flags & MIP_TCP_SYN)) {
+        TCP_STAT(tcp, drop_out_of_window);
+        return;
+    }
+    c->irs = h->seq;
+    c->rcv_nxt = h->seq + 1u;
+    take_options(c, &in->o, (in->o.present & MIP_TCP_HAS_SACK_PERM) != 0,
+                 (in->o.present & MIP_TCP_HAS_TIMESTAMP) != 0, c->mss);
+    c->snd_wnd = h->window;       /* never scaled in a SYN */
+    c->snd_wl1 = h->seq;
+    c->snd_wl2 = h->ack;
+    tcp_cc_init(&c->cc, c->mss, c->cfg.cwnd_cap);
+    if (ack_ok) {
+        c->snd_una = h->ack;
+        c->flags |= TCPF_SYN_ACKED | TCPF_ACKNOW;
+        if ((c->flags & TCPF_TIMING) || c->retries == 0)
+            tcp_rtt_sample(&c->rtt, (uint32_t)(tcp->stack->now - c->rtt_start));
+        c->flags &= (uint16_t)~TCPF_TIMING;
+        conn_established(tcp, c);
+        if (c->state == MIP_TCP_ESTABLISHED && (c->flags & TCPF_FIN_QUEUED))
+            c->state = MIP_TCP_FIN_WAIT_1;
+        tcp_output(tcp, c);
+    } else {
+        /* Simultaneous open (RFC 9293 3.5 figure 8). */
+        c->state = MIP_TCP_SYN_RECEIVED;
+        (void)tcp_send_syn(tcp, c);
+    }
+}
+
+/* RFC 9293 3.10.7.4 "first": is the segment in the receive window? */
+static bool seq_acceptable(const struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    uint32_t wnd = MIP_SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0u;
+    uint32_t seq = in->h.seq, len = in->seglen;
+    if (len == 0) {
+        if (wnd == 0)
+            return seq == c->rcv_nxt;
+        return MIP_SEQ_GEQ(seq, c->rcv_nxt) && MIP_SEQ_LT(seq, c->rcv_nxt + wnd);
+    }
+    if (wnd == 0)
+        return false;
+    return (MIP_SEQ_GEQ(seq, c->rcv_nxt) && MIP_SEQ_LT(seq, c->rcv_nxt + wnd)) ||
+           (MIP_SEQ_GEQ(seq + len - 1u, c->rcv_nxt) && MIP_SEQ_LT(seq + len - 1u, c->rcv_nxt + wnd));
+}
+
+/* Processes the ACK field; returns false when the segment must go. */
+static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    const struct mip_tcp_hdr *h = &in->h;
+    uint32_t acked, flight = c->snd_max - c->snd_una;
+    uint32_t max_wnd = c->snd_wnd > 65535u ? c->snd_wnd : 65535u;
+    bool fin_acked;
+    /* RFC 5961 5.2: acceptable ACKs lie in [snd_una - max window, snd_max]. */
+    if (MIP_SEQ_GT(h->ack, c->snd_max)) {
+        TCP_STAT(tcp, drop_bad_ack);
+        c->flags |= TCPF_ACKNOW;
+        return false;
+    }
+    if (MIP_SEQ_LT(h->ack, c->snd_una - max_wnd)) {
+        TCP_STAT(tcp, drop_bad_ack);
+        challenge_ack(tcp, c);
+        return false;
+    }
+    if (c->state == MIP_TCP_SYN_RECEIVED) {
+        if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
+            tcp_send_rst_for(tcp, &c->local, &c->remote, h, in->seglen, c->netif);
+            return false;
+        }
+        c->flags |= TCPF_SYN_ACKED;
+        c->snd_una = c->iss + 1u;
+        conn_established(tcp, c);
+        if (c->flags & TCPF_FIN_QUEUED)
+            c->state = MIP_TCP_FIN_WAIT_1;
+        flight = c->snd_max - c->snd_una;
+    }
+    /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */
+    if (MIP_SEQ_LT(c->snd_wl1, h->seq) ||
+        (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack))) {
+        uint32_t wnd = (uint32_t)h->window << c->snd_wscale;
+        if (wnd > 0 && c->snd_wnd == 0 && (c->flags & TCPF_PERSIST)) {
+            c->flags &= (uint16_t)~(TCPF_PERSIST | TCPF_REXMT);
+            c->snd_nxt = c->snd_una;
+        }
+        c->snd_wnd = wnd;
+        c->snd_wl1 = h->seq;
+        c->snd_wl2 = h->ack;
+    }
+#if MIP_TCP_SACK
+    if ((c->flags & TCPF_SACK_OK) && (in->o.present & MIP_TCP_HAS_SACK)) {
+        uint32_t st[MIP_TCP_SACK_MAX], en[MIP_TCP_SACK_MAX];
+        unsigned i;
+        for (i = 0; i < in->o.sack_count; i++) {
+            st[i] = in->o.sack[i].left;
+            en[i] = in->o.sack[i].right;
+        }
+        tcp_sackb_update(&c->sackb, MIP_SEQ_GT(h->ack, c->snd_una) ? h->ack : c->snd_una,
+                         c->snd_max, st, en, in->o.sack_count);
+    }
+#endif
+    if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
+        /* A duplicate ACK (RFC 5681 2): nothing new, no data, same
+         * window, data outstanding. */
+        if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una &&
+            !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN))) {
+            if (tcp_cc_on_dupack(&c->cc, flight, c->snd_max)) {
+                uint32_t seq = c->snd_una, len = c->mss;
+#if MIP_TCP_SACK
+                if (c->flags & TCPF_SACK_OK)
+                    (void)tcp_sackb_next_hole(&c->sackb, c->snd_una, c->mss, &seq, &len);
+#endif
+                TCP_STAT(tcp, fast_rexmits);
+                tcp_retransmit(tcp, c, seq, len);
+                tcp_arm_rexmt(tcp, c);
+            }
+        }
+        return true;
+    }
+    /* New data acknowledged. */
+    acked = h->ack - c->snd_una;
+    fin_acked = (c->flags & TCPF_FIN_SENT) && h->ack == c->snd_max;
+    if (!(c->flags & TCPF_SYN_ACKED)) {
+        c->flags |= TCPF_SYN_ACKED;
+        acked--;
+    }
+    {
+        uint32_t from_ring = acked - (fin_acked ? 1u : 0u);
+        if (from_ring > c->tx.len)
+            from_ring = c->tx.len;
+        tcp_txbuf_consume(&c->tx, (uint16_t)from_ring);
+    }
+    /* RTT: timestamps give a sample per ACK (RFC 7323 4.1), else Karn's
+     * timed segment. */
+#if MIP_TCP_TIMESTAMPS
+    if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) && in->o.ts_ecr != 0) {
+        uint32_t rtt = tcp_ts_now(c, tcp->stack->now) - in->o.ts_ecr;
+        if (rtt < 600000u)
+            tcp_rtt_sample(&c->rtt, rtt);
+        c->flags &= (uint16_t)~TCPF_TIMING;
+    } else
+#endif
+    if ((c->flags & TCPF_TIMING) && MIP_SEQ_GT(h->ack, c->rtt_seq)) {
+        tcp_rtt_sample(&c->rtt, (uint32_t)(tcp->stack->now - c->rtt_start));
+        c->flags &= (uint16_t)~TCPF_TIMING;
+    }
+    c->snd_una = h->ack;
+    if (MIP_SEQ_LT(c->snd_nxt, c->snd_una))
+        c->snd_nxt = c->snd_una;
+    c->retries = 0;
+    flight = c->snd_max - c->snd_una;
+    if (c->cc.in_recovery) {
+        if (tcp_cc_on_recovery_ack(&c->cc, h->ack, acked, flight)) {
+            uint32_t seq = c->snd_una, len = c->mss;
+#if MIP_TCP_SACK
+            if (c->flags & TCPF_SACK_OK) {
+                if (tcp_sackb_next_hole(&c->sackb, c->snd_una, c->mss, &seq, &len))
+                    TCP_STAT(tcp, sack_rexmits);
+            }
+#endif
+            tcp_retransmit(tcp, c, seq, len);
+        }
+    } else {
+        tcp_cc_on_ack(&c->cc, acked);
+    }
+    if (c->snd_una == c->snd_max)
+        c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
+    else if (!(c->flags & TCPF_PERSIST))
+        tcp_arm_rexmt(tcp, c);
+    if (acked > 0 && c->cb != NULL && c->cb->writable != NULL && !(c->flags & TCPF_FIN_QUEUED))
+        c->cb->writable(c->ctx, c);
+    if (c->state == MIP_TCP_CLOSED)
+        return false;
+    if (fin_acked) {
+        switch (c->state) {
+        case MIP_TCP_FIN_WAIT_1:
+            c->state = MIP_TCP_FIN_WAIT_2;
+            break;
+        case MIP_TCP_CLOSING:
+            tcp_enter_timewait(tcp, c);
+            return false;
+        case MIP_TCP_LAST_ACK:
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_NONE);
+            return false;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    uint32_t seq = in->h.seq, len = in->len;
+    const uint8_t *data = in->data;
+    uint16_t advanced;
+    bool ooo_before;
+    if (len == 0)
+        return;
+    if (c->state != MIP_TCP_ESTABLISHED && c->state != MIP_TCP_FIN_WAIT_1 &&
+        c->state != MIP_TCP_FIN_WAIT_2)
+        return;
+    /* Trim what was already received. */
+    if (MIP_SEQ_LT(seq, c->rcv_nxt)) {
+        uint32_t skip = c->rcv_nxt - seq;
+        if (skip >= len) {
+            TCP_STAT(tcp, dup_segs);
+            c->flags |= TCPF_ACKNOW;
+            return;
+        }
+        data += skip;
+        len -= skip;
+        seq = c->rcv_nxt;
+    }
+    if (in->h.flags & MIP_TCP_URG) {
+        /* RFC 6093: the pointer marks the byte after the urgent data;
+         * the data stays in the stream. */
+        uint32_t up = in->h.seq + in->h.urgent;
+        if (MIP_SEQ_GT(up, c->rcv_up))
+            c->rcv_up = up;
+    }
+    if (c->flags & TCPF_NO_READ) {
+        /* The application will never read: take and drop in-order bytes. */
+        if (seq == c->rcv_nxt)
+            c->rcv_nxt += len;
+        c->flags |= TCPF_ACKNOW;
+        return;
+    }
+    ooo_before = tcp_rxbuf_has_ooo(&c->rx);
+    advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
+    if (seq != c->rcv_nxt) {
+        /* Out of order: acknowledge at once so the sender sees the hole
+         * (RFC 5681 4.2), with SACK blocks. */
+        TCP_STAT(tcp, ooo_segs);
+#if MIP_TCP_SACK
+        c->sack_recent = seq;
+#endif
+        c->flags |= TCPF_ACKNOW;
+        return;
+    }
+    c->rcv_nxt += advanced;
+    if (ooo_before || advanced < len) {
+        c->flags |= TCPF_ACKNOW;    /* a hole filled, or data did not fit */
+    } else if (c->cfg.delack_ms == 0 || (c->flags & TCPF_DELACK)) {
+        c->flags |= TCPF_ACKNOW;    /* every second segment (RFC 5681 4.2) */
+    } else {
+        c->flags |= TCPF_DELACK;
+        c->t_delack = tcp->stack->now + c->cfg.delack_ms;
+        TCP_STAT(tcp, delacks);
+    }
+    if (advanced > 0)
+        notify(c, c->cb != NULL ? c->cb->readable : NULL);
+}
+
+static void fin_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    if (!(in->h.flags & MIP_TCP_FIN) || (c->flags & TCPF_RCVD_FIN))
+        return;
+    /* Only a FIN right after all in-order data counts; one past a hole is
+     * resent by the peer. */
+    if (in->h.seq + in->len != c->rcv_nxt)
+        return;
+    c->rcv_nxt++;
+    c->flags |= TCPF_RCVD_FIN | TCPF_ACKNOW;
+    switch (c->state) {
+    case MIP_TCP_ESTABLISHED:
+        c->state = MIP_TCP_CLOSE_WAIT;
+        break;
+    case MIP_TCP_FIN_WAIT_1:
+        c->state = MIP_TCP_CLOSING;
+        break;
+    case MIP_TCP_FIN_WAIT_2:
+        tcp_send_ack(tcp, c);
+        tcp_enter_timewait(tcp, c);
+        return;
+    default:
+        break;
+    }
+    notify(c, c->cb != NULL ? c->cb->readable : NULL);
+}
+
+static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    const struct mip_tcp_hdr *h = &in->h;
+    c->last_rx = tcp->stack->now;
+    c->ka_probes = 0;
+    if (c->flags & TCPF_IDLE)
+        c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
+    if (c->state == MIP_TCP_SYN_SENT) {
+        syn_sent_input(tcp, c, in);
+        return;
+    }
+#if MIP_TCP_TIMESTAMPS
+    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale. */
+    if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+        !(h->flags & MIP_TCP_RST) && (int32_t)(in->o.ts_val - c->ts_recent) < 0) {
+        TCP_STAT(tcp, drop_paws);
+        tcp_send_ack(tcp, c);
+        return;
+    }
+#endif
+    if (!seq_acceptable(c, in)) {
+        TCP_STAT(tcp, drop_out_of_window);
+        if (!(h->flags & MIP_TCP_RST))
+            tcp_send_ack(tcp, c);
+        return;
+    }
+    if (h->flags & MIP_TCP_RST) {
+        /* RFC 5961 3.2: only the exact next sequence number resets;
+         * anything else in the window draws a challenge ACK. */
+        if (h->seq == c->rcv_nxt) {
+            TCP_STAT(tcp, conns_reset);
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_RESET);
+        } else {
+            TCP_STAT(tcp, drop_rst_out_of_window);
+            challenge_ack(tcp, c);
+        }
+        return;
+    }
+    if (h->flags & MIP_TCP_SYN) {
+        /* RFC 5961 4.2: a SYN on a synchronized connection. */
+        TCP_STAT(tcp, drop_syn_in_window);
+        challenge_ack(tcp, c);
+        return;
+    }
+    if (!(h->flags & MIP_TCP_ACK)) {
+        TCP_STAT(tcp, drop_bad_ack);
+        return;
+    }
+#if MIP_TCP_TIMESTAMPS
+    /* RFC 7323 4.3: remember the timestamp of the segment that covers the
+     * left edge of the window. */
+    if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+        MIP_SEQ_LEQ(h->seq, c->rcv_nxt))
+        c->ts_recent = in->o.ts_val;
+#endif
+    if (!ack_input(tcp, c, in))
+        goto out;
+    data_input(tcp, c, in);
+    fin_input(tcp, c, in);
+out:
+    if (c->state != MIP_TCP_CLOSED)
+        tcp_output(tcp, c);
+}
+
+/* --- entry from IP -------------------------------------------------------- */
+
+static bool parse_segment(struct mip_tcp *tcp, const struct mip_ip_rx *rx, const uint8_t *l4,
+                          size_t len, struct tcp_in *in)
+{
+    uint32_t sum;
+    memset(in, 0, sizeof(*in));
+    in->rx = rx;
+    if (len > 0xFFFFu || mip_tcp_parse(l4, len, &in->h) != MIP_OK) {
+        TCP_STAT(tcp, drop_truncated);
+        return false;
+    }
+    if (rx->src.family == MIP_AF_INET)
+        sum = mip_cksum_pseudo4(rx->src.bytes, rx->dst.bytes, MIP_IPPROTO_TCP, (uint16_t)len);
+    else
+        sum = mip_cksum_pseudo6(rx->src.bytes, rx->dst.bytes, MIP_IPPROTO_TCP, (uint32_t)len);
+#ifndef MOTEIP_FUZZING
+    if (mip_cksum_finish(mip_cksum_add(sum, l4, len)) != 0) {
+        TCP_STAT(tcp, drop_bad_checksum);
+        return false;
+    }
+#else
+    (void)sum;
+#endif
+    if (mip_tcp_opts_parse(l4 + MIP_TCP_HDR_LEN, (size_t)in->h.hdr_len - MIP_TCP_HDR_LEN,
+                           &in->o) != MIP_OK) {
+        TCP_STAT(tcp, drop_bad_options);
+        return false;
+    }
+    in->data = l4 + in->h.hdr_len;
+    in->len = (uint32_t)(len - in->h.hdr_len);
+    in->seglen = in->len + ((in->h.flags & MIP_TCP_SYN) ? 1u : 0u) +
+                 ((in->h.flags & MIP_TCP_FIN) ? 1u : 0u);
+    return true;
+}
+
+bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
+               const uint8_t *l4, size_t len)
+{
+    struct mip_tcp *tcp = ctx;
+    struct tcp_in in;
+    struct mip_tcp_conn *c;
+    struct mip_tcp_syn *e;
+    struct mip_tcp_tw *t;
+    (void)s;
+    TCP_STAT(tcp, segs_rx);
+    if (rx->dst_multicast) {
+        TCP_STAT(tcp, drop_no_conn);     /* TCP is unicast only */
+        return true;
+    }
+    if (!parse_segment(tcp, rx, l4, len, &in))
+        return true;
+    if (in.h.src_port == 0 || in.h.dst_port == 0) {
+        TCP_STAT(tcp, drop_no_conn);
+        return true;
+    }
+    c = find_conn(tcp, &in);
+    if (c != NULL) {
+        conn_input(tcp, c, &in);
+        return true;
+    }
+    t = find_tw(tcp, &in);
+    if (t != NULL && timewait_input(tcp, t, &in))
+        return true;
+    e = find_syn(tcp, &in);
+    if (e != NULL) {
+        const struct mip_tcp_hdr *h = &in.h;
+        if (h->flags & MIP_TCP_RST) {
+            if (h->seq == e->irs + 1u)
+                e->flags = 0;
+            else
+                TCP_STAT(tcp, drop_rst_out_of_window);
+            return true;
+        }
+        if ((h->flags & MIP_TCP_SYN) && !(h->flags & MIP_TCP_ACK)) {
+            if (h->seq == e->irs)
+                tcp_syn_send_synack(tcp, e);   /* our SYN-ACK was lost */
+            else
+                TCP_STAT(tcp, drop_syn_in_window);
+            return true;
+        }
+        if ((h->flags & MIP_TCP_ACK) && !(h->flags & MIP_TCP_SYN) && h->ack == e->iss + 1u &&
+            h->seq == e->irs + 1u) {
+            c = syn_cache_complete(tcp, e, &in);
+            if (c != NULL && c->state != MIP_TCP_CLOSED) {
+                data_input(tcp, c, &in);
+                fin_input(tcp, c, &in);
+                if (c->state != MIP_TCP_CLOSED)
+                    tcp_output(tcp, c);
+            }
+            return true;
+        }
+        TCP_STAT(tcp, drop_bad_ack);
+        tcp_send_rst_for(tcp, &rx->dst, &rx->src, &in.h, in.seglen, rx->netif);
+        return true;
+    }
+    if ((in.h.flags & (MIP_TCP_SYN | MIP_TCP_ACK | MIP_TCP_RST)) == MIP_TCP_SYN &&
+        find_listener(tcp, in.h.dst_port) != NULL) {
+        syn_cache_add(tcp, &in);
+        return true;
+    }
+    TCP_STAT(tcp, drop_no_conn);
+    tcp_send_rst_for(tcp, &rx->dst, &rx->src, &in.h, in.seglen, rx->netif);
+    return true;
+}
+
+void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *err)
+{
+    struct mip_tcp *tcp = ctx;
+    struct mip_tcp_conn *c;
+    uint16_t sport, dport;
+    (void)s;
+    if (err->quoted_len < 8)
+        return;
+    sport = (uint16_t)((err->quoted[0] << 8) | err->quoted[1]);
+    dport = (uint16_t)((err->quoted[2] << 8) | err->quoted[3]);
+    for (c = tcp->conns; c != NULL; c = c->next) {
+        if (c->lport != sport || c->rport != dport || !mip_addr_eq(&c->remote, &err->dst))
+            continue;
+        /* RFC 5927 / RFC 1122 4.2.3.9: hard errors only end a connection
+         * that is still opening; later they are soft. */
+        if (c->state == MIP_TCP_SYN_SENT && c->retries >= 1u &&
+            ((err->family == MIP_AF_INET && err->type == 3) ||
+             (err->family == MIP_AF_INET6 && err->type == 1)))
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_UNREACHABLE);
+        return;
+    }
+}

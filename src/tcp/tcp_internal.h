@@ -1,0 +1,87 @@
+/*
+ * Internal interfaces between the files of src/tcp.
+ */
+#ifndef MOTEIP_TCP_INTERNAL_H
+#define MOTEIP_TCP_INTERNAL_H
+
+#include "moteip/tcp.h"
+#include "moteip/stack.h"
+#include "moteip/wire/tcp.h"
+#include "moteip/wire/ipv4.h"
+
+/* struct mip_tcp_conn.flags */
+#define TCPF_ACKNOW     0x0001u  /* send an ACK now */
+#define TCPF_DELACK     0x0002u  /* an ACK is being delayed (t_delack armed) */
+#define TCPF_FIN_QUEUED 0x0004u  /* the application shut down sending */
+#define TCPF_FIN_SENT   0x0008u  /* our FIN occupies snd_max - 1 */
+#define TCPF_SACK_OK    0x0010u  /* both sides agreed on SACK */
+#define TCPF_TS_OK      0x0020u  /* both sides agreed on timestamps */
+#define TCPF_WS_OK      0x0040u  /* both sides agreed on window scaling */
+#define TCPF_RCVD_FIN   0x0080u  /* the peer's FIN is in rcv_nxt */
+#define TCPF_NO_READ    0x0100u  /* the application closed: discard data */
+#define TCPF_TIMING     0x0200u  /* rtt_seq is being timed */
+#define TCPF_REXMT      0x0400u  /* t_rexmt armed (retransmission or persist) */
+#define TCPF_PERSIST    0x0800u  /* t_rexmt is the persist timer */
+#define TCPF_IDLE       0x1000u  /* t_idle armed (keepalive) */
+#define TCPF_SYN_ACKED  0x2000u  /* our SYN is acknowledged */
+
+/* struct mip_tcp_syn.flags: what the peer's SYN offered */
+#define TCPS_USED 0x01u
+#define TCPS_SACK 0x02u
+#define TCPS_TS   0x04u
+#define TCPS_WS   0x08u
+
+#define TCP_STAT(tcp, name) do { if ((tcp)->stat[MIP_TCP_STAT_##name] != UINT32_MAX) \
+                                     (tcp)->stat[MIP_TCP_STAT_##name]++; } while (0)
+
+/* One segment to emit. Data comes from a send ring. */
+struct tcp_seg {
+    const struct mip_addr *src, *dst;
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    uint8_t  flags;
+    uint16_t win;                   /* as written in the header (scaled) */
+    uint8_t  netif;                 /* MIP_NETIF_ANY unless link-local */
+    struct mip_tcp_opts opts;       /* wire options to include */
+    const struct mip_tcp_txbuf *tx;
+    uint16_t data_off, data_len;
+};
+
+/* tcp_output.c */
+mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg);
+/* Sends whatever the windows, Nagle and pending flags allow. */
+void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* (Re)sends the SYN or SYN-ACK of a connection in SYN_SENT / SYN_RECEIVED. */
+mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* Retransmits `len` bytes of the send ring from sequence `seq`. */
+void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, uint32_t len);
+/* A bare ACK (also the challenge ACK of RFC 5961). */
+void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* A RST answering segment `h` of `seglen` sequence bytes (RFC 9293 3.10.7.1). */
+void tcp_send_rst_for(struct mip_tcp *tcp, const struct mip_addr *local, const struct mip_addr *remote,
+                      const struct mip_tcp_hdr *h, uint32_t seglen, uint8_t netif);
+/* Window to advertise now, unscaled bytes, never shrinking the right edge. */
+uint32_t tcp_rcv_window(const struct mip_tcp_conn *c);
+/* The MSS we can receive on the route to `remote`. */
+uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8_t *netif);
+uint32_t tcp_ts_now(const struct mip_tcp_conn *c, mip_time_t now);
+
+/* tcp.c */
+void tcp_conn_link(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* Ends a connection: unlinks it, reports `why` (unless NONE) and closed. */
+void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why);
+/* Moves a connection to TIME_WAIT: a compact record, memory returned. */
+void tcp_enter_timewait(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+
+/* tcp_input.c */
+/* (Re)sends the SYN-ACK of a SYN cache entry. */
+void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e);
+bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
+               const uint8_t *l4, size_t len);
+void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *err);
+
+/* tcp_timer.c */
+uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
+
+#endif

@@ -1,0 +1,358 @@
+/* TCP output: segment construction, the send decision (windows, Nagle,
+ * silly-window avoidance, FIN), retransmissions, ACKs and RSTs. */
+#include "tcp_internal.h"
+#include "moteip/wire/ipv4.h"
+#include "moteip/wire/ipv6.h"
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/checksum.h"
+#include <string.h>
+
+uint32_t tcp_ts_now(const struct mip_tcp_conn *c, mip_time_t now)
+{
+#if MIP_TCP_TIMESTAMPS
+    return (uint32_t)now + c->ts_offset;
+#else
+    (void)c;
+    return (uint32_t)now;
+#endif
+}
+
+uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8_t *netif)
+{
+    struct mip_addr nexthop;
+    struct mip_netif *nif;
+    uint8_t idx = 0;
+    uint16_t mtu = 1280, hdrs;
+    if (mip_route_lookup(tcp->stack, remote, &idx, &nexthop) == MIP_OK &&
+        (nif = mip_netif_get(tcp->stack, idx)) != NULL)
+        mtu = nif->mtu;
+    if (netif != NULL)
+        *netif = idx;
+    hdrs = (uint16_t)((remote->family == MIP_AF_INET ? MIP_IPV4_HDR_LEN : MIP_IPV6_HDR_LEN) +
+                      MIP_TCP_HDR_LEN);
+    return mtu > hdrs + 64u ? (uint16_t)(mtu - hdrs) : 64u;
+}
+
+uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)
+{
+    uint32_t space = tcp_rxbuf_space(&c->rx);
+    uint32_t max = (uint32_t)0xFFFFu << c->rcv_wscale;
+    uint32_t edge;
+    if (space > max)
+        space = max;
+    /* Receiver SWS avoidance (RFC 9293 3.8.6.2.2): do not open the window
+     * by less than min(MSS, half the ring). */
+    if (space < c->rx.size / 2u && space < c->mss)
+        space = 0;
+    /* Never move the right edge left (RFC 9293 3.8.6.2.1). */
+    edge = c->rcv_nxt + space;
+    if (MIP_SEQ_LT(edge, c->rcv_adv))
+        space = c->rcv_adv - c->rcv_nxt;
+    return space;
+}
+
+mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
+{
+    struct mip_stack *s = tcp->stack;
+    struct mip_tcp_hdr h;
+    struct mip_ip_tx tx;
+    struct mip_pbuf *p;
+    size_t optlen = mip_tcp_opts_len(&seg->opts), written;
+    uint8_t *w;
+    uint32_t sum;
+    uint16_t total;
+    mip_status st;
+    total = (uint16_t)(MIP_TCP_HDR_LEN + optlen + seg->data_len);
+    p = mip_pbuf_alloc(&s->pool, MIP_PBUF_HEADROOM);
+    if (p == NULL || (w = mip_pbuf_put(p, total)) == NULL) {
+        mip_pbuf_free(&s->pool, p);
+        return MIP_ERR_NOBUFS;
+    }
+    memset(&h, 0, sizeof(h));
+    h.src_port = seg->sport;
+    h.dst_port = seg->dport;
+    h.seq = seg->seq;
+    h.ack = (seg->flags & MIP_TCP_ACK) ? seg->ack : 0;
+    h.hdr_len = (uint8_t)(MIP_TCP_HDR_LEN + optlen);
+    h.flags = seg->flags;
+    h.window = seg->win;
+    (void)mip_tcp_emit(&h, w, total);
+    (void)mip_tcp_opts_emit(&seg->opts, w + MIP_TCP_HDR_LEN, optlen, &written);
+    if (seg->data_len > 0)
+        tcp_txbuf_copy(seg->tx, seg->data_off, w + h.hdr_len, seg->data_len);
+    if (seg->src->family == MIP_AF_INET)
+        sum = mip_cksum_pseudo4(seg->src->bytes, seg->dst->bytes, MIP_IPPROTO_TCP, total);
+    else
+        sum = mip_cksum_pseudo6(seg->src->bytes, seg->dst->bytes, MIP_IPPROTO_TCP, total);
+    mip_wr16(w + 16, mip_cksum_finish(mip_cksum_add(sum, w, total)));
+    memset(&tx, 0, sizeof(tx));
+    tx.src = *seg->src;
+    tx.dst = *seg->dst;
+    tx.proto = MIP_IPPROTO_TCP;
+    tx.netif = seg->netif;
+    st = mip_ip_output(s, &tx, p);
+    if (st == MIP_OK || st == MIP_ERR_PENDING) {
+        TCP_STAT(tcp, segs_tx);
+        if (seg->flags & MIP_TCP_RST)
+            TCP_STAT(tcp, rst_tx);
+        return MIP_OK;
+    }
+    return st;
+}
+
+/* The fields every segment of connection c shares. */
+static void seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_seg *seg,
+                     uint32_t seq, uint8_t flags)
+{
+    uint32_t win = tcp_rcv_window(c);
+    memset(seg, 0, sizeof(*seg));
+    seg->src = &c->local;
+    seg->dst = &c->remote;
+    seg->sport = c->lport;
+    seg->dport = c->rport;
+    seg->seq = seq;
+    seg->ack = c->rcv_nxt;
+    seg->flags = flags;
+    seg->win = (uint16_t)((flags & MIP_TCP_SYN) ? (win > 0xFFFFu ? 0xFFFFu : win)
+                                                : (win >> c->rcv_wscale));
+    seg->netif = c->netif;
+    seg->tx = &c->tx;
+#if MIP_TCP_TIMESTAMPS
+    if (c->flags & TCPF_TS_OK) {
+        seg->opts.present |= MIP_TCP_HAS_TIMESTAMP;
+        seg->opts.ts_val = tcp_ts_now(c, tcp->stack->now);
+        seg->opts.ts_ecr = c->ts_recent;
+    }
+#else
+    (void)tcp;
+#endif
+}
+
+/* Records what a sent segment told the peer about our receive side. */
+static void seg_sent(struct mip_tcp_conn *c, const struct tcp_seg *seg)
+{
+    uint32_t edge = c->rcv_nxt + ((uint32_t)seg->win << ((seg->flags & MIP_TCP_SYN) ? 0 : c->rcv_wscale));
+    if (MIP_SEQ_GT(edge, c->rcv_adv))
+        c->rcv_adv = edge;
+    c->flags &= (uint16_t)~(TCPF_ACKNOW | TCPF_DELACK);
+}
+
+#if MIP_TCP_SACK
+static void add_sack_blocks(struct mip_tcp_conn *c, struct tcp_seg *seg)
+{
+    uint32_t start[MIP_TCP_SACK_MAX], end[MIP_TCP_SACK_MAX];
+    unsigned n, i, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
+    if (!(c->flags & TCPF_SACK_OK) || !tcp_rxbuf_has_ooo(&c->rx))
+        return;
+    n = tcp_rxbuf_sack_blocks(&c->rx, c->rcv_nxt, c->sack_recent, start, end, max);
+    for (i = 0; i < n; i++) {
+        seg->opts.sack[i].left = start[i];
+        seg->opts.sack[i].right = end[i];
+    }
+    if (n > 0) {
+        seg->opts.present |= MIP_TCP_HAS_SACK;
+        seg->opts.sack_count = (uint8_t)n;
+    }
+}
+#endif
+
+mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    struct tcp_seg seg;
+    uint8_t flags = MIP_TCP_SYN;
+    mip_status st;
+    if (c->state == MIP_TCP_SYN_RECEIVED)
+        flags |= MIP_TCP_ACK;
+    seg_init(tcp, c, &seg, c->iss, flags);
+    seg.opts.present |= MIP_TCP_HAS_MSS;
+    seg.opts.mss = tcp_local_mss(tcp, &c->remote, NULL);
+#if MIP_TCP_WSCALE
+    if (c->state == MIP_TCP_SYN_SENT || (c->flags & TCPF_WS_OK)) {
+        seg.opts.present |= MIP_TCP_HAS_WSCALE;
+        seg.opts.wscale = c->rcv_wscale;
+    }
+#endif
+#if MIP_TCP_SACK
+    if (c->cfg.sack && (c->state == MIP_TCP_SYN_SENT || (c->flags & TCPF_SACK_OK)))
+        seg.opts.present |= MIP_TCP_HAS_SACK_PERM;
+#endif
+#if MIP_TCP_TIMESTAMPS
+    if (c->cfg.timestamps && c->state == MIP_TCP_SYN_SENT) {
+        seg.opts.present |= MIP_TCP_HAS_TIMESTAMP;
+        seg.opts.ts_val = tcp_ts_now(c, tcp->stack->now);
+        seg.opts.ts_ecr = 0;
+    }
+#endif
+    st = tcp_emit(tcp, &seg);
+    seg_sent(c, &seg);
+    if (MIP_SEQ_LEQ(c->snd_max, c->iss))
+        c->snd_max = c->iss + 1;
+    c->snd_nxt = c->iss + 1;
+    tcp_arm_rexmt(tcp, c);
+    return st;
+}
+
+void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    struct tcp_seg seg;
+    seg_init(tcp, c, &seg, c->snd_nxt, MIP_TCP_ACK);
+#if MIP_TCP_SACK
+    add_sack_blocks(c, &seg);
+#endif
+    (void)tcp_emit(tcp, &seg);
+    seg_sent(c, &seg);
+}
+
+void tcp_send_rst_for(struct mip_tcp *tcp, const struct mip_addr *local, const struct mip_addr *remote,
+                      const struct mip_tcp_hdr *h, uint32_t seglen, uint8_t netif)
+{
+    struct tcp_seg seg;
+    if (h->flags & MIP_TCP_RST)
+        return;
+    memset(&seg, 0, sizeof(seg));
+    seg.src = local;
+    seg.dst = remote;
+    seg.sport = h->dst_port;
+    seg.dport = h->src_port;
+    seg.netif = netif;
+    if (h->flags & MIP_TCP_ACK) {
+        seg.seq = h->ack;
+        seg.flags = MIP_TCP_RST;
+    } else {
+        seg.seq = 0;
+        seg.ack = h->seq + seglen;
+        seg.flags = MIP_TCP_RST | MIP_TCP_ACK;
+    }
+    (void)tcp_emit(tcp, &seg);
+}
+
+/* Bytes of the send ring from snd_una to seq (the SYN occupies no ring
+ * byte). */
+static uint32_t ring_offset(const struct mip_tcp_conn *c, uint32_t seq)
+{
+    uint32_t base = c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u);
+    return seq - base;
+}
+
+/* Sends [seq, seq+len) of the ring (len may be 0 for a FIN alone), with
+ * FIN when `fin`. */
+static mip_status send_data(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq,
+                            uint32_t len, bool fin)
+{
+    struct tcp_seg seg;
+    mip_status st;
+    uint8_t flags = MIP_TCP_ACK;
+    if (fin)
+        flags |= MIP_TCP_FIN;
+    if (len > 0 && seq + len == c->snd_una + c->tx.len + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u))
+        flags |= MIP_TCP_PSH;
+    /* SACK blocks ride on pure ACKs only: on a full-sized data segment they
+     * would push it past the MTU the peer's MSS was computed from. */
+    seg_init(tcp, c, &seg, seq, flags);
+    seg.data_off = (uint16_t)ring_offset(c, seq);
+    seg.data_len = (uint16_t)len;
+    st = tcp_emit(tcp, &seg);
+    seg_sent(c, &seg);
+    return st;
+}
+
+void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, uint32_t len)
+{
+    uint32_t ring_end = c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u) + c->tx.len;
+    bool fin = false;
+    if (MIP_SEQ_GT(seq + len, ring_end))
+        len = MIP_SEQ_GT(ring_end, seq) ? ring_end - seq : 0;
+    if ((c->flags & TCPF_FIN_SENT) && seq + len == ring_end)
+        fin = true;
+    if (len == 0 && !fin)
+        return;
+    /* Karn: a retransmitted range is never timed. */
+    if ((c->flags & TCPF_TIMING) && MIP_SEQ_GEQ(c->rtt_seq, seq) && MIP_SEQ_LT(c->rtt_seq, seq + len + 1u))
+        c->flags &= (uint16_t)~TCPF_TIMING;
+    (void)send_data(tcp, c, seq, len, fin);
+    TCP_STAT(tcp, rexmits);
+    if (MIP_SEQ_GT(seq + len + (fin ? 1u : 0u), c->snd_nxt))
+        c->snd_nxt = seq + len + (fin ? 1u : 0u);
+}
+
+static bool can_send_data(const struct mip_tcp_conn *c)
+{
+    return c->state == MIP_TCP_ESTABLISHED || c->state == MIP_TCP_CLOSE_WAIT ||
+           c->state == MIP_TCP_FIN_WAIT_1 || c->state == MIP_TCP_CLOSING ||
+           c->state == MIP_TCP_LAST_ACK;
+}
+
+void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    unsigned rounds;
+    if (c->state == MIP_TCP_SYN_SENT || c->state == MIP_TCP_SYN_RECEIVED ||
+        c->state == MIP_TCP_CLOSED) {
+        if (c->state == MIP_TCP_SYN_RECEIVED && (c->flags & TCPF_ACKNOW))
+            (void)tcp_send_syn(tcp, c);
+        return;
+    }
+    /* Bounded: each round sends at most one MSS; a ring holds 65535. */
+    for (rounds = 0; rounds < 2048u; rounds++) {
+        uint32_t syn = (c->flags & TCPF_SYN_ACKED) ? 0u : 1u;
+        uint32_t ring_end = c->snd_una + syn + c->tx.len;
+        uint32_t inflight = c->snd_nxt - c->snd_una;
+        uint32_t avail = can_send_data(c) && MIP_SEQ_GT(ring_end, c->snd_nxt)
+                             ? ring_end - c->snd_nxt : 0u;
+        uint32_t wnd = c->snd_wnd, cwnd = tcp_cc_window(&c->cc), usable, len;
+        uint16_t mss = c->mss;
+        bool fin = false, send = false;
+#if MIP_TCP_TIMESTAMPS
+        if (c->flags & TCPF_TS_OK)
+            mss = (uint16_t)(mss - 12u);
+#endif
+        if (cwnd < wnd)
+            wnd = cwnd;
+        usable = wnd > inflight ? wnd - inflight : 0u;
+        len = avail < usable ? avail : usable;
+        if (len > mss)
+            len = mss;
+        if ((c->flags & TCPF_FIN_QUEUED) && !(c->flags & TCPF_FIN_SENT) &&
+            c->snd_nxt + len == ring_end && can_send_data(c))
+            fin = true;
+        if (len > 0) {
+            /* Nagle (RFC 896, RFC 9293 3.7.4) and sender SWS avoidance. */
+            if (len == mss)
+                send = true;
+            else if (len == avail && (c->cfg.nodelay || inflight == 0 || fin))
+                send = true;
+            else if (len >= c->snd_wnd / 2u && c->snd_wnd > 0 && inflight == 0)
+                send = true;
+        } else if (fin) {
+            send = true;    /* a FIN takes no window */
+        }
+        if (!send) {
+            /* Persist: data waits behind a zero window and nothing is in
+             * flight to bring a window update. */
+            if (avail > 0 && c->snd_wnd == 0 && inflight == 0 && !(c->flags & TCPF_REXMT)) {
+                c->flags |= TCPF_PERSIST;
+                tcp_arm_rexmt(tcp, c);
+            }
+            break;
+        }
+        if (!(c->flags & TCPF_TIMING) && len > 0 && c->snd_nxt == c->snd_max) {
+            c->flags |= TCPF_TIMING;
+            c->rtt_seq = c->snd_nxt;
+            c->rtt_start = tcp->stack->now;
+        }
+        if (send_data(tcp, c, c->snd_nxt, len, fin) != MIP_OK)
+            break;
+        c->snd_nxt += len + (fin ? 1u : 0u);
+        if (fin)
+            c->flags |= TCPF_FIN_SENT;
+        if (MIP_SEQ_GT(c->snd_nxt, c->snd_max))
+            c->snd_max = c->snd_nxt;
+        if (!(c->flags & TCPF_REXMT) || (c->flags & TCPF_PERSIST)) {
+            c->flags &= (uint16_t)~TCPF_PERSIST;
+            tcp_arm_rexmt(tcp, c);
+        }
+        if (fin)
+            break;
+    }
+    if (c->flags & TCPF_ACKNOW)
+        tcp_send_ack(tcp, c);
+}

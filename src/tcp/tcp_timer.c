@@ -1,0 +1,155 @@
+/* TCP timers, run from mip_stack_poll: retransmission (RFC 6298), persist
+ * (zero-window probes), delayed ACK, keepalive (RFC 9293 3.8.4), SYN cache
+ * retransmission and TIME_WAIT expiry. */
+#include "tcp_internal.h"
+#include <string.h>
+
+#ifndef MIP_TCP_KEEPALIVE_PROBES
+#define MIP_TCP_KEEPALIVE_PROBES 4u
+#endif
+
+static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    uint32_t flight = c->snd_max - c->snd_una;
+    c->flags &= (uint16_t)~TCPF_REXMT;
+    if (c->flags & TCPF_PERSIST) {
+        /* Zero-window probe: one byte past the window (RFC 9293 3.8.6.1);
+         * probing goes on as long as the peer answers. */
+        TCP_STAT(tcp, zero_window_probes);
+        tcp_rtt_backoff(&c->rtt);
+        tcp_retransmit(tcp, c, c->snd_una, 1u);
+        if (MIP_SEQ_GT(c->snd_nxt, c->snd_max))
+            c->snd_max = c->snd_nxt;
+        tcp_arm_rexmt(tcp, c);
+        return;
+    }
+    if (c->state == MIP_TCP_SYN_SENT || c->state == MIP_TCP_SYN_RECEIVED) {
+        if (++c->retries > MIP_TCP_SYN_RETRIES) {
+            TCP_STAT(tcp, conns_timed_out);
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_TIMEOUT);
+            return;
+        }
+        TCP_STAT(tcp, timeouts);
+        tcp_rtt_backoff(&c->rtt);
+        c->flags &= (uint16_t)~TCPF_TIMING;
+        (void)tcp_send_syn(tcp, c);
+        return;
+    }
+    if (++c->retries > MIP_TCP_MAX_RETRIES) {
+        TCP_STAT(tcp, conns_timed_out);
+        mip_tcp_abort(tcp, c);
+        if (c->error == MIP_TCP_ERR_ABORTED)
+            c->error = MIP_TCP_ERR_TIMEOUT;
+        return;
+    }
+    TCP_STAT(tcp, timeouts);
+    tcp_rtt_backoff(&c->rtt);
+    tcp_cc_on_timeout(&c->cc, flight);
+#if MIP_TCP_SACK
+    /* RFC 2018 8: after a timeout, SACK information is not trusted. */
+    tcp_sackb_reset(&c->sackb, c->snd_una);
+#endif
+    c->flags &= (uint16_t)~TCPF_TIMING;
+    c->snd_nxt = c->snd_una;
+    tcp_retransmit(tcp, c, c->snd_una, c->mss);
+    tcp_arm_rexmt(tcp, c);
+}
+
+static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    struct tcp_seg seg;
+    uint32_t interval = c->cfg.keepalive_ms / MIP_TCP_KEEPALIVE_PROBES;
+    if (c->state != MIP_TCP_ESTABLISHED && c->state != MIP_TCP_CLOSE_WAIT) {
+        c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
+        return;
+    }
+    if (c->ka_probes >= MIP_TCP_KEEPALIVE_PROBES) {
+        mip_tcp_abort(tcp, c);
+        c->error = MIP_TCP_ERR_KEEPALIVE;
+        return;
+    }
+    /* A segment one below snd_una: the peer must answer with an ACK
+     * (RFC 1122 4.2.3.6). */
+    memset(&seg, 0, sizeof(seg));
+    seg.src = &c->local;
+    seg.dst = &c->remote;
+    seg.sport = c->lport;
+    seg.dport = c->rport;
+    seg.seq = c->snd_una - 1u;
+    seg.ack = c->rcv_nxt;
+    seg.flags = MIP_TCP_ACK;
+    seg.win = (uint16_t)(tcp_rcv_window(c) >> c->rcv_wscale);
+    seg.netif = c->netif;
+    (void)tcp_emit(tcp, &seg);
+    TCP_STAT(tcp, keepalives);
+    c->ka_probes++;
+    c->t_idle = tcp->stack->now + (interval < 500u ? 500u : interval);
+}
+
+static uint32_t conn_poll(struct mip_tcp *tcp, struct mip_tcp_conn *c, mip_time_t now)
+{
+    uint32_t next = MIP_POLL_IDLE;
+    if ((c->flags & TCPF_DELACK) && mip_time_reached(now, c->t_delack)) {
+        c->flags |= TCPF_ACKNOW;
+        tcp_output(tcp, c);
+    }
+    if ((c->flags & TCPF_REXMT) && mip_time_reached(now, c->t_rexmt)) {
+        rexmt_timeout(tcp, c);
+        if (c->state == MIP_TCP_CLOSED)
+            return MIP_POLL_IDLE;
+    }
+    if ((c->flags & TCPF_IDLE) && mip_time_reached(now, c->t_idle)) {
+        keepalive(tcp, c);
+        if (c->state == MIP_TCP_CLOSED)
+            return MIP_POLL_IDLE;
+    }
+    if (c->flags & TCPF_DELACK)
+        next = mip_next_delay(next, now, c->t_delack);
+    if (c->flags & TCPF_REXMT)
+        next = mip_next_delay(next, now, c->t_rexmt);
+    if (c->flags & TCPF_IDLE)
+        next = mip_next_delay(next, now, c->t_idle);
+    return next;
+}
+
+
+
+uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now)
+{
+    struct mip_tcp *tcp = ctx;
+    struct mip_tcp_conn *c, *next_c;
+    uint32_t next = MIP_POLL_IDLE, d;
+    unsigned i;
+    (void)s;
+    for (c = tcp->conns; c != NULL; c = next_c) {
+        next_c = c->next;
+        d = conn_poll(tcp, c, now);
+        if (d < next)
+            next = d;
+    }
+    for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++) {
+        struct mip_tcp_syn *e = &tcp->syn[i];
+        if (!(e->flags & TCPS_USED))
+            continue;
+        if (mip_time_reached(now, e->deadline)) {
+            if (++e->retries > MIP_TCP_SYN_RETRIES) {
+                e->flags = 0;
+                continue;
+            }
+            tcp_syn_send_synack(tcp, e);
+            e->deadline = now + (MIP_TCP_RTO_INITIAL_MS << e->retries);
+        }
+        next = mip_next_delay(next, now, e->deadline);
+    }
+    for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++) {
+        struct mip_tcp_tw *t = &tcp->tw[i];
+        if (!t->used)
+            continue;
+        if (mip_time_reached(now, t->deadline)) {
+            t->used = 0;
+            continue;
+        }
+        next = mip_next_delay(next, now, t->deadline);
+    }
+    return next;
+}
