@@ -227,6 +227,10 @@ def ip_seeds(ll_ours):
     s["tcp4-syn"] = [ipv4(PEER4, OUR4, 6, tcp(PEER4, OUR4, 40000, 80, 0x02, TCP_ALL_OPTS))]
     s["proto4-unknown"] = [ipv4(PEER4, OUR4, 253, b"\0" * 16)]
     s["fwd4-udp"] = [ipv4(PEER4, REMOTE4, 17, udp(PEER4, REMOTE4, 1000, 2000, b"through"))]
+    u_big = udp(PEER4, REMOTE4, 1000, 2000, big[:1482])   # 1510-byte datagram
+    s["fwd4-refragment"] = [ipv4(PEER4, REMOTE4, 17, u_big)]
+    s["fwd4-df-too-big"] = [ipv4(PEER4, REMOTE4, 17, u_big, df=True)]
+    s["fwd6-too-big"] = [ipv6(PEER6, REMOTE6, 17, udp(PEER6, REMOTE6, 1, 2, big[:1462]))]
     s["fwd4-onlink"] = [ipv4(PEER4, HOST3_4, 17, udp(PEER4, HOST3_4, 1000, 2000, b"x"))]
     s["fwd4-options"] = [ipv4(PEER4, REMOTE4, 17, udp(PEER4, REMOTE4, 1, 2, b"o"),
                               options=b"\x07\x07\x04\0\0\0\0\x01")]

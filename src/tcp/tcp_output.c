@@ -63,7 +63,9 @@ mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
     uint16_t total;
     mip_status st;
     total = (uint16_t)(MIP_TCP_HDR_LEN + optlen + seg->data_len);
-    p = mip_pbuf_alloc(&s->pool, MIP_PBUF_HEADROOM);
+    /* Headroom for the link and IP headers only: TCP segments are sized
+     * to the MTU and never fragmented. */
+    p = mip_pbuf_alloc(&s->pool, (uint16_t)(MIP_LINK_HDR_MAX + MIP_IPV6_HDR_LEN));
     if (p == NULL || (w = mip_pbuf_put(p, total)) == NULL) {
         mip_pbuf_free(&s->pool, p);
         return MIP_ERR_NOBUFS;
@@ -339,8 +341,12 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
             c->rtt_seq = c->snd_nxt;
             c->rtt_start = tcp->stack->now;
         }
-        if (send_data(tcp, c, c->snd_nxt, len, fin) != MIP_OK)
+        if (send_data(tcp, c, c->snd_nxt, len, fin) != MIP_OK) {
+            /* No buffer now: the retransmission timer tries again. */
+            if (!(c->flags & TCPF_REXMT))
+                tcp_arm_rexmt(tcp, c);
             break;
+        }
         c->snd_nxt += len + (fin ? 1u : 0u);
         if (fin)
             c->flags |= TCPF_FIN_SENT;
