@@ -481,10 +481,12 @@ static void check_ipv4_out(const uint8_t *pkt, size_t len)
         CHECK((h.flags & MIP_IPV4_FLAG_DF) == (fwd->h4.flags & MIP_IPV4_FLAG_DF),
               "forwarding changed DF");
         /* a forwarder passes fragments on as they are; pieces it cuts
-         * itself must follow the 8-byte rule */
-        if (plen != (size_t)fwd->h4.total_len - fwd->h4.hdr_len &&
-            (h.flags & MIP_IPV4_FLAG_MF))
-            CHECK(plen % 8 == 0 && plen > 0, "re-fragment with %zu data bytes and MF", plen);
+         * itself must follow the 8-byte rule (the last piece keeps whatever
+         * length the input's tail had) */
+        if (h.frag_offset + plen < fwd->h4.frag_offset + (size_t)fwd->h4.total_len -
+                                       fwd->h4.hdr_len)
+            CHECK(plen % 8 == 0 && plen > 0, "re-fragment with %zu data bytes before the end",
+                  plen);
         if (h.frag_offset + plen == fwd->h4.frag_offset + (size_t)fwd->h4.total_len -
                                         fwd->h4.hdr_len)
             CHECK((h.flags & MIP_IPV4_FLAG_MF) == (fwd->h4.flags & MIP_IPV4_FLAG_MF),

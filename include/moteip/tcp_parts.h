@@ -41,16 +41,26 @@
 struct mip_tcp_rtt {
     uint32_t srtt_x8;    /* smoothed RTT, ms * 8; 0 before the first sample */
     uint32_t rttvar_x4;  /* RTT variation, ms * 4 */
-    uint32_t rto;        /* current RTO before backoff, ms */
-    uint8_t  backoff;    /* exponential backoff shift after timeouts */
+    uint32_t rto;        /* current RTO before backoff, ms, within [MIN, MAX] */
+    uint8_t  backoff;    /* exponential backoff shift after timeouts; it
+                            saturates once rto << backoff reaches MAX, so it
+                            is not a retransmission count */
 };
 
+/* SRTT unset, RTO = MIP_TCP_RTO_INITIAL_MS, no backoff. */
 void tcp_rtt_init(struct mip_tcp_rtt *r);
-/* Feeds one RTT measurement (RFC 6298 2.2/2.3) and clears the backoff. */
+/* Feeds one RTT measurement (RFC 6298 2.2/2.3) and clears the backoff.
+ * Fixed point, G = 1 ms, K = 4:
+ *   first:  srtt_x8 = 8R, rttvar_x4 = 2R          (SRTT = R, RTTVAR = R/2)
+ *   later:  rttvar_x4 += (|srtt_x8 - 8R| >> 3) - (rttvar_x4 >> 2)
+ *           srtt_x8   += R - (srtt_x8 >> 3)
+ *   rto = clamp((srtt_x8 >> 3) + max(1, rttvar_x4), MIN, MAX)
+ * A sample of 0 counts as 1 ms (below the granularity); samples above 2^24 ms
+ * are clamped there (no overflow; the RTO is MAX anyway). */
 void tcp_rtt_sample(struct mip_tcp_rtt *r, uint32_t rtt_ms);
-/* The RTO to arm now: rto << backoff, clamped to [MIN, MAX]. */
+/* The RTO to arm now: min(rto << backoff, MAX), never below MIN. */
 uint32_t tcp_rtt_rto(const struct mip_tcp_rtt *r);
-/* A retransmission timer expired: double the RTO (RFC 6298 5.5). */
+/* A retransmission timer expired: double the RTO (RFC 6298 5.5), up to MAX. */
 void tcp_rtt_backoff(struct mip_tcp_rtt *r);
 
 /* --- congestion control (RFC 5681, RFC 6582) -------------------------------- */
@@ -66,26 +76,45 @@ struct mip_tcp_cc {
     uint8_t  cap_segments;  /* 0: no cap; else cwnd <= cap * mss (TSS: 3) */
 };
 
-/* Initial window per RFC 5681 3.1 (IW = 2..4 segments by MSS); ssthresh
- * "arbitrarily high". */
+/* Initial window per RFC 5681 3.1: MSS > 2190: 2 segments, > 1095: 3, else
+ * 4 (then the cap); ssthresh 0xFFFFFFFF ("arbitrarily high"); recover 0.
+ * An mss of 0 is taken as 1. All arithmetic saturates at UINT32_MAX.
+ * Outside recovery cwnd itself never exceeds a non-zero cap; in recovery it
+ * may inflate past it, and tcp_cc_window() applies the cap. */
 void tcp_cc_init(struct mip_tcp_cc *cc, uint16_t mss, uint8_t cap_segments);
-/* A new ACK advancing snd_una by `acked` bytes outside recovery: slow
- * start or congestion avoidance (byte counting, RFC 5681 3.1 / RFC 3465 L=1). */
+/* A new ACK advancing snd_una by `acked` bytes outside recovery; clears the
+ * duplicate count. cwnd < ssthresh: slow start, cwnd += min(acked, mss)
+ * (RFC 5681 eqn 2); else congestion avoidance by byte counting (RFC 3465,
+ * L = 1): acked bytes accumulate in `acked`, and each time they reach cwnd,
+ * cwnd bytes are taken off and cwnd += mss. */
 void tcp_cc_on_ack(struct mip_tcp_cc *cc, uint32_t acked);
 /* A duplicate ACK; `flight` = snd_max - snd_una, `snd_max` for "recover".
- * Returns true on the third one outside recovery: the caller retransmits
- * the first unacknowledged segment (fast retransmit). Later duplicates
- * inflate cwnd by one MSS (RFC 6582 3.2 step 3). */
+ * Returns true on the third one outside recovery: ssthresh =
+ * max(flight / 2, 2 * mss), cwnd = ssthresh + 3 * mss, recover = snd_max,
+ * in_recovery = 1, and the caller retransmits the first unacknowledged
+ * segment (fast retransmit, RFC 5681 3.2 steps 2-3). Later duplicates
+ * inflate cwnd by one MSS (RFC 5681 3.2 step 4) and return false.
+ * (RFC 6582's check that the ACK "covers more than recover", which stops a
+ * second fast retransmit after a timeout, is not made: on_timeout does not
+ * learn snd_max to record in recover.) */
 bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
-/* In recovery, an ACK advancing snd_una to `ack`: returns true for a
- * partial ACK (the caller retransmits the next hole) and deflates cwnd
- * (RFC 6582 3.2 step 5); on a full ACK leaves recovery with
- * cwnd = min(ssthresh, flight + mss) (step 6, option 1) and returns false. */
+/* In recovery, an ACK advancing snd_una to `ack` by `acked` bytes, with
+ * `flight` = snd_max - snd_una after it (RFC 6582 3.2):
+ *  - ack before recover (partial ACK): cwnd -= acked, then += mss if
+ *    acked >= mss, never below mss; stays in recovery and returns true (the
+ *    caller retransmits the next hole);
+ *  - ack at or beyond recover (full ACK: all data up to and including the
+ *    highest sequence number sent when recovery began is acknowledged):
+ *    cwnd = min(ssthresh, max(flight, mss) + mss) (option 1), leaves
+ *    recovery and returns false. */
 bool tcp_cc_on_recovery_ack(struct mip_tcp_cc *cc, uint32_t ack, uint32_t acked,
                             uint32_t flight);
-/* The retransmission timer expired (RFC 5681 3.1 eqn 4, loss window). */
+/* The retransmission timer expired: ssthresh = max(flight / 2, 2 * mss)
+ * (RFC 5681 eqn 4), cwnd = mss (the loss window), recovery left, duplicate
+ * count cleared. */
 void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight);
-/* The congestion window in force, after the cap. */
+/* The congestion window in force: cwnd, limited to cap_segments * mss when
+ * cap_segments != 0. */
 uint32_t tcp_cc_window(const struct mip_tcp_cc *cc);
 
 /* --- SACK scoreboard (sender side) ------------------------------------------ */
@@ -93,29 +122,44 @@ uint32_t tcp_cc_window(const struct mip_tcp_cc *cc);
 #define MIP_TCP_SACKB_MAX 4u
 
 struct mip_tcp_sackb {
-    uint32_t start[MIP_TCP_SACKB_MAX];   /* sorted, disjoint, above snd_una */
-    uint32_t end[MIP_TCP_SACKB_MAX];
+    uint32_t start[MIP_TCP_SACKB_MAX];   /* sorted, disjoint and not adjacent */
+    uint32_t end[MIP_TCP_SACKB_MAX];     /* (merged), within [snd_una, snd_max] */
     uint8_t  count;
-    uint32_t rexmit_next;                /* RFC 6675 HighRxt + 1: next hole byte */
+    uint32_t rexmit_next;                /* RFC 6675 HighRxt + 1: next hole byte;
+                                            the caller advances it past each hole
+                                            byte it retransmits */
 };
 
+/* Empties the scoreboard; rexmit_next = snd_una. */
 void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una);
-/* Merges received SACK blocks [start, end) that lie within (snd_una,
- * snd_max]; ignores invalid ones (RFC 2018 does not bind the sender to
- * them); drops what snd_una has passed. When full, the highest blocks are
- * kept (they say most about losses below). */
+/* First drops the blocks snd_una has passed and trims one it cuts into, and
+ * pulls rexmit_next up to snd_una if it fell behind (or lies beyond
+ * snd_max). Then merges the received SACK blocks [start, end), in order,
+ * that satisfy snd_una < start < end <= snd_max (modulo 2^32); others are
+ * ignored (RFC 2018 does not bind the sender to them): empty or reversed
+ * ones, D-SACKs and stale ones at or below snd_una, ones beyond what was
+ * sent. Overlapping and adjacent blocks are merged. When a merge leaves more
+ * than MIP_TCP_SACKB_MAX blocks, the lowest goes: the highest blocks are
+ * kept (they say most about losses below). n = 0 only rebases. */
 void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
                       const uint32_t *start, const uint32_t *end, unsigned n);
-/* True when [seq, seq+len) is entirely SACKed. */
+/* True when [seq, seq+len) is entirely SACKed (within one block). An empty
+ * range (len 0) is never covered. */
 bool tcp_sackb_covered(const struct mip_tcp_sackb *b, uint32_t seq, uint32_t len);
-/* RFC 6675 NextSeg() rule 1 in simplified form: the first byte at or after
- * max(snd_una, rexmit_next) that is not SACKed and lies below the highest
- * SACKed byte; *len gets the hole's length up to `mss`. False when no hole. */
+/* RFC 6675 NextSeg() rule 1 in simplified form (every hole below the highest
+ * SACK counts as lost): the first byte at or after max(snd_una, rexmit_next)
+ * that is not SACKed and lies below the highest SACKed byte; *len gets the
+ * hole's length up to `mss` (mss 0: the whole hole). False when there is no
+ * such hole (or no SACK information at all). */
 bool tcp_sackb_next_hole(const struct mip_tcp_sackb *b, uint32_t snd_una, uint16_t mss,
                          uint32_t *seq, uint32_t *len);
-/* RFC 6675 "pipe": bytes in flight not SACKed and not deemed lost, simplified
- * to (snd_max - snd_una) - sacked bytes - holes below the highest SACK that
- * were not retransmitted. */
+/* RFC 6675 "pipe", simplified (every hole below the highest SACK is deemed
+ * lost): with H = the end of the highest block and R = min(max(rexmit_next,
+ * snd_una), H),
+ *   pipe = (snd_max - H) + (bytes of the holes below R)
+ * i.e. (snd_max - snd_una) - SACKed bytes - hole bytes in [R, H) (lost, not
+ * yet retransmitted). A retransmitted hole byte counts once. With no blocks:
+ * snd_max - snd_una. */
 uint32_t tcp_sackb_pipe(const struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max);
 
 /* --- send ring ------------------------------------------------------------ */
@@ -127,42 +171,57 @@ struct mip_tcp_txbuf {
     uint16_t len;       /* bytes queued (sent-unacked + unsent) */
 };
 
+/* mem NULL gives a ring of size 0 (nothing fits). */
 void tcp_txbuf_init(struct mip_tcp_txbuf *t, uint8_t *mem, uint16_t size);
 /* Appends up to n bytes; returns how many fit. */
 size_t tcp_txbuf_write(struct mip_tcp_txbuf *t, const uint8_t *data, size_t n);
-/* Copies n bytes starting `offset` bytes after snd_una (offset + n <= len). */
+/* Copies n bytes starting `offset` bytes after snd_una (offset + n <= len;
+ * bytes past len are not copied and out is left alone there). */
 void tcp_txbuf_copy(const struct mip_tcp_txbuf *t, uint16_t offset, uint8_t *out, uint16_t n);
-/* Drops n acknowledged bytes from the front (n <= len). */
+/* Drops n acknowledged bytes from the front (n <= len; more empties the
+ * ring). An emptied ring restarts at head 0. */
 void tcp_txbuf_consume(struct mip_tcp_txbuf *t, uint16_t n);
 static inline uint16_t tcp_txbuf_free(const struct mip_tcp_txbuf *t) { return (uint16_t)(t->size - t->len); }
 
 /* --- receive ring with in-place reassembly -------------------------------- */
 
+/* The window: byte `offset` after rcv_nxt lives at ring position
+ * (head + len + offset) % size, for offset < size - len; out-of-order bytes
+ * are stored there directly. The bitmap is indexed by absolute ring
+ * position, not relative to head + len, so advancing or reading in-order
+ * data never shifts it: bit p (bitmap[p / 8] & (1 << (p % 8))) is set when
+ * ring position p holds an out-of-order byte. Set bits only ever lie in the
+ * window; bits of in-order data and past `size` are always clear. */
 struct mip_tcp_rxbuf {
     uint8_t *buf;       /* application memory, `size` bytes */
-    uint8_t *bitmap;    /* application memory, (size + 7) / 8 bytes: bit i set
-                           when the byte i positions after the in-order data
-                           (counted from head + len) holds out-of-order data */
+    uint8_t *bitmap;    /* application memory, (size + 7) / 8 bytes, or NULL:
+                           one bit per ring position, see above */
     uint16_t size;
     uint16_t head;      /* first unread in-order byte */
     uint16_t len;       /* in-order bytes ready for the application */
 };
 
+/* Clears the bitmap. mem NULL gives a ring of size 0. */
 void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, uint16_t size);
-/* Free space: the window to advertise. */
+/* Free space: the window to advertise (out-of-order bytes held lie inside
+ * it and do not reduce it). */
 static inline uint16_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r) { return (uint16_t)(r->size - r->len); }
 /* Stores n bytes that start `offset` bytes after rcv_nxt (clipped to the
- * space). offset 0 extends the in-order data, then absorbs any out-of-order
- * bytes now contiguous. Returns how far rcv_nxt advances. With no bitmap
- * (tiny profile) out-of-order bytes (offset > 0) are not kept. */
+ * space; nothing when offset >= space). The caller trims bytes before
+ * rcv_nxt. Bytes already held are rewritten (same data in a correct peer).
+ * offset 0 extends the in-order data, then absorbs any out-of-order bytes
+ * now contiguous. Returns how far rcv_nxt advances (0 for offset > 0). With
+ * no bitmap (tiny profile) out-of-order bytes (offset > 0) are not kept. */
 uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data, size_t n);
-/* Copies up to n in-order bytes out and frees their space. */
+/* Copies up to n in-order bytes out (out NULL: discards them) and frees
+ * their space; returns how many. */
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n);
-/* True when out-of-order bytes are held. */
+/* True when out-of-order bytes are held (always false without a bitmap). */
 bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r);
 /* Up to `max` blocks [start, end) of out-of-order data, as sequence numbers
- * given rcv_nxt, the block holding `recent` first when it is one of them
- * (RFC 2018 4: the most recently received first). Returns the count. */
+ * given rcv_nxt: the block holding sequence number `recent` first when there
+ * is one (RFC 2018 4: the most recently received first), then the others
+ * from the lowest up. Returns the count. */
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,
                                uint32_t *start, uint32_t *end, unsigned max);
 
@@ -170,8 +229,11 @@ unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, 
 
 /* SipHash-2-4 of data under a 128-bit key. */
 uint64_t mip_siphash24(const uint8_t key[16], const uint8_t *data, size_t len);
-/* ISN = M + F(local, remote, secret): M a 4-microsecond clock derived from
- * `now` (ms * 250), F SipHash over the connection's addresses and ports. */
+/* RFC 6528: ISN = M + F(local, remote, secret), modulo 2^32. M is a
+ * 4-microsecond clock derived from `now`: now * 250. F is SipHash-2-4 under
+ * `key` over family (1 byte) | local address (4 bytes for MIP_AF_INET, else
+ * 16) | lport (big-endian) | remote address | rport (big-endian), folded to
+ * 32 bits as low half XOR high half. */
 uint32_t tcp_isn(const uint8_t key[16], const struct mip_addr *local, uint16_t lport,
                  const struct mip_addr *remote, uint16_t rport, mip_time_t now);
 

@@ -3,7 +3,10 @@
  *
  *   moteip-host --tap NAME --addr 192.0.2.2/24 --addr fd00::2/64
  *               [--route PREFIX via GATEWAY]... [--stats-json FILE]
- *               [--mac MAC] [--forward]
+ *               [--mac MAC] [--forward] [--profile tiny|full]
+ *               [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]
+ *               [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]
+ *                [--client-timeout SECONDS]]
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
@@ -11,6 +14,13 @@
  * through a signalfd, no global flag), then writes the stack's counters to
  * --stats-json and exits 0. Runtime failures (the TAP cannot be opened or
  * disappears) exit 1.
+ *
+ * TCP services (apps/tcp_*.h, apps/http_server.h) run on the ports given.
+ * With --tcp-client the program is instead a one-shot TCP client test: it
+ * connects, sends N bytes of the HTTP body pattern (http_server.h), half-
+ * closes, checks that exactly M pattern bytes arrive before the peer's FIN,
+ * prints one result line, writes --stats-json and exits 0 on success, 1 on
+ * failure (or on the timeout).
  *
  * This file and linux_tap.c are the only places that read a clock or
  * randomness: CLOCK_MONOTONIC milliseconds are passed to the stack as `now`,
@@ -32,7 +42,13 @@
 #include <unistd.h>
 
 #include "moteip/stack.h"
+#include "moteip/tcp.h"
 #include "linux_tap.h"
+#include "http_server.h"
+#include "tcp_app.h"
+#include "tcp_chargen.h"
+#include "tcp_discard.h"
+#include "tcp_echo.h"
 #include "udp_discard.h"
 #include "udp_echo.h"
 
@@ -63,8 +79,26 @@ struct host_route {
     const char *gateway_text;
 };
 
+/* TCP services: the option and its port (0: off). */
+enum { SVC_ECHO = 0, SVC_DISCARD, SVC_CHARGEN, SVC_HTTP, SVC_COUNT };
+static const char svc_opt[SVC_COUNT][10] = { "--echo", "--discard", "--chargen", "--http" };
+
+#if defined(MOTEIP_PROFILE_TINY)
+#define BUILD_PROFILE "tiny"
+#else
+#define BUILD_PROFILE "full"
+#endif
+
 struct host_opts {
     const char *tap;
+    uint16_t svc_port[SVC_COUNT];
+    const char *profile;
+    const char *client_text;          /* --tcp-client ADDR:PORT */
+    struct mip_addr client_addr;
+    uint16_t client_port;
+    uint64_t client_send, client_expect;
+    bool have_send, have_expect;
+    unsigned client_timeout_s;
     const char *stats_json;
     const char *mac_text;
     uint8_t mac[6];
@@ -81,7 +115,10 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: " PROG " --tap NAME --addr ADDR/PREFIX [--addr ADDR/PREFIX]...\n"
             "                   [--route PREFIX via GATEWAY]... [--stats-json FILE]\n"
-            "                   [--mac MAC] [--forward]\n"
+            "                   [--mac MAC] [--forward] [--profile tiny|full]\n"
+            "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
+            "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
+            "                    [--client-timeout SECONDS]]\n"
             "\n"
             "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
             "(attached, or created when it does not exist), with UDP echo on port 7\n"
@@ -98,10 +135,31 @@ static void usage(FILE *f)
             "  --mac MAC            the stack's MAC address (default: random\n"
             "                       02:00:00:xx:xx:xx)\n"
             "  --forward            forward datagrams not addressed to the stack\n"
+            "  --profile tiny|full  refuse to run unless the stack was built with this\n"
+            "                       profile (this one: " BUILD_PROFILE ")\n"
+            "\n"
+            "TCP services (each off unless given; %u connections each):\n"
+            "  --echo PORT          echo (RFC 862)\n"
+            "  --discard PORT       discard (RFC 863); counts bytes and the CRC-32 of\n"
+            "                       the last connection (stats JSON apps.tcp_discard)\n"
+            "  --chargen PORT       character generator (RFC 864)\n"
+            "  --http PORT          HTTP/1.1: GET /bytes/N answers N bytes of the pattern\n"
+            "                       (7*i + (i>>8) + (i>>16)) & 0xFF; other paths 404\n"
+            "\n"
+            "TCP client test (instead of running until a signal):\n"
+            "  --tcp-client ADDR:PORT\n"
+            "                       connect to ADDR:PORT (IPv6 as [ADDR]:PORT), send the\n"
+            "                       --client-send bytes, then half-close; check that\n"
+            "                       exactly --client-expect bytes arrive before the\n"
+            "                       peer closes, all equal to the same pattern; print\n"
+            "                       one result line and exit 0 (ok) or 1 (failed)\n"
+            "  --client-send N      bytes to send (default 0)\n"
+            "  --client-expect N    bytes to receive (default 0)\n"
+            "  --client-timeout S   give up after S seconds (default 30)\n"
             "  --help               print this help and exit\n"
             "\n"
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
-            "bad command line.\n");
+            "bad command line.\n", (unsigned)MIP_TCP_APP_CONNS);
 }
 
 /* Prints "moteip-host: OPT: message" and exits 2. */
@@ -224,6 +282,76 @@ static bool valid_ifname(const char *n)
     return true;
 }
 
+/* A decimal port 1..65535, strictly. Returns 0 when bad. */
+static uint16_t parse_port(const char *v)
+{
+    unsigned long n;
+    char *end;
+
+    if (v[0] < '0' || v[0] > '9' || strlen(v) > 5)
+        return 0;
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (errno != 0 || *end != '\0' || n == 0 || n > 65535u)
+        return 0;
+    return (uint16_t)n;
+}
+
+/* A decimal byte count up to 2^64 - 1, strictly. */
+static int parse_count(const char *v, uint64_t *out)
+{
+    unsigned long long n;
+    char *end;
+
+    if (v[0] < '0' || v[0] > '9' || strlen(v) > 20)
+        return -1;
+    errno = 0;
+    n = strtoull(v, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = (uint64_t)n;
+    return 0;
+}
+
+/* "ADDR:PORT" (IPv4) or "[ADDR]:PORT" (IPv6). */
+static int parse_endpoint(const char *v, struct mip_addr *a, uint16_t *port)
+{
+    char buf[INET6_ADDRSTRLEN + 2];
+    const char *colon, *host = v;
+    size_t hlen;
+    uint8_t raw[16];
+
+    memset(a, 0, sizeof(*a));
+    if (v[0] == '[') {
+        const char *close = strchr(v, ']');
+        if (close == NULL || close[1] != ':')
+            return -1;
+        host = v + 1;
+        hlen = (size_t)(close - host);
+        colon = close + 1;
+    } else {
+        colon = strrchr(v, ':');
+        if (colon == NULL)
+            return -1;
+        hlen = (size_t)(colon - v);
+    }
+    if (hlen == 0 || hlen >= sizeof(buf))
+        return -1;
+    memcpy(buf, host, hlen);
+    buf[hlen] = '\0';
+    if (v[0] == '[') {
+        if (inet_pton(AF_INET6, buf, raw) != 1)
+            return -1;
+        mip_addr_set6(a, raw);
+    } else {
+        if (inet_pton(AF_INET, buf, raw) != 1)
+            return -1;
+        mip_addr_set4(a, raw);
+    }
+    *port = parse_port(colon + 1);
+    return *port == 0 ? -1 : 0;
+}
+
 /* The value of an option taking one argument. */
 static const char *opt_value(int argc, char **argv, int *i)
 {
@@ -317,6 +445,59 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             o->have_mac = true;
         } else if (strcmp(arg, "--forward") == 0) {
             o->forward = true;
+        } else if (strcmp(arg, "--profile") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            if (strcmp(v, "tiny") != 0 && strcmp(v, "full") != 0)
+                bad_arg(arg, "'%s' is not a profile (tiny or full)", v);
+            if (strcmp(v, BUILD_PROFILE) != 0)
+                bad_arg(arg, "this moteip-host is built with the " BUILD_PROFILE
+                        " profile, not '%s'", v);
+            o->profile = v;
+        } else if (strcmp(arg, "--echo") == 0 || strcmp(arg, "--discard") == 0 ||
+                   strcmp(arg, "--chargen") == 0 || strcmp(arg, "--http") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            unsigned k, svc = 0;
+            uint16_t port;
+            for (k = 0; k < SVC_COUNT; k++)
+                if (strcmp(arg, svc_opt[k]) == 0)
+                    svc = k;
+            if (o->svc_port[svc] != 0)
+                bad_arg(arg, "given more than once");
+            port = parse_port(v);
+            if (port == 0)
+                bad_arg(arg, "'%s' is not a port number (1..65535)", v);
+            for (k = 0; k < SVC_COUNT; k++)
+                if (o->svc_port[k] == port)
+                    bad_arg(arg, "port %u is already used by %s", (unsigned)port, svc_opt[k]);
+            o->svc_port[svc] = port;
+        } else if (strcmp(arg, "--tcp-client") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            if (o->client_text != NULL)
+                bad_arg(arg, "given more than once");
+            if (parse_endpoint(v, &o->client_addr, &o->client_port) != 0)
+                bad_arg(arg, "'%s' is not ADDR:PORT (IPv6: [ADDR]:PORT)", v);
+            if (!is_unicast(&o->client_addr))
+                bad_arg(arg, "'%s' is not a unicast address", v);
+            o->client_text = v;
+        } else if (strcmp(arg, "--client-send") == 0 || strcmp(arg, "--client-expect") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            bool send = strcmp(arg, "--client-send") == 0;
+            if (send ? o->have_send : o->have_expect)
+                bad_arg(arg, "given more than once");
+            if (parse_count(v, send ? &o->client_send : &o->client_expect) != 0)
+                bad_arg(arg, "'%s' is not a byte count (a decimal number)", v);
+            if (send)
+                o->have_send = true;
+            else
+                o->have_expect = true;
+        } else if (strcmp(arg, "--client-timeout") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            uint64_t t;
+            if (o->client_timeout_s != 0)
+                bad_arg(arg, "given more than once");
+            if (parse_count(v, &t) != 0 || t == 0 || t > 86400u)
+                bad_arg(arg, "'%s' is not a number of seconds (1..86400)", v);
+            o->client_timeout_s = (unsigned)t;
         } else if (arg[0] == '-') {
             bad_arg(arg, "unknown option (see --help)");
         } else {
@@ -325,6 +506,16 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
     }
     if (o->tap == NULL)
         bad_arg("--tap", "missing (required): the TAP device to attach to");
+    if (o->client_text == NULL) {
+        if (o->have_send)
+            bad_arg("--client-send", "only with --tcp-client");
+        if (o->have_expect)
+            bad_arg("--client-expect", "only with --tcp-client");
+        if (o->client_timeout_s != 0)
+            bad_arg("--client-timeout", "only with --tcp-client");
+    }
+    if (o->client_timeout_s == 0)
+        o->client_timeout_s = 30;
 #if !MIP_CONF_FORWARD
     if (o->forward)
         bad_arg("--forward", "this build has no forwarding (MIP_CONF_FORWARD=0)");
@@ -381,9 +572,136 @@ static void format_addr(const struct mip_addr *a, char *buf, size_t cap)
         snprintf(buf, cap, "?");
 }
 
+/* --- the TCP client test (--tcp-client) ------------------------------------ */
+
+struct host_client {
+    struct mip_tcp_app_slot mem;
+    struct mip_tcp *tcp;
+    uint64_t to_send, to_expect;
+    uint64_t sent, received;
+    bool shut;                 /* our FIN is queued */
+    bool done;                 /* the connection is over */
+    bool failed;
+    char why[160];
+};
+
+static void client_fail(struct host_client *hc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void client_fail(struct host_client *hc, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (hc->failed)
+        return;
+    hc->failed = true;
+    va_start(ap, fmt);
+    vsnprintf(hc->why, sizeof(hc->why), fmt, ap);
+    va_end(ap);
+}
+
+static void client_send(struct host_client *hc)
+{
+    struct mip_tcp_conn *c = &hc->mem.conn;
+    uint8_t buf[MIP_TCP_APP_CHUNK];
+
+    while (hc->sent < hc->to_send) {
+        size_t n = mip_tcp_writable(c), put;
+        if (n == 0)
+            return;
+        if (n > sizeof(buf))
+            n = sizeof(buf);
+        if ((uint64_t)n > hc->to_send - hc->sent)
+            n = (size_t)(hc->to_send - hc->sent);
+        mip_http_body_fill(hc->sent, buf, n);
+        put = mip_tcp_write(hc->tcp, c, buf, n);
+        hc->sent += put;
+        if (put < n)
+            return;
+    }
+    if (!hc->shut) {
+        hc->shut = true;
+        (void)mip_tcp_shutdown(hc->tcp, c);
+    }
+}
+
+static void client_connected(void *ctx, struct mip_tcp_conn *c)
+{
+    (void)c;
+    client_send(ctx);
+}
+
+static void client_writable(void *ctx, struct mip_tcp_conn *c)
+{
+    (void)c;
+    client_send(ctx);
+}
+
+static void client_readable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct host_client *hc = ctx;
+    uint8_t buf[MIP_TCP_APP_CHUNK], want[MIP_TCP_APP_CHUNK];
+    size_t n, k;
+
+    while ((n = mip_tcp_read(hc->tcp, c, buf, sizeof(buf))) > 0) {
+        mip_http_body_fill(hc->received, want, n);
+        for (k = 0; k < n && !hc->failed; k++)
+            if (buf[k] != want[k])
+                client_fail(hc, "byte %llu is 0x%02x, want 0x%02x",
+                            (unsigned long long)(hc->received + k), buf[k], want[k]);
+        hc->received += n;
+    }
+    if (hc->received > hc->to_expect)
+        client_fail(hc, "received %llu bytes, more than the %llu expected",
+                    (unsigned long long)hc->received, (unsigned long long)hc->to_expect);
+}
+
+static void client_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
+    static const char names[][12] = { "none", "reset", "refused", "timeout", "keepalive",
+                                       "unreachable", "aborted" };
+
+    (void)c;
+    client_fail(ctx, "connection failed: %s",
+                (unsigned)why < sizeof(names) / sizeof(names[0]) ? names[why] : "?");
+}
+
+static void client_closed(void *ctx, struct mip_tcp_conn *c)
+{
+    struct host_client *hc = ctx;
+
+    (void)c;
+    hc->done = true;
+    hc->mem.used = false;
+    if (hc->sent != hc->to_send)
+        client_fail(hc, "sent only %llu of %llu bytes", (unsigned long long)hc->sent,
+                    (unsigned long long)hc->to_send);
+    if (hc->received != hc->to_expect)
+        client_fail(hc, "received %llu bytes, expected %llu",
+                    (unsigned long long)hc->received, (unsigned long long)hc->to_expect);
+}
+
+static const struct mip_tcp_callbacks client_cb = {
+    .connected = client_connected,
+    .readable = client_readable,
+    .writable = client_writable,
+    .closed = client_closed,
+    .error = client_error,
+};
+
+/* Everything the TCP side of the host runs. */
+struct host_tcp {
+    struct mip_tcp tcp;
+    struct mip_tcp_echo echo;
+    struct mip_tcp_discard discard;
+    struct mip_tcp_chargen chargen;
+    struct mip_http_server http;
+    struct host_client client;
+};
+
 static int write_stats_json(const char *path, const struct mip_stack *s,
                             const struct mip_udp_echo *echo,
                             const struct mip_udp_discard *discard,
+                            const struct host_tcp *t,
                             const struct mip_tap *tap)
 {
     char tmp[PATH_MAX];
@@ -411,9 +729,45 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
             "\"send_errors\": %lu},\n",
             (unsigned long)echo->datagrams, (unsigned long)echo->bytes,
             (unsigned long)echo->ignored, (unsigned long)echo->send_errors);
-    fprintf(f, "    \"udp_discard\": {\"datagrams\": %lu, \"bytes\": %lu}\n",
+    fprintf(f, "    \"udp_discard\": {\"datagrams\": %lu, \"bytes\": %lu},\n",
             (unsigned long)discard->datagrams, (unsigned long)discard->bytes);
+    fprintf(f, "    \"tcp_echo\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
+            "\"errors\": %lu, \"active\": %lu, \"bytes\": %llu},\n",
+            (unsigned)t->echo.port, (unsigned long)t->echo.accepted,
+            (unsigned long)t->echo.refused, (unsigned long)t->echo.errors,
+            (unsigned long)t->echo.active, (unsigned long long)t->echo.bytes);
+    fprintf(f, "    \"tcp_discard\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
+            "\"errors\": %lu, \"active\": %lu, \"bytes\": %llu, \"last_bytes\": %llu, "
+            "\"last_crc32\": %lu},\n",
+            (unsigned)t->discard.port, (unsigned long)t->discard.accepted,
+            (unsigned long)t->discard.refused, (unsigned long)t->discard.errors,
+            (unsigned long)t->discard.active, (unsigned long long)t->discard.bytes,
+            (unsigned long long)t->discard.last_bytes, (unsigned long)t->discard.last_crc32);
+    fprintf(f, "    \"tcp_chargen\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
+            "\"errors\": %lu, \"active\": %lu, \"bytes\": %llu},\n",
+            (unsigned)t->chargen.port, (unsigned long)t->chargen.accepted,
+            (unsigned long)t->chargen.refused, (unsigned long)t->chargen.errors,
+            (unsigned long)t->chargen.active, (unsigned long long)t->chargen.bytes);
+    fprintf(f, "    \"http\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
+            "\"errors\": %lu, \"active\": %lu, \"requests\": %lu, \"status_2xx\": %lu, "
+            "\"status_4xx\": %lu, \"status_5xx\": %lu, \"body_bytes\": %llu}\n",
+            (unsigned)t->http.port, (unsigned long)t->http.accepted,
+            (unsigned long)t->http.refused, (unsigned long)t->http.errors,
+            (unsigned long)t->http.active, (unsigned long)t->http.requests,
+            (unsigned long)t->http.status_2xx, (unsigned long)t->http.status_4xx,
+            (unsigned long)t->http.status_5xx, (unsigned long long)t->http.body_bytes);
     fprintf(f, "  },\n");
+    fprintf(f, "  \"tcp\": {");
+    first = 1;
+    for (i = 0; i < (int)MIP_TCP_STAT_COUNT; i++) {
+        const char *name = mip_tcp_stat_name((enum mip_tcp_stat)i);
+        if (name == NULL)
+            continue;
+        fprintf(f, "%s\n    \"%s\": %lu", first ? "" : ",", name,
+                (unsigned long)mip_tcp_stat(&t->tcp, (enum mip_tcp_stat)i));
+        first = 0;
+    }
+    fprintf(f, "\n  },\n");
     fprintf(f, "  \"tap\": {\"tx_errors\": %lu}\n}\n",
             (unsigned long)(tap->tx_errors + tap->tx_short));
     if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
@@ -443,6 +797,8 @@ int main(int argc, char **argv)
     struct mip_udp_echo echo;
     struct mip_udp_discard discard;
     struct mip_tap tap;
+    struct host_tcp *t;
+    mip_time_t client_deadline = 0;
     uint8_t entropy[32];
     uint8_t *rxbuf;
     uint8_t nif = 0;
@@ -455,7 +811,8 @@ int main(int argc, char **argv)
     o = calloc(1, sizeof(*o));
     s = calloc(1, sizeof(*s));
     rxbuf = malloc(RX_BUF_SIZE);
-    if (o == NULL || s == NULL || rxbuf == NULL)
+    t = calloc(1, sizeof(*t));
+    if (o == NULL || s == NULL || rxbuf == NULL || t == NULL)
         fail("out of memory");
     parse_args(argc, argv, o);
 
@@ -519,6 +876,25 @@ int main(int argc, char **argv)
         fail("cannot start UDP discard on port %u: %s", MIP_UDP_DISCARD_PORT,
              mip_status_name((mip_status)rc));
 
+    rc = (int)mip_tcp_init(&t->tcp, s);
+    if (rc != MIP_OK)
+        fail("cannot start TCP: %s", mip_status_name((mip_status)rc));
+    for (i = 0; i < SVC_COUNT; i++) {
+        uint16_t port = o->svc_port[i];
+        mip_status st = MIP_OK;
+        if (port == 0)
+            continue;
+        switch (i) {
+        case SVC_ECHO:    st = mip_tcp_echo_start(&t->echo, &t->tcp, port); break;
+        case SVC_DISCARD: st = mip_tcp_discard_start(&t->discard, &t->tcp, port); break;
+        case SVC_CHARGEN: st = mip_tcp_chargen_start(&t->chargen, &t->tcp, port); break;
+        default:          st = mip_http_server_start(&t->http, &t->tcp, port); break;
+        }
+        if (st != MIP_OK)
+            fail("%s: cannot listen on TCP port %u: %s", svc_opt[i], (unsigned)port,
+                 mip_status_name(st));
+    }
+
     used = (size_t)snprintf(line, sizeof(line), PROG ": %s up,", tap.name);
     for (i = 0; i < o->n_addrs && used < sizeof(line); i++) {
         format_addr(&o->addrs[i].addr, text, sizeof(text));
@@ -530,11 +906,47 @@ int main(int argc, char **argv)
     printf("%s\n", line);
     fflush(stdout);
 
+    if (o->client_text != NULL) {
+        struct host_client *hc = &t->client;
+        mip_status st;
+
+        hc->tcp = &t->tcp;
+        hc->to_send = o->client_send;
+        hc->to_expect = o->client_expect;
+        st = mip_tcp_connect(&t->tcp, mip_tcp_app_slot_take(&hc->mem, &client_cb, hc),
+                             &o->client_addr, o->client_port);
+        if (st != MIP_OK) {
+            client_fail(hc, "connect: %s", mip_status_name(st));
+            hc->done = true;
+        }
+        client_deadline = now_ms() + (mip_time_t)(o->client_timeout_s * 1000u);
+    }
+
     while (running) {
         struct pollfd pfd[2];
-        uint32_t delay = mip_stack_poll(s, now_ms());
-        int timeout = delay == MIP_POLL_IDLE ? -1 : (delay > (uint32_t)INT_MAX ? INT_MAX : (int)delay);
+        uint32_t delay;
         int n;
+
+        if (o->client_text != NULL) {
+            mip_time_t now = now_ms();
+            if (t->client.done)
+                break;
+            if (!mip_time_before(now, client_deadline)) {
+                client_fail(&t->client, "timed out after %u s (state %s, sent %llu, "
+                            "received %llu)", o->client_timeout_s,
+                            mip_tcp_state_name(t->client.mem.conn.state),
+                            (unsigned long long)t->client.sent,
+                            (unsigned long long)t->client.received);
+                break;
+            }
+        }
+        delay = mip_stack_poll(s, now_ms());
+        if (o->client_text != NULL) {
+            uint32_t left = (uint32_t)(client_deadline - now_ms());
+            if (delay == MIP_POLL_IDLE || delay > left)
+                delay = left;
+        }
+        int timeout = delay == MIP_POLL_IDLE ? -1 : (delay > (uint32_t)INT_MAX ? INT_MAX : (int)delay);
 
         pfd[0].fd = tap.fd;
         pfd[0].events = POLLIN;
@@ -574,8 +986,20 @@ int main(int argc, char **argv)
         }
     }
 
+    if (o->client_text != NULL) {
+        struct host_client *hc = &t->client;
+        if (!hc->done || hc->failed) {
+            printf(PROG ": tcp-client: FAILED: %s\n", hc->failed ? hc->why : "interrupted");
+            if (exit_code == 0)
+                exit_code = EXIT_RUNTIME;
+        } else {
+            printf(PROG ": tcp-client: ok, sent %llu bytes, received %llu bytes\n",
+                   (unsigned long long)hc->sent, (unsigned long long)hc->received);
+        }
+        fflush(stdout);
+    }
     if (o->stats_json != NULL) {
-        rc = write_stats_json(o->stats_json, s, &echo, &discard, &tap);
+        rc = write_stats_json(o->stats_json, s, &echo, &discard, t, &tap);
         if (rc < 0) {
             fprintf(stderr, PROG ": --stats-json: cannot write '%s': %s\n", o->stats_json,
                     strerror(-rc));
@@ -585,6 +1009,7 @@ int main(int argc, char **argv)
     mip_tap_close(&tap);
     close(sfd);
     free(rxbuf);
+    free(t);
     free(s);
     free(o);
     return exit_code;

@@ -361,6 +361,40 @@ static bool seq_acceptable(const struct mip_tcp_conn *c, const struct tcp_in *in
            (MIP_SEQ_GEQ(seq + len - 1u, c->rcv_nxt) && MIP_SEQ_LT(seq + len - 1u, c->rcv_nxt + wnd));
 }
 
+/* Loss recovery sends. Without SACK (NewReno, RFC 6582): the segment at
+ * snd_una, when `first` (fast retransmit, partial ACK). With SACK (RFC 6675
+ * in simplified form): holes of the scoreboard, in order, while the pipe
+ * leaves room in cwnd; `first` sends one regardless. New data then flows
+ * from tcp_output within the (inflated) window. */
+static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool first)
+{
+#if MIP_TCP_SACK
+    if (c->flags & TCPF_SACK_OK) {
+        unsigned budget;
+        uint32_t seq, len;
+        if (MIP_SEQ_LT(c->sackb.rexmit_next, c->snd_una))
+            c->sackb.rexmit_next = c->snd_una;
+        for (budget = 0; budget < 64u; budget++) {
+            uint32_t pipe = tcp_sackb_pipe(&c->sackb, c->snd_una, c->snd_max);
+            if (!first && pipe + c->mss > tcp_cc_window(&c->cc))
+                return;
+            if (!tcp_sackb_next_hole(&c->sackb, c->snd_una, c->mss, &seq, &len)) {
+                if (first)
+                    tcp_retransmit(tcp, c, c->snd_una, c->mss);
+                return;
+            }
+            tcp_retransmit(tcp, c, seq, len);
+            TCP_STAT(tcp, sack_rexmits);
+            c->sackb.rexmit_next = seq + len;
+            first = false;
+        }
+        return;
+    }
+#endif
+    if (first)
+        tcp_retransmit(tcp, c, c->snd_una, c->mss);
+}
+
 /* Processes the ACK field; returns false when the segment must go. */
 static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
@@ -420,15 +454,16 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
          * window, data outstanding. */
         if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una &&
             !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN))) {
-            if (tcp_cc_on_dupack(&c->cc, flight, c->snd_max)) {
-                uint32_t seq = c->snd_una, len = c->mss;
-#if MIP_TCP_SACK
-                if (c->flags & TCPF_SACK_OK)
-                    (void)tcp_sackb_next_hole(&c->sackb, c->snd_una, c->mss, &seq, &len);
-#endif
+            bool fast = tcp_cc_on_dupack(&c->cc, flight, c->snd_max);
+            if (fast) {
                 TCP_STAT(tcp, fast_rexmits);
-                tcp_retransmit(tcp, c, seq, len);
+#if MIP_TCP_SACK
+                c->sackb.rexmit_next = c->snd_una;
+#endif
+                recovery_send(tcp, c, true);
                 tcp_arm_rexmt(tcp, c);
+            } else if (c->cc.in_recovery) {
+                recovery_send(tcp, c, false);
             }
         }
         return true;
@@ -466,16 +501,8 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     c->retries = 0;
     flight = c->snd_max - c->snd_una;
     if (c->cc.in_recovery) {
-        if (tcp_cc_on_recovery_ack(&c->cc, h->ack, acked, flight)) {
-            uint32_t seq = c->snd_una, len = c->mss;
-#if MIP_TCP_SACK
-            if (c->flags & TCPF_SACK_OK) {
-                if (tcp_sackb_next_hole(&c->sackb, c->snd_una, c->mss, &seq, &len))
-                    TCP_STAT(tcp, sack_rexmits);
-            }
-#endif
-            tcp_retransmit(tcp, c, seq, len);
-        }
+        if (tcp_cc_on_recovery_ack(&c->cc, h->ack, acked, flight))
+            recovery_send(tcp, c, true);   /* partial ACK: the next hole */
     } else {
         tcp_cc_on_ack(&c->cc, acked);
     }

@@ -3,12 +3,13 @@
  * loss. */
 #include "tcp_pair.h"
 
-#define RING 4096
+#define RING_MAX 16384
+static uint16_t ring = 4096;   /* ring size of the current test */
 
 struct endpoint {
     struct mip_tcp *tcp;
     struct mip_tcp_conn conn;
-    uint8_t tx[RING], rx[RING], bitmap[RING / 8];
+    uint8_t tx[RING_MAX], rx[RING_MAX], bitmap[RING_MAX / 8];
     uint64_t to_send, sent, received, bad;
     bool connected, closed, peer_closed;
     int error;
@@ -67,7 +68,7 @@ static struct mip_tcp_conn *ep_accept(void *ctx, struct mip_tcp *tcp, uint16_t p
     (void)tcp; (void)port;
     if (e->conn.state != MIP_TCP_CLOSED || e->connected)
         return NULL;
-    mip_tcp_conn_init(&e->conn, &ep_cb, e, e->tx, RING, e->rx, e->bitmap, RING);
+    mip_tcp_conn_init(&e->conn, &ep_cb, e, e->tx, ring, e->rx, e->bitmap, ring);
     e->connected = true;
     return &e->conn;
 }
@@ -95,7 +96,7 @@ static void transfer(bool v6, uint64_t bytes, unsigned drop, bool upload_only)
     drop_period = drop;
     p.drop = drop ? drop_every_nth : NULL;
     CHECK_EQ(mip_tcp_listen(srv.tcp, &srv.listener, 80, ep_accept, &srv), MIP_OK);
-    mip_tcp_conn_init(&cli.conn, &ep_cb, &cli, cli.tx, RING, cli.rx, cli.bitmap, RING);
+    mip_tcp_conn_init(&cli.conn, &ep_cb, &cli, cli.tx, ring, cli.rx, cli.bitmap, ring);
     CHECK_EQ(mip_addr_parse(v6 ? "fd00::2" : "192.0.2.2", &dst, &plen), MIP_OK);
     CHECK_EQ(mip_tcp_connect(cli.tcp, &cli.conn, &dst, 80), MIP_OK);
     pair_run(&p, 1, 600000);
@@ -116,6 +117,15 @@ static void transfer(bool v6, uint64_t bytes, unsigned drop, bool upload_only)
     CHECK(srv.tcp->conns == NULL);
     if (drop)
         CHECK(mip_tcp_stat(cli.tcp, MIP_TCP_STAT_rexmits) > 0);
+    if (drop && ring >= 16384) {
+        CHECK(mip_tcp_stat(cli.tcp, MIP_TCP_STAT_fast_rexmits) > 0);
+        /* most losses are repaired without waiting for the timer */
+        CHECK(mip_tcp_stat(cli.tcp, MIP_TCP_STAT_timeouts) * 2u <
+              mip_tcp_stat(cli.tcp, MIP_TCP_STAT_rexmits));
+#if MIP_TCP_SACK
+        CHECK(mip_tcp_stat(cli.tcp, MIP_TCP_STAT_sack_rexmits) > 0);
+#endif
+    }
     fprintf(stderr, "  %s %llu bytes drop 1/%u: %u ms simulated, %u frames lost, "
             "rexmits %u/%u fast %u/%u timeouts %u/%u\n", v6 ? "v6" : "v4",
             (unsigned long long)bytes, drop, (unsigned)(p.now - 5000), p.dropped,
@@ -131,6 +141,15 @@ static void test_both_directions_then_close(void) { transfer(false, 60000, 0, fa
 static void test_upload_under_loss(void) { transfer(false, 100000, 9, true); }
 static void test_both_directions_under_loss_v6(void) { transfer(true, 80000, 5, false); }
 
+/* With a window of a dozen segments, a lost segment is repaired by fast
+ * retransmit (and SACK where compiled in) rather than by the timer. */
+static void test_large_window_loss_uses_fast_retransmit(void)
+{
+    ring = 16384;
+    transfer(true, 400000, 23, true);
+    ring = 4096;
+}
+
 int main(void)
 {
 #if MIP_CONF_IPV4
@@ -140,5 +159,6 @@ int main(void)
 #endif
     RUN(test_ipv6_upload_delivers_every_byte);
     RUN(test_both_directions_under_loss_v6);
+    RUN(test_large_window_loss_uses_fast_retransmit);
     return TESTING_DONE();
 }

@@ -1,0 +1,572 @@
+/* A small HTTP/1.1 server. See http_server.h. */
+#include "http_server.h"
+
+#include <string.h>
+
+/* --- the request parser (pure) ----------------------------------------------- */
+
+static bool is_tchar(uint8_t ch)
+{
+    if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))
+        return true;
+    switch (ch) {
+    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
+    case '-': case '.': case '^': case '_': case '`': case '|': case '~':
+        return true;
+    default:
+        return false;
+    }
+}
+
+static uint8_t lower(uint8_t ch)
+{
+    return (ch >= 'A' && ch <= 'Z') ? (uint8_t)(ch + ('a' - 'A')) : ch;
+}
+
+/* Case-insensitive comparison of buf[0..len) with the lower-case word w. */
+static bool eq_nocase(const uint8_t *buf, size_t len, const char *w)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++)
+        if (w[i] == '\0' || lower(buf[i]) != (uint8_t)w[i])
+            return false;
+    return w[len] == '\0';
+}
+
+static bool eq_exact(const uint8_t *buf, size_t len, const char *w)
+{
+    return strlen(w) == len && memcmp(buf, w, len) == 0;
+}
+
+/* A decimal without sign, 1..20 digits, into *v; false on overflow. */
+static bool parse_u64(const uint8_t *p, size_t len, uint64_t *v)
+{
+    uint64_t x = 0;
+    size_t i;
+
+    if (len == 0)
+        return false;
+    for (i = 0; i < len; i++) {
+        unsigned d;
+        if (p[i] < '0' || p[i] > '9')
+            return false;
+        d = (unsigned)(p[i] - '0');
+        if (x > (UINT64_MAX - d) / 10u)
+            return false;
+        x = x * 10u + d;
+    }
+    *v = x;
+    return true;
+}
+
+/* "METHOD SP request-target SP HTTP/d.d"; fills method, target, version.
+ * Returns 0 or the status to answer. */
+static uint16_t parse_request_line(const uint8_t *buf, size_t start, size_t end,
+                                   struct mip_http_request *r)
+{
+    size_t i = start, m0, t0;
+
+    m0 = i;
+    while (i < end && is_tchar(buf[i]))
+        i++;
+    if (i == m0 || i >= end || buf[i] != ' ')
+        return 400;
+    if (eq_exact(buf + m0, i - m0, "GET"))
+        r->method = MIP_HTTP_GET;
+    else if (eq_exact(buf + m0, i - m0, "HEAD"))
+        r->method = MIP_HTTP_HEAD;
+    else
+        r->method = MIP_HTTP_OTHER;
+    i++;
+    t0 = i;
+    while (i < end && buf[i] > 0x20 && buf[i] < 0x7F)
+        i++;
+    if (i == t0 || i >= end || buf[i] != ' ')
+        return 400;
+    r->target_off = t0;
+    r->target_len = i - t0;
+    i++;
+    if (end - i != 8 || memcmp(buf + i, "HTTP/", 5) != 0 || buf[i + 6] != '.' ||
+        buf[i + 5] < '0' || buf[i + 5] > '9' || buf[i + 7] < '0' || buf[i + 7] > '9')
+        return 400;
+    if (buf[i + 5] != '1')
+        return 505;
+    r->version_minor = buf[i + 7] == '0' ? 0u : 1u;
+    return 0;
+}
+
+struct head_info {
+    unsigned hosts;
+    bool conn_close, conn_keep_alive, have_cl, have_te;
+};
+
+/* "name: value" (RFC 9112 5). Returns 0 or the status to answer. */
+static uint16_t parse_header(const uint8_t *buf, size_t start, size_t end,
+                             struct head_info *hi, struct mip_http_request *r)
+{
+    size_t i = start, n0 = start, nlen, v0, v1;
+
+    if (buf[i] == ' ' || buf[i] == '\t')
+        return 400;                   /* obs-fold */
+    while (i < end && is_tchar(buf[i]))
+        i++;
+    if (i == n0 || i >= end || buf[i] != ':')
+        return 400;                   /* no name, or whitespace before the colon */
+    nlen = i - n0;
+    i++;
+    for (v0 = i; v0 < end; v0++)
+        if (buf[v0] != ' ' && buf[v0] != '\t')
+            break;
+    for (v1 = end; v1 > v0; v1--)
+        if (buf[v1 - 1] != ' ' && buf[v1 - 1] != '\t')
+            break;
+    for (i = v0; i < v1; i++)
+        if ((buf[i] < 0x20 && buf[i] != '\t') || buf[i] == 0x7F)
+            return 400;               /* control characters */
+
+    if (eq_nocase(buf + n0, nlen, "host")) {
+        hi->hosts++;
+    } else if (eq_nocase(buf + n0, nlen, "content-length")) {
+        uint64_t v;
+        if (!parse_u64(buf + v0, v1 - v0, &v))
+            return 400;
+        if (hi->have_cl && v != r->content_length)
+            return 400;
+        hi->have_cl = true;
+        r->content_length = v;
+    } else if (eq_nocase(buf + n0, nlen, "transfer-encoding")) {
+        hi->have_te = true;
+    } else if (eq_nocase(buf + n0, nlen, "connection")) {
+        i = v0;
+        while (i < v1) {
+            size_t t0, t1;
+            while (i < v1 && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == ','))
+                i++;
+            t0 = i;
+            while (i < v1 && buf[i] != ',')
+                i++;
+            for (t1 = i; t1 > t0 && (buf[t1 - 1] == ' ' || buf[t1 - 1] == '\t'); t1--)
+                ;
+            if (eq_nocase(buf + t0, t1 - t0, "close"))
+                hi->conn_close = true;
+            else if (eq_nocase(buf + t0, t1 - t0, "keep-alive"))
+                hi->conn_keep_alive = true;
+        }
+    }
+    return 0;
+}
+
+static enum mip_http_parse_result invalid(struct mip_http_request *r, uint16_t status)
+{
+    r->status = status;
+    r->keep_alive = false;
+    return MIP_HTTP_INVALID;
+}
+
+enum mip_http_parse_result mip_http_parse_request(const uint8_t *buf, size_t len, size_t max,
+                                                  struct mip_http_request *r)
+{
+    struct head_info hi;
+    size_t pos = 0;
+    unsigned line_no = 0;
+
+    memset(r, 0, sizeof(*r));
+    memset(&hi, 0, sizeof(hi));
+    if (len > max)
+        len = max;
+    /* RFC 9112 2.2: empty lines before the request line are skipped. */
+    for (;;) {
+        if (pos < len && buf[pos] == '\n')
+            pos++;
+        else if (pos + 1 < len && buf[pos] == '\r' && buf[pos + 1] == '\n')
+            pos += 2;
+        else
+            break;
+    }
+    for (;;) {
+        const uint8_t *nl = pos < len ? memchr(buf + pos, '\n', len - pos) : NULL;
+        size_t end, next, i;
+        uint16_t st;
+
+        if (nl == NULL) {
+            if (len < max)
+                return MIP_HTTP_INCOMPLETE;
+            return invalid(r, line_no == 0 ? 414 : 431);
+        }
+        end = (size_t)(nl - buf);
+        next = end + 1;
+        if (end > pos && buf[end - 1] == '\r')
+            end--;
+        for (i = pos; i < end; i++)
+            if (buf[i] == '\r')
+                return invalid(r, 400);          /* bare CR */
+        if (line_no == 0) {
+            st = parse_request_line(buf, pos, end, r);
+        } else if (end == pos) {
+            r->consumed = next;
+            break;
+        } else {
+            st = parse_header(buf, pos, end, &hi, r);
+        }
+        if (st != 0)
+            return invalid(r, st);
+        line_no++;
+        pos = next;
+    }
+    if (hi.have_te && hi.have_cl)
+        return invalid(r, 400);
+    if (hi.have_te)
+        return invalid(r, 501);
+    if (r->version_minor >= 1 && hi.hosts != 1)
+        return invalid(r, 400);
+    r->keep_alive = r->version_minor >= 1 ? !hi.conn_close
+                                          : (hi.conn_keep_alive && !hi.conn_close);
+    r->status = 0;
+    return MIP_HTTP_COMPLETE;
+}
+
+bool mip_http_route_bytes(const uint8_t *target, size_t len, uint64_t *n)
+{
+    static const char prefix[] = "/bytes/";
+    size_t i, plen = sizeof(prefix) - 1u;
+
+    /* absolute-form: skip "http://authority" */
+    if (len >= 7 && eq_nocase(target, 7, "http://")) {
+        for (i = 7; i < len && target[i] != '/' && target[i] != '?'; i++)
+            ;
+        target += i;
+        len -= i;
+    }
+    for (i = 0; i < len; i++)
+        if (target[i] == '?')
+            break;
+    len = i;
+    if (len <= plen || memcmp(target, prefix, plen) != 0)
+        return false;
+    return parse_u64(target + plen, len - plen, n);
+}
+
+void mip_http_body_fill(uint64_t offset, uint8_t *out, size_t n)
+{
+    size_t k;
+
+    for (k = 0; k < n; k++)
+        out[k] = mip_http_body_byte(offset + k);
+}
+
+/* --- the server ------------------------------------------------------------------- */
+
+enum { PHASE_READ = 0, PHASE_SEND, PHASE_CLOSING };
+
+/* Appends text to the response head (bounded). */
+static void head_put(struct mip_http_conn *hc, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n > sizeof(hc->head) - hc->head_len)
+        n = sizeof(hc->head) - hc->head_len;
+    memcpy(hc->head + hc->head_len, s, n);
+    hc->head_len = (uint16_t)(hc->head_len + n);
+}
+
+static void head_put_u64(struct mip_http_conn *hc, uint64_t v)
+{
+    char digits[21];
+    size_t i = sizeof(digits) - 1;
+
+    digits[i] = '\0';
+    do {
+        digits[--i] = (char)('0' + (unsigned)(v % 10u));
+        v /= 10u;
+    } while (v != 0);
+    head_put(hc, digits + i);
+}
+
+static const char *reason(uint16_t status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 501: return "Not Implemented";
+    case 505: return "HTTP Version Not Supported";
+    default:  return "Error";
+    }
+}
+
+/* Prepares a response: status line and headers (and, for errors, a short
+ * text body) in hc->head, body_left bytes of the pattern after it. */
+static void respond(struct mip_http_conn *hc, uint16_t status, uint64_t body_len,
+                    bool with_body, bool keep_alive, uint8_t version_minor)
+{
+    struct mip_http_server *h = hc->app;
+    char code[4];
+    const char *text = NULL;
+
+    hc->head_len = 0;
+    hc->head_off = 0;
+    hc->body_off = 0;
+    hc->body_left = 0;
+    code[0] = (char)('0' + status / 100u);
+    code[1] = (char)('0' + status / 10u % 10u);
+    code[2] = (char)('0' + status % 10u);
+    code[3] = '\0';
+    head_put(hc, "HTTP/1.1 ");
+    head_put(hc, code);
+    head_put(hc, " ");
+    head_put(hc, reason(status));
+    head_put(hc, "\r\nServer: moteip\r\n");
+    if (status == 200) {
+        head_put(hc, "Content-Type: application/octet-stream\r\n");
+        h->status_2xx++;
+    } else {
+        text = reason(status);
+        body_len = strlen(text) + 1u;
+        head_put(hc, "Content-Type: text/plain\r\n");
+        if (status < 500)
+            h->status_4xx++;
+        else
+            h->status_5xx++;
+    }
+    head_put(hc, "Content-Length: ");
+    head_put_u64(hc, body_len);
+    head_put(hc, "\r\n");
+    if (!keep_alive)
+        head_put(hc, "Connection: close\r\n");
+    else if (version_minor == 0)
+        head_put(hc, "Connection: keep-alive\r\n");
+    head_put(hc, "\r\n");
+    if (with_body) {
+        if (text != NULL) {
+            head_put(hc, text);
+            head_put(hc, "\n");
+        } else {
+            hc->body_left = body_len;
+        }
+    }
+    hc->close_after = !keep_alive;
+    hc->phase = PHASE_SEND;
+}
+
+/* Queues what fits of the response. True when all of it is queued. */
+static bool send_some(struct mip_http_conn *hc)
+{
+    struct mip_http_server *h = hc->app;
+    struct mip_tcp_conn *c = &hc->mem.conn;
+    uint8_t buf[MIP_TCP_APP_CHUNK];
+
+    while (hc->head_off < hc->head_len) {
+        size_t put = mip_tcp_write(h->tcp, c, hc->head + hc->head_off,
+                                   (size_t)(hc->head_len - hc->head_off));
+        if (put == 0)
+            return false;
+        hc->head_off = (uint16_t)(hc->head_off + put);
+    }
+    while (hc->body_left > 0) {
+        size_t room = mip_tcp_writable(c), n, put;
+
+        if (room == 0)
+            return false;
+        n = room < sizeof(buf) ? room : sizeof(buf);
+        if ((uint64_t)n > hc->body_left)
+            n = (size_t)hc->body_left;
+        mip_http_body_fill(hc->body_off, buf, n);
+        put = mip_tcp_write(h->tcp, c, buf, n);
+        hc->body_off += put;
+        hc->body_left -= put;
+        h->body_bytes += put;
+        if (put < n)
+            return false;
+    }
+    return true;
+}
+
+/* Reads request bytes; answers a complete request. False when waiting. */
+static bool take_request(struct mip_http_conn *hc)
+{
+    struct mip_http_server *h = hc->app;
+    struct mip_tcp_conn *c = &hc->mem.conn;
+    struct mip_http_request r;
+    enum mip_http_parse_result res;
+    uint64_t n = 0;
+    bool bytes_ok;
+
+    /* Drop the body of the previous request: first the part already
+     * copied into req (pipelined with its head), then from the ring. */
+    if (hc->skip > 0 && hc->req_len > 0) {
+        size_t k = hc->skip < hc->req_len ? (size_t)hc->skip : hc->req_len;
+        memmove(hc->req, hc->req + k, hc->req_len - k);
+        hc->req_len = (uint16_t)(hc->req_len - k);
+        hc->skip -= k;
+    }
+    while (hc->skip > 0) {
+        uint8_t buf[MIP_TCP_APP_CHUNK];
+        size_t want = hc->skip < sizeof(buf) ? (size_t)hc->skip : sizeof(buf);
+        size_t got = mip_tcp_read(h->tcp, c, buf, want);
+        if (got == 0)
+            break;
+        hc->skip -= got;
+    }
+    if (hc->skip == 0 && hc->req_len < sizeof(hc->req))
+        hc->req_len = (uint16_t)(hc->req_len +
+                                 mip_tcp_read(h->tcp, c, hc->req + hc->req_len,
+                                              sizeof(hc->req) - hc->req_len));
+    if (hc->skip > 0) {
+        if (mip_tcp_peer_closed(c)) {
+            hc->phase = PHASE_CLOSING;
+            (void)mip_tcp_close(h->tcp, c);
+        }
+        return false;
+    }
+    res = mip_http_parse_request(hc->req, hc->req_len, sizeof(hc->req), &r);
+    if (res == MIP_HTTP_INCOMPLETE) {
+        if (mip_tcp_peer_closed(c)) {
+            /* The client is done (possibly mid-request: nothing to answer). */
+            hc->phase = PHASE_CLOSING;
+            (void)mip_tcp_close(h->tcp, c);
+        }
+        return false;
+    }
+    if (res == MIP_HTTP_INVALID) {
+        hc->req_len = 0;
+        respond(hc, r.status, 0, true, false, 1);
+        return true;
+    }
+    h->requests++;
+    bytes_ok = mip_http_route_bytes(hc->req + r.target_off, r.target_len, &n);
+    /* Keep what follows the head: its body (dropped) and the next
+     * pipelined request. */
+    memmove(hc->req, hc->req + r.consumed, hc->req_len - r.consumed);
+    hc->req_len = (uint16_t)(hc->req_len - r.consumed);
+    hc->skip = r.content_length;
+    if (r.method == MIP_HTTP_OTHER)
+        respond(hc, 501, 0, true, false, r.version_minor);
+    else if (bytes_ok)
+        respond(hc, 200, n, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
+    else
+        respond(hc, 404, 0, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
+    return true;
+}
+
+/* Runs the connection until it waits for data or send space. */
+static void http_run(struct mip_http_conn *hc)
+{
+    while (hc->mem.used) {
+        if (hc->phase == PHASE_SEND) {
+            if (!send_some(hc))
+                return;
+            if (hc->close_after) {
+                hc->phase = PHASE_CLOSING;
+                (void)mip_tcp_close(hc->app->tcp, &hc->mem.conn);
+                return;
+            }
+            hc->phase = PHASE_READ;
+        } else if (hc->phase == PHASE_READ) {
+            if (!take_request(hc))
+                return;
+        } else {
+            return;
+        }
+    }
+}
+
+static void http_readable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct mip_http_conn *hc = ctx;
+
+    if (hc->phase == PHASE_CLOSING) {
+        uint8_t buf[MIP_TCP_APP_CHUNK];
+        while (mip_tcp_read(hc->app->tcp, c, buf, sizeof(buf)) > 0)
+            ;
+        return;
+    }
+    http_run(hc);
+}
+
+static void http_writable(void *ctx, struct mip_tcp_conn *c)
+{
+    (void)c;
+    http_run(ctx);
+}
+
+static void http_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
+    struct mip_http_conn *hc = ctx;
+
+    (void)c;
+    (void)why;
+    hc->app->errors++;
+}
+
+static void http_closed(void *ctx, struct mip_tcp_conn *c)
+{
+    struct mip_http_conn *hc = ctx;
+
+    (void)c;
+    hc->mem.used = false;
+    hc->app->active--;
+}
+
+static const struct mip_tcp_callbacks http_cb = {
+    .readable = http_readable,
+    .writable = http_writable,
+    .closed = http_closed,
+    .error = http_error,
+};
+
+static struct mip_tcp_conn *http_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+{
+    struct mip_http_server *h = ctx;
+    unsigned i;
+
+    (void)tcp;
+    (void)port;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        struct mip_http_conn *hc = &h->conns[i];
+        if (!hc->mem.used) {
+            hc->app = h;
+            hc->phase = PHASE_READ;
+            hc->close_after = false;
+            hc->req_len = 0;
+            hc->head_len = hc->head_off = 0;
+            hc->body_left = hc->body_off = 0;
+            hc->skip = 0;
+            h->accepted++;
+            h->active++;
+            return mip_tcp_app_slot_take(&hc->mem, &http_cb, hc);
+        }
+    }
+    h->refused++;
+    return NULL;
+}
+
+mip_status mip_http_server_start(struct mip_http_server *h, struct mip_tcp *tcp, uint16_t port)
+{
+    mip_status st;
+
+    if (h == NULL || tcp == NULL)
+        return MIP_ERR_INVALID;
+    memset(h, 0, sizeof(*h));
+    h->tcp = tcp;
+    st = mip_tcp_listen(tcp, &h->listener, port, http_accept, h);
+    if (st == MIP_OK)
+        h->port = port;
+    return st;
+}
+
+void mip_http_server_stop(struct mip_http_server *h)
+{
+    unsigned i;
+
+    if (h == NULL || h->tcp == NULL)
+        return;
+    if (h->port != 0)
+        mip_tcp_unlisten(h->tcp, &h->listener);
+    h->port = 0;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+        if (h->conns[i].mem.used)
+            mip_tcp_abort(h->tcp, &h->conns[i].mem.conn);
+}

@@ -1,0 +1,141 @@
+/*
+ * A small HTTP/1.1 server (RFC 9110, RFC 9112) for throughput tests.
+ *
+ *   GET /bytes/N      200, Content-Length: N, and N bytes of the body pattern
+ *                     below; N is a decimal up to 2^64 - 1 (a query string
+ *                     after '?' is ignored). The body is generated on the fly
+ *                     into the send ring from the `writable` callback, never
+ *                     held whole, so any N works in a few KB of RAM.
+ *   HEAD /bytes/N     the same headers, no body
+ *   any other path    404 (a short text body)
+ *   other methods     501, then the connection is closed
+ *   malformed         400 (bad request line or header line, bare CR, obs-fold,
+ *                     space before the colon, HTTP/1.1 without exactly one
+ *                     Host, conflicting Content-Length, both Content-Length
+ *                     and Transfer-Encoding), then the connection is closed
+ *   too large         a request line longer than MIP_HTTP_REQ_MAX: 414;
+ *                     a request head (request line + headers) longer than
+ *                     MIP_HTTP_REQ_MAX: 431; then the connection is closed
+ *   Transfer-Encoding 501 (request bodies are only taken with Content-Length),
+ *                     then the connection is closed
+ *   HTTP/2+ or 0.x    505, then the connection is closed
+ *
+ * Connections are persistent (HTTP/1.1 default; HTTP/1.0 with "Connection:
+ * keep-alive"): requests are answered one after the other, including
+ * pipelined ones, and a request body announced by Content-Length is read and
+ * dropped. "Connection: close" is honoured: the server closes the connection
+ * after the response (and says so with "Connection: close"). Lines may end
+ * in CRLF or a bare LF; empty lines before a request line are skipped.
+ *
+ * The body pattern: byte i (from 0) of every /bytes/N body is
+ *
+ *     (7 * i + (i >> 8) + (i >> 16)) & 0xFF
+ *
+ * In Python: bytes((7 * i + (i >> 8) + (i >> 16)) & 0xFF for i in range(n)).
+ * Its period is 2^24 bytes, so no shift of the stream by less than 16 MB
+ * (like a misplaced window or ring) goes unnoticed.
+ *
+ * All state, including the memory of MIP_TCP_APP_CONNS connections (see
+ * tcp_app.h) and a MIP_HTTP_REQ_MAX request buffer for each, lives in the
+ * caller's struct; only the public TCP API is used. A connection beyond
+ * MIP_TCP_APP_CONNS is refused (RST).
+ *
+ * The request parser is a pure function (mip_http_parse_request), tested on
+ * its own in tests/unit/apps/test_http_server.c.
+ */
+#ifndef MOTEIP_APPS_HTTP_SERVER_H
+#define MOTEIP_APPS_HTTP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "moteip/tcp.h"
+#include "tcp_app.h"
+
+#define MIP_HTTP_PORT 80u
+
+#ifndef MIP_HTTP_REQ_MAX
+#define MIP_HTTP_REQ_MAX MIP_PROFILE_DEFAULT(256, 1024)   /* request head bound, bytes */
+#endif
+#define MIP_HTTP_HEAD_MAX 224u                            /* response head + error body */
+
+/* --- the pure parts -------------------------------------------------------- */
+
+enum mip_http_method {
+    MIP_HTTP_GET = 1,
+    MIP_HTTP_HEAD,
+    MIP_HTTP_OTHER           /* a well-formed method this server does not implement */
+};
+
+enum mip_http_parse_result {
+    MIP_HTTP_INCOMPLETE = 0, /* no complete request head yet: read more */
+    MIP_HTTP_COMPLETE,       /* a request head; r->consumed bytes of it */
+    MIP_HTTP_INVALID         /* answer r->status and close the connection */
+};
+
+struct mip_http_request {
+    uint8_t  method;         /* enum mip_http_method */
+    uint8_t  version_minor;  /* HTTP/1.x: 0 or 1 (1.2+ is treated as 1.1) */
+    bool     keep_alive;     /* the connection may carry another request */
+    uint16_t status;         /* with MIP_HTTP_INVALID: 400, 414, 431, 501, 505 */
+    size_t   target_off;     /* request-target: offset and length in buf */
+    size_t   target_len;
+    uint64_t content_length; /* request body bytes that follow the head */
+    size_t   consumed;       /* length of the head, blank line included */
+};
+
+/* Parses the request head at the start of buf[0..len). At most `max` bytes
+ * are considered: a head not complete within them is INVALID (414 when the
+ * request line alone does not fit, else 431). Errors are reported as soon
+ * as a complete line shows them, without waiting for the rest. */
+enum mip_http_parse_result mip_http_parse_request(const uint8_t *buf, size_t len, size_t max,
+                                                  struct mip_http_request *r);
+
+/* True when the request-target (origin-form "/bytes/N" or absolute-form
+ * "http://authority/bytes/N", query ignored) names a body of N bytes. */
+bool mip_http_route_bytes(const uint8_t *target, size_t len, uint64_t *n);
+
+/* Byte i of the body pattern, and bytes [offset, offset + n) of it. */
+static inline uint8_t mip_http_body_byte(uint64_t i)
+{
+    return (uint8_t)((7u * i + (i >> 8) + (i >> 16)) & 0xFFu);
+}
+void mip_http_body_fill(uint64_t offset, uint8_t *out, size_t n);
+
+/* --- the server -------------------------------------------------------------- */
+
+struct mip_http_server;
+
+struct mip_http_conn {
+    struct mip_tcp_app_slot mem;
+    struct mip_http_server *app;
+    uint8_t  phase;          /* reading a request, sending a response, closing */
+    bool     close_after;    /* close once the response is out */
+    uint16_t req_len;        /* bytes in req */
+    uint16_t head_len, head_off;
+    uint64_t body_left, body_off;
+    uint64_t skip;           /* request body bytes still to drop */
+    uint8_t  req[MIP_HTTP_REQ_MAX];
+    uint8_t  head[MIP_HTTP_HEAD_MAX];
+};
+
+struct mip_http_server {
+    struct mip_tcp *tcp;
+    struct mip_tcp_listener listener;
+    uint16_t port;           /* 0 when stopped */
+    uint32_t accepted;
+    uint32_t refused;        /* no free slot */
+    uint32_t errors;         /* connections ended by an error */
+    uint32_t active;
+    uint32_t requests;       /* complete requests parsed */
+    uint32_t status_2xx, status_4xx, status_5xx;   /* responses started */
+    uint64_t body_bytes;     /* /bytes/N body bytes queued */
+    struct mip_http_conn conns[MIP_TCP_APP_CONNS];
+};
+
+/* Clears *h and listens on `port`. Returns what mip_tcp_listen returns. */
+mip_status mip_http_server_start(struct mip_http_server *h, struct mip_tcp *tcp, uint16_t port);
+/* Stops listening and aborts the open connections; counters are kept. */
+void mip_http_server_stop(struct mip_http_server *h);
+
+#endif

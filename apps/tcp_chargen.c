@@ -1,0 +1,141 @@
+/* TCP character generator (RFC 864). See tcp_chargen.h. */
+#include "tcp_chargen.h"
+
+#include <string.h>
+
+void mip_chargen_fill(uint64_t offset, uint8_t *out, size_t n)
+{
+    uint32_t line = (uint32_t)((offset / MIP_CHARGEN_LINE_BYTES) % 95u);
+    uint32_t col = (uint32_t)(offset % MIP_CHARGEN_LINE_BYTES);
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (col < MIP_CHARGEN_LINE_CHARS)
+            out[i] = (uint8_t)(0x20u + (line + 1u + col) % 95u);
+        else
+            out[i] = col == MIP_CHARGEN_LINE_CHARS ? '\r' : '\n';
+        if (++col == MIP_CHARGEN_LINE_BYTES) {
+            col = 0;
+            line = line == 94u ? 0u : line + 1u;
+        }
+    }
+}
+
+static void chargen_fill_ring(struct mip_tcp_chargen_conn *gc)
+{
+    struct mip_tcp_chargen *g = gc->app;
+    struct mip_tcp_conn *c = &gc->mem.conn;
+    uint8_t buf[MIP_TCP_APP_CHUNK];
+    size_t room;
+
+    while ((room = mip_tcp_writable(c)) > 0) {
+        size_t n = room < sizeof(buf) ? room : sizeof(buf), put;
+
+        mip_chargen_fill(gc->sent, buf, n);
+        put = mip_tcp_write(g->tcp, c, buf, n);
+        gc->sent += put;
+        g->bytes += put;
+        if (put < n || !gc->mem.used)
+            break;
+    }
+}
+
+static void chargen_connected(void *ctx, struct mip_tcp_conn *c)
+{
+    (void)c;
+    chargen_fill_ring(ctx);
+}
+
+static void chargen_writable(void *ctx, struct mip_tcp_conn *c)
+{
+    (void)c;
+    chargen_fill_ring(ctx);
+}
+
+static void chargen_readable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct mip_tcp_chargen_conn *gc = ctx;
+    struct mip_tcp_chargen *g = gc->app;
+    uint8_t buf[MIP_TCP_APP_CHUNK];
+    size_t n;
+
+    while ((n = mip_tcp_read(g->tcp, c, buf, sizeof(buf))) > 0)
+        g->discarded += n;
+    if (mip_tcp_peer_closed(c))
+        (void)mip_tcp_close(g->tcp, c);
+}
+
+static void chargen_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
+    struct mip_tcp_chargen_conn *gc = ctx;
+
+    (void)c;
+    (void)why;
+    gc->app->errors++;
+}
+
+static void chargen_closed(void *ctx, struct mip_tcp_conn *c)
+{
+    struct mip_tcp_chargen_conn *gc = ctx;
+
+    (void)c;
+    gc->mem.used = false;
+    gc->app->active--;
+}
+
+static const struct mip_tcp_callbacks chargen_cb = {
+    .connected = chargen_connected,
+    .readable = chargen_readable,
+    .writable = chargen_writable,
+    .closed = chargen_closed,
+    .error = chargen_error,
+};
+
+static struct mip_tcp_conn *chargen_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+{
+    struct mip_tcp_chargen *g = ctx;
+    unsigned i;
+
+    (void)tcp;
+    (void)port;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        struct mip_tcp_chargen_conn *gc = &g->conns[i];
+        if (!gc->mem.used) {
+            gc->app = g;
+            gc->sent = 0;
+            g->accepted++;
+            g->active++;
+            return mip_tcp_app_slot_take(&gc->mem, &chargen_cb, gc);
+        }
+    }
+    g->refused++;
+    return NULL;
+}
+
+mip_status mip_tcp_chargen_start(struct mip_tcp_chargen *g, struct mip_tcp *tcp, uint16_t port)
+{
+    mip_status st;
+
+    if (g == NULL || tcp == NULL)
+        return MIP_ERR_INVALID;
+    memset(g, 0, sizeof(*g));
+    g->tcp = tcp;
+    st = mip_tcp_listen(tcp, &g->listener, port, chargen_accept, g);
+    if (st == MIP_OK)
+        g->port = port;
+    return st;
+}
+
+void mip_tcp_chargen_stop(struct mip_tcp_chargen *g)
+{
+    unsigned i;
+
+    if (g == NULL || g->tcp == NULL)
+        return;
+    if (g->port != 0)
+        mip_tcp_unlisten(g->tcp, &g->listener);
+    g->port = 0;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+        if (g->conns[i].mem.used)
+            mip_tcp_abort(g->tcp, &g->conns[i].mem.conn);
+}

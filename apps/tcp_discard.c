@@ -1,0 +1,116 @@
+/* TCP discard service (RFC 863). See tcp_discard.h. */
+#include "tcp_discard.h"
+
+#include <string.h>
+
+uint32_t mip_crc32_update(uint32_t crc, const uint8_t *data, size_t n)
+{
+    /* Four bits at a time: a 64-byte table in flash. */
+    static const uint32_t t[16] = {
+        0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
+        0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+        0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu,
+    };
+    size_t i;
+
+    crc = ~crc;
+    for (i = 0; i < n; i++) {
+        crc ^= data[i];
+        crc = (crc >> 4) ^ t[crc & 15u];
+        crc = (crc >> 4) ^ t[crc & 15u];
+    }
+    return ~crc;
+}
+
+static void discard_readable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct mip_tcp_discard_conn *dc = ctx;
+    struct mip_tcp_discard *d = dc->app;
+    uint8_t buf[MIP_TCP_APP_CHUNK];
+    size_t n;
+
+    while ((n = mip_tcp_read(d->tcp, c, buf, sizeof(buf))) > 0) {
+        dc->bytes += n;
+        d->bytes += n;
+        dc->crc = mip_crc32_update(dc->crc, buf, n);
+    }
+    if (mip_tcp_peer_closed(c))
+        (void)mip_tcp_close(d->tcp, c);
+}
+
+static void discard_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
+    struct mip_tcp_discard_conn *dc = ctx;
+
+    (void)c;
+    (void)why;
+    dc->app->errors++;
+}
+
+static void discard_closed(void *ctx, struct mip_tcp_conn *c)
+{
+    struct mip_tcp_discard_conn *dc = ctx;
+    struct mip_tcp_discard *d = dc->app;
+
+    (void)c;
+    d->last_bytes = dc->bytes;
+    d->last_crc32 = dc->crc;
+    dc->mem.used = false;
+    d->active--;
+}
+
+static const struct mip_tcp_callbacks discard_cb = {
+    .readable = discard_readable,
+    .closed = discard_closed,
+    .error = discard_error,
+};
+
+static struct mip_tcp_conn *discard_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+{
+    struct mip_tcp_discard *d = ctx;
+    unsigned i;
+
+    (void)tcp;
+    (void)port;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        struct mip_tcp_discard_conn *dc = &d->conns[i];
+        if (!dc->mem.used) {
+            dc->app = d;
+            dc->bytes = 0;
+            dc->crc = 0;
+            d->accepted++;
+            d->active++;
+            return mip_tcp_app_slot_take(&dc->mem, &discard_cb, dc);
+        }
+    }
+    d->refused++;
+    return NULL;
+}
+
+mip_status mip_tcp_discard_start(struct mip_tcp_discard *d, struct mip_tcp *tcp, uint16_t port)
+{
+    mip_status st;
+
+    if (d == NULL || tcp == NULL)
+        return MIP_ERR_INVALID;
+    memset(d, 0, sizeof(*d));
+    d->tcp = tcp;
+    st = mip_tcp_listen(tcp, &d->listener, port, discard_accept, d);
+    if (st == MIP_OK)
+        d->port = port;
+    return st;
+}
+
+void mip_tcp_discard_stop(struct mip_tcp_discard *d)
+{
+    unsigned i;
+
+    if (d == NULL || d->tcp == NULL)
+        return;
+    if (d->port != 0)
+        mip_tcp_unlisten(d->tcp, &d->listener);
+    d->port = 0;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+        if (d->conns[i].mem.used)
+            mip_tcp_abort(d->tcp, &d->conns[i].mem.conn);
+}
