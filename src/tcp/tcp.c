@@ -173,6 +173,7 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
 #endif
     c->state = MIP_TCP_SYN_SENT;
     c->last_rx = s->now;
+    c->rtt_start = s->now;        /* the first SYN is timed (Karn: only it) */
     tcp_conn_link(tcp, c);
     TCP_STAT(tcp, conns_opened);
     /* A SYN that could not leave is retried by the timer like a lost one. */
@@ -295,6 +296,11 @@ mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 
 void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
+    tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
+}
+
+void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
     if (c->state == MIP_TCP_CLOSED)
         return;
     if (c->state != MIP_TCP_SYN_SENT) {
@@ -310,7 +316,7 @@ void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         seg.netif = c->netif;
         (void)tcp_emit(tcp, &seg);
     }
-    tcp_conn_finish(tcp, c, MIP_TCP_ERR_ABORTED);
+    tcp_conn_finish(tcp, c, why);
 }
 
 uint32_t mip_tcp_stat(const struct mip_tcp *tcp, enum mip_tcp_stat which)

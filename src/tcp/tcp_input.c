@@ -372,13 +372,18 @@ static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool firs
     if (c->flags & TCPF_SACK_OK) {
         unsigned budget;
         uint32_t seq, len;
+        uint16_t smss = c->mss;       /* payload per segment, as tcp_output */
+#if MIP_TCP_TIMESTAMPS
+        if (c->flags & TCPF_TS_OK)
+            smss = (uint16_t)(smss - 12u);
+#endif
         if (MIP_SEQ_LT(c->sackb.rexmit_next, c->snd_una))
             c->sackb.rexmit_next = c->snd_una;
         for (budget = 0; budget < 64u; budget++) {
             uint32_t pipe = tcp_sackb_pipe(&c->sackb, c->snd_una, c->snd_max);
             if (!first && pipe + c->mss > tcp_cc_window(&c->cc))
                 return;
-            if (!tcp_sackb_next_hole(&c->sackb, c->snd_una, c->mss, &seq, &len)) {
+            if (!tcp_sackb_next_hole(&c->sackb, c->snd_una, smss, &seq, &len)) {
                 if (first)
                     tcp_retransmit(tcp, c, c->snd_una, c->mss);
                 return;
@@ -452,8 +457,10 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
         /* A duplicate ACK (RFC 5681 2): nothing new, no data, same
          * window, data outstanding. */
+        /* The answer to a zero-window probe is no loss signal: a "fast
+         * retransmit" would send a full segment into the closed window. */
         if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una &&
-            !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN))) {
+            !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN)) && !(c->flags & TCPF_PERSIST)) {
             bool fast = tcp_cc_on_dupack(&c->cc, flight, c->snd_max);
             if (fast) {
                 TCP_STAT(tcp, fast_rexmits);

@@ -73,6 +73,8 @@ void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_e
 /* Moves a connection to TIME_WAIT: a compact record, memory returned. */
 void tcp_enter_timewait(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* Sends RST (unless in SYN_SENT) and ends the connection with `why`. */
+void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why);
 
 /* tcp_input.c */
 /* (Re)sends the SYN-ACK of a SYN cache entry. */

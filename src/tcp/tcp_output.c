@@ -261,9 +261,23 @@ static mip_status send_data(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_
 void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, uint32_t len)
 {
     uint32_t ring_end = c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u) + c->tx.len;
+    uint32_t limit = c->snd_una + c->snd_wnd;
+    uint32_t mss = c->mss;
     bool fin = false;
+#if MIP_TCP_TIMESTAMPS
+    if (c->flags & TCPF_TS_OK)
+        mss -= 12u;               /* as tcp_output: the segment fits the MTU */
+#endif
+    if (len > mss)
+        len = mss;
     if (MIP_SEQ_GT(seq + len, ring_end))
         len = MIP_SEQ_GT(ring_end, seq) ? ring_end - seq : 0;
+    /* Bytes sent before, or new ones inside the peer's window; only the
+     * persist probe goes past it (RFC 9293 3.8.6.1). */
+    if (MIP_SEQ_LT(limit, c->snd_max))
+        limit = c->snd_max;
+    if (!(c->flags & TCPF_PERSIST) && MIP_SEQ_GT(seq + len, limit))
+        len = MIP_SEQ_GT(limit, seq) ? limit - seq : 0;
     if ((c->flags & TCPF_FIN_SENT) && seq + len == ring_end)
         fin = true;
     if (len == 0 && !fin)
@@ -275,6 +289,8 @@ void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, u
     TCP_STAT(tcp, rexmits);
     if (MIP_SEQ_GT(seq + len + (fin ? 1u : 0u), c->snd_nxt))
         c->snd_nxt = seq + len + (fin ? 1u : 0u);
+    if (MIP_SEQ_GT(c->snd_nxt, c->snd_max))
+        c->snd_max = c->snd_nxt;  /* else the ACK of new bytes sent here is "above snd_max" */
 }
 
 static bool can_send_data(const struct mip_tcp_conn *c)

@@ -37,9 +37,7 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     }
     if (++c->retries > MIP_TCP_MAX_RETRIES) {
         TCP_STAT(tcp, conns_timed_out);
-        mip_tcp_abort(tcp, c);
-        if (c->error == MIP_TCP_ERR_ABORTED)
-            c->error = MIP_TCP_ERR_TIMEOUT;
+        tcp_conn_abort(tcp, c, MIP_TCP_ERR_TIMEOUT);
         return;
     }
     TCP_STAT(tcp, timeouts);
@@ -64,8 +62,7 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         return;
     }
     if (c->ka_probes >= MIP_TCP_KEEPALIVE_PROBES) {
-        mip_tcp_abort(tcp, c);
-        c->error = MIP_TCP_ERR_KEEPALIVE;
+        tcp_conn_abort(tcp, c, MIP_TCP_ERR_KEEPALIVE);
         return;
     }
     /* A segment one below snd_una: the peer must answer with an ACK
@@ -80,6 +77,14 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     seg.flags = MIP_TCP_ACK;
     seg.win = (uint16_t)(tcp_rcv_window(c) >> c->rcv_wscale);
     seg.netif = c->netif;
+#if MIP_TCP_TIMESTAMPS
+    /* RFC 7323 3.2: once negotiated, every non-RST segment carries TSopt. */
+    if (c->flags & TCPF_TS_OK) {
+        seg.opts.present = MIP_TCP_HAS_TIMESTAMP;
+        seg.opts.ts_val = tcp_ts_now(c, tcp->stack->now);
+        seg.opts.ts_ecr = c->ts_recent;
+    }
+#endif
     (void)tcp_emit(tcp, &seg);
     TCP_STAT(tcp, keepalives);
     c->ka_probes++;

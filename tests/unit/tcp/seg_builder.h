@@ -138,15 +138,28 @@ struct app {
     bool close_on_peer_fin;    /* mip_tcp_close once the peer's FIN is read */
     unsigned connected, readable, writable, closed, errors, accepted;
     int error;                 /* last `error` reason */
+    mip_time_t t_connected, t_closed;
     uint8_t got[65536];
     size_t ngot;
     struct mip_tcp_config cfg; /* applied to accepted connections when set */
     bool use_cfg;
 };
 
-static void app_connected(void *ctx, struct mip_tcp_conn *c) { struct app *a = ctx; (void)c; a->connected++; }
+static void app_connected(void *ctx, struct mip_tcp_conn *c)
+{
+    struct app *a = ctx;
+    (void)c;
+    a->connected++;
+    a->t_connected = a->tcp->stack->now;
+}
 static void app_writable(void *ctx, struct mip_tcp_conn *c) { struct app *a = ctx; (void)c; a->writable++; }
-static void app_closed(void *ctx, struct mip_tcp_conn *c) { struct app *a = ctx; (void)c; a->closed++; }
+static void app_closed(void *ctx, struct mip_tcp_conn *c)
+{
+    struct app *a = ctx;
+    (void)c;
+    a->closed++;
+    a->t_closed = a->tcp->stack->now;
+}
 static void app_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
 {
     struct app *a = ctx;
@@ -406,11 +419,11 @@ static inline void hs_open_active(struct hs *h, struct app *a, uint32_t irs,
     CHECK_EQ(a->conn.state, MIP_TCP_SYN_SENT);
     CHECK(hs_next(h, &r));
     CHECK_EQ(r.h.flags, MIP_TCP_SYN);
-    CHECK_EQ(r.h.dport, 80);
+    CHECK_EQ(r.h.dst_port, 80);
     if (syn != NULL)
         *syn = r;
     h->pport = 80;
-    h->lport = r.h.sport;
+    h->lport = r.h.src_port;
     h->rcv_nxt = r.h.seq + 1u;
     h->snd_nxt = irs;
     h->ts = o != NULL && (o->present & MIP_TCP_HAS_TIMESTAMP) &&
@@ -444,5 +457,59 @@ static inline uint32_t hs_to_next_deadline(struct hs *h, uint32_t max)
     fixture_advance(&h->f, d);
     return d;
 }
+
+/* --- helpers for two stacks (tcp_pair.h included first) ------------------ */
+
+#ifdef MOTEIP_TEST_TCP_PAIR_H
+/* pair_run stops early when nothing is due soon: this runs the pair for
+ * exactly `ms` of simulated time. */
+static inline void pair_run_for(struct pair *p, uint32_t ms)
+{
+    mip_time_t end = p->now + ms;
+    pair_run(p, 1, ms);
+    if (mip_time_before(p->now, end)) {
+        p->now = end;
+        mip_stack_poll(p->side[0].s, p->now);
+        mip_stack_poll(p->side[1].s, p->now);
+        pair_run(p, 1, 1);
+    }
+}
+
+/* Delivers every queued frame of side `from` to the other side, at the
+ * current time, without polling. */
+static inline void pair_deliver(struct pair *p, int from)
+{
+    struct pair_side *sd = &p->side[from], *to = &p->side[1 - from];
+    unsigned n = sd->qlen;
+    while (n-- > 0) {
+        struct pair_frame f = sd->q[sd->qhead];
+        sd->qhead = (sd->qhead + 1) % PAIR_QMAX;
+        sd->qlen--;
+        mip_stack_input(to->s, 0, f.data, f.len, p->now);
+    }
+}
+
+static inline struct mip_addr pair_addr(bool v6, int i)
+{
+    static const char *a4[2] = {"192.0.2.1", "192.0.2.2"};
+    static const char *a6[2] = {"fd00::1", "fd00::2"};
+    return fixture_addr(v6 ? a6[i] : a4[i]);
+}
+
+/* Connects side 0 to a listener on side 1 (port 80) with `cli` and `srv`;
+ * both end up ESTABLISHED. */
+static inline void pair_connect(struct pair *p, bool v6, struct app *cli, struct app *srv,
+                                struct mip_tcp_listener *l)
+{
+    struct mip_addr dst = pair_addr(v6, 1);
+    CHECK_EQ(mip_tcp_listen(&p->side[1].tcp, l, 80, app_accept, srv), MIP_OK);
+    app_init(cli, &p->side[0].tcp);
+    srv->tcp = &p->side[1].tcp;
+    CHECK_EQ(mip_tcp_connect(&p->side[0].tcp, &cli->conn, &dst, 80), MIP_OK);
+    pair_run(p, 1, 50);
+    CHECK_EQ(cli->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(srv->conn.state, MIP_TCP_ESTABLISHED);
+}
+#endif
 
 #endif
