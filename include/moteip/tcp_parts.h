@@ -199,6 +199,8 @@ struct mip_tcp_rxbuf {
     uint16_t size;
     uint16_t head;      /* first unread in-order byte */
     uint16_t len;       /* in-order bytes ready for the application */
+    uint16_t ooo_end;   /* window offset just past the highest out-of-order
+                           byte held; 0 when none (so has_ooo needs no scan) */
 };
 
 /* Clears the bitmap. mem NULL gives a ring of size 0. */

@@ -21,6 +21,7 @@ void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, uint
     r->size = mem != NULL ? size : 0u;
     r->head = 0;
     r->len = 0;
+    r->ooo_end = 0;
     if (bitmap != NULL)
         memset(bitmap, 0, ((size_t)r->size + 7u) / 8u);
 }
@@ -144,6 +145,8 @@ uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t
     }
     if (offset > 0) {
         win_fill(r, offset, cnt, true);
+        if (offset + cnt > r->ooo_end)
+            r->ooo_end = (uint16_t)(offset + cnt);
         return 0;
     }
     /* In order: the new bytes may overwrite out-of-order copies of the
@@ -151,6 +154,9 @@ uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t
     run = win_scan(r, cnt, space, false);   /* end of the contiguous run */
     win_fill(r, 0, run, false);
     r->len = (uint16_t)(r->len + run);
+    /* Window offsets count from the in-order end, which moved by `run`;
+     * past the old highest out-of-order byte nothing is held any more. */
+    r->ooo_end = r->ooo_end > run ? (uint16_t)(r->ooo_end - run) : 0u;
     return (uint16_t)(r->len - before);
 }
 
@@ -179,14 +185,7 @@ size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n)
 
 bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r)
 {
-    size_t i, nbytes;
-    if (r->bitmap == NULL)
-        return false;
-    nbytes = ((size_t)r->size + 7u) / 8u;
-    for (i = 0; i < nbytes; i++)
-        if (r->bitmap[i] != 0)
-            return true;
-    return false;
+    return r->ooo_end != 0;
 }
 
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,
