@@ -158,7 +158,7 @@ static bool v4_is_bcast_or_mcast(const uint8_t *a)
     return (a[0] & 0xF0) == 0xE0 || (a[0] == 255 && a[1] == 255 && a[2] == 255 && a[3] == 255) ||
            (a[0] == 192 && a[1] == 0 && a[2] == 2 && a[3] == 255);
 }
-static bool v4_on_link(const uint8_t *a) { return a[0] == 192 && a[1] == 0 && a[2] == 2; }
+static inline bool v4_on_link(const uint8_t *a) { return a[0] == 192 && a[1] == 0 && a[2] == 2; }
 static bool v6_is_ours(const uint8_t *a)
 {
     return memcmp(a, our_v6, 16) == 0 || memcmp(a, our_ll, 16) == 0;

@@ -234,6 +234,14 @@ static mip_status plan_init(struct mip_stack *s, const struct mip_ip_tx *tx, str
         (tx->dst.family == MIP_AF_INET6 && !MIP_CONF_IPV6) ||
         (tx->dst.family != MIP_AF_INET && tx->dst.family != MIP_AF_INET6))
         return MIP_ERR_INVALID;
+    /* The unspecified address names no destination (RFC 4291 2.5.2,
+     * RFC 1122 3.2.1.3): e.g. an echo request from :: gets no reply. */
+    if ((tx->dst.family == MIP_AF_INET6 && ip6_is_unspecified(tx->dst.bytes)) ||
+        (tx->dst.family == MIP_AF_INET && tx->dst.bytes[0] == 0 && tx->dst.bytes[1] == 0 &&
+         tx->dst.bytes[2] == 0 && tx->dst.bytes[3] == 0)) {
+        STAT(s, drop_ip_martian);
+        return MIP_ERR_INVALID;
+    }
     st = ip_route(s, &tx->dst, tx->netif, &pl->nif, &pl->nexthop);
     if (st != MIP_OK) {
         STAT(s, drop_ip_no_route);
