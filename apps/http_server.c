@@ -358,12 +358,36 @@ static bool send_some(struct mip_http_conn *hc)
     struct mip_tcp_conn *c = &hc->mem.conn;
     uint8_t buf[MIP_TCP_APP_CHUNK];
 
+    /* The head and the start of the body go in one write, so a small
+     * response leaves in one segment (not a head that Nagle holds the body
+     * behind until the peer's delayed ACK). */
     while (hc->head_off < hc->head_len) {
-        size_t put = mip_tcp_write(h->tcp, c, hc->head + hc->head_off,
-                                   (size_t)(hc->head_len - hc->head_off));
-        if (put == 0)
+        size_t room = mip_tcp_writable(c), n = (size_t)(hc->head_len - hc->head_off), b = 0, put;
+
+        if (room == 0)
             return false;
-        hc->head_off = (uint16_t)(hc->head_off + put);
+        if (n > room)
+            n = room;
+        if (n > sizeof(buf))
+            n = sizeof(buf);
+        memcpy(buf, hc->head + hc->head_off, n);
+        if (hc->head_off + n == hc->head_len) {
+            b = (room < sizeof(buf) ? room : sizeof(buf)) - n;
+            if ((uint64_t)b > hc->body_left)
+                b = (size_t)hc->body_left;
+            mip_http_body_fill(hc->body_off, buf + n, b);
+        }
+        put = mip_tcp_write(h->tcp, c, buf, n + b);
+        if (put <= n) {
+            hc->head_off = (uint16_t)(hc->head_off + put);
+        } else {
+            hc->head_off = hc->head_len;
+            hc->body_off += put - n;
+            hc->body_left -= put - n;
+            h->body_bytes += put - n;
+        }
+        if (put < n + b)
+            return false;
     }
     while (hc->body_left > 0) {
         size_t room = mip_tcp_writable(c), n, put;

@@ -34,8 +34,14 @@ static void discard_readable(void *ctx, struct mip_tcp_conn *c)
         d->bytes += n;
         dc->crc = mip_crc32_update(dc->crc, buf, n);
     }
-    if (mip_tcp_peer_closed(c))
+    if (mip_tcp_peer_closed(c) && !dc->done) {
+        /* The stream is complete: record it now (the connection itself
+         * may linger in LAST_ACK for a while). */
+        dc->done = true;
+        d->last_bytes = dc->bytes;
+        d->last_crc32 = dc->crc;
         (void)mip_tcp_close(d->tcp, c);
+    }
 }
 
 static void discard_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
@@ -53,8 +59,10 @@ static void discard_closed(void *ctx, struct mip_tcp_conn *c)
     struct mip_tcp_discard *d = dc->app;
 
     (void)c;
-    d->last_bytes = dc->bytes;
-    d->last_crc32 = dc->crc;
+    if (!dc->done) {          /* ended without the peer's FIN (reset, abort) */
+        d->last_bytes = dc->bytes;
+        d->last_crc32 = dc->crc;
+    }
     dc->mem.used = false;
     d->active--;
 }
@@ -78,6 +86,7 @@ static struct mip_tcp_conn *discard_accept(void *ctx, struct mip_tcp *tcp, uint1
             dc->app = d;
             dc->bytes = 0;
             dc->crc = 0;
+            dc->done = false;
             d->accepted++;
             d->active++;
             return mip_tcp_app_slot_take(&dc->mem, &discard_cb, dc);

@@ -1,10 +1,10 @@
 /*
  * TCP discard service (RFC 863): bytes received are thrown away and
  * counted. Each connection also keeps the CRC-32 (the IEEE 802.3 / zlib
- * CRC, as Python's zlib.crc32) of its byte stream, and when a connection
- * ends its byte count and CRC are kept as `last_bytes` / `last_crc32`, so a
- * test can check that an upload arrived intact. When the peer closes, the
- * service closes too.
+ * CRC, as Python's zlib.crc32) of its byte stream, and when a stream ends
+ * (the peer's FIN, or else the end of the connection) its byte count and
+ * CRC are kept as `last_bytes` / `last_crc32`, so a test can check that an
+ * upload arrived intact. When the peer closes, the service closes too.
  *
  * All state, including the memory of MIP_TCP_APP_CONNS connections (see
  * tcp_app.h), lives in the caller's struct; only the public TCP API is
@@ -13,6 +13,7 @@
 #ifndef MOTEIP_APPS_TCP_DISCARD_H
 #define MOTEIP_APPS_TCP_DISCARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "moteip/tcp.h"
@@ -26,7 +27,8 @@ struct mip_tcp_discard_conn {
     struct mip_tcp_app_slot mem;
     struct mip_tcp_discard *app;
     uint64_t bytes;            /* received on this connection */
-    uint32_t crc;              /* running CRC-32 register (inverted) */
+    uint32_t crc;              /* running CRC-32 of the stream so far */
+    bool done;                 /* the peer's FIN arrived: stream recorded */
 };
 
 struct mip_tcp_discard {

@@ -6,7 +6,7 @@
  *               [--mac MAC] [--forward] [--profile tiny|full]
  *               [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]
  *               [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]
- *                [--client-timeout SECONDS]]
+ *                [--client-timeout SECONDS]] [--impair SPEC]
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
@@ -43,6 +43,7 @@
 
 #include "moteip/stack.h"
 #include "moteip/tcp.h"
+#include "impair.h"
 #include "linux_tap.h"
 #include "http_server.h"
 #include "tcp_app.h"
@@ -99,6 +100,8 @@ struct host_opts {
     uint64_t client_send, client_expect;
     bool have_send, have_expect;
     unsigned client_timeout_s;
+    const char *impair_text;          /* --impair SPEC (impair.h) */
+    struct impair_spec impair;
     const char *stats_json;
     const char *mac_text;
     uint8_t mac[6];
@@ -118,7 +121,7 @@ static void usage(FILE *f)
             "                   [--mac MAC] [--forward] [--profile tiny|full]\n"
             "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
             "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
-            "                    [--client-timeout SECONDS]]\n"
+            "                    [--client-timeout SECONDS]] [--impair SPEC]\n"
             "\n"
             "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
             "(attached, or created when it does not exist), with UDP echo on port 7\n"
@@ -138,7 +141,8 @@ static void usage(FILE *f)
             "  --profile tiny|full  refuse to run unless the stack was built with this\n"
             "                       profile (this one: " BUILD_PROFILE ")\n"
             "\n"
-            "TCP services (each off unless given; %u connections each):\n"
+            "TCP services (each off unless given; %u connections each, with a %u-byte\n"
+            "send ring and a %u-byte receive ring per connection):\n"
             "  --echo PORT          echo (RFC 862)\n"
             "  --discard PORT       discard (RFC 863); counts bytes and the CRC-32 of\n"
             "                       the last connection (stats JSON apps.tcp_discard)\n"
@@ -156,10 +160,18 @@ static void usage(FILE *f)
             "  --client-send N      bytes to send (default 0)\n"
             "  --client-expect N    bytes to receive (default 0)\n"
             "  --client-timeout S   give up after S seconds (default 30)\n"
+            "\n"
+            "Testing:\n"
+            "  --impair SPEC        impair the link in both directions, like netem:\n"
+            "                       comma-separated loss=P, dup=P (percent), delay=MS,\n"
+            "                       reorder=P (that share of frames skips the delay),\n"
+            "                       seed=N; e.g. --impair loss=5 or delay=10,reorder=25\n"
             "  --help               print this help and exit\n"
             "\n"
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
-            "bad command line.\n", (unsigned)MIP_TCP_APP_CONNS);
+            "bad command line. With --tcp-client: 0 when the test passed, else 1.\n",
+            (unsigned)MIP_TCP_APP_CONNS, (unsigned)MIP_TCP_APP_TX_SIZE,
+            (unsigned)MIP_TCP_APP_RX_SIZE);
 }
 
 /* Prints "moteip-host: OPT: message" and exits 2. */
@@ -498,6 +510,14 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             if (parse_count(v, &t) != 0 || t == 0 || t > 86400u)
                 bad_arg(arg, "'%s' is not a number of seconds (1..86400)", v);
             o->client_timeout_s = (unsigned)t;
+        } else if (strcmp(arg, "--impair") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            char err[160];
+            if (o->impair_text != NULL)
+                bad_arg(arg, "given more than once");
+            if (impair_parse(v, &o->impair, err, sizeof(err)) != 0)
+                bad_arg(arg, "'%s': %s", v, err);
+            o->impair_text = v;
         } else if (arg[0] == '-') {
             bad_arg(arg, "unknown option (see --help)");
         } else {
@@ -571,6 +591,40 @@ static void format_addr(const struct mip_addr *a, char *buf, size_t cap)
                   (socklen_t)cap) == NULL)
         snprintf(buf, cap, "?");
 }
+
+/* --- the link: the TAP, optionally through the impairment (--impair) ------- */
+
+struct host_link {
+    struct mip_stack *s;
+    uint8_t nif;
+    struct mip_tap *tap;
+    bool impaired;
+    struct impair im;
+};
+
+static void link_deliver_rx(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct host_link *l = ctx;
+
+    mip_stack_input(l->s, l->nif, frame, len, now_ms());
+}
+
+static void link_deliver_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct host_link *l = ctx;
+
+    (void)mip_tap_transmit(l->tap, frame, len);
+}
+
+static mip_status link_transmit(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct host_link *l = ctx;
+
+    impair_frame(&l->im, IMPAIR_TX, frame, len, now_ms());
+    return MIP_OK;
+}
+
+static const struct mip_netif_driver impaired_driver = { link_transmit };
 
 /* --- the TCP client test (--tcp-client) ------------------------------------ */
 
@@ -702,6 +756,7 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
                             const struct mip_udp_echo *echo,
                             const struct mip_udp_discard *discard,
                             const struct host_tcp *t,
+                            const struct host_link *link,
                             const struct mip_tap *tap)
 {
     char tmp[PATH_MAX];
@@ -768,6 +823,18 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
         first = 0;
     }
     fprintf(f, "\n  },\n");
+    if (link->impaired) {
+        const struct impair *im = &link->im;
+        fprintf(f, "  \"impair\": {\"rx_frames\": %llu, \"rx_dropped\": %llu, "
+                "\"rx_duplicated\": %llu, \"rx_delayed\": %llu, \"rx_overflow\": %llu, "
+                "\"tx_frames\": %llu, \"tx_dropped\": %llu, \"tx_duplicated\": %llu, "
+                "\"tx_delayed\": %llu, \"tx_overflow\": %llu},\n",
+                (unsigned long long)im->frames[0], (unsigned long long)im->dropped[0],
+                (unsigned long long)im->duplicated[0], (unsigned long long)im->delayed[0],
+                (unsigned long long)im->overflow[0], (unsigned long long)im->frames[1],
+                (unsigned long long)im->dropped[1], (unsigned long long)im->duplicated[1],
+                (unsigned long long)im->delayed[1], (unsigned long long)im->overflow[1]);
+    }
     fprintf(f, "  \"tap\": {\"tx_errors\": %lu}\n}\n",
             (unsigned long)(tap->tx_errors + tap->tx_short));
     if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
@@ -798,6 +865,7 @@ int main(int argc, char **argv)
     struct mip_udp_discard discard;
     struct mip_tap tap;
     struct host_tcp *t;
+    struct host_link *link;
     mip_time_t client_deadline = 0;
     uint8_t entropy[32];
     uint8_t *rxbuf;
@@ -812,7 +880,8 @@ int main(int argc, char **argv)
     s = calloc(1, sizeof(*s));
     rxbuf = malloc(RX_BUF_SIZE);
     t = calloc(1, sizeof(*t));
-    if (o == NULL || s == NULL || rxbuf == NULL || t == NULL)
+    link = calloc(1, sizeof(*link));
+    if (o == NULL || s == NULL || rxbuf == NULL || t == NULL || link == NULL)
         fail("out of memory");
     parse_args(argc, argv, o);
 
@@ -846,7 +915,22 @@ int main(int argc, char **argv)
     mip_stack_init(s, &cfg, now_ms());
     memset(entropy, 0, sizeof(entropy));
 
-    rc = (int)mip_netif_add_ethernet(s, o->mac, &mip_tap_driver, &tap, &nif);
+    link->s = s;
+    link->tap = &tap;
+    if (o->impair_text != NULL) {
+        if (!o->impair.have_seed) {
+            rc = fill_random((uint8_t *)&o->impair.seed, sizeof(o->impair.seed));
+            if (rc < 0)
+                fail("getrandom: %s", strerror(-rc));
+        }
+        if (impair_init(&link->im, &o->impair, link_deliver_rx, link, link_deliver_tx, link) != 0)
+            fail("out of memory");
+        link->impaired = true;
+        rc = (int)mip_netif_add_ethernet(s, o->mac, &impaired_driver, link, &nif);
+    } else {
+        rc = (int)mip_netif_add_ethernet(s, o->mac, &mip_tap_driver, &tap, &nif);
+    }
+    link->nif = nif;
     if (rc != MIP_OK)
         fail("cannot add the Ethernet netif: %s", mip_status_name((mip_status)rc));
     for (i = 0; i < o->n_addrs; i++) {
@@ -941,6 +1025,11 @@ int main(int argc, char **argv)
             }
         }
         delay = mip_stack_poll(s, now_ms());
+        if (link->impaired) {
+            uint32_t d2 = impair_run(&link->im, now_ms());
+            if (d2 < delay)
+                delay = d2;
+        }
         if (o->client_text != NULL) {
             uint32_t left = (uint32_t)(client_deadline - now_ms());
             if (delay == MIP_POLL_IDLE || delay > left)
@@ -975,7 +1064,10 @@ int main(int argc, char **argv)
                     running = false;
                     break;
                 }
-                mip_stack_input(s, nif, rxbuf, (size_t)len, now_ms());
+                if (link->impaired)
+                    impair_frame(&link->im, IMPAIR_RX, rxbuf, (size_t)len, now_ms());
+                else
+                    mip_stack_input(s, nif, rxbuf, (size_t)len, now_ms());
             }
         }
         if (pfd[1].revents & POLLIN) {
@@ -999,7 +1091,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (o->stats_json != NULL) {
-        rc = write_stats_json(o->stats_json, s, &echo, &discard, t, &tap);
+        rc = write_stats_json(o->stats_json, s, &echo, &discard, t, link, &tap);
         if (rc < 0) {
             fprintf(stderr, PROG ": --stats-json: cannot write '%s': %s\n", o->stats_json,
                     strerror(-rc));
@@ -1009,6 +1101,9 @@ int main(int argc, char **argv)
     mip_tap_close(&tap);
     close(sfd);
     free(rxbuf);
+    if (link->impaired)
+        impair_free(&link->im);
+    free(link);
     free(t);
     free(s);
     free(o);

@@ -322,6 +322,8 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
     }
     c->irs = h->seq;
     c->rcv_nxt = h->seq + 1u;
+    /* The right edge our SYN advertised was relative to nothing yet. */
+    c->rcv_adv = c->rcv_nxt;
     take_options(c, &in->o, (in->o.present & MIP_TCP_HAS_SACK_PERM) != 0,
                  (in->o.present & MIP_TCP_HAS_TIMESTAMP) != 0, c->mss);
     c->snd_wnd = h->window;       /* never scaled in a SYN */

@@ -48,7 +48,7 @@ uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)
     edge = c->rcv_nxt + space;
     if (MIP_SEQ_LT(edge, c->rcv_adv))
         space = c->rcv_adv - c->rcv_nxt;
-    return space;
+    return space < max ? space : max;
 }
 
 mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
@@ -65,7 +65,8 @@ mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
     total = (uint16_t)(MIP_TCP_HDR_LEN + optlen + seg->data_len);
     /* Headroom for the link and IP headers only: TCP segments are sized
      * to the MTU and never fragmented. */
-    p = mip_pbuf_alloc(&s->pool, (uint16_t)(MIP_LINK_HDR_MAX + MIP_IPV6_HDR_LEN));
+    p = mip_pbuf_alloc(&s->pool, (uint16_t)(MIP_LINK_HDR_MAX +
+                       (seg->dst->family == MIP_AF_INET ? MIP_IPV4_HDR_LEN : MIP_IPV6_HDR_LEN)));
     if (p == NULL || (w = mip_pbuf_put(p, total)) == NULL) {
         mip_pbuf_free(&s->pool, p);
         return MIP_ERR_NOBUFS;

@@ -226,6 +226,32 @@ static void active_handshake(bool v6, bool all)
     free(a);
 }
 
+/* The right edge a SYN advertised is relative to nothing yet: whatever
+ * half of sequence space the peer's ISN falls in, the first ACK must
+ * advertise exactly the free ring (regression: the old edge leaked into
+ * the window as 2^31-ish garbage). */
+static void test_active_open_window_whatever_the_peer_isn(void)
+{
+    static const uint32_t irs[] = {0x00000010u, 0x7FFFFFF0u, 0x80000000u, 0x90000000u,
+                                   0xFFFFFFF0u};
+    unsigned i;
+    for (i = 0; i < sizeof(irs) / sizeof(irs[0]); i++) {
+        struct hs *h = hs_new(true);
+        struct app *a = calloc(1, sizeof(*a));
+        struct sb_reply r;
+        hs_open_active(h, a, irs[i], NULL, NULL);
+        CHECK_EQ(a->conn.state, MIP_TCP_ESTABLISHED);
+        CHECK(hs_next(h, &r));
+        CHECK_EQ(r.h.flags, MIP_TCP_ACK);
+        CHECK_EQ(r.h.ack, irs[i] + 1u);
+        CHECK_EQ(r.h.window, APP_RING);
+        CHECK_EQ(a->conn.rcv_adv, irs[i] + 1u + APP_RING);
+        mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+
 static void test_active_open_all_options_v6(void) { active_handshake(true, true); }
 static void test_active_open_no_options_v6(void) { active_handshake(true, false); }
 #if MIP_CONF_IPV4
@@ -604,6 +630,7 @@ static void test_passive_close(void)
 
 int main(void)
 {
+    RUN(test_active_open_window_whatever_the_peer_isn);
     RUN(test_passive_open_all_options_v6);
     RUN(test_passive_open_no_options_v6);
 #if MIP_CONF_IPV4
