@@ -480,6 +480,228 @@ def wire_seeds():
     s["csum-zero"] = bytes([9]) + b"\0\0\0\0\0" + b"\0" * 40
     return s
 
+# --- fuzz_tcp -------------------------------------------------------------------
+#
+# Input: 5 header bytes [active peer / flags][active cfg][passive cfg]
+# [active behaviour][passive behaviour], then operations (see fuzz/fuzz_tcp.c
+# and fuzz/README.md). These helpers write one operation each.
+
+def t_hdr(peer=0, no_connect=False, refuse=False, acfg=0x02, pcfg=0x02, abeh=0, pbeh=0):
+    return bytes([peer | (4 if refuse else 0) | (8 if no_connect else 0), acfg, pcfg, abeh, pbeh])
+
+def t_inject(tgt, flags, seq=None, ack=None, seq_raw=None, ack_raw=None, ack_una=None,
+             win=None, ts=False, sack=None, raw_opts=None, urg=None, dlen=0):
+    """seq: delta from the base (int8 or int16), seq_raw: absolute; ack: delta
+    from snd_max (int8), ack_una: offset from snd_una, ack_raw: absolute."""
+    mode, tail = 0, b""
+    if seq_raw is not None:
+        mode |= 3
+        tail += struct.pack(">I", seq_raw)
+    elif seq is not None and seq != 0:
+        if -128 <= seq < 128:
+            mode |= 1
+            tail += struct.pack(">b", seq)
+        else:
+            mode |= 2
+            tail += struct.pack(">h", seq)
+    if ack_raw is not None:
+        mode |= 3 << 2
+        tail += struct.pack(">I", ack_raw)
+    elif ack_una is not None:
+        mode |= 1 << 2
+        tail += struct.pack(">H", ack_una)
+    elif ack is not None and ack != 0:
+        mode |= 2 << 2
+        tail += struct.pack(">b", ack)
+    if win is not None:
+        mode |= 0x10
+        tail += struct.pack(">H", win)
+    if ts:
+        mode |= 0x40
+    if sack:
+        mode |= 0x80
+        tail += bytes([len(sack) - 1])
+        for off, ln in sack:
+            tail += struct.pack(">HH", off, ln)
+    if raw_opts is not None:
+        mode |= 0x20
+        tail += bytes([len(raw_opts)]) + raw_opts
+    if urg is not None:
+        tail += struct.pack(">H", urg)
+    tail += struct.pack(">H", dlen)
+    return bytes([0, tgt, flags, mode]) + tail
+
+def t_time(ms):
+    if ms < 1000:
+        return bytes([4, ms // 5])
+    return bytes([4, 199 + ms // 2000])
+
+def t_write(slot, n):
+    return bytes([6, slot]) + struct.pack(">H", n)
+
+def t_read(slot, units=31):
+    return bytes([7, slot | (units << 2)])
+
+DATA_IDX = {0: 0, 1: 1, 10: 2, 100: 3, 536: 4, 1000: 5, 1220: 6, 1400: 7}
+
+def t_ack(slot, data=0, fin=False, zero_win=False, small_win=False):
+    a = slot | (DATA_IDX[data] << 2)
+    if fin:
+        a |= 0x20
+    if zero_win:
+        a |= 0x40
+    if small_win:
+        a |= 0xC0
+    return bytes([8, a])
+
+def t_synack(slot=0, mss100=False, no_ws_sack=False, ws14=False, no_ts=False, syn_only=False):
+    a = slot | (4 if mss100 else 0) | (8 if no_ws_sack else 0) | (0x10 if ws14 else 0) | \
+        (0x20 if no_ts else 0) | (0x80 if syn_only else 0)
+    return bytes([8, a])
+
+def t_end(slot, how):        # 0 shutdown, 1 close, 2 abort
+    return bytes([10, slot | (how << 2)])
+
+def t_toggle(slot, what, hi=0):   # 0 nodelay, 1 keepalive, 2 behaviour=hi, 3 flip bit
+    return bytes([11, slot | (what << 2) | (hi << 4)])
+
+def t_connect(sel, cfg_xor=None):
+    return bytes([12, sel | (4 if cfg_xor else 0) | ((cfg_xor or 0) & 0xF8)])
+
+def t_peer_syn(port, addr=0, optset=0):   # optset 0 all, 1 MSS 536, 2 none, 3 tiny
+    return bytes([13, port | (addr << 4) | (optset << 6)])
+
+def t_syn_complete(idx=0, data=0, fin=False, zero_win=False):
+    return bytes([14, idx | (DATA_IDX[data] << 3) | (0x40 if fin else 0) |
+                  (0x80 if zero_win else 0)])
+
+def t_misc(a):              # a&3: 0 listen toggle, 1 refuse toggle, 2 driver fails a>>2 frames
+    return bytes([15, a])
+
+F_FIN, F_SYN, F_RST, F_PSH, F_ACK, F_URG = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+
+def regress_seeds_tcp():
+    """Reproducers of bugs fuzz_tcp found. Named regress-*."""
+    s = {}
+    # tcp_input.c fin_input(): the application aborts in `readable` (called
+    # by data_input for the data of a DATA+FIN segment); fin_input then
+    # still takes the FIN on the CLOSED struct and calls `readable` again,
+    # after `closed`.
+    s["regress-fin-after-abort-in-readable"] = (t_hdr(0, abeh=0x08) + t_synack(0) +
+                                                t_ack(0, data=536, fin=True))
+    return s
+
+def tcp_seeds():
+    s = {}
+    est = t_synack(0)
+    # active opens to each peer address, data both ways, orderly close
+    for sel, name in ((0, "v4"), (1, "v6"), (2, "v6-linklocal"), (3, "v4-other")):
+        s["active-" + name] = (t_hdr(sel) + est + t_write(0, 1000) + t_ack(0) +
+                               t_ack(0, data=100) + t_read(0) + t_end(0, 0) +
+                               t_ack(0, fin=True) + t_time(60000))
+    s["active-no-options"] = (t_hdr(0) + t_synack(0, no_ws_sack=True, no_ts=True) +
+                              t_write(0, 2000) + t_ack(0) + t_time(300) + t_ack(0) +
+                              t_end(0, 1) + t_ack(0, fin=True))
+    s["active-mss100-ws14"] = (t_hdr(1, acfg=0x26) + t_synack(0, mss100=True, ws14=True) +
+                               t_write(0, 1500) + t_ack(0) + t_ack(0) + t_ack(0))
+    s["simultaneous-open"] = (t_hdr(0) + t_synack(0, syn_only=True) +
+                              t_inject(0, F_ACK, ack=0, ts=True) + t_write(0, 100))
+    s["syn-timeout"] = t_hdr(1) + t_time(30000) + t_time(60000)
+    s["syn-refused"] = t_hdr(0) + t_inject(0, F_RST | F_ACK, seq=0, ack=0)
+    s["syn-bad-ack"] = t_hdr(0) + t_inject(0, F_ACK | F_SYN, ack=50, ts=True)
+    # passive opens
+    s["passive-all-opts"] = (t_hdr(8, no_connect=True) + t_peer_syn(1) +
+                             t_syn_complete(0, data=100) + t_read(1) + t_write(1, 700) +
+                             t_ack(1) + t_end(1, 1) + t_ack(1, fin=True) + t_time(2000))
+    s["passive-mss536"] = (t_hdr(8, no_connect=True, pcfg=0x0B) + t_peer_syn(2, 1, 1) +
+                           t_syn_complete(0) + t_ack(1, data=536) + t_ack(1, data=1000) +
+                           t_write(1, 3000) + t_ack(1) + t_ack(1) + t_time(1000))
+    s["passive-tiny-mss"] = (t_hdr(8, no_connect=True, pcfg=0x20) + t_peer_syn(3, 2, 3) +
+                             t_syn_complete(0) + t_write(1, 1000) + t_time(500) + t_ack(1) +
+                             t_ack(1) + t_ack(1))
+    s["passive-no-opts-fin"] = (t_hdr(8, no_connect=True) + t_peer_syn(4, 3, 2) +
+                                t_syn_complete(0, data=10, fin=True) + t_read(1) +
+                                t_end(1, 0) + t_ack(1))
+    s["passive-refused"] = (t_hdr(8, no_connect=True, refuse=True) + t_peer_syn(5) +
+                            t_syn_complete(0))
+    s["passive-three-and-full"] = (t_hdr(0) + b"".join(t_peer_syn(p) + t_syn_complete(0)
+                                                       for p in range(1, 5)))
+    s["syn-flood"] = (t_hdr(0) + b"".join(t_peer_syn(p, p & 1) for p in range(12)) +
+                      t_time(3000) + t_time(70000))
+    s["synack-lost-resyn"] = (t_hdr(8, no_connect=True) + t_peer_syn(6) + t_peer_syn(6) +
+                              t_inject(4, F_RST, seq=0) + t_peer_syn(6) +
+                              t_inject(4, F_ACK, ack=5))
+    s["unlisten"] = (t_hdr(8, no_connect=True) + t_misc(0) + t_peer_syn(1) + t_misc(0) +
+                     t_peer_syn(2) + t_syn_complete(0))
+    # data transfer paths
+    s["out-of-order-fill"] = (t_hdr(0) + est + t_inject(0, F_ACK, seq=200, dlen=300, ts=True) +
+                              t_inject(0, F_ACK, seq=600, dlen=100, ts=True) +
+                              t_inject(0, F_ACK, seq=0, dlen=250, ts=True) + t_read(0) +
+                              t_inject(0, F_ACK, seq=0, dlen=800, ts=True) + t_read(0))
+    s["ooo-no-bitmap"] = (t_hdr(0, acfg=0x12) + est + t_inject(0, F_ACK, seq=100, dlen=100) +
+                          t_ack(0, data=536) + t_read(0))
+    s["rx-ring-full"] = (t_hdr(0, acfg=0x00) + est + t_ack(0, data=1000) + t_ack(0, data=1000) +
+                         t_time(300) + t_read(0, 3) + t_read(0, 63) + t_ack(0, data=10))
+    s["sack-recovery"] = (t_hdr(0, acfg=0x2A) + est + t_write(0, 2048) +
+                          t_inject(0, F_ACK, ack_una=0, ts=True) + t_ack(0) + t_write(0, 2048) +
+                          b"".join(t_inject(0, F_ACK, ack_una=0, ts=True,
+                                            sack=[(300 + 200 * i, 200)]) for i in range(5)) +
+                          t_inject(0, F_ACK, ack_una=500, ts=True, sack=[(900, 300)]) +
+                          t_ack(0))
+    s["newreno-dupacks"] = (t_hdr(0, acfg=0x2A) + t_synack(0, no_ws_sack=True, no_ts=True) +
+                            t_write(0, 2048) + t_ack(0) + t_write(0, 2048) +
+                            t_inject(0, F_ACK, ack_una=0) * 4 + t_inject(0, F_ACK, ack_una=600) +
+                            t_ack(0))
+    s["zero-window-persist"] = (t_hdr(0) + est + t_ack(0, zero_win=True) + t_write(0, 500) +
+                                t_time(2000) + t_time(5000) + t_ack(0, zero_win=True) +
+                                t_time(10000) + t_ack(0))
+    s["small-window"] = (t_hdr(0, acfg=0x2A) + est + t_ack(0, small_win=True) +
+                         t_write(0, 1500) + t_ack(0, small_win=True) + t_time(300) + t_ack(0))
+    s["rexmit-timeout-abort"] = (t_hdr(0) + est + t_write(0, 800) +
+                                 b"".join(t_time(60000) for _ in range(8)))
+    s["keepalive"] = (t_hdr(0, acfg=0x82) + est + t_time(6000) + t_time(2000) + t_ack(0) +
+                      t_time(20000))
+    s["delack"] = (t_hdr(0) + est + t_ack(0, data=100) + t_time(250) + t_ack(0, data=100) +
+                   t_ack(0, data=100))
+    # RFC 5961 and friends
+    s["rst-exact"] = t_hdr(1) + est + t_inject(0, F_RST, seq=0)
+    s["rst-in-window"] = t_hdr(0) + est + t_inject(0, F_RST, seq=10) + t_inject(0, F_RST | F_ACK, seq=0)
+    s["syn-in-window"] = t_hdr(0) + est + t_inject(0, F_SYN, seq=5)
+    s["ack-above-snd-max"] = t_hdr(0) + est + t_write(0, 100) + t_inject(0, F_ACK, ack=50)
+    s["ack-far-below"] = t_hdr(0) + est + t_inject(0, F_ACK, ack_raw=0x01020304)
+    s["paws"] = (t_hdr(0) + est + t_inject(0, F_ACK, dlen=10,
+                                           raw_opts=b"\x01\x01\x08\x0a\0\0\0\x01\0\0\0\0"))
+    s["urgent"] = t_hdr(0) + est + t_inject(0, F_ACK | F_URG, urg=5, dlen=10, ts=True) + t_read(0)
+    s["out-of-window"] = t_hdr(0) + est + t_inject(0, F_ACK, seq=-3000, dlen=50, ts=True)
+    s["no-conn-rst"] = (t_hdr(0) + t_inject(6, F_ACK, seq_raw=5, ack_raw=7) +
+                        bytes([3, 0]) + struct.pack(">HH", 1234, 4321) +
+                        t_inject(6, F_SYN, seq_raw=9) + struct.pack(">HH", 1, 22))
+    # closing
+    s["active-close-timewait"] = (t_hdr(0) + est + t_end(0, 1) + t_ack(0) + t_ack(0, fin=True) +
+                                  t_inject(7, F_FIN | F_ACK, seq=-1) + t_inject(7, F_RST) +
+                                  t_time(61000))
+    s["passive-close-timewait-reuse"] = (t_hdr(8, no_connect=True) + t_peer_syn(7) +
+                                         t_syn_complete(0) + t_end(1, 1) + t_ack(1, fin=True) +
+                                         t_inject(7, F_SYN, seq=1000) + t_syn_complete(0))
+    s["closing-simultaneous"] = (t_hdr(0) + est + t_end(0, 0) +
+                                 t_inject(0, F_FIN | F_ACK, ack=-1, ts=True) + t_ack(0))
+    s["close-wait-last-ack"] = (t_hdr(0) + est + t_ack(0, data=10, fin=True) + t_read(0) +
+                                t_end(0, 1) + t_ack(0))
+    s["abort"] = t_hdr(0) + est + t_write(0, 10) + t_end(0, 2) + t_ack(0)
+    s["close-then-data"] = (t_hdr(0) + est + t_end(0, 1) + t_ack(0, data=100) +
+                            t_ack(0, data=1000) + t_ack(0, fin=True))
+    # callbacks re-entering the API
+    s["callbacks"] = (t_hdr(0, abeh=0x17, pbeh=0x07) + est + t_ack(0, data=100) +
+                      t_ack(0, fin=True) + t_peer_syn(1) + t_syn_complete(0, data=1000) +
+                      t_ack(1, fin=True))
+    s["reconnect-in-closed"] = (t_hdr(0, abeh=0x20) + est + t_inject(0, F_RST, seq=0) +
+                                t_synack(0) + t_end(0, 2) + t_time(60000))
+    s["driver-fails"] = (t_hdr(0) + t_misc(2 | (3 << 2)) + t_time(1500) + est +
+                         t_misc(2 | (2 << 2)) + t_write(0, 500) + t_time(2000) + t_ack(0))
+    s["reconnect-v6"] = (t_hdr(0) + est + t_end(0, 2) + t_connect(1) + t_synack(0) +
+                         t_write(0, 100) + t_ack(0))
+    return s
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -508,6 +730,7 @@ def main():
     n = write_dir("fuzz_eth_input", eth_files)
     n += write_dir("fuzz_rawip_input", raw_files)
     n += write_dir("fuzz_wire", wire_seeds())
+    n += write_dir("fuzz_tcp", dict(tcp_seeds(), **regress_seeds_tcp()))
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

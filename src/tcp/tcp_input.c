@@ -608,6 +608,13 @@ static void fin_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
 {
     if (!(in->h.flags & MIP_TCP_FIN) || (c->flags & TCPF_RCVD_FIN))
         return;
+    /* The `readable` callback of data_input may have ended the connection
+     * (abort, or a close that completed), and its `closed` callback may even
+     * have reused the struct for a new one: a FIN only counts in the states
+     * that can receive one first. */
+    if (c->state != MIP_TCP_ESTABLISHED && c->state != MIP_TCP_FIN_WAIT_1 &&
+        c->state != MIP_TCP_FIN_WAIT_2)
+        return;
     /* Only a FIN right after all in-order data counts; one past a hole is
      * resent by the peer. */
     if (in->h.seq + in->len != c->rcv_nxt)

@@ -57,6 +57,12 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     struct tcp_seg seg;
     uint32_t interval = c->cfg.keepalive_ms / MIP_TCP_KEEPALIVE_PROBES;
+    if (c->cfg.keepalive_ms == 0) {
+        /* Turned off since it was armed: t_idle = now + 0 would be due on
+         * every poll (and probe every 500 ms). */
+        c->flags &= (uint16_t)~TCPF_IDLE;
+        return;
+    }
     if (c->state != MIP_TCP_ESTABLISHED && c->state != MIP_TCP_CLOSE_WAIT) {
         c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
         return;

@@ -5,8 +5,6 @@ fd00::/8)."""
 from __future__ import annotations
 
 import functools
-import tempfile
-from pathlib import Path
 import hashlib
 import json
 import socket
@@ -14,24 +12,9 @@ import threading
 import time
 import zlib
 
-import pytest
 
 from moteip_netns import (LINUX_V4, LINUX_V6, STACK_V4, STACK_V6, TAP, MoteipHost, Netns,
                           assert_safe_addr)
-
-# Known bugs in src/tcp that some tests hit (see the marks' reasons); the
-# marks are not strict, so the tests pass again once the bugs are fixed.
-V4_FULL_MSS_BUG = (
-    "src/tcp bug: tcp_emit() reserves IPv6-sized headroom (MIP_LINK_HDR_MAX + "
-    "MIP_IPV6_HDR_LEN = 64) for every segment, so a full-MSS IPv4 segment "
-    "(20 + 12 + 1448 = 1480 bytes) needs 1544 > MIP_PBUF_SIZE 1536: mip_pbuf_put "
-    "fails, the segment is never sent (no counter), the RTO fires forever")
-XFAIL_ACTIVE_OPEN_WINDOW = pytest.mark.xfail(strict=False, reason=(
-    "src/tcp bug: on an active open rcv_adv keeps the edge advertised in the SYN "
-    "(rcv_nxt 0 + ring) after the SYN-ACK sets rcv_nxt = irs + 1; when irs is in "
-    "the upper half of sequence space tcp_rcv_window() returns rcv_adv - rcv_nxt "
-    "(~2^31), truncated to 16 bits in the header: the window overflows the ring, "
-    "then sticks at 0 (about half of all connects)"))
 
 # The ports the TCP tests give the services.
 ECHO, DISCARD, CHARGEN, HTTP = 7, 9, 19, 80
@@ -159,32 +142,6 @@ def start_impaired_host(make_host, spec: dict, extra_args: list[str]) -> MoteipH
     host.wait_answering(timeout=20)
     host.impaired_by = "moteip-host --impair"
     return host
-
-
-@functools.lru_cache(maxsize=1)
-def v4_full_mss_works() -> bool:
-    """Probed once per session on a fresh host: can moteip send full-sized
-    IPv4 segments (a 20 KB download over IPv4 within 5 s)?"""
-    with tempfile.TemporaryDirectory() as tmp:
-        ns = Netns()
-        host = None
-        try:
-            host = MoteipHost(ns, Path(tmp), ["--http", str(HTTP)])
-            host.wait_answering()
-            p = ns.cmd(curl_args(STACK_V4, "/bytes/20000", "/dev/null", 5), check=False,
-                       timeout=15)
-            return p.returncode == 0 and p.stdout == "200 20000"
-        finally:
-            if host is not None:
-                host.kill()
-            ns.delete()
-
-
-def xfail_unless_v4_full_mss() -> None:
-    """Marks the calling test xfail (at once, not after its timeouts) while
-    the IPv4 full-MSS bug of src/tcp is there."""
-    if not v4_full_mss_works():
-        pytest.xfail(V4_FULL_MSS_BUG)
 
 
 def connect(host: MoteipHost, family: int, addr: str, port: int,

@@ -15,7 +15,7 @@ import pytest
 
 from moteip_netns import STACK_V4, STACK_V6, MoteipHost
 from tcp_util import (DISCARD, SERVICE_ARGS, body_pattern, body_sha256, crc32, curl_args,
-                      dump, file_sha256, start_impaired_host, xfail_unless_v4_full_mss)
+                      dump, file_sha256, start_impaired_host)
 
 MB = 1 << 20
 
@@ -47,8 +47,6 @@ IMPAIRMENTS = [
 @pytest.mark.parametrize("spec,fam,n", [x[1:] for x in IMPAIRMENTS],
                          ids=[x[0] for x in IMPAIRMENTS])
 def test_download_survives(make_host, tmp_path, spec, fam, n):
-    if fam == "v4":
-        xfail_unless_v4_full_mss()
     host = start_impaired_host(make_host, spec, SERVICE_ARGS)
     stats = _download(host, tmp_path, STACK_V4 if fam == "v4" else STACK_V6, n)
     tcp = stats["tcp"]

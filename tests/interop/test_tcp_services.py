@@ -14,9 +14,8 @@ import pytest
 
 from moteip_netns import LINUX_V4, LINUX_V6, STACK_V4, STACK_V6, TAP, MoteipHost
 from tcp_util import (CHARGEN, DISCARD, ECHO, FAMILIES, HTTP, SERVICE_ARGS,
-                      XFAIL_ACTIVE_OPEN_WINDOW, body_pattern, body_sha256, chargen_pattern,
-                      connect, crc32, curl_args, dump, file_sha256, recv_all, send_in_thread,
-                      xfail_unless_v4_full_mss)
+                      body_pattern, body_sha256, chargen_pattern,
+                      connect, crc32, curl_args, dump, file_sha256, recv_all, send_in_thread)
 
 MB = 1 << 20
 
@@ -31,8 +30,6 @@ def tcp_host(make_host) -> MoteipHost:
 
 @pytest.mark.parametrize("fam", ["v4", "v6"])
 def test_curl_download_10mb(tcp_host, tmp_path, fam):
-    if fam == "v4":
-        xfail_unless_v4_full_mss()
     _, addr, _ = FAMILIES[fam]
     n = 10 * MB
     out = tmp_path / "body"
@@ -48,7 +45,6 @@ def test_curl_download_10mb(tcp_host, tmp_path, fam):
 
 
 def test_eight_concurrent_downloads(tcp_host, tmp_path):
-    xfail_unless_v4_full_mss()
     n = 2 * MB
     procs = []
     for k in range(8):
@@ -194,8 +190,6 @@ def test_nc_upload_10mb_to_discard(tcp_host, tmp_path):
 
 @pytest.mark.parametrize("fam", ["v4", "v6"])
 def test_echo_round_trip_1mb(tcp_host, fam):
-    if fam == "v4":
-        xfail_unless_v4_full_mss()
     family, addr, _ = FAMILIES[fam]
     n = MB
     data = body_pattern(n, 12345)
@@ -261,11 +255,8 @@ def _serve_once(ns, family: int, addr: str, port: int, send_n: int, result: dict
     return th
 
 
-@XFAIL_ACTIVE_OPEN_WINDOW
 @pytest.mark.parametrize("fam", ["v4", "v6"])
 def test_stack_as_client(make_host, netns, fam):
-    if fam == "v4":
-        xfail_unless_v4_full_mss()
     family, _, linux = FAMILIES[fam]
     n_up, n_down = 1 * MB + 17, 2 * MB + 5
     result: dict = {}
