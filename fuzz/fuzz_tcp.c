@@ -22,8 +22,8 @@
  *     snd_max - snd_una <= tx.len + 2, ring lengths within their sizes,
  *     rx.ooo_end <= rx.size - rx.len with reassembly bits only below it,
  *     rcv_nxt <= rcv_adv and the advertised window within the ring (or the
- *     SYN cache's 1024), state in range, mss >= 64, SACK scoreboard sorted
- *     inside [snd_una, snd_max];
+ *     SYN cache's 1024), state in range, mss >= 64, SACK scoreboard sorted;
+ *     no segment moves rcv_nxt past the edge advertised before it;
  *   - no packet buffer in use between operations;
  *   - frames: IPv4/IPv6 + TCP + options parse, checksums right (always),
  *     from our addresses to a peer address; data only from a live
@@ -111,6 +111,10 @@ struct slot {
     uint32_t peer_iss;       /* the peer's ISS for an active open */
     uint32_t ts_seen;        /* latest TSval the stack sent here */
     unsigned errors;
+    /* while a segment is input: rcv_nxt before it, and the furthest right
+     * edge advertised with that rcv_nxt (a callback may send meanwhile) */
+    bool in_chk;
+    uint32_t in_rcv_nxt, in_edge;
 };
 
 static struct {
@@ -328,6 +332,8 @@ NOCOV static void check_segment(const struct mip_addr *src, const struct mip_add
         uint32_t edge = h.ack + ((uint32_t)h.window << c->rcv_wscale);
         CHECK(c->state == MIP_TCP_SYN_SENT || MIP_SEQ_GEQ(edge, c->rcv_adv),
               "window %u shrinks the right edge %u -> %u", h.window, c->rcv_adv, edge);
+        if (sl->in_chk && h.ack == sl->in_rcv_nxt && MIP_SEQ_GT(edge, sl->in_edge))
+            sl->in_edge = edge;
     }
     if (h.flags & MIP_TCP_FIN)
         CHECK(c->flags & TCPF_FIN_QUEUED, "FIN sent before the application shut down");
@@ -791,6 +797,7 @@ NOCOV static void inject(const struct seg *g)
     uint8_t *t;
     struct mip_tcp_hdr h;
     uint32_t sum, first, i;
+    unsigned mask;
 
     if (pkt == NULL)
         abort();
@@ -836,10 +843,28 @@ NOCOV static void inject(const struct seg *g)
         fprintf(stderr, "    rx %s %u->%u flags %02x seq %u ack %u win %u opt %zu len %zu\n",
                 g->src.family == MIP_AF_INET ? "v4" : "v6", g->sport, g->dport, g->flags, g->seq,
                 g->ack, g->win, optlen, g->dlen);
+    /* The segment may fill the window offered so far, no more. */
+    mask = list_mask();
+    for (i = 0; i < NSLOT; i++) {
+        struct slot *sl = &H.slot[i];
+        sl->in_chk = (mask & (1u << i)) && sl->c.state != MIP_TCP_SYN_SENT;
+        sl->in_rcv_nxt = sl->c.rcv_nxt;
+        sl->in_edge = sl->c.rcv_adv;
+    }
     H.in_rst_input = (g->flags & MIP_TCP_RST) != 0;
     mip_stack_input(&H.s, H.idx, pkt, ipl + tl, H.now);
     H.in_rst_input = false;
     free(pkt);
+    mask = list_mask();
+    for (i = 0; i < NSLOT; i++) {
+        struct slot *sl = &H.slot[i];
+        const struct mip_tcp_conn *c = &sl->c;
+        if (sl->in_chk && (mask & (1u << i)) && c->state != MIP_TCP_SYN_SENT)
+            CHECK(MIP_SEQ_LEQ(c->rcv_nxt, sl->in_edge + 1u),
+                  "slot %u took data past the advertised edge: rcv_nxt %u, edge was %u", i,
+                  c->rcv_nxt, sl->in_edge);
+        sl->in_chk = false;
+    }
 }
 
 /* The peer's ISS for a passive open from port p. */

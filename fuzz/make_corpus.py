@@ -589,6 +589,14 @@ def regress_seeds_tcp():
     # after `closed`.
     s["regress-fin-after-abort-in-readable"] = (t_hdr(0, abeh=0x08) + t_synack(0) +
                                                 t_ack(0, data=536, fin=True))
+    # tcp_input.c data_input(): data past the advertised right edge was taken
+    # whenever the ring had room: after a passive open (the SYN-ACK offers
+    # 1024, the ring is 2048) rcv_nxt passed rcv_adv; after mip_tcp_close
+    # (TCPF_NO_READ) a segment of any length was taken whole.
+    s["regress-data-past-window-passive"] = (t_hdr(8, no_connect=True) + t_peer_syn(1) +
+                                             t_syn_complete(0) + t_ack(1, data=1400))
+    s["regress-data-past-window-no-read"] = (t_hdr(0, acfg=0x00) + t_synack(0) + t_end(0, 1) +
+                                             t_ack(0, data=1400) + t_ack(0, data=1000))
     return s
 
 def tcp_seeds():
@@ -694,6 +702,10 @@ def tcp_seeds():
     s["callbacks"] = (t_hdr(0, abeh=0x17, pbeh=0x07) + est + t_ack(0, data=100) +
                       t_ack(0, fin=True) + t_peer_syn(1) + t_syn_complete(0, data=1000) +
                       t_ack(1, fin=True))
+    # the `writable` callback sends (and re-advertises the window) while the
+    # peer's data segment is being processed
+    s["write-in-writable-with-data"] = (t_hdr(1, acfg=0x03, abeh=0x02) + est + t_write(0, 300) +
+                                        t_ack(0, data=1000) + t_ack(0, data=1000) + t_read(0))
     s["reconnect-in-closed"] = (t_hdr(0, abeh=0x20) + est + t_inject(0, F_RST, seq=0) +
                                 t_synack(0) + t_end(0, 2) + t_time(60000))
     s["driver-fails"] = (t_hdr(0) + t_misc(2 | (3 << 2)) + t_time(1500) + est +

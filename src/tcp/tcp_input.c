@@ -564,6 +564,19 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         len -= skip;
         seq = c->rcv_nxt;
     }
+    /* Trim what lies past the right edge we advertised (RFC 9293
+     * 3.10.7.4): the ring may have room for more (the SYN cache offers
+     * 1024 whatever the ring), but the peer was not offered it, and with
+     * TCPF_NO_READ it would be taken without any bound. */
+    {
+        uint32_t wnd = MIP_SEQ_GT(c->rcv_adv, seq) ? c->rcv_adv - seq : 0u;
+        if (len > wnd) {
+            c->flags |= TCPF_ACKNOW;
+            if (wnd == 0)
+                return;
+            len = wnd;
+        }
+    }
     if (in->h.flags & MIP_TCP_URG) {
         /* RFC 6093: the pointer marks the byte after the urgent data;
          * the data stays in the stream. */
