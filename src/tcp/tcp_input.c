@@ -186,7 +186,9 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
     (void)tcp_emit(tcp, &seg);
 }
 
-static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in)
+/* `iss_floor` (may be NULL): the sequence number of a TIME_WAIT incarnation
+ * of the same pair; the new ISS must lie above it (RFC 9293 3.6.1). */
+static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const uint32_t *iss_floor)
 {
     struct mip_tcp_syn *e = NULL;
     unsigned i;
@@ -211,6 +213,8 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in)
     e->rport = in->h.src_port;
     e->irs = in->h.seq;
     e->iss = tcp_isn(tcp->secret, &e->local, e->lport, &e->remote, e->rport, tcp->stack->now);
+    if (iss_floor != NULL && MIP_SEQ_LEQ(e->iss, *iss_floor))
+        e->iss = *iss_floor + 1u + (e->iss & 0xFFFFu);   /* above, still unpredictable */
     e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
     e->netif = in->rx->netif;
 #if MIP_TCP_WSCALE
@@ -759,6 +763,8 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     struct mip_tcp_conn *c;
     struct mip_tcp_syn *e;
     struct mip_tcp_tw *t;
+    uint32_t iss_floor = 0;
+    bool have_floor = false;
     (void)s;
     TCP_STAT(tcp, segs_rx);
     if (rx->dst_multicast) {
@@ -777,8 +783,12 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
         return true;
     }
     t = find_tw(tcp, &in);
-    if (t != NULL && timewait_input(tcp, t, &in))
-        return true;
+    if (t != NULL) {
+        if (timewait_input(tcp, t, &in))
+            return true;
+        iss_floor = t->snd_nxt;     /* the record gave the pair up to this SYN */
+        have_floor = true;
+    }
     e = find_syn(tcp, &in);
     if (e != NULL) {
         const struct mip_tcp_hdr *h = &in.h;
@@ -813,7 +823,7 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     }
     if ((in.h.flags & (MIP_TCP_SYN | MIP_TCP_ACK | MIP_TCP_RST)) == MIP_TCP_SYN &&
         find_listener(tcp, in.h.dst_port) != NULL) {
-        syn_cache_add(tcp, &in);
+        syn_cache_add(tcp, &in, have_floor ? &iss_floor : NULL);
         return true;
     }
     TCP_STAT(tcp, drop_no_conn);
