@@ -305,15 +305,8 @@ void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_er
         return;
     if (c->state != MIP_TCP_SYN_SENT) {
         struct tcp_seg seg;
-        memset(&seg, 0, sizeof(seg));
-        seg.src = &c->local;
-        seg.dst = &c->remote;
-        seg.sport = c->lport;
-        seg.dport = c->rport;
-        seg.seq = c->snd_nxt;
-        seg.ack = c->rcv_nxt;
-        seg.flags = MIP_TCP_RST | MIP_TCP_ACK;
-        seg.netif = c->netif;
+        tcp_seg_start(&seg, &c->local, c->lport, &c->remote, c->rport, c->netif, c->snd_nxt,
+                      c->rcv_nxt, MIP_TCP_RST | MIP_TCP_ACK);
         (void)tcp_emit(tcp, &seg);
     }
     tcp_conn_finish(tcp, c, why);

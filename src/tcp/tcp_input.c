@@ -110,15 +110,8 @@ static bool timewait_input(struct mip_tcp *tcp, struct mip_tcp_tw *t, const stru
     /* Retransmitted FIN or stray segment: ACK it and restart 2MSL. */
     if (in->h.flags & MIP_TCP_FIN)
         t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
-    memset(&seg, 0, sizeof(seg));
-    seg.src = &t->local;
-    seg.dst = &t->remote;
-    seg.sport = t->lport;
-    seg.dport = t->rport;
-    seg.seq = t->snd_nxt;
-    seg.ack = t->rcv_nxt;
-    seg.flags = MIP_TCP_ACK;
-    seg.netif = in->rx->netif;
+    tcp_seg_start(&seg, &t->local, t->lport, &t->remote, t->rport, in->rx->netif, t->snd_nxt,
+                  t->rcv_nxt, MIP_TCP_ACK);
     (void)tcp_emit(tcp, &seg);
     return true;
 }
@@ -151,18 +144,11 @@ static struct mip_tcp_syn *find_syn(struct mip_tcp *tcp, const struct tcp_in *in
 void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
 {
     struct tcp_seg seg;
-    memset(&seg, 0, sizeof(seg));
-    seg.src = &e->local;
-    seg.dst = &e->remote;
-    seg.sport = e->lport;
-    seg.dport = e->rport;
-    seg.seq = e->iss;
-    seg.ack = e->irs + 1u;
-    seg.flags = MIP_TCP_SYN | MIP_TCP_ACK;
+    tcp_seg_start(&seg, &e->local, e->lport, &e->remote, e->rport, e->netif, e->iss,
+                  e->irs + 1u, MIP_TCP_SYN | MIP_TCP_ACK);
     /* Until accept hands us a ring, offer a modest window; the first ACK
      * after accept advertises the real one. */
     seg.win = 1024u;
-    seg.netif = e->netif;
     seg.opts.present = MIP_TCP_HAS_MSS;
     seg.opts.mss = tcp_local_mss(tcp, &e->remote, NULL);
 #if MIP_TCP_WSCALE

@@ -48,6 +48,10 @@ struct tcp_seg {
 };
 
 /* tcp_output.c */
+/* Clears seg and fills in the 4-tuple, sequence numbers and flags. */
+void tcp_seg_start(struct tcp_seg *seg, const struct mip_addr *local, uint16_t lport,
+                   const struct mip_addr *remote, uint16_t rport, uint8_t netif,
+                   uint32_t seq, uint32_t ack, uint8_t flags);
 mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg);
 /* Sends whatever the windows, Nagle and pending flags allow. */
 void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c);

@@ -51,6 +51,21 @@ uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)
     return space < max ? space : max;
 }
 
+void tcp_seg_start(struct tcp_seg *seg, const struct mip_addr *local, uint16_t lport,
+                   const struct mip_addr *remote, uint16_t rport, uint8_t netif,
+                   uint32_t seq, uint32_t ack, uint8_t flags)
+{
+    memset(seg, 0, sizeof(*seg));
+    seg->src = local;
+    seg->dst = remote;
+    seg->sport = lport;
+    seg->dport = rport;
+    seg->netif = netif;
+    seg->seq = seq;
+    seg->ack = ack;
+    seg->flags = flags;
+}
+
 mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
 {
     struct mip_stack *s = tcp->stack;
@@ -108,17 +123,10 @@ static void seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct t
                      uint32_t seq, uint8_t flags)
 {
     uint32_t win = tcp_rcv_window(c);
-    memset(seg, 0, sizeof(*seg));
-    seg->src = &c->local;
-    seg->dst = &c->remote;
-    seg->sport = c->lport;
-    seg->dport = c->rport;
-    seg->seq = seq;
-    seg->ack = c->rcv_nxt;
-    seg->flags = flags;
+    tcp_seg_start(seg, &c->local, c->lport, &c->remote, c->rport, c->netif, seq, c->rcv_nxt,
+                  flags);
     seg->win = (uint16_t)((flags & MIP_TCP_SYN) ? (win > 0xFFFFu ? 0xFFFFu : win)
                                                 : (win >> c->rcv_wscale));
-    seg->netif = c->netif;
     seg->tx = &c->tx;
 #if MIP_TCP_TIMESTAMPS
     if (c->flags & TCPF_TS_OK) {
@@ -212,20 +220,13 @@ void tcp_send_rst_for(struct mip_tcp *tcp, const struct mip_addr *local, const s
     struct tcp_seg seg;
     if (h->flags & MIP_TCP_RST)
         return;
-    memset(&seg, 0, sizeof(seg));
-    seg.src = local;
-    seg.dst = remote;
-    seg.sport = h->dst_port;
-    seg.dport = h->src_port;
-    seg.netif = netif;
-    if (h->flags & MIP_TCP_ACK) {
-        seg.seq = h->ack;
-        seg.flags = MIP_TCP_RST;
-    } else {
-        seg.seq = 0;
-        seg.ack = h->seq + seglen;
-        seg.flags = MIP_TCP_RST | MIP_TCP_ACK;
-    }
+    /* RFC 9293 3.10.7.1: take the ACK's number, else acknowledge it all. */
+    if (h->flags & MIP_TCP_ACK)
+        tcp_seg_start(&seg, local, h->dst_port, remote, h->src_port, netif, h->ack, 0,
+                      MIP_TCP_RST);
+    else
+        tcp_seg_start(&seg, local, h->dst_port, remote, h->src_port, netif, 0, h->seq + seglen,
+                      MIP_TCP_RST | MIP_TCP_ACK);
     (void)tcp_emit(tcp, &seg);
 }
 

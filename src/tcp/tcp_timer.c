@@ -73,16 +73,9 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     }
     /* A segment one below snd_una: the peer must answer with an ACK
      * (RFC 1122 4.2.3.6). */
-    memset(&seg, 0, sizeof(seg));
-    seg.src = &c->local;
-    seg.dst = &c->remote;
-    seg.sport = c->lport;
-    seg.dport = c->rport;
-    seg.seq = c->snd_una - 1u;
-    seg.ack = c->rcv_nxt;
-    seg.flags = MIP_TCP_ACK;
+    tcp_seg_start(&seg, &c->local, c->lport, &c->remote, c->rport, c->netif, c->snd_una - 1u,
+                  c->rcv_nxt, MIP_TCP_ACK);
     seg.win = (uint16_t)(tcp_rcv_window(c) >> c->rcv_wscale);
-    seg.netif = c->netif;
 #if MIP_TCP_TIMESTAMPS
     /* RFC 7323 3.2: once negotiated, every non-RST segment carries TSopt. */
     if (c->flags & TCPF_TS_OK) {
