@@ -6,7 +6,8 @@
  *               [--mac MAC] [--forward] [--profile tiny|full]
  *               [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]
  *               [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]
- *                [--client-timeout SECONDS]] [--impair SPEC]
+ *                [--client-timeout SECONDS] [--client-keepalive MS]
+ *                [--client-idle SECONDS]] [--impair SPEC]
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
@@ -17,10 +18,11 @@
  *
  * TCP services (apps/tcp_*.h, apps/http_server.h) run on the ports given.
  * With --tcp-client the program is instead a one-shot TCP client test: it
- * connects, sends N bytes of the HTTP body pattern (http_server.h), half-
- * closes, checks that exactly M pattern bytes arrive before the peer's FIN,
- * prints one result line, writes --stats-json and exits 0 on success, 1 on
- * failure (or on the timeout).
+ * connects, optionally holds the connection idle for a while (with TCP
+ * keepalive when asked), sends N bytes of the HTTP body pattern
+ * (http_server.h), half-closes, checks that exactly M pattern bytes arrive
+ * before the peer's FIN, prints one result line, writes --stats-json and
+ * exits 0 on success, 1 on failure (or on the timeout).
  *
  * This file and linux_tap.c are the only places that read a clock or
  * randomness: CLOCK_MONOTONIC milliseconds are passed to the stack as `now`,
@@ -100,6 +102,9 @@ struct host_opts {
     uint64_t client_send, client_expect;
     bool have_send, have_expect;
     unsigned client_timeout_s;
+    unsigned client_idle_s;           /* --client-idle: idle time after connecting */
+    bool have_idle;
+    uint32_t client_keepalive_ms;     /* --client-keepalive (0: off) */
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
     const char *stats_json;
@@ -121,7 +126,8 @@ static void usage(FILE *f)
             "                   [--mac MAC] [--forward] [--profile tiny|full]\n"
             "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
             "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
-            "                    [--client-timeout SECONDS]] [--impair SPEC]\n"
+            "                    [--client-timeout SECONDS] [--client-keepalive MS]\n"
+            "                    [--client-idle SECONDS]] [--impair SPEC]\n"
             "\n"
             "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
             "(attached, or created when it does not exist), with UDP echo on port 7\n"
@@ -159,7 +165,17 @@ static void usage(FILE *f)
             "                       one result line and exit 0 (ok) or 1 (failed)\n"
             "  --client-send N      bytes to send (default 0)\n"
             "  --client-expect N    bytes to receive (default 0)\n"
-            "  --client-timeout S   give up after S seconds (default 30)\n"
+            "  --client-timeout S   give up after S seconds, counted from the start\n"
+            "                       (default 30 plus --client-idle; must be longer\n"
+            "                       than --client-idle)\n"
+            "  --client-keepalive MS\n"
+            "                       TCP keepalive: probe after MS milliseconds without\n"
+            "                       a segment from the peer, then every MS/4 (at least\n"
+            "                       500 ms); 4 unanswered probes end the connection\n"
+            "                       (\"connection failed: keepalive\"). 1..86400000\n"
+            "  --client-idle S      after connecting, keep the connection idle for S\n"
+            "                       seconds (0..86400, default 0) before sending and\n"
+            "                       half-closing\n"
             "\n"
             "Testing:\n"
             "  --impair SPEC        impair the link in both directions, like netem:\n"
@@ -510,6 +526,23 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             if (parse_count(v, &t) != 0 || t == 0 || t > 86400u)
                 bad_arg(arg, "'%s' is not a number of seconds (1..86400)", v);
             o->client_timeout_s = (unsigned)t;
+        } else if (strcmp(arg, "--client-keepalive") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            uint64_t t;
+            if (o->client_keepalive_ms != 0)
+                bad_arg(arg, "given more than once");
+            if (parse_count(v, &t) != 0 || t == 0 || t > 86400000u)
+                bad_arg(arg, "'%s' is not a number of milliseconds (1..86400000)", v);
+            o->client_keepalive_ms = (uint32_t)t;
+        } else if (strcmp(arg, "--client-idle") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            uint64_t t;
+            if (o->have_idle)
+                bad_arg(arg, "given more than once");
+            if (parse_count(v, &t) != 0 || t > 86400u)
+                bad_arg(arg, "'%s' is not a number of seconds (0..86400)", v);
+            o->client_idle_s = (unsigned)t;
+            o->have_idle = true;
         } else if (strcmp(arg, "--impair") == 0) {
             const char *v = opt_value(argc, argv, &i);
             char err[160];
@@ -533,9 +566,16 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             bad_arg("--client-expect", "only with --tcp-client");
         if (o->client_timeout_s != 0)
             bad_arg("--client-timeout", "only with --tcp-client");
+        if (o->client_keepalive_ms != 0)
+            bad_arg("--client-keepalive", "only with --tcp-client");
+        if (o->have_idle)
+            bad_arg("--client-idle", "only with --tcp-client");
     }
     if (o->client_timeout_s == 0)
-        o->client_timeout_s = 30;
+        o->client_timeout_s = 30u + o->client_idle_s;
+    else if (o->client_timeout_s <= o->client_idle_s)
+        bad_arg("--client-timeout", "%u s is not longer than --client-idle (%u s)",
+                o->client_timeout_s, o->client_idle_s);
 #if !MIP_CONF_FORWARD
     if (o->forward)
         bad_arg("--forward", "this build has no forwarding (MIP_CONF_FORWARD=0)");
@@ -633,6 +673,9 @@ struct host_client {
     struct mip_tcp *tcp;
     uint64_t to_send, to_expect;
     uint64_t sent, received;
+    uint32_t idle_ms;          /* --client-idle, in ms */
+    mip_time_t idle_until;     /* while idling: when to start sending */
+    bool idling;               /* connected, holding the connection idle */
     bool shut;                 /* our FIN is queued */
     bool done;                 /* the connection is over */
     bool failed;
@@ -658,6 +701,8 @@ static void client_send(struct host_client *hc)
     struct mip_tcp_conn *c = &hc->mem.conn;
     uint8_t buf[MIP_TCP_APP_CHUNK];
 
+    if (hc->idling || c->state == MIP_TCP_CLOSED)
+        return;
     while (hc->sent < hc->to_send) {
         size_t n = mip_tcp_writable(c), put;
         if (n == 0)
@@ -680,8 +725,15 @@ static void client_send(struct host_client *hc)
 
 static void client_connected(void *ctx, struct mip_tcp_conn *c)
 {
+    struct host_client *hc = ctx;
+
     (void)c;
-    client_send(ctx);
+    if (hc->idle_ms != 0) {
+        hc->idling = true;
+        hc->idle_until = now_ms() + hc->idle_ms;
+        return;
+    }
+    client_send(hc);
 }
 
 static void client_writable(void *ctx, struct mip_tcp_conn *c)
@@ -992,13 +1044,16 @@ int main(int argc, char **argv)
 
     if (o->client_text != NULL) {
         struct host_client *hc = &t->client;
+        struct mip_tcp_conn *conn;
         mip_status st;
 
         hc->tcp = &t->tcp;
         hc->to_send = o->client_send;
         hc->to_expect = o->client_expect;
-        st = mip_tcp_connect(&t->tcp, mip_tcp_app_slot_take(&hc->mem, &client_cb, hc),
-                             &o->client_addr, o->client_port);
+        hc->idle_ms = o->client_idle_s * 1000u;
+        conn = mip_tcp_app_slot_take(&hc->mem, &client_cb, hc);
+        conn->cfg.keepalive_ms = o->client_keepalive_ms;
+        st = mip_tcp_connect(&t->tcp, conn, &o->client_addr, o->client_port);
         if (st != MIP_OK) {
             client_fail(hc, "connect: %s", mip_status_name(st));
             hc->done = true;
@@ -1025,13 +1080,34 @@ int main(int argc, char **argv)
             }
         }
         delay = mip_stack_poll(s, now_ms());
+        if (o->client_text != NULL && t->client.idling) {
+            mip_time_t now = now_ms();
+            if (!mip_time_before(now, t->client.idle_until)) {
+                /* Writing outside a stack callback: the stack's clock must be
+                 * current (the RTO is armed from it), so poll first. */
+                t->client.idling = false;
+                (void)mip_stack_poll(s, now);
+                client_send(&t->client);
+                delay = mip_stack_poll(s, now);
+            }
+        }
+        if (o->client_text != NULL && t->client.done)
+            break;            /* ended by a timer (retry limit, keepalive) */
         if (link->impaired) {
             uint32_t d2 = impair_run(&link->im, now_ms());
             if (d2 < delay)
                 delay = d2;
         }
         if (o->client_text != NULL) {
-            uint32_t left = (uint32_t)(client_deadline - now_ms());
+            mip_time_t now = now_ms();
+            uint32_t left = mip_time_before(now, client_deadline) ?
+                            (uint32_t)(client_deadline - now) : 0u;
+            if (t->client.idling) {
+                uint32_t idle_left = mip_time_before(now, t->client.idle_until) ?
+                                     (uint32_t)(t->client.idle_until - now) : 0u;
+                if (idle_left < left)
+                    left = idle_left;
+            }
             if (delay == MIP_POLL_IDLE || delay > left)
                 delay = left;
         }
