@@ -104,8 +104,8 @@ int impair_parse(const char *text, struct impair_spec *sp, char *err, size_t cap
     return 0;
 }
 
-int impair_init(struct impair *im, const struct impair_spec *sp,
-                impair_deliver_fn rx, void *rx_ctx, impair_deliver_fn tx, void *tx_ctx)
+void impair_init(struct impair *im, const struct impair_spec *sp,
+                 impair_deliver_fn rx, void *rx_ctx, impair_deliver_fn tx, void *tx_ctx)
 {
     memset(im, 0, sizeof(*im));
     im->sp = *sp;
@@ -114,22 +114,6 @@ int impair_init(struct impair *im, const struct impair_spec *sp,
     im->ctx[IMPAIR_RX] = rx_ctx;
     im->deliver[IMPAIR_TX] = tx;
     im->ctx[IMPAIR_TX] = tx_ctx;
-    if (sp->delay_ms > 0) {
-        im->q[0] = calloc(IMPAIR_QUEUE_MAX, sizeof(struct impair_frame));
-        im->q[1] = calloc(IMPAIR_QUEUE_MAX, sizeof(struct impair_frame));
-        if (im->q[0] == NULL || im->q[1] == NULL) {
-            impair_free(im);
-            return -ENOMEM;
-        }
-    }
-    return 0;
-}
-
-void impair_free(struct impair *im)
-{
-    free(im->q[0]);
-    free(im->q[1]);
-    im->q[0] = im->q[1] = NULL;
 }
 
 /* splitmix64 */

@@ -24,7 +24,9 @@
 #include "moteip/timer.h"
 
 #define IMPAIR_FRAME_MAX 1536u
-#define IMPAIR_QUEUE_MAX 4096u
+/* Frames held back per direction by `delay`: TCP windows of the host's
+ * apps keep far fewer in flight; more are counted as overflow and dropped. */
+#define IMPAIR_QUEUE_MAX 512u
 
 enum { IMPAIR_RX = 0, IMPAIR_TX = 1 };   /* TAP -> stack, stack -> TAP */
 
@@ -46,7 +48,7 @@ typedef void (*impair_deliver_fn)(void *ctx, const uint8_t *frame, size_t len);
 struct impair {
     struct impair_spec sp;
     uint64_t rng;
-    struct impair_frame *q[2];                 /* IMPAIR_QUEUE_MAX each */
+    struct impair_frame q[2][IMPAIR_QUEUE_MAX];  /* delay queues, ~0.8 MB each */
     unsigned head[2], len[2];
     impair_deliver_fn deliver[2];
     void *ctx[2];
@@ -56,11 +58,9 @@ struct impair {
 /* Parses the --impair text. Returns 0, or -1 with a message in err. */
 int impair_parse(const char *text, struct impair_spec *sp, char *err, size_t cap);
 
-/* Allocates the queues; deliver[dir](ctx[dir], ...) passes a frame on.
- * Returns 0 or -ENOMEM. */
-int impair_init(struct impair *im, const struct impair_spec *sp,
-                impair_deliver_fn rx, void *rx_ctx, impair_deliver_fn tx, void *tx_ctx);
-void impair_free(struct impair *im);
+/* Prepares im; deliver[dir](ctx[dir], ...) passes a frame on. */
+void impair_init(struct impair *im, const struct impair_spec *sp,
+                 impair_deliver_fn rx, void *rx_ctx, impair_deliver_fn tx, void *tx_ctx);
 
 /* One frame in direction dir at time now: dropped, passed on (once or
  * twice) or queued. */
