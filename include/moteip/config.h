@@ -51,6 +51,12 @@
 #define MIP_CONF_FORWARD MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
+/* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP
+ * behind a fixed link header (netif.h), and the MAC floor (mac.h). */
+#ifndef MIP_CONF_LOWPAN
+#define MIP_CONF_LOWPAN 1
+#endif
+
 /* Counter names for mip_stat_name() (JSON output on hosts and in the
  * simulator). Costs MIP_STAT_COUNT * 32 bytes of constant data, which
  * avr-gcc places in RAM. Without it mip_stat_name() returns NULL. */
@@ -73,6 +79,22 @@
 #ifndef MIP_LINK_HDR_MAX
 #define MIP_LINK_HDR_MAX 24u
 #endif
+/* Largest radio frame without its FCS. 125 is the 802.15.4 limit
+ * (aMaxPHYPacketSize 127 - FCS); the full profile allows longer frames for
+ * the non-802.15.4 PHYs the simulator models (the TSS paper's 177-byte
+ * frames at 100 kb/s). The length in use is a run-time netif setting. */
+#ifndef MIP_RADIO_FRAME_MAX
+#define MIP_RADIO_FRAME_MAX MIP_PROFILE_DEFAULT(125u, 253u)
+#endif
+/* 6LoWPAN datagrams reassembled at once (each 1280 bytes + 20 of bitmap). */
+#ifndef MIP_LOWPAN_REASS_SLOTS
+#define MIP_LOWPAN_REASS_SLOTS MIP_PROFILE_DEFAULT(1, 2)
+#endif
+/* RFC 4944 s.5.3: reassembly gives up after 60 s at most. */
+#ifndef MIP_LOWPAN_REASS_TIMEOUT_MS
+#define MIP_LOWPAN_REASS_TIMEOUT_MS 8000u
+#endif
+
 /* Network interfaces per stack. */
 #ifndef MIP_NETIF_MAX
 #define MIP_NETIF_MAX MIP_PROFILE_DEFAULT(1, 4)

@@ -90,6 +90,57 @@ mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t 
                                const struct mip_netif_driver *drv, void *drv_ctx,
                                uint8_t *index);
 
+#if MIP_CONF_LOWPAN
+/* A radio netif over IEEE 802.15.4 frames (wire/ieee802154.h). Frames the
+ * driver gets are MAC frames WITHOUT FCS (the MAC, mac.h, queues them; the
+ * radio adds the FCS); frames given to mip_stack_input() are the same: MHR +
+ * payload, no FCS.
+ *
+ *   MIP_LOWPAN_IPHC    6LoWPAN: RFC 6282 IPHC header compression
+ *                      (stateless, and context 0 when configured), NHC for
+ *                      UDP, RFC 4944 FRAG1/FRAGN fragmentation and
+ *                      reassembly. IPv6 only; MTU 1280.
+ *   MIP_LOWPAN_RAW_IP  uncompressed IPv4 or IPv6 behind a fixed-size link
+ *                      header, so simulated frames have the bit counts of
+ *                      published experiments (TSS: 12-byte header, cctrl:
+ *                      23). Layout: MHR (intra-PAN, short addresses, 9 bytes),
+ *                      zero padding, one dispatch byte (0x41: IPv6, RFC 4944;
+ *                      0x3F: IPv4, from the "not a LoWPAN frame" range), the
+ *                      datagram. raw_link_hdr_len counts all of it plus the
+ *                      2-byte FCS, so it is >= 12. MTU = frame_max -
+ *                      raw_link_hdr_len; no link fragmentation (IP
+ *                      fragments instead).
+ *
+ * Link addresses of next hops: IPv6 multicast and IPv4 broadcast go to
+ * 0xFFFF; an IPv6 interface identifier 0000:00ff:fe00:XXXX maps to short
+ * address XXXX (RFC 4944 s.6), any other IID to the extended address it
+ * was derived from (U/L bit flipped); an IPv4 next hop maps to the short
+ * address made of its last two bytes. The link-local address is made from
+ * the short address (fe80::ff:fe00:XXXX). */
+enum mip_lowpan_mode {
+    MIP_LOWPAN_IPHC   = 0,
+    MIP_LOWPAN_RAW_IP = 1
+};
+
+struct mip_lowpan_config {
+    uint8_t  mode;               /* enum mip_lowpan_mode */
+    uint16_t pan_id;
+    uint16_t short_addr;         /* also the source address of frames */
+    uint8_t  ext_addr[8];
+    uint8_t  frame_max;          /* largest MPDU incl. FCS: 127 for 802.15.4 */
+    uint8_t  raw_link_hdr_len;   /* RAW_IP only: 12..64 bytes */
+    bool     ack_request;        /* set the ack-request bit on unicast frames */
+    bool     has_context0;       /* IPHC context 0 = ctx0_prefix/64 */
+    uint8_t  ctx0_prefix[8];
+};
+
+/* Adds a radio netif. INVALID for a bad mode, frame_max < 32 or above
+ * MIP_RADIO_FRAME_MAX + 2, or a raw header length out of range. */
+mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
+                                const struct mip_netif_driver *drv, void *drv_ctx,
+                                uint8_t *index);
+#endif
+
 /* Adds an address with its prefix length and the connected route of that
  * prefix. INVALID for a bad family or prefix; NOBUFS when full. */
 mip_status mip_netif_add_addr(struct mip_stack *s, uint8_t index,

@@ -1,0 +1,198 @@
+/*
+ * The 802.15.4 MAC: one struct mip_mac per node, between a radio driver
+ * (radio.h) below and a netif above, with its protocol chosen at init:
+ *
+ *   CSMA_CA  unslotted CSMA-CA of IEEE 802.15.4-2006 s.7.5.1.4: random
+ *            backoff of 0..2^BE-1 unit periods, CCA, BE from macMinBE (3) to
+ *            macMaxBE (5), at most macMaxCSMABackoffs (4) busy CCAs; link
+ *            ACKs for unicast frames, up to macMaxFrameRetries (3) retries,
+ *            and a random delay between retries (TCPlp s.7.1; 0 = standard).
+ *   CSMA     plain CSMA without link ACKs, as in the TSS paper: wait a
+ *            random 1..3 backoff periods (tau), send if the channel is clear,
+ *            else draw again (bounded by max_backoffs).
+ *   NULLMAC  no carrier sense, no ACKs: send at once.
+ *
+ * The MAC owns a bounded FIFO of outgoing frames (MIP_MAC_QUEUE frames), its
+ * own PRNG (seeded at init), and counters. It never reads a clock: every call
+ * carries `now` in microseconds, and mip_mac_poll() returns the delay to its
+ * next deadline (tickless, like mip_stack_poll).
+ *
+ * Frames handed to mip_mac_send() are complete MAC frames without FCS
+ * (the netif builds the MHR with wire/ieee802154.h); the MAC reads the
+ * ack-request bit, the sequence number and the destination from them.
+ * Received data frames are filtered (destination = our short/extended
+ * address or broadcast, PAN matches or broadcast PAN), acknowledged when asked,
+ * de-duplicated by (source, sequence number), and passed up through
+ * cb.input. Frames not for us go to cb.overheard when set (promiscuous
+ * listeners: relay implicit ACKs, activity monitoring).
+ */
+#ifndef MOTEIP_MAC_H
+#define MOTEIP_MAC_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "moteip/status.h"
+#include "moteip/rng.h"
+#include "moteip/radio.h"
+#include "moteip/wire/ieee802154.h"
+
+#include "moteip/config.h"
+
+/* Outgoing frames waiting. A 1280-byte IPv6 datagram is 11-13 6LoWPAN
+ * fragments, all queued at once. */
+#ifndef MIP_MAC_QUEUE
+#define MIP_MAC_QUEUE MIP_PROFILE_DEFAULT(4u, 16u)
+#endif
+#ifndef MIP_MAC_DUP_ENTRIES
+#define MIP_MAC_DUP_ENTRIES 8u    /* (source, seq) pairs remembered */
+#endif
+/* Largest frame without FCS (config.h). */
+#define MIP_MAC_FRAME_MAX MIP_RADIO_FRAME_MAX
+
+enum mip_mac_kind {
+    MIP_MAC_CSMA_CA = 0,
+    MIP_MAC_CSMA    = 1,
+    MIP_MAC_NULLMAC = 2
+};
+
+/* Outcome of one frame, reported through cb.tx_done. */
+enum mip_mac_tx_status {
+    MIP_MAC_TX_OK = 0,          /* sent; ACKed when one was asked for */
+    MIP_MAC_TX_NOACK,           /* every retry went unacknowledged */
+    MIP_MAC_TX_CHANNEL_BUSY,    /* CSMA gave up: channel access failure */
+    MIP_MAC_TX_RADIO_ERROR      /* the driver refused to transmit */
+};
+
+#define MIP_MAC_STATS_LIST(X)                                                 \
+    X(tx_frames)       /* frames accepted by mip_mac_send */                 \
+    X(tx_attempts)     /* transmissions on air, retries included */          \
+    X(tx_ok)                                                                  \
+    X(tx_noack)                                                               \
+    X(tx_channel_busy)                                                        \
+    X(tx_radio_error)                                                         \
+    X(tx_retries)      /* link-layer retransmissions */                      \
+    X(tx_queue_full)   /* frames refused: queue full */                      \
+    X(cca_busy)        /* CCAs that found the channel busy */                \
+    X(acks_tx)                                                                \
+    X(acks_rx)                                                                \
+    X(rx_frames)       /* data frames for us passed up */                    \
+    X(rx_duplicates)   /* dropped by (source, seq) */                        \
+    X(rx_not_for_us)   /* filtered by address / PAN */                       \
+    X(rx_malformed)    /* MHR did not parse */                               \
+    X(overheard)       /* frames handed to the promiscuous listener */
+
+enum mip_mac_stat {
+#define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,
+    MIP_MAC_STATS_LIST(MIP_MAC_STAT_ENUM)
+#undef MIP_MAC_STAT_ENUM
+    MIP_MAC_STAT_COUNT
+};
+
+struct mip_mac_config {
+    uint8_t  kind;              /* enum mip_mac_kind */
+    uint16_t pan_id;
+    uint16_t short_addr;
+    uint8_t  ext_addr[8];
+    struct mip_radio_timing timing;
+    /* CSMA-CA (802.15.4 defaults in mip_mac_config_default) */
+    uint8_t  min_be;            /* 3 */
+    uint8_t  max_be;            /* 5 */
+    uint8_t  max_backoffs;      /* 4; CSMA uses it too */
+    uint8_t  max_retries;       /* 3 */
+    uint32_t retry_delay_max_us;/* random 0..this between link retries; 0 = none */
+    /* CSMA (TSS): backoff uniformly in [csma_min_periods, csma_max_periods]
+     * unit backoff periods (1..3) */
+    uint8_t  csma_min_periods;
+    uint8_t  csma_max_periods;
+};
+
+struct mip_mac_callbacks {
+    /* A data frame for us (no FCS): frame[0..len), payload at hdr_len. */
+    void (*input)(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                  const struct mip_802154_hdr *hdr, mip_utime_t now);
+    /* The outcome of each frame given to mip_mac_send (may be NULL).
+     * `frame` is the frame as sent; `retries` the link retries it took. */
+    void (*tx_done)(void *ctx, const uint8_t *frame, size_t len,
+                    enum mip_mac_tx_status st, uint8_t retries, mip_utime_t now);
+    /* A frame addressed to another node, heard in passing (may be NULL). */
+    void (*overheard)(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                      const struct mip_802154_hdr *hdr, mip_utime_t now);
+    void *ctx;
+};
+
+struct mip_mac_qframe {
+    uint8_t len;
+    uint8_t data[MIP_MAC_FRAME_MAX];
+};
+
+struct mip_mac_dup {
+    struct mip_802154_addr src;
+    uint8_t seq;
+    uint8_t used;
+};
+
+struct mip_mac {
+    struct mip_mac_config cfg;
+    const struct mip_radio_driver *radio;
+    void *radio_ctx;
+    struct mip_mac_callbacks cb;
+    struct mip_rng rng;
+    /* transmit state machine (internal) */
+    uint8_t  state;
+    uint8_t  nb;                /* busy CCAs for the current attempt */
+    uint8_t  be;
+    uint8_t  retries;
+    uint8_t  ack_seq;
+    bool     ack_pending_tx;    /* an ACK to send after turnaround */
+    uint8_t  ack_out[MIP_802154_ACK_LEN];
+    bool     deadline_set;
+    mip_utime_t deadline;
+    mip_utime_t ack_deadline;
+    mip_utime_t now;
+    /* queue: ring of MIP_MAC_QUEUE frames */
+    uint8_t  q_head;
+    uint8_t  q_count;
+    struct mip_mac_qframe q[MIP_MAC_QUEUE];
+    uint8_t  dup_next;
+    struct mip_mac_dup dup[MIP_MAC_DUP_ENTRIES];
+    uint8_t  next_seq;          /* DSN for frames the netif leaves to us */
+    uint32_t stats[MIP_MAC_STAT_COUNT];
+};
+
+/* 802.15.4 defaults for kind, with the given addresses. */
+void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t pan_id,
+                            uint16_t short_addr, const uint8_t ext_addr[8]);
+
+/* INVALID for a bad kind, min_be > max_be, max_be > 8, csma min > max. The
+ * seed makes the MAC's backoff draws (the simulator derives it from
+ * (run seed, node id)). Turns the radio on. */
+mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
+                        const struct mip_radio_driver *radio, void *radio_ctx,
+                        const struct mip_mac_callbacks *cb,
+                        const uint8_t *seed, size_t seed_len, mip_utime_t now);
+
+/* Queues a frame (no FCS, 3..125 bytes, an MHR that parses). NOBUFS when
+ * the queue is full (counted tx_queue_full), INVALID for a bad frame. The
+ * frame is copied. Call mip_mac_poll() afterwards to start it. */
+mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now);
+
+/* From the radio: a frame with a good FCS arrived (no FCS in len). */
+void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now);
+/* From the radio: the transmission started by driver->transmit ended. */
+void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now);
+
+/* Runs what is due at `now`; returns µs to the next deadline or
+ * UINT32_MAX when idle. */
+uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
+
+/* The transmit function of a netif driver (netif.h) whose ctx is a
+ * struct mip_mac: queues the frame with mip_mac_send at the MAC's latest
+ * `now`. The owner builds the driver table (the mac floor sits below core
+ * and does not include netif.h). */
+mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len);
+
+uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which);
+const char *mip_mac_stat_name(enum mip_mac_stat which);  /* NULL out of range */
+
+#endif

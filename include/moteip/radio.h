@@ -1,0 +1,56 @@
+/*
+ * The radio driver interface: what a MAC needs from a radio chip, so a real
+ * driver (CC2420, AT86RF233) and the simulator's radio are interchangeable.
+ *
+ * Time in the MAC floor is microseconds (mip_utime_t, wraps at 2^32 µs =
+ * 71.6 min; compare with mip_utime_before). 802.15.4 timing (320 µs backoff
+ * periods, 192 µs turnaround) does not fit the stack's millisecond clock.
+ *
+ * Frames cross this interface WITHOUT their FCS: the radio appends the FCS
+ * on transmit and checks it on receive (CC2420 AUTOCRC), delivering only
+ * frames whose FCS is good.
+ */
+#ifndef MOTEIP_RADIO_H
+#define MOTEIP_RADIO_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "moteip/status.h"
+
+typedef uint32_t mip_utime_t;   /* microseconds, wrapping */
+
+static inline bool mip_utime_before(mip_utime_t a, mip_utime_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+/* Radio timing the MAC plans with (802.15.4 O-QPSK 2.4 GHz: symbol 16 µs). */
+struct mip_radio_timing {
+    uint32_t bitrate;           /* bits per second (250000; the TSS paper 100000) */
+    uint16_t phy_hdr_bytes;     /* SHR + PHR sent before the MPDU (6; 0 to ignore) */
+    uint16_t turnaround_us;     /* RX<->TX switch, aTurnaroundTime (192) */
+    uint16_t cca_us;            /* CCA duration, 8 symbols (128) */
+    uint16_t backoff_us;        /* aUnitBackoffPeriod, 20 symbols (320) */
+    uint16_t ack_wait_us;       /* macAckWaitDuration after TX end (864 at 250 kb/s) */
+};
+
+/* Fills t with the 802.15.4 2.4 GHz defaults above. */
+void mip_radio_timing_default(struct mip_radio_timing *t);
+/* Airtime of an MPDU of `mpdu_len` bytes (FCS included) plus the PHY header. */
+mip_utime_t mip_radio_airtime(const struct mip_radio_timing *t, size_t mpdu_len);
+
+struct mip_radio_driver {
+    /* Starts sending `len` bytes (no FCS; the radio adds it). The radio
+     * switches to TX itself; when the last bit has left it calls
+     * mip_mac_radio_tx_done(). BUSY-style refusals return MIP_ERR_INUSE. */
+    mip_status (*transmit)(void *ctx, const uint8_t *frame, size_t len);
+    /* Clear channel assessment result for the CCA window that just ended:
+     * true when the channel was clear. The MAC waits cca_us itself. */
+    bool (*cca)(void *ctx);
+    /* Receiver on (listen) / off (sleep). A radio that is off hears nothing. */
+    void (*on)(void *ctx);
+    void (*off)(void *ctx);
+};
+
+#endif
