@@ -47,6 +47,9 @@
 #ifndef MIP_MAC_DUP_ENTRIES
 #define MIP_MAC_DUP_ENTRIES 8u    /* (source, seq) pairs remembered */
 #endif
+/* Longest delay between link retries: deadlines are compared modulo 2^32
+ * (mip_utime_before), so none may be 2^31 µs (35 min) away. */
+#define MIP_MAC_RETRY_DELAY_MAX 0x7FFFFFFFu
 /* Largest frame without FCS (config.h). */
 #define MIP_MAC_FRAME_MAX MIP_RADIO_FRAME_MAX
 
@@ -98,7 +101,8 @@ struct mip_mac_config {
     /* CSMA-CA (802.15.4 defaults in mip_mac_config_default) */
     uint8_t  min_be;            /* 3 */
     uint8_t  max_be;            /* 5 */
-    uint8_t  max_backoffs;      /* 4; CSMA uses it too */
+    uint8_t  max_backoffs;      /* 4: CSMA-CA fails when NB exceeds it (5 CCAs);
+                                 * CSMA fails at its max_backoffs-th busy CCA */
     uint8_t  max_retries;       /* 3 */
     uint32_t retry_delay_max_us;/* random 0..this between link retries; 0 = none */
     /* CSMA (TSS): backoff uniformly in [csma_min_periods, csma_max_periods]
@@ -138,25 +142,27 @@ struct mip_mac {
     void *radio_ctx;
     struct mip_mac_callbacks cb;
     struct mip_rng rng;
-    /* transmit state machine (internal) */
-    uint8_t  state;
+    /* transmit state machine (internal: src/mac/mac_proto.h) */
+    uint8_t  state;             /* idle, channel access, deferred, on air, ACK wait */
+    uint8_t  step;              /* the protocol's step within channel access */
+    uint8_t  radio_tx;          /* what the radio is sending: nothing, ours, an ACK */
     uint8_t  nb;                /* busy CCAs for the current attempt */
     uint8_t  be;
     uint8_t  retries;
-    uint8_t  ack_seq;
-    bool     ack_pending_tx;    /* an ACK to send after turnaround */
+    bool     ack_wanted;        /* the frame on its way asks for a link ACK */
+    bool     in_call;           /* a callback is running: mip_mac_poll waits */
+    bool     ack_pending_tx;    /* an ACK to send at ack_due */
     uint8_t  ack_out[MIP_802154_ACK_LEN];
-    bool     deadline_set;
-    mip_utime_t deadline;
-    mip_utime_t ack_deadline;
-    mip_utime_t now;
-    /* queue: ring of MIP_MAC_QUEUE frames */
+    mip_utime_t ack_due;
+    mip_utime_t deadline;       /* end of the access step or of the ACK wait */
+    mip_utime_t now;            /* latest time any call carried */
+    /* queue: ring of MIP_MAC_QUEUE frames; q[q_head] is the one on its way */
     uint8_t  q_head;
     uint8_t  q_count;
     struct mip_mac_qframe q[MIP_MAC_QUEUE];
     uint8_t  dup_next;
     struct mip_mac_dup dup[MIP_MAC_DUP_ENTRIES];
-    uint8_t  next_seq;          /* DSN for frames the netif leaves to us */
+    uint8_t  next_seq;          /* macDSN: written into byte 2 of every frame queued */
     uint32_t stats[MIP_MAC_STAT_COUNT];
 };
 
@@ -164,7 +170,9 @@ struct mip_mac {
 void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t pan_id,
                             uint16_t short_addr, const uint8_t ext_addr[8]);
 
-/* INVALID for a bad kind, min_be > max_be, max_be > 8, csma min > max. The
+/* INVALID for a bad kind, min_be > max_be, max_be > 8, csma min > max,
+ * retry_delay_max_us > MIP_MAC_RETRY_DELAY_MAX, a driver without transmit
+ * (or without cca for the CSMA kinds). The
  * seed makes the MAC's backoff draws (the simulator derives it from
  * (run seed, node id)). Turns the radio on. */
 mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
@@ -172,18 +180,26 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
                         const struct mip_mac_callbacks *cb,
                         const uint8_t *seed, size_t seed_len, mip_utime_t now);
 
-/* Queues a frame (no FCS, 3..125 bytes, an MHR that parses). NOBUFS when
- * the queue is full (counted tx_queue_full), INVALID for a bad frame. The
- * frame is copied. Call mip_mac_poll() afterwards to start it. */
+/* Queues a frame (no FCS, 3..MIP_MAC_FRAME_MAX bytes, an MHR that parses,
+ * not an ACK frame). The MAC writes its macDSN into byte 2 (the sequence
+ * number), so the netif may leave it 0; retries keep that number. NOBUFS
+ * when the queue is full (counted tx_queue_full), INVALID for a bad frame.
+ * The frame is copied. Call mip_mac_poll() afterwards to start it. May be
+ * called from the MAC's callbacks. */
 mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now);
 
-/* From the radio: a frame with a good FCS arrived (no FCS in len). */
+/* From the radio: a frame with a good FCS arrived (no FCS in len); `now` is
+ * the end of the frame (an ACK goes out turnaround_us later). */
 void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now);
-/* From the radio: the transmission started by driver->transmit ended. */
+/* From the radio: the transmission started by driver->transmit ended. A
+ * call while the radio sends nothing is ignored. */
 void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now);
 
 /* Runs what is due at `now`; returns µs to the next deadline or
- * UINT32_MAX when idle. */
+ * UINT32_MAX when idle. Call it after every mip_mac_send, radio_rx and
+ * radio_tx_done too (they only record what happened; radio calls happen
+ * here, never inside the radio's own callbacks). Called from one of the
+ * MAC's callbacks it does nothing and returns 0: the outer call goes on. */
 uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
 
 /* The transmit function of a netif driver (netif.h) whose ctx is a

@@ -2,7 +2,7 @@
  * Network interfaces.
  *
  * A netif joins an adaptation (how IP datagrams become link frames: Ethernet
- * with ARP/ND, or raw IP for TUN/SLIP; 6LoWPAN later) to a driver (how frames
+ * with ARP/ND, raw IP for TUN/SLIP, or an 802.15.4 radio) to a driver (how frames
  * leave the node). The adaptation is a const table of functions chosen when
  * the netif is added; the driver is a caller-supplied table plus an opaque
  * context, so a real radio, a TAP device and the simulated medium are
@@ -57,6 +57,23 @@ struct mip_netif_addr6 {
     uint8_t used;
 };
 
+#if MIP_CONF_LOWPAN
+/* A radio netif's copy of its mip_lowpan_config (below) and its fragment
+ * tag counter; unused (zero) on other netifs. */
+struct mip_netif_lowpan {
+    uint8_t  mode;               /* enum mip_lowpan_mode */
+    uint8_t  frame_max;          /* MPDU incl. FCS */
+    uint8_t  raw_link_hdr_len;
+    bool     ack_request;
+    bool     has_context0;
+    uint16_t pan_id;
+    uint16_t short_addr;
+    uint16_t next_tag;           /* datagram_tag of the next fragmented datagram */
+    uint8_t  ext_addr[8];
+    uint8_t  ctx0_prefix[8];
+};
+#endif
+
 struct mip_netif {
     const struct mip_netif_ops *ops;          /* NULL: slot unused */
     const struct mip_netif_driver *drv;
@@ -71,6 +88,9 @@ struct mip_netif {
 #if MIP_CONF_IPV6
     /* addr6[0] is the link-local address (fe80::/64 + interface id). */
     struct mip_netif_addr6 addr6[MIP_NETIF_ADDR6_MAX + 1];
+#endif
+#if MIP_CONF_LOWPAN
+    struct mip_netif_lowpan lowpan;
 #endif
 };
 
@@ -116,7 +136,35 @@ mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t 
  * address XXXX (RFC 4944 s.6), any other IID to the extended address it
  * was derived from (U/L bit flipped); an IPv4 next hop maps to the short
  * address made of its last two bytes. The link-local address is made from
- * the short address (fe80::ff:fe00:XXXX). */
+ * the short address (fe80::ff:fe00:XXXX); with short_addr 0xFFFE or 0xFFFF
+ * ("no short address", IPHC mode only) frames carry the extended source
+ * address and the link-local address is made from it (modified EUI-64).
+ *
+ * Next hops that map to no link address are dropped and counted
+ * (drop_lowpan_no_l2addr): IIDs naming no single station (all zeros, the
+ * reserved subnet anycast IIDs, short 0xFFFE/0xFFFF: wire/sixlowpan.h), and
+ * in RAW_IP mode any next hop without a short address (the fixed header has
+ * room for short addresses only).
+ *
+ * Frames sent: data frames, 802.15.4-2003 version, intra-PAN (PAN ID
+ * compression, destination PAN = pan_id), sequence number 0 (the MAC numbers
+ * them), ack-request on unicast when configured; at most frame_max - 2 bytes.
+ * A fragmented datagram goes to the driver as consecutive transmit() calls;
+ * the first refusal stops the rest. Frames received are accepted when they
+ * are data frames for pan_id (or the broadcast PAN) and our short address,
+ * our extended address or 0xFFFF, and at most frame_max - 2 bytes long.
+ *
+ * Reassembly (IPHC mode): MIP_LOWPAN_REASS_SLOTS datagrams of up to 1280
+ * bytes at once, keyed by (netif, link source, datagram_tag); each slot
+ * times out MIP_LOWPAN_REASS_TIMEOUT_MS after its first fragment. A
+ * fragment already received is dropped alone (drop_lowpan_frag_duplicate);
+ * a partly overlapping one, or one announcing another datagram_size, ends
+ * the whole datagram (drop_lowpan_frag_inconsistent; after a size change the
+ * new fragment starts a fresh datagram, RFC 4944 s.5.3).
+ *
+ * Stack use: input of an unfragmented IPHC frame rebuilds the datagram in a
+ * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes; output builds frames in
+ * one of MIP_RADIO_FRAME_MAX bytes. */
 enum mip_lowpan_mode {
     MIP_LOWPAN_IPHC   = 0,
     MIP_LOWPAN_RAW_IP = 1
@@ -134,8 +182,12 @@ struct mip_lowpan_config {
     uint8_t  ctx0_prefix[8];
 };
 
-/* Adds a radio netif. INVALID for a bad mode, frame_max < 32 or above
- * MIP_RADIO_FRAME_MAX + 2, or a raw header length out of range. */
+/* Adds a radio netif; *index gets its number (index may be NULL). INVALID
+ * for a bad mode, frame_max < 32 or above MIP_RADIO_FRAME_MAX + 2, a raw
+ * header length out of range or leaving an MTU (frame_max -
+ * raw_link_hdr_len) below 68, RAW_IP without a short address (0xFFFE,
+ * 0xFFFF), or a driver without transmit. NOBUFS when all MIP_NETIF_MAX
+ * slots are used. */
 mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
                                 const struct mip_netif_driver *drv, void *drv_ctx,
                                 uint8_t *index);

@@ -38,4 +38,28 @@ struct mip_reass_slot {
     uint8_t    data[MIP_REASS_SIZE];
 };
 
+#if MIP_CONF_LOWPAN
+/* Largest datagram 6LoWPAN reassembles: the IPHC netif's MTU (netif.h). */
+#define MIP_LOWPAN_DGRAM_MAX 1280u
+
+/* One 6LoWPAN datagram being reassembled from FRAG1/FRAGN fragments
+ * (RFC 4944 s.5.3), uncompressed in place: the first fragment's IPHC header
+ * is expanded into data[0..40/48) as it arrives, so data[] holds the IPv6
+ * datagram the fragment offsets describe. Blocks of 8 bytes received are
+ * marked in bitmap. */
+struct mip_lowpan_reass_slot {
+    uint8_t    used;
+    uint8_t    netif;
+    uint8_t    link_mcast;   /* a fragment came in a link broadcast frame */
+    uint8_t    src_mode;     /* link source: enum mip_802154_addr_mode */
+    uint8_t    src[8];       /* short address big-endian in src[0..2), or extended */
+    uint16_t   tag;          /* datagram_tag */
+    uint16_t   size;         /* datagram_size: uncompressed bytes */
+    uint16_t   received;     /* bytes in place; complete when == size */
+    mip_time_t deadline;
+    uint8_t    bitmap[MIP_LOWPAN_DGRAM_MAX / 64];
+    uint8_t    data[MIP_LOWPAN_DGRAM_MAX];
+};
+#endif
+
 #endif

@@ -73,6 +73,9 @@ struct mip_stack {
     struct mip_route route[MIP_ROUTE_MAX];
     struct mip_neigh neigh[MIP_NEIGH_MAX];
     struct mip_reass_slot reass[MIP_REASS_SLOTS];
+#if MIP_CONF_LOWPAN
+    struct mip_lowpan_reass_slot lowpan_reass[MIP_LOWPAN_REASS_SLOTS];
+#endif
     struct mip_udp_sock udp[MIP_UDP_MAX];
     struct mip_proto_handler proto[MIP_PROTO_HANDLERS_MAX];
     mip_fwd_hook_fn fwd_hook;

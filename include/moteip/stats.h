@@ -23,10 +23,13 @@
     X(arp_rx)               X(arp_requests_tx)      X(arp_replies_tx)         \
     X(nd_rx)                X(nd_ns_tx)             X(nd_na_tx)               \
     X(neigh_resolved)                                                         \
+    X(lowpan_frag_tx)       /* 6LoWPAN fragments sent (FRAG1 + FRAGN) */      \
+    X(lowpan_frag_rx)       /* 6LoWPAN fragments received */                  \
+    X(lowpan_reassembled)   /* 6LoWPAN datagrams rebuilt from fragments */    \
     /* drops, by reason */                                                    \
     X(drop_link_truncated)      /* shorter than its link header */            \
     X(drop_link_not_for_us)     /* another station's unicast frame */        \
-    X(drop_link_unsupported)    /* unknown ethertype / VLAN / IP version */   \
+    X(drop_link_unsupported)    /* ethertype, VLAN, IP version, 802.15.4 frame type or security */ \
     X(drop_arp_malformed)                                                     \
     X(drop_arp_unsupported)                                                   \
     X(drop_ipv4_truncated)                                                    \
@@ -62,6 +65,16 @@
     X(drop_neigh_full)          /* neighbor cache had no free entry */        \
     X(drop_neigh_unresolved)    /* queued packet dropped: no answer */        \
     X(drop_neigh_queue_replaced)/* newer packet took the queue slot */        \
+    /* 802.15.4 radio netif (netif.h, wire/sixlowpan.h) */                     \
+    X(drop_lowpan_malformed)    /* bad MHR/6LoWPAN field, length, truncation */ \
+    X(drop_lowpan_unsupported)  /* dispatch, NHC or IP family not handled */  \
+    X(drop_lowpan_unknown_context) /* IPHC names a context not configured */ \
+    X(drop_lowpan_no_l2addr)    /* next hop maps to no link address */        \
+    X(drop_lowpan_too_big)      /* frame/datagram larger than the link takes */ \
+    X(drop_lowpan_frag_duplicate)    /* fragment already received (tolerated) */ \
+    X(drop_lowpan_frag_inconsistent) /* overlap / size change: datagram dropped */ \
+    X(drop_lowpan_frag_no_slot) /* all 6LoWPAN reassembly slots busy */      \
+    X(drop_lowpan_frag_timeout) /* incomplete when its timer ran out */   \
     X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
     X(drop_tx_driver)           /* the driver refused a frame */
 

@@ -224,6 +224,10 @@ struct mip_tcp {
     struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];
     uint8_t  secret[16];                  /* ISN / timestamp-offset key */
     uint16_t next_port;                   /* ephemeral port cursor */
+    /* Largest MSS this node announces and uses, bytes (0: from the MTU of
+     * the route). Experiments fix segment sizes with it (TCPlp sizes
+     * segments to a few 6LoWPAN frames); set it before connecting. */
+    uint16_t mss_max;
     uint32_t stat[MIP_TCP_STAT_COUNT];
 };
 

@@ -127,6 +127,12 @@ struct mip_reass_slot *reass_add(struct mip_stack *s, const struct mip_reass_fra
 void reass_free(struct mip_reass_slot *slot);
 uint32_t reass_poll(struct mip_stack *s, mip_time_t now);
 
+/* --- lowpan_netif.c ---------------------------------------------------- */
+#if MIP_CONF_LOWPAN
+/* Expires 6LoWPAN reassembly slots; returns the delay to the next expiry. */
+uint32_t lowpan_poll(struct mip_stack *s, mip_time_t now);
+#endif
+
 /* --- icmp: icmp_rate.c, icmpv4.c, icmpv6.c --------------------------- */
 bool icmp_rate_allow(struct mip_stack *s);
 /* A packet buffer holding an ICMP error message (checksum 0) quoting

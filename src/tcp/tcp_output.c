@@ -30,7 +30,10 @@ uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8
         *netif = idx;
     hdrs = (uint16_t)((remote->family == MIP_AF_INET ? MIP_IPV4_HDR_LEN : MIP_IPV6_HDR_LEN) +
                       MIP_TCP_HDR_LEN);
-    return mtu > hdrs + 64u ? (uint16_t)(mtu - hdrs) : 64u;
+    mtu = mtu > hdrs + 64u ? (uint16_t)(mtu - hdrs) : 64u;
+    if (tcp->mss_max != 0u && mtu > tcp->mss_max)
+        mtu = tcp->mss_max < 64u ? 64u : tcp->mss_max;
+    return mtu;
 }
 
 uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)

@@ -1,0 +1,574 @@
+/*
+ * libFuzzer harness for the 802.15.4 MAC (src/mac/): one struct mip_mac over
+ * a fake radio, driven by arbitrary interleavings of received frames (raw
+ * bytes, or built frames for us / for others / ACKs), radio tx_done reports
+ * (due, early and spurious), sends (valid and invalid), time steps polled
+ * at every deadline, CCA answers and radio refusals. See fuzz/README.md
+ * ("fuzz_mac_input") for the input format.
+ *
+ * What traps:
+ *   - the MAC transmits or asks for a CCA while the radio is sending;
+ *   - a data frame on air that is not the queue's head (bytes other than
+ *     the DSN), a DSN that changes between retries, retransmissions outside
+ *     CSMA-CA or beyond max_retries, an ACK on air that is not 3 bytes of an
+ *     ACK frame;
+ *   - cb.tx_done not exactly once per accepted frame in FIFO order, with a
+ *     frame other than the one queued, a DSN not one more than the previous
+ *     frame's, a status the protocol cannot produce, retries > max_retries;
+ *   - the queue beyond MIP_MAC_QUEUE or out of step with accepted - done;
+ *   - mip_mac_poll returning 0 outside a callback (a deadline not in the
+ *     future), a different delay when called twice at one instant, or an
+ *     engine state out of range; mip_mac_poll from a callback not 0;
+ *   - input / overheard callbacks with a frame that is (not) for us;
+ *   - counters that disagree with what the harness saw;
+ *   - at the end, with the channel clear, the radio willing and every
+ *     transmission ending after its airtime: frames still queued.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moteip/mac.h"
+#include "../src/mac/mac_proto.h"   /* engine states for the checks */
+
+#define MAX_OPS   256u
+#define MAX_STEPS 4096u             /* events per time step */
+#define T0        (0xFFFFFFFFu - 20000000u)   /* the clock wraps 20 s in */
+#define PAN       0xABCDu
+#define ME        0x0002u
+#define OTHER     0x0003u
+
+#define FAIL(...)                                                                 \
+    do {                                                                          \
+        fprintf(stderr, "fuzz_mac_input: CHECK FAILED (%s:%d): ", __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__);                                             \
+        fputc('\n', stderr);                                                      \
+        __builtin_trap();                                                         \
+    } while (0)
+#define CHECK(cond, ...)       \
+    do {                       \
+        if (!(cond))           \
+            FAIL(__VA_ARGS__); \
+    } while (0)
+
+static const uint8_t my_ext[8] = { 0x02, 0, 0, 0, 0, 0, 0, 0x02 };
+
+struct expect {
+    uint8_t len;
+    uint8_t data[MIP_MAC_FRAME_MAX];
+};
+
+static struct harness {
+    struct mip_mac mac;
+    struct mip_mac_config cfg;
+    mip_utime_t now;
+    /* radio */
+    bool busy;
+    mip_utime_t tx_end;
+    bool auto_end;              /* transmissions end after their airtime */
+    uint8_t cca_mode;           /* 0 clear, 1 busy, 2 alternate, 3 pattern */
+    uint8_t cca_pattern;
+    unsigned ncca;
+    unsigned refuse;            /* the next n transmits fail */
+    /* frames accepted and not yet reported, in order */
+    struct expect q[MIP_MAC_QUEUE];
+    unsigned q_head, q_count;
+    /* the current head's transmissions */
+    bool head_sent;
+    uint8_t head_dsn;
+    unsigned head_tx;
+    /* totals */
+    unsigned accepted, done, queue_full, data_tx, ack_tx, ack_refused, data_refused;
+    unsigned st_count[4];
+    bool have_dsn;
+    uint8_t last_dsn;
+    /* callbacks */
+    bool in_cb;
+    bool resend;                /* tx_done sends another frame */
+    bool zero_timing;
+    uint16_t tag;
+    unsigned inputs, overheard;
+} H;
+
+struct cur {
+    const uint8_t *p;
+    size_t n, pos;
+};
+
+static uint8_t u8(struct cur *c)
+{
+    return c->pos < c->n ? c->p[c->pos++] : 0;
+}
+
+static uint16_t u16(struct cur *c)
+{
+    uint16_t hi = u8(c);
+    return (uint16_t)((hi << 8) | u8(c));
+}
+
+static bool mine(const struct mip_802154_hdr *h)
+{
+    if (h->dst_pan != PAN && h->dst_pan != MIP_802154_PAN_NONE)
+        return false;
+    if (h->dst.mode == MIP_802154_ADDR_SHORT)
+        return h->dst.short_addr == ME || h->dst.short_addr == MIP_802154_BROADCAST;
+    if (h->dst.mode == MIP_802154_ADDR_EXT)
+        return memcmp(h->dst.ext, my_ext, 8) == 0;
+    return false;
+}
+
+/* --- fake radio ------------------------------------------------------------ */
+
+static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
+{
+    const struct expect *e;
+    (void)ctx;
+    CHECK(!H.busy, "transmit while the radio is sending");
+    CHECK(!H.in_cb, "transmit from inside a MAC callback");
+    CHECK(len >= 3 && len <= MIP_MAC_FRAME_MAX, "transmit of %zu bytes", len);
+    if ((frame[0] & 7u) == MIP_802154_ACK) {
+        CHECK(len == 3 && frame[0] == MIP_802154_ACK && frame[1] == 0, "bad ACK frame");
+        if (H.refuse) {
+            H.refuse--;
+            H.ack_refused++;
+            return MIP_ERR_INUSE;
+        }
+        H.ack_tx++;
+    } else {
+        CHECK(H.q_count > 0, "data frame on air with nothing queued");
+        e = &H.q[H.q_head];
+        CHECK(len == e->len && memcmp(frame, e->data, 2) == 0 &&
+              memcmp(frame + 3, e->data + 3, len - 3) == 0,
+              "frame on air is not the queue's head");
+        if (H.head_sent) {
+            CHECK(frame[2] == H.head_dsn, "DSN changed between retries");
+            CHECK(H.cfg.kind == MIP_MAC_CSMA_CA, "retransmission outside CSMA-CA");
+        }
+        CHECK(H.head_tx <= H.cfg.max_retries, "more than 1 + max_retries transmissions");
+        if (H.refuse) {
+            H.refuse--;
+            H.data_refused++;
+            return MIP_ERR_INUSE;
+        }
+        H.head_sent = true;
+        H.head_dsn = frame[2];
+        H.head_tx++;
+        H.data_tx++;
+    }
+    H.busy = true;
+    H.tx_end = H.now + mip_radio_airtime(&H.cfg.timing, len + MIP_802154_FCS_LEN);
+    return MIP_OK;
+}
+
+static bool r_cca(void *ctx)
+{
+    bool clear;
+    (void)ctx;
+    CHECK(!H.busy, "CCA while the radio is sending");
+    switch (H.cca_mode) {
+    case 0: clear = true; break;
+    case 1: clear = false; break;
+    case 2: clear = (H.ncca & 1u) != 0; break;
+    default: clear = ((H.cca_pattern >> (H.ncca & 7u)) & 1u) != 0; break;
+    }
+    H.ncca++;
+    return clear;
+}
+
+static void r_on(void *ctx)
+{
+    (void)ctx;
+}
+
+static const struct mip_radio_driver radio = { r_transmit, r_cca, r_on, r_on };
+
+/* --- callbacks ------------------------------------------------------------- */
+
+static mip_status send_frame(uint8_t sel, uint8_t extra);
+
+static void c_input(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                    const struct mip_802154_hdr *hdr, mip_utime_t now)
+{
+    (void)ctx;
+    CHECK(now == H.now, "input at another time");
+    CHECK(hdr_len <= len && len <= MIP_MAC_FRAME_MAX && frame != NULL, "input lengths");
+    CHECK(hdr->type == MIP_802154_DATA && mine(hdr), "input of a frame not for us");
+    CHECK(mip_mac_poll(&H.mac, now) == 0, "poll from a callback ran");
+    H.inputs++;
+}
+
+static void c_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                        const struct mip_802154_hdr *hdr, mip_utime_t now)
+{
+    (void)ctx;
+    (void)frame;
+    CHECK(now == H.now, "overheard at another time");
+    CHECK(hdr_len <= len, "overheard lengths");
+    CHECK(hdr->type == MIP_802154_DATA && !mine(hdr), "overheard a frame for us");
+    H.overheard++;
+}
+
+static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_tx_status st,
+                      uint8_t retries, mip_utime_t now)
+{
+    const struct expect *e;
+    struct expect copy;
+    (void)ctx;
+    CHECK(!H.in_cb, "tx_done nested in a callback");
+    CHECK(now == H.now, "tx_done at another time");
+    CHECK(H.q_count > 0, "tx_done with nothing queued");
+    e = &H.q[H.q_head];
+    CHECK(len == e->len && memcmp(frame, e->data, 2) == 0 &&
+          memcmp(frame + 3, e->data + 3, len - 3) == 0, "tx_done for another frame");
+    if (H.have_dsn)
+        CHECK(frame[2] == (uint8_t)(H.last_dsn + 1u), "DSN %u after %u", frame[2], H.last_dsn);
+    H.have_dsn = true;
+    H.last_dsn = frame[2];
+    if (H.head_sent)
+        CHECK(frame[2] == H.head_dsn, "tx_done DSN differs from the one on air");
+    CHECK((unsigned)st < 4u, "status %d", (int)st);
+    CHECK(retries <= H.cfg.max_retries, "retries %u", retries);
+    CHECK(H.cfg.kind == MIP_MAC_CSMA_CA || retries == 0, "retries outside CSMA-CA");
+    CHECK(st != MIP_MAC_TX_NOACK || H.cfg.kind == MIP_MAC_CSMA_CA, "NOACK outside CSMA-CA");
+    CHECK(st != MIP_MAC_TX_CHANNEL_BUSY || H.cfg.kind != MIP_MAC_NULLMAC,
+          "NullMAC reported a busy channel");
+    CHECK(st != MIP_MAC_TX_OK || H.head_sent, "OK for a frame never on air");
+    CHECK(st != MIP_MAC_TX_NOACK || H.head_tx == 1u + retries, "NOACK after %u tries", H.head_tx);
+    H.st_count[st]++;
+    H.done++;
+    /* The frame must stay intact while the callback queues more. */
+    memcpy(&copy, e, sizeof(copy));
+    copy.data[2] = frame[2];
+    H.in_cb = true;
+    CHECK(mip_mac_poll(&H.mac, now) == 0, "poll from a callback ran");
+    if (H.resend)
+        (void)send_frame((uint8_t)H.tag, (uint8_t)(H.tag >> 3));
+    H.in_cb = false;
+    CHECK(memcmp(frame, copy.data, copy.len) == 0, "the reported frame changed in the callback");
+    H.q_head = (H.q_head + 1u) % MIP_MAC_QUEUE;
+    H.q_count--;
+    H.head_sent = false;
+    H.head_tx = 0;
+}
+
+/* --- the operations --------------------------------------------------------- */
+
+static void check_state(void)
+{
+    CHECK(H.mac.q_count <= MIP_MAC_QUEUE, "queue %u", H.mac.q_count);
+    CHECK(H.mac.q_count == H.q_count, "queue %u, harness %u", H.mac.q_count, H.q_count);
+    CHECK(H.accepted - H.done == H.q_count, "accepted %u done %u", H.accepted, H.done);
+    CHECK(H.mac.state <= MIP_MAC_ST_ACK_WAIT, "state %u", H.mac.state);
+    CHECK(H.mac.radio_tx <= MIP_MAC_RADIO_ACK, "radio_tx %u", H.mac.radio_tx);
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_frames) == H.accepted, "tx_frames");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_queue_full) == H.queue_full, "tx_queue_full");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_attempts) == H.data_tx, "tx_attempts");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_acks_tx) == H.ack_tx, "acks_tx");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_ok) == H.st_count[MIP_MAC_TX_OK], "tx_ok");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_noack) == H.st_count[MIP_MAC_TX_NOACK], "noack");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_channel_busy) ==
+          H.st_count[MIP_MAC_TX_CHANNEL_BUSY], "channel_busy");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_radio_error) ==
+          H.st_count[MIP_MAC_TX_RADIO_ERROR] + H.ack_refused, "radio_error");
+    CHECK(H.st_count[MIP_MAC_TX_RADIO_ERROR] == H.data_refused, "radio errors %u, refusals %u",
+          H.st_count[MIP_MAC_TX_RADIO_ERROR], H.data_refused);
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_rx_frames) == H.inputs, "rx_frames");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_overheard) == H.overheard, "overheard");
+    CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_COUNT) == 0, "stat out of range");
+}
+
+static uint32_t poll(void)
+{
+    uint32_t d = mip_mac_poll(&H.mac, H.now), again;
+    /* With zero-length CCAs and backoffs a busy channel makes unbounded
+     * work at one instant; poll stops after a fixed number of steps and
+     * asks to be called again at once. */
+    if (d == 0 && H.zero_timing)
+        return d;
+    CHECK(d != 0, "poll left something due at now");
+    again = mip_mac_poll(&H.mac, H.now);
+    CHECK(again == d, "poll twice at one instant: %u then %u", d, again);
+    check_state();
+    return d;
+}
+
+static void end_tx(void)
+{
+    H.busy = false;
+    mip_mac_radio_tx_done(&H.mac, H.now);
+    check_state();
+}
+
+/* Moves time forward by `dt`, running every deadline and transmission end
+ * on the way at its instant. */
+static void advance(uint32_t dt)
+{
+    mip_utime_t target = H.now + dt, at;
+    uint32_t d;
+    unsigned steps, zeros = 0;
+    bool tx;
+    for (steps = 0; steps < MAX_STEPS; steps++) {
+        d = poll();
+        if (d == 0 && ++zeros > 4u)
+            break;
+        at = H.now + d;
+        tx = false;
+        if (H.busy && H.auto_end &&
+            (d == UINT32_MAX || !mip_utime_before(at, H.tx_end))) {
+            at = H.tx_end;
+            tx = true;
+        } else if (d == UINT32_MAX) {
+            break;
+        }
+        if (mip_utime_before(target, at))
+            break;
+        H.now = at;
+        if (tx)
+            end_tx();
+    }
+    if (mip_utime_before(H.now, target))
+        H.now = target;
+    (void)poll();
+}
+
+/* A valid frame from us, remembered as the next expected tx_done. */
+static mip_status send_frame(uint8_t sel, uint8_t extra)
+{
+    struct mip_802154_hdr h;
+    uint8_t f[MIP_MAC_FRAME_MAX];
+    size_t n = 0, len;
+    mip_status st;
+    memset(&h, 0, sizeof(h));
+    h.type = (sel & 0x40u) ? MIP_802154_CMD : MIP_802154_DATA;
+    h.ack_request = (sel & 4u) != 0;
+    h.pan_id_compress = true;
+    h.version = 1;
+    h.seq = 0;
+    h.dst_pan = PAN;
+    h.src_pan = PAN;
+    switch (sel & 3u) {
+    case 0: h.dst.mode = MIP_802154_ADDR_SHORT; h.dst.short_addr = OTHER; break;
+    case 1: h.dst.mode = MIP_802154_ADDR_SHORT; h.dst.short_addr = MIP_802154_BROADCAST; break;
+    case 2: h.dst.mode = MIP_802154_ADDR_EXT; h.dst.ext[7] = 3; break;
+    default: h.dst.mode = MIP_802154_ADDR_SHORT; h.dst.short_addr = 0x0004; break;
+    }
+    h.src.mode = MIP_802154_ADDR_SHORT;
+    h.src.short_addr = ME;
+    if (mip_ieee802154_emit(&h, f, sizeof(f), &n) != MIP_OK)
+        FAIL("emit");
+    len = n + 2u + extra % (MIP_MAC_FRAME_MAX - n - 1u);
+    memset(f + n, 0xA5, len - n);
+    f[len - 2] = (uint8_t)(H.tag >> 8);
+    f[len - 1] = (uint8_t)H.tag;
+    H.tag++;
+    st = mip_mac_send(&H.mac, f, len, H.now);
+    if (st == MIP_OK) {
+        struct expect *e = &H.q[(H.q_head + H.q_count) % MIP_MAC_QUEUE];
+        CHECK(H.q_count < MIP_MAC_QUEUE, "accepted beyond the queue");
+        e->len = (uint8_t)len;
+        memcpy(e->data, f, len);
+        H.q_count++;
+        H.accepted++;
+    } else {
+        CHECK(st == MIP_ERR_NOBUFS && H.q_count == MIP_MAC_QUEUE, "send: %d", (int)st);
+        H.queue_full++;
+    }
+    return st;
+}
+
+/* A frame built to reach a path: for us or not, ACK request, one of four
+ * senders, a chosen sequence number. */
+static void rx_built(struct cur *c)
+{
+    struct mip_802154_hdr h;
+    uint8_t f[64], sel = u8(c), seq = u8(c);
+    size_t n;
+    memset(&h, 0, sizeof(h));
+    h.type = (sel & 0x80u) ? MIP_802154_CMD : MIP_802154_DATA;
+    h.ack_request = (sel & 4u) != 0;
+    h.pan_id_compress = true;
+    h.version = (sel >> 6) & 1u;
+    h.seq = seq;
+    h.dst_pan = (sel & 8u) ? ((sel & 0x10u) ? 0x1234u : MIP_802154_PAN_NONE) : PAN;
+    h.src_pan = h.dst_pan;
+    switch (sel & 3u) {
+    case 0: h.dst.mode = MIP_802154_ADDR_SHORT; h.dst.short_addr = ME; break;
+    case 1: h.dst.mode = MIP_802154_ADDR_SHORT; h.dst.short_addr = MIP_802154_BROADCAST; break;
+    case 2: h.dst.mode = MIP_802154_ADDR_EXT; memcpy(h.dst.ext, my_ext, 8); break;
+    default: h.dst.mode = MIP_802154_ADDR_SHORT; h.dst.short_addr = OTHER; break;
+    }
+    if (sel & 0x20u) {
+        h.src.mode = MIP_802154_ADDR_EXT;
+        h.src.ext[7] = (uint8_t)(seq & 3u);
+    } else {
+        h.src.mode = MIP_802154_ADDR_SHORT;
+        h.src.short_addr = (uint16_t)(0x10u + ((sel >> 5) & 3u));
+    }
+    if (mip_ieee802154_emit(&h, f, sizeof(f), &n) != MIP_OK)
+        FAIL("emit");
+    f[n++] = 0x41;
+    mip_mac_radio_rx(&H.mac, f, n, H.now);
+    check_state();
+}
+
+static void rx_raw(struct cur *c)
+{
+    size_t len = u8(c) % (MIP_MAC_FRAME_MAX + 2u), i;
+    uint8_t *f = malloc(len ? len : 1);
+    if (f == NULL)
+        abort();
+    for (i = 0; i < len; i++)
+        f[i] = u8(c);
+    mip_mac_radio_rx(&H.mac, f, len, H.now);
+    free(f);
+    check_state();
+}
+
+static void rx_ack(struct cur *c)
+{
+    uint8_t a = u8(c), ack[3];
+    uint8_t seq = (a & 1u) ? H.head_dsn : (uint8_t)(a >> 1);
+    mip_ieee802154_emit_ack(seq, (a & 2u) != 0, ack);
+    mip_mac_radio_rx(&H.mac, ack, 3, H.now);
+    check_state();
+}
+
+static void send_invalid(struct cur *c)
+{
+    uint8_t f[8];
+    size_t len = u8(c) % 9u, i;
+    mip_status st;
+    for (i = 0; i < len; i++)
+        f[i] = u8(c);
+    if (len >= 3)
+        f[0] = (uint8_t)((f[0] & ~7u) | MIP_802154_ACK);    /* ACKs are refused too */
+    st = mip_mac_send(&H.mac, len ? f : NULL, len, H.now);
+    CHECK(st == MIP_ERR_INVALID, "invalid frame accepted: %d", (int)st);
+    CHECK(mip_mac_netif_transmit(&H.mac, f, len < 3 ? len : 2) == MIP_ERR_INVALID,
+          "netif_transmit of a short frame");
+    check_state();
+}
+
+static void setup(const uint8_t hdr[4])
+{
+    memset(&H, 0, sizeof(H));
+    H.now = T0;
+    mip_mac_config_default(&H.cfg, (uint8_t)((hdr[0] & 3u) % 3u), PAN, ME, my_ext);
+    H.auto_end = (hdr[0] & 0x04u) != 0;
+    H.resend = (hdr[0] & 0x10u) != 0;
+    if (hdr[0] & 0x20u) {
+        /* zero timings: every step at one instant */
+        H.zero_timing = true;
+        H.cfg.timing.turnaround_us = 0;
+        H.cfg.timing.cca_us = 0;
+        H.cfg.timing.backoff_us = (hdr[0] & 0x08u) ? 0 : 1;
+        H.cfg.timing.ack_wait_us = 0;
+        H.cfg.timing.phy_hdr_bytes = 0;
+    }
+    if (hdr[0] & 0x40u)
+        H.cfg.retry_delay_max_us = (uint32_t)hdr[3] * 97u;
+    if (hdr[0] & 0x80u)
+        H.cfg.retry_delay_max_us = MIP_MAC_RETRY_DELAY_MAX >> (hdr[3] & 31u);
+    H.cfg.min_be = hdr[1] & 7u;
+    H.cfg.max_be = (uint8_t)(H.cfg.min_be + ((hdr[1] >> 3) & 3u));
+    if (H.cfg.max_be > 8u)
+        H.cfg.max_be = 8u;
+    H.cfg.max_backoffs = hdr[2] == 0xFFu ? 255u : (uint8_t)(hdr[2] & 7u);
+    H.cfg.max_retries = (uint8_t)((hdr[2] >> 3) & 7u);
+    H.cfg.csma_min_periods = hdr[3] & 3u;
+    H.cfg.csma_max_periods = (uint8_t)(H.cfg.csma_min_periods + ((hdr[3] >> 2) & 3u));
+    {
+        struct mip_mac_callbacks cb = { c_input, c_tx_done, c_overheard, NULL };
+        uint8_t seed[4] = { hdr[0], hdr[1], hdr[2], hdr[3] };
+        if (hdr[1] & 0x80u)
+            cb.overheard = NULL;
+        if (mip_mac_init(&H.mac, &H.cfg, &radio, NULL, &cb, seed, sizeof(seed), H.now) != MIP_OK)
+            FAIL("init");
+    }
+    CHECK(mip_mac_poll(&H.mac, H.now) == UINT32_MAX, "a new MAC is not idle");
+}
+
+static void run_op(struct cur *c)
+{
+    uint8_t op = u8(c), a;
+    uint16_t v;
+    switch (op % 12u) {
+    case 0:
+        rx_raw(c);
+        break;
+    case 1:
+    case 2:
+        rx_built(c);
+        break;
+    case 3:
+        rx_ack(c);
+        break;
+    case 4:
+        if (H.busy) {
+            end_tx();           /* early: the MAC does not know airtimes */
+        } else {
+            mip_mac_radio_tx_done(&H.mac, H.now);       /* spurious */
+            check_state();
+        }
+        break;
+    case 5:
+    case 6:
+        a = u8(c);
+        (void)send_frame(a, u8(c));
+        break;
+    case 7:
+        v = u16(c);
+        advance((v & 0x8000u) ? (uint32_t)(v & 0x7FFFu) * 64u : v);
+        break;
+    case 8:
+        (void)poll();
+        break;
+    case 9:
+        a = u8(c);
+        H.cca_mode = a & 3u;
+        H.cca_pattern = u8(c);
+        break;
+    case 10:
+        H.refuse = u8(c) & 3u;
+        break;
+    default:
+        send_invalid(c);
+        break;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct cur in;
+    uint8_t hdr[4];
+    unsigned nops = 0, i;
+    in.p = data;
+    in.n = size;
+    in.pos = 0;
+    for (i = 0; i < sizeof(hdr); i++)
+        hdr[i] = u8(&in);
+    setup(hdr);
+    while (in.pos < in.n && nops < MAX_OPS) {
+        run_op(&in);
+        nops++;
+    }
+    /* Drain: a clear channel, a willing radio that reports every end, no
+     * re-sending; each frame is bounded by its retries and backoffs. */
+    H.cca_mode = 0;
+    H.refuse = 0;
+    H.auto_end = true;
+    H.resend = false;
+    for (i = 0; i < 1024u; i++) {
+        if (mip_mac_poll(&H.mac, H.now) == UINT32_MAX && H.q_count == 0 && !H.busy)
+            break;
+        advance(0x40000000u);
+    }
+    CHECK(H.q_count == 0 && !H.busy, "%u frames still queued after the drain", H.q_count);
+    CHECK(mip_mac_poll(&H.mac, H.now) == UINT32_MAX, "not idle after the drain");
+    return 0;
+}

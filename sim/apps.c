@@ -1,0 +1,513 @@
+/*
+ * Scenario applications on top of the real API:
+ *
+ *   tcp  bulk transfer from src to dst: N bytes (or for a duration), the
+ *        bytes following the deterministic pattern of apps/http_server.h
+ *        (byte i = (7i + (i >> 8) + (i >> 16)) & 0xFF); the receiver checks
+ *        every byte against it.
+ *   udp  periodic reports: every interval, payload_bytes of which the first
+ *        12 carry a sequence number and the send time, the rest the pattern.
+ *
+ * A tiny-profile endpoint is the full build configured as the tiny profile
+ * behaves: no SACK, no timestamps, no out-of-order buffer (the rx bitmap is
+ * withheld) and rings of one segment, so at most one segment is in flight.
+ */
+#include "sim.h"
+#include "http_server.h"
+#include "json.h"
+#include <stdlib.h>
+#include <string.h>
+
+struct sim_flow {
+    const struct sim_flow_spec *fs;
+    struct sim *sim;
+    uint32_t index;
+    bool     done, complete, started;
+    int      error;                 /* enum mip_tcp_error seen, 0 none */
+    uint64_t start_us, done_us, last_rx_us;
+    /* tcp */
+    struct mip_tcp_conn snd, rcv;
+    struct mip_tcp_listener lis;
+    bool     accepted, fin_sent;
+    uint8_t *mem;                   /* all four rings and the bitmap */
+    uint64_t total;                 /* bytes to send; UINT64_MAX: duration */
+    uint64_t sent, delivered;
+    bool     integrity_ok;
+    uint64_t first_bad;
+    uint64_t rtt_n;
+    double   rtt_sum, rtt_min, rtt_max;
+    uint32_t rexmits0, timeouts0, segs0;
+    uint32_t rexmits, timeouts, segs_tx_snd, segs_tx_rcv;
+    /* udp */
+    uint32_t udp_sent, udp_recv, udp_dup;
+    uint8_t *udp_seen;              /* one bit per sequence number */
+    uint32_t udp_seen_bits;
+    double   lat_sum, lat_max;
+    uint32_t next_same_dst;         /* next udp flow with the same (dst, port) */
+};
+
+static void flow_finish(struct sim_flow *f, bool complete)
+{
+    if (f->done)
+        return;
+    f->done = true;
+    f->complete = complete;
+    f->done_us = f->sim->now_us;
+    f->sim->flows_done++;
+    sim_trace(f->sim, "flow_done", f->fs->dst, "\"flow\":%u,\"complete\":%s", f->index,
+              complete ? "true" : "false");
+}
+
+/* --- TCP sender ------------------------------------------------------------- */
+
+static void snd_fill(struct sim_flow *f)
+{
+    struct sim_node *nd = &f->sim->node[f->fs->src];
+    uint8_t chunk[512];
+    if (f->fs->duration_s > 0.0 && f->total == UINT64_MAX &&
+        f->sim->now_us >= f->start_us + (uint64_t)(f->fs->duration_s * 1e6))
+        f->total = f->sent;     /* time is up: what was written is the stream */
+    while (f->sent < f->total && f->snd.state >= MIP_TCP_ESTABLISHED) {
+        uint64_t left = f->total - f->sent;
+        size_t n = sizeof(chunk), w;
+        if (left < n)
+            n = (size_t)left;
+        if (mip_tcp_writable(&f->snd) < n)
+            n = mip_tcp_writable(&f->snd);
+        if (n == 0)
+            break;
+        mip_http_body_fill(f->sent, chunk, n);
+        w = mip_tcp_write(&nd->tcp, &f->snd, chunk, n);
+        f->sent += w;
+        if (w < n)
+            break;
+    }
+    if (f->sent == f->total && !f->fin_sent && f->snd.state == MIP_TCP_ESTABLISHED) {
+        f->fin_sent = true;
+        (void)mip_tcp_close(&nd->tcp, &f->snd);
+    }
+}
+
+static void snd_connected(void *ctx, struct mip_tcp_conn *c)
+{
+    (void)c;
+    snd_fill(ctx);
+}
+
+static void snd_writable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct sim_flow *f = ctx;
+    if (c->rtt.srtt_x8 != 0) {
+        double r = (double)c->rtt.srtt_x8 / 8.0;
+        if (f->rtt_n == 0 || r < f->rtt_min)
+            f->rtt_min = r;
+        if (r > f->rtt_max)
+            f->rtt_max = r;
+        f->rtt_sum += r;
+        f->rtt_n++;
+    }
+    snd_fill(f);
+}
+
+static void snd_readable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct sim_flow *f = ctx;
+    uint8_t buf[64];
+    struct sim_node *nd = &f->sim->node[f->fs->src];
+    while (mip_tcp_read(&nd->tcp, c, buf, sizeof(buf)) > 0) {
+        /* the receiver sends nothing; drain whatever comes */
+    }
+}
+
+static void any_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
+    struct sim_flow *f = ctx;
+    (void)c;
+    if (f->error == 0)
+        f->error = (int)why;
+    sim_trace(f->sim, "tcp_error", c == &f->snd ? f->fs->src : f->fs->dst,
+              "\"flow\":%u,\"why\":%d", f->index, (int)why);
+    flow_finish(f, false);
+}
+
+static void any_closed(void *ctx, struct mip_tcp_conn *c)
+{
+    (void)ctx;
+    (void)c;
+}
+
+static const struct mip_tcp_callbacks snd_cb = {
+    snd_connected, snd_readable, snd_writable, any_closed, any_error
+};
+
+/* --- TCP receiver ------------------------------------------------------------ */
+
+static void rcv_readable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct sim_flow *f = ctx;
+    struct sim_node *nd = &f->sim->node[f->fs->dst];
+    uint8_t buf[512];
+    size_t n, i;
+    while ((n = mip_tcp_read(&nd->tcp, c, buf, sizeof(buf))) > 0) {
+        if (f->integrity_ok) {
+            for (i = 0; i < n; i++) {
+                if (buf[i] != mip_http_body_byte(f->delivered + i)) {
+                    f->integrity_ok = false;
+                    f->first_bad = f->delivered + i;
+                    break;
+                }
+            }
+        }
+        f->delivered += n;
+        f->last_rx_us = f->sim->now_us;
+    }
+    if (f->fs->bytes > 0 && f->delivered >= f->fs->bytes)
+        flow_finish(f, f->integrity_ok && f->delivered == f->fs->bytes);
+    if (mip_tcp_peer_closed(c)) {
+        if (f->fs->bytes == 0)
+            flow_finish(f, f->integrity_ok);
+        (void)mip_tcp_close(&nd->tcp, c);
+    }
+}
+
+static const struct mip_tcp_callbacks rcv_cb = {
+    NULL, rcv_readable, NULL, any_closed, any_error
+};
+
+static struct mip_tcp_conn *rcv_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+{
+    struct sim_flow *f = ctx;
+    (void)tcp;
+    (void)port;
+    if (f->accepted)
+        return NULL;
+    f->accepted = true;
+    return &f->rcv;
+}
+
+static void endpoint_cfg(struct mip_tcp_conn *c, const struct sim_tcp_endpoint *e)
+{
+    c->cfg.cwnd_cap = e->cwnd_cap;
+    c->cfg.sack = e->sack && !e->tiny;
+    c->cfg.timestamps = e->timestamps && !e->tiny;
+    c->cfg.nodelay = e->nodelay;
+    c->cfg.delack_ms = e->delack_ms;
+}
+
+static uint16_t path_mss(struct sim *sim, const struct sim_flow_spec *fs)
+{
+    struct sim_node *nd = &sim->node[fs->src];
+    const struct mip_netif *nif = mip_netif_get(&nd->stack, nd->netif);
+    uint16_t hdrs = sim->sc->ipv4 ? 40u : 60u;
+    uint16_t mss = nif->mtu > hdrs + 64u ? (uint16_t)(nif->mtu - hdrs) : (uint16_t)64u;
+    if (fs->mss != 0 && fs->mss < mss)
+        mss = fs->mss;
+    return mss;
+}
+
+static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_t errlen)
+{
+    const struct sim_flow_spec *fs = f->fs;
+    struct sim_node *src = &sim->node[fs->src], *dst = &sim->node[fs->dst];
+    uint16_t mss = path_mss(sim, fs);
+    uint32_t stx = fs->tx_buffer, srx = 256, rtx = 256, rrx = fs->rx_buffer;
+    uint8_t *p;
+    mip_status st;
+    if (fs->sender.tiny)
+        stx = mss;
+    if (fs->receiver.tiny)
+        rrx = mss;
+    if (stx > 65535u || rrx > 65535u) {
+        snprintf(err, errlen, "flows[%u]: buffers are at most 65535 bytes", f->index);
+        return false;
+    }
+    f->mem = calloc(1, (size_t)stx + srx + rtx + rrx + (rrx + 7u) / 8u + (srx + 7u) / 8u);
+    if (f->mem == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    p = f->mem;
+    mip_tcp_conn_init(&f->snd, &snd_cb, f, p, (uint16_t)stx, p + stx, NULL, (uint16_t)srx);
+    p += stx + srx;
+    mip_tcp_conn_init(&f->rcv, &rcv_cb, f, p, (uint16_t)rtx, p + rtx,
+                      fs->receiver.tiny ? NULL : p + rtx + rrx, (uint16_t)rrx);
+    endpoint_cfg(&f->snd, &fs->sender);
+    endpoint_cfg(&f->rcv, &fs->receiver);
+    if (!src->tcp_on) {
+        (void)mip_tcp_init(&src->tcp, &src->stack);
+        src->tcp_on = true;
+    }
+    if (!dst->tcp_on) {
+        (void)mip_tcp_init(&dst->tcp, &dst->stack);
+        dst->tcp_on = true;
+    }
+    if (fs->mss != 0) {
+        src->tcp.mss_max = fs->mss;
+        dst->tcp.mss_max = fs->mss;
+    }
+    st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, rcv_accept, f);
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "flows[%u]: node %u cannot listen on port %u: %s", f->index,
+                 fs->dst, fs->port, mip_status_name(st));
+        return false;
+    }
+    f->total = fs->bytes > 0 ? fs->bytes : UINT64_MAX;
+    return true;
+}
+
+static void tcp_flow_start(struct sim *sim, struct sim_flow *f)
+{
+    struct sim_node *src = &sim->node[f->fs->src];
+    struct mip_addr dst;
+    mip_status st;
+    sim_node_address(sim, f->fs->dst, &dst);
+    sim_node_schedule(sim, src);            /* the stack's clock to now */
+    f->rexmits0 = mip_tcp_stat(&src->tcp, MIP_TCP_STAT_rexmits);
+    f->timeouts0 = mip_tcp_stat(&src->tcp, MIP_TCP_STAT_timeouts);
+    f->segs0 = mip_tcp_stat(&src->tcp, MIP_TCP_STAT_segs_tx);
+    st = mip_tcp_connect(&src->tcp, &f->snd, &dst, f->fs->port);
+    if (st != MIP_OK) {
+        f->error = -1;
+        flow_finish(f, false);
+    }
+    if (f->fs->duration_s > 0.0)
+        (void)sim_evq_push(&sim->q, f->start_us + (uint64_t)(f->fs->duration_s * 1e6),
+                           SIM_EV_APP, f->fs->src, f->index);
+    sim_node_schedule(sim, src);
+}
+
+/* --- UDP reports ---------------------------------------------------------------- */
+
+static void udp_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
+                     const uint8_t *data, size_t len)
+{
+    struct sim_node *nd = ctx;
+    struct sim *sim = nd->sim;
+    uint32_t src = (uint32_t)m->src.bytes[m->src.family == MIP_AF_INET ? 2 : 14] << 8 |
+                   m->src.bytes[m->src.family == MIP_AF_INET ? 3 : 15];
+    size_t k;
+    (void)s;
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        uint32_t seq;
+        uint64_t sent_us = 0;
+        int i;
+        if (f->fs->kind != SIM_FLOW_UDP || f->fs->dst != nd->id || f->fs->src != src ||
+            f->fs->port != m->dst_port)
+            continue;
+        if (len < 12u)
+            return;
+        seq = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 | data[3];
+        for (i = 0; i < 8; i++)
+            sent_us = sent_us << 8 | data[4 + i];
+        if (seq < f->udp_seen_bits && (f->udp_seen[seq / 8u] & (1u << (seq % 8u)))) {
+            f->udp_dup++;
+            return;
+        }
+        if (seq < f->udp_seen_bits)
+            f->udp_seen[seq / 8u] |= (uint8_t)(1u << (seq % 8u));
+        f->udp_recv++;
+        {
+            double lat = (double)(sim->now_us - sent_us) / 1000.0;
+            f->lat_sum += lat;
+            if (lat > f->lat_max)
+                f->lat_max = lat;
+        }
+        return;
+    }
+}
+
+static void udp_send(struct sim *sim, struct sim_flow *f)
+{
+    struct sim_node *nd = &sim->node[f->fs->src];
+    struct mip_addr dst;
+    uint8_t buf[1232];
+    size_t len = f->fs->payload_bytes < 12u ? 12u : f->fs->payload_bytes;
+    uint32_t seq = f->udp_sent;
+    int i;
+    if (len > sizeof(buf))
+        len = sizeof(buf);
+    sim_node_schedule(sim, nd);
+    buf[0] = (uint8_t)(seq >> 24);
+    buf[1] = (uint8_t)(seq >> 16);
+    buf[2] = (uint8_t)(seq >> 8);
+    buf[3] = (uint8_t)seq;
+    for (i = 0; i < 8; i++)
+        buf[4 + i] = (uint8_t)(sim->now_us >> (56 - 8 * i));
+    mip_http_body_fill(12, buf + 12, len - 12u);
+    sim_node_address(sim, f->fs->dst, &dst);
+    (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, buf, len);
+    f->udp_sent++;
+    sim_node_schedule(sim, nd);
+    if (f->fs->count == 0 || f->udp_sent < f->fs->count) {
+        /* jitter of up to 10 % of the interval, drawn from the node's own
+         * stream, keeps reporters from synchronising */
+        uint64_t iv = (uint64_t)(f->fs->interval_s * 1e6);
+        uint64_t jitter = iv / 10u ? mip_rng_below(&nd->chan_rng, (uint32_t)(iv / 10u)) : 0u;
+        (void)sim_evq_push(&sim->q, sim->now_us + iv - iv / 20u + jitter, SIM_EV_APP,
+                           f->fs->src, f->index);
+    } else {
+        flow_finish(f, true);
+    }
+}
+
+/* --- common ------------------------------------------------------------------------ */
+
+bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
+{
+    const struct sim_scenario *sc = sim->sc;
+    size_t k;
+    sim->n_flows = sc->n_flows;
+    sim->flow = calloc(sc->n_flows ? sc->n_flows : 1u, sizeof(*sim->flow));
+    if (sim->flow == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (k = 0; k < sc->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        f->fs = &sc->flows[k];
+        f->sim = sim;
+        f->index = (uint32_t)k;
+        f->integrity_ok = true;
+        f->start_us = (uint64_t)(f->fs->start_s * 1e6);
+        if (f->fs->kind == SIM_FLOW_TCP) {
+            if (!tcp_flow_build(sim, f, err, errlen))
+                return false;
+        } else {
+            struct sim_node *dst = &sim->node[f->fs->dst];
+            mip_status st;
+            uint64_t bits = f->fs->count ? f->fs->count
+                                         : (uint64_t)(sc->duration_s / f->fs->interval_s) + 2u;
+            if (bits > 100000000u)
+                bits = 100000000u;
+            f->udp_seen_bits = (uint32_t)bits;
+            f->udp_seen = calloc((size_t)(bits + 7u) / 8u, 1);
+            if (f->udp_seen == NULL) {
+                snprintf(err, errlen, "out of memory");
+                return false;
+            }
+            st = mip_udp_bind(&dst->stack, f->fs->port, udp_recv, dst);
+            if (st != MIP_OK && st != MIP_ERR_INUSE) {
+                snprintf(err, errlen, "flows[%zu]: node %u cannot bind UDP port %u: %s", k,
+                         f->fs->dst, f->fs->port, mip_status_name(st));
+                return false;
+            }
+        }
+        (void)sim_evq_push(&sim->q, f->start_us, SIM_EV_APP, f->fs->src, (uint32_t)k);
+    }
+    return true;
+}
+
+void sim_app_event(struct sim *sim, uint32_t idx)
+{
+    struct sim_flow *f = &sim->flow[idx];
+    if (f->done)
+        return;
+    if (f->fs->kind == SIM_FLOW_TCP) {
+        if (!f->started) {
+            f->started = true;
+            tcp_flow_start(sim, f);
+        } else {
+            struct sim_node *src = &sim->node[f->fs->src];
+            sim_node_schedule(sim, src);
+            snd_fill(f);                    /* the duration is over */
+            sim_node_schedule(sim, src);
+        }
+    } else {
+        f->started = true;
+        udp_send(sim, f);
+    }
+}
+
+void sim_apps_free(struct sim *sim)
+{
+    size_t k;
+    if (sim->flow == NULL)
+        return;
+    for (k = 0; k < sim->n_flows; k++) {
+        free(sim->flow[k].mem);
+        free(sim->flow[k].udp_seen);
+    }
+    free(sim->flow);
+    sim->flow = NULL;
+}
+
+uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
+
+static void w_num(struct sj_writer *w, const char *k, double v)
+{
+    sj_w_key(w, k);
+    sj_w_double(w, v);
+}
+
+static void w_u(struct sj_writer *w, const char *k, uint64_t v)
+{
+    sj_w_key(w, k);
+    sj_w_uint(w, v);
+}
+
+/* One result object per flow (docs/SIMULATOR.md lists the fields). */
+void sim_apps_write(struct sim *sim, struct sj_writer *w)
+{
+    size_t k;
+    sj_w_begin_array(w);
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        const struct sim_flow_spec *fs = f->fs;
+        uint64_t end = f->done ? f->done_us : sim->now_us;
+        double secs = end > f->start_us ? (double)(end - f->start_us) / 1e6 : 0.0;
+        sj_w_begin_object(w);
+        w_u(w, "id", k);
+        sj_w_key(w, "type");
+        sj_w_string(w, fs->kind == SIM_FLOW_TCP ? "tcp" : "udp");
+        w_u(w, "src", fs->src);
+        w_u(w, "dst", fs->dst);
+        w_u(w, "hops", sim_route_hops(sim, fs->src, fs->dst));
+        sj_w_key(w, "complete");
+        sj_w_bool(w, f->complete);
+        if (fs->kind == SIM_FLOW_TCP) {
+            struct sim_node *src = &sim->node[fs->src];
+            w_u(w, "bytes_expected", fs->bytes);
+            w_u(w, "bytes_sent", f->sent);
+            w_u(w, "bytes_delivered", f->delivered);
+            sj_w_key(w, "integrity_ok");
+            sj_w_bool(w, f->integrity_ok);
+            sj_w_key(w, "first_bad_offset");
+            if (f->integrity_ok)
+                sj_w_null(w);
+            else
+                sj_w_uint(w, f->first_bad);
+            sj_w_key(w, "completion_time_s");
+            if (f->complete)
+                sj_w_double(w, secs);
+            else
+                sj_w_null(w);
+            w_num(w, "goodput_bps", secs > 0.0 ? (double)f->delivered * 8.0 / secs : 0.0);
+            w_u(w, "e2e_retransmissions",
+                mip_tcp_stat(&src->tcp, MIP_TCP_STAT_rexmits) - f->rexmits0);
+            w_u(w, "rto_timeouts", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_timeouts) - f->timeouts0);
+            w_u(w, "segments_sent", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_segs_tx) - f->segs0);
+            sj_w_key(w, "error");
+            sj_w_string(w, f->error == 0 ? "none" : f->error < 0 ? "connect" :
+                           f->error == MIP_TCP_ERR_TIMEOUT ? "timeout" :
+                           f->error == MIP_TCP_ERR_RESET ? "reset" :
+                           f->error == MIP_TCP_ERR_REFUSED ? "refused" : "other");
+            sj_w_key(w, "srtt_ms");
+            sj_w_begin_object(w);
+            w_u(w, "samples", f->rtt_n);
+            w_num(w, "min", f->rtt_n ? f->rtt_min : 0.0);
+            w_num(w, "mean", f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0.0);
+            w_num(w, "max", f->rtt_max);
+            sj_w_end_object(w);
+        } else {
+            w_u(w, "sent", f->udp_sent);
+            w_u(w, "received", f->udp_recv);
+            w_u(w, "duplicates", f->udp_dup);
+            w_num(w, "delivery_ratio", f->udp_sent ? (double)f->udp_recv / f->udp_sent : 0.0);
+            w_num(w, "latency_mean_ms", f->udp_recv ? f->lat_sum / f->udp_recv : 0.0);
+            w_num(w, "latency_max_ms", f->lat_max);
+        }
+        sj_w_end_object(w);
+    }
+    sj_w_end_array(w);
+}

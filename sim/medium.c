@@ -1,0 +1,429 @@
+/*
+ * The radio medium and each node's simulated radio.
+ *
+ * A transmission is heard by the sender's neighbour list, computed once at
+ * start from the channel model. At each neighbour a signal starts and ends;
+ * a listening radio locks onto the first decodable frame (as a CC2420 does
+ * on its preamble) and every other signal that overlaps it interferes:
+ *
+ *   unit disk / PRR   any overlap corrupts the frame (no capture);
+ *   log distance      the frame's worst SINR over its duration sets the bit
+ *                     error rate (802.15.4 O-QPSK, IEEE 802.15.4-2006
+ *                     E.4.1.8), so a strong frame survives a weak interferer
+ *                     (capture of the first frame).
+ *
+ * Then the PRR of the link (PRR model) and the uniform BER overlay
+ * (PER = 1 - (1 - BER)^bits) are drawn from the receiver's own PRNG stream.
+ * Half-duplex: a transmitting radio hears nothing; starting to transmit
+ * aborts a reception. CCA reports busy while any signal is audible (unit
+ * disk, PRR) or the summed power exceeds the CCA threshold (log distance).
+ */
+#include "sim.h"
+#include "pcap.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double dbm_to_mw(double dbm) { return pow(10.0, dbm / 10.0); }
+
+static double rng_unit(struct mip_rng *r)
+{
+    /* 32 random bits -> [0, 1) */
+    return (double)mip_rng_next(r) / 4294967296.0;
+}
+
+/* IEEE 802.15.4-2006 E.4.1.8: O-QPSK BER from the (linear) SINR. */
+
+double sim_oqpsk_ber(double sinr)
+{
+    double sum = 0.0, binom = 16.0;   /* C(16,1) */
+    int k;
+    for (k = 2; k <= 16; k++) {
+        /* C(16,k) built incrementally from C(16,k-1) */
+        binom = binom * (double)(16 - k + 1) / (double)k;
+        sum += ((k % 2 == 0) ? 1.0 : -1.0) * binom * exp(20.0 * sinr * (1.0 / (double)k - 1.0));
+    }
+    {
+        double ber = (8.0 / 15.0) * (1.0 / 16.0) * sum;
+        if (ber < 0.0)
+            ber = 0.0;
+        if (ber > 0.5)
+            ber = 0.5;
+        return ber;
+    }
+}
+
+static void radio_account(struct sim *sim, struct sim_node *nd)
+{
+    uint64_t dt = sim->now_us - nd->radio_since_us;
+    switch (nd->radio) {
+    case SIM_RADIO_TX:     nd->c.us_tx += dt; break;
+    case SIM_RADIO_RX:     nd->c.us_rx += dt; break;
+    case SIM_RADIO_LISTEN: nd->c.us_listen += dt; break;
+    default:               nd->c.us_off += dt; break;
+    }
+    nd->radio_since_us = sim->now_us;
+}
+
+static void radio_set(struct sim *sim, struct sim_node *nd, uint8_t state)
+{
+    radio_account(sim, nd);
+    nd->radio = state;
+}
+
+static const struct sim_neighbor *find_nbr(const struct sim_node *snd, uint32_t node)
+{
+    size_t lo = 0, hi = snd->n_nbr;
+    while (lo < hi) {           /* lists are sorted by node id */
+        size_t mid = (lo + hi) / 2u;
+        if (snd->nbr[mid].node < node)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return (lo < snd->n_nbr && snd->nbr[lo].node == node) ? &snd->nbr[lo] : NULL;
+}
+
+static double locked_power_mw(struct sim *sim, struct sim_node *r)
+{
+    const struct sim_tx *t = &sim->tx[r->rx_tx];
+    const struct sim_neighbor *e = find_nbr(&sim->node[t->sender], r->id);
+    return e != NULL ? dbm_to_mw(e->rx_dbm) : 0.0;
+}
+
+static void update_sinr(struct sim *sim, struct sim_node *r)
+{
+    double p = locked_power_mw(sim, r);
+    double noise = dbm_to_mw(sim->sc->noise_dbm);
+    double other = r->interference_mw - p;
+    double sinr;
+    if (other < 0.0)
+        other = 0.0;
+    sinr = p / (noise + other);
+    if (sinr < r->rx_min_sinr)
+        r->rx_min_sinr = sinr;
+}
+
+static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighbor *e)
+{
+    struct sim_node *r = &sim->node[e->node];
+    bool ld = sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE;
+    r->signals++;
+    if (ld)
+        r->interference_mw += dbm_to_mw(e->rx_dbm);
+    if (r->radio == SIM_RADIO_LISTEN && e->decodable) {
+        radio_set(sim, r, SIM_RADIO_RX);
+        r->rx_tx = txid;
+        r->rx_corrupt = r->signals > 1u;
+        r->rx_min_sinr = 1e300;
+        if (ld)
+            update_sinr(sim, r);
+    } else if (r->radio == SIM_RADIO_RX) {
+        r->rx_corrupt = true;
+        if (ld)
+            update_sinr(sim, r);
+    } else if (r->radio == SIM_RADIO_LISTEN || r->radio == SIM_RADIO_TX) {
+        if (e->decodable)
+            r->c.frames_missed_busy++;
+    }
+}
+
+static bool reception_ok(struct sim *sim, struct sim_node *r, const struct sim_tx *t,
+                         const struct sim_neighbor *e, bool *collided)
+{
+    const struct sim_scenario *sc = sim->sc;
+    double per_ok = 1.0;
+    uint32_t bits = (uint32_t)t->len * 8u;
+    *collided = false;
+    if (sc->ber_counts_phy_header)
+        bits += (uint32_t)sc->timing.phy_hdr_bytes * 8u;
+    if (sc->medium == SIM_MEDIUM_LOG_DISTANCE) {
+        double ber = sim_oqpsk_ber(r->rx_min_sinr);
+        per_ok = pow(1.0 - ber, (double)bits);
+        if (r->rx_corrupt && rng_unit(&r->chan_rng) >= per_ok) {
+            *collided = true;
+            return false;
+        }
+        if (!r->rx_corrupt && rng_unit(&r->chan_rng) >= per_ok)
+            return false;
+    } else {
+        if (r->rx_corrupt) {
+            *collided = true;
+            return false;
+        }
+        if (sc->medium == SIM_MEDIUM_PRR && e->prr < 1.0f &&
+            rng_unit(&r->chan_rng) >= (double)e->prr)
+            return false;
+    }
+    if (sc->ber > 0.0 && rng_unit(&r->chan_rng) >= pow(1.0 - sc->ber, (double)bits))
+        return false;
+    return true;
+}
+
+static void signal_end(struct sim *sim, uint32_t txid, const struct sim_neighbor *e)
+{
+    struct sim_node *r = &sim->node[e->node];
+    const struct sim_tx *t = &sim->tx[txid];
+    bool ld = sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE;
+    if (r->radio == SIM_RADIO_RX && r->rx_tx == txid) {
+        bool collided = false;
+        bool ok = reception_ok(sim, r, t, e, &collided);
+        radio_set(sim, r, SIM_RADIO_LISTEN);
+        if (ok) {
+            r->c.frames_rx_ok++;
+            sim_trace(sim, "rx", r->id, "\"from\":%u,\"len\":%u", t->sender, t->len);
+            mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
+                             (mip_utime_t)sim->now_us);
+            sim_node_schedule(sim, r);
+        } else if (collided) {
+            r->c.frames_rx_collided++;
+            sim_trace(sim, "collision", r->id, "\"from\":%u", t->sender);
+        } else {
+            r->c.frames_rx_corrupted++;
+            sim_trace(sim, "corrupt", r->id, "\"from\":%u", t->sender);
+        }
+    }
+    if (r->signals > 0u)
+        r->signals--;
+    if (ld) {
+        r->interference_mw -= dbm_to_mw(e->rx_dbm);
+        if (r->signals == 0u || r->interference_mw < 0.0)
+            r->interference_mw = 0.0;   /* no float drift left behind */
+    }
+}
+
+/* --- the radio driver each node's MAC talks to ------------------------------- */
+
+static uint32_t tx_alloc(struct sim *sim)
+{
+    uint32_t i;
+    for (i = 0; i < sim->tx_cap; i++) {
+        uint32_t k = (uint32_t)((sim->tx_next + i) % sim->tx_cap);
+        if (!sim->tx[k].live) {
+            sim->tx_next = (uint32_t)((k + 1u) % sim->tx_cap);
+            return k;
+        }
+    }
+    {
+        size_t ncap = sim->tx_cap * 2u;
+        struct sim_tx *n = realloc(sim->tx, ncap * sizeof(*n));
+        if (n == NULL)
+            return UINT32_MAX;
+        memset(n + sim->tx_cap, 0, (ncap - sim->tx_cap) * sizeof(*n));
+        i = (uint32_t)sim->tx_cap;
+        sim->tx = n;
+        sim->tx_cap = ncap;
+        sim->tx_next = i + 1u;
+        return i;
+    }
+}
+
+static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct sim_node *nd = ctx;
+    struct sim *sim = nd->sim;
+    struct sim_tx *t;
+    uint32_t id;
+    uint16_t fcs;
+    size_t i;
+    if (nd->radio == SIM_RADIO_TX || nd->radio == SIM_RADIO_OFF)
+        return MIP_ERR_INUSE;
+    if (len + MIP_802154_FCS_LEN > sizeof(t->frame))
+        return MIP_ERR_INVALID;
+    id = tx_alloc(sim);
+    if (id == UINT32_MAX)
+        return MIP_ERR_NOBUFS;
+    if (nd->radio == SIM_RADIO_RX)
+        nd->c.frames_rx_lost++;     /* our own transmission cuts the reception off */
+    t = &sim->tx[id];
+    t->live = true;
+    t->sender = nd->id;
+    t->len = (uint16_t)(len + MIP_802154_FCS_LEN);
+    memcpy(t->frame, frame, len);
+    fcs = mip_ieee802154_fcs(frame, len);
+    t->frame[len] = (uint8_t)fcs;
+    t->frame[len + 1u] = (uint8_t)(fcs >> 8);
+    t->start_us = sim->now_us;
+    t->end_us = sim->now_us + mip_radio_airtime(&sim->sc->timing, t->len);
+    radio_set(sim, nd, SIM_RADIO_TX);
+    nd->cur_tx = id;
+    nd->c.frames_tx++;
+    if (sim->pcap != NULL)
+        (void)pcap_write(sim->pcap, sim->now_us, t->frame, t->len);
+    sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,
+              (unsigned long long)t->end_us);
+    for (i = 0; i < nd->n_nbr; i++)
+        signal_start(sim, id, &nd->nbr[i]);
+    (void)sim_evq_push(&sim->q, t->end_us, SIM_EV_TX_END, nd->id, id);
+    return MIP_OK;
+}
+
+void sim_medium_tx_end(struct sim *sim, uint32_t txid)
+{
+    struct sim_tx *t = &sim->tx[txid];
+    struct sim_node *nd = &sim->node[t->sender];
+    size_t i;
+    for (i = 0; i < nd->n_nbr; i++)
+        signal_end(sim, txid, &nd->nbr[i]);
+    t->live = false;
+    radio_set(sim, nd, nd->radio_on ? SIM_RADIO_LISTEN : SIM_RADIO_OFF);
+    mip_mac_radio_tx_done(&nd->mac, (mip_utime_t)sim->now_us);
+    sim_node_schedule(sim, nd);
+}
+
+static bool radio_cca(void *ctx)
+{
+    struct sim_node *nd = ctx;
+    if (nd->radio == SIM_RADIO_RX || nd->radio == SIM_RADIO_TX)
+        return false;
+    if (nd->sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE)
+        return nd->interference_mw < dbm_to_mw(nd->sim->sc->cca_dbm);
+    return nd->signals == 0u;
+}
+
+static void radio_on(void *ctx)
+{
+    struct sim_node *nd = ctx;
+    nd->radio_on = true;
+    if (nd->radio == SIM_RADIO_OFF)
+        radio_set(nd->sim, nd, SIM_RADIO_LISTEN);
+}
+
+static void radio_off(void *ctx)
+{
+    struct sim_node *nd = ctx;
+    nd->radio_on = false;
+    if (nd->radio == SIM_RADIO_LISTEN || nd->radio == SIM_RADIO_RX)
+        radio_set(nd->sim, nd, SIM_RADIO_OFF);
+}
+
+const struct mip_radio_driver sim_radio_driver = {
+    radio_transmit, radio_cca, radio_on, radio_off
+};
+
+/* --- neighbour lists from the channel model ----------------------------------- */
+
+static int nbr_cmp(const void *a, const void *b)
+{
+    const struct sim_neighbor *x = a, *y = b;
+    return x->node < y->node ? -1 : x->node > y->node ? 1 : 0;
+}
+
+static bool nbr_add(struct sim_node *nd, size_t *cap, const struct sim_neighbor *e)
+{
+    if (nd->n_nbr == *cap) {
+        size_t ncap = *cap ? *cap * 2u : 8u;
+        struct sim_neighbor *n = realloc(nd->nbr, ncap * sizeof(*n));
+        if (n == NULL)
+            return false;
+        nd->nbr = n;
+        *cap = ncap;
+    }
+    nd->nbr[nd->n_nbr++] = *e;
+    return true;
+}
+
+/* A normal deviate from two uniforms (Box-Muller), for shadowing. */
+static double rng_normal(struct mip_rng *r)
+{
+    double u1 = rng_unit(r), u2 = rng_unit(r);
+    if (u1 < 1e-12)
+        u1 = 1e-12;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
+{
+    struct sim_scenario *sc = sim->sc;
+    size_t *cap = calloc(sim->n, sizeof(*cap));
+    uint32_t i, j;
+    size_t k;
+    bool ok = true;
+    if (cap == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    if (sc->medium == SIM_MEDIUM_PRR || sc->topology == SIM_TOPO_LINKS) {
+        for (k = 0; k < sc->n_links && ok; k++) {
+            const struct sim_link *l = &sc->links[k];
+            struct sim_neighbor e;
+            memset(&e, 0, sizeof(e));
+            e.prr = (float)l->prr;
+            e.decodable = l->prr > 0.0;
+            e.rx_dbm = 0.0f;
+            e.node = l->b;
+            ok = nbr_add(&sim->node[l->a], &cap[l->a], &e);
+            if (ok && sc->links_symmetric) {
+                e.node = l->a;
+                ok = nbr_add(&sim->node[l->b], &cap[l->b], &e);
+            }
+        }
+    } else {
+        /* Shadowing is one draw per unordered pair from a stream of its
+         * own, so the channel is symmetric and independent of traffic. */
+        struct mip_rng shadow;
+        uint8_t seed[16];
+        for (k = 0; k < 8u; k++) {
+            seed[k] = (uint8_t)(sc->seed >> (8u * k));
+            seed[8u + k] = (uint8_t)(0x5Au ^ k);
+        }
+        mip_rng_seed(&shadow, seed, sizeof(seed));
+        for (i = 0; i < sim->n && ok; i++) {
+            for (j = i + 1u; j < sim->n && ok; j++) {
+                double dx = sc->pos[i][0] - sc->pos[j][0];
+                double dy = sc->pos[i][1] - sc->pos[j][1];
+                double d = sqrt(dx * dx + dy * dy);
+                struct sim_neighbor e;
+                bool add;
+                memset(&e, 0, sizeof(e));
+                if (sc->medium == SIM_MEDIUM_UNIT_DISK) {
+                    add = d <= sc->interference_range_m;
+                    e.decodable = d <= sc->range_m;
+                    e.prr = e.decodable ? 1.0f : 0.0f;
+                } else {
+                    double dd = d < sc->d0_m ? sc->d0_m : d;
+                    double pl = sc->pl_d0_db + 10.0 * sc->pl_exponent * log10(dd / sc->d0_m);
+                    if (sc->shadowing_db > 0.0)
+                        pl += sc->shadowing_db * rng_normal(&shadow);
+                    e.rx_dbm = (float)(sc->tx_power_dbm - pl);
+                    add = e.rx_dbm >= sc->noise_dbm - 20.0;
+                    e.decodable = e.rx_dbm >= sc->sensitivity_dbm;
+                    e.prr = e.decodable ? 1.0f : 0.0f;
+                }
+                if (!add)
+                    continue;
+                e.node = j;
+                ok = nbr_add(&sim->node[i], &cap[i], &e);
+                e.node = i;
+                if (ok)
+                    ok = nbr_add(&sim->node[j], &cap[j], &e);
+            }
+        }
+    }
+    for (i = 0; i < sim->n; i++)
+        qsort(sim->node[i].nbr, sim->node[i].n_nbr, sizeof(struct sim_neighbor), nbr_cmp);
+    free(cap);
+    if (!ok)
+        snprintf(err, errlen, "out of memory building neighbour lists");
+    return ok;
+}
+
+/* The PRR a routing metric sees for a->b without interference. */
+
+double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes)
+{
+    const struct sim_scenario *sc = sim->sc;
+    const struct sim_neighbor *e = find_nbr(&sim->node[a], b);
+    double prr, bits = (double)frame_bytes * 8.0;
+    if (e == NULL || !e->decodable)
+        return 0.0;
+    if (sc->medium == SIM_MEDIUM_LOG_DISTANCE) {
+        double sinr = dbm_to_mw(e->rx_dbm) / dbm_to_mw(sc->noise_dbm);
+        prr = pow(1.0 - sim_oqpsk_ber(sinr), bits);
+    } else {
+        prr = e->prr;
+    }
+    if (sc->ber > 0.0)
+        prr *= pow(1.0 - sc->ber, bits);
+    return prr;
+}

@@ -1,0 +1,293 @@
+/*
+ * Nodes and the run loop: each node is a real moteip stack (+ TCP on flow
+ * end points) over a lowpan netif, a MAC and the simulated radio.
+ *
+ * Scheduling: after anything touches a node (a frame, a timer, an app),
+ * sim_node_schedule() polls its stack and MAC at once — harmless when
+ * early — and records their next deadlines as events. An event whose time
+ * no longer matches the node's recorded deadline is stale and skipped, so
+ * moving a deadline never needs a queue deletion.
+ */
+#include "sim.h"
+#include "pcap.h"
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+mip_time_t sim_ms(const struct sim *sim)
+{
+    return (mip_time_t)(sim->now_us / 1000u);
+}
+
+/* splitmix64: expands (seed, node, purpose) into independent PRNG seeds. */
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void derive_seed(uint64_t seed, uint32_t node, uint32_t purpose, uint8_t out[16])
+{
+    uint64_t x = seed ^ ((uint64_t)node << 20) ^ ((uint64_t)purpose << 52);
+    uint64_t a, b;
+    int i;
+    (void)splitmix64(&x);
+    a = splitmix64(&x);
+    b = splitmix64(&x);
+    for (i = 0; i < 8; i++) {
+        out[i] = (uint8_t)(a >> (8 * i));
+        out[8 + i] = (uint8_t)(b >> (8 * i));
+    }
+}
+
+enum { SEED_STACK = 1, SEED_MAC = 2, SEED_CHANNEL = 3 };
+
+void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (sim->sc->ipv4) {
+        /* 198.18.0.0/15 (RFC 2544 benchmarking): never routed anywhere. */
+        uint8_t a[4] = { 198, 18, (uint8_t)(id >> 8), (uint8_t)id };
+        mip_addr_set4(out, a);
+    } else {
+        uint8_t a[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0,
+                          (uint8_t)(id >> 8), (uint8_t)id };
+        mip_addr_set6(out, a);
+    }
+}
+
+void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...)
+{
+    va_list ap;
+    if (sim->trace == NULL)
+        return;
+    fprintf(sim->trace, "{\"t_us\":%llu,\"node\":%u,\"ev\":\"%s\"",
+            (unsigned long long)sim->now_us, node, event);
+    if (fmt != NULL && fmt[0] != '\0') {
+        fputc(',', sim->trace);
+        va_start(ap, fmt);
+        vfprintf(sim->trace, fmt, ap);
+        va_end(ap);
+    }
+    fputs("}\n", sim->trace);
+}
+
+static void mac_input(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                      const struct mip_802154_hdr *hdr, mip_utime_t now)
+{
+    struct sim_node *nd = ctx;
+    (void)hdr_len;
+    (void)hdr;
+    (void)now;
+    mip_stack_input(&nd->stack, nd->netif, frame, len, sim_ms(nd->sim));
+}
+
+static void mac_tx_done(void *ctx, const uint8_t *frame, size_t len,
+                        enum mip_mac_tx_status st, uint8_t retries, mip_utime_t now)
+{
+    struct sim_node *nd = ctx;
+    (void)frame;
+    (void)now;
+    if (st != MIP_MAC_TX_OK)
+        sim_trace(nd->sim, "link_fail", nd->id, "\"status\":%d,\"retries\":%u,\"len\":%u",
+                  (int)st, retries, (unsigned)len);
+}
+
+static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct sim_node *nd = ctx;
+    return mip_mac_send(&nd->mac, frame, len, (mip_utime_t)nd->sim->now_us);
+}
+
+void sim_node_schedule(struct sim *sim, struct sim_node *nd)
+{
+    uint32_t d, md;
+    mip_time_t ms = sim_ms(sim);
+    uint64_t t;
+    d = mip_stack_poll(&nd->stack, ms);
+    md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+    if (d != MIP_POLL_IDLE) {
+        /* A deadline in the current millisecond was just run: wake at the
+         * next one rather than spinning on the same microsecond. */
+        t = ((uint64_t)ms + (d == 0u ? 1u : d)) * 1000u;
+        if (t != nd->stack_due) {
+            nd->stack_due = t;
+            (void)sim_evq_push(&sim->q, t, SIM_EV_STACK_POLL, nd->id, 0);
+        }
+    } else {
+        nd->stack_due = UINT64_MAX;
+    }
+    if (md != UINT32_MAX) {
+        t = sim->now_us + md;
+        if (t != nd->mac_due) {
+            nd->mac_due = t;
+            (void)sim_evq_push(&sim->q, t, SIM_EV_MAC_POLL, nd->id, 0);
+        }
+    } else {
+        nd->mac_due = UINT64_MAX;
+    }
+}
+
+static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
+{
+    const struct sim_scenario *sc = sim->sc;
+    struct mip_stack_config scfg;
+    struct mip_lowpan_config lcfg;
+    struct mip_mac_config mcfg;
+    struct mip_mac_callbacks mcb;
+    struct mip_addr a;
+    uint8_t seed[16], ext[8];
+    mip_status st;
+    int i;
+
+    nd->id = id;
+    nd->sim = sim;
+    nd->stack_due = nd->mac_due = UINT64_MAX;
+    derive_seed(sc->seed, id, SEED_STACK, seed);
+    memset(&scfg, 0, sizeof(scfg));
+    scfg.entropy = seed;
+    scfg.entropy_len = sizeof(seed);
+    scfg.forwarding = true;
+    mip_stack_init(&nd->stack, &scfg, 0);
+    derive_seed(sc->seed, id, SEED_CHANNEL, seed);
+    mip_rng_seed(&nd->chan_rng, seed, sizeof(seed));
+
+    for (i = 0; i < 8; i++)
+        ext[i] = (uint8_t)(i < 6 ? (i == 0 ? 0x02 : 0) : (i == 6 ? id >> 8 : id));
+    memset(&lcfg, 0, sizeof(lcfg));
+    lcfg.mode = sc->link_mode;
+    lcfg.pan_id = 0xABCD;
+    lcfg.short_addr = (uint16_t)id;
+    memcpy(lcfg.ext_addr, ext, 8);
+    lcfg.frame_max = sc->frame_max;
+    lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
+    lcfg.ack_request = sc->link_acks;
+    lcfg.has_context0 = true;
+    lcfg.ctx0_prefix[0] = 0xfd;
+    nd->drv.transmit = drv_transmit;
+    st = mip_netif_add_lowpan(&nd->stack, &lcfg, &nd->drv, nd, &nd->netif);
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "node %u: lowpan netif: %s", id, mip_status_name(st));
+        return false;
+    }
+    sim_node_address(sim, id, &a);
+    st = mip_netif_add_addr(&nd->stack, nd->netif, &a, a.family == MIP_AF_INET ? 32 : 128);
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "node %u: address: %s", id, mip_status_name(st));
+        return false;
+    }
+
+    mcfg = sc->mac;
+    mcfg.pan_id = 0xABCD;
+    mcfg.short_addr = (uint16_t)id;
+    memcpy(mcfg.ext_addr, ext, 8);
+    mcfg.timing = sc->timing;
+    memset(&mcb, 0, sizeof(mcb));
+    mcb.input = mac_input;
+    mcb.tx_done = mac_tx_done;
+    mcb.ctx = nd;
+    derive_seed(sc->seed, id, SEED_MAC, seed);
+    nd->radio = SIM_RADIO_OFF;
+    nd->radio_since_us = 0;
+    st = mip_mac_init(&nd->mac, &mcfg, &sim_radio_driver, nd, &mcb, seed, sizeof(seed), 0);
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
+        return false;
+    }
+    return true;
+}
+
+bool sim_build(struct sim *sim, struct sim_scenario *sc)
+{
+    uint32_t i;
+    memset(sim, 0, sizeof(*sim));
+    sim->sc = sc;
+    sim_evq_init(&sim->q);
+    sim->end_us = (uint64_t)(sc->duration_s * 1e6);
+    sim->n = sc->n_nodes;
+    sim->node = calloc(sim->n, sizeof(*sim->node));
+    sim->tx_cap = 64;
+    sim->tx = calloc(sim->tx_cap, sizeof(*sim->tx));
+    if (sim->node == NULL || sim->tx == NULL) {
+        snprintf(sim->err, sizeof(sim->err), "out of memory for %u nodes", sim->n);
+        return false;
+    }
+    for (i = 0; i < sim->n; i++)
+        if (!node_init(sim, &sim->node[i], i, sim->err, sizeof(sim->err)))
+            return false;
+    if (!sim_medium_build(sim, sim->err, sizeof(sim->err)))
+        return false;
+    if (!sim_routes_build(sim, sim->err, sizeof(sim->err)))
+        return false;
+    if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
+        return false;
+    return true;
+}
+
+void sim_run(struct sim *sim)
+{
+    struct sim_event ev;
+    while (sim_evq_pop(&sim->q, &ev)) {
+        struct sim_node *nd = &sim->node[ev.node];
+        if (ev.time_us > sim->end_us)
+            break;
+        sim->now_us = ev.time_us;
+        switch (ev.kind) {
+        case SIM_EV_STACK_POLL:
+            if (ev.time_us != nd->stack_due)
+                continue;               /* stale */
+            nd->stack_due = UINT64_MAX;
+            sim->events++;
+            sim_node_schedule(sim, nd);
+            break;
+        case SIM_EV_MAC_POLL:
+            if (ev.time_us != nd->mac_due)
+                continue;
+            nd->mac_due = UINT64_MAX;
+            sim->events++;
+            sim_node_schedule(sim, nd);
+            break;
+        case SIM_EV_TX_END:
+            sim->events++;
+            sim_medium_tx_end(sim, ev.arg);
+            break;
+        case SIM_EV_APP:
+            sim->events++;
+            sim_app_event(sim, ev.arg);
+            break;
+        default:
+            break;
+        }
+        if (sim->n_flows > 0 && sim->flows_done == sim->n_flows && sim->sc->stop_when_done)
+            break;
+    }
+    if (sim->now_us < sim->end_us && !(sim->n_flows > 0 && sim->flows_done == sim->n_flows &&
+                                       sim->sc->stop_when_done))
+        sim->now_us = sim->end_us;      /* nothing left to happen: the run lasts its time */
+    /* close the energy books at the final time */
+    for (uint32_t i = 0; i < sim->n; i++) {
+        struct sim_node *nd = &sim->node[i];
+        uint64_t dt = sim->now_us - nd->radio_since_us;
+        switch (nd->radio) {
+        case SIM_RADIO_TX:     nd->c.us_tx += dt; break;
+        case SIM_RADIO_RX:     nd->c.us_rx += dt; break;
+        case SIM_RADIO_LISTEN: nd->c.us_listen += dt; break;
+        default:               nd->c.us_off += dt; break;
+        }
+        nd->radio_since_us = sim->now_us;
+    }
+}
+
+void sim_free(struct sim *sim)
+{
+    uint32_t i;
+    if (sim->node != NULL)
+        for (i = 0; i < sim->n; i++)
+            free(sim->node[i].nbr);
+    free(sim->node);
+    free(sim->tx);
+    sim_apps_free(sim);
+    sim_evq_free(&sim->q);
+}

@@ -1,0 +1,175 @@
+/*
+ * Routes, computed once at start and installed as host routes (/128 or
+ * /32) in every node's real route table.
+ *
+ * "shortest": for each destination that some flow uses, a shortest-path
+ * tree rooted at it (hop count, or ETX = 1 / (PRR(a->b) * PRR(b->a)) from
+ * the channel model without interference), ties broken by lower node id so
+ * the tree is deterministic. A flow's forward path follows the tree of its
+ * destination; with symmetric routes (the default) the reverse direction
+ * retraces the same path, otherwise it follows the source's own tree.
+ * Only nodes on a flow's path get routes, so tables stay small even in
+ * 1000-node networks. "static": the scenario's own (node, dst, via) list,
+ * installed exactly as written.
+ * A node that already has a route to a destination keeps the first one.
+ */
+#include "sim.h"
+#include <stdlib.h>
+#include <string.h>
+
+static mip_status add_route(struct sim *sim, uint32_t node, uint32_t dst, uint32_t via)
+{
+    struct mip_addr d, gw;
+    struct mip_addr nh;
+    uint8_t idx;
+    struct sim_node *nd = &sim->node[node];
+    sim_node_address(sim, dst, &d);
+    sim_node_address(sim, via, &gw);
+    if (mip_route_lookup(&nd->stack, &d, &idx, &nh) == MIP_OK)
+        return MIP_OK;      /* first route wins */
+    return mip_route_add(&nd->stack, &d, d.family == MIP_AF_INET ? 32 : 128, &gw, nd->netif);
+}
+
+/* Dijkstra from root over links with cost 1 (hops) or ETX; fills
+ * next[x] = the neighbour of x on its path to root (UINT32_MAX: none). */
+static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
+{
+    uint32_t n = sim->n, i;
+    uint16_t bytes = sim->sc->frame_max;
+    for (i = 0; i < n; i++) {
+        next[i] = UINT32_MAX;
+        dist[i] = 1e300;
+        done[i] = false;
+    }
+    dist[root] = 0.0;
+    next[root] = root;
+    for (;;) {
+        uint32_t u = UINT32_MAX;
+        size_t k;
+        for (i = 0; i < n; i++)     /* O(n^2): fine for a few trees at start */
+            if (!done[i] && dist[i] < 1e299 && (u == UINT32_MAX || dist[i] < dist[u]))
+                u = i;
+        if (u == UINT32_MAX)
+            break;
+        done[u] = true;
+        for (k = 0; k < sim->node[u].n_nbr; k++) {
+            uint32_t v = sim->node[u].nbr[k].node;
+            double p1, p2, cost;
+            if (done[v] || !sim->node[u].nbr[k].decodable)
+                continue;
+            /* v sends to u towards the root: both directions must work */
+            p1 = sim_link_prr(sim, v, u, bytes);
+            p2 = sim_link_prr(sim, u, v, bytes);
+            if (p1 <= 0.0 || p2 <= 0.0)
+                continue;
+            cost = sim->sc->metric == SIM_METRIC_ETX ? 1.0 / (p1 * p2) : 1.0;
+            if (dist[u] + cost < dist[v] - 1e-12 ||
+                (dist[u] + cost <= dist[v] + 1e-12 && next[v] != UINT32_MAX && u < next[v])) {
+                dist[v] = dist[u] + cost;
+                next[v] = u;
+            }
+        }
+    }
+    return true;
+}
+
+bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
+{
+    const struct sim_scenario *sc = sim->sc;
+    uint32_t n = sim->n;
+    uint32_t *next = NULL, *rnext = NULL;
+    double *dist = NULL;
+    bool *done = NULL, ok = true;
+    size_t f, k;
+    if (sc->routing == SIM_ROUTING_STATIC) {
+        for (k = 0; k < sc->n_routes; k++) {
+            const struct sim_static_route *r = &sc->routes[k];
+            mip_status st = add_route(sim, r->node, r->dst, r->via);
+            if (st != MIP_OK) {
+                snprintf(err, errlen, "routing.routes[%zu]: node %u cannot take the route: %s",
+                         k, r->node, mip_status_name(st));
+                return false;
+            }
+        }
+        return true;
+    }
+    next = malloc(n * sizeof(*next));
+    rnext = malloc(n * sizeof(*rnext));
+    dist = malloc(n * sizeof(*dist));
+    done = malloc(n * sizeof(*done));
+    if (next == NULL || rnext == NULL || dist == NULL || done == NULL) {
+        snprintf(err, errlen, "out of memory computing routes");
+        ok = false;
+    }
+    for (f = 0; ok && f < sc->n_flows; f++) {
+        const struct sim_flow_spec *fs = &sc->flows[f];
+        uint32_t x, prev, hops = 0;
+        bool both = fs->kind == SIM_FLOW_TCP || sc->routes_symmetric;
+        tree(sim, fs->dst, next, dist, done);
+        if (next[fs->src] == UINT32_MAX) {
+            snprintf(err, errlen, "flows[%zu]: node %u cannot reach node %u", f, fs->src, fs->dst);
+            ok = false;
+            break;
+        }
+        prev = UINT32_MAX;
+        for (x = fs->src; x != fs->dst && ok; x = next[x]) {
+            mip_status st = add_route(sim, x, fs->dst, next[x]);
+            if (st == MIP_OK && both && sc->routes_symmetric && prev != UINT32_MAX)
+                st = add_route(sim, x, fs->src, prev);
+            if (st != MIP_OK) {
+                snprintf(err, errlen, "flows[%zu]: node %u route table full (MIP_ROUTE_MAX %u)",
+                         f, x, (unsigned)MIP_ROUTE_MAX);
+                ok = false;
+            }
+            prev = x;
+            if (++hops > n)
+                break;
+        }
+        if (ok && both && sc->routes_symmetric && prev != UINT32_MAX) {
+            mip_status st = add_route(sim, fs->dst, fs->src, prev);
+            if (st != MIP_OK) {
+                snprintf(err, errlen, "flows[%zu]: node %u route table full", f, fs->dst);
+                ok = false;
+            }
+        }
+        if (ok && both && !sc->routes_symmetric) {
+            tree(sim, fs->src, rnext, dist, done);
+            if (rnext[fs->dst] == UINT32_MAX) {
+                snprintf(err, errlen, "flows[%zu]: node %u cannot reach node %u", f, fs->dst,
+                         fs->src);
+                ok = false;
+            }
+            for (x = fs->dst, hops = 0; ok && x != fs->src; x = rnext[x]) {
+                if (add_route(sim, x, fs->src, rnext[x]) != MIP_OK) {
+                    snprintf(err, errlen, "flows[%zu]: node %u route table full", f, x);
+                    ok = false;
+                }
+                if (++hops > n)
+                    break;
+            }
+        }
+    }
+    free(next);
+    free(rnext);
+    free(dist);
+    free(done);
+    return ok;
+}
+
+/* Hop count of the installed route from a to b (for results); 0 if none. */
+uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
+uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b)
+{
+    uint32_t hops = 0, x = a;
+    while (x != b && hops <= sim->n) {
+        struct mip_addr d, nh;
+        uint8_t idx;
+        sim_node_address(sim, b, &d);
+        if (mip_route_lookup(&sim->node[x].stack, &d, &idx, &nh) != MIP_OK)
+            return 0;
+        x = (uint32_t)nh.bytes[nh.family == MIP_AF_INET ? 2 : 14] << 8 |
+            nh.bytes[nh.family == MIP_AF_INET ? 3 : 15];
+        hops++;
+    }
+    return x == b ? hops : 0;
+}

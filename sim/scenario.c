@@ -1,0 +1,727 @@
+/*
+ * Scenario files (JSON, schema in docs/SIMULATOR.md) -> struct sim_scenario.
+ *
+ * Every key is checked: an unknown key, a wrong type, a value out of range
+ * or a node id that does not exist is an error naming the file, the JSON
+ * path of the value and what was expected. Nothing is silently ignored.
+ */
+#include "sim.h"
+#include "json.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ld {                     /* loader context */
+    const char *fname;
+    char *err;
+    size_t errlen;
+    bool failed;
+    struct sim_scenario *sc;
+};
+
+static bool fail(struct ld *l, const struct sj_value *v, const char *what)
+{
+    char path[160], got[64];
+    if (l->failed)
+        return false;
+    l->failed = true;
+    sj_path(v, path, sizeof(path));
+    sj_describe(v, got, sizeof(got));
+    snprintf(l->err, l->errlen, "%s: %s: expected %s, got %s", l->fname, path, what, got);
+    return false;
+}
+
+static bool fail_missing(struct ld *l, const struct sj_value *obj, const char *key,
+                         const char *what)
+{
+    char path[160];
+    if (l->failed)
+        return false;
+    l->failed = true;
+    sj_path(obj, path, sizeof(path));
+    snprintf(l->err, l->errlen, "%s: %s.%s: missing; expected %s", l->fname,
+             strcmp(path, "(root)") == 0 ? "" : path, key, what);
+    if (strcmp(path, "(root)") == 0)    /* "file: .key" reads badly */
+        snprintf(l->err, l->errlen, "%s: %s: missing; expected %s", l->fname, key, what);
+    return false;
+}
+
+/* Rejects keys not in the NULL-terminated list. */
+static bool only_keys(struct ld *l, const struct sj_value *obj, const char *const *keys)
+{
+    size_t i, k;
+    for (i = 0; i < sj_len(obj); i++) {
+        const struct sj_value *m = sj_at(obj, i);
+        bool known = false;
+        for (k = 0; keys[k] != NULL; k++)
+            if (strcmp(m->key, keys[k]) == 0)
+                known = true;
+        if (!known) {
+            char path[160], list[320] = "";
+            sj_path(m, path, sizeof(path));
+            for (k = 0; keys[k] != NULL; k++) {
+                strncat(list, k ? ", " : "", sizeof(list) - strlen(list) - 1u);
+                strncat(list, keys[k], sizeof(list) - strlen(list) - 1u);
+            }
+            l->failed = true;
+            snprintf(l->err, l->errlen, "%s: %s: unknown key; known keys here: %s", l->fname,
+                     path, list);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool get_obj(struct ld *l, const struct sj_value *parent, const char *key,
+                    const struct sj_value **out, bool required)
+{
+    const struct sj_value *v = sj_get(parent, key);
+    *out = v;
+    if (v == NULL)
+        return required ? fail_missing(l, parent, key, "an object") : true;
+    return sj_is(v, SJ_OBJECT) ? true : fail(l, v, "an object");
+}
+
+static bool get_num(struct ld *l, const struct sj_value *o, const char *key, double *out,
+                    double lo, double hi)
+{
+    const struct sj_value *v = sj_get(o, key);
+    double d;
+    char what[96];
+    if (v == NULL)
+        return true;            /* keep the default */
+    snprintf(what, sizeof(what), "a number in [%g, %g]", lo, hi);
+    if (!sj_as_double(v, &d) || !(d >= lo && d <= hi))
+        return fail(l, v, what);
+    *out = d;
+    return true;
+}
+
+static bool get_int(struct ld *l, const struct sj_value *o, const char *key, int64_t *out,
+                    int64_t lo, int64_t hi)
+{
+    const struct sj_value *v = sj_get(o, key);
+    int64_t i;
+    char what[96];
+    if (v == NULL)
+        return true;
+    snprintf(what, sizeof(what), "an integer in [%lld, %lld]", (long long)lo, (long long)hi);
+    if (!sj_as_int64(v, &i) || i < lo || i > hi)
+        return fail(l, v, what);
+    *out = i;
+    return true;
+}
+
+#define GET_INT_INTO(l, o, key, field, lo, hi)                                  \
+    do {                                                                        \
+        int64_t tmp_ = (int64_t)(field);                                        \
+        if (!get_int((l), (o), (key), &tmp_, (lo), (hi)))                       \
+            return false;                                                       \
+        (field) = tmp_;                                                         \
+    } while (0)
+
+static bool get_bool(struct ld *l, const struct sj_value *o, const char *key, bool *out)
+{
+    const struct sj_value *v = sj_get(o, key);
+    if (v == NULL)
+        return true;
+    return sj_as_bool(v, out) ? true : fail(l, v, "true or false");
+}
+
+/* One of the NULL-terminated names; *out its index. */
+static bool get_enum(struct ld *l, const struct sj_value *o, const char *key,
+                     const char *const *names, uint8_t *out, bool required)
+{
+    const struct sj_value *v = sj_get(o, key);
+    const char *s;
+    char what[160] = "one of";
+    size_t k;
+    for (k = 0; names[k] != NULL; k++) {
+        strncat(what, k ? ", \"" : " \"", sizeof(what) - strlen(what) - 1u);
+        strncat(what, names[k], sizeof(what) - strlen(what) - 1u);
+        strncat(what, "\"", sizeof(what) - strlen(what) - 1u);
+    }
+    if (v == NULL)
+        return required ? fail_missing(l, o, key, what) : true;
+    s = sj_as_string(v, NULL);
+    for (k = 0; s != NULL && names[k] != NULL; k++) {
+        if (strcmp(s, names[k]) == 0) {
+            *out = (uint8_t)k;
+            return true;
+        }
+    }
+    return fail(l, v, what);
+}
+
+static bool get_node(struct ld *l, const struct sj_value *o, const char *key, uint32_t *out)
+{
+    const struct sj_value *v = sj_get(o, key);
+    int64_t i;
+    char what[96];
+    snprintf(what, sizeof(what), "an integer node id 0..%u", l->sc->n_nodes - 1u);
+    if (v == NULL)
+        return fail_missing(l, o, key, what);
+    if (!sj_as_int64(v, &i) || i < 0 || i >= (int64_t)l->sc->n_nodes)
+        return fail(l, v, what);
+    *out = (uint32_t)i;
+    return true;
+}
+
+/* --- sections --------------------------------------------------------------------- */
+
+static bool load_phy(struct ld *l, const struct sj_value *root)
+{
+    static const char *const keys[] = { "bitrate", "phy_header_bytes", "turnaround_us",
+                                        "cca_us", "backoff_us", "ack_wait_us", NULL };
+    const struct sj_value *o;
+    struct mip_radio_timing *t = &l->sc->timing;
+    bool ack_given;
+    if (!get_obj(l, root, "phy", &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys))
+        return false;
+    GET_INT_INTO(l, o, "bitrate", t->bitrate, 1000, 100000000);
+    GET_INT_INTO(l, o, "phy_header_bytes", t->phy_hdr_bytes, 0, 64);
+    GET_INT_INTO(l, o, "turnaround_us", t->turnaround_us, 0, 65535);
+    GET_INT_INTO(l, o, "cca_us", t->cca_us, 0, 65535);
+    GET_INT_INTO(l, o, "backoff_us", t->backoff_us, 1, 65535);
+    ack_given = sj_get(o, "ack_wait_us") != NULL;
+    GET_INT_INTO(l, o, "ack_wait_us", t->ack_wait_us, 0, 65535);
+    if (!ack_given) {
+        /* macAckWaitDuration is 54 symbols = 864 us at 250 kb/s: scale it
+         * with the bit rate unless the scenario says otherwise. */
+        t->ack_wait_us = (uint16_t)((864.0 * 250000.0) / (double)t->bitrate + 0.5);
+    }
+    return true;
+}
+
+static bool load_radio(struct ld *l, const struct sj_value *root)
+{
+    static const char *const keys[] = { "tx_ma", "rx_ma", "sleep_ma", "voltage", NULL };
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    if (!get_obj(l, root, "radio", &o, false) || o == NULL)
+        return !l->failed;
+    return only_keys(l, o, keys) && get_num(l, o, "tx_ma", &sc->tx_ma, 0, 1000) &&
+           get_num(l, o, "rx_ma", &sc->rx_ma, 0, 1000) &&
+           get_num(l, o, "sleep_ma", &sc->sleep_ma, 0, 1000) &&
+           get_num(l, o, "voltage", &sc->voltage, 0, 100);
+}
+
+static bool load_medium(struct ld *l, const struct sj_value *root)
+{
+    static const char *const models[] = { "unit_disk", "log_distance", "prr", NULL };
+    static const char *const keys[] = { "model", "range_m", "interference_range_m", "ber",
+                                        "ber_counts_phy_header", "tx_power_dbm", "pl_d0_db",
+                                        "d0_m", "exponent", "shadowing_db", "noise_dbm",
+                                        "sensitivity_dbm", "cca_dbm", NULL };
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    if (!get_obj(l, root, "medium", &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "model", models, &sc->medium, false))
+        return false;
+    sc->interference_range_m = -1.0;
+    if (!get_num(l, o, "range_m", &sc->range_m, 0, 1e9) ||
+        !get_num(l, o, "interference_range_m", &sc->interference_range_m, 0, 1e9) ||
+        !get_num(l, o, "ber", &sc->ber, 0, 1) ||
+        !get_bool(l, o, "ber_counts_phy_header", &sc->ber_counts_phy_header) ||
+        !get_num(l, o, "tx_power_dbm", &sc->tx_power_dbm, -100, 100) ||
+        !get_num(l, o, "pl_d0_db", &sc->pl_d0_db, 0, 200) ||
+        !get_num(l, o, "d0_m", &sc->d0_m, 1e-3, 1e6) ||
+        !get_num(l, o, "exponent", &sc->pl_exponent, 1, 10) ||
+        !get_num(l, o, "shadowing_db", &sc->shadowing_db, 0, 50) ||
+        !get_num(l, o, "noise_dbm", &sc->noise_dbm, -200, 0) ||
+        !get_num(l, o, "sensitivity_dbm", &sc->sensitivity_dbm, -200, 0) ||
+        !get_num(l, o, "cca_dbm", &sc->cca_dbm, -200, 0))
+        return false;
+    if (sc->interference_range_m < 0.0)
+        sc->interference_range_m = sc->range_m;
+    if (sc->interference_range_m < sc->range_m)
+        return fail(l, sj_get(o, "interference_range_m"), "a value >= range_m");
+    return true;
+}
+
+static bool load_links(struct ld *l, const struct sj_value *arr)
+{
+    struct sim_scenario *sc = l->sc;
+    size_t k, n = sj_len(arr);
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of [a, b] or [a, b, prr]");
+    sc->links = calloc(n ? n : 1u, sizeof(*sc->links));
+    if (sc->links == NULL)
+        return fail(l, arr, "fewer links (out of memory)");
+    for (k = 0; k < n; k++) {
+        const struct sj_value *e = sj_at(arr, k);
+        int64_t a, b;
+        double prr = 1.0;
+        char what[96];
+        snprintf(what, sizeof(what), "[a, b] or [a, b, prr] with node ids 0..%u, prr in [0, 1]",
+                 sc->n_nodes - 1u);
+        if (!sj_is(e, SJ_ARRAY) || (sj_len(e) != 2u && sj_len(e) != 3u) ||
+            !sj_as_int64(sj_at(e, 0), &a) || !sj_as_int64(sj_at(e, 1), &b) || a < 0 || b < 0 ||
+            a >= (int64_t)sc->n_nodes || b >= (int64_t)sc->n_nodes || a == b ||
+            (sj_len(e) == 3u && (!sj_as_double(sj_at(e, 2), &prr) || prr < 0.0 || prr > 1.0)))
+            return fail(l, e, what);
+        sc->links[k].a = (uint32_t)a;
+        sc->links[k].b = (uint32_t)b;
+        sc->links[k].prr = prr;
+    }
+    sc->n_links = n;
+    return true;
+}
+
+static bool load_topology(struct ld *l, const struct sj_value *root)
+{
+    static const char *const kinds[] = { "chain", "grid", "random", "positions", "links", NULL };
+    static const char *const keys[] = { "type", "nodes", "spacing_m", "rows", "cols", "width_m",
+                                        "height_m", "positions", "links", "symmetric", NULL };
+    const struct sj_value *o, *v;
+    struct sim_scenario *sc = l->sc;
+    int64_t nodes = 0, rows = 0, cols = 0;
+    uint32_t i;
+    if (!get_obj(l, root, "topology", &o, true))
+        return false;
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &sc->topology, true))
+        return false;
+    if (!get_num(l, o, "spacing_m", &sc->spacing_m, 0, 1e9) ||
+        !get_num(l, o, "width_m", &sc->width_m, 0, 1e9) ||
+        !get_num(l, o, "height_m", &sc->height_m, 0, 1e9) ||
+        !get_bool(l, o, "symmetric", &sc->links_symmetric))
+        return false;
+    switch (sc->topology) {
+    case SIM_TOPO_GRID:
+        if (!get_int(l, o, "rows", &rows, 1, 65000) || !get_int(l, o, "cols", &cols, 1, 65000))
+            return false;
+        if (rows == 0 || cols == 0)
+            return fail_missing(l, o, rows == 0 ? "rows" : "cols", "an integer >= 1");
+        nodes = rows * cols;
+        if (nodes > 65000)
+            return fail(l, sj_get(o, "rows"), "rows * cols <= 65000");
+        sc->grid_cols = (uint32_t)cols;
+        break;
+    case SIM_TOPO_POSITIONS:
+        v = sj_get(o, "positions");
+        if (v == NULL)
+            return fail_missing(l, o, "positions", "an array of [x, y] in metres");
+        if (!sj_is(v, SJ_ARRAY) || sj_len(v) < 1u || sj_len(v) > 65000u)
+            return fail(l, v, "an array of 1..65000 [x, y] positions in metres");
+        nodes = (int64_t)sj_len(v);
+        break;
+    default:
+        if (sj_get(o, "nodes") == NULL)
+            return fail_missing(l, o, "nodes", "an integer 1..65000");
+        if (!get_int(l, o, "nodes", &nodes, 1, 65000))
+            return false;
+        break;
+    }
+    sc->n_nodes = (uint32_t)nodes;
+    sc->pos = calloc(sc->n_nodes, sizeof(*sc->pos));
+    if (sc->pos == NULL)
+        return fail(l, o, "fewer nodes (out of memory)");
+    if (sc->topology == SIM_TOPO_CHAIN || sc->topology == SIM_TOPO_GRID) {
+        if (sj_get(o, "spacing_m") == NULL)
+            return fail_missing(l, o, "spacing_m", "a distance in metres");
+        for (i = 0; i < sc->n_nodes; i++) {
+            uint32_t c = sc->topology == SIM_TOPO_GRID ? sc->grid_cols : sc->n_nodes;
+            sc->pos[i][0] = (double)(i % c) * sc->spacing_m;
+            sc->pos[i][1] = (double)(i / c) * sc->spacing_m;
+        }
+    } else if (sc->topology == SIM_TOPO_RANDOM) {
+        /* Uniform in the area from a stream of the run seed alone. */
+        struct mip_rng r;
+        uint8_t seed[16];
+        for (i = 0; i < 8u; i++) {
+            seed[i] = (uint8_t)(sc->seed >> (8u * i));
+            seed[8u + i] = (uint8_t)(0xA5u ^ i);
+        }
+        if (sj_get(o, "width_m") == NULL || sj_get(o, "height_m") == NULL)
+            return fail_missing(l, o, sj_get(o, "width_m") == NULL ? "width_m" : "height_m",
+                                "the area's size in metres");
+        mip_rng_seed(&r, seed, sizeof(seed));
+        for (i = 0; i < sc->n_nodes; i++) {
+            sc->pos[i][0] = (double)mip_rng_next(&r) / 4294967296.0 * sc->width_m;
+            sc->pos[i][1] = (double)mip_rng_next(&r) / 4294967296.0 * sc->height_m;
+        }
+    } else if (sc->topology == SIM_TOPO_POSITIONS) {
+        v = sj_get(o, "positions");
+        for (i = 0; i < sc->n_nodes; i++) {
+            const struct sj_value *p = sj_at(v, i);
+            if (!sj_is(p, SJ_ARRAY) || sj_len(p) != 2u || !sj_as_double(sj_at(p, 0), &sc->pos[i][0]) ||
+                !sj_as_double(sj_at(p, 1), &sc->pos[i][1]))
+                return fail(l, p, "[x, y] in metres");
+        }
+    } else {
+        v = sj_get(o, "links");
+        if (v == NULL)
+            return fail_missing(l, o, "links", "an array of [a, b] or [a, b, prr]");
+        if (!load_links(l, v))
+            return false;
+    }
+    return true;
+}
+
+static bool load_mac(struct ld *l, const struct sj_value *root)
+{
+    static const char *const kinds[] = { "csma_ca", "csma", "nullmac", NULL };
+    static const char *const keys[] = { "type", "min_be", "max_be", "max_backoffs", "max_retries",
+                                        "retry_delay_max_us", "min_periods", "max_periods",
+                                        "link_acks", NULL };
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    uint8_t kind = sc->mac.kind;
+    bool acks_given;
+    if (!get_obj(l, root, "mac", &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &kind, false))
+        return false;
+    mip_mac_config_default(&sc->mac, kind, 0, 0, NULL);
+    GET_INT_INTO(l, o, "min_be", sc->mac.min_be, 0, 8);
+    GET_INT_INTO(l, o, "max_be", sc->mac.max_be, 0, 8);
+    GET_INT_INTO(l, o, "max_backoffs", sc->mac.max_backoffs, 0, 255);
+    GET_INT_INTO(l, o, "max_retries", sc->mac.max_retries, 0, 15);
+    GET_INT_INTO(l, o, "retry_delay_max_us", sc->mac.retry_delay_max_us, 0, 10000000);
+    GET_INT_INTO(l, o, "min_periods", sc->mac.csma_min_periods, 0, 255);
+    GET_INT_INTO(l, o, "max_periods", sc->mac.csma_max_periods, 0, 255);
+    if (sc->mac.min_be > sc->mac.max_be)
+        return fail(l, sj_get(o, "min_be"), "min_be <= max_be");
+    if (sc->mac.csma_min_periods > sc->mac.csma_max_periods)
+        return fail(l, sj_get(o, "min_periods"), "min_periods <= max_periods");
+    acks_given = sj_get(o, "link_acks") != NULL;
+    sc->link_acks = kind == MIP_MAC_CSMA_CA;
+    if (!get_bool(l, o, "link_acks", &sc->link_acks))
+        return false;
+    if (acks_given && sc->link_acks && kind != MIP_MAC_CSMA_CA)
+        return fail(l, sj_get(o, "link_acks"), "false: only csma_ca waits for link ACKs");
+    return true;
+}
+
+static bool load_link(struct ld *l, const struct sj_value *root)
+{
+    static const char *const modes[] = { "iphc", "raw", NULL };
+    static const char *const ips[] = { "ipv6", "ipv4", NULL };
+    static const char *const keys[] = { "mode", "ip", "header_bytes", "frame_max", NULL };
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    uint8_t ip = 0;
+    if (!get_obj(l, root, "link", &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "mode", modes, &sc->link_mode, false) ||
+        !get_enum(l, o, "ip", ips, &ip, false))
+        return false;
+    sc->ipv4 = ip == 1;
+    GET_INT_INTO(l, o, "header_bytes", sc->link_hdr_bytes, 12, 64);
+    GET_INT_INTO(l, o, "frame_max", sc->frame_max, 32, MIP_RADIO_FRAME_MAX + 2);
+    if (sc->ipv4 && sc->link_mode != MIP_LOWPAN_RAW_IP)
+        return fail(l, sj_get(o, "ip"), "\"ipv6\" with mode \"iphc\" (6LoWPAN carries IPv6)");
+    if (sc->link_mode == MIP_LOWPAN_RAW_IP &&
+        (unsigned)sc->frame_max < (unsigned)sc->link_hdr_bytes + (sc->ipv4 ? 68u : 1280u) &&
+        !sc->ipv4)
+        return fail(l, sj_get(o, "frame_max"), "room for a 1280-byte IPv6 datagram (use ipv4 or iphc)");
+    return true;
+}
+
+static bool load_routing(struct ld *l, const struct sj_value *root)
+{
+    static const char *const kinds[] = { "shortest", "static", NULL };
+    static const char *const metrics[] = { "hops", "etx", NULL };
+    static const char *const keys[] = { "type", "metric", "symmetric", "routes", NULL };
+    static const char *const rkeys[] = { "node", "dst", "via", NULL };
+    const struct sj_value *o, *arr;
+    struct sim_scenario *sc = l->sc;
+    size_t k;
+    if (!get_obj(l, root, "routing", &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &sc->routing, false) ||
+        !get_enum(l, o, "metric", metrics, &sc->metric, false) ||
+        !get_bool(l, o, "symmetric", &sc->routes_symmetric))
+        return false;
+    arr = sj_get(o, "routes");
+    if (sc->routing == SIM_ROUTING_STATIC) {
+        if (arr == NULL)
+            return fail_missing(l, o, "routes", "an array of {node, dst, via}");
+        if (!sj_is(arr, SJ_ARRAY))
+            return fail(l, arr, "an array of {node, dst, via}");
+        sc->n_routes = sj_len(arr);
+        sc->routes = calloc(sc->n_routes ? sc->n_routes : 1u, sizeof(*sc->routes));
+        if (sc->routes == NULL)
+            return fail(l, arr, "fewer routes (out of memory)");
+        for (k = 0; k < sc->n_routes; k++) {
+            const struct sj_value *r = sj_at(arr, k);
+            if (!sj_is(r, SJ_OBJECT))
+                return fail(l, r, "an object {node, dst, via}");
+            if (!only_keys(l, r, rkeys) || !get_node(l, r, "node", &sc->routes[k].node) ||
+                !get_node(l, r, "dst", &sc->routes[k].dst) ||
+                !get_node(l, r, "via", &sc->routes[k].via))
+                return false;
+        }
+    } else if (arr != NULL) {
+        return fail(l, arr, "no \"routes\" unless type is \"static\"");
+    }
+    return true;
+}
+
+static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char *key,
+                          struct sim_tcp_endpoint *e)
+{
+    static const char *const keys[] = { "profile", "cwnd_cap", "sack", "timestamps", "nodelay",
+                                        "delayed_ack", "delack_ms", NULL };
+    static const char *const profiles[] = { "full", "tiny", NULL };
+    const struct sj_value *o;
+    uint8_t prof = 0;
+    bool delayed = true;
+    if (!get_obj(l, flow, key, &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "profile", profiles, &prof, false))
+        return false;
+    e->tiny = prof == 1;
+    if (e->tiny) {
+        e->sack = false;
+        e->timestamps = false;
+    }
+    GET_INT_INTO(l, o, "cwnd_cap", e->cwnd_cap, 0, 255);
+    GET_INT_INTO(l, o, "delack_ms", e->delack_ms, 0, 500);
+    if (!get_bool(l, o, "sack", &e->sack) || !get_bool(l, o, "timestamps", &e->timestamps) ||
+        !get_bool(l, o, "nodelay", &e->nodelay) || !get_bool(l, o, "delayed_ack", &delayed))
+        return false;
+    if (!delayed)
+        e->delack_ms = 0;
+    if (e->tiny && (e->sack || e->timestamps))
+        return fail(l, sj_get(o, e->sack ? "sack" : "timestamps"),
+                    "false with profile \"tiny\" (it has neither SACK nor timestamps)");
+    return true;
+}
+
+static bool load_flows(struct ld *l, const struct sj_value *root)
+{
+    static const char *const kinds[] = { "tcp", "udp", NULL };
+    static const char *const keys[] = { "type", "src", "dst", "port", "start_s", "bytes",
+                                        "segments", "segment_bytes", "duration_s", "mss",
+                                        "tx_buffer", "rx_buffer", "sender", "receiver",
+                                        "interval_s", "count", "payload_bytes", NULL };
+    const struct sj_value *arr = sj_get(root, "flows");
+    struct sim_scenario *sc = l->sc;
+    size_t k, n;
+    if (arr == NULL)
+        return true;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of flows");
+    n = sj_len(arr);
+    sc->flows = calloc(n ? n : 1u, sizeof(*sc->flows));
+    if (sc->flows == NULL)
+        return fail(l, arr, "fewer flows (out of memory)");
+    sc->n_flows = n;
+    for (k = 0; k < n; k++) {
+        const struct sj_value *o = sj_at(arr, k);
+        struct sim_flow_spec *f = &sc->flows[k];
+        int64_t segments = 0, seg_bytes = 0, bytes = 0;
+        int given;
+        if (!sj_is(o, SJ_OBJECT))
+            return fail(l, o, "a flow object");
+        f->port = (uint16_t)(5000u + k);
+        f->tx_buffer = 2048;
+        f->rx_buffer = 2048;
+        f->sender.sack = f->receiver.sack = true;
+        f->sender.timestamps = f->receiver.timestamps = true;
+        f->sender.nodelay = f->receiver.nodelay = false;
+        f->sender.delack_ms = f->receiver.delack_ms = MIP_TCP_DELACK_MS;
+        f->interval_s = 1.0;
+        f->payload_bytes = 32;
+        if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &f->kind, true) ||
+            !get_node(l, o, "src", &f->src) || !get_node(l, o, "dst", &f->dst))
+            return false;
+        if (f->src == f->dst)
+            return fail(l, sj_get(o, "dst"), "a node other than src");
+        GET_INT_INTO(l, o, "port", f->port, 1, 65535);
+        if (!get_num(l, o, "start_s", &f->start_s, 0, 1e7))
+            return false;
+        if (f->kind == SIM_FLOW_TCP) {
+            if (!get_int(l, o, "bytes", &bytes, 1, INT64_MAX / 2) ||
+                !get_int(l, o, "segments", &segments, 1, 100000000) ||
+                !get_int(l, o, "segment_bytes", &seg_bytes, 1, 65535) ||
+                !get_num(l, o, "duration_s", &f->duration_s, 1e-6, 1e7))
+                return false;
+            given = (bytes > 0) + (segments > 0) + (f->duration_s > 0.0);
+            if (given != 1)
+                return fail(l, o, "exactly one of \"bytes\", \"segments\" (with "
+                                  "\"segment_bytes\") or \"duration_s\"");
+            if (segments > 0 && seg_bytes == 0)
+                return fail_missing(l, o, "segment_bytes", "the payload bytes of each segment");
+            if (seg_bytes > 0 && segments == 0)
+                return fail(l, sj_get(o, "segment_bytes"), "to come with \"segments\"");
+            f->bytes = segments > 0 ? (uint64_t)segments * (uint64_t)seg_bytes : (uint64_t)bytes;
+            GET_INT_INTO(l, o, "mss", f->mss, 64, 65535);
+            if (seg_bytes > 0) {
+                if (sj_get(o, "mss") != NULL)
+                    return fail(l, sj_get(o, "mss"), "no \"mss\" with \"segment_bytes\" (it sets the MSS)");
+                if (seg_bytes < 64)
+                    return fail(l, sj_get(o, "segment_bytes"), "at least 64 bytes");
+                f->mss = (uint16_t)seg_bytes;
+            }
+            GET_INT_INTO(l, o, "tx_buffer", f->tx_buffer, 64, 65535);
+            GET_INT_INTO(l, o, "rx_buffer", f->rx_buffer, 64, 65535);
+            if (!load_endpoint(l, o, "sender", &f->sender) ||
+                !load_endpoint(l, o, "receiver", &f->receiver))
+                return false;
+            if (sj_get(o, "interval_s") || sj_get(o, "count") || sj_get(o, "payload_bytes"))
+                return fail(l, o, "no UDP keys (interval_s, count, payload_bytes) in a tcp flow");
+        } else {
+            if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
+                return false;
+            GET_INT_INTO(l, o, "count", f->count, 0, 100000000);
+            GET_INT_INTO(l, o, "payload_bytes", f->payload_bytes, 12, 1232);
+            if (sj_get(o, "bytes") || sj_get(o, "segments") || sj_get(o, "sender") ||
+                sj_get(o, "receiver") || sj_get(o, "duration_s"))
+                return fail(l, o, "no TCP keys (bytes, segments, duration_s, sender, receiver) "
+                                  "in a udp flow");
+        }
+    }
+    /* two TCP flows may not listen on the same (node, port) */
+    for (k = 0; k < n; k++) {
+        size_t j;
+        for (j = 0; j < k; j++) {
+            if (sc->flows[k].kind == SIM_FLOW_TCP && sc->flows[j].kind == SIM_FLOW_TCP &&
+                sc->flows[k].dst == sc->flows[j].dst && sc->flows[k].port == sc->flows[j].port)
+                return fail(l, sj_at(arr, k), "a port not used by an earlier tcp flow to the same node");
+        }
+    }
+    return true;
+}
+
+void sim_scenario_defaults(struct sim_scenario *sc)
+{
+    memset(sc, 0, sizeof(*sc));
+    strcpy(sc->name, "unnamed");
+    sc->seed = 1;
+    sc->duration_s = 60.0;
+    sc->stop_when_done = true;
+    mip_radio_timing_default(&sc->timing);
+    /* CC2420 datasheet: TX at 0 dBm 17.4 mA, RX/listen 18.8 mA, power-down
+     * 0.02 uA; 3 V supply. */
+    sc->tx_ma = 17.4;
+    sc->rx_ma = 18.8;
+    sc->sleep_ma = 0.00002;
+    sc->voltage = 3.0;
+    sc->medium = SIM_MEDIUM_UNIT_DISK;
+    sc->range_m = 50.0;
+    sc->interference_range_m = 50.0;
+    sc->tx_power_dbm = 0.0;
+    sc->pl_d0_db = 40.0;        /* 2.4 GHz free space at 1 m */
+    sc->d0_m = 1.0;
+    sc->pl_exponent = 3.0;
+    sc->shadowing_db = 4.0;
+    sc->noise_dbm = -100.0;
+    sc->sensitivity_dbm = -95.0;    /* CC2420 */
+    sc->cca_dbm = -77.0;            /* CC2420 default CCA threshold */
+    sc->links_symmetric = true;
+    mip_mac_config_default(&sc->mac, MIP_MAC_CSMA_CA, 0, 0, NULL);
+    sc->link_mode = MIP_LOWPAN_IPHC;
+    sc->link_hdr_bytes = 12;
+    sc->frame_max = 127;
+    sc->link_acks = true;
+    sc->routing = SIM_ROUTING_SHORTEST;
+    sc->metric = SIM_METRIC_HOPS;
+    sc->routes_symmetric = true;
+}
+
+void sim_scenario_free(struct sim_scenario *sc)
+{
+    free(sc->pos);
+    free(sc->links);
+    free(sc->routes);
+    free(sc->flows);
+    sc->pos = NULL;
+    sc->links = NULL;
+    sc->routes = NULL;
+    sc->flows = NULL;
+}
+
+bool sim_scenario_parse(const char *text, size_t len, const char *fname,
+                        struct sim_scenario *sc, char *err, size_t errlen)
+{
+    static const char *const keys[] = { "name", "seed", "duration_s", "stop_when_done", "phy",
+                                        "radio", "medium", "topology", "mac", "link", "routing",
+                                        "flows", NULL };
+    struct sj_error jerr;
+    struct sj_doc *doc;
+    const struct sj_value *root, *v;
+    struct ld l;
+    bool ok;
+    int64_t seed;
+    sim_scenario_defaults(sc);
+    doc = sj_parse(text, len, NULL, &jerr);
+    if (doc == NULL) {
+        snprintf(err, errlen, "%s: %s", fname, jerr.msg);
+        return false;
+    }
+    root = sj_doc_root(doc);
+    l.fname = fname;
+    l.err = err;
+    l.errlen = errlen;
+    l.failed = false;
+    l.sc = sc;
+    ok = sj_is(root, SJ_OBJECT) ? true : fail(&l, root, "a scenario object");
+    if (ok)
+        ok = only_keys(&l, root, keys);
+    if (ok && (v = sj_get(root, "name")) != NULL) {
+        const char *s = sj_as_string(v, NULL);
+        if (s == NULL || strlen(s) >= sizeof(sc->name))
+            ok = fail(&l, v, "a string of at most 63 bytes");
+        else
+            strcpy(sc->name, s);
+    }
+    if (ok && sj_get(root, "seed") != NULL) {
+        ok = get_int(&l, root, "seed", &seed, 0, INT64_MAX);
+        if (ok)
+            sc->seed = (uint64_t)seed;
+    }
+    ok = ok && get_num(&l, root, "duration_s", &sc->duration_s, 1e-6, 1e7) &&
+         get_bool(&l, root, "stop_when_done", &sc->stop_when_done) && load_phy(&l, root) &&
+         load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
+         load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
+         load_flows(&l, root);
+    if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
+        ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
+                  "\"prr\" only with topology type \"links\" (the links carry the PRRs)");
+    if (ok && sc->topology == SIM_TOPO_LINKS && sc->medium != SIM_MEDIUM_PRR) {
+        if (sj_get(sj_get(root, "medium"), "model") != NULL)
+            ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
+                      "\"prr\" with topology type \"links\"");
+        sc->medium = SIM_MEDIUM_PRR;
+    }
+    sj_doc_free(doc);
+    if (!ok)
+        sim_scenario_free(sc);
+    return ok;
+}
+
+bool sim_scenario_load(const char *path, struct sim_scenario *sc, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    bool ok;
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        n > (long)SJ_DEFAULT_MAX_SIZE) {
+        fclose(f);
+        snprintf(err, errlen, "%s: cannot read (or larger than %u bytes)", path,
+                 (unsigned)SJ_DEFAULT_MAX_SIZE);
+        return false;
+    }
+    buf = malloc((size_t)n + 1u);
+    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        fclose(f);
+        snprintf(err, errlen, "%s: cannot read", path);
+        return false;
+    }
+    fclose(f);
+    ok = sim_scenario_parse(buf, (size_t)n, path, sc, err, errlen);
+    free(buf);
+    return ok;
+}

@@ -1,0 +1,235 @@
+/*
+ * moteip-sim: a discrete-event simulator that runs the real moteip stack on
+ * every node of a modelled IEEE 802.15.4 network.
+ *
+ * A run is: a scenario (struct sim_scenario, loaded from JSON by
+ * scenario.c and documented in docs/SIMULATOR.md) -> sim_build() makes the
+ * nodes, the medium, the routes and the apps -> sim_run() pops events until
+ * the end time or until every flow is done -> sim_write_result() writes the
+ * JSON result. Everything random is drawn from PRNG streams derived from
+ * (seed, node id, purpose), and event ties break by insertion order, so a
+ * scenario and a seed give byte-identical results on any machine.
+ *
+ * Time is a 64-bit microsecond count from 0. A node's stack sees it as
+ * milliseconds (mip_time_t), its MAC as wrapping microseconds (mip_utime_t).
+ */
+#ifndef MOTEIP_SIM_H
+#define MOTEIP_SIM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include "moteip/moteip.h"
+#include "moteip/tcp.h"
+#include "moteip/mac.h"
+#include "moteip/radio.h"
+#include "evq.h"
+
+/* ---------------------------------------------------------------- scenario */
+
+enum sim_medium_model {
+    SIM_MEDIUM_UNIT_DISK = 0,   /* reception range + interference/carrier-sense range */
+    SIM_MEDIUM_LOG_DISTANCE,    /* path loss + shadowing, SINR, O-QPSK BER, capture */
+    SIM_MEDIUM_PRR              /* explicit per-link packet reception ratios */
+};
+
+enum sim_topology_kind {
+    SIM_TOPO_CHAIN = 0, SIM_TOPO_GRID, SIM_TOPO_RANDOM, SIM_TOPO_POSITIONS, SIM_TOPO_LINKS
+};
+
+enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC };
+enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
+
+enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP };
+
+struct sim_link {               /* one explicit link (topology "links" or a PRR matrix entry) */
+    uint32_t a, b;
+    double   prr;               /* a->b reception ratio (and b->a when symmetric) */
+};
+
+struct sim_static_route {
+    uint32_t node, dst, via;
+};
+
+struct sim_tcp_endpoint {       /* per-endpoint TCP options */
+    bool     tiny;              /* tiny profile: no SACK/TS, no OOO, one-segment window */
+    uint8_t  cwnd_cap;          /* segments, 0 = none */
+    bool     sack, timestamps, nodelay;
+    uint16_t delack_ms;         /* 0 = ACK every segment */
+};
+
+struct sim_flow_spec {
+    uint8_t  kind;              /* enum sim_flow_kind */
+    uint32_t src, dst;
+    uint16_t port;
+    double   start_s;
+    /* TCP: exactly one of bytes or duration_s (segments * segment_bytes
+     * becomes bytes, with the MSS capped at segment_bytes) */
+    uint64_t bytes;
+    double   duration_s;
+    uint16_t mss;               /* 0: from the path MTU */
+    uint32_t tx_buffer, rx_buffer;
+    struct sim_tcp_endpoint sender, receiver;
+    /* UDP reports */
+    double   interval_s;
+    uint32_t count;             /* 0: until the end */
+    uint16_t payload_bytes;
+};
+
+struct sim_scenario {
+    char     name[64];
+    uint64_t seed;
+    double   duration_s;        /* simulated time limit */
+    bool     stop_when_done;    /* end early when every flow is finished */
+    /* PHY and radio energy */
+    struct mip_radio_timing timing;
+    double   tx_ma, rx_ma, idle_ma, sleep_ma, voltage;
+    /* medium */
+    uint8_t  medium;
+    double   range_m, interference_range_m;          /* unit disk */
+    double   tx_power_dbm, pl_d0_db, d0_m, pl_exponent, shadowing_db,
+             noise_dbm, sensitivity_dbm, cca_dbm, capture_db;   /* log distance */
+    double   ber;               /* uniform bit error overlay, all models */
+    double   prr_default;       /* PRR model: links not listed */
+    bool     ber_counts_phy_header;
+    /* topology */
+    uint8_t  topology;
+    uint32_t n_nodes;
+    double   spacing_m, width_m, height_m;
+    uint32_t grid_cols;
+    double  (*pos)[2];          /* n_nodes positions (filled for every kind but LINKS) */
+    struct sim_link *links;     /* LINKS topology / PRR matrix */
+    size_t   n_links;
+    bool     links_symmetric;
+    /* MAC and link */
+    struct mip_mac_config mac;  /* kind and parameters; addresses set per node */
+    uint8_t  link_mode;         /* enum mip_lowpan_mode */
+    bool     ipv4;              /* RAW_IP carrying IPv4 (else IPv6) */
+    uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
+    uint8_t  frame_max;         /* MPDU incl. FCS */
+    bool     link_acks;         /* ack-request bit on unicast frames */
+    /* routing */
+    uint8_t  routing;
+    uint8_t  metric;
+    bool     routes_symmetric;
+    struct sim_static_route *routes;
+    size_t   n_routes;
+    /* apps */
+    struct sim_flow_spec *flows;
+    size_t   n_flows;
+};
+
+void sim_scenario_defaults(struct sim_scenario *sc);
+void sim_scenario_free(struct sim_scenario *sc);
+/* Loads and validates a JSON scenario. On failure returns false and writes
+ * "FILE: key.path: what was expected" into err. */
+bool sim_scenario_load(const char *path, struct sim_scenario *sc, char *err, size_t errlen);
+bool sim_scenario_parse(const char *text, size_t len, const char *fname,
+                        struct sim_scenario *sc, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ runtime */
+
+enum sim_radio_state { SIM_RADIO_OFF = 0, SIM_RADIO_LISTEN, SIM_RADIO_RX, SIM_RADIO_TX };
+
+struct sim_neighbor {           /* a node that hears (or is disturbed by) a sender */
+    uint32_t node;
+    float    rx_dbm;            /* received power (log distance) */
+    float    prr;               /* link reception ratio (PRR, unit disk: 1 or 0) */
+    bool     decodable;         /* within reception range / above sensitivity */
+};
+
+struct sim_tx {                 /* one transmission on the air */
+    uint32_t sender;
+    uint64_t start_us, end_us;
+    uint16_t len;               /* MPDU bytes incl. FCS */
+    uint8_t  frame[MIP_MAC_FRAME_MAX + 2];
+    bool     live;
+};
+
+struct sim_node_counters {
+    uint64_t frames_tx, frames_rx_ok, frames_rx_collided, frames_rx_corrupted,
+             frames_rx_lost, frames_missed_busy;
+    uint64_t us_tx, us_rx, us_listen, us_off;
+};
+
+struct sim_node;
+struct sim;
+
+struct sim_node {
+    uint32_t id;
+    struct sim *sim;
+    struct mip_stack stack;
+    struct mip_tcp tcp;
+    bool     tcp_on;
+    struct mip_mac mac;
+    struct mip_netif_driver drv;
+    uint8_t  netif;
+    struct mip_rng chan_rng;    /* reception draws at this node */
+    /* radio */
+    uint8_t  radio;             /* enum sim_radio_state */
+    bool     radio_on;          /* receiver enabled by the MAC */
+    uint64_t radio_since_us;
+    uint32_t rx_tx;             /* transmission being received */
+    bool     rx_corrupt;        /* collided: an interferer overlapped */
+    double   rx_min_sinr;       /* log distance: worst SINR so far (linear) */
+    double   interference_mw;   /* sum of signals on the air here now */
+    uint32_t signals;           /* transmissions audible here now */
+    uint32_t cur_tx;            /* our own transmission, when radio == TX */
+    /* neighbours of this node as a sender */
+    struct sim_neighbor *nbr;
+    size_t   n_nbr;
+    /* deadlines scheduled in the event queue (UINT64_MAX: none) */
+    uint64_t stack_due, mac_due;
+    struct sim_node_counters c;
+};
+
+struct sim_flow;
+struct pcap_writer;
+
+struct sim {
+    struct sim_scenario *sc;
+    struct sim_evq q;
+    uint64_t now_us;
+    uint64_t end_us;
+    struct sim_node *node;
+    uint32_t n;
+    struct sim_tx *tx;          /* transmissions, reused ring */
+    size_t   tx_cap;
+    uint32_t tx_next;
+    struct sim_flow *flow;
+    size_t   n_flows;
+    size_t   flows_done;
+    uint64_t events;
+    struct pcap_writer *pcap;   /* when --pcap */
+    FILE    *trace;             /* JSON lines when --trace */
+    char     err[256];
+};
+
+/* Builds the network of sc (nodes, medium neighbours, routes, apps). On
+ * failure returns false with a message in sim->err. */
+bool sim_build(struct sim *sim, struct sim_scenario *sc);
+/* Runs until the end time or until every flow is done. */
+void sim_run(struct sim *sim);
+void sim_free(struct sim *sim);
+/* Writes the result JSON. */
+void sim_write_result(struct sim *sim, FILE *out);
+
+/* Internal, between the sim files. */
+void sim_node_schedule(struct sim *sim, struct sim_node *nd);   /* after any stack/MAC call */
+mip_time_t sim_ms(const struct sim *sim);
+bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
+void sim_medium_tx_end(struct sim *sim, uint32_t txid);
+extern const struct mip_radio_driver sim_radio_driver;
+bool sim_routes_build(struct sim *sim, char *err, size_t errlen);
+bool sim_apps_build(struct sim *sim, char *err, size_t errlen);
+void sim_app_event(struct sim *sim, uint32_t flow);
+struct sj_writer;
+void sim_apps_write(struct sim *sim, struct sj_writer *w);
+void sim_apps_free(struct sim *sim);
+double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
+double sim_oqpsk_ber(double sinr);
+void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
+void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,617 @@
+/* The IEEE 802.15.4 radio netif (netif.h): 6LoWPAN IPHC with RFC 4944
+ * fragmentation and reassembly, or raw IP behind a fixed-size header. */
+#include "core.h"
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/ieee802154.h"
+#include "moteip/wire/sixlowpan.h"
+#include <string.h>
+
+#if MIP_CONF_LOWPAN
+
+/* RAW_IP layout: MHR with short addresses and PAN ID compression. */
+#define RAW_MHR_LEN        9u
+#define RAW_DISPATCH_IPV4  0x3Fu   /* from the NALP range: no LoWPAN node parses it */
+#define RAW_HDR_MIN        12u
+#define RAW_HDR_MAX        64u
+#define FCS_LEN            MIP_802154_FCS_LEN
+#define FRAME_MAX_MIN      32u
+
+static void our_link_addr(const struct mip_netif_lowpan *lp, struct mip_802154_addr *a)
+{
+    memset(a, 0, sizeof(*a));
+    if (lp->short_addr >= 0xFFFEu) {
+        a->mode = MIP_802154_ADDR_EXT;
+        memcpy(a->ext, lp->ext_addr, 8);
+    } else {
+        a->mode = MIP_802154_ADDR_SHORT;
+        a->short_addr = lp->short_addr;
+    }
+}
+
+static bool is_bcast(const struct mip_802154_addr *a)
+{
+    return a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST;
+}
+
+static void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *src,
+                       const struct mip_802154_addr *dst, struct mip_lowpan_env *env)
+{
+    env->src = src;
+    env->dst = dst;
+    env->ctx = &lp->ctx0_prefix;
+    env->ctx_count = lp->has_context0 ? 1u : 0u;
+}
+
+/* Counts a codec error the way the stats list names it. */
+static void count_codec_error(struct mip_stack *s, mip_status st)
+{
+    if (st == MIP_ERR_NOTFOUND)
+        STAT(s, drop_lowpan_unknown_context);
+    else if (st == MIP_ERR_UNSUPPORTED)
+        STAT(s, drop_lowpan_unsupported);
+    else
+        STAT(s, drop_lowpan_malformed);
+}
+
+/* --- output ---------------------------------------------------------------- */
+
+/* The link address frames towards nexthop go to (netif.h). */
+static mip_status link_dst(const struct mip_netif *nif, const struct mip_addr *nexthop,
+                           struct mip_802154_addr *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->mode = MIP_802154_ADDR_SHORT;
+    out->short_addr = MIP_802154_BROADCAST;
+#if MIP_CONF_IPV6
+    if (nexthop->family == MIP_AF_INET6) {
+        if (ip6_is_multicast(nexthop->bytes))
+            return MIP_OK;
+        return mip_lowpan_link_from_iid(nexthop->bytes + 8, out);
+    }
+#endif
+#if MIP_CONF_IPV4
+    if (nexthop->family == MIP_AF_INET) {
+        bool bcast;
+        uint16_t sa = mip_rd16(nexthop->bytes + 2);
+        if (ip4_is_multicast(nexthop->bytes) ||
+            (netif_accepts4(nif, nexthop->bytes, &bcast) && bcast))
+            return MIP_OK;
+        if (sa >= 0xFFFEu)
+            return MIP_ERR_NOTFOUND;
+        out->short_addr = sa;
+        return MIP_OK;
+    }
+#endif
+    (void)nif;
+    return MIP_ERR_NOTFOUND;
+}
+
+/* Writes the MHR of a data frame to dst; returns its length. */
+static size_t put_mhr(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst,
+                      uint8_t *frame, size_t cap)
+{
+    struct mip_802154_hdr h;
+    size_t n = 0;
+    memset(&h, 0, sizeof(h));
+    h.type = MIP_802154_DATA;
+    h.pan_id_compress = true;
+    h.ack_request = lp->ack_request && !is_bcast(dst);
+    h.dst_pan = lp->pan_id;
+    h.src_pan = lp->pan_id;
+    h.dst = *dst;
+    our_link_addr(lp, &h.src);
+    /* cap is at least 30 and an MHR at most 21 bytes: this cannot fail */
+    (void)mip_ieee802154_emit(&h, frame, cap, &n);
+    return n;
+}
+
+static mip_status send_frame(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
+                             size_t len, bool fragment)
+{
+    mip_status st = nif->drv->transmit(nif->drv_ctx, frame, len);
+    if (st != MIP_OK) {
+        STAT(s, drop_tx_driver);
+        return st;
+    }
+    STAT(s, tx_frames);
+    if (fragment)
+        STAT(s, lowpan_frag_tx);
+    return MIP_OK;
+}
+
+/* IPHC, in one frame when it fits, else FRAG1 + FRAGNs (RFC 4944 s.5.3):
+ * size and offsets count uncompressed bytes, the compressed header goes in
+ * the first fragment, and every fragment but the last covers a multiple of
+ * 8 uncompressed bytes. */
+static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const uint8_t *ip,
+                            size_t len, const struct mip_802154_addr *dst)
+{
+    const struct mip_netif_lowpan *lp = &nif->lowpan;
+    uint8_t frame[MIP_RADIO_FRAME_MAX];
+    uint8_t hc[MIP_LOWPAN_IPHC_MAX];
+    struct mip_802154_addr src;
+    struct mip_lowpan_env env;
+    struct mip_lowpan_frag fh;
+    size_t fmax = (size_t)lp->frame_max - FCS_LEN, mhr, hc_len, consumed, room, chunk, off, n;
+    mip_status st;
+
+    our_link_addr(lp, &src);
+    lowpan_env(lp, &src, dst, &env);
+    st = mip_lowpan_iphc_compress(ip, len, &env, hc, sizeof(hc), &consumed, &hc_len);
+    if (st != MIP_OK) {
+        STAT(s, drop_lowpan_malformed);
+        return st;
+    }
+    mhr = put_mhr(lp, dst, frame, sizeof(frame));
+    if (mhr + hc_len + (len - consumed) <= fmax) {
+        memcpy(frame + mhr, hc, hc_len);
+        memcpy(frame + mhr + hc_len, ip + consumed, len - consumed);
+        return send_frame(s, nif, frame, mhr + hc_len + (len - consumed), false);
+    }
+    /* Both kinds of fragment must carry something: the first its whole
+     * compressed header, the others at least one 8-byte block. */
+    if (mhr + MIP_LOWPAN_FRAG1_LEN + hc_len > fmax ||
+        mhr + MIP_LOWPAN_FRAGN_LEN + 8u > fmax || len > MIP_LOWPAN_SIZE_MAX) {
+        STAT(s, drop_lowpan_too_big);
+        return MIP_ERR_NOSPACE;
+    }
+    fh.first = true;
+    fh.size = (uint16_t)len;
+    fh.tag = nif->lowpan.next_tag++;
+    fh.offset = 0;
+    (void)mip_lowpan_frag_emit(&fh, frame + mhr, fmax - mhr, &n);
+    /* consumed (40 or 48) is a multiple of 8, so this chunk ends on an
+     * 8-byte boundary of the uncompressed datagram */
+    room = fmax - mhr - MIP_LOWPAN_FRAG1_LEN - hc_len;
+    chunk = ((consumed + room) / 8u) * 8u - consumed;
+    memcpy(frame + mhr + n, hc, hc_len);
+    memcpy(frame + mhr + n + hc_len, ip + consumed, chunk);
+    st = send_frame(s, nif, frame, mhr + n + hc_len + chunk, true);
+    if (st != MIP_OK)
+        return st;
+    fh.first = false;
+    room = ((fmax - mhr - MIP_LOWPAN_FRAGN_LEN) / 8u) * 8u;
+    for (off = consumed + chunk; off < len; off += chunk) {
+        chunk = len - off < room ? len - off : room;
+        fh.offset = (uint16_t)off;
+        (void)mip_lowpan_frag_emit(&fh, frame + mhr, fmax - mhr, &n);
+        memcpy(frame + mhr + n, ip + off, chunk);
+        st = send_frame(s, nif, frame, mhr + n + chunk, true);
+        if (st != MIP_OK)
+            return st;
+    }
+    return MIP_OK;
+}
+
+/* RAW_IP: MHR, zero padding, dispatch byte, datagram; one frame. */
+static mip_status raw_send(struct mip_stack *s, struct mip_netif *nif, const uint8_t *ip,
+                           size_t len, uint8_t family, const struct mip_802154_addr *dst)
+{
+    const struct mip_netif_lowpan *lp = &nif->lowpan;
+    uint8_t frame[MIP_RADIO_FRAME_MAX];
+    size_t hdr = (size_t)lp->raw_link_hdr_len - FCS_LEN, mhr;
+    if (dst->mode != MIP_802154_ADDR_SHORT) {
+        STAT(s, drop_lowpan_no_l2addr);
+        return MIP_ERR_NOROUTE;
+    }
+    if (hdr + len > (size_t)lp->frame_max - FCS_LEN) {
+        STAT(s, drop_lowpan_too_big);
+        return MIP_ERR_NOSPACE;
+    }
+    mhr = put_mhr(lp, dst, frame, sizeof(frame));
+    memset(frame + mhr, 0, hdr - 1u - mhr);
+    frame[hdr - 1u] = family == MIP_AF_INET ? RAW_DISPATCH_IPV4 : MIP_LOWPAN_DISPATCH_IPV6;
+    memcpy(frame + hdr, ip, len);
+    return send_frame(s, nif, frame, hdr + len, false);
+}
+
+static mip_status lowpan_output(struct mip_stack *s, struct mip_netif *nif,
+                                struct mip_pbuf *p, const struct mip_addr *nexthop)
+{
+    struct mip_802154_addr dst;
+    const uint8_t *ip = mip_pbuf_payload(p);
+    size_t len = p->len;
+    uint8_t family = len > 0u ? (uint8_t)(ip[0] >> 4) : 0u;
+    mip_status st;
+    /* The datagram's own version decides the dispatch; a next hop of the
+     * other family (never produced by ip_output) is refused with it. */
+    if ((family != MIP_AF_INET6 && family != MIP_AF_INET) || family != nexthop->family ||
+        (family == MIP_AF_INET && nif->lowpan.mode == MIP_LOWPAN_IPHC)) {
+        STAT(s, drop_lowpan_unsupported);
+        st = MIP_ERR_UNSUPPORTED;
+    } else if (len > nif->mtu) {
+        STAT(s, drop_lowpan_too_big);
+        st = MIP_ERR_NOSPACE;
+    } else if (link_dst(nif, nexthop, &dst) != MIP_OK) {
+        STAT(s, drop_lowpan_no_l2addr);
+        st = MIP_ERR_NOROUTE;
+    } else if (nif->lowpan.mode == MIP_LOWPAN_IPHC) {
+        st = iphc_send(s, nif, ip, len, &dst);
+    } else {
+        st = raw_send(s, nif, ip, len, family, &dst);
+    }
+    mip_pbuf_free(&s->pool, p);
+    return st;
+}
+
+/* --- reassembly -------------------------------------------------------------- */
+
+static void key_of(const struct mip_802154_addr *a, uint8_t key[8])
+{
+    memset(key, 0, 8);
+    if (a->mode == MIP_802154_ADDR_SHORT)
+        mip_wr16(key, a->short_addr);
+    else if (a->mode == MIP_802154_ADDR_EXT)
+        memcpy(key, a->ext, 8);
+}
+
+static struct mip_lowpan_reass_slot *slot_find(struct mip_stack *s, uint8_t netif,
+                                               const struct mip_802154_addr *src, uint16_t tag)
+{
+    uint8_t key[8];
+    unsigned i;
+    key_of(src, key);
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
+        struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
+        if (r->used && r->netif == netif && r->tag == tag && r->src_mode == src->mode &&
+            memcmp(r->src, key, 8) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static struct mip_lowpan_reass_slot *slot_new(struct mip_stack *s, uint8_t netif,
+                                              const struct mip_802154_addr *src,
+                                              const struct mip_lowpan_frag *f)
+{
+    unsigned i;
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
+        struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
+        if (r->used)
+            continue;
+        r->used = 1;
+        r->netif = netif;
+        r->link_mcast = 0;
+        r->src_mode = src->mode;
+        key_of(src, r->src);
+        r->tag = f->tag;
+        r->size = f->size;
+        r->received = 0;
+        r->deadline = s->now + MIP_LOWPAN_REASS_TIMEOUT_MS;
+        memset(r->bitmap, 0, sizeof(r->bitmap));
+        return r;
+    }
+    return NULL;
+}
+
+static bool block_is_set(const struct mip_lowpan_reass_slot *r, uint16_t b)
+{
+    return (r->bitmap[b / 8u] & (uint8_t)(1u << (b % 8u))) != 0u;
+}
+
+/* One fragment's uncompressed bytes: hdr[0..hdr_len) then data[0..len),
+ * at offset off of the datagram. */
+struct frag_piece {
+    uint16_t off;
+    const uint8_t *hdr;
+    size_t hdr_len;
+    const uint8_t *data;
+    size_t len;
+};
+
+static void frag_add(struct mip_stack *s, struct mip_netif *nif,
+                     const struct mip_802154_addr *src, const struct mip_lowpan_frag *f,
+                     const struct frag_piece *pc, bool bcast)
+{
+    struct mip_lowpan_reass_slot *r = slot_find(s, nif->index, src, f->tag);
+    uint16_t end = (uint16_t)(pc->off + pc->hdr_len + pc->len);
+    uint16_t b, first = (uint16_t)(pc->off / 8u), last = (uint16_t)((end + 7u) / 8u), set = 0;
+
+    if (r != NULL && r->size != f->size) {
+        /* A new datagram under the old one's tag (RFC 4944 s.5.3): the old
+         * one can no longer complete. */
+        r->used = 0;
+        STAT(s, drop_lowpan_frag_inconsistent);
+        r = NULL;
+    }
+    if (r == NULL && (r = slot_new(s, nif->index, src, f)) == NULL) {
+        STAT(s, drop_lowpan_frag_no_slot);
+        return;
+    }
+    for (b = first; b < last; b++)
+        if (block_is_set(r, b))
+            set++;
+    if (set == last - first) {
+        STAT(s, drop_lowpan_frag_duplicate);
+        return;
+    }
+    if (set != 0u) {
+        r->used = 0;
+        STAT(s, drop_lowpan_frag_inconsistent);
+        return;
+    }
+    memcpy(r->data + pc->off, pc->hdr, pc->hdr_len);
+    memcpy(r->data + pc->off + pc->hdr_len, pc->data, pc->len);
+    for (b = first; b < last; b++)
+        r->bitmap[b / 8u] |= (uint8_t)(1u << (b % 8u));
+    r->received = (uint16_t)(r->received + (end - pc->off));
+    if (bcast)
+        r->link_mcast = 1;
+    if (r->received != r->size)
+        return;
+    STAT(s, lowpan_reassembled);
+    /* The slot stays used during delivery: data[] is the datagram, and an
+     * input nested in a callback must not take the slot over. */
+    ipv6_input(s, nif, r->data, r->size, r->link_mcast != 0u);
+    r->used = 0;
+}
+
+static void frag_input(struct mip_stack *s, struct mip_netif *nif,
+                       const struct mip_802154_hdr *h, const uint8_t *pl, size_t n, bool bcast)
+{
+    struct mip_lowpan_frag f;
+    struct mip_lowpan_env env;
+    struct frag_piece pc;
+    uint8_t hdr[MIP_LOWPAN_UNCOMP_MAX];
+    size_t fl, end;
+    mip_status st;
+
+    STAT(s, lowpan_frag_rx);
+    st = mip_lowpan_frag_parse(pl, n, &f, &fl);
+    if (st != MIP_OK) {
+        STAT(s, drop_lowpan_malformed);
+        return;
+    }
+    if (f.size > MIP_LOWPAN_DGRAM_MAX) {
+        STAT(s, drop_lowpan_too_big);
+        return;
+    }
+    pl += fl;
+    n -= fl;
+    memset(&pc, 0, sizeof(pc));
+    pc.off = f.offset;
+    pc.hdr = hdr;
+    if (f.first) {
+        enum mip_lowpan_dispatch d = n > 0u ? mip_lowpan_dispatch_of(pl[0]) : MIP_LOWPAN_D_NALP;
+        if (n == 0u) {
+            STAT(s, drop_lowpan_malformed);
+            return;
+        }
+        if (d == MIP_LOWPAN_D_IPHC) {
+            size_t consumed;
+            lowpan_env(&nif->lowpan, &h->src, &h->dst, &env);
+            st = mip_lowpan_iphc_decompress(pl, n, &env, f.size, hdr, sizeof(hdr), &consumed,
+                                            &pc.hdr_len);
+            if (st != MIP_OK) {
+                count_codec_error(s, st);
+                return;
+            }
+            pc.data = pl + consumed;
+            pc.len = n - consumed;
+        } else if (d == MIP_LOWPAN_D_IPV6) {
+            pc.data = pl + 1;
+            pc.len = n - 1u;
+        } else {
+            STAT(s, drop_lowpan_unsupported);
+            return;
+        }
+    } else {
+        pc.data = pl;
+        pc.len = n;
+        /* offset 0 belongs to the FRAG1, which carries the header */
+        if (f.offset == 0u) {
+            STAT(s, drop_lowpan_malformed);
+            return;
+        }
+    }
+    end = (size_t)pc.off + pc.hdr_len + pc.len;
+    if (end == pc.off || end > f.size || (end < f.size && end % 8u != 0u)) {
+        STAT(s, drop_lowpan_malformed);
+        return;
+    }
+    frag_add(s, nif, &h->src, &f, &pc, bcast);
+}
+
+uint32_t lowpan_poll(struct mip_stack *s, mip_time_t now)
+{
+    uint32_t next = MIP_POLL_IDLE;
+    unsigned i;
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
+        struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
+        if (!r->used)
+            continue;
+        if (mip_time_reached(now, r->deadline)) {
+            /* no ICMP error: RFC 4944 has none for link reassembly */
+            r->used = 0;
+            STAT(s, drop_lowpan_frag_timeout);
+            continue;
+        }
+        next = mip_next_delay(next, now, r->deadline);
+    }
+    return next;
+}
+
+/* --- input ------------------------------------------------------------------- */
+
+static bool frame_for_us(const struct mip_netif_lowpan *lp, const struct mip_802154_hdr *h)
+{
+    if (h->dst_pan != lp->pan_id && h->dst_pan != MIP_802154_PAN_NONE)
+        return false;
+    if (h->dst.mode == MIP_802154_ADDR_SHORT)
+        return h->dst.short_addr == MIP_802154_BROADCAST ||
+               (h->dst.short_addr == lp->short_addr && lp->short_addr < 0xFFFEu);
+    if (h->dst.mode == MIP_802154_ADDR_EXT)
+        return memcmp(h->dst.ext, lp->ext_addr, 8) == 0;
+    return false;
+}
+
+static void iphc_input(struct mip_stack *s, struct mip_netif *nif,
+                       const struct mip_802154_hdr *h, const uint8_t *pl, size_t n, bool bcast)
+{
+    switch (mip_lowpan_dispatch_of(pl[0])) {
+    case MIP_LOWPAN_D_IPV6:
+        ipv6_input(s, nif, pl + 1, n - 1u, bcast);
+        return;
+    case MIP_LOWPAN_D_IPHC: {
+        uint8_t buf[MIP_RADIO_FRAME_MAX + MIP_LOWPAN_UNCOMP_MAX];
+        struct mip_lowpan_env env;
+        size_t consumed, hl;
+        mip_status st;
+        lowpan_env(&nif->lowpan, &h->src, &h->dst, &env);
+        st = mip_lowpan_iphc_decompress(pl, n, &env, 0, buf, sizeof(buf), &consumed, &hl);
+        if (st != MIP_OK) {
+            count_codec_error(s, st);
+            return;
+        }
+        /* n <= MIP_RADIO_FRAME_MAX (checked by the caller): it fits */
+        memcpy(buf + hl, pl + consumed, n - consumed);
+        ipv6_input(s, nif, buf, hl + (n - consumed), bcast);
+        return;
+    }
+    case MIP_LOWPAN_D_FRAG1:
+    case MIP_LOWPAN_D_FRAGN:
+        frag_input(s, nif, h, pl, n, bcast);
+        return;
+    default:
+        STAT(s, drop_lowpan_unsupported);
+        return;
+    }
+}
+
+static void raw_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
+                      size_t len, size_t mhr, bool bcast)
+{
+    size_t hdr = (size_t)nif->lowpan.raw_link_hdr_len - FCS_LEN;
+    if (len < hdr) {
+        STAT(s, drop_link_truncated);
+        return;
+    }
+    if (mhr >= hdr) {
+        /* longer addressing than the fixed header leaves room for */
+        STAT(s, drop_lowpan_malformed);
+        return;
+    }
+    switch (frame[hdr - 1u]) {
+    case MIP_LOWPAN_DISPATCH_IPV6:
+        ipv6_input(s, nif, frame + hdr, len - hdr, bcast);
+        return;
+#if MIP_CONF_IPV4
+    case RAW_DISPATCH_IPV4:
+        ipv4_input(s, nif, frame + hdr, len - hdr, bcast);
+        return;
+#endif
+    default:
+        STAT(s, drop_lowpan_unsupported);
+        return;
+    }
+}
+
+static void lowpan_input(struct mip_stack *s, struct mip_netif *nif,
+                         const uint8_t *frame, size_t len)
+{
+    const struct mip_netif_lowpan *lp = &nif->lowpan;
+    struct mip_802154_hdr h;
+    size_t mhr;
+    bool bcast;
+    mip_status st = mip_ieee802154_parse(frame, len, &h, &mhr);
+    if (st != MIP_OK) {
+        if (st == MIP_ERR_TRUNCATED)
+            STAT(s, drop_link_truncated);
+        else if (st == MIP_ERR_UNSUPPORTED)
+            STAT(s, drop_link_unsupported);
+        else
+            STAT(s, drop_lowpan_malformed);
+        return;
+    }
+    if (h.type != MIP_802154_DATA) {
+        STAT(s, drop_link_unsupported);
+        return;
+    }
+    if (!frame_for_us(lp, &h)) {
+        STAT(s, drop_link_not_for_us);
+        return;
+    }
+    if (len > (size_t)lp->frame_max - FCS_LEN) {
+        STAT(s, drop_lowpan_too_big);
+        return;
+    }
+    bcast = is_bcast(&h.dst);
+    if (lp->mode == MIP_LOWPAN_RAW_IP) {
+        raw_input(s, nif, frame, len, mhr, bcast);
+        return;
+    }
+    if (len == mhr) {
+        STAT(s, drop_lowpan_malformed);
+        return;
+    }
+    iphc_input(s, nif, &h, frame + mhr, len - mhr, bcast);
+}
+
+static const struct mip_netif_ops lowpan_ops = {
+    lowpan_input,
+    lowpan_output,
+    0,   /* frames are built in a local buffer, not in the pbuf's headroom */
+};
+
+mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
+                                const struct mip_netif_driver *drv, void *drv_ctx,
+                                uint8_t *index)
+{
+    struct mip_netif *nif;
+    struct mip_netif_lowpan *lp;
+    uint16_t mtu;
+    uint32_t frame_max;
+    if (cfg == NULL || drv == NULL || drv->transmit == NULL)
+        return MIP_ERR_INVALID;
+    /* 32 bits: MIP_RADIO_FRAME_MAX + 2 may be the largest uint8_t */
+    frame_max = cfg->frame_max;
+    if (frame_max < FRAME_MAX_MIN || frame_max > MIP_RADIO_FRAME_MAX + FCS_LEN)
+        return MIP_ERR_INVALID;
+    if (cfg->mode == MIP_LOWPAN_IPHC) {
+        mtu = MIP_LOWPAN_DGRAM_MAX;
+    } else if (cfg->mode == MIP_LOWPAN_RAW_IP) {
+        if (cfg->raw_link_hdr_len < RAW_HDR_MIN || cfg->raw_link_hdr_len > RAW_HDR_MAX ||
+            cfg->frame_max < cfg->raw_link_hdr_len + 68u || cfg->short_addr >= 0xFFFEu)
+            return MIP_ERR_INVALID;
+        mtu = (uint16_t)(cfg->frame_max - cfg->raw_link_hdr_len);
+    } else {
+        return MIP_ERR_INVALID;
+    }
+    nif = netif_alloc(s);
+    if (nif == NULL)
+        return MIP_ERR_NOBUFS;
+    nif->ops = &lowpan_ops;
+    nif->drv = drv;
+    nif->drv_ctx = drv_ctx;
+    nif->mtu = mtu;
+    lp = &nif->lowpan;
+    lp->mode = cfg->mode;
+    lp->frame_max = cfg->frame_max;
+    lp->raw_link_hdr_len = cfg->raw_link_hdr_len;
+    lp->ack_request = cfg->ack_request;
+    lp->has_context0 = cfg->has_context0;
+    lp->pan_id = cfg->pan_id;
+    lp->short_addr = cfg->short_addr;
+    memcpy(lp->ext_addr, cfg->ext_addr, 8);
+    memcpy(lp->ctx0_prefix, cfg->ctx0_prefix, 8);
+    /* A random first tag, so a rebooted node does not reuse the tags of
+     * fragments a neighbor still holds. */
+    lp->next_tag = (uint16_t)mip_rng_next(&s->rng);
+#if MIP_CONF_IPV6
+    {
+        struct mip_802154_addr me;
+        struct mip_addr ll;
+        uint8_t iid[8];
+        our_link_addr(lp, &me);
+        (void)mip_lowpan_iid_from_link(&me, iid);
+        netif_set_linklocal(nif, iid);
+        mip_addr_set6(&ll, nif->addr6[0].addr);
+        (void)mip_route_add(s, &ll, 64, NULL, nif->index);
+    }
+#endif
+    if (index != NULL)
+        *index = nif->index;
+    return MIP_OK;
+}
+
+#endif

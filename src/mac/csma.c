@@ -1,0 +1,73 @@
+/*
+ * Plain CSMA without link ACKs, as the TSS paper simulates it (TSS leans on
+ * its own implicit and transport-level acknowledgements instead): wait a
+ * random number of unit backoff periods tau in [csma_min_periods,
+ * csma_max_periods], send if the channel is clear, else draw again.
+ */
+#include "mac_proto.h"
+
+static void backoff(struct mip_mac *m)
+{
+    uint32_t span = (uint32_t)m->cfg.csma_max_periods - m->cfg.csma_min_periods + 1u;
+    uint32_t periods = m->cfg.csma_min_periods + mip_rng_below(&m->rng, span);
+    mip_mac_timer(m, MIP_MAC_STEP_BACKOFF, periods * m->cfg.timing.backoff_us);
+}
+
+static void begin(struct mip_mac *m)
+{
+    m->nb = 0;
+    backoff(m);
+}
+
+static void cca_done(struct mip_mac *m)
+{
+    if (mip_mac_cca_clear(m)) {
+        mip_mac_timer(m, MIP_MAC_STEP_TURNAROUND, m->cfg.timing.turnaround_us);
+        return;
+    }
+    /* Gives up at the max_backoffs-th busy CCA (the first when it is 0);
+     * NB stops there, so it cannot wrap. */
+    m->nb++;
+    if (m->nb >= m->cfg.max_backoffs) {
+        mip_mac_finish(m, MIP_MAC_TX_CHANNEL_BUSY);
+        return;
+    }
+    backoff(m);
+}
+
+static void step(struct mip_mac *m)
+{
+    switch (m->step) {
+    case MIP_MAC_STEP_BACKOFF:
+        if (!mip_mac_defer_if_busy(m))
+            mip_mac_timer(m, MIP_MAC_STEP_CCA, m->cfg.timing.cca_us);
+        break;
+    case MIP_MAC_STEP_CCA:
+        if (!mip_mac_defer_if_busy(m))
+            cca_done(m);
+        break;
+    default:                    /* TURNAROUND */
+        mip_mac_start_tx(m);
+        break;
+    }
+}
+
+static void resume(struct mip_mac *m)
+{
+    mip_mac_timer(m, MIP_MAC_STEP_CCA,
+                  (uint32_t)m->cfg.timing.turnaround_us + m->cfg.timing.cca_us);
+}
+
+/* Receivers still ACK a frame that asks, but the sender never waits. */
+static bool wait_ack(const struct mip_mac *m)
+{
+    (void)m;
+    return false;
+}
+
+static void noack(struct mip_mac *m)
+{
+    mip_mac_finish(m, MIP_MAC_TX_NOACK);
+}
+
+const struct mip_mac_proto mip_mac_proto_csma = { begin, step, resume, wait_ack, noack };

@@ -1,0 +1,88 @@
+/*
+ * Unslotted CSMA-CA (IEEE 802.15.4-2006 s.7.5.1.4) with link ACKs, retries
+ * and TCPlp's random delay between retries (TCPlp s.7.1: back-to-back
+ * retries of a hidden terminal's victims collide again).
+ */
+#include "mac_proto.h"
+
+static void backoff(struct mip_mac *m)
+{
+    uint32_t periods = mip_rng_below(&m->rng, (uint32_t)1u << m->be);
+    mip_mac_timer(m, MIP_MAC_STEP_BACKOFF, periods * m->cfg.timing.backoff_us);
+}
+
+static void begin(struct mip_mac *m)
+{
+    m->nb = 0;
+    m->be = m->cfg.min_be;
+    backoff(m);
+}
+
+static void cca_done(struct mip_mac *m)
+{
+    if (mip_mac_cca_clear(m)) {
+        /* RX -> TX switch before the first bit */
+        mip_mac_timer(m, MIP_MAC_STEP_TURNAROUND, m->cfg.timing.turnaround_us);
+        return;
+    }
+    /* NB > macMaxCSMABackoffs fails; tested before the increment so an
+     * 8-bit NB cannot wrap with max_backoffs = 255. */
+    if (m->nb >= m->cfg.max_backoffs) {
+        mip_mac_finish(m, MIP_MAC_TX_CHANNEL_BUSY);
+        return;
+    }
+    m->nb++;
+    if (m->be < m->cfg.max_be)
+        m->be++;
+    backoff(m);
+}
+
+static void step(struct mip_mac *m)
+{
+    switch (m->step) {
+    case MIP_MAC_STEP_BACKOFF:
+        if (!mip_mac_defer_if_busy(m))
+            mip_mac_timer(m, MIP_MAC_STEP_CCA, m->cfg.timing.cca_us);
+        break;
+    case MIP_MAC_STEP_CCA:
+        if (!mip_mac_defer_if_busy(m))
+            cca_done(m);
+        break;
+    case MIP_MAC_STEP_TURNAROUND:
+        mip_mac_start_tx(m);
+        break;
+    default:                    /* RETRY_DELAY */
+        begin(m);
+        break;
+    }
+}
+
+/* Our ACK left the radio: it must turn around to listen, then assess the
+ * channel afresh (NB and BE carry on). */
+static void resume(struct mip_mac *m)
+{
+    mip_mac_timer(m, MIP_MAC_STEP_CCA,
+                  (uint32_t)m->cfg.timing.turnaround_us + m->cfg.timing.cca_us);
+}
+
+static bool wait_ack(const struct mip_mac *m)
+{
+    (void)m;
+    return true;
+}
+
+static void noack(struct mip_mac *m)
+{
+    uint32_t max = m->cfg.retry_delay_max_us, delay = 0;
+    if (m->retries >= m->cfg.max_retries) {
+        mip_mac_finish(m, MIP_MAC_TX_NOACK);
+        return;
+    }
+    m->retries++;
+    m->stats[MIP_MAC_STAT_tx_retries]++;
+    if (max != 0u)
+        delay = mip_rng_below(&m->rng, max + 1u);
+    mip_mac_timer(m, MIP_MAC_STEP_RETRY_DELAY, delay);
+}
+
+const struct mip_mac_proto mip_mac_proto_csma_ca = { begin, step, resume, wait_ack, noack };

@@ -1,0 +1,475 @@
+/*
+ * The MAC engine: queue, sequence numbers, reception (filter, ACK, duplicate
+ * detection), ACK matching and the frame's outcome. Channel access is the
+ * protocol's (mac_proto.h).
+ */
+#include <string.h>
+
+#include "mac_proto.h"
+
+/* Queue indexes, lengths and counts are uint8_t. */
+_Static_assert(MIP_MAC_QUEUE >= 1u && MIP_MAC_QUEUE <= 255u, "MIP_MAC_QUEUE out of range");
+_Static_assert(MIP_MAC_DUP_ENTRIES >= 1u && MIP_MAC_DUP_ENTRIES <= 255u,
+               "MIP_MAC_DUP_ENTRIES out of range");
+_Static_assert(MIP_MAC_FRAME_MAX >= 3u && MIP_MAC_FRAME_MAX <= 255u,
+               "MIP_MAC_FRAME_MAX out of range");
+
+/* Each pass of mip_mac_poll's loop makes progress, but with zero timings
+ * and a tx_done callback that queues again after every channel access
+ * failure it could go on forever at one instant; past this many steps poll
+ * returns 0 and continues on the next call. */
+#define MAC_POLL_STEPS_MAX 1024u
+
+/* Indexed by enum mip_mac_kind. */
+static const struct mip_mac_proto *const mac_protos[] = {
+    &mip_mac_proto_csma_ca,
+    &mip_mac_proto_csma,
+    &mip_mac_proto_nullmac,
+};
+#define MAC_KINDS (sizeof(mac_protos) / sizeof(mac_protos[0]))
+
+#if MIP_CONF_STAT_NAMES
+/* Fixed-width rows, not pointers: see src/core/stats.c. */
+static const char mac_stat_names[MIP_MAC_STAT_COUNT][20] = {
+#define MIP_MAC_STAT_NAME(n) #n,
+    MIP_MAC_STATS_LIST(MIP_MAC_STAT_NAME)
+#undef MIP_MAC_STAT_NAME
+};
+
+const char *mip_mac_stat_name(enum mip_mac_stat which)
+{
+    return (unsigned)which < MIP_MAC_STAT_COUNT ? mac_stat_names[which] : NULL;
+}
+#else
+const char *mip_mac_stat_name(enum mip_mac_stat which)
+{
+    (void)which;
+    return NULL;
+}
+#endif
+
+uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which)
+{
+    return (unsigned)which < MIP_MAC_STAT_COUNT ? m->stats[which] : 0u;
+}
+
+static void count(struct mip_mac *m, enum mip_mac_stat which)
+{
+    m->stats[which]++;
+}
+
+static const struct mip_mac_proto *proto(const struct mip_mac *m)
+{
+    return mac_protos[m->cfg.kind];
+}
+
+static bool due(const struct mip_mac *m, mip_utime_t t)
+{
+    return !mip_utime_before(m->now, t);
+}
+
+static struct mip_mac_qframe *head(struct mip_mac *m)
+{
+    return &m->q[m->q_head];
+}
+
+/* --- configuration -------------------------------------------------------- */
+
+void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t pan_id,
+                            uint16_t short_addr, const uint8_t ext_addr[8])
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->kind = kind;
+    cfg->pan_id = pan_id;
+    cfg->short_addr = short_addr;
+    if (ext_addr != NULL)
+        memcpy(cfg->ext_addr, ext_addr, 8);
+    mip_radio_timing_default(&cfg->timing);
+    /* 802.15.4-2006 Table 86 defaults */
+    cfg->min_be = 3;
+    cfg->max_be = 5;
+    cfg->max_backoffs = 4;
+    cfg->max_retries = 3;
+    cfg->retry_delay_max_us = 0;
+    /* the TSS paper's CSMA: 1..3 backoff periods */
+    cfg->csma_min_periods = 1;
+    cfg->csma_max_periods = 3;
+}
+
+static bool config_ok(const struct mip_mac_config *cfg, const struct mip_radio_driver *radio)
+{
+    /* Deadlines are compared modulo 2^32: none may lie 2^31 µs ahead. */
+    if (cfg->kind >= MAC_KINDS || cfg->min_be > cfg->max_be || cfg->max_be > 8u ||
+        cfg->csma_min_periods > cfg->csma_max_periods ||
+        cfg->retry_delay_max_us > MIP_MAC_RETRY_DELAY_MAX)
+        return false;
+    if (radio->transmit == NULL)
+        return false;
+    return cfg->kind == MIP_MAC_NULLMAC || radio->cca != NULL;
+}
+
+mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
+                        const struct mip_radio_driver *radio, void *radio_ctx,
+                        const struct mip_mac_callbacks *cb,
+                        const uint8_t *seed, size_t seed_len, mip_utime_t now)
+{
+    if (m == NULL || cfg == NULL || radio == NULL || (seed == NULL && seed_len != 0u))
+        return MIP_ERR_INVALID;
+    if (!config_ok(cfg, radio))
+        return MIP_ERR_INVALID;
+    memset(m, 0, sizeof(*m));
+    m->cfg = *cfg;
+    m->radio = radio;
+    m->radio_ctx = radio_ctx;
+    if (cb != NULL)
+        m->cb = *cb;
+    mip_rng_seed(&m->rng, seed, seed_len);
+    /* 802.15.4 s.7.5.6.1: macDSN starts at a random value, so a rebooted
+     * node is not taken for a duplicate of its former self. */
+    m->next_seq = (uint8_t)mip_rng_next(&m->rng);
+    m->now = now;
+    m->state = MIP_MAC_ST_IDLE;
+    if (radio->on != NULL)
+        radio->on(radio_ctx);
+    return MIP_OK;
+}
+
+/* --- sending ------------------------------------------------------------- */
+
+/* Link ACKs exist for unicast only (802.15.4 s.7.5.6.4). */
+static bool is_unicast(const struct mip_802154_hdr *h)
+{
+    if (h->dst.mode == MIP_802154_ADDR_SHORT)
+        return h->dst.short_addr != MIP_802154_BROADCAST;
+    return h->dst.mode == MIP_802154_ADDR_EXT;
+}
+
+mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now)
+{
+    struct mip_802154_hdr h;
+    struct mip_mac_qframe *q;
+    size_t hl;
+    if (m == NULL || frame == NULL || len < 3u || len > MIP_MAC_FRAME_MAX)
+        return MIP_ERR_INVALID;
+    if (mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK || h.type == MIP_802154_ACK)
+        return MIP_ERR_INVALID;
+    m->now = now;
+    if (m->q_count >= MIP_MAC_QUEUE) {
+        count(m, MIP_MAC_STAT_tx_queue_full);
+        return MIP_ERR_NOBUFS;
+    }
+    q = &m->q[(m->q_head + m->q_count) % MIP_MAC_QUEUE];
+    memcpy(q->data, frame, len);
+    q->len = (uint8_t)len;
+    q->data[2] = m->next_seq++;
+    m->q_count++;
+    count(m, MIP_MAC_STAT_tx_frames);
+    return MIP_OK;
+}
+
+mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len)
+{
+    struct mip_mac *m = mac;
+    if (m == NULL)
+        return MIP_ERR_INVALID;
+    return mip_mac_send(m, frame, len, m->now);
+}
+
+void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us)
+{
+    m->state = MIP_MAC_ST_ACCESS;
+    m->step = step;
+    m->deadline = m->now + delay_us;
+}
+
+bool mip_mac_defer_if_busy(struct mip_mac *m)
+{
+    if (m->radio_tx == MIP_MAC_RADIO_IDLE)
+        return false;
+    m->state = MIP_MAC_ST_DEFER;
+    return true;
+}
+
+bool mip_mac_cca_clear(struct mip_mac *m)
+{
+    if (m->radio->cca(m->radio_ctx))
+        return true;
+    count(m, MIP_MAC_STAT_cca_busy);
+    return false;
+}
+
+void mip_mac_start_tx(struct mip_mac *m)
+{
+    struct mip_mac_qframe *q = head(m);
+    if (mip_mac_defer_if_busy(m))
+        return;
+    /* Set before the call: a driver may report the end from inside
+     * transmit (a radio that blocks until the frame is out). */
+    m->radio_tx = MIP_MAC_RADIO_DATA;
+    m->state = MIP_MAC_ST_TX;
+    if (m->radio->transmit(m->radio_ctx, q->data, q->len) != MIP_OK) {
+        m->radio_tx = MIP_MAC_RADIO_IDLE;
+        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);
+        return;
+    }
+    count(m, MIP_MAC_STAT_tx_attempts);
+}
+
+void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
+{
+    static const uint8_t stat_of[] = {
+        MIP_MAC_STAT_tx_ok, MIP_MAC_STAT_tx_noack, MIP_MAC_STAT_tx_channel_busy,
+        MIP_MAC_STAT_tx_radio_error
+    };
+    struct mip_mac_qframe *q = head(m);
+    bool outer = m->in_call;
+    count(m, (enum mip_mac_stat)stat_of[st]);
+    m->state = MIP_MAC_ST_IDLE;
+    /* The frame stays at the head during the callback, so a send from it
+     * cannot reuse its slot while the callback still reads it. */
+    if (m->cb.tx_done != NULL) {
+        m->in_call = true;
+        m->cb.tx_done(m->cb.ctx, q->data, q->len, st, m->retries, m->now);
+        m->in_call = outer;
+    }
+    m->q_head = (uint8_t)((m->q_head + 1u) % MIP_MAC_QUEUE);
+    m->q_count--;
+    m->retries = 0;
+}
+
+/* --- receiving ----------------------------------------------------------- */
+
+static bool addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
+{
+    if (a->mode != b->mode)
+        return false;
+    if (a->mode == MIP_802154_ADDR_SHORT)
+        return a->short_addr == b->short_addr;
+    return a->mode != MIP_802154_ADDR_EXT || memcmp(a->ext, b->ext, 8) == 0;
+}
+
+/* 802.15.4 s.7.5.6.2, third-level filtering for a node that is not a PAN
+ * coordinator: a frame without a destination is not ours. */
+static bool for_us(const struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    if (h->dst_pan != m->cfg.pan_id && h->dst_pan != MIP_802154_PAN_NONE)
+        return false;
+    if (h->dst.mode == MIP_802154_ADDR_SHORT)
+        return h->dst.short_addr == MIP_802154_BROADCAST ||
+               h->dst.short_addr == m->cfg.short_addr;
+    if (h->dst.mode == MIP_802154_ADDR_EXT)
+        return memcmp(h->dst.ext, m->cfg.ext_addr, 8) == 0;
+    return false;
+}
+
+/* One entry per recent sender holding its last sequence number: a
+ * retransmission repeats it, a new frame does not. */
+static bool duplicate(struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    struct mip_mac_dup *d;
+    unsigned i;
+    if (h->src.mode == MIP_802154_ADDR_NONE)
+        return false;
+    for (i = 0; i < MIP_MAC_DUP_ENTRIES; i++) {
+        d = &m->dup[i];
+        if (d->used && addr_equal(&d->src, &h->src)) {
+            if (d->seq == h->seq)
+                return true;
+            d->seq = h->seq;
+            return false;
+        }
+    }
+    d = &m->dup[m->dup_next];
+    m->dup_next = (uint8_t)((m->dup_next + 1u) % MIP_MAC_DUP_ENTRIES);
+    d->src = h->src;
+    d->seq = h->seq;
+    d->used = 1;
+    return false;
+}
+
+static void rx_ack(struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    if (m->state == MIP_MAC_ST_ACK_WAIT && h->seq == head(m)->data[2] &&
+        !mip_utime_before(m->deadline, m->now)) {
+        count(m, MIP_MAC_STAT_acks_rx);
+        mip_mac_finish(m, MIP_MAC_TX_OK);
+        return;
+    }
+    /* late, unexpected or for someone else: ACKs carry no address */
+    count(m, MIP_MAC_STAT_rx_not_for_us);
+}
+
+void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    bool outer;
+    if (m == NULL)
+        return;
+    m->now = now;
+    if (frame == NULL || len > MIP_MAC_FRAME_MAX ||
+        mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK) {
+        count(m, MIP_MAC_STAT_rx_malformed);
+        return;
+    }
+    if (h.type == MIP_802154_ACK) {
+        rx_ack(m, &h);
+        return;
+    }
+    outer = m->in_call;
+    if (h.type != MIP_802154_DATA || !for_us(m, &h)) {
+        count(m, MIP_MAC_STAT_rx_not_for_us);
+        if (h.type == MIP_802154_DATA && m->cb.overheard != NULL) {
+            count(m, MIP_MAC_STAT_overheard);
+            m->in_call = true;
+            m->cb.overheard(m->cb.ctx, frame, len, hl, &h, now);
+            m->in_call = outer;
+        }
+        return;
+    }
+    if (h.ack_request && is_unicast(&h)) {
+        /* A second ACK due before the first went out can only come from a
+         * radio that delivers overlapping frames; the newer one wins. */
+        mip_ieee802154_emit_ack(h.seq, false, m->ack_out);
+        m->ack_pending_tx = true;
+        m->ack_due = now + m->cfg.timing.turnaround_us;
+    }
+    if (duplicate(m, &h)) {
+        count(m, MIP_MAC_STAT_rx_duplicates);
+        return;
+    }
+    count(m, MIP_MAC_STAT_rx_frames);
+    if (m->cb.input != NULL) {
+        m->in_call = true;
+        m->cb.input(m->cb.ctx, frame, len, hl, &h, now);
+        m->in_call = outer;
+    }
+}
+
+void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now)
+{
+    uint8_t was;
+    if (m == NULL)
+        return;
+    m->now = now;
+    was = m->radio_tx;
+    m->radio_tx = MIP_MAC_RADIO_IDLE;
+    if (was != MIP_MAC_RADIO_DATA || m->state != MIP_MAC_ST_TX)
+        return;
+    if (m->ack_wanted && proto(m)->wait_ack(m)) {
+        m->state = MIP_MAC_ST_ACK_WAIT;
+        m->deadline = now + m->cfg.timing.ack_wait_us;
+        return;
+    }
+    mip_mac_finish(m, MIP_MAC_TX_OK);
+}
+
+/* --- time ---------------------------------------------------------------- */
+
+static void send_ack(struct mip_mac *m)
+{
+    m->ack_pending_tx = false;
+    m->radio_tx = MIP_MAC_RADIO_ACK;    /* before the call, as in start_tx */
+    if (m->radio->transmit(m->radio_ctx, m->ack_out, MIP_802154_ACK_LEN) != MIP_OK) {
+        m->radio_tx = MIP_MAC_RADIO_IDLE;
+        count(m, MIP_MAC_STAT_tx_radio_error);
+        return;
+    }
+    count(m, MIP_MAC_STAT_acks_tx);
+    /* The radio cannot listen while it sends: a CCA in progress, or one
+     * about to be acted on, no longer tells the truth about the channel. */
+    if (m->state == MIP_MAC_ST_ACCESS &&
+        (m->step == MIP_MAC_STEP_CCA || m->step == MIP_MAC_STEP_TURNAROUND))
+        m->state = MIP_MAC_ST_DEFER;
+}
+
+static bool frame_wants_ack(const struct mip_mac_qframe *q)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    return mip_ieee802154_parse(q->data, q->len, &h, &hl) == MIP_OK && h.ack_request &&
+           is_unicast(&h);
+}
+
+/* One thing that is due; false when nothing is. ACKs go first: when one is
+ * due at the instant our own frame would start, the radio sends the ACK
+ * and the frame waits (a radio cannot send both). */
+static bool run_one(struct mip_mac *m)
+{
+    if (m->ack_pending_tx && m->radio_tx == MIP_MAC_RADIO_IDLE && due(m, m->ack_due)) {
+        send_ack(m);
+        return true;
+    }
+    switch (m->state) {
+    case MIP_MAC_ST_IDLE:
+        if (m->q_count == 0u)
+            return false;
+        m->retries = 0;
+        m->ack_wanted = frame_wants_ack(head(m));
+        proto(m)->begin(m);
+        return true;
+    case MIP_MAC_ST_ACCESS:
+        if (!due(m, m->deadline))
+            return false;
+        proto(m)->step(m);
+        return true;
+    case MIP_MAC_ST_DEFER:
+        if (m->radio_tx != MIP_MAC_RADIO_IDLE)
+            return false;
+        proto(m)->resume(m);
+        return true;
+    case MIP_MAC_ST_ACK_WAIT:
+        if (!due(m, m->deadline))
+            return false;
+        proto(m)->noack(m);
+        return true;
+    default:                    /* TX: the radio reports the end */
+        return false;
+    }
+}
+
+static uint32_t until(const struct mip_mac *m, mip_utime_t t)
+{
+    return mip_utime_before(m->now, t) ? (uint32_t)(t - m->now) : 0u;
+}
+
+static uint32_t next_delay(const struct mip_mac *m)
+{
+    uint32_t d = UINT32_MAX, x;
+    if (m->ack_pending_tx && m->radio_tx == MIP_MAC_RADIO_IDLE)
+        d = until(m, m->ack_due);
+    switch (m->state) {
+    case MIP_MAC_ST_IDLE:
+        if (m->q_count != 0u)
+            d = 0;
+        break;
+    case MIP_MAC_ST_ACCESS:
+    case MIP_MAC_ST_ACK_WAIT:
+        x = until(m, m->deadline);
+        if (x < d)
+            d = x;
+        break;
+    case MIP_MAC_ST_DEFER:
+        if (m->radio_tx == MIP_MAC_RADIO_IDLE)
+            d = 0;
+        break;
+    default:
+        break;
+    }
+    return d;
+}
+
+uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now)
+{
+    unsigned steps;
+    if (m == NULL)
+        return UINT32_MAX;
+    if (m->in_call)
+        return 0;
+    m->now = now;
+    for (steps = 0; steps < MAC_POLL_STEPS_MAX; steps++) {
+        if (!run_one(m))
+            break;
+    }
+    return next_delay(m);
+}

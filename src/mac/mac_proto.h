@@ -1,0 +1,81 @@
+/*
+ * Inside the MAC floor: the common engine (mac.c) and the channel access
+ * protocols (csma_ca.c, csma.c, nullmac.c) meet here.
+ *
+ * The engine owns the queue, reception, link ACKs (sending them and
+ * matching them), the radio's busy state and the frame's outcome. A
+ * protocol only decides how the frame at the head of the queue gets onto
+ * the channel: it sets access timers with mip_mac_timer(), and when its
+ * last step runs it calls mip_mac_start_tx() or mip_mac_finish(). The
+ * protocols sit behind a const table of functions chosen by cfg.kind, so
+ * duty-cycling MACs plug in as more rows.
+ *
+ * Engine states (m->state):
+ *   IDLE     nothing on its way; the next poll starts the queue's head
+ *   ACCESS   the protocol's step m->step ends at m->deadline
+ *   DEFER    the protocol needs the radio, which is busy sending an ACK;
+ *            once it is free the engine calls proto->resume
+ *   TX       our frame is on air, waiting for mip_mac_radio_tx_done
+ *   ACK_WAIT the frame asked for an ACK; m->deadline ends the wait
+ */
+#ifndef MOTEIP_SRC_MAC_PROTO_H
+#define MOTEIP_SRC_MAC_PROTO_H
+
+#include "moteip/mac.h"
+
+enum mip_mac_state {
+    MIP_MAC_ST_IDLE = 0,
+    MIP_MAC_ST_ACCESS,
+    MIP_MAC_ST_DEFER,
+    MIP_MAC_ST_TX,
+    MIP_MAC_ST_ACK_WAIT
+};
+
+/* Steps within ACCESS. CCA and TURNAROUND listen to the channel (or rely
+ * on what was heard), so an ACK sent during them voids them: the engine
+ * moves the protocol to DEFER. */
+enum mip_mac_step {
+    MIP_MAC_STEP_BACKOFF = 0,
+    MIP_MAC_STEP_CCA,
+    MIP_MAC_STEP_TURNAROUND,
+    MIP_MAC_STEP_RETRY_DELAY,
+    MIP_MAC_STEP_SEND           /* transmit as soon as the radio is free */
+};
+
+enum mip_mac_radio_use {
+    MIP_MAC_RADIO_IDLE = 0,
+    MIP_MAC_RADIO_DATA,
+    MIP_MAC_RADIO_ACK
+};
+
+struct mip_mac_proto {
+    /* A fresh channel access for the head frame (its first try, or a
+     * retry after a missing ACK). */
+    void (*begin)(struct mip_mac *m);
+    /* The access step m->step ended at m->now. */
+    void (*step)(struct mip_mac *m);
+    /* The radio is free again after an ACK interrupted channel access. */
+    void (*resume)(struct mip_mac *m);
+    /* Our frame, which asked for an ACK (m->ack_wanted), left the radio:
+     * true to wait ack_wait_us for the ACK. */
+    bool (*wait_ack)(const struct mip_mac *m);
+    /* No ACK came: retry (begin again) or mip_mac_finish. */
+    void (*noack)(struct mip_mac *m);
+};
+
+extern const struct mip_mac_proto mip_mac_proto_csma_ca;
+extern const struct mip_mac_proto mip_mac_proto_csma;
+extern const struct mip_mac_proto mip_mac_proto_nullmac;
+
+/* Enters ACCESS: `step` ends `delay_us` after m->now. */
+void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us);
+/* True (and the MAC now in DEFER) when the radio is busy. */
+bool mip_mac_defer_if_busy(struct mip_mac *m);
+/* Hands the head frame to the radio now (DEFER when it is busy). */
+void mip_mac_start_tx(struct mip_mac *m);
+/* CCA through the driver, counting a busy channel. */
+bool mip_mac_cca_clear(struct mip_mac *m);
+/* Reports the head frame's outcome, drops it from the queue, back to IDLE. */
+void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st);
+
+#endif
