@@ -7,8 +7,10 @@
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/ (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
-#     interop    pytest over tests/ (everything but tests/static): the stack on a TAP in
-#                a network namespace against Linux; needs root (uses sudo -n otherwise)
+#     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
+#                pcap decoded by tshark, scenario errors); no root needed
+#     interop    pytest over tests/ (but tests/static and tests/sim): the stack on a TAP
+#                in a network namespace against Linux; needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
@@ -24,7 +26,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-ALL_PARTS=(unit globals footprint fuzz interop)
+ALL_PARTS=(unit globals footprint fuzz sim interop)
 
 usage() {
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -40,6 +42,7 @@ for arg in "$@"; do
         globals|static|no-globals) PARTS+=(globals) ;;
         footprint) PARTS+=(footprint) ;;
         fuzz) PARTS+=(fuzz) ;;
+        sim) PARTS+=(sim) ;;
         interop|pytest) PARTS+=(interop) ;;
         *) echo "test.sh: unknown part '$arg' (parts: ${ALL_PARTS[*]}; see --help)" >&2; exit 2 ;;
     esac
@@ -164,7 +167,7 @@ build() {
     fi
 }
 
-if want globals || want interop; then
+if want globals || want interop || want sim; then
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTEIP_PROFILE=full \
         -DMOTEIP_SANITIZE=OFF -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
 fi
@@ -298,13 +301,24 @@ if want fuzz; then
     fi
 fi
 
-# --- interop (and any other pytest outside tests/static) -------------------------
+# --- sim: moteip-sim scenarios ------------------------------------------------------
+if want sim; then
+    banner "sim: pytest tests/sim"
+    if [ "${BUILD_OK[build]:-0}" != 1 ]; then
+        record sim FAIL 0 1 0 "not run: build/ did not build"
+    else
+        run_pytest sim "$RES/pytest-sim.xml" tests/sim
+    fi
+fi
+
+# --- interop (and any other pytest outside tests/static and tests/sim) -------------
 if want interop; then
     banner "interop: pytest tests (root, network namespaces)"
     if [ "${BUILD_OK[build]:-0}" != 1 ]; then
         record interop FAIL 0 1 0 "not run: build/ did not build"
     else
-        run_pytest interop "$RES/pytest-interop.xml" --as-root tests --ignore=tests/static
+        run_pytest interop "$RES/pytest-interop.xml" --as-root tests --ignore=tests/static \
+            --ignore=tests/sim
     fi
 fi
 

@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     if (pcap_path != NULL) {
         struct pcap_status ps = pcap_open(&sim.pcap, pcap_path, PCAP_LINKTYPE_IEEE802_15_4_WITHFCS);
         if (ps.code != 0) {
-            fprintf(stderr, "moteip-sim: --pcap %s: %s\n", pcap_path, ps.text);
+            fprintf(stderr, "moteip-sim: --pcap: %s\n", ps.text);
             rc = 1;
         }
     }
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     if (sim.pcap != NULL) {
         struct pcap_status ps = pcap_close(sim.pcap);
         if (ps.code != 0) {
-            fprintf(stderr, "moteip-sim: --pcap %s: %s\n", pcap_path, ps.text);
+            fprintf(stderr, "moteip-sim: --pcap: %s\n", ps.text);
             rc = 1;
         }
     }

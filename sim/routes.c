@@ -81,6 +81,7 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
     double *dist = NULL;
     bool *done = NULL, ok = true;
     size_t f, k;
+    uint32_t tree_root = UINT32_MAX;
     if (sc->routing == SIM_ROUTING_STATIC) {
         for (k = 0; k < sc->n_routes; k++) {
             const struct sim_static_route *r = &sc->routes[k];
@@ -104,8 +105,11 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
     for (f = 0; ok && f < sc->n_flows; f++) {
         const struct sim_flow_spec *fs = &sc->flows[f];
         uint32_t x, prev, hops = 0;
-        bool both = fs->kind == SIM_FLOW_TCP || sc->routes_symmetric;
-        tree(sim, fs->dst, next, dist, done);
+        bool both = fs->kind == SIM_FLOW_TCP;   /* UDP reports need no way back */
+        if (f == 0 || fs->dst != tree_root) {   /* many reporters share one sink */
+            tree(sim, fs->dst, next, dist, done);
+            tree_root = fs->dst;
+        }
         if (next[fs->src] == UINT32_MAX) {
             snprintf(err, errlen, "flows[%zu]: node %u cannot reach node %u", f, fs->src, fs->dst);
             ok = false;
@@ -133,7 +137,7 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
             }
         }
         if (ok && both && !sc->routes_symmetric) {
-            tree(sim, fs->src, rnext, dist, done);
+            tree(sim, fs->src, rnext, dist, done);  /* dist/done are scratch */
             if (rnext[fs->dst] == UINT32_MAX) {
                 snprintf(err, errlen, "flows[%zu]: node %u cannot reach node %u", f, fs->dst,
                          fs->src);

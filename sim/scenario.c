@@ -528,8 +528,11 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
         f->sender.delack_ms = f->receiver.delack_ms = MIP_TCP_DELACK_MS;
         f->interval_s = 1.0;
         f->payload_bytes = 32;
-        if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &f->kind, true) ||
-            !get_node(l, o, "src", &f->src) || !get_node(l, o, "dst", &f->dst))
+        if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &f->kind, true))
+            return false;
+        if (f->kind == SIM_FLOW_UDP)
+            f->port = 6000u;    /* reporters share the sink's port; it demuxes by source */
+        if (!get_node(l, o, "src", &f->src) || !get_node(l, o, "dst", &f->dst))
             return false;
         if (f->src == f->dst)
             return fail(l, sj_get(o, "dst"), "a node other than src");

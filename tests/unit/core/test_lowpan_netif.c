@@ -1,0 +1,861 @@
+/*
+ * The 802.15.4 radio netif: two stacks joined by an in-memory radio. IPHC
+ * mode (compression, fragmentation, reassembly with its timeouts,
+ * duplicates and inconsistent fragments, link-local and context-0
+ * addressing, echo), RAW_IP mode (exact frame layout for both families),
+ * link address mapping, input filtering and configuration errors.
+ *
+ * Frames are queued on the air and delivered only by air_deliver(), never
+ * from inside a transmit, so a stack is never re-entered.
+ */
+#include "testing.h"
+#include "moteip/stack.h"
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/checksum.h"
+#include "moteip/wire/ieee802154.h"
+#include "moteip/wire/sixlowpan.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define NODES   2
+#define QMAX    512
+#define PAN     0xABCDu
+#define PORT    5683u
+#define DATA_MAX 1300u
+
+struct air_frame {
+    uint8_t  from;
+    uint16_t len;
+    uint8_t  data[MIP_RADIO_FRAME_MAX];
+};
+
+struct sink {
+    unsigned calls;
+    size_t   len;
+    struct mip_udp_meta meta;
+    uint8_t  data[DATA_MAX];
+};
+
+struct air;
+
+struct air_port {
+    struct air *air;
+    uint8_t node;
+    int refuse_after;        /* frames accepted before transmit fails; -1: never */
+};
+
+struct air {
+    struct mip_stack *s[NODES];
+    struct mip_lowpan_config cfg[NODES];
+    struct air_port port[NODES];
+    struct sink sink[NODES];
+    struct air_frame q[QMAX];
+    unsigned nq;             /* frames on the air, not yet delivered */
+    unsigned sent;           /* frames transmitted since init */
+    unsigned oversize;       /* frames longer than frame_max - 2 */
+    unsigned bad_mhr;        /* frames whose MHR did not parse */
+    size_t   longest;
+    mip_time_t now;
+};
+
+static mip_status air_transmit(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct air_port *p = ctx;
+    struct air *a = p->air;
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (p->refuse_after == 0)
+        return MIP_ERR_NOBUFS;
+    if (p->refuse_after > 0)
+        p->refuse_after--;
+    a->sent++;
+    if (len > (size_t)a->cfg[p->node].frame_max - 2u || len > MIP_RADIO_FRAME_MAX) {
+        a->oversize++;
+        return MIP_OK;
+    }
+    if (mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK)
+        a->bad_mhr++;
+    if (len > a->longest)
+        a->longest = len;
+    if (a->nq < QMAX) {
+        a->q[a->nq].from = p->node;
+        a->q[a->nq].len = (uint16_t)len;
+        memcpy(a->q[a->nq].data, frame, len);
+        a->nq++;
+    }
+    return MIP_OK;
+}
+
+static const struct mip_netif_driver air_driver = {air_transmit};
+
+static void sink_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
+                      const uint8_t *data, size_t len)
+{
+    struct sink *k = ctx;
+    (void)s;
+    k->calls++;
+    k->meta = *m;
+    k->len = len;
+    memcpy(k->data, data, len < DATA_MAX ? len : DATA_MAX);
+}
+
+static struct mip_addr addr(const char *text)
+{
+    struct mip_addr a;
+    if (mip_addr_parse(text, &a, NULL) != MIP_OK) {
+        fprintf(stderr, "bad address %s\n", text);
+        abort();
+    }
+    return a;
+}
+
+/* Node i: short address i+1, extended 02:00:00:00:00:00:00:0(i+1), PAN
+ * 0xABCD, link ACKs, context 0 = fd00::/64, address fd00::ff:fe00:(i+1)/64
+ * (and 10.0.0.(i+1)/24 in RAW_IP mode with IPv4), UDP sink on PORT. */
+static struct air *air_new(uint8_t mode, uint8_t frame_max, uint8_t raw_hdr)
+{
+    struct air *a = calloc(1, sizeof(*a));
+    unsigned i;
+    a->now = 1000;
+    for (i = 0; i < NODES; i++) {
+        struct mip_lowpan_config *c = &a->cfg[i];
+        struct mip_stack_config sc;
+        uint8_t seed[4] = {1, 2, 3, (uint8_t)i}, idx = 0xFF;
+        char text[32];
+        struct mip_addr ad;
+        a->s[i] = calloc(1, sizeof(struct mip_stack));
+        memset(&sc, 0, sizeof sc);
+        sc.entropy = seed;
+        sc.entropy_len = sizeof seed;
+        mip_stack_init(a->s[i], &sc, a->now);
+        c->mode = mode;
+        c->pan_id = PAN;
+        c->short_addr = (uint16_t)(i + 1u);
+        c->ext_addr[0] = 0x02;
+        c->ext_addr[7] = (uint8_t)(i + 1u);
+        c->frame_max = frame_max;
+        c->raw_link_hdr_len = raw_hdr;
+        c->ack_request = true;
+        c->has_context0 = true;
+        c->ctx0_prefix[0] = 0xfd;
+        a->port[i].air = a;
+        a->port[i].node = (uint8_t)i;
+        a->port[i].refuse_after = -1;
+        CHECK_EQ(mip_netif_add_lowpan(a->s[i], c, &air_driver, &a->port[i], &idx), MIP_OK);
+        CHECK_EQ(idx, 0);
+        snprintf(text, sizeof text, "fd00::ff:fe00:%u", i + 1u);
+        ad = addr(text);
+        CHECK_EQ(mip_netif_add_addr(a->s[i], 0, &ad, 64), MIP_OK);
+#if MIP_CONF_IPV4
+        if (mode == MIP_LOWPAN_RAW_IP) {
+            snprintf(text, sizeof text, "10.0.0.%u", i + 1u);
+            ad = addr(text);
+            CHECK_EQ(mip_netif_add_addr(a->s[i], 0, &ad, 24), MIP_OK);
+        }
+#endif
+        CHECK_EQ(mip_udp_bind(a->s[i], PORT, sink_recv, &a->sink[i]), MIP_OK);
+    }
+    return a;
+}
+
+/* Delivers every frame on the air (and what the answers put on it), in
+ * order. */
+static void air_deliver(struct air *a)
+{
+    unsigned head = 0, guard = 0;
+    while (head < a->nq && guard++ < 4u * QMAX) {
+        struct air_frame *f = &a->q[head++];
+        uint8_t *copy = malloc(f->len ? f->len : 1u);
+        memcpy(copy, f->data, f->len);
+        mip_stack_input(a->s[1u - f->from], 0, copy, f->len, a->now);
+        free(copy);
+    }
+    a->nq = 0;
+}
+
+/* Hands one frame (test-made or captured) to node `to`. */
+static void air_inject(struct air *a, unsigned to, const uint8_t *frame, size_t len)
+{
+    uint8_t *copy = malloc(len ? len : 1u);
+    memcpy(copy, frame, len);
+    mip_stack_input(a->s[to], 0, copy, len, a->now);
+    free(copy);
+}
+
+static uint32_t air_advance(struct air *a, uint32_t ms)
+{
+    uint32_t d = MIP_POLL_IDLE, e;
+    unsigned i;
+    a->now += ms;
+    for (i = 0; i < NODES; i++) {
+        e = mip_stack_poll(a->s[i], a->now);
+        if (e < d)
+            d = e;
+    }
+    return d;
+}
+
+static void air_free(struct air *a)
+{
+    unsigned i;
+    air_advance(a, 10u * 60u * 1000u);
+    for (i = 0; i < NODES; i++) {
+        unsigned k;
+        CHECK_EQ(a->s[i]->pool.in_use, 0);
+        for (k = 0; k < MIP_LOWPAN_REASS_SLOTS; k++)
+            CHECK(!a->s[i]->lowpan_reass[k].used);
+        free(a->s[i]);
+    }
+    CHECK_EQ(a->oversize, 0);
+    CHECK_EQ(a->bad_mhr, 0);
+    free(a);
+}
+
+static uint32_t stat(const struct air *a, unsigned node, enum mip_stat w)
+{
+    return mip_stack_stat(a->s[node], w);
+}
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        p[i] = (uint8_t)(seed * 31u + i * 7u + (i >> 8));
+}
+
+static bool sink_has(const struct sink *k, size_t size, uint32_t seed)
+{
+    static uint8_t data[1232];
+    fill(data, size, seed);
+    return k->len == size && memcmp(k->data, data, size) == 0;
+}
+
+static mip_status send_udp(struct air *a, unsigned from, const char *dst, const uint8_t *data,
+                           size_t len)
+{
+    struct mip_addr d = addr(dst);
+    return mip_udp_sendto(a->s[from], NULL, PORT, &d, PORT, data, len);
+}
+
+/* --- IPHC mode ------------------------------------------------------------- */
+
+/* Frames of a fragmented datagram of `size` uncompressed bytes whose
+ * compressed header is hc bytes (of `consumed` uncompressed), with an MHR
+ * of mhr bytes: the FRAG1 and FRAGNs carry the most whole 8-byte blocks
+ * that fit. */
+static unsigned expected_frames(size_t size, size_t fmax, size_t mhr, size_t hc,
+                                size_t consumed)
+{
+    size_t first, rest, per;
+    if (mhr + hc + size - consumed <= fmax)
+        return 1;
+    first = ((consumed + fmax - mhr - 4u - hc) / 8u) * 8u;
+    per = ((fmax - mhr - 5u) / 8u) * 8u;
+    rest = size - first;
+    return 1u + (unsigned)((rest + per - 1u) / per);
+}
+
+static void test_udp_every_size_across_iphc(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static uint8_t data[1232];
+    unsigned size, bad = 0, frag_dgrams = 0, frames_wrong = 0;
+    for (size = 0; size <= 1232u; size++) {
+        unsigned before = a->sent;
+        fill(data, size, size);
+        a->sink[1].calls = 0;
+        CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, size), MIP_OK);
+        /* MHR 9, IPHC 2 (context 0, both IIDs from the short addresses),
+         * NHC UDP 7 (ports inline) */
+        if (a->sent - before != expected_frames(48u + size, 125, 9, 9, 48))
+            frames_wrong++;
+        if (a->sent - before > 1u)
+            frag_dgrams++;
+        air_deliver(a);
+        if (a->sink[1].calls != 1 || a->sink[1].len != size ||
+            memcmp(a->sink[1].data, data, size) != 0)
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(frames_wrong, 0);
+    CHECK_EQ(frag_dgrams, 1233u - 108u);        /* 107 bytes still fit one frame */
+    CHECK_EQ(stat(a, 1, MIP_STAT_lowpan_reassembled), frag_dgrams);
+    CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_frag_tx), a->sent - 1233u + frag_dgrams);
+    CHECK_EQ(a->longest, 125);
+    CHECK_EQ(stat(a, 1, MIP_STAT_udp_rx), 1233);
+    {
+        struct mip_addr src = addr("fd00::ff:fe00:1");
+        CHECK(mip_addr_eq(&a->sink[1].meta.src, &src));
+    }
+    air_free(a);
+}
+
+/* Short frames and an extended source address: many small fragments. */
+static void test_udp_small_frames_extended_source(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 48, 0);
+    static uint8_t data[1232];
+    struct mip_lowpan_config c = a->cfg[0];
+    struct mip_stack_config sc;
+    struct mip_addr ad;
+    unsigned size, bad = 0;
+    uint8_t idx;
+    /* node 0 again, without a short address: its addresses come from
+     * extended address 02:00:00:00:00:00:00:01, IID ::1 */
+    memset(&sc, 0, sizeof sc);
+    mip_stack_init(a->s[0], &sc, a->now);
+    c.short_addr = 0xFFFE;
+    a->cfg[0] = c;
+    CHECK_EQ(mip_netif_add_lowpan(a->s[0], &c, &air_driver, &a->port[0], &idx), MIP_OK);
+    ad = addr("fd00::1");
+    CHECK_EQ(mip_netif_add_addr(a->s[0], 0, &ad, 64), MIP_OK);
+    CHECK_EQ(mip_udp_bind(a->s[0], PORT, sink_recv, &a->sink[0]), MIP_OK);
+    ad = addr("fe80::1");
+    CHECK(mip_netif_has_addr(mip_netif_get(a->s[0], 0), &ad));
+    for (size = 0; size <= 1232u; size += 37u) {
+        fill(data, size, size + 1u);
+        a->sink[1].calls = 0;
+        CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, size), MIP_OK);
+        air_deliver(a);
+        if (a->sink[1].calls != 1 || a->sink[1].len != size ||
+            memcmp(a->sink[1].data, data, size) != 0)
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(a->longest <= 46u);
+    CHECK(a->longest >= 40u);
+    /* the other way: frames to the extended address */
+    fill(data, 500, 9);
+    CHECK_EQ(send_udp(a, 1, "fd00::1", data, 500), MIP_OK);
+    CHECK(a->nq > 10);
+    CHECK_EQ(a->q[0].data[1] >> 2 & 3, MIP_802154_ADDR_EXT);
+    air_deliver(a);
+    CHECK_EQ(a->sink[0].calls, 1);
+    CHECK(sink_has(&a->sink[0], 500, 9));
+    CHECK_EQ(send_udp(a, 1, "fe80::1", data, 20), MIP_OK);
+    air_deliver(a);
+    CHECK_EQ(a->sink[0].calls, 2);
+    air_free(a);
+}
+
+/* Captures the frames of one datagram from node 0 (not delivered). */
+static unsigned capture(struct air *a, size_t size, uint32_t seed, struct air_frame *out,
+                        unsigned max)
+{
+    static uint8_t data[1232];
+    unsigned n;
+    a->nq = 0;
+    fill(data, size, seed);
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, size), MIP_OK);
+    n = a->nq < max ? a->nq : max;
+    memcpy(out, a->q, n * sizeof(*out));
+    a->nq = 0;
+    return n;
+}
+
+static void test_two_interleaved_datagrams(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f1[16], f2[16];
+    unsigned n1 = capture(a, 700, 1, f1, 16), n2 = capture(a, 900, 2, f2, 16), i;
+    CHECK(n1 > 3 && n2 > n1);
+    for (i = 0; i < n2; i++) {
+        if (i < n1)
+            air_inject(a, 1, f1[i].data, f1[i].len);
+        if (i == n1 - 1u) {
+            CHECK_EQ(a->sink[1].calls, 1);
+            CHECK(sink_has(&a->sink[1], 700, 1));
+        }
+        air_inject(a, 1, f2[i].data, f2[i].len);
+    }
+#if MIP_LOWPAN_REASS_SLOTS >= 2
+    CHECK_EQ(a->sink[1].calls, 2);
+    CHECK(sink_has(&a->sink[1], 900, 2));
+    CHECK_EQ(stat(a, 1, MIP_STAT_lowpan_reassembled), 2);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
+#else
+    /* one slot: the second datagram's fragments find it taken until the
+     * first completes; what is left of it then times out */
+    CHECK_EQ(a->sink[1].calls, 1);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), n1 - 1u);
+    air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 1);
+#endif
+    CHECK_EQ(stat(a, 1, MIP_STAT_lowpan_frag_rx), n1 + n2);
+    air_free(a);
+}
+
+static void test_missing_fragment_times_out(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f[16];
+    unsigned n = capture(a, 500, 3, f, 16), i;
+    uint32_t d;
+    CHECK(n >= 3);
+    for (i = 0; i < n; i++)
+        if (i != 1)
+            air_inject(a, 1, f[i].data, f[i].len);
+    CHECK_EQ(a->sink[1].calls, 0);
+    CHECK(a->s[1]->lowpan_reass[0].used);
+    d = air_advance(a, 0);
+    CHECK_EQ(d, MIP_LOWPAN_REASS_TIMEOUT_MS);
+    d = air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS - 1u);
+    CHECK_EQ(d, 1);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 0);
+    d = air_advance(a, 1);
+    CHECK_EQ(d, MIP_POLL_IDLE);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 1);
+    CHECK(!a->s[1]->lowpan_reass[0].used);
+    /* the late fragment alone starts a datagram that times out too */
+    air_inject(a, 1, f[1].data, f[1].len);
+    CHECK_EQ(a->sink[1].calls, 0);
+    air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 2);
+    air_free(a);
+}
+
+static void test_duplicate_fragments_tolerated(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f[16];
+    unsigned n = capture(a, 400, 4, f, 16), i;
+    CHECK(n >= 3);
+    air_inject(a, 1, f[0].data, f[0].len);
+    air_inject(a, 1, f[0].data, f[0].len);
+    air_inject(a, 1, f[1].data, f[1].len);
+    air_inject(a, 1, f[1].data, f[1].len);
+    for (i = 2; i < n; i++)
+        air_inject(a, 1, f[i].data, f[i].len);
+    CHECK_EQ(a->sink[1].calls, 1);
+    CHECK(sink_has(&a->sink[1], 400, 4));
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_duplicate), 2);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_inconsistent), 0);
+    /* after completion a repeat starts a new datagram: it times out */
+    air_inject(a, 1, f[1].data, f[1].len);
+    air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 1);
+    CHECK_EQ(a->sink[1].calls, 1);
+    air_free(a);
+}
+
+/* Offset of a FRAGN frame's fragment header (short addresses: MHR 9). */
+#define FH 9u
+
+static void test_inconsistent_fragments_drop_the_datagram(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f[16];
+    struct air_frame g;
+    unsigned n = capture(a, 600, 5, f, 16), i;
+    CHECK(n >= 4);
+    CHECK_EQ(f[1].data[FH] >> 3, 0x1C);   /* FRAGN */
+    /* fragment 2 moved back one block: it overlaps fragment 1 */
+    air_inject(a, 1, f[0].data, f[0].len);
+    g = f[1];
+    g.data[FH + 4] = (uint8_t)(g.data[FH + 4] - 1u);
+    air_inject(a, 1, g.data, g.len);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_inconsistent), 1);
+    CHECK(!a->s[1]->lowpan_reass[0].used);
+    for (i = 1; i < n; i++)
+        air_inject(a, 1, f[i].data, f[i].len);
+    CHECK_EQ(a->sink[1].calls, 0);
+    air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 1);
+
+    /* the same tag announcing another size: the old datagram ends, the new
+     * fragment starts afresh */
+    air_inject(a, 1, f[0].data, f[0].len);
+    g = f[1];
+    g.data[FH + 1] = (uint8_t)(g.data[FH + 1] + 8u);
+    air_inject(a, 1, g.data, g.len);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_inconsistent), 2);
+    CHECK(a->s[1]->lowpan_reass[0].used);
+    CHECK_EQ(a->s[1]->lowpan_reass[0].size, 600u + 48u + 8u);
+    air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 2);
+
+    /* a fragment past the end of its datagram, and a non-final one that is
+     * not a multiple of 8: malformed, the frame alone is dropped */
+    g = f[n - 1u];
+    g.data[FH + 4] = (uint8_t)(g.data[FH + 4] + 1u);
+    air_inject(a, 1, g.data, g.len);
+    g = f[1];
+    g.len--;
+    air_inject(a, 1, g.data, g.len);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_malformed), 2);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_inconsistent), 2);
+    air_free(a);
+}
+
+static void test_echo_request_answered(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct mip_ip_tx tx;
+    uint8_t msg[8 + 600];
+    size_t i;
+    memset(&tx, 0, sizeof tx);
+    tx.src = addr("fd00::ff:fe00:1");
+    tx.dst = addr("fd00::ff:fe00:2");
+    tx.proto = 58;
+    tx.netif = MIP_NETIF_ANY;
+    msg[0] = 128;
+    msg[1] = 0;
+    msg[2] = msg[3] = 0;
+    mip_wr16(msg + 4, 0x4242);
+    mip_wr16(msg + 6, 1);
+    for (i = 8; i < sizeof msg; i++)
+        msg[i] = (uint8_t)i;
+    mip_wr16(msg + 2, mip_cksum_finish(mip_cksum_add(
+        mip_cksum_pseudo6(tx.src.bytes, tx.dst.bytes, 58, sizeof msg), msg, sizeof msg)));
+    CHECK_EQ(mip_ip_output_copy(a->s[0], &tx, msg, sizeof msg), MIP_OK);
+    air_deliver(a);
+    CHECK_EQ(stat(a, 1, MIP_STAT_icmp_echo_replied), 1);
+    CHECK_EQ(stat(a, 1, MIP_STAT_lowpan_reassembled), 1);
+    /* the reply came back fragmented and reassembled */
+    CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_reassembled), 1);
+    CHECK_EQ(stat(a, 0, MIP_STAT_icmp_rx), 1);
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_icmp_bad_checksum), 0);
+    air_free(a);
+}
+
+/* The exact frames for link-local and context-0 destinations: both
+ * addresses elided (stateless, and from context 0). */
+static void test_linklocal_and_context0_frames(void)
+{
+    static const uint8_t want_ll[20] = {
+        0x61, 0x88, 0x00, 0xcd, 0xab, 0x02, 0x00, 0x01, 0x00,   /* MHR, ack request */
+        0x7e, 0x33,                                             /* IPHC: SAM=DAM=11 */
+        0xf0, 0x16, 0x33, 0x16, 0x33, 0x00, 0x00,               /* NHC UDP, checksum */
+        'h', 'i'};
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct mip_addr src = addr("fe80::ff:fe00:1"), dst = addr("fe80::ff:fe00:2");
+    struct mip_addr mc = addr("ff02::1");
+    uint32_t sum;
+    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &dst, PORT, (const uint8_t *)"hi", 2), MIP_OK);
+    CHECK_EQ(a->nq, 1);
+    CHECK_EQ(a->q[0].len, sizeof want_ll);
+    /* the checksum is the one of the uncompressed datagram */
+    sum = mip_cksum_pseudo6(src.bytes, dst.bytes, 17, 10);
+    {
+        uint8_t u[10] = {0x16, 0x33, 0x16, 0x33, 0, 10, 0, 0, 'h', 'i'};
+        mip_wr16(u + 6, mip_cksum_finish(mip_cksum_add(sum, u, 10)));
+        CHECK_MEM(a->q[0].data + 16, u + 6, 2);
+    }
+    CHECK_MEM(a->q[0].data, want_ll, 16);
+    CHECK_MEM(a->q[0].data + 18, want_ll + 18, 2);
+    air_deliver(a);
+    CHECK_EQ(a->sink[1].calls, 1);
+    CHECK(mip_addr_eq(&a->sink[1].meta.src, &src));
+    CHECK(mip_addr_eq(&a->sink[1].meta.dst, &dst));
+
+    /* context 0 */
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", (const uint8_t *)"hi", 2), MIP_OK);
+    CHECK_EQ(a->nq, 1);
+    CHECK_EQ(a->q[0].len, sizeof want_ll);
+    CHECK_EQ(a->q[0].data[10], 0x77);   /* SAC=1 SAM=11 DAC=1 DAM=11 */
+    air_deliver(a);
+    CHECK_EQ(a->sink[1].calls, 2);
+    dst = addr("fd00::ff:fe00:2");
+    CHECK(mip_addr_eq(&a->sink[1].meta.dst, &dst));
+
+    /* multicast: broadcast frame, no ack request, ff02::1 in one byte */
+    a->sink[1].calls = 0;
+    {
+        struct mip_addr mpfx = addr("ff00::");
+        CHECK_EQ(mip_route_add(a->s[0], &mpfx, 8, NULL, 0), MIP_OK);
+    }
+    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &mc, PORT, (const uint8_t *)"hi", 2), MIP_OK);
+    CHECK_EQ(a->nq, 1);
+    CHECK_EQ(a->q[0].data[0], 0x41);            /* no ack request */
+    CHECK_EQ(mip_rd16(a->q[0].data + 5), 0xFFFF);
+    CHECK_EQ(a->q[0].data[10], 0x3b);           /* SAM=11, M=1 DAM=11 */
+    CHECK_EQ(a->q[0].data[11], 0x01);
+    air_deliver(a);
+    CHECK_EQ(a->sink[1].calls, 1);
+    CHECK(a->sink[1].meta.dst_multicast);
+    air_free(a);
+}
+
+static void test_underivable_next_hop_dropped(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    /* fd00:: is the Subnet-Router anycast address: no single station */
+    CHECK(send_udp(a, 0, "fd00::", (const uint8_t *)"x", 1) != MIP_OK);
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_lowpan_no_l2addr), 1);
+    CHECK(send_udp(a, 0, "fd00::ff:fe00:ffff", (const uint8_t *)"x", 1) != MIP_OK);
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_lowpan_no_l2addr), 2);
+    CHECK_EQ(a->nq, 0);
+    /* any other IID is an extended address: sent (to nobody here) */
+    CHECK_EQ(send_udp(a, 0, "fd00::1", (const uint8_t *)"x", 1), MIP_OK);
+    CHECK_EQ(a->nq, 1);
+    CHECK_EQ(a->q[0].data[1] >> 2 & 3, MIP_802154_ADDR_EXT);
+    air_deliver(a);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_link_not_for_us), 1);
+    air_free(a);
+}
+
+static void test_driver_refusal_stops_fragments(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static uint8_t data[1000];
+    fill(data, sizeof data, 6);
+    a->port[0].refuse_after = 2;
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_ERR_NOBUFS);
+    CHECK_EQ(a->nq, 2);
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_tx_driver), 1);
+    CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_frag_tx), 2);
+    a->nq = 0;
+    air_free(a);
+}
+
+/* Frames a node must refuse, each counted once. */
+static void test_input_filtering_and_errors(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    uint8_t f[200];
+    size_t n;
+    uint32_t drops_before;
+    unsigned k;
+    /* a valid frame to start from: node 0's "hi" to node 1 */
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", (const uint8_t *)"hi", 2), MIP_OK);
+    n = a->q[0].len;
+    memcpy(f, a->q[0].data, n);
+    a->nq = 0;
+    air_inject(a, 1, f, n);
+    CHECK_EQ(a->sink[1].calls, 1);
+
+    drops_before = 0;
+    for (k = MIP_STAT_drop_link_truncated; k <= MIP_STAT_drop_tx_driver; k++)
+        drops_before += stat(a, 1, (enum mip_stat)k);
+    CHECK_EQ(drops_before, 0);
+
+    f[5] = 0x03;                             /* another station */
+    air_inject(a, 1, f, n);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_link_not_for_us), 1);
+    f[5] = 0x02;
+    f[3] = 0x11;                             /* another PAN */
+    air_inject(a, 1, f, n);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_link_not_for_us), 2);
+    f[3] = 0xcd;
+    air_inject(a, 1, f, 5);                  /* cut inside the MHR */
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_link_truncated), 1);
+    air_inject(a, 1, f, 9);                  /* MHR, no payload */
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_malformed), 1);
+    air_inject(a, 1, f, 10);                 /* IPHC cut */
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_malformed), 2);
+    f[0] = (uint8_t)(f[0] | 0x08);           /* security enabled */
+    air_inject(a, 1, f, n);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_link_unsupported), 1);
+    f[0] = (uint8_t)((f[0] & ~0x0Fu) | 0x03u);   /* a MAC command frame */
+    air_inject(a, 1, f, n);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_link_unsupported), 2);
+    f[0] = 0x61;
+    f[9] = 0x80;                             /* mesh header */
+    air_inject(a, 1, f, n);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_unsupported), 1);
+    f[9] = 0x7e;
+    {
+        /* a CID byte naming source context 15, which is not configured */
+        uint8_t g[200];
+        memcpy(g, f, 11);
+        g[10] = 0xF7;
+        g[11] = 0xF0;
+        memcpy(g + 12, f + 11, n - 11);
+        air_inject(a, 1, g, n + 1);
+    }
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_unknown_context), 1);
+    f[10] = 0x77;
+    f[11] = 0xf4;                            /* UDP checksum elided */
+    air_inject(a, 1, f, n);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_unsupported), 2);
+    f[11] = 0xf0;
+    /* longer than frame_max - 2 */
+    memset(f + n, 0, sizeof f - n);
+    air_inject(a, 1, f, 126);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_too_big), 1);
+    /* still fine afterwards */
+    air_inject(a, 1, f, n);
+    CHECK_EQ(a->sink[1].calls, 2);
+    /* an uncompressed IPv6 datagram behind dispatch 0x41 */
+    {
+        uint8_t g[9 + 1 + 40 + 8 + 2];
+        struct mip_addr s6 = addr("fd00::ff:fe00:1"), d6 = addr("fd00::ff:fe00:2");
+        memcpy(g, f, 9);
+        g[9] = 0x41;
+        memset(g + 10, 0, 40);
+        g[10] = 0x60;
+        g[15] = 10;
+        g[16] = 17;
+        g[17] = 64;
+        memcpy(g + 18, s6.bytes, 16);
+        memcpy(g + 34, d6.bytes, 16);
+        mip_wr16(g + 50, PORT);
+        mip_wr16(g + 52, PORT);
+        mip_wr16(g + 54, 10);
+        g[56] = g[57] = 0;
+        g[58] = 'o';
+        g[59] = 'k';
+        mip_wr16(g + 56, mip_cksum_finish(mip_cksum_add(
+            mip_cksum_pseudo6(s6.bytes, d6.bytes, 17, 10), g + 50, 10)));
+        air_inject(a, 1, g, sizeof g);
+        CHECK_EQ(a->sink[1].calls, 3);
+        CHECK_EQ(a->sink[1].len, 2);
+    }
+    air_free(a);
+}
+
+/* --- RAW_IP mode ------------------------------------------------------------ */
+
+static void check_raw_frame(const struct air_frame *fr, uint8_t raw_hdr, uint8_t dispatch,
+                            size_t ip_len)
+{
+    size_t hdr = raw_hdr - 2u, i;
+    CHECK_EQ(fr->len, hdr + ip_len);
+    CHECK_EQ(fr->data[0], 0x61);     /* data, ack request, PAN ID compression */
+    CHECK_EQ(fr->data[1], 0x88);     /* short addresses, 2003 version */
+    CHECK_EQ(fr->data[2], 0);        /* the MAC numbers frames */
+    CHECK_EQ(fr->data[3], 0xcd);
+    CHECK_EQ(fr->data[4], 0xab);
+    CHECK_EQ(fr->data[5], 0x02);
+    CHECK_EQ(fr->data[6], 0x00);
+    CHECK_EQ(fr->data[7], 0x01);
+    CHECK_EQ(fr->data[8], 0x00);
+    for (i = 9; i + 1u < hdr; i++)
+        CHECK_EQ(fr->data[i], 0);
+    CHECK_EQ(fr->data[hdr - 1u], dispatch);
+}
+
+static void raw_case(uint8_t raw_hdr)
+{
+    struct air *a = air_new(MIP_LOWPAN_RAW_IP, 127, raw_hdr);
+    static uint8_t data[600];
+    unsigned p;
+    CHECK_EQ(mip_netif_get(a->s[0], 0)->mtu, 127u - raw_hdr);
+    for (p = 0; p <= 127u - raw_hdr - 48u; p += 5u) {
+        fill(data, p, p);
+        CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, p), MIP_OK);
+        CHECK_EQ(a->nq, 1);
+        check_raw_frame(&a->q[0], raw_hdr, 0x41, 48u + p);
+        CHECK_EQ(a->q[0].data[raw_hdr - 2u] >> 4, 6);
+        air_deliver(a);
+        CHECK(sink_has(&a->sink[1], p, p));
+    }
+#if MIP_CONF_IPV4
+    for (p = 0; p <= 127u - raw_hdr - 28u; p += 5u) {
+        fill(data, p, p + 7u);
+        CHECK_EQ(send_udp(a, 0, "10.0.0.2", data, p), MIP_OK);
+        CHECK_EQ(a->nq, 1);
+        /* e.g. raw 12: 12 - 2 + 28 + payload bytes before the FCS */
+        check_raw_frame(&a->q[0], raw_hdr, 0x3F, 28u + p);
+        CHECK_EQ(a->q[0].data[raw_hdr - 2u] >> 4, 4);
+        air_deliver(a);
+        CHECK(sink_has(&a->sink[1], p, p + 7u));
+    }
+    /* IP fragments what exceeds the MTU; every frame stays in bounds */
+    fill(data, 600, 11);
+    CHECK_EQ(send_udp(a, 0, "10.0.0.2", data, 600), MIP_OK);
+    CHECK(a->nq > 5);
+    air_deliver(a);
+    CHECK(sink_has(&a->sink[1], 600, 11));
+    CHECK_EQ(stat(a, 1, MIP_STAT_frag_reassembled), 1);
+    /* broadcast: 0xFFFF, no ack request */
+    CHECK_EQ(send_udp(a, 0, "10.0.0.255", data, 3), MIP_OK);
+    CHECK_EQ(a->q[0].data[0], 0x41);
+    CHECK_EQ(mip_rd16(a->q[0].data + 5), 0xFFFF);
+    air_deliver(a);
+#endif
+    fill(data, 600, 12);
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, 600), MIP_OK);
+    CHECK(a->nq > 5);
+    air_deliver(a);
+    CHECK(sink_has(&a->sink[1], 600, 12));
+    /* an IID that is not a short address has no place in the fixed header */
+    CHECK(send_udp(a, 0, "fd00::1", data, 3) != MIP_OK);
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_lowpan_no_l2addr), 1);
+    CHECK_EQ(a->nq, 0);
+    /* RAW_IP frames carry no IPHC */
+    {
+        uint8_t g[64];
+        memset(g, 0, sizeof g);
+        CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, 3), MIP_OK);
+        memcpy(g, a->q[0].data, a->q[0].len);
+        a->nq = 0;
+        g[raw_hdr - 3u] = 0x7a;
+        air_inject(a, 1, g, raw_hdr - 2u + 51u);
+        CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_unsupported), 1);
+        air_inject(a, 1, g, raw_hdr - 3u);
+        CHECK_EQ(stat(a, 1, MIP_STAT_drop_link_truncated), 1);
+    }
+    CHECK(a->longest <= 125u);
+    air_free(a);
+}
+
+static void test_raw_ip_header_12(void) { raw_case(12); }
+static void test_raw_ip_header_23(void) { raw_case(23); }
+
+/* --- configuration ---------------------------------------------------------- */
+
+static void test_config_errors(void)
+{
+    struct mip_stack *s = calloc(1, sizeof(*s));
+    struct air_port port;
+    struct mip_lowpan_config c;
+    struct mip_addr ll;
+    uint8_t idx = 0xFF;
+    memset(&port, 0, sizeof port);
+    mip_stack_init(s, NULL, 0);
+    memset(&c, 0, sizeof c);
+    c.mode = MIP_LOWPAN_IPHC;
+    c.frame_max = 31;
+    c.short_addr = 0x1234;
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_ERR_INVALID);
+    c.frame_max = (uint8_t)(MIP_RADIO_FRAME_MAX + 2u);
+    CHECK_EQ(mip_netif_add_lowpan(s, NULL, &air_driver, &port, &idx), MIP_ERR_INVALID);
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, NULL, &port, &idx), MIP_ERR_INVALID);
+    c.mode = 2;
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_ERR_INVALID);
+    c.mode = MIP_LOWPAN_RAW_IP;
+    c.frame_max = 127;
+    c.raw_link_hdr_len = 11;
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_ERR_INVALID);
+    c.raw_link_hdr_len = 65;
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_ERR_INVALID);
+    c.raw_link_hdr_len = 60;    /* leaves 67 bytes of MTU */
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_ERR_INVALID);
+    c.raw_link_hdr_len = 59;
+    c.short_addr = 0xFFFE;      /* the fixed header needs a short address */
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_ERR_INVALID);
+    c.short_addr = 0x1234;
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_OK);
+    CHECK_EQ(idx, 0);
+    CHECK_EQ(mip_netif_get(s, 0)->mtu, 68);
+    ll = addr("fe80::ff:fe00:1234");
+    CHECK(mip_netif_has_addr(mip_netif_get(s, 0), &ll));
+    c.mode = MIP_LOWPAN_IPHC;
+#if MIP_NETIF_MAX > 1
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_OK);
+    CHECK_EQ(mip_netif_get(s, idx)->mtu, 1280);
+#else
+    CHECK_EQ(mip_netif_add_lowpan(s, &c, &air_driver, &port, &idx), MIP_ERR_NOBUFS);
+#endif
+    free(s);
+}
+
+int main(void)
+{
+    RUN(test_udp_every_size_across_iphc);
+    RUN(test_udp_small_frames_extended_source);
+    RUN(test_two_interleaved_datagrams);
+    RUN(test_missing_fragment_times_out);
+    RUN(test_duplicate_fragments_tolerated);
+    RUN(test_inconsistent_fragments_drop_the_datagram);
+    RUN(test_echo_request_answered);
+    RUN(test_linklocal_and_context0_frames);
+    RUN(test_underivable_next_hop_dropped);
+    RUN(test_driver_refusal_stops_fragments);
+    RUN(test_input_filtering_and_errors);
+    RUN(test_raw_ip_header_12);
+    RUN(test_raw_ip_header_23);
+    RUN(test_config_errors);
+    return TESTING_DONE();
+}
