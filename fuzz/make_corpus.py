@@ -10,6 +10,7 @@ Record format of the stack harnesses (see fuzz/stack_harness.h):
     [1 byte time step, 100 ms units][2 bytes BE: bit 15 = driver fails,
      bits 0..14 = length][frame]
 fuzz_wire input: [1 byte codec selector][bytes] (see fuzz/fuzz_wire.c).
+fuzz_mac_input: [4 config bytes][operations] (see mac_seeds() below).
 """
 import os
 import struct
@@ -714,6 +715,109 @@ def tcp_seeds():
                          t_write(0, 100) + t_ack(0))
     return s
 
+# --- fuzz_mac_input -------------------------------------------------------------
+# [hdr0 hdr1 hdr2 hdr3] then operations (see fuzz/fuzz_mac_input.c setup() and
+# run_op()). hdr0: bits 0-1 kind (0 CSMA-CA, 1 CSMA, 2 NullMAC), 0x04 the
+# radio ends transmissions after their airtime, 0x08 zero backoff period (with
+# 0x20), 0x10 tx_done queues another frame, 0x20 zero timings, 0x40 retry delay
+# hdr3 * 97 us, 0x80 retry delay 0x7FFFFFFF >> (hdr3 & 31). hdr1: min_be
+# (bits 0-2), max_be - min_be (bits 3-4), 0x80 no overheard callback. hdr2:
+# max_backoffs (bits 0-2; 0xFF: 255), max_retries (bits 3-5). hdr3: CSMA
+# min periods (bits 0-1), max - min (bits 2-3).
+
+MAC_CSMA_CA, MAC_CSMA, MAC_NULLMAC = 0, 1, 2
+M_AUTO, M_ZERO_BO, M_RESEND, M_ZERO, M_RDELAY = 0x04, 0x08, 0x10, 0x20, 0x40
+
+def m_hdr(kind=MAC_CSMA_CA, flags=M_AUTO, min_be=3, max_be=5, backoffs=4, retries=3,
+          cmin=1, cmax=3, h3=None, no_overheard=False):
+    h1 = min_be | ((max_be - min_be) << 3) | (0x80 if no_overheard else 0)
+    h2 = 0xFF if backoffs == 255 else (backoffs | (retries << 3))
+    h3 = (cmin | ((cmax - cmin) << 2)) if h3 is None else h3
+    return bytes([kind | flags, h1, h2, h3])
+
+def m_raw(frame):                   # op 0: raw bytes to mip_mac_radio_rx
+    return bytes([0, len(frame)]) + frame
+
+def m_rx(dst=0, ack=False, pan=0, src=0, seq=0, cmd=False, ext_src=False):
+    """op 1: a built frame. dst 0 us, 1 broadcast, 2 our extended address,
+    3 another node; pan 0 ours, 1 broadcast PAN, 2 another PAN."""
+    sel = dst | (4 if ack else 0) | ({0: 0, 1: 8, 2: 0x18}[pan]) | (0x80 if cmd else 0)
+    sel |= 0x20 if ext_src else ((src & 3) << 5)
+    return bytes([1, sel & 0xFF, seq & 0xFF])
+
+def m_ack(head=True, seq=0):        # op 3: an ACK for the head frame's DSN, or seq
+    return bytes([3, 1 if head else (seq << 1) & 0xFF])
+
+M_TXDONE = bytes([4])               # op 4: the radio ends its transmission now
+
+def m_send(dst=0, ack=False, extra=8, cmd=False):
+    """op 5: a frame from us. dst 0 another node, 1 broadcast, 2 extended,
+    3 a fourth node."""
+    return bytes([5, dst | (4 if ack else 0) | (0x40 if cmd else 0), extra & 0xFF])
+
+def m_time(us):                     # op 7: time passes, every deadline polled
+    v = us if us < 0x8000 else 0x8000 | min(us // 64, 0x7FFF)
+    return bytes([7]) + struct.pack(">H", v)
+
+M_POLL = bytes([8])
+
+def m_cca(mode, pattern=0):         # op 9: 0 clear, 1 busy, 2 alternate, 3 pattern
+    return bytes([9, mode, pattern])
+
+def m_refuse(n):                    # op 10: the radio refuses the next n transmits
+    return bytes([10, n])
+
+def m_invalid(data):                # op 11: a frame mip_mac_send must refuse
+    return bytes([11, len(data)]) + data
+
+def mac_seeds():
+    s = {}
+    # CSMA-CA, the radio ended by hand: the ACK for the head frame comes in time
+    s["csma-ca-acked"] = (m_hdr(flags=0) + m_send(0, ack=True) + m_time(3000) + M_TXDONE +
+                          m_time(500) + m_ack() + M_POLL)
+    s["csma-ca-noack-retries"] = m_hdr() + m_send(0, ack=True) + m_time(60000)
+    s["csma-ca-retry-delay"] = (m_hdr(flags=M_AUTO | M_RDELAY, h3=100) + m_send(2, ack=True) +
+                                m_time(100000))
+    s["csma-ca-busy"] = m_hdr() + m_cca(1) + m_send(0, ack=True) + m_time(100000)
+    s["csma-ca-busy-then-clear"] = (m_hdr() + m_cca(3, 0b11110110) + m_send(1) + m_send(0, ack=True) +
+                                    m_send(3) + m_time(200000))
+    s["csma-ca-255-backoffs"] = (m_hdr(min_be=0, max_be=0, backoffs=255) + m_cca(1) + m_send(1) +
+                                 m_time(100000))
+    s["csma-ca-wrong-ack"] = (m_hdr(flags=0) + m_send(0, ack=True) + m_time(3000) + M_TXDONE +
+                              m_ack(False, 0x55) + m_time(2000) + M_TXDONE + m_time(5000))
+    s["queue-full"] = m_hdr() + b"".join(m_send(i & 3, ack=bool(i & 4)) for i in range(20)) + \
+        m_time(400000)
+    s["radio-refuses"] = (m_hdr() + m_refuse(2) + m_send(0, ack=True) + m_send(1) + m_send(0) +
+                          m_rx(0, ack=True, seq=4) + m_time(50000))
+    s["rx-ack-and-duplicate"] = (m_hdr() + m_rx(0, ack=True, seq=7) + m_time(1000) +
+                                 m_rx(0, ack=True, seq=7) + m_time(1000) +
+                                 m_rx(2, ack=True, seq=8, ext_src=True) + m_time(1000))
+    s["rx-filtering"] = (m_hdr() + m_rx(3, ack=True) + m_rx(0, pan=2) + m_rx(1, pan=1) +
+                         m_rx(0, pan=1, seq=1) + m_rx(0, cmd=True, seq=2) +
+                         m_raw(b"\x41\xcc\x00") + m_raw(b"\x02\x00\x09") + m_raw(b"\x49") +
+                         m_ack(False, 3))
+    s["rx-no-overheard-listener"] = m_hdr(no_overheard=True) + m_rx(3) + m_rx(0, pan=2)
+    s["ack-during-own-access"] = (m_hdr() + m_send(1) + m_time(300) + m_rx(0, ack=True, seq=1) +
+                                  m_time(150) + m_rx(0, ack=True, seq=2) + m_time(20000))
+    s["ack-while-waiting-for-ack"] = (m_hdr(flags=0) + m_send(0, ack=True) + m_time(3000) +
+                                      M_TXDONE + m_rx(0, ack=True, seq=9) + m_time(192) +
+                                      m_ack() + m_time(400) + M_TXDONE + m_time(3000))
+    s["csma"] = (m_hdr(MAC_CSMA) + m_send(0, ack=True) + m_send(1) + m_cca(2) + m_send(3) +
+                 m_time(50000))
+    s["csma-busy"] = m_hdr(MAC_CSMA, cmin=0, cmax=3) + m_cca(1) + m_send(0) + m_time(50000)
+    s["nullmac"] = (m_hdr(MAC_NULLMAC) + m_send(0, ack=True) + m_rx(0, ack=True, seq=3) +
+                    m_send(1) + m_time(192) + m_send(2) + m_time(20000))
+    s["nullmac-manual-radio"] = (m_hdr(MAC_NULLMAC, flags=0) + m_send(0) + m_send(1) + M_TXDONE +
+                                 M_TXDONE + M_TXDONE + m_time(10) + M_TXDONE)
+    s["zero-timing-resend"] = (m_hdr(flags=M_AUTO | M_ZERO | M_ZERO_BO | M_RESEND, min_be=0,
+                                     max_be=0, backoffs=255) + m_cca(1) + m_send(1) + m_send(0) +
+                               m_time(1000) + m_cca(0) + m_time(1000))
+    s["resend-from-callback"] = m_hdr(flags=M_AUTO | M_RESEND) + m_send(1) + m_time(30000)
+    s["invalid-sends"] = (m_hdr() + m_invalid(b"") + m_invalid(b"\x41\x88") +
+                          m_invalid(b"\x02\x00\x01") + m_invalid(b"\x41\x88\x00\xcd\xab") +
+                          m_send(1, extra=200) + m_time(10000))
+    return s
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -743,6 +847,7 @@ def main():
     n += write_dir("fuzz_rawip_input", raw_files)
     n += write_dir("fuzz_wire", wire_seeds())
     n += write_dir("fuzz_tcp", dict(tcp_seeds(), **regress_seeds_tcp()))
+    n += write_dir("fuzz_mac_input", mac_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

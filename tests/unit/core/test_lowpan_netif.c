@@ -775,7 +775,7 @@ static void raw_case(uint8_t raw_hdr)
     CHECK_EQ(a->nq, 0);
     /* RAW_IP frames carry no IPHC */
     {
-        uint8_t g[64];
+        uint8_t g[MIP_RADIO_FRAME_MAX];
         memset(g, 0, sizeof g);
         CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, 3), MIP_OK);
         memcpy(g, a->q[0].data, a->q[0].len);
