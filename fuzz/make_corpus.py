@@ -795,7 +795,7 @@ def mac_seeds():
     s["rx-filtering"] = (m_hdr() + m_rx(3, ack=True) + m_rx(0, pan=2) + m_rx(1, pan=1) +
                          m_rx(0, pan=1, seq=1) + m_rx(0, cmd=True, seq=2) +
                          m_raw(b"\x41\xcc\x00") + m_raw(b"\x02\x00\x09") + m_raw(b"\x49") +
-                         m_ack(False, 3))
+                         m_raw(b"\x21\x08\x05\xcd\xab\x02\x00\x99") + m_ack(False, 3))
     s["rx-no-overheard-listener"] = m_hdr(no_overheard=True) + m_rx(3) + m_rx(0, pan=2)
     s["ack-during-own-access"] = (m_hdr() + m_send(1) + m_time(300) + m_rx(0, ack=True, seq=1) +
                                   m_time(150) + m_rx(0, ack=True, seq=2) + m_time(20000))

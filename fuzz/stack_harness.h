@@ -1,12 +1,28 @@
 /*
  * Shared body of the whole-stack harnesses (fuzz_eth_input.c,
- * fuzz_rawip_input.c). Include it once, after defining HARNESS_ETHERNET to 1
- * (Ethernet netif) or 0 (raw-IP netif).
+ * fuzz_rawip_input.c, fuzz_lowpan_input.c). Include it once, after defining
+ * HARNESS_ETHERNET to 1 (Ethernet netif) or 0 (raw-IP netif), and
+ * HARNESS_LOWPAN to 1 for the 802.15.4 node described below (with
+ * HARNESS_ETHERNET 0).
  *
  * The node: one netif (Ethernet MAC 02:00:00:00:00:02, or raw IP with MTU
  * 1280 and interface id ::2), addresses 192.0.2.2/24 and fd00::2/64, default
  * routes via 192.0.2.1 and fd00::1, forwarding on, a UDP echo service on
  * port 7 (the callback below).
+ *
+ * The 802.15.4 node (HARNESS_LOWPAN): PAN 0xABCD, frames of at most 127
+ * bytes with FCS, link ACKs asked for, and two radio netifs:
+ *   0  IPHC, short address 0x0002, extended 02:00:00:00:00:00:00:02,
+ *      context 0 fd00::/64; fd00::2/64 (fe80::ff:fe00:2); default route
+ *      via fd00::1
+ *   1  RAW_IP with a 23-byte link header, short address 0x0202;
+ *      fd01::ff:fe00:202/64 (fe80::ff:fe00:202) and 192.0.2.2/24; default
+ *      route via 192.0.2.1
+ * Record length words carry the netif in bit 14 (bits 0..13: length).
+ * Forwarded datagrams are recognised through a forward hook that records
+ * them (the input frames are compressed and fragmented); frames sent are
+ * parsed as 802.15.4 + 6LoWPAN / raw IP, fragments reassembled, and the
+ * datagrams checked like those of the other harnesses.
  *
  * Input: a sequence of at most MAX_RECORDS records
  *
@@ -55,6 +71,16 @@
 #ifndef HARNESS_ETHERNET
 #error "define HARNESS_ETHERNET to 0 or 1 before including stack_harness.h"
 #endif
+#ifndef HARNESS_LOWPAN
+#define HARNESS_LOWPAN 0
+#endif
+#if HARNESS_LOWPAN && HARNESS_ETHERNET
+#error "HARNESS_LOWPAN needs HARNESS_ETHERNET 0"
+#endif
+#if HARNESS_LOWPAN
+#include "moteip/wire/ieee802154.h"
+#include "moteip/wire/sixlowpan.h"
+#endif
 
 #define MAX_RECORDS   64u
 #define RAWIP_MTU     1280u
@@ -62,7 +88,9 @@
 #define T0            (0xFFFFFFFFu - 20000u)  /* the clock wraps 20 s in */
 #define POLL_MAX_DELAY 120000u                /* longer than any core timer */
 
-static const char *harness_name = HARNESS_ETHERNET ? "fuzz_eth_input" : "fuzz_rawip_input";
+static const char *harness_name = HARNESS_LOWPAN     ? "fuzz_lowpan_input"
+                                  : HARNESS_ETHERNET ? "fuzz_eth_input"
+                                                     : "fuzz_rawip_input";
 static int policy_on = 1;
 static int verbose = 0;   /* MOTEIP_FUZZ_VERBOSE=1: log every frame sent */
 
@@ -95,6 +123,22 @@ static const uint8_t our_v6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 
 /* fe80:: + modified EUI-64 of 02:00:00:00:00:02 */
 static const uint8_t our_ll[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0,
                                    0x00, 0x00, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x02};
+#elif HARNESS_LOWPAN
+#define LP_PAN        0xABCDu
+#define LP_SHORT0     0x0002u
+#define LP_SHORT1     0x0202u
+#define LP_FRAME_MAX  127u
+#define LP_RAW_HDR    23u
+#define LP_DGRAM_MAX  1280u
+static const uint8_t lp_ext0[8] = {0x02, 0, 0, 0, 0, 0, 0, 0x02};
+static const uint8_t lp_ext1[8] = {0x02, 0, 0, 0, 0, 0, 0x02, 0x02};
+static const uint8_t lp_ctx0[8] = {0xfd, 0, 0, 0, 0, 0, 0, 0};
+/* fe80::ff:fe00:2 (netif 0), fe80::ff:fe00:202 and fd01::ff:fe00:202 (netif 1) */
+static const uint8_t our_ll[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0, 0, 2};
+static const uint8_t our_ll_raw[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0xff, 0xfe, 0, 0x02, 0x02};
+static const uint8_t our_v6_raw[16] = {0xfd, 0x01, 0, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0xff, 0xfe, 0, 0x02, 0x02};
 #else
 static const uint8_t our_iid[8] = {0, 0, 0, 0, 0, 0, 0, 2};
 static const uint8_t our_ll[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
@@ -127,9 +171,33 @@ struct out_reass {
     uint8_t data[65536];
 };
 
+#if HARNESS_LOWPAN
+/* The driver context of each radio netif. */
+struct lp_port {
+    uint8_t netif;
+};
+
+/* Re-assembly of the FRAG1/FRAGN frames the stack sends: they must come in
+ * order, one datagram at a time. */
+struct lp_out {
+    bool active;
+    bool have_tag;
+    uint16_t tag, last_tag, size, next;
+    struct mip_802154_addr dst;
+    uint8_t data[LP_DGRAM_MAX];
+};
+#endif
+
 static struct {
     struct mip_stack s;
     uint8_t idx;
+#if HARNESS_LOWPAN
+    uint8_t idx_raw;
+    struct lp_port port[2];
+    struct lp_out lp_out;
+    uint8_t fwd_store[MAX_RECORDS][LP_DGRAM_MAX];   /* datagrams the hook saw */
+    uint8_t cur_buf[LP_FRAME_MAX + MIP_LOWPAN_UNCOMP_MAX];
+#endif
     bool drv_fail;
     bool in_input;
     bool cur_link_group;       /* the frame being input was link bcast/mcast */
@@ -161,6 +229,10 @@ static bool v4_is_bcast_or_mcast(const uint8_t *a)
 static inline bool v4_on_link(const uint8_t *a) { return a[0] == 192 && a[1] == 0 && a[2] == 2; }
 static bool v6_is_ours(const uint8_t *a)
 {
+#if HARNESS_LOWPAN
+    if (memcmp(a, our_v6_raw, 16) == 0 || memcmp(a, our_ll_raw, 16) == 0)
+        return true;
+#endif
     return memcmp(a, our_v6, 16) == 0 || memcmp(a, our_ll, 16) == 0;
 }
 static bool v6_is_mcast(const uint8_t *a) { return a[0] == 0xFF; }
@@ -168,6 +240,10 @@ static bool v6_is_ll(const uint8_t *a) { return a[0] == 0xFE && (a[1] & 0xC0) ==
 static bool v6_on_link(const uint8_t *a)
 {
     static const uint8_t pfx[8] = {0xfd, 0, 0, 0, 0, 0, 0, 0};
+#if HARNESS_LOWPAN
+    if (memcmp(a, our_v6_raw, 8) == 0)
+        return true;
+#endif
     return v6_is_ll(a) || memcmp(a, pfx, 8) == 0;
 }
 static bool is_icmpv4_error(uint8_t t) { return t == 3 || t == 4 || t == 5 || t == 11 || t == 12; }
@@ -570,6 +646,7 @@ static void check_ipv6_out(const uint8_t *pkt, size_t len)
 
 /* --- the driver ---------------------------------------------------------- */
 
+#if !HARNESS_LOWPAN
 static void check_frame(const uint8_t *frame, size_t len)
 {
 #if HARNESS_ETHERNET
@@ -645,7 +722,195 @@ static void check_frame(const uint8_t *frame, size_t len)
     free(c);
 #endif
 }
+#endif
 
+#if HARNESS_LOWPAN
+static void lp_our_link(uint8_t netif, struct mip_802154_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    a->mode = MIP_802154_ADDR_SHORT;
+    a->short_addr = (uint16_t)(netif == 0 ? LP_SHORT0 : LP_SHORT1);
+}
+
+static void lp_env(struct mip_lowpan_env *env, const struct mip_802154_addr *src,
+                   const struct mip_802154_addr *dst)
+{
+    static const uint8_t (*ctx)[8] = &lp_ctx0;
+    env->src = src;
+    env->dst = dst;
+    env->ctx = ctx;
+    env->ctx_count = 1;
+}
+
+static bool lp_addr_eq(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
+{
+    if (a->mode != b->mode)
+        return false;
+    if (a->mode == MIP_802154_ADDR_SHORT)
+        return a->short_addr == b->short_addr;
+    if (a->mode == MIP_802154_ADDR_EXT)
+        return memcmp(a->ext, b->ext, 8) == 0;
+    return true;
+}
+
+static bool lp_is_bcast(const struct mip_802154_addr *a)
+{
+    return a->mode == MIP_802154_ADDR_SHORT && a->short_addr == 0xFFFFu;
+}
+
+/* The link destination of a whole IPv6 datagram: broadcast exactly for
+ * multicast, and the station a link-local destination's IID names. */
+static void lp_check_dst6(const struct mip_802154_addr *ld, const uint8_t *ip, size_t len)
+{
+    struct mip_802154_addr want;
+    if (len < 40)
+        return;
+    CHECK(lp_is_bcast(ld) == v6_is_mcast(ip + 24),
+          "IPv6 %s sent in a %s frame", v6_is_mcast(ip + 24) ? "multicast" : "unicast",
+          lp_is_bcast(ld) ? "broadcast" : "unicast");
+    if (v6_is_ll(ip + 24)) {
+        CHECK(mip_lowpan_link_from_iid(ip + 32, &want) == MIP_OK,
+              "sent to a link-local address that names no station");
+        CHECK(lp_addr_eq(&want, ld), "link-local destination sent to another link address");
+    }
+}
+
+static void lp_check_raw(const uint8_t *c, size_t len, size_t hl,
+                         const struct mip_802154_hdr *h)
+{
+    size_t hdr = LP_RAW_HDR - 2u, n;
+    const uint8_t *ip = c + hdr;
+    uint8_t *d;
+    CHECK(hl == 9 && h->dst.mode == MIP_802154_ADDR_SHORT,
+          "RAW_IP frame without short addresses (MHR %zu bytes)", hl);
+    CHECK(len > hdr, "RAW_IP frame of %zu bytes without a datagram", len);
+    CHECK(is_zero(c + hl, hdr - 1u - hl), "RAW_IP padding not zero");
+    n = len - hdr;
+    CHECK(n <= LP_FRAME_MAX - LP_RAW_HDR, "RAW_IP datagram of %zu bytes over the MTU", n);
+    d = dup_exact(ip, n);
+    if (c[hdr - 1u] == MIP_LOWPAN_DISPATCH_IPV6) {
+        CHECK((ip[0] >> 4) == 6, "dispatch 0x41 before IP version %u", ip[0] >> 4);
+        lp_check_dst6(&h->dst, ip, n);
+        check_ipv6_out(d, n);
+    } else if (c[hdr - 1u] == 0x3Fu) {
+        CHECK((ip[0] >> 4) == 4, "dispatch 0x3F before IP version %u", ip[0] >> 4);
+        if (n >= 20)
+            CHECK(lp_is_bcast(&h->dst) == v4_is_bcast_or_mcast(ip + 16),
+                  "IPv4 broadcast/unicast and link broadcast disagree");
+        check_ipv4_out(d, n);
+    } else {
+        FAIL("RAW_IP frame with dispatch 0x%02x", c[hdr - 1u]);
+    }
+    free(d);
+}
+
+/* Checks one IPHC frame: whole datagrams at once, fragments as the
+ * datagram they rebuild. */
+static void lp_check_iphc(const uint8_t *pl, size_t n, const struct mip_802154_hdr *h)
+{
+    struct lp_out *o = &H.lp_out;
+    struct mip_802154_addr me;
+    struct mip_lowpan_env env;
+    struct mip_lowpan_frag f;
+    uint8_t buf[LP_FRAME_MAX + MIP_LOWPAN_UNCOMP_MAX], *d;
+    size_t consumed = 0, hl = 0, fl = 0;
+    mip_status st;
+
+    lp_our_link(0, &me);
+    lp_env(&env, &me, &h->dst);
+    CHECK(n >= 1, "IPHC netif frame without payload");
+    switch (mip_lowpan_dispatch_of(pl[0])) {
+    case MIP_LOWPAN_D_IPHC:
+        CHECK(!o->active, "a datagram sent in the middle of another one's fragments");
+        st = mip_lowpan_iphc_decompress(pl, n, &env, 0, buf, sizeof buf, &consumed, &hl);
+        CHECK(st == MIP_OK, "IPHC header sent that does not decompress: %s",
+              mip_status_name(st));
+        memcpy(buf + hl, pl + consumed, n - consumed);
+        d = dup_exact(buf, hl + n - consumed);
+        lp_check_dst6(&h->dst, d, hl + n - consumed);
+        check_ipv6_out(d, hl + n - consumed);
+        free(d);
+        return;
+    case MIP_LOWPAN_D_FRAG1:
+        CHECK(!o->active, "FRAG1 in the middle of another datagram's fragments");
+        CHECK(mip_lowpan_frag_parse(pl, n, &f, &fl) == MIP_OK, "FRAG1 header does not parse");
+        CHECK(f.size >= 40 && f.size <= LP_DGRAM_MAX, "FRAG1 datagram_size %u", f.size);
+        CHECK(!o->have_tag || f.tag != o->last_tag, "datagram_tag %u used twice in a row",
+              f.tag);
+        CHECK(n > fl && mip_lowpan_dispatch_of(pl[fl]) == MIP_LOWPAN_D_IPHC,
+              "FRAG1 without an IPHC header");
+        st = mip_lowpan_iphc_decompress(pl + fl, n - fl, &env, f.size, o->data, sizeof o->data,
+                                        &consumed, &hl);
+        CHECK(st == MIP_OK, "FRAG1 IPHC header does not decompress: %s", mip_status_name(st));
+        CHECK(hl + (n - fl - consumed) < f.size, "FRAG1 holding the whole datagram");
+        memcpy(o->data + hl, pl + fl + consumed, n - fl - consumed);
+        o->next = (uint16_t)(hl + n - fl - consumed);
+        CHECK(o->next % 8u == 0, "FRAG1 covering %u bytes, not a multiple of 8", o->next);
+        o->active = true;
+        o->have_tag = true;
+        o->tag = f.tag;
+        o->last_tag = f.tag;
+        o->size = f.size;
+        o->dst = h->dst;
+        return;
+    case MIP_LOWPAN_D_FRAGN:
+        CHECK(o->active, "FRAGN without a FRAG1 before it");
+        CHECK(mip_lowpan_frag_parse(pl, n, &f, &fl) == MIP_OK, "FRAGN header does not parse");
+        CHECK(f.tag == o->tag && f.size == o->size, "FRAGN of another datagram");
+        CHECK(f.offset == o->next, "FRAGN at offset %u, expected %u", f.offset, o->next);
+        CHECK(lp_addr_eq(&h->dst, &o->dst), "fragments of one datagram to two stations");
+        CHECK(n > fl, "empty FRAGN");
+        CHECK(o->next + (n - fl) <= o->size, "FRAGN past datagram_size");
+        memcpy(o->data + o->next, pl + fl, n - fl);
+        o->next = (uint16_t)(o->next + (n - fl));
+        if (o->next < o->size) {
+            CHECK((n - fl) % 8u == 0, "non-final FRAGN of %zu bytes", n - fl);
+            return;
+        }
+        o->active = false;
+        d = dup_exact(o->data, o->size);
+        lp_check_dst6(&h->dst, d, o->size);
+        check_ipv6_out(d, o->size);
+        free(d);
+        return;
+    default:
+        FAIL("IPHC netif frame with dispatch 0x%02x", pl[0]);
+    }
+}
+
+static void check_lowpan_frame(uint8_t netif, const uint8_t *frame, size_t len)
+{
+    struct mip_802154_hdr h;
+    size_t hl = 0;
+    uint8_t *c;
+    bool bcast;
+
+    CHECK(len <= LP_FRAME_MAX - 2u, "radio frame of %zu bytes > frame_max - 2", len);
+    c = dup_exact(frame, len);
+    CHECK(mip_ieee802154_parse(c, len, &h, &hl) == MIP_OK, "MHR sent that does not parse");
+    CHECK(h.type == MIP_802154_DATA && h.version == 0 && !h.frame_pending && h.seq == 0,
+          "frame type %u version %u pending %d seq %u", h.type, h.version, h.frame_pending,
+          h.seq);
+    CHECK(h.pan_id_compress && h.dst_pan == LP_PAN, "not an intra-PAN frame of PAN 0xABCD");
+    CHECK(h.src.mode == MIP_802154_ADDR_SHORT &&
+              h.src.short_addr == (netif == 0 ? LP_SHORT0 : LP_SHORT1),
+          "frame from a link address that is not the netif's");
+    CHECK(h.dst.mode != MIP_802154_ADDR_NONE, "frame without a destination");
+    bcast = lp_is_bcast(&h.dst);
+    CHECK(h.ack_request == !bcast, "ack request %d on a %s frame", h.ack_request,
+          bcast ? "broadcast" : "unicast");
+    if (netif == 1)
+        lp_check_raw(c, len, hl, &h);
+    else
+        lp_check_iphc(c + hl, len - hl, &h);
+    free(c);
+    /* A refused frame ends the datagram: the stack sends no more of it. */
+    if (H.drv_fail)
+        H.lp_out.active = false;
+}
+#endif
+
+#if !HARNESS_LOWPAN
 /* One line per frame sent, for checking what a seed makes the stack do. */
 static void describe_frame(const uint8_t *f, size_t len)
 {
@@ -685,6 +950,7 @@ static void describe_frame(const uint8_t *f, size_t len)
     }
     fputc('\n', stderr);
 }
+#endif
 
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
@@ -692,7 +958,11 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
     const uint8_t *lo = (const uint8_t *)s, *hi = lo + sizeof(*s);
     unsigned i;
 
+#if HARNESS_LOWPAN
+    CHECK(ctx == &H.port[0] || ctx == &H.port[1], "driver context not passed through");
+#else
     CHECK(ctx == &H, "driver context not passed through");
+#endif
     CHECK(frame != NULL, "NULL frame");
     /* A frame in a packet buffer must lie wholly inside it. */
     if (frame >= lo && frame < hi) {
@@ -707,9 +977,17 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
         CHECK(len <= (size_t)(hi - frame), "frame runs past the stack instance");
     }
     H.tx_count++;
+#if HARNESS_LOWPAN
+    if (verbose)
+        fprintf(stderr, "  tx %4zu bytes on netif %u%s: dispatch 0x%02x\n", len,
+                ((const struct lp_port *)ctx)->netif, H.drv_fail ? " (driver fails)" : "",
+                len > 9 ? frame[len > 21 && ((const struct lp_port *)ctx)->netif ? 20 : 9] : 0);
+    check_lowpan_frame(((const struct lp_port *)ctx)->netif, frame, len);
+#else
     if (verbose)
         describe_frame(frame, len);
     check_frame(frame, len);
+#endif
     return H.drv_fail ? MIP_ERR_NOBUFS : MIP_OK;
 }
 
@@ -730,7 +1008,11 @@ static void echo_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
     CHECK(m->src.family == m->dst.family &&
               (m->src.family == MIP_AF_INET || m->src.family == MIP_AF_INET6),
           "UDP meta with bad address families");
+#if HARNESS_LOWPAN
+    CHECK(m->netif == H.idx || m->netif == H.idx_raw, "UDP meta netif");
+#else
     CHECK(m->netif == H.idx, "UDP meta netif");
+#endif
     /* touch the payload: it must be readable for len bytes */
     for (i = 0; i < len; i++)
         sink ^= data[i];
@@ -786,6 +1068,19 @@ static void check_invariants(void)
         CHECK(r->hdr_len <= sizeof r->hdr, "reassembly header length %u", r->hdr_len);
         CHECK(r->family == MIP_AF_INET || r->family == MIP_AF_INET6, "reassembly family");
     }
+#if MIP_CONF_LOWPAN
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
+        const struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
+        if (!r->used)
+            continue;
+        CHECK(r->size >= 1u && r->size <= MIP_LOWPAN_DGRAM_MAX, "6LoWPAN datagram_size %u",
+              r->size);
+        CHECK(r->received < r->size, "6LoWPAN slot with %u of %u bytes still held",
+              r->received, r->size);
+        CHECK(r->netif < MIP_NETIF_MAX && s->netif[r->netif].ops != NULL,
+              "6LoWPAN slot of netif %u", r->netif);
+    }
+#endif
 }
 
 /* The delay to the earliest deadline pending in the stack's state, by the
@@ -806,6 +1101,11 @@ static uint32_t pending_delay(mip_time_t now)
     for (i = 0; i < MIP_REASS_SLOTS; i++)
         if (s->reass[i].used)
             next = mip_next_delay(next, now, s->reass[i].deadline);
+#if MIP_CONF_LOWPAN
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++)
+        if (s->lowpan_reass[i].used)
+            next = mip_next_delay(next, now, s->lowpan_reass[i].deadline);
+#endif
     return next;
 }
 

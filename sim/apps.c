@@ -307,6 +307,8 @@ static void udp_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *
         if (seq < f->udp_seen_bits)
             f->udp_seen[seq / 8u] |= (uint8_t)(1u << (seq % 8u));
         f->udp_recv++;
+        if (f->fs->count != 0 && f->udp_sent >= f->fs->count && f->udp_recv >= f->fs->count)
+            flow_finish(f, true);           /* the last report is in */
         {
             double lat = (double)(sim->now_us - sent_us) / 1000.0;
             f->lat_sum += lat;
@@ -347,7 +349,17 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
         (void)sim_evq_push(&sim->q, sim->now_us + iv - iv / 20u + jitter, SIM_EV_APP,
                            f->fs->src, f->index);
     } else {
-        flow_finish(f, true);
+        /* Physics-check fix: the flow used to finish right here, when its
+         * last report was handed to the stack, so with stop_when_done the
+         * run ended while that report was still on the air and it was
+         * always counted lost (2000 reports over a perfect link: delivery
+         * 0.9995). Now the flow is done when every report has arrived
+         * (udp_recv) or, failing that, max(interval_s, 1 s) after the last
+         * one was sent (sim_app_event). */
+        uint64_t drain = (uint64_t)(f->fs->interval_s * 1e6);
+        if (drain < 1000000u)
+            drain = 1000000u;
+        (void)sim_evq_push(&sim->q, sim->now_us + drain, SIM_EV_APP, f->fs->src, f->index);
     }
 }
 
@@ -413,6 +425,8 @@ void sim_app_event(struct sim *sim, uint32_t idx)
             snd_fill(f);                    /* the duration is over */
             sim_node_schedule(sim, src);
         }
+    } else if (f->fs->count != 0 && f->udp_sent >= f->fs->count) {
+        flow_finish(f, true);               /* drain time after the last report */
     } else {
         f->started = true;
         udp_send(sim, f);

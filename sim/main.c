@@ -60,7 +60,9 @@ int main(int argc, char **argv)
                 const char *v = argv[++i];
                 errno = 0;
                 seed = strtoull(v, &end, 10);
-                if (v[0] == '\0' || v[0] == '-' || *end != '\0' || errno != 0) {
+                /* t1 fix: strtoull skips leading blanks and accepts a sign, so " -5"
+                 * used to become 2^64 - 5: insist on a leading digit. */
+                if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0) {
                     snprintf(err, sizeof(err), "--seed: expected a non-negative integer, got '%s'", v);
                     return usage(err);
                 }
@@ -116,6 +118,10 @@ int main(int argc, char **argv)
         sim_run(&sim);
         t1 = wall_s();
         sim_write_result(&sim, of);
+        /* t1 fix: a result that could not be written (e.g. stdout on a full disk)
+         * is exit 1 as documented, not 0; sim_write_result has said why. */
+        if (fflush(of) != 0 || ferror(of))
+            rc = 1;
         if (perf) {
             double w = t1 - t0;
             fprintf(stderr, "moteip-sim: %u nodes, %.3f simulated s, %llu events, %.3f wall s, "

@@ -533,6 +533,51 @@ static void test_spurious_tx_done_ignored(void)
     CHECK_EQ(n.ntx, 1);
 }
 
+/* A tx_done callback that queues frames until the queue is full and polls:
+ * the poll does nothing, the reported frame stays intact, and the new
+ * frames follow in order. */
+static unsigned resend_left;
+
+static void cb_tx_done_resend(void *ctx, const uint8_t *frame, size_t len,
+                              enum mip_mac_tx_status st, uint8_t retries, mip_utime_t now)
+{
+    struct node *n = ctx;
+    uint8_t copy[MIP_MAC_FRAME_MAX];
+    memcpy(copy, frame, len);
+    cb_tx_done(ctx, frame, len, st, retries, now);
+    CHECK_EQ(mip_mac_poll(&n->mac, now), 0);
+    CHECK_EQ(n->ntx, n->ndone);         /* nothing started from inside */
+    while (resend_left > 0 && node_send(n, MIP_802154_BROADCAST, false,
+                                        (uint8_t)(100 + resend_left)) == MIP_OK)
+        resend_left--;
+    CHECK_MEM(frame, copy, len);
+}
+
+static void test_callback_queues_and_polls(void)
+{
+    struct node n;
+    struct mip_mac_callbacks cb;
+    unsigned i;
+    node_config(&n, MIP_MAC_CSMA_CA);
+    cb.input = cb_input;
+    cb.tx_done = cb_tx_done_resend;
+    cb.overheard = NULL;
+    cb.ctx = &n;
+    CHECK_EQ(mip_mac_init(&n.mac, &n.cfg, &fake_radio, &n, &cb, NULL, 0, n.now), MIP_OK);
+    resend_left = MIP_MAC_QUEUE + 3u;
+    node_send(&n, MIP_802154_BROADCAST, false, 1);
+    node_run_all(&n);
+    CHECK_EQ(resend_left, 0);
+    CHECK_EQ(n.ndone, MIP_MAC_QUEUE + 4u);
+    CHECK_EQ(n.done[0].first, 1);
+    for (i = 1; i < n.ndone && i < NODE_DONE_MAX; i++) {
+        CHECK_EQ(n.done[i].first, 100 + MIP_MAC_QUEUE + 4u - i);
+        CHECK_EQ(n.done[i].st, MIP_MAC_TX_OK);
+    }
+    /* the first callback found the queue full after Q - 1 frames */
+    CHECK(node_stat(&n, MIP_MAC_STAT_tx_queue_full) >= 1);
+}
+
 int main(void)
 {
     RUN(test_backoff_draws_and_be_growth);
@@ -552,5 +597,6 @@ int main(void)
     RUN(test_ack_during_cca_voids_it);
     RUN(test_netif_transmit_queues_at_mac_time);
     RUN(test_spurious_tx_done_ignored);
+    RUN(test_callback_queues_and_polls);
     return TESTING_DONE();
 }

@@ -1,0 +1,335 @@
+"""moteip-sim command line and scenario validation (docs/SIMULATOR.md).
+
+A bad scenario or command line is exit status 2 with a message naming the
+file, the JSON path of the offending value and what was expected, and no
+result on stdout; an output file that cannot be written is exit status 1; a
+run is exit status 0 whatever its flows achieved.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import pathlib
+import subprocess
+
+import pytest
+
+from simrun import run_sim, sim_binary
+
+
+def base() -> dict:
+    """A valid 3-node scenario (40 m spacing, 50 m range: 2 hops)."""
+    return {
+        "name": "cli",
+        "topology": {"type": "chain", "nodes": 3, "spacing_m": 40},
+        "flows": [{"type": "udp", "src": 0, "dst": 2, "interval_s": 1, "count": 2}],
+    }
+
+
+def with_(change) -> dict:
+    sc = copy.deepcopy(base())
+    change(sc)
+    return sc
+
+
+def run_cli(*args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    return subprocess.run([str(sim_binary()), *args], stdout=stdout, stderr=subprocess.PIPE,
+                          text=True, timeout=60)
+
+
+def assert_usage_error(rc: int, stdout: str, stderr: str, *expected: str) -> None:
+    assert rc == 2, f"exit {rc}, stderr: {stderr}"
+    assert stdout == "", f"a failed run must print no result, got: {stdout[:200]!r}"
+    for e in expected:
+        assert e in stderr, f"{e!r} not in stderr: {stderr!r}"
+
+
+# (id, change to the base scenario, key path, expectation) -- the message must
+# read "FILE: <key path>: <expectation...>".
+SCENARIO_ERRORS = [
+    ("unknown_top_level_key", lambda s: s.update(bogus=1),
+     "bogus", "unknown key; known keys here: name, seed, duration_s"),
+    ("unknown_nested_key", lambda s: s.update(medium={"rangee": 30}),
+     "medium.rangee", "unknown key; known keys here: model, range_m"),
+    ("unknown_key_in_flow", lambda s: s["flows"][0].update(intervall_s=1),
+     "flows[0].intervall_s", "unknown key"),
+    ("wrong_type_nodes_string", lambda s: s["topology"].update(nodes="x"),
+     "topology.nodes", 'expected an integer in [1, 65000], got "x"'),
+    ("wrong_type_medium_not_object", lambda s: s.update(medium=[1]),
+     "medium", "expected an object"),
+    ("wrong_type_flows_not_array", lambda s: s.update(flows={}),
+     "flows", "expected an array of flows"),
+    ("wrong_type_bool", lambda s: s.update(stop_when_done="yes"),
+     "stop_when_done", 'expected true or false, got "yes"'),
+    ("dst_equal_to_node_count", lambda s: s["flows"][0].update(dst=3),
+     "flows[0].dst", "expected an integer node id 0..2, got 3"),
+    ("src_negative", lambda s: s["flows"][0].update(src=-1),
+     "flows[0].src", "expected an integer node id 0..2, got -1"),
+    ("dst_equal_to_src", lambda s: s["flows"][0].update(dst=0),
+     "flows[0].dst", "expected a node other than src"),
+    ("static_route_via_out_of_range",
+     lambda s: s.update(routing={"type": "static", "routes": [{"node": 0, "dst": 2, "via": 7}]}),
+     "routing.routes[0].via", "expected an integer node id 0..2, got 7"),
+    ("negative_start_s", lambda s: s["flows"][0].update(start_s=-1),
+     "flows[0].start_s", "expected a number in [0, 1e+07], got -1"),
+    ("zero_udp_interval", lambda s: s["flows"][0].update(interval_s=0),
+     "flows[0].interval_s", "expected a number in [0.001, 1e+07], got 0"),
+    ("zero_duration", lambda s: s.update(duration_s=0),
+     "duration_s", "expected a number in [1e-06, 1e+07], got 0"),
+    ("zero_nodes", lambda s: s["topology"].update(nodes=0),
+     "topology.nodes", "expected an integer in [1, 65000], got 0"),
+    ("negative_ber", lambda s: s.update(medium={"ber": -0.1}),
+     "medium.ber", "expected a number in [0, 1], got -0.1"),
+    ("udp_payload_below_header", lambda s: s["flows"][0].update(payload_bytes=11),
+     "flows[0].payload_bytes", "expected an integer in [12, 1232], got 11"),
+    ("fractional_seed", lambda s: s.update(seed=1.5),
+     "seed", "expected an integer in [0, 9223372036854775807], got 1.5"),
+    ("missing_topology", lambda s: s.pop("topology"),
+     "topology", "missing; expected an object"),
+    ("missing_topology_type", lambda s: s["topology"].pop("type"),
+     "topology.type", 'missing; expected one of "chain", "grid", "random", "positions", "links"'),
+    ("missing_flow_src", lambda s: s["flows"][0].pop("src"),
+     "flows[0].src", "missing; expected an integer node id 0..2"),
+    ("missing_flow_type", lambda s: s["flows"][0].pop("type"),
+     "flows[0].type", 'missing; expected one of "tcp", "udp"'),
+    ("missing_chain_spacing", lambda s: s["topology"].pop("spacing_m"),
+     "topology.spacing_m", "missing; expected a distance in metres"),
+    ("tcp_bytes_and_duration",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 1000, "duration_s": 5}]),
+     "flows[0]", 'expected exactly one of "bytes", "segments" (with "segment_bytes") or "duration_s"'),
+    ("tcp_without_amount",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2}]),
+     "flows[0]", 'expected exactly one of "bytes", "segments"'),
+    ("tcp_segments_without_segment_bytes",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "segments": 10}]),
+     "flows[0].segment_bytes", "missing; expected the payload bytes of each segment"),
+    ("tcp_segment_bytes_without_segments",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 10,
+                                "segment_bytes": 100}]),
+     "flows[0].segment_bytes", 'expected to come with "segments"'),
+    ("tcp_with_udp_key",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 10, "interval_s": 1}]),
+     "flows[0]", "expected no UDP keys"),
+    ("prr_medium_without_links_topology", lambda s: s.update(medium={"model": "prr"}),
+     "medium.model", 'expected "prr" only with topology type "links"'),
+    ("links_self_loop",
+     lambda s: s.update(topology={"type": "links", "nodes": 3, "links": [[0, 1], [1, 1]]}),
+     "topology.links[1]", "expected [a, b] or [a, b, prr] with node ids 0..2, prr in [0, 1]"),
+    ("links_prr_above_one",
+     lambda s: s.update(topology={"type": "links", "nodes": 3, "links": [[0, 1, 1.5]]}),
+     "topology.links[0]", "expected [a, b] or [a, b, prr] with node ids 0..2, prr in [0, 1]"),
+    ("links_node_out_of_range",
+     lambda s: s.update(topology={"type": "links", "nodes": 3, "links": [[0, 1], [1, 3]]}),
+     "topology.links[1]", "node ids 0..2"),
+    ("tiny_profile_with_sack",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 1000,
+                                "sender": {"profile": "tiny", "sack": True}}]),
+     "flows[0].sender.sack", 'expected false with profile "tiny"'),
+    ("tiny_profile_with_timestamps",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 1000,
+                                "receiver": {"profile": "tiny", "timestamps": True}}]),
+     "flows[0].receiver.timestamps", 'expected false with profile "tiny"'),
+    ("endpoint_value_out_of_range",
+     lambda s: s["flows"].append({"type": "tcp", "src": 0, "dst": 2, "bytes": 1000,
+                                  "sender": {"cwnd_cap": 300}}),
+     "flows[1].sender.cwnd_cap", "expected an integer in [0, 255], got 300"),
+    ("unknown_enum_value", lambda s: s.update(mac={"type": "tdma"}),
+     "mac.type", 'expected one of "csma_ca", "csma", "nullmac", got "tdma"'),
+    ("interference_range_below_range",
+     lambda s: s.update(medium={"range_m": 50, "interference_range_m": 40}),
+     "medium.interference_range_m", "expected a value >= range_m"),
+]
+
+
+@pytest.mark.parametrize("change,key,expect", [c[1:] for c in SCENARIO_ERRORS],
+                         ids=[c[0] for c in SCENARIO_ERRORS])
+def test_scenario_error_names_key_path_and_expectation(tmp_path, change, key, expect):
+    sc = with_(change)
+    r = run_sim(sc, tmp_path)
+    path = tmp_path / "scenario.json"
+    assert_usage_error(r.rc, r.stdout, r.stderr, f"moteip-sim: {path}: {key}: {expect}")
+
+
+def test_base_scenario_is_valid(tmp_path):
+    """The error cases above differ from this scenario by one change only."""
+    r = run_sim(base(), tmp_path)
+    assert r.rc == 0, r.stderr
+    assert r.result["flows"][0]["sent"] == 2
+
+
+def _json_error(tmp_path: pathlib.Path, text: str):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    return path, run_sim(path, tmp_path)
+
+
+def test_malformed_json_reports_line_and_column(tmp_path):
+    line2 = '  "topology": {"type": "chain", "nodes": 3,, "spacing_m": 40}'
+    col = line2.index(",,") + 2                     # 1-based column of the second comma
+    path, r = _json_error(tmp_path, "{\n" + line2 + "\n}\n")
+    assert_usage_error(r.rc, r.stdout, r.stderr, f"{path}: line 2, column {col}:")
+
+
+def test_malformed_json_position_on_a_later_line(tmp_path):
+    text = '{\n  "name": "x",\n\n    "seed" 4\n}'
+    path, r = _json_error(tmp_path, text)
+    assert_usage_error(r.rc, r.stdout, r.stderr, f"{path}: line 4, column 12:",
+                       "expected ':'")
+
+
+def test_trailing_garbage_after_json_is_an_error(tmp_path):
+    text = json.dumps(base()) + " x"
+    path, r = _json_error(tmp_path, text)
+    assert_usage_error(r.rc, r.stdout, r.stderr, f"{path}: line 1, column {len(text)}:")
+
+
+def test_duplicate_key_is_an_error(tmp_path):
+    text = json.dumps(base())[:-1] + ', "seed": 1, "seed": 2}'
+    path, r = _json_error(tmp_path, text)
+    assert_usage_error(r.rc, r.stdout, r.stderr, f"{path}: line 1", 'duplicate key "seed"')
+
+
+def test_empty_scenario_file_is_an_error(tmp_path):
+    path, r = _json_error(tmp_path, "")
+    assert_usage_error(r.rc, r.stdout, r.stderr, f"{path}: line 1, column 1:")
+
+
+def test_scenario_that_is_not_an_object_is_an_error(tmp_path):
+    path, r = _json_error(tmp_path, "[1, 2]")
+    assert_usage_error(r.rc, r.stdout, r.stderr,
+                       f"{path}: (root): expected a scenario object, got an array")
+
+
+def test_nonexistent_scenario_file(tmp_path):
+    missing = tmp_path / "no-such-scenario.json"
+    p = run_cli(str(missing))
+    assert_usage_error(p.returncode, p.stdout, p.stderr, f"{missing}: cannot open:")
+
+
+def test_unreachable_flow_destination_is_a_build_error(tmp_path):
+    # 60 m spacing, 50 m range: node 1 is out of node 0's range
+    sc = with_(lambda s: s["topology"].update(spacing_m=60))
+    sc["flows"] = [{"type": "tcp", "src": 0, "dst": 2, "bytes": 1000}]
+    r = run_sim(sc, tmp_path)
+    assert_usage_error(r.rc, r.stdout, r.stderr,
+                       f"moteip-sim: {tmp_path / 'scenario.json'}: flows[0]: node 0 cannot reach node 2")
+
+
+def test_unreachable_udp_flow_names_its_index(tmp_path):
+    sc = with_(lambda s: s["topology"].update(nodes=4))
+    sc["flows"].append({"type": "udp", "src": 3, "dst": 0})
+    sc["topology"]["type"] = "positions"
+    sc["topology"].pop("nodes")
+    sc["topology"].pop("spacing_m")
+    sc["topology"]["positions"] = [[0, 0], [40, 0], [80, 0], [500, 500]]
+    r = run_sim(sc, tmp_path)
+    assert_usage_error(r.rc, r.stdout, r.stderr, "flows[1]: node 3 cannot reach node 0")
+
+
+def test_failed_flow_still_exits_zero(tmp_path):
+    """A flow that fails (every frame corrupted: SYNs time out) is a result, not an error."""
+    sc = {"duration_s": 600, "topology": {"type": "chain", "nodes": 2, "spacing_m": 10},
+          "medium": {"ber": 0.05},
+          "flows": [{"type": "tcp", "src": 0, "dst": 1, "bytes": 1000}]}
+    r = run_sim(sc, tmp_path)
+    assert r.rc == 0, r.stderr
+    f = r.result["flows"][0]
+    assert f["complete"] is False
+    assert f["bytes_delivered"] == 0
+    assert f["error"] != "none"
+
+
+def test_incomplete_flow_at_time_limit_exits_zero(tmp_path):
+    sc = {"duration_s": 0.5, "topology": {"type": "chain", "nodes": 3, "spacing_m": 40},
+          "flows": [{"type": "tcp", "src": 0, "dst": 2, "bytes": 100000}]}
+    r = run_sim(sc, tmp_path)
+    assert r.rc == 0, r.stderr
+    f = r.result["flows"][0]
+    assert f["complete"] is False
+    assert f["bytes_delivered"] < 100000
+    assert r.result["sim_time_s"] == pytest.approx(0.5)
+
+
+# --- command line -------------------------------------------------------------------
+
+
+@pytest.fixture
+def scenario_file(tmp_path) -> pathlib.Path:
+    p = tmp_path / "ok.json"
+    p.write_text(json.dumps(base()))
+    return p
+
+
+def test_no_arguments_is_a_usage_error():
+    p = run_cli()
+    assert_usage_error(p.returncode, p.stdout, p.stderr, "no scenario file", "usage: moteip-sim")
+
+
+def test_unknown_option_is_a_usage_error(scenario_file):
+    p = run_cli(str(scenario_file), "--bogus")
+    assert_usage_error(p.returncode, p.stdout, p.stderr, "unknown option '--bogus'", "usage:")
+
+
+@pytest.mark.parametrize("value", ["-3", "abc", "", "12x", " -5", "+5", "18446744073709551616"])
+def test_bad_seed_is_a_usage_error(scenario_file, value):
+    p = run_cli(str(scenario_file), "--seed", value)
+    assert_usage_error(p.returncode, p.stdout, p.stderr,
+                       f"--seed: expected a non-negative integer, got '{value}'")
+
+
+def test_two_scenario_files_is_a_usage_error(scenario_file, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(base()))
+    p = run_cli(str(scenario_file), str(other))
+    assert_usage_error(p.returncode, p.stdout, p.stderr,
+                       f"more than one scenario ('{scenario_file}', '{other}')")
+
+
+@pytest.mark.parametrize("opt", ["--out", "--pcap", "--trace", "--seed"])
+def test_option_without_value_is_a_usage_error(scenario_file, opt):
+    p = run_cli(str(scenario_file), opt)
+    assert_usage_error(p.returncode, p.stdout, p.stderr, f"{opt} needs a value")
+
+
+def test_bad_scenario_checked_before_outputs_are_created(tmp_path):
+    sc = with_(lambda s: s.update(bogus=1))
+    out = tmp_path / "r.json"
+    r = run_sim(sc, tmp_path, "--out", str(out))
+    assert r.rc == 2
+    assert not out.exists()
+
+
+def test_help_exits_zero(tmp_path):
+    p = run_cli("--help")
+    assert p.returncode == 0
+    assert "usage: moteip-sim SCENARIO.json" in p.stdout + p.stderr
+    assert "{" not in p.stdout
+
+
+def test_out_writes_the_result_stdout_would_print(scenario_file, tmp_path):
+    plain = run_cli(str(scenario_file))
+    assert plain.returncode == 0, plain.stderr
+    out = tmp_path / "result.json"
+    p = run_cli(str(scenario_file), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ""
+    assert out.read_text() == plain.stdout
+    assert json.loads(out.read_text())["scenario"] == "cli"
+
+
+@pytest.mark.parametrize("opt", ["--out", "--pcap", "--trace"])
+def test_unwritable_output_file_exits_one(scenario_file, opt):
+    bad = "/nonexistent/dir/x.out"
+    p = run_cli(str(scenario_file), opt, bad)
+    assert p.returncode == 1, p.stderr
+    assert p.stdout == ""
+    assert bad in p.stderr
+
+
+def test_result_write_failure_on_stdout_exits_one(scenario_file):
+    if not pathlib.Path("/dev/full").exists():
+        pytest.fail("/dev/full is needed for this test (Linux)")
+    with open("/dev/full", "w") as full:
+        p = run_cli(str(scenario_file), stdout=full)
+    assert p.returncode == 1, p.stderr
+    assert "writing the result" in p.stderr
