@@ -58,8 +58,12 @@ static const uint8_t my_ext[8] = { 0x02, 0, 0, 0, 0, 0, 0, 0x02 };
 
 struct expect {
     uint8_t len;
+    bool wants_ack;             /* unicast with the ACK request bit */
     uint8_t data[MIP_MAC_FRAME_MAX];
 };
+
+/* What the harness is doing when a callback comes. */
+enum { IN_OTHER, IN_TX_END, IN_RX_ACK };
 
 static struct harness {
     struct mip_mac mac;
@@ -80,6 +84,15 @@ static struct harness {
     bool head_sent;
     uint8_t head_dsn;
     unsigned head_tx;
+    bool head_on_air;           /* the radio is sending the head frame */
+    mip_utime_t head_end;       /* its last transmission ended then */
+    uint8_t doing;              /* IN_* */
+    /* the ACK we owe: for a unicast frame for us that asked */
+    bool ack_owed;
+    uint8_t ack_seq;
+    mip_utime_t ack_due;
+    mip_utime_t radio_free;     /* the radio went idle then */
+    bool late;                  /* a time step skipped deadlines: no exact timing checks */
     /* totals */
     unsigned accepted, done, queue_full, data_tx, ack_tx, ack_refused, data_refused;
     unsigned st_count[4];
@@ -131,6 +144,12 @@ static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
     CHECK(len >= 3 && len <= MIP_MAC_FRAME_MAX, "transmit of %zu bytes", len);
     if ((frame[0] & 7u) == MIP_802154_ACK) {
         CHECK(len == 3 && frame[0] == MIP_802154_ACK && frame[1] == 0, "bad ACK frame");
+        CHECK(H.ack_owed && frame[2] == H.ack_seq, "ACK %u nobody asked for", frame[2]);
+        /* due turnaround after the frame, or when the radio got free */
+        CHECK(H.late || H.now == (mip_utime_before(H.ack_due, H.radio_free) ? H.radio_free
+                                                                           : H.ack_due),
+              "ACK sent at %u, due %u, radio free %u", H.now, H.ack_due, H.radio_free);
+        H.ack_owed = false;
         if (H.refuse) {
             H.refuse--;
             H.ack_refused++;
@@ -154,6 +173,7 @@ static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
             return MIP_ERR_INUSE;
         }
         H.head_sent = true;
+        H.head_on_air = true;
         H.head_dsn = frame[2];
         H.head_tx++;
         H.data_tx++;
@@ -237,6 +257,19 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
           "NullMAC reported a busy channel");
     CHECK(st != MIP_MAC_TX_OK || H.head_sent, "OK for a frame never on air");
     CHECK(st != MIP_MAC_TX_NOACK || H.head_tx == 1u + retries, "NOACK after %u tries", H.head_tx);
+    if (st == MIP_MAC_TX_OK && e->wants_ack && H.cfg.kind == MIP_MAC_CSMA_CA) {
+        CHECK(H.doing == IN_RX_ACK && !H.head_on_air, "OK without an ACK");
+        CHECK(H.late || now - H.head_end <= H.cfg.timing.ack_wait_us,
+              "ACK accepted %u us after the frame",
+              now - H.head_end);
+    } else if (st == MIP_MAC_TX_OK) {
+        CHECK(H.doing == IN_TX_END && now == H.head_end, "OK before the frame ended");
+    }
+    if (st == MIP_MAC_TX_NOACK)
+        CHECK(H.doing == IN_OTHER && (H.late || now == H.head_end + H.cfg.timing.ack_wait_us),
+              "NOACK at %u, frame ended %u", now, H.head_end);
+    CHECK(st != MIP_MAC_TX_NOACK || e->wants_ack, "NOACK for a frame that asked for none");
+    CHECK(st == MIP_MAC_TX_RADIO_ERROR || !H.head_on_air, "outcome while on air");
     H.st_count[st]++;
     H.done++;
     /* The frame must stay intact while the callback queues more. */
@@ -252,6 +285,7 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     H.q_count--;
     H.head_sent = false;
     H.head_tx = 0;
+    H.head_on_air = false;
 }
 
 /* --- the operations --------------------------------------------------------- */
@@ -298,8 +332,30 @@ static uint32_t poll(void)
 static void end_tx(void)
 {
     H.busy = false;
+    H.radio_free = H.now;
+    if (H.head_on_air) {
+        H.head_on_air = false;
+        H.head_end = H.now;
+    }
+    H.doing = IN_TX_END;
     mip_mac_radio_tx_done(&H.mac, H.now);
+    H.doing = IN_OTHER;
     check_state();
+}
+
+/* The MAC will owe an ACK for this frame. */
+static void note_rx(const uint8_t *f, size_t len)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (len > MIP_MAC_FRAME_MAX || mip_ieee802154_parse(f, len, &h, &hl) != MIP_OK)
+        return;
+    if (h.type == MIP_802154_DATA && mine(&h) && h.ack_request &&
+        !(h.dst.mode == MIP_802154_ADDR_SHORT && h.dst.short_addr == MIP_802154_BROADCAST)) {
+        H.ack_owed = true;
+        H.ack_seq = h.seq;
+        H.ack_due = H.now + H.cfg.timing.turnaround_us;
+    }
 }
 
 /* Moves time forward by `dt`, running every deadline and transmission end
@@ -329,8 +385,11 @@ static void advance(uint32_t dt)
         if (tx)
             end_tx();
     }
-    if (mip_utime_before(H.now, target))
+    if (mip_utime_before(H.now, target)) {
+        if (steps == MAX_STEPS || zeros > 4u)
+            H.late = true;
         H.now = target;
+    }
     (void)poll();
 }
 
@@ -369,6 +428,7 @@ static mip_status send_frame(uint8_t sel, uint8_t extra)
         struct expect *e = &H.q[(H.q_head + H.q_count) % MIP_MAC_QUEUE];
         CHECK(H.q_count < MIP_MAC_QUEUE, "accepted beyond the queue");
         e->len = (uint8_t)len;
+        e->wants_ack = h.ack_request && (sel & 3u) != 1u;
         memcpy(e->data, f, len);
         H.q_count++;
         H.accepted++;
@@ -410,6 +470,7 @@ static void rx_built(struct cur *c)
     if (mip_ieee802154_emit(&h, f, sizeof(f), &n) != MIP_OK)
         FAIL("emit");
     f[n++] = 0x41;
+    note_rx(f, n);
     mip_mac_radio_rx(&H.mac, f, n, H.now);
     check_state();
 }
@@ -422,6 +483,7 @@ static void rx_raw(struct cur *c)
         abort();
     for (i = 0; i < len; i++)
         f[i] = u8(c);
+    note_rx(f, len);
     mip_mac_radio_rx(&H.mac, f, len, H.now);
     free(f);
     check_state();
@@ -432,7 +494,9 @@ static void rx_ack(struct cur *c)
     uint8_t a = u8(c), ack[3];
     uint8_t seq = (a & 1u) ? H.head_dsn : (uint8_t)(a >> 1);
     mip_ieee802154_emit_ack(seq, (a & 2u) != 0, ack);
+    H.doing = IN_RX_ACK;
     mip_mac_radio_rx(&H.mac, ack, 3, H.now);
+    H.doing = IN_OTHER;
     check_state();
 }
 
@@ -456,6 +520,7 @@ static void setup(const uint8_t hdr[4])
 {
     memset(&H, 0, sizeof(H));
     H.now = T0;
+    H.radio_free = T0;
     mip_mac_config_default(&H.cfg, (uint8_t)((hdr[0] & 3u) % 3u), PAN, ME, my_ext);
     H.auto_end = (hdr[0] & 0x04u) != 0;
     H.resend = (hdr[0] & 0x10u) != 0;

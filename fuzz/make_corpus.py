@@ -818,6 +818,271 @@ def mac_seeds():
                           m_send(1, extra=200) + m_time(10000))
     return s
 
+# --- fuzz_lowpan_input --------------------------------------------------------
+#
+# The node of fuzz/fuzz_lowpan_input.c (see fuzz/stack_harness.h): PAN
+# 0xABCD; netif 0 = IPHC, short 0x0002, fd00::2/64, context 0 fd00::/64;
+# netif 1 = RAW_IP with a 23-byte link header, short 0x0202,
+# fd01::ff:fe00:202/64 and 192.0.2.2/24. Records: [step][len | 0x8000 driver
+# fails | 0x4000 netif 1][frame without FCS]. The IPHC encoder below is an
+# independent one (shortest forms of RFC 6282), so seeds also cross-check
+# the stack's decoder.
+
+LP_PAN = 0xABCD
+LP_US0, LP_US1 = 0x0002, 0x0202
+LP_PEER0, LP_PEER1 = 0x0001, 0x0201            # fe80::ff:fe00:1, 192.0.2.1
+LP_BCAST = 0xFFFF
+LP_CTX0 = v6("fd00::")[:8]
+LP_FMAX = 125                                   # frame_max 127 - FCS
+LP_RAW_HDR = 23
+LP_OUR6 = v6("fd00::2")
+LP_PEER6 = v6("fd00::ff:fe00:1")
+LP_PEER_LL = v6("fe80::ff:fe00:1")
+LP_OUR_LL = v6("fe80::ff:fe00:2")
+LP_OUR6_RAW = v6("fd01::ff:fe00:202")
+LP_PEER6_RAW = v6("fd01::ff:fe00:201")
+
+def mhr(dst, src, seq=0, ack=None, dst_ext=None, src_ext=None, pan=LP_PAN):
+    """Data frame, PAN ID compression; short addresses unless ext given
+    (8 bytes, text order)."""
+    dm = 3 if dst_ext is not None else 2
+    sm = 3 if src_ext is not None else 2
+    if ack is None:
+        ack = dst != LP_BCAST
+    fcf = 1 | (0x20 if ack else 0) | 0x40 | (dm << 10) | (sm << 14)
+    h = struct.pack("<HBH", fcf, seq, pan)
+    h += dst_ext[::-1] if dst_ext is not None else struct.pack("<H", dst)
+    h += src_ext[::-1] if src_ext is not None else struct.pack("<H", src)
+    return h
+
+def lp_iid(link):
+    """IID of a link address: int = short, bytes = extended."""
+    if isinstance(link, int):
+        return b"\0\0\0\xff\xfe\0" + struct.pack(">H", link)
+    return bytes([link[0] ^ 2]) + link[1:]
+
+def _iphc_unicast(a, link, ctxs):
+    """(ac, am, ci, inline bytes)"""
+    if a[:8] == v6("fe80::")[:8]:
+        ac, ci = 0, 0
+    else:
+        for i, c in enumerate(ctxs):
+            if a[:8] == c:
+                ac, ci = 1, i
+                break
+        else:
+            return 0, 0, 0, a
+    iid = a[8:]
+    if link is not None and iid == lp_iid(link):
+        return ac, 3, ci, b""
+    if iid[:6] == b"\0\0\0\xff\xfe\0":
+        return ac, 2, ci, iid[6:]
+    return ac, 1, ci, iid
+
+def _iphc_multicast(a, ctxs):
+    if a[1] == 2 and a[2:15] == bytes(13):
+        return 0, 3, 0, a[15:]
+    if a[2:13] == bytes(11):
+        return 0, 2, 0, a[1:2] + a[13:]
+    if a[2:11] == bytes(9):
+        return 0, 1, 0, a[1:2] + a[11:]
+    for i, c in enumerate(ctxs):
+        if a[3] == 64 and a[4:12] == c:
+            return 1, 0, i, a[1:3] + a[12:]
+    return 0, 0, 0, a
+
+def iphc(ip, lsrc, ldst, ctxs=(LP_CTX0,), nhc=True):
+    """IPHC (+NHC UDP) of an IPv6 datagram; returns header + the rest."""
+    vtcfl = struct.unpack(">I", ip[:4])[0]
+    tc, flow = (vtcfl >> 20) & 0xFF, vtcfl & 0xFFFFF
+    ecn, dscp = tc & 3, tc >> 2
+    nh, hlim, src, dst = ip[6], ip[7], ip[8:24], ip[24:40]
+    b0, b1, out = 0x60, 0, b""
+    if src == bytes(16):
+        sac, sam, sci, sb = 1, 0, 0, b""
+    else:
+        sac, sam, sci, sb = _iphc_unicast(src, lsrc, ctxs)
+    if dst[0] == 0xFF:
+        m = 1
+        dac, dam, dci, db = _iphc_multicast(dst, ctxs)
+    else:
+        m = 0
+        dac, dam, dci, db = _iphc_unicast(dst, ldst, ctxs)
+    if (sac and sci) or (dac and dci):
+        b1 |= 0x80
+        out += bytes([(sci << 4) | dci])
+    if tc == 0 and flow == 0:
+        b0 |= 3 << 3
+    elif flow == 0:
+        b0 |= 2 << 3
+        out += bytes([(ecn << 6) | dscp])
+    elif dscp == 0:
+        b0 |= 1 << 3
+        out += bytes([(ecn << 6) | (flow >> 16)]) + struct.pack(">H", flow & 0xFFFF)
+    else:
+        out += bytes([(ecn << 6) | dscp, flow >> 16]) + struct.pack(">H", flow & 0xFFFF)
+    udp_nhc = nhc and nh == 17 and len(ip) >= 48 and ip[44:46] == ip[4:6]
+    if udp_nhc:
+        b0 |= 4
+    else:
+        out += bytes([nh])
+    hl = {1: 1, 64: 2, 255: 3}.get(hlim)
+    if hl is None:
+        out += bytes([hlim])
+    else:
+        b0 |= hl
+    b1 |= (sac << 6) | (sam << 4) | (m << 3) | (dac << 2) | dam
+    out += sb + db
+    rest = ip[40:]
+    if udp_nhc:
+        sp, dp = struct.unpack(">HH", ip[40:44])
+        if sp & 0xFFF0 == 0xF0B0 and dp & 0xFFF0 == 0xF0B0:
+            out += bytes([0xF3, ((sp & 15) << 4) | (dp & 15)])
+        elif dp & 0xFF00 == 0xF000:
+            out += bytes([0xF1]) + struct.pack(">HB", sp, dp & 0xFF)
+        elif sp & 0xFF00 == 0xF000:
+            out += bytes([0xF2]) + struct.pack(">BH", sp & 0xFF, dp)
+        else:
+            out += bytes([0xF0]) + struct.pack(">HH", sp, dp)
+        out += ip[46:48]
+        rest = ip[48:]
+    return bytes([b0, b1]) + out, rest, 48 if udp_nhc else 40
+
+def lp_frames(ip, dst=LP_US0, src=LP_PEER0, tag=0x1234, fmax=LP_FMAX, dispatch41=False,
+              src_ext=None):
+    """An IPv6 datagram as the peer's 802.15.4 frames to netif 0: one IPHC
+    frame, or FRAG1 + FRAGNs (RFC 4944: sizes and offsets in uncompressed
+    bytes, full 8-byte blocks)."""
+    lsrc = src_ext if src_ext is not None else src
+    h = mhr(dst, src, src_ext=src_ext)
+    if dispatch41:
+        hc, rest, consumed = b"\x41", ip[40:], 40
+        hc += ip[:40]
+    else:
+        hc, rest, consumed = iphc(ip, lsrc, dst if dst != LP_BCAST else None)
+    if len(h) + len(hc) + len(rest) <= fmax:
+        return [h + hc + rest]
+    size = len(ip)
+    room = fmax - len(h) - 4 - len(hc)
+    first = (consumed + room) // 8 * 8 - consumed
+    frames = [h + struct.pack(">HH", 0xC000 | size, tag) + hc + rest[:first]]
+    off = consumed + first
+    per = (fmax - len(h) - 5) // 8 * 8
+    while off < size:
+        chunk = ip[off:off + per]
+        frames.append(h + struct.pack(">HHB", 0xE000 | size, tag, off // 8) + chunk)
+        off += len(chunk)
+    return frames
+
+def lp_raw(ip, dst=LP_US1, src=LP_PEER1):
+    """A datagram behind the RAW_IP header of netif 1."""
+    h = mhr(dst, src)
+    disp = 0x41 if ip[0] >> 4 == 6 else 0x3F
+    return h + bytes(LP_RAW_HDR - 2 - len(h) - 1) + bytes([disp]) + ip
+
+def lrec(frame, step=0, fail=False, raw=False):
+    return bytes([step]) + struct.pack(">H", len(frame) | (0x8000 if fail else 0) |
+                                       (0x4000 if raw else 0)) + frame
+
+def lrecs(frames, step=0, fail=False):
+    return b"".join(lrec(f, step if i == 0 else 0, fail) for i, f in enumerate(frames))
+
+def lowpan_seeds():
+    s = {}
+    body = bytes(range(56))
+    big = bytes((i * 13) & 0xFF for i in range(1400))
+    p6 = lambda src, dst, b=body, **kw: ipv6(src, dst, 58,
+                                               icmp6(src, dst, 128, 0, 0x42000001, b), **kw)
+    # IPHC netif 0
+    s["ping6-ctx0"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6)))
+    s["ping6-ll"] = lrecs(lp_frames(p6(LP_PEER_LL, LP_OUR_LL)))
+    s["ping6-allnodes"] = lrecs(lp_frames(p6(LP_PEER_LL, ALL_NODES), dst=LP_BCAST))
+    s["ping6-tc-flow"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6, tc=0xB8, flow=0x12345)))
+    s["ping6-hlim-inline"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6, hlim=33)))
+    s["ping6-ext-src"] = lrecs(lp_frames(p6(v6("fe80::1122:3344:5566:7788"), LP_OUR_LL),
+                                         src_ext=bytes.fromhex("1322334455667788")))
+    s["ping6-dispatch41"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6), dispatch41=True))
+    s["ping6-frag"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6, big[:600])))
+    s["ping6-frag-1232"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6, big[:1224])))
+    s["ping6-frag-dispatch41"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6, big[:300]),
+                                                 dispatch41=True))
+    f = lp_frames(p6(LP_PEER6, LP_OUR6, big[:700]))
+    s["frag-reverse"] = lrecs(list(reversed(f)))
+    s["frag-dup"] = lrecs([f[0], f[0], f[1], f[1]] + f[2:])
+    s["frag-missing-timeout"] = lrecs([f[0]] + f[2:]) + lrec(b"", 90) + lrec(b"", 90)
+    g = bytearray(f[2])
+    g[9 + 4] -= 1                                              # overlap
+    s["frag-overlap"] = lrecs(f[:2] + [bytes(g)] + f[2:])
+    g = bytearray(f[1])
+    g[9 + 1] += 8                                              # other size, same tag
+    s["frag-size-change"] = lrecs([f[0], bytes(g)] + f[1:])
+    f2 = lp_frames(p6(LP_PEER6, LP_OUR6, big[100:900]), tag=0x4321)
+    f3 = lp_frames(p6(LP_PEER_LL, LP_OUR_LL, big[200:700]), tag=0x1234, src=0x0003)
+    inter = []
+    for i in range(max(len(f), len(f2), len(f3))):
+        for fr in (f, f2, f3):
+            if i < len(fr):
+                inter.append(fr[i])
+    s["frag-interleaved-3"] = lrecs(inter)
+    u6 = udp(LP_PEER6, LP_OUR6, 40000, 7, b"hello lowpan")
+    s["udp6-echo"] = lrecs(lp_frames(ipv6(LP_PEER6, LP_OUR6, 17, u6)))
+    u6c = udp(LP_PEER6, LP_OUR6, 0xF0B1, 7, b"nhc")
+    s["udp6-echo-ports-f0"] = lrecs(lp_frames(ipv6(LP_PEER6, LP_OUR6, 17, u6c)))
+    ub = udp(LP_PEER6, LP_OUR6, 40001, 7, big[:1000])
+    s["udp6-echo-frag"] = lrecs(lp_frames(ipv6(LP_PEER6, LP_OUR6, 17, ub)))
+    s["udp6-closed"] = lrecs(lp_frames(ipv6(LP_PEER6, LP_OUR6, 17,
+                                            udp(LP_PEER6, LP_OUR6, 40000, 9, b"x"))))
+    s["udp6-echo-no-nhc"] = lrec(mhr(LP_US0, LP_PEER0) +
+                                 iphc(ipv6(LP_PEER6, LP_OUR6, 17, u6), LP_PEER0, LP_US0,
+                                      nhc=False)[0] + u6)
+    s["ns-for-us"] = lrecs(lp_frames(ipv6(LP_PEER6, solicited(LP_OUR6), 58,
+                                          nd_ns(LP_PEER6, solicited(LP_OUR6), LP_OUR6),
+                                          hlim=255), dst=LP_BCAST))
+    s["ping6-drvfail"] = lrecs(lp_frames(p6(LP_PEER6, LP_OUR6, big[:400])), fail=True)
+    # forwarding both ways and a too-big forward
+    fw = udp(LP_PEER6, LP_PEER6_RAW, 1000, 2000, b"through")
+    s["fwd6-iphc-to-raw"] = lrecs(lp_frames(ipv6(LP_PEER6, LP_PEER6_RAW, 17, fw)))
+    fw2 = udp(LP_PEER6_RAW, LP_PEER6, 1000, 2000, b"back")
+    s["fwd6-raw-to-iphc"] = lrec(lp_raw(ipv6(LP_PEER6_RAW, LP_PEER6, 17, fw2)), raw=True)
+    fw3 = udp(LP_PEER6_RAW, REMOTE6, 1, 2, b"via gw")
+    s["fwd6-raw-to-gw-ext"] = lrec(lp_raw(ipv6(LP_PEER6_RAW, REMOTE6, 17, fw3)), raw=True)
+    fw4 = udp(LP_PEER6, LP_PEER6_RAW, 1000, 2000, big[:500])
+    s["fwd6-too-big-for-raw"] = lrecs(lp_frames(ipv6(LP_PEER6, LP_PEER6_RAW, 17, fw4)))
+    s["fwd6-no-l2addr"] = lrecs(lp_frames(ipv6(LP_PEER6, v6("fd01::1:2:3:4"), 17,
+                                               udp(LP_PEER6, v6("fd01::1:2:3:4"), 1, 2,
+                                                   b"x"))))
+    s["fwd4-raw-to-raw"] = lrec(lp_raw(ipv4(PEER4, HOST3_4, 17,
+                                            udp(PEER4, HOST3_4, 1, 2, b"again"))), raw=True)
+    # RAW_IP netif 1
+    s["raw-ping6"] = lrec(lp_raw(p6(LP_PEER6_RAW, LP_OUR6_RAW)), raw=True)
+    s["raw-ping4"] = lrec(lp_raw(ping4(PEER4, OUR4)), raw=True)
+    s["raw-ping4-bcast"] = lrec(lp_raw(ping4(PEER4, v4("192.0.2.255")), dst=LP_BCAST), raw=True)
+    s["raw-udp4-echo"] = lrec(lp_raw(ipv4(PEER4, OUR4, 17, udp(PEER4, OUR4, 40000, 7, b"hi"))),
+                              raw=True)
+    icmp_big = icmp4(8, 0, 0x42000002, big[:300])
+    s["raw-ping4-frag"] = b"".join(lrec(lp_raw(x), raw=True)
+                                   for x in frags4(PEER4, OUR4, 1, icmp_big, 80))
+    s["raw-udp6-echo-big-reply"] = b"".join(
+        lrec(lp_raw(x), raw=True)
+        for x in frags6(LP_PEER6_RAW, LP_OUR6_RAW, 17,
+                        udp(LP_PEER6_RAW, LP_OUR6_RAW, 4000, 7, big[:400]), 48))
+    s["raw-ping4-drvfail"] = lrec(lp_raw(ping4(PEER4, OUR4)), fail=True, raw=True)
+    s["raw-iphc-dispatch"] = lrec(mhr(LP_US1, LP_PEER1) + bytes(11) + b"\x7a" + bytes(48),
+                                  raw=True)
+    # refused frames
+    ok = lp_frames(p6(LP_PEER6, LP_OUR6))[0]
+    s["not-for-us"] = lrec(mhr(0x0003, LP_PEER0) + ok[9:])
+    s["other-pan"] = lrec(mhr(LP_US0, LP_PEER0, pan=0x1111) + ok[9:])
+    s["bcast-pan"] = lrec(mhr(LP_US0, LP_PEER0, pan=0xFFFF) + ok[9:])
+    s["mhr-truncated"] = lrec(ok[:6])
+    s["security-bit"] = lrec(bytes([ok[0] | 0x08]) + ok[1:])
+    s["ack-frame"] = lrec(b"\x02\x00\x07")
+    s["mesh-header"] = lrec(ok[:9] + b"\x80" + ok[9:])
+    s["unknown-context"] = lrec(ok[:9] + bytes([ok[9], ok[10] | 0x80, 0xF0]) + ok[11:])
+    s["nhc-ext-header"] = lrec(ok[:9] + b"\x7e\x77\xe0\x3a\x00" + bytes(8))
+    s["oversize"] = lrec(ok + bytes(130 - len(ok)))
+    return s
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -848,6 +1113,7 @@ def main():
     n += write_dir("fuzz_wire", wire_seeds())
     n += write_dir("fuzz_tcp", dict(tcp_seeds(), **regress_seeds_tcp()))
     n += write_dir("fuzz_mac_input", mac_seeds())
+    n += write_dir("fuzz_lowpan_input", lowpan_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

@@ -978,10 +978,15 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
     }
     H.tx_count++;
 #if HARNESS_LOWPAN
-    if (verbose)
-        fprintf(stderr, "  tx %4zu bytes on netif %u%s: dispatch 0x%02x\n", len,
-                ((const struct lp_port *)ctx)->netif, H.drv_fail ? " (driver fails)" : "",
-                len > 9 ? frame[len > 21 && ((const struct lp_port *)ctx)->netif ? 20 : 9] : 0);
+    if (verbose) {
+        struct mip_802154_hdr vh;
+        size_t vhl = 0;
+        uint8_t vn = ((const struct lp_port *)ctx)->netif;
+        if (mip_ieee802154_parse(frame, len, &vh, &vhl) == MIP_OK && vn == 1)
+            vhl = LP_RAW_HDR - 3u;
+        fprintf(stderr, "  tx %4zu bytes on netif %u%s: dispatch 0x%02x\n", len, vn,
+                H.drv_fail ? " (driver fails)" : "", vhl < len ? frame[vhl] : 0u);
+    }
     check_lowpan_frame(((const struct lp_port *)ctx)->netif, frame, len);
 #else
     if (verbose)
@@ -1136,6 +1141,128 @@ static void poll_checked(mip_time_t now)
 
 /* --- setup and the record loop ------------------------------------------- */
 
+#if HARNESS_LOWPAN
+/* Records each datagram the stack forwards (after the hop limit / TTL
+ * decrement) as if it had been input with one more: the frames it came in
+ * are compressed or fragmented, so the output checks match against these. */
+static enum mip_fwd_verdict lp_fwd_hook(void *ctx, struct mip_stack *s, uint8_t in_netif,
+                                        uint8_t out_netif, uint8_t *pkt, size_t len)
+{
+    struct in_dgram *d;
+    uint8_t *copy;
+    CHECK(ctx == &H && s == &H.s, "forward hook context");
+    CHECK(in_netif < 2 && out_netif < 2, "forward between netifs %u -> %u", in_netif,
+          out_netif);
+    CHECK(len <= LP_DGRAM_MAX, "forwarding a %zu-byte datagram", len);
+    CHECK(H.n_in < MAX_RECORDS, "more forwarded datagrams than records");
+    d = &H.in[H.n_in];
+    copy = H.fwd_store[H.n_in];
+    memset(d, 0, sizeof *d);
+    memcpy(copy, pkt, len);
+    if (len >= 1 && (pkt[0] >> 4) == 4 && mip_ipv4_parse(copy, len, &d->h4) == MIP_OK) {
+        d->family = 4;
+        d->len = d->h4.total_len;
+        d->hdr_ok = mip_ipv4_checksum_ok(copy, d->h4.hdr_len);
+        d->h4.ttl = (uint8_t)(d->h4.ttl + 1u);
+    } else if (len >= 1 && (pkt[0] >> 4) == 6 && mip_ipv6_parse(copy, len, &d->h6) == MIP_OK) {
+        d->family = 6;
+        d->len = 40u + d->h6.payload_len;
+        d->h6.hop_limit = (uint8_t)(d->h6.hop_limit + 1u);
+    } else {
+        FAIL("forwarding something that is not an IP datagram");
+    }
+    d->pkt = copy;
+    H.n_in++;
+    return MIP_FWD_PASS;
+}
+
+static void lp_setup(void)
+{
+    struct mip_lowpan_config c;
+    struct mip_addr a, gw, any;
+    uint8_t pfx;
+    mip_status st;
+
+    memset(&c, 0, sizeof c);
+    c.mode = MIP_LOWPAN_IPHC;
+    c.pan_id = LP_PAN;
+    c.short_addr = LP_SHORT0;
+    memcpy(c.ext_addr, lp_ext0, 8);
+    c.frame_max = LP_FRAME_MAX;
+    c.ack_request = true;
+    c.has_context0 = true;
+    memcpy(c.ctx0_prefix, lp_ctx0, 8);
+    H.port[0].netif = 0;
+    H.port[1].netif = 1;
+    st = mip_netif_add_lowpan(&H.s, &c, &drv, &H.port[0], &H.idx);
+    CHECK(st == MIP_OK && H.idx == 0, "IPHC netif add: %s", mip_status_name(st));
+    c.mode = MIP_LOWPAN_RAW_IP;
+    c.short_addr = LP_SHORT1;
+    memcpy(c.ext_addr, lp_ext1, 8);
+    c.raw_link_hdr_len = LP_RAW_HDR;
+    st = mip_netif_add_lowpan(&H.s, &c, &drv, &H.port[1], &H.idx_raw);
+    CHECK(st == MIP_OK && H.idx_raw == 1, "RAW_IP netif add: %s", mip_status_name(st));
+
+    CHECK(mip_addr_parse("fd00::2/64", &a, &pfx) == MIP_OK, "addr parse v6");
+    CHECK(mip_netif_add_addr(&H.s, H.idx, &a, pfx) == MIP_OK, "add fd00::2/64");
+    mip_addr_set6(&a, our_ll);
+    CHECK(mip_netif_has_addr(mip_netif_get(&H.s, H.idx), &a), "link-local address not derived");
+    mip_addr_set6(&a, our_v6_raw);
+    CHECK(mip_netif_add_addr(&H.s, H.idx_raw, &a, 64) == MIP_OK, "add fd01::ff:fe00:202/64");
+    mip_addr_set6(&a, our_ll_raw);
+    CHECK(mip_netif_has_addr(mip_netif_get(&H.s, H.idx_raw), &a),
+          "RAW_IP link-local address not derived");
+    CHECK(mip_addr_parse("192.0.2.2/24", &a, &pfx) == MIP_OK, "addr parse");
+    CHECK(mip_netif_add_addr(&H.s, H.idx_raw, &a, pfx) == MIP_OK, "add 192.0.2.2/24");
+    CHECK(mip_addr_parse("192.0.2.1", &gw, NULL) == MIP_OK, "gw parse");
+    CHECK(mip_addr_parse("0.0.0.0", &any, NULL) == MIP_OK, "any parse");
+    CHECK(mip_route_add(&H.s, &any, 0, &gw, H.idx_raw) == MIP_OK, "default route v4");
+    CHECK(mip_addr_parse("fd00::1", &gw, NULL) == MIP_OK, "gw6 parse");
+    CHECK(mip_addr_parse("::", &any, NULL) == MIP_OK, "any6 parse");
+    CHECK(mip_route_add(&H.s, &any, 0, &gw, H.idx) == MIP_OK, "default route v6");
+    CHECK(mip_udp_bind(&H.s, ECHO_PORT, echo_recv, &H) == MIP_OK, "bind echo");
+    mip_ip_set_forward_hook(&H.s, lp_fwd_hook, &H);
+}
+
+/* What the frame being input carries, for the policy checks on errors:
+ * whether it was link broadcast, and its IP datagram when it holds a whole
+ * one (not a fragment). */
+static void lp_note_input(uint8_t netif, const uint8_t *frame, size_t len)
+{
+    struct mip_802154_hdr h;
+    struct mip_lowpan_env env;
+    size_t hl, consumed, out;
+    H.cur_ip = NULL;
+    H.cur_ip_len = 0;
+    H.cur_link_group = false;
+    if (len > LP_FRAME_MAX - 2u || mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK)
+        return;
+    H.cur_link_group = lp_is_bcast(&h.dst);
+    if (netif == 1) {
+        if (len > LP_RAW_HDR - 2u && hl < LP_RAW_HDR - 2u) {
+            H.cur_ip = frame + LP_RAW_HDR - 2u;
+            H.cur_ip_len = len - (LP_RAW_HDR - 2u);
+        }
+        return;
+    }
+    if (len <= hl)
+        return;
+    if (frame[hl] == MIP_LOWPAN_DISPATCH_IPV6) {
+        H.cur_ip = frame + hl + 1;
+        H.cur_ip_len = len - hl - 1;
+        return;
+    }
+    lp_env(&env, &h.src, &h.dst);
+    if (mip_lowpan_dispatch_of(frame[hl]) != MIP_LOWPAN_D_IPHC ||
+        mip_lowpan_iphc_decompress(frame + hl, len - hl, &env, 0, H.cur_buf, sizeof H.cur_buf,
+                                   &consumed, &out) != MIP_OK)
+        return;
+    memcpy(H.cur_buf + out, frame + hl + consumed, len - hl - consumed);
+    H.cur_ip = H.cur_buf;
+    H.cur_ip_len = out + len - hl - consumed;
+}
+#endif
+
 static void setup(void)
 {
     struct mip_stack_config cfg;
@@ -1148,7 +1275,11 @@ static void setup(void)
     cfg.entropy_len = sizeof entropy;
     cfg.forwarding = true;
     mip_stack_init(&H.s, &cfg, T0);
-#if HARNESS_ETHERNET
+#if HARNESS_LOWPAN
+    (void)a; (void)gw; (void)any; (void)pfx; (void)st;
+    lp_setup();
+    return;
+#elif HARNESS_ETHERNET
     st = mip_netif_add_ethernet(&H.s, our_mac, &drv, &H, &H.idx);
 #else
     st = mip_netif_add_rawip(&H.s, RAWIP_MTU, our_iid, &drv, &H, &H.idx);
@@ -1170,6 +1301,7 @@ static void setup(void)
     CHECK(mip_udp_bind(&H.s, ECHO_PORT, echo_recv, &H) == MIP_OK, "bind echo");
 }
 
+#if !HARNESS_LOWPAN
 /* Remembers an input IP datagram (the bytes stay in the fuzzer's buffer). */
 static void note_input(const uint8_t *frame, size_t len)
 {
@@ -1202,6 +1334,7 @@ static void note_input(const uint8_t *frame, size_t len)
     d->pkt = ip;
     H.n_in++;
 }
+#endif
 
 static void run_records(const uint8_t *data, size_t size)
 {
@@ -1216,13 +1349,22 @@ static void run_records(const uint8_t *data, size_t size)
     H.tx_count = 0;
     H.drv_fail = false;
     H.in_input = false;
+#if HARNESS_LOWPAN
+    memset(&H.lp_out, 0, offsetof(struct lp_out, data));
+#endif
     setup();
     check_invariants();
 
     while (size - pos >= 3 && nrec < MAX_RECORDS) {
         uint8_t step = data[pos];
         uint16_t lf = mip_rd16(data + pos + 1);
+#if HARNESS_LOWPAN
+        size_t len = lf & 0x3FFFu;
+        uint8_t netif = (lf & 0x4000u) ? H.idx_raw : H.idx;
+#else
         size_t len = lf & 0x7FFFu;
+        uint8_t netif = H.idx;
+#endif
         uint8_t *frame;
 
         pos += 3;
@@ -1232,19 +1374,22 @@ static void run_records(const uint8_t *data, size_t size)
         poll_checked(now);
 
         frame = dup_exact(data + pos, len);
+#if HARNESS_LOWPAN
+        lp_note_input(netif, frame, len);
+#elif HARNESS_ETHERNET
         note_input(data + pos, len);
-#if HARNESS_ETHERNET
         H.cur_link_group = len >= 1 && (frame[0] & 1) != 0;
         H.cur_ip = len >= MIP_ETH_HDR_LEN ? frame + MIP_ETH_HDR_LEN : NULL;
         H.cur_ip_len = len >= MIP_ETH_HDR_LEN ? len - MIP_ETH_HDR_LEN : 0;
 #else
+        note_input(data + pos, len);
         H.cur_link_group = false;
         H.cur_ip = frame;
         H.cur_ip_len = len;
 #endif
         H.drv_fail = (lf & 0x8000u) != 0;
         H.in_input = true;
-        mip_stack_input(&H.s, H.idx, frame, len, now);
+        mip_stack_input(&H.s, netif, frame, len, now);
         H.in_input = false;
         H.drv_fail = false;
         H.cur_ip = NULL;
@@ -1271,6 +1416,11 @@ static void run_records(const uint8_t *data, size_t size)
     for (i = 0; i < MIP_NEIGH_MAX; i++)
         CHECK(H.s.neigh[i].state != MIP_NEIGH_INCOMPLETE,
               "neighbor %u still incomplete after every retry", i);
+#if HARNESS_LOWPAN
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++)
+        CHECK(!H.s.lowpan_reass[i].used, "6LoWPAN reassembly slot %u still used", i);
+    CHECK(!H.lp_out.active, "the stack left a fragmented datagram unfinished");
+#endif
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -7,6 +7,10 @@
  *        every byte against it.
  *   udp  periodic reports: every interval, payload_bytes of which the first
  *        12 carry a sequence number and the send time, the rest the pattern.
+ *   ping ICMP echo requests from src (mip_ping_send) every interval, id =
+ *        flow index, seq = echo number; the first 8 payload bytes carry the
+ *        send time, so the RTT is measured from the reply alone. dst's stack
+ *        answers by itself.
  *
  * A tiny-profile endpoint is the full build configured as the tiny profile
  * behaves: no SACK, no timestamps, no out-of-order buffer (the rx bitmap is
@@ -44,6 +48,9 @@ struct sim_flow {
     uint32_t udp_seen_bits;
     double   lat_sum, lat_max;
     uint32_t next_same_dst;         /* next udp flow with the same (dst, port) */
+    /* ping: replies seen are marked in udp_seen, one bit per sequence number */
+    uint32_t ping_sent, ping_recv, ping_dup;
+    double   ping_rtt_sum, ping_rtt_min, ping_rtt_max;
 };
 
 static void flow_finish(struct sim_flow *f, bool complete)
@@ -354,13 +361,117 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
          * run ended while that report was still on the air and it was
          * always counted lost (2000 reports over a perfect link: delivery
          * 0.9995). Now the flow is done when every report has arrived
-         * (udp_recv) or, failing that, max(interval_s, 1 s) after the last
-         * one was sent (sim_app_event). */
+         * (udp_recv) or, failing that, max(interval_s, 5 s) after the last
+         * one was sent (sim_app_event), the wait of a ping flow: a report
+         * crossing many hops with delayed link retries takes seconds. */
         uint64_t drain = (uint64_t)(f->fs->interval_s * 1e6);
-        if (drain < 1000000u)
-            drain = 1000000u;
+        if (drain < 5000000u)
+            drain = 5000000u;
         (void)sim_evq_push(&sim->q, sim->now_us + drain, SIM_EV_APP, f->fs->src, f->index);
     }
+}
+
+/* --- ping ------------------------------------------------------------------------- */
+
+/* How long a ping flow waits for the last reply after its last echo: one
+ * interval, but at least this long (a multi-hop 6LoWPAN round trip with
+ * link retries takes seconds). */
+#define PING_WAIT_MIN_US 5000000u
+
+static uint32_t ping_cap(const struct sim_flow *f)
+{
+    /* count 0 ("until the end") stops where the 16-bit sequence would wrap */
+    return f->fs->count != 0 ? f->fs->count : 65535u;
+}
+
+/* The one echo-reply handler of a node (mip_ping_set_handler): the ICMP id
+ * is the flow index, so the flow is found at once and the reply checked
+ * against its destination. */
+static void ping_reply(void *ctx, struct mip_stack *s, const struct mip_addr *from,
+                       uint16_t id, uint16_t seq, const uint8_t *data, size_t len)
+{
+    struct sim_node *nd = ctx;
+    struct sim *sim = nd->sim;
+    struct sim_flow *f;
+    struct mip_addr want;
+    uint64_t sent_us = 0;
+    double rtt;
+    int i;
+    (void)s;
+    if (id >= sim->n_flows)
+        return;
+    f = &sim->flow[id];
+    if (f->fs->kind != SIM_FLOW_PING || f->fs->src != nd->id)
+        return;
+    sim_node_address(sim, f->fs->dst, &want);
+    if (!mip_addr_eq(from, &want) || len < 8u || seq >= f->ping_sent)
+        return;
+    for (i = 0; i < 8; i++)
+        sent_us = sent_us << 8 | data[i];
+    if (sent_us > sim->now_us)
+        return;
+    if (f->udp_seen[seq / 8u] & (1u << (seq % 8u))) {
+        f->ping_dup++;
+        return;
+    }
+    f->udp_seen[seq / 8u] |= (uint8_t)(1u << (seq % 8u));
+    f->ping_recv++;
+    rtt = (double)(sim->now_us - sent_us) / 1000.0;
+    if (f->ping_recv == 1 || rtt < f->ping_rtt_min)
+        f->ping_rtt_min = rtt;
+    if (rtt > f->ping_rtt_max)
+        f->ping_rtt_max = rtt;
+    f->ping_rtt_sum += rtt;
+    if (f->ping_sent == ping_cap(f) && f->ping_recv == f->ping_sent)
+        flow_finish(f, true);       /* all answered: no need to wait */
+}
+
+static bool ping_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_t errlen)
+{
+    struct sim_node *src = &sim->node[f->fs->src];
+    f->udp_seen_bits = ping_cap(f);
+    f->udp_seen = calloc((size_t)(f->udp_seen_bits + 7u) / 8u, 1);
+    if (f->udp_seen == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    mip_ping_set_handler(&src->stack, ping_reply, src);
+    return true;
+}
+
+/* An app event of a ping flow: the next echo, or the end of the wait
+ * after the last one. */
+static void ping_send(struct sim *sim, struct sim_flow *f)
+{
+    struct sim_node *nd = &sim->node[f->fs->src];
+    struct mip_addr dst;
+    uint8_t buf[1232];
+    size_t len = f->fs->payload_bytes;
+    uint64_t iv = (uint64_t)(f->fs->interval_s * 1e6);
+    int i;
+    if (f->ping_sent >= ping_cap(f)) {
+        flow_finish(f, true);
+        return;
+    }
+    if (len < 8u)
+        len = 8u;
+    if (len > sizeof(buf))
+        len = sizeof(buf);
+    sim_node_schedule(sim, nd);
+    for (i = 0; i < 8; i++)
+        buf[i] = (uint8_t)(sim->now_us >> (56 - 8 * i));
+    mip_http_body_fill(8, buf + 8, len - 8u);
+    sim_node_address(sim, f->fs->dst, &dst);
+    /* A request the stack could not send (no buffer) is simply lost, as
+     * it would be on the air. */
+    (void)mip_ping_send(&nd->stack, &dst, (uint16_t)f->index, (uint16_t)f->ping_sent, buf, len);
+    f->ping_sent++;
+    sim_node_schedule(sim, nd);
+    if (f->ping_sent < ping_cap(f))
+        (void)sim_evq_push(&sim->q, sim->now_us + iv, SIM_EV_APP, f->fs->src, f->index);
+    else
+        (void)sim_evq_push(&sim->q, sim->now_us + (iv > PING_WAIT_MIN_US ? iv : PING_WAIT_MIN_US),
+                           SIM_EV_APP, f->fs->src, f->index);
 }
 
 /* --- common ------------------------------------------------------------------------ */
@@ -384,6 +495,9 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
         f->start_us = (uint64_t)(f->fs->start_s * 1e6);
         if (f->fs->kind == SIM_FLOW_TCP) {
             if (!tcp_flow_build(sim, f, err, errlen))
+                return false;
+        } else if (f->fs->kind == SIM_FLOW_PING) {
+            if (!ping_flow_build(sim, f, err, errlen))
                 return false;
         } else {
             struct sim_node *dst = &sim->node[f->fs->dst];
@@ -425,8 +539,12 @@ void sim_app_event(struct sim *sim, uint32_t idx)
             snd_fill(f);                    /* the duration is over */
             sim_node_schedule(sim, src);
         }
-    } else if (f->fs->count != 0 && f->udp_sent >= f->fs->count) {
+    } else if (f->fs->kind == SIM_FLOW_UDP && f->fs->count != 0 &&
+               f->udp_sent >= f->fs->count) {
         flow_finish(f, true);               /* drain time after the last report */
+    } else if (f->fs->kind == SIM_FLOW_PING) {
+        f->started = true;
+        ping_send(sim, f);
     } else {
         f->started = true;
         udp_send(sim, f);
@@ -473,7 +591,9 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
         sj_w_begin_object(w);
         w_u(w, "id", k);
         sj_w_key(w, "type");
-        sj_w_string(w, fs->kind == SIM_FLOW_TCP ? "tcp" : "udp");
+        sj_w_string(w, fs->kind == SIM_FLOW_TCP    ? "tcp"
+                       : fs->kind == SIM_FLOW_PING ? "ping"
+                                                   : "udp");
         w_u(w, "src", fs->src);
         w_u(w, "dst", fs->dst);
         w_u(w, "hops", sim_route_hops(sim, fs->src, fs->dst));
@@ -512,6 +632,18 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             w_num(w, "min", f->rtt_n ? f->rtt_min : 0.0);
             w_num(w, "mean", f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0.0);
             w_num(w, "max", f->rtt_max);
+            sj_w_end_object(w);
+        } else if (fs->kind == SIM_FLOW_PING) {
+            w_u(w, "sent", f->ping_sent);
+            w_u(w, "received", f->ping_recv);
+            w_u(w, "duplicates", f->ping_dup);
+            w_num(w, "loss_ratio",
+                  f->ping_sent ? (double)(f->ping_sent - f->ping_recv) / f->ping_sent : 0.0);
+            sj_w_key(w, "rtt_ms");
+            sj_w_begin_object(w);
+            w_num(w, "min", f->ping_recv ? f->ping_rtt_min : 0.0);
+            w_num(w, "mean", f->ping_recv ? f->ping_rtt_sum / f->ping_recv : 0.0);
+            w_num(w, "max", f->ping_rtt_max);
             sj_w_end_object(w);
         } else {
             w_u(w, "sent", f->udp_sent);

@@ -105,7 +105,8 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
     for (f = 0; ok && f < sc->n_flows; f++) {
         const struct sim_flow_spec *fs = &sc->flows[f];
         uint32_t x, prev, hops = 0;
-        bool both = fs->kind == SIM_FLOW_TCP;   /* UDP reports need no way back */
+        /* UDP reports need no way back; TCP ACKs and echo replies do */
+        bool both = fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING;
         if (f == 0 || fs->dst != tree_root) {   /* many reporters share one sink */
             tree(sim, fs->dst, next, dist, done);
             tree_root = fs->dst;

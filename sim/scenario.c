@@ -495,7 +495,11 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
 
 static bool load_flows(struct ld *l, const struct sj_value *root)
 {
-    static const char *const kinds[] = { "tcp", "udp", NULL };
+    static const char *const kinds[] = { "tcp", "udp", "ping", NULL };
+    /* keys of the other kinds, each an error in a ping flow */
+    static const char *const not_ping[] = { "port", "bytes", "segments", "segment_bytes",
+                                            "duration_s", "mss", "tx_buffer", "rx_buffer",
+                                            "sender", "receiver", NULL };
     static const char *const keys[] = { "type", "src", "dst", "port", "start_s", "bytes",
                                         "segments", "segment_bytes", "duration_s", "mss",
                                         "tx_buffer", "rx_buffer", "sender", "receiver",
@@ -532,6 +536,20 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
             return false;
         if (f->kind == SIM_FLOW_UDP)
             f->port = 6000u;    /* reporters share the sink's port; it demuxes by source */
+        if (f->kind == SIM_FLOW_PING) {
+            size_t j;
+            f->port = 0;        /* ICMP: no port */
+            f->count = 10;
+            f->payload_bytes = 16;
+            for (j = 0; not_ping[j] != NULL; j++) {
+                char what[160];
+                if (sj_get(o, not_ping[j]) == NULL)
+                    continue;
+                snprintf(what, sizeof(what), "no \"%s\" in a ping flow (it takes src, dst, "
+                         "interval_s, count, payload_bytes, start_s)", not_ping[j]);
+                return fail(l, sj_get(o, not_ping[j]), what);
+            }
+        }
         if (!get_node(l, o, "src", &f->src) || !get_node(l, o, "dst", &f->dst))
             return false;
         if (f->src == f->dst)
@@ -569,6 +587,16 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
                 return false;
             if (sj_get(o, "interval_s") || sj_get(o, "count") || sj_get(o, "payload_bytes"))
                 return fail(l, o, "no UDP keys (interval_s, count, payload_bytes) in a tcp flow");
+        } else if (f->kind == SIM_FLOW_PING) {
+            /* count: the ICMP sequence number is 16 bits; payload: the
+             * first 8 bytes carry the send time, and 1232 fills the IPv6
+             * minimum MTU (40 + 8 + 1232 = 1280) */
+            if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
+                return false;
+            GET_INT_INTO(l, o, "count", f->count, 0, 65535);
+            GET_INT_INTO(l, o, "payload_bytes", f->payload_bytes, 8, 1232);
+            if (k > 65535u)     /* the flow index is the ICMP identifier */
+                return fail(l, o, "a ping flow among the first 65536 flows");
         } else {
             if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
                 return false;

@@ -41,7 +41,7 @@ enum sim_topology_kind {
 enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC };
 enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
-enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP };
+enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING };
 
 struct sim_link {               /* one explicit link (topology "links" or a PRR matrix entry) */
     uint32_t a, b;
@@ -71,7 +71,7 @@ struct sim_flow_spec {
     uint16_t mss;               /* 0: from the path MTU */
     uint32_t tx_buffer, rx_buffer;
     struct sim_tcp_endpoint sender, receiver;
-    /* UDP reports */
+    /* UDP reports and ping (ICMP echo) */
     double   interval_s;
     uint32_t count;             /* 0: until the end */
     uint16_t payload_bytes;

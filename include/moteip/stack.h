@@ -35,6 +35,7 @@
 #include "moteip/reass.h"
 #include "moteip/ip.h"
 #include "moteip/udp.h"
+#include "moteip/ping.h"
 
 /* Per-node settings given at init (values a simulator varies per node). */
 struct mip_stack_config {
@@ -80,6 +81,8 @@ struct mip_stack {
     struct mip_proto_handler proto[MIP_PROTO_HANDLERS_MAX];
     mip_fwd_hook_fn fwd_hook;
     void      *fwd_hook_ctx;
+    mip_echo_reply_fn echo_reply_fn;   /* mip_ping_set_handler() */
+    void      *echo_reply_ctx;
     struct mip_poller poller[MIP_POLLERS_MAX];
 };
 

@@ -19,6 +19,7 @@
     X(ip_delivered)         X(ip_forwarded)                                   \
     X(frag_rx)              X(frag_reassembled)     X(frag_tx)                \
     X(icmp_echo_replied)    X(icmp_errors_tx)       X(icmp_rx)                \
+    X(icmp_echo_reply_rx)   /* echo replies handed to the ping handler */     \
     X(udp_rx)               X(udp_tx)                                         \
     X(arp_rx)               X(arp_requests_tx)      X(arp_replies_tx)         \
     X(nd_rx)                X(nd_ns_tx)             X(nd_na_tx)               \

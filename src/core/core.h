@@ -167,6 +167,13 @@ void icmpv6_send_error(struct mip_stack *s, uint8_t netif, uint8_t type, uint8_t
                        const uint8_t *hdr, size_t hdr_len, const uint8_t *l4, size_t l4_len,
                        bool allow_mcast);
 
+/* --- ping.c ---------------------------------------------------------- */
+/* An echo reply (ICMPv4 type 0 or ICMPv6 type 129) whose checksum was
+ * verified and which holds at least its 8-byte header: to the ping handler,
+ * or counted as unhandled when there is none. */
+void ping_reply_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg,
+                      size_t len);
+
 /* --- udp.c ----------------------------------------------------------- */
 void udp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *l4, size_t len);
 

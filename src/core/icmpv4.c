@@ -110,6 +110,9 @@ void icmpv4_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t
     case MIP_ICMPV4_ECHO_REQUEST:
         icmpv4_echo(s, rx, msg, len);
         break;
+    case MIP_ICMPV4_ECHO_REPLY:
+        ping_reply_input(s, rx, msg, len);
+        break;
     case MIP_ICMPV4_DEST_UNREACH:
     case MIP_ICMPV4_TIME_EXCEEDED:
     case MIP_ICMPV4_PARAM_PROBLEM:

@@ -121,6 +121,9 @@ void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t
     case MIP_ICMPV6_ECHO_REQUEST:
         icmpv6_echo(s, rx, msg, len);
         break;
+    case MIP_ICMPV6_ECHO_REPLY:
+        ping_reply_input(s, rx, msg, len);
+        break;
     case MIP_ICMPV6_DEST_UNREACH:
     case MIP_ICMPV6_PACKET_TOO_BIG:
     case MIP_ICMPV6_TIME_EXCEEDED:

@@ -120,7 +120,7 @@ SCENARIO_ERRORS = [
      "topology.links[0]", "expected [a, b] or [a, b, prr] with node ids 0..2, prr in [0, 1]"),
     ("links_node_out_of_range",
      lambda s: s.update(topology={"type": "links", "nodes": 3, "links": [[0, 1], [1, 3]]}),
-     "topology.links[1]", "node ids 0..2"),
+     "topology.links[1]", "expected [a, b] or [a, b, prr] with node ids 0..2"),
     ("tiny_profile_with_sack",
      lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 1000,
                                 "sender": {"profile": "tiny", "sack": True}}]),
@@ -135,6 +135,34 @@ SCENARIO_ERRORS = [
      "flows[1].sender.cwnd_cap", "expected an integer in [0, 255], got 300"),
     ("unknown_enum_value", lambda s: s.update(mac={"type": "tdma"}),
      "mac.type", 'expected one of "csma_ca", "csma", "nullmac", got "tdma"'),
+    ("grid_without_cols", lambda s: s.update(topology={"type": "grid", "rows": 2, "spacing_m": 40}),
+     "topology.cols", "missing; expected an integer >= 1"),
+    ("random_without_height",
+     lambda s: s.update(topology={"type": "random", "nodes": 3, "width_m": 40}),
+     "topology.height_m", "missing; expected the area's size in metres"),
+    ("position_not_a_pair",
+     lambda s: s.update(topology={"type": "positions", "positions": [[0, 0], [1], [2, 0]]}),
+     "topology.positions[1]", "expected [x, y] in metres"),
+    ("link_acks_without_csma_ca", lambda s: s.update(mac={"type": "csma", "link_acks": True}),
+     "mac.link_acks", "expected false: only csma_ca waits for link ACKs"),
+    ("min_be_above_max_be", lambda s: s.update(mac={"min_be": 5, "max_be": 3}),
+     "mac.min_be", "expected min_be <= max_be, got 5"),
+    ("raw_ipv6_frame_too_small", lambda s: s.update(link={"mode": "raw", "frame_max": 127}),
+     "link.frame_max", "expected room for a 1280-byte IPv6 datagram"),
+    ("ipv4_over_iphc", lambda s: s.update(link={"mode": "iphc", "ip": "ipv4"}),
+     "link.ip", 'expected "ipv6" with mode "iphc"'),
+    ("routes_without_static_routing", lambda s: s.update(routing={"routes": []}),
+     "routing.routes", 'expected no "routes" unless type is "static"'),
+    ("mss_with_segment_bytes",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "segments": 2,
+                                "segment_bytes": 100, "mss": 100}]),
+     "flows[0].mss", 'expected no "mss" with "segment_bytes"'),
+    ("tcp_port_reused_at_same_dst",
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 100, "port": 5001},
+                               {"type": "tcp", "src": 1, "dst": 2, "bytes": 100}]),
+     "flows[1]", "expected a port not used by an earlier tcp flow to the same node"),
+    ("name_too_long", lambda s: s.update(name="x" * 64),
+     "name", "expected a string of at most 63 bytes"),
     ("interference_range_below_range",
      lambda s: s.update(medium={"range_m": 50, "interference_range_m": 40}),
      "medium.interference_range_m", "expected a value >= range_m"),
@@ -216,12 +244,9 @@ def test_unreachable_flow_destination_is_a_build_error(tmp_path):
 
 
 def test_unreachable_udp_flow_names_its_index(tmp_path):
-    sc = with_(lambda s: s["topology"].update(nodes=4))
+    sc = base()
+    sc["topology"] = {"type": "positions", "positions": [[0, 0], [40, 0], [80, 0], [500, 500]]}
     sc["flows"].append({"type": "udp", "src": 3, "dst": 0})
-    sc["topology"]["type"] = "positions"
-    sc["topology"].pop("nodes")
-    sc["topology"].pop("spacing_m")
-    sc["topology"]["positions"] = [[0, 0], [40, 0], [80, 0], [500, 500]]
     r = run_sim(sc, tmp_path)
     assert_usage_error(r.rc, r.stdout, r.stderr, "flows[1]: node 3 cannot reach node 0")
 
@@ -299,7 +324,7 @@ def test_bad_scenario_checked_before_outputs_are_created(tmp_path):
     assert not out.exists()
 
 
-def test_help_exits_zero(tmp_path):
+def test_help_exits_zero():
     p = run_cli("--help")
     assert p.returncode == 0
     assert "usage: moteip-sim SCENARIO.json" in p.stdout + p.stderr
