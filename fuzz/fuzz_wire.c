@@ -24,8 +24,10 @@
 #include "moteip/wire/ethernet.h"
 #include "moteip/wire/icmpv4.h"
 #include "moteip/wire/icmpv6.h"
+#include "moteip/wire/ieee802154.h"
 #include "moteip/wire/ipv4.h"
 #include "moteip/wire/ipv6.h"
+#include "moteip/wire/sixlowpan.h"
 #include "moteip/wire/tcp.h"
 #include "moteip/wire/udp.h"
 
@@ -674,13 +676,150 @@ static void fz_checksum(const uint8_t *d, size_t n)
     free(c);
 }
 
+/* --- IEEE 802.15.4 MHR and FCS ----------------------------------------- */
+
+static void fz_ieee802154(const uint8_t *d, size_t n)
+{
+    struct mip_802154_hdr h, g;
+    uint8_t buf[32], *c;
+    size_t hl = 0, hl2 = 0, out = 0;
+    uint16_t fcs;
+
+    if (mip_ieee802154_parse(d, n, &h, &hl) == MIP_OK) {
+        CHECK(hl >= 3 && hl <= n && hl <= 23);
+        CHECK(hl == mip_ieee802154_hdr_len(&h));
+        CHECK(mip_ieee802154_emit(&h, buf, sizeof buf, &out) == MIP_OK);
+        CHECK(out == hl);
+        /* everything but the reserved frame control bits (7-9) comes back */
+        CHECK((buf[0] & 0x7Fu) == (d[0] & 0x7Fu) && (buf[1] & 0xFCu) == (d[1] & 0xFCu));
+        CHECK((buf[0] & 0x80u) == 0 && (buf[1] & 0x03u) == 0);
+        CHECK(memcmp(buf + 2, d + 2, hl - 2) == 0);
+        c = dup_exact(buf, out);
+        CHECK(mip_ieee802154_parse(c, out, &g, &hl2) == MIP_OK && hl2 == hl);
+        free(c);
+        CHECK(g.type == h.type && g.seq == h.seq && g.dst.mode == h.dst.mode &&
+              g.src.mode == h.src.mode && g.dst_pan == h.dst_pan && g.src_pan == h.src_pan);
+        CHECK(mip_ieee802154_emit(&h, buf, hl - 1, &out) == MIP_ERR_NOSPACE);
+    }
+    /* an MPDU with its FCS appended checks to a zero residue */
+    c = malloc(n + 2);
+    if (c == NULL)
+        abort();
+    if (n)
+        memcpy(c, d, n);
+    fcs = mip_ieee802154_fcs(d, n);
+    c[n] = (uint8_t)fcs;
+    c[n + 1] = (uint8_t)(fcs >> 8);
+    CHECK(mip_ieee802154_fcs(c, n + 2) == 0);
+    free(c);
+}
+
+/* --- 6LoWPAN ---------------------------------------------------------------- */
+
+static void fz_link(uint8_t mode, const uint8_t *b, struct mip_802154_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    a->mode = (uint8_t)(mode == 1 ? MIP_802154_ADDR_SHORT
+                                  : mode == 2 ? MIP_802154_ADDR_EXT : MIP_802154_ADDR_NONE);
+    a->short_addr = mip_rd16(b);
+    memcpy(a->ext, b, 8);
+}
+
+/* Input: [modes][8 src][8 dst][4 x 8 contexts] then a 6LoWPAN payload.
+ * modes: bits 0-1 link source (none, short, extended), 2-3 destination,
+ * 4-6 context count (0..4), 7 the payload is a FRAG1 datagram_size (u16
+ * next). What decompresses must compress to no more bytes than it came in
+ * (the compressor picks the shortest form) and back to the same header. */
+static void fz_sixlowpan(const uint8_t *d, size_t n)
+{
+    static const uint8_t zero[49];
+    uint8_t ctx[4][8], out[MIP_LOWPAN_UNCOMP_MAX + 1], hc[MIP_LOWPAN_IPHC_MAX];
+    uint8_t dgram[64 + 2048], out2[MIP_LOWPAN_UNCOMP_MAX], fbuf[8], *c;
+    const uint8_t *hdr = n >= 49 ? d : zero;
+    struct mip_802154_addr ls, ld, back;
+    struct mip_lowpan_env env;
+    struct mip_lowpan_frag f;
+    size_t consumed = 0, olen = 0, consumed2 = 0, hlen = 0, consumed3 = 0, olen3 = 0, fl = 0;
+    size_t dsize = 0, rest;
+    uint8_t iid[8];
+    unsigned i;
+
+    fz_link(hdr[0] & 3u, hdr + 1, &ls);
+    fz_link((hdr[0] >> 2) & 3u, hdr + 9, &ld);
+    for (i = 0; i < 4; i++)
+        memcpy(ctx[i], hdr + 17 + 8 * i, 8);
+    env.src = &ls;
+    env.dst = &ld;
+    env.ctx = ctx;
+    env.ctx_count = (uint8_t)((hdr[0] >> 4) & 7u);
+    if (env.ctx_count > 4)
+        env.ctx_count = 4;
+    if (n >= 49) {
+        d += 49;
+        n -= 49;
+    }
+    if ((hdr[0] & 0x80u) && n >= 2) {
+        dsize = mip_rd16(d) & 0x07FFu;
+        d += 2;
+        n -= 2;
+    }
+    c = dup_exact(d, n);
+
+    /* the IID mapping is its own inverse for stations it names */
+    if (mip_lowpan_iid_from_link(&ls, iid) == MIP_OK &&
+        mip_lowpan_link_from_iid(iid, &back) == MIP_OK)
+        CHECK(back.mode == ls.mode &&
+              (ls.mode == MIP_802154_ADDR_SHORT ? back.short_addr == ls.short_addr
+                                                : memcmp(back.ext, ls.ext, 8) == 0));
+    if (n >= 1)
+        (void)mip_lowpan_dispatch_of(c[0]);
+
+    if (mip_lowpan_frag_parse(c, n, &f, &fl) == MIP_OK) {
+        size_t fo = 0;
+        CHECK(fl == (f.first ? 4u : 5u) && fl <= n && f.size <= 2047u && f.offset % 8u == 0);
+        CHECK(mip_lowpan_frag_emit(&f, fbuf, sizeof fbuf, &fo) == MIP_OK && fo == fl);
+        CHECK(memcmp(fbuf, c, fl) == 0);
+    }
+
+    if (mip_lowpan_iphc_decompress(c, n, &env, dsize, out, sizeof out, &consumed, &olen) ==
+        MIP_OK) {
+        CHECK(consumed >= 2 && consumed <= n && (olen == 40 || olen == 48));
+        rest = n - consumed;
+        CHECK(dsize == 0 || dsize >= olen);
+        memcpy(dgram, out, olen);
+        memcpy(dgram + olen, c + consumed, rest);
+        if (dsize == 0)
+            CHECK(mip_rd16(dgram + 4) == olen - 40 + rest);
+        else
+            CHECK(mip_rd16(dgram + 4) == dsize - 40);
+        /* re-compress what came out (with the payload that is present) */
+        if (mip_lowpan_iphc_compress(dgram, olen + rest, &env, hc, sizeof hc, &consumed2,
+                                     &hlen) == MIP_OK) {
+            uint8_t *c2;
+            CHECK(hlen <= MIP_LOWPAN_IPHC_MAX && consumed2 <= olen + rest);
+            if (dsize == 0 && consumed2 == olen)
+                CHECK(hlen <= consumed);
+            c2 = dup_exact(hc, hlen);
+            CHECK(mip_lowpan_iphc_decompress(c2, hlen, &env,
+                                             dsize ? dsize : olen + rest, out2, sizeof out2,
+                                             &consumed3, &olen3) == MIP_OK);
+            free(c2);
+            CHECK(consumed3 == hlen && olen3 == consumed2);
+            CHECK(memcmp(out2, dgram, olen3) == 0);
+        } else {
+            FAIL("a decompressed header does not compress again");
+        }
+    }
+    free(c);
+}
+
 /* --- dispatch ------------------------------------------------------------ */
 
 typedef void (*codec_fn)(const uint8_t *, size_t);
 
 static const codec_fn codecs[] = {
     fz_eth, fz_arp, fz_ipv4, fz_ipv6, fz_icmpv4, fz_icmpv6, fz_nd, fz_udp, fz_tcp,
-    fz_checksum,
+    fz_checksum, fz_ieee802154, fz_sixlowpan,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -174,7 +174,8 @@ struct mip_lowpan_config {
     uint8_t  mode;               /* enum mip_lowpan_mode */
     uint16_t pan_id;
     uint16_t short_addr;         /* also the source address of frames */
-    uint8_t  ext_addr[8];
+    uint8_t  ext_addr[8];        /* most significant byte first, as in
+                                    struct mip_802154_addr */
     uint8_t  frame_max;          /* largest MPDU incl. FCS: 127 for 802.15.4 */
     uint8_t  raw_link_hdr_len;   /* RAW_IP only: 12..64 bytes */
     bool     ack_request;        /* set the ack-request bit on unicast frames */

@@ -100,7 +100,7 @@ static size_t put_mhr(const struct mip_netif_lowpan *lp, const struct mip_802154
     h.src_pan = lp->pan_id;
     h.dst = *dst;
     our_link_addr(lp, &h.src);
-    /* cap is at least 30 and an MHR at most 21 bytes: this cannot fail */
+    /* cap is a whole frame buffer and an MHR at most 23 bytes */
     (void)mip_ieee802154_emit(&h, frame, cap, &n);
     return n;
 }
@@ -372,11 +372,12 @@ static void frag_input(struct mip_stack *s, struct mip_netif *nif,
     pc.off = f.offset;
     pc.hdr = hdr;
     if (f.first) {
-        enum mip_lowpan_dispatch d = n > 0u ? mip_lowpan_dispatch_of(pl[0]) : MIP_LOWPAN_D_NALP;
+        enum mip_lowpan_dispatch d;
         if (n == 0u) {
             STAT(s, drop_lowpan_malformed);
             return;
         }
+        d = mip_lowpan_dispatch_of(pl[0]);
         if (d == MIP_LOWPAN_D_IPHC) {
             size_t consumed;
             lowpan_env(&nif->lowpan, &h->src, &h->dst, &env);
