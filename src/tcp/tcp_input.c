@@ -148,7 +148,7 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
                   e->irs + 1u, MIP_TCP_SYN | MIP_TCP_ACK);
     /* Until accept hands us a ring, offer a modest window; the first ACK
      * after accept advertises the real one. */
-    seg.win = 1024u;
+    seg.win = MIP_TCP_SYNACK_WINDOW;
     seg.opts.present = MIP_TCP_HAS_MSS;
     seg.opts.mss = tcp_local_mss(tcp, &e->remote, NULL);
 #if MIP_TCP_WSCALE
@@ -249,7 +249,7 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->snd_una = c->iss + 1u;
     c->snd_nxt = c->snd_max = c->iss + 1u;
     c->rcv_nxt = e->irs + 1u;
-    c->rcv_adv = c->rcv_nxt + 1024u;
+    c->rcv_adv = c->rcv_nxt + MIP_TCP_SYNACK_WINDOW;
     c->flags |= TCPF_SYN_ACKED;
     memset(&o, 0, sizeof(o));
     o.present = (uint8_t)(MIP_TCP_HAS_MSS | ((e->flags & TCPS_WS) ? MIP_TCP_HAS_WSCALE : 0u));
@@ -793,7 +793,19 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
             return true;
         }
         if ((h->flags & MIP_TCP_ACK) && !(h->flags & MIP_TCP_SYN) && h->ack == e->iss + 1u &&
-            h->seq == e->irs + 1u) {
+            h->seq - (e->irs + 1u) >= MIP_TCP_SYNACK_WINDOW) {
+            /* The ACK is right but the data starts outside the window our
+             * SYN-ACK offered: not worth a RST that kills a handshake
+             * whose first data segment was merely lost (RFC 9293 3.10.7.4
+             * drops unacceptable segments). */
+            TCP_STAT(tcp, drop_out_of_window);
+            return true;
+        }
+        if ((h->flags & MIP_TCP_ACK) && !(h->flags & MIP_TCP_SYN) && h->ack == e->iss + 1u) {
+            /* Any in-window seq completes the handshake: when the first
+             * data segment after it was lost, a later one (seq above
+             * irs + 1) carries the ACK; data_input() queues it out of
+             * order or drops it, and the sender retransmits the gap. */
             c = syn_cache_complete(tcp, e, &in);
             if (c != NULL && c->state != MIP_TCP_CLOSED) {
                 data_input(tcp, c, &in);

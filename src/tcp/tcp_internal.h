@@ -90,4 +90,8 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
 
+/* The window a SYN-ACK from the SYN cache offers (no ring exists yet; the
+ * first ACK after accept opens the real one). */
+#define MIP_TCP_SYNACK_WINDOW 1024u
+
 #endif

@@ -94,7 +94,9 @@ mip_status mip_lowpan_iid_from_link(const struct mip_802154_addr *a, uint8_t iid
  * IID the extended address it was derived from. NOTFOUND for IIDs that
  * name no single station: all zeros (Subnet-Router anycast, RFC 4291
  * s.2.6.1), the reserved subnet anycast IIDs fdff:ffff:ffff:ff80-ffff
- * (RFC 2526), and the short addresses 0xfffe / 0xffff (none, broadcast). */
+ * (RFC 2526), and the short addresses 0xfffe / 0xffff (none, broadcast).
+ * (An extended address 02:00:00:ff:fe:00:XX:XX has the short form's IID and
+ * is taken for short address XXXX: RFC 4944 leaves no way to tell.) */
 mip_status mip_lowpan_link_from_iid(const uint8_t iid[8], struct mip_802154_addr *out);
 
 /*

@@ -631,8 +631,67 @@ static void test_passive_close(void)
     free(a);
 }
 
+/* The peer's handshake ACK was lost and so was its first data segment: the
+ * next data segment (seq above irs + 1, right ACK) must complete the
+ * handshake, not draw a RST; one outside the SYN-ACK's window is dropped
+ * quietly. */
+static void passive_open_completed_by_later_data(bool in_window)
+{
+    struct hs *h = hs_new(true);
+    struct app *a = calloc(1, sizeof(*a));
+    struct sb_seg s;
+    struct sb_reply r;
+    static uint8_t data[200];
+    uint32_t gap = in_window ? 100u : 5000u;
+    unsigned i;
+    for (i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)i;
+    CHECK_EQ(mip_tcp_listen(&h->tcp, &h->l, 80, app_accept, a), MIP_OK);
+    h->pport = 40000;
+    h->lport = 80;
+    memset(&s, 0, sizeof(s));
+    s.sport = 40000;
+    s.dport = 80;
+    s.seq = 1000000u;
+    s.flags = MIP_TCP_SYN;
+    s.win = 65535;
+    hs_send(h, &s);
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.flags, MIP_TCP_SYN | MIP_TCP_ACK);
+    h->rcv_nxt = r.h.seq + 1u;
+    h->snd_nxt = 1000001u + gap;           /* bytes [0, gap) never arrive */
+    hs_clear(h);
+    a->read_on_readable = true;
+    hs_send_data(h, data + 100, 100);
+    while (hs_next(h, &r))
+        CHECK(!(r.h.flags & MIP_TCP_RST));
+    if (in_window) {
+        CHECK_EQ(a->accepted, 1);
+        CHECK_EQ(a->conn.state, MIP_TCP_ESTABLISHED);
+        CHECK_EQ(a->conn.rcv_nxt, 1000001u);   /* the gap is still open */
+        /* the retransmitted first segment fills it */
+        h->snd_nxt = 1000001u;
+        hs_clear(h);
+        hs_send_data(h, data, 100);
+        CHECK(a->ngot == 100 || a->ngot == 200);  /* 200 with an out-of-order buffer */
+        CHECK_MEM(a->got, data, a->ngot);
+        mip_tcp_abort(&h->tcp, &a->conn);
+    } else {
+        CHECK_EQ(a->accepted, 0);
+        CHECK_EQ(mip_tcp_stat(&h->tcp, MIP_TCP_STAT_drop_out_of_window), 1);
+        CHECK_EQ(mip_tcp_stat(&h->tcp, MIP_TCP_STAT_rst_tx), 0);
+    }
+    hs_free(h);
+    free(a);
+}
+
+static void test_passive_open_completed_by_later_data(void) { passive_open_completed_by_later_data(true); }
+static void test_passive_open_ignores_ack_with_data_outside_window(void) { passive_open_completed_by_later_data(false); }
+
 int main(void)
 {
+    RUN(test_passive_open_completed_by_later_data);
+    RUN(test_passive_open_ignores_ack_with_data_outside_window);
     RUN(test_active_open_window_whatever_the_peer_isn);
     RUN(test_passive_open_all_options_v6);
     RUN(test_passive_open_no_options_v6);
