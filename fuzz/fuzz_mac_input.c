@@ -93,6 +93,11 @@ static struct harness {
     mip_utime_t ack_due;
     mip_utime_t radio_free;     /* the radio went idle then */
     bool late;                  /* a time step skipped deadlines: no exact timing checks */
+    unsigned busy_ccas;         /* busy CCAs since the head's last transmission */
+    /* model of duplicate detection while it has room for every sender */
+    struct { struct mip_802154_addr src; uint8_t seq; } senders[MIP_MAC_DUP_ENTRIES];
+    unsigned nsenders;
+    bool senders_overflow;
     /* totals */
     unsigned accepted, done, queue_full, data_tx, ack_tx, ack_refused, data_refused;
     unsigned st_count[4];
@@ -174,6 +179,7 @@ static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
         }
         H.head_sent = true;
         H.head_on_air = true;
+        H.busy_ccas = 0;
         H.head_dsn = frame[2];
         H.head_tx++;
         H.data_tx++;
@@ -181,6 +187,15 @@ static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
     H.busy = true;
     H.tx_end = H.now + mip_radio_airtime(&H.cfg.timing, len + MIP_802154_FCS_LEN);
     return MIP_OK;
+}
+
+/* Busy CCAs that end a channel access: CSMA-CA fails when NB exceeds
+ * macMaxCSMABackoffs, CSMA at its max_backoffs-th busy CCA. */
+static unsigned busy_limit(void)
+{
+    if (H.cfg.kind == MIP_MAC_CSMA_CA)
+        return H.cfg.max_backoffs + 1u;
+    return H.cfg.max_backoffs ? H.cfg.max_backoffs : 1u;
 }
 
 static bool r_cca(void *ctx)
@@ -195,6 +210,10 @@ static bool r_cca(void *ctx)
     default: clear = ((H.cca_pattern >> (H.ncca & 7u)) & 1u) != 0; break;
     }
     H.ncca++;
+    CHECK(H.q_count > 0, "CCA with nothing to send");
+    CHECK(H.busy_ccas < busy_limit(), "CCA after %u busy ones", H.busy_ccas);
+    if (!clear)
+        H.busy_ccas++;
     return clear;
 }
 
@@ -255,6 +274,8 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     CHECK(st != MIP_MAC_TX_NOACK || H.cfg.kind == MIP_MAC_CSMA_CA, "NOACK outside CSMA-CA");
     CHECK(st != MIP_MAC_TX_CHANNEL_BUSY || H.cfg.kind != MIP_MAC_NULLMAC,
           "NullMAC reported a busy channel");
+    CHECK(st != MIP_MAC_TX_CHANNEL_BUSY || H.busy_ccas == busy_limit(),
+          "channel access failure after %u busy CCAs", H.busy_ccas);
     CHECK(st != MIP_MAC_TX_OK || H.head_sent, "OK for a frame never on air");
     CHECK(st != MIP_MAC_TX_NOACK || H.head_tx == 1u + retries, "NOACK after %u tries", H.head_tx);
     if (st == MIP_MAC_TX_OK && e->wants_ack && H.cfg.kind == MIP_MAC_CSMA_CA) {
@@ -286,6 +307,7 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     H.head_sent = false;
     H.head_tx = 0;
     H.head_on_air = false;
+    H.busy_ccas = 0;
 }
 
 /* --- the operations --------------------------------------------------------- */
@@ -343,57 +365,66 @@ static void end_tx(void)
     check_state();
 }
 
-/* The MAC will owe an ACK for this frame. */
-static void note_rx(const uint8_t *f, size_t len)
+static bool same_addr(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
+{
+    if (a->mode != b->mode)
+        return false;
+    if (a->mode == MIP_802154_ADDR_SHORT)
+        return a->short_addr == b->short_addr;
+    return a->mode != MIP_802154_ADDR_EXT || memcmp(a->ext, b->ext, 8) == 0;
+}
+
+/* What the MAC must do with a received frame: the ACK it will owe, and
+ * whether cb.input must run (1), must not (0), or the model cannot tell
+ * (-1: more senders than the duplicate table holds). */
+static int note_rx(const uint8_t *f, size_t len)
 {
     struct mip_802154_hdr h;
     size_t hl;
-    if (len > MIP_MAC_FRAME_MAX || mip_ieee802154_parse(f, len, &h, &hl) != MIP_OK)
-        return;
-    if (h.type == MIP_802154_DATA && mine(&h) && h.ack_request &&
+    unsigned i;
+    if (len > MIP_MAC_FRAME_MAX || mip_ieee802154_parse(f, len, &h, &hl) != MIP_OK ||
+        h.type != MIP_802154_DATA || !mine(&h))
+        return 0;
+    if (h.ack_request &&
         !(h.dst.mode == MIP_802154_ADDR_SHORT && h.dst.short_addr == MIP_802154_BROADCAST)) {
         H.ack_owed = true;
         H.ack_seq = h.seq;
         H.ack_due = H.now + H.cfg.timing.turnaround_us;
     }
-}
-
-/* Moves time forward by `dt`, running every deadline and transmission end
- * on the way at its instant. */
-static void advance(uint32_t dt)
-{
-    mip_utime_t target = H.now + dt, at;
-    uint32_t d;
-    unsigned steps, zeros = 0;
-    bool tx;
-    for (steps = 0; steps < MAX_STEPS; steps++) {
-        d = poll();
-        if (d == 0 && ++zeros > 4u)
-            break;
-        at = H.now + d;
-        tx = false;
-        if (H.busy && H.auto_end &&
-            (d == UINT32_MAX || !mip_utime_before(at, H.tx_end))) {
-            at = H.tx_end;
-            tx = true;
-        } else if (d == UINT32_MAX) {
-            break;
+    if (h.src.mode == MIP_802154_ADDR_NONE)
+        return 1;
+    if (H.senders_overflow)
+        return -1;
+    for (i = 0; i < H.nsenders; i++) {
+        if (same_addr(&H.senders[i].src, &h.src)) {
+            if (H.senders[i].seq == h.seq)
+                return 0;
+            H.senders[i].seq = h.seq;
+            return 1;
         }
-        if (mip_utime_before(target, at))
-            break;
-        H.now = at;
-        if (tx)
-            end_tx();
     }
-    if (mip_utime_before(H.now, target)) {
-        if (steps == MAX_STEPS || zeros > 4u)
-            H.late = true;
-        H.now = target;
+    if (H.nsenders == MIP_MAC_DUP_ENTRIES) {
+        H.senders_overflow = true;
+        return -1;
     }
-    (void)poll();
+    H.senders[H.nsenders].src = h.src;
+    H.senders[H.nsenders].seq = h.seq;
+    H.nsenders++;
+    return 1;
 }
 
-/* A valid frame from us, remembered as the next expected tx_done. */
+/* Delivers a frame and checks that it went up or not as the model says. */
+static void deliver(const uint8_t *f, size_t len)
+{
+    unsigned before = H.inputs;
+    int want = note_rx(f, len);
+    mip_mac_radio_rx(&H.mac, f, len, H.now);
+    if (want >= 0)
+        CHECK(H.inputs - before == (unsigned)want, "frame %s", want ? "not passed up"
+                                                                    : "passed up twice");
+    check_state();
+}
+
 static mip_status send_frame(uint8_t sel, uint8_t extra)
 {
     struct mip_802154_hdr h;
@@ -470,9 +501,7 @@ static void rx_built(struct cur *c)
     if (mip_ieee802154_emit(&h, f, sizeof(f), &n) != MIP_OK)
         FAIL("emit");
     f[n++] = 0x41;
-    note_rx(f, n);
-    mip_mac_radio_rx(&H.mac, f, n, H.now);
-    check_state();
+    deliver(f, n);
 }
 
 static void rx_raw(struct cur *c)
@@ -483,17 +512,21 @@ static void rx_raw(struct cur *c)
         abort();
     for (i = 0; i < len; i++)
         f[i] = u8(c);
-    note_rx(f, len);
-    mip_mac_radio_rx(&H.mac, f, len, H.now);
+    deliver(f, len);
     free(f);
-    check_state();
 }
 
 static void rx_ack(struct cur *c)
 {
     uint8_t a = u8(c), ack[3];
-    uint8_t seq = (a & 1u) ? H.head_dsn : (uint8_t)(a >> 1);
-    mip_ieee802154_emit_ack(seq, (a & 2u) != 0, ack);
+    uint8_t seq = (a & 1u) ? H.head_dsn : (uint8_t)(a >> 2);
+    if (a & 2u) {
+        /* The ACK comes `u8 * 8` µs later, before the MAC is polled: its
+         * deadlines may have passed unpolled (no exact timing after this). */
+        H.now += (mip_utime_t)u8(c) * 8u;
+        H.late = true;
+    }
+    mip_ieee802154_emit_ack(seq, (a & 4u) != 0, ack);
     H.doing = IN_RX_ACK;
     mip_mac_radio_rx(&H.mac, ack, 3, H.now);
     H.doing = IN_OTHER;

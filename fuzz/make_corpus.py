@@ -479,6 +479,22 @@ def wire_seeds():
     s["csum-even"] = bytes([9]) + b"\x00\x01\x02\x03\x04" + bytes(range(40))
     s["csum-odd"] = bytes([9]) + b"\xff\xff\xff\xff\x03" + bytes(range(41))
     s["csum-zero"] = bytes([9]) + b"\0\0\0\0\0" + b"\0" * 40
+    # 10: 802.15.4 MHR (+ FCS residue), 11: 6LoWPAN (see fz_sixlowpan)
+    ping = ipv6(LP_PEER6, LP_OUR6, 58, icmp6(LP_PEER6, LP_OUR6, 128, 0, 1, b"abcd"))
+    s["mhr-short"] = bytes([10]) + mhr(LP_US0, LP_PEER0) + b"\x7a\x33\x3a"
+    s["mhr-ext-nocomp"] = bytes([10]) + bytes.fromhex("01c88bffff020023006" "0e216211c4ac2ae")
+    s["mhr-ack"] = bytes([10]) + b"\x12\x00\x56"
+    lp_env = (bytes([0x10 | 0x04 | 0x01]) + struct.pack(">H", LP_PEER0) + bytes(6) +
+              bytes.fromhex("0200000000000002") + LP_CTX0 + bytes(24))
+    hc, rest, _ = iphc(ping, LP_PEER0, bytes.fromhex("0200000000000002"))
+    s["iphc-ctx0"] = bytes([11]) + lp_env + hc + rest
+    u = ipv6(LP_PEER_LL, v6("ff02::1"), 17, udp(LP_PEER_LL, v6("ff02::1"), 0xF0B1, 0xF0B2,
+                                                 b"x"), tc=0x21, flow=0xABCDE, hlim=7)
+    hc, rest, _ = iphc(u, LP_PEER0, None)
+    s["iphc-mcast-nhc"] = bytes([11]) + lp_env + hc + rest
+    s["frag1-iphc"] = (bytes([11]) + bytes([lp_env[0] | 0x80]) + lp_env[1:] +
+                       struct.pack(">H", 400) + struct.pack(">HH", 0xC000 | 400, 7) + hc)
+    s["fragn"] = bytes([11]) + lp_env + struct.pack(">HHB", 0xE000 | 400, 7, 13) + bytes(16)
     return s
 
 # --- fuzz_tcp -------------------------------------------------------------------

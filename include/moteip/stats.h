@@ -76,6 +76,7 @@
     X(drop_lowpan_frag_inconsistent) /* overlap / size change: datagram dropped */ \
     X(drop_lowpan_frag_no_slot) /* all 6LoWPAN reassembly slots busy */      \
     X(drop_lowpan_frag_timeout) /* incomplete when its timer ran out */   \
+    X(drop_lowpan_frag_superseded) /* its sender moved on to a new datagram */ \
     X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
     X(drop_tx_driver)           /* the driver refused a frame */
 

@@ -315,6 +315,29 @@ static void frag_add(struct mip_stack *s, struct mip_netif *nif,
         r = NULL;
     }
     if (r == NULL && (r = slot_new(s, nif->index, src, f)) == NULL) {
+        /* No slot free. Our senders (and Contiki's) send the fragments of
+         * one datagram back to back and the MAC delivers in order, so an
+         * older, incomplete datagram from the same neighbour will not
+         * complete any more: give its slot to the new one rather than
+         * letting one lost fragment block later datagrams until the
+         * timeout. Only a newer tag supersedes, so with interleaved
+         * datagrams and no free slot the newer one completes. */
+        uint8_t key[8];
+        unsigned i;
+        key_of(src, key);
+        for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
+            struct mip_lowpan_reass_slot *o = &s->lowpan_reass[i];
+            if (o->used && o->netif == nif->index && o->src_mode == src->mode &&
+                memcmp(o->src, key, 8) == 0 &&
+                (int16_t)(uint16_t)(f->tag - o->tag) > 0) {   /* tags count up */
+                o->used = 0;
+                STAT(s, drop_lowpan_frag_superseded);
+                break;
+            }
+        }
+        r = slot_new(s, nif->index, src, f);
+    }
+    if (r == NULL) {
         STAT(s, drop_lowpan_frag_no_slot);
         return;
     }
