@@ -495,6 +495,18 @@ def wire_seeds():
     s["frag1-iphc"] = (bytes([11]) + bytes([lp_env[0] | 0x80]) + lp_env[1:] +
                        struct.pack(">H", 400) + struct.pack(">HH", 0xC000 | 400, 7) + hc)
     s["fragn"] = bytes([11]) + lp_env + struct.pack(">HHB", 0xE000 | 400, 7, 13) + bytes(16)
+    # fz_sixlowpan's own findings (properties stated too strongly, the codec
+    # was right): a context whose prefix is multicast makes M=0 DAC=1 decode
+    # to a multicast address, which the compressor carries in a multicast
+    # form (here inline), longer than the input; an extended source
+    # 02:00:00:ff:fe:00:12:34 has the IID of short address 0x1234.
+    mc_env = (bytes([0x10 | 0x08]) + bytes(8) + bytes.fromhex("0200000000000002") +
+              bytes.fromhex("ffff740a00000000") + bytes(24))
+    s["regress-iphc-m0-context-multicast-prefix"] = (
+        bytes([11]) + mc_env + bytes([0x7a, 0x15]) + bytes.fromhex("2b20ffff0100ffff") +
+        bytes(8) + b"\x3a" + bytes(8))
+    s["regress-ext-addr-with-short-iid"] = (
+        bytes([11, 0x02]) + bytes.fromhex("020000fffe001234") + bytes(40) + b"\x7a\x33\x3a")
     return s
 
 # --- fuzz_tcp -------------------------------------------------------------------
@@ -761,8 +773,11 @@ def m_rx(dst=0, ack=False, pan=0, src=0, seq=0, cmd=False, ext_src=False):
     sel |= 0x20 if ext_src else ((src & 3) << 5)
     return bytes([1, sel & 0xFF, seq & 0xFF])
 
-def m_ack(head=True, seq=0):        # op 3: an ACK for the head frame's DSN, or seq
-    return bytes([3, 1 if head else (seq << 1) & 0xFF])
+def m_ack(head=True, seq=0, late_us=None):
+    """op 3: an ACK for the head frame's DSN, or seq; late_us: it arrives that
+    much later (8 us units) without a poll in between."""
+    a = (1 if head else 0) | (2 if late_us is not None else 0)
+    return bytes([3, a, seq & 0xFF, ((late_us or 0) // 8) & 0xFF])
 
 M_TXDONE = bytes([4])               # op 4: the radio ends its transmission now
 
@@ -801,6 +816,9 @@ def mac_seeds():
                                  m_time(100000))
     s["csma-ca-wrong-ack"] = (m_hdr(flags=0) + m_send(0, ack=True) + m_time(3000) + M_TXDONE +
                               m_ack(False, 0x55) + m_time(2000) + M_TXDONE + m_time(5000))
+    s["csma-ca-late-ack"] = (m_hdr(flags=0) + m_send(0, ack=True) + m_time(3000) + M_TXDONE +
+                             m_ack(late_us=1000) + m_time(3000) + M_TXDONE + m_ack(late_us=800) +
+                             m_time(5000))
     s["queue-full"] = m_hdr() + b"".join(m_send(i & 3, ack=bool(i & 4)) for i in range(20)) + \
         m_time(400000)
     s["radio-refuses"] = (m_hdr() + m_refuse(2) + m_send(0, ack=True) + m_send(1) + m_send(0) +

@@ -74,8 +74,8 @@
 #ifndef MIP_PBUF_SIZE
 #define MIP_PBUF_SIZE MIP_PROFILE_DEFAULT(1304, 1536)
 #endif
-/* Longest link header any netif prepends (Ethernet 14; room for an
- * 802.15.4 header later). */
+/* Longest link header any netif prepends in a pbuf's headroom (Ethernet
+ * 14; the 802.15.4 netif builds its frames in a buffer of its own). */
 #ifndef MIP_LINK_HDR_MAX
 #define MIP_LINK_HDR_MAX 24u
 #endif

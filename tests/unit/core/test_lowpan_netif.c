@@ -338,6 +338,33 @@ static void test_udp_small_frames_extended_source(void)
     air_free(a);
 }
 
+/* Every frame size from the smallest allowed to the largest the profile
+ * has: datagrams arrive intact and frames stay within frame_max - 2. */
+static void test_udp_across_frame_sizes(void)
+{
+    static const uint8_t sizes[] = {32, 33, 40, 64, 100, 127, 177, 200, 255};
+    static uint8_t data[1232];
+    unsigned k;
+    for (k = 0; k < sizeof sizes; k++) {
+        struct air *a;
+        unsigned size, bad = 0;
+        if (sizes[k] > MIP_RADIO_FRAME_MAX + 2u)
+            continue;
+        a = air_new(MIP_LOWPAN_IPHC, sizes[k], 0);
+        for (size = 0; size <= 1232u; size += 59u) {
+            fill(data, size, size + k);
+            a->sink[1].calls = 0;
+            CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, size), MIP_OK);
+            air_deliver(a);
+            if (a->sink[1].calls != 1 || !sink_has(&a->sink[1], size, size + k))
+                bad++;
+        }
+        CHECK_EQ(bad, 0);
+        CHECK(a->longest <= sizes[k] - 2u);
+        air_free(a);
+    }
+}
+
 /* Captures the frames of one datagram from node 0 (not delivered). */
 static unsigned capture(struct air *a, size_t size, uint32_t seed, struct air_frame *out,
                         unsigned max)
@@ -874,6 +901,7 @@ int main(void)
 {
     RUN(test_udp_every_size_across_iphc);
     RUN(test_udp_small_frames_extended_source);
+    RUN(test_udp_across_frame_sizes);
     RUN(test_two_interleaved_datagrams);
     RUN(test_stale_datagram_superseded_by_same_sender);
     RUN(test_missing_fragment_times_out);
