@@ -172,9 +172,9 @@ void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t p
 
 /* INVALID for a bad kind, min_be > max_be, max_be > 8, csma min > max,
  * retry_delay_max_us > MIP_MAC_RETRY_DELAY_MAX, a driver without transmit
- * (or without cca for the CSMA kinds). The
- * seed makes the MAC's backoff draws (the simulator derives it from
- * (run seed, node id)). Turns the radio on. */
+ * (or without cca for the CSMA kinds). The seed makes the MAC's backoff
+ * draws and its first DSN (the simulator derives it from (run seed, node
+ * id)). Turns the radio on. */
 mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
                         const struct mip_radio_driver *radio, void *radio_ctx,
                         const struct mip_mac_callbacks *cb,
@@ -197,9 +197,10 @@ void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now);
 
 /* Runs what is due at `now`; returns µs to the next deadline or
  * UINT32_MAX when idle. Call it after every mip_mac_send, radio_rx and
- * radio_tx_done too (they only record what happened; radio calls happen
- * here, never inside the radio's own callbacks). Called from one of the
- * MAC's callbacks it does nothing and returns 0: the outer call goes on. */
+ * radio_tx_done too: those report frames and outcomes through the
+ * callbacks but never drive the radio (no transmit or CCA from inside the
+ * radio's own upcalls); poll does. Called from one of the MAC's callbacks
+ * it does nothing and returns 0: the outer call goes on. */
 uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
 
 /* The transmit function of a netif driver (netif.h) whose ctx is a

@@ -70,4 +70,9 @@ static void noack(struct mip_mac *m)
     mip_mac_finish(m, MIP_MAC_TX_NOACK);
 }
 
-const struct mip_mac_proto mip_mac_proto_csma = { begin, step, resume, wait_ack, noack };
+static const struct mip_mac_proto proto = { begin, step, resume, wait_ack, noack };
+
+const struct mip_mac_proto *mip_mac_proto_csma(void)
+{
+    return &proto;
+}

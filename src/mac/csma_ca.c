@@ -85,4 +85,9 @@ static void noack(struct mip_mac *m)
     mip_mac_timer(m, MIP_MAC_STEP_RETRY_DELAY, delay);
 }
 
-const struct mip_mac_proto mip_mac_proto_csma_ca = { begin, step, resume, wait_ack, noack };
+static const struct mip_mac_proto proto = { begin, step, resume, wait_ack, noack };
+
+const struct mip_mac_proto *mip_mac_proto_csma_ca(void)
+{
+    return &proto;
+}

@@ -21,10 +21,10 @@ _Static_assert(MIP_MAC_FRAME_MAX >= 3u && MIP_MAC_FRAME_MAX <= 255u,
 #define MAC_POLL_STEPS_MAX 1024u
 
 /* Indexed by enum mip_mac_kind. */
-static const struct mip_mac_proto *const mac_protos[] = {
-    &mip_mac_proto_csma_ca,
-    &mip_mac_proto_csma,
-    &mip_mac_proto_nullmac,
+static const struct mip_mac_proto *(*const mac_protos[])(void) = {
+    mip_mac_proto_csma_ca,
+    mip_mac_proto_csma,
+    mip_mac_proto_nullmac,
 };
 #define MAC_KINDS (sizeof(mac_protos) / sizeof(mac_protos[0]))
 
@@ -60,7 +60,7 @@ static void count(struct mip_mac *m, enum mip_mac_stat which)
 
 static const struct mip_mac_proto *proto(const struct mip_mac *m)
 {
-    return mac_protos[m->cfg.kind];
+    return mac_protos[m->cfg.kind]();
 }
 
 static bool due(const struct mip_mac *m, mip_utime_t t)

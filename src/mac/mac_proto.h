@@ -63,9 +63,12 @@ struct mip_mac_proto {
     void (*noack)(struct mip_mac *m);
 };
 
-extern const struct mip_mac_proto mip_mac_proto_csma_ca;
-extern const struct mip_mac_proto mip_mac_proto_csma;
-extern const struct mip_mac_proto mip_mac_proto_nullmac;
+/* Each protocol's table. Getters rather than extern objects: the library
+ * exports no data symbols at all (sanitizers add writable shadows to
+ * those). */
+const struct mip_mac_proto *mip_mac_proto_csma_ca(void);
+const struct mip_mac_proto *mip_mac_proto_csma(void);
+const struct mip_mac_proto *mip_mac_proto_nullmac(void);
 
 /* Enters ACCESS: `step` ends `delay_us` after m->now. */
 void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us);

@@ -25,4 +25,9 @@ static void noack(struct mip_mac *m)
     mip_mac_finish(m, MIP_MAC_TX_NOACK);
 }
 
-const struct mip_mac_proto mip_mac_proto_nullmac = { send_now, step, send_now, wait_ack, noack };
+static const struct mip_mac_proto proto = { send_now, step, send_now, wait_ack, noack };
+
+const struct mip_mac_proto *mip_mac_proto_nullmac(void)
+{
+    return &proto;
+}
