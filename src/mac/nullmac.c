@@ -1,6 +1,6 @@
 /*
  * NullMAC: no carrier sense, no backoff, no ACK wait. The frame goes out as
- * soon as the radio is free (it may be sending one of our ACKs).
+ * soon as the radio is idle (it may be sending one of our ACKs).
  */
 #include "mac_proto.h"
 
