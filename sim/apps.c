@@ -566,18 +566,6 @@ void sim_apps_free(struct sim *sim)
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
 
-static void w_num(struct sj_writer *w, const char *k, double v)
-{
-    sj_w_key(w, k);
-    sj_w_double(w, v);
-}
-
-static void w_u(struct sj_writer *w, const char *k, uint64_t v)
-{
-    sj_w_key(w, k);
-    sj_w_uint(w, v);
-}
-
 /* One result object per flow (docs/SIMULATOR.md lists the fields). */
 void sim_apps_write(struct sim *sim, struct sj_writer *w)
 {
@@ -589,21 +577,21 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
         uint64_t end = f->done ? f->done_us : sim->now_us;
         double secs = end > f->start_us ? (double)(end - f->start_us) / 1e6 : 0.0;
         sj_w_begin_object(w);
-        w_u(w, "id", k);
+        sj_w_member_uint(w, "id", k);
         sj_w_key(w, "type");
         sj_w_string(w, fs->kind == SIM_FLOW_TCP    ? "tcp"
                        : fs->kind == SIM_FLOW_PING ? "ping"
                                                    : "udp");
-        w_u(w, "src", fs->src);
-        w_u(w, "dst", fs->dst);
-        w_u(w, "hops", sim_route_hops(sim, fs->src, fs->dst));
+        sj_w_member_uint(w, "src", fs->src);
+        sj_w_member_uint(w, "dst", fs->dst);
+        sj_w_member_uint(w, "hops", sim_route_hops(sim, fs->src, fs->dst));
         sj_w_key(w, "complete");
         sj_w_bool(w, f->complete);
         if (fs->kind == SIM_FLOW_TCP) {
             struct sim_node *src = &sim->node[fs->src];
-            w_u(w, "bytes_expected", fs->bytes);
-            w_u(w, "bytes_sent", f->sent);
-            w_u(w, "bytes_delivered", f->delivered);
+            sj_w_member_uint(w, "bytes_expected", fs->bytes);
+            sj_w_member_uint(w, "bytes_sent", f->sent);
+            sj_w_member_uint(w, "bytes_delivered", f->delivered);
             sj_w_key(w, "integrity_ok");
             sj_w_bool(w, f->integrity_ok);
             sj_w_key(w, "first_bad_offset");
@@ -616,11 +604,11 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
                 sj_w_double(w, secs);
             else
                 sj_w_null(w);
-            w_num(w, "goodput_bps", secs > 0.0 ? (double)f->delivered * 8.0 / secs : 0.0);
-            w_u(w, "e2e_retransmissions",
+            sj_w_member_double(w, "goodput_bps", secs > 0.0 ? (double)f->delivered * 8.0 / secs : 0.0);
+            sj_w_member_uint(w, "e2e_retransmissions",
                 mip_tcp_stat(&src->tcp, MIP_TCP_STAT_rexmits) - f->rexmits0);
-            w_u(w, "rto_timeouts", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_timeouts) - f->timeouts0);
-            w_u(w, "segments_sent", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_segs_tx) - f->segs0);
+            sj_w_member_uint(w, "rto_timeouts", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_timeouts) - f->timeouts0);
+            sj_w_member_uint(w, "segments_sent", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_segs_tx) - f->segs0);
             sj_w_key(w, "error");
             sj_w_string(w, f->error == 0 ? "none" : f->error < 0 ? "connect" :
                            f->error == MIP_TCP_ERR_TIMEOUT ? "timeout" :
@@ -628,30 +616,30 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
                            f->error == MIP_TCP_ERR_REFUSED ? "refused" : "other");
             sj_w_key(w, "srtt_ms");
             sj_w_begin_object(w);
-            w_u(w, "samples", f->rtt_n);
-            w_num(w, "min", f->rtt_n ? f->rtt_min : 0.0);
-            w_num(w, "mean", f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0.0);
-            w_num(w, "max", f->rtt_max);
+            sj_w_member_uint(w, "samples", f->rtt_n);
+            sj_w_member_double(w, "min", f->rtt_n ? f->rtt_min : 0.0);
+            sj_w_member_double(w, "mean", f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0.0);
+            sj_w_member_double(w, "max", f->rtt_max);
             sj_w_end_object(w);
         } else if (fs->kind == SIM_FLOW_PING) {
-            w_u(w, "sent", f->ping_sent);
-            w_u(w, "received", f->ping_recv);
-            w_u(w, "duplicates", f->ping_dup);
-            w_num(w, "loss_ratio",
+            sj_w_member_uint(w, "sent", f->ping_sent);
+            sj_w_member_uint(w, "received", f->ping_recv);
+            sj_w_member_uint(w, "duplicates", f->ping_dup);
+            sj_w_member_double(w, "loss_ratio",
                   f->ping_sent ? (double)(f->ping_sent - f->ping_recv) / f->ping_sent : 0.0);
             sj_w_key(w, "rtt_ms");
             sj_w_begin_object(w);
-            w_num(w, "min", f->ping_recv ? f->ping_rtt_min : 0.0);
-            w_num(w, "mean", f->ping_recv ? f->ping_rtt_sum / f->ping_recv : 0.0);
-            w_num(w, "max", f->ping_rtt_max);
+            sj_w_member_double(w, "min", f->ping_recv ? f->ping_rtt_min : 0.0);
+            sj_w_member_double(w, "mean", f->ping_recv ? f->ping_rtt_sum / f->ping_recv : 0.0);
+            sj_w_member_double(w, "max", f->ping_rtt_max);
             sj_w_end_object(w);
         } else {
-            w_u(w, "sent", f->udp_sent);
-            w_u(w, "received", f->udp_recv);
-            w_u(w, "duplicates", f->udp_dup);
-            w_num(w, "delivery_ratio", f->udp_sent ? (double)f->udp_recv / f->udp_sent : 0.0);
-            w_num(w, "latency_mean_ms", f->udp_recv ? f->lat_sum / f->udp_recv : 0.0);
-            w_num(w, "latency_max_ms", f->lat_max);
+            sj_w_member_uint(w, "sent", f->udp_sent);
+            sj_w_member_uint(w, "received", f->udp_recv);
+            sj_w_member_uint(w, "duplicates", f->udp_dup);
+            sj_w_member_double(w, "delivery_ratio", f->udp_sent ? (double)f->udp_recv / f->udp_sent : 0.0);
+            sj_w_member_double(w, "latency_mean_ms", f->udp_recv ? f->lat_sum / f->udp_recv : 0.0);
+            sj_w_member_double(w, "latency_max_ms", f->lat_max);
         }
         sj_w_end_object(w);
     }

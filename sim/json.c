@@ -1515,3 +1515,15 @@ const char *sj_writer_error(const struct sj_writer *w)
 {
     return w->error[0] != '\0' ? w->error : NULL;
 }
+
+void sj_w_member_uint(struct sj_writer *w, const char *key, uint64_t v)
+{
+    sj_w_key(w, key);
+    sj_w_uint(w, v);
+}
+
+void sj_w_member_double(struct sj_writer *w, const char *key, double v)
+{
+    sj_w_key(w, key);
+    sj_w_double(w, v);
+}

@@ -231,6 +231,10 @@ void sj_w_uint(struct sj_writer *w, uint64_t v);
 void sj_w_double(struct sj_writer *w, double v);
 void sj_w_bool(struct sj_writer *w, bool v);
 void sj_w_null(struct sj_writer *w);
+/* A key and its value in one call (objects of numbers are most of a
+ * result). */
+void sj_w_member_uint(struct sj_writer *w, const char *key, uint64_t v);
+void sj_w_member_double(struct sj_writer *w, const char *key, double v);
 
 /* 0 when exactly one complete value was written and flushed without error;
  * -1 otherwise. Does not close the FILE. */

@@ -53,7 +53,7 @@ double sim_oqpsk_ber(double sinr)
     }
 }
 
-static void radio_account(struct sim *sim, struct sim_node *nd)
+void sim_radio_account(struct sim *sim, struct sim_node *nd)
 {
     uint64_t dt = sim->now_us - nd->radio_since_us;
     switch (nd->radio) {
@@ -67,7 +67,7 @@ static void radio_account(struct sim *sim, struct sim_node *nd)
 
 static void radio_set(struct sim *sim, struct sim_node *nd, uint8_t state)
 {
-    radio_account(sim, nd);
+    sim_radio_account(sim, nd);
     nd->radio = state;
 }
 

@@ -267,17 +267,8 @@ void sim_run(struct sim *sim)
                                        sim->sc->stop_when_done))
         sim->now_us = sim->end_us;      /* nothing left to happen: the run lasts its time */
     /* close the energy books at the final time */
-    for (uint32_t i = 0; i < sim->n; i++) {
-        struct sim_node *nd = &sim->node[i];
-        uint64_t dt = sim->now_us - nd->radio_since_us;
-        switch (nd->radio) {
-        case SIM_RADIO_TX:     nd->c.us_tx += dt; break;
-        case SIM_RADIO_RX:     nd->c.us_rx += dt; break;
-        case SIM_RADIO_LISTEN: nd->c.us_listen += dt; break;
-        default:               nd->c.us_off += dt; break;
-        }
-        nd->radio_since_us = sim->now_us;
-    }
+    for (uint32_t i = 0; i < sim->n; i++)
+        sim_radio_account(sim, &sim->node[i]);
 }
 
 void sim_free(struct sim *sim)

@@ -8,18 +8,6 @@
 #include "json.h"
 #include <string.h>
 
-static void w_u(struct sj_writer *w, const char *k, uint64_t v)
-{
-    sj_w_key(w, k);
-    sj_w_uint(w, v);
-}
-
-static void w_num(struct sj_writer *w, const char *k, double v)
-{
-    sj_w_key(w, k);
-    sj_w_double(w, v);
-}
-
 static double node_energy_j(const struct sim *sim, const struct sim_node *nd)
 {
     const struct sim_scenario *sc = sim->sc;
@@ -39,10 +27,10 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_begin_object(&w);
     sj_w_key(&w, "scenario");
     sj_w_string(&w, sim->sc->name);
-    w_u(&w, "seed", sim->sc->seed);
-    w_u(&w, "nodes", sim->n);
-    w_num(&w, "sim_time_s", (double)sim->now_us / 1e6);
-    w_u(&w, "events", sim->events);
+    sj_w_member_uint(&w, "seed", sim->sc->seed);
+    sj_w_member_uint(&w, "nodes", sim->n);
+    sj_w_member_double(&w, "sim_time_s", (double)sim->now_us / 1e6);
+    sj_w_member_uint(&w, "events", sim->events);
     sj_w_key(&w, "flows");
     sim_apps_write(sim, &w);
     sj_w_key(&w, "node_stats");
@@ -58,26 +46,26 @@ void sim_write_result(struct sim *sim, FILE *out)
         tot_noack += mip_mac_stat(&nd->mac, MIP_MAC_STAT_tx_noack);
         tot_energy += e;
         sj_w_begin_object(&w);
-        w_u(&w, "id", i);
-        w_u(&w, "frames_tx", nd->c.frames_tx);
-        w_u(&w, "frames_rx", nd->c.frames_rx_ok);
-        w_u(&w, "frames_collided", nd->c.frames_rx_collided);
-        w_u(&w, "frames_corrupted", nd->c.frames_rx_corrupted);
-        w_u(&w, "frames_aborted", nd->c.frames_rx_lost);
-        w_u(&w, "frames_missed_busy", nd->c.frames_missed_busy);
-        w_num(&w, "radio_on_s", on_us / 1e6);
-        w_num(&w, "tx_s", (double)nd->c.us_tx / 1e6);
-        w_num(&w, "rx_s", (double)nd->c.us_rx / 1e6);
-        w_num(&w, "listen_s", (double)nd->c.us_listen / 1e6);
-        w_num(&w, "sleep_s", (double)nd->c.us_off / 1e6);
-        w_num(&w, "duty_cycle", sim->now_us ? on_us / (double)sim->now_us : 0.0);
-        w_num(&w, "energy_j", e);
+        sj_w_member_uint(&w, "id", i);
+        sj_w_member_uint(&w, "frames_tx", nd->c.frames_tx);
+        sj_w_member_uint(&w, "frames_rx", nd->c.frames_rx_ok);
+        sj_w_member_uint(&w, "frames_collided", nd->c.frames_rx_collided);
+        sj_w_member_uint(&w, "frames_corrupted", nd->c.frames_rx_corrupted);
+        sj_w_member_uint(&w, "frames_aborted", nd->c.frames_rx_lost);
+        sj_w_member_uint(&w, "frames_missed_busy", nd->c.frames_missed_busy);
+        sj_w_member_double(&w, "radio_on_s", on_us / 1e6);
+        sj_w_member_double(&w, "tx_s", (double)nd->c.us_tx / 1e6);
+        sj_w_member_double(&w, "rx_s", (double)nd->c.us_rx / 1e6);
+        sj_w_member_double(&w, "listen_s", (double)nd->c.us_listen / 1e6);
+        sj_w_member_double(&w, "sleep_s", (double)nd->c.us_off / 1e6);
+        sj_w_member_double(&w, "duty_cycle", sim->now_us ? on_us / (double)sim->now_us : 0.0);
+        sj_w_member_double(&w, "energy_j", e);
         sj_w_key(&w, "mac");
         sj_w_begin_object(&w);
         for (k = 0; k < MIP_MAC_STAT_COUNT; k++) {
             uint32_t v = mip_mac_stat(&nd->mac, (enum mip_mac_stat)k);
             if (v != 0)
-                w_u(&w, mip_mac_stat_name((enum mip_mac_stat)k), v);
+                sj_w_member_uint(&w, mip_mac_stat_name((enum mip_mac_stat)k), v);
         }
         sj_w_end_object(&w);
         sj_w_key(&w, "stack");
@@ -85,7 +73,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         for (k = 0; k < MIP_STAT_COUNT; k++) {
             uint32_t v = mip_stack_stat(&nd->stack, (enum mip_stat)k);
             if (v != 0 && mip_stat_name((enum mip_stat)k) != NULL)
-                w_u(&w, mip_stat_name((enum mip_stat)k), v);
+                sj_w_member_uint(&w, mip_stat_name((enum mip_stat)k), v);
         }
         sj_w_end_object(&w);
         if (nd->tcp_on) {
@@ -94,7 +82,7 @@ void sim_write_result(struct sim *sim, FILE *out)
             for (k = 0; k < MIP_TCP_STAT_COUNT; k++) {
                 uint32_t v = mip_tcp_stat(&nd->tcp, (enum mip_tcp_stat)k);
                 if (v != 0 && mip_tcp_stat_name((enum mip_tcp_stat)k) != NULL)
-                    w_u(&w, mip_tcp_stat_name((enum mip_tcp_stat)k), v);
+                    sj_w_member_uint(&w, mip_tcp_stat_name((enum mip_tcp_stat)k), v);
             }
             sj_w_end_object(&w);
         }
@@ -103,12 +91,12 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_end_array(&w);
     sj_w_key(&w, "totals");
     sj_w_begin_object(&w);
-    w_u(&w, "frames_tx", tot_tx);
-    w_u(&w, "frames_collided", tot_coll);
-    w_u(&w, "frames_corrupted", tot_corrupt);
-    w_u(&w, "link_retries", tot_retries);
-    w_u(&w, "link_noack", tot_noack);
-    w_num(&w, "energy_j", tot_energy);
+    sj_w_member_uint(&w, "frames_tx", tot_tx);
+    sj_w_member_uint(&w, "frames_collided", tot_coll);
+    sj_w_member_uint(&w, "frames_corrupted", tot_corrupt);
+    sj_w_member_uint(&w, "link_retries", tot_retries);
+    sj_w_member_uint(&w, "link_noack", tot_noack);
+    sj_w_member_double(&w, "energy_j", tot_energy);
     sj_w_end_object(&w);
     sj_w_end_object(&w);
     if (sj_writer_finish(&w) != 0)

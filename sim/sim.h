@@ -84,7 +84,7 @@ struct sim_scenario {
     bool     stop_when_done;    /* end early when every flow is finished */
     /* PHY and radio energy */
     struct mip_radio_timing timing;
-    double   tx_ma, rx_ma, idle_ma, sleep_ma, voltage;
+    double   tx_ma, rx_ma, sleep_ma, voltage;   /* mA per radio state, V */
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
@@ -220,6 +220,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd);   /* after any sta
 mip_time_t sim_ms(const struct sim *sim);
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);
+/* Adds the time since the last radio state change to that state's total. */
+void sim_radio_account(struct sim *sim, struct sim_node *nd);
 extern const struct mip_radio_driver sim_radio_driver;
 bool sim_routes_build(struct sim *sim, char *err, size_t errlen);
 bool sim_apps_build(struct sim *sim, char *err, size_t errlen);
