@@ -1,6 +1,9 @@
 /*
  * moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] [--trace FILE]
- *            [--seed N] [--perf]
+ *            [--seed N] [--perf] [--check]
+ *
+ * --check validates the scenario (and builds the network) without running it,
+ * so front ends can report a bad scenario before starting a sweep.
  *
  * Exit status: 0 after a run (whatever the flows achieved: the result says),
  * 2 for a bad command line or scenario (the message names the key), 1 when
@@ -18,7 +21,7 @@ static int usage(const char *msg)
     if (msg != NULL)
         fprintf(stderr, "moteip-sim: %s\n", msg);
     fprintf(stderr, "usage: moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] "
-                    "[--trace FILE] [--seed N] [--perf]\n");
+                    "[--trace FILE] [--seed N] [--perf] [--check]\n");
     return 2;
 }
 
@@ -32,7 +35,7 @@ static double wall_s(void)
 int main(int argc, char **argv)
 {
     const char *scen = NULL, *out = NULL, *pcap_path = NULL, *trace_path = NULL;
-    bool perf = false, seed_given = false;
+    bool perf = false, seed_given = false, check_only = false;
     unsigned long long seed = 0;
     struct sim_scenario sc;
     struct sim sim;
@@ -70,6 +73,8 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(a, "--perf") == 0) {
             perf = true;
+        } else if (strcmp(a, "--check") == 0) {
+            check_only = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(NULL);
             return 0;
@@ -97,6 +102,11 @@ int main(int argc, char **argv)
         sim_free(&sim);
         sim_scenario_free(&sc);
         return 2;
+    }
+    if (check_only) {
+        sim_free(&sim);
+        sim_scenario_free(&sc);
+        return 0;
     }
     if (pcap_path != NULL) {
         struct pcap_status ps = pcap_open(&sim.pcap, pcap_path, PCAP_LINKTYPE_IEEE802_15_4_WITHFCS);

@@ -159,9 +159,17 @@ static bool get_node(struct ld *l, const struct sj_value *o, const char *key, ui
     const struct sj_value *v = sj_get(o, key);
     int64_t i;
     char what[96];
-    snprintf(what, sizeof(what), "an integer node id 0..%u", l->sc->n_nodes - 1u);
+    const char *s;
+    snprintf(what, sizeof(what), "an integer node id 0..%u or \"last\"", l->sc->n_nodes - 1u);
     if (v == NULL)
         return fail_missing(l, o, key, what);
+    /* "last" names the highest id, so a chain's far end survives a change of
+     * the node count (sweeps over chain length). */
+    s = sj_as_string(v, NULL);
+    if (s != NULL && strcmp(s, "last") == 0) {
+        *out = l->sc->n_nodes - 1u;
+        return true;
+    }
     if (!sj_as_int64(v, &i) || i < 0 || i >= (int64_t)l->sc->n_nodes)
         return fail(l, v, what);
     *out = (uint32_t)i;

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from simrun import run_sim, sim_binary
+from simrun import run_ok, run_sim, sim_binary
 
 
 def base() -> dict:
@@ -62,14 +62,14 @@ SCENARIO_ERRORS = [
     ("wrong_type_bool", lambda s: s.update(stop_when_done="yes"),
      "stop_when_done", 'expected true or false, got "yes"'),
     ("dst_equal_to_node_count", lambda s: s["flows"][0].update(dst=3),
-     "flows[0].dst", "expected an integer node id 0..2, got 3"),
+     "flows[0].dst", "expected an integer node id 0..2 or \"last\", got 3"),
     ("src_negative", lambda s: s["flows"][0].update(src=-1),
-     "flows[0].src", "expected an integer node id 0..2, got -1"),
+     "flows[0].src", "expected an integer node id 0..2 or \"last\", got -1"),
     ("dst_equal_to_src", lambda s: s["flows"][0].update(dst=0),
      "flows[0].dst", "expected a node other than src"),
     ("static_route_via_out_of_range",
      lambda s: s.update(routing={"type": "static", "routes": [{"node": 0, "dst": 2, "via": 7}]}),
-     "routing.routes[0].via", "expected an integer node id 0..2, got 7"),
+     "routing.routes[0].via", "expected an integer node id 0..2 or \"last\", got 7"),
     ("negative_start_s", lambda s: s["flows"][0].update(start_s=-1),
      "flows[0].start_s", "expected a number in [0, 1e+07], got -1"),
     ("zero_udp_interval", lambda s: s["flows"][0].update(interval_s=0),
@@ -89,7 +89,7 @@ SCENARIO_ERRORS = [
     ("missing_topology_type", lambda s: s["topology"].pop("type"),
      "topology.type", 'missing; expected one of "chain", "grid", "random", "positions", "links"'),
     ("missing_flow_src", lambda s: s["flows"][0].pop("src"),
-     "flows[0].src", "missing; expected an integer node id 0..2"),
+     "flows[0].src", "missing; expected an integer node id 0..2 or \"last\""),
     ("missing_flow_type", lambda s: s["flows"][0].pop("type"),
      "flows[0].type", 'missing; expected one of "tcp", "udp"'),
     ("missing_chain_spacing", lambda s: s["topology"].pop("spacing_m"),
@@ -358,3 +358,20 @@ def test_result_write_failure_on_stdout_exits_one(scenario_file):
         p = run_cli(str(scenario_file), stdout=full)
     assert p.returncode == 1, p.stderr
     assert "writing the result" in p.stderr
+
+
+def test_check_validates_without_running(scenario_file, tmp_path):
+    p = run_cli(str(scenario_file), "--check")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "" and p.stderr == ""
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(with_(lambda s: s["flows"][0].update(dst=3))))
+    p = run_cli(str(bad), "--check")
+    assert_usage_error(p.returncode, p.stdout, p.stderr, f"{bad}: flows[0].dst: expected")
+
+
+def test_last_names_the_highest_node_id(tmp_path):
+    last = run_ok(with_(lambda s: s["flows"][0].update(dst="last")), tmp_path)
+    two = run_ok(base(), tmp_path)
+    assert last["flows"][0]["dst"] == 2
+    assert last == two
