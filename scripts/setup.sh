@@ -82,9 +82,11 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import sys' >/dev/nul
     "$PY" -m venv "$VENV" || die "python3 -m venv failed (is python3-venv installed?)"
 fi
 
-want=$(sha256sum "$REQ" | cut -d' ' -f1)
+# The editable install of python/ (the `moteip` command) is redone when its
+# pyproject.toml changes too.
+want=$(cat "$REQ" "$ROOT/python/pyproject.toml" | sha256sum | cut -d' ' -f1)
 have=$(cat "$STAMP" 2>/dev/null || true)
-if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import pytest, pytest_timeout' >/dev/null 2>&1; then
+if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import pytest, pytest_timeout, moteip, distributed, matplotlib' >/dev/null 2>&1; then
     log "python venv up to date ($("$VENV/bin/python" -m pytest --version 2>&1 | head -n1))"
 else
     log "installing $(basename "$REQ") into .venv"

@@ -1,0 +1,57 @@
+"""moteip: run the moteip stack's simulator from Python.
+
+    import moteip
+    result = moteip.run("examples/chain10-ber.toml", seed=3)
+    result["flows"][0]["goodput_bps"]
+
+    s = moteip.sweep("examples/chain10-ber.toml", vary={"medium.ber": [0, 1e-4]}, runs=5)
+    for point in s["summary"]["points"]:
+        print(point["params"], point["metrics"]["flows[0].goodput_bps"]["mean"])
+
+    moteip.to_dataframe(s["summary"])   # long format, needs pandas
+
+Everything returned is plain data (dicts, lists, numbers) as also written to
+disk; the command line (`moteip --help`) is a thin layer over these calls.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from . import scenario as _scenario
+from .errors import MoteipError, RunError, ScenarioError, UsageError
+from .metrics import from_result as result_metrics
+from .plot import plot
+from .scenario import Scenario, load as load_scenario
+from .simulator import find_simulator, run_json
+from .sweep import Interrupted, aggregate, load_summary, sweep
+
+__all__ = ["run", "sweep", "plot", "result_metrics", "load_scenario", "load_summary", "aggregate",
+           "to_dataframe", "find_simulator", "Scenario", "MoteipError", "UsageError",
+           "ScenarioError", "RunError", "Interrupted"]
+__version__ = "0.1.0"
+
+
+def run(scenario: "str | os.PathLike | dict | Scenario", seed: int | None = None,
+        params: dict[str, Any] | None = None, pcap: str | os.PathLike | None = None,
+        trace: str | os.PathLike | None = None, sim: str | os.PathLike | None = None) -> dict:
+    """Runs one scenario (a .toml/.json path, a dict or a Scenario), with
+    `params` ({key path: value}) set on top, and returns the simulator's
+    result dict (schema: docs/SIMULATOR.md). Raises ScenarioError for a bad
+    scenario, RunError when the simulator fails."""
+    sc = _scenario.coerce(scenario)
+    simp = find_simulator(build=True) if sim is None else sim
+    _scenario.validate(sc, simp, params or {})
+    return run_json(sc.to_json(params or {}), seed, simp, pcap=pcap, trace=trace, name=sc.name)
+
+
+def to_dataframe(summary: dict):
+    """A summary as a pandas DataFrame: one row per point and metric, with
+    the varied keys, metric, n, mean, std, ci95, min, max."""
+    import pandas as pd
+
+    rows = []
+    for p in summary["points"]:
+        for name, s in p["metrics"].items():
+            rows.append({**p["params"], "metric": name, **s})
+    return pd.DataFrame(rows)

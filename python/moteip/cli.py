@@ -1,0 +1,236 @@
+"""The `moteip` command.
+
+    moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F] [--trace F] [--out F]
+    moteip check SCENARIO [--vary KEY=V1,V2,...]...
+    moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--runs N] [--seed N] [--out DIR]
+                          [--jobs N] [--dask ADDR|local] [--metric M]... [--progress|--no-progress]
+    moteip metrics RESULTS
+    moteip plot RESULTS --x KEY --y METRIC [--hue KEY] [--where KEY=V]... [--out F] [--logx] [--logy]
+    moteip reproduce NAME [--runs N] [--jobs N] [--dask ADDR|local] [--out DIR]
+    moteip reproduce --list
+
+Exit status: 0 success; 1 a run or the build failed; 2 bad input (scenario,
+option, key, results path: the message names it); 130 interrupted (a sweep
+resumes when the same command is run again).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+from . import __version__, experiments
+from . import run as api_run
+from .errors import MoteipError, UsageError
+from .plot import plot
+from .report import run_table, sweep_table
+from .scenario import canonical_key, load, parse_value, parse_vary, validate
+from .simulator import find_simulator
+from .sweep import Interrupted, load_summary, sweep
+
+
+def _err(msg: str) -> None:
+    print(f"moteip: {msg}", file=sys.stderr, flush=True)
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _assignment(text: str, opt: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise UsageError(f"{opt} {text!r}: expected KEY=VALUE")
+    k, _, v = text.partition("=")
+    try:
+        return canonical_key(k.strip()), parse_value(v)
+    except UsageError as e:
+        raise UsageError(f"{opt} {text!r}: {e}") from None
+
+
+def _varies(specs: list[str]) -> dict:
+    out = {}
+    for s in specs:
+        k, vals = parse_vary(s)
+        out[k] = vals
+    return out
+
+
+def cmd_run(a) -> int:
+    sc = load(a.scenario)
+    params = dict(_assignment(s, "--set") for s in a.set)
+    out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
+        f"run-seed{a.seed if a.seed is not None else sc.base_seed}.json"
+    result = api_run(sc, seed=a.seed, params=params, pcap=a.pcap, trace=a.trace,
+                     sim=find_simulator(build=True, log=_log))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"{sc.name}: seed {result.get('seed')}")
+    print(run_table(result))
+    print(f"\nresult: {out}" + (f"\npcap: {a.pcap}" if a.pcap else "") + (f"\ntrace: {a.trace}" if a.trace else ""))
+    return 0
+
+
+def cmd_check(a) -> int:
+    sc = load(a.scenario)
+    sim = find_simulator(build=True, log=_log)
+    vary = dict(sc.sweep.vary)
+    vary.update(_varies(a.vary))
+    from .sweep import plan
+
+    points = plan(sc, vary)
+    for p in points:
+        validate(sc, sim, p.params)
+    print(f"{sc.name}: ok ({len(points)} point{'s' if len(points) != 1 else ''})")
+    return 0
+
+
+def cmd_sweep(a) -> int:
+    sc = load(a.scenario)
+    res = sweep(sc, vary=_varies(a.vary), runs=a.runs, seed=a.seed, out=a.out, dask=a.dask,
+                jobs=a.jobs, progress=a.progress, log=_log)
+    metrics = [canonical_key(m) for m in a.metric] or None
+    print(sweep_table(res["summary"], metrics))
+    out = pathlib.Path(res["out"])
+    print(f"\nsummary: {out / 'summary.csv'}, {out / 'summary.json'}; runs: {out / 'runs.csv'}")
+    return 0
+
+
+def cmd_metrics(a) -> int:
+    s = load_summary(a.results)
+    names = sorted({n for p in s["points"] for n in p["metrics"]})
+    print("varied keys: " + (", ".join(s["vary"]) or "(none)"))
+    print("\n".join(names))
+    return 0
+
+
+def cmd_plot(a) -> int:
+    s = load_summary(a.results)
+    where = dict(_assignment(w, "--where") for w in a.where)
+    path = plot(s, a.x, a.y, hue=a.hue, where=where, out=a.out, logx=a.logx, logy=a.logy)
+    print(path)
+    return 0
+
+
+def cmd_reproduce(a) -> int:
+    if a.list or not a.name:
+        if not a.list:
+            raise UsageError("reproduce: name an experiment, or --list them")
+        for e in experiments.all_experiments():
+            print(f"{e.name:18} {e.title}  [{e.source}]")
+        return 0
+    res = experiments.reproduce(a.name, runs=a.runs, dask=a.dask, jobs=a.jobs, out=a.out,
+                                progress=a.progress, log=_log)
+    print(res["text"])
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="moteip", description="Run moteip-sim scenarios, sweeps, "
+                                "plots and registered experiments.")
+    p.add_argument("--version", action="version", version=f"moteip {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
+
+    r = sub.add_parser("run", help="run one scenario and print a summary")
+    r.add_argument("scenario", metavar="SCENARIO", help="a .toml (or .json) scenario file")
+    r.add_argument("--seed", type=_nonneg, help="run seed (default: the scenario's)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="set a scenario key, e.g. medium.ber=1e-4 (repeatable)")
+    r.add_argument("--pcap", metavar="FILE", help="write every frame to a pcap file")
+    r.add_argument("--trace", metavar="FILE", help="write a JSON-lines event trace")
+    r.add_argument("--out", metavar="FILE", help="result JSON (default out/STEM/run-seedN.json)")
+    r.set_defaults(fn=cmd_run)
+
+    c = sub.add_parser("check", help="validate a scenario (and every point of its sweep)")
+    c.add_argument("scenario", metavar="SCENARIO")
+    c.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...")
+    c.set_defaults(fn=cmd_check)
+
+    def progress_opts(q):
+        g = q.add_mutually_exclusive_group()
+        g.add_argument("--progress", dest="progress", action="store_true", default=None,
+                       help="a progress bar even when stderr is not a terminal")
+        g.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="plain progress lines even on a terminal")
+
+    s = sub.add_parser("sweep", help="run the cross product of parameter values x seeds")
+    s.add_argument("scenario", metavar="SCENARIO")
+    s.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="values of a key (repeatable; A..B is an integer range); "
+                        "added to the scenario's [sweep].vary")
+    s.add_argument("--runs", type=_positive, help="seeds per point (default [sweep].runs, else 10)")
+    s.add_argument("--seed", type=_nonneg, help="first seed (default: the scenario's, else 1)")
+    s.add_argument("--out", metavar="DIR", help="sweep directory (default out/STEM)")
+    s.add_argument("--jobs", type=_positive, help="parallel runs (default: CPUs)")
+    s.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster: tcp://host:8786, or "
+                   "'local' for a LocalCluster")
+    s.add_argument("--metric", action="append", default=[], metavar="M",
+                   help="a column of the printed table (repeatable; default: main flow metrics)")
+    progress_opts(s)
+    s.set_defaults(fn=cmd_sweep)
+
+    m = sub.add_parser("metrics", help="list the metrics and varied keys of a sweep")
+    m.add_argument("results", metavar="RESULTS", help="a sweep directory or its summary.json")
+    m.set_defaults(fn=cmd_metrics)
+
+    pl = sub.add_parser("plot", help="plot a metric of a sweep against a varied key (PNG)")
+    pl.add_argument("results", metavar="RESULTS", help="a sweep directory or its summary.json")
+    pl.add_argument("--x", required=True, metavar="KEY")
+    pl.add_argument("--y", required=True, metavar="METRIC")
+    pl.add_argument("--hue", metavar="KEY", help="one line per value of this varied key")
+    pl.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                    help="keep only the points with this value (repeatable)")
+    pl.add_argument("--out", metavar="FILE", help="PNG path (default METRIC-vs-KEY.png)")
+    pl.add_argument("--logx", action="store_true")
+    pl.add_argument("--logy", action="store_true")
+    pl.set_defaults(fn=cmd_plot)
+
+    rp = sub.add_parser("reproduce", help="run a registered experiment beside its published numbers")
+    rp.add_argument("name", nargs="?", metavar="NAME")
+    rp.add_argument("--list", action="store_true", help="list the registered experiments")
+    rp.add_argument("--runs", type=_positive, help="seeds per point (default: the experiment's)")
+    rp.add_argument("--jobs", type=_positive)
+    rp.add_argument("--dask", metavar="ADDR")
+    rp.add_argument("--out", metavar="DIR", help="default out/NAME")
+    progress_opts(rp)
+    rp.set_defaults(fn=cmd_reproduce)
+    return p
+
+
+def _int(text: str, lo: int, what: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if v < lo:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return v
+
+
+def _positive(text: str) -> int:
+    return _int(text, 1, "an integer >= 1")
+
+
+def _nonneg(text: str) -> int:
+    return _int(text, 0, "a non-negative integer")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except Interrupted as e:
+        _err(str(e))
+        return 130
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except MoteipError as e:
+        _err(str(e))
+        return e.exit_status
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

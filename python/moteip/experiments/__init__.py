@@ -1,0 +1,123 @@
+"""Registered experiments: `moteip reproduce NAME`.
+
+An experiment is a scenario in `examples/` with a sweep, a report that sets
+the simulator's numbers beside the published (or analytic) ones, and plots.
+Everything goes to `out/NAME/`: the sweep directory (runs, results,
+summary.csv/json), `report.txt` (the printed table) and the PNGs.
+
+Modules register their experiments at import (`register`); this package
+imports them all below.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..errors import UsageError
+from ..plot import plot
+from ..scenario import load
+from ..simulator import REPO_ROOT
+from ..sweep import sweep
+from ..table import render
+
+EXAMPLES = pathlib.Path(os.environ.get("MOTEIP_EXAMPLES", REPO_ROOT / "examples"))
+
+
+@dataclass
+class Report:
+    """What `moteip reproduce` prints: a title line, a table, and notes."""
+
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PlotSpec:
+    file: str
+    x: str
+    y: str
+    hue: str | None = None
+    logx: bool = False
+    logy: bool = False
+    ylabel: str | None = None
+    #: summary -> {x value: published y} for a dashed reference line
+    reference: Callable[[dict], dict] | None = None
+
+
+@dataclass
+class Experiment:
+    name: str
+    title: str
+    source: str
+    scenario: str  # a file in examples/
+    runs: int
+    report: Callable[[dict], Report]
+    vary: dict | None = None  # None: the scenario's [sweep].vary
+    metrics_fn: Callable[[dict, dict], dict] | None = None
+    plots: list[PlotSpec] = field(default_factory=list)
+
+
+_REGISTRY: dict[str, Experiment] = {}
+
+
+def register(e: Experiment) -> Experiment:
+    if e.name in _REGISTRY:
+        raise ValueError(f"experiment {e.name} registered twice")
+    _REGISTRY[e.name] = e
+    return e
+
+
+def all_experiments() -> list[Experiment]:
+    return sorted(_REGISTRY.values(), key=lambda e: e.name)
+
+
+def get(name: str) -> Experiment:
+    if name not in _REGISTRY:
+        raise UsageError(f"reproduce {name!r}: no such experiment; registered: "
+                         f"{', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs: int | None = None,
+              out: str | os.PathLike | None = None, progress: bool | None = None,
+              log: Callable[[str], None] | None = None) -> dict:
+    """Runs an experiment; returns {"summary", "report", "text", "plots", "out"}."""
+    e = get(name)
+    outdir = pathlib.Path(out) if out else pathlib.Path("out") / e.name
+    sc = load(EXAMPLES / e.scenario)
+    res = sweep(sc, vary=e.vary, runs=runs or e.runs, out=outdir, dask=dask, jobs=jobs,
+                metrics_fn=e.metrics_fn, progress=progress, log=log)
+    summary = res["summary"]
+    rep = e.report(summary)
+    nruns = runs or e.runs
+    text = (f"{e.title}\nsource: {e.source}; scenario: examples/{e.scenario}; {nruns} runs per "
+            f"point; mean ± 95 % CI\n\n" + render(rep.headers, rep.rows))
+    if rep.notes:
+        text += "\n\n" + "\n".join(rep.notes)
+    plots = []
+    for ps in e.plots:
+        plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, out=outdir / ps.file, logx=ps.logx,
+                              logy=ps.logy, ylabel=ps.ylabel,
+                              reference=ps.reference(summary) if ps.reference else None,
+                              title=f"{e.name}: {ps.ylabel or ps.y}")))
+    text += "\n\nplots: " + ", ".join(plots) if plots else ""
+    text += f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)"
+    (outdir / "report.txt").write_text(text + "\n")
+    return {"summary": summary, "report": rep, "text": text, "plots": plots, "out": str(outdir)}
+
+
+# --- helpers for reports ----------------------------------------------------------------
+
+def metric(point: dict, name: str) -> dict | None:
+    return point["metrics"].get(name)
+
+
+def points_by(summary: dict, key: str) -> dict:
+    """{value of key: point} for a sweep varying only `key`."""
+    return {p["params"][key]: p for p in summary["points"]}
+
+
+from . import demo, physics  # noqa: E402,F401  (registration)

@@ -1,0 +1,98 @@
+"""PNG plots of sweep summaries: a metric against a varied key, one line per
+value of a second key, error bars from the 95 % confidence intervals."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+from .errors import UsageError
+from .scenario import canonical_key
+
+
+def _select(summary: dict, x: str, hue: str | None, where: dict | None) -> list[dict]:
+    vary = summary["vary"]
+    for role, k in (("--x", x), ("--hue", hue)):
+        if k is not None and k not in vary:
+            raise UsageError(f"{role} {k}: not a varied key of this sweep; varied keys: "
+                             f"{', '.join(vary) or '(none)'}")
+    points = summary["points"]
+    for k, v in (where or {}).items():
+        if k not in vary:
+            raise UsageError(f"--where {k}: not a varied key of this sweep; varied keys: {', '.join(vary)}")
+        points = [p for p in points if p["params"][k] == v]
+        if not points:
+            raise UsageError(f"--where {k}={json.dumps(v)}: no point has that value; values: "
+                             f"{', '.join(json.dumps(x) for x in vary[k])}")
+    free = [k for k in vary if k not in (x, hue) and len({json.dumps(p["params"][k]) for p in points}) > 1]
+    if free:
+        raise UsageError(f"the sweep also varies {', '.join(free)}: put one on --hue or fix it "
+                         f"with --where KEY=VALUE")
+    return points
+
+
+def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | None = None,
+         out: str | os.PathLike | None = None, logx: bool = False, logy: bool = False,
+         title: str | None = None, reference: dict | None = None,
+         ylabel: str | None = None) -> pathlib.Path:
+    """Writes a PNG and returns its path. `reference` ({x value: y}) adds a
+    dashed line of published or analytic values."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = canonical_key(x)
+    y = canonical_key(y)
+    hue = canonical_key(hue) if hue else None
+    points = _select(summary, x, hue, where)
+    if not any(y in p["metrics"] for p in points):
+        names = sorted({n for p in summary["points"] for n in p["metrics"]})
+        near = [n for n in names if y.split(".")[-1] in n][:8]
+        raise UsageError(f"--y {y}: no such metric in this sweep"
+                         + (f"; similar: {', '.join(near)}" if near else
+                            f"; e.g. {', '.join(names[:8])}"))
+    groups: dict[str, list[dict]] = {}
+    for p in points:
+        groups.setdefault(json.dumps(p["params"][hue]) if hue else "", []).append(p)
+    xs_all = [p["params"][x] for p in points]
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xs_all)
+    cats = list(dict.fromkeys(json.dumps(v) for v in xs_all))
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for label, ps in groups.items():
+        ps = sorted(ps, key=lambda p: p["params"][x] if numeric else cats.index(json.dumps(p["params"][x])))
+        xs, ys, es = [], [], []
+        for p in ps:
+            s = p["metrics"].get(y)
+            if not s or s["mean"] is None:
+                continue
+            xs.append(p["params"][x] if numeric else cats.index(json.dumps(p["params"][x])))
+            ys.append(s["mean"])
+            es.append(s["ci95"] or 0.0)
+        ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=f"{hue} = {label}" if hue else "moteip-sim")
+    if reference:
+        rx = sorted(reference, key=float) if numeric else list(reference)
+        ax.plot([float(v) if numeric else cats.index(json.dumps(v)) for v in rx],
+                [reference[v] for v in rx], "k--", marker="x", label="published / analytic")
+    if not numeric:
+        ax.set_xticks(range(len(cats)), [c.strip('"') for c in cats])
+    if logx:
+        ax.set_xscale("symlog" if numeric and min(xs_all) <= 0 else "log",
+                      **({"linthresh": min(v for v in xs_all if v > 0)} if numeric and min(xs_all) <= 0 else {}))
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel or y)
+    n = {p["runs"] for p in points}
+    ax.set_title(title or f"{summary.get('name') or summary.get('scenario', '')}: {y} "
+                 f"({'/'.join(str(v) for v in sorted(n))} runs, 95 % CI)", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if hue or reference:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = pathlib.Path(out) if out else pathlib.Path(f"{y.replace('[', '').replace(']', '')}-vs-{x}.png")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,69 @@
+"""The tables `moteip run` and `moteip sweep` print."""
+from __future__ import annotations
+
+import json
+
+from .table import mean_ci, num, render
+
+#: Per flow type, the metrics a table shows by default.
+FLOW_COLUMNS = {
+    "tcp": ["goodput_bps", "complete", "e2e_retransmissions", "rto_timeouts"],
+    "udp": ["delivery_ratio", "latency_mean_ms"],
+    "ping": ["loss_ratio", "rtt_ms.mean"],
+}
+
+
+def default_metrics(names: set[str], max_flows: int = 3) -> list[str]:
+    """The default columns of a sweep table, from the metric names present."""
+    out = []
+    for i in range(max_flows):
+        for cols in FLOW_COLUMNS.values():
+            if f"flows[{i}].{cols[0]}" in names:
+                out += [f"flows[{i}].{c}" for c in cols if f"flows[{i}].{c}" in names]
+                break
+    if "totals.energy_j" in names:
+        out.append("totals.energy_j")
+    return out
+
+
+def run_table(result: dict) -> str:
+    """A single run: one row per flow, then the network's totals."""
+    rows = []
+    for f in result.get("flows", []):
+        t = f.get("type")
+        if t == "tcp":
+            what = (f"{num(f.get('bytes_delivered'))}/{num(f.get('bytes_expected'))} B"
+                    f"{' intact' if f.get('integrity_ok') else ' CORRUPT'}, "
+                    f"{num(f.get('goodput_bps'))} b/s, {num(f.get('e2e_retransmissions'))} retx, "
+                    f"{num(f.get('rto_timeouts'))} RTOs")
+        elif t == "udp":
+            what = (f"{num(f.get('received'))}/{num(f.get('sent'))} reports, delivery "
+                    f"{num(f.get('delivery_ratio'))}, latency {num(f.get('latency_mean_ms'))} ms")
+        elif t == "ping":
+            what = (f"{num(f.get('received'))}/{num(f.get('sent'))} replies, rtt mean "
+                    f"{num((f.get('rtt_ms') or {}).get('mean'))} ms")
+        else:
+            what = json.dumps(f)
+        done = f.get("complete")
+        rows.append([str(f.get("id")), t, f"{f.get('src')} -> {f.get('dst')}", num(f.get("hops")),
+                     "-" if done is None else ("yes" if done else "no"), what])
+    text = render(["flow", "type", "path", "hops", "done", "result"], rows, right={3})
+    tot = result.get("totals", {})
+    text += (f"\n\n{result.get('nodes')} nodes, {num(result.get('sim_time_s'))} s simulated, "
+             f"{num(result.get('events'))} events; frames sent {num(tot.get('frames_tx'))}, "
+             f"collided {num(tot.get('frames_collided'))}, corrupted {num(tot.get('frames_corrupted'))}, "
+             f"link retries {num(tot.get('link_retries'))}, energy {num(tot.get('energy_j'))} J")
+    return text
+
+
+def sweep_table(summary: dict, metrics: list[str] | None = None) -> str:
+    """One row per point: the varied parameters, the run count, and each
+    metric as mean ± 95 % CI half-width."""
+    names = {n for p in summary["points"] for n in p["metrics"]}
+    cols = metrics or summary.get("table") or default_metrics(names)
+    keys = list(summary["vary"])
+    rows = []
+    for p in summary["points"]:
+        rows.append([num(p["params"][k]) for k in keys] + [str(p["runs"])] +
+                    [mean_ci(p["metrics"].get(c)) for c in cols])
+    return render(keys + ["runs"] + cols, rows, right=set(range(len(keys) + 1 + len(cols))))

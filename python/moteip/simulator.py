@@ -1,0 +1,158 @@
+"""Finding, building and running the `moteip-sim` binary.
+
+Where the binary comes from, in order:
+
+1. `$MOTEIP_SIM`: the path of a `moteip-sim` to use as it is;
+2. the repository this package sits in (an editable install from `python/`):
+   `$MOTEIP_BUILD_DIR` or `build/` at its root, configured with CMake and
+   Ninja like `scripts/test.sh` does and brought up to date with
+   `cmake --build` (a no-op taking a fraction of a second when nothing
+   changed);
+3. `moteip-sim` on the PATH.
+
+A run hands the simulator a scenario as JSON text, and gets its result as a
+dict. The JSON goes through a temporary file because the simulator reads a
+path; nothing else is shared between runs, so runs can go in parallel.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import time
+
+from .errors import RunError, ScenarioError
+
+#: The repository root when this package is used from a checkout.
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+_CMAKE_ARGS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DMOTEIP_PROFILE=full",
+               "-DMOTEIP_SANITIZE=OFF", "-DMOTEIP_FUZZ=OFF", "-DMOTEIP_TESTS=ON"]
+
+
+def _in_checkout() -> bool:
+    return (REPO_ROOT / "CMakeLists.txt").is_file() and (REPO_ROOT / "sim").is_dir()
+
+
+def build_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("MOTEIP_BUILD_DIR", REPO_ROOT / "build"))
+
+
+def find_simulator(build: bool = True, log=None) -> pathlib.Path:
+    """The path of a usable moteip-sim, building it first when `build` is set
+    and this is a checkout. Raises RunError saying what to do when none is
+    found or the build fails. `log(str)` receives progress lines."""
+    env = os.environ.get("MOTEIP_SIM")
+    if env:
+        p = pathlib.Path(env)
+        if not (p.is_file() and os.access(p, os.X_OK)):
+            raise RunError(f"MOTEIP_SIM={env}: not an executable file")
+        return p
+    if _in_checkout():
+        bdir = build_dir()
+        sim = bdir / "moteip-sim"
+        if build:
+            _build(bdir, log)
+        if sim.is_file():
+            return sim
+        raise RunError(f"{sim} is missing: build it with "
+                       f"`cmake -S {REPO_ROOT} -B {bdir} -G Ninja && cmake --build {bdir} "
+                       f"--target moteip-sim`, or set MOTEIP_SIM")
+    found = shutil.which("moteip-sim")
+    if found:
+        return pathlib.Path(found)
+    raise RunError("moteip-sim not found: set MOTEIP_SIM to its path or put it on the PATH")
+
+
+def _build(bdir: pathlib.Path, log) -> None:
+    for tool in ("cmake", "ninja"):
+        if shutil.which(tool) is None:
+            raise RunError(f"{tool} is not installed: run scripts/setup.sh first")
+    steps = []
+    cache = bdir / "CMakeCache.txt"
+    if not cache.is_file() or "CMAKE_GENERATOR:INTERNAL=Ninja" not in cache.read_text(errors="replace"):
+        if cache.is_file():
+            raise RunError(f"{bdir} was configured with another generator than Ninja; "
+                           f"remove it or point MOTEIP_BUILD_DIR elsewhere")
+        steps.append(["cmake", "-S", str(REPO_ROOT), "-B", str(bdir), *_CMAKE_ARGS])
+    steps.append(["cmake", "--build", str(bdir), "--target", "moteip-sim",
+                  "-j", str(os.cpu_count() or 2)])
+    for cmd in steps:
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            tail = "\n".join((p.stdout + p.stderr).strip().splitlines()[-25:])
+            raise RunError(f"building moteip-sim failed ({' '.join(cmd)}):\n{tail}")
+        if log is not None and ("no work to do" not in p.stdout or cmd[1] == "-S"):
+            log(f"built moteip-sim in {bdir} ({time.monotonic() - t0:.1f} s)")
+
+
+def _run(sim: pathlib.Path, path: str, args: list[str], timeout: float | None):
+    try:
+        return subprocess.run([str(sim), path, *args], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RunError(f"moteip-sim did not finish within {timeout} s") from None
+
+
+def _clean_message(stderr: str, tmp: str, name: str) -> str:
+    """The simulator's message with its temporary file named as the user's."""
+    lines = []
+    for line in stderr.strip().splitlines():
+        if line.startswith("moteip-sim: "):
+            line = line[len("moteip-sim: "):]
+        if line.startswith("usage:"):
+            continue
+        lines.append(line.replace(tmp, name))
+    return "\n".join(lines)
+
+
+def check(scenario_json: str, name: str, sim: pathlib.Path) -> None:
+    """Validates a scenario with the simulator's own loader (`--check`):
+    the one definition of the schema. Raises ScenarioError naming `name` and
+    the key."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="moteip-") as f:
+        f.write(scenario_json)
+        f.flush()
+        p = _run(sim, f.name, ["--check"], 60)
+        if p.returncode == 2:
+            raise ScenarioError(_clean_message(p.stderr, f.name, name))
+        if p.returncode != 0:
+            raise RunError(f"moteip-sim --check failed (exit {p.returncode}): "
+                           f"{_clean_message(p.stderr, f.name, name)}")
+
+
+def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike | None = None,
+             pcap: str | os.PathLike | None = None, trace: str | os.PathLike | None = None,
+             name: str = "scenario", timeout: float | None = None) -> dict:
+    """Runs one scenario (JSON text) and returns the simulator's result.
+
+    Also the task a Dask worker runs: when `sim` is not a file on this
+    machine, the worker finds its own (`find_simulator(build=False)`)."""
+    simp = pathlib.Path(sim) if sim is not None else None
+    if simp is None or not simp.is_file():
+        simp = find_simulator(build=False)
+    args = []
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    if pcap is not None:
+        args += ["--pcap", str(pcap)]
+    if trace is not None:
+        args += ["--trace", str(trace)]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="moteip-") as f:
+        f.write(scenario_json)
+        f.flush()
+        p = _run(simp, f.name, args, timeout)
+        if p.returncode == 2:
+            raise ScenarioError(_clean_message(p.stderr, f.name, name))
+        if p.returncode != 0:
+            why = f"signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
+            raise RunError(f"moteip-sim failed on {name} (seed {seed}, {why}): "
+                           f"{_clean_message(p.stderr, f.name, name)}")
+    try:
+        return json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        raise RunError(f"moteip-sim printed a result that is not JSON ({e})") from None
