@@ -9,7 +9,10 @@
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
-#     interop    pytest over tests/ (but tests/static and tests/sim): the stack on a TAP
+#     tool       pytest tests/tool: the `moteip` command and Python package (TOML
+#                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
+#                reproduce); no root needed
+#     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
 #                in a network namespace against Linux; needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
@@ -26,7 +29,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-ALL_PARTS=(unit globals footprint fuzz sim interop)
+ALL_PARTS=(unit globals footprint fuzz sim tool interop)
 
 usage() {
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -43,6 +46,7 @@ for arg in "$@"; do
         footprint) PARTS+=(footprint) ;;
         fuzz) PARTS+=(fuzz) ;;
         sim) PARTS+=(sim) ;;
+        tool|python) PARTS+=(tool) ;;
         interop|pytest) PARTS+=(interop) ;;
         *) echo "test.sh: unknown part '$arg' (parts: ${ALL_PARTS[*]}; see --help)" >&2; exit 2 ;;
     esac
@@ -167,7 +171,7 @@ build() {
     fi
 }
 
-if want globals || want interop || want sim; then
+if want globals || want interop || want sim || want tool; then
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTEIP_PROFILE=full \
         -DMOTEIP_SANITIZE=OFF -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
 fi
@@ -311,14 +315,24 @@ if want sim; then
     fi
 fi
 
-# --- interop (and any other pytest outside tests/static and tests/sim) -------------
+# --- tool: the moteip command and Python package ------------------------------------
+if want tool; then
+    banner "tool: pytest tests/tool"
+    if [ "${BUILD_OK[build]:-0}" != 1 ]; then
+        record tool FAIL 0 1 0 "not run: build/ did not build"
+    else
+        run_pytest tool "$RES/pytest-tool.xml" tests/tool
+    fi
+fi
+
+# --- interop (and any other pytest outside tests/static, tests/sim and tests/tool) ---
 if want interop; then
     banner "interop: pytest tests (root, network namespaces)"
     if [ "${BUILD_OK[build]:-0}" != 1 ]; then
         record interop FAIL 0 1 0 "not run: build/ did not build"
     else
         run_pytest interop "$RES/pytest-interop.xml" --as-root tests --ignore=tests/static \
-            --ignore=tests/sim
+            --ignore=tests/sim --ignore=tests/tool
     fi
 fi
 

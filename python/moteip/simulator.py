@@ -80,6 +80,8 @@ def _build(bdir: pathlib.Path, log) -> None:
         steps.append(["cmake", "-S", str(REPO_ROOT), "-B", str(bdir), *_CMAKE_ARGS])
     steps.append(["cmake", "--build", str(bdir), "--target", "moteip-sim",
                   "-j", str(os.cpu_count() or 2)])
+    if len(steps) == 2 and log is not None:
+        log(f"configuring and building moteip-sim in {bdir} (the first time takes a minute)")
     for cmd in steps:
         t0 = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True)

@@ -13,9 +13,11 @@ A sweep directory holds:
     summary.json          per point: {metric: {n, mean, std, ci95, min, max}}
     summary.csv           the same, one row per point and metric
 
-A point's id is a hash of its scenario JSON and parameters, so runs on disk
-are reused exactly when they would be recomputed identically: a resumed
-sweep, a sweep with more seeds, or one adding values. Every seed is used at
+A point's id is a hash of its scenario JSON, its parameters and the
+simulator binary, so runs on disk are reused exactly when they would be
+recomputed identically: a resumed sweep, a sweep with more seeds, or one
+adding values -- never after the stack or the simulator was rebuilt
+differently. Every seed is used at
 every point (common random numbers), seeds are `seed`, `seed`+1, ...
 """
 from __future__ import annotations
@@ -67,15 +69,25 @@ class Task:
         return f"{self.point.id}-s{self.seed}"
 
 
-def plan(sc: scenario_mod.Scenario, vary: dict[str, list]) -> list[Point]:
+def simulator_id(sim: pathlib.Path) -> str:
+    """A digest of the simulator binary: runs of another build are not reused."""
+    h = hashlib.sha256()
+    with open(sim, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def plan(sc: scenario_mod.Scenario, vary: dict[str, list], sim_id: str = "") -> list[Point]:
     """One point per combination of the varied values, in the order given
-    (the last key varies fastest)."""
+    (the last key varies fastest). The id covers the scenario, the
+    parameters and the simulator build."""
     keys = list(vary)
     points = []
     for combo in itertools.product(*(vary[k] for k in keys)):
         params = dict(zip(keys, combo))
         text = sc.to_json(params)
-        h = hashlib.sha256((text + "\n" + json.dumps(params, sort_keys=True)).encode())
+        h = hashlib.sha256((text + "\n" + json.dumps(params, sort_keys=True) + "\n" + sim_id).encode())
         points.append(Point(h.hexdigest()[:12], params, text))
     return points
 
@@ -215,7 +227,8 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     outdir = pathlib.Path(out) if out is not None else pathlib.Path("out") / sc.stem
     simp = pathlib.Path(sim) if sim is not None else find_simulator(build=True, log=log)
 
-    points = plan(sc, merged)
+    sim_id = simulator_id(simp)
+    points = plan(sc, merged, sim_id)
     for p in points:  # every point is checked before anything runs
         scenario_mod.validate(sc, simp, p.params)
     seeds = list(range(first, first + nruns))
@@ -223,6 +236,7 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     for sub in ("runs", "results", "scenarios"):
         (outdir / sub).mkdir(parents=True, exist_ok=True)
     manifest = {"scenario": sc.name, "description": sc.description, "name": sc.data.get("name", ""),
+                "simulator": {"path": str(simp), "sha256_16": sim_id},
                 "vary": merged, "seeds": seeds, "table": sc.sweep.table,
                 "points": [{"id": p.id, "params": p.params} for p in points]}
     write_json_atomic(outdir / "sweep.json", manifest)

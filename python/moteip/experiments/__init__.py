@@ -87,7 +87,9 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
     """Runs an experiment; returns {"summary", "report", "text", "plots", "out"}."""
     e = get(name)
     outdir = pathlib.Path(out) if out else pathlib.Path("out") / e.name
-    sc = load(EXAMPLES / e.scenario)
+    path = EXAMPLES / e.scenario
+    rel = os.path.relpath(path)
+    sc = load(rel if not rel.startswith("..") else path)
     res = sweep(sc, vary=e.vary, runs=runs or e.runs, out=outdir, dask=dask, jobs=jobs,
                 metrics_fn=e.metrics_fn, progress=progress, log=log)
     summary = res["summary"]
