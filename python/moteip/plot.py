@@ -34,7 +34,8 @@ def _select(summary: dict, x: str, hue: str | None, where: dict | None) -> list[
 def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | None = None,
          out: str | os.PathLike | None = None, logx: bool = False, logy: bool = False,
          title: str | None = None, reference: dict | None = None,
-         ylabel: str | None = None) -> pathlib.Path:
+         ylabel: str | None = None, xlabel: str | None = None,
+         reference_label: str = "published / analytic") -> pathlib.Path:
     """Writes a PNG and returns its path. `reference` ({x value: y}) adds a
     dashed line of published or analytic values."""
     import matplotlib
@@ -74,15 +75,19 @@ def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | No
     if reference:
         rx = sorted(reference, key=float) if numeric else list(reference)
         ax.plot([float(v) if numeric else cats.index(json.dumps(v)) for v in rx],
-                [reference[v] for v in rx], "k--", marker="x", label="published / analytic")
+                [reference[v] for v in rx], "k--", marker="x", label=reference_label)
     if not numeric:
         ax.set_xticks(range(len(cats)), [c.strip('"') for c in cats])
+    elif all(isinstance(v, int) for v in xs_all):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if logx:
         ax.set_xscale("symlog" if numeric and min(xs_all) <= 0 else "log",
                       **({"linthresh": min(v for v in xs_all if v > 0)} if numeric and min(xs_all) <= 0 else {}))
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel(x)
+    ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
     n = {p["runs"] for p in points}
     ax.set_title(title or f"{summary.get('name') or summary.get('scenario', '')}: {y} "

@@ -43,8 +43,10 @@ class PlotSpec:
     logx: bool = False
     logy: bool = False
     ylabel: str | None = None
+    xlabel: str | None = None
     #: summary -> {x value: published y} for a dashed reference line
     reference: Callable[[dict], dict] | None = None
+    reference_label: str = "published / analytic"
 
 
 @dataclass
@@ -102,8 +104,9 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
     plots = []
     for ps in e.plots:
         plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, out=outdir / ps.file, logx=ps.logx,
-                              logy=ps.logy, ylabel=ps.ylabel,
+                              logy=ps.logy, ylabel=ps.ylabel, xlabel=ps.xlabel,
                               reference=ps.reference(summary) if ps.reference else None,
+                              reference_label=ps.reference_label,
                               title=f"{e.name}: {ps.ylabel or ps.y}")))
     text += "\n\nplots: " + ", ".join(plots) if plots else ""
     text += f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)"

@@ -44,7 +44,9 @@ register(Experiment(
     report=hops_report,
     plots=[PlotSpec("goodput-vs-hops.png", "topology.nodes", "flows[0].goodput_bps",
                     hue="medium.interference_range_m", ylabel="goodput (b/s)",
-                    reference=lambda s: {n + 1: TCPLP_KBPS[n] * 1000 for n in TCPLP_KBPS})],
+                    xlabel="topology.nodes (hops + 1)",
+                    reference=lambda s: {n + 1: TCPLP_KBPS[n] * 1000 for n in TCPLP_KBPS},
+                    reference_label="TCPlp testbed (OpenThread, SPI-bound radio)")],
 ))
 
 
@@ -86,6 +88,7 @@ register(Experiment(
     metrics_fn=per_metrics,
     report=per_report,
     plots=[PlotSpec("per-vs-ber.png", "medium.ber", "per", logx=True, ylabel="packet error rate",
+                    reference_label="1 - (1 - BER)^672",
                     reference=lambda s: {b: 1 - (1 - b) ** PER_BITS for b in s["vary"]["medium.ber"]})],
 ))
 
