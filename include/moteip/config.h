@@ -164,6 +164,45 @@
 #define MIP_DEFAULT_TTL 64u
 #endif
 
+/* --- TCP timing and limits (the feature switches are in tcp.h) ------------ */
+
+/* Default delayed-ACK time of a connection (c->cfg.delack_ms). RFC 9293
+ * 3.8.6.3 bounds it at 500 ms; Linux delays 40-200 ms. */
+#ifndef MIP_TCP_DELACK_MS
+#define MIP_TCP_DELACK_MS 200u
+#endif
+/* What the retransmission timer allows on top of a peer's delayed-ACK
+ * timer: the ACK's way back, a late poll of the peer's timer, clock
+ * granularity. */
+#ifndef MIP_TCP_RTO_MARGIN_MS
+#define MIP_TCP_RTO_MARGIN_MS 100u
+#endif
+/* Lower bound of the RTO. An isolated segment is ACKed only when the
+ * peer's delayed-ACK timer fires, however short the path: with an RTO
+ * minimum at or below that time the segment is retransmitted needlessly
+ * (and cwnd collapses) whenever SRTT was measured on immediate ACKs. So
+ * the minimum is the delayed-ACK time plus a margin; a connection whose
+ * own delack_ms is longer assumes its peer (the same firmware) delays as
+ * long, and raises its floor to delack_ms + the same margin
+ * (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS).
+ * RFC 6298 2.4 asks for 1 s, Linux uses 200 ms (with delayed ACKs of
+ * 40 ms at first); 1 s cost the simulator's chains up to a third of
+ * their goodput for no fewer needless retransmissions (docs/TCP.md). */
+#ifndef MIP_TCP_RTO_MIN_MS
+#define MIP_TCP_RTO_MIN_MS (MIP_TCP_DELACK_MS + MIP_TCP_RTO_MARGIN_MS)
+#endif
+/* RFC 5961 7: challenge ACKs (answers to an in-window RST or SYN, or an
+ * ACK outside the acceptable range) are rate-limited per TCP instance: at
+ * most LIMIT in each window of WINDOW_MS; the rest are counted in
+ * `challenge_acks_limited`. A node's radio time is its battery, so the
+ * budget is small (Linux: 1000/s before it dropped the global limit). */
+#ifndef MIP_TCP_CHALLENGE_ACK_LIMIT
+#define MIP_TCP_CHALLENGE_ACK_LIMIT 10u
+#endif
+#ifndef MIP_TCP_CHALLENGE_ACK_WINDOW_MS
+#define MIP_TCP_CHALLENGE_ACK_WINDOW_MS 1000u
+#endif
+
 /* --- checks -------------------------------------------------------------- */
 
 #if !MIP_CONF_IPV4 && !MIP_CONF_IPV6
@@ -180,6 +219,12 @@
 #endif
 #if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
 #error "MIP_NETIF_MAX must be 1..16"
+#endif
+#if MIP_TCP_RTO_MIN_MS <= MIP_TCP_DELACK_MS
+#error "MIP_TCP_RTO_MIN_MS must exceed MIP_TCP_DELACK_MS, or lone segments are resent needlessly"
+#endif
+#if MIP_TCP_CHALLENGE_ACK_LIMIT < 1 || MIP_TCP_CHALLENGE_ACK_LIMIT > 255
+#error "MIP_TCP_CHALLENGE_ACK_LIMIT must be 1..255 (a uint8_t count)"
 #endif
 
 /*

@@ -61,9 +61,8 @@ struct mip_tcp_conn;
 #ifndef MIP_TCP_MSL_MS
 #define MIP_TCP_MSL_MS 30000u          /* TIME_WAIT lasts 2 * MSL */
 #endif
-#ifndef MIP_TCP_DELACK_MS
-#define MIP_TCP_DELACK_MS 200u         /* default delayed-ACK timer */
-#endif
+/* MIP_TCP_DELACK_MS, the RTO minimum and the challenge-ACK limit are in
+ * config.h, which checks them against each other. */
 
 enum mip_tcp_state {
     MIP_TCP_CLOSED = 0,
@@ -189,9 +188,16 @@ struct mip_tcp_syn {
 struct mip_tcp_tw {
     struct mip_addr local, remote;
     uint16_t lport, rport;
+    uint8_t  used;
+#if MIP_TCP_TIMESTAMPS
+    uint8_t  ts_ok;          /* timestamps were on: answers carry TSopt */
+#endif
     uint32_t snd_nxt, rcv_nxt;
     mip_time_t deadline;
-    uint8_t  used;
+#if MIP_TCP_TIMESTAMPS
+    uint32_t ts_recent;      /* TS.Recent, echoed as TSecr */
+    uint32_t ts_offset;      /* the connection's, so TSval goes on rising */
+#endif
 };
 
 #ifndef MIP_TCP_TIMEWAIT_MAX
@@ -203,8 +209,9 @@ struct mip_tcp_tw {
     X(segs_rx) X(segs_tx) X(rexmits) X(fast_rexmits) X(sack_rexmits)          \
     X(timeouts) X(conns_opened) X(conns_accepted) X(conns_closed)             \
     X(conns_reset) X(conns_timed_out) X(rst_tx) X(challenge_acks)             \
+    X(challenge_acks_limited)                                                 \
     X(ooo_segs) X(dup_segs) X(delacks) X(zero_window_probes) X(keepalives)    \
-    X(syn_cache_evicted) X(accept_refused) X(timewait_evicted)                                    \
+    X(syn_cache_evicted) X(accept_refused) X(timewait_evicted)                \
     X(drop_truncated) X(drop_bad_checksum) X(drop_bad_options)                \
     X(drop_no_conn) X(drop_out_of_window) X(drop_paws) X(drop_bad_ack)        \
     X(drop_syn_in_window) X(drop_rst_out_of_window)
@@ -228,6 +235,9 @@ struct mip_tcp {
      * the route). Experiments fix segment sizes with it (TCPlp sizes
      * segments to a few 6LoWPAN frames); set it before connecting. */
     uint16_t mss_max;
+    /* RFC 5961 7: challenge ACKs sent since chack_start (config.h) */
+    mip_time_t chack_start;
+    uint8_t  chack_sent;
     uint32_t stat[MIP_TCP_STAT_COUNT];
 };
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include "moteip/config.h"
 #include "moteip/addr.h"
 #include "moteip/timer.h"
 
@@ -34,8 +35,7 @@
 /* --- RTT / RTO (RFC 6298) ------------------------------------------------ */
 
 #define MIP_TCP_RTO_INITIAL_MS 1000u    /* RFC 6298 2.1 */
-#define MIP_TCP_RTO_MIN_MS     200u     /* below RFC 6298's 1 s, as Linux does;
-                                           delayed ACKs cap at 200 ms too */
+/* MIP_TCP_RTO_MIN_MS: config.h (above the delayed-ACK time, and why) */
 #define MIP_TCP_RTO_MAX_MS     60000u   /* RFC 6298 2.5 */
 
 struct mip_tcp_rtt {

@@ -95,12 +95,22 @@ void tcp_enter_timewait(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     tw->snd_nxt = c->snd_max;
     tw->rcv_nxt = c->rcv_nxt;
     tw->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+#if MIP_TCP_TIMESTAMPS
+    tw->ts_ok = (c->flags & TCPF_TS_OK) != 0;
+    tw->ts_recent = c->ts_recent;
+    tw->ts_offset = c->ts_offset;
+#endif
     tcp_conn_finish(tcp, c, MIP_TCP_ERR_NONE);
 }
 
 void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
-    c->t_rexmt = tcp->stack->now + tcp_rtt_rto(&c->rtt);
+    /* Never before the peer's delayed ACK can come: MIP_TCP_RTO_MIN_MS
+     * covers the default; a longer delack_ms of ours is taken to be the
+     * peer's too and gets the same margin (config.h). */
+    uint32_t rto = tcp_rtt_rto(&c->rtt),
+             min = (uint32_t)c->cfg.delack_ms + (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS);
+    c->t_rexmt = tcp->stack->now + (rto > min ? rto : min);
     c->flags |= TCPF_REXMT;
 }
 
@@ -310,6 +320,12 @@ void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_er
         (void)tcp_emit(tcp, &seg);
     }
     tcp_conn_finish(tcp, c, why);
+}
+
+void tcp_stat_inc(struct mip_tcp *tcp, enum mip_tcp_stat which)
+{
+    if (tcp->stat[which] != UINT32_MAX)
+        tcp->stat[which]++;
 }
 
 uint32_t mip_tcp_stat(const struct mip_tcp *tcp, enum mip_tcp_stat which)

@@ -70,11 +70,22 @@ static struct mip_tcp_conn *find_conn(struct mip_tcp *tcp, const struct tcp_in *
     return NULL;
 }
 
-/* RFC 5961 3.2 / 4.2: an ACK that makes a blind attacker's guess fail. */
+/* RFC 5961 3.2 / 4.2 / 5.2: an ACK that makes a blind attacker's guess
+ * fail; at most MIP_TCP_CHALLENGE_ACK_LIMIT per window of the instance (7). */
 static void challenge_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
-    TCP_STAT(tcp, challenge_acks);
-    tcp_send_ack(tcp, c);
+    mip_time_t now = tcp->stack->now;
+    bool send;
+    if ((uint32_t)(now - tcp->chack_start) >= MIP_TCP_CHALLENGE_ACK_WINDOW_MS) {
+        tcp->chack_start = now;
+        tcp->chack_sent = 0;
+    }
+    send = tcp->chack_sent < MIP_TCP_CHALLENGE_ACK_LIMIT;
+    tcp_stat_inc(tcp, send ? MIP_TCP_STAT_challenge_acks : MIP_TCP_STAT_challenge_acks_limited);
+    if (send) {
+        tcp->chack_sent++;
+        tcp_send_ack(tcp, c);
+    }
 }
 
 /* --- TIME_WAIT records --------------------------------------------------- */
@@ -112,6 +123,20 @@ static bool timewait_input(struct mip_tcp *tcp, struct mip_tcp_tw *t, const stru
         t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
     tcp_seg_start(&seg, &t->local, t->lport, &t->remote, t->rport, in->rx->netif, t->snd_nxt,
                   t->rcv_nxt, MIP_TCP_ACK);
+#if MIP_TCP_TIMESTAMPS
+    /* RFC 7323 3.2: still every segment carries TSopt, TSval on the
+     * connection's clock (the peer's PAWS drops older ones), TSecr the
+     * newest TSval of a segment at or left of rcv_nxt (4.3: the peer's
+     * retransmitted FIN). */
+    if (t->ts_ok) {
+        if ((in->o.present & MIP_TCP_HAS_TIMESTAMP) && MIP_SEQ_LEQ(in->h.seq, t->rcv_nxt) &&
+            (int32_t)(in->o.ts_val - t->ts_recent) >= 0)
+            t->ts_recent = in->o.ts_val;
+        seg.opts.present = MIP_TCP_HAS_TIMESTAMP;
+        seg.opts.ts_val = (uint32_t)tcp->stack->now + t->ts_offset;
+        seg.opts.ts_ecr = t->ts_recent;
+    }
+#endif
     (void)tcp_emit(tcp, &seg);
     return true;
 }
@@ -400,12 +425,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     uint32_t max_wnd = c->snd_wnd > 65535u ? c->snd_wnd : 65535u;
     bool fin_acked;
     /* RFC 5961 5.2: acceptable ACKs lie in [snd_una - max window, snd_max]. */
-    if (MIP_SEQ_GT(h->ack, c->snd_max)) {
-        TCP_STAT(tcp, drop_bad_ack);
-        c->flags |= TCPF_ACKNOW;
-        return false;
-    }
-    if (MIP_SEQ_LT(h->ack, c->snd_una - max_wnd)) {
+    if (MIP_SEQ_GT(h->ack, c->snd_max) || MIP_SEQ_LT(h->ack, c->snd_una - max_wnd)) {
         TCP_STAT(tcp, drop_bad_ack);
         challenge_ack(tcp, c);
         return false;

@@ -104,7 +104,7 @@ static void test_matches_real_valued_model(void)
             srtt = 0.875 * srtt + 0.125 * rtt;
         }
         rto = srtt + (4 * rttvar > 1 ? 4 * rttvar : 1);
-        if (rto < 200) rto = 200;
+        if (rto < MIP_TCP_RTO_MIN_MS) rto = MIP_TCP_RTO_MIN_MS;
         if (rto > 60000) rto = 60000;
         want = (uint32_t)rto;
         /* The shifts round the decayed parts up and |SRTT - R| down; in
@@ -124,7 +124,7 @@ static void test_clamped_to_min_and_max(void)
     struct mip_tcp_rtt r;
     unsigned i;
     tcp_rtt_init(&r);
-    tcp_rtt_sample(&r, 10);              /* 10 + 20 = 30 -> 200 */
+    tcp_rtt_sample(&r, 10);              /* 10 + 20 = 30 -> the minimum */
     CHECK_EQ(tcp_rtt_rto(&r), MIP_TCP_RTO_MIN_MS);
     for (i = 0; i < 200; i++)
         tcp_rtt_sample(&r, 10);
@@ -151,6 +151,22 @@ static void test_clamped_to_min_and_max(void)
     CHECK(r.srtt_x8 / 8 >= 60000u);
     tcp_rtt_sample(&r, 100);
     CHECK_EQ(tcp_rtt_rto(&r), MIP_TCP_RTO_MAX_MS);
+}
+
+/* However short the path, the RTO leaves a peer's delayed-ACK timer time
+ * to fire and its ACK time to come back (config.h). */
+static void test_min_above_delayed_ack(void)
+{
+    struct mip_tcp_rtt r;
+    unsigned i;
+    CHECK(MIP_TCP_RTO_MIN_MS > MIP_TCP_DELACK_MS);
+    tcp_rtt_init(&r);
+    for (i = 0; i < 100; i++) {
+        tcp_rtt_sample(&r, 1);
+        CHECK_EQ(tcp_rtt_rto(&r), MIP_TCP_RTO_MIN_MS);
+    }
+    CHECK_EQ(r.srtt_x8, 8);
+    CHECK(r.rttvar_x4 <= 4u);
 }
 
 static void test_backoff_doubles_and_caps(void)
@@ -216,6 +232,7 @@ int main(void)
     RUN(test_variance_dominates);
     RUN(test_matches_real_valued_model);
     RUN(test_clamped_to_min_and_max);
+    RUN(test_min_above_delayed_ack);
     RUN(test_backoff_doubles_and_caps);
     RUN(test_backoff_before_any_sample);
     RUN(test_rto_never_exceeds_max_for_any_backoff);

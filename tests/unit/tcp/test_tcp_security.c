@@ -191,6 +191,67 @@ static void test_ack_far_below_snd_una_draws_challenge_ack(void)
     free(a);
 }
 
+/* --- RFC 5961 7: the challenge-ACK budget ---------------------------------------- */
+
+/* A flood of 50 in-window RSTs within a second draws exactly
+ * MIP_TCP_CHALLENGE_ACK_LIMIT challenge ACKs; the budget is the instance's,
+ * shared with SYNs and bad ACKs, and refills when the window has passed. */
+static void test_challenge_acks_rate_limited(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = established(a);
+    struct sb_seg s;
+    struct sb_reply r;
+    unsigned i, n;
+    for (i = 0; i < 50; i++) {
+        s = hs_seg(h, MIP_TCP_RST);
+        s.seq = h->snd_nxt + 1u + i;
+        hs_send(h, &s);
+        fixture_advance(&h->f, 19);            /* 50 in 950 ms */
+    }
+    CHECK_EQ(a->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(a->errors, 0);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_drop_rst_out_of_window), 50);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks), MIP_TCP_CHALLENGE_ACK_LIMIT);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks_limited), 50u - MIP_TCP_CHALLENGE_ACK_LIMIT);
+    n = hs_count(h);
+    CHECK_EQ(n, MIP_TCP_CHALLENGE_ACK_LIMIT);
+    for (i = 0; i < n; i++) {
+        CHECK(hs_get(h, i, &r));
+        CHECK_EQ(r.h.flags, MIP_TCP_ACK);
+        CHECK_EQ(r.h.ack, a->conn.rcv_nxt);
+    }
+    /* Still inside the window: a SYN and an ACK below the acceptable range
+     * are not answered either. */
+    hs_clear(h);
+    s = hs_seg(h, MIP_TCP_SYN);
+    hs_send(h, &s);
+    s = hs_seg(h, MIP_TCP_ACK);
+    s.ack = a->conn.snd_una - (a->conn.snd_wnd > 65535u ? a->conn.snd_wnd : 65535u) - 1000u;
+    hs_send(h, &s);
+    s = hs_seg(h, MIP_TCP_ACK);
+    s.ack = a->conn.snd_max + 1000u;
+    hs_send(h, &s);
+    CHECK_EQ(h->f.ntx, 0);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks_limited), 53u - MIP_TCP_CHALLENGE_ACK_LIMIT);
+    /* The window (from the first challenge ACK) passes: answers again. */
+    fixture_advance(&h->f, MIP_TCP_CHALLENGE_ACK_WINDOW_MS - 950u);
+    s = hs_seg(h, MIP_TCP_RST);
+    s.seq = h->snd_nxt + 7u;
+    hs_send(h, &s);
+    expect_ack_only(h, &a->conn);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks), MIP_TCP_CHALLENGE_ACK_LIMIT + 1u);
+    /* The connection is unharmed: data flows, the exact RST resets. */
+    hs_clear(h);
+    hs_send_data(h, (const uint8_t *)"alive", 5);
+    CHECK_EQ(a->ngot, 5);
+    s = hs_seg(h, MIP_TCP_RST);
+    hs_send(h, &s);
+    CHECK_EQ(a->error, MIP_TCP_ERR_RESET);
+    hs_free(h);
+    free(a);
+}
+
 /* --- PAWS ------------------------------------------------------------------- */
 
 #if MIP_TCP_TIMESTAMPS
@@ -593,6 +654,7 @@ int main(void)
     RUN(test_syn_on_established_draws_challenge_ack);
     RUN(test_ack_above_snd_max_dropped_with_ack);
     RUN(test_ack_far_below_snd_una_draws_challenge_ack);
+    RUN(test_challenge_acks_rate_limited);
 #if MIP_TCP_TIMESTAMPS
     RUN(test_paws_drops_old_timestamp);
 #endif

@@ -567,6 +567,62 @@ static void test_timewait_record_and_expiry(void)
     free(a);
 }
 
+/* RFC 7323 3.2: when the connection had timestamps, the answers of its
+ * TIME_WAIT record still carry them: TSval on the connection's clock (the
+ * peer's PAWS would drop an older one), TSecr the TSval of the peer's
+ * retransmitted FIN. Without timestamps (the tiny profile) no option. */
+static void test_timewait_answers_carry_timestamps(void)
+{
+    struct hs *h = hs_new(true);
+    struct app *a = calloc(1, sizeof(*a));
+    struct mip_tcp_tw *tw = reach_timewait(h, a);
+    uint32_t last_tsval = h->ts_recent;   /* of the stack's FIN */
+    struct sb_reply r;
+    struct sb_seg s;
+    unsigned i;
+    CHECK_EQ(h->ts, MIP_TCP_TIMESTAMPS != 0);
+    for (i = 0; i < 2; i++) {
+        /* The peer retransmits its FIN 1.5 s later, its clock gone on. */
+        fixture_advance(&h->f, 1500);
+        h->ts_val += 1500;
+        s = hs_seg(h, MIP_TCP_FIN | MIP_TCP_ACK);
+        s.seq = h->snd_nxt - 1u;
+        hs_send(h, &s);
+        CHECK_EQ(hs_count(h), 1);
+        CHECK(hs_next(h, &r));
+        CHECK_EQ(r.h.flags, MIP_TCP_ACK);
+        CHECK_EQ(r.h.ack, h->snd_nxt);
+        CHECK(tw->used);
+#if MIP_TCP_TIMESTAMPS
+        CHECK_EQ(r.o.present, MIP_TCP_HAS_TIMESTAMP);
+        CHECK_EQ(r.o.ts_ecr, h->ts_val);
+        CHECK_EQ(r.o.ts_val, (uint32_t)h->f.now + a->conn.ts_offset);
+        CHECK(MIP_SEQ_GT(r.o.ts_val, last_tsval));
+        last_tsval = r.o.ts_val;
+#else
+        CHECK_EQ(r.o.present, 0);
+        (void)last_tsval;
+#endif
+        hs_clear(h);
+    }
+    /* A stale duplicate (older TSval, sequence below rcv_nxt) is ACKed too,
+     * without moving TS.Recent back. */
+    s = hs_seg(h, MIP_TCP_ACK);
+    s.seq = h->snd_nxt - 1u;
+    if (h->ts)
+        s.opts.ts_val = h->ts_val - 5000u;
+    hs_send(h, &s);
+    CHECK_EQ(hs_count(h), 1);
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.flags, MIP_TCP_ACK);
+#if MIP_TCP_TIMESTAMPS
+    CHECK_EQ(r.o.ts_ecr, h->ts_val);
+#endif
+    mip_tcp_unlisten(&h->tcp, &h->l);
+    hs_free(h);
+    free(a);
+}
+
 static void test_timewait_reuse_by_higher_syn(void)
 {
     struct hs *h = hs_new(true);
@@ -707,6 +763,7 @@ int main(void)
     RUN(test_simultaneous_close);
     RUN(test_half_close);
     RUN(test_timewait_record_and_expiry);
+    RUN(test_timewait_answers_carry_timestamps);
     RUN(test_timewait_reuse_by_higher_syn);
     RUN(test_passive_close);
     return TESTING_DONE();

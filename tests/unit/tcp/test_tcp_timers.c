@@ -175,6 +175,64 @@ static void test_data_retransmission_backoff_and_timeout(void)
     free(srv);
 }
 
+/* The RTO minimum against delayed ACKs: both ends delay ACKs by delack_ms
+ * (0: the default), the handshake measured an RTT of a millisecond, and
+ * each of the client's lone small segments is ACKed only when the
+ * server's delayed-ACK timer fires. None may be retransmitted. */
+static void lone_segment_not_resent(uint16_t delack_ms)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_tcp *tcp = &p.side[0].tcp;
+    uint32_t delack = delack_ms != 0 ? delack_ms : MIP_TCP_DELACK_MS;
+    unsigned round, i;
+    pair_init(&p, true);
+    mip_tcp_config_default(&cli->cfg);
+    cli->cfg.delack_ms = (uint16_t)delack;
+    cli->use_cfg = true;
+    srv->cfg = cli->cfg;
+    srv->use_cfg = true;
+    srv->read_on_readable = true;
+    rec_reset(1);
+    p.drop = rec_hook;
+    pair_connect(&p, true, cli, srv, &l);
+    CHECK(cli->conn.rtt.srtt_x8 <= 8u * 2u);
+    CHECK_EQ(tcp_rtt_rto(&cli->conn.rtt), MIP_TCP_RTO_MIN_MS);
+    for (round = 0; round < 3; round++) {
+        mip_time_t t0 = p.now;
+        bool acked = false;
+        rec_reset(1);
+        CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"lone", 4), 4);
+        /* Armed past the delayed ACK, with the margin. */
+        CHECK(cli->conn.t_rexmt - t0 >= delack + (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS));
+        pair_run(&p, 1, 5000);
+        for (i = 0; i < rec.n; i++) {
+            if (rec.ack[i] != cli->conn.snd_nxt || acked)
+                continue;
+            acked = true;
+            CHECK(rec.t[i] - t0 >= delack);   /* it was delayed in full */
+        }
+        CHECK(acked);
+        CHECK_EQ(cli->conn.snd_una, cli->conn.snd_nxt);
+    }
+    CHECK_EQ(srv->ngot, 12);
+    CHECK_MEM(srv->got, "lonelonelone", 12);
+    CHECK_EQ(mip_tcp_stat(&p.side[1].tcp, MIP_TCP_STAT_delacks), 3);
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_rexmits), 0);
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_timeouts), 0);
+    CHECK_EQ(mip_tcp_stat(&p.side[1].tcp, MIP_TCP_STAT_drop_out_of_window), 0);
+    mip_tcp_abort(tcp, &cli->conn);
+    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
+    pair_free(&p);
+    free(cli);
+    free(srv);
+}
+
+static void test_lone_segment_waits_for_delayed_ack(void) { lone_segment_not_resent(0); }
+/* A delack_ms above the default raises the connection's RTO floor with it. */
+static void test_lone_segment_waits_for_longer_delayed_ack(void) { lone_segment_not_resent(450); }
+
 /* Retransmissions are cut like first transmissions: never more than the
  * MSS (less the timestamp option), never past the peer's window, so never
  * fragmented by IP. */
@@ -784,6 +842,8 @@ int main(void)
 {
     RUN(test_syn_retransmission_backoff_and_timeout);
     RUN(test_data_retransmission_backoff_and_timeout);
+    RUN(test_lone_segment_waits_for_delayed_ack);
+    RUN(test_lone_segment_waits_for_longer_delayed_ack);
     RUN(test_rto_retransmission_fits_mss_and_window);
     RUN(test_rto_retransmission_with_new_data);
     RUN(test_synack_retransmission_from_syn_cache);
