@@ -120,4 +120,16 @@ typedef enum mip_fwd_verdict (*mip_fwd_hook_fn)(void *ctx, struct mip_stack *s,
 
 void mip_ip_set_forward_hook(struct mip_stack *s, mip_fwd_hook_fn fn, void *ctx);
 
+/*
+ * Sends a whole IP datagram built elsewhere (IPv4 or IPv6 header first,
+ * checksums filled in) towards its destination as it is: routed by its
+ * destination address, no TTL/hop-limit decrement, no forward hook, no
+ * fragmentation. For relays that retransmit a cached segment or answer with
+ * an ACK in an end point's name. INVALID when the header does not parse or
+ * its length disagrees with len; NOROUTE; NOSPACE when larger than the
+ * outgoing MTU; NOBUFS; else the link send's outcome. Full profile only
+ * (MIP_CONF_FORWARD).
+ */
+mip_status mip_ip_send_raw(struct mip_stack *s, const uint8_t *pkt, size_t len);
+
 #endif

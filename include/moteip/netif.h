@@ -19,6 +19,9 @@
 #include "moteip/config.h"
 #include "moteip/status.h"
 #include "moteip/addr.h"
+#if MIP_CONF_LOWPAN
+#include "moteip/wire/ieee802154.h"
+#endif
 
 struct mip_stack;
 struct mip_netif;
@@ -192,6 +195,38 @@ struct mip_lowpan_config {
 mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
                                 const struct mip_netif_driver *drv, void *drv_ctx,
                                 uint8_t *index);
+
+#if MIP_CONF_FORWARD
+/* What a radio frame carries, for relays watching their neighbours forward
+ * (implicit acknowledgements, overheard TCP ACKs). Forwarding builds only. */
+struct mip_lowpan_peek {
+    struct mip_802154_addr link_src;   /* the frame's MAC source and destination */
+    struct mip_802154_addr link_dst;
+    size_t ip_len;       /* bytes of the datagram's start written to the buffer:
+                            the IP header and what the frame carries after it */
+    size_t dgram_len;    /* the whole datagram's length (FRAG1: its size field) */
+};
+
+/*
+ * Decodes the start of the IP datagram in a frame (an MPDU without FCS, as a
+ * MAC hands it up) the way the radio netif `netif` would: an unfragmented
+ * IPHC or uncompressed IPv6 frame, a FRAG1, or a RAW_IP frame (IPv4/IPv6).
+ * The datagram's first bytes go to buf (IPHC decompressed), at most cap.
+ * Reads nothing but the frame and the netif's configuration: no state, no
+ * counters. NOTFOUND for a FRAGN (no header), a non-data frame or another
+ * dispatch; INVALID for a netif that is not a radio; the codecs' errors
+ * (TRUNCATED, MALFORMED, NOSPACE) otherwise.
+ */
+mip_status mip_lowpan_peek_frame(const struct mip_stack *s, uint8_t netif,
+                                 const uint8_t *frame, size_t len,
+                                 uint8_t *buf, size_t cap, struct mip_lowpan_peek *out);
+
+/* The link address frames towards `nexthop` on radio netif `netif` go to
+ * (the mapping of the netif.h comment above). NOTFOUND when none. */
+mip_status mip_lowpan_link_addr_of(const struct mip_stack *s, uint8_t netif,
+                                   const struct mip_addr *nexthop,
+                                   struct mip_802154_addr *out);
+#endif /* MIP_CONF_FORWARD */
 #endif
 
 /* Adds an address with its prefix length and the connected route of that

@@ -3,6 +3,7 @@
 #include "core.h"
 #include "moteip/wire/ipv4.h"
 #include "moteip/wire/ipv6.h"
+#include "moteip/wire/bytes.h"
 #include <string.h>
 
 mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
@@ -329,6 +330,43 @@ struct mip_pbuf *ip_forward_copy(struct mip_stack *s, struct mip_netif *out,
     }
     memcpy(w, pkt, len);
     return p;
+}
+
+mip_status mip_ip_send_raw(struct mip_stack *s, const uint8_t *pkt, size_t len)
+{
+    struct mip_addr dst, nexthop;
+    struct mip_netif *nif;
+    struct mip_pbuf *p;
+    mip_status st;
+
+    memset(&dst, 0, sizeof(dst));
+#if MIP_CONF_IPV4
+    if (len >= MIP_IPV4_HDR_LEN && (pkt[0] >> 4) == 4u) {
+        struct mip_ipv4_hdr h;
+        if (mip_ipv4_parse(pkt, len, &h) != MIP_OK || h.total_len != len)
+            return MIP_ERR_INVALID;
+        mip_addr_set4(&dst, h.dst);
+    } else
+#endif
+#if MIP_CONF_IPV6
+    if (len >= MIP_IPV6_HDR_LEN && (pkt[0] >> 4) == 6u) {
+        if ((size_t)mip_rd16(pkt + 4) + MIP_IPV6_HDR_LEN != len)
+            return MIP_ERR_INVALID;
+        mip_addr_set6(&dst, pkt + 24);
+    } else
+#endif
+    {
+        return MIP_ERR_INVALID;
+    }
+    st = ip_route(s, &dst, MIP_NETIF_ANY, &nif, &nexthop);
+    if (st != MIP_OK)
+        return st;
+    if (len > nif->mtu)
+        return MIP_ERR_NOSPACE;
+    p = ip_forward_copy(s, nif, pkt, len);
+    if (p == NULL)
+        return MIP_ERR_NOBUFS;
+    return ip_send_datagram(s, nif, p, &nexthop);
 }
 
 mip_status ip_forward_send(struct mip_stack *s, uint8_t in_netif, struct mip_netif *out,

@@ -571,6 +571,118 @@ static void lowpan_input(struct mip_stack *s, struct mip_netif *nif,
     iphc_input(s, nif, &h, frame + mhr, len - mhr, bcast);
 }
 
+/* --- looking into frames (relays) -------------------------------------------- */
+
+#if MIP_CONF_FORWARD
+static const struct mip_netif_ops lowpan_ops;
+
+static const struct mip_netif *radio_netif(const struct mip_stack *s, uint8_t netif)
+{
+    const struct mip_netif *nif = mip_netif_get((struct mip_stack *)s, netif);
+    return nif != NULL && nif->ops == &lowpan_ops ? nif : NULL;
+}
+
+static mip_status peek_copy(const uint8_t *ip, size_t n, size_t dgram_len, uint8_t *buf,
+                            size_t cap, struct mip_lowpan_peek *out)
+{
+    size_t k = n < cap ? n : cap;
+    memcpy(buf, ip, k);
+    out->ip_len = k;
+    out->dgram_len = dgram_len;
+    return MIP_OK;
+}
+
+/* The datagram length an IP header announces (0 when it does not parse). */
+static size_t ip_announced_len(const uint8_t *ip, size_t n)
+{
+    if (n >= 20u && (ip[0] >> 4) == 4u)
+        return mip_rd16(ip + 2);
+    if (n >= 40u && (ip[0] >> 4) == 6u)
+        return 40u + mip_rd16(ip + 4);
+    return 0;
+}
+
+mip_status mip_lowpan_peek_frame(const struct mip_stack *s, uint8_t netif,
+                                 const uint8_t *frame, size_t len,
+                                 uint8_t *buf, size_t cap, struct mip_lowpan_peek *out)
+{
+    const struct mip_netif *nif = radio_netif(s, netif);
+    struct mip_802154_hdr h;
+    struct mip_lowpan_env env;
+    struct mip_lowpan_frag f;
+    const uint8_t *pl;
+    size_t mhr, n, fl = 0, consumed, hl, dgram = 0;
+    mip_status st;
+
+    if (nif == NULL)
+        return MIP_ERR_INVALID;
+    memset(out, 0, sizeof(*out));
+    st = mip_ieee802154_parse(frame, len, &h, &mhr);
+    if (st != MIP_OK)
+        return st;
+    if (h.type != MIP_802154_DATA)
+        return MIP_ERR_NOTFOUND;
+    out->link_src = h.src;
+    out->link_dst = h.dst;
+    if (nif->lowpan.mode == MIP_LOWPAN_RAW_IP) {
+        size_t hdr = (size_t)nif->lowpan.raw_link_hdr_len - FCS_LEN;
+        if (len < hdr || mhr >= hdr)
+            return MIP_ERR_TRUNCATED;
+        if (frame[hdr - 1u] != MIP_LOWPAN_DISPATCH_IPV6 && frame[hdr - 1u] != RAW_DISPATCH_IPV4)
+            return MIP_ERR_NOTFOUND;
+        return peek_copy(frame + hdr, len - hdr, ip_announced_len(frame + hdr, len - hdr),
+                         buf, cap, out);
+    }
+    pl = frame + mhr;
+    n = len - mhr;
+    if (n == 0u)
+        return MIP_ERR_TRUNCATED;
+    switch (mip_lowpan_dispatch_of(pl[0])) {
+    case MIP_LOWPAN_D_FRAG1:
+        st = mip_lowpan_frag_parse(pl, n, &f, &fl);
+        if (st != MIP_OK)
+            return st;
+        dgram = f.size;
+        pl += fl;
+        n -= fl;
+        if (n == 0u)
+            return MIP_ERR_TRUNCATED;
+        break;
+    case MIP_LOWPAN_D_IPHC:
+    case MIP_LOWPAN_D_IPV6:
+        break;
+    default:
+        return MIP_ERR_NOTFOUND;   /* FRAGN and anything else: no IP header here */
+    }
+    if (mip_lowpan_dispatch_of(pl[0]) == MIP_LOWPAN_D_IPV6)
+        return peek_copy(pl + 1, n - 1u, dgram ? dgram : ip_announced_len(pl + 1, n - 1u),
+                         buf, cap, out);
+    if (mip_lowpan_dispatch_of(pl[0]) != MIP_LOWPAN_D_IPHC)
+        return MIP_ERR_NOTFOUND;
+    lowpan_env(&nif->lowpan, &h.src, &h.dst, &env);
+    st = mip_lowpan_iphc_decompress(pl, n, &env, dgram, buf, cap, &consumed, &hl);
+    if (st != MIP_OK)
+        return st;
+    n -= consumed;
+    if (n > cap - hl)
+        n = cap - hl;
+    memcpy(buf + hl, pl + consumed, n);
+    out->ip_len = hl + n;
+    out->dgram_len = dgram ? dgram : ip_announced_len(buf, hl);
+    return MIP_OK;
+}
+
+mip_status mip_lowpan_link_addr_of(const struct mip_stack *s, uint8_t netif,
+                                   const struct mip_addr *nexthop,
+                                   struct mip_802154_addr *out)
+{
+    const struct mip_netif *nif = radio_netif(s, netif);
+    if (nif == NULL)
+        return MIP_ERR_INVALID;
+    return link_dst(nif, nexthop, out);
+}
+#endif /* MIP_CONF_FORWARD */
+
 static const struct mip_netif_ops lowpan_ops = {
     lowpan_input,
     lowpan_output,

@@ -897,6 +897,147 @@ static void test_config_errors(void)
     free(s);
 }
 
+/* --- looking into frames and sending whole datagrams (relays) --------------- */
+
+#if MIP_CONF_FORWARD
+static void test_peek_frame_reads_iphc_and_frag1(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static uint8_t data[600];
+    uint8_t buf[MIP_RADIO_FRAME_MAX + MIP_LOWPAN_UNCOMP_MAX];
+    struct mip_lowpan_peek pk;
+    struct air_frame f1;
+    size_t n;
+
+    fill(data, 30, 3);
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, 30), MIP_OK);
+    CHECK_EQ(a->nq, 1);
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, a->q[0].data, a->q[0].len, buf, sizeof buf, &pk),
+             MIP_OK);
+    CHECK_EQ(pk.ip_len, 40u + 8u + 30u);
+    CHECK_EQ(pk.dgram_len, 40u + 8u + 30u);
+    CHECK_EQ(buf[0] >> 4, 6);
+    CHECK_EQ(buf[6], 17);                               /* next header UDP */
+    CHECK_EQ(buf[23], 1);                               /* src fd00::ff:fe00:1 */
+    CHECK_EQ(buf[39], 2);                               /* dst fd00::ff:fe00:2 */
+    CHECK_MEM(buf + 48, data, 30);
+    CHECK_EQ(pk.link_src.short_addr, 1);
+    CHECK_EQ(pk.link_dst.short_addr, 2);
+    /* a small buffer gets the start, the lengths still tell the whole */
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, a->q[0].data, a->q[0].len, buf, 60, &pk), MIP_OK);
+    CHECK_EQ(pk.ip_len, 60u);
+    CHECK_EQ(pk.dgram_len, 78u);
+    air_deliver(a);
+    CHECK(sink_has(&a->sink[1], 30, 3));
+
+    fill(data, 600, 4);
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, 600), MIP_OK);
+    CHECK(a->nq > 5);
+    f1 = a->q[0];
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, f1.data, f1.len, buf, sizeof buf, &pk), MIP_OK);
+    CHECK_EQ(pk.dgram_len, 648u);
+    CHECK(pk.ip_len > 48u && pk.ip_len % 8u == 0u);   /* a FRAG1 covers whole 8-byte blocks */
+    CHECK_EQ(mip_rd16(buf + 4), 608u);                  /* payload length from the FRAG1 size */
+    CHECK_MEM(buf + 48, data, pk.ip_len - 48u);
+    /* a FRAGN has no header to look at */
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, a->q[1].data, a->q[1].len, buf, sizeof buf, &pk),
+             MIP_ERR_NOTFOUND);
+    /* every truncation of the FRAG1 is an error or a bounded read, never a crash */
+    for (n = 0; n < f1.len; n++) {
+        uint8_t *cut = malloc(n ? n : 1u);
+        memcpy(cut, f1.data, n);
+        if (mip_lowpan_peek_frame(a->s[1], 0, cut, n, buf, sizeof buf, &pk) == MIP_OK)
+            CHECK(pk.ip_len <= sizeof buf);
+        free(cut);
+    }
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 3, f1.data, f1.len, buf, sizeof buf, &pk),
+             MIP_ERR_INVALID);
+    /* peeking changed nothing: the datagram still arrives whole */
+    air_deliver(a);
+    CHECK(sink_has(&a->sink[1], 600, 4));
+    air_free(a);
+}
+
+static void test_peek_frame_and_link_addr_raw_ip(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_RAW_IP, 127, 12);
+    uint8_t data[40], buf[128];
+    struct mip_lowpan_peek pk;
+    struct mip_802154_addr la;
+    struct mip_addr nh = addr("fd00::ff:fe00:2");
+
+    fill(data, sizeof data, 5);
+#if MIP_CONF_IPV4
+    CHECK_EQ(send_udp(a, 0, "10.0.0.2", data, sizeof data), MIP_OK);
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, a->q[0].data, a->q[0].len, buf, sizeof buf, &pk),
+             MIP_OK);
+    CHECK_EQ(buf[0] >> 4, 4);
+    CHECK_EQ(pk.ip_len, 28u + sizeof data);
+    CHECK_EQ(pk.dgram_len, 28u + sizeof data);
+    CHECK_MEM(buf + 28, data, sizeof data);
+    air_deliver(a);
+    nh = addr("10.0.0.2");
+    CHECK_EQ(mip_lowpan_link_addr_of(a->s[0], 0, &nh, &la), MIP_OK);
+    CHECK_EQ(la.mode, MIP_802154_ADDR_SHORT);
+    CHECK_EQ(la.short_addr, 2);
+    nh = addr("fd00::ff:fe00:2");
+#endif
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_OK);
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, a->q[0].data, a->q[0].len, buf, sizeof buf, &pk),
+             MIP_OK);
+    CHECK_EQ(buf[0] >> 4, 6);
+    CHECK_EQ(pk.dgram_len, 48u + sizeof data);
+    air_deliver(a);
+    CHECK_EQ(mip_lowpan_link_addr_of(a->s[0], 0, &nh, &la), MIP_OK);
+    CHECK_EQ(la.short_addr, 2);
+    CHECK_EQ(mip_lowpan_link_addr_of(a->s[0], 5, &nh, &la), MIP_ERR_INVALID);
+    air_free(a);
+}
+
+static void test_send_raw_sends_the_datagram_unchanged(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    uint8_t data[20], dg[128], again[128];
+    struct mip_lowpan_peek pk, pk2;
+    struct air_frame first;
+
+    fill(data, sizeof data, 9);
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_OK);
+    first = a->q[0];
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[0], 0, first.data, first.len, dg, sizeof dg, &pk), MIP_OK);
+    CHECK_EQ(pk.ip_len, pk.dgram_len);
+    air_deliver(a);
+    CHECK_EQ(a->sink[1].calls, 1);
+    /* the same datagram again, as a relay's local retransmission */
+    CHECK_EQ(mip_ip_send_raw(a->s[0], dg, pk.ip_len), MIP_OK);
+    CHECK_EQ(a->nq, 1);
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[0], 0, a->q[0].data, a->q[0].len, again, sizeof again,
+                                   &pk2), MIP_OK);
+    CHECK_EQ(pk2.ip_len, pk.ip_len);
+    CHECK_MEM(again, dg, pk.ip_len);                    /* hop limit untouched */
+    air_deliver(a);
+    CHECK_EQ(a->sink[1].calls, 2);
+    CHECK(sink_has(&a->sink[1], sizeof data, 9));
+    /* refused: length disagreeing with the header, not IP, no route, too big */
+    CHECK_EQ(mip_ip_send_raw(a->s[0], dg, pk.ip_len - 1u), MIP_ERR_INVALID);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], dg, 10), MIP_ERR_INVALID);
+    again[0] = 0x00;
+    CHECK_EQ(mip_ip_send_raw(a->s[0], again, pk.ip_len), MIP_ERR_INVALID);
+    memcpy(again, dg, pk.ip_len);
+    again[24] = 0xfd;
+    again[25] = 0x01;                                   /* fd01::... is not on-link */
+    CHECK_EQ(mip_ip_send_raw(a->s[0], again, pk.ip_len), MIP_ERR_NOROUTE);
+    {
+        static uint8_t big[1400];
+        memcpy(big, dg, 40);
+        mip_wr16(big + 4, (uint16_t)(sizeof big - 40u));
+        CHECK_EQ(mip_ip_send_raw(a->s[0], big, sizeof big), MIP_ERR_NOSPACE);
+    }
+    CHECK_EQ(a->nq, 0);
+    air_free(a);
+}
+#endif
+
 int main(void)
 {
     RUN(test_udp_every_size_across_iphc);
@@ -915,5 +1056,10 @@ int main(void)
     RUN(test_raw_ip_header_12);
     RUN(test_raw_ip_header_23);
     RUN(test_config_errors);
+#if MIP_CONF_FORWARD
+    RUN(test_peek_frame_reads_iphc_and_frag1);
+    RUN(test_peek_frame_and_link_addr_raw_ip);
+    RUN(test_send_raw_sends_the_datagram_unchanged);
+#endif
     return TESTING_DONE();
 }
