@@ -41,7 +41,7 @@ def run(scenario: "str | os.PathLike | dict | Scenario", seed: int | None = None
     scenario, RunError when the simulator fails."""
     sc = _scenario.coerce(scenario)
     simp = find_simulator(build=True) if sim is None else sim
-    _scenario.validate(sc, simp, params or {})
+    _scenario.validate(sc, simp, params or {}, origin="--set")
     return run_json(sc.to_json(params or {}), seed, simp, pcap=pcap, trace=trace, name=sc.name)
 
 

@@ -59,10 +59,11 @@ def _varies(specs: list[str]) -> dict:
 def cmd_run(a) -> int:
     sc = load(a.scenario)
     params = dict(_assignment(s, "--set") for s in a.set)
-    out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
-        f"run-seed{a.seed if a.seed is not None else sc.base_seed}.json"
     result = api_run(sc, seed=a.seed, params=params, pcap=a.pcap, trace=a.trace,
                      sim=find_simulator(build=True, log=_log))
+    # the seed the run used: --seed, else the scenario's (also when set with --set seed=N)
+    out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
+        f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"{sc.name}: seed {result.get('seed')}")

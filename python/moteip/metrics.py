@@ -10,6 +10,7 @@ Names are key paths into the result, so a metric says where it came from:
     nodes.sum.mac.tx_frames                  the nodes, and every MAC, stack and
     nodes.sum.tcp.rto_timeouts               TCP counter likewise
     nodes.max.energy_j                       the busiest node's energy
+    nodes.mean.duty_cycle                    the radio duty cycle, averaged
 
 The simulator writes only non-zero counters, so a counter missing from a run
 is 0 there (`missing_is_zero`). Per-node figures stay in the raw result,
@@ -64,7 +65,10 @@ def from_result(result: dict) -> dict[str, float]:
         for k, v in flat.items():
             sums[k] = sums.get(k, 0) + v
     for k, v in sums.items():
-        m[f"nodes.sum.{k}"] = v
+        if k == "duty_cycle":   # a share per node: its mean means something, its sum does not
+            m["nodes.mean.duty_cycle"] = v / len(result["node_stats"])
+        else:
+            m[f"nodes.sum.{k}"] = v
     energies = [n.get("energy_j", 0) for n in result.get("node_stats", [])]
     if energies:
         m["nodes.max.energy_j"] = max(energies)

@@ -17,7 +17,7 @@ def _select(summary: dict, x: str, hue: str | None, where: dict | None) -> list[
             raise UsageError(f"{role} {k}: not a varied key of this sweep; varied keys: "
                              f"{', '.join(vary) or '(none)'}")
     points = summary["points"]
-    for k, v in (where or {}).items():
+    for k, v in ((canonical_key(k), v) for k, v in (where or {}).items()):
         if k not in vary:
             raise UsageError(f"--where {k}: not a varied key of this sweep; varied keys: {', '.join(vary)}")
         points = [p for p in points if p["params"][k] == v]
@@ -59,6 +59,9 @@ def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | No
     xs_all = [p["params"][x] for p in points]
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xs_all)
     cats = list(dict.fromkeys(json.dumps(v) for v in xs_all))
+    if logx and numeric and not any(v > 0 for v in xs_all):
+        raise UsageError(f"--logx: {x} has no positive value to put on a log scale; values: "
+                         f"{', '.join(cats)}")
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     for label, ps in groups.items():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from .errors import UsageError
 from .table import mean_ci, num, render
 
 #: Per flow type, the metrics a table shows by default.
@@ -60,6 +61,12 @@ def sweep_table(summary: dict, metrics: list[str] | None = None) -> str:
     """One row per point: the varied parameters, the run count, and each
     metric as mean ± 95 % CI half-width."""
     names = {n for p in summary["points"] for n in p["metrics"]}
+    for m in metrics or []:
+        if m not in names:
+            near = sorted(n for n in names if m.split(".")[-1] in n)[:8]
+            raise UsageError(f"--metric {m}: no such metric in this sweep"
+                             + (f"; similar: {', '.join(near)}" if near else
+                                "; `moteip metrics DIR` lists them"))
     cols = metrics or summary.get("table") or default_metrics(names)
     keys = list(summary["vary"])
     rows = []

@@ -197,8 +197,8 @@ class Scenario:
             set_key(d, parse_key(k), v, origin)
         return d
 
-    def to_json(self, params: dict[str, Any] | None = None) -> str:
-        return json.dumps(self.with_params(params or {}), sort_keys=True)
+    def to_json(self, params: dict[str, Any] | None = None, origin: str = "--vary") -> str:
+        return json.dumps(self.with_params(params or {}, origin), sort_keys=True)
 
 
 def _sweep_defaults(raw: Any, name: str) -> SweepDefaults:
@@ -232,7 +232,10 @@ def _sweep_defaults(raw: Any, name: str) -> SweepDefaults:
         t = raw["table"]
         if not isinstance(t, list) or not all(isinstance(x, str) for x in t):
             raise ScenarioError(f"{name}: sweep.table: expected an array of metric names, got {t!r}")
-        sd.table = [canonical_key(x) for x in t]
+        try:
+            sd.table = [canonical_key(x) for x in t]
+        except UsageError as e:
+            raise ScenarioError(f"{name}: sweep.table: {e}") from None
     return sd
 
 
@@ -284,17 +287,23 @@ def coerce(scenario: "Scenario | dict | str | os.PathLike") -> Scenario:
     return load(scenario)
 
 
-def validate(sc: Scenario, sim, params: dict[str, Any] | None = None) -> None:
+def validate(sc: Scenario, sim, params: dict[str, Any] | None = None,
+             origin: str = "--vary") -> None:
     """Validates the scenario (with sweep parameters applied) with the
-    simulator's loader; the error names the sweep parameters that were set."""
+    simulator's loader; the error names the sweep parameters that were set.
+    `origin` is where the parameters came from: "--vary" (a sweep) or
+    "--set" (a single run)."""
     from .simulator import check
 
     params = params or {}
-    text = sc.to_json(params)
+    text = sc.to_json(params, origin)
     try:
+        for k, v in params.items():  # NaN, dates: as for a TOML value, not a JSON syntax error
+            _check_json_values(v, parse_key(k), sc.name)
         check(text, sc.name, sim)
     except ScenarioError as e:
         if params:
             shown = ", ".join(f"{k} = {json.dumps(v)}" for k, v in params.items())
-            raise ScenarioError(f"{e} (with {shown} from the sweep)") from None
+            source = "the sweep" if origin == "--vary" else origin
+            raise ScenarioError(f"{e} (with {shown} from {source})") from None
         raise

@@ -43,6 +43,13 @@ from .simulator import find_simulator, run_json
 from .stats import summarize
 
 
+_DASK_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 class Interrupted(Exception):
     """The sweep was interrupted (Ctrl-C); what finished is on disk."""
 
@@ -84,18 +91,28 @@ def plan(sc: scenario_mod.Scenario, vary: dict[str, list], sim_id: str = "") -> 
     parameters and the simulator build."""
     keys = list(vary)
     points = []
+    seen = set()
     for combo in itertools.product(*(vary[k] for k in keys)):
         params = dict(zip(keys, combo))
         text = sc.to_json(params)
         h = hashlib.sha256((text + "\n" + json.dumps(params, sort_keys=True) + "\n" + sim_id).encode())
-        points.append(Point(h.hexdigest()[:12], params, text))
+        pid = h.hexdigest()[:12]
+        if pid in seen:  # a value listed twice is one point, not two sharing (and
+            continue     # counting twice) the same runs
+        seen.add(pid)
+        points.append(Point(pid, params, text))
     return points
 
 
 def write_json_atomic(path: pathlib.Path, obj: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    try:
+        # insertion order, not sorted: the varied keys keep the order they were given in
+        tmp.write_text(json.dumps(obj, indent=1) + "\n")
+        os.replace(tmp, path)
+    except BaseException:  # e.g. Ctrl-C in between: leave no partial file behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _stderr(msg: str) -> None:
@@ -108,34 +125,35 @@ def _stderr(msg: str) -> None:
 # calling thread as each finishes; KeyboardInterrupt propagates after the engine has
 # stopped.
 
-def _run_local(tasks: list[Task], sim: pathlib.Path, name: str, jobs: int, done, failed) -> None:
-    def one(t: Task):
-        t0 = time.monotonic()
-        r = run_json(t.point.scenario_json, t.seed, sim, name=name)
-        return r, time.monotonic() - t0
-
-    ex = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="moteip-run")
-    try:
-        pending = {ex.submit(one, t): t for t in tasks}
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
-                t = pending.pop(f)
-                try:
-                    r, w = f.result()
-                except Exception as e:  # a failed run is reported, the others go on
-                    failed(t, e)
-                else:
-                    done(t, r, w)
-    finally:
-        ex.shutdown(wait=True, cancel_futures=True)
-
-
 def _timed_run(text: str, seed: int, sim: str, name: str):
-    """The task a Dask worker runs (module level, so it pickles by name)."""
+    """One run and its wall time; also the task a Dask worker runs (module
+    level, so it pickles by name)."""
     t0 = time.monotonic()
     r = run_json(text, seed, sim, name=name)
     return r, time.monotonic() - t0
+
+
+def _report(f, t: Task, done, failed) -> None:
+    """Hands a finished future's outcome to done() or failed()."""
+    try:
+        r, w = f.result()
+    except Exception as e:  # a failed run is reported, the others go on
+        failed(t, e)
+    else:
+        done(t, r, w)
+
+
+def _run_local(tasks: list[Task], sim: pathlib.Path, name: str, jobs: int, done, failed) -> None:
+    ex = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="moteip-run")
+    try:
+        pending = {ex.submit(_timed_run, t.point.scenario_json, t.seed, str(sim), name): t
+                   for t in tasks}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                _report(f, pending.pop(f), done, failed)
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_dask(tasks: list[Task], sim: pathlib.Path, name: str, address: str, jobs: int,
@@ -151,17 +169,14 @@ def _run_dask(tasks: list[Task], sim: pathlib.Path, name: str, address: str, job
                                    host="127.0.0.1", dashboard_address=None,
                                    silence_logs=logging.ERROR)
             client = Client(cluster)
-            log(f"dask: LocalCluster with {jobs} workers at {cluster.scheduler_address}")
+            log(f"dask: LocalCluster with {_plural(jobs, 'worker')} at {cluster.scheduler_address}")
         else:
-            if not address.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
-                raise UsageError(f"--dask {address!r}: expected a scheduler address such as "
-                                 f"tcp://host:8786, or 'local'")
             try:
                 client = Client(address, timeout="10s")
             except (OSError, TimeoutError) as e:
                 raise RunError(f"--dask {address}: cannot reach the scheduler ({e})") from None
             log(f"dask: connected to {address} "
-                f"({len(client.scheduler_info().get('workers', {}))} workers)")
+                f"({_plural(len(client.scheduler_info().get('workers', {})), 'worker')})")
     except BaseException:
         if cluster is not None:
             cluster.close()
@@ -172,13 +187,7 @@ def _run_dask(tasks: list[Task], sim: pathlib.Path, name: str, address: str, job
             f = client.submit(_timed_run, t.point.scenario_json, t.seed, str(sim), name, pure=False)
             futures[f] = t
         for f in as_completed(list(futures)):
-            t = futures[f]
-            try:
-                r, w = f.result()
-            except Exception as e:  # a failed run is reported, the others go on
-                failed(t, e)
-            else:
-                done(t, r, w)
+            _report(f, futures[f], done, failed)
     finally:
         try:
             client.cancel(list(futures))
@@ -224,6 +233,9 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     if not isinstance(first, int) or first < 0:
         raise UsageError(f"seed: expected a non-negative integer, got {first!r}")
     jobs = jobs or os.cpu_count() or 2
+    if dask is not None and dask != "local" and not dask.startswith(_DASK_SCHEMES):
+        raise UsageError(f"--dask {dask!r}: expected a scheduler address such as "
+                         f"tcp://host:8786, or 'local'")
     outdir = pathlib.Path(out) if out is not None else pathlib.Path("out") / sc.stem
     simp = pathlib.Path(sim) if sim is not None else find_simulator(build=True, log=log)
 
@@ -248,8 +260,9 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     tasks = [Task(p, s) for p in points for s in seeds]
     todo = [t for t in tasks if not (outdir / "runs" / f"{t.run_id}.json").exists()]
     ondisk = len(tasks) - len(todo)
-    where = f"dask {dask}" if dask else f"{jobs} local processes"
-    log(f"sweep {sc.name}: {len(points)} points x {nruns} seeds = {len(tasks)} runs"
+    where = f"dask {dask}" if dask else f"{jobs} local process{'es' if jobs != 1 else ''}"
+    log(f"sweep {sc.name}: {_plural(len(points), 'point')} x {_plural(nruns, 'seed')} = "
+        f"{_plural(len(tasks), 'run')}"
         + (f" ({ondisk} on disk, {len(todo)} to run)" if ondisk else "")
         + (f" on {where}" if todo else "") + f" -> {outdir}")
 

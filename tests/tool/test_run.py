@@ -1,0 +1,108 @@
+"""`moteip run` and `moteip.run`: one run, its table, result JSON, pcap and trace."""
+from __future__ import annotations
+
+import json
+import re
+import struct
+import tomllib
+
+import moteip
+
+
+def _pcap_records(data: bytes) -> int:
+    assert data[:4] == b"\xd4\xc3\xb2\xa1"  # classic pcap, little endian
+    assert struct.unpack("<I", data[20:24])[0] == 195  # LINKTYPE_IEEE802_15_4_WITHFCS
+    off, n = 24, 0
+    while off < len(data):
+        incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+        off += 16 + incl
+        n += 1
+    assert off == len(data)
+    return n
+
+
+def test_run_writes_result_pcap_trace_and_prints_the_table(cli, tcp2, tmp_path):
+    r = cli("run", "tcp2.toml", "--seed", "3", "--out", "res/r.json", "--pcap", "t.pcap",
+            "--trace", "t.jsonl")
+    assert r.rc == 0, r
+    assert r.stderr == ""
+    lines = r.stdout.splitlines()
+    assert lines[0] == "tcp2.toml: seed 3"
+    assert lines[1].split() == ["flow", "type", "path", "hops", "done", "result"]
+    assert re.fullmatch(r"0\s+tcp\s+0 -> 1\s+1\s+yes\s+4000/4000 B intact, \d+ b/s, \d+ retx, \d+ RTOs",
+                        lines[3]), lines[3]
+    assert re.search(r"^2 nodes, [\d.]+ s simulated, \d+ events; frames sent \d+, ", r.stdout, re.M)
+    assert r.stdout.endswith("\nresult: res/r.json\npcap: t.pcap\ntrace: t.jsonl\n")
+
+    result = json.loads((tmp_path / "res" / "r.json").read_text())
+    assert result["seed"] == 3 and result["nodes"] == 2
+    f = result["flows"][0]
+    assert (f["type"], f["complete"], f["integrity_ok"], f["bytes_delivered"]) == ("tcp", True, True, 4000)
+    # the printed numbers are the result's
+    assert f"{f['bytes_delivered']}/{f['bytes_expected']} B intact, " in lines[3]
+    assert f"frames sent {result['totals']['frames_tx']}," in r.stdout
+
+    # determinism: the API gives the same result for the same seed
+    assert moteip.run(tcp2, seed=3) == result
+    assert moteip.run(tcp2, seed=4) != result
+
+    pcap = (tmp_path / "t.pcap").read_bytes()
+    assert len(pcap) > 2000
+    assert _pcap_records(pcap) == result["totals"]["frames_tx"]
+
+    events = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert events and all({"t_us", "ev", "node"} <= e.keys() for e in events)
+    assert sum(e["ev"] == "tx" for e in events) == result["totals"]["frames_tx"]
+    assert [e["ev"] for e in events].count("flow_done") == 1
+    assert [e["t_us"] for e in events] == sorted(e["t_us"] for e in events)
+
+
+def test_set_changes_the_result(cli, udp3, tmp_path):
+    r = cli("run", "udp3.toml", "--seed", "2", "--out", "clean.json")
+    assert r.rc == 0, r
+    r = cli("run", "udp3.toml", "--seed", "2", "--set", "medium.ber=1e-3", "--out", "ber.json")
+    assert r.rc == 0, r
+    clean = json.loads((tmp_path / "clean.json").read_text())
+    ber = json.loads((tmp_path / "ber.json").read_text())
+    assert clean["totals"]["frames_corrupted"] == 0
+    assert ber["totals"]["frames_corrupted"] > 0
+    assert ber["totals"]["link_retries"] > clean["totals"]["link_retries"]
+    assert ber == moteip.run(udp3, seed=2, params={"medium.ber": 1e-3})
+    # the same key spelled with a dotted index
+    r = cli("run", "udp3.toml", "--seed", "2", "--set", "flows.0.count=5", "--out", "five.json")
+    assert r.rc == 0, r
+    assert json.loads((tmp_path / "five.json").read_text())["flows"][0]["sent"] == 5
+
+
+def test_run_a_plain_dict(udp3):
+    d = tomllib.loads(udp3.read_text())
+    d.pop("description")
+    r = moteip.run(d, seed=5)
+    assert r["seed"] == 5 and r["scenario"] == "udp3" and r["nodes"] == 3
+    assert r["flows"][0]["received"] == 20
+    assert r == moteip.run(udp3, seed=5)
+    assert d == {k: v for k, v in tomllib.loads(udp3.read_text()).items() if k != "description"}
+
+
+def test_run_a_scenario_object(udp3):
+    sc = moteip.load_scenario(udp3)
+    assert moteip.run(sc, seed=1, params={"flows[0].count": 3})["flows"][0]["sent"] == 3
+
+
+def test_default_output_path_is_out_stem_run_seed(cli, udp3, tmp_path):
+    r = cli("run", "udp3.toml", "--seed", "4")
+    assert r.rc == 0, r
+    out = tmp_path / "out" / "udp3" / "run-seed4.json"
+    assert r.stdout.endswith("\nresult: out/udp3/run-seed4.json\n")
+    assert json.loads(out.read_text())["seed"] == 4
+    r = cli("run", "udp3.toml")  # the scenario's seed
+    assert r.rc == 0, r
+    assert json.loads((tmp_path / "out" / "udp3" / "run-seed1.json").read_text())["seed"] == 1
+
+
+def test_default_output_path_follows_a_seed_set_with_set(cli, udp3, tmp_path):
+    r = cli("run", "udp3.toml", "--set", "seed=7")
+    assert r.rc == 0, r
+    assert r.stdout.startswith("udp3.toml: seed 7\n")
+    assert json.loads((tmp_path / "out" / "udp3" / "run-seed7.json").read_text())["seed"] == 7
+    assert not (tmp_path / "out" / "udp3" / "run-seed1.json").exists()
