@@ -123,9 +123,10 @@ int mip_bsd_connect(struct mip_bsd *b, const struct mip_addr *dst, uint16_t port
     return s;
 }
 
-static struct mip_tcp_conn *on_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *on_accept(struct mip_tcp_listener *tl, struct mip_tcp *tcp,
+                                      uint16_t port)
 {
-    struct mip_bsd_sock *l = ctx;
+    struct mip_bsd_sock *l = MIP_CONTAINER_OF(tl, struct mip_bsd_sock, listener);
     struct mip_bsd *b = l->owner;
     int s = sock_alloc(b, SOCK_STREAM);
     (void)tcp;
@@ -143,7 +144,7 @@ int mip_bsd_listen(struct mip_bsd *b, uint16_t port)
     mip_status st;
     if (s < 0)
         return s;
-    st = mip_tcp_listen(b->tcp, &b->sock[s].listener, port, on_accept, &b->sock[s]);
+    st = mip_tcp_listen(b->tcp, &b->sock[s].listener, port, on_accept);
     if (st != MIP_OK) {
         b->sock[s].kind = SOCK_FREE;
         return st == MIP_ERR_INUSE ? MIP_BSD_EADDRINUSE : MIP_BSD_EINVAL;

@@ -541,9 +541,10 @@ static const struct mip_tcp_callbacks http_cb = {
     .error = http_error,
 };
 
-static struct mip_tcp_conn *http_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *http_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                        uint16_t port)
 {
-    struct mip_http_server *h = ctx;
+    struct mip_http_server *h = MIP_CONTAINER_OF(l, struct mip_http_server, listener);
     unsigned i;
 
     (void)tcp;
@@ -575,7 +576,7 @@ mip_status mip_http_server_start(struct mip_http_server *h, struct mip_tcp *tcp,
         return MIP_ERR_INVALID;
     memset(h, 0, sizeof(*h));
     h->tcp = tcp;
-    st = mip_tcp_listen(tcp, &h->listener, port, http_accept, h);
+    st = mip_tcp_listen(tcp, &h->listener, port, http_accept);
     if (st == MIP_OK)
         h->port = port;
     return st;

@@ -91,9 +91,10 @@ static const struct mip_tcp_callbacks chargen_cb = {
     .error = chargen_error,
 };
 
-static struct mip_tcp_conn *chargen_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *chargen_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                           uint16_t port)
 {
-    struct mip_tcp_chargen *g = ctx;
+    struct mip_tcp_chargen *g = MIP_CONTAINER_OF(l, struct mip_tcp_chargen, listener);
     unsigned i;
 
     (void)tcp;
@@ -120,7 +121,7 @@ mip_status mip_tcp_chargen_start(struct mip_tcp_chargen *g, struct mip_tcp *tcp,
         return MIP_ERR_INVALID;
     memset(g, 0, sizeof(*g));
     g->tcp = tcp;
-    st = mip_tcp_listen(tcp, &g->listener, port, chargen_accept, g);
+    st = mip_tcp_listen(tcp, &g->listener, port, chargen_accept);
     if (st == MIP_OK)
         g->port = port;
     return st;

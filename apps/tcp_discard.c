@@ -73,9 +73,10 @@ static const struct mip_tcp_callbacks discard_cb = {
     .error = discard_error,
 };
 
-static struct mip_tcp_conn *discard_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *discard_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                           uint16_t port)
 {
-    struct mip_tcp_discard *d = ctx;
+    struct mip_tcp_discard *d = MIP_CONTAINER_OF(l, struct mip_tcp_discard, listener);
     unsigned i;
 
     (void)tcp;
@@ -104,7 +105,7 @@ mip_status mip_tcp_discard_start(struct mip_tcp_discard *d, struct mip_tcp *tcp,
         return MIP_ERR_INVALID;
     memset(d, 0, sizeof(*d));
     d->tcp = tcp;
-    st = mip_tcp_listen(tcp, &d->listener, port, discard_accept, d);
+    st = mip_tcp_listen(tcp, &d->listener, port, discard_accept);
     if (st == MIP_OK)
         d->port = port;
     return st;

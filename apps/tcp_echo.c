@@ -69,9 +69,10 @@ static const struct mip_tcp_callbacks echo_cb = {
     .error = echo_error,
 };
 
-static struct mip_tcp_conn *echo_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *echo_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                        uint16_t port)
 {
-    struct mip_tcp_echo *e = ctx;
+    struct mip_tcp_echo *e = MIP_CONTAINER_OF(l, struct mip_tcp_echo, listener);
     unsigned i;
 
     (void)tcp;
@@ -97,7 +98,7 @@ mip_status mip_tcp_echo_start(struct mip_tcp_echo *e, struct mip_tcp *tcp, uint1
         return MIP_ERR_INVALID;
     memset(e, 0, sizeof(*e));
     e->tcp = tcp;
-    st = mip_tcp_listen(tcp, &e->listener, port, echo_accept, e);
+    st = mip_tcp_listen(tcp, &e->listener, port, echo_accept);
     if (st == MIP_OK)
         e->port = port;
     return st;

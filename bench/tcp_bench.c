@@ -103,9 +103,10 @@ static void on_closed(void *ctx, struct mip_tcp_conn *c) { if (c == &((struct be
 
 static const struct mip_tcp_callbacks cbs = { on_connected, on_readable, on_writable, on_closed, NULL };
 
-static struct mip_tcp_conn *on_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *on_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                      uint16_t port)
 {
-    struct bench *bn = ctx;
+    struct bench *bn = MIP_CONTAINER_OF(l, struct bench, listener);
     (void)tcp; (void)port;
     mip_tcp_conn_init(&bn->srv, &cbs, bn, bn->stx_ring, RING, bn->srx_ring, bn->sbm, RING);
     return &bn->srv;
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
     bn->to_send = argc > 1 ? strtoull(argv[1], NULL, 10) : 1048576ull;
     side_init(&bn->a, "fd00::1", 1);
     side_init(&bn->b, "fd00::2", 2);
-    (void)mip_tcp_listen(&bn->b.tcp, &bn->listener, 80, on_accept, bn);
+    (void)mip_tcp_listen(&bn->b.tcp, &bn->listener, 80, on_accept);
     mip_tcp_conn_init(&bn->cli, &cbs, bn, bn->ctx_ring, RING, bn->crx_ring, bn->cbm, RING);
     (void)mip_addr_parse("fd00::2", &dst, &plen);
     if (mip_tcp_connect(&bn->a.tcp, &bn->cli, &dst, 80) != MIP_OK)

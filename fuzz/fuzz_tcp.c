@@ -109,6 +109,7 @@ struct slot {
                                 inside mip_tcp_write before it returns) */
     uint32_t rd_off;         /* bytes it read */
     uint32_t peer_iss;       /* the peer's ISS for an active open */
+    uint32_t irs;            /* the peer's ISS, taken at `connected` */
     uint32_t ts_seen;        /* latest TSval the stack sent here */
     unsigned errors;
     /* while a segment is input: rcv_nxt before it, and the furthest right
@@ -245,8 +246,12 @@ NOCOV static struct slot *live_conn_for(const struct mip_addr *local, uint16_t l
     for (i = 0; i < NSLOT; i++) {
         struct mip_tcp_conn *c = &H.slot[i].c;
         if ((mask & (1u << i)) && c->lport == lport && c->rport == rport &&
-            mip_addr_eq(&c->remote, remote) && mip_addr_eq(&c->local, local))
-            return &H.slot[i];
+            mip_addr_eq(&c->remote, remote)) {
+            struct mip_addr l;
+            mip_tcp_local_addr(&H.tcp, c, &l);
+            if (mip_addr_eq(&l, local))
+                return &H.slot[i];
+        }
     }
     return NULL;
 }
@@ -344,8 +349,8 @@ NOCOV static void check_segment(const struct mip_addr *src, const struct mip_add
         CHECK(c->state >= MIP_TCP_ESTABLISHED && c->state != MIP_TCP_FIN_WAIT_2 &&
                   c->state != MIP_TCP_TIME_WAIT,
               "data sent in %s", mip_tcp_state_name(c->state));
-        CHECK(dlen + optlen <= c->mss, "%zu data bytes + %zu option bytes > MSS %u", dlen,
-              optlen, c->mss);
+        CHECK(dlen + optlen <= c->cc.mss, "%zu data bytes + %zu option bytes > MSS %u", dlen,
+              optlen, c->cc.mss);
         CHECK(MIP_SEQ_GEQ(h.seq, c->snd_una), "data below snd_una");
         CHECK(probe || MIP_SEQ_LEQ(end, c->snd_una + c->snd_wnd) ||
                   MIP_SEQ_LEQ(end, c->snd_max),
@@ -439,7 +444,7 @@ NOCOV static size_t app_read(struct slot *sl, size_t n)
     k = mip_tcp_read(&H.tcp, &sl->c, buf, n);
     CHECK(k <= n, "read returned %zu for %zu", k, n);
     for (i = 0; i < k; i++)
-        CHECK(buf[i] == pat_rx(sl->c.irs + 1u + sl->rd_off + (uint32_t)i),
+        CHECK(buf[i] == pat_rx(sl->irs + 1u + sl->rd_off + (uint32_t)i),
               "read byte %u of the stream is not what the peer sent at that sequence",
               sl->rd_off + (unsigned)i);
     sl->rd_off += (uint32_t)k;
@@ -467,6 +472,7 @@ static void cb_connected(void *ctx, struct mip_tcp_conn *c)
     struct slot *sl = slot_from_conn(c, "connected");
     (void)ctx;
     CHECK(c->state == MIP_TCP_ESTABLISHED, "connected in %s", mip_tcp_state_name(c->state));
+    sl->irs = c->rcv_nxt - 1u;      /* no data is taken before `connected` */
     if ((sl->behave & B_WRITE_ON_CONNECT) && H.depth < 4) {
         H.depth++;
         (void)app_write(sl, 300);
@@ -586,10 +592,11 @@ static bool slot_connect(struct slot *sl, unsigned sel)
     return true;
 }
 
-static struct mip_tcp_conn *app_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *app_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                       uint16_t port)
 {
     unsigned i;
-    CHECK(ctx == &H && tcp == &H.tcp, "accept context");
+    CHECK(l == &H.l && tcp == &H.tcp, "accept context");
     CHECK(port == LISTEN_PORT, "accept for port %u", port);
     if (H.refuse)
         return NULL;
@@ -647,7 +654,7 @@ NOCOV static void check_conn(const struct slot *sl, unsigned i)
     CHECK(c->rx.ooo_end <= c->rx.size - c->rx.len, "slot %u: ooo_end %u > space %u", i,
           c->rx.ooo_end, c->rx.size - c->rx.len);
     check_rx_bits(c);
-    CHECK(c->mss >= 64, "slot %u: mss %u", i, c->mss);
+    CHECK(c->cc.mss >= 64, "slot %u: mss %u", i, c->cc.mss);
     if (c->flags & TCPF_FIN_SENT)
         CHECK(c->flags & TCPF_FIN_QUEUED, "slot %u: FIN sent but not queued", i);
     if (c->state != MIP_TCP_SYN_SENT) {
@@ -663,11 +670,13 @@ NOCOV static void check_conn(const struct slot *sl, unsigned i)
     {
         unsigned k;
         const struct mip_tcp_sackb *b = &c->sackb;
-        CHECK(b->count <= MIP_TCP_SACKB_MAX, "slot %u: sack count %u", i, b->count);
-        for (k = 0; k < b->count; k++) {
-            CHECK(MIP_SEQ_LT(b->start[k], b->end[k]), "slot %u: empty SACK block", i);
+        unsigned n = tcp_sackb_count(b);
+        for (k = n; k < MIP_TCP_SACKB_MAX; k++)
+            CHECK(b->start_off[k] == 0 && b->end_off[k] == 0, "slot %u: stray SACK block", i);
+        for (k = 0; k < n; k++) {
+            CHECK(b->start_off[k] < b->end_off[k], "slot %u: empty SACK block", i);
             if (k > 0)
-                CHECK(MIP_SEQ_LT(b->end[k - 1], b->start[k]), "slot %u: SACK blocks unsorted",
+                CHECK(b->end_off[k - 1] < b->start_off[k], "slot %u: SACK blocks unsorted",
                       i);
         }
     }
@@ -684,7 +693,7 @@ NOCOV static uint32_t tcp_pending(mip_time_t now)
         if (!(mask & (1u << i)))
             continue;
         if (c->flags & TCPF_DELACK)
-            next = mip_next_delay(next, now, c->t_delack);
+            next = tcp_delack_delay(c, now) < next ? tcp_delack_delay(c, now) : next;
         if (c->flags & TCPF_REXMT)
             next = mip_next_delay(next, now, c->t_rexmt);
         if (c->flags & TCPF_IDLE)
@@ -883,7 +892,7 @@ static void fill_tuple_from_slot(struct seg *g, const struct slot *sl)
         return;
     }
     g->src = c->remote;
-    g->dst = c->local;
+    mip_tcp_local_addr(&H.tcp, c, &g->dst);
     g->sport = c->rport;
     g->dport = c->lport;
 }
@@ -1194,7 +1203,7 @@ static void run_op(struct cur *in)
             if (H.listening)
                 mip_tcp_unlisten(&H.tcp, &H.l);
             else
-                CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, app_accept, &H) == MIP_OK,
+                CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, app_accept) == MIP_OK,
                       "listen again");
             H.listening = !H.listening;
             break;
@@ -1246,7 +1255,7 @@ static void setup(const uint8_t hdr[5])
     CHECK(mip_addr_parse("::", &any, NULL) == MIP_OK, "any6 parse");
     CHECK(mip_route_add(&H.s, &any, 0, &gw, H.idx) == MIP_OK, "default route v6");
     CHECK(mip_tcp_init(&H.tcp, &H.s) == MIP_OK, "tcp init");
-    CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, app_accept, &H) == MIP_OK, "listen");
+    CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, app_accept) == MIP_OK, "listen");
     H.listening = true;
 
     /* header: [active peer + flags][active cfg][passive cfg][active behave]

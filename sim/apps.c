@@ -181,9 +181,10 @@ static const struct mip_tcp_callbacks rcv_cb = {
     NULL, rcv_readable, NULL, any_closed, any_error
 };
 
-static struct mip_tcp_conn *rcv_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+static struct mip_tcp_conn *rcv_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                       uint16_t port)
 {
-    struct sim_flow *f = ctx;
+    struct sim_flow *f = MIP_CONTAINER_OF(l, struct sim_flow, lis);
     (void)tcp;
     (void)port;
     if (f->accepted)
@@ -252,7 +253,7 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
         src->tcp.mss_max = fs->mss;
         dst->tcp.mss_max = fs->mss;
     }
-    st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, rcv_accept, f);
+    st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, rcv_accept);
     if (st != MIP_OK) {
         snprintf(err, errlen, "flows[%u]: node %u cannot listen on port %u: %s", f->index,
                  fs->dst, fs->port, mip_status_name(st));

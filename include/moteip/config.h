@@ -171,6 +171,12 @@
 #ifndef MIP_TCP_DELACK_MS
 #define MIP_TCP_DELACK_MS 200u
 #endif
+/* The longest delayed-ACK time a connection uses (RFC 1122 4.2.3.2: less
+ * than 0.5 s); a larger c->cfg.delack_ms is taken as this. It also keeps
+ * the delayed-ACK deadline within 16 bits (struct mip_tcp_conn). */
+#ifndef MIP_TCP_DELACK_MAX_MS
+#define MIP_TCP_DELACK_MAX_MS 500u
+#endif
 /* What the retransmission timer allows on top of a peer's delayed-ACK
  * timer: the ACK's way back, a late poll of the peer's timer, clock
  * granularity. */
@@ -219,6 +225,9 @@
 #endif
 #if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
 #error "MIP_NETIF_MAX must be 1..16"
+#endif
+#if MIP_TCP_DELACK_MS > MIP_TCP_DELACK_MAX_MS || MIP_TCP_DELACK_MAX_MS > 30000
+#error "MIP_TCP_DELACK_MS must not exceed MIP_TCP_DELACK_MAX_MS, which must be at most 30000 (16-bit deadline)"
 #endif
 #if MIP_TCP_RTO_MIN_MS <= MIP_TCP_DELACK_MS
 #error "MIP_TCP_RTO_MIN_MS must exceed MIP_TCP_DELACK_MS, or lone segments are resent needlessly"

@@ -8,7 +8,7 @@
  * receive ring's reassembly bitmap (TCPlp's design; no heap anywhere).
  *
  *   active open   mip_tcp_conn_init(c, ...buffers...); mip_tcp_connect(tcp, c, dst, port)
- *   passive open  mip_tcp_listen(tcp, l, port, accept_fn, ctx): a SYN is
+ *   passive open  mip_tcp_listen(tcp, l, port, accept_fn): a SYN is
  *                 answered from a bounded SYN cache inside struct mip_tcp;
  *                 only when the handshake completes is accept_fn asked for
  *                 a connection struct, so a SYN flood cannot take memory
@@ -104,69 +104,101 @@ struct mip_tcp_callbacks {
 /* Per-connection settings: mip_tcp_conn_init fills in the defaults; change
  * c->cfg before connect, or in the accept callback. */
 struct mip_tcp_config {
-    uint16_t delack_ms;       /* 0: ACK every segment at once */
-    uint8_t  cwnd_cap;        /* 0: none; else cwnd <= cwnd_cap * MSS */
-    bool     nodelay;         /* disable Nagle */
-    bool     sack;            /* offer/accept SACK (when compiled in) */
-    bool     timestamps;      /* offer/accept timestamps (when compiled in) */
     uint32_t keepalive_ms;    /* 0: off; else idle time before probing */
+    uint16_t delack_ms;       /* 0: ACK every segment at once; values above
+                                 MIP_TCP_DELACK_MAX_MS (500, RFC 1122
+                                 4.2.3.2) are taken as that */
+    uint8_t  cwnd_cap;        /* 0: none; else cwnd <= cwnd_cap * MSS */
+    bool     nodelay : 1;     /* disable Nagle */
+    bool     sack : 1;        /* offer/accept SACK (when compiled in) */
+    bool     timestamps : 1;  /* offer/accept timestamps (when compiled in) */
 };
 
 /* One connection. The application owns the memory; the fields are the
- * stack's while the connection is open. */
+ * stack's while the connection is open.
+ *
+ * Size (docs/TCP.md): fields are ordered by alignment so there are no
+ * holes, and several are kept narrower than their RFC 9293 names suggest,
+ * each within a bound that holds by construction:
+ *   local       the local address is not copied: it is one of the stack's
+ *               own addresses (struct mip_netif addr4[] / addr6[]), named
+ *               by netif and slot (mip_tcp_local_addr() gives it back).
+ *               Addresses are never removed from a netif; code that adds
+ *               removal must end the connections using the address.
+ *   rtt_seq     low 16 bits: while it is timed, snd_una <= rtt_seq <
+ *               snd_una + 65536 (it lies in the send ring).
+ *   sack_recent low 16 bits: it matters while it lies in the receive
+ *               window, less than 65536 bytes after rcv_nxt.
+ *   t_delack    low 16 bits of the deadline; it is armed at most
+ *               MIP_TCP_DELACK_MAX_MS ahead (500; config.h refuses more
+ *               than 30000), so it is due when (now - t_delack) mod 2^16 <
+ *               2^15 (a poll more than 32 s late would see it up to 32 s
+ *               later).
+ *   mss         the send MSS is cc.mss (one copy).
+ * IRS is not kept: nothing reads it (rcv_nxt is IRS + 1 after the
+ * handshake). */
 struct mip_tcp_conn {
     struct mip_tcp_conn *next;            /* list of open connections */
     const struct mip_tcp_callbacks *cb;
     void    *ctx;
-    struct mip_addr local, remote;
-    uint16_t lport, rport;
+    struct mip_addr remote;
+    uint8_t  local;                       /* own address: netif << 4 | slot (above) */
+    uint8_t  netif;                       /* output netif (link-local peers), else MIP_NETIF_ANY */
     uint8_t  state;                       /* enum mip_tcp_state */
+    uint16_t lport, rport;
     uint16_t flags;                       /* TCPF_* in src/tcp/tcp_internal.h */
-    uint8_t  netif;
     uint8_t  retries;                     /* consecutive retransmissions */
-    uint8_t  snd_wscale, rcv_wscale;
     uint8_t  error;                       /* enum mip_tcp_error once failed */
     uint8_t  ka_probes;
+    uint8_t  snd_wscale : 4, rcv_wscale : 4;  /* 0..14 */
+    uint16_t t_delack;                    /* delayed-ACK deadline, low 16 bits (above) */
+    uint16_t rtt_seq;                     /* segment being timed (Karn), low 16 bits */
+#if MIP_TCP_SACK
+    uint16_t sack_recent;                 /* seq of the latest out-of-order segment, low 16 bits */
+#endif
 
     /* sequence space (RFC 9293 3.3.1) */
-    uint32_t iss, irs;
+    uint32_t iss;
     uint32_t snd_una, snd_nxt, snd_max;   /* snd_max: highest sent */
     uint32_t snd_wnd, snd_wl1, snd_wl2;
     uint32_t rcv_nxt, rcv_adv;            /* rcv_adv: right edge advertised */
     uint32_t rcv_up;                      /* urgent pointer reported (RFC 6093) */
-    uint16_t mss;                         /* send MSS (peer's, clamped), bytes */
 
     struct mip_tcp_rtt rtt;
-    uint32_t rtt_seq;                     /* segment being timed (Karn) */
     mip_time_t rtt_start;
-    struct mip_tcp_cc cc;
+    struct mip_tcp_cc cc;                 /* cc.mss: send MSS (peer's, clamped), bytes */
 #if MIP_TCP_SACK
     struct mip_tcp_sackb sackb;
-    uint32_t sack_recent;                 /* seq of the latest out-of-order segment */
 #endif
 #if MIP_TCP_TIMESTAMPS
     uint32_t ts_recent;                   /* RFC 7323 TS.Recent */
     uint32_t ts_offset;                   /* random per connection (RFC 7323 5.4) */
 #endif
     mip_time_t t_rexmt;                   /* retransmission / persist / SYN */
-    mip_time_t t_delack;
-    mip_time_t t_idle;                    /* keepalive or TIME_WAIT end */
-    mip_time_t last_rx;                   /* for keepalive */
+    mip_time_t t_idle;                    /* keepalive */
     struct mip_tcp_config cfg;
     struct mip_tcp_txbuf tx;
     struct mip_tcp_rxbuf rx;
 };
 
-typedef struct mip_tcp_conn *(*mip_tcp_accept_fn)(void *ctx, struct mip_tcp *tcp,
-                                                  uint16_t port);
+struct mip_tcp_listener;
+
+/* Asked for a connection when a handshake on listener l completes. There is
+ * no context pointer: embed the listener in the application's own struct
+ * and get back to that with MIP_CONTAINER_OF(l, struct app, listener). */
+typedef struct mip_tcp_conn *(*mip_tcp_accept_fn)(struct mip_tcp_listener *l,
+                                                  struct mip_tcp *tcp, uint16_t port);
 
 /* A listening port: a few bytes, kept apart from connections. */
 struct mip_tcp_listener {
     struct mip_tcp_listener *next;
     mip_tcp_accept_fn accept;
-    void    *ctx;
     uint16_t port;
 };
+
+/* The struct of type `type` whose member `member` is at ptr. */
+#define MIP_CONTAINER_OF(ptr, type, member) \
+    ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* A half-open passive connection in the SYN cache. */
 struct mip_tcp_syn {
@@ -245,6 +277,10 @@ struct mip_tcp {
  * the ISN secret from the stack's PRNG. INUSE if TCP is already there. */
 mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s);
 
+/* The connection's local address (family NONE while it has none). */
+void mip_tcp_local_addr(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
+                        struct mip_addr *out);
+
 /* Default options: delayed ACK MIP_TCP_DELACK_MS, Nagle on, SACK and
  * timestamps on where compiled in, no keepalive, no cap. */
 void mip_tcp_config_default(struct mip_tcp_config *cfg);
@@ -266,7 +302,7 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
  * a connection struct prepared with mip_tcp_conn_init (NULL refuses: the
  * peer gets RST). INUSE when the port is already listened on. */
 mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
-                          mip_tcp_accept_fn accept, void *ctx);
+                          mip_tcp_accept_fn accept);
 void mip_tcp_unlisten(struct mip_tcp *tcp, struct mip_tcp_listener *l);
 
 /* Queues up to n bytes; returns how many were taken: 0 when the ring is

@@ -40,12 +40,14 @@
 
 struct mip_tcp_rtt {
     uint32_t srtt_x8;    /* smoothed RTT, ms * 8; 0 before the first sample */
-    uint32_t rttvar_x4;  /* RTT variation, ms * 4 */
-    uint32_t rto;        /* current RTO before backoff, ms, within [MIN, MAX] */
+    uint16_t rttvar_x4;  /* RTT variation, ms * 4, saturating at 65535 (above
+                            that the RTO is MIP_TCP_RTO_MAX_MS anyway) */
     uint8_t  backoff;    /* exponential backoff shift after timeouts; it
                             saturates once rto << backoff reaches MAX, so it
                             is not a retransmission count */
 };
+/* The RTO before backoff is not stored: it is a function of srtt_x8 and
+ * rttvar_x4 (MIP_TCP_RTO_INITIAL_MS before the first sample). */
 
 /* SRTT unset, RTO = MIP_TCP_RTO_INITIAL_MS, no backoff. */
 void tcp_rtt_init(struct mip_tcp_rtt *r);
@@ -56,9 +58,11 @@ void tcp_rtt_init(struct mip_tcp_rtt *r);
  *           srtt_x8   += R - (srtt_x8 >> 3)
  *   rto = clamp((srtt_x8 >> 3) + max(1, rttvar_x4), MIN, MAX)
  * A sample of 0 counts as 1 ms (below the granularity); samples above 2^24 ms
- * are clamped there (no overflow; the RTO is MAX anyway). */
+ * are clamped there (no overflow; the RTO is MAX anyway). rttvar_x4
+ * saturates at 65535 (RTTVAR 16.4 s, beyond the RTO maximum). */
 void tcp_rtt_sample(struct mip_tcp_rtt *r, uint32_t rtt_ms);
-/* The RTO to arm now: min(rto << backoff, MAX), never below MIN. */
+/* The RTO to arm now: min(rto << backoff, MAX), never below MIN, with rto
+ * as above (MIP_TCP_RTO_INITIAL_MS while srtt_x8 is 0). */
 uint32_t tcp_rtt_rto(const struct mip_tcp_rtt *r);
 /* A retransmission timer expired: double the RTO (RFC 6298 5.5), up to MAX. */
 void tcp_rtt_backoff(struct mip_tcp_rtt *r);
@@ -70,9 +74,9 @@ struct mip_tcp_cc {
     uint32_t ssthresh;      /* bytes */
     uint32_t recover;       /* RFC 6582 "recover": snd_max when recovery began */
     uint32_t acked;         /* bytes acked towards the next CA increase */
-    uint16_t mss;           /* sender MSS, bytes */
-    uint8_t  dupacks;
-    uint8_t  in_recovery;
+    uint16_t mss;           /* sender MSS, bytes (the connection's send MSS) */
+    uint8_t  dupacks : 7;   /* duplicate ACKs in a row, saturating at 127 */
+    uint8_t  in_recovery : 1;
     uint8_t  cap_segments;  /* 0: no cap; else cwnd <= cap * mss (TSS: 3) */
 };
 
@@ -121,14 +125,36 @@ uint32_t tcp_cc_window(const struct mip_tcp_cc *cc);
 
 #define MIP_TCP_SACKB_MAX 4u
 
+/* Blocks are kept as 16-bit offsets from `base`, the snd_una of the last
+ * update: everything SACKable lies within the send ring (at most 65535
+ * bytes) after snd_una. Block i is [base + start_off[i], base + end_off[i]);
+ * the blocks in use come first and have end_off != 0, the rest are zero.
+ * Use the accessors below rather than the fields. */
 struct mip_tcp_sackb {
-    uint32_t start[MIP_TCP_SACKB_MAX];   /* sorted, disjoint and not adjacent */
-    uint32_t end[MIP_TCP_SACKB_MAX];     /* (merged), within [snd_una, snd_max] */
-    uint8_t  count;
+    uint32_t base;
     uint32_t rexmit_next;                /* RFC 6675 HighRxt + 1: next hole byte;
                                             the caller advances it past each hole
                                             byte it retransmits */
+    uint16_t start_off[MIP_TCP_SACKB_MAX];  /* sorted, disjoint and not adjacent */
+    uint16_t end_off[MIP_TCP_SACKB_MAX];    /* (merged), within [snd_una, snd_max] */
 };
+
+/* Blocks held, and block i (< count) as sequence numbers [start, end). */
+static inline unsigned tcp_sackb_count(const struct mip_tcp_sackb *b)
+{
+    unsigned n = 0;
+    while (n < MIP_TCP_SACKB_MAX && b->end_off[n] != 0)
+        n++;
+    return n;
+}
+static inline uint32_t tcp_sackb_start(const struct mip_tcp_sackb *b, unsigned i)
+{
+    return b->base + b->start_off[i];
+}
+static inline uint32_t tcp_sackb_end(const struct mip_tcp_sackb *b, unsigned i)
+{
+    return b->base + b->end_off[i];
+}
 
 /* Empties the scoreboard; rexmit_next = snd_una. */
 void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una);
@@ -140,7 +166,9 @@ void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una);
  * ones, D-SACKs and stale ones at or below snd_una, ones beyond what was
  * sent. Overlapping and adjacent blocks are merged. When a merge leaves more
  * than MIP_TCP_SACKB_MAX blocks, the lowest goes: the highest blocks are
- * kept (they say most about losses below). n = 0 only rebases. */
+ * kept (they say most about losses below). n = 0 only rebases. A block
+ * ending 65536 or more bytes after snd_una (only a full 65535-byte ring
+ * with its FIN gets there) is ignored: SACK information is advisory. */
 void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
                       const uint32_t *start, const uint32_t *end, unsigned n);
 /* True when [seq, seq+len) is entirely SACKed (within one block). An empty

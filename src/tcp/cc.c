@@ -83,7 +83,7 @@ bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max)
         cc->cwnd = sat_add(cc->cwnd, cc->mss);
         return false;
     }
-    if (cc->dupacks < UINT8_MAX)
+    if (cc->dupacks < 127u)
         cc->dupacks++;
     if (cc->dupacks != 3u)
         return false;

@@ -30,7 +30,6 @@ void tcp_rtt_init(struct mip_tcp_rtt *r)
 {
     r->srtt_x8 = 0;
     r->rttvar_x4 = 0;
-    r->rto = MIP_TCP_RTO_INITIAL_MS;
     r->backoff = 0;
 }
 
@@ -45,21 +44,24 @@ void tcp_rtt_sample(struct mip_tcp_rtt *r, uint32_t rtt_ms)
 
     if (r->srtt_x8 == 0) {
         r->srtt_x8 = rtt_ms << 3;
-        r->rttvar_x4 = rtt_ms << 1;
+        var = rtt_ms << 1;
     } else {
         uint32_t r8 = rtt_ms << 3;
         uint32_t d = (r->srtt_x8 > r8 ? r->srtt_x8 - r8 : r8 - r->srtt_x8) >> 3;
-        r->rttvar_x4 = r->rttvar_x4 - (r->rttvar_x4 >> 2) + d;
+        var = (uint32_t)r->rttvar_x4 - (r->rttvar_x4 >> 2) + d;
         r->srtt_x8 = r->srtt_x8 - (r->srtt_x8 >> 3) + rtt_ms;
     }
-    var = r->rttvar_x4 > 1u ? r->rttvar_x4 : 1u;    /* max(G, K * RTTVAR) */
-    r->rto = clamp_rto((r->srtt_x8 >> 3) + var);
+    /* Saturates: 4 * RTTVAR >= 65535 ms gives the maximal RTO anyway. */
+    r->rttvar_x4 = (uint16_t)(var > 0xFFFFu ? 0xFFFFu : var);
     r->backoff = 0;
 }
 
 uint32_t tcp_rtt_rto(const struct mip_tcp_rtt *r)
 {
-    uint32_t base = clamp_rto(r->rto);
+    uint32_t base = MIP_TCP_RTO_INITIAL_MS;
+    if (r->srtt_x8 != 0)    /* max(G, K * RTTVAR), G = 1 ms */
+        base = (r->srtt_x8 >> 3) + (r->rttvar_x4 > 1u ? r->rttvar_x4 : 1u);
+    base = clamp_rto(base);
     /* base <= MAX < 2^16, so a shift below 16 cannot overflow 32 bits. */
     if (r->backoff >= 16u || (base << r->backoff) > MIP_TCP_RTO_MAX_MS)
         return MIP_TCP_RTO_MAX_MS;

@@ -36,9 +36,70 @@ void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *c
     memset(c, 0, sizeof(*c));
     c->cb = cb;
     c->ctx = ctx;
+    c->local = TCP_LOCAL_NONE;
     mip_tcp_config_default(&c->cfg);
     tcp_txbuf_init(&c->tx, tx_mem, tx_size);
     tcp_rxbuf_init(&c->rx, rx_mem, rx_bitmap, rx_size);
+}
+
+/* struct mip_tcp_conn.local: netif index << 4 | slot in that netif's
+ * addr4[] (IPv4) or addr6[] (IPv6) table; the family is the peer's.
+ * MIP_NETIF_MAX <= 16 (config.h); slot 15 is never used, so
+ * TCP_LOCAL_NONE (0xFF) names no address. */
+#if MIP_NETIF_ADDR4_MAX > 15 || MIP_NETIF_ADDR6_MAX > 14
+#error "struct mip_tcp_conn.local needs at most 15 address slots per family and netif"
+#endif
+
+const uint8_t *tcp_local_bytes(const struct mip_stack *s, unsigned ref, uint8_t family)
+{
+    const struct mip_netif *nif;
+    unsigned slot = ref & 0x0Fu;
+    if ((ref >> 4) >= MIP_NETIF_MAX)
+        return NULL;
+    nif = &s->netif[ref >> 4];    /* a slot never added has no address in use */
+#if MIP_CONF_IPV4
+    if (family == MIP_AF_INET)
+        return slot < MIP_NETIF_ADDR4_MAX && nif->addr4[slot].used ? nif->addr4[slot].addr : NULL;
+#endif
+#if MIP_CONF_IPV6
+    if (family == MIP_AF_INET6)
+        return slot <= MIP_NETIF_ADDR6_MAX && nif->addr6[slot].used ? nif->addr6[slot].addr : NULL;
+#endif
+    (void)nif;
+    (void)slot;
+    return NULL;
+}
+
+static bool local_ref_is(const struct mip_stack *s, unsigned ref, const struct mip_addr *a)
+{
+    const uint8_t *b = tcp_local_bytes(s, ref, a->family);
+    return b != NULL && memcmp(b, a->bytes, mip_addr_len(a->family)) == 0;
+}
+
+uint8_t tcp_local_ref(const struct mip_stack *s, const struct mip_addr *a)
+{
+    unsigned ref;
+    for (ref = 0; ref < MIP_NETIF_MAX * 16u; ref++)
+        if (local_ref_is(s, ref, a))
+            return (uint8_t)ref;
+    return TCP_LOCAL_NONE;
+}
+
+bool tcp_local_is(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
+                  const struct mip_addr *a)
+{
+    return local_ref_is(tcp->stack, c->local, a);
+}
+
+void mip_tcp_local_addr(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
+                        struct mip_addr *out)
+{
+    const uint8_t *b = tcp_local_bytes(tcp->stack, c->local, c->remote.family);
+    memset(out, 0, sizeof(*out));
+    if (b == NULL)
+        return;
+    out->family = c->remote.family;
+    memcpy(out->bytes, b, mip_addr_len(out->family));
 }
 
 void tcp_conn_link(struct mip_tcp *tcp, struct mip_tcp_conn *c)
@@ -88,7 +149,7 @@ void tcp_enter_timewait(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     if (tw->used)
         TCP_STAT(tcp, timewait_evicted);   /* the oldest goes first */
     tw->used = 1;
-    tw->local = c->local;
+    mip_tcp_local_addr(tcp, c, &tw->local);
     tw->remote = c->remote;
     tw->lport = c->lport;
     tw->rport = c->rport;
@@ -109,7 +170,7 @@ void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c)
      * covers the default; a longer delack_ms of ours is taken to be the
      * peer's too and gets the same margin (config.h). */
     uint32_t rto = tcp_rtt_rto(&c->rtt),
-             min = (uint32_t)c->cfg.delack_ms + (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS);
+             min = (uint32_t)tcp_delack_ms(c) + (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS);
     c->t_rexmt = tcp->stack->now + (rto > min ? rto : min);
     c->flags |= TCPF_REXMT;
 }
@@ -121,7 +182,7 @@ static bool tuple_in_use(const struct mip_tcp *tcp, const struct mip_addr *local
     unsigned i;
     for (c = tcp->conns; c != NULL; c = c->next)
         if (c->lport == lport && c->rport == rport && mip_addr_eq(&c->remote, remote) &&
-            mip_addr_eq(&c->local, local))
+            tcp_local_is(tcp, c, local))
             return true;
     for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++)
         if (tcp->tw[i].used && tcp->tw[i].lport == lport && tcp->tw[i].rport == rport &&
@@ -150,39 +211,46 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
                            const struct mip_addr *dst, uint16_t port)
 {
     struct mip_stack *s = tcp->stack;
+    struct mip_addr local;
     unsigned tries;
+    uint16_t mss;
+    uint8_t ref;
     mip_status st;
     if (c->state != MIP_TCP_CLOSED || c->next != NULL || port == 0 ||
         (dst->family != MIP_AF_INET && dst->family != MIP_AF_INET6))
         return MIP_ERR_INVALID;
-    st = mip_ip_select_src(s, dst, MIP_NETIF_ANY, &c->local);
+    st = mip_ip_select_src(s, dst, MIP_NETIF_ANY, &local);
     if (st != MIP_OK)
         return st;
-    c->remote = *dst;
+    ref = tcp_local_ref(s, &local);
+    if (ref == TCP_LOCAL_NONE)
+        return MIP_ERR_NOROUTE;
     c->rport = port;
+    c->lport = 0;
     for (tries = 0; tries < 16384u; tries++) {
         uint16_t p = tcp->next_port;
         tcp->next_port = (uint16_t)(p == 0xFFFFu ? 49152u : p + 1u);
-        if (!tuple_in_use(tcp, &c->local, p, dst, port)) {
+        if (!tuple_in_use(tcp, &local, p, dst, port)) {
             c->lport = p;
             break;
         }
     }
     if (c->lport == 0)
         return MIP_ERR_INUSE;
-    c->mss = tcp_local_mss(tcp, dst, &c->netif);
+    c->remote = *dst;
+    c->local = ref;
+    mss = tcp_local_mss(tcp, dst, &c->netif);
     if (!(dst->family == MIP_AF_INET6 && dst->bytes[0] == 0xFE && (dst->bytes[1] & 0xC0) == 0x80))
         c->netif = MIP_NETIF_ANY;
-    c->iss = tcp_isn(tcp->secret, &c->local, c->lport, dst, port, s->now);
+    c->iss = tcp_isn(tcp->secret, &local, c->lport, dst, port, s->now);
     c->snd_una = c->snd_nxt = c->snd_max = c->iss;
     c->rcv_wscale = wscale_for(c->rx.size);
     tcp_rtt_init(&c->rtt);
-    tcp_cc_init(&c->cc, c->mss, c->cfg.cwnd_cap);
+    tcp_cc_init(&c->cc, mss, c->cfg.cwnd_cap);
 #if MIP_TCP_TIMESTAMPS
     c->ts_offset = (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&c->iss, sizeof(c->iss));
 #endif
     c->state = MIP_TCP_SYN_SENT;
-    c->last_rx = s->now;
     c->rtt_start = s->now;        /* the first SYN is timed (Karn: only it) */
     tcp_conn_link(tcp, c);
     TCP_STAT(tcp, conns_opened);
@@ -192,7 +260,7 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
 }
 
 mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
-                          mip_tcp_accept_fn accept, void *ctx)
+                          mip_tcp_accept_fn accept)
 {
     struct mip_tcp_listener *it;
     if (port == 0 || accept == NULL)
@@ -202,7 +270,6 @@ mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint1
             return MIP_ERR_INUSE;
     l->port = port;
     l->accept = accept;
-    l->ctx = ctx;
     l->next = tcp->listeners;
     tcp->listeners = l;
     return MIP_OK;
@@ -248,7 +315,7 @@ size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, s
     /* Tell the peer when the window opened by two segments or half the
      * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3). */
     after = tcp_rcv_window(c);
-    if ((after >= before + 2u * c->mss || after >= before + c->rx.size / 2u ||
+    if ((after >= before + 2u * c->cc.mss || after >= before + c->rx.size / 2u ||
          (before == 0 && after > 0)) && !(c->flags & TCPF_RCVD_FIN)) {
         c->flags |= TCPF_ACKNOW;
         tcp_output(tcp, c);
@@ -315,8 +382,9 @@ void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_er
         return;
     if (c->state != MIP_TCP_SYN_SENT) {
         struct tcp_seg seg;
-        tcp_seg_start(&seg, &c->local, c->lport, &c->remote, c->rport, c->netif, c->snd_nxt,
-                      c->rcv_nxt, MIP_TCP_RST | MIP_TCP_ACK);
+        tcp_seg_init(tcp, c, &seg, c->snd_nxt, MIP_TCP_RST | MIP_TCP_ACK);
+        seg.win = 0;                    /* a RST offers no window, and no options */
+        seg.opts.present = 0;
         (void)tcp_emit(tcp, &seg);
     }
     tcp_conn_finish(tcp, c, why);
@@ -334,25 +402,33 @@ uint32_t mip_tcp_stat(const struct mip_tcp *tcp, enum mip_tcp_stat which)
 }
 
 #if MIP_CONF_STAT_NAMES
-static const char tcp_stat_names[MIP_TCP_STAT_COUNT][24] = {
-#define MIP_TCP_STAT_NAME(n) #n,
-    MIP_TCP_STATS_LIST(MIP_TCP_STAT_NAME)
+/* The names one after the other, each ending in NUL: a table of
+ * fixed-width rows would pad every name to the longest (24 bytes). */
+static const char tcp_stat_names[] =
+#define MIP_TCP_STAT_NAME(n) #n "\0"
+    MIP_TCP_STATS_LIST(MIP_TCP_STAT_NAME);
 #undef MIP_TCP_STAT_NAME
-};
 
-static const char tcp_state_names[][12] = {
-    "CLOSED", "SYN_SENT", "SYN_RCVD", "ESTABLISHED", "FIN_WAIT_1", "FIN_WAIT_2",
-    "CLOSE_WAIT", "CLOSING", "LAST_ACK", "TIME_WAIT"
-};
+static const char tcp_state_names[] =
+    "CLOSED\0SYN_SENT\0SYN_RCVD\0ESTABLISHED\0FIN_WAIT_1\0FIN_WAIT_2\0"
+    "CLOSE_WAIT\0CLOSING\0LAST_ACK\0TIME_WAIT";
+
+/* The n-th name of a NUL-separated list. */
+static const char *nth_name(const char *p, unsigned n)
+{
+    while (n-- > 0)
+        p += strlen(p) + 1u;
+    return p;
+}
 
 const char *mip_tcp_stat_name(enum mip_tcp_stat which)
 {
-    return (unsigned)which < MIP_TCP_STAT_COUNT ? tcp_stat_names[which] : NULL;
+    return (unsigned)which < MIP_TCP_STAT_COUNT ? nth_name(tcp_stat_names, which) : NULL;
 }
 
 const char *mip_tcp_state_name(uint8_t state)
 {
-    return state <= MIP_TCP_TIME_WAIT ? tcp_state_names[state] : "?";
+    return state <= MIP_TCP_TIME_WAIT ? nth_name(tcp_state_names, state) : "?";
 }
 #else
 const char *mip_tcp_stat_name(enum mip_tcp_stat which)

@@ -25,7 +25,7 @@ static void take_options(struct mip_tcp_conn *c, const struct mip_tcp_opts *o, b
         mss = local_mss;
     if (mss < 64u)
         mss = 64u;
-    c->mss = mss;
+    c->cc.mss = mss;
 #if MIP_TCP_WSCALE
     if ((o->present & MIP_TCP_HAS_WSCALE)) {
         c->flags |= TCPF_WS_OK;
@@ -65,7 +65,7 @@ static struct mip_tcp_conn *find_conn(struct mip_tcp *tcp, const struct tcp_in *
     struct mip_tcp_conn *c;
     for (c = tcp->conns; c != NULL; c = c->next)
         if (c->lport == in->h.dst_port && c->rport == in->h.src_port &&
-            mip_addr_eq(&c->remote, &in->rx->src) && mip_addr_eq(&c->local, &in->rx->dst))
+            mip_addr_eq(&c->remote, &in->rx->src) && tcp_local_is(tcp, c, &in->rx->dst))
             return c;
     return NULL;
 }
@@ -255,7 +255,10 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
                                                const struct tcp_in *in)
 {
     struct mip_tcp_listener *l = find_listener(tcp, e->lport);
-    struct mip_tcp_conn *c = l != NULL ? l->accept(l->ctx, tcp, e->lport) : NULL;
+    /* The local address is one of ours (TCP takes unicast only). */
+    uint8_t ref = tcp_local_ref(tcp->stack, &e->local);
+    struct mip_tcp_conn *c = l != NULL && ref != TCP_LOCAL_NONE ?
+                             l->accept(l, tcp, e->lport) : NULL;
     struct mip_tcp_opts o;
     if (c == NULL || c->state != MIP_TCP_CLOSED) {
         TCP_STAT(tcp, accept_refused);
@@ -263,14 +266,13 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
         e->flags = 0;
         return NULL;
     }
-    c->local = e->local;
+    c->local = ref;
     c->remote = e->remote;
     c->lport = e->lport;
     c->rport = e->rport;
     c->netif = (c->remote.family == MIP_AF_INET6 && c->remote.bytes[0] == 0xFE &&
                 (c->remote.bytes[1] & 0xC0) == 0x80) ? e->netif : MIP_NETIF_ANY;
     c->iss = e->iss;
-    c->irs = e->irs;
     c->snd_una = c->iss + 1u;
     c->snd_nxt = c->snd_max = c->iss + 1u;
     c->rcv_nxt = e->irs + 1u;
@@ -291,7 +293,7 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->snd_wl1 = in->h.seq;
     c->snd_wl2 = in->h.ack;
     tcp_rtt_init(&c->rtt);
-    tcp_cc_init(&c->cc, c->mss, c->cfg.cwnd_cap);
+    tcp_cc_init(&c->cc, c->cc.mss, c->cfg.cwnd_cap);
     e->flags = 0;
     tcp_conn_link(tcp, c);
     TCP_STAT(tcp, conns_accepted);
@@ -305,7 +307,6 @@ static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     c->state = MIP_TCP_ESTABLISHED;
     c->retries = 0;
-    c->last_rx = tcp->stack->now;
     c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
     if (c->cfg.keepalive_ms != 0) {
         c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
@@ -321,7 +322,7 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
                   MIP_SEQ_LEQ(h->ack, c->snd_max);
     if ((h->flags & MIP_TCP_ACK) && !ack_ok) {
         TCP_STAT(tcp, drop_bad_ack);
-        tcp_send_rst_for(tcp, &c->local, &c->remote, h, in->seglen, c->netif);
+        tcp_send_rst_for(tcp, &in->rx->dst, &c->remote, h, in->seglen, c->netif);
         return;
     }
     if (h->flags & MIP_TCP_RST) {
@@ -335,16 +336,15 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
         TCP_STAT(tcp, drop_out_of_window);
         return;
     }
-    c->irs = h->seq;
     c->rcv_nxt = h->seq + 1u;
     /* The right edge our SYN advertised was relative to nothing yet. */
     c->rcv_adv = c->rcv_nxt;
     take_options(c, &in->o, (in->o.present & MIP_TCP_HAS_SACK_PERM) != 0,
-                 (in->o.present & MIP_TCP_HAS_TIMESTAMP) != 0, c->mss);
+                 (in->o.present & MIP_TCP_HAS_TIMESTAMP) != 0, c->cc.mss);
     c->snd_wnd = h->window;       /* never scaled in a SYN */
     c->snd_wl1 = h->seq;
     c->snd_wl2 = h->ack;
-    tcp_cc_init(&c->cc, c->mss, c->cfg.cwnd_cap);
+    tcp_cc_init(&c->cc, c->cc.mss, c->cfg.cwnd_cap);
     if (ack_ok) {
         c->snd_una = h->ack;
         c->flags |= TCPF_SYN_ACKED | TCPF_ACKNOW;
@@ -389,7 +389,7 @@ static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool firs
     if (c->flags & TCPF_SACK_OK) {
         unsigned budget;
         uint32_t seq, len;
-        uint16_t smss = c->mss;       /* payload per segment, as tcp_output */
+        uint16_t smss = c->cc.mss;    /* payload per segment, as tcp_output */
 #if MIP_TCP_TIMESTAMPS
         if (c->flags & TCPF_TS_OK)
             smss = (uint16_t)(smss - 12u);
@@ -398,11 +398,11 @@ static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool firs
             c->sackb.rexmit_next = c->snd_una;
         for (budget = 0; budget < 64u; budget++) {
             uint32_t pipe = tcp_sackb_pipe(&c->sackb, c->snd_una, c->snd_max);
-            if (!first && pipe + c->mss > tcp_cc_window(&c->cc))
+            if (!first && pipe + c->cc.mss > tcp_cc_window(&c->cc))
                 return;
             if (!tcp_sackb_next_hole(&c->sackb, c->snd_una, smss, &seq, &len)) {
                 if (first)
-                    tcp_retransmit(tcp, c, c->snd_una, c->mss);
+                    tcp_retransmit(tcp, c, c->snd_una, c->cc.mss);
                 return;
             }
             tcp_retransmit(tcp, c, seq, len);
@@ -414,7 +414,7 @@ static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool firs
     }
 #endif
     if (first)
-        tcp_retransmit(tcp, c, c->snd_una, c->mss);
+        tcp_retransmit(tcp, c, c->snd_una, c->cc.mss);
 }
 
 /* Processes the ACK field; returns false when the segment must go. */
@@ -432,7 +432,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     }
     if (c->state == MIP_TCP_SYN_RECEIVED) {
         if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
-            tcp_send_rst_for(tcp, &c->local, &c->remote, h, in->seglen, c->netif);
+            tcp_send_rst_for(tcp, &in->rx->dst, &c->remote, h, in->seglen, c->netif);
             return false;
         }
         c->flags |= TCPF_SYN_ACKED;
@@ -510,7 +510,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         c->flags &= (uint16_t)~TCPF_TIMING;
     } else
 #endif
-    if ((c->flags & TCPF_TIMING) && MIP_SEQ_GT(h->ack, c->rtt_seq)) {
+    if ((c->flags & TCPF_TIMING) && MIP_SEQ_GT(h->ack, tcp_rtt_seq(c))) {
         tcp_rtt_sample(&c->rtt, (uint32_t)(tcp->stack->now - c->rtt_start));
         c->flags &= (uint16_t)~TCPF_TIMING;
     }
@@ -608,7 +608,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
          * (RFC 5681 4.2), with SACK blocks. */
         TCP_STAT(tcp, ooo_segs);
 #if MIP_TCP_SACK
-        c->sack_recent = seq;
+        c->sack_recent = (uint16_t)seq;
 #endif
         c->flags |= TCPF_ACKNOW;
         return;
@@ -616,11 +616,11 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     c->rcv_nxt += advanced;
     if (ooo_before || advanced < len) {
         c->flags |= TCPF_ACKNOW;    /* a hole filled, or data did not fit */
-    } else if (c->cfg.delack_ms == 0 || (c->flags & TCPF_DELACK)) {
+    } else if (tcp_delack_ms(c) == 0 || (c->flags & TCPF_DELACK)) {
         c->flags |= TCPF_ACKNOW;    /* every second segment (RFC 5681 4.2) */
     } else {
         c->flags |= TCPF_DELACK;
-        c->t_delack = tcp->stack->now + c->cfg.delack_ms;
+        c->t_delack = (uint16_t)(tcp->stack->now + tcp_delack_ms(c));
         TCP_STAT(tcp, delacks);
     }
     if (advanced > 0)
@@ -664,7 +664,6 @@ static void fin_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
 static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
-    c->last_rx = tcp->stack->now;
     c->ka_probes = 0;
     if (c->flags & TCPF_IDLE)
         c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;

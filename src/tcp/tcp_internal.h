@@ -35,6 +35,9 @@
  * cost 30-40 bytes of AVR code. */
 #define TCP_STAT(tcp, name) tcp_stat_inc((tcp), MIP_TCP_STAT_##name)
 
+/* struct mip_tcp_conn.local: no address of ours */
+#define TCP_LOCAL_NONE 0xFFu
+
 /* One segment to emit. Data comes from a send ring. */
 struct tcp_seg {
     const struct mip_addr *src, *dst;
@@ -46,6 +49,7 @@ struct tcp_seg {
     struct mip_tcp_opts opts;       /* wire options to include */
     const struct mip_tcp_txbuf *tx;
     uint16_t data_off, data_len;
+    struct mip_addr local;          /* src of a connection's segments */
 };
 
 /* tcp_output.c */
@@ -53,6 +57,10 @@ struct tcp_seg {
 void tcp_seg_start(struct tcp_seg *seg, const struct mip_addr *local, uint16_t lport,
                    const struct mip_addr *remote, uint16_t rport, uint8_t netif,
                    uint32_t seq, uint32_t ack, uint8_t flags);
+/* The same for a segment of connection c: its local address, rcv_nxt, the
+ * window to advertise and the timestamp option when agreed. */
+void tcp_seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_seg *seg,
+                  uint32_t seq, uint8_t flags);
 mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg);
 /* Sends whatever the windows, Nagle and pending flags allow. */
 void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c);
@@ -72,6 +80,33 @@ uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8
 uint32_t tcp_ts_now(const struct mip_tcp_conn *c, mip_time_t now);
 
 /* tcp.c */
+/* The reference (struct mip_tcp_conn.local) of address a, one of the
+ * stack's own; TCP_LOCAL_NONE when it is none of them. */
+uint8_t tcp_local_ref(const struct mip_stack *s, const struct mip_addr *a);
+/* The bytes of address `ref` of `family`, or NULL when there is none. */
+const uint8_t *tcp_local_bytes(const struct mip_stack *s, unsigned ref, uint8_t family);
+/* True when connection c's local address is a. */
+bool tcp_local_is(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
+                  const struct mip_addr *a);
+/* The delayed-ACK time in force (cfg.delack_ms, at most MIP_TCP_DELACK_MAX_MS). */
+static inline uint16_t tcp_delack_ms(const struct mip_tcp_conn *c)
+{
+    return c->cfg.delack_ms < MIP_TCP_DELACK_MAX_MS ? c->cfg.delack_ms
+                                                    : (uint16_t)MIP_TCP_DELACK_MAX_MS;
+}
+/* Milliseconds until the delayed ACK is due (0: due); t_delack holds the
+ * deadline's low 16 bits, at most MIP_TCP_DELACK_MAX_MS ahead when armed. */
+static inline uint32_t tcp_delack_delay(const struct mip_tcp_conn *c, mip_time_t now)
+{
+    uint16_t late = (uint16_t)((uint16_t)now - c->t_delack);
+    return late < 0x8000u ? 0u : (uint32_t)(uint16_t)(c->t_delack - (uint16_t)now);
+}
+/* The segment being timed, from its low 16 bits: while TCPF_TIMING is set,
+ * snd_una <= rtt_seq < snd_una + 65536. */
+static inline uint32_t tcp_rtt_seq(const struct mip_tcp_conn *c)
+{
+    return c->snd_una + (uint16_t)(c->rtt_seq - (uint16_t)c->snd_una);
+}
 void tcp_stat_inc(struct mip_tcp *tcp, enum mip_tcp_stat which);
 void tcp_conn_link(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Ends a connection: unlinks it, reports `why` (unless NONE) and closed. */

@@ -45,7 +45,7 @@ uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)
         space = max;
     /* Receiver SWS avoidance (RFC 9293 3.8.6.2.2): do not open the window
      * by less than min(MSS, half the ring). */
-    if (space < c->rx.size / 2u && space < c->mss)
+    if (space < c->rx.size / 2u && space < c->cc.mss)
         space = 0;
     /* Never move the right edge left (RFC 9293 3.8.6.2.1). */
     edge = c->rcv_nxt + space;
@@ -122,12 +122,13 @@ mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
 }
 
 /* The fields every segment of connection c shares. */
-static void seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_seg *seg,
-                     uint32_t seq, uint8_t flags)
+void tcp_seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_seg *seg,
+                  uint32_t seq, uint8_t flags)
 {
     uint32_t win = tcp_rcv_window(c);
-    tcp_seg_start(seg, &c->local, c->lport, &c->remote, c->rport, c->netif, seq, c->rcv_nxt,
-                  flags);
+    tcp_seg_start(seg, NULL, c->lport, &c->remote, c->rport, c->netif, seq, c->rcv_nxt, flags);
+    mip_tcp_local_addr(tcp, c, &seg->local);
+    seg->src = &seg->local;
     seg->win = (uint16_t)((flags & MIP_TCP_SYN) ? (win > 0xFFFFu ? 0xFFFFu : win)
                                                 : (win >> c->rcv_wscale));
     seg->tx = &c->tx;
@@ -137,8 +138,6 @@ static void seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct t
         seg->opts.ts_val = tcp_ts_now(c, tcp->stack->now);
         seg->opts.ts_ecr = c->ts_recent;
     }
-#else
-    (void)tcp;
 #endif
 }
 
@@ -158,7 +157,11 @@ static void add_sack_blocks(struct mip_tcp_conn *c, struct tcp_seg *seg)
     unsigned n, i, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
     if (!(c->flags & TCPF_SACK_OK) || !tcp_rxbuf_has_ooo(&c->rx))
         return;
-    n = tcp_rxbuf_sack_blocks(&c->rx, c->rcv_nxt, c->sack_recent, start, end, max);
+    /* sack_recent keeps 16 bits: the segment lies less than 65536 bytes
+     * after rcv_nxt (in the window) while it matters. */
+    n = tcp_rxbuf_sack_blocks(&c->rx, c->rcv_nxt,
+                              c->rcv_nxt + (uint16_t)(c->sack_recent - (uint16_t)c->rcv_nxt),
+                              start, end, max);
     for (i = 0; i < n; i++) {
         seg->opts.sack[i].left = start[i];
         seg->opts.sack[i].right = end[i];
@@ -177,7 +180,7 @@ mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     mip_status st;
     if (c->state == MIP_TCP_SYN_RECEIVED)
         flags |= MIP_TCP_ACK;
-    seg_init(tcp, c, &seg, c->iss, flags);
+    tcp_seg_init(tcp, c, &seg, c->iss, flags);
     seg.opts.present |= MIP_TCP_HAS_MSS;
     seg.opts.mss = tcp_local_mss(tcp, &c->remote, NULL);
 #if MIP_TCP_WSCALE
@@ -209,7 +212,7 @@ mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     struct tcp_seg seg;
-    seg_init(tcp, c, &seg, c->snd_nxt, MIP_TCP_ACK);
+    tcp_seg_init(tcp, c, &seg, c->snd_nxt, MIP_TCP_ACK);
 #if MIP_TCP_SACK
     add_sack_blocks(c, &seg);
 #endif
@@ -255,7 +258,7 @@ static mip_status send_data(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_
         flags |= MIP_TCP_PSH;
     /* SACK blocks ride on pure ACKs only: on a full-sized data segment they
      * would push it past the MTU the peer's MSS was computed from. */
-    seg_init(tcp, c, &seg, seq, flags);
+    tcp_seg_init(tcp, c, &seg, seq, flags);
     seg.data_off = (uint16_t)ring_offset(c, seq);
     seg.data_len = (uint16_t)len;
     st = tcp_emit(tcp, &seg);
@@ -267,7 +270,7 @@ void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, u
 {
     uint32_t ring_end = c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u) + c->tx.len;
     uint32_t limit = c->snd_una + c->snd_wnd;
-    uint32_t mss = c->mss;
+    uint32_t mss = c->cc.mss;
     bool fin = false;
 #if MIP_TCP_TIMESTAMPS
     if (c->flags & TCPF_TS_OK)
@@ -288,8 +291,11 @@ void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, u
     if (len == 0 && !fin)
         return;
     /* Karn: a retransmitted range is never timed. */
-    if ((c->flags & TCPF_TIMING) && MIP_SEQ_GEQ(c->rtt_seq, seq) && MIP_SEQ_LT(c->rtt_seq, seq + len + 1u))
-        c->flags &= (uint16_t)~TCPF_TIMING;
+    if (c->flags & TCPF_TIMING) {
+        uint32_t timed = tcp_rtt_seq(c);
+        if (MIP_SEQ_GEQ(timed, seq) && MIP_SEQ_LT(timed, seq + len + 1u))
+            c->flags &= (uint16_t)~TCPF_TIMING;
+    }
     (void)send_data(tcp, c, seq, len, fin);
     TCP_STAT(tcp, rexmits);
     if (MIP_SEQ_GT(seq + len + (fin ? 1u : 0u), c->snd_nxt))
@@ -322,7 +328,7 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         uint32_t avail = can_send_data(c) && MIP_SEQ_GT(ring_end, c->snd_nxt)
                              ? ring_end - c->snd_nxt : 0u;
         uint32_t wnd = c->snd_wnd, cwnd = tcp_cc_window(&c->cc), usable, len;
-        uint16_t mss = c->mss;
+        uint16_t mss = c->cc.mss;
         bool fin = false, send = false;
 #if MIP_TCP_TIMESTAMPS
         if (c->flags & TCPF_TS_OK)
@@ -359,7 +365,7 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         }
         if (!(c->flags & TCPF_TIMING) && len > 0 && c->snd_nxt == c->snd_max) {
             c->flags |= TCPF_TIMING;
-            c->rtt_seq = c->snd_nxt;
+            c->rtt_seq = (uint16_t)c->snd_nxt;
             c->rtt_start = tcp->stack->now;
         }
         if (send_data(tcp, c, c->snd_nxt, len, fin) != MIP_OK) {

@@ -49,7 +49,7 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 #endif
     c->flags &= (uint16_t)~TCPF_TIMING;
     c->snd_nxt = c->snd_una;
-    tcp_retransmit(tcp, c, c->snd_una, c->mss);
+    tcp_retransmit(tcp, c, c->snd_una, c->cc.mss);
     tcp_arm_rexmt(tcp, c);
 }
 
@@ -72,18 +72,9 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         return;
     }
     /* A segment one below snd_una: the peer must answer with an ACK
-     * (RFC 1122 4.2.3.6). */
-    tcp_seg_start(&seg, &c->local, c->lport, &c->remote, c->rport, c->netif, c->snd_una - 1u,
-                  c->rcv_nxt, MIP_TCP_ACK);
-    seg.win = (uint16_t)(tcp_rcv_window(c) >> c->rcv_wscale);
-#if MIP_TCP_TIMESTAMPS
-    /* RFC 7323 3.2: once negotiated, every non-RST segment carries TSopt. */
-    if (c->flags & TCPF_TS_OK) {
-        seg.opts.present = MIP_TCP_HAS_TIMESTAMP;
-        seg.opts.ts_val = tcp_ts_now(c, tcp->stack->now);
-        seg.opts.ts_ecr = c->ts_recent;
-    }
-#endif
+     * (RFC 1122 4.2.3.6). With TSopt when agreed (RFC 7323 3.2: every
+     * non-RST segment carries it). */
+    tcp_seg_init(tcp, c, &seg, c->snd_una - 1u, MIP_TCP_ACK);
     (void)tcp_emit(tcp, &seg);
     TCP_STAT(tcp, keepalives);
     c->ka_probes++;
@@ -93,7 +84,7 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 static uint32_t conn_poll(struct mip_tcp *tcp, struct mip_tcp_conn *c, mip_time_t now)
 {
     uint32_t next = MIP_POLL_IDLE;
-    if ((c->flags & TCPF_DELACK) && mip_time_reached(now, c->t_delack)) {
+    if ((c->flags & TCPF_DELACK) && tcp_delack_delay(c, now) == 0) {
         c->flags |= TCPF_ACKNOW;
         tcp_output(tcp, c);
     }
@@ -107,8 +98,8 @@ static uint32_t conn_poll(struct mip_tcp *tcp, struct mip_tcp_conn *c, mip_time_
         if (c->state == MIP_TCP_CLOSED)
             return MIP_POLL_IDLE;
     }
-    if (c->flags & TCPF_DELACK)
-        next = mip_next_delay(next, now, c->t_delack);
+    if ((c->flags & TCPF_DELACK) && tcp_delack_delay(c, now) < next)
+        next = tcp_delack_delay(c, now);
     if (c->flags & TCPF_REXMT)
         next = mip_next_delay(next, now, c->t_rexmt);
     if (c->flags & TCPF_IDLE)

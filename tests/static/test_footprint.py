@@ -58,3 +58,35 @@ def test_table_mentions_both_targets():
         assert t in p.stdout, f"table does not mention {t}"
     for pr in PROFILES:
         assert pr in p.stdout
+
+
+# docs/TCP.md, "Figures": an active connection's state (struct mip_tcp_conn,
+# its ring descriptors included, not the rings) under 200 bytes and a
+# listening socket under 16 bytes on Cortex-M0+, in both profiles. Measured
+# as docs/TCP.md does: sizeof arrays in an object, sizes from nm -S.
+TCP_SIZE_PROBE = """#include "moteip/tcp.h"
+char probe_conn[sizeof(struct mip_tcp_conn)];
+char probe_listener[sizeof(struct mip_tcp_listener)];
+"""
+TCP_SIZE_LIMITS = {"probe_conn": 200, "probe_listener": 16}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_tcp_state_sizes_m0plus(tmp_path, profile):
+    src, obj = tmp_path / "probe.c", tmp_path / "probe.o"
+    src.write_text(TCP_SIZE_PROBE)
+    flag = "-DMOTEIP_PROFILE_FULL=1" if profile == "full" else "-DMOTEIP_PROFILE_TINY=1"
+    p = subprocess.run(["arm-none-eabi-gcc", "-Os", "-mcpu=cortex-m0plus", "-mthumb",
+                        "-std=c11", "-Iinclude", flag, "-fno-common", "-c", str(src),
+                        "-o", str(obj)], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    p = subprocess.run(["arm-none-eabi-nm", "-S", str(obj)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    sizes = {f[3]: int(f[1], 16) for f in (line.split() for line in p.stdout.splitlines())
+             if len(f) == 4}
+    for name, limit in TCP_SIZE_LIMITS.items():
+        assert name in sizes, f"{name} missing from nm output:\n{p.stdout}"
+        assert sizes[name] < limit, \
+            f"{profile}: sizeof {name[6:]} is {sizes[name]} B on Cortex-M0+, target < {limit} B"

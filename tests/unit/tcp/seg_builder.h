@@ -200,15 +200,46 @@ static inline void app_init(struct app *a, struct mip_tcp *tcp)
         a->conn.cfg = a->cfg;
 }
 
-static struct mip_tcp_conn *app_accept(void *ctx, struct mip_tcp *tcp, uint16_t port)
+/* The app behind each listener: accept gets the listener only, and the
+ * tests' listeners are not embedded in their apps. */
+static struct {
+    const struct mip_tcp_listener *l;
+    struct app *a;
+} app_of_listener[8];
+
+static struct mip_tcp_conn *app_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
+                                       uint16_t port)
 {
-    struct app *a = ctx;
+    struct app *a = NULL;
+    unsigned i;
     (void)port;
+    for (i = 0; i < 8 && a == NULL; i++)
+        if (app_of_listener[i].l == l)
+            a = app_of_listener[i].a;
+    CHECK(a != NULL);
+    if (a == NULL)
+        return NULL;
     a->accepted++;
     if (a->refuse || a->conn.state != MIP_TCP_CLOSED || a->conn.next != NULL)
         return NULL;
     app_init(a, tcp);
     return &a->conn;
+}
+
+/* mip_tcp_listen with app_accept, remembering that `a` is behind l. */
+static inline mip_status app_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
+                                    struct app *a)
+{
+    static unsigned next;       /* round robin: old tests' listeners are gone */
+    unsigned i, slot = 8;
+    for (i = 0; i < 8; i++)
+        if (app_of_listener[i].l == l)
+            slot = i;
+    if (slot == 8)
+        slot = next++ % 8u;
+    app_of_listener[slot].l = l;
+    app_of_listener[slot].a = a;
+    return mip_tcp_listen(tcp, l, port, app_accept);
 }
 
 /* --- the fixture plus a TCP, the test playing the peer ------------------ */
@@ -374,7 +405,7 @@ static inline void hs_open_passive(struct hs *h, struct app *a, uint16_t pport, 
     struct sb_seg s;
     struct sb_reply r;
     if (h->l.accept == NULL)
-        CHECK_EQ(mip_tcp_listen(&h->tcp, &h->l, 80, app_accept, a), MIP_OK);
+        CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
     h->pport = pport;
     h->lport = 80;
     h->snd_nxt = irs;
@@ -502,7 +533,7 @@ static inline void pair_connect(struct pair *p, bool v6, struct app *cli, struct
                                 struct mip_tcp_listener *l)
 {
     struct mip_addr dst = pair_addr(v6, 1);
-    CHECK_EQ(mip_tcp_listen(&p->side[1].tcp, l, 80, app_accept, srv), MIP_OK);
+    CHECK_EQ(app_listen(&p->side[1].tcp, l, 80, srv), MIP_OK);
     app_init(cli, &p->side[0].tcp);
     srv->tcp = &p->side[1].tcp;
     CHECK_EQ(mip_tcp_connect(&p->side[0].tcp, &cli->conn, &dst, 80), MIP_OK);

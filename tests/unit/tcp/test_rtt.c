@@ -186,12 +186,29 @@ static void test_backoff_doubles_and_caps(void)
         CHECK(tcp_rtt_rto(&r) == MIP_TCP_RTO_MAX_MS);
     }
     CHECK(r.backoff <= 8u);              /* saturates: 300 << 8 >= 60000 */
-    CHECK_EQ(r.rto, 300);                /* the base RTO is untouched */
+    r.backoff = 0;
+    CHECK_EQ(tcp_rtt_rto(&r), 300);      /* the base RTO is untouched */
+    r.backoff = 8;
 
     /* A new sample (Karn: only unambiguous ones are fed) clears the backoff. */
     tcp_rtt_sample(&r, 100);
     CHECK_EQ(r.backoff, 0);
     CHECK(tcp_rtt_rto(&r) < 400u);
+}
+
+/* rttvar_x4 is 16 bits: it saturates at 65535 (4 * RTTVAR = 65.5 s, the
+ * RTO is at its maximum anyway) and comes down from there. */
+static void test_rttvar_saturates(void)
+{
+    struct mip_tcp_rtt r;
+    tcp_rtt_init(&r);
+    tcp_rtt_sample(&r, 40000);          /* 2R = 80000 > 65535 */
+    CHECK_EQ(r.rttvar_x4, 65535);
+    CHECK_EQ(r.srtt_x8, 8u * 40000u);
+    CHECK_EQ(tcp_rtt_rto(&r), MIP_TCP_RTO_MAX_MS);
+    tcp_rtt_sample(&r, 1u << 30);       /* clamped to 2^24, still saturated */
+    CHECK_EQ(r.rttvar_x4, 65535);
+    CHECK_EQ(tcp_rtt_rto(&r), MIP_TCP_RTO_MAX_MS);
 }
 
 static void test_backoff_before_any_sample(void)
@@ -234,6 +251,7 @@ int main(void)
     RUN(test_clamped_to_min_and_max);
     RUN(test_min_above_delayed_ack);
     RUN(test_backoff_doubles_and_caps);
+    RUN(test_rttvar_saturates);
     RUN(test_backoff_before_any_sample);
     RUN(test_rto_never_exceeds_max_for_any_backoff);
     return TESTING_DONE();

@@ -14,10 +14,10 @@ static void upd1(struct mip_tcp_sackb *b, uint32_t una, uint32_t max, uint32_t s
 static int blocks_are(const struct mip_tcp_sackb *b, unsigned n, const uint32_t *se)
 {
     unsigned i;
-    if (b->count != n)
+    if (tcp_sackb_count(b) != n)
         return 0;
     for (i = 0; i < n; i++)
-        if (b->start[i] != se[2 * i] || b->end[i] != se[2 * i + 1])
+        if (tcp_sackb_start(b, i) != se[2 * i] || tcp_sackb_end(b, i) != se[2 * i + 1])
             return 0;
     return 1;
 }
@@ -32,7 +32,7 @@ static void test_reset(void)
 {
     struct mip_tcp_sackb b;
     tcp_sackb_reset(&b, 1234);
-    CHECK_EQ(b.count, 0);
+    CHECK_EQ(tcp_sackb_count(&b), 0);
     CHECK_EQ(b.rexmit_next, 1234);
     CHECK(!tcp_sackb_covered(&b, 1234, 1));
 }
@@ -62,7 +62,7 @@ static void test_invalid_blocks_ignored(void)
     upd1(&b, 1000, 10000, 500, 2000);       /* straddles snd_una */
     upd1(&b, 1000, 10000, 0x80001000u, 0x80002000u);  /* far away */
     upd1(&b, 1000, 10000, 2000, 0x80000000u);
-    CHECK_EQ(b.count, 0);
+    CHECK_EQ(tcp_sackb_count(&b), 0);
     /* Invalid blocks do not disturb valid ones in the same update. */
     {
         const uint32_t s[3] = {4000, 3000, 7000}, e[3] = {3000, 3500, 20000};
@@ -105,7 +105,7 @@ static void test_trims_as_snd_una_advances(void)
     BLOCKS(&b, 4500, 5000, 6000, 7000);
     b.rexmit_next = 4000;
     tcp_sackb_update(&b, 7000, 12000, NULL, NULL, 0);   /* all acked */
-    CHECK_EQ(b.count, 0);
+    CHECK_EQ(tcp_sackb_count(&b), 0);
     CHECK_EQ(b.rexmit_next, 7000);      /* never behind snd_una */
 }
 
@@ -115,22 +115,33 @@ static void test_capacity_keeps_highest(void)
     unsigned i;
     tcp_sackb_reset(&b, 0);
     for (i = 0; i < 6; i++)             /* 6 disjoint blocks, ascending */
-        upd1(&b, 0, 100000, 1000u * (2u * i + 1u), 1000u * (2u * i + 2u));
-    CHECK_EQ(b.count, MIP_TCP_SACKB_MAX);
+        upd1(&b, 0, 65535, 1000u * (2u * i + 1u), 1000u * (2u * i + 2u));
+    CHECK_EQ(tcp_sackb_count(&b), MIP_TCP_SACKB_MAX);
     BLOCKS(&b, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000);
-    upd1(&b, 0, 100000, 100, 200);      /* lower than all: not kept */
+    upd1(&b, 0, 65535, 100, 200);      /* lower than all: not kept */
     BLOCKS(&b, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000);
-    upd1(&b, 0, 100000, 50000, 60000);  /* higher: the lowest goes */
+    upd1(&b, 0, 65535, 50000, 60000);  /* higher: the lowest goes */
     BLOCKS(&b, 7000, 8000, 9000, 10000, 11000, 12000, 50000, 60000);
-    upd1(&b, 0, 100000, 10500, 10600);  /* in between */
+    upd1(&b, 0, 65535, 10500, 10600);  /* in between */
     BLOCKS(&b, 9000, 10000, 10500, 10600, 11000, 12000, 50000, 60000);
-    upd1(&b, 0, 100000, 9500, 11500);   /* merge frees room */
+    upd1(&b, 0, 65535, 9500, 11500);   /* merge frees room */
     BLOCKS(&b, 9000, 12000, 50000, 60000);
     {   /* many blocks in one update: the highest four survive */
-        const uint32_t s[6] = {61000, 63000, 65000, 67000, 69000, 71000};
-        const uint32_t e[6] = {62000, 64000, 66000, 68000, 70000, 72000};
-        tcp_sackb_update(&b, 0, 100000, s, e, 6);
-        BLOCKS(&b, 65000, 66000, 67000, 68000, 69000, 70000, 71000, 72000);
+        const uint32_t s[6] = {61000, 61600, 62200, 62800, 63400, 64000};
+        const uint32_t e[6] = {61300, 61900, 62500, 63100, 63700, 64300};
+        tcp_sackb_update(&b, 0, 65535, s, e, 6);
+        BLOCKS(&b, 62200, 62500, 62800, 63100, 63400, 63700, 64000, 64300);
+    }
+    {   /* offsets are 16 bits: a block ending 65536 or more bytes after
+           snd_una (beyond any send ring) is ignored, one before is kept */
+        struct mip_tcp_sackb c;
+        tcp_sackb_reset(&c, 0xFFFFF000u);
+        upd1(&c, 0xFFFFF000u, 0xFFFFF000u + 70000u, 0xFFFFF000u + 65000u,
+             0xFFFFF000u + 65536u);
+        CHECK_EQ(tcp_sackb_count(&c), 0);
+        upd1(&c, 0xFFFFF000u, 0xFFFFF000u + 70000u, 0xFFFFF000u + 65000u,
+             0xFFFFF000u + 65535u);
+        BLOCKS(&c, 0xFFFFF000u + 65000u, 0xFFFFF000u + 65535u);
     }
 }
 
@@ -282,13 +293,13 @@ static void test_random_against_model(void)
             for (i = 0; i < MODEL_WIN; i++)
                 runs += model[i] && (i == 0 || !model[i - 1]);
             /* invariants */
-            for (k = 0; k < b.count; k++) {
-                CHECK(MIP_SEQ_LEQ(una, b.start[k]));
-                CHECK(MIP_SEQ_LT(b.start[k], b.end[k]));
-                CHECK(MIP_SEQ_LEQ(b.end[k], max));
+            for (k = 0; k < tcp_sackb_count(&b); k++) {
+                CHECK(MIP_SEQ_LEQ(una, tcp_sackb_start(&b, k)));
+                CHECK(MIP_SEQ_LT(tcp_sackb_start(&b, k), tcp_sackb_end(&b, k)));
+                CHECK(MIP_SEQ_LEQ(tcp_sackb_end(&b, k), max));
                 if (k > 0)
-                    CHECK(MIP_SEQ_LT(b.end[k - 1], b.start[k]));
-                for (i = b.start[k] - una; i < b.end[k] - una; i++)
+                    CHECK(MIP_SEQ_LT(tcp_sackb_end(&b, k - 1), tcp_sackb_start(&b, k)));
+                for (i = tcp_sackb_start(&b, k) - una; i < tcp_sackb_end(&b, k) - una; i++)
                     if (!model[i])
                         mismatches++;
             }
@@ -296,10 +307,10 @@ static void test_random_against_model(void)
                 unsigned sacked = 0, claimed = 0;
                 for (i = 0; i < MODEL_WIN; i++)
                     sacked += model[i];
-                for (k = 0; k < b.count; k++)
-                    claimed += b.end[k] - b.start[k];
+                for (k = 0; k < tcp_sackb_count(&b); k++)
+                    claimed += tcp_sackb_end(&b, k) - tcp_sackb_start(&b, k);
                 CHECK_EQ(claimed, sacked);
-                CHECK_EQ(b.count, runs);
+                CHECK_EQ(tcp_sackb_count(&b), runs);
                 exact++;
             } else {
                 evicted++;

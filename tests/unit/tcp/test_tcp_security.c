@@ -399,7 +399,7 @@ static void test_rst_to_listener_and_syn_cache(void)
     struct app *a = calloc(1, sizeof(*a));
     struct sb_seg s;
     unsigned i, used = 0;
-    CHECK_EQ(mip_tcp_listen(&h->tcp, &h->l, 80, app_accept, a), MIP_OK);
+    CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
     memset(&s, 0, sizeof(s));
     s.sport = 40000;
     s.dport = 80;
@@ -485,7 +485,7 @@ static void test_syn_flood_spares_established(void)
     pair_init(&p, true);
     p.drop = drop_to_flood;
     stcp = &p.side[1].tcp;
-    CHECK_EQ(mip_tcp_listen(stcp, &l, 80, app_accept, srv), MIP_OK);
+    CHECK_EQ(app_listen(stcp, &l, 80, srv), MIP_OK);
     srv->read_on_readable = true;
     srv->close_on_peer_fin = true;
     app_init(cli, &p.side[0].tcp);
@@ -585,7 +585,7 @@ static void test_isn_passive(void)
     struct app *a = calloc(1, sizeof(*a));
     uint32_t first, again, port_isn[4];
     unsigned i, j;
-    CHECK_EQ(mip_tcp_listen(&h->tcp, &h->l, 80, app_accept, a), MIP_OK);
+    CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
     fixture_advance(&h->f, 0);
     first = synack_iss(h, 1234, 99);
     /* The same 4-tuple later: a different ISN, ahead by the 4 us clock. */

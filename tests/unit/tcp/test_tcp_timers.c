@@ -261,7 +261,7 @@ static void test_rto_retransmission_fits_mss_and_window(void)
     CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"x", 1), 1);
     pair_run_for(&p, 1000);
     CHECK_EQ(srv->ngot, 1);
-    CHECK(cli->conn.snd_wnd > 2u * cli->conn.mss);
+    CHECK(cli->conn.snd_wnd > 2u * cli->conn.cc.mss);
     rec_reset(0);
     p.drop = drop_data_once;
     drop_first_data = true;
@@ -275,7 +275,7 @@ static void test_rto_retransmission_fits_mss_and_window(void)
         bad += srv->got[i] != pat(i);
     CHECK_EQ(bad, 0);
     CHECK(mip_tcp_stat(tcp, MIP_TCP_STAT_timeouts) >= 1);
-    limit = (size_t)cli->conn.mss;
+    limit = (size_t)cli->conn.cc.mss;
 #if MIP_TCP_TIMESTAMPS
     limit -= 12u;
 #endif
@@ -342,7 +342,7 @@ static void test_synack_retransmission_from_syn_cache(void)
     mip_time_t t[16], t0;
     uint32_t iss = 0;
     unsigned n = 0, i;
-    CHECK_EQ(mip_tcp_listen(&h->tcp, &h->l, 80, app_accept, a), MIP_OK);
+    CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
     memset(&s, 0, sizeof(s));
     s.sport = 40000;
     s.dport = 80;
@@ -432,6 +432,30 @@ static void test_delayed_ack(void)
     a->conn.cfg.delack_ms = MIP_TCP_DELACK_MS;
     hs_send_data(h, (const uint8_t *)"x", 1);
     fixture_advance(&h->f, MIP_TCP_DELACK_MS - 1u);
+    CHECK_EQ(h->f.ntx, 0);
+    fixture_advance(&h->f, 1);
+    CHECK_EQ(hs_count(h), 1);
+    hs_clear(h);
+
+    /* The deadline is kept in 16 bits: one that crosses a multiple of
+     * 65536 ms still fires on time, and so does one polled late. */
+    fixture_advance(&h->f, (0x10000u - (h->f.now & 0xFFFFu)) - 50u);
+    hs_send_data(h, (const uint8_t *)"y", 1);
+    fixture_advance(&h->f, MIP_TCP_DELACK_MS - 1u);
+    CHECK_EQ(h->f.ntx, 0);
+    fixture_advance(&h->f, 1);
+    CHECK_EQ(hs_count(h), 1);
+    hs_clear(h);
+    hs_send_data(h, (const uint8_t *)"z", 1);
+    CHECK_EQ(h->f.ntx, 0);
+    fixture_advance(&h->f, 30000);                  /* a poll 29.8 s late */
+    CHECK_EQ(hs_count(h), 1);
+    hs_clear(h);
+
+    /* Longer than RFC 1122 allows: taken as MIP_TCP_DELACK_MAX_MS. */
+    a->conn.cfg.delack_ms = 5000;
+    hs_send_data(h, (const uint8_t *)"w", 1);
+    fixture_advance(&h->f, MIP_TCP_DELACK_MAX_MS - 1u);
     CHECK_EQ(h->f.ntx, 0);
     fixture_advance(&h->f, 1);
     CHECK_EQ(hs_count(h), 1);
@@ -741,8 +765,8 @@ static void nagle(bool nodelay)
             CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, big, sizeof(big)), sizeof(big));
             CHECK_EQ(hs_count(h), 1);
             CHECK(hs_next(h, &r));
-            CHECK_EQ(r.len, a->conn.mss);
-            CHECK_EQ(a->conn.mss, 536);
+            CHECK_EQ(r.len, a->conn.cc.mss);
+            CHECK_EQ(a->conn.cc.mss, 536);
         }
     }
     mip_tcp_abort(&h->tcp, &a->conn);
@@ -822,15 +846,15 @@ static void test_cwnd_cap_limits_flight(void)
     for (i = 0; i < srv->ngot; i++)
         bad += srv->got[i] != pat(i);
     CHECK_EQ(bad, 0);
-    limit = (size_t)cli->conn.mss;
+    limit = (size_t)cli->conn.cc.mss;
 #if MIP_TCP_TIMESTAMPS
     limit -= 12u;
 #endif
     CHECK_EQ(rec.max_len, limit);
     CHECK_EQ(rec.fragments, 0);
-    CHECK(rec.max_flight <= 3u * cli->conn.mss);
-    CHECK(rec.max_flight > 2u * cli->conn.mss);      /* the cap was reached */
-    CHECK(cli->conn.cc.cwnd <= 3u * cli->conn.mss);
+    CHECK(rec.max_flight <= 3u * cli->conn.cc.mss);
+    CHECK(rec.max_flight > 2u * cli->conn.cc.mss);      /* the cap was reached */
+    CHECK(cli->conn.cc.cwnd <= 3u * cli->conn.cc.mss);
     mip_tcp_abort(tcp, &cli->conn);
     pair_run(&p, 1, 100);
     pair_free(&p);
