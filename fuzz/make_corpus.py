@@ -1117,6 +1117,71 @@ def lowpan_seeds():
     s["oversize"] = lrec(ok + bytes(130 - len(ok)))
     return s
 
+# --- fuzz_relay_input --------------------------------------------------------
+# [config byte] then operations (see fuzz/fuzz_relay_input.c): op 4 / 5 a
+# well-formed segment input / overheard from the next hop, op 3 time.
+
+R_ACK, R_PSH, R_SYN, R_SYNACK, R_FIN, R_RST = 0, 1, 4, 5, 6, 7
+
+def r_seg(flags, seq=0, ack=0, plen=0, ident=0, v6=False, rev=False, port=0,
+          ts=False, overheard=False, other=False):
+    b0 = (1 if v6 else 0) | (2 if rev else 0) | (port << 2) | (flags << 4)
+    b5 = (plen & 63) | (0x40 if other else 0)
+    b6 = (ident & 0x7F) | (0x80 if ts else 0)
+    return bytes([5 if overheard else 4, b0]) + struct.pack(">HHBB", seq, ack, b5, b6)
+
+def r_time(t):
+    return bytes([3, t])
+
+def r_raw_input(ip, from_succ=False):
+    return bytes([0, 1 if from_succ else 0]) + struct.pack(">H", len(ip)) + ip
+
+def r_handshake(v6=False, port=0):
+    return (r_seg(R_SYN, 0, 0, v6=v6, port=port) + r_time(20) +
+            r_seg(R_SYNACK, 0, 1, v6=v6, rev=True, port=port) +
+            r_seg(R_ACK, 1, 1, ident=1, v6=v6, port=port) +
+            r_seg(R_ACK, 1, 1, ident=1, v6=v6, port=port, overheard=True))
+
+def relay_seeds():
+    seeds = {}
+    for v6 in (False, True):
+        fam = "v6" if v6 else "v4"
+        seeds["relay-tss-" + fam] = bytes([0x04]) + (
+            r_handshake(v6) +
+            r_seg(R_PSH, 1, 1, 40, 2, v6=v6) +              # forwarded, cached
+            r_seg(R_PSH, 41, 1, 40, 3, v6=v6) +             # buffered
+            r_seg(R_PSH, 1, 1, 40, 2, v6=v6, overheard=True) +  # implicit ACK
+            r_time(4) +                                     # delayed forward
+            r_seg(R_ACK, 1, 81, 0, 4, v6=v6, rev=True, ts=True) +  # TCP ACK
+            r_seg(R_PSH, 1, 1, 40, 5, v6=v6) +              # regenerated ACK
+            r_seg(R_ACK, 1, 81, 0, 4, v6=v6, rev=True, overheard=True) +
+            r_seg(R_ACK, 1, 81, 0, 6, v6=v6, rev=True) +    # suppressed
+            r_seg(R_PSH, 81, 1, 40, 7, v6=v6) +
+            r_time(60) + r_time(60) +                       # local retransmissions
+            r_seg(R_ACK, 1, 121, 0, 8, v6=v6, rev=True) +
+            r_time(100) +                                   # ACK recovery
+            r_seg(R_FIN, 121, 1, 0, 9, v6=v6) +
+            r_seg(R_FIN, 1, 122, 0, 10, v6=v6, rev=True) +
+            r_seg(R_ACK, 122, 2, 0, 11, v6=v6))
+        seeds["relay-giveup-" + fam] = bytes([0x02]) + (
+            r_handshake(v6) + r_seg(R_PSH, 1, 1, 30, 2, v6=v6) +
+            b"".join(r_time(40) for _ in range(6)) +
+            r_seg(R_PSH, 1, 1, 30, 2, v6=v6) +              # a copy: history
+            r_seg(R_PSH, 1, 1, 30, 3, v6=v6))               # end to end: passes
+    many = b""
+    for port in range(4):
+        for v6 in (False, True):
+            many += r_handshake(v6, port) + r_seg(R_PSH, 1, 1, 20, port, v6=v6, port=port)
+            many += r_seg(R_PSH, 21, 1, 20, port + 8, v6=v6, port=port)
+    seeds["relay-many-flows"] = bytes([0x14]) + many + r_time(250)
+    seeds["relay-rst"] = bytes([0x0c]) + r_handshake() + r_seg(R_PSH, 1, 1, 10, 2) + \
+        r_seg(R_RST, 11, 0, 0, 3) + r_seg(R_PSH, 11, 1, 10, 4)
+    syn = ipv4(v4("10.0.1.10"), v4("10.0.2.10"), 6,
+               tcp(v4("10.0.1.10"), v4("10.0.2.10"), 1000, 80, 0x02, seq=999))
+    seeds["relay-raw-ip"] = bytes([0x04]) + r_raw_input(syn) + \
+        r_raw_input(syn[:30]) + r_raw_input(b"\x45" + bytes(40))
+    return seeds
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -1148,6 +1213,7 @@ def main():
     n += write_dir("fuzz_tcp", dict(tcp_seeds(), **regress_seeds_tcp()))
     n += write_dir("fuzz_mac_input", mac_seeds())
     n += write_dir("fuzz_lowpan_input", lowpan_seeds())
+    n += write_dir("fuzz_relay_input", relay_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

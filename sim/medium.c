@@ -218,6 +218,36 @@ static uint32_t tx_alloc(struct sim *sim)
     }
 }
 
+/* Counts a transmission as TCP data or a pure TCP ACK from its headers (the
+ * TSS paper's Table 1 counts the two apart). */
+static void count_tcp_frame(struct sim_node *nd, const uint8_t *frame, size_t len)
+{
+    uint8_t ip[96];
+    struct mip_lowpan_peek pk;
+    size_t ihl, thl, payload;
+    uint8_t proto, flags;
+    if (mip_lowpan_peek_frame(&nd->stack, nd->netif, frame, len, ip, sizeof(ip), &pk) != MIP_OK)
+        return;
+    if ((ip[0] >> 4) == 4u && pk.ip_len >= 20u) {
+        ihl = (size_t)(ip[0] & 0x0Fu) * 4u;
+        proto = ip[9];
+    } else if ((ip[0] >> 4) == 6u && pk.ip_len >= 40u) {
+        ihl = 40u;
+        proto = ip[6];
+    } else {
+        return;
+    }
+    if (proto != 6u || pk.ip_len < ihl + 20u)
+        return;
+    thl = (size_t)(ip[ihl + 12u] >> 4) * 4u;
+    flags = ip[ihl + 13u];
+    payload = pk.dgram_len > ihl + thl ? pk.dgram_len - ihl - thl : 0u;
+    if (payload > 0u || (flags & 0x03u) != 0u)      /* data, FIN or SYN */
+        nd->c.tcp_data_frames_tx++;
+    else
+        nd->c.tcp_ack_frames_tx++;
+}
+
 static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;
@@ -248,6 +278,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     radio_set(sim, nd, SIM_RADIO_TX);
     nd->cur_tx = id;
     nd->c.frames_tx++;
+    count_tcp_frame(nd, frame, len);
     if (sim->pcap != NULL)
         (void)pcap_write(sim->pcap, sim->now_us, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,

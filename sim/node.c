@@ -84,15 +84,33 @@ static void mac_input(void *ctx, const uint8_t *frame, size_t len, size_t hdr_le
     mip_stack_input(&nd->stack, nd->netif, frame, len, sim_ms(nd->sim));
 }
 
+static bool relay_on(const struct sim_node *nd)
+{
+    return nd->sim->sc->relay.mode != MIP_RELAY_OFF;
+}
+
 static void mac_tx_done(void *ctx, const uint8_t *frame, size_t len,
                         enum mip_mac_tx_status st, uint8_t retries, mip_utime_t now)
 {
     struct sim_node *nd = ctx;
-    (void)frame;
     (void)now;
     if (st != MIP_MAC_TX_OK)
         sim_trace(nd->sim, "link_fail", nd->id, "\"status\":%d,\"retries\":%u,\"len\":%u",
                   (int)st, retries, (unsigned)len);
+    if (relay_on(nd))
+        mip_relay_link_status(&nd->relay, nd->netif, frame, len, st == MIP_MAC_TX_OK,
+                              sim_ms(nd->sim));
+}
+
+/* A frame for another node, heard in passing: the relay's implicit ACKs. */
+static void mac_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                          const struct mip_802154_hdr *hdr, mip_utime_t now)
+{
+    struct sim_node *nd = ctx;
+    (void)hdr_len;
+    (void)hdr;
+    (void)now;
+    mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(nd->sim));
 }
 
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
@@ -107,6 +125,11 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     mip_time_t ms = sim_ms(sim);
     uint64_t t;
     d = mip_stack_poll(&nd->stack, ms);
+    if (relay_on(nd)) {
+        uint32_t rd = mip_relay_poll(&nd->relay, ms);
+        if (rd < d)
+            d = rd;
+    }
     md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
     if (d != MIP_POLL_IDLE) {
         /* A deadline in the current millisecond was just run: wake at the
@@ -187,6 +210,7 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     memset(&mcb, 0, sizeof(mcb));
     mcb.input = mac_input;
     mcb.tx_done = mac_tx_done;
+    mcb.overheard = relay_on(nd) ? mac_overheard : NULL;
     mcb.ctx = nd;
     derive_seed(sc->seed, id, SEED_MAC, seed);
     nd->radio = SIM_RADIO_OFF;
@@ -195,6 +219,14 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
         return false;
+    }
+    if (relay_on(nd)) {
+        st = mip_relay_init(&nd->relay, &nd->stack, &sc->relay, 0);
+        if (st != MIP_OK) {
+            snprintf(err, errlen, "relay: %s", st == MIP_ERR_UNSUPPORTED ?
+                     "this mode is not implemented yet" : mip_status_name(st));
+            return false;
+        }
     }
     return true;
 }

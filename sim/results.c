@@ -22,6 +22,7 @@ void sim_write_result(struct sim *sim, FILE *out)
     uint32_t i;
     int k;
     uint64_t tot_tx = 0, tot_coll = 0, tot_corrupt = 0, tot_retries = 0, tot_noack = 0;
+    uint64_t tot_tcp_data = 0, tot_tcp_ack = 0;
     double tot_energy = 0.0;
     sj_writer_init(&w, out, 1);
     sj_w_begin_object(&w);
@@ -40,6 +41,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         double on_us = (double)(nd->c.us_tx + nd->c.us_rx + nd->c.us_listen);
         double e = node_energy_j(sim, nd);
         tot_tx += nd->c.frames_tx;
+        tot_tcp_data += nd->c.tcp_data_frames_tx;
+        tot_tcp_ack += nd->c.tcp_ack_frames_tx;
         tot_coll += nd->c.frames_rx_collided;
         tot_corrupt += nd->c.frames_rx_corrupted;
         tot_retries += mip_mac_stat(&nd->mac, MIP_MAC_STAT_tx_retries);
@@ -48,6 +51,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_begin_object(&w);
         sj_w_member_uint(&w, "id", i);
         sj_w_member_uint(&w, "frames_tx", nd->c.frames_tx);
+        sj_w_member_uint(&w, "tcp_data_frames_tx", nd->c.tcp_data_frames_tx);
+        sj_w_member_uint(&w, "tcp_ack_frames_tx", nd->c.tcp_ack_frames_tx);
         sj_w_member_uint(&w, "frames_rx", nd->c.frames_rx_ok);
         sj_w_member_uint(&w, "frames_collided", nd->c.frames_rx_collided);
         sj_w_member_uint(&w, "frames_corrupted", nd->c.frames_rx_corrupted);
@@ -76,6 +81,16 @@ void sim_write_result(struct sim *sim, FILE *out)
                 sj_w_member_uint(&w, mip_stat_name((enum mip_stat)k), v);
         }
         sj_w_end_object(&w);
+        if (sim->sc->relay.mode != MIP_RELAY_OFF) {
+            sj_w_key(&w, "relay");
+            sj_w_begin_object(&w);
+            for (k = 0; k < MIP_RELAY_STAT_COUNT; k++) {
+                uint32_t v = mip_relay_stat(&nd->relay, (enum mip_relay_stat)k);
+                if (v != 0 && mip_relay_stat_name((unsigned)k) != NULL)
+                    sj_w_member_uint(&w, mip_relay_stat_name((unsigned)k), v);
+            }
+            sj_w_end_object(&w);
+        }
         if (nd->tcp_on) {
             sj_w_key(&w, "tcp");
             sj_w_begin_object(&w);
@@ -92,6 +107,8 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_key(&w, "totals");
     sj_w_begin_object(&w);
     sj_w_member_uint(&w, "frames_tx", tot_tx);
+    sj_w_member_uint(&w, "tcp_data_frames_tx", tot_tcp_data);
+    sj_w_member_uint(&w, "tcp_ack_frames_tx", tot_tcp_ack);
     sj_w_member_uint(&w, "frames_collided", tot_coll);
     sj_w_member_uint(&w, "frames_corrupted", tot_corrupt);
     sj_w_member_uint(&w, "link_retries", tot_retries);

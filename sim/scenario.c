@@ -405,6 +405,55 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* A multiplier in natural units into 1/256 fixed point. */
+static bool get_q8(struct ld *l, const struct sj_value *o, const char *key, uint16_t *out,
+                   double lo, double hi)
+{
+    double d = (double)*out / 256.0;
+    if (!get_num(l, o, key, &d, lo, hi))
+        return false;
+    *out = (uint16_t)(d * 256.0 + 0.5);
+    return true;
+}
+
+static bool load_relay(struct ld *l, const struct sj_value *root)
+{
+    static const char *const modes[] = { "off", "tss", "dtc", "cctrl", NULL };
+    static const char *const keys[] = { "mode", "max_local_rexmit", "rto_mult", "alpha",
+                                        "rtt_init_ms", "rto_min_ms", "idle_timeout_s",
+                                        "backpressure", "ack_gamma", "forward_delay_ms",
+                                        "keep", "drop", "hop", "hop_beta", "hop_max",
+                                        "activity", "sack", NULL };
+    const struct sj_value *o;
+    struct mip_relay_config *c = &l->sc->relay;
+    uint8_t mode = MIP_RELAY_OFF;
+    uint16_t alpha;
+    if (!get_obj(l, root, "relay", &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "mode", modes, &mode, true))
+        return false;
+    mip_relay_config_default(c, mode);
+    GET_INT_INTO(l, o, "max_local_rexmit", c->max_local_rexmit, 0, 15);
+    alpha = c->alpha_q8;
+    if (!get_q8(l, o, "rto_mult", &c->rto_mult_q8, 0.25, 16) ||
+        !get_q8(l, o, "alpha", &alpha, 1.0 / 256.0, 1))
+        return false;
+    c->alpha_q8 = (uint8_t)(alpha > 255u ? 255u : alpha);
+    GET_INT_INTO(l, o, "rtt_init_ms", c->rtt_init_ms, 1, 60000);
+    GET_INT_INTO(l, o, "rto_min_ms", c->rto_min_ms, 0, 60000);
+    GET_INT_INTO(l, o, "idle_timeout_s", c->idle_timeout_s, 1, 65535);
+    if (!get_bool(l, o, "backpressure", &c->tss_backpressure) ||
+        !get_q8(l, o, "ack_gamma", &c->ack_gamma_q8, 0.25, 16))
+        return false;
+    GET_INT_INTO(l, o, "forward_delay_ms", c->forward_delay_ms, 0, 60000);
+    if (!get_bool(l, o, "keep", &c->cc_keep) || !get_bool(l, o, "drop", &c->cc_drop) ||
+        !get_bool(l, o, "hop", &c->cc_hop) || !get_q8(l, o, "hop_beta", &c->cc_hop_beta_q8, 0.25, 16) ||
+        !get_bool(l, o, "activity", &c->cc_activity) || !get_bool(l, o, "sack", &c->dtc_sack))
+        return false;
+    GET_INT_INTO(l, o, "hop_max", c->cc_hop_max, 1, 64);
+    return true;
+}
+
 static bool load_link(struct ld *l, const struct sj_value *root)
 {
     static const char *const modes[] = { "iphc", "raw", NULL };
@@ -681,7 +730,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 {
     static const char *const keys[] = { "name", "seed", "duration_s", "stop_when_done", "phy",
                                         "radio", "medium", "topology", "mac", "link", "routing",
-                                        "flows", NULL };
+                                        "relay", "flows", NULL };
     struct sj_error jerr;
     struct sj_doc *doc;
     const struct sj_value *root, *v;
@@ -719,7 +768,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          get_bool(&l, root, "stop_when_done", &sc->stop_when_done) && load_phy(&l, root) &&
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
          load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
-         load_flows(&l, root);
+         load_relay(&l, root) && load_flows(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");

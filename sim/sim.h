@@ -24,6 +24,7 @@
 #include "moteip/tcp.h"
 #include "moteip/mac.h"
 #include "moteip/radio.h"
+#include "moteip/relay.h"
 #include "evq.h"
 
 /* ---------------------------------------------------------------- scenario */
@@ -115,6 +116,8 @@ struct sim_scenario {
     bool     routes_symmetric;
     struct sim_static_route *routes;
     size_t   n_routes;
+    /* in-network TCP support on every node (mode MIP_RELAY_OFF: none) */
+    struct mip_relay_config relay;
     /* apps */
     struct sim_flow_spec *flows;
     size_t   n_flows;
@@ -150,6 +153,9 @@ struct sim_tx {                 /* one transmission on the air */
 struct sim_node_counters {
     uint64_t frames_tx, frames_rx_ok, frames_rx_collided, frames_rx_corrupted,
              frames_rx_lost, frames_missed_busy;
+    /* transmissions (retries included) of frames whose header shows a TCP
+     * segment with data, SYN or FIN, or a pure TCP ACK (FRAGNs: neither) */
+    uint64_t tcp_data_frames_tx, tcp_ack_frames_tx;
     uint64_t us_tx, us_rx, us_listen, us_off;
 };
 
@@ -163,6 +169,7 @@ struct sim_node {
     struct mip_tcp tcp;
     bool     tcp_on;
     struct mip_mac mac;
+    struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
     struct mip_netif_driver drv;
     uint8_t  netif;
     struct mip_rng chan_rng;    /* reception draws at this node */

@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..plot import plot
 from ..scenario import load
 from ..simulator import REPO_ROOT
-from ..sweep import sweep
+from ..sweep import sweep, write_json_atomic, write_summary_csv
 from ..table import render
 
 EXAMPLES = pathlib.Path(os.environ.get("MOTEIP_EXAMPLES", REPO_ROOT / "examples"))
@@ -60,6 +60,9 @@ class Experiment:
     vary: dict | None = None  # None: the scenario's [sweep].vary
     metrics_fn: Callable[[dict, dict], dict] | None = None
     plots: list[PlotSpec] = field(default_factory=list)
+    #: configurations compared, each a label and the keys it sets: one sweep
+    #: per arm (out/NAME/LABEL/), merged into one summary with an "arm" key
+    arms: list[tuple[str, dict]] | None = None
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -92,9 +95,19 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
     path = EXAMPLES / e.scenario
     rel = os.path.relpath(path)
     sc = load(rel if not rel.startswith("..") else path)
-    res = sweep(sc, vary=e.vary, runs=runs or e.runs, out=outdir, dask=dask, jobs=jobs,
-                metrics_fn=e.metrics_fn, progress=progress, log=log)
-    summary = res["summary"]
+    if e.arms is None:
+        summary = sweep(sc, vary=e.vary, runs=runs or e.runs, out=outdir, dask=dask, jobs=jobs,
+                        metrics_fn=e.metrics_fn, progress=progress, log=log)["summary"]
+    else:
+        base = dict(e.vary if e.vary is not None else sc.sweep.vary)
+        arms = {}
+        for label, fixed in e.arms:
+            arms[label] = sweep(sc, vary={**base, **{k: [v] for k, v in fixed.items()}},
+                                runs=runs or e.runs, out=outdir / label, dask=dask, jobs=jobs,
+                                metrics_fn=e.metrics_fn, progress=progress, log=log)["summary"]
+        summary = merge_arms(arms, base)
+        write_json_atomic(outdir / "summary.json", summary)
+        write_summary_csv(outdir / "summary.csv", summary)
     rep = e.report(summary)
     nruns = runs or e.runs
     text = (f"{e.title}\nsource: {e.source}; scenario: examples/{e.scenario}; {nruns} runs per "
@@ -109,9 +122,33 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
                               reference_label=ps.reference_label,
                               title=f"{e.name}: {ps.ylabel or ps.y}")))
     text += "\n\nplots: " + ", ".join(plots) if plots else ""
-    text += f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)"
+    text += (f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)" if e.arms is None else
+             f"\nsweeps: {outdir}/<arm>/ (runs.csv each); merged summary: {outdir}/summary.csv, .json")
     (outdir / "report.txt").write_text(text + "\n")
     return {"summary": summary, "report": rep, "text": text, "plots": plots, "out": str(outdir)}
+
+
+def merge_arms(arms: dict[str, dict], vary: dict) -> dict:
+    """One summary from one per arm: each point gets an "arm" parameter and
+    keeps only the commonly varied keys (an arm's fixed keys live in its name)."""
+    first = next(iter(arms.values()))
+    points = []
+    for label, s in arms.items():
+        for p in s["points"]:
+            points.append({**p, "params": {"arm": label, **{k: p["params"][k] for k in vary}}})
+    return {"scenario": first["scenario"], "name": first.get("name", ""),
+            "description": first.get("description", ""), "vary": {"arm": list(arms), **vary},
+            "seeds": first["seeds"], "table": first.get("table", []), "points": points}
+
+
+def point(summary: dict, **params) -> dict | None:
+    """The point whose parameters include all of `params` (keys with dots
+    spelled with __: medium__ber)."""
+    want = {k.replace("__", "."): v for k, v in params.items()}
+    for p in summary["points"]:
+        if all(p["params"].get(k) == v for k, v in want.items()):
+            return p
+    return None
 
 
 # --- helpers for reports ----------------------------------------------------------------
@@ -125,4 +162,4 @@ def points_by(summary: dict, key: str) -> dict:
     return {p["params"][key]: p for p in summary["points"]}
 
 
-from . import demo, physics  # noqa: E402,F401  (registration)
+from . import demo, physics, relay  # noqa: E402,F401  (registration)

@@ -1,0 +1,270 @@
+/*
+ * In-network TCP support: a relay in a forwarding node caches TCP segments
+ * it forwards and retransmits them locally, so a loss on one hop of a long
+ * lossy path is repaired on that hop instead of end to end. The end points
+ * run unmodified TCP. One struct mip_relay per node, beside its struct
+ * mip_stack; no heap, bounded tables, time injected (ms, like the stack).
+ *
+ * Modes (docs/RELAY.md has the mechanisms, their papers and every parameter):
+ *
+ *   TSS    Braun, Voigt, Dunkels, "TCP Support for Sensor Networks": one
+ *          cached segment (forwarded, not yet known received downstream) and
+ *          one buffered (the next in sequence, held back: backpressure);
+ *          implicit ACKs by overhearing the successor forward; local
+ *          retransmission at beta*rtt (at most max_local_rexmit times); a
+ *          history of recently forwarded (source, IP ID / flow label) that
+ *          drops copies of local retransmissions already forwarded; ACK
+ *          regeneration for data the destination has already acknowledged;
+ *          aggressive ACK recovery at gamma * the measured ACK forwarding time.
+ *          End points: TSS assumes immediate ACKs (delack_ms 0), and an
+ *          unmodified sender needs cwnd_cap <= 2, or the first relay drops
+ *          its third segment as a gap (docs/RELAY.md, "Tests").
+ *   DTC    Dunkels et al., Distributed TCP Caching (thesis ch. 9.6).
+ *   CCTRL  Buergi's cctrl module for Contiki.
+ *
+ * Implemented: the common core (flow table, slots, ACK regeneration,
+ * overhearing) and TSS. DTC and CCTRL are not implemented yet:
+ * mip_relay_init() answers UNSUPPORTED for them. This header carries their
+ * parameters already so scenarios can name every one (docs/RELAY.md).
+ *
+ * Wiring, by whoever owns the node (the simulator, or firmware):
+ *   mip_relay_init(r, stack, cfg)       also installs the IP forward hook
+ *   MAC overheard callback   -> mip_relay_overheard(r, netif, frame, len, now)
+ *   MAC tx_done callback     -> mip_relay_link_status(r, netif, frame, len, ok, now)
+ *   after input/poll         -> next = min(next, mip_relay_poll(r, now))
+ * The relay sends (local retransmissions, regenerated or recovered ACKs)
+ * through mip_ip_send_raw(), which bypasses the forward hook.
+ *
+ * Invariants (tested): a regenerated or recovered ACK never acknowledges more
+ * than the highest ACK number seen from the destination; tables and caches
+ * never exceed their compile-time bounds; a datagram the relay does not
+ * understand (not TCP, fragmented, options it cannot parse, a wrong TCP
+ * checksum) is passed on untouched. A segment too big for a slot
+ * (MIP_RELAY_DGRAM_MAX) is forwarded uncached when it is next in sequence.
+ *
+ * Full profile only (MIP_CONF_FORWARD): a tiny node does not forward.
+ */
+#ifndef MOTEIP_RELAY_H
+#define MOTEIP_RELAY_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "moteip/config.h"
+#include "moteip/status.h"
+#include "moteip/addr.h"
+
+#if MIP_CONF_FORWARD
+
+struct mip_stack;
+
+/* Bounds (compile-time; config.h style: override with -D). */
+#ifndef MIP_RELAY_FLOWS
+#define MIP_RELAY_FLOWS 4u          /* connection directions tracked */
+#endif
+#ifndef MIP_RELAY_SLOTS
+#define MIP_RELAY_SLOTS 4u          /* cached/buffered datagrams, all flows */
+#endif
+#ifndef MIP_RELAY_DGRAM_MAX
+#define MIP_RELAY_DGRAM_MAX 256u    /* largest datagram cached (bytes); larger
+                                       ones are forwarded uncached */
+#endif
+#ifndef MIP_RELAY_HISTORY
+#define MIP_RELAY_HISTORY 10u       /* TSS duplicate history entries */
+#endif
+
+enum mip_relay_mode {
+    MIP_RELAY_OFF   = 0,
+    MIP_RELAY_TSS   = 1,
+    MIP_RELAY_DTC   = 2,
+    MIP_RELAY_CCTRL = 3
+};
+
+/* Multipliers are fixed point in 1/256 (384 = 1.5). */
+struct mip_relay_config {
+    uint8_t  mode;                /* enum mip_relay_mode */
+    uint8_t  max_local_rexmit;    /* TSS 4; CCTRL 1 (keep: 3); DTC 4 */
+    uint16_t rto_mult_q8;         /* local RTO = mult * rtt: TSS beta 1.5 (384),
+                                     CCTRL n = 3 (768), DTC 1.5 (384) */
+    uint8_t  alpha_q8;            /* rtt EWMA weight: 0.25 (64) for CCTRL;
+                                     TSS and DTC leave it unstated: 0.125 (32) */
+    uint16_t rtt_init_ms;         /* rtt before the first sample (CCTRL 2000/3
+                                     so that the first RTO is 2 s); TSS starts
+                                     from the SYN/SYN-ACK delay when it saw one */
+    uint16_t rto_min_ms;          /* floor of every relay timer: local RTO,
+                                     ACK recovery (10) */
+    uint16_t idle_timeout_s;      /* a flow unused this long is forgotten (60) */
+    /* TSS */
+    bool     tss_backpressure;    /* hold the next segment until the previous
+                                     is known received downstream (true) */
+    uint16_t ack_gamma_q8;        /* ACK recovery after gamma * ACK forwarding
+                                     time: 2.0 (512) */
+    uint16_t forward_delay_ms;    /* delayed forwarding of a buffered segment
+                                     after an implicit ACK (TSS forward_delayed) */
+    /* CCTRL extensions */
+    bool     cc_keep;             /* keep the segment for up to 3 retransmissions */
+    bool     cc_drop;             /* drop received copies of the cached segment */
+    bool     cc_hop;              /* RTO = min(h, hop_max) * hop_beta * rtt */
+    uint16_t cc_hop_beta_q8;      /* 1.25 (320) */
+    uint8_t  cc_hop_max;          /* 6 */
+    bool     cc_activity;         /* early retransmission: 2/3 then 1/3 RTO
+                                     when overheard activity says the path is busy */
+    /* DTC */
+    bool     dtc_sack;            /* SACK signalling between caching nodes */
+};
+
+/* The defaults of `mode`'s paper (docs/RELAY.md). */
+void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode);
+
+#define MIP_RELAY_STATS_LIST(X)                                               \
+    X(flows_new)           /* connection directions started being tracked */ \
+    X(flows_evicted)       /* forgotten for room, idle time, FIN or RST */   \
+    X(data_seen)           /* forwarded TCP segments with payload */         \
+    X(acks_seen)           /* forwarded pure ACKs */                         \
+    X(cached)              /* segments put in the cache */                   \
+    X(buffered)            /* segments held back (backpressure) */           \
+    X(not_cached)          /* no slot, too big, or not cacheable */          \
+    X(implicit_acks)       /* cache freed by overhearing the next hop */     \
+    X(tcp_acks_cleared)    /* cache freed by a TCP ACK from the destination */ \
+    X(local_rexmits)       /* cached segments sent again by this node */     \
+    X(rexmit_gave_up)      /* dropped after max_local_rexmit */              \
+    X(dup_dropped)         /* data dropped as a copy (history) or as not \
+                              eligible (already forwarded, held back) */   \
+    X(gap_dropped)         /* data beyond what this node transmitted (TSS) */ \
+    X(e2e_forwarded)       /* end-to-end retransmissions of data confirmed \
+                              downstream but not acknowledged: forwarded */ \
+    X(delayed_forwards)    /* buffered segments sent: forward_delay_ms after \
+                              an implicit ACK, or at once on a TCP ACK */ \
+    X(acks_regenerated)    /* ACKs sent for data already acknowledged */     \
+    X(acks_recovered)      /* ACKs sent again (TSS aggressive recovery) */   \
+    X(acks_dropped)        /* ACKs suppressed as already forwarded */        \
+    X(overheard)           /* overheard frames that named a tracked flow */  \
+    X(send_failed)         /* relay transmissions refused by IP (no route, \
+                              no buffer, too big) */                         \
+    X(ignored)             /* datagrams passed untouched: not understood \
+                              (not TCP, fragment, bad header or checksum) \
+                              or nothing to do (RST, untracked ACK) */
+
+enum mip_relay_stat {
+#define MIP_RELAY_STAT_ENUM(n) MIP_RELAY_STAT_##n,
+    MIP_RELAY_STATS_LIST(MIP_RELAY_STAT_ENUM)
+#undef MIP_RELAY_STAT_ENUM
+    MIP_RELAY_STAT_COUNT
+};
+
+/* Room for the template of a regenerated ACK: an IPv6 fixed header, a TCP
+ * header and NOP NOP TIMESTAMP (the only option kept). */
+#define MIP_RELAY_TMPL_MAX (40u + 20u + 12u)
+
+/* Bits of mip_relay_flow.flags (relay.c). */
+#define MIP_RELAY_F_SEQ      0x0001u  /* transmitted / confirmed are valid */
+#define MIP_RELAY_F_ACKED    0x0002u  /* acked is valid (an ACK from dst seen) */
+#define MIP_RELAY_F_ACKFWD   0x0004u  /* ack_forwarded is valid (overheard) */
+#define MIP_RELAY_F_RTT_ON   0x0008u  /* an RTT measurement is running */
+#define MIP_RELAY_F_RTT_OK   0x0010u  /* rtt_q8 holds a sample (else rtt_init) */
+#define MIP_RELAY_F_ACKFWD_OK 0x0020u /* ackfwd_q8 holds a sample */
+#define MIP_RELAY_F_ACKTIMER 0x0040u  /* the ACK recovery timer runs */
+#define MIP_RELAY_F_FIN      0x0080u  /* a FIN was seen in this direction */
+#define MIP_RELAY_F_CLOSING  0x0100u  /* FIN seen both ways: evicted (at poll)
+                                         once nothing of it is cached */
+#define MIP_RELAY_F_ACKSENT  0x0200u  /* ack_sent_no / ack_sent_at are valid */
+
+/* One direction of one TCP connection, data flowing src -> dst. Sequence
+ * numbers are "next byte" values (exclusive ends), compared modulo 2^32. */
+struct mip_relay_flow {
+    struct mip_addr src, dst;
+    uint16_t sport, dport;
+    uint8_t  used;
+    uint8_t  ack_attempts;        /* TSS: ACK recoveries since the last ACK sent */
+    uint16_t flags;               /* MIP_RELAY_F_* */
+    uint32_t transmitted;         /* next sequence number after the highest
+                                     byte forwarded */
+    uint32_t confirmed;           /* next seq after bytes known received by the
+                                     next hop (implicit or TCP ACK) */
+    uint32_t acked;               /* highest ACK number seen from dst */
+    uint32_t ack_forwarded;       /* highest ACK number seen forwarded upstream */
+    uint32_t ack_sent_no;         /* the last ACK number this node sent upstream */
+    uint32_t ack_sent_at;         /* ms, when it went */
+    uint32_t ack_deadline;        /* TSS: ACK recovery timer (F_ACKTIMER) */
+    uint32_t rtt_seq;             /* the segment being timed */
+    uint32_t rtt_start;           /* ms */
+    uint32_t rtt_q8;              /* EWMA, ms * 256 */
+    uint32_t ackfwd_q8;           /* TSS: EWMA of the ACK forwarding time, ms * 256 */
+    uint32_t last_used;           /* ms, for idle eviction and LRU */
+    /* dst's last ACK (the one carrying `acked`) as a pure ACK: IP header
+     * (IPv4 20 bytes, no options / IPv6 40, no extension headers), TCP
+     * header, and NOP NOP TIMESTAMP when dst sent timestamps. Its TTL /
+     * hop limit is the one the ACK left this node with. */
+    uint8_t  tmpl[MIP_RELAY_TMPL_MAX];
+    uint8_t  tmpl_len;            /* 0: none */
+};
+
+/* Slot kinds (mip_relay_slot.used). */
+#define MIP_RELAY_SLOT_FREE   0u
+#define MIP_RELAY_SLOT_CACHE  1u  /* forwarded (or about to be), not confirmed */
+#define MIP_RELAY_SLOT_BUFFER 2u  /* held back until the cache is confirmed */
+
+struct mip_relay_slot {
+    uint8_t  used;                /* MIP_RELAY_SLOT_* */
+    uint8_t  flow;                /* index in flows[] */
+    uint8_t  rexmits;             /* local retransmissions so far */
+    uint8_t  unsent;              /* CACHE: forward_delayed, not sent yet */
+    uint8_t  timer_on;            /* deadline is armed */
+    uint8_t  locked;              /* DTC: no link ACK for it */
+    uint16_t seg_len;             /* TCP payload bytes + 1 for a FIN */
+    uint32_t seq;                 /* first sequence number */
+    uint32_t deadline;            /* ms */
+    uint16_t dgram_len;
+    uint8_t  dgram[MIP_RELAY_DGRAM_MAX];   /* the datagram as forwarded */
+};
+
+struct mip_relay_hist {
+    struct mip_addr src;          /* family NONE: entry unused */
+    uint32_t id;                  /* IPv4 identification / IPv6 flow label */
+    uint32_t seq;                 /* TCP sequence number of the segment */
+};
+
+struct mip_relay {
+    struct mip_stack *stack;
+    struct mip_relay_config cfg;
+    struct mip_relay_flow flows[MIP_RELAY_FLOWS];
+    struct mip_relay_slot slots[MIP_RELAY_SLOTS];
+    struct mip_relay_hist hist[MIP_RELAY_HISTORY];
+    uint8_t  hist_next;
+    uint32_t now;                 /* ms of the last call */
+    uint32_t stats[MIP_RELAY_STAT_COUNT];
+};
+
+/* Starts a relay on `stack` and installs its forward hook (replacing any;
+ * MIP_RELAY_OFF removes it). cfg NULL: the TSS defaults. INVALID for an
+ * unknown mode, a multiplier or alpha of 0, rtt_init_ms or
+ * idle_timeout_s of 0; UNSUPPORTED for DTC and CCTRL (not implemented yet).
+ * On an error *r is left unused and the hook is not touched. */
+mip_status mip_relay_init(struct mip_relay *r, struct mip_stack *stack,
+                          const struct mip_relay_config *cfg, uint32_t now_ms);
+
+/* A frame the MAC heard addressed to another node (MPDU without FCS) on
+ * radio netif `netif`. TSS reads it as an implicit ACK when its MAC source
+ * is this node's next hop towards the datagram's destination: data
+ * forwarded by the successor, or an ACK forwarded on by the upstream
+ * neighbour. Anything else is ignored; any bytes are safe. */
+void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
+                         size_t len, uint32_t now_ms);
+
+/* The outcome of a frame this node sent: ok = link ACK received (or no ACK
+ * was asked for). DTC locks a cached segment on !ok; TSS ignores it (it
+ * assumes a MAC without link ACKs), so for now this only keeps the time. */
+void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
+                           size_t len, bool ok, uint32_t now_ms);
+
+/* Runs due timers (local retransmissions, delayed forwards, ACK recovery,
+ * idle flows); returns ms until the next one (MIP_POLL_IDLE: none). The
+ * relay registers no stack poller: its owner calls this. */
+uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms);
+
+uint32_t mip_relay_stat(const struct mip_relay *r, enum mip_relay_stat which);
+/* "cached", ... (NULL for an out-of-range index). */
+const char *mip_relay_stat_name(unsigned which);
+
+#endif /* MIP_CONF_FORWARD */
+#endif

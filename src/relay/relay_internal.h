@@ -1,0 +1,118 @@
+/*
+ * Internal interfaces between the files of src/relay: the core (relay.c:
+ * parsing, flow table, slots, history, RTT arithmetic, the ACK builder,
+ * sending) and the mechanisms (tss.c). Not part of the public API.
+ */
+#ifndef MOTEIP_RELAY_INTERNAL_H
+#define MOTEIP_RELAY_INTERNAL_H
+
+#include "moteip/relay.h"
+
+#if MIP_CONF_FORWARD
+
+#include "moteip/stack.h"
+#include "moteip/ip.h"
+
+#if MIP_RELAY_FLOWS < 1u || MIP_RELAY_FLOWS > 255u
+#error "MIP_RELAY_FLOWS must be 1..255 (slots name their flow in a uint8_t)"
+#endif
+#if MIP_RELAY_SLOTS < 1u || MIP_RELAY_HISTORY < 1u || MIP_RELAY_HISTORY > 255u
+#error "MIP_RELAY_SLOTS must be >= 1 and MIP_RELAY_HISTORY 1..255"
+#endif
+#if MIP_RELAY_DGRAM_MAX < 60u || MIP_RELAY_DGRAM_MAX > 65535u
+#error "MIP_RELAY_DGRAM_MAX must be 60..65535"
+#endif
+
+#define RSTAT(r, name) ((r)->stats[MIP_RELAY_STAT_##name]++)
+
+/* Samples and timer intervals are clamped to this, so the fixed-point
+ * arithmetic below stays inside 32 bits (30000 * 256 * 256 < 2^32). */
+#define RLY_TIME_MAX_MS ((uint32_t)30000u)
+
+/* Sequence numbers compare modulo 2^32 (RFC 9293 3.4). */
+static inline bool rly_seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+static inline bool rly_seq_leq(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
+static inline bool rly_seq_gt(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
+static inline bool rly_seq_geq(uint32_t a, uint32_t b) { return (int32_t)(a - b) >= 0; }
+
+/* A TCP segment inside an IP datagram, as the relay reads it. */
+struct rly_seg {
+    struct mip_addr src, dst;
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    uint8_t  flags;          /* MIP_TCP_* */
+    uint8_t  ttl;            /* TTL / hop limit in the bytes given */
+    uint8_t  tos;            /* IPv4 TOS / IPv6 traffic class */
+    bool     df;             /* IPv4 DF */
+    bool     has_ts;
+    uint16_t window;
+    uint16_t l3_len;         /* IP header (+ IPv6 extension headers) */
+    uint16_t tcp_hdr_len;
+    uint16_t payload_len;
+    uint16_t dgram_len;      /* the whole datagram */
+    uint32_t id;             /* IPv4 identification / IPv6 flow label */
+    uint32_t seg_len;        /* payload + 1 for SYN + 1 for FIN */
+    uint32_t ts_val, ts_ecr;
+};
+
+/* Parses an IPv4/IPv6 datagram carrying an unfragmented TCP segment.
+ * buf[0..len) holds at least the IP and TCP headers; real_len is the whole
+ * datagram's length (0: the header's own, which must then fit in len).
+ * verify: the TCP checksum over the whole datagram must be right (not in
+ * fuzzing builds). Anything else -> an error: the caller ignores it. */
+mip_status rly_parse(const uint8_t *buf, size_t len, size_t real_len, bool verify,
+                     struct rly_seg *out);
+
+/* --- flows ------------------------------------------------------------- */
+int  rly_flow_find(const struct mip_relay *r, const struct mip_addr *src,
+                   const struct mip_addr *dst, uint16_t sport, uint16_t dport);
+/* A fresh flow for the data direction of seg (evicting the least recently
+ * used one, never `keep`, when the table is full). */
+int  rly_flow_new(struct mip_relay *r, const struct rly_seg *seg, int keep);
+void rly_flow_evict(struct mip_relay *r, int fi);
+/* The flow of seg's own direction / of the reverse one (-1: none). */
+int  rly_flow_of(const struct mip_relay *r, const struct rly_seg *seg);
+int  rly_flow_rev(const struct mip_relay *r, const struct rly_seg *seg);
+
+/* --- slots ------------------------------------------------------------- */
+int  rly_slot_of(const struct mip_relay *r, int fi, uint8_t kind);
+/* A free slot for flow fi holding pkt (len <= MIP_RELAY_DGRAM_MAX); -1 when
+ * every slot is taken. */
+int  rly_slot_store(struct mip_relay *r, int fi, uint8_t kind, const struct rly_seg *seg,
+                    const uint8_t *pkt, size_t len);
+void rly_slot_free(struct mip_relay *r, int si);
+
+/* --- history of forwarded segments (TSS) ---------------------------------- */
+bool rly_hist_has(const struct mip_relay *r, const struct rly_seg *seg);
+void rly_hist_add(struct mip_relay *r, const struct rly_seg *seg);
+
+/* --- RTT and timers ---------------------------------------------------- */
+void     rly_rtt_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms);
+void     rly_ackfwd_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms);
+uint32_t rly_rto(const struct mip_relay *r, const struct mip_relay_flow *f);
+uint32_t rly_ack_timeout(const struct mip_relay *r, const struct mip_relay_flow *f);
+
+/* --- ACKs from the destination ------------------------------------------ */
+/* Learns an ACK that dst of flow fi sent (seg, as forwarded here): raises
+ * acked and refreshes the template. True when acked moved forward (or was
+ * set for the first time). */
+bool rly_learn_ack(struct mip_relay *r, int fi, const struct rly_seg *seg);
+/* Sends a pure ACK in dst's name towards src with ack = flow->acked, built
+ * from the template. NOTFOUND without a template. */
+mip_status rly_send_ack(struct mip_relay *r, int fi);
+
+/* True when this node sends datagrams for dst straight to dst (its next
+ * hop is dst itself): an end point, which forwards nothing to overhear. */
+bool rly_next_hop_is_dst(const struct mip_relay *r, const struct mip_addr *dst);
+
+/* Sends a datagram as it is (mip_ip_send_raw); counts a refusal. */
+mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len);
+
+/* --- TSS (tss.c) ------------------------------------------------------- */
+enum mip_fwd_verdict tss_forward(struct mip_relay *r, const struct rly_seg *seg,
+                                 const uint8_t *pkt);
+void     tss_overheard(struct mip_relay *r, const struct rly_seg *seg);
+uint32_t tss_poll(struct mip_relay *r, uint32_t now);
+
+#endif /* MIP_CONF_FORWARD */
+#endif

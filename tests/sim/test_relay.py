@@ -1,0 +1,85 @@
+"""The relay (in-network TCP support) inside moteip-sim: scenario keys and
+errors, and TSS on the TSS paper's chain (docs/RELAY.md, docs/SIMULATOR.md)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from simrun import run_ok, run_sim
+
+
+def tss_chain(mode: str, ber: float, seed: int = 1, segments: int = 150) -> dict:
+    """The TSS paper's 11-node chain (examples/tss-table1.toml), shorter."""
+    return {
+        "name": "relay-chain", "seed": seed, "duration_s": 20000, "stop_when_done": True,
+        "phy": {"bitrate": 100000, "phy_header_bytes": 0, "backoff_us": 1000,
+                "turnaround_us": 0, "cca_us": 0},
+        "medium": {"model": "unit_disk", "range_m": 200, "interference_range_m": 500, "ber": ber},
+        "topology": {"type": "chain", "nodes": 11, "spacing_m": 200},
+        "mac": {"type": "csma", "min_periods": 1, "max_periods": 3, "max_backoffs": 50},
+        "link": {"mode": "raw", "ip": "ipv4", "header_bytes": 12, "frame_max": 177},
+        "relay": {"mode": mode},
+        "flows": [{"type": "tcp", "src": 0, "dst": "last", "segments": segments,
+                   "segment_bytes": 125,
+                   "sender": {"sack": False, "timestamps": False, "cwnd_cap": 2},
+                   "receiver": {"sack": False, "timestamps": False, "delayed_ack": False}}],
+    }
+
+
+def relay_sum(res: dict, counter: str) -> int:
+    return sum(n.get("relay", {}).get(counter, 0) for n in res["node_stats"])
+
+
+@pytest.mark.parametrize("change,key,expect", [
+    (lambda s: s["relay"].update(mode="dtc"), "", "relay: this mode is not implemented yet"),
+    (lambda s: s["relay"].update(mode="fast"), "relay.mode",
+     'expected one of "off", "tss", "dtc", "cctrl", got "fast"'),
+    (lambda s: s["relay"].pop("mode"), "relay.mode", "missing; expected one of"),
+    (lambda s: s["relay"].update(bogus=1), "relay.bogus", "unknown key; known keys here: mode"),
+    (lambda s: s["relay"].update(rto_mult=0), "relay.rto_mult", "expected a number in [0.25, 16], got 0"),
+    (lambda s: s["relay"].update(max_local_rexmit=99), "relay.max_local_rexmit",
+     "expected an integer in [0, 15], got 99"),
+], ids=["dtc-not-yet", "bad-mode", "no-mode", "unknown-key", "zero-mult", "rexmit-range"])
+def test_relay_scenario_errors(tmp_path, change, key, expect):
+    sc = copy.deepcopy(tss_chain("tss", 0))
+    change(sc)
+    r = run_sim(sc, tmp_path)
+    assert r.rc == 2 and r.stdout == "", r.stderr
+    assert (f"{key}: " if key else "") + expect in r.stderr, r.stderr
+
+
+def test_relay_off_is_the_same_run_as_no_relay(tmp_path):
+    res = run_ok(tss_chain("off", 0, segments=20), tmp_path)
+    no_key = tss_chain("off", 0, segments=20)
+    del no_key["relay"]
+    assert run_ok(no_key, tmp_path) == res
+    assert all("relay" not in n for n in res["node_stats"])
+
+
+def test_tss_caches_and_repairs_locally_and_delivers_intact(tmp_path):
+    res = run_ok(tss_chain("tss", 1e-4), tmp_path)
+    f = res["flows"][0]
+    assert f["complete"] and f["integrity_ok"] and f["bytes_delivered"] == 150 * 125, f
+    # every forwarder cached; implicit ACKs (overheard forwarding) freed most of it
+    forwarders = res["node_stats"][1:10]
+    assert all(n["relay"].get("cached", 0) > 0 for n in forwarders), forwarders
+    assert relay_sum(res, "implicit_acks") > relay_sum(res, "cached") // 2
+    assert relay_sum(res, "local_rexmits") > 0
+    # the end points run no relay logic of their own
+    assert res["node_stats"][0]["relay"].get("cached", 0) == 0
+    assert res["node_stats"][10]["relay"].get("cached", 0) == 0
+    # frames are classified: data and ACK transmissions add up to what went on air
+    t = res["totals"]
+    assert t["tcp_data_frames_tx"] + t["tcp_ack_frames_tx"] == t["frames_tx"]
+
+
+def test_tss_finishes_where_end_to_end_recovery_alone_does_not(tmp_path):
+    """BER 1e-4 hits 13 % of the 1416-bit frames on each of 10 hops: end to end,
+    a segment crosses with probability 0.87^10 = 0.24 and its ACK likewise."""
+    off = run_ok(tss_chain("off", 1e-4, segments=60), tmp_path)
+    tss = run_ok(tss_chain("tss", 1e-4, segments=60), tmp_path)
+    assert tss["flows"][0]["complete"] and tss["flows"][0]["integrity_ok"]
+    assert (not off["flows"][0]["complete"]
+            or off["flows"][0]["completion_time_s"] > 3 * tss["flows"][0]["completion_time_s"])
+    assert off["flows"][0]["bytes_delivered"] < tss["flows"][0]["bytes_delivered"]
