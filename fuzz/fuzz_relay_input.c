@@ -23,7 +23,9 @@
  * a timestamps option.
  *
  * Config byte: bits 0-2 max_local_rexmit (0..7), bit 3 no backpressure,
- * bit 4 forward_delay 0, bit 5 alpha 1/4, bit 6 rto_min 1 ms.
+ * bit 4 forward_delay 0, bit 5 alpha 1/4, bit 6 rto_min 1 ms, bit 7: op 0
+ * with sel bit 1 offers its bytes to the local hook as the node's own
+ * outbound datagram instead (TSS at the source).
  * MOTEIP_FUZZ_VERBOSE=1 prints the relay's counters at the end of a run.
  *
  * What traps, besides ASan/UBSan:
@@ -191,13 +193,14 @@ static void check_relay(void)
         const struct mip_relay_slot *sl = &H.r.slots[i];
         if (sl->used == MIP_RELAY_SLOT_FREE)
             continue;
-        CHECK(sl->used == MIP_RELAY_SLOT_CACHE || sl->used == MIP_RELAY_SLOT_BUFFER,
+        CHECK(sl->used == MIP_RELAY_SLOT_CACHE || sl->used == MIP_RELAY_SLOT_BUFFER ||
+                  sl->used == MIP_RELAY_SLOT_QUEUE,
               "slot %u kind %u", i, sl->used);
         CHECK(sl->flow < MIP_RELAY_FLOWS && H.r.flows[sl->flow].used,
               "slot %u names flow %u, unused", i, sl->flow);
         CHECK(sl->dgram_len <= MIP_RELAY_DGRAM_MAX && sl->dgram_len >= 40u,
               "slot %u holds %u bytes", i, sl->dgram_len);
-        for (j = i + 1; j < MIP_RELAY_SLOTS; j++)
+        for (j = i + 1; j < MIP_RELAY_SLOTS && sl->used != MIP_RELAY_SLOT_QUEUE; j++)
             CHECK(!(H.r.slots[j].used == sl->used && H.r.slots[j].flow == sl->flow),
                   "flow %u has two slots of kind %u", sl->flow, sl->used);
     }
@@ -433,7 +436,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pos += 3;
             if (len > size - pos)
                 len = size - pos;
-            if (op == 0) {
+            if (op == 0 && (data[0] & 0x80u) && (sel & 2u)) {
+                /* the node's own datagram leaving: what the relay holds
+                 * goes out later with this ACK number */
+                note_input(data + pos, len);
+                memcpy(pkt, data + pos, len < sizeof(pkt) ? len : sizeof(pkt));
+                if (H.s.local_hook != NULL)
+                    (void)H.s.local_hook(H.s.local_hook_ctx, &H.s, true, 0, pkt,
+                                         len < sizeof(pkt) ? len : sizeof(pkt));
+            } else if (op == 0) {
                 note_input(data + pos, len);
                 fl = mk_frame(fr, sizeof(fr), (sel & 1) ? 4 : 6, 5, data + pos, len);
                 input_frame(fr, fl);

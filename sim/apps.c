@@ -202,6 +202,16 @@ static void endpoint_cfg(struct mip_tcp_conn *c, const struct sim_tcp_endpoint *
     c->cfg.delack_ms = e->delack_ms;
 }
 
+/* struct mip_tcp's backlog hook: the node's own segments of c that its
+ * relay holds back (TSS backpressure at the sender). */
+static uint8_t relay_backlog(void *ctx, const struct mip_tcp *tcp, const struct mip_tcp_conn *c)
+{
+    struct sim_node *nd = ctx;
+    struct mip_addr local;
+    mip_tcp_local_addr(tcp, c, &local);
+    return mip_relay_backlog(&nd->relay, &local, &c->remote, c->lport, c->rport);
+}
+
 static uint16_t path_mss(struct sim *sim, const struct sim_flow_spec *fs)
 {
     struct sim_node *nd = &sim->node[fs->src];
@@ -244,6 +254,11 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
     if (!src->tcp_on) {
         (void)mip_tcp_init(&src->tcp, &src->stack);
         src->tcp_on = true;
+    }
+    if (fs->sender.cwnd_hold_backlog != 0u && sim->sc->relay.mode != MIP_RELAY_OFF) {
+        src->tcp.backlog = relay_backlog;
+        src->tcp.backlog_ctx = src;
+        src->tcp.cwnd_hold_backlog = fs->sender.cwnd_hold_backlog;
     }
     if (!dst->tcp_on) {
         (void)mip_tcp_init(&dst->tcp, &dst->stack);

@@ -58,6 +58,9 @@ struct sim_tcp_endpoint {       /* per-endpoint TCP options */
     uint8_t  cwnd_cap;          /* segments, 0 = none */
     bool     sack, timestamps, nodelay;
     uint16_t delack_ms;         /* 0 = ACK every segment */
+    uint8_t  cwnd_hold_backlog; /* TSS at the sender: cwnd does not grow while
+                                   this many own segments wait in the relay
+                                   (0 = off) */
 };
 
 struct sim_flow_spec {

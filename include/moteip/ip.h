@@ -120,11 +120,32 @@ typedef enum mip_fwd_verdict (*mip_fwd_hook_fn)(void *ctx, struct mip_stack *s,
 
 void mip_ip_set_forward_hook(struct mip_stack *s, mip_fwd_hook_fn fn, void *ctx);
 
+/* --- local hook (in-network TCP support at an end point) ---------------- */
+
+/*
+ * Full profile only (MIP_CONF_FORWARD). Called with each whole datagram
+ * this node originates (out = true), after routing, with its IP header
+ * complete, just before it leaves through netif `netif` (not for
+ * datagrams IP fragments, not for forwarded ones, not for
+ * mip_ip_send_raw); and with each unfragmented datagram delivered to this
+ * node (out = false, `netif` the one it came in on), before the upper
+ * layer sees it. Outbound, PASS sends it; anything else means the hook
+ * took it: IP frees its own copy and reports success (the hook keeps the
+ * bytes and sends them later with mip_ip_send_raw). Inbound, the verdict
+ * is ignored. A TSS relay uses it to hold back the node's own TCP segments
+ * ([T] III.A.4, backpressure at the sender) and to see the ACKs for them.
+ */
+typedef enum mip_fwd_verdict (*mip_local_hook_fn)(void *ctx, struct mip_stack *s, bool out,
+                                                  uint8_t netif, const uint8_t *pkt,
+                                                  size_t len);
+
+void mip_ip_set_local_hook(struct mip_stack *s, mip_local_hook_fn fn, void *ctx);
+
 /*
  * Sends a whole IP datagram built elsewhere (IPv4 or IPv6 header first,
  * checksums filled in) towards its destination as it is: routed by its
  * destination address, no TTL/hop-limit decrement, no forward hook, no
- * fragmentation. For relays that retransmit a cached segment or answer with
+ * fragmentation, no local hook. For relays that retransmit a cached segment or answer with
  * an ACK in an end point's name. INVALID when the header does not parse or
  * its length disagrees with len; NOROUTE; NOSPACE when larger than the
  * outgoing MTU; NOBUFS; else the link send's outcome. Full profile only

@@ -16,9 +16,11 @@
  *          drops copies of local retransmissions already forwarded; ACK
  *          regeneration for data the destination has already acknowledged;
  *          aggressive ACK recovery at gamma * the measured ACK forwarding time.
- *          End points: TSS assumes immediate ACKs (delack_ms 0), and an
- *          unmodified sender needs cwnd_cap <= 2, or the first relay drops
- *          its third segment as a gap (docs/RELAY.md, "Tests").
+ *          At an end point the relay also treats the node's own segments
+ *          (the IP local hook): held in a per-flow queue and released one at
+ *          a time like a buffered segment (backpressure at the sender,
+ *          [T] III.A.4); mip_relay_backlog() feeds TCP's cwnd_hold_backlog.
+ *          TSS assumes immediate ACKs (delack_ms 0) at the receiver.
  *   DTC    Dunkels et al., Distributed TCP Caching (thesis ch. 9.6).
  *   CCTRL  Buergi's cctrl module for Contiki.
  *
@@ -28,7 +30,9 @@
  * parameters already so scenarios can name every one (docs/RELAY.md).
  *
  * Wiring, by whoever owns the node (the simulator, or firmware):
- *   mip_relay_init(r, stack, cfg)       also installs the IP forward hook
+ *   mip_relay_init(r, stack, cfg)       also installs the IP forward and
+ *                                       local hooks
+ *   TCP sender (optional)    -> tcp.backlog = fn calling mip_relay_backlog()
  *   MAC overheard callback   -> mip_relay_overheard(r, netif, frame, len, now)
  *   MAC tx_done callback     -> mip_relay_link_status(r, netif, frame, len, ok, now)
  *   after input/poll         -> next = min(next, mip_relay_poll(r, now))
@@ -63,7 +67,10 @@ struct mip_stack;
 #define MIP_RELAY_FLOWS 4u          /* connection directions tracked */
 #endif
 #ifndef MIP_RELAY_SLOTS
-#define MIP_RELAY_SLOTS 4u          /* cached/buffered datagrams, all flows */
+#define MIP_RELAY_SLOTS 8u          /* cached/buffered/queued datagrams, all
+                                       flows: a forwarder needs 2 per flow
+                                       (4 flows), a TSS source 1 + its queue
+                                       (up to 7 seen, docs/RELAY.md) */
 #endif
 #ifndef MIP_RELAY_DGRAM_MAX
 #define MIP_RELAY_DGRAM_MAX 256u    /* largest datagram cached (bytes); larger
@@ -139,6 +146,8 @@ void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode);
     X(acks_recovered)      /* ACKs sent again (TSS aggressive recovery) */   \
     X(acks_dropped)        /* ACKs suppressed as already forwarded */        \
     X(overheard)           /* overheard frames that named a tracked flow */  \
+    X(src_held)            /* own segments queued at the source (TSS \
+                              backpressure at the sender end point) */     \
     X(send_failed)         /* relay transmissions refused by IP (no route, \
                               no buffer, too big) */                         \
     X(ignored)             /* datagrams passed untouched: not understood \
@@ -168,6 +177,9 @@ enum mip_relay_stat {
 #define MIP_RELAY_F_CLOSING  0x0100u  /* FIN seen both ways: evicted (at poll)
                                          once nothing of it is cached */
 #define MIP_RELAY_F_ACKSENT  0x0200u  /* ack_sent_no / ack_sent_at are valid */
+#define MIP_RELAY_F_RTT_HS   0x0400u  /* the running measurement is the handshake's */
+#define MIP_RELAY_F_RTT_SYN  0x0800u  /* rtt_q8 is the handshake's sample only: the
+                                         first data sample replaces it */
 
 /* One direction of one TCP connection, data flowing src -> dst. Sequence
  * numbers are "next byte" values (exclusive ends), compared modulo 2^32. */
@@ -197,12 +209,19 @@ struct mip_relay_flow {
      * hop limit is the one the ACK left this node with. */
     uint8_t  tmpl[MIP_RELAY_TMPL_MAX];
     uint8_t  tmpl_len;            /* 0: none */
+    uint8_t  rto_shift;           /* local RTO backoff: doubled per local
+                                     retransmission, reset by an RTT sample */
+    uint8_t  ack_shift;           /* ACK timeout backoff: doubled per ACK
+                                     recovery, reset by a clean sample */
 };
 
 /* Slot kinds (mip_relay_slot.used). */
 #define MIP_RELAY_SLOT_FREE   0u
 #define MIP_RELAY_SLOT_CACHE  1u  /* forwarded (or about to be), not confirmed */
 #define MIP_RELAY_SLOT_BUFFER 2u  /* held back until the cache is confirmed */
+#define MIP_RELAY_SLOT_QUEUE  3u  /* TSS at the source: this node's own
+                                     segment, waiting its turn (a FIFO per
+                                     flow, released in sequence order) */
 
 struct mip_relay_slot {
     uint8_t  used;                /* MIP_RELAY_SLOT_* */
@@ -235,8 +254,11 @@ struct mip_relay {
     uint32_t stats[MIP_RELAY_STAT_COUNT];
 };
 
-/* Starts a relay on `stack` and installs its forward hook (replacing any;
- * MIP_RELAY_OFF removes it). cfg NULL: the TSS defaults. INVALID for an
+/* Starts a relay on `stack` and installs its forward hook and its local
+ * hook (mip_ip_set_local_hook; replacing any; MIP_RELAY_OFF removes both).
+ * Through the local hook TSS treats this node's own TCP segments like
+ * forwarded ones (backpressure at the sender, [T] III.A.4) and sees the
+ * ACKs that come back for them. cfg NULL: the TSS defaults. INVALID for an
  * unknown mode, a multiplier or alpha of 0, rtt_init_ms or
  * idle_timeout_s of 0; UNSUPPORTED for DTC and CCTRL (not implemented yet).
  * On an error *r is left unused and the hook is not touched. */
@@ -261,6 +283,13 @@ void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *fr
  * idle flows); returns ms until the next one (MIP_POLL_IDLE: none). The
  * relay registers no stack poller: its owner calls this. */
 uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms);
+
+/* How many segments of the flow src:sport -> dst:dport, sent by this node's
+ * own TCP, the relay holds back (queued, or waiting for their delayed first
+ * transmission): the hook of struct mip_tcp (backlog) wants this number
+ * for TSS's backpressure at the sender. 0 for an unknown flow. */
+uint8_t mip_relay_backlog(const struct mip_relay *r, const struct mip_addr *src,
+                          const struct mip_addr *dst, uint16_t sport, uint16_t dport);
 
 uint32_t mip_relay_stat(const struct mip_relay *r, enum mip_relay_stat which);
 /* "cached", ... (NULL for an out-of-range index). */

@@ -81,6 +81,10 @@ struct mip_stack {
     struct mip_proto_handler proto[MIP_PROTO_HANDLERS_MAX];
     mip_fwd_hook_fn fwd_hook;
     void      *fwd_hook_ctx;
+#if MIP_CONF_FORWARD
+    mip_local_hook_fn local_hook;      /* mip_ip_set_local_hook() */
+    void      *local_hook_ctx;
+#endif
     mip_echo_reply_fn echo_reply_fn;   /* mip_ping_set_handler() */
     void      *echo_reply_ctx;
     struct mip_poller poller[MIP_POLLERS_MAX];

@@ -270,6 +270,18 @@ struct mip_tcp {
     /* RFC 5961 7: challenge ACKs sent since chack_start (config.h) */
     mip_time_t chack_start;
     uint8_t  chack_sent;
+#if MIP_CONF_FORWARD
+    /* The sender end point's backpressure of TSS ([T] III.A.4: the
+     * congestion window is not increased while three segments wait). On an
+     * ACK, cwnd does not grow while backlog() reports at least
+     * cwnd_hold_backlog segments of the connection waiting below TCP: sent
+     * by TCP but held back at this node (a TSS relay's source queue,
+     * mip_relay_backlog). 0 / NULL: off. For every connection of this
+     * instance (in padding on 32-bit targets). */
+    uint8_t  cwnd_hold_backlog;
+    uint8_t (*backlog)(void *ctx, const struct mip_tcp *tcp, const struct mip_tcp_conn *c);
+    void    *backlog_ctx;
+#endif
     uint32_t stat[MIP_TCP_STAT_COUNT];
 };
 

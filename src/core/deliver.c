@@ -19,6 +19,13 @@ void ip_deliver(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *
 {
     struct mip_proto_handler *h;
     STAT(s, ip_delivered);
+#if MIP_CONF_FORWARD
+    /* the local hook sees whole datagrams only: header and upper layer
+     * in one piece (not a reassembled one) */
+    if (s->local_hook != NULL && rx->quote != NULL && rx->quote + rx->quote_len == l4)
+        (void)s->local_hook(s->local_hook_ctx, s, false, rx->netif, rx->quote,
+                            rx->quote_len + len);
+#endif
     switch (rx->proto) {
 #if MIP_CONF_IPV4
     case MIP_IPPROTO_ICMP:

@@ -16,6 +16,22 @@ mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct m
     return nif->ops->output(s, nif, p, nexthop);
 }
 
+/* A whole datagram this node originates leaves: the local hook sees it
+ * first and may keep it (mip_ip_set_local_hook). */
+static mip_status ip_send_local(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
+                                const struct mip_addr *nexthop)
+{
+#if MIP_CONF_FORWARD
+    if (s->local_hook != NULL &&
+        s->local_hook(s->local_hook_ctx, s, true, nif->index, mip_pbuf_payload(p), p->len) !=
+            MIP_FWD_PASS) {
+        mip_pbuf_free(&s->pool, p);
+        return MIP_OK;
+    }
+#endif
+    return ip_send_datagram(s, nif, p, nexthop);
+}
+
 /* Picks the outgoing netif and next hop. An explicit netif wins over the
  * route table (link-local and multicast destinations need one). */
 static mip_status ip_route(struct mip_stack *s, const struct mip_addr *dst, uint8_t want,
@@ -219,7 +235,14 @@ static mip_status plan_send(struct mip_stack *s, const struct ip_plan *pl,
         copy_range(w + h, a, alen, b, off, n);
         if (fragmented)
             STAT(s, frag_tx);
+        /* unfragmented here means originated here: forwarded datagrams
+         * come through plan_send only to be re-fragmented */
+#if MIP_CONF_FORWARD
+        st = fragmented ? ip_send_datagram(s, pl->nif, p, &pl->nexthop)
+                        : ip_send_local(s, pl->nif, p, &pl->nexthop);
+#else
         st = ip_send_datagram(s, pl->nif, p, &pl->nexthop);
+#endif
         if (off == 0)
             first = st;
         off += n;
@@ -310,7 +333,7 @@ mip_status mip_ip_output(struct mip_stack *s, const struct mip_ip_tx *tx, struct
         size_t len = p->len;
         w = mip_pbuf_push(p, (uint16_t)hdr);
         (void)plan_header(&pl, w, hdr, len, 0, false, false);
-        return ip_send_datagram(s, pl.nif, p, &pl.nexthop);
+        return ip_send_local(s, pl.nif, p, &pl.nexthop);
     }
     st = plan_send(s, &pl, mip_pbuf_payload(p), p->len, NULL, 0);
     mip_pbuf_free(&s->pool, p);

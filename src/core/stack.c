@@ -103,3 +103,11 @@ void mip_ip_set_forward_hook(struct mip_stack *s, mip_fwd_hook_fn fn, void *ctx)
     s->fwd_hook = fn;
     s->fwd_hook_ctx = ctx;
 }
+
+#if MIP_CONF_FORWARD
+void mip_ip_set_local_hook(struct mip_stack *s, mip_local_hook_fn fn, void *ctx)
+{
+    s->local_hook = fn;
+    s->local_hook_ctx = ctx;
+}
+#endif

@@ -39,7 +39,7 @@ void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode)
     cfg->alpha_q8 = 32u;              /* 0.125: TSS and DTC leave alpha unstated */
     cfg->rtt_init_ms = 1000u;
     cfg->ack_gamma_q8 = 512u;         /* [T] III.A.3: twice the average */
-    cfg->forward_delay_ms = 15u;      /* about one 1416-bit frame at 100 kb/s ([T] IV.A) */
+    cfg->forward_delay_ms = 35u;      /* two 1416-bit frames at 100 kb/s and their backoff: docs/RELAY.md */
     cfg->tss_backpressure = true;
     cfg->cc_hop_beta_q8 = 320u;
     cfg->cc_hop_max = 6u;
@@ -363,6 +363,14 @@ static uint32_t ewma_q8(uint32_t avg_q8, uint32_t sample_ms, uint8_t alpha_q8)
 void rly_rtt_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms)
 {
     if (f->flags & MIP_RELAY_F_RTT_OK) {
+        /* Ours: a sample counts for at most twice the estimate. One that
+         * spans a stall further on (a recovery end to end, seconds) would
+         * otherwise raise every RTO on the path, and longer RTOs make
+         * longer stalls. A lasting change still gets through, by at most
+         * alpha per sample. */
+        uint32_t cap = (f->rtt_q8 >> 7) + 1u;
+        if (ms > cap)
+            ms = cap;
         f->rtt_q8 = ewma_q8(f->rtt_q8, ms, r->cfg.alpha_q8);
     } else {
         /* the first sample (TSS: usually SYN -> SYN-ACK) starts the average */
@@ -400,7 +408,11 @@ static uint32_t scaled(uint32_t ms, uint16_t mult_q8, uint16_t min_ms)
 
 uint32_t rly_rto(const struct mip_relay *r, const struct mip_relay_flow *f)
 {
-    return scaled(rtt_ms(r, f), r->cfg.rto_mult_q8, r->cfg.rto_min_ms);
+    uint32_t t = scaled(rtt_ms(r, f), r->cfg.rto_mult_q8, r->cfg.rto_min_ms);
+    /* Karn's backoff (ours): doubled per local retransmission until the
+     * next valid sample, so a too short rtt can still be measured */
+    t <<= (f->rto_shift > 4u ? 4u : f->rto_shift);
+    return t > 2u * RLY_TIME_MAX_MS ? 2u * RLY_TIME_MAX_MS : t;
 }
 
 /* gamma * the ACK forwarding time; before the first sample the flow's RTT
@@ -410,7 +422,8 @@ uint32_t rly_ack_timeout(const struct mip_relay *r, const struct mip_relay_flow 
     uint32_t ms = (f->flags & MIP_RELAY_F_ACKFWD_OK) ? f->ackfwd_q8 >> 8 : rtt_ms(r, f);
     if (ms > RLY_TIME_MAX_MS)
         ms = RLY_TIME_MAX_MS;
-    return scaled(ms, r->cfg.ack_gamma_q8, r->cfg.rto_min_ms);
+    /* backoff (ours): a too short estimate can still be measured */
+    return scaled(ms, r->cfg.ack_gamma_q8, r->cfg.rto_min_ms) << (f->ack_shift > 2u ? 2u : f->ack_shift);
 }
 
 /* --- ACKs from the destination and their regeneration ----------------------- */
@@ -577,6 +590,24 @@ static enum mip_fwd_verdict relay_hook(void *ctx, struct mip_stack *s, uint8_t i
     }
 }
 
+static enum mip_fwd_verdict local_hook(void *ctx, struct mip_stack *s, bool out, uint8_t netif,
+                                       const uint8_t *pkt, size_t len)
+{
+    struct mip_relay *r = ctx;
+    struct rly_seg seg;
+    (void)netif;
+    if (r == NULL || s == NULL || s != r->stack || r->cfg.mode != MIP_RELAY_TSS)
+        return MIP_FWD_PASS;
+    r->now = s->now;
+    /* own datagrams are trusted; received ones must have a right checksum */
+    if (rly_parse(pkt, len, 0, !out, &seg) != MIP_OK)
+        return MIP_FWD_PASS;
+    if (out)
+        return tss_local_out(r, &seg, pkt);
+    tss_local_in(r, &seg);
+    return MIP_FWD_PASS;
+}
+
 mip_status mip_relay_init(struct mip_relay *r, struct mip_stack *stack,
                           const struct mip_relay_config *cfg, uint32_t now_ms)
 {
@@ -595,10 +626,13 @@ mip_status mip_relay_init(struct mip_relay *r, struct mip_stack *stack,
     r->stack = stack;
     r->cfg = *cfg;
     r->now = now_ms;
-    if (cfg->mode == MIP_RELAY_OFF)
+    if (cfg->mode == MIP_RELAY_OFF) {
         mip_ip_set_forward_hook(stack, NULL, NULL);
-    else
+        mip_ip_set_local_hook(stack, NULL, NULL);
+    } else {
         mip_ip_set_forward_hook(stack, relay_hook, r);
+        mip_ip_set_local_hook(stack, local_hook, r);
+    }
     return MIP_OK;
 }
 
@@ -694,13 +728,33 @@ uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms)
             continue;
         if (mip_time_reached(now_ms, f->last_used + idle_ms) ||
             ((f->flags & MIP_RELAY_F_CLOSING) && rly_slot_of(r, (int)i, MIP_RELAY_SLOT_CACHE) < 0 &&
-             rly_slot_of(r, (int)i, MIP_RELAY_SLOT_BUFFER) < 0)) {
+             rly_slot_of(r, (int)i, MIP_RELAY_SLOT_BUFFER) < 0 &&
+             rly_slot_of(r, (int)i, MIP_RELAY_SLOT_QUEUE) < 0)) {
             rly_flow_evict(r, (int)i);
             continue;
         }
         next = mip_next_delay(next, now_ms, f->last_used + idle_ms);
     }
     return next;
+}
+
+uint8_t mip_relay_backlog(const struct mip_relay *r, const struct mip_addr *src,
+                          const struct mip_addr *dst, uint16_t sport, uint16_t dport)
+{
+    unsigned i, n = 0;
+    int fi;
+    if (r == NULL || src == NULL || dst == NULL)
+        return 0;
+    fi = rly_flow_find(r, src, dst, sport, dport);
+    if (fi < 0)
+        return 0;
+    for (i = 0; i < MIP_RELAY_SLOTS; i++) {
+        const struct mip_relay_slot *sl = &r->slots[i];
+        if (sl->flow == (uint8_t)fi && (sl->used == MIP_RELAY_SLOT_QUEUE ||
+                                        (sl->used == MIP_RELAY_SLOT_CACHE && sl->unsent)))
+            n++;
+    }
+    return (uint8_t)(n > 255u ? 255u : n);
 }
 
 uint32_t mip_relay_stat(const struct mip_relay *r, enum mip_relay_stat which)

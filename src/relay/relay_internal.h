@@ -112,6 +112,11 @@ mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len);
 enum mip_fwd_verdict tss_forward(struct mip_relay *r, const struct rly_seg *seg,
                                  const uint8_t *pkt);
 void     tss_overheard(struct mip_relay *r, const struct rly_seg *seg);
+/* This node's own datagram leaving (the local hook, outbound): PASS or
+ * TAKEN. / A datagram delivered to this node (inbound). */
+enum mip_fwd_verdict tss_local_out(struct mip_relay *r, const struct rly_seg *seg,
+                                   const uint8_t *pkt);
+void     tss_local_in(struct mip_relay *r, const struct rly_seg *seg);
 uint32_t tss_poll(struct mip_relay *r, uint32_t now);
 
 #endif /* MIP_CONF_FORWARD */

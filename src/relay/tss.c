@@ -81,31 +81,56 @@ static void send_cached(struct mip_relay *r, int si)
 {
     struct mip_relay_slot *sl = &r->slots[si];
     struct mip_relay_flow *f = &r->flows[sl->flow];
+    if (!(f->flags & MIP_RELAY_F_RTT_ON)) {
+        /* time it like a segment forwarded at once (step 5) */
+        f->flags |= MIP_RELAY_F_RTT_ON;
+        f->rtt_seq = sl->seq;
+        f->rtt_start = r->now;
+    }
     (void)rly_send(r, sl->dgram, sl->dgram_len);
     sl->unsent = 0;
     arm_rexmit(r, sl, f);
 }
 
+/* The lowest-sequence QUEUE slot of flow fi (the source's FIFO), -1: none. */
+static int queue_head(const struct mip_relay *r, int fi)
+{
+    unsigned i;
+    int best = -1;
+    for (i = 0; i < MIP_RELAY_SLOTS; i++) {
+        const struct mip_relay_slot *sl = &r->slots[i];
+        if (sl->used == MIP_RELAY_SLOT_QUEUE && sl->flow == (uint8_t)fi &&
+            (best < 0 || rly_seq_lt(sl->seq, r->slots[best].seq)))
+            best = (int)i;
+    }
+    return best;
+}
+
 /*
- * The buffered segment of flow fi moves to the cache and goes out when it
- * holds the next unconfirmed byte and nothing is cached ("if byte[confirmed
- * + 1] in buffered packet"). delay 0: now (3a); else after `delay` ms
- * (3b, forward_delayed). A buffered segment that is wholly confirmed
- * already is dropped.
+ * The buffered segment of flow fi (at the source: the head of its queue)
+ * moves to the cache and goes out when it holds the next unconfirmed byte
+ * and nothing is cached ("if byte[confirmed + 1] in buffered packet").
+ * delay 0: now (3a); else after `delay` ms (3b, forward_delayed). A
+ * buffered or queued segment that is wholly confirmed already is dropped.
  */
 static void release_buffer(struct mip_relay *r, int fi, uint16_t delay)
 {
     struct mip_relay_flow *f = &r->flows[fi];
-    int bi = rly_slot_of(r, fi, MIP_RELAY_SLOT_BUFFER);
     struct mip_relay_slot *sl;
     uint32_t end;
-    if (bi < 0 || rly_slot_of(r, fi, MIP_RELAY_SLOT_CACHE) >= 0)
-        return;
-    sl = &r->slots[bi];
-    end = slot_end(sl);
-    if (rly_seq_leq(end, f->confirmed)) {
+    int bi;
+    for (;;) {
+        /* a forwarding node's buffer, or the head of the source's queue */
+        bi = rly_slot_of(r, fi, MIP_RELAY_SLOT_BUFFER);
+        if (bi < 0)
+            bi = queue_head(r, fi);
+        if (bi < 0 || rly_slot_of(r, fi, MIP_RELAY_SLOT_CACHE) >= 0)
+            return;
+        sl = &r->slots[bi];
+        end = slot_end(sl);
+        if (!rly_seq_leq(end, f->confirmed))
+            break;
         rly_slot_free(r, bi);
-        return;
     }
     if (rly_seq_gt(sl->seq, f->confirmed))
         return;
@@ -129,6 +154,15 @@ static void release_buffer(struct mip_relay *r, int fi, uint16_t delay)
     }
 }
 
+/* The cache is confirmed: freed. Got through without a local
+ * retransmission, it ends the RTO backoff. */
+static void cache_done(struct mip_relay *r, struct mip_relay_flow *f, int ci)
+{
+    if (r->slots[ci].rexmits == 0u)
+        f->rto_shift = 0;
+    rly_slot_free(r, ci);
+}
+
 /* Bytes up to `upto` are known received downstream (a TCP ACK from dst or
  * an implicit ACK): raise confirmed, free a cache they cover. Returns true
  * when a cache was freed. */
@@ -143,7 +177,7 @@ static bool confirm(struct mip_relay *r, int fi, uint32_t upto)
         f->transmitted = upto;
     ci = rly_slot_of(r, fi, MIP_RELAY_SLOT_CACHE);
     if (ci >= 0 && rly_seq_leq(slot_end(&r->slots[ci]), upto)) {
-        rly_slot_free(r, ci);
+        cache_done(r, f, ci);
         return true;
     }
     return false;
@@ -164,9 +198,49 @@ static void ack_info(struct mip_relay *r, int fi, const struct rly_seg *seg)
         RSTAT(r, tcp_acks_cleared);
     release_buffer(r, fi, 0);
     if ((f->flags & MIP_RELAY_F_RTT_ON) && rly_seq_gt(seg->ack, f->rtt_seq)) {
+        bool hs = (f->flags & MIP_RELAY_F_RTT_HS) != 0u;
+        /* Interpretation: the handshake's sample (small frames) only
+         * stands in until the first data sample, which replaces it. */
+        if (!hs && (f->flags & MIP_RELAY_F_RTT_SYN))
+            f->flags &= (uint16_t)~(MIP_RELAY_F_RTT_OK | MIP_RELAY_F_RTT_SYN);
         rly_rtt_sample(r, f, r->now - f->rtt_start);
-        f->flags &= (uint16_t)~MIP_RELAY_F_RTT_ON;
+        if (hs)
+            f->flags |= MIP_RELAY_F_RTT_SYN;
+        f->flags &= (uint16_t)~(MIP_RELAY_F_RTT_ON | MIP_RELAY_F_RTT_HS);
+        f->rto_shift = 0;
     }
+}
+
+/* 3a step 5: seg holds the next unconfirmed byte and nothing is
+ * outstanding: it goes now, cached, with its retransmission timer. */
+static enum mip_fwd_verdict forward_cached(struct mip_relay *r, int fi, const struct rly_seg *seg,
+                                           const uint8_t *pkt)
+{
+    struct mip_relay_flow *f = &r->flows[fi];
+    uint32_t end = seg_end(seg);
+    int ci;
+    if (!(f->flags & MIP_RELAY_F_RTT_ON)) {
+        f->flags |= MIP_RELAY_F_RTT_ON;
+        f->rtt_seq = seg->seq;
+        f->rtt_start = r->now;
+    }
+    f->transmitted = end;
+    rly_hist_add(r, seg);
+    ci = rly_slot_of(r, fi, MIP_RELAY_SLOT_CACHE);
+    if (ci >= 0)
+        rly_slot_free(r, ci);       /* confirmed already (transmitted == confirmed) */
+    ci = rly_slot_store(r, fi, MIP_RELAY_SLOT_CACHE, seg, pkt, seg->dgram_len);
+    if (ci >= 0) {
+        RSTAT(r, cached);
+        arm_rexmit(r, &r->slots[ci], f);
+    } else {
+        /* Interpretation: too big or no slot: forwarded unprotected,
+         * and not waited for (no backpressure on what cannot be
+         * retransmitted here). */
+        RSTAT(r, not_cached);
+        f->confirmed = end;
+    }
+    return MIP_FWD_PASS;
 }
 
 /* 3a, data (payload and/or FIN) of flow fi. */
@@ -175,7 +249,7 @@ static enum mip_fwd_verdict data_in(struct mip_relay *r, int fi, const struct rl
 {
     struct mip_relay_flow *f = &r->flows[fi];
     uint32_t end = seg_end(seg);
-    int bi, ci;
+    int bi;
 
     if (rly_hist_has(r, seg)) {
         RSTAT(r, dup_dropped);          /* a copy of a local retransmission */
@@ -222,30 +296,8 @@ static enum mip_fwd_verdict data_in(struct mip_relay *r, int fi, const struct rl
         return MIP_FWD_TAKEN;
     }
     if (f->transmitted == f->confirmed && rly_seq_leq(seg->seq, f->confirmed) &&
-        rly_seq_lt(f->confirmed, end)) {
-        if (!(f->flags & MIP_RELAY_F_RTT_ON)) {
-            f->flags |= MIP_RELAY_F_RTT_ON;
-            f->rtt_seq = seg->seq;
-            f->rtt_start = r->now;
-        }
-        f->transmitted = end;
-        rly_hist_add(r, seg);
-        ci = rly_slot_of(r, fi, MIP_RELAY_SLOT_CACHE);
-        if (ci >= 0)
-            rly_slot_free(r, ci);       /* confirmed already (transmitted == confirmed) */
-        ci = rly_slot_store(r, fi, MIP_RELAY_SLOT_CACHE, seg, pkt, seg->dgram_len);
-        if (ci >= 0) {
-            RSTAT(r, cached);
-            arm_rexmit(r, &r->slots[ci], f);
-        } else {
-            /* Interpretation: too big or no slot: forwarded unprotected,
-             * and not waited for (no backpressure on what cannot be
-             * retransmitted here). */
-            RSTAT(r, not_cached);
-            f->confirmed = end;
-        }
-        return MIP_FWD_PASS;
-    }
+        rly_seq_lt(f->confirmed, end))
+        return forward_cached(r, fi, seg, pkt);
     if (rly_seq_leq(end, f->confirmed)) {
         /* Interpretation: an end-to-end retransmission (a copy of a local
          * one would have been in the history) of data the next hop had, but
@@ -260,6 +312,127 @@ static enum mip_fwd_verdict data_in(struct mip_relay *r, int fi, const struct rl
     }
     RSTAT(r, dup_dropped);              /* being recovered here, or held back */
     return MIP_FWD_DROP;
+}
+
+/* A SYN: a connection direction starts, with its sequence space from the
+ * ISN and an RTT measurement that the SYN-ACK (or the handshake's ACK)
+ * ends, which gives TSS its initial rtt ([T] IV.B.3). A SYN sent again
+ * with the same ISN keeps the flow (and its measurement). */
+static void syn_start(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
+{
+    struct mip_relay_flow *f;
+    if (fi >= 0 && (r->flows[fi].flags & MIP_RELAY_F_SEQ) &&
+        r->flows[fi].transmitted == seg_end(seg)) {
+        r->flows[fi].last_used = r->now;
+        return;
+    }
+    if (fi >= 0)
+        rly_flow_evict(r, fi);
+    fi = rly_flow_new(r, seg, ri);
+    if (fi < 0) {
+        RSTAT(r, ignored);
+        return;
+    }
+    f = &r->flows[fi];
+    f->transmitted = seg_end(seg);
+    f->confirmed = seg_end(seg);
+    f->flags |= MIP_RELAY_F_SEQ | MIP_RELAY_F_RTT_ON | MIP_RELAY_F_RTT_HS;
+    f->rtt_seq = seg->seq;
+    f->rtt_start = r->now;
+}
+
+/* Some CACHE or QUEUE slot of flow fi holds all of [seq, end). */
+static bool held_here(const struct mip_relay *r, int fi, uint32_t seq, uint32_t end)
+{
+    unsigned i;
+    for (i = 0; i < MIP_RELAY_SLOTS; i++) {
+        const struct mip_relay_slot *sl = &r->slots[i];
+        if ((sl->used == MIP_RELAY_SLOT_CACHE || sl->used == MIP_RELAY_SLOT_QUEUE) &&
+            sl->flow == (uint8_t)fi && rly_seq_leq(sl->seq, seq) &&
+            rly_seq_leq(end, slot_end(sl)))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * This node's own TCP segment leaves (the local hook): TSS at the sender end
+ * point ([T] III.A.4). The segment goes through the rules of a forwarding
+ * node, with a queue instead of the single buffer: it goes now and is cached
+ * when everything before it is confirmed (by overhearing node 1 forward, or
+ * by a TCP ACK), else it waits in the flow's queue and is released in
+ * sequence order like a buffered segment. It is never dropped: TCP sent it
+ * in order. Without a free slot it goes out unchanged (not_cached).
+ */
+enum mip_fwd_verdict tss_local_out(struct mip_relay *r, const struct rly_seg *seg,
+                                   const uint8_t *pkt)
+{
+    struct mip_relay_flow *f;
+    int fi = rly_flow_of(r, seg), ri = rly_flow_rev(r, seg);
+    uint32_t end = seg_end(seg);
+
+    if (seg->flags & MIP_TCP_RST) {
+        rly_flow_evict(r, fi);
+        rly_flow_evict(r, ri);
+        return MIP_FWD_PASS;
+    }
+    /* Pure ACKs pass. So does everything sent straight to its destination:
+     * there is no forwarding to overhear (as for the ACK timer). */
+    if (seg->seg_len == 0u || rly_next_hop_is_dst(r, &seg->dst))
+        return MIP_FWD_PASS;
+    if (seg->flags & MIP_TCP_SYN) {
+        syn_start(r, seg, fi, ri);
+        return MIP_FWD_PASS;
+    }
+    if (fi < 0) {
+        fi = rly_flow_new(r, seg, ri);
+        if (fi < 0)
+            return MIP_FWD_PASS;
+    }
+    f = &r->flows[fi];
+    f->last_used = r->now;
+    if (seg->flags & MIP_TCP_FIN)
+        f->flags |= MIP_RELAY_F_FIN;
+    if (!(f->flags & MIP_RELAY_F_SEQ)) {
+        f->transmitted = seg->seq;
+        f->confirmed = seg->seq;
+        f->flags |= MIP_RELAY_F_SEQ;
+    }
+    if (rly_seq_leq(end, f->confirmed)) {
+        /* an end-to-end retransmission of data node 1 had (step 6) */
+        rtt_abandon_if(f, seg->seq, end);
+        RSTAT(r, e2e_forwarded);
+        return MIP_FWD_PASS;
+    }
+    if (f->transmitted == f->confirmed && rly_seq_leq(seg->seq, f->confirmed))
+        return forward_cached(r, fi, seg, pkt);
+    if (held_here(r, fi, seg->seq, end)) {
+        /* TCP sent again what waits here or is being recovered here */
+        RSTAT(r, dup_dropped);
+        return MIP_FWD_TAKEN;
+    }
+    if (rly_slot_store(r, fi, MIP_RELAY_SLOT_QUEUE, seg, pkt, seg->dgram_len) >= 0) {
+        RSTAT(r, src_held);
+        return MIP_FWD_TAKEN;
+    }
+    RSTAT(r, not_cached);               /* no room: better sent than lost */
+    return MIP_FWD_PASS;
+}
+
+/* A datagram for this node: the ACKs of its own flows confirm and release
+ * like TCP ACKs seen on the forward path (3a), and give RTT samples. */
+void tss_local_in(struct mip_relay *r, const struct rly_seg *seg)
+{
+    int ri = rly_flow_rev(r, seg);
+    if (ri < 0)
+        return;
+    if (seg->flags & MIP_TCP_RST) {
+        rly_flow_evict(r, ri);
+        rly_flow_evict(r, rly_flow_of(r, seg));
+        return;
+    }
+    if (seg->flags & MIP_TCP_ACK)
+        ack_info(r, ri, seg);
 }
 
 enum mip_fwd_verdict tss_forward(struct mip_relay *r, const struct rly_seg *seg,
@@ -292,36 +465,21 @@ enum mip_fwd_verdict tss_forward(struct mip_relay *r, const struct rly_seg *seg,
             RSTAT(r, acks_dropped);
             return MIP_FWD_DROP;
         }
+        /* The forwarding time of an ACK number counts from its first
+         * transmission here: a copy forwarded again while the first is
+         * pending does not restart the measurement (interpretation of
+         * [T] 3b "transmission_time(ack_no)"). */
+        if (!(f->flags & MIP_RELAY_F_ACKSENT) || !(f->flags & MIP_RELAY_F_ACKTIMER) ||
+            f->ack_sent_no != seg->ack)
+            f->ack_sent_at = r->now;
         f->ack_sent_no = seg->ack;
-        f->ack_sent_at = r->now;
         f->flags |= MIP_RELAY_F_ACKSENT;
         arm_ack_timer(r, f);
         return MIP_FWD_PASS;
     }
 
     if (seg->flags & MIP_TCP_SYN) {
-        /* A connection direction starts: sequence space from its ISN and an
-         * RTT measurement that the SYN-ACK (or the handshake's ACK) ends,
-         * which gives TSS its initial rtt ([T] IV.B.3). A SYN sent again
-         * with the same ISN keeps the flow (and its measurement). */
-        if (fi >= 0 && (r->flows[fi].flags & MIP_RELAY_F_SEQ) &&
-            r->flows[fi].transmitted == seg_end(seg)) {
-            r->flows[fi].last_used = r->now;
-            return MIP_FWD_PASS;
-        }
-        if (fi >= 0)
-            rly_flow_evict(r, fi);
-        fi = rly_flow_new(r, seg, ri);
-        if (fi < 0) {
-            RSTAT(r, ignored);
-            return MIP_FWD_PASS;
-        }
-        f = &r->flows[fi];
-        f->transmitted = seg_end(seg);
-        f->confirmed = seg_end(seg);
-        f->flags |= MIP_RELAY_F_SEQ | MIP_RELAY_F_RTT_ON;
-        f->rtt_seq = seg->seq;
-        f->rtt_start = r->now;
+        syn_start(r, seg, fi, ri);
         return MIP_FWD_PASS;
     }
 
@@ -362,7 +520,7 @@ void tss_overheard(struct mip_relay *r, const struct rly_seg *seg)
             return;
         ci = rly_slot_of(r, fi, MIP_RELAY_SLOT_CACHE);
         if (ci >= 0 && !r->slots[ci].unsent) {
-            rly_slot_free(r, ci);
+            cache_done(r, f, ci);
             RSTAT(r, implicit_acks);
         }
         f->confirmed = seg_end(seg);
@@ -379,8 +537,12 @@ void tss_overheard(struct mip_relay *r, const struct rly_seg *seg)
         RSTAT(r, overheard);
         f = &r->flows[fi];
         if ((f->flags & MIP_RELAY_F_ACKSENT) && rly_seq_geq(seg->ack, f->ack_sent_no)) {
-            if (f->flags & MIP_RELAY_F_ACKTIMER)
+            /* Interpretation (Karn): no sample once the ACK was
+             * recovered, since the forward heard may answer either copy */
+            if ((f->flags & MIP_RELAY_F_ACKTIMER) && f->ack_attempts <= 1u) {
                 rly_ackfwd_sample(r, f, r->now - f->ack_sent_at);
+                f->ack_shift = 0;
+            }
             f->flags &= (uint16_t)~MIP_RELAY_F_ACKTIMER;
         }
         if (!(f->flags & MIP_RELAY_F_ACKFWD) || rly_seq_gt(seg->ack, f->ack_forwarded))
@@ -414,6 +576,8 @@ uint32_t tss_poll(struct mip_relay *r, uint32_t now)
         } else if (sl->rexmits < r->cfg.max_local_rexmit) {
             /* 2: retransmission timeout */
             sl->rexmits++;
+            if (f->rto_shift < 1u)
+                f->rto_shift++;
             RSTAT(r, local_rexmits);
             rtt_abandon_if(f, sl->seq, slot_end(sl));
             (void)rly_send(r, sl->dgram, sl->dgram_len);
@@ -436,19 +600,17 @@ uint32_t tss_poll(struct mip_relay *r, uint32_t now)
         if (!f->used || !(f->flags & MIP_RELAY_F_ACKTIMER))
             continue;
         if (mip_time_reached(now, f->ack_deadline)) {
-            /* 1: the upstream neighbour was not heard forwarding our ACK */
-            uint8_t attempts = f->ack_attempts;
+            /* 1: the upstream neighbour was not heard forwarding our ACK.
+             * [T] part 1 recovers it once and does not restart the timer:
+             * a recovered ACK that is lost too is left to the next ACK
+             * (they are cumulative) or to the source's RTO. */
+            f->flags &= (uint16_t)~MIP_RELAY_F_ACKTIMER;
+            f->ack_attempts = (uint8_t)(f->ack_attempts + 1u);
+            if (f->ack_shift < 2u)
+                f->ack_shift++;
             if (rly_send_ack(r, (int)i) != MIP_ERR_NOTFOUND)
                 RSTAT(r, acks_recovered);
-            /* Interpretation: the paper counts attempts without a limit;
-             * here at most max_local_rexmit recoveries per ACK sent. */
-            if (attempts < r->cfg.max_local_rexmit) {
-                f->ack_deadline = now + rly_ack_timeout(r, f);
-                f->ack_attempts = (uint8_t)(attempts + 1u);
-            } else {
-                f->flags &= (uint16_t)~MIP_RELAY_F_ACKTIMER;
-                continue;
-            }
+            continue;
         }
         next = mip_next_delay(next, now, f->ack_deadline);
     }

@@ -523,6 +523,13 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         if (tcp_cc_on_recovery_ack(&c->cc, h->ack, acked, flight))
             recovery_send(tcp, c, true);   /* partial ACK: the next hole */
     } else {
+#if MIP_CONF_FORWARD
+        /* TSS backpressure at the sender: no growth while segments wait */
+        if (tcp->cwnd_hold_backlog != 0u && tcp->backlog != NULL &&
+            tcp->backlog(tcp->backlog_ctx, tcp, c) >= tcp->cwnd_hold_backlog)
+            tcp_cc_on_ack(&c->cc, 0);
+        else
+#endif
         tcp_cc_on_ack(&c->cc, acked);
     }
     if (c->snd_una == c->snd_max)

@@ -1,7 +1,8 @@
 /* Forwarding between two raw-IP netifs: TTL/hop-limit decrement with the
  * RFC 1624 checksum update, ICMP errors (time exceeded, unreachable, frag
  * needed / packet too big), IPv4 re-fragmentation, link-local and
- * broadcast scoping, forwarding off, and the forward hook's verdicts. */
+ * broadcast scoping, forwarding off, the forward hook's verdicts, and the
+ * local hook (own datagrams out, delivered ones in). */
 #include "iptest.h"
 
 #if MIP_CONF_FORWARD
@@ -603,6 +604,141 @@ static void test_forward_hook_verdicts_honoured(void)
     check_hook_verdicts(true);
 }
 
+/* --- local hook ----------------------------------------------------- */
+
+struct local_log {
+    int calls, outs, ins;
+    bool out;
+    uint8_t netif;
+    size_t len;
+    uint8_t pkt[2048];
+    size_t in_len;                 /* the last inbound one */
+    uint8_t in_netif;
+    uint8_t in_pkt[2048];
+    enum mip_fwd_verdict verdict;
+};
+
+static enum mip_fwd_verdict local_hook(void *ctx, struct mip_stack *s, bool out, uint8_t netif,
+                                       const uint8_t *pkt, size_t len)
+{
+    struct local_log *h = ctx;
+    (void)s;
+    h->calls++;
+    if (out)
+        h->outs++;
+    else
+        h->ins++;
+    h->out = out;
+    h->netif = netif;
+    h->len = len;
+    if (len <= sizeof(h->pkt))
+        memcpy(out ? h->pkt : h->in_pkt, pkt, len);
+    if (!out) {
+        h->in_len = len;
+        h->in_netif = netif;
+    }
+    return h->verdict;
+}
+
+static void check_local_hook(bool v6)
+{
+    struct fixture f;
+    struct local_log h;
+    struct mip_ip_tx tx;
+    uint8_t l4[1000], pkt[256], kept[2048];
+    size_t len, kept_len;
+    init_fwd(&f, true, 600);
+    memset(&h, 0, sizeof(h));
+    memset(&tx, 0, sizeof(tx));
+    fill_pattern(l4, sizeof(l4), 3);
+    tx.dst = fixture_addr(v6 ? "fd01::9" : "198.51.100.9");
+    tx.proto = 253;
+    tx.netif = MIP_NETIF_ANY;
+    mip_ip_set_local_hook(f.s, local_hook, &h);
+
+    /* PASS: seen whole, after routing, then sent */
+    h.verdict = MIP_FWD_PASS;
+    CHECK_EQ(mip_ip_output_copy(f.s, &tx, l4, 100), MIP_OK);
+    CHECK_EQ(h.calls, 1);
+    CHECK(h.out);
+    CHECK_EQ(h.netif, 1);
+    CHECK_EQ(h.len, (v6 ? 40u : 20u) + 100u);
+    CHECK_EQ(h.pkt[0] >> 4, v6 ? 6 : 4);
+    CHECK_EQ(f.ntx, 1);
+    CHECK_EQ(f.tx[0].len, h.len);
+    CHECK_MEM(f.tx[0].data, h.pkt, h.len);
+
+    /* TAKEN: not sent, success, the buffer freed; sent later with
+     * mip_ip_send_raw, which does not call the hook again */
+    h.verdict = MIP_FWD_TAKEN;
+    fixture_clear(&f);
+    CHECK_EQ(mip_ip_output_copy(f.s, &tx, l4, 100), MIP_OK);
+    CHECK_EQ(h.calls, 2);
+    CHECK_EQ(f.ntx, 0);
+    CHECK_EQ(f.s->pool.in_use, 0);
+    kept_len = h.len;
+    memcpy(kept, h.pkt, kept_len);
+    CHECK_EQ(mip_ip_send_raw(f.s, kept, kept_len), MIP_OK);
+    CHECK_EQ(h.calls, 2);
+    CHECK_EQ(f.ntx, 1);
+    CHECK_MEM(f.tx[0].data, kept, kept_len);
+
+    /* a datagram IP fragments is not offered (only whole ones are) */
+    fixture_clear(&f);
+    CHECK_EQ(mip_ip_output_copy(f.s, &tx, l4, 1000), MIP_OK);
+    CHECK_EQ(h.calls, 2);
+    CHECK(f.ntx >= 2);
+
+    /* forwarded datagrams are not local */
+    h.verdict = MIP_FWD_PASS;
+    fixture_clear(&f);
+#if MIP_CONF_IPV4
+    if (!v6)
+        len = udp4(pkt, "198.51.100.9", 64, 0, 1, 50);
+    else
+#endif
+        len = udp6(pkt, "fd00::1", "fd01::9", 64, 50);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(f.ntx, 1);
+    CHECK_EQ(h.calls, 2);
+
+    /* delivered to this node: seen inbound, whole, verdict ignored */
+    h.verdict = MIP_FWD_TAKEN;
+#if MIP_CONF_IPV4
+    if (!v6)
+        len = udp4(pkt, "192.0.2.2", 64, 0, 2, 50);
+    else
+#endif
+        len = udp6(pkt, "fd00::1", "fd00::2", 64, 50);
+    fixture_input(&f, 0, pkt, len);
+    CHECK_EQ(h.ins, 1);
+    CHECK_EQ(h.in_netif, 0);
+    CHECK_EQ(h.in_len, len);
+    CHECK_MEM(h.in_pkt, pkt, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_ip_delivered), 1);
+    /* no socket on that port: the ICMP error is this node's own datagram,
+     * offered outbound (and taken by the hook here) */
+    CHECK_EQ(h.calls, 4);
+    CHECK_EQ(h.outs, 3);
+    CHECK(h.out);
+    CHECK_EQ(h.pkt[v6 ? 6 : 9], v6 ? 58 : 1);
+
+    /* removed */
+    mip_ip_set_local_hook(f.s, NULL, NULL);
+    CHECK_EQ(mip_ip_output_copy(f.s, &tx, l4, 100), MIP_OK);
+    CHECK_EQ(h.calls, 4);
+    CHECK_EQ(f.s->pool.in_use, 0);
+    fixture_free(&f);
+}
+
+static void test_local_hook_sees_own_and_delivered_datagrams(void)
+{
+#if MIP_CONF_IPV4
+    check_local_hook(false);
+#endif
+    check_local_hook(true);
+}
+
 #endif /* MIP_CONF_FORWARD */
 
 int main(void)
@@ -629,6 +765,7 @@ int main(void)
     RUN(test_ipv6_multicast_not_forwarded);
     RUN(test_ipv6_not_forwarded_when_forwarding_off);
     RUN(test_forward_hook_verdicts_honoured);
+    RUN(test_local_hook_sees_own_and_delivered_datagrams);
 #endif
     return TESTING_DONE();
 }

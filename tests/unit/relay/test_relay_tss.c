@@ -128,7 +128,9 @@ struct tseg {
     uint16_t sport;        /* 0: SPORT */
 };
 
-static const char *addr_s(bool v6) { return v6 ? "fd01::10" : "10.0.1.10"; }
+/* Non-NULL: S is R itself (tests of TSS at the source end point). */
+static const char *src_is_r;
+static const char *addr_s(bool v6) { return src_is_r ? src_is_r : v6 ? "fd01::10" : "10.0.1.10"; }
 static const char *addr_d(bool v6) { return v6 ? "fd02::10" : "10.0.2.10"; }
 
 /* An IP datagram with a TCP segment and a correct checksum. */
@@ -482,7 +484,9 @@ static void cache_and_implicit_ack(bool v6)
 static void test_cache_and_implicit_ack_v4(void) { cache_and_implicit_ack(false); }
 static void test_cache_and_implicit_ack_v6(void) { cache_and_implicit_ack(true); }
 
-/* No confirmation: retransmission at beta * rtt, four times, then give up. */
+/* No confirmation: retransmission at beta * rtt, then (Karn's backoff, at
+ * most one doubling until the next sample or clean confirmation) at
+ * 2 * beta * rtt, four times in all, then give up. */
 static void test_local_rexmit_then_give_up(void)
 {
     struct node n;
@@ -500,7 +504,7 @@ static void test_local_rexmit_then_give_up(void)
     first_len = n.f.tx[0].len;
     memcpy(first, n.f.tx[0].data, first_len);
     for (k = 1; k <= 4; k++) {
-        advance(&n, 149);
+        advance(&n, k == 1 ? 149 : 299);
         CHECK_EQ(n.f.ntx, k);
         advance(&n, 1);
         CHECK_EQ(n.f.ntx, k + 1);
@@ -510,7 +514,7 @@ static void test_local_rexmit_then_give_up(void)
         CHECK_EQ(s.to, SHORT_N);
         CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), k);
     }
-    advance(&n, 150);
+    advance(&n, 300);
     CHECK_EQ(n.f.ntx, 5);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_rexmit_gave_up), 1);
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 0);
@@ -543,13 +547,23 @@ static void test_rtt_sample_and_karn(void)
     a = ackseg(false, 1040, 50);
     feed_seg(&n, &a);                       /* 400 ms after: no sample */
     CHECK_EQ(n.r->flows[0].rtt_q8, 100u << 8);
+    CHECK_EQ(n.r->flows[0].rto_shift, 1);   /* backed off until a sample */
     d = data(false, 1040, 40, 11);
     feed_seg(&n, &d);
     advance(&n, 60);
     a = ackseg(false, 1080, 51);
-    feed_seg(&n, &a);                       /* 60 ms: 100 * 7/8 + 60 / 8 = 95 */
-    CHECK_EQ(n.r->flows[0].rtt_q8, 100u * 224u + 60u * 32u);
-    CHECK_EQ(n.r->flows[0].rtt_q8 >> 8, 95);
+    feed_seg(&n, &a);                       /* the first data sample replaces
+                                               the handshake's */
+    CHECK_EQ(n.r->flows[0].rtt_q8, 60u << 8);
+    CHECK_EQ(n.r->flows[0].rto_shift, 0);
+    CHECK(!(n.r->flows[0].flags & MIP_RELAY_F_RTT_SYN));
+    d = data(false, 1080, 40, 12);
+    feed_seg(&n, &d);
+    advance(&n, 80);                        /* inside the RTO of 90 ms */
+    a = ackseg(false, 1120, 52);
+    feed_seg(&n, &a);                       /* 80 ms: 60 * 7/8 + 80 / 8 = 62.5 */
+    CHECK_EQ(n.r->flows[0].rtt_q8, 60u * 224u + 80u * 32u);
+    CHECK_EQ(n.r->flows[0].rtt_q8 >> 8, 62);
     node_free(&n);
 }
 
@@ -786,6 +800,7 @@ static void test_ack_recovery(void)
     struct tseg d, a;
     struct sent s;
     unsigned k;
+    uint32_t to;
     node_init(&n);
     handshake(&n, false, 100);
     d = data(false, 1000, 40, 10);
@@ -807,15 +822,37 @@ static void test_ack_recovery(void)
     overhear_ack(&n, &a);
     advance(&n, 5000);
     CHECK_EQ(n.f.ntx, 3);
-    /* never heard: at most max_local_rexmit recoveries */
+    /* heard after a recovery: no sample (Karn), and the timeout stays
+     * backed off (doubled) until a clean one */
+    CHECK(!(n.r->flows[0].flags & MIP_RELAY_F_ACKFWD_OK));
+    CHECK_EQ(n.r->flows[0].ack_shift, 1);
+    /* never heard: recovered once ([T] part 1 does not restart the timer),
+     * after twice gamma * rtt (no ACK-forwarding sample yet) */
     d = data(false, 1040, 40, 11);
     feed_seg(&n, &d);
     a = ackseg(false, 1080, 51);
     feed_seg(&n, &a);
     fixture_clear(&n.f);
+    to = ((n.r->flows[0].rtt_q8 >> 8) * 2u) << 1;
+    CHECK(to > 300u);
+    advance(&n, to - 1u);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_recovered), 1u);
+    advance(&n, 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_recovered), 2u);
     for (k = 0; k < 20; k++)
         advance(&n, 100);
-    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_recovered), 1u + n.r->cfg.max_local_rexmit);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_recovered), 2u);
+    CHECK_EQ(n.r->flows[0].ack_shift, 2);
+    /* a clean sample ends the backoff */
+    d = data(false, 1080, 40, 12);
+    feed_seg(&n, &d);
+    a = ackseg(false, 1120, 52);
+    feed_seg(&n, &a);
+    advance(&n, 30);
+    overhear_ack(&n, &a);
+    CHECK(n.r->flows[0].flags & MIP_RELAY_F_ACKFWD_OK);
+    CHECK_EQ(n.r->flows[0].ackfwd_q8 >> 8, 30);
+    CHECK_EQ(n.r->flows[0].ack_shift, 0);
     node_free(&n);
 }
 
@@ -1182,6 +1219,136 @@ static void test_malformed_passes_untouched(void)
     node_free(&n);
 }
 
+/* --- TSS at the source end point (the local hook) ---------------------------- */
+
+/* R's own datagram leaving (out) or delivered to R (in), through the hook. */
+static enum mip_fwd_verdict local(struct node *n, bool out, const struct tseg *t)
+{
+    uint8_t pkt[300];
+    size_t len = mk(pkt, t);
+    CHECK(n->f.s->local_hook != NULL);
+    n->f.s->now = n->f.now;
+    return n->f.s->local_hook(n->f.s->local_hook_ctx, n->f.s, out, 0, pkt, len);
+}
+
+static uint8_t backlog(const struct node *n)
+{
+    struct mip_addr s = fixture_addr("10.0.0.5"), d = fixture_addr("10.0.2.10");
+    return mip_relay_backlog(n->r, &s, &d, SPORT, DPORT);
+}
+
+static void test_source_queue_released_in_order(void)
+{
+    struct node n;
+    struct tseg t, a;
+    struct sent s;
+    unsigned k;
+    src_is_r = "10.0.0.5";
+    node_init(&n);
+    /* handshake: R's SYN out, D's SYN-ACK in 100 ms later (the rtt) */
+    memset(&t, 0, sizeof(t));
+    t.seq = 999;
+    t.flags = MIP_TCP_SYN;
+    t.id = 1;
+    CHECK_EQ(local(&n, true, &t), MIP_FWD_PASS);
+    CHECK_EQ(flows_used(&n), 1);
+    n.f.now += 100;
+    a = ackseg(false, 1000, 1);
+    a.seq = 5000;
+    a.flags = MIP_TCP_SYN | MIP_TCP_ACK;
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK_EQ(n.r->flows[0].rtt_q8 >> 8, 100);
+    /* pure ACKs pass untouched */
+    t = data(false, 1000, 0, 2);
+    CHECK_EQ(local(&n, true, &t), MIP_FWD_PASS);
+
+    /* the first segment goes at once and is cached; the next ones wait */
+    t = data(false, 1000, 40, 10);
+    CHECK_EQ(local(&n, true, &t), MIP_FWD_PASS);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_cached), 1);
+    t = data(false, 1040, 40, 11);
+    CHECK_EQ(local(&n, true, &t), MIP_FWD_TAKEN);
+    t = data(false, 1080, 40, 12);
+    CHECK_EQ(local(&n, true, &t), MIP_FWD_TAKEN);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_src_held), 2);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_QUEUE), 2);
+    CHECK_EQ(backlog(&n), 2);
+    /* TCP sends a waiting one again: the relay keeps the copy it has */
+    t = data(false, 1040, 40, 13);
+    CHECK_EQ(local(&n, true, &t), MIP_FWD_TAKEN);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_dup_dropped), 1);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_QUEUE), 2);
+
+    /* N heard forwarding the first: the second goes forward_delay later */
+    fixture_clear(&n.f);
+    t = data(false, 1000, 40, 10);
+    overhear_data(&n, &t);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 1);
+    CHECK_EQ(backlog(&n), 2);                  /* the second is not sent yet */
+    advance(&n, n.r->cfg.forward_delay_ms - 1u);
+    CHECK_EQ(n.f.ntx, 0);
+    advance(&n, 1);
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1040);
+    CHECK_EQ(s.id, 11);                        /* the datagram TCP sent first */
+    CHECK_EQ(backlog(&n), 1);
+    /* a TCP ACK from D confirms it: the third goes at once */
+    a = ackseg(false, 1080, 2);
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK(sent_at(&n, 1, &s));
+    CHECK_EQ(s.h.seq, 1080);
+    CHECK_EQ(backlog(&n), 0);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_QUEUE), 0);
+
+    /* the queue fills every free slot; then segments pass unqueued, never
+     * dropped */
+    for (k = 0; k < MIP_RELAY_SLOTS + 2u; k++) {
+        t = data(false, 1120u + 40u * k, 40, (uint16_t)(20u + k));
+        CHECK_EQ(local(&n, true, &t),
+                 k < MIP_RELAY_SLOTS - 1u ? MIP_FWD_TAKEN : MIP_FWD_PASS);
+    }
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_QUEUE), MIP_RELAY_SLOTS - 1u);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_not_cached), 3);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_gap_dropped), 0);
+    /* an RST in ends it all */
+    a = ackseg(false, 1120, 3);
+    a.flags = MIP_TCP_RST;
+    (void)local(&n, false, &a);
+    CHECK_EQ(flows_used(&n), 0);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_QUEUE), 0);
+    src_is_r = NULL;
+    node_free(&n);
+}
+
+/* Own segments sent straight to their destination pass: nothing to overhear. */
+static void test_source_next_hop_is_destination(void)
+{
+    struct node n;
+    struct tseg t;
+    src_is_r = "10.0.0.5";
+    node_init(&n);
+    t = data(false, 1000, 40, 10);
+    {
+        /* to U itself (10.0.0.6, on link) */
+        uint8_t pkt[300];
+        size_t len = mk(pkt, &t);
+        struct mip_addr u = fixture_addr("10.0.0.6");
+        memcpy(pkt + 16, u.bytes, 4);
+        pkt[10] = pkt[11] = 0;
+        mip_wr16(pkt + 10, mip_cksum_finish(mip_cksum_add(0, pkt, 20)));
+        CHECK_EQ(n.f.s->local_hook(n.f.s->local_hook_ctx, n.f.s, true, 0, pkt, len),
+                 MIP_FWD_PASS);
+    }
+    CHECK_EQ(flows_used(&n), 0);
+    src_is_r = NULL;
+    node_free(&n);
+}
+
 int main(void)
 {
     RUN(test_init_modes_and_validation);
@@ -1204,6 +1371,8 @@ int main(void)
     RUN(test_rst_and_fin_evict);
     RUN(test_overheard_iphc_and_frag1);
     RUN(test_malformed_passes_untouched);
+    RUN(test_source_queue_released_in_order);
+    RUN(test_source_next_hop_is_destination);
     return TESTING_DONE();
 }
 

@@ -862,6 +862,89 @@ static void test_cwnd_cap_limits_flight(void)
     free(srv);
 }
 
+#if MIP_CONF_FORWARD
+/* --- TSS backpressure at the sender: no cwnd growth while segments wait below --- */
+
+static uint8_t fake_backlog;
+static unsigned backlog_calls;
+
+static uint8_t backlog_hook(void *ctx, const struct mip_tcp *tcp, const struct mip_tcp_conn *c)
+{
+    (void)tcp;
+    CHECK(c == ctx);
+    backlog_calls++;
+    return fake_backlog;
+}
+
+/* Writes `n` more pattern bytes (as far as the ring takes them) and runs
+ * until they are acknowledged. */
+static void push_acked(struct pair *p, struct app *cli, size_t *sent, size_t n)
+{
+    uint8_t buf[600];
+    size_t end = *sent + n, i, k, m;
+    unsigned rounds = 0;
+    while (*sent < end && rounds++ < 1000) {
+        m = end - *sent < sizeof(buf) ? end - *sent : sizeof(buf);
+        for (i = 0; i < m; i++)
+            buf[i] = pat(*sent + i);
+        k = mip_tcp_write(&p->side[0].tcp, &cli->conn, buf, m);
+        *sent += k;
+        pair_run_for(p, 5);
+    }
+    pair_run_for(p, 500);
+    CHECK_EQ(cli->conn.snd_una, cli->conn.snd_max);
+}
+
+static void test_cwnd_hold_while_backlog(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_tcp *tcp = &p.side[0].tcp;
+    size_t sent = 0;
+    uint32_t cw0, una0;
+    pair_init(&p, true);
+    mip_tcp_config_default(&cli->cfg);
+    cli->cfg.delack_ms = 0;
+    cli->use_cfg = true;
+    srv->read_on_readable = true;
+    pair_connect(&p, true, cli, srv, &l);
+    tcp->cwnd_hold_backlog = 3;
+    tcp->backlog = backlog_hook;
+    tcp->backlog_ctx = &cli->conn;
+    backlog_calls = 0;
+
+    /* three segments wait below TCP: ACKs do not open the window */
+    fake_backlog = 3;
+    cw0 = cli->conn.cc.cwnd;
+    una0 = cli->conn.snd_una;
+    push_acked(&p, cli, &sent, 12u * cli->conn.cc.mss);
+    CHECK(cli->conn.snd_una - una0 >= 12u * cli->conn.cc.mss);
+    CHECK(backlog_calls > 0);
+    CHECK_EQ(cli->conn.cc.cwnd, cw0);
+    /* more waiting holds it too */
+    fake_backlog = 200;
+    push_acked(&p, cli, &sent, 3u * cli->conn.cc.mss);
+    CHECK_EQ(cli->conn.cc.cwnd, cw0);
+    /* fewer than three: it grows again */
+    fake_backlog = 2;
+    push_acked(&p, cli, &sent, 12u * cli->conn.cc.mss);
+    CHECK(cli->conn.cc.cwnd > cw0);
+    /* 0 turns the rule off whatever the hook says */
+    cw0 = cli->conn.cc.cwnd;
+    fake_backlog = 3;
+    tcp->cwnd_hold_backlog = 0;
+    push_acked(&p, cli, &sent, 12u * cli->conn.cc.mss);
+    CHECK(cli->conn.cc.cwnd > cw0);
+    CHECK_EQ(srv->ngot, sent);
+    mip_tcp_abort(tcp, &cli->conn);
+    pair_run(&p, 1, 100);
+    pair_free(&p);
+    free(cli);
+    free(srv);
+}
+#endif
+
 int main(void)
 {
     RUN(test_syn_retransmission_backoff_and_timeout);
@@ -880,5 +963,8 @@ int main(void)
     RUN(test_nodelay_sends_at_once);
     RUN(test_urgent_data_in_band);
     RUN(test_cwnd_cap_limits_flight);
+#if MIP_CONF_FORWARD
+    RUN(test_cwnd_hold_while_backlog);
+#endif
     return TESTING_DONE();
 }
