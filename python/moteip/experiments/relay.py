@@ -69,7 +69,7 @@ register(Experiment(
     title="TSS Table 1: TCP with and without TSS on an 11-node chain (100 kb/s CSMA, no link ACKs)",
     source="Braun, Voigt, Dunkels, TCP Support for Sensor Networks, section IV, Table 1",
     scenario="tss-table1.toml",
-    runs=10,
+    runs=100,
     report=tss_report,
     arms=[("tcp", {"relay.mode": "off"}),
           ("tss-backpressure", {"relay.mode": "tss", "flows[0].sender.cwnd_hold_backlog": 3}),
