@@ -484,6 +484,32 @@ static void test_ipv6_not_forwarded_when_forwarding_off(void)
 
 /* --- the forward hook ------------------------------------------------ */
 
+/* The hook tests' datagrams, IPv4 or IPv6 (IPv6 only without IPv4): 50
+ * bytes of UDP from behind netif 0 to a host behind netif 1 (forwarded,
+ * IPv4 ID 1) or to this node's netif 0 address (TTL 64). */
+static size_t udp_through(uint8_t *pkt, bool v6, uint8_t ttl)
+{
+#if MIP_CONF_IPV4
+    if (!v6)
+        return udp4(pkt, "198.51.100.9", ttl, 0, 1, 50);
+#else
+    (void)v6;
+#endif
+    return udp6(pkt, "fd00::1", "fd01::9", ttl, 50);
+}
+
+static size_t udp_to_node(uint8_t *pkt, bool v6, uint16_t id)
+{
+#if MIP_CONF_IPV4
+    if (!v6)
+        return udp4(pkt, "192.0.2.2", 64, 0, id, 50);
+#else
+    (void)v6;
+    (void)id;
+#endif
+    return udp6(pkt, "fd00::1", "fd00::2", 64, 50);
+}
+
 struct hook_log {
     unsigned calls;
     enum mip_fwd_verdict verdict;
@@ -521,12 +547,7 @@ static void check_hook_verdicts(bool v6)
     init_fwd(&f, true, 1500);
     memset(&h, 0, sizeof(h));
     mip_ip_set_forward_hook(f.s, hook, &h);
-#if MIP_CONF_IPV4
-    if (!v6)
-        len = udp4(pkt, "198.51.100.9", 64, 0, 1, 50);
-    else
-#endif
-        len = udp6(pkt, "fd00::1", "fd01::9", 64, 50);
+    len = udp_through(pkt, v6, 64);
 
     h.verdict = MIP_FWD_PASS;                   /* sees it after the decrement */
     h.edit = true;
@@ -564,31 +585,16 @@ static void check_hook_verdicts(bool v6)
 
     /* not called for what is not forwarded: TTL 1, local delivery */
     h.verdict = MIP_FWD_PASS;
-#if MIP_CONF_IPV4
-    if (!v6)
-        len = udp4(pkt, "198.51.100.9", 1, 0, 1, 50);
-    else
-#endif
-        len = udp6(pkt, "fd00::1", "fd01::9", 1, 50);
+    len = udp_through(pkt, v6, 1);
     fixture_input(&f, 0, pkt, len);
     CHECK_EQ(h.calls, 3);
-#if MIP_CONF_IPV4
-    if (!v6)
-        len = udp4(pkt, "192.0.2.2", 64, 0, 1, 50);
-    else
-#endif
-        len = udp6(pkt, "fd00::1", "fd00::2", 64, 50);
+    len = udp_to_node(pkt, v6, 1);
     fixture_input(&f, 0, pkt, len);
     CHECK_EQ(h.calls, 3);
 
     /* removed */
     mip_ip_set_forward_hook(f.s, NULL, NULL);
-#if MIP_CONF_IPV4
-    if (!v6)
-        len = udp4(pkt, "198.51.100.9", 64, 0, 1, 50);
-    else
-#endif
-        len = udp6(pkt, "fd00::1", "fd01::9", 64, 50);
+    len = udp_through(pkt, v6, 64);
     fixture_clear(&f);
     fixture_input(&f, 0, pkt, len);
     CHECK_EQ(h.calls, 3);
@@ -692,24 +698,14 @@ static void check_local_hook(bool v6)
     /* forwarded datagrams are not local */
     h.verdict = MIP_FWD_PASS;
     fixture_clear(&f);
-#if MIP_CONF_IPV4
-    if (!v6)
-        len = udp4(pkt, "198.51.100.9", 64, 0, 1, 50);
-    else
-#endif
-        len = udp6(pkt, "fd00::1", "fd01::9", 64, 50);
+    len = udp_through(pkt, v6, 64);
     fixture_input(&f, 0, pkt, len);
     CHECK_EQ(f.ntx, 1);
     CHECK_EQ(h.calls, 2);
 
     /* delivered to this node: seen inbound, whole, verdict ignored */
     h.verdict = MIP_FWD_TAKEN;
-#if MIP_CONF_IPV4
-    if (!v6)
-        len = udp4(pkt, "192.0.2.2", 64, 0, 2, 50);
-    else
-#endif
-        len = udp6(pkt, "fd00::1", "fd00::2", 64, 50);
+    len = udp_to_node(pkt, v6, 2);
     fixture_input(&f, 0, pkt, len);
     CHECK_EQ(h.ins, 1);
     CHECK_EQ(h.in_netif, 0);

@@ -29,51 +29,66 @@ struct node {
     struct mip_relay *r;
 };
 
+/* f->s, a new forwarding stack at time `now`. */
+static void stack_new(struct fixture *f, const uint8_t *seed, uint32_t now)
+{
+    struct mip_stack_config sc;
+    f->s = calloc(1, sizeof(struct mip_stack));
+    f->now = now;
+    memset(&sc, 0, sizeof(sc));
+    sc.entropy = seed;
+    sc.entropy_len = 16;
+    sc.forwarding = true;
+    mip_stack_init(f->s, &sc, f->now);
+}
+
+/* R's radio netif (short SHORT_R, PAN 0xABCD) on the fixture's port 0;
+ * returns its index. */
+static uint8_t radio_add(struct fixture *f, enum mip_lowpan_mode mode, uint16_t frame_max,
+                         uint8_t raw_link_hdr_len)
+{
+    struct mip_lowpan_config lc;
+    uint8_t idx = 0xEE;
+    memset(&lc, 0, sizeof(lc));
+    lc.mode = mode;
+    lc.pan_id = 0xABCD;
+    lc.short_addr = SHORT_R;
+    lc.frame_max = frame_max;
+    lc.raw_link_hdr_len = raw_link_hdr_len;
+    f->port[0].f = f;
+    f->port[0].netif = 0;
+    f->port[0].reply = MIP_OK;
+    CHECK_EQ(mip_netif_add_lowpan(f->s, &lc, &fixture_driver, &f->port[0], &idx), MIP_OK);
+    return idx;
+}
+
+static void addr_add(struct fixture *f, const char *addr, uint8_t plen)
+{
+    struct mip_addr a = fixture_addr(addr);
+    CHECK_EQ(mip_netif_add_addr(f->s, 0, &a, plen), MIP_OK);
+}
+
+static void route_add(struct fixture *f, const char *prefix, uint8_t plen, const char *gw)
+{
+    struct mip_addr a = fixture_addr(prefix), g = fixture_addr(gw);
+    CHECK_EQ(mip_route_add(f->s, &a, plen, &g, 0), MIP_OK);
+}
+
 static void node_init_cfg(struct node *n, const struct mip_relay_config *cfg)
 {
     static const uint8_t seed[16] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6};
-    struct mip_stack_config sc;
-    struct mip_lowpan_config lc;
-    struct mip_addr a, gw;
-    uint8_t idx = 0xEE;
     memset(n, 0, sizeof(*n));
-    n->f.s = calloc(1, sizeof(struct mip_stack));
     n->r = calloc(1, sizeof(struct mip_relay));
-    n->f.now = 5000;
-    memset(&sc, 0, sizeof(sc));
-    sc.entropy = seed;
-    sc.entropy_len = sizeof(seed);
-    sc.forwarding = true;
-    mip_stack_init(n->f.s, &sc, n->f.now);
-    memset(&lc, 0, sizeof(lc));
-    lc.mode = MIP_LOWPAN_RAW_IP;
-    lc.pan_id = 0xABCD;
-    lc.short_addr = SHORT_R;
-    lc.frame_max = FRAME_MAX;
-    lc.raw_link_hdr_len = RAW_HDR;
-    n->f.port[0].f = &n->f;
-    n->f.port[0].netif = 0;
-    n->f.port[0].reply = MIP_OK;
-    CHECK_EQ(mip_netif_add_lowpan(n->f.s, &lc, &fixture_driver, &n->f.port[0], &idx), MIP_OK);
-    CHECK_EQ(idx, 0);
+    stack_new(&n->f, seed, 5000);
+    CHECK_EQ(radio_add(&n->f, MIP_LOWPAN_RAW_IP, FRAME_MAX, RAW_HDR), 0);
 #if MIP_CONF_IPV4
-    a = fixture_addr("10.0.0.5");
-    CHECK_EQ(mip_netif_add_addr(n->f.s, 0, &a, 24), MIP_OK);
-    a = fixture_addr("10.0.2.0");
-    gw = fixture_addr("10.0.0.4");
-    CHECK_EQ(mip_route_add(n->f.s, &a, 24, &gw, 0), MIP_OK);
-    a = fixture_addr("10.0.1.0");
-    gw = fixture_addr("10.0.0.6");
-    CHECK_EQ(mip_route_add(n->f.s, &a, 24, &gw, 0), MIP_OK);
+    addr_add(&n->f, "10.0.0.5", 24);
+    route_add(&n->f, "10.0.2.0", 24, "10.0.0.4");
+    route_add(&n->f, "10.0.1.0", 24, "10.0.0.6");
 #endif
-    a = fixture_addr("fd00::ff:fe00:5");
-    CHECK_EQ(mip_netif_add_addr(n->f.s, 0, &a, 64), MIP_OK);
-    a = fixture_addr("fd02::");
-    gw = fixture_addr("fd00::ff:fe00:4");
-    CHECK_EQ(mip_route_add(n->f.s, &a, 64, &gw, 0), MIP_OK);
-    a = fixture_addr("fd01::");
-    gw = fixture_addr("fd00::ff:fe00:6");
-    CHECK_EQ(mip_route_add(n->f.s, &a, 64, &gw, 0), MIP_OK);
+    addr_add(&n->f, "fd00::ff:fe00:5", 64);
+    route_add(&n->f, "fd02::", 64, "fd00::ff:fe00:4");
+    route_add(&n->f, "fd01::", 64, "fd00::ff:fe00:6");
     CHECK_EQ(mip_relay_init(n->r, n->f.s, cfg, n->f.now), MIP_OK);
 }
 
@@ -184,20 +199,32 @@ static size_t mk(uint8_t *pkt, const struct tseg *t)
                       total);
 }
 
+/* Recomputes the IPv4 header checksum of ip after an edit. */
+static void ip4_fix_hdr_cksum(uint8_t *ip)
+{
+    ip[10] = ip[11] = 0;
+    mip_wr16(ip + 10, mip_cksum_finish(mip_cksum_add(0, ip, 20)));
+}
+
+/* An 802.15.4 data frame header (PAN 0xABCD, compressed) from short
+ * `from` to short `to`. */
+static void mhr_short(struct mip_802154_hdr *h, uint16_t from, uint16_t to)
+{
+    memset(h, 0, sizeof(*h));
+    h->type = MIP_802154_DATA;
+    h->pan_id_compress = true;
+    h->dst_pan = h->src_pan = 0xABCD;
+    h->dst.mode = h->src.mode = MIP_802154_ADDR_SHORT;
+    h->dst.short_addr = to;
+    h->src.short_addr = from;
+}
+
 /* A RAW_IP frame from short `from` to short `to` carrying pkt. */
 static size_t frame(uint8_t *out, uint16_t from, uint16_t to, const uint8_t *pkt, size_t len)
 {
     struct mip_802154_hdr h;
     size_t hl = 0;
-    memset(&h, 0, sizeof(h));
-    h.type = MIP_802154_DATA;
-    h.pan_id_compress = true;
-    h.dst_pan = 0xABCD;
-    h.src_pan = 0xABCD;
-    h.dst.mode = MIP_802154_ADDR_SHORT;
-    h.dst.short_addr = to;
-    h.src.mode = MIP_802154_ADDR_SHORT;
-    h.src.short_addr = from;
+    mhr_short(&h, from, to);
     CHECK_EQ(mip_ieee802154_emit(&h, out, 64, &hl), MIP_OK);
     CHECK_EQ(hl, 9);
     out[9] = (pkt[0] >> 4) == 4 ? 0x3F : 0x41;
@@ -228,8 +255,7 @@ static void overhear(struct node *n, uint16_t from, uint16_t to, const uint8_t *
     memcpy(copy, pkt, len);
     if ((copy[0] >> 4) == 4) {
         copy[8]--;
-        copy[10] = copy[11] = 0;
-        mip_wr16(copy + 10, mip_cksum_finish(mip_cksum_add(0, copy, 20)));
+        ip4_fix_hdr_cksum(copy);
     } else {
         copy[7]--;
     }
@@ -237,20 +263,9 @@ static void overhear(struct node *n, uint16_t from, uint16_t to, const uint8_t *
     mip_relay_overheard(n->r, 0, fr, fl, n->f.now);
 }
 
-/* N forwards the data segment t on (implicit ACK for R). */
-static void overhear_data(struct node *n, const struct tseg *t)
-{
-    uint8_t pkt[300];
-    struct tseg u = *t;
-    size_t len;
-    u.ttl = (uint8_t)((t->ttl ? t->ttl : 64) - 1);
-    len = mk(pkt, &u);
-    overhear(n, SHORT_N, 3, pkt, len);
-}
-
-/* The next hop forwards the ACK t on: U towards S (an ACK from D), N
- * towards D (an ACK from S). */
-static void overhear_ack(struct node *n, const struct tseg *t)
+/* The next hop forwards t on: N towards D (data, an implicit ACK for R,
+ * or an ACK from S), U towards S (an ACK from D). */
+static void overhear_fwd(struct node *n, const struct tseg *t)
 {
     uint8_t pkt[300];
     struct tseg u = *t;
@@ -358,7 +373,7 @@ static void handshake(struct node *n, bool v6, uint32_t rtt)
     t.ack = 5001;
     t.id = 2;
     feed_seg(n, &t);
-    overhear_ack(n, &t);         /* N forwards it on: no ACK recovery */
+    overhear_fwd(n, &t);         /* N forwards it on: no ACK recovery */
     fixture_clear(&n->f);
 }
 
@@ -387,6 +402,38 @@ static struct tseg ackseg(bool v6, uint32_t ack, uint16_t id)
     t.id = id;
     t.label = v6 ? 0x12345 : 0;
     return t;
+}
+
+/* data() / ackseg() arriving at R (from U / from N); returns the segment. */
+static struct tseg feed_data(struct node *n, bool v6, uint32_t seq, uint16_t len, uint16_t id)
+{
+    struct tseg t = data(v6, seq, len, id);
+    feed_seg(n, &t);
+    return t;
+}
+
+static struct tseg feed_ack(struct node *n, bool v6, uint32_t ack, uint16_t id)
+{
+    struct tseg t = ackseg(v6, ack, id);
+    feed_seg(n, &t);
+    return t;
+}
+
+/* A fresh node that has seen a connection's handshake (rtt 100 ms). */
+static void node_init_connected(struct node *n, bool v6)
+{
+    node_init(n);
+    handshake(n, v6, 100);
+}
+
+/* A timer edge: R sends nothing more for `ms` - 1 ms (ntx stays `ntx`),
+ * then one frame at `ms`. */
+static void check_one_sent_after(struct node *n, uint32_t ms, unsigned ntx)
+{
+    advance(n, ms - 1u);
+    CHECK_EQ(n->f.ntx, ntx);
+    advance(n, 1);
+    CHECK_EQ(n->f.ntx, ntx + 1u);
 }
 
 /* --- tests ---------------------------------------------------------------- */
@@ -450,10 +497,8 @@ static void cache_and_implicit_ack(bool v6)
     struct node n;
     struct tseg d;
     struct sent s;
-    node_init(&n);
-    handshake(&n, v6, 100);
-    d = data(v6, 1000, 40, 10);
-    feed_seg(&n, &d);
+    node_init_connected(&n, v6);
+    d = feed_data(&n, v6, 1000, 40, 10);
     CHECK_EQ(n.f.ntx, 1);
     CHECK(sent_at(&n, 0, &s));
     CHECK_EQ(s.to, SHORT_N);
@@ -472,7 +517,7 @@ static void cache_and_implicit_ack(bool v6)
         CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 0);
     }
     n.f.now += 20;
-    overhear_data(&n, &d);
+    overhear_fwd(&n, &d);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 1);
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 0);
     CHECK_EQ(n.r->flows[0].confirmed, 1040);
@@ -495,19 +540,14 @@ static void test_local_rexmit_then_give_up(void)
     uint8_t first[300];
     size_t first_len;
     unsigned k;
-    node_init(&n);
-    handshake(&n, false, 100);          /* rtt 100 ms -> RTO 150 ms */
+    node_init_connected(&n, false);     /* rtt 100 ms -> RTO 150 ms */
     CHECK_EQ(n.r->flows[0].rtt_q8 >> 8, 100);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
+    d = feed_data(&n, false, 1000, 40, 10);
     CHECK_EQ(n.f.ntx, 1);
     first_len = n.f.tx[0].len;
     memcpy(first, n.f.tx[0].data, first_len);
     for (k = 1; k <= 4; k++) {
-        advance(&n, k == 1 ? 149 : 299);
-        CHECK_EQ(n.f.ntx, k);
-        advance(&n, 1);
-        CHECK_EQ(n.f.ntx, k + 1);
+        check_one_sent_after(&n, k == 1 ? 150 : 300, k);
         CHECK_EQ(n.f.tx[k].len, first_len);
         CHECK_MEM(n.f.tx[k].data, first, first_len);     /* the datagram as forwarded */
         CHECK(sent_at(&n, k, &s));
@@ -533,35 +573,27 @@ static void test_local_rexmit_then_give_up(void)
 static void test_rtt_sample_and_karn(void)
 {
     struct node n;
-    struct tseg d, a;
-    node_init(&n);
-    handshake(&n, false, 100);
+    node_init_connected(&n, false);
     CHECK_EQ(n.r->flows[0].rtt_q8, 100u << 8);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
+    feed_data(&n, false, 1000, 40, 10);
     CHECK(n.r->flows[0].flags & MIP_RELAY_F_RTT_ON);
     advance(&n, 150);                       /* retransmitted locally */
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 1);
     CHECK(!(n.r->flows[0].flags & MIP_RELAY_F_RTT_ON));
     advance(&n, 250);
-    a = ackseg(false, 1040, 50);
-    feed_seg(&n, &a);                       /* 400 ms after: no sample */
+    feed_ack(&n, false, 1040, 50);          /* 400 ms after: no sample */
     CHECK_EQ(n.r->flows[0].rtt_q8, 100u << 8);
     CHECK_EQ(n.r->flows[0].rto_shift, 1);   /* backed off until a sample */
-    d = data(false, 1040, 40, 11);
-    feed_seg(&n, &d);
+    feed_data(&n, false, 1040, 40, 11);
     advance(&n, 60);
-    a = ackseg(false, 1080, 51);
-    feed_seg(&n, &a);                       /* the first data sample replaces
+    feed_ack(&n, false, 1080, 51);          /* the first data sample replaces
                                                the handshake's */
     CHECK_EQ(n.r->flows[0].rtt_q8, 60u << 8);
     CHECK_EQ(n.r->flows[0].rto_shift, 0);
     CHECK(!(n.r->flows[0].flags & MIP_RELAY_F_RTT_SYN));
-    d = data(false, 1080, 40, 12);
-    feed_seg(&n, &d);
+    feed_data(&n, false, 1080, 40, 12);
     advance(&n, 80);                        /* inside the RTO of 90 ms */
-    a = ackseg(false, 1120, 52);
-    feed_seg(&n, &a);                       /* 80 ms: 60 * 7/8 + 80 / 8 = 62.5 */
+    feed_ack(&n, false, 1120, 52);          /* 80 ms: 60 * 7/8 + 80 / 8 = 62.5 */
     CHECK_EQ(n.r->flows[0].rtt_q8, 60u * 224u + 80u * 32u);
     CHECK_EQ(n.r->flows[0].rtt_q8 >> 8, 62);
     node_free(&n);
@@ -571,18 +603,13 @@ static void test_rtt_sample_and_karn(void)
 static void test_tcp_ack_clears_cache(void)
 {
     struct node n;
-    struct tseg d, a;
     struct sent s;
-    node_init(&n);
-    handshake(&n, false, 100);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
-    a = ackseg(false, 1020, 50);         /* partial: keeps the cache */
-    feed_seg(&n, &a);
+    node_init_connected(&n, false);
+    feed_data(&n, false, 1000, 40, 10);
+    feed_ack(&n, false, 1020, 50);       /* partial: keeps the cache */
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 1);
     CHECK_EQ(n.r->flows[0].confirmed, 1020);
-    a = ackseg(false, 1040, 51);
-    feed_seg(&n, &a);
+    feed_ack(&n, false, 1040, 51);
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 0);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
     CHECK_EQ(n.f.ntx, 3);
@@ -601,12 +628,9 @@ static void test_backpressure_buffer_released_after_delay(void)
     struct node n;
     struct tseg d1, d2, d0;
     struct sent s;
-    node_init(&n);
-    handshake(&n, false, 100);
-    d1 = data(false, 1000, 40, 10);
-    d2 = data(false, 1040, 40, 11);
-    feed_seg(&n, &d1);
-    feed_seg(&n, &d2);
+    node_init_connected(&n, false);
+    d1 = feed_data(&n, false, 1000, 40, 10);
+    d2 = feed_data(&n, false, 1040, 40, 11);
     CHECK_EQ(n.f.ntx, 1);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_buffered), 1);
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_BUFFER), 1);
@@ -617,13 +641,10 @@ static void test_backpressure_buffer_released_after_delay(void)
     feed_seg(&n, &d0);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_buffered), 1);
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_BUFFER), 1);
-    overhear_data(&n, &d1);
+    overhear_fwd(&n, &d1);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 1);
     CHECK_EQ(n.f.ntx, 1);                 /* not at once: forward_delayed */
-    advance(&n, n.r->cfg.forward_delay_ms - 1u);
-    CHECK_EQ(n.f.ntx, 1);
-    advance(&n, 1);
-    CHECK_EQ(n.f.ntx, 2);
+    check_one_sent_after(&n, n.r->cfg.forward_delay_ms, 1);
     CHECK(sent_at(&n, 1, &s));
     CHECK_EQ(s.h.seq, 1040);
     CHECK_EQ(s.id, 11);
@@ -633,10 +654,7 @@ static void test_backpressure_buffer_released_after_delay(void)
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 1);
     CHECK_EQ(n.r->flows[0].transmitted, 1080);
     /* and it is protected: retransmitted at 1.5 * rtt after it went */
-    advance(&n, 149);
-    CHECK_EQ(n.f.ntx, 2);
-    advance(&n, 1);
-    CHECK_EQ(n.f.ntx, 3);
+    check_one_sent_after(&n, 150, 2);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 1);
     node_free(&n);
 }
@@ -645,17 +663,12 @@ static void test_backpressure_buffer_released_after_delay(void)
 static void test_ack_releases_buffer(void)
 {
     struct node n;
-    struct tseg d1, d2, a;
     struct sent s;
-    node_init(&n);
-    handshake(&n, false, 100);
-    d1 = data(false, 1000, 40, 10);
-    d2 = data(false, 1040, 40, 11);
-    feed_seg(&n, &d1);
-    feed_seg(&n, &d2);
+    node_init_connected(&n, false);
+    feed_data(&n, false, 1000, 40, 10);
+    feed_data(&n, false, 1040, 40, 11);
     CHECK_EQ(n.f.ntx, 1);
-    a = ackseg(false, 1040, 50);
-    feed_seg(&n, &a);
+    feed_ack(&n, false, 1040, 50);
     /* the buffered segment, then the ACK itself */
     CHECK_EQ(n.f.ntx, 3);
     CHECK(sent_at(&n, 1, &s));
@@ -672,13 +685,9 @@ static void test_ack_releases_buffer(void)
 static void test_data_beyond_transmitted_dropped(void)
 {
     struct node n;
-    struct tseg d;
-    node_init(&n);
-    handshake(&n, false, 100);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
-    d = data(false, 1080, 40, 12);       /* 1040..1079 never came */
-    feed_seg(&n, &d);
+    node_init_connected(&n, false);
+    feed_data(&n, false, 1000, 40, 10);
+    feed_data(&n, false, 1080, 40, 12);     /* 1040..1079 never came */
     CHECK_EQ(n.f.ntx, 1);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_gap_dropped), 1);
     CHECK_EQ(fixture_stat(&n.f, MIP_STAT_drop_fwd_hook), 1);
@@ -693,10 +702,8 @@ static void regenerate(bool v6)
     struct node n;
     struct tseg d, a;
     struct sent s, fwd;
-    node_init(&n);
-    handshake(&n, v6, 100);
-    d = data(v6, 1000, 40, 10);
-    feed_seg(&n, &d);
+    node_init_connected(&n, v6);
+    d = feed_data(&n, v6, 1000, 40, 10);
     a = ackseg(v6, 1040, 77);
     a.ts = true;
     a.tsval = 0xA1A2A3A4;
@@ -707,8 +714,7 @@ static void regenerate(bool v6)
     CHECK_EQ(n.f.ntx, 2);
     CHECK(sent_at(&n, 1, &fwd));
     /* an older ACK overtaken by it changes nothing */
-    a = ackseg(v6, 1020, 78);
-    feed_seg(&n, &a);
+    feed_ack(&n, v6, 1020, 78);
     CHECK_EQ(n.r->flows[0].acked, 1040);
     fixture_clear(&n.f);
     /* the end-to-end retransmission of acknowledged data */
@@ -757,37 +763,28 @@ static void test_regenerate_ack_v6(void) { regenerate(true); }
 static void test_duplicate_ack_suppressed(void)
 {
     struct node n;
-    struct tseg d, a;
-    node_init(&n);
-    handshake(&n, false, 100);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
-    a = ackseg(false, 1040, 50);
-    feed_seg(&n, &a);
+    struct tseg a;
+    node_init_connected(&n, false);
+    feed_data(&n, false, 1000, 40, 10);
+    a = feed_ack(&n, false, 1040, 50);
     CHECK_EQ(n.f.ntx, 2);
     n.f.now += 8;
-    overhear_ack(&n, &a);
+    overhear_fwd(&n, &a);
     CHECK_EQ(n.r->flows[0].ack_forwarded, 1040);
     CHECK_EQ(n.r->flows[0].ackfwd_q8 >> 8, 8);
     a.id = 51;                             /* a duplicate ACK */
     feed_seg(&n, &a);
     CHECK_EQ(n.f.ntx, 2);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_dropped), 1);
-    a = ackseg(false, 1030, 52);           /* lower */
-    feed_seg(&n, &a);
+    feed_ack(&n, false, 1030, 52);         /* lower */
     CHECK_EQ(n.f.ntx, 2);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_dropped), 2);
-    d = data(false, 1040, 40, 11);
-    feed_seg(&n, &d);
-    a = ackseg(false, 1080, 53);           /* higher: forwarded */
-    feed_seg(&n, &a);
+    feed_data(&n, false, 1040, 40, 11);
+    feed_ack(&n, false, 1080, 53);         /* higher: forwarded */
     CHECK_EQ(n.f.ntx, 4);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_dropped), 2);
     /* its recovery timer is gamma * the measured 8 ms */
-    advance(&n, 15);
-    CHECK_EQ(n.f.ntx, 4);
-    advance(&n, 1);
-    CHECK_EQ(n.f.ntx, 5);
+    check_one_sent_after(&n, 16, 4);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_recovered), 1);
     node_free(&n);
 }
@@ -797,29 +794,23 @@ static void test_duplicate_ack_suppressed(void)
 static void test_ack_recovery(void)
 {
     struct node n;
-    struct tseg d, a;
+    struct tseg a;
     struct sent s;
     unsigned k;
     uint32_t to;
-    node_init(&n);
-    handshake(&n, false, 100);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
+    node_init_connected(&n, false);
+    feed_data(&n, false, 1000, 40, 10);
     n.f.now += 100;                        /* an RTT sample of 100: rtt stays 100 */
-    a = ackseg(false, 1040, 50);
-    feed_seg(&n, &a);
+    a = feed_ack(&n, false, 1040, 50);
     CHECK_EQ(n.f.ntx, 2);
     CHECK_EQ(n.r->flows[0].rtt_q8, 100u << 8);
-    advance(&n, 199);
-    CHECK_EQ(n.f.ntx, 2);
-    advance(&n, 1);
-    CHECK_EQ(n.f.ntx, 3);
+    check_one_sent_after(&n, 200, 2);
     CHECK(sent_at(&n, 2, &s));
     CHECK_EQ(s.to, SHORT_U);
     CHECK_EQ(s.h.ack, 1040);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_recovered), 1);
     /* heard now: the timer stops */
-    overhear_ack(&n, &a);
+    overhear_fwd(&n, &a);
     advance(&n, 5000);
     CHECK_EQ(n.f.ntx, 3);
     /* heard after a recovery: no sample (Karn), and the timeout stays
@@ -828,10 +819,8 @@ static void test_ack_recovery(void)
     CHECK_EQ(n.r->flows[0].ack_shift, 1);
     /* never heard: recovered once ([T] part 1 does not restart the timer),
      * after twice gamma * rtt (no ACK-forwarding sample yet) */
-    d = data(false, 1040, 40, 11);
-    feed_seg(&n, &d);
-    a = ackseg(false, 1080, 51);
-    feed_seg(&n, &a);
+    feed_data(&n, false, 1040, 40, 11);
+    a = feed_ack(&n, false, 1080, 51);
     fixture_clear(&n.f);
     to = ((n.r->flows[0].rtt_q8 >> 8) * 2u) << 1;
     CHECK(to > 300u);
@@ -844,12 +833,10 @@ static void test_ack_recovery(void)
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_recovered), 2u);
     CHECK_EQ(n.r->flows[0].ack_shift, 2);
     /* a clean sample ends the backoff */
-    d = data(false, 1080, 40, 12);
-    feed_seg(&n, &d);
-    a = ackseg(false, 1120, 52);
-    feed_seg(&n, &a);
+    feed_data(&n, false, 1080, 40, 12);
+    a = feed_ack(&n, false, 1120, 52);
     advance(&n, 30);
-    overhear_ack(&n, &a);
+    overhear_fwd(&n, &a);
     CHECK(n.r->flows[0].flags & MIP_RELAY_F_ACKFWD_OK);
     CHECK_EQ(n.r->flows[0].ackfwd_q8 >> 8, 30);
     CHECK_EQ(n.r->flows[0].ack_shift, 0);
@@ -868,8 +855,7 @@ static void test_history_drops_local_copy_not_e2e(void)
     c.max_local_rexmit = 0;                /* give up at the first timeout */
     node_init_cfg(&n, &c);
     handshake(&n, false, 100);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
+    d = feed_data(&n, false, 1000, 40, 10);
     CHECK_EQ(n.f.ntx, 1);
     advance(&n, 150);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_rexmit_gave_up), 1);
@@ -894,11 +880,9 @@ static void test_e2e_retransmission_of_confirmed_data_passes(void)
     struct node n;
     struct tseg d;
     struct sent s;
-    node_init(&n);
-    handshake(&n, false, 100);
-    d = data(false, 1000, 40, 10);
-    feed_seg(&n, &d);
-    overhear_data(&n, &d);
+    node_init_connected(&n, false);
+    d = feed_data(&n, false, 1000, 40, 10);
+    overhear_fwd(&n, &d);
     CHECK_EQ(n.r->flows[0].confirmed, 1040);
     CHECK_EQ(n.f.ntx, 1);
     feed_seg(&n, &d);                       /* a copy: same IP ID */
@@ -915,8 +899,7 @@ static void test_e2e_retransmission_of_confirmed_data_passes(void)
     CHECK_EQ(n.r->flows[0].transmitted, 1040);
     CHECK_EQ(n.r->flows[0].confirmed, 1040);
     /* and the next segment still goes on as usual */
-    d = data(false, 1040, 40, 21);
-    feed_seg(&n, &d);
+    feed_data(&n, false, 1040, 40, 21);
     CHECK_EQ(n.f.ntx, 3);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_cached), 2);
     node_free(&n);
@@ -981,8 +964,7 @@ static void test_rst_and_fin_evict(void)
 {
     struct node n;
     struct tseg d;
-    node_init(&n);
-    handshake(&n, false, 100);
+    node_init_connected(&n, false);
     CHECK_EQ(flows_used(&n), 2);
     d = data(false, 1000, 0, 10);
     d.flags = MIP_TCP_RST | MIP_TCP_ACK;
@@ -1017,13 +999,7 @@ static size_t iphc_frame(uint8_t *out, uint16_t from, uint16_t to, const uint8_t
     struct mip_802154_addr ls, ld;
     struct mip_lowpan_env env;
     size_t hl = 0, fl = 0, consumed = 0, cl = 0;
-    memset(&h, 0, sizeof(h));
-    h.type = MIP_802154_DATA;
-    h.pan_id_compress = true;
-    h.dst_pan = h.src_pan = 0xABCD;
-    h.dst.mode = h.src.mode = MIP_802154_ADDR_SHORT;
-    h.dst.short_addr = to;
-    h.src.short_addr = from;
+    mhr_short(&h, from, to);
     CHECK_EQ(mip_ieee802154_emit(&h, out, 64, &hl), MIP_OK);
     if (frag_size) {
         struct mip_lowpan_frag fr;
@@ -1046,6 +1022,27 @@ static size_t iphc_frame(uint8_t *out, uint16_t from, uint16_t to, const uint8_t
     return hl + fl + cl + take;
 }
 
+/* R overhears `from` sending ip on to short 3 in an IPHC frame (iphc_frame's
+ * take and frag_size). */
+static void overhear_iphc(struct mip_relay *r, uint32_t now, uint16_t from, const uint8_t *ip,
+                          size_t len, size_t take, uint16_t frag_size)
+{
+    uint8_t fr[200];
+    size_t fl = iphc_frame(fr, from, 3, ip, len, take, frag_size);
+    mip_relay_overheard(r, 0, fr, fl, now);
+}
+
+/* pkt offered to the stack's forward hook in a heap copy, as IP does. */
+static enum mip_fwd_verdict fwd_hook_offer(struct fixture *f, const uint8_t *pkt, size_t len)
+{
+    uint8_t *heap = malloc(len);
+    enum mip_fwd_verdict v;
+    memcpy(heap, pkt, len);
+    v = f->s->fwd_hook(f->s->fwd_hook_ctx, f->s, 0, 0, heap, len);
+    free(heap);
+    return v;
+}
+
 /* Overheard 6LoWPAN frames (IPHC, and a FRAG1 carrying only the start of
  * a long datagram) are implicit ACKs too. */
 static void test_overheard_iphc_and_frag1(void)
@@ -1053,47 +1050,23 @@ static void test_overheard_iphc_and_frag1(void)
     static const uint8_t seed[16] = {1};
     struct fixture f;
     struct mip_relay *r = calloc(1, sizeof(*r));
-    struct mip_stack_config sc;
-    struct mip_lowpan_config lc;
-    struct mip_addr a, gw;
     struct tseg d;
-    uint8_t pkt[300], fr[200], *heap;
-    size_t len, fl;
-    uint8_t idx;
+    uint8_t pkt[300];
+    size_t len;
     memset(&f, 0, sizeof(f));
-    f.s = calloc(1, sizeof(struct mip_stack));
-    f.now = 1000;
-    memset(&sc, 0, sizeof(sc));
-    sc.entropy = seed;
-    sc.entropy_len = sizeof(seed);
-    sc.forwarding = true;
-    mip_stack_init(f.s, &sc, f.now);
-    memset(&lc, 0, sizeof(lc));
-    lc.mode = MIP_LOWPAN_IPHC;
-    lc.pan_id = 0xABCD;
-    lc.short_addr = SHORT_R;
-    lc.frame_max = 127;
-    f.port[0].f = &f;
-    f.port[0].reply = MIP_OK;
-    CHECK_EQ(mip_netif_add_lowpan(f.s, &lc, &fixture_driver, &f.port[0], &idx), MIP_OK);
-    a = fixture_addr("fd00::ff:fe00:5");
-    CHECK_EQ(mip_netif_add_addr(f.s, 0, &a, 64), MIP_OK);
-    a = fixture_addr("fd02::");
-    gw = fixture_addr("fd00::ff:fe00:4");
-    CHECK_EQ(mip_route_add(f.s, &a, 64, &gw, 0), MIP_OK);
+    stack_new(&f, seed, 1000);
+    (void)radio_add(&f, MIP_LOWPAN_IPHC, 127, 0);
+    addr_add(&f, "fd00::ff:fe00:5", 64);
+    route_add(&f, "fd02::", 64, "fd00::ff:fe00:4");
     CHECK_EQ(mip_relay_init(r, f.s, NULL, f.now), MIP_OK);
 
     /* a short segment through the hook, then N forwarding it in one frame */
     d = data(true, 1000, 30, 5);
     len = mk(pkt, &d);
-    heap = malloc(len);
-    memcpy(heap, pkt, len);
-    CHECK_EQ(f.s->fwd_hook(f.s->fwd_hook_ctx, f.s, 0, 0, heap, len), MIP_FWD_PASS);
-    free(heap);
+    CHECK_EQ(fwd_hook_offer(&f, pkt, len), MIP_FWD_PASS);
     CHECK_EQ(mip_relay_stat(r, MIP_RELAY_STAT_cached), 1);
     pkt[7]--;
-    fl = iphc_frame(fr, SHORT_N, 3, pkt, len, len, 0);
-    mip_relay_overheard(r, 0, fr, fl, f.now);
+    overhear_iphc(r, f.now, SHORT_N, pkt, len, len, 0);
     CHECK_EQ(mip_relay_stat(r, MIP_RELAY_STAT_implicit_acks), 1);
     CHECK_EQ(r->flows[0].confirmed, 1030);
 
@@ -1101,22 +1074,16 @@ static void test_overheard_iphc_and_frag1(void)
     d = data(true, 1030, 140, 6);
     len = mk(pkt, &d);
     CHECK_EQ(len, 200);
-    heap = malloc(len);
-    memcpy(heap, pkt, len);
-    CHECK_EQ(f.s->fwd_hook(f.s->fwd_hook_ctx, f.s, 0, 0, heap, len), MIP_FWD_PASS);
-    free(heap);
+    CHECK_EQ(fwd_hook_offer(&f, pkt, len), MIP_FWD_PASS);
     CHECK_EQ(mip_relay_stat(r, MIP_RELAY_STAT_cached), 2);
     pkt[7]--;
     /* from another node: nothing */
-    fl = iphc_frame(fr, 9, 3, pkt, len, 36, (uint16_t)len);
-    mip_relay_overheard(r, 0, fr, fl, f.now);
+    overhear_iphc(r, f.now, 9, pkt, len, 36, (uint16_t)len);
     CHECK_EQ(mip_relay_stat(r, MIP_RELAY_STAT_implicit_acks), 1);
     /* truncated inside the TCP header: nothing */
-    fl = iphc_frame(fr, SHORT_N, 3, pkt, len, 12, (uint16_t)len);
-    mip_relay_overheard(r, 0, fr, fl, f.now);
+    overhear_iphc(r, f.now, SHORT_N, pkt, len, 12, (uint16_t)len);
     CHECK_EQ(mip_relay_stat(r, MIP_RELAY_STAT_implicit_acks), 1);
-    fl = iphc_frame(fr, SHORT_N, 3, pkt, len, 36, (uint16_t)len);
-    mip_relay_overheard(r, 0, fr, fl, f.now);
+    overhear_iphc(r, f.now, SHORT_N, pkt, len, 36, (uint16_t)len);
     CHECK_EQ(mip_relay_stat(r, MIP_RELAY_STAT_implicit_acks), 2);
     CHECK_EQ(r->flows[0].confirmed, 1170);
     CHECK_EQ(r->slots[0].used + r->slots[1].used, 0);
@@ -1163,8 +1130,7 @@ static void test_malformed_passes_untouched(void)
         PASSES(b, len);
         memcpy(b, pkt, len);
         b[6] = 0x20;                         /* MF: a fragment */
-        b[10] = b[11] = 0;
-        mip_wr16(b + 10, mip_cksum_finish(mip_cksum_add(0, b, 20)));
+        ip4_fix_hdr_cksum(b);
         PASSES(b, len);
         memcpy(b, pkt, len);
         b[20 + 16] ^= 0xFF;                  /* bad TCP checksum */
@@ -1193,8 +1159,7 @@ static void test_malformed_passes_untouched(void)
         uint8_t b[300];
         memcpy(b, pkt, len);
         b[6] = 0x20;
-        b[10] = b[11] = 0;
-        mip_wr16(b + 10, mip_cksum_finish(mip_cksum_add(0, b, 20)));
+        ip4_fix_hdr_cksum(b);
         ign = rstat(&n, MIP_RELAY_STAT_ignored);
         feed(&n, SHORT_U, b, len);
         CHECK_EQ(n.f.ntx, 1);
@@ -1282,13 +1247,10 @@ static void test_source_queue_released_in_order(void)
     /* N heard forwarding the first: the second goes forward_delay later */
     fixture_clear(&n.f);
     t = data(false, 1000, 40, 10);
-    overhear_data(&n, &t);
+    overhear_fwd(&n, &t);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 1);
     CHECK_EQ(backlog(&n), 2);                  /* the second is not sent yet */
-    advance(&n, n.r->cfg.forward_delay_ms - 1u);
-    CHECK_EQ(n.f.ntx, 0);
-    advance(&n, 1);
-    CHECK_EQ(n.f.ntx, 1);
+    check_one_sent_after(&n, n.r->cfg.forward_delay_ms, 0);
     CHECK(sent_at(&n, 0, &s));
     CHECK_EQ(s.to, SHORT_N);
     CHECK_EQ(s.h.seq, 1040);
@@ -1339,8 +1301,7 @@ static void test_source_next_hop_is_destination(void)
         size_t len = mk(pkt, &t);
         struct mip_addr u = fixture_addr("10.0.0.6");
         memcpy(pkt + 16, u.bytes, 4);
-        pkt[10] = pkt[11] = 0;
-        mip_wr16(pkt + 10, mip_cksum_finish(mip_cksum_add(0, pkt, 20)));
+        ip4_fix_hdr_cksum(pkt);
         CHECK_EQ(n.f.s->local_hook(n.f.s->local_hook_ctx, n.f.s, true, 0, pkt, len),
                  MIP_FWD_PASS);
     }
