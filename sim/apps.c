@@ -264,6 +264,12 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
         (void)mip_tcp_init(&dst->tcp, &dst->stack);
         dst->tcp_on = true;
     }
+    /* Per node (struct mip_tcp), not per connection: the last flow that
+     * sets it wins. */
+    if (fs->sender.max_retries != 0u)
+        src->tcp.max_retries = fs->sender.max_retries;
+    if (fs->receiver.max_retries != 0u)
+        dst->tcp.max_retries = fs->receiver.max_retries;
     if (fs->mss != 0) {
         src->tcp.mss_max = fs->mss;
         dst->tcp.mss_max = fs->mss;

@@ -523,7 +523,8 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
                           struct sim_tcp_endpoint *e)
 {
     static const char *const keys[] = { "profile", "cwnd_cap", "sack", "timestamps", "nodelay",
-                                        "delayed_ack", "delack_ms", "cwnd_hold_backlog", NULL };
+                                        "delayed_ack", "delack_ms", "cwnd_hold_backlog", "max_retries",
+                                        NULL };
     static const char *const profiles[] = { "full", "tiny", NULL };
     const struct sj_value *o;
     uint8_t prof = 0;
@@ -540,6 +541,7 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
     GET_INT_INTO(l, o, "cwnd_cap", e->cwnd_cap, 0, 255);
     GET_INT_INTO(l, o, "delack_ms", e->delack_ms, 0, 500);
     GET_INT_INTO(l, o, "cwnd_hold_backlog", e->cwnd_hold_backlog, 0, 255);
+    GET_INT_INTO(l, o, "max_retries", e->max_retries, 1, 255);
     if (!get_bool(l, o, "sack", &e->sack) || !get_bool(l, o, "timestamps", &e->timestamps) ||
         !get_bool(l, o, "nodelay", &e->nodelay) || !get_bool(l, o, "delayed_ack", &delayed))
         return false;

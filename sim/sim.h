@@ -61,6 +61,9 @@ struct sim_tcp_endpoint {       /* per-endpoint TCP options */
     uint8_t  cwnd_hold_backlog; /* TSS at the sender: cwnd does not grow while
                                    this many own segments wait in the relay
                                    (0 = off) */
+    uint8_t  max_retries;       /* 1..255 retransmission timeouts before the
+                                   connection gives up, for the node's whole
+                                   struct mip_tcp (255 = never); 0 = default */
 };
 
 struct sim_flow_spec {

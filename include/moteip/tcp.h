@@ -53,7 +53,13 @@ struct mip_tcp_conn;
 #define MIP_TCP_SYN_BACKLOG MIP_PROFILE_DEFAULT(2, 8) /* half-open connections held */
 #endif
 #ifndef MIP_TCP_MAX_RETRIES
-#define MIP_TCP_MAX_RETRIES 8u         /* retransmissions before giving up */
+#define MIP_TCP_MAX_RETRIES 8u         /* default of struct mip_tcp max_retries */
+#endif
+#if (MIP_TCP_RTO_INITIAL_MS << 6) < MIP_TCP_RTO_MAX_MS
+#error "the SYN cache caps its backoff at 6 doublings (src/tcp/tcp_timer.c)"
+#endif
+#if MIP_TCP_MAX_RETRIES < 1 || MIP_TCP_MAX_RETRIES > 255
+#error "MIP_TCP_MAX_RETRIES must be 1..255 (255: never give up)"
 #endif
 #ifndef MIP_TCP_SYN_RETRIES
 #define MIP_TCP_SYN_RETRIES 5u
@@ -102,7 +108,9 @@ struct mip_tcp_callbacks {
 };
 
 /* Per-connection settings: mip_tcp_conn_init fills in the defaults; change
- * c->cfg before connect, or in the accept callback. */
+ * c->cfg before connect, or in the accept callback. keepalive_ms may also be
+ * set later: the next mip_stack_poll arms the timer (0 stops it at its next
+ * deadline, without a probe). */
 struct mip_tcp_config {
     uint32_t keepalive_ms;    /* 0: off; else idle time before probing */
     uint16_t delack_ms;       /* 0: ACK every segment at once; values above
@@ -270,6 +278,14 @@ struct mip_tcp {
     /* RFC 5961 7: challenge ACKs sent since chack_start (config.h) */
     mip_time_t chack_start;
     uint8_t  chack_sent;
+    /* Consecutive retransmission timeouts of a synchronized connection
+     * before it is aborted with MIP_TCP_ERR_TIMEOUT, for every connection
+     * of this instance; mip_tcp_init sets MIP_TCP_MAX_RETRIES (8). 255:
+     * never give up, the handshake included (SYN, and SYN-ACK from the
+     * SYN cache; the RTO backoff stays capped at MIP_TCP_RTO_MAX_MS).
+     * Any other value leaves the handshake at its compile-time
+     * MIP_TCP_SYN_RETRIES (5). (In padding on 32-bit targets.) */
+    uint8_t  max_retries;
 #if MIP_CONF_FORWARD
     /* The sender end point's backpressure of TSS ([T] III.A.4: the
      * congestion window is not increased while three segments wait). On an

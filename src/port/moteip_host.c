@@ -7,7 +7,7 @@
  *               [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]
  *               [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]
  *                [--client-timeout SECONDS] [--client-keepalive MS]
- *                [--client-idle SECONDS]] [--impair SPEC]
+ *                [--client-idle SECONDS]] [--tcp-max-retries N] [--impair SPEC]
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
@@ -105,6 +105,7 @@ struct host_opts {
     unsigned client_idle_s;           /* --client-idle: idle time after connecting */
     bool have_idle;
     uint32_t client_keepalive_ms;     /* --client-keepalive (0: off) */
+    unsigned tcp_max_retries;         /* --tcp-max-retries (0: the default) */
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
     const char *stats_json;
@@ -127,7 +128,8 @@ static void usage(FILE *f)
             "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
             "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
             "                    [--client-timeout SECONDS] [--client-keepalive MS]\n"
-            "                    [--client-idle SECONDS]] [--impair SPEC]\n"
+            "                    [--client-idle SECONDS]] [--tcp-max-retries N]\n"
+            "                   [--impair SPEC]\n"
             "\n"
             "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
             "(attached, or created when it does not exist), with UDP echo on port 7\n"
@@ -177,6 +179,12 @@ static void usage(FILE *f)
             "                       seconds (0..86400, default 0) before sending and\n"
             "                       half-closing\n"
             "\n"
+            "TCP settings (services and client):\n"
+            "  --tcp-max-retries N  retransmission timeouts in a row before an\n"
+            "                       established connection gives up (\"connection\n"
+            "                       failed: timeout\"); 1..255 (default %u); 255 = never,\n"
+            "                       the handshake included (else it gives up after %u)\n"
+            "\n"
             "Testing:\n"
             "  --impair SPEC        impair the link in both directions, like netem:\n"
             "                       comma-separated loss=P, dup=P (percent), delay=MS,\n"
@@ -187,7 +195,8 @@ static void usage(FILE *f)
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
             "bad command line. With --tcp-client: 0 when the test passed, else 1.\n",
             (unsigned)MIP_TCP_APP_CONNS, (unsigned)MIP_TCP_APP_TX_SIZE,
-            (unsigned)MIP_TCP_APP_RX_SIZE);
+            (unsigned)MIP_TCP_APP_RX_SIZE, (unsigned)MIP_TCP_MAX_RETRIES,
+            (unsigned)MIP_TCP_SYN_RETRIES);
 }
 
 /* Prints "moteip-host: OPT: message" and exits 2. */
@@ -543,6 +552,14 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
                 bad_arg(arg, "'%s' is not a number of seconds (0..86400)", v);
             o->client_idle_s = (unsigned)t;
             o->have_idle = true;
+        } else if (strcmp(arg, "--tcp-max-retries") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            uint64_t t;
+            if (o->tcp_max_retries != 0)
+                bad_arg(arg, "given more than once");
+            if (parse_count(v, &t) != 0 || t == 0 || t > 255u)
+                bad_arg(arg, "'%s' is not a retry count (1..255, 255 = never give up)", v);
+            o->tcp_max_retries = (unsigned)t;
         } else if (strcmp(arg, "--impair") == 0) {
             const char *v = opt_value(argc, argv, &i);
             char err[160];
@@ -1025,6 +1042,8 @@ int main(int argc, char **argv)
     rc = (int)mip_tcp_init(&t->tcp, s);
     if (rc != MIP_OK)
         fail("cannot start TCP: %s", mip_status_name((mip_status)rc));
+    if (o->tcp_max_retries != 0)
+        t->tcp.max_retries = (uint8_t)o->tcp_max_retries;
     for (i = 0; i < SVC_COUNT; i++) {
         uint16_t port = o->svc_port[i];
         mip_status st = MIP_OK;

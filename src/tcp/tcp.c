@@ -15,6 +15,7 @@ mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s)
     /* Ephemeral ports from the IANA range 49152-65535, starting at a
      * random point (RFC 6056). */
     tcp->next_port = (uint16_t)(49152u + mip_rng_below(&s->rng, 16384u));
+    tcp->max_retries = MIP_TCP_MAX_RETRIES;
     st = mip_ip_register_proto(s, MIP_IPPROTO_TCP, tcp_input, tcp_icmp_error, tcp);
     if (st != MIP_OK)
         return st;

@@ -308,6 +308,8 @@ static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     c->state = MIP_TCP_ESTABLISHED;
     c->retries = 0;
     c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
+    /* Idle time counts from here; keepalive turned on later is armed by
+     * the next poll (tcp_timer.c conn_poll). */
     if (c->cfg.keepalive_ms != 0) {
         c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
         c->flags |= TCPF_IDLE;

@@ -35,6 +35,10 @@
  * cost 30-40 bytes of AVR code. */
 #define TCP_STAT(tcp, name) tcp_stat_inc((tcp), MIP_TCP_STAT_##name)
 
+/* Retransmissions of a SYN or SYN-ACK before the handshake is given up:
+ * MIP_TCP_SYN_RETRIES, or never when max_retries is 255 (struct mip_tcp). */
+#define TCP_SYN_LIMIT(tcp) ((tcp)->max_retries == 255u ? 255u : MIP_TCP_SYN_RETRIES)
+
 /* struct mip_tcp_conn.local: no address of ours */
 #define TCP_LOCAL_NONE 0xFFu
 

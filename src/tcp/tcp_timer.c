@@ -23,8 +23,13 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         tcp_arm_rexmt(tcp, c);
         return;
     }
+    /* Saturating: with max_retries 255 the count stops at 255 and the
+     * connection never gives up (nor does the count wrap to 0, which
+     * would let Karn's rule take a sample from a retransmission). */
+    if (c->retries < 255u)
+        c->retries++;
     if (c->state == MIP_TCP_SYN_SENT || c->state == MIP_TCP_SYN_RECEIVED) {
-        if (++c->retries > MIP_TCP_SYN_RETRIES) {
+        if (c->retries > TCP_SYN_LIMIT(tcp)) {
             TCP_STAT(tcp, conns_timed_out);
             tcp_conn_finish(tcp, c, MIP_TCP_ERR_TIMEOUT);
             return;
@@ -35,7 +40,7 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         (void)tcp_send_syn(tcp, c);
         return;
     }
-    if (++c->retries > MIP_TCP_MAX_RETRIES) {
+    if (c->retries > tcp->max_retries) {
         TCP_STAT(tcp, conns_timed_out);
         tcp_conn_abort(tcp, c, MIP_TCP_ERR_TIMEOUT);
         return;
@@ -93,6 +98,14 @@ static uint32_t conn_poll(struct mip_tcp *tcp, struct mip_tcp_conn *c, mip_time_
         if (c->state == MIP_TCP_CLOSED)
             return MIP_POLL_IDLE;
     }
+    /* Keepalive is armed here, not when the connection is set up, so that
+     * c->cfg.keepalive_ms set on an established connection takes effect
+     * (idle time counted from this poll; every received segment restarts
+     * it, tcp_input.c). */
+    if (!(c->flags & TCPF_IDLE) && c->cfg.keepalive_ms != 0) {
+        c->t_idle = now + c->cfg.keepalive_ms;
+        c->flags |= TCPF_IDLE;
+    }
     if ((c->flags & TCPF_IDLE) && mip_time_reached(now, c->t_idle)) {
         keepalive(tcp, c);
         if (c->state == MIP_TCP_CLOSED)
@@ -127,12 +140,17 @@ uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now)
         if (!(e->flags & TCPS_USED))
             continue;
         if (mip_time_reached(now, e->deadline)) {
-            if (++e->retries > MIP_TCP_SYN_RETRIES) {
+            if (e->retries < 255u)
+                e->retries++;
+            if (e->retries > TCP_SYN_LIMIT(tcp)) {
                 e->flags = 0;
                 continue;
             }
             tcp_syn_send_synack(tcp, e);
-            e->deadline = now + (MIP_TCP_RTO_INITIAL_MS << e->retries);
+            /* doubling from the initial RTO, at most the maximum (1 s << 6
+             * is above 60 s) */
+            e->deadline = now + (e->retries < 6u ? MIP_TCP_RTO_INITIAL_MS << e->retries
+                                                  : MIP_TCP_RTO_MAX_MS);
         }
         next = mip_next_delay(next, now, e->deadline);
     }

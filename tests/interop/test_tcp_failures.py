@@ -19,11 +19,10 @@ after the first SYN); 4 keepalive probes, MIP_TCP_KEEPALIVE_PROBES, spaced
 keepalive/4 but at least 500 ms. All traffic stays inside the test's
 namespace (192.0.2.0/24, fd00::/64).
 
-Not tested here: the retry limit of an established connection. With
-MIP_TCP_MAX_RETRIES 8 and the 200 ms RTO minimum on this link it takes
-0.2 s * (2^9 - 1) = 102 s, beyond the budget of a test; both are
-compile-time constants, so a shorter test needs a run-time limit in
-src/tcp."""
+The retry limit of an established connection is run-time (struct mip_tcp
+max_retries, --tcp-max-retries): with the default 8 and the 300 ms RTO
+minimum on this link giving up takes 0.3 s * (2^9 - 1) = 153 s, so the test
+sets 3 (0.3 * (2^4 - 1) = 4.5 s)."""
 from __future__ import annotations
 
 import json
@@ -269,6 +268,65 @@ def test_syn_retry_limit_aborts_connect_to_black_hole(make_host, netns, capture)
         f"the host gave up {took:.1f}s after it started, want ~{total:.0f}s"
 
 
+RTO_MIN = 0.3              # MIP_TCP_RTO_MIN_MS, seconds
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("fam", ["v4", "v6"])
+def test_retry_limit_aborts_established_connection(make_host, netns, capture, fam):
+    """--tcp-max-retries 3: the connection is established, Linux goes
+    silent while it is idle, then the stack sends data. It retransmits the
+    segment 3 times with the RTO doubling from the 300 ms minimum, then
+    gives up with RST and reports the timeout (result line, exit status 1,
+    conns_timed_out), ~4.5 s after the data went out.
+
+    When the handshake needed a SYN retransmission (Linux lost its answer
+    to the stack's first ARP / ND request, see the black-hole test above),
+    there is no RTT sample (Karn) and the RTO stays at the initial 1 s
+    backed off once per SYN timeout: 2 s, and 30 s until the RST."""
+    family, stack, linux = FAMILIES[fam]
+    retries, n_up = 3, 1000
+    _linux_side(netns)
+    cap = capture()
+    srv = _Server(netns, family, linux, 5004)
+    h, _ = _start_client(make_host, ["--tcp-client", _target(linux, 5004),
+                                     "--tcp-max-retries", str(retries),
+                                     "--client-idle", "3", "--client-send", str(n_up),
+                                     "--client-timeout", "60"])
+    assert srv.accepted.wait(15), "the stack did not connect"
+    _silence_linux(netns)
+    rc, out, err, stats, t_end = _finish(h, timeout=70)
+    srv.thread.join(10)
+    segs = cap.stop()
+    tcp = stats["tcp"]
+    assert rc == 1, f"rc {rc}\n{out}\n{err}"
+    assert "tcp-client: FAILED: connection failed: timeout" in out, out
+    assert tcp["conns_opened"] == 1 and tcp["conns_timed_out"] == 1, dump(stats)
+    assert tcp["rexmits"] == retries, dump(stats)
+
+    mine = _from_stack(segs, stack)
+    data = [s for s in mine if s["len"] > 0]
+    assert len(data) == 1 + retries, _fmt(segs)
+    assert len({(s["seq"], s["len"]) for s in data}) == 1, f"not one segment resent\n{_fmt(segs)}"
+    assert data[0]["len"] == n_up
+    rst = [s for s in mine if s["flags"] & TCP_RST]
+    assert len(rst) == 1 and rst[0]["t"] > data[-1]["t"], _fmt(segs)
+    # Gaps RTO, 2 RTO, 4 RTO, then 8 RTO until the RST; the RTO is the
+    # minimum on this sub-millisecond link, unless SYNs were retransmitted.
+    syn_timeouts = tcp["timeouts"] - retries
+    assert syn_timeouts in (0, 1), dump(stats)
+    rto = RTO_MIN if syn_timeouts == 0 else RTO_INITIAL * 2 ** syn_timeouts
+    chain = data + rst[:1]
+    gaps = [b["t"] - a["t"] for a, b in zip(chain, chain[1:])]
+    for k, g in enumerate(gaps):
+        want = rto * 2 ** k
+        assert want * 0.9 - 0.02 <= g <= want * 1.1 + 0.3, \
+            f"gaps {[round(x, 2) for x in gaps]} s\n{_fmt(segs)}"
+    assert t_end - rst[0]["t"] < 1.0, f"host exited {t_end - rst[0]['t']:.1f}s after the RST"
+    assert not any(s for s in segs if s["out"] and s["dst"] == stack and
+                   s["t"] > data[0]["t"]), "the black hole let a segment through"
+
+
 # --- keepalive ---------------------------------------------------------------------
 
 @pytest.mark.timeout(60)
@@ -390,6 +448,10 @@ BAD_CLIENT_ARGS = [
      "--client-idle"),
     (["--tcp-client", "192.0.2.1:80", "--client-idle", "20", "--client-timeout", "20"],
      "--client-timeout"),
+    (["--tcp-max-retries", "0"], "--tcp-max-retries"),
+    (["--tcp-max-retries", "256"], "--tcp-max-retries"),
+    (["--tcp-max-retries", "x"], "--tcp-max-retries"),
+    (["--tcp-max-retries", "3", "--tcp-max-retries", "3"], "--tcp-max-retries"),
 ]
 
 
@@ -410,3 +472,4 @@ def test_bad_client_keepalive_and_idle_arguments(netns, args, option):
 def test_help_lists_client_keepalive_and_idle(netns):
     p = netns.cmd([str(HOST_BIN), "--help"], timeout=10)
     assert "--client-keepalive MS" in p.stdout and "--client-idle S" in p.stdout
+    assert "--tcp-max-retries N" in p.stdout

@@ -113,3 +113,23 @@ def test_tss_backpressure_at_the_sender_on_the_chain(tmp_path):
     src = bp["node_stats"][0]["relay"]
     assert src["src_held"] > 0 and src["implicit_acks"] > 150, src
     assert bp["node_stats"][1]["relay"].get("gap_dropped", 0) <= 2, bp["node_stats"][1]
+
+
+def test_end_to_end_tcp_that_never_gives_up_completes(tmp_path):
+    """BER 1e-4 without a relay: with the default retry limit (8) the sender
+    gives up before 20 segments are through; with "max_retries": 255 (the TSS
+    paper's TCP never gives up) the same flow completes."""
+    def chain(max_retries=None) -> dict:
+        sc = tss_chain("off", 1e-4, segments=20)
+        sc["duration_s"] = 200000
+        del sc["flows"][0]["sender"]["cwnd_cap"]
+        if max_retries is not None:
+            sc["flows"][0]["sender"]["max_retries"] = max_retries
+        return sc
+    default = run_ok(chain(), tmp_path)["flows"][0]
+    assert not default["complete"] and default["error"] == "timeout", default
+    assert default["bytes_delivered"] < 20 * 125
+    never = run_ok(chain(255), tmp_path)["flows"][0]
+    assert never["complete"] and never["integrity_ok"] and never["error"] == "none", never
+    assert never["bytes_delivered"] == 20 * 125
+    assert never["rto_timeouts"] > 8

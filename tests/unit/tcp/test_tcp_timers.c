@@ -377,6 +377,64 @@ static void test_synack_retransmission_from_syn_cache(void)
     free(a);
 }
 
+/* max_retries 255: neither the SYN nor the SYN cache's SYN-ACK is given
+ * up; their gaps double from MIP_TCP_RTO_INITIAL_MS to MIP_TCP_RTO_MAX_MS
+ * and stay there. */
+static void test_handshake_never_gives_up_with_255(void)
+{
+    static struct pair p;
+    struct app *a = calloc(1, sizeof(*a));
+    struct mip_addr dst = pair_addr(true, 1);
+    struct hs *h = hs_new(true);
+    struct app *b = calloc(1, sizeof(*b));
+    struct sb_seg s;
+    struct sb_reply r;
+    mip_time_t t[40];
+    unsigned n = 0, i;
+    pair_init(&p, true);
+    p.side[0].tcp.max_retries = 255;
+    rec_reset(0);
+    rec.drop[0] = true;
+    p.drop = rec_hook;
+    app_init(a, &p.side[0].tcp);
+    CHECK_EQ(mip_tcp_connect(&p.side[0].tcp, &a->conn, &dst, 80), MIP_OK);
+    pair_run_for(&p, 30u * 60u * 1000u);
+    /* 1+2+...+32 s, then 60 s gaps: 6 SYNs in 63 s, 28 more in 30 min */
+    CHECK(rec.n >= 33 && rec.n <= 35);
+    for (i = 1; i < rec.n; i++)
+        CHECK_EQ(rec.t[i] - rec.t[i - 1], rto_after(MIP_TCP_RTO_INITIAL_MS, i - 1));
+    CHECK_EQ(a->errors, 0);
+    CHECK_EQ(a->conn.state, MIP_TCP_SYN_SENT);
+    mip_tcp_abort(&p.side[0].tcp, &a->conn);
+    pair_free(&p);
+    free(a);
+
+    h->tcp.max_retries = 255;
+    CHECK_EQ(app_listen(&h->tcp, &h->l, 80, b), MIP_OK);
+    memset(&s, 0, sizeof(s));
+    s.sport = 40000;
+    s.dport = 80;
+    s.seq = 7;
+    s.flags = MIP_TCP_SYN;
+    s.win = 1000;
+    fixture_advance(&h->f, 0);
+    hs_send(h, &s);
+    for (i = 0; i < 60 && n < 40; i++) {
+        while (hs_next(h, &r) && n < 40)
+            t[n++] = h->f.now;
+        hs_clear(h);
+        if (h->tcp.syn[0].flags == 0)
+            break;
+        hs_to_next_deadline(h, 100000);
+    }
+    CHECK_EQ(n, 40);
+    CHECK(h->tcp.syn[0].flags != 0);
+    for (i = 1; i < n; i++)
+        CHECK_EQ(t[i] - t[i - 1], rto_after(MIP_TCP_RTO_INITIAL_MS, i - 1));
+    hs_free(h);
+    free(b);
+}
+
 /* --- delayed and immediate ACKs --------------------------------------------- */
 
 static void test_delayed_ack(void)
@@ -639,6 +697,98 @@ static void test_zero_window_persist_and_resume(void)
     free(srv);
 }
 
+/* The run-time limit (struct mip_tcp max_retries): 2 retransmissions, then
+ * the RST of giving up and MIP_TCP_ERR_TIMEOUT. */
+static void test_max_retries_runtime_limit(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_tcp *tcp = &p.side[0].tcp;
+    uint32_t una;
+    unsigned i, data = 0;
+    pair_init(&p, true);
+    CHECK_EQ(tcp->max_retries, MIP_TCP_MAX_RETRIES);
+    tcp->max_retries = 2;
+    rec_reset(0);
+    p.drop = rec_hook;
+    pair_connect(&p, true, cli, srv, &l);
+    rec_reset(0);
+    rec.drop[0] = true;
+    una = cli->conn.snd_una;
+    CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"0123456789", 10), 10);
+    pair_run(&p, 1, 600000);
+    for (i = 0; i < rec.n; i++)
+        if (rec.len[i] == 10 && rec.seq[i] == una)
+            data++;
+    CHECK_EQ(data, 3);                    /* the segment and 2 copies */
+    CHECK_EQ(rec.n, 4);
+    if (rec.n == 4)
+        CHECK_EQ(rec.flags[3] & MIP_TCP_RST, MIP_TCP_RST);
+    CHECK_EQ(cli->closed, 1);
+    CHECK_EQ(cli->errors, 1);
+    CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_rexmits), 2);
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_conns_timed_out), 1);
+    CHECK(tcp->conns == NULL);
+    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
+    pair_free(&p);
+    free(cli);
+    free(srv);
+}
+
+/* max_retries 255: a silent peer is retried for ever, the gaps capped at
+ * MIP_TCP_RTO_MAX_MS; the count saturates instead of wrapping. */
+static void test_max_retries_never_give_up(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_tcp *tcp = &p.side[0].tcp;
+    uint32_t rto, una;
+    unsigned i, data = 0;
+    pair_init(&p, true);
+    tcp->max_retries = 255;
+    rec_reset(0);
+    p.drop = rec_hook;
+    pair_connect(&p, true, cli, srv, &l);
+    rec_reset(0);
+    rec.drop[0] = true;
+    rto = tcp_rtt_rto(&cli->conn.rtt);
+    una = cli->conn.snd_una;
+    CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"0123456789", 10), 10);
+    pair_run_for(&p, 20u * 60u * 1000u);  /* 20 minutes */
+    for (i = 0; i < rec.n; i++) {
+        if (rec.len[i] == 10 && rec.seq[i] == una)
+            data++;
+        CHECK_EQ(rec.flags[i] & MIP_TCP_RST, 0);
+        if (i > 0)
+            CHECK_EQ(rec.t[i] - rec.t[i - 1], rto_after(rto, i - 1));
+    }
+    CHECK_EQ(data, rec.n);
+    /* 300 ms doubling to 60 s takes 8 gaps (76.5 s), then one a minute */
+    CHECK(rec.n >= 25 && rec.n <= 27);
+    CHECK(rec.n >= 2 && rec.t[rec.n - 1] - rec.t[rec.n - 2] == MIP_TCP_RTO_MAX_MS);
+    CHECK_EQ(cli->errors, 0);
+    CHECK_EQ(cli->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_conns_timed_out), 0);
+    /* Well past 255 timeouts (4.3 h): still going, the count saturated. */
+    pair_run_for(&p, 300u * 60u * 1000u);
+    CHECK_EQ(cli->conn.retries, 255);
+    CHECK_EQ(cli->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(cli->errors, 0);
+    /* The peer comes back: the retransmission gets through and is ACKed. */
+    rec.drop[0] = false;
+    pair_run_for(&p, MIP_TCP_RTO_MAX_MS + 1000u);
+    CHECK_EQ(cli->conn.snd_una, una + 10u);
+    CHECK_EQ(cli->conn.retries, 0);
+    mip_tcp_abort(tcp, &cli->conn);
+    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
+    pair_free(&p);
+    free(cli);
+    free(srv);
+}
+
 /* --- keepalive ----------------------------------------------------------------- */
 
 static void keepalive_setup(struct pair *p, struct app *cli, struct app *srv,
@@ -687,6 +837,42 @@ static void test_keepalive_peer_gone(void)
     CHECK_EQ(cli->error, MIP_TCP_ERR_KEEPALIVE);
     CHECK_EQ(cli->conn.error, MIP_TCP_ERR_KEEPALIVE);
     CHECK_EQ(cli->t_closed, rec.t[rec.n - 1]);
+    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
+    pair_free(&p);
+    free(cli);
+    free(srv);
+}
+
+/* Keepalive turned on after the handshake (c->cfg.keepalive_ms on an
+ * established, idle connection) is armed by the next poll. */
+static void test_keepalive_enabled_when_established(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    mip_time_t t_on;
+    unsigned i;
+    pair_init(&p, true);
+    rec_reset(0);
+    p.drop = rec_hook;
+    pair_connect(&p, true, cli, srv, &l);
+    CHECK_EQ(cli->conn.cfg.keepalive_ms, 0);
+    pair_run_for(&p, 5000);
+    rec_reset(0);
+    cli->conn.cfg.keepalive_ms = 10000;
+    t_on = p.now;
+    rec.drop[0] = rec.drop[1] = true;
+    pair_run_for(&p, 200000);
+    CHECK_EQ(mip_tcp_stat(&p.side[0].tcp, MIP_TCP_STAT_keepalives), 4);
+    CHECK_EQ(rec.n, 5);
+    if (rec.n == 5) {
+        CHECK_EQ(rec.t[0] - t_on, 10000);
+        for (i = 1; i < rec.n; i++)
+            CHECK_EQ(rec.t[i] - rec.t[i - 1], 2500);
+        CHECK_EQ(rec.flags[4] & MIP_TCP_RST, MIP_TCP_RST);
+    }
+    CHECK_EQ(cli->errors, 1);
+    CHECK_EQ(cli->error, MIP_TCP_ERR_KEEPALIVE);
     mip_tcp_abort(&p.side[1].tcp, &srv->conn);
     pair_free(&p);
     free(cli);
@@ -949,16 +1135,20 @@ int main(void)
 {
     RUN(test_syn_retransmission_backoff_and_timeout);
     RUN(test_data_retransmission_backoff_and_timeout);
+    RUN(test_max_retries_runtime_limit);
+    RUN(test_max_retries_never_give_up);
     RUN(test_lone_segment_waits_for_delayed_ack);
     RUN(test_lone_segment_waits_for_longer_delayed_ack);
     RUN(test_rto_retransmission_fits_mss_and_window);
     RUN(test_rto_retransmission_with_new_data);
     RUN(test_synack_retransmission_from_syn_cache);
+    RUN(test_handshake_never_gives_up_with_255);
     RUN(test_delayed_ack);
     RUN(test_out_of_order_acked_at_once_with_sack);
     RUN(test_zero_window_persist_and_resume);
     RUN(test_keepalive_peer_gone);
     RUN(test_keepalive_peer_alive);
+    RUN(test_keepalive_enabled_when_established);
     RUN(test_nagle_coalesces_small_writes);
     RUN(test_nodelay_sends_at_once);
     RUN(test_urgent_data_in_band);
