@@ -52,12 +52,6 @@ static void step(struct mip_mac *m)
     }
 }
 
-static void resume(struct mip_mac *m)
-{
-    mip_mac_timer(m, MIP_MAC_STEP_CCA,
-                  (uint32_t)m->cfg.timing.turnaround_us + m->cfg.timing.cca_us);
-}
-
 /* Receivers still ACK a frame that asks, but the sender never waits. */
 static bool wait_ack(const struct mip_mac *m)
 {
@@ -70,7 +64,7 @@ static void noack(struct mip_mac *m)
     mip_mac_finish(m, MIP_MAC_TX_NOACK);
 }
 
-static const struct mip_mac_proto proto = { begin, step, resume, wait_ack, noack };
+static const struct mip_mac_proto proto = { begin, step, mip_mac_resume_cca, wait_ack, noack };
 
 const struct mip_mac_proto *mip_mac_proto_csma(void)
 {

@@ -57,14 +57,6 @@ static void step(struct mip_mac *m)
     }
 }
 
-/* Our ACK left the radio: it must turn around to listen, then assess the
- * channel afresh (NB and BE carry on). */
-static void resume(struct mip_mac *m)
-{
-    mip_mac_timer(m, MIP_MAC_STEP_CCA,
-                  (uint32_t)m->cfg.timing.turnaround_us + m->cfg.timing.cca_us);
-}
-
 static bool wait_ack(const struct mip_mac *m)
 {
     (void)m;
@@ -85,7 +77,7 @@ static void noack(struct mip_mac *m)
     mip_mac_timer(m, MIP_MAC_STEP_RETRY_DELAY, delay);
 }
 
-static const struct mip_mac_proto proto = { begin, step, resume, wait_ack, noack };
+static const struct mip_mac_proto proto = { begin, step, mip_mac_resume_cca, wait_ack, noack };
 
 const struct mip_mac_proto *mip_mac_proto_csma_ca(void)
 {

@@ -182,6 +182,12 @@ void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us)
     m->deadline = m->now + delay_us;
 }
 
+void mip_mac_resume_cca(struct mip_mac *m)
+{
+    mip_mac_timer(m, MIP_MAC_STEP_CCA,
+                  (uint32_t)m->cfg.timing.turnaround_us + m->cfg.timing.cca_us);
+}
+
 bool mip_mac_defer_if_busy(struct mip_mac *m)
 {
     if (m->radio_tx == MIP_MAC_RADIO_IDLE)

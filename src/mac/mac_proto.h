@@ -72,6 +72,10 @@ const struct mip_mac_proto *mip_mac_proto_nullmac(void);
 
 /* Enters ACCESS: `step` ends `delay_us` after m->now. */
 void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us);
+/* proto->resume of the carrier-sensing protocols: our ACK left the radio,
+ * which turns around to listen and then assesses the channel afresh (NB and
+ * BE carry on). */
+void mip_mac_resume_cca(struct mip_mac *m);
 /* True (and the MAC now in DEFER) when the radio is busy. */
 bool mip_mac_defer_if_busy(struct mip_mac *m);
 /* Hands the head frame to the radio now (DEFER when it is busy). */

@@ -127,6 +127,26 @@ static void test_syn_retransmission_backoff_and_timeout(void)
     free(a);
 }
 
+/* Connects the pair with max_retries set on the client's instance, then
+ * loses every client frame and writes 10 bytes: the set-up of the
+ * retransmission-limit tests. *rto is the RTO before the write, *una the
+ * sequence number of the 10 bytes. */
+static void connect_then_silence_client(struct pair *p, struct app *cli, struct app *srv,
+                                        struct mip_tcp_listener *l, uint8_t max_retries,
+                                        uint32_t *rto, uint32_t *una)
+{
+    struct mip_tcp *tcp = &p->side[0].tcp;
+    tcp->max_retries = max_retries;
+    rec_reset(0);
+    p->drop = rec_hook;
+    pair_connect(p, true, cli, srv, l);
+    rec_reset(0);
+    rec.drop[0] = true;             /* the client's frames are all lost */
+    *rto = tcp_rtt_rto(&cli->conn.rtt);
+    *una = cli->conn.snd_una;
+    CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"0123456789", 10), 10);
+}
+
 static void test_data_retransmission_backoff_and_timeout(void)
 {
     static struct pair p;
@@ -136,15 +156,8 @@ static void test_data_retransmission_backoff_and_timeout(void)
     uint32_t rto, una;
     unsigned i, data = 0;
     pair_init(&p, true);
-    rec_reset(0);
-    p.drop = rec_hook;
-    pair_connect(&p, true, cli, srv, &l);
-    rec_reset(0);
-    rec.drop[0] = true;             /* the client's frames are all lost */
-    rto = tcp_rtt_rto(&cli->conn.rtt);
+    connect_then_silence_client(&p, cli, srv, &l, MIP_TCP_MAX_RETRIES, &rto, &una);
     CHECK_EQ(rto, MIP_TCP_RTO_MIN_MS);   /* a 1 ms RTT gives the minimum */
-    una = cli->conn.snd_una;
-    CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"0123456789", 10), 10);
     pair_run(&p, 1, 600000);
     /* The segment, MIP_TCP_MAX_RETRIES copies, then the RST of giving up. */
     for (i = 0; i < rec.n; i++)
@@ -705,18 +718,11 @@ static void test_max_retries_runtime_limit(void)
     struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
     struct mip_tcp_listener l;
     struct mip_tcp *tcp = &p.side[0].tcp;
-    uint32_t una;
+    uint32_t rto, una;
     unsigned i, data = 0;
     pair_init(&p, true);
     CHECK_EQ(tcp->max_retries, MIP_TCP_MAX_RETRIES);
-    tcp->max_retries = 2;
-    rec_reset(0);
-    p.drop = rec_hook;
-    pair_connect(&p, true, cli, srv, &l);
-    rec_reset(0);
-    rec.drop[0] = true;
-    una = cli->conn.snd_una;
-    CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"0123456789", 10), 10);
+    connect_then_silence_client(&p, cli, srv, &l, 2, &rto, &una);
     pair_run(&p, 1, 600000);
     for (i = 0; i < rec.n; i++)
         if (rec.len[i] == 10 && rec.seq[i] == una)
@@ -748,15 +754,7 @@ static void test_max_retries_never_give_up(void)
     uint32_t rto, una;
     unsigned i, data = 0;
     pair_init(&p, true);
-    tcp->max_retries = 255;
-    rec_reset(0);
-    p.drop = rec_hook;
-    pair_connect(&p, true, cli, srv, &l);
-    rec_reset(0);
-    rec.drop[0] = true;
-    rto = tcp_rtt_rto(&cli->conn.rtt);
-    una = cli->conn.snd_una;
-    CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"0123456789", 10), 10);
+    connect_then_silence_client(&p, cli, srv, &l, 255, &rto, &una);
     pair_run_for(&p, 20u * 60u * 1000u);  /* 20 minutes */
     for (i = 0; i < rec.n; i++) {
         if (rec.len[i] == 10 && rec.seq[i] == una)
