@@ -223,8 +223,7 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     if (relay_on(nd)) {
         st = mip_relay_init(&nd->relay, &nd->stack, &sc->relay, 0);
         if (st != MIP_OK) {
-            snprintf(err, errlen, "relay: %s", st == MIP_ERR_UNSUPPORTED ?
-                     "this mode is not implemented yet" : mip_status_name(st));
+            snprintf(err, errlen, "relay: %s", mip_status_name(st));
             return false;
         }
     }

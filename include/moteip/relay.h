@@ -21,13 +21,21 @@
  *          a time like a buffered segment (backpressure at the sender,
  *          [T] III.A.4); mip_relay_backlog() feeds TCP's cwnd_hold_backlog.
  *          TSS assumes immediate ACKs (delack_ms 0) at the receiver.
- *   DTC    Dunkels et al., Distributed TCP Caching (thesis ch. 9.6).
- *   CCTRL  Buergi's cctrl module for Contiki.
- *
- * Implemented: the common core (flow table, slots, ACK regeneration,
- * overhearing) and TSS. DTC and CCTRL are not implemented yet:
- * mip_relay_init() answers UNSUPPORTED for them. This header carries their
- * parameters already so scenarios can name every one (docs/RELAY.md).
+ *   DTC    Dunkels et al., Distributed TCP Caching (thesis ch. 9.6, with
+ *          the SACK signalling of the Med-Hoc-Net version as summarised in
+ *          [B] 3.1.2 and [T] II.A): one cached segment per node, the highest
+ *          sequence number seen, locked when the link layer reports no ACK
+ *          for it; local retransmission on a local timeout (rto_mult * rtt
+ *          to the receiver) or when an ACK shows it missing; with dtc_sack
+ *          the retransmitting node writes the segment into the ACK's SACK
+ *          option so nodes upstream clear their copies, and drops the ACK
+ *          when no gap is left (ACK suppression).
+ *   CCTRL  Buergi's cctrl module for Contiki: one cached segment per
+ *          connection direction, RTO = n * rtt (EWMA alpha), one local
+ *          retransmission, ACK regeneration from the stored reverse header;
+ *          extensions keep (up to 3), drop (copies of the cached segment),
+ *          hop (RTO scaled by the hop distance to the receiver) and activity
+ *          (early retransmission when no frame was overheard for an rtt).
  *
  * Wiring, by whoever owns the node (the simulator, or firmware):
  *   mip_relay_init(r, stack, cfg)       also installs the IP forward and
@@ -78,6 +86,9 @@ struct mip_stack;
 #endif
 #ifndef MIP_RELAY_HISTORY
 #define MIP_RELAY_HISTORY 10u       /* TSS duplicate history entries */
+#endif
+#ifndef MIP_RELAY_ACTIVITY
+#define MIP_RELAY_ACTIVITY 20u      /* CCTRL: overheard-frame times kept ([B] 4.4.2) */
 #endif
 
 enum mip_relay_mode {
@@ -148,6 +159,14 @@ void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode);
     X(overheard)           /* overheard frames that named a tracked flow */  \
     X(src_held)            /* own segments queued at the source (TSS \
                               backpressure at the sender end point) */     \
+    X(locked)              /* DTC: cached segments locked (no link ACK) */    \
+    X(replaced)            /* DTC: an unlocked cached segment overwritten \
+                              by one with a higher sequence number */      \
+    X(sack_added)          /* DTC: ACKs forwarded with a SACK block added \
+                              for the segment this node resent */          \
+    X(early_rexmits)       /* CCTRL activity: sent at 2/3 of the RTO on a \
+                              quiet channel */                             \
+    X(activity_frames)     /* CCTRL activity: overheard frames counted */   \
     X(send_failed)         /* relay transmissions refused by IP (no route, \
                               no buffer, too big) */                         \
     X(ignored)             /* datagrams passed untouched: not understood \
@@ -180,6 +199,8 @@ enum mip_relay_stat {
 #define MIP_RELAY_F_RTT_HS   0x0400u  /* the running measurement is the handshake's */
 #define MIP_RELAY_F_RTT_SYN  0x0800u  /* rtt_q8 is the handshake's sample only: the
                                          first data sample replaces it */
+#define MIP_RELAY_F_SACKOK   0x1000u  /* SACK-permitted seen on this direction's SYN */
+#define MIP_RELAY_F_HOPS     0x2000u  /* hops holds a hop distance to dst */
 
 /* One direction of one TCP connection, data flowing src -> dst. Sequence
  * numbers are "next byte" values (exclusive ends), compared modulo 2^32. */
@@ -213,6 +234,9 @@ struct mip_relay_flow {
                                      retransmission, reset by an RTT sample */
     uint8_t  ack_shift;           /* ACK timeout backoff: doubled per ACK
                                      recovery, reset by a clean sample */
+    uint8_t  hops;                /* CCTRL hop: hop distance to dst, from the
+                                     TTL of dst's datagrams (F_HOPS) */
+    uint8_t  dupacks;             /* DTC: ACKs in a row with ack == cached seq */
 };
 
 /* Slot kinds (mip_relay_slot.used). */
@@ -230,6 +254,7 @@ struct mip_relay_slot {
     uint8_t  unsent;              /* CACHE: forward_delayed, not sent yet */
     uint8_t  timer_on;            /* deadline is armed */
     uint8_t  locked;              /* DTC: no link ACK for it */
+    uint32_t stored_at;           /* ms, when it was cached (or last sent) */
     uint16_t seg_len;             /* TCP payload bytes + 1 for a FIN */
     uint32_t seq;                 /* first sequence number */
     uint32_t deadline;            /* ms */
@@ -250,6 +275,9 @@ struct mip_relay {
     struct mip_relay_slot slots[MIP_RELAY_SLOTS];
     struct mip_relay_hist hist[MIP_RELAY_HISTORY];
     uint8_t  hist_next;
+    uint8_t  activity_next;       /* CCTRL: next entry of activity[] */
+    uint8_t  activity_count;      /* CCTRL: entries used (<= MIP_RELAY_ACTIVITY) */
+    uint32_t activity[MIP_RELAY_ACTIVITY];  /* ms of the latest overheard frames */
     uint32_t now;                 /* ms of the last call */
     uint32_t stats[MIP_RELAY_STAT_COUNT];
 };
@@ -260,7 +288,7 @@ struct mip_relay {
  * forwarded ones (backpressure at the sender, [T] III.A.4) and sees the
  * ACKs that come back for them. cfg NULL: the TSS defaults. INVALID for an
  * unknown mode, a multiplier or alpha of 0, rtt_init_ms or
- * idle_timeout_s of 0; UNSUPPORTED for DTC and CCTRL (not implemented yet).
+ * idle_timeout_s of 0.
  * On an error *r is left unused and the hook is not touched. */
 mip_status mip_relay_init(struct mip_relay *r, struct mip_stack *stack,
                           const struct mip_relay_config *cfg, uint32_t now_ms);
@@ -269,13 +297,16 @@ mip_status mip_relay_init(struct mip_relay *r, struct mip_stack *stack,
  * radio netif `netif`. TSS reads it as an implicit ACK when its MAC source
  * is this node's next hop towards the datagram's destination: data
  * forwarded by the successor, or an ACK forwarded on by the upstream
- * neighbour. Anything else is ignored; any bytes are safe. */
+ * neighbour. CCTRL with activity counts every such frame, whatever it
+ * carries (the MAC proxy of [B] 4.4.1). Anything else is ignored; any
+ * bytes are safe. */
 void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
                          size_t len, uint32_t now_ms);
 
-/* The outcome of a frame this node sent: ok = link ACK received (or no ACK
- * was asked for). DTC locks a cached segment on !ok; TSS ignores it (it
- * assumes a MAC without link ACKs), so for now this only keeps the time. */
+/* The outcome of a frame this node sent (MPDU without FCS): ok = link ACK
+ * received (or no ACK was asked for), after the MAC's own retries. DTC
+ * locks its cached segment when the frame carried it and !ok; TSS and
+ * CCTRL ignore it (they take no feedback from the link layer). */
 void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
                            size_t len, bool ok, uint32_t now_ms);
 

@@ -70,8 +70,6 @@ static mip_status check_config(const struct mip_relay_config *c)
     if (c->rto_mult_q8 == 0u || c->alpha_q8 == 0u ||
         c->ack_gamma_q8 == 0u || c->rtt_init_ms == 0u || c->idle_timeout_s == 0u)
         return MIP_ERR_INVALID;
-    if (c->mode == MIP_RELAY_DTC || c->mode == MIP_RELAY_CCTRL)
-        return MIP_ERR_UNSUPPORTED;   /* not implemented yet (docs/RELAY.md) */
     return MIP_OK;
 }
 
@@ -584,6 +582,10 @@ static enum mip_fwd_verdict relay_hook(void *ctx, struct mip_stack *s, uint8_t i
     switch (r->cfg.mode) {
     case MIP_RELAY_TSS:
         return tss_forward(r, &seg, pkt);
+    case MIP_RELAY_DTC:
+        return dtc_forward(r, &seg, pkt);
+    case MIP_RELAY_CCTRL:
+        return cctrl_forward(r, &seg, pkt);
     default:
         RSTAT(r, ignored);
         return MIP_FWD_PASS;
@@ -659,27 +661,27 @@ static bool from_next_hop(const struct mip_relay *r, uint8_t netif, const struct
     return false;
 }
 
-void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
-                         size_t len, uint32_t now_ms)
+/* The TCP segment at the start of a frame's datagram (a frame this node
+ * heard or sent), and the frame's link source. Only the start of a long
+ * datagram is in the frame: its header is made to announce what is present
+ * so the codecs parse it, and the segment's length is taken from what it
+ * announced. The checksum cannot be checked on a part: frames with a bad
+ * FCS never get here, and nothing is sent on the strength of these bytes
+ * alone. */
+static mip_status peek_seg(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
+                           size_t len, struct rly_seg *seg, struct mip_802154_addr *link_src)
 {
     uint8_t buf[RLY_PEEK_MAX];
     struct mip_lowpan_peek pk;
-    struct rly_seg seg;
     size_t real, n;
+    mip_status st;
 
-    if (r == NULL || r->stack == NULL || frame == NULL)
-        return;
-    r->now = now_ms;
-    if (r->cfg.mode != MIP_RELAY_TSS)
-        return;
-    if (mip_lowpan_peek_frame(r->stack, netif, frame, len, buf, sizeof(buf), &pk) != MIP_OK)
-        return;
+    st = mip_lowpan_peek_frame(r->stack, netif, frame, len, buf, sizeof(buf), &pk);
+    if (st != MIP_OK)
+        return st;
     n = pk.ip_len;
     if (n < 1u || n > sizeof(buf))
-        return;
-    /* Only the start of a long datagram is here: make its header announce
-     * what is present so the codecs parse it, and take the length of the
-     * segment from what it announced. */
+        return MIP_ERR_MALFORMED;
     real = pk.dgram_len;
     if (real > n) {
         if ((buf[0] >> 4) == 4u && n >= MIP_IPV4_HDR_LEN && real == mip_rd16(buf + 2))
@@ -688,13 +690,33 @@ void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *fram
                  real == MIP_IPV6_HDR_LEN + (size_t)mip_rd16(buf + 4))
             mip_wr16(buf + 4, (uint16_t)(n - MIP_IPV6_HDR_LEN));
         else
-            return;
+            return MIP_ERR_MALFORMED;
     } else {
         real = 0;             /* whole: the header's own length */
     }
-    if (rly_parse(buf, n, real, false, &seg) != MIP_OK)
+    if (link_src != NULL)
+        *link_src = pk.link_src;
+    return rly_parse(buf, n, real, false, seg);
+}
+
+void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
+                         size_t len, uint32_t now_ms)
+{
+    struct mip_802154_addr link_src;
+    struct rly_seg seg;
+
+    if (r == NULL || r->stack == NULL || frame == NULL)
         return;
-    if (!from_next_hop(r, netif, &seg, &pk.link_src))
+    r->now = now_ms;
+    if (r->cfg.mode == MIP_RELAY_CCTRL) {
+        cctrl_overheard_frame(r, now_ms);
+        return;
+    }
+    if (r->cfg.mode != MIP_RELAY_TSS)
+        return;
+    if (peek_seg(r, netif, frame, len, &seg, &link_src) != MIP_OK)
+        return;
+    if (!from_next_hop(r, netif, &seg, &link_src))
         return;
     tss_overheard(r, &seg);
 }
@@ -702,12 +724,15 @@ void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *fram
 void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
                            size_t len, bool ok, uint32_t now_ms)
 {
-    (void)netif;
-    (void)frame;
-    (void)len;
-    (void)ok;
-    if (r != NULL)
-        r->now = now_ms;
+    struct rly_seg seg;
+    if (r == NULL || r->stack == NULL || frame == NULL)
+        return;
+    r->now = now_ms;
+    if (r->cfg.mode != MIP_RELAY_DTC)
+        return;
+    if (peek_seg(r, netif, frame, len, &seg, NULL) != MIP_OK)
+        return;
+    dtc_link_status(r, &seg, ok);
 }
 
 uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms)
@@ -717,9 +742,19 @@ uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms)
     if (r == NULL || r->stack == NULL)
         return MIP_POLL_IDLE;
     r->now = now_ms;
-    if (r->cfg.mode != MIP_RELAY_TSS)
+    switch (r->cfg.mode) {
+    case MIP_RELAY_TSS:
+        next = tss_poll(r, now_ms);
+        break;
+    case MIP_RELAY_DTC:
+        next = dtc_poll(r, now_ms);
+        break;
+    case MIP_RELAY_CCTRL:
+        next = cctrl_poll(r, now_ms);
+        break;
+    default:
         return MIP_POLL_IDLE;
-    next = tss_poll(r, now_ms);
+    }
     /* Idle flows, and closed ones once nothing of theirs is cached. */
     idle_ms = (uint32_t)r->cfg.idle_timeout_s * 1000u;
     for (i = 0; i < MIP_RELAY_FLOWS; i++) {

@@ -1,7 +1,8 @@
 /*
  * Internal interfaces between the files of src/relay: the core (relay.c:
  * parsing, flow table, slots, history, RTT arithmetic, the ACK builder,
- * sending) and the mechanisms (tss.c). Not part of the public API.
+ * sending) and the mechanisms (tss.c, dtc.c, cctrl.c). Not part of the
+ * public API.
  */
 #ifndef MOTEIP_RELAY_INTERNAL_H
 #define MOTEIP_RELAY_INTERNAL_H
@@ -118,6 +119,20 @@ enum mip_fwd_verdict tss_local_out(struct mip_relay *r, const struct rly_seg *se
                                    const uint8_t *pkt);
 void     tss_local_in(struct mip_relay *r, const struct rly_seg *seg);
 uint32_t tss_poll(struct mip_relay *r, uint32_t now);
+
+/* --- DTC (dtc.c) ------------------------------------------------------- */
+enum mip_fwd_verdict dtc_forward(struct mip_relay *r, const struct rly_seg *seg,
+                                 const uint8_t *pkt);
+/* A frame this node sent carried seg; ok: the link layer saw it ACKed. */
+void     dtc_link_status(struct mip_relay *r, const struct rly_seg *seg, bool ok);
+uint32_t dtc_poll(struct mip_relay *r, uint32_t now);
+
+/* --- CCTRL (cctrl.c) --------------------------------------------------- */
+enum mip_fwd_verdict cctrl_forward(struct mip_relay *r, const struct rly_seg *seg,
+                                   const uint8_t *pkt);
+/* Any frame heard addressed to another node (the activity extension). */
+void     cctrl_overheard_frame(struct mip_relay *r, uint32_t now);
+uint32_t cctrl_poll(struct mip_relay *r, uint32_t now);
 
 #endif /* MIP_CONF_FORWARD */
 #endif

@@ -32,7 +32,6 @@ def relay_sum(res: dict, counter: str) -> int:
 
 
 @pytest.mark.parametrize("change,key,expect", [
-    (lambda s: s["relay"].update(mode="dtc"), "", "relay: this mode is not implemented yet"),
     (lambda s: s["relay"].update(mode="fast"), "relay.mode",
      'expected one of "off", "tss", "dtc", "cctrl", got "fast"'),
     (lambda s: s["relay"].pop("mode"), "relay.mode", "missing; expected one of"),
@@ -40,7 +39,7 @@ def relay_sum(res: dict, counter: str) -> int:
     (lambda s: s["relay"].update(rto_mult=0), "relay.rto_mult", "expected a number in [0.25, 16], got 0"),
     (lambda s: s["relay"].update(max_local_rexmit=99), "relay.max_local_rexmit",
      "expected an integer in [0, 15], got 99"),
-], ids=["dtc-not-yet", "bad-mode", "no-mode", "unknown-key", "zero-mult", "rexmit-range"])
+], ids=["bad-mode", "no-mode", "unknown-key", "zero-mult", "rexmit-range"])
 def test_relay_scenario_errors(tmp_path, change, key, expect):
     sc = copy.deepcopy(tss_chain("tss", 0))
     change(sc)
