@@ -1,13 +1,14 @@
 /*
- * libFuzzer harness: the relay (src/relay/, TSS) on one forwarding node.
+ * libFuzzer harness: the relay (src/relay/: TSS, DTC, CCTRL) on one
+ * forwarding node.
  *
  * The node (short address 5, 10.0.0.5 / fd00::ff:fe00:5) has one RAW_IP
  * radio netif with a 12-byte link header; 10.0.2.0/24 and fd02::/64 are
  * reached through short 4 (the successor), 10.0.1.0/24 and fd01::/64
- * through short 6 (the upstream neighbour). A struct mip_relay in TSS mode
- * (config from the first input byte) sits on its forward hook.
+ * through short 6 (the upstream neighbour). A struct mip_relay (mode and
+ * config from the first two input bytes) sits on its forward hook.
  *
- * Input: [config byte] then at most 64 operations, `op % 6`:
+ * Input: [config byte][mode byte] then at most 64 operations, `op % 7`:
  *   0  [sel][len16][bytes]   bytes as an IP datagram in a frame from short 4
  *                            (sel bit 0) or 6 to us: the forward hook path
  *   1  [sel][len16][bytes]   the same, overheard: from short 4 / 6 / 9 to 3
@@ -16,6 +17,9 @@
  *                            the node polled at every deadline on the way
  *   4  [7 bytes]             a well-formed TCP segment (fields below), input
  *   5  [7 bytes]             the same, overheard from the next hop it names
+ *   6  [7 bytes][ok]         the same segment, as a frame this node sent to
+ *                            the next hop it names, reported by the link
+ *                            layer as ACKed (ok bit 0) or not
  * Segment bytes: b0 bit 0 IPv6, bit 1 D -> S, bits 2-3 source port
  * 1000 + n, bits 4-7 flags (table `seg_flags`); b1-b2 seq offset, b3-b4
  * ack offset (from 1000 / 5000); b5 payload length (& 63), bits 6-7 the
@@ -26,6 +30,8 @@
  * bit 4 forward_delay 0, bit 5 alpha 1/4, bit 6 rto_min 1 ms, bit 7: op 0
  * with sel bit 1 offers its bytes to the local hook as the node's own
  * outbound datagram instead (TSS at the source).
+ * Mode byte: bits 0-1 mode (1 DTC, 2 CCTRL, else TSS), bit 2 DTC without
+ * SACK signalling, bits 3-6 the CCTRL extensions keep, drop, hop, activity.
  * MOTEIP_FUZZ_VERBOSE=1 prints the relay's counters at the end of a run.
  *
  * What traps, besides ASan/UBSan:
@@ -36,8 +42,8 @@
  *    was wrong (the fuzz build does not verify received checksums);
  *  - after every operation: slots and flows within their bounds, each slot
  *    naming a used flow, at most one cache and one buffer per flow, slot
- *    lengths within MIP_RELAY_DGRAM_MAX; poll's delay is not 0 twice in a
- *    row at the same time;
+ *    lengths within MIP_RELAY_DGRAM_MAX; DTC holds at most one segment;
+ *    poll's delay is not 0 twice in a row at the same time;
  *  - at the end, after every timer ran out: no flow, no slot, no packet
  *    buffer left.
  */
@@ -217,6 +223,13 @@ static void check_relay(void)
                   "flows %u and %u are the same direction", i, j);
     }
     CHECK(H.r.hist_next < MIP_RELAY_HISTORY, "history index %u", H.r.hist_next);
+    if (H.r.cfg.mode == MIP_RELAY_DTC) {
+        for (i = 0, j = 0; i < MIP_RELAY_SLOTS; i++)
+            j += H.r.slots[i].used != MIP_RELAY_SLOT_FREE;
+        CHECK(j <= 1u, "DTC holds %u segments", j);
+    }
+    CHECK(H.r.activity_count <= MIP_RELAY_ACTIVITY && H.r.activity_next < MIP_RELAY_ACTIVITY,
+          "activity ring %u/%u", H.r.activity_count, H.r.activity_next);
 }
 
 static uint32_t poll_checked(void)
@@ -355,7 +368,7 @@ static void add_route(const char *prefix, uint8_t plen, const char *gw)
     CHECK(mip_route_add(&H.s, &p, plen, &g, 0) == MIP_OK, "route add %s", prefix);
 }
 
-static void setup(uint8_t cfgb)
+static void setup(uint8_t cfgb, uint8_t modeb)
 {
     static const uint8_t seed[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
     struct mip_stack_config sc;
@@ -384,7 +397,13 @@ static void setup(uint8_t cfgb)
     add_route("10.0.1.0", 24, "10.0.0.6");
     add_route("fd02::", 64, "fd00::ff:fe00:4");
     add_route("fd01::", 64, "fd00::ff:fe00:6");
-    mip_relay_config_default(&rc, MIP_RELAY_TSS);
+    mip_relay_config_default(&rc, (modeb & 3u) == 1u ? MIP_RELAY_DTC :
+                                  (modeb & 3u) == 2u ? MIP_RELAY_CCTRL : MIP_RELAY_TSS);
+    rc.dtc_sack = rc.mode == MIP_RELAY_DTC && !(modeb & 4u);
+    rc.cc_keep = (modeb & 8u) != 0u;
+    rc.cc_drop = (modeb & 0x10u) != 0u;
+    rc.cc_hop = (modeb & 0x20u) != 0u;
+    rc.cc_activity = (modeb & 0x40u) != 0u;
     rc.max_local_rexmit = cfgb & 7u;
     rc.tss_backpressure = !(cfgb & 8u);
     if (cfgb & 0x10u)
@@ -416,13 +435,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint8_t fr[400], pkt[300];
-    size_t pos = 1, fl, len;
+    size_t pos = 2, fl, len;
     unsigned ops = 0, i;
-    if (size < 1)
+    if (size < 2)
         return 0;
-    setup(data[0]);
+    setup(data[0], data[1]);
     while (pos < size && ops++ < MAX_OPS) {
-        uint8_t op = data[pos++] % 6u;
+        uint8_t op = data[pos++] % 7u;
         uint8_t b[7] = {0};
         int rev;
         switch (op) {
@@ -479,6 +498,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 note_input(pkt, len);
                 fl = mk_frame(fr, sizeof(fr), rev ? 4 : 6, 5, pkt, len);
                 input_frame(fr, fl);
+            } else if (op == 6) {
+                /* this node sent it to the next hop; the link layer reports */
+                uint8_t ok = pos < size ? data[pos++] : 0;
+                len = mk_seg(pkt, b, 63, &rev);
+                fl = mk_frame(fr, sizeof(fr), 5, rev ? 6 : 4, pkt, len);
+                mip_relay_link_status(&H.r, 0, fr, fl, (ok & 1u) != 0u, H.now);
+                check_relay();
             } else {
                 /* the next hop forwards it on: towards D it is 4, towards S 6 */
                 uint16_t who;

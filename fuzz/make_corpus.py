@@ -1118,8 +1118,12 @@ def lowpan_seeds():
     return s
 
 # --- fuzz_relay_input --------------------------------------------------------
-# [config byte] then operations (see fuzz/fuzz_relay_input.c): op 4 / 5 a
-# well-formed segment input / overheard from the next hop, op 3 time.
+# [config byte][mode byte] then operations (see fuzz/fuzz_relay_input.c):
+# op 4 / 5 a well-formed segment input / overheard from the next hop, op 6
+# the link layer's report on one this node sent, op 3 time.
+
+R_TSS, R_DTC, R_CCTRL = 0x00, 0x01, 0x02
+R_KEEP, R_DROP, R_HOP, R_ACTIVITY = 0x08, 0x10, 0x20, 0x40
 
 R_ACK, R_PSH, R_SYN, R_SYNACK, R_FIN, R_RST = 0, 1, 4, 5, 6, 7
 
@@ -1132,6 +1136,9 @@ def r_seg(flags, seq=0, ack=0, plen=0, ident=0, v6=False, rev=False, port=0,
 
 def r_time(t):
     return bytes([3, t])
+
+def r_link(flags, seq=0, ack=0, plen=0, ident=0, v6=False, ok=False):
+    return bytes([6]) + r_seg(flags, seq, ack, plen, ident, v6=v6)[1:] + bytes([1 if ok else 0])
 
 def r_raw_input(ip, from_succ=False):
     return bytes([0, 1 if from_succ else 0]) + struct.pack(">H", len(ip)) + ip
@@ -1146,7 +1153,7 @@ def relay_seeds():
     seeds = {}
     for v6 in (False, True):
         fam = "v6" if v6 else "v4"
-        seeds["relay-tss-" + fam] = bytes([0x04]) + (
+        seeds["relay-tss-" + fam] = bytes([0x04, R_TSS]) + (
             r_handshake(v6) +
             r_seg(R_PSH, 1, 1, 40, 2, v6=v6) +              # forwarded, cached
             r_seg(R_PSH, 41, 1, 40, 3, v6=v6) +             # buffered
@@ -1163,7 +1170,7 @@ def relay_seeds():
             r_seg(R_FIN, 121, 1, 0, 9, v6=v6) +
             r_seg(R_FIN, 1, 122, 0, 10, v6=v6, rev=True) +
             r_seg(R_ACK, 122, 2, 0, 11, v6=v6))
-        seeds["relay-giveup-" + fam] = bytes([0x02]) + (
+        seeds["relay-giveup-" + fam] = bytes([0x02, R_TSS]) + (
             r_handshake(v6) + r_seg(R_PSH, 1, 1, 30, 2, v6=v6) +
             b"".join(r_time(40) for _ in range(6)) +
             r_seg(R_PSH, 1, 1, 30, 2, v6=v6) +              # a copy: history
@@ -1173,13 +1180,39 @@ def relay_seeds():
         for v6 in (False, True):
             many += r_handshake(v6, port) + r_seg(R_PSH, 1, 1, 20, port, v6=v6, port=port)
             many += r_seg(R_PSH, 21, 1, 20, port + 8, v6=v6, port=port)
-    seeds["relay-many-flows"] = bytes([0x14]) + many + r_time(250)
-    seeds["relay-rst"] = bytes([0x0c]) + r_handshake() + r_seg(R_PSH, 1, 1, 10, 2) + \
+    seeds["relay-many-flows"] = bytes([0x14, R_TSS]) + many + r_time(250)
+    seeds["relay-rst"] = bytes([0x0c, R_TSS]) + r_handshake() + r_seg(R_PSH, 1, 1, 10, 2) + \
         r_seg(R_RST, 11, 0, 0, 3) + r_seg(R_PSH, 11, 1, 10, 4)
     syn = ipv4(v4("10.0.1.10"), v4("10.0.2.10"), 6,
                tcp(v4("10.0.1.10"), v4("10.0.2.10"), 1000, 80, 0x02, seq=999))
-    seeds["relay-raw-ip"] = bytes([0x04]) + r_raw_input(syn) + \
+    seeds["relay-raw-ip"] = bytes([0x04, R_TSS]) + r_raw_input(syn) + \
         r_raw_input(syn[:30]) + r_raw_input(b"\x45" + bytes(40))
+    for v6 in (False, True):
+        fam = "v6" if v6 else "v4"
+        seeds["relay-dtc-" + fam] = bytes([0x04, R_DTC]) + (
+            r_handshake(v6) +
+            r_seg(R_PSH, 1, 1, 40, 2, v6=v6) +              # cached, pending
+            r_link(R_PSH, 1, 1, 40, 2, v6=v6, ok=True) +    # unlocked
+            r_seg(R_PSH, 41, 1, 40, 3, v6=v6) +             # replaces it
+            r_link(R_PSH, 41, 1, 40, 3, v6=v6) +            # locked
+            r_seg(R_PSH, 81, 1, 40, 4, v6=v6) +             # not cached
+            r_seg(R_ACK, 1, 41, 0, 5, v6=v6, rev=True) +    # names it
+            r_seg(R_ACK, 1, 41, 0, 6, v6=v6, rev=True) +    # dup: resent, dropped
+            r_time(250) +                                   # the lock's timer
+            r_seg(R_ACK, 1, 121, 0, 7, v6=v6, rev=True) +   # clears it
+            r_seg(R_PSH, 41, 1, 40, 8, v6=v6) +             # regenerated ACK
+            r_seg(R_RST, 121, 0, 0, 9, v6=v6))
+        seeds["relay-cctrl-" + fam] = bytes([0x03, R_CCTRL | R_KEEP | R_DROP | R_HOP | R_ACTIVITY]) + (
+            r_handshake(v6) +
+            r_seg(R_PSH, 1, 1, 16, 2, v6=v6) +              # cached
+            r_seg(R_PSH, 1, 1, 16, 3, v6=v6) +              # drop: a copy
+            r_seg(R_PSH, 1, 1, 16, 4, v6=v6, overheard=True, other=True) +  # activity
+            r_time(201) + r_time(201) +                     # early, then full RTO
+            r_seg(R_ACK, 1, 17, 0, 5, v6=v6, rev=True) +    # clears, samples
+            r_seg(R_PSH, 1, 1, 16, 6, v6=v6) +              # regenerated ACK
+            r_seg(R_PSH, 17, 1, 16, 7, v6=v6) +
+            b"".join(r_time(202) for _ in range(5)) +       # keep: 3 then gone
+            r_seg(R_FIN, 33, 1, 0, 8, v6=v6))
     return seeds
 
 # --- output -----------------------------------------------------------------

@@ -201,6 +201,7 @@ enum mip_relay_stat {
                                          first data sample replaces it */
 #define MIP_RELAY_F_SACKOK   0x1000u  /* SACK-permitted seen on this direction's SYN */
 #define MIP_RELAY_F_HOPS     0x2000u  /* hops holds a hop distance to dst */
+#define MIP_RELAY_F_TS       0x4000u  /* ts_latest is valid */
 
 /* One direction of one TCP connection, data flowing src -> dst. Sequence
  * numbers are "next byte" values (exclusive ends), compared modulo 2^32. */
@@ -224,6 +225,12 @@ struct mip_relay_flow {
     uint32_t rtt_q8;              /* EWMA, ms * 256 */
     uint32_t ackfwd_q8;           /* TSS: EWMA of the ACK forwarding time, ms * 256 */
     uint32_t last_used;           /* ms, for idle eviction and LRU */
+    uint32_t ts_latest;           /* the newest TSval forwarded with data in
+                                     this direction (F_TS): a local
+                                     retransmission carries it, or the
+                                     receiver's PAWS check (RFC 7323) would
+                                     drop a copy older than an end-to-end
+                                     retransmission it has seen since */
     /* dst's last ACK (the one carrying `acked`) as a pure ACK: IP header
      * (IPv4 20 bytes, no options / IPv6 40, no extension headers), TCP
      * header, and NOP NOP TIMESTAMP when dst sent timestamps. Its TTL /

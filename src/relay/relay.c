@@ -51,8 +51,9 @@ void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode)
         cfg->rtt_init_ms = 667u;      /* first RTO 3 * 667 = 2 s */
         break;
     case MIP_RELAY_DTC:
-        cfg->max_local_rexmit = 4u;
+        cfg->max_local_rexmit = 4u;   /* [D] gives no limit: TSS's */
         cfg->rto_mult_q8 = 384u;      /* 1.5 * rtt ([T] II.A) */
+        cfg->dtc_sack = true;         /* the Med-Hoc-Net version ([B] 3.1.2) */
         break;
     default:                          /* TSS, OFF */
         cfg->max_local_rexmit = 4u;   /* [T] III.A.2 */
@@ -181,6 +182,15 @@ mip_status rly_parse(const uint8_t *buf, size_t len, size_t real_len, bool verif
         out->ts_val = to.ts_val;
         out->ts_ecr = to.ts_ecr;
     }
+    out->sack_perm = (to.present & MIP_TCP_HAS_SACK_PERM) != 0u;
+    if (to.present & MIP_TCP_HAS_SACK) {
+        out->sack_count = to.sack_count > MIP_TCP_SACK_MAX ? MIP_TCP_SACK_MAX : to.sack_count;
+        memcpy(out->sack, to.sack, sizeof(out->sack));
+    }
+    /* Anything else the codec does not keep (MSS and window scale only
+     * matter on a SYN, which is never rewritten) makes the area longer
+     * than its re-emitted form. */
+    out->opts_known = (uint8_t)((size_t)(th.hdr_len - MIP_TCP_HDR_LEN) <= mip_tcp_opts_len(&to));
     return MIP_OK;
 }
 
@@ -308,6 +318,55 @@ void rly_slot_free(struct mip_relay *r, int si)
     r->slots[si].dgram_len = 0;
 }
 
+/* The segment's timestamp option, when it has one: offset of TSval in the
+ * datagram (0: none). */
+static size_t tsval_offset(const uint8_t *d, const struct rly_seg *seg)
+{
+    size_t i = (size_t)seg->l3_len + MIP_TCP_HDR_LEN, end = (size_t)seg->l3_len + seg->tcp_hdr_len;
+    while (i < end) {
+        uint8_t kind = d[i];
+        if (kind == MIP_TCP_OPT_EOL)
+            break;
+        if (kind == MIP_TCP_OPT_NOP) {
+            i++;
+            continue;
+        }
+        if (i + 1u >= end || d[i + 1] < 2u || i + d[i + 1] > end)
+            break;
+        if (kind == MIP_TCP_OPT_TIMESTAMP && d[i + 1] == 10u)
+            return i + 2u;
+        i += d[i + 1];
+    }
+    return 0;
+}
+
+mip_status rly_slot_resend(struct mip_relay *r, int si)
+{
+    struct mip_relay_slot *sl = &r->slots[si];
+    const struct mip_relay_flow *f = &r->flows[sl->flow];
+    struct rly_seg seg;
+    size_t off, l3;
+    uint32_t sum;
+
+    RSTAT(r, local_rexmits);
+    if ((f->flags & MIP_RELAY_F_TS) &&
+        rly_parse(sl->dgram, sl->dgram_len, 0, false, &seg) == MIP_OK && seg.has_ts &&
+        rly_seq_lt(seg.ts_val, f->ts_latest) && (off = tsval_offset(sl->dgram, &seg)) != 0u) {
+        l3 = seg.l3_len;
+        mip_wr32(sl->dgram + off, f->ts_latest);
+        mip_wr16(sl->dgram + l3 + 16, 0);
+        if (seg.src.family == MIP_AF_INET)
+            sum = mip_cksum_pseudo4(seg.src.bytes, seg.dst.bytes, MIP_IPPROTO_TCP,
+                                    (uint16_t)(sl->dgram_len - l3));
+        else
+            sum = mip_cksum_pseudo6(seg.src.bytes, seg.dst.bytes, MIP_IPPROTO_TCP,
+                                    (uint32_t)(sl->dgram_len - l3));
+        sum = mip_cksum_add(sum, sl->dgram + l3, sl->dgram_len - l3);
+        mip_wr16(sl->dgram + l3 + 16, mip_cksum_finish(sum));
+    }
+    return rly_send(r, sl->dgram, sl->dgram_len);
+}
+
 /* --- history -------------------------------------------------------------- */
 
 /* IPv6 datagrams with flow label 0 carry no per-packet identity: a copy of
@@ -387,7 +446,7 @@ void rly_ackfwd_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t m
     }
 }
 
-static uint32_t rtt_ms(const struct mip_relay *r, const struct mip_relay_flow *f)
+uint32_t rly_rtt_ms(const struct mip_relay *r, const struct mip_relay_flow *f)
 {
     uint32_t ms = (f->flags & MIP_RELAY_F_RTT_OK) ? f->rtt_q8 >> 8 : r->cfg.rtt_init_ms;
     return ms > RLY_TIME_MAX_MS ? RLY_TIME_MAX_MS : ms;
@@ -406,7 +465,7 @@ static uint32_t scaled(uint32_t ms, uint16_t mult_q8, uint16_t min_ms)
 
 uint32_t rly_rto(const struct mip_relay *r, const struct mip_relay_flow *f)
 {
-    uint32_t t = scaled(rtt_ms(r, f), r->cfg.rto_mult_q8, r->cfg.rto_min_ms);
+    uint32_t t = scaled(rly_rtt_ms(r, f), r->cfg.rto_mult_q8, r->cfg.rto_min_ms);
     /* Karn's backoff (ours): doubled per local retransmission until the
      * next valid sample, so a too short rtt can still be measured */
     t <<= (f->rto_shift > 4u ? 4u : f->rto_shift);
@@ -417,7 +476,7 @@ uint32_t rly_rto(const struct mip_relay *r, const struct mip_relay_flow *f)
  * stands in for it (an interpretation: [T] gives no initial value). */
 uint32_t rly_ack_timeout(const struct mip_relay *r, const struct mip_relay_flow *f)
 {
-    uint32_t ms = (f->flags & MIP_RELAY_F_ACKFWD_OK) ? f->ackfwd_q8 >> 8 : rtt_ms(r, f);
+    uint32_t ms = (f->flags & MIP_RELAY_F_ACKFWD_OK) ? f->ackfwd_q8 >> 8 : rly_rtt_ms(r, f);
     if (ms > RLY_TIME_MAX_MS)
         ms = RLY_TIME_MAX_MS;
     /* backoff (ours): a too short estimate can still be measured */
@@ -565,11 +624,24 @@ mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len)
 
 /* --- entry points --------------------------------------------------------- */
 
+/* Keeps the newest TSval that went downstream with data (rly_slot_resend). */
+static void note_ts(struct mip_relay *r, const struct rly_seg *seg)
+{
+    int fi;
+    if (!seg->has_ts || seg->seg_len == 0u || (fi = rly_flow_of(r, seg)) < 0)
+        return;
+    if (!(r->flows[fi].flags & MIP_RELAY_F_TS) || rly_seq_gt(seg->ts_val, r->flows[fi].ts_latest)) {
+        r->flows[fi].ts_latest = seg->ts_val;
+        r->flows[fi].flags |= MIP_RELAY_F_TS;
+    }
+}
+
 static enum mip_fwd_verdict relay_hook(void *ctx, struct mip_stack *s, uint8_t in_netif,
                                        uint8_t out_netif, uint8_t *pkt, size_t len)
 {
     struct mip_relay *r = ctx;
     struct rly_seg seg;
+    enum mip_fwd_verdict v;
     (void)in_netif;
     (void)out_netif;
     if (r == NULL || s == NULL || s != r->stack)
@@ -581,15 +653,20 @@ static enum mip_fwd_verdict relay_hook(void *ctx, struct mip_stack *s, uint8_t i
     }
     switch (r->cfg.mode) {
     case MIP_RELAY_TSS:
-        return tss_forward(r, &seg, pkt);
+        v = tss_forward(r, &seg, pkt);
+        break;
     case MIP_RELAY_DTC:
-        return dtc_forward(r, &seg, pkt);
+        v = dtc_forward(r, &seg, pkt);
+        break;
     case MIP_RELAY_CCTRL:
-        return cctrl_forward(r, &seg, pkt);
+        v = cctrl_forward(r, &seg, pkt);
+        break;
     default:
         RSTAT(r, ignored);
         return MIP_FWD_PASS;
     }
+    note_ts(r, &seg);
+    return v;
 }
 
 static enum mip_fwd_verdict local_hook(void *ctx, struct mip_stack *s, bool out, uint8_t netif,

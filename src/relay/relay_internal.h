@@ -13,6 +13,7 @@
 
 #include "moteip/stack.h"
 #include "moteip/ip.h"
+#include "moteip/wire/tcp.h"
 
 #if MIP_RELAY_FLOWS < 1u || MIP_RELAY_FLOWS > 255u
 #error "MIP_RELAY_FLOWS must be 1..255 (slots name their flow in a uint8_t)"
@@ -54,6 +55,12 @@ struct rly_seg {
     uint32_t id;             /* IPv4 identification / IPv6 flow label */
     uint32_t seg_len;        /* payload + 1 for SYN + 1 for FIN */
     uint32_t ts_val, ts_ecr;
+    bool     sack_perm;      /* SACK-permitted option present */
+    uint8_t  sack_count;     /* SACK blocks present, 0..MIP_TCP_SACK_MAX */
+    uint8_t  opts_known;     /* the option area holds only what the codec
+                                re-emits the same way (NOP, EOL, timestamps,
+                                SACK): a rewrite loses nothing */
+    struct mip_tcp_sack_block sack[MIP_TCP_SACK_MAX];
 };
 
 /* Parses an IPv4/IPv6 datagram carrying an unfragmented TCP segment.
@@ -82,6 +89,9 @@ int  rly_slot_of(const struct mip_relay *r, int fi, uint8_t kind);
 int  rly_slot_store(struct mip_relay *r, int fi, uint8_t kind, const struct rly_seg *seg,
                     const uint8_t *pkt, size_t len);
 void rly_slot_free(struct mip_relay *r, int si);
+/* Sends slot si's datagram again as a local retransmission (counted in
+ * local_rexmits), its TSval first raised to the flow's ts_latest. */
+mip_status rly_slot_resend(struct mip_relay *r, int si);
 
 /* --- history of forwarded segments (TSS) ---------------------------------- */
 bool rly_hist_has(const struct mip_relay *r, const struct rly_seg *seg);
@@ -91,6 +101,8 @@ void rly_hist_add(struct mip_relay *r, const struct rly_seg *seg);
 void     rly_rtt_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms);
 void     rly_ackfwd_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms);
 uint32_t rly_rto(const struct mip_relay *r, const struct mip_relay_flow *f);
+/* The flow's rtt estimate in ms (rtt_init_ms before the first sample). */
+uint32_t rly_rtt_ms(const struct mip_relay *r, const struct mip_relay_flow *f);
 uint32_t rly_ack_timeout(const struct mip_relay *r, const struct mip_relay_flow *f);
 
 /* --- ACKs from the destination ------------------------------------------ */

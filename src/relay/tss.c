@@ -578,9 +578,8 @@ uint32_t tss_poll(struct mip_relay *r, uint32_t now)
             sl->rexmits++;
             if (f->rto_shift < 1u)
                 f->rto_shift++;
-            RSTAT(r, local_rexmits);
             rtt_abandon_if(f, sl->seq, slot_end(sl));
-            (void)rly_send(r, sl->dgram, sl->dgram_len);
+            (void)rly_slot_resend(r, (int)i);
             arm_rexmit(r, sl, f);
         } else {
             /* Given up. Interpretation: the flow goes back to its last

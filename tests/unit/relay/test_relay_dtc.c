@@ -1,0 +1,358 @@
+/* DTC on one forwarding node, driven through its stack (the node, its
+ * neighbours and the helpers: relay_fixture.h). Before any RTT sample the
+ * local RTO is 1.5 * rtt_init_ms = 1500 ms. */
+#include "relay_fixture.h"
+
+#if MIP_CONF_FORWARD && MIP_CONF_LOWPAN && MIP_CONF_IPV4 && MIP_CONF_IPV6
+
+#define FIRST_RTO 1500u
+
+static void dtc_node(struct node *n, bool v6, bool sack)
+{
+    struct mip_relay_config c;
+    struct tseg t;
+    mip_relay_config_default(&c, MIP_RELAY_DTC);
+    CHECK(c.dtc_sack);
+    CHECK_EQ(c.rto_mult_q8, 384);
+    c.dtc_sack = sack;
+    node_init_cfg(n, &c);
+    /* the handshake, both ends offering SACK */
+    memset(&t, 0, sizeof(t));
+    t.v6 = v6;
+    t.seq = 999;
+    t.flags = MIP_TCP_SYN;
+    t.sack_perm = true;
+    t.id = 1;
+    feed_seg(n, &t);
+    memset(&t, 0, sizeof(t));
+    t.v6 = v6;
+    t.rev = true;
+    t.seq = 5000;
+    t.ack = 1000;
+    t.flags = MIP_TCP_SYN | MIP_TCP_ACK;
+    t.sack_perm = true;
+    t.id = 1;
+    feed_seg(n, &t);
+    feed_data(n, v6, 1000, 0, 2);     /* the handshake's ACK */
+    fixture_clear(&n->f);
+}
+
+/* The link layer's report on R's frame carrying data seq..seq+len. */
+static void link_report(struct node *n, bool v6, uint32_t seq, uint16_t len, bool ok)
+{
+    uint8_t pkt[300], fr[400];
+    struct tseg t = data(v6, seq, len, 9);
+    size_t pl = mk(pkt, &t), fl = frame(fr, SHORT_R, SHORT_N, pkt, pl);
+    mip_relay_link_status(n->r, 0, fr, fl, ok, n->f.now);
+}
+
+static const struct mip_relay_slot *cached(const struct node *n)
+{
+    unsigned i;
+    for (i = 0; i < MIP_RELAY_SLOTS; i++)
+        if (n->r->slots[i].used == MIP_RELAY_SLOT_CACHE)
+            return &n->r->slots[i];
+    return NULL;
+}
+
+/* An ACK from D with SACK blocks. */
+static void feed_sack(struct node *n, bool v6, uint32_t ack, uint16_t id, uint8_t nblocks,
+                      uint32_t l0, uint32_t r0)
+{
+    struct tseg t = ackseg(v6, ack, id);
+    t.nsack = nblocks;
+    t.sack[0].left = l0;
+    t.sack[0].right = r0;
+    feed_seg(n, &t);
+}
+
+static void test_caches_the_highest_segment_once_its_link_reported(void)
+{
+    struct node n;
+    dtc_node(&n, false, true);
+    feed_data(&n, false, 1000, 100, 3);
+    CHECK(cached(&n) != NULL && cached(&n)->seq == 1000);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_cached), 1);
+    /* the next one arrives before the link layer reported on 1000 */
+    feed_data(&n, false, 1100, 100, 4);
+    CHECK_EQ(cached(&n)->seq, 1000);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_not_cached), 1);
+    link_report(&n, false, 1000, 100, true);
+    feed_data(&n, false, 1200, 100, 5);
+    CHECK_EQ(cached(&n)->seq, 1200);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_replaced), 1);
+    /* every segment went on unchanged */
+    CHECK_EQ(n.f.ntx, 3);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 0);
+    node_free(&n);
+}
+
+static void test_no_link_ack_locks_and_the_timer_resends(void)
+{
+    struct node n;
+    struct sent s;
+    unsigned i;
+    dtc_node(&n, true, true);
+    feed_data(&n, true, 1000, 100, 3);
+    link_report(&n, true, 1000, 100, false);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_locked), 1);
+    link_report(&n, true, 1100, 100, false);     /* not the cached one */
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_locked), 1);
+    /* a locked segment is not replaced, even after its report */
+    feed_data(&n, true, 1100, 100, 4);
+    CHECK_EQ(cached(&n)->seq, 1000);
+    fixture_clear(&n.f);
+    check_one_sent_after(&n, FIRST_RTO, 0);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK_EQ(s.len, 100);
+    /* backed off: the next one 2 * 1500 later, up to max_local_rexmit (4) */
+    check_one_sent_after(&n, 2u * FIRST_RTO, 1);
+    check_one_sent_after(&n, 4u * FIRST_RTO, 2);
+    check_one_sent_after(&n, 8u * FIRST_RTO, 3);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 4);
+    for (i = 0; i < 40; i++)
+        advance(&n, 1000);
+    CHECK_EQ(n.f.ntx, 4);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_rexmit_gave_up), 1);
+    CHECK(cached(&n) == NULL);
+    node_free(&n);
+}
+
+static void test_ack_covering_the_segment_clears_it(void)
+{
+    struct node n;
+    struct sent s;
+    dtc_node(&n, false, true);
+    feed_data(&n, false, 1000, 100, 3);
+    link_report(&n, false, 1000, 100, false);
+    advance(&n, 200);
+    fixture_clear(&n.f);
+    feed_ack(&n, false, 1100, 7);
+    CHECK(cached(&n) == NULL);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
+    CHECK_EQ(n.f.ntx, 1);                       /* the ACK, on to U */
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_U);
+    CHECK_EQ(s.h.ack, 1100);
+    /* the relay's RTT: forwarded at t, ACKed at t + 200 */
+    CHECK_EQ(n.r->flows[0].rtt_q8 >> 8, 200);
+    advance(&n, 10 * FIRST_RTO);
+    CHECK_EQ(n.f.ntx, 1);
+    node_free(&n);
+}
+
+/* Without SACK: an ACK naming the cached segment is a loss signal when it
+ * repeats (or an rtt after the segment went); the node resends and keeps
+ * the ACK from the sender ([D] Fig. 9.2). The first such ACK, just after
+ * the segment went, may answer the segment before it: forwarded. */
+static void test_duplicate_ack_resends_and_is_suppressed(void)
+{
+    struct node n;
+    struct sent s;
+    dtc_node(&n, false, false);
+    feed_data(&n, false, 1000, 100, 3);
+    link_report(&n, false, 1000, 100, true);
+    fixture_clear(&n.f);
+    feed_ack(&n, false, 1000, 7);
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_U);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 0);
+    feed_ack(&n, false, 1000, 8);                /* the duplicate */
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK(sent_at(&n, 1, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK_EQ(s.len, 100);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_dropped), 1);
+    /* more duplicates while the copy may still be on its way: dropped,
+     * not resent again */
+    feed_ack(&n, false, 1000, 9);
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_dropped), 2);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 1);
+    /* an rtt (1000 ms before any sample) later the copy counts as lost */
+    advance(&n, 1000);
+    feed_ack(&n, false, 1000, 10);
+    CHECK_EQ(n.f.ntx, 3);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 2);
+    node_free(&n);
+}
+
+/* The ACK comes an rtt after the segment went: a loss at once. */
+static void test_late_ack_naming_the_segment_resends(void)
+{
+    struct node n;
+    dtc_node(&n, true, false);
+    feed_data(&n, true, 1000, 100, 3);
+    link_report(&n, true, 1000, 100, true);
+    advance(&n, 1000);
+    fixture_clear(&n.f);
+    feed_ack(&n, true, 1000, 7);
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_dropped), 1);
+    node_free(&n);
+}
+
+/* With SACK: the resending node writes its segment into the ACK so that
+ * nodes upstream clear their copies; a gap left elsewhere still goes to
+ * the sender. */
+static void sack_block_added(bool v6)
+{
+    struct node n;
+    struct sent s;
+    dtc_node(&n, v6, true);
+    feed_data(&n, v6, 1000, 100, 3);
+    link_report(&n, v6, 1000, 100, true);
+    fixture_clear(&n.f);
+    /* D lacks 900..1100 and holds 1100..1200 */
+    feed_sack(&n, v6, 900, 7, 1, 1100, 1200);
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK(sent_at(&n, 0, &s));                   /* the resent segment */
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK(sent_at(&n, 1, &s));                   /* the ACK, rewritten */
+    CHECK_EQ(s.to, SHORT_U);
+    CHECK_EQ(s.h.ack, 900);
+    CHECK_EQ(s.o.sack_count, 1);
+    CHECK_EQ(s.o.sack[0].left, 1000);            /* joined with 1100..1200 */
+    CHECK_EQ(s.o.sack[0].right, 1200);
+    CHECK_EQ(s.h.hdr_len, 20 + 12);              /* NOP NOP SACK(1 block) */
+    CHECK_EQ(s.ip_len, (v6 ? 40u : 20u) + 32u);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_sack_added), 1);
+    /* an upstream node holding 1000 sees it covered: cleared, forwarded */
+    node_free(&n);
+    dtc_node(&n, v6, true);
+    feed_data(&n, v6, 1000, 100, 3);
+    fixture_clear(&n.f);
+    feed_sack(&n, v6, 900, 7, 1, 1000, 1200);
+    CHECK(cached(&n) == NULL);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 0);
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.o.sack_count, 1);
+    CHECK_EQ(s.o.sack[0].left, 1000);
+    node_free(&n);
+}
+
+static void test_sack_block_added_v4(void) { sack_block_added(false); }
+static void test_sack_block_added_v6(void) { sack_block_added(true); }
+
+/* The resent segment fills the only gap: nobody upstream needs the ACK. */
+static void test_ack_without_gap_is_dropped(void)
+{
+    struct node n;
+    struct sent s;
+    dtc_node(&n, false, true);
+    feed_data(&n, false, 1000, 100, 3);
+    link_report(&n, false, 1000, 100, true);
+    fixture_clear(&n.f);
+    feed_sack(&n, false, 1000, 7, 1, 1100, 1300);
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_dropped), 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_sack_added), 0);
+    node_free(&n);
+}
+
+/* Data the destination has acknowledged is answered, not forwarded, and
+ * the answer never acknowledges more than the destination did. */
+static void test_acknowledged_data_gets_a_regenerated_ack(void)
+{
+    struct node n;
+    struct sent s;
+    dtc_node(&n, false, true);
+    feed_data(&n, false, 1000, 100, 3);
+    feed_data(&n, false, 1100, 100, 4);
+    feed_ack(&n, false, 1100, 7);
+    fixture_clear(&n.f);
+    feed_data(&n, false, 1000, 100, 5);          /* the sender missed the ACK */
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_U);
+    CHECK_EQ(s.len, 0);
+    CHECK_EQ(s.h.ack, 1100);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_regenerated), 1);
+    /* partly acknowledged: forwarded */
+    feed_data(&n, false, 1100, 100, 6);
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK(sent_at(&n, 1, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_regenerated), 1);
+    node_free(&n);
+}
+
+/* A local retransmission carries the newest TSval seen in the flow, or the
+ * receiver's PAWS check would drop it after a newer end-to-end copy. */
+static void test_resent_copy_carries_the_newest_timestamp(void)
+{
+    struct node n;
+    struct sent s;
+    struct tseg t;
+    dtc_node(&n, false, true);
+    t = data(false, 1000, 100, 3);
+    t.ts = true;
+    t.tsval = 50;
+    t.tsecr = 7;
+    feed_seg(&n, &t);
+    link_report(&n, false, 1000, 100, false);
+    t = data(false, 1100, 100, 4);
+    t.ts = true;
+    t.tsval = 80;
+    t.tsecr = 7;
+    feed_seg(&n, &t);
+    fixture_clear(&n.f);
+    check_one_sent_after(&n, FIRST_RTO, 0);
+    CHECK(sent_at(&n, 0, &s));                  /* checksums verified */
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK(s.o.present & MIP_TCP_HAS_TIMESTAMP);
+    CHECK_EQ(s.o.ts_val, 80);
+    CHECK_EQ(s.o.ts_ecr, 7);
+    node_free(&n);
+}
+
+static void test_rst_forgets_the_connection(void)
+{
+    struct node n;
+    struct tseg t;
+    dtc_node(&n, false, true);
+    feed_data(&n, false, 1000, 100, 3);
+    CHECK(cached(&n) != NULL);
+    t = ackseg(false, 1000, 7);
+    t.flags = MIP_TCP_RST;
+    feed_seg(&n, &t);
+    CHECK(cached(&n) == NULL);
+    CHECK_EQ(flows_used(&n), 0);
+    node_free(&n);
+}
+
+int main(void)
+{
+    RUN(test_caches_the_highest_segment_once_its_link_reported);
+    RUN(test_no_link_ack_locks_and_the_timer_resends);
+    RUN(test_ack_covering_the_segment_clears_it);
+    RUN(test_duplicate_ack_resends_and_is_suppressed);
+    RUN(test_late_ack_naming_the_segment_resends);
+    RUN(test_sack_block_added_v4);
+    RUN(test_sack_block_added_v6);
+    RUN(test_ack_without_gap_is_dropped);
+    RUN(test_acknowledged_data_gets_a_regenerated_ack);
+    RUN(test_resent_copy_carries_the_newest_timestamp);
+    RUN(test_rst_forgets_the_connection);
+    return TESTING_DONE();
+}
+
+#else
+
+int main(void)
+{
+    printf("relay: not in this profile (MIP_CONF_FORWARD)\n");
+    return 0;
+}
+
+#endif
