@@ -362,14 +362,16 @@ static inline bool sent_at(const struct node *n, unsigned i, struct sent *s)
 }
 
 /* A connection S -> D through R: SYN at t, SYN-ACK `rtt` ms later, then the
- * handshake's ACK. The relay learns rtt from it. ISNs 999 and 5000. */
-static inline void handshake(struct node *n, bool v6, uint32_t rtt)
+ * handshake's ACK. The relay learns rtt from it. ISNs 999 and 5000; both
+ * SYNs offer SACK when `sack`. */
+static inline void handshake_sack(struct node *n, bool v6, uint32_t rtt, bool sack)
 {
     struct tseg t;
     memset(&t, 0, sizeof(t));
     t.v6 = v6;
     t.seq = 999;
     t.flags = MIP_TCP_SYN;
+    t.sack_perm = sack;
     t.id = 1;
     feed_seg(n, &t);
     n->f.now += rtt;
@@ -379,6 +381,7 @@ static inline void handshake(struct node *n, bool v6, uint32_t rtt)
     t.seq = 5000;
     t.ack = 1000;
     t.flags = MIP_TCP_SYN | MIP_TCP_ACK;
+    t.sack_perm = sack;
     t.id = 1;
     feed_seg(n, &t);
     memset(&t, 0, sizeof(t));
@@ -389,6 +392,11 @@ static inline void handshake(struct node *n, bool v6, uint32_t rtt)
     feed_seg(n, &t);
     overhear_fwd(n, &t);         /* N forwards it on: no ACK recovery */
     fixture_clear(&n->f);
+}
+
+static inline void handshake(struct node *n, bool v6, uint32_t rtt)
+{
+    handshake_sack(n, v6, rtt, false);
 }
 
 static inline struct tseg data(bool v6, uint32_t seq, uint16_t len, uint16_t id)

@@ -10,31 +10,12 @@
 static void dtc_node(struct node *n, bool v6, bool sack)
 {
     struct mip_relay_config c;
-    struct tseg t;
     mip_relay_config_default(&c, MIP_RELAY_DTC);
     CHECK(c.dtc_sack);
     CHECK_EQ(c.rto_mult_q8, 384);
     c.dtc_sack = sack;
     node_init_cfg(n, &c);
-    /* the handshake, both ends offering SACK */
-    memset(&t, 0, sizeof(t));
-    t.v6 = v6;
-    t.seq = 999;
-    t.flags = MIP_TCP_SYN;
-    t.sack_perm = true;
-    t.id = 1;
-    feed_seg(n, &t);
-    memset(&t, 0, sizeof(t));
-    t.v6 = v6;
-    t.rev = true;
-    t.seq = 5000;
-    t.ack = 1000;
-    t.flags = MIP_TCP_SYN | MIP_TCP_ACK;
-    t.sack_perm = true;
-    t.id = 1;
-    feed_seg(n, &t);
-    feed_data(n, v6, 1000, 0, 2);     /* the handshake's ACK */
-    fixture_clear(&n->f);
+    handshake_sack(n, v6, 0, true);
 }
 
 /* The link layer's report on R's frame carrying data seq..seq+len. */
