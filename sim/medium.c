@@ -12,8 +12,10 @@
  *                     E.4.1.8), so a strong frame survives a weak interferer
  *                     (capture of the first frame).
  *
- * Then the PRR of the link (PRR model) and the uniform BER overlay
- * (PER = 1 - (1 - BER)^bits) are drawn from the receiver's own PRNG stream.
+ * Then the PRR of the link (PRR model), the uniform BER overlay
+ * (PER = 1 - (1 - BER)^bits) and the per-kind frame loss (medium.frame_loss:
+ * TCP data, pure TCP ACK, link ACK, other) are drawn from the receiver's own
+ * PRNG stream; a frame lost to either counts as corrupted.
  * Half-duplex: a transmitting radio hears nothing; starting to transmit
  * aborts a reception. CCA reports busy while any signal is audible (unit
  * disk, PRR) or the summed power exceeds the CCA threshold (log distance).
@@ -157,6 +159,11 @@ static bool reception_ok(struct sim *sim, struct sim_node *r, const struct sim_t
     }
     if (sc->ber > 0.0 && rng_unit(&r->chan_rng) >= pow(1.0 - sc->ber, (double)bits))
         return false;
+    /* medium.frame_loss: one more independent draw per reception, by what
+     * the frame carries; no draw when the kind's probability is 0, so the
+     * receiver's stream is unchanged for scenarios without it */
+    if (sc->frame_loss[t->kind] > 0.0 && rng_unit(&r->chan_rng) < sc->frame_loss[t->kind])
+        return false;
     return true;
 }
 
@@ -218,16 +225,19 @@ static uint32_t tx_alloc(struct sim *sim)
     }
 }
 
-/* Counts a transmission as TCP data or a pure TCP ACK from its headers (the
- * TSS paper's Table 1 counts the two apart). */
-static void count_tcp_frame(struct sim_node *nd, const uint8_t *frame, size_t len)
+/* What a frame carries, from its headers: the TSS paper's Table 1 counts TCP
+ * data and pure ACKs apart, and medium.frame_loss drops them with different
+ * probabilities (the DTC paper's 10 % / 5 % / 2 %). */
+static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t len)
 {
     uint8_t ip[96];
     struct mip_lowpan_peek pk;
     size_t ihl, thl, payload;
     uint8_t proto, flags;
+    if (len >= 1u && (frame[0] & 0x07u) == (uint8_t)MIP_802154_ACK)
+        return SIM_FRAME_LINK_ACK;
     if (mip_lowpan_peek_frame(&nd->stack, nd->netif, frame, len, ip, sizeof(ip), &pk) != MIP_OK)
-        return;
+        return SIM_FRAME_OTHER;
     if ((ip[0] >> 4) == 4u && pk.ip_len >= 20u) {
         ihl = (size_t)(ip[0] & 0x0Fu) * 4u;
         proto = ip[9];
@@ -235,17 +245,16 @@ static void count_tcp_frame(struct sim_node *nd, const uint8_t *frame, size_t le
         ihl = 40u;
         proto = ip[6];
     } else {
-        return;
+        return SIM_FRAME_OTHER;
     }
     if (proto != 6u || pk.ip_len < ihl + 20u)
-        return;
+        return SIM_FRAME_OTHER;
     thl = (size_t)(ip[ihl + 12u] >> 4) * 4u;
     flags = ip[ihl + 13u];
     payload = pk.dgram_len > ihl + thl ? pk.dgram_len - ihl - thl : 0u;
     if (payload > 0u || (flags & 0x03u) != 0u)      /* data, FIN or SYN */
-        nd->c.tcp_data_frames_tx++;
-    else
-        nd->c.tcp_ack_frames_tx++;
+        return SIM_FRAME_TCP_DATA;
+    return SIM_FRAME_TCP_ACK;
 }
 
 static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
@@ -278,7 +287,11 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     radio_set(sim, nd, SIM_RADIO_TX);
     nd->cur_tx = id;
     nd->c.frames_tx++;
-    count_tcp_frame(nd, frame, len);
+    t->kind = classify_frame(nd, frame, len);
+    if (t->kind == SIM_FRAME_TCP_DATA)
+        nd->c.tcp_data_frames_tx++;
+    else if (t->kind == SIM_FRAME_TCP_ACK)
+        nd->c.tcp_ack_frames_tx++;
     if (sim->pcap != NULL)
         (void)pcap_write(sim->pcap, sim->now_us, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,

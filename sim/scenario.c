@@ -223,9 +223,12 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
     static const char *const keys[] = { "model", "range_m", "interference_range_m", "ber",
                                         "ber_counts_phy_header", "tx_power_dbm", "pl_d0_db",
                                         "d0_m", "exponent", "shadowing_db", "noise_dbm",
-                                        "sensitivity_dbm", "cca_dbm", NULL };
-    const struct sj_value *o;
+                                        "sensitivity_dbm", "cca_dbm", "frame_loss", NULL };
+    /* medium.frame_loss keys, in the order of enum sim_frame_kind */
+    static const char *const loss_keys[] = { "tcp_data", "tcp_ack", "link_ack", "other", NULL };
+    const struct sj_value *o, *fl;
     struct sim_scenario *sc = l->sc;
+    size_t k;
     if (!get_obj(l, root, "medium", &o, false) || o == NULL)
         return !l->failed;
     if (!only_keys(l, o, keys) || !get_enum(l, o, "model", models, &sc->medium, false))
@@ -244,6 +247,15 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
         !get_num(l, o, "sensitivity_dbm", &sc->sensitivity_dbm, -200, 0) ||
         !get_num(l, o, "cca_dbm", &sc->cca_dbm, -200, 0))
         return false;
+    if (!get_obj(l, o, "frame_loss", &fl, false))
+        return false;
+    if (fl != NULL) {
+        if (!only_keys(l, fl, loss_keys))
+            return false;
+        for (k = 0; loss_keys[k] != NULL; k++)
+            if (!get_num(l, fl, loss_keys[k], &sc->frame_loss[k], 0, 1))
+                return false;
+    }
     if (sc->interference_range_m < 0.0)
         sc->interference_range_m = sc->range_m;
     if (sc->interference_range_m < sc->range_m)
@@ -640,7 +652,10 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
                     return fail(l, sj_get(o, "segment_bytes"), "at least 64 bytes");
                 f->mss = (uint16_t)seg_bytes;
             }
-            GET_INT_INTO(l, o, "tx_buffer", f->tx_buffer, 64, 65535);
+            /* tx_buffer down to 16: a send buffer under the MSS (which TCP
+             * keeps at 64 or more) makes smaller segments, e.g. cctrl's
+             * 16-byte ones (uIP's client writes one string per poll) */
+            GET_INT_INTO(l, o, "tx_buffer", f->tx_buffer, 16, 65535);
             GET_INT_INTO(l, o, "rx_buffer", f->rx_buffer, 64, 65535);
             if (!load_endpoint(l, o, "sender", &f->sender) ||
                 !load_endpoint(l, o, "receiver", &f->receiver))

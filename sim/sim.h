@@ -44,6 +44,15 @@ enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
 enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING };
 
+/* What a frame carries, from its headers (medium.frame_loss, and the
+ * tcp_data_frames_tx / tcp_ack_frames_tx counters): a TCP segment with data,
+ * SYN or FIN; a pure TCP ACK; an 802.15.4 ACK frame; anything else (FRAGNs,
+ * UDP, ICMP, frames the peek cannot read). */
+enum sim_frame_kind {
+    SIM_FRAME_TCP_DATA = 0, SIM_FRAME_TCP_ACK, SIM_FRAME_LINK_ACK, SIM_FRAME_OTHER,
+    SIM_FRAME_KINDS
+};
+
 struct sim_link {               /* one explicit link (topology "links" or a PRR matrix entry) */
     uint32_t a, b;
     double   prr;               /* a->b reception ratio (and b->a when symmetric) */
@@ -100,6 +109,9 @@ struct sim_scenario {
     double   ber;               /* uniform bit error overlay, all models */
     double   prr_default;       /* PRR model: links not listed */
     bool     ber_counts_phy_header;
+    /* independent drop probability per reception by frame kind (enum
+     * sim_frame_kind), on top of the channel model; 0 = none */
+    double   frame_loss[SIM_FRAME_KINDS];
     /* topology */
     uint8_t  topology;
     uint32_t n_nodes;
@@ -152,6 +164,7 @@ struct sim_tx {                 /* one transmission on the air */
     uint32_t sender;
     uint64_t start_us, end_us;
     uint16_t len;               /* MPDU bytes incl. FCS */
+    uint8_t  kind;              /* enum sim_frame_kind */
     uint8_t  frame[MIP_MAC_FRAME_MAX + 2];
     bool     live;
 };
