@@ -131,6 +131,16 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
             d = rd;
     }
     md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+    if (relay_on(nd)) {
+        /* The MAC's poll may have reported a frame's fate (tx_done ->
+         * mip_relay_link_status), which can arm a relay timer (DTC locks a
+         * segment): ask again, and let the MAC see anything that sent. */
+        uint32_t rd = mip_relay_poll(&nd->relay, ms);
+        if (rd < d) {
+            d = rd;
+            md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+        }
+    }
     if (d != MIP_POLL_IDLE) {
         /* A deadline in the current millisecond was just run: wake at the
          * next one rather than spinning on the same microsecond. */
