@@ -29,7 +29,8 @@
  *          to the receiver) or when an ACK shows it missing; with dtc_sack
  *          the retransmitting node writes the segment into the ACK's SACK
  *          option so nodes upstream clear their copies, and drops the ACK
- *          when no gap is left (ACK suppression).
+ *          when no gap is left (ACK suppression). Ours, a switch: the
+ *          sender's own segments protected too (its first hop).
  *   CCTRL  Buergi's cctrl module for Contiki: one cached segment per
  *          connection direction, RTO = n * rtt (EWMA alpha), one local
  *          retransmission, ACK regeneration from the stored reverse header;
@@ -129,6 +130,10 @@ struct mip_relay_config {
                                      when overheard activity says the path is busy */
     /* DTC */
     bool     dtc_sack;            /* SACK signalling between caching nodes */
+    /* DTC extensions (ours, off in the paper's configuration) */
+    bool     dtc_endpoints;       /* the node's own data segments are cached
+                                     and locked like forwarded ones: the
+                                     sender's first hop protected too */
 };
 
 /* The defaults of `mode`'s paper (docs/RELAY.md). */

@@ -225,6 +225,37 @@ static bool sacked_above(const struct rly_seg *seg, uint32_t e)
     return false;
 }
 
+/* The ACK part of seg, from the destination of data flow fi: learnt (the
+ * template for regenerated ACKs), an RTT sample, and the
+ * cached segment cleared when the ACK or its SACK blocks hold it. Returns
+ * the slot of the flow's cached segment still missing at the receiver, or
+ * -1. */
+static int ack_learn(struct mip_relay *r, int fi, const struct rly_seg *seg)
+{
+    struct mip_relay_flow *f = &r->flows[fi];
+    struct mip_relay_slot *sl;
+    int si;
+
+    (void)rly_learn_ack(r, fi, seg);
+    if ((f->flags & MIP_RELAY_F_RTT_ON) && rly_seq_gt(seg->ack, f->rtt_seq)) {
+        rly_rtt_sample(r, f, r->now - f->rtt_start);
+        f->flags &= (uint16_t)~MIP_RELAY_F_RTT_ON;
+        f->rto_shift = 0;
+    }
+    si = cache_slot(r);
+    if (si < 0 || r->slots[si].flow != (uint8_t)fi)
+        return -1;
+    sl = &r->slots[si];
+    if (rly_seq_geq(seg->ack, slot_end(sl)) || sacked(seg, sl->seq, slot_end(sl))) {
+        /* received (or being resent nearer the receiver): not ours to keep */
+        RSTAT(r, tcp_acks_cleared);
+        rly_slot_free(r, si);
+        f->dupacks = 0;
+        return -1;
+    }
+    return si;
+}
+
 /* An ACK (seg, from the destination of data flow fi) passing upstream. */
 static enum mip_fwd_verdict on_ack(struct mip_relay *r, int fi, const struct rly_seg *seg,
                                    const uint8_t *pkt)
@@ -236,27 +267,14 @@ static enum mip_fwd_verdict on_ack(struct mip_relay *r, int fi, const struct rly
     int si, ri;
 
     dup = (f->flags & MIP_RELAY_F_ACKED) && a == f->acked && seg->payload_len == 0u;
-    (void)rly_learn_ack(r, fi, seg);
-    if ((f->flags & MIP_RELAY_F_RTT_ON) && rly_seq_gt(a, f->rtt_seq)) {
-        rly_rtt_sample(r, f, r->now - f->rtt_start);
-        f->flags &= (uint16_t)~MIP_RELAY_F_RTT_ON;
-        f->rto_shift = 0;
-    }
-    si = cache_slot(r);
-    if (si < 0 || r->slots[si].flow != (uint8_t)fi) {
+    si = ack_learn(r, fi, seg);
+    if (si < 0) {
         f->dupacks = 0;
         return MIP_FWD_PASS;
     }
     sl = &r->slots[si];
     s = sl->seq;
     e = slot_end(sl);
-    if (rly_seq_geq(a, e) || sacked(seg, s, e)) {
-        /* received (or being resent nearer the receiver): not ours to keep */
-        RSTAT(r, tcp_acks_cleared);
-        rly_slot_free(r, si);
-        f->dupacks = 0;
-        return MIP_FWD_PASS;
-    }
     if (a != s || !dup)
         f->dupacks = 0;
     else if (f->dupacks < 255u)
@@ -293,14 +311,14 @@ static enum mip_fwd_verdict on_ack(struct mip_relay *r, int fi, const struct rly
 
 /* Data (payload and/or FIN) of flow fi going downstream. */
 static enum mip_fwd_verdict on_data(struct mip_relay *r, int fi, const struct rly_seg *seg,
-                                    const uint8_t *pkt)
+                                    const uint8_t *pkt, bool own)
 {
     struct mip_relay_flow *f = &r->flows[fi];
     uint32_t end = seg->seq + seg->seg_len;
     int si;
 
     RSTAT(r, data_seen);
-    if ((f->flags & MIP_RELAY_F_ACKED) && rly_seq_leq(end, f->acked) &&
+    if (!own && (f->flags & MIP_RELAY_F_ACKED) && rly_seq_leq(end, f->acked) &&
         rly_send_ack(r, fi) == MIP_OK) {
         /* the destination has it: the sender missed the ACK ([T] II.A) */
         RSTAT(r, dup_dropped);
@@ -350,29 +368,63 @@ static enum mip_fwd_verdict on_data(struct mip_relay *r, int fi, const struct rl
     return MIP_FWD_PASS;
 }
 
+/* A SYN starts the flow of its direction afresh, remembering whether it
+ * offers SACK. */
+static void syn_seen(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
+{
+    if (fi >= 0)
+        rly_flow_evict(r, fi);
+    fi = rly_flow_new(r, seg, ri);
+    if (fi < 0)
+        return;
+    r->flows[fi].transmitted = seg->seq + seg->seg_len;
+    r->flows[fi].flags |= MIP_RELAY_F_SEQ;
+    if (seg->sack_perm)
+        r->flows[fi].flags |= MIP_RELAY_F_SACKOK;
+}
+
+/* The flow of seg's own direction, created when new; FIN noted. -1: no
+ * room. */
+static int data_flow(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
+{
+    if (fi < 0 && (fi = rly_flow_new(r, seg, ri)) < 0)
+        return -1;
+    r->flows[fi].last_used = r->now;
+    if (seg->flags & MIP_TCP_FIN) {
+        r->flows[fi].flags |= MIP_RELAY_F_FIN;
+        if (ri >= 0 && (r->flows[ri].flags & MIP_RELAY_F_FIN)) {
+            r->flows[fi].flags |= MIP_RELAY_F_CLOSING;
+            r->flows[ri].flags |= MIP_RELAY_F_CLOSING;
+        }
+    }
+    return fi;
+}
+
+/* RST and SYN, the same for forwarded and own datagrams. True when seg
+ * needs nothing more. */
+static bool control(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
+{
+    if (seg->flags & MIP_TCP_RST) {
+        rly_flow_evict(r, fi);
+        rly_flow_evict(r, ri);
+        return true;
+    }
+    if (seg->flags & MIP_TCP_SYN) {
+        syn_seen(r, seg, fi, ri);
+        return true;
+    }
+    return false;
+}
+
 enum mip_fwd_verdict dtc_forward(struct mip_relay *r, const struct rly_seg *seg,
                                  const uint8_t *pkt)
 {
     int fi = rly_flow_of(r, seg), ri = rly_flow_rev(r, seg);
-    enum mip_fwd_verdict v = MIP_FWD_PASS;
+    enum mip_fwd_verdict v;
 
-    if (seg->flags & MIP_TCP_RST) {
-        rly_flow_evict(r, fi);
-        rly_flow_evict(r, ri);
-        RSTAT(r, ignored);
-        return MIP_FWD_PASS;
-    }
-    if (seg->flags & MIP_TCP_SYN) {
-        /* a new connection direction: remember whether it offers SACK */
-        if (fi >= 0)
-            rly_flow_evict(r, fi);
-        fi = rly_flow_new(r, seg, ri);
-        if (fi >= 0) {
-            r->flows[fi].transmitted = seg->seq + seg->seg_len;
-            r->flows[fi].flags |= MIP_RELAY_F_SEQ;
-            if (seg->sack_perm)
-                r->flows[fi].flags |= MIP_RELAY_F_SACKOK;
-        }
+    if (control(r, seg, fi, ri)) {
+        if (seg->flags & MIP_TCP_RST)
+            RSTAT(r, ignored);
         return MIP_FWD_PASS;
     }
     /* the ACK part first: it may clear the cache the data part refills */
@@ -388,29 +440,50 @@ enum mip_fwd_verdict dtc_forward(struct mip_relay *r, const struct rly_seg *seg,
             RSTAT(r, ignored);
         return MIP_FWD_PASS;
     }
+    fi = data_flow(r, seg, fi, ri);
     if (fi < 0) {
-        fi = rly_flow_new(r, seg, ri);
-        if (fi < 0) {
-            RSTAT(r, ignored);
-            return MIP_FWD_PASS;
-        }
+        RSTAT(r, ignored);
+        return MIP_FWD_PASS;
     }
-    r->flows[fi].last_used = r->now;
-    if (seg->flags & MIP_TCP_FIN) {
-        r->flows[fi].flags |= MIP_RELAY_F_FIN;
-        if (ri >= 0 && (r->flows[ri].flags & MIP_RELAY_F_FIN)) {
-            r->flows[fi].flags |= MIP_RELAY_F_CLOSING;
-            r->flows[ri].flags |= MIP_RELAY_F_CLOSING;
-        }
-    }
-    return on_data(r, fi, seg, pkt);
+    return on_data(r, fi, seg, pkt, false);
+}
+
+/*
+ * dtc_endpoints (ours). At the sender its own data segments are cached and
+ * locked like forwarded ones, so a segment lost on the first hop is resent
+ * from here before TCP's RTO; ACKs arriving for them only clear and time
+ * (TCP itself reads their loss signals).
+ */
+void dtc_local_out(struct mip_relay *r, const struct rly_seg *seg, const uint8_t *pkt)
+{
+    int fi = rly_flow_of(r, seg), ri = rly_flow_rev(r, seg);
+    if (control(r, seg, fi, ri))
+        return;
+    if ((seg->flags & MIP_TCP_ACK) && ri >= 0)
+        (void)ack_learn(r, ri, seg);
+    if (seg->payload_len == 0u && !(seg->flags & MIP_TCP_FIN))
+        return;
+    fi = data_flow(r, seg, fi, ri);
+    if (fi >= 0)
+        (void)on_data(r, fi, seg, pkt, true);
+}
+
+void dtc_local_in(struct mip_relay *r, const struct rly_seg *seg)
+{
+    int fi = rly_flow_of(r, seg), ri = rly_flow_rev(r, seg);
+    if (control(r, seg, fi, ri))
+        return;
+    if ((seg->flags & MIP_TCP_ACK) && ri >= 0)
+        (void)ack_learn(r, ri, seg);
 }
 
 void dtc_link_status(struct mip_relay *r, const struct rly_seg *seg, bool ok)
 {
     struct mip_relay_slot *sl;
     int fi, si;
-    if (seg->seg_len == 0u || (seg->flags & MIP_TCP_SYN))
+    if (seg->flags & (MIP_TCP_SYN | MIP_TCP_RST))
+        return;
+    if (seg->seg_len == 0u)
         return;
     fi = rly_flow_of(r, seg);
     si = cache_slot(r);

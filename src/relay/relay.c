@@ -675,12 +675,20 @@ static enum mip_fwd_verdict local_hook(void *ctx, struct mip_stack *s, bool out,
     struct mip_relay *r = ctx;
     struct rly_seg seg;
     (void)netif;
-    if (r == NULL || s == NULL || s != r->stack || r->cfg.mode != MIP_RELAY_TSS)
+    if (r == NULL || s == NULL || s != r->stack ||
+        !(r->cfg.mode == MIP_RELAY_TSS || (r->cfg.mode == MIP_RELAY_DTC && r->cfg.dtc_endpoints)))
         return MIP_FWD_PASS;
     r->now = s->now;
     /* own datagrams are trusted; received ones must have a right checksum */
     if (rly_parse(pkt, len, 0, !out, &seg) != MIP_OK)
         return MIP_FWD_PASS;
+    if (r->cfg.mode == MIP_RELAY_DTC) {
+        if (out)
+            dtc_local_out(r, &seg, pkt);
+        else
+            dtc_local_in(r, &seg);
+        return MIP_FWD_PASS;
+    }
     if (out)
         return tss_local_out(r, &seg, pkt);
     tss_local_in(r, &seg);

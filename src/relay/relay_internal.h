@@ -138,6 +138,10 @@ enum mip_fwd_verdict dtc_forward(struct mip_relay *r, const struct rly_seg *seg,
 /* A frame this node sent carried seg; ok: the link layer saw it ACKed. */
 void     dtc_link_status(struct mip_relay *r, const struct rly_seg *seg, bool ok);
 uint32_t dtc_poll(struct mip_relay *r, uint32_t now);
+/* dtc_endpoints: this node's own datagram leaving (it goes on unchanged) /
+ * a datagram delivered to this node. */
+void     dtc_local_out(struct mip_relay *r, const struct rly_seg *seg, const uint8_t *pkt);
+void     dtc_local_in(struct mip_relay *r, const struct rly_seg *seg);
 
 /* --- CCTRL (cctrl.c) --------------------------------------------------- */
 enum mip_fwd_verdict cctrl_forward(struct mip_relay *r, const struct rly_seg *seg,

@@ -39,7 +39,9 @@ def relay_sum(res: dict, counter: str) -> int:
     (lambda s: s["relay"].update(rto_mult=0), "relay.rto_mult", "expected a number in [0.25, 16], got 0"),
     (lambda s: s["relay"].update(max_local_rexmit=99), "relay.max_local_rexmit",
      "expected an integer in [0, 15], got 99"),
-], ids=["bad-mode", "no-mode", "unknown-key", "zero-mult", "rexmit-range"])
+    (lambda s: s["relay"].update(endpoints="yes"), "relay.endpoints",
+     'expected true or false, got "yes"'),
+], ids=["bad-mode", "no-mode", "unknown-key", "zero-mult", "rexmit-range", "endpoints-bool"])
 def test_relay_scenario_errors(tmp_path, change, key, expect):
     sc = copy.deepcopy(tss_chain("tss", 0))
     change(sc)

@@ -312,6 +312,66 @@ static void test_rst_forgets_the_connection(void)
     node_free(&n);
 }
 
+/* dtc_endpoints: the sender's own segment, lost on its first hop, is
+ * resent by the node's relay; ACKs reaching the sender only clear (its
+ * TCP reads their loss signals itself). Off: own segments are not cached. */
+static void endpoint_node(struct node *n, bool endpoints)
+{
+    struct mip_relay_config c;
+    struct tseg t, a;
+    mip_relay_config_default(&c, MIP_RELAY_DTC);
+    c.dtc_endpoints = endpoints;
+    node_init_cfg(n, &c);
+    memset(&t, 0, sizeof(t));
+    t.seq = 999;
+    t.flags = MIP_TCP_SYN;
+    t.sack_perm = true;
+    t.id = 1;
+    CHECK_EQ(local(n, true, &t), MIP_FWD_PASS);
+    a = ackseg(false, 1000, 1);
+    a.seq = 5000;
+    a.flags = MIP_TCP_SYN | MIP_TCP_ACK;
+    a.sack_perm = true;
+    CHECK_EQ(local(n, false, &a), MIP_FWD_PASS);
+    t = data(false, 1000, 100, 2);
+    CHECK_EQ(local(n, true, &t), MIP_FWD_PASS);
+}
+
+static void test_sender_protects_its_first_hop(void)
+{
+    struct node n;
+    struct sent s;
+    struct tseg a;
+    src_is_r = "10.0.0.5";
+    endpoint_node(&n, true);
+    CHECK(cached(&n) != NULL && cached(&n)->seq == 1000);
+    link_report(&n, false, 1000, 100, false);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_locked), 1);
+    fixture_clear(&n.f);
+    check_one_sent_after(&n, FIRST_RTO, 0);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK_EQ(s.len, 100);
+    /* duplicate ACKs at the sender: no resend from the relay */
+    a = ackseg(false, 1000, 3);
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK_EQ(n.f.ntx, 1);
+    a = ackseg(false, 1100, 4);
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK(cached(&n) == NULL);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
+    advance(&n, 10 * FIRST_RTO);
+    CHECK_EQ(n.f.ntx, 1);
+    node_free(&n);
+    endpoint_node(&n, false);
+    CHECK(cached(&n) == NULL);
+    CHECK_EQ(flows_used(&n), 0);
+    node_free(&n);
+    src_is_r = NULL;
+}
+
 int main(void)
 {
     RUN(test_caches_the_highest_segment_once_its_link_reported);
@@ -325,10 +385,71 @@ int main(void)
     RUN(test_acknowledged_data_gets_a_regenerated_ack);
     RUN(test_resent_copy_carries_the_newest_timestamp);
     RUN(test_rst_forgets_the_connection);
+    RUN(test_sender_protects_its_first_hop);
     return TESTING_DONE();
 }
 
 #else
+
+/* dtc_endpoints: the sender's own segment, lost on its first hop, is
+ * resent by the node's relay; ACKs reaching the sender only clear (its
+ * TCP reads their loss signals itself). Off: own segments are not cached. */
+static void endpoint_node(struct node *n, bool endpoints)
+{
+    struct mip_relay_config c;
+    struct tseg t, a;
+    mip_relay_config_default(&c, MIP_RELAY_DTC);
+    c.dtc_endpoints = endpoints;
+    node_init_cfg(n, &c);
+    memset(&t, 0, sizeof(t));
+    t.seq = 999;
+    t.flags = MIP_TCP_SYN;
+    t.sack_perm = true;
+    t.id = 1;
+    CHECK_EQ(local(n, true, &t), MIP_FWD_PASS);
+    a = ackseg(false, 1000, 1);
+    a.seq = 5000;
+    a.flags = MIP_TCP_SYN | MIP_TCP_ACK;
+    a.sack_perm = true;
+    CHECK_EQ(local(n, false, &a), MIP_FWD_PASS);
+    t = data(false, 1000, 100, 2);
+    CHECK_EQ(local(n, true, &t), MIP_FWD_PASS);
+}
+
+static void test_sender_protects_its_first_hop(void)
+{
+    struct node n;
+    struct sent s;
+    struct tseg a;
+    src_is_r = "10.0.0.5";
+    endpoint_node(&n, true);
+    CHECK(cached(&n) != NULL && cached(&n)->seq == 1000);
+    link_report(&n, false, 1000, 100, false);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_locked), 1);
+    fixture_clear(&n.f);
+    check_one_sent_after(&n, FIRST_RTO, 0);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK_EQ(s.len, 100);
+    /* duplicate ACKs at the sender: no resend from the relay */
+    a = ackseg(false, 1000, 3);
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK_EQ(n.f.ntx, 1);
+    a = ackseg(false, 1100, 4);
+    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
+    CHECK(cached(&n) == NULL);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
+    advance(&n, 10 * FIRST_RTO);
+    CHECK_EQ(n.f.ntx, 1);
+    node_free(&n);
+    endpoint_node(&n, false);
+    CHECK(cached(&n) == NULL);
+    CHECK_EQ(flows_used(&n), 0);
+    node_free(&n);
+    src_is_r = NULL;
+}
 
 int main(void)
 {

@@ -760,16 +760,6 @@ static void test_malformed_passes_untouched(void)
 
 /* --- TSS at the source end point (the local hook) ---------------------------- */
 
-/* R's own datagram leaving (out) or delivered to R (in), through the hook. */
-static enum mip_fwd_verdict local(struct node *n, bool out, const struct tseg *t)
-{
-    uint8_t pkt[300];
-    size_t len = mk(pkt, t);
-    CHECK(n->f.s->local_hook != NULL);
-    n->f.s->now = n->f.now;
-    return n->f.s->local_hook(n->f.s->local_hook_ctx, n->f.s, out, 0, pkt, len);
-}
-
 static uint8_t backlog(const struct node *n)
 {
     struct mip_addr s = fixture_addr("10.0.0.5"), d = fixture_addr("10.0.2.10");
