@@ -155,6 +155,20 @@ static const char *src_is_r;
 static inline const char *addr_s(bool v6) { return src_is_r ? src_is_r : v6 ? "fd01::10" : "10.0.1.10"; }
 static inline const char *addr_d(bool v6) { return v6 ? "fd02::10" : "10.0.2.10"; }
 
+/* R's flow of the connection SPORT <-> DPORT in direction S -> D, or
+ * D -> S when `rev`; NULL: not tracked. */
+static inline struct mip_relay_flow *flow_dir(const struct node *n, bool v6, bool rev)
+{
+    struct mip_addr from = fixture_addr(rev ? addr_d(v6) : addr_s(v6));
+    unsigned i;
+    for (i = 0; i < MIP_RELAY_FLOWS; i++) {
+        struct mip_relay_flow *f = &n->r->flows[i];
+        if (f->used && mip_addr_eq(&f->src, &from) && f->sport == (rev ? DPORT : SPORT))
+            return f;
+    }
+    return NULL;
+}
+
 /* An IP datagram with a TCP segment and a correct checksum. */
 static inline size_t mk(uint8_t *pkt, const struct tseg *t)
 {
@@ -359,6 +373,17 @@ static inline bool sent_at(const struct node *n, unsigned i, struct sent *s)
     CHECK_EQ(mip_tcp_opts_parse(l4 + 20, (size_t)s->h.hdr_len - 20, &s->o), MIP_OK);
     s->len = l4len - s->h.hdr_len;
     return true;
+}
+
+/* R's own datagram leaving (out) or delivered to R (in), through the hook
+ * (set src_is_r so that S is R). */
+static inline enum mip_fwd_verdict local(struct node *n, bool out, const struct tseg *t)
+{
+    uint8_t pkt[300];
+    size_t len = mk(pkt, t);
+    CHECK(n->f.s->local_hook != NULL);
+    n->f.s->now = n->f.now;
+    return n->f.s->local_hook(n->f.s->local_hook_ctx, n->f.s, out, 0, pkt, len);
 }
 
 /* A connection S -> D through R: SYN at t, SYN-ACK `rtt` ms later, then the
