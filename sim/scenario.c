@@ -435,7 +435,7 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
                                         "rtt_init_ms", "rto_min_ms", "idle_timeout_s",
                                         "backpressure", "ack_gamma", "forward_delay_ms",
                                         "keep", "drop", "hop", "hop_beta", "hop_max",
-                                        "activity", "sack", "endpoints", NULL };
+                                        "activity", "link", "sack", "endpoints", "ack_repair", NULL };
     const struct sj_value *o;
     struct mip_relay_config *c = &l->sc->relay;
     uint8_t mode = MIP_RELAY_OFF;
@@ -461,7 +461,9 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
     if (!get_bool(l, o, "keep", &c->cc_keep) || !get_bool(l, o, "drop", &c->cc_drop) ||
         !get_bool(l, o, "hop", &c->cc_hop) || !get_q8(l, o, "hop_beta", &c->cc_hop_beta_q8, 0.25, 16) ||
         !get_bool(l, o, "activity", &c->cc_activity) || !get_bool(l, o, "sack", &c->dtc_sack) ||
-        !get_bool(l, o, "endpoints", &c->dtc_endpoints))
+        !get_bool(l, o, "endpoints", &c->dtc_endpoints) ||
+        !get_bool(l, o, "link", &c->cc_link) ||
+        !get_bool(l, o, "ack_repair", &c->ack_repair))
         return false;
     GET_INT_INTO(l, o, "hop_max", c->cc_hop_max, 1, 64);
     return true;

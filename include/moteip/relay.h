@@ -36,7 +36,9 @@
  *          retransmission, ACK regeneration from the stored reverse header;
  *          extensions keep (up to 3), drop (copies of the cached segment),
  *          hop (RTO scaled by the hop distance to the receiver) and activity
- *          (early retransmission when no frame was overheard for an rtt).
+ *          (early retransmission when no frame was overheard for an rtt);
+ *          ours, a switch: link (resent at once when the MAC reports the
+ *          frame lost).
  *
  * Wiring, by whoever owns the node (the simulator, or firmware):
  *   mip_relay_init(r, stack, cfg)       also installs the IP forward and
@@ -128,12 +130,21 @@ struct mip_relay_config {
     uint8_t  cc_hop_max;          /* 6 */
     bool     cc_activity;         /* early retransmission: 2/3 then 1/3 RTO
                                      when overheard activity says the path is busy */
+    bool     cc_link;             /* ours: a cached segment whose frame the
+                                     link layer reports lost is sent again at
+                                     once (MACs with link ACKs) */
     /* DTC */
     bool     dtc_sack;            /* SACK signalling between caching nodes */
     /* DTC extensions (ours, off in the paper's configuration) */
     bool     dtc_endpoints;       /* the node's own data segments are cached
                                      and locked like forwarded ones: the
                                      sender's first hop protected too */
+    /* DTC and CCTRL (ours) */
+    bool     ack_repair;          /* an ACK whose frame the link layer reports
+                                     lost is sent again at once, rebuilt from
+                                     the flow's template (only the latest ACK
+                                     of its flow, at most max_local_rexmit
+                                     times per ACK number) */
 };
 
 /* The defaults of `mode`'s paper (docs/RELAY.md). */
@@ -172,6 +183,10 @@ void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode);
     X(early_rexmits)       /* CCTRL activity: sent at 2/3 of the RTO on a \
                               quiet channel */                             \
     X(activity_frames)     /* CCTRL activity: overheard frames counted */   \
+    X(link_rexmits)        /* CCTRL link: sent again at once on a lost \
+                              frame (also in local_rexmits) */             \
+    X(acks_repaired)       /* ack_repair: ACKs sent again after the link \
+                              layer reported their frame lost */            \
     X(send_failed)         /* relay transmissions refused by IP (no route, \
                               no buffer, too big) */                         \
     X(ignored)             /* datagrams passed untouched: not understood \
@@ -249,6 +264,8 @@ struct mip_relay_flow {
     uint8_t  hops;                /* CCTRL hop: hop distance to dst, from the
                                      TTL of dst's datagrams (F_HOPS) */
     uint8_t  dupacks;             /* DTC: ACKs in a row with ack == cached seq */
+    uint8_t  ack_repairs;         /* ack_repair: resends of ack_repair_no */
+    uint32_t ack_repair_no;       /* the ACK number last repaired */
 };
 
 /* Slot kinds (mip_relay_slot.used). */
@@ -317,8 +334,10 @@ void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *fram
 
 /* The outcome of a frame this node sent (MPDU without FCS): ok = link ACK
  * received (or no ACK was asked for), after the MAC's own retries. DTC
- * locks its cached segment when the frame carried it and !ok; TSS and
- * CCTRL ignore it (they take no feedback from the link layer). */
+ * locks its cached segment when the frame carried it and !ok; CCTRL with
+ * cc_link resends it at once; with ack_repair (DTC, CCTRL) a lost ACK is
+ * sent again; TSS and CCTRL otherwise ignore it (they take
+ * no feedback from the link layer). */
 void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
                            size_t len, bool ok, uint32_t now_ms);
 

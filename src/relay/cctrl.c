@@ -35,6 +35,12 @@
  * cctrl takes no feedback from the MAC ([B] ch. 4): no overhearing of
  * what a frame carries, no link status. The activity extension only counts
  * overheard frames.
+ *
+ * Ours, off in [B]'s configurations:
+ *
+ *   link      where the MAC does report (link ACKs), a cached segment whose
+ *             frame it reports lost is sent again at once, one of its
+ *             retransmissions, instead of t_r later.
  */
 #include "relay_internal.h"
 
@@ -54,13 +60,6 @@
 static uint32_t slot_end(const struct mip_relay_slot *sl)
 {
     return sl->seq + sl->seg_len;
-}
-
-/* The flow's rtt in ms: the EWMA, or rtt_init_ms before the first sample. */
-static uint32_t cc_rtt_ms(const struct mip_relay *r, const struct mip_relay_flow *f)
-{
-    uint32_t ms = (f->flags & MIP_RELAY_F_RTT_OK) ? f->rtt_q8 >> 8 : (uint32_t)r->cfg.rtt_init_ms;
-    return ms > RLY_TIME_MAX_MS ? RLY_TIME_MAX_MS : ms;
 }
 
 /* Eq. 4.1, rtt = alpha * sample + (1 - alpha) * rtt, in ms * 256. The first
@@ -86,7 +85,7 @@ static void cc_rtt_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_
  * most 60 s. No backoff: [B] re-arms with the current t_r. */
 static uint32_t cc_rto(const struct mip_relay *r, const struct mip_relay_flow *f)
 {
-    uint32_t rtt = cc_rtt_ms(r, f), t;
+    uint32_t rtt = rly_rtt_ms(r, f), t;
     if (r->cfg.cc_hop && (f->flags & MIP_RELAY_F_HOPS)) {
         uint32_t h = f->hops;
         if (r->cfg.cc_hop_max != 0u && h > r->cfg.cc_hop_max)
@@ -119,7 +118,7 @@ static uint8_t cc_retries(const struct mip_relay *r)
 static unsigned activity_level(const struct mip_relay *r, const struct mip_relay_flow *f,
                                uint32_t now)
 {
-    uint32_t window = cc_rtt_ms(r, f);
+    uint32_t window = rly_rtt_ms(r, f);
     unsigned i, n = 0;
     for (i = 0; i < r->activity_count && i < MIP_RELAY_ACTIVITY; i++)
         if (now - r->activity[i] < window)       /* wrap-safe age */
@@ -358,11 +357,10 @@ static bool expire(struct mip_relay *r, int si, uint32_t now)
         return false;
     }
     sl->rexmits++;
-    RSTAT(r, local_rexmits);
     if (early)
         RSTAT(r, early_rexmits);
     rtt_abandon(f, sl->seq);
-    (void)rly_send(r, sl->dgram, sl->dgram_len);
+    (void)rly_slot_resend(r, si);
     if (!r->cfg.cc_keep) {
         /* basic: "released from the cache and sent again" ([B] 4.1.2) */
         rly_slot_free(r, si);
@@ -370,6 +368,29 @@ static bool expire(struct mip_relay *r, int si, uint32_t now)
     }
     arm_timer(r, sl, f, false);
     return true;
+}
+
+void cctrl_link_status(struct mip_relay *r, const struct rly_seg *seg, bool ok)
+{
+    struct mip_relay_slot *sl;
+    uint32_t sent;
+    int fi, si;
+    if (ok || !r->cfg.cc_link || seg->payload_len == 0u || (seg->flags & MIP_TCP_SYN))
+        return;
+    fi = rly_flow_of(r, seg);
+    if (fi < 0 || (si = rly_slot_of(r, fi, MIP_RELAY_SLOT_CACHE)) < 0)
+        return;
+    sl = &r->slots[si];
+    if (sl->seq != seg->seq || !sl->timer_on)
+        return;                       /* not the segment cached here */
+    /* its timer runs out now: the same retransmission, without the wait
+     * (and without the activity look: the MAC has said the frame is lost) */
+    sent = r->stats[MIP_RELAY_STAT_local_rexmits];
+    sl->timer_on = CC_TIMER_FULL;
+    sl->deadline = r->now;
+    (void)expire(r, si, r->now);
+    if (r->stats[MIP_RELAY_STAT_local_rexmits] != sent)
+        RSTAT(r, link_rexmits);
 }
 
 uint32_t cctrl_poll(struct mip_relay *r, uint32_t now)

@@ -806,6 +806,29 @@ void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *fram
     tss_overheard(r, &seg);
 }
 
+/* ack_repair: seg, a pure ACK, was lost on the way to this node's
+ * neighbour. Only the latest ACK of its flow is worth sending again (an
+ * older one is overtaken), and only a few times. */
+static void ack_repair(struct mip_relay *r, const struct rly_seg *seg)
+{
+    struct mip_relay_flow *f;
+    int fi = rly_flow_rev(r, seg);
+    if (fi < 0)
+        return;
+    f = &r->flows[fi];
+    if (!(f->flags & MIP_RELAY_F_ACKED) || seg->ack != f->acked)
+        return;
+    if (f->ack_repair_no != f->acked) {
+        f->ack_repair_no = f->acked;
+        f->ack_repairs = 0;
+    }
+    if (f->ack_repairs >= r->cfg.max_local_rexmit)
+        return;
+    f->ack_repairs++;
+    if (rly_send_ack(r, fi) == MIP_OK)
+        RSTAT(r, acks_repaired);
+}
+
 void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
                            size_t len, bool ok, uint32_t now_ms)
 {
@@ -813,11 +836,20 @@ void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *fr
     if (r == NULL || r->stack == NULL || frame == NULL)
         return;
     r->now = now_ms;
-    if (r->cfg.mode != MIP_RELAY_DTC)
+    if (!(r->cfg.mode == MIP_RELAY_DTC || (r->cfg.mode == MIP_RELAY_CCTRL &&
+                                             (r->cfg.cc_link || r->cfg.ack_repair))))
         return;
     if (peek_seg(r, netif, frame, len, &seg, NULL) != MIP_OK)
         return;
-    dtc_link_status(r, &seg, ok);
+    if (!ok && r->cfg.ack_repair && seg.payload_len == 0u &&
+        (seg.flags & (MIP_TCP_ACK | MIP_TCP_SYN | MIP_TCP_FIN | MIP_TCP_RST)) == MIP_TCP_ACK) {
+        ack_repair(r, &seg);
+        return;
+    }
+    if (r->cfg.mode == MIP_RELAY_DTC)
+        dtc_link_status(r, &seg, ok);
+    else
+        cctrl_link_status(r, &seg, ok);
 }
 
 uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms)

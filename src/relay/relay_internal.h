@@ -146,6 +146,9 @@ void     dtc_local_in(struct mip_relay *r, const struct rly_seg *seg);
 /* --- CCTRL (cctrl.c) --------------------------------------------------- */
 enum mip_fwd_verdict cctrl_forward(struct mip_relay *r, const struct rly_seg *seg,
                                    const uint8_t *pkt);
+/* cc_link: a frame this node sent carried seg; ok: the link layer saw it
+ * ACKed. */
+void     cctrl_link_status(struct mip_relay *r, const struct rly_seg *seg, bool ok);
 /* Any frame heard addressed to another node (the activity extension). */
 void     cctrl_overheard_frame(struct mip_relay *r, uint32_t now);
 uint32_t cctrl_poll(struct mip_relay *r, uint32_t now);

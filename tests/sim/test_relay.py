@@ -41,7 +41,9 @@ def relay_sum(res: dict, counter: str) -> int:
      "expected an integer in [0, 15], got 99"),
     (lambda s: s["relay"].update(endpoints="yes"), "relay.endpoints",
      'expected true or false, got "yes"'),
-], ids=["bad-mode", "no-mode", "unknown-key", "zero-mult", "rexmit-range", "endpoints-bool"])
+    (lambda s: s["relay"].update(ack_repair=1), "relay.ack_repair", "expected true or false, got 1"),
+    (lambda s: s["relay"].update(link=None), "relay.link", "expected true or false, got null"),
+], ids=["bad-mode", "no-mode", "unknown-key", "zero-mult", "rexmit-range", "endpoints-bool", "ack-repair-bool", "link-bool"])
 def test_relay_scenario_errors(tmp_path, change, key, expect):
     sc = copy.deepcopy(tss_chain("tss", 0))
     change(sc)

@@ -212,7 +212,7 @@ CCTRL_NOTES = [
     "(mean over 2-6 hops); basic: lower retransmissions per packet at 5 hops, RTT rising "
     "slightly faster with hops than unmodified.",
     "Ours: a chain (range = interference range = spacing), 802.15.4 CSMA-CA with link ACKs "
-    "(3 retries), medium.ber 2.5e-4 (79-byte data frame PER 14.6 %, 63-byte ACK 11.8 %), "
+    "(one retry), medium.ber 2.5e-4 (79-byte data frame PER 14.6 %, 63-byte ACK 11.8 %), "
     "16-byte segments in 79-byte frames, one segment in flight, immediate ACKs; absolute "
     "throughput is not comparable (no uIP polling interval, no real channel).",
 ]

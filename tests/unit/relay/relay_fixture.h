@@ -375,6 +375,15 @@ static inline bool sent_at(const struct node *n, unsigned i, struct sent *s)
     return true;
 }
 
+/* The link layer's report on a frame R sent carrying t: to N for S -> D,
+ * to U for D -> S; ok: the neighbour ACKed it. */
+static inline void link_report_seg(struct node *n, const struct tseg *t, bool ok)
+{
+    uint8_t pkt[300], fr[400];
+    size_t pl = mk(pkt, t), fl = frame(fr, SHORT_R, t->rev ? SHORT_U : SHORT_N, pkt, pl);
+    mip_relay_link_status(n->r, 0, fr, fl, ok, n->f.now);
+}
+
 /* R's own datagram leaving (out) or delivered to R (in), through the hook
  * (set src_is_r so that S is R). */
 static inline enum mip_fwd_verdict local(struct node *n, bool out, const struct tseg *t)

@@ -21,10 +21,8 @@ static void dtc_node(struct node *n, bool v6, bool sack)
 /* The link layer's report on R's frame carrying data seq..seq+len. */
 static void link_report(struct node *n, bool v6, uint32_t seq, uint16_t len, bool ok)
 {
-    uint8_t pkt[300], fr[400];
     struct tseg t = data(v6, seq, len, 9);
-    size_t pl = mk(pkt, &t), fl = frame(fr, SHORT_R, SHORT_N, pkt, pl);
-    mip_relay_link_status(n->r, 0, fr, fl, ok, n->f.now);
+    link_report_seg(n, &t, ok);
 }
 
 static const struct mip_relay_slot *cached(const struct node *n)
@@ -372,6 +370,61 @@ static void test_sender_protects_its_first_hop(void)
     src_is_r = NULL;
 }
 
+/* ack_repair (ours): the latest ACK, lost on R's hop towards S, is sent
+ * again from the template at once, a bounded number of times; an older
+ * ACK's loss is not repaired (the newer one overtook it). */
+static void ack_repair(bool v6)
+{
+    struct node n;
+    struct mip_relay_config c;
+    struct sent s;
+    struct tseg a;
+    unsigned i;
+    mip_relay_config_default(&c, MIP_RELAY_DTC);
+    c.ack_repair = true;
+    node_init_cfg(&n, &c);
+    handshake_sack(&n, v6, 0, true);
+    feed_data(&n, v6, 1000, 100, 3);
+    feed_data(&n, v6, 1100, 100, 4);
+    feed_ack(&n, v6, 1100, 7);
+    a = feed_ack(&n, v6, 1200, 8);
+    fixture_clear(&n.f);
+    link_report_seg(&n, &a, true);
+    CHECK_EQ(n.f.ntx, 0);
+    a.ack = 1100;
+    link_report_seg(&n, &a, false);                /* older: overtaken */
+    CHECK_EQ(n.f.ntx, 0);
+    a.ack = 1200;
+    for (i = 0; i < 6; i++)
+        link_report_seg(&n, &a, false);
+    CHECK_EQ(n.f.ntx, 4);                          /* max_local_rexmit */
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_repaired), 4);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_U);
+    CHECK_EQ(s.len, 0);
+    CHECK_EQ(s.h.ack, 1200);
+    CHECK_EQ(s.h.seq, 5001);
+    {
+        struct mip_addr d = fixture_addr(addr_d(v6)), src = fixture_addr(addr_s(v6));
+        CHECK(mip_addr_eq(&s.src, &d));            /* in D's name, to S */
+        CHECK(mip_addr_eq(&s.dst, &src));
+    }
+    node_free(&n);
+    /* off (the paper's DTC): nothing */
+    mip_relay_config_default(&c, MIP_RELAY_DTC);
+    node_init_cfg(&n, &c);
+    handshake_sack(&n, v6, 0, true);
+    feed_data(&n, v6, 1000, 100, 3);
+    a = feed_ack(&n, v6, 1100, 7);
+    fixture_clear(&n.f);
+    link_report_seg(&n, &a, false);
+    CHECK_EQ(n.f.ntx, 0);
+    node_free(&n);
+}
+
+static void test_lost_ack_repaired_v4(void) { ack_repair(false); }
+static void test_lost_ack_repaired_v6(void) { ack_repair(true); }
+
 int main(void)
 {
     RUN(test_caches_the_highest_segment_once_its_link_reported);
@@ -386,70 +439,12 @@ int main(void)
     RUN(test_resent_copy_carries_the_newest_timestamp);
     RUN(test_rst_forgets_the_connection);
     RUN(test_sender_protects_its_first_hop);
+    RUN(test_lost_ack_repaired_v4);
+    RUN(test_lost_ack_repaired_v6);
     return TESTING_DONE();
 }
 
 #else
-
-/* dtc_endpoints: the sender's own segment, lost on its first hop, is
- * resent by the node's relay; ACKs reaching the sender only clear (its
- * TCP reads their loss signals itself). Off: own segments are not cached. */
-static void endpoint_node(struct node *n, bool endpoints)
-{
-    struct mip_relay_config c;
-    struct tseg t, a;
-    mip_relay_config_default(&c, MIP_RELAY_DTC);
-    c.dtc_endpoints = endpoints;
-    node_init_cfg(n, &c);
-    memset(&t, 0, sizeof(t));
-    t.seq = 999;
-    t.flags = MIP_TCP_SYN;
-    t.sack_perm = true;
-    t.id = 1;
-    CHECK_EQ(local(n, true, &t), MIP_FWD_PASS);
-    a = ackseg(false, 1000, 1);
-    a.seq = 5000;
-    a.flags = MIP_TCP_SYN | MIP_TCP_ACK;
-    a.sack_perm = true;
-    CHECK_EQ(local(n, false, &a), MIP_FWD_PASS);
-    t = data(false, 1000, 100, 2);
-    CHECK_EQ(local(n, true, &t), MIP_FWD_PASS);
-}
-
-static void test_sender_protects_its_first_hop(void)
-{
-    struct node n;
-    struct sent s;
-    struct tseg a;
-    src_is_r = "10.0.0.5";
-    endpoint_node(&n, true);
-    CHECK(cached(&n) != NULL && cached(&n)->seq == 1000);
-    link_report(&n, false, 1000, 100, false);
-    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_locked), 1);
-    fixture_clear(&n.f);
-    check_one_sent_after(&n, FIRST_RTO, 0);
-    CHECK(sent_at(&n, 0, &s));
-    CHECK_EQ(s.to, SHORT_N);
-    CHECK_EQ(s.h.seq, 1000);
-    CHECK_EQ(s.len, 100);
-    /* duplicate ACKs at the sender: no resend from the relay */
-    a = ackseg(false, 1000, 3);
-    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
-    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
-    CHECK_EQ(n.f.ntx, 1);
-    a = ackseg(false, 1100, 4);
-    CHECK_EQ(local(&n, false, &a), MIP_FWD_PASS);
-    CHECK(cached(&n) == NULL);
-    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
-    advance(&n, 10 * FIRST_RTO);
-    CHECK_EQ(n.f.ntx, 1);
-    node_free(&n);
-    endpoint_node(&n, false);
-    CHECK(cached(&n) == NULL);
-    CHECK_EQ(flows_used(&n), 0);
-    node_free(&n);
-    src_is_r = NULL;
-}
 
 int main(void)
 {
