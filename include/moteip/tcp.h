@@ -275,9 +275,11 @@ struct mip_tcp {
      * the route). Experiments fix segment sizes with it (TCPlp sizes
      * segments to a few 6LoWPAN frames); set it before connecting. */
     uint16_t mss_max;
-    /* RFC 5961 7: challenge ACKs sent since chack_start (config.h) */
+    /* RFC 5961 7: challenge ACKs that may still be sent in the window
+     * that began at chack_start (config.h); each window's budget is drawn
+     * from the stack's PRNG in [LIMIT / 2, LIMIT * 3 / 2] (CVE-2016-5696). */
     mip_time_t chack_start;
-    uint8_t  chack_sent;
+    uint8_t  chack_left;
     /* Consecutive retransmission timeouts of a synchronized connection
      * before it is aborted with MIP_TCP_ERR_TIMEOUT, for every connection
      * of this instance; mip_tcp_init sets MIP_TCP_MAX_RETRIES (8). 255:

@@ -34,22 +34,19 @@ static bool bit_get(const uint8_t *bm, uint32_t p)
 /* Sets (val) or clears the bits of positions [a, b), b <= size. */
 static void bits_fill_lin(uint8_t *bm, uint32_t a, uint32_t b, bool val)
 {
-    for (; a < b && (a & 7u) != 0; a++) {
+    while (a < b) {
+        if ((a & 7u) == 0 && b - a >= 8u) {
+            /* the whole bytes at once */
+            uint32_t whole = (b - a) & ~(uint32_t)7u;
+            memset(bm + (a >> 3), val ? 0xFF : 0x00, whole >> 3);
+            a += whole;
+            continue;
+        }
         if (val)
             bm[a >> 3] = (uint8_t)(bm[a >> 3] | (1u << (a & 7u)));
         else
             bm[a >> 3] = (uint8_t)(bm[a >> 3] & ~(1u << (a & 7u)));
-    }
-    if (b - a >= 8u) {
-        uint32_t whole = (b - a) & ~(uint32_t)7u;
-        memset(bm + (a >> 3), val ? 0xFF : 0x00, whole >> 3);
-        a += whole;
-    }
-    for (; a < b; a++) {
-        if (val)
-            bm[a >> 3] = (uint8_t)(bm[a >> 3] | (1u << (a & 7u)));
-        else
-            bm[a >> 3] = (uint8_t)(bm[a >> 3] & ~(1u << (a & 7u)));
+        a++;
     }
 }
 

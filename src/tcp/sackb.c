@@ -6,14 +6,14 @@
  * each operation works on offsets from snd_una, which turns the modulo-2^32
  * comparisons into plain unsigned ones. */
 #include "moteip/tcp_parts.h"
+#include <string.h>
 
 #define NB MIP_TCP_SACKB_MAX
 
-/* Blocks as offsets from snd_una, with room for one more than the
- * scoreboard holds while a new block is merged in. */
+/* Blocks as offsets from snd_una, [start, end) pairs, with room for one
+ * more than the scoreboard holds while a new block is merged in. */
 struct sack_work {
-    uint32_t s[NB + 1u];
-    uint32_t e[NB + 1u];
+    uint32_t b[NB + 1u][2];
     unsigned n;
 };
 
@@ -33,36 +33,27 @@ void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una)
  * one is dropped. */
 static void work_insert(struct sack_work *w, uint32_t s, uint32_t e)
 {
-    uint32_t ns[NB + 1u], ne[NB + 1u];
-    unsigned i, n = 0;
-    bool placed = false;
-
-    for (i = 0; i < w->n; i++) {
-        if (w->e[i] < s) {                  /* entirely below, not touching */
-            ns[n] = w->s[i]; ne[n] = w->e[i]; n++;
-        } else if (w->s[i] > e) {           /* entirely above, not touching */
-            if (!placed) {
-                ns[n] = s; ne[n] = e; n++;
-                placed = true;
-            }
-            ns[n] = w->s[i]; ne[n] = w->e[i]; n++;
-        } else {                            /* overlaps or touches: absorb */
-            if (w->s[i] < s)
-                s = w->s[i];
-            if (w->e[i] > e)
-                e = w->e[i];
-        }
+    unsigned i = 0, j;
+    /* Sorted and disjoint: the blocks entirely below [s, e), not touching
+     * it, come first; then those that overlap or touch it, absorbed into
+     * it; then those entirely above. */
+    while (i < w->n && w->b[i][1] < s)
+        i++;
+    for (j = i; j < w->n && w->b[j][0] <= e; j++) {
+        if (w->b[j][0] < s)
+            s = w->b[j][0];
+        if (w->b[j][1] > e)
+            e = w->b[j][1];
     }
-    if (!placed) {
-        ns[n] = s; ne[n] = e; n++;
-    }
-    /* n <= w->n + 1 <= NB + 1. Keep the highest NB. */
-    i = n > NB ? n - NB : 0u;
-    w->n = 0;
-    for (; i < n; i++) {
-        w->s[w->n] = ns[i];
-        w->e[w->n] = ne[i];
-        w->n++;
+    /* [i, j) become the one block at i: n <= NB + 1 afterwards. */
+    memmove(w->b[i + 1u], w->b[j], (w->n - j) * sizeof(w->b[0]));
+    w->n = w->n + 1u + i - j;
+    w->b[i][0] = s;
+    w->b[i][1] = e;
+    if (w->n > NB) {
+        /* Keep the highest NB. */
+        w->n = NB;
+        memmove(w->b[0], w->b[1], NB * sizeof(w->b[0]));
     }
 }
 
@@ -76,39 +67,40 @@ void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_ma
     /* Offsets must fit 16 bits (a ring holds at most 65535 bytes). */
     if (win > 0xFFFFu)
         win = 0xFFFFu;
-    /* Rebase the blocks held on the new snd_una: drop what it passed, trim
-     * what it cut into (the list stays sorted). A block that no longer
-     * lies in the window (snd_una moved backwards, or garbage) is dropped. */
-    w.n = 0;
-    for (i = 0; i < count; i++) {
-        /* block i relative to the new snd_una */
-        uint32_t s = b->start_off[i] - u, e = b->end_off[i] - u;
-        if ((int32_t)e <= 0)
-            continue;
-        if ((int32_t)s < 0)
-            s = 0;
-        if (e > win || s >= e)
-            continue;
-        w.s[w.n] = s;
-        w.e[w.n] = e;
-        w.n++;
-    }
     if (MIP_SEQ_LT(b->rexmit_next, snd_una) || MIP_SEQ_GT(b->rexmit_next, snd_max))
         b->rexmit_next = snd_una;
-
-    /* Merge the new blocks that lie within (snd_una, snd_max]. */
-    for (i = 0; i < n; i++) {
-        uint32_t s = start[i] - snd_una, e = end[i] - snd_una;
-        if (s == 0 || s >= e || e > win)
-            continue;   /* at/below snd_una (D-SACK, stale), empty, reversed
-                           or beyond what was sent */
+    w.n = 0;
+    for (i = 0; i < count + n; i++) {
+        uint32_t s, e;
+        if (i < count) {
+            /* Rebase the blocks held on the new snd_una: drop what it
+             * passed, trim what it cut into (inserted in order, they stay
+             * as they were). */
+            s = b->start_off[i] - u;
+            e = b->end_off[i] - u;
+            if ((int32_t)e <= 0)
+                continue;
+            if ((int32_t)s < 0)
+                s = 0;
+        } else {
+            /* Merge the new blocks that lie within (snd_una, snd_max];
+             * not one at/below snd_una (D-SACK, stale). */
+            s = start[i - count] - snd_una;
+            e = end[i - count] - snd_una;
+            if (s == 0)
+                continue;
+        }
+        /* Empty, reversed, or beyond what was sent (an old block: snd_una
+         * moved backwards, or garbage). */
+        if (s >= e || e > win)
+            continue;
         work_insert(&w, s, e);
     }
 
     b->base = snd_una;
     for (i = 0; i < NB; i++) {
-        b->start_off[i] = (uint16_t)(i < w.n ? w.s[i] : 0u);
-        b->end_off[i] = (uint16_t)(i < w.n ? w.e[i] : 0u);
+        b->start_off[i] = (uint16_t)(i < w.n ? w.b[i][0] : 0u);
+        b->end_off[i] = (uint16_t)(i < w.n ? w.b[i][1] : 0u);
     }
 }
 

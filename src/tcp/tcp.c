@@ -16,10 +16,21 @@ mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s)
      * random point (RFC 6056). */
     tcp->next_port = (uint16_t)(49152u + mip_rng_below(&s->rng, 16384u));
     tcp->max_retries = MIP_TCP_MAX_RETRIES;
+    /* The first challenge ACK starts a window (and draws its budget). */
+    tcp->chack_start = s->now - MIP_TCP_CHALLENGE_ACK_WINDOW_MS;
     st = mip_ip_register_proto(s, MIP_IPPROTO_TCP, tcp_input, tcp_icmp_error, tcp);
     if (st != MIP_OK)
         return st;
     return mip_stack_add_poller(s, tcp_poll, tcp);
+}
+
+#if MIP_TCP_CHALLENGE_ACK_LIMIT > 170
+#error "MIP_TCP_CHALLENGE_ACK_LIMIT must be at most 170 (1.5 times it is a uint8_t budget)"
+#endif
+uint8_t tcp_chack_budget(struct mip_tcp *tcp)
+{
+    return (uint8_t)(MIP_TCP_CHALLENGE_ACK_LIMIT / 2u +
+                     mip_rng_below(&tcp->stack->rng, MIP_TCP_CHALLENGE_ACK_LIMIT + 1u));
 }
 
 void mip_tcp_config_default(struct mip_tcp_config *cfg)
@@ -121,6 +132,17 @@ static void tcp_conn_unlink(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     }
 }
 
+void tcp_notify(struct mip_tcp_conn *c, size_t which)
+{
+    typedef void (*cb_fn)(void *, struct mip_tcp_conn *);
+    cb_fn fn;
+    if (c->cb == NULL)
+        return;
+    fn = *(const cb_fn *)(const void *)((const char *)c->cb + which);
+    if (fn != NULL)
+        fn(c->ctx, c);
+}
+
 void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why)
 {
     tcp_conn_unlink(tcp, c);
@@ -130,8 +152,7 @@ void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_e
     TCP_STAT(tcp, conns_closed);
     if (why != MIP_TCP_ERR_NONE && c->cb != NULL && c->cb->error != NULL)
         c->cb->error(c->ctx, c, why);
-    if (c->cb != NULL && c->cb->closed != NULL)
-        c->cb->closed(c->ctx, c);
+    tcp_notify(c, TCP_CB(closed));
 }
 
 void tcp_enter_timewait(struct mip_tcp *tcp, struct mip_tcp_conn *c)
@@ -176,20 +197,10 @@ void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     c->flags |= TCPF_REXMT;
 }
 
-static bool tuple_in_use(const struct mip_tcp *tcp, const struct mip_addr *local, uint16_t lport,
-                         const struct mip_addr *remote, uint16_t rport)
+uint8_t tcp_conn_netif(const struct mip_addr *remote, uint8_t netif)
 {
-    const struct mip_tcp_conn *c;
-    unsigned i;
-    for (c = tcp->conns; c != NULL; c = c->next)
-        if (c->lport == lport && c->rport == rport && mip_addr_eq(&c->remote, remote) &&
-            tcp_local_is(tcp, c, local))
-            return true;
-    for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++)
-        if (tcp->tw[i].used && tcp->tw[i].lport == lport && tcp->tw[i].rport == rport &&
-            mip_addr_eq(&tcp->tw[i].remote, remote) && mip_addr_eq(&tcp->tw[i].local, local))
-            return true;
-    return false;
+    return remote->family == MIP_AF_INET6 && remote->bytes[0] == 0xFE &&
+           (remote->bytes[1] & 0xC0) == 0x80 ? netif : MIP_NETIF_ANY;
 }
 
 static uint8_t wscale_for(uint16_t rx_size)
@@ -213,6 +224,7 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
 {
     struct mip_stack *s = tcp->stack;
     struct mip_addr local;
+    struct tcp_tuple k;
     unsigned tries;
     uint16_t mss;
     uint8_t ref;
@@ -228,10 +240,14 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
         return MIP_ERR_NOROUTE;
     c->rport = port;
     c->lport = 0;
+    k.local = &local;
+    k.remote = dst;
+    k.rport = port;
     for (tries = 0; tries < 16384u; tries++) {
         uint16_t p = tcp->next_port;
         tcp->next_port = (uint16_t)(p == 0xFFFFu ? 49152u : p + 1u);
-        if (!tuple_in_use(tcp, &local, p, dst, port)) {
+        k.lport = p;
+        if (tcp_find_conn(tcp, &k) == NULL && tcp_find_tw(tcp, &k) == NULL) {
             c->lport = p;
             break;
         }
@@ -241,15 +257,14 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
     c->remote = *dst;
     c->local = ref;
     mss = tcp_local_mss(tcp, dst, &c->netif);
-    if (!(dst->family == MIP_AF_INET6 && dst->bytes[0] == 0xFE && (dst->bytes[1] & 0xC0) == 0x80))
-        c->netif = MIP_NETIF_ANY;
+    c->netif = tcp_conn_netif(dst, c->netif);
     c->iss = tcp_isn(tcp->secret, &local, c->lport, dst, port, s->now);
     c->snd_una = c->snd_nxt = c->snd_max = c->iss;
     c->rcv_wscale = wscale_for(c->rx.size);
     tcp_rtt_init(&c->rtt);
     tcp_cc_init(&c->cc, mss, c->cfg.cwnd_cap);
 #if MIP_TCP_TIMESTAMPS
-    c->ts_offset = (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&c->iss, sizeof(c->iss));
+    c->ts_offset = tcp_ts_offset(tcp, c->iss);
 #endif
     c->state = MIP_TCP_SYN_SENT;
     c->rtt_start = s->now;        /* the first SYN is timed (Karn: only it) */
@@ -390,6 +405,13 @@ void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_er
     }
     tcp_conn_finish(tcp, c, why);
 }
+
+#if MIP_TCP_TIMESTAMPS
+uint32_t tcp_ts_offset(const struct mip_tcp *tcp, uint32_t iss)
+{
+    return (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&iss, sizeof(iss));
+}
+#endif
 
 void tcp_stat_inc(struct mip_tcp *tcp, enum mip_tcp_stat which)
 {

@@ -17,15 +17,26 @@ struct tcp_in {
 
 /* --- helpers ------------------------------------------------------------ */
 
-static void take_options(struct mip_tcp_conn *c, const struct mip_tcp_opts *o, bool syn_ok_sack,
-                         bool syn_ok_ts, uint16_t local_mss)
+/* The send window from segment h (SND.WND, SND.WL1, SND.WL2). */
+static void snd_window(struct mip_tcp_conn *c, const struct mip_tcp_hdr *h, uint32_t wnd)
+{
+    c->snd_wnd = wnd;
+    c->snd_wl1 = h->seq;
+    c->snd_wl2 = h->ack;
+}
+
+/* The options of the peer's SYN (o->present: what it offered), the
+ * congestion window for its MSS, and the send window of segment h (the
+ * peer's SYN, or the ACK of ours). */
+static void take_options(struct mip_tcp_conn *c, const struct mip_tcp_opts *o, uint16_t local_mss,
+                         const struct mip_tcp_hdr *h)
 {
     uint16_t mss = (o->present & MIP_TCP_HAS_MSS) ? o->mss : 536u;  /* RFC 9293 3.7.1 */
     if (mss > local_mss)
         mss = local_mss;
     if (mss < 64u)
         mss = 64u;
-    c->cc.mss = mss;
+    tcp_cc_init(&c->cc, mss, c->cfg.cwnd_cap);
 #if MIP_TCP_WSCALE
     if ((o->present & MIP_TCP_HAS_WSCALE)) {
         c->flags |= TCPF_WS_OK;
@@ -39,64 +50,72 @@ static void take_options(struct mip_tcp_conn *c, const struct mip_tcp_opts *o, b
     c->rcv_wscale = 0;
 #endif
 #if MIP_TCP_SACK
-    if (syn_ok_sack && c->cfg.sack)
+    if ((o->present & MIP_TCP_HAS_SACK_PERM) && c->cfg.sack)
         c->flags |= TCPF_SACK_OK;
-#else
-    (void)syn_ok_sack;
 #endif
 #if MIP_TCP_TIMESTAMPS
-    if (syn_ok_ts && c->cfg.timestamps) {
+    if ((o->present & MIP_TCP_HAS_TIMESTAMP) && c->cfg.timestamps) {
         c->flags |= TCPF_TS_OK;
         c->ts_recent = o->ts_val;
     }
-#else
-    (void)syn_ok_ts;
 #endif
+    /* never scaled in a SYN */
+    snd_window(c, h, (uint32_t)h->window << ((h->flags & MIP_TCP_SYN) ? 0u : c->snd_wscale));
 }
 
-static void notify(struct mip_tcp_conn *c, void (*fn)(void *, struct mip_tcp_conn *))
-{
-    if (fn != NULL)
-        fn(c->ctx, c);
-}
 
-static struct mip_tcp_conn *find_conn(struct mip_tcp *tcp, const struct tcp_in *in)
+struct mip_tcp_conn *tcp_find_conn(struct mip_tcp *tcp, const struct tcp_tuple *k)
 {
     struct mip_tcp_conn *c;
     for (c = tcp->conns; c != NULL; c = c->next)
-        if (c->lport == in->h.dst_port && c->rport == in->h.src_port &&
-            mip_addr_eq(&c->remote, &in->rx->src) && tcp_local_is(tcp, c, &in->rx->dst))
+        if (c->lport == k->lport && c->rport == k->rport && mip_addr_eq(&c->remote, k->remote) &&
+            tcp_local_is(tcp, c, k->local))
             return c;
     return NULL;
 }
 
+/* True when a SYN cache entry's or TIME_WAIT record's 4-tuple is k. */
+bool tcp_tuple_is(const struct mip_addr *local, const struct mip_addr *remote, uint16_t lport,
+                  uint16_t rport, const struct tcp_tuple *k)
+{
+    return lport == k->lport && rport == k->rport && mip_addr_eq(remote, k->remote) &&
+           mip_addr_eq(local, k->local);
+}
+
+/* The RST answering segment `in` (RFC 9293 3.10.7), out of `netif`. */
+static void rst_reply(struct mip_tcp *tcp, const struct tcp_in *in, uint8_t netif)
+{
+    tcp_send_rst_for(tcp, &in->rx->dst, &in->rx->src, &in->h, in->seglen, netif);
+}
+
 /* RFC 5961 3.2 / 4.2 / 5.2: an ACK that makes a blind attacker's guess
- * fail; at most MIP_TCP_CHALLENGE_ACK_LIMIT per window of the instance (7). */
-static void challenge_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+ * fail (the segment counted as `why`); within the instance's budget per
+ * window (RFC 5961 7), which is random (tcp_chack_budget). */
+static void challenge_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_stat why)
 {
     mip_time_t now = tcp->stack->now;
     bool send;
+    tcp_stat_inc(tcp, why);
     if ((uint32_t)(now - tcp->chack_start) >= MIP_TCP_CHALLENGE_ACK_WINDOW_MS) {
         tcp->chack_start = now;
-        tcp->chack_sent = 0;
+        tcp->chack_left = tcp_chack_budget(tcp);
     }
-    send = tcp->chack_sent < MIP_TCP_CHALLENGE_ACK_LIMIT;
+    send = tcp->chack_left > 0;
     tcp_stat_inc(tcp, send ? MIP_TCP_STAT_challenge_acks : MIP_TCP_STAT_challenge_acks_limited);
     if (send) {
-        tcp->chack_sent++;
+        tcp->chack_left--;
         tcp_send_ack(tcp, c);
     }
 }
 
 /* --- TIME_WAIT records --------------------------------------------------- */
 
-static struct mip_tcp_tw *find_tw(struct mip_tcp *tcp, const struct tcp_in *in)
+struct mip_tcp_tw *tcp_find_tw(struct mip_tcp *tcp, const struct tcp_tuple *k)
 {
     unsigned i;
     for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++) {
         struct mip_tcp_tw *t = &tcp->tw[i];
-        if (t->used && t->lport == in->h.dst_port && t->rport == in->h.src_port &&
-            mip_addr_eq(&t->remote, &in->rx->src) && mip_addr_eq(&t->local, &in->rx->dst))
+        if (t->used && tcp_tuple_is(&t->local, &t->remote, t->lport, t->rport, k))
             return t;
     }
     return NULL;
@@ -152,13 +171,12 @@ static struct mip_tcp_listener *find_listener(struct mip_tcp *tcp, uint16_t port
     return NULL;
 }
 
-static struct mip_tcp_syn *find_syn(struct mip_tcp *tcp, const struct tcp_in *in)
+static struct mip_tcp_syn *find_syn(struct mip_tcp *tcp, const struct tcp_tuple *k)
 {
     unsigned i;
     for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++) {
         struct mip_tcp_syn *e = &tcp->syn[i];
-        if ((e->flags & TCPS_USED) && e->lport == in->h.dst_port && e->rport == in->h.src_port &&
-            mip_addr_eq(&e->remote, &in->rx->src) && mip_addr_eq(&e->local, &in->rx->dst))
+        if ((e->flags & TCPS_USED) && tcp_tuple_is(&e->local, &e->remote, e->lport, e->rport, k))
             return e;
     }
     return NULL;
@@ -174,23 +192,13 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
     /* Until accept hands us a ring, offer a modest window; the first ACK
      * after accept advertises the real one. */
     seg.win = MIP_TCP_SYNACK_WINDOW;
-    seg.opts.present = MIP_TCP_HAS_MSS;
+    /* MSS (TCPS_USED is its bit), and the options the peer offered
+     * (TCPS_* are MIP_TCP_HAS_* bits); our window scale is 0. */
+    seg.opts.present = e->flags;
     seg.opts.mss = tcp_local_mss(tcp, &e->remote, NULL);
-#if MIP_TCP_WSCALE
-    if (e->flags & TCPS_WS) {
-        seg.opts.present |= MIP_TCP_HAS_WSCALE;
-        seg.opts.wscale = 0;
-    }
-#endif
-#if MIP_TCP_SACK
-    if (e->flags & TCPS_SACK)
-        seg.opts.present |= MIP_TCP_HAS_SACK_PERM;
-#endif
 #if MIP_TCP_TIMESTAMPS
     if (e->flags & TCPS_TS) {
-        seg.opts.present |= MIP_TCP_HAS_TIMESTAMP;
-        seg.opts.ts_val = (uint32_t)tcp->stack->now +
-                          (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&e->iss, 4);
+        seg.opts.ts_val = (uint32_t)tcp->stack->now + tcp_ts_offset(tcp, e->iss);
         seg.opts.ts_ecr = e->ts_recent;
     }
 #endif
@@ -217,7 +225,10 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const ui
         TCP_STAT(tcp, syn_cache_evicted);
     }
     memset(e, 0, sizeof(*e));
-    e->flags = TCPS_USED;
+    /* What the peer offered of the options compiled in. */
+    e->flags = (uint8_t)(TCPS_USED | (in->o.present & TCPS_OPTS));
+    e->snd_wscale = in->o.wscale;     /* clamped by take_options */
+    e->ts_recent = in->o.ts_val;
     e->local = in->rx->dst;
     e->remote = in->rx->src;
     e->lport = in->h.dst_port;
@@ -228,22 +239,6 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const ui
         e->iss = *iss_floor + 1u + (e->iss & 0xFFFFu);   /* above, still unpredictable */
     e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
     e->netif = in->rx->netif;
-#if MIP_TCP_WSCALE
-    if (in->o.present & MIP_TCP_HAS_WSCALE) {
-        e->flags |= TCPS_WS;
-        e->snd_wscale = in->o.wscale > 14u ? 14u : in->o.wscale;
-    }
-#endif
-#if MIP_TCP_SACK
-    if (in->o.present & MIP_TCP_HAS_SACK_PERM)
-        e->flags |= TCPS_SACK;
-#endif
-#if MIP_TCP_TIMESTAMPS
-    if (in->o.present & MIP_TCP_HAS_TIMESTAMP) {
-        e->flags |= TCPS_TS;
-        e->ts_recent = in->o.ts_val;
-    }
-#endif
     e->deadline = tcp->stack->now + MIP_TCP_RTO_INITIAL_MS;
     tcp_syn_send_synack(tcp, e);
 }
@@ -262,7 +257,7 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     struct mip_tcp_opts o;
     if (c == NULL || c->state != MIP_TCP_CLOSED) {
         TCP_STAT(tcp, accept_refused);
-        tcp_send_rst_for(tcp, &in->rx->dst, &in->rx->src, &in->h, in->seglen, in->rx->netif);
+        rst_reply(tcp, in, in->rx->netif);
         e->flags = 0;
         return NULL;
     }
@@ -270,8 +265,7 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->remote = e->remote;
     c->lport = e->lport;
     c->rport = e->rport;
-    c->netif = (c->remote.family == MIP_AF_INET6 && c->remote.bytes[0] == 0xFE &&
-                (c->remote.bytes[1] & 0xC0) == 0x80) ? e->netif : MIP_NETIF_ANY;
+    c->netif = tcp_conn_netif(&c->remote, e->netif);
     c->iss = e->iss;
     c->snd_una = c->iss + 1u;
     c->snd_nxt = c->snd_max = c->iss + 1u;
@@ -279,21 +273,16 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->rcv_adv = c->rcv_nxt + MIP_TCP_SYNACK_WINDOW;
     c->flags |= TCPF_SYN_ACKED;
     memset(&o, 0, sizeof(o));
-    o.present = (uint8_t)(MIP_TCP_HAS_MSS | ((e->flags & TCPS_WS) ? MIP_TCP_HAS_WSCALE : 0u));
+    o.present = e->flags;         /* MSS (TCPS_USED) and the offered options */
     o.mss = e->mss;
     o.wscale = e->snd_wscale;
     o.ts_val = e->ts_recent;
     c->rcv_wscale = 0;            /* what our SYN-ACK offered */
-    take_options(c, &o, (e->flags & TCPS_SACK) != 0, (e->flags & TCPS_TS) != 0,
-                 tcp_local_mss(tcp, &c->remote, NULL));
+    take_options(c, &o, tcp_local_mss(tcp, &c->remote, NULL), &in->h);
 #if MIP_TCP_TIMESTAMPS
-    c->ts_offset = (uint32_t)mip_siphash24(tcp->secret, (const uint8_t *)&c->iss, 4);
+    c->ts_offset = tcp_ts_offset(tcp, c->iss);
 #endif
-    c->snd_wnd = (uint32_t)in->h.window << c->snd_wscale;
-    c->snd_wl1 = in->h.seq;
-    c->snd_wl2 = in->h.ack;
     tcp_rtt_init(&c->rtt);
-    tcp_cc_init(&c->cc, c->cc.mss, c->cfg.cwnd_cap);
     e->flags = 0;
     tcp_conn_link(tcp, c);
     TCP_STAT(tcp, conns_accepted);
@@ -314,7 +303,10 @@ static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
         c->flags |= TCPF_IDLE;
     }
-    notify(c, c->cb != NULL ? c->cb->connected : NULL);
+    tcp_notify(c, TCP_CB(connected));
+    /* shut down before the handshake completed */
+    if (c->state == MIP_TCP_ESTABLISHED && (c->flags & TCPF_FIN_QUEUED))
+        c->state = MIP_TCP_FIN_WAIT_1;
 }
 
 static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
@@ -324,7 +316,7 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
                   MIP_SEQ_LEQ(h->ack, c->snd_max);
     if ((h->flags & MIP_TCP_ACK) && !ack_ok) {
         TCP_STAT(tcp, drop_bad_ack);
-        tcp_send_rst_for(tcp, &in->rx->dst, &c->remote, h, in->seglen, c->netif);
+        rst_reply(tcp, in, c->netif);
         return;
     }
     if (h->flags & MIP_TCP_RST) {
@@ -341,12 +333,7 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
     c->rcv_nxt = h->seq + 1u;
     /* The right edge our SYN advertised was relative to nothing yet. */
     c->rcv_adv = c->rcv_nxt;
-    take_options(c, &in->o, (in->o.present & MIP_TCP_HAS_SACK_PERM) != 0,
-                 (in->o.present & MIP_TCP_HAS_TIMESTAMP) != 0, c->cc.mss);
-    c->snd_wnd = h->window;       /* never scaled in a SYN */
-    c->snd_wl1 = h->seq;
-    c->snd_wl2 = h->ack;
-    tcp_cc_init(&c->cc, c->cc.mss, c->cfg.cwnd_cap);
+    take_options(c, &in->o, c->cc.mss, h);
     if (ack_ok) {
         c->snd_una = h->ack;
         c->flags |= TCPF_SYN_ACKED | TCPF_ACKNOW;
@@ -354,8 +341,6 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
             tcp_rtt_sample(&c->rtt, (uint32_t)(tcp->stack->now - c->rtt_start));
         c->flags &= (uint16_t)~TCPF_TIMING;
         conn_established(tcp, c);
-        if (c->state == MIP_TCP_ESTABLISHED && (c->flags & TCPF_FIN_QUEUED))
-            c->state = MIP_TCP_FIN_WAIT_1;
         tcp_output(tcp, c);
     } else {
         /* Simultaneous open (RFC 9293 3.5 figure 8). */
@@ -368,16 +353,12 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
 static bool seq_acceptable(const struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     uint32_t wnd = MIP_SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0u;
-    uint32_t seq = in->h.seq, len = in->seglen;
-    if (len == 0) {
-        if (wnd == 0)
-            return seq == c->rcv_nxt;
-        return MIP_SEQ_GEQ(seq, c->rcv_nxt) && MIP_SEQ_LT(seq, c->rcv_nxt + wnd);
-    }
+    /* Offsets from rcv_nxt: x lies in [rcv_nxt, rcv_nxt + wnd) when its
+     * offset is below wnd (wnd < 2^31, so this is the modular test). */
+    uint32_t off = in->h.seq - c->rcv_nxt, len = in->seglen;
     if (wnd == 0)
-        return false;
-    return (MIP_SEQ_GEQ(seq, c->rcv_nxt) && MIP_SEQ_LT(seq, c->rcv_nxt + wnd)) ||
-           (MIP_SEQ_GEQ(seq + len - 1u, c->rcv_nxt) && MIP_SEQ_LT(seq + len - 1u, c->rcv_nxt + wnd));
+        return len == 0 && off == 0;
+    return off < wnd || (len != 0 && off + len - 1u < wnd);
 }
 
 /* Loss recovery sends. Without SACK (NewReno, RFC 6582): the segment at
@@ -391,28 +372,20 @@ static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool firs
     if (c->flags & TCPF_SACK_OK) {
         unsigned budget;
         uint32_t seq, len;
-        uint16_t smss = c->cc.mss;    /* payload per segment, as tcp_output */
-#if MIP_TCP_TIMESTAMPS
-        if (c->flags & TCPF_TS_OK)
-            smss = (uint16_t)(smss - 12u);
-#endif
+        uint16_t smss = tcp_smss(c);  /* payload per segment, as tcp_output */
         if (MIP_SEQ_LT(c->sackb.rexmit_next, c->snd_una))
             c->sackb.rexmit_next = c->snd_una;
         for (budget = 0; budget < 64u; budget++) {
             uint32_t pipe = tcp_sackb_pipe(&c->sackb, c->snd_una, c->snd_max);
             if (!first && pipe + c->cc.mss > tcp_cc_window(&c->cc))
                 return;
-            if (!tcp_sackb_next_hole(&c->sackb, c->snd_una, smss, &seq, &len)) {
-                if (first)
-                    tcp_retransmit(tcp, c, c->snd_una, c->cc.mss);
-                return;
-            }
+            if (!tcp_sackb_next_hole(&c->sackb, c->snd_una, smss, &seq, &len))
+                break;      /* no hole: snd_una below, when `first` */
             tcp_retransmit(tcp, c, seq, len);
             TCP_STAT(tcp, sack_rexmits);
             c->sackb.rexmit_next = seq + len;
             first = false;
         }
-        return;
     }
 #endif
     if (first)
@@ -428,20 +401,17 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     bool fin_acked;
     /* RFC 5961 5.2: acceptable ACKs lie in [snd_una - max window, snd_max]. */
     if (MIP_SEQ_GT(h->ack, c->snd_max) || MIP_SEQ_LT(h->ack, c->snd_una - max_wnd)) {
-        TCP_STAT(tcp, drop_bad_ack);
-        challenge_ack(tcp, c);
+        challenge_ack(tcp, c, MIP_TCP_STAT_drop_bad_ack);
         return false;
     }
     if (c->state == MIP_TCP_SYN_RECEIVED) {
         if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
-            tcp_send_rst_for(tcp, &in->rx->dst, &c->remote, h, in->seglen, c->netif);
+            rst_reply(tcp, in, c->netif);
             return false;
         }
         c->flags |= TCPF_SYN_ACKED;
         c->snd_una = c->iss + 1u;
         conn_established(tcp, c);
-        if (c->flags & TCPF_FIN_QUEUED)
-            c->state = MIP_TCP_FIN_WAIT_1;
         flight = c->snd_max - c->snd_una;
     }
     /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */
@@ -452,9 +422,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
             c->flags &= (uint16_t)~(TCPF_PERSIST | TCPF_REXMT);
             c->snd_nxt = c->snd_una;
         }
-        c->snd_wnd = wnd;
-        c->snd_wl1 = h->seq;
-        c->snd_wl2 = h->ack;
+        snd_window(c, h, wnd);
     }
 #if MIP_TCP_SACK
     if ((c->flags & TCPF_SACK_OK) && (in->o.present & MIP_TCP_HAS_SACK)) {
@@ -538,8 +506,8 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
     else if (!(c->flags & TCPF_PERSIST))
         tcp_arm_rexmt(tcp, c);
-    if (acked > 0 && c->cb != NULL && c->cb->writable != NULL && !(c->flags & TCPF_FIN_QUEUED))
-        c->cb->writable(c->ctx, c);
+    if (acked > 0 && !(c->flags & TCPF_FIN_QUEUED))
+        tcp_notify(c, TCP_CB(writable));
     if (c->state == MIP_TCP_CLOSED)
         return false;
     if (fin_acked) {
@@ -633,7 +601,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         TCP_STAT(tcp, delacks);
     }
     if (advanced > 0)
-        notify(c, c->cb != NULL ? c->cb->readable : NULL);
+        tcp_notify(c, TCP_CB(readable));
 }
 
 static void fin_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
@@ -667,7 +635,16 @@ static void fin_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     default:
         break;
     }
-    notify(c, c->cb != NULL ? c->cb->readable : NULL);
+    tcp_notify(c, TCP_CB(readable));
+}
+
+/* The data and FIN of an acceptable segment, then whatever is to send. */
+static void data_fin_output(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    data_input(tcp, c, in);
+    fin_input(tcp, c, in);
+    if (c->state != MIP_TCP_CLOSED)
+        tcp_output(tcp, c);
 }
 
 static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
@@ -702,15 +679,13 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
             TCP_STAT(tcp, conns_reset);
             tcp_conn_finish(tcp, c, MIP_TCP_ERR_RESET);
         } else {
-            TCP_STAT(tcp, drop_rst_out_of_window);
-            challenge_ack(tcp, c);
+            challenge_ack(tcp, c, MIP_TCP_STAT_drop_rst_out_of_window);
         }
         return;
     }
     if (h->flags & MIP_TCP_SYN) {
         /* RFC 5961 4.2: a SYN on a synchronized connection. */
-        TCP_STAT(tcp, drop_syn_in_window);
-        challenge_ack(tcp, c);
+        challenge_ack(tcp, c, MIP_TCP_STAT_drop_syn_in_window);
         return;
     }
     if (!(h->flags & MIP_TCP_ACK)) {
@@ -724,12 +699,9 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         MIP_SEQ_LEQ(h->seq, c->rcv_nxt))
         c->ts_recent = in->o.ts_val;
 #endif
-    if (!ack_input(tcp, c, in))
-        goto out;
-    data_input(tcp, c, in);
-    fin_input(tcp, c, in);
-out:
-    if (c->state != MIP_TCP_CLOSED)
+    if (ack_input(tcp, c, in))
+        data_fin_output(tcp, c, in);
+    else if (c->state != MIP_TCP_CLOSED)
         tcp_output(tcp, c);
 }
 
@@ -738,24 +710,17 @@ out:
 static bool parse_segment(struct mip_tcp *tcp, const struct mip_ip_rx *rx, const uint8_t *l4,
                           size_t len, struct tcp_in *in)
 {
-    uint32_t sum;
     memset(in, 0, sizeof(*in));
     in->rx = rx;
     if (len > 0xFFFFu || mip_tcp_parse(l4, len, &in->h) != MIP_OK) {
         TCP_STAT(tcp, drop_truncated);
         return false;
     }
-    if (rx->src.family == MIP_AF_INET)
-        sum = mip_cksum_pseudo4(rx->src.bytes, rx->dst.bytes, MIP_IPPROTO_TCP, (uint16_t)len);
-    else
-        sum = mip_cksum_pseudo6(rx->src.bytes, rx->dst.bytes, MIP_IPPROTO_TCP, (uint32_t)len);
 #ifndef MOTEIP_FUZZING
-    if (mip_cksum_finish(mip_cksum_add(sum, l4, len)) != 0) {
+    if (tcp_cksum(&rx->src, &rx->dst, l4, len) != 0) {
         TCP_STAT(tcp, drop_bad_checksum);
         return false;
     }
-#else
-    (void)sum;
 #endif
     if (mip_tcp_opts_parse(l4 + MIP_TCP_HDR_LEN, (size_t)in->h.hdr_len - MIP_TCP_HDR_LEN,
                            &in->o) != MIP_OK) {
@@ -774,6 +739,7 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
 {
     struct mip_tcp *tcp = ctx;
     struct tcp_in in;
+    struct tcp_tuple k;
     struct mip_tcp_conn *c;
     struct mip_tcp_syn *e;
     struct mip_tcp_tw *t;
@@ -791,19 +757,23 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
         TCP_STAT(tcp, drop_no_conn);
         return true;
     }
-    c = find_conn(tcp, &in);
+    k.local = &rx->dst;
+    k.remote = &rx->src;
+    k.lport = in.h.dst_port;
+    k.rport = in.h.src_port;
+    c = tcp_find_conn(tcp, &k);
     if (c != NULL) {
         conn_input(tcp, c, &in);
         return true;
     }
-    t = find_tw(tcp, &in);
+    t = tcp_find_tw(tcp, &k);
     if (t != NULL) {
         if (timewait_input(tcp, t, &in))
             return true;
         iss_floor = t->snd_nxt;     /* the record gave the pair up to this SYN */
         have_floor = true;
     }
-    e = find_syn(tcp, &in);
+    e = find_syn(tcp, &k);
     if (e != NULL) {
         const struct mip_tcp_hdr *h = &in.h;
         if (h->flags & MIP_TCP_RST) {
@@ -820,31 +790,26 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
                 TCP_STAT(tcp, drop_syn_in_window);
             return true;
         }
-        if ((h->flags & MIP_TCP_ACK) && !(h->flags & MIP_TCP_SYN) && h->ack == e->iss + 1u &&
-            h->seq - (e->irs + 1u) >= MIP_TCP_SYNACK_WINDOW) {
-            /* The ACK is right but the data starts outside the window our
-             * SYN-ACK offered: not worth a RST that kills a handshake
-             * whose first data segment was merely lost (RFC 9293 3.10.7.4
-             * drops unacceptable segments). */
-            TCP_STAT(tcp, drop_out_of_window);
-            return true;
-        }
-        if ((h->flags & MIP_TCP_ACK) && !(h->flags & MIP_TCP_SYN) && h->ack == e->iss + 1u) {
+        if ((h->flags & (MIP_TCP_ACK | MIP_TCP_SYN)) == MIP_TCP_ACK && h->ack == e->iss + 1u) {
+            if (h->seq - (e->irs + 1u) >= MIP_TCP_SYNACK_WINDOW) {
+                /* The ACK is right but the data starts outside the window
+                 * our SYN-ACK offered: not worth a RST that kills a
+                 * handshake whose first data segment was merely lost (RFC
+                 * 9293 3.10.7.4 drops unacceptable segments). */
+                TCP_STAT(tcp, drop_out_of_window);
+                return true;
+            }
             /* Any in-window seq completes the handshake: when the first
              * data segment after it was lost, a later one (seq above
              * irs + 1) carries the ACK; data_input() queues it out of
              * order or drops it, and the sender retransmits the gap. */
             c = syn_cache_complete(tcp, e, &in);
-            if (c != NULL && c->state != MIP_TCP_CLOSED) {
-                data_input(tcp, c, &in);
-                fin_input(tcp, c, &in);
-                if (c->state != MIP_TCP_CLOSED)
-                    tcp_output(tcp, c);
-            }
+            if (c != NULL && c->state != MIP_TCP_CLOSED)
+                data_fin_output(tcp, c, &in);
             return true;
         }
         TCP_STAT(tcp, drop_bad_ack);
-        tcp_send_rst_for(tcp, &rx->dst, &rx->src, &in.h, in.seglen, rx->netif);
+        rst_reply(tcp, &in, rx->netif);
         return true;
     }
     if ((in.h.flags & (MIP_TCP_SYN | MIP_TCP_ACK | MIP_TCP_RST)) == MIP_TCP_SYN &&
@@ -853,7 +818,7 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
         return true;
     }
     TCP_STAT(tcp, drop_no_conn);
-    tcp_send_rst_for(tcp, &rx->dst, &rx->src, &in.h, in.seglen, rx->netif);
+    rst_reply(tcp, &in, rx->netif);
     return true;
 }
 

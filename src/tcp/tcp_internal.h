@@ -25,11 +25,16 @@
 #define TCPF_IDLE       0x1000u  /* t_idle armed (keepalive) */
 #define TCPF_SYN_ACKED  0x2000u  /* our SYN is acknowledged */
 
-/* struct mip_tcp_syn.flags: what the peer's SYN offered */
-#define TCPS_USED 0x01u
-#define TCPS_SACK 0x02u
-#define TCPS_TS   0x04u
-#define TCPS_WS   0x08u
+/* struct mip_tcp_syn.flags: what the peer's SYN offered, as the
+ * MIP_TCP_HAS_* bits of its options (TCPS_USED is the MSS bit: a SYN-ACK
+ * always carries MSS), so they are the options of the SYN-ACK too. */
+#define TCPS_USED MIP_TCP_HAS_MSS
+#define TCPS_SACK MIP_TCP_HAS_SACK_PERM
+#define TCPS_TS   MIP_TCP_HAS_TIMESTAMP
+#define TCPS_WS   MIP_TCP_HAS_WSCALE
+/* The options compiled in, which a SYN cache entry takes up. */
+#define TCPS_OPTS ((MIP_TCP_WSCALE ? TCPS_WS : 0u) | (MIP_TCP_SACK ? TCPS_SACK : 0u) | \
+                   (MIP_TCP_TIMESTAMPS ? TCPS_TS : 0u))
 
 /* Counts one event; saturates. Out of line: inlined, each of the ~40 uses
  * cost 30-40 bytes of AVR code. */
@@ -41,6 +46,12 @@
 
 /* struct mip_tcp_conn.local: no address of ours */
 #define TCP_LOCAL_NONE 0xFFu
+
+/* A 4-tuple to look up. */
+struct tcp_tuple {
+    const struct mip_addr *local, *remote;
+    uint16_t lport, rport;
+};
 
 /* One segment to emit. Data comes from a send ring. */
 struct tcp_seg {
@@ -66,6 +77,10 @@ void tcp_seg_start(struct tcp_seg *seg, const struct mip_addr *local, uint16_t l
 void tcp_seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_seg *seg,
                   uint32_t seq, uint8_t flags);
 mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg);
+/* The TCP checksum of l4[0..len) from src to dst (0 when l4 holds a right
+ * one; the value to write when its checksum field is 0). */
+uint16_t tcp_cksum(const struct mip_addr *src, const struct mip_addr *dst, const uint8_t *l4,
+                   size_t len);
 /* Sends whatever the windows, Nagle and pending flags allow. */
 void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* (Re)sends the SYN or SYN-ACK of a connection in SYN_SENT / SYN_RECEIVED. */
@@ -82,6 +97,9 @@ uint32_t tcp_rcv_window(const struct mip_tcp_conn *c);
 /* The MSS we can receive on the route to `remote`. */
 uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8_t *netif);
 uint32_t tcp_ts_now(const struct mip_tcp_conn *c, mip_time_t now);
+/* Payload bytes per full segment: the send MSS less the timestamp option
+ * when agreed. */
+uint16_t tcp_smss(const struct mip_tcp_conn *c);
 
 /* tcp.c */
 /* The reference (struct mip_tcp_conn.local) of address a, one of the
@@ -112,7 +130,21 @@ static inline uint32_t tcp_rtt_seq(const struct mip_tcp_conn *c)
     return c->snd_una + (uint16_t)(c->rtt_seq - (uint16_t)c->snd_una);
 }
 void tcp_stat_inc(struct mip_tcp *tcp, enum mip_tcp_stat which);
+/* The challenge-ACK budget of a new window (RFC 5961 7): random in
+ * [LIMIT / 2, LIMIT * 3 / 2] (MIP_TCP_CHALLENGE_ACK_LIMIT), so that an
+ * off-path host cannot learn from the number of challenge ACKs it draws
+ * how many another connection drew (CVE-2016-5696; Linux's fix). */
+uint8_t tcp_chack_budget(struct mip_tcp *tcp);
+/* A connection's random timestamp offset (RFC 7323 5.4), from its ISS. */
+uint32_t tcp_ts_offset(const struct mip_tcp *tcp, uint32_t iss);
 void tcp_conn_link(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* Calls the application's callback `which` (TCP_CB(connected), readable,
+ * writable or closed) when there is one. */
+void tcp_notify(struct mip_tcp_conn *c, size_t which);
+#define TCP_CB(name) offsetof(struct mip_tcp_callbacks, name)
+/* The output netif of a connection to `remote` learnt on `netif`: that one
+ * for an IPv6 link-local peer, else MIP_NETIF_ANY (routed). */
+uint8_t tcp_conn_netif(const struct mip_addr *remote, uint8_t netif);
 /* Ends a connection: unlinks it, reports `why` (unless NONE) and closed. */
 void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why);
 /* Moves a connection to TIME_WAIT: a compact record, memory returned. */
@@ -122,6 +154,12 @@ void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why);
 
 /* tcp_input.c */
+/* The connection / TIME_WAIT record of 4-tuple k, or NULL. */
+struct mip_tcp_conn *tcp_find_conn(struct mip_tcp *tcp, const struct tcp_tuple *k);
+struct mip_tcp_tw *tcp_find_tw(struct mip_tcp *tcp, const struct tcp_tuple *k);
+/* True when the 4-tuple of a SYN cache entry or TIME_WAIT record is k. */
+bool tcp_tuple_is(const struct mip_addr *local, const struct mip_addr *remote, uint16_t lport,
+                  uint16_t rport, const struct tcp_tuple *k);
 /* (Re)sends the SYN-ACK of a SYN cache entry. */
 void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e);
 bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,

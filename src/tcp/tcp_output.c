@@ -69,6 +69,17 @@ void tcp_seg_start(struct tcp_seg *seg, const struct mip_addr *local, uint16_t l
     seg->flags = flags;
 }
 
+uint16_t tcp_cksum(const struct mip_addr *src, const struct mip_addr *dst, const uint8_t *l4,
+                   size_t len)
+{
+    uint32_t sum;
+    if (src->family == MIP_AF_INET)
+        sum = mip_cksum_pseudo4(src->bytes, dst->bytes, MIP_IPPROTO_TCP, (uint16_t)len);
+    else
+        sum = mip_cksum_pseudo6(src->bytes, dst->bytes, MIP_IPPROTO_TCP, (uint32_t)len);
+    return mip_cksum_finish(mip_cksum_add(sum, l4, len));
+}
+
 mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
 {
     struct mip_stack *s = tcp->stack;
@@ -77,7 +88,6 @@ mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
     struct mip_pbuf *p;
     size_t optlen = mip_tcp_opts_len(&seg->opts), written;
     uint8_t *w;
-    uint32_t sum;
     uint16_t total;
     mip_status st;
     total = (uint16_t)(MIP_TCP_HDR_LEN + optlen + seg->data_len);
@@ -101,11 +111,7 @@ mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
     (void)mip_tcp_opts_emit(&seg->opts, w + MIP_TCP_HDR_LEN, optlen, &written);
     if (seg->data_len > 0)
         tcp_txbuf_copy(seg->tx, seg->data_off, w + h.hdr_len, seg->data_len);
-    if (seg->src->family == MIP_AF_INET)
-        sum = mip_cksum_pseudo4(seg->src->bytes, seg->dst->bytes, MIP_IPPROTO_TCP, total);
-    else
-        sum = mip_cksum_pseudo6(seg->src->bytes, seg->dst->bytes, MIP_IPPROTO_TCP, total);
-    mip_wr16(w + 16, mip_cksum_finish(mip_cksum_add(sum, w, total)));
+    mip_wr16(w + 16, tcp_cksum(seg->src, seg->dst, w, total));
     memset(&tx, 0, sizeof(tx));
     tx.src = *seg->src;
     tx.dst = *seg->dst;
@@ -224,24 +230,34 @@ void tcp_send_rst_for(struct mip_tcp *tcp, const struct mip_addr *local, const s
                       const struct mip_tcp_hdr *h, uint32_t seglen, uint8_t netif)
 {
     struct tcp_seg seg;
+    uint32_t seq = 0, ack = h->seq + seglen;
+    uint8_t flags = MIP_TCP_RST | MIP_TCP_ACK;
     if (h->flags & MIP_TCP_RST)
         return;
     /* RFC 9293 3.10.7.1: take the ACK's number, else acknowledge it all. */
-    if (h->flags & MIP_TCP_ACK)
-        tcp_seg_start(&seg, local, h->dst_port, remote, h->src_port, netif, h->ack, 0,
-                      MIP_TCP_RST);
-    else
-        tcp_seg_start(&seg, local, h->dst_port, remote, h->src_port, netif, 0, h->seq + seglen,
-                      MIP_TCP_RST | MIP_TCP_ACK);
+    if (h->flags & MIP_TCP_ACK) {
+        seq = h->ack;
+        ack = 0;
+        flags = MIP_TCP_RST;
+    }
+    tcp_seg_start(&seg, local, h->dst_port, remote, h->src_port, netif, seq, ack, flags);
     (void)tcp_emit(tcp, &seg);
 }
 
-/* Bytes of the send ring from snd_una to seq (the SYN occupies no ring
- * byte). */
-static uint32_t ring_offset(const struct mip_tcp_conn *c, uint32_t seq)
+/* Sequence number of the first byte of the send ring (the SYN occupies
+ * no ring byte). */
+static uint32_t ring_seq(const struct mip_tcp_conn *c)
 {
-    uint32_t base = c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u);
-    return seq - base;
+    return c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u);
+}
+
+uint16_t tcp_smss(const struct mip_tcp_conn *c)
+{
+#if MIP_TCP_TIMESTAMPS
+    if (c->flags & TCPF_TS_OK)
+        return (uint16_t)(c->cc.mss - 12u);   /* the segment fits the MTU */
+#endif
+    return c->cc.mss;
 }
 
 /* Sends [seq, seq+len) of the ring (len may be 0 for a FIN alone), with
@@ -254,12 +270,12 @@ static mip_status send_data(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_
     uint8_t flags = MIP_TCP_ACK;
     if (fin)
         flags |= MIP_TCP_FIN;
-    if (len > 0 && seq + len == c->snd_una + c->tx.len + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u))
+    if (len > 0 && seq + len == ring_seq(c) + c->tx.len)
         flags |= MIP_TCP_PSH;
     /* SACK blocks ride on pure ACKs only: on a full-sized data segment they
      * would push it past the MTU the peer's MSS was computed from. */
     tcp_seg_init(tcp, c, &seg, seq, flags);
-    seg.data_off = (uint16_t)ring_offset(c, seq);
+    seg.data_off = (uint16_t)(seq - ring_seq(c));
     seg.data_len = (uint16_t)len;
     st = tcp_emit(tcp, &seg);
     seg_sent(c, &seg);
@@ -268,14 +284,10 @@ static mip_status send_data(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_
 
 void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, uint32_t len)
 {
-    uint32_t ring_end = c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u) + c->tx.len;
+    uint32_t ring_end = ring_seq(c) + c->tx.len;
     uint32_t limit = c->snd_una + c->snd_wnd;
-    uint32_t mss = c->cc.mss;
+    uint32_t mss = tcp_smss(c);
     bool fin = false;
-#if MIP_TCP_TIMESTAMPS
-    if (c->flags & TCPF_TS_OK)
-        mss -= 12u;               /* as tcp_output: the segment fits the MTU */
-#endif
     if (len > mss)
         len = mss;
     if (MIP_SEQ_GT(seq + len, ring_end))
@@ -322,18 +334,13 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     }
     /* Bounded: each round sends at most one MSS; a ring holds 65535. */
     for (rounds = 0; rounds < 2048u; rounds++) {
-        uint32_t syn = (c->flags & TCPF_SYN_ACKED) ? 0u : 1u;
-        uint32_t ring_end = c->snd_una + syn + c->tx.len;
+        uint32_t ring_end = ring_seq(c) + c->tx.len;
         uint32_t inflight = c->snd_nxt - c->snd_una;
         uint32_t avail = can_send_data(c) && MIP_SEQ_GT(ring_end, c->snd_nxt)
                              ? ring_end - c->snd_nxt : 0u;
         uint32_t wnd = c->snd_wnd, cwnd = tcp_cc_window(&c->cc), usable, len;
-        uint16_t mss = c->cc.mss;
+        uint16_t mss = tcp_smss(c);
         bool fin = false, send = false;
-#if MIP_TCP_TIMESTAMPS
-        if (c->flags & TCPF_TS_OK)
-            mss = (uint16_t)(mss - 12u);
-#endif
         if (cwnd < wnd)
             wnd = cwnd;
         usable = wnd > inflight ? wnd - inflight : 0u;

@@ -11,6 +11,7 @@
 static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     uint32_t flight = c->snd_max - c->snd_una;
+    bool syn;
     c->flags &= (uint16_t)~TCPF_REXMT;
     if (c->flags & TCPF_PERSIST) {
         /* Zero-window probe: one byte past the window (RFC 9293 3.8.6.1);
@@ -28,31 +29,28 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
      * would let Karn's rule take a sample from a retransmission). */
     if (c->retries < 255u)
         c->retries++;
-    if (c->state == MIP_TCP_SYN_SENT || c->state == MIP_TCP_SYN_RECEIVED) {
-        if (c->retries > TCP_SYN_LIMIT(tcp)) {
-            TCP_STAT(tcp, conns_timed_out);
-            tcp_conn_finish(tcp, c, MIP_TCP_ERR_TIMEOUT);
-            return;
-        }
-        TCP_STAT(tcp, timeouts);
-        tcp_rtt_backoff(&c->rtt);
-        c->flags &= (uint16_t)~TCPF_TIMING;
-        (void)tcp_send_syn(tcp, c);
-        return;
-    }
-    if (c->retries > tcp->max_retries) {
+    syn = c->state == MIP_TCP_SYN_SENT || c->state == MIP_TCP_SYN_RECEIVED;
+    if (c->retries > (syn ? TCP_SYN_LIMIT(tcp) : tcp->max_retries)) {
         TCP_STAT(tcp, conns_timed_out);
-        tcp_conn_abort(tcp, c, MIP_TCP_ERR_TIMEOUT);
+        /* no RST for a handshake that never completed */
+        if (syn)
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_TIMEOUT);
+        else
+            tcp_conn_abort(tcp, c, MIP_TCP_ERR_TIMEOUT);
         return;
     }
     TCP_STAT(tcp, timeouts);
     tcp_rtt_backoff(&c->rtt);
+    c->flags &= (uint16_t)~TCPF_TIMING;
+    if (syn) {
+        (void)tcp_send_syn(tcp, c);
+        return;
+    }
     tcp_cc_on_timeout(&c->cc, flight);
 #if MIP_TCP_SACK
     /* RFC 2018 8: after a timeout, SACK information is not trusted. */
     tcp_sackb_reset(&c->sackb, c->snd_una);
 #endif
-    c->flags &= (uint16_t)~TCPF_TIMING;
     c->snd_nxt = c->snd_una;
     tcp_retransmit(tcp, c, c->snd_una, c->cc.mss);
     tcp_arm_rexmt(tcp, c);

@@ -193,16 +193,21 @@ static void test_ack_far_below_snd_una_draws_challenge_ack(void)
 
 /* --- RFC 5961 7: the challenge-ACK budget ---------------------------------------- */
 
-/* A flood of 50 in-window RSTs within a second draws exactly
- * MIP_TCP_CHALLENGE_ACK_LIMIT challenge ACKs; the budget is the instance's,
- * shared with SYNs and bad ACKs, and refills when the window has passed. */
+/* Bounds of one window's challenge-ACK budget (CVE-2016-5696: random). */
+#define CHACK_MIN (MIP_TCP_CHALLENGE_ACK_LIMIT / 2u)
+#define CHACK_MAX (MIP_TCP_CHALLENGE_ACK_LIMIT * 3u / 2u)
+
+/* A flood of 50 in-window RSTs within a second draws exactly the window's
+ * budget of challenge ACKs, between LIMIT / 2 and LIMIT * 3 / 2; the budget
+ * is the instance's, shared with SYNs and bad ACKs, and refills when the
+ * window has passed. */
 static void test_challenge_acks_rate_limited(void)
 {
     struct app *a = calloc(1, sizeof(*a));
     struct hs *h = established(a);
     struct sb_seg s;
     struct sb_reply r;
-    unsigned i, n;
+    unsigned i, n, budget;
     for (i = 0; i < 50; i++) {
         s = hs_seg(h, MIP_TCP_RST);
         s.seq = h->snd_nxt + 1u + i;
@@ -212,10 +217,11 @@ static void test_challenge_acks_rate_limited(void)
     CHECK_EQ(a->conn.state, MIP_TCP_ESTABLISHED);
     CHECK_EQ(a->errors, 0);
     CHECK_EQ(stat(h, MIP_TCP_STAT_drop_rst_out_of_window), 50);
-    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks), MIP_TCP_CHALLENGE_ACK_LIMIT);
-    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks_limited), 50u - MIP_TCP_CHALLENGE_ACK_LIMIT);
+    budget = stat(h, MIP_TCP_STAT_challenge_acks);
+    CHECK(budget >= CHACK_MIN && budget <= CHACK_MAX);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks_limited), 50u - budget);
     n = hs_count(h);
-    CHECK_EQ(n, MIP_TCP_CHALLENGE_ACK_LIMIT);
+    CHECK_EQ(n, budget);
     for (i = 0; i < n; i++) {
         CHECK(hs_get(h, i, &r));
         CHECK_EQ(r.h.flags, MIP_TCP_ACK);
@@ -233,14 +239,14 @@ static void test_challenge_acks_rate_limited(void)
     s.ack = a->conn.snd_max + 1000u;
     hs_send(h, &s);
     CHECK_EQ(h->f.ntx, 0);
-    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks_limited), 53u - MIP_TCP_CHALLENGE_ACK_LIMIT);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks_limited), 53u - budget);
     /* The window (from the first challenge ACK) passes: answers again. */
     fixture_advance(&h->f, MIP_TCP_CHALLENGE_ACK_WINDOW_MS - 950u);
     s = hs_seg(h, MIP_TCP_RST);
     s.seq = h->snd_nxt + 7u;
     hs_send(h, &s);
     expect_ack_only(h, &a->conn);
-    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks), MIP_TCP_CHALLENGE_ACK_LIMIT + 1u);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_challenge_acks), budget + 1u);
     /* The connection is unharmed: data flows, the exact RST resets. */
     hs_clear(h);
     hs_send_data(h, (const uint8_t *)"alive", 5);
@@ -248,6 +254,44 @@ static void test_challenge_acks_rate_limited(void)
     s = hs_seg(h, MIP_TCP_RST);
     hs_send(h, &s);
     CHECK_EQ(a->error, MIP_TCP_ERR_RESET);
+    hs_free(h);
+    free(a);
+}
+
+/* Each window draws its own budget from the stack's PRNG: over 20 windows
+ * every budget lies in [LIMIT / 2, LIMIT * 3 / 2], and they are not all
+ * the same (an off-path host cannot count another connection's challenge
+ * ACKs off a fixed budget). */
+static void test_challenge_ack_budget_varies(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = established(a);
+    struct sb_seg s;
+    unsigned w, i, budget, first = 0, lo = 255, hi = 0;
+    bool varied = false;
+    for (w = 0; w < 20; w++) {
+        uint32_t before = stat(h, MIP_TCP_STAT_challenge_acks);
+        for (i = 0; i < CHACK_MAX + 5u; i++) {
+            s = hs_seg(h, MIP_TCP_RST);
+            s.seq = h->snd_nxt + 1u + i;
+            hs_send(h, &s);
+        }
+        budget = stat(h, MIP_TCP_STAT_challenge_acks) - before;
+        CHECK(budget >= CHACK_MIN && budget <= CHACK_MAX);
+        if (w == 0)
+            first = budget;
+        else if (budget != first)
+            varied = true;
+        lo = budget < lo ? budget : lo;
+        hi = budget > hi ? budget : hi;
+        hs_clear(h);
+        fixture_advance(&h->f, MIP_TCP_CHALLENGE_ACK_WINDOW_MS);
+    }
+    CHECK(varied);
+    CHECK(hi - lo >= 2u);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_drop_rst_out_of_window), 20u * (CHACK_MAX + 5u));
+    CHECK_EQ(a->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(a->errors, 0);
     hs_free(h);
     free(a);
 }
@@ -655,6 +699,7 @@ int main(void)
     RUN(test_ack_above_snd_max_dropped_with_ack);
     RUN(test_ack_far_below_snd_una_draws_challenge_ack);
     RUN(test_challenge_acks_rate_limited);
+    RUN(test_challenge_ack_budget_varies);
 #if MIP_TCP_TIMESTAMPS
     RUN(test_paws_drops_old_timestamp);
 #endif
