@@ -91,6 +91,7 @@ DTC_NEAR_SENDER = (0, 1, 2, 3)
 
 
 _DTC_W4 = {"flows[0].sender.cwnd_cap": 0, "mac.retry_delay_max_us": 40000}
+_DTC_OURS = {"relay.endpoints": True, "relay.ack_repair": True}
 
 
 def dtc_metrics(result: dict, params: dict) -> dict:
@@ -125,6 +126,9 @@ def dtc_report(summary: dict) -> Report:
         "losses alone; lost TCP ACKs (0.05^2 per hop) add spurious ones.",
         "tcp, dtc, dtc-nosack: one segment in flight (examples/dtc.toml); tcp-w4, dtc-w4: a "
         "window of 4 segments and up to 40 ms random delay before each link retry.",
+        "dtc-ours: DTC with our two switches, a relay on the end points' own segments "
+        "(relay.endpoints) and lost ACKs sent again on a failed link report (relay.ack_repair). "
+        "tcp-2-link-retries: no relay, a second link retry (a reference: another MAC).",
         "frames n0..n3: every frame the node sent (data, TCP ACKs, link ACKs, retries); "
         "local rexmits: the relay's local_rexmits summed over the nodes.",
     ]
@@ -148,7 +152,12 @@ register(Experiment(
           # retries (hidden terminals): DTC's ACK-driven recovery needs segments
           # behind the lost one
           ("tcp-w4", {"relay.mode": "off", **_DTC_W4}),
-          ("dtc-w4", {"relay.mode": "dtc", **_DTC_W4})],
+          ("dtc-w4", {"relay.mode": "dtc", **_DTC_W4}),
+          # ours: DTC also on the end points' own segments and repairing ACKs
+          # the link layer reports lost (docs/RELAY.md "DTC")
+          ("dtc-ours", {"relay.mode": "dtc", **_DTC_OURS}),
+          # a reference, not the paper's scenario: one more link retry, no relay
+          ("tcp-2-link-retries", {"relay.mode": "off", "mac.max_retries": 2})],
 ))
 
 
@@ -173,6 +182,11 @@ CCTRL_ARMS = [
     ("activity", {**_KEEP, "relay.activity": True}),
     ("dual", {**_KEEP, "relay.activity": True, "flows": _CCTRL_DUAL}),
     ("dual-unmodified", {"relay.mode": "off", "flows": _CCTRL_DUAL}),
+    # ours: the MAC's link reports used (a lost data frame resent at once, a lost
+    # ACK repaired), single connection and dual
+    ("keep-link", {**_KEEP, "relay.link": True, "relay.ack_repair": True}),
+    ("dual-link", {**_KEEP, "relay.activity": True, "relay.link": True, "relay.ack_repair": True,
+                   "flows": _CCTRL_DUAL}),
 ]
 
 
