@@ -270,6 +270,10 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
         src->tcp.max_retries = fs->sender.max_retries;
     if (fs->receiver.max_retries != 0u)
         dst->tcp.max_retries = fs->receiver.max_retries;
+    if (fs->sender.rto_min_ms != 0u)
+        src->tcp.rto_min_ms = fs->sender.rto_min_ms;
+    if (fs->receiver.rto_min_ms != 0u)
+        dst->tcp.rto_min_ms = fs->receiver.rto_min_ms;
     if (fs->mss != 0) {
         src->tcp.mss_max = fs->mss;
         dst->tcp.mss_max = fs->mss;

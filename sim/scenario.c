@@ -539,7 +539,7 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
 {
     static const char *const keys[] = { "profile", "cwnd_cap", "sack", "timestamps", "nodelay",
                                         "delayed_ack", "delack_ms", "cwnd_hold_backlog", "max_retries",
-                                        NULL };
+                                        "rto_min_ms", NULL };
     static const char *const profiles[] = { "full", "tiny", NULL };
     const struct sj_value *o;
     uint8_t prof = 0;
@@ -557,6 +557,7 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
     GET_INT_INTO(l, o, "delack_ms", e->delack_ms, 0, 500);
     GET_INT_INTO(l, o, "cwnd_hold_backlog", e->cwnd_hold_backlog, 0, 255);
     GET_INT_INTO(l, o, "max_retries", e->max_retries, 1, 255);
+    GET_INT_INTO(l, o, "rto_min_ms", e->rto_min_ms, 0, 60000);
     if (!get_bool(l, o, "sack", &e->sack) || !get_bool(l, o, "timestamps", &e->timestamps) ||
         !get_bool(l, o, "nodelay", &e->nodelay) || !get_bool(l, o, "delayed_ack", &delayed))
         return false;

@@ -73,6 +73,8 @@ struct sim_tcp_endpoint {       /* per-endpoint TCP options */
     uint8_t  max_retries;       /* 1..255 retransmission timeouts before the
                                    connection gives up, for the node's whole
                                    struct mip_tcp (255 = never); 0 = default */
+    uint16_t rto_min_ms;        /* the node's struct mip_tcp rto_min_ms
+                                   (0 = the compile-time floor only) */
 };
 
 struct sim_flow_spec {

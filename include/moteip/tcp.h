@@ -288,6 +288,12 @@ struct mip_tcp {
      * Any other value leaves the handshake at its compile-time
      * MIP_TCP_SYN_RETRIES (5). (In padding on 32-bit targets.) */
     uint8_t  max_retries;
+    /* A floor under every retransmission timeout of this instance, in ms,
+     * doubled with each backoff like the RTO itself (0: only the
+     * compile-time floor, MIP_TCP_RTO_MIN_MS). RFC 6298 2.4 asks for 1000;
+     * moteip's default floor is lower (config.h), and experiments that
+     * reproduce an older TCP (RFC 2988's, uIP's coarse timers) set it. */
+    uint16_t rto_min_ms;
 #if MIP_CONF_FORWARD
     /* The sender end point's backpressure of TSS ([T] III.A.4: the
      * congestion window is not increased while three segments wait). On an

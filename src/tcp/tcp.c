@@ -193,6 +193,14 @@ void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c)
      * peer's too and gets the same margin (config.h). */
     uint32_t rto = tcp_rtt_rto(&c->rtt),
              min = (uint32_t)tcp_delack_ms(c) + (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS);
+    if (tcp->rto_min_ms != 0u) {
+        /* the run-time floor backs off with the RTO (RFC 6298 5.5) */
+        uint32_t f = (uint32_t)tcp->rto_min_ms << (c->rtt.backoff > 8u ? 8u : c->rtt.backoff);
+        if (f > MIP_TCP_RTO_MAX_MS)
+            f = MIP_TCP_RTO_MAX_MS;
+        if (f > min)
+            min = f;
+    }
     c->t_rexmt = tcp->stack->now + (rto > min ? rto : min);
     c->flags |= TCPF_REXMT;
 }

@@ -136,3 +136,26 @@ def test_end_to_end_tcp_that_never_gives_up_completes(tmp_path):
     assert never["complete"] and never["integrity_ok"] and never["error"] == "none", never
     assert never["bytes_delivered"] == 20 * 125
     assert never["rto_timeouts"] > 8
+
+
+def test_rto_min_ms_reaches_the_sender(tmp_path):
+    """An end point's "rto_min_ms" is its node's run-time RTO floor: over the
+    TSS chain at BER 1e-5 without a relay (RTOs under a second; with
+    cwnd_cap 2 every loss costs one timeout), a 5 s floor makes each of the
+    same timeouts wait 5 s: the 150 segments take several times longer
+    (123 s and 842 s with seed 1), and every byte still arrives."""
+    def run(rto_min=None) -> dict:
+        sc = tss_chain("off", 1e-5)
+        if rto_min is not None:
+            sc["flows"][0]["sender"]["rto_min_ms"] = rto_min
+        return run_ok(sc, tmp_path)["flows"][0]
+    fast, slow = run(), run(5000)
+    for f in (fast, slow):
+        assert f["complete"] and f["integrity_ok"], f
+    assert slow["rto_timeouts"] == fast["rto_timeouts"] > 20, (slow, fast)
+    assert slow["completion_time_s"] > 4 * fast["completion_time_s"], (slow, fast)
+    sc = tss_chain("off", 0)
+    sc["flows"][0]["sender"]["rto_min_ms"] = 60001
+    r = run_sim(sc, tmp_path)
+    assert r.rc == 2 and "flows[0].sender.rto_min_ms: expected an integer in [0, 60000], got 60001" \
+        in r.stderr, r.stderr

@@ -743,6 +743,36 @@ static void test_max_retries_runtime_limit(void)
     free(srv);
 }
 
+/* The run-time RTO floor (struct mip_tcp rto_min_ms, RFC 6298's 1 s here):
+ * over a fast link whose RTO would be the compile-time 300 ms, the silent
+ * peer gets its copies 1, 2 and 4 s apart (the floor backs off too). */
+static void test_rto_min_runtime_floor(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_tcp *tcp = &p.side[0].tcp;
+    uint32_t rto, una;
+    pair_init(&p, true);
+    CHECK_EQ(tcp->rto_min_ms, 0);
+    tcp->rto_min_ms = 1000;
+    connect_then_silence_client(&p, cli, srv, &l, 3, &rto, &una);
+    CHECK(rto < 1000u);
+    pair_run(&p, 1, 600000);
+    CHECK_EQ(rec.n, 5);                   /* the segment, 3 copies, the RST */
+    if (rec.n == 5) {
+        CHECK_EQ(rec.seq[3], una);
+        CHECK_EQ(rec.t[1] - rec.t[0], 1000);
+        CHECK_EQ(rec.t[2] - rec.t[1], 2000);
+        CHECK_EQ(rec.t[3] - rec.t[2], 4000);
+    }
+    CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
+    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
+    pair_free(&p);
+    free(cli);
+    free(srv);
+}
+
 /* max_retries 255: a silent peer is retried for ever, the gaps capped at
  * MIP_TCP_RTO_MAX_MS; the count saturates instead of wrapping. */
 static void test_max_retries_never_give_up(void)
@@ -1135,6 +1165,7 @@ int main(void)
     RUN(test_data_retransmission_backoff_and_timeout);
     RUN(test_max_retries_runtime_limit);
     RUN(test_max_retries_never_give_up);
+    RUN(test_rto_min_runtime_floor);
     RUN(test_lone_segment_waits_for_delayed_ack);
     RUN(test_lone_segment_waits_for_longer_delayed_ack);
     RUN(test_rto_retransmission_fits_mss_and_window);
