@@ -124,6 +124,8 @@ def dtc_report(summary: dict) -> Report:
         "one link retry (docs/relay-papers.md 1(g) item 7): a data frame is lost on a hop with "
         "~0.1^2 = 1 %, 10 hops ~9.6 %: ~53 source retransmissions per 500 segments from data "
         "losses alone; lost TCP ACKs (0.05^2 per hop) add spurious ones.",
+        "Every arm: the sender's RTO at least 1 s (rto_min_ms, RFC 2988/6298's floor; "
+        "moteip's own is 300 ms).",
         "tcp, dtc, dtc-nosack: one segment in flight (examples/dtc.toml); tcp-w4, dtc-w4: a "
         "window of 4 segments and up to 40 ms random delay before each link retry.",
         "dtc-ours: DTC with our two switches, a relay on the end points' own segments "
