@@ -180,28 +180,6 @@ static void ack_part(struct mip_relay *r, int fi, const struct rly_seg *seg)
     RSTAT(r, tcp_acks_cleared);
 }
 
-/* A SYN starts a connection direction (or restarts it for a new ISN; a SYN
- * sent again with the same ISN keeps it). No RTT measurement: cctrl's
- * first t_r comes from rtt_init_ms ([B] 4.1.3: 2 s). */
-static void syn_start(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
-{
-    struct mip_relay_flow *f;
-    uint32_t end = seg->seq + seg->seg_len;
-    if (fi >= 0 && (r->flows[fi].flags & MIP_RELAY_F_SEQ) && r->flows[fi].transmitted == end) {
-        r->flows[fi].last_used = r->now;
-        return;
-    }
-    if (fi >= 0)
-        rly_flow_evict(r, fi);
-    fi = rly_flow_new(r, seg, ri);
-    if (fi < 0) {
-        RSTAT(r, ignored);
-        return;
-    }
-    f = &r->flows[fi];
-    f->transmitted = end;
-    f->flags |= MIP_RELAY_F_SEQ;
-}
 
 /* Data (payload) of flow fi: answered, dropped, or forwarded and perhaps
  * cached. */
@@ -270,6 +248,7 @@ enum mip_fwd_verdict cctrl_forward(struct mip_relay *r, const struct rly_seg *se
                                    const uint8_t *pkt)
 {
     int fi = rly_flow_of(r, seg), ri = rly_flow_rev(r, seg);
+    bool fresh;
 
     if (seg->flags & MIP_TCP_RST) {
         rly_flow_evict(r, fi);
@@ -289,7 +268,9 @@ enum mip_fwd_verdict cctrl_forward(struct mip_relay *r, const struct rly_seg *se
         return MIP_FWD_PASS;
     }
     if (seg->flags & MIP_TCP_SYN) {
-        syn_start(r, seg, fi, ri);
+        /* a direction starts (a SYN sent again keeps it); no RTT
+         * measurement: the first t_r comes from rtt_init_ms ([B] 4.1.3) */
+        (void)rly_flow_syn(r, seg, fi, ri, &fresh);
         return MIP_FWD_PASS;
     }
     if (seg->payload_len == 0u) {

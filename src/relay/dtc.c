@@ -368,20 +368,6 @@ static enum mip_fwd_verdict on_data(struct mip_relay *r, int fi, const struct rl
     return MIP_FWD_PASS;
 }
 
-/* A SYN starts the flow of its direction afresh, remembering whether it
- * offers SACK. */
-static void syn_seen(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
-{
-    if (fi >= 0)
-        rly_flow_evict(r, fi);
-    fi = rly_flow_new(r, seg, ri);
-    if (fi < 0)
-        return;
-    r->flows[fi].transmitted = seg->seq + seg->seg_len;
-    r->flows[fi].flags |= MIP_RELAY_F_SEQ;
-    if (seg->sack_perm)
-        r->flows[fi].flags |= MIP_RELAY_F_SACKOK;
-}
 
 /* The flow of seg's own direction, created when new; FIN noted. -1: no
  * room. */
@@ -404,13 +390,14 @@ static int data_flow(struct mip_relay *r, const struct rly_seg *seg, int fi, int
  * needs nothing more. */
 static bool control(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
 {
+    bool fresh;
     if (seg->flags & MIP_TCP_RST) {
         rly_flow_evict(r, fi);
         rly_flow_evict(r, ri);
         return true;
     }
     if (seg->flags & MIP_TCP_SYN) {
-        syn_seen(r, seg, fi, ri);
+        (void)rly_flow_syn(r, seg, fi, ri, &fresh);   /* and whether it offers SACK */
         return true;
     }
     return false;

@@ -270,6 +270,29 @@ int rly_flow_new(struct mip_relay *r, const struct rly_seg *seg, int keep)
     return pick;
 }
 
+int rly_flow_syn(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri, bool *fresh)
+{
+    uint32_t end = seg->seq + seg->seg_len;
+    *fresh = false;
+    if (fi >= 0 && (r->flows[fi].flags & MIP_RELAY_F_SEQ) && r->flows[fi].transmitted == end) {
+        r->flows[fi].last_used = r->now;
+        return fi;
+    }
+    if (fi >= 0)
+        rly_flow_evict(r, fi);
+    fi = rly_flow_new(r, seg, ri);
+    if (fi < 0) {
+        RSTAT(r, ignored);
+        return -1;
+    }
+    r->flows[fi].transmitted = end;
+    r->flows[fi].flags |= MIP_RELAY_F_SEQ;
+    if (seg->sack_perm)
+        r->flows[fi].flags |= MIP_RELAY_F_SACKOK;
+    *fresh = true;
+    return fi;
+}
+
 /* --- slots ---------------------------------------------------------------- */
 
 int rly_slot_of(const struct mip_relay *r, int fi, uint8_t kind)

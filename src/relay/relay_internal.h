@@ -78,6 +78,12 @@ int  rly_flow_find(const struct mip_relay *r, const struct mip_addr *src,
  * used one, never `keep`, when the table is full). */
 int  rly_flow_new(struct mip_relay *r, const struct rly_seg *seg, int keep);
 void rly_flow_evict(struct mip_relay *r, int fi);
+/* A SYN (seg) starts its direction's flow afresh: evicting flow fi, a new
+ * one (never evicting ri) with transmitted after the SYN, F_SEQ, and
+ * F_SACKOK when the SYN offers SACK; *fresh set. A SYN sent again with the
+ * ISN the flow started with keeps the flow (*fresh false). -1: no room
+ * (counted as ignored). */
+int  rly_flow_syn(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri, bool *fresh);
 /* The flow of seg's own direction / of the reverse one (-1: none). */
 int  rly_flow_of(const struct mip_relay *r, const struct rly_seg *seg);
 int  rly_flow_rev(const struct mip_relay *r, const struct rly_seg *seg);

@@ -321,22 +321,13 @@ static enum mip_fwd_verdict data_in(struct mip_relay *r, int fi, const struct rl
 static void syn_start(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
 {
     struct mip_relay_flow *f;
-    if (fi >= 0 && (r->flows[fi].flags & MIP_RELAY_F_SEQ) &&
-        r->flows[fi].transmitted == seg_end(seg)) {
-        r->flows[fi].last_used = r->now;
+    bool fresh;
+    fi = rly_flow_syn(r, seg, fi, ri, &fresh);
+    if (fi < 0 || !fresh)
         return;
-    }
-    if (fi >= 0)
-        rly_flow_evict(r, fi);
-    fi = rly_flow_new(r, seg, ri);
-    if (fi < 0) {
-        RSTAT(r, ignored);
-        return;
-    }
     f = &r->flows[fi];
-    f->transmitted = seg_end(seg);
     f->confirmed = seg_end(seg);
-    f->flags |= MIP_RELAY_F_SEQ | MIP_RELAY_F_RTT_ON | MIP_RELAY_F_RTT_HS;
+    f->flags |= MIP_RELAY_F_RTT_ON | MIP_RELAY_F_RTT_HS;
     f->rtt_seq = seg->seq;
     f->rtt_start = r->now;
 }
