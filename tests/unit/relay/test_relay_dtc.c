@@ -34,6 +34,16 @@ static const struct mip_relay_slot *cached(const struct node *n)
     return NULL;
 }
 
+/* A DTC node holding segment 1000..1100, forwarded to N, its link report
+ * in (ok) or not yet (report false). */
+static void node_with_cached(struct node *n, bool v6, bool sack, bool report, bool ok)
+{
+    dtc_node(n, v6, sack);
+    feed_data(n, v6, 1000, 100, 3);
+    if (report)
+        link_report(n, v6, 1000, 100, ok);
+}
+
 /* An ACK from D with SACK blocks. */
 static void feed_sack(struct node *n, bool v6, uint32_t ack, uint16_t id, uint8_t nblocks,
                       uint32_t l0, uint32_t r0)
@@ -71,9 +81,7 @@ static void test_no_link_ack_locks_and_the_timer_resends(void)
     struct node n;
     struct sent s;
     unsigned i;
-    dtc_node(&n, true, true);
-    feed_data(&n, true, 1000, 100, 3);
-    link_report(&n, true, 1000, 100, false);
+    node_with_cached(&n, true, true, true, false);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_locked), 1);
     link_report(&n, true, 1100, 100, false);     /* not the cached one */
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_locked), 1);
@@ -103,9 +111,7 @@ static void test_ack_covering_the_segment_clears_it(void)
 {
     struct node n;
     struct sent s;
-    dtc_node(&n, false, true);
-    feed_data(&n, false, 1000, 100, 3);
-    link_report(&n, false, 1000, 100, false);
+    node_with_cached(&n, false, true, true, false);
     advance(&n, 200);
     fixture_clear(&n.f);
     feed_ack(&n, false, 1100, 7);
@@ -130,9 +136,7 @@ static void test_duplicate_ack_resends_and_is_suppressed(void)
 {
     struct node n;
     struct sent s;
-    dtc_node(&n, false, false);
-    feed_data(&n, false, 1000, 100, 3);
-    link_report(&n, false, 1000, 100, true);
+    node_with_cached(&n, false, false, true, true);
     fixture_clear(&n.f);
     feed_ack(&n, false, 1000, 7);
     CHECK_EQ(n.f.ntx, 1);
@@ -164,9 +168,7 @@ static void test_duplicate_ack_resends_and_is_suppressed(void)
 static void test_late_ack_naming_the_segment_resends(void)
 {
     struct node n;
-    dtc_node(&n, true, false);
-    feed_data(&n, true, 1000, 100, 3);
-    link_report(&n, true, 1000, 100, true);
+    node_with_cached(&n, true, false, true, true);
     advance(&n, 1000);
     fixture_clear(&n.f);
     feed_ack(&n, true, 1000, 7);
@@ -183,9 +185,7 @@ static void sack_block_added(bool v6)
 {
     struct node n;
     struct sent s;
-    dtc_node(&n, v6, true);
-    feed_data(&n, v6, 1000, 100, 3);
-    link_report(&n, v6, 1000, 100, true);
+    node_with_cached(&n, v6, true, true, true);
     fixture_clear(&n.f);
     /* D lacks 900..1100 and holds 1100..1200 */
     feed_sack(&n, v6, 900, 7, 1, 1100, 1200);
@@ -204,8 +204,7 @@ static void sack_block_added(bool v6)
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_sack_added), 1);
     /* an upstream node holding 1000 sees it covered: cleared, forwarded */
     node_free(&n);
-    dtc_node(&n, v6, true);
-    feed_data(&n, v6, 1000, 100, 3);
+    node_with_cached(&n, v6, true, false, false);
     fixture_clear(&n.f);
     feed_sack(&n, v6, 900, 7, 1, 1000, 1200);
     CHECK(cached(&n) == NULL);
@@ -225,9 +224,7 @@ static void test_ack_without_gap_is_dropped(void)
 {
     struct node n;
     struct sent s;
-    dtc_node(&n, false, true);
-    feed_data(&n, false, 1000, 100, 3);
-    link_report(&n, false, 1000, 100, true);
+    node_with_cached(&n, false, true, true, true);
     fixture_clear(&n.f);
     feed_sack(&n, false, 1000, 7, 1, 1100, 1300);
     CHECK_EQ(n.f.ntx, 1);
@@ -299,8 +296,7 @@ static void test_rst_forgets_the_connection(void)
 {
     struct node n;
     struct tseg t;
-    dtc_node(&n, false, true);
-    feed_data(&n, false, 1000, 100, 3);
+    node_with_cached(&n, false, true, false, false);
     CHECK(cached(&n) != NULL);
     t = ackseg(false, 1000, 7);
     t.flags = MIP_TCP_RST;
