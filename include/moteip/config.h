@@ -51,6 +51,15 @@
 #define MIP_CONF_FORWARD MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
+/* The relay's mechanisms compiled in (relay.h, full profile only): the sum
+ * of 2 (TSS), 4 (DTC) and 8 (cctrl); mip_relay_init answers UNSUPPORTED
+ * for a mode left out. Each costs 1.7-3 KB of Cortex-M0+ code on top of the
+ * relay's 5 KB core (docs/RELAY.md): a forwarder that runs one mechanism
+ * sets just its bit. */
+#ifndef MIP_CONF_RELAY_MODES
+#define MIP_CONF_RELAY_MODES 14
+#endif
+
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP
  * behind a fixed link header (netif.h), and the MAC floor (mac.h). */
 #ifndef MIP_CONF_LOWPAN

@@ -94,6 +94,11 @@ struct mip_stack;
 #define MIP_RELAY_ACTIVITY 20u      /* CCTRL: overheard-frame times kept ([B] 4.4.2) */
 #endif
 
+/* Which mechanisms this build has (config.h MIP_CONF_RELAY_MODES). */
+#define MIP_RELAY_HAS_TSS   ((MIP_CONF_RELAY_MODES & 2) != 0)
+#define MIP_RELAY_HAS_DTC   ((MIP_CONF_RELAY_MODES & 4) != 0)
+#define MIP_RELAY_HAS_CCTRL ((MIP_CONF_RELAY_MODES & 8) != 0)
+
 enum mip_relay_mode {
     MIP_RELAY_OFF   = 0,
     MIP_RELAY_TSS   = 1,
@@ -317,7 +322,8 @@ struct mip_relay {
  * forwarded ones (backpressure at the sender, [T] III.A.4) and sees the
  * ACKs that come back for them. cfg NULL: the TSS defaults. INVALID for an
  * unknown mode, a multiplier or alpha of 0, rtt_init_ms or
- * idle_timeout_s of 0.
+ * idle_timeout_s of 0; UNSUPPORTED for a mode this build left out
+ * (MIP_CONF_RELAY_MODES).
  * On an error *r is left unused and the hook is not touched. */
 mip_status mip_relay_init(struct mip_relay *r, struct mip_stack *stack,
                           const struct mip_relay_config *cfg, uint32_t now_ms);

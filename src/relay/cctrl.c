@@ -44,7 +44,7 @@
  */
 #include "relay_internal.h"
 
-#if MIP_CONF_FORWARD
+#if MIP_CONF_FORWARD && MIP_RELAY_HAS_CCTRL
 
 #include "moteip/wire/tcp.h"
 

@@ -32,7 +32,7 @@
  */
 #include "relay_internal.h"
 
-#if MIP_CONF_FORWARD
+#if MIP_CONF_FORWARD && MIP_RELAY_HAS_DTC
 
 #include <string.h>
 #include "moteip/wire/ipv4.h"

@@ -68,6 +68,10 @@ static mip_status check_config(const struct mip_relay_config *c)
         return MIP_ERR_INVALID;
     if (c->mode == MIP_RELAY_OFF)
         return MIP_OK;
+    if ((c->mode == MIP_RELAY_TSS && !MIP_RELAY_HAS_TSS) ||
+        (c->mode == MIP_RELAY_DTC && !MIP_RELAY_HAS_DTC) ||
+        (c->mode == MIP_RELAY_CCTRL && !MIP_RELAY_HAS_CCTRL))
+        return MIP_ERR_UNSUPPORTED;       /* left out of this build */
     if (c->rto_mult_q8 == 0u || c->alpha_q8 == 0u ||
         c->ack_gamma_q8 == 0u || c->rtt_init_ms == 0u || c->idle_timeout_s == 0u)
         return MIP_ERR_INVALID;
@@ -674,16 +678,23 @@ static enum mip_fwd_verdict relay_hook(void *ctx, struct mip_stack *s, uint8_t i
         RSTAT(r, ignored);
         return MIP_FWD_PASS;
     }
+    /* only the modes of this build can be configured (check_config) */
     switch (r->cfg.mode) {
+#if MIP_RELAY_HAS_TSS
     case MIP_RELAY_TSS:
         v = tss_forward(r, &seg, pkt);
         break;
+#endif
+#if MIP_RELAY_HAS_DTC
     case MIP_RELAY_DTC:
         v = dtc_forward(r, &seg, pkt);
         break;
+#endif
+#if MIP_RELAY_HAS_CCTRL
     case MIP_RELAY_CCTRL:
         v = cctrl_forward(r, &seg, pkt);
         break;
+#endif
     default:
         RSTAT(r, ignored);
         return MIP_FWD_PASS;
@@ -705,6 +716,7 @@ static enum mip_fwd_verdict local_hook(void *ctx, struct mip_stack *s, bool out,
     /* own datagrams are trusted; received ones must have a right checksum */
     if (rly_parse(pkt, len, 0, !out, &seg) != MIP_OK)
         return MIP_FWD_PASS;
+#if MIP_RELAY_HAS_DTC
     if (r->cfg.mode == MIP_RELAY_DTC) {
         if (out)
             dtc_local_out(r, &seg, pkt);
@@ -712,9 +724,12 @@ static enum mip_fwd_verdict local_hook(void *ctx, struct mip_stack *s, bool out,
             dtc_local_in(r, &seg);
         return MIP_FWD_PASS;
     }
+#endif
+#if MIP_RELAY_HAS_TSS
     if (out)
         return tss_local_out(r, &seg, pkt);
     tss_local_in(r, &seg);
+#endif
     return MIP_FWD_PASS;
 }
 
@@ -746,6 +761,7 @@ mip_status mip_relay_init(struct mip_relay *r, struct mip_stack *stack,
     return MIP_OK;
 }
 
+#if MIP_RELAY_HAS_TSS
 /* True when the frame's MAC source is the link address this node would
  * send seg's datagram to (its next hop towards seg's IP destination) on
  * radio netif `netif`. */
@@ -768,6 +784,7 @@ static bool from_next_hop(const struct mip_relay *r, uint8_t netif, const struct
         return memcmp(want.ext, link_src->ext, 8) == 0;
     return false;
 }
+#endif
 
 /* The TCP segment at the start of a frame's datagram (a frame this node
  * heard or sent), and the frame's link source. Only the start of a long
@@ -816,10 +833,13 @@ void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *fram
     if (r == NULL || r->stack == NULL || frame == NULL)
         return;
     r->now = now_ms;
+#if MIP_RELAY_HAS_CCTRL
     if (r->cfg.mode == MIP_RELAY_CCTRL) {
         cctrl_overheard_frame(r, now_ms);
         return;
     }
+#endif
+#if MIP_RELAY_HAS_TSS
     if (r->cfg.mode != MIP_RELAY_TSS)
         return;
     if (peek_seg(r, netif, frame, len, &seg, &link_src) != MIP_OK)
@@ -827,6 +847,12 @@ void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *fram
     if (!from_next_hop(r, netif, &seg, &link_src))
         return;
     tss_overheard(r, &seg);
+#else
+    (void)netif;
+    (void)len;
+    (void)link_src;
+    (void)seg;
+#endif
 }
 
 /* ack_repair: seg, a pure ACK, was lost on the way to this node's
@@ -869,10 +895,14 @@ void mip_relay_link_status(struct mip_relay *r, uint8_t netif, const uint8_t *fr
         ack_repair(r, &seg);
         return;
     }
+#if MIP_RELAY_HAS_DTC
     if (r->cfg.mode == MIP_RELAY_DTC)
         dtc_link_status(r, &seg, ok);
-    else
+#endif
+#if MIP_RELAY_HAS_CCTRL
+    if (r->cfg.mode == MIP_RELAY_CCTRL)
         cctrl_link_status(r, &seg, ok);
+#endif
 }
 
 uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms)
@@ -883,15 +913,21 @@ uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms)
         return MIP_POLL_IDLE;
     r->now = now_ms;
     switch (r->cfg.mode) {
+#if MIP_RELAY_HAS_TSS
     case MIP_RELAY_TSS:
         next = tss_poll(r, now_ms);
         break;
+#endif
+#if MIP_RELAY_HAS_DTC
     case MIP_RELAY_DTC:
         next = dtc_poll(r, now_ms);
         break;
+#endif
+#if MIP_RELAY_HAS_CCTRL
     case MIP_RELAY_CCTRL:
         next = cctrl_poll(r, now_ms);
         break;
+#endif
     default:
         return MIP_POLL_IDLE;
     }

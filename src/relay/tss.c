@@ -28,7 +28,7 @@
  */
 #include "relay_internal.h"
 
-#if MIP_CONF_FORWARD
+#if MIP_CONF_FORWARD && MIP_RELAY_HAS_TSS
 
 #include <string.h>
 #include "moteip/wire/tcp.h"

@@ -90,3 +90,33 @@ def test_tcp_state_sizes_m0plus(tmp_path, profile):
         assert name in sizes, f"{name} missing from nm output:\n{p.stdout}"
         assert sizes[name] < limit, \
             f"{profile}: sizeof {name[6:]} is {sizes[name]} B on Cortex-M0+, target < {limit} B"
+
+
+# config.h MIP_CONF_RELAY_MODES: a build with one relay mechanism compiles
+# cleanly (warnings are errors, as in CMakeLists.txt) and links none of the
+# others' code: their objects are empty, and the core refers to no symbol
+# of theirs.
+RELAY_MECHANISMS = {2: "tss", 4: "dtc", 8: "cctrl"}
+
+
+@pytest.mark.parametrize("modes", [2, 4, 8])
+def test_relay_with_one_mechanism_m0plus(tmp_path, modes):
+    def compile_(name):
+        obj = tmp_path / f"{name}.o"
+        p = subprocess.run(["arm-none-eabi-gcc", "-Os", "-mcpu=cortex-m0plus", "-mthumb",
+                            "-std=c11", "-Iinclude", "-DMOTEIP_PROFILE_FULL=1",
+                            f"-DMIP_CONF_RELAY_MODES={modes}", "-Wall", "-Wextra", "-Werror",
+                            "-Wmissing-prototypes", "-c", f"src/relay/{name}.c", "-o", str(obj)],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert p.returncode == 0, p.stdout
+        nm = subprocess.run(["arm-none-eabi-nm", str(obj)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+        return nm.stdout
+    core = compile_("relay")
+    for bit, name in RELAY_MECHANISMS.items():
+        syms = compile_(name)
+        if bit == modes:
+            assert f"{name}_forward" in syms and f"{name}_poll" in syms, syms
+        else:
+            assert syms.strip() == "", f"{name} compiled in with modes {modes}:\n{syms}"
+            assert f"U {name}_" not in core, f"the core calls {name} with modes {modes}"
