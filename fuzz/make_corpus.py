@@ -1123,7 +1123,7 @@ def lowpan_seeds():
 # the link layer's report on one this node sent, op 3 time.
 
 R_TSS, R_DTC, R_CCTRL = 0x00, 0x01, 0x02
-R_KEEP, R_DROP, R_HOP, R_ACTIVITY = 0x08, 0x10, 0x20, 0x40
+R_KEEP, R_DROP, R_HOP, R_ACTIVITY, R_OURS = 0x08, 0x10, 0x20, 0x40, 0x80
 
 R_ACK, R_PSH, R_SYN, R_SYNACK, R_FIN, R_RST = 0, 1, 4, 5, 6, 7
 
@@ -1213,6 +1213,20 @@ def relay_seeds():
             r_seg(R_PSH, 17, 1, 16, 7, v6=v6) +
             b"".join(r_time(202) for _ in range(5)) +       # keep: 3 then gone
             r_seg(R_FIN, 33, 1, 0, 8, v6=v6))
+    # our extensions: the node as the sender (own segments through the local
+    # hook, config bit 7), lost frames reported for data and for an ACK
+    own = ipv4(v4("10.0.1.10"), v4("10.0.2.10"), 6,
+               tcp(v4("10.0.1.10"), v4("10.0.2.10"), 1000, 80, 0x18, seq=1000, ack=5001,
+                   data=bytes(20)))
+    for mode, name in ((R_DTC, "dtc"), (R_CCTRL | R_KEEP, "cctrl")):
+        seeds["relay-ours-" + name] = bytes([0x83, mode | R_OURS]) + (
+            r_handshake() +
+            bytes([0, 2]) + struct.pack(">H", len(own)) + own +     # own, local hook
+            r_seg(R_PSH, 1, 1, 20, 2) +
+            r_link(R_PSH, 1, 1, 20, 2) +                            # data frame lost
+            r_seg(R_ACK, 1, 21, 0, 3, rev=True) +
+            bytes([6, 0x02]) + struct.pack(">HHBB", 1, 21, 0, 3) + bytes([0]) +  # ACK lost
+            r_time(200) + r_time(220))
     return seeds
 
 # --- output -----------------------------------------------------------------
