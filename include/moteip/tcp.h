@@ -125,9 +125,9 @@ struct mip_tcp_config {
 /* One connection. The application owns the memory; the fields are the
  * stack's while the connection is open.
  *
- * Size (docs/TCP.md): fields are ordered by alignment so there are no
- * holes, and several are kept narrower than their RFC 9293 names suggest,
- * each within a bound that holds by construction:
+ * Size (docs/TCP.md): fields are ordered so there are no holes (and for
+ * code size, below), and several are kept narrower than their RFC 9293
+ * names suggest, each within a bound that holds by construction:
  *   local       the local address is not copied: it is one of the stack's
  *               own addresses (struct mip_netif addr4[] / addr6[]), named
  *               by netif and slot (mip_tcp_local_addr() gives it back).
@@ -146,19 +146,23 @@ struct mip_tcp_config {
  * IRS is not kept: nothing reads it (rcv_nxt is IRS + 1 after the
  * handshake). */
 struct mip_tcp_conn {
-    struct mip_tcp_conn *next;            /* list of open connections */
-    const struct mip_tcp_callbacks *cb;
-    void    *ctx;
-    struct mip_addr remote;
-    uint8_t  local;                       /* own address: netif << 4 | slot (above) */
-    uint8_t  netif;                       /* output netif (link-local peers), else MIP_NETIF_ANY */
+    /* Order (besides no holes): code size. A Cortex-M0+ load or store
+     * reaches a byte at offset <= 31, a halfword <= 62 and a word <= 124
+     * in one 2-byte instruction, an AVR one any byte <= 63. So the bytes
+     * come first (cfg.cwnd_cap and its flag bits at 30..31), the halfwords
+     * next, then the sequence variables (within AVR's reach), cc (cc.mss)
+     * and the rest; the structs mostly passed by address go last. */
     uint8_t  state;                       /* enum mip_tcp_state */
-    uint16_t lport, rport;
-    uint16_t flags;                       /* TCPF_* in src/tcp/tcp_internal.h */
     uint8_t  retries;                     /* consecutive retransmissions */
-    uint8_t  error;                       /* enum mip_tcp_error once failed */
     uint8_t  ka_probes;
     uint8_t  snd_wscale : 4, rcv_wscale : 4;  /* 0..14 */
+    uint8_t  local;                       /* own address: netif << 4 | slot (above) */
+    uint8_t  netif;                       /* output netif (link-local peers), else MIP_NETIF_ANY */
+    uint8_t  error;                       /* enum mip_tcp_error once failed */
+    struct mip_addr remote;
+    struct mip_tcp_config cfg;
+    uint16_t flags;                       /* TCPF_* in src/tcp/tcp_internal.h */
+    uint16_t lport, rport;
     uint16_t t_delack;                    /* delayed-ACK deadline, low 16 bits (above) */
     uint16_t rtt_seq;                     /* segment being timed (Karn), low 16 bits */
 #if MIP_TCP_SACK
@@ -172,21 +176,23 @@ struct mip_tcp_conn {
     uint32_t rcv_nxt, rcv_adv;            /* rcv_adv: right edge advertised */
     uint32_t rcv_up;                      /* urgent pointer reported (RFC 6093) */
 
-    struct mip_tcp_rtt rtt;
-    mip_time_t rtt_start;
     struct mip_tcp_cc cc;                 /* cc.mss: send MSS (peer's, clamped), bytes */
-#if MIP_TCP_SACK
-    struct mip_tcp_sackb sackb;
-#endif
+    struct mip_tcp_conn *next;            /* list of open connections */
+    mip_time_t rtt_start;
+    mip_time_t t_rexmt;                   /* retransmission / persist / SYN */
+    mip_time_t t_idle;                    /* keepalive */
 #if MIP_TCP_TIMESTAMPS
     uint32_t ts_recent;                   /* RFC 7323 TS.Recent */
     uint32_t ts_offset;                   /* random per connection (RFC 7323 5.4) */
 #endif
-    mip_time_t t_rexmt;                   /* retransmission / persist / SYN */
-    mip_time_t t_idle;                    /* keepalive */
-    struct mip_tcp_config cfg;
+    const struct mip_tcp_callbacks *cb;
+    void    *ctx;
+    struct mip_tcp_rtt rtt;
     struct mip_tcp_txbuf tx;
     struct mip_tcp_rxbuf rx;
+#if MIP_TCP_SACK
+    struct mip_tcp_sackb sackb;
+#endif
 };
 
 struct mip_tcp_listener;
@@ -210,15 +216,18 @@ struct mip_tcp_listener {
 
 /* A half-open passive connection in the SYN cache. */
 struct mip_tcp_syn {
-    struct mip_addr local, remote;
-    uint16_t lport, rport;
-    uint32_t iss, irs;
-    uint32_t ts_recent;
-    uint16_t mss;
-    uint8_t  snd_wscale;
+    /* the bytes within reach of a one-instruction load on Cortex-M0+
+     * (struct mip_tcp_conn), with no hole */
+    struct mip_addr local;
     uint8_t  flags;          /* peer offered: SACK, TS, WS; 0 = slot free */
     uint8_t  retries;
     uint8_t  netif;
+    uint8_t  snd_wscale;
+    struct mip_addr remote;
+    uint16_t lport, rport;
+    uint16_t mss;
+    uint32_t iss, irs;
+    uint32_t ts_recent;
     mip_time_t deadline;
 };
 
@@ -226,12 +235,13 @@ struct mip_tcp_syn {
  * connection memory back at once (RFC 9293 3.6.1 asks only that the
  * 4-tuple's old segments be recognised for 2 * MSL). */
 struct mip_tcp_tw {
-    struct mip_addr local, remote;
-    uint16_t lport, rport;
+    struct mip_addr local;
     uint8_t  used;
 #if MIP_TCP_TIMESTAMPS
     uint8_t  ts_ok;          /* timestamps were on: answers carry TSopt */
 #endif
+    struct mip_addr remote;
+    uint16_t lport, rport;
     uint32_t snd_nxt, rcv_nxt;
     mip_time_t deadline;
 #if MIP_TCP_TIMESTAMPS
@@ -267,9 +277,8 @@ struct mip_tcp {
     struct mip_stack *stack;
     struct mip_tcp_conn *conns;
     struct mip_tcp_listener *listeners;
-    struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
-    struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];
-    uint8_t  secret[16];                  /* ISN / timestamp-offset key */
+    /* The scalars before the arrays: a field at a small offset is one
+     * instruction away on Cortex-M0+ and AVR (struct mip_tcp_conn). */
     uint16_t next_port;                   /* ephemeral port cursor */
     /* Largest MSS this node announces and uses, bytes (0: from the MTU of
      * the route). Experiments fix segment sizes with it (TCPlp sizes
@@ -306,6 +315,9 @@ struct mip_tcp {
     uint8_t (*backlog)(void *ctx, const struct mip_tcp *tcp, const struct mip_tcp_conn *c);
     void    *backlog_ctx;
 #endif
+    uint8_t  secret[16];                  /* ISN / timestamp-offset key */
+    struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
+    struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];
     uint32_t stat[MIP_TCP_STAT_COUNT];
 };
 

@@ -160,17 +160,18 @@ static inline uint32_t tcp_sackb_end(const struct mip_tcp_sackb *b, unsigned i)
 void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una);
 /* First drops the blocks snd_una has passed and trims one it cuts into, and
  * pulls rexmit_next up to snd_una if it fell behind (or lies beyond
- * snd_max). Then merges the received SACK blocks [start, end), in order,
- * that satisfy snd_una < start < end <= snd_max (modulo 2^32); others are
- * ignored (RFC 2018 does not bind the sender to them): empty or reversed
- * ones, D-SACKs and stale ones at or below snd_una, ones beyond what was
+ * snd_max). Then merges the n received SACK blocks blk[] ([left, right),
+ * as in the option), in order, that satisfy snd_una < left < right <=
+ * snd_max (modulo 2^32); others are ignored (RFC 2018 does not bind the
+ * sender to them): empty or reversed ones, D-SACKs and stale ones at or below snd_una, ones beyond what was
  * sent. Overlapping and adjacent blocks are merged. When a merge leaves more
  * than MIP_TCP_SACKB_MAX blocks, the lowest goes: the highest blocks are
  * kept (they say most about losses below). n = 0 only rebases. A block
  * ending 65536 or more bytes after snd_una (only a full 65535-byte ring
  * with its FIN gets there) is ignored: SACK information is advisory. */
+struct mip_tcp_sack_block;    /* moteip/wire/tcp.h: [left, right) */
 void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
-                      const uint32_t *start, const uint32_t *end, unsigned n);
+                      const struct mip_tcp_sack_block *blk, unsigned n);
 /* True when [seq, seq+len) is entirely SACKed (within one block). An empty
  * range (len 0) is never covered. */
 bool tcp_sackb_covered(const struct mip_tcp_sackb *b, uint32_t seq, uint32_t len);
@@ -248,12 +249,12 @@ uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n);
 /* True when out-of-order bytes are held (always false without a bitmap). */
 bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r);
-/* Up to `max` blocks [start, end) of out-of-order data, as sequence numbers
- * given rcv_nxt: the block holding sequence number `recent` first when there
+/* Up to `max` blocks [left, right) of out-of-order data into blk[] (as the
+ * SACK option takes them), as sequence numbers given rcv_nxt: the block holding sequence number `recent` first when there
  * is one (RFC 2018 4: the most recently received first), then the others
  * from the lowest up. Returns the count. */
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,
-                               uint32_t *start, uint32_t *end, unsigned max);
+                               struct mip_tcp_sack_block *blk, unsigned max);
 
 /* --- initial sequence numbers (RFC 6528) ---------------------------------- */
 

@@ -13,6 +13,7 @@
  * byte-at-a-time where whole bytes are covered. */
 #include <string.h>
 #include "moteip/tcp_parts.h"
+#include "moteip/wire/tcp.h"
 
 void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, uint16_t size)
 {
@@ -186,7 +187,7 @@ bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r)
 }
 
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,
-                               uint32_t *start, uint32_t *end, unsigned max)
+                               struct mip_tcp_sack_block *blk, unsigned max)
 {
     uint32_t space = tcp_rxbuf_space(r);
     uint32_t ro = recent - rcv_nxt;     /* window offset of `recent` */
@@ -203,8 +204,8 @@ unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, 
         rs = ro;
         while (rs > 0 && bit_get(r->bitmap, win_pos(r, rs - 1u)))
             rs--;
-        start[n] = rcv_nxt + rs;
-        end[n] = rcv_nxt + re;
+        blk[n].left = rcv_nxt + rs;
+        blk[n].right = rcv_nxt + re;
         n++;
         have_recent = true;
     }
@@ -217,8 +218,8 @@ unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, 
         off = e;
         if (have_recent && s == rs)
             continue;                   /* already reported first */
-        start[n] = rcv_nxt + s;
-        end[n] = rcv_nxt + e;
+        blk[n].left = rcv_nxt + s;
+        blk[n].right = rcv_nxt + e;
         n++;
     }
     return n;

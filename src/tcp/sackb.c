@@ -6,6 +6,7 @@
  * each operation works on offsets from snd_una, which turns the modulo-2^32
  * comparisons into plain unsigned ones. */
 #include "moteip/tcp_parts.h"
+#include "moteip/wire/tcp.h"
 #include <string.h>
 
 #define NB MIP_TCP_SACKB_MAX
@@ -58,7 +59,7 @@ static void work_insert(struct sack_work *w, uint32_t s, uint32_t e)
 }
 
 void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
-                      const uint32_t *start, const uint32_t *end, unsigned n)
+                      const struct mip_tcp_sack_block *blk, unsigned n)
 {
     struct sack_work w;
     uint32_t win = snd_max - snd_una, u = snd_una - b->base;
@@ -85,8 +86,8 @@ void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_ma
         } else {
             /* Merge the new blocks that lie within (snd_una, snd_max];
              * not one at/below snd_una (D-SACK, stale). */
-            s = start[i - count] - snd_una;
-            e = end[i - count] - snd_una;
+            s = blk[i - count].left - snd_una;
+            e = blk[i - count].right - snd_una;
             if (s == 0)
                 continue;
         }

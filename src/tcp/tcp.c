@@ -390,8 +390,7 @@ mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     if (c->state == MIP_TCP_CLOSED)
         return MIP_ERR_INVALID;
     c->flags |= TCPF_NO_READ;
-    c->rx.head = (uint16_t)((c->rx.head + c->rx.len) % (c->rx.size ? c->rx.size : 1u));
-    c->rx.len = 0;
+    (void)tcp_rxbuf_read(&c->rx, NULL, c->rx.len);    /* discards what is unread */
     return mip_tcp_shutdown(tcp, c);
 }
 
@@ -407,7 +406,7 @@ void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_er
     if (c->state != MIP_TCP_SYN_SENT) {
         struct tcp_seg seg;
         tcp_seg_init(tcp, c, &seg, c->snd_nxt, MIP_TCP_RST | MIP_TCP_ACK);
-        seg.win = 0;                    /* a RST offers no window, and no options */
+        seg.h.window = 0;                    /* a RST offers no window, and no options */
         seg.opts.present = 0;
         (void)tcp_emit(tcp, &seg);
     }

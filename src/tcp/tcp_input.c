@@ -82,10 +82,29 @@ bool tcp_tuple_is(const struct mip_addr *local, const struct mip_addr *remote, u
            mip_addr_eq(local, k->local);
 }
 
-/* The RST answering segment `in` (RFC 9293 3.10.7), out of `netif`. */
+/* The RST answering segment `in` (RFC 9293 3.10.7), out of `netif`;
+ * none for a RST. */
 static void rst_reply(struct mip_tcp *tcp, const struct tcp_in *in, uint8_t netif)
 {
-    tcp_send_rst_for(tcp, &in->rx->dst, &in->rx->src, &in->h, in->seglen, netif);
+    const struct mip_tcp_hdr *h = &in->h;
+    struct tcp_seg seg;
+    uint32_t seq = 0, ack = h->seq + in->seglen;
+    uint8_t flags = MIP_TCP_RST | MIP_TCP_ACK;
+    if (h->flags & MIP_TCP_RST)
+        return;
+    /* RFC 9293 3.10.7.1: take the ACK's number, else acknowledge it all. */
+    if (h->flags & MIP_TCP_ACK) {
+        seq = h->ack;
+        ack = 0;
+        flags = MIP_TCP_RST;
+    }
+    tcp_seg_start(&seg, seq, ack, flags);
+    seg.src = &in->rx->dst;
+    seg.dst = &in->rx->src;
+    seg.h.src_port = h->dst_port;
+    seg.h.dst_port = h->src_port;
+    seg.netif = netif;
+    (void)tcp_emit(tcp, &seg);
 }
 
 /* RFC 5961 3.2 / 4.2 / 5.2: an ACK that makes a blind attacker's guess
@@ -140,8 +159,12 @@ static bool timewait_input(struct mip_tcp *tcp, struct mip_tcp_tw *t, const stru
     /* Retransmitted FIN or stray segment: ACK it and restart 2MSL. */
     if (in->h.flags & MIP_TCP_FIN)
         t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
-    tcp_seg_start(&seg, &t->local, t->lport, &t->remote, t->rport, in->rx->netif, t->snd_nxt,
-                  t->rcv_nxt, MIP_TCP_ACK);
+    tcp_seg_start(&seg, t->snd_nxt, t->rcv_nxt, MIP_TCP_ACK);
+    seg.src = &t->local;
+    seg.dst = &t->remote;
+    seg.h.src_port = t->lport;
+    seg.h.dst_port = t->rport;
+    seg.netif = in->rx->netif;
 #if MIP_TCP_TIMESTAMPS
     /* RFC 7323 3.2: still every segment carries TSopt, TSval on the
      * connection's clock (the peer's PAWS drops older ones), TSecr the
@@ -187,11 +210,15 @@ static struct mip_tcp_syn *find_syn(struct mip_tcp *tcp, const struct tcp_tuple 
 void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
 {
     struct tcp_seg seg;
-    tcp_seg_start(&seg, &e->local, e->lport, &e->remote, e->rport, e->netif, e->iss,
-                  e->irs + 1u, MIP_TCP_SYN | MIP_TCP_ACK);
+    tcp_seg_start(&seg, e->iss, e->irs + 1u, MIP_TCP_SYN | MIP_TCP_ACK);
+    seg.src = &e->local;
+    seg.dst = &e->remote;
+    seg.h.src_port = e->lport;
+    seg.h.dst_port = e->rport;
+    seg.netif = e->netif;
     /* Until accept hands us a ring, offer a modest window; the first ACK
      * after accept advertises the real one. */
-    seg.win = MIP_TCP_SYNACK_WINDOW;
+    seg.h.window = MIP_TCP_SYNACK_WINDOW;
     /* MSS (TCPS_USED is its bit), and the options the peer offered
      * (TCPS_* are MIP_TCP_HAS_* bits); our window scale is 0. */
     seg.opts.present = e->flags;
@@ -426,14 +453,8 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     }
 #if MIP_TCP_SACK
     if ((c->flags & TCPF_SACK_OK) && (in->o.present & MIP_TCP_HAS_SACK)) {
-        uint32_t st[MIP_TCP_SACK_MAX], en[MIP_TCP_SACK_MAX];
-        unsigned i;
-        for (i = 0; i < in->o.sack_count; i++) {
-            st[i] = in->o.sack[i].left;
-            en[i] = in->o.sack[i].right;
-        }
         tcp_sackb_update(&c->sackb, MIP_SEQ_GT(h->ack, c->snd_una) ? h->ack : c->snd_una,
-                         c->snd_max, st, en, in->o.sack_count);
+                         c->snd_max, in->o.sack, in->o.sack_count);
     }
 #endif
     if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
@@ -544,8 +565,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         uint32_t skip = c->rcv_nxt - seq;
         if (skip >= len) {
             TCP_STAT(tcp, dup_segs);
-            c->flags |= TCPF_ACKNOW;
-            return;
+            goto ack_now;
         }
         data += skip;
         len -= skip;
@@ -575,8 +595,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         /* The application will never read: take and drop in-order bytes. */
         if (seq == c->rcv_nxt)
             c->rcv_nxt += len;
-        c->flags |= TCPF_ACKNOW;
-        return;
+        goto ack_now;
     }
     ooo_before = tcp_rxbuf_has_ooo(&c->rx);
     advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
@@ -587,21 +606,23 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
 #if MIP_TCP_SACK
         c->sack_recent = (uint16_t)seq;
 #endif
-        c->flags |= TCPF_ACKNOW;
-        return;
+        goto ack_now;
     }
     c->rcv_nxt += advanced;
-    if (ooo_before || advanced < len) {
-        c->flags |= TCPF_ACKNOW;    /* a hole filled, or data did not fit */
-    } else if (tcp_delack_ms(c) == 0 || (c->flags & TCPF_DELACK)) {
-        c->flags |= TCPF_ACKNOW;    /* every second segment (RFC 5681 4.2) */
-    } else {
+    /* At once when a hole filled or data did not fit, else every second
+     * segment (RFC 5681 4.2). */
+    if (!ooo_before && advanced == len && tcp_delack_ms(c) != 0 && !(c->flags & TCPF_DELACK)) {
         c->flags |= TCPF_DELACK;
         c->t_delack = (uint16_t)(tcp->stack->now + tcp_delack_ms(c));
         TCP_STAT(tcp, delacks);
+    } else {
+        c->flags |= TCPF_ACKNOW;
     }
     if (advanced > 0)
         tcp_notify(c, TCP_CB(readable));
+    return;
+ack_now:
+    c->flags |= TCPF_ACKNOW;
 }
 
 static void fin_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
@@ -826,21 +847,20 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
 {
     struct mip_tcp *tcp = ctx;
     struct mip_tcp_conn *c;
-    uint16_t sport, dport;
+    struct tcp_tuple k;
     (void)s;
     if (err->quoted_len < 8)
         return;
-    sport = (uint16_t)((err->quoted[0] << 8) | err->quoted[1]);
-    dport = (uint16_t)((err->quoted[2] << 8) | err->quoted[3]);
-    for (c = tcp->conns; c != NULL; c = c->next) {
-        if (c->lport != sport || c->rport != dport || !mip_addr_eq(&c->remote, &err->dst))
-            continue;
-        /* RFC 5927 / RFC 1122 4.2.3.9: hard errors only end a connection
-         * that is still opening; later they are soft. */
-        if (c->state == MIP_TCP_SYN_SENT && c->retries >= 1u &&
-            ((err->family == MIP_AF_INET && err->type == 3) ||
-             (err->family == MIP_AF_INET6 && err->type == 1)))
-            tcp_conn_finish(tcp, c, MIP_TCP_ERR_UNREACHABLE);
-        return;
-    }
+    /* The quoted segment is one of ours: its 4-tuple names the connection. */
+    k.local = &err->src;
+    k.remote = &err->dst;
+    k.lport = (uint16_t)((err->quoted[0] << 8) | err->quoted[1]);
+    k.rport = (uint16_t)((err->quoted[2] << 8) | err->quoted[3]);
+    c = tcp_find_conn(tcp, &k);
+    /* RFC 5927 / RFC 1122 4.2.3.9: hard errors only end a connection
+     * that is still opening; later they are soft. */
+    if (c != NULL && c->state == MIP_TCP_SYN_SENT && c->retries >= 1u &&
+        ((err->family == MIP_AF_INET && err->type == 3) ||
+         (err->family == MIP_AF_INET6 && err->type == 1)))
+        tcp_conn_finish(tcp, c, MIP_TCP_ERR_UNREACHABLE);
 }

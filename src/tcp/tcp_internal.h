@@ -9,21 +9,22 @@
 #include "moteip/wire/tcp.h"
 #include "moteip/wire/ipv4.h"
 
-/* struct mip_tcp_conn.flags */
+/* struct mip_tcp_conn.flags. The bits set and cleared most often are in
+ * the low byte: a Cortex-M0+ immediate reaches 255 in one instruction. */
 #define TCPF_ACKNOW     0x0001u  /* send an ACK now */
 #define TCPF_DELACK     0x0002u  /* an ACK is being delayed (t_delack armed) */
-#define TCPF_FIN_QUEUED 0x0004u  /* the application shut down sending */
-#define TCPF_FIN_SENT   0x0008u  /* our FIN occupies snd_max - 1 */
-#define TCPF_SACK_OK    0x0010u  /* both sides agreed on SACK */
-#define TCPF_TS_OK      0x0020u  /* both sides agreed on timestamps */
-#define TCPF_WS_OK      0x0040u  /* both sides agreed on window scaling */
-#define TCPF_RCVD_FIN   0x0080u  /* the peer's FIN is in rcv_nxt */
-#define TCPF_NO_READ    0x0100u  /* the application closed: discard data */
-#define TCPF_TIMING     0x0200u  /* rtt_seq is being timed */
-#define TCPF_REXMT      0x0400u  /* t_rexmt armed (retransmission or persist) */
-#define TCPF_PERSIST    0x0800u  /* t_rexmt is the persist timer */
-#define TCPF_IDLE       0x1000u  /* t_idle armed (keepalive) */
-#define TCPF_SYN_ACKED  0x2000u  /* our SYN is acknowledged */
+#define TCPF_PERSIST    0x0004u  /* t_rexmt is the persist timer */
+#define TCPF_TIMING     0x0008u  /* rtt_seq is being timed */
+#define TCPF_REXMT      0x0010u  /* t_rexmt armed (retransmission or persist) */
+#define TCPF_SYN_ACKED  0x0020u  /* our SYN is acknowledged */
+#define TCPF_IDLE       0x0040u  /* t_idle armed (keepalive) */
+#define TCPF_FIN_QUEUED 0x0080u  /* the application shut down sending */
+#define TCPF_TS_OK      0x0100u  /* both sides agreed on timestamps */
+#define TCPF_SACK_OK    0x0200u  /* both sides agreed on SACK */
+#define TCPF_FIN_SENT   0x0400u  /* our FIN occupies snd_max - 1 */
+#define TCPF_RCVD_FIN   0x0800u  /* the peer's FIN is in rcv_nxt */
+#define TCPF_NO_READ    0x1000u  /* the application closed: discard data */
+#define TCPF_WS_OK      0x2000u  /* both sides agreed on window scaling */
 
 /* struct mip_tcp_syn.flags: what the peer's SYN offered, as the
  * MIP_TCP_HAS_* bits of its options (TCPS_USED is the MSS bit: a SYN-ACK
@@ -53,30 +54,30 @@ struct tcp_tuple {
     uint16_t lport, rport;
 };
 
-/* One segment to emit. Data comes from a send ring. */
+/* One segment to emit. Data comes from a send ring. Small fields first:
+ * short loads reach only small offsets (struct mip_tcp_conn). */
 struct tcp_seg {
-    const struct mip_addr *src, *dst;
-    uint16_t sport, dport;
-    uint32_t seq, ack;
-    uint8_t  flags;
-    uint16_t win;                   /* as written in the header (scaled) */
+    /* ports, seq, ack (0 without the ACK flag), flags, window as written
+     * (scaled); tcp_emit fills in hdr_len */
+    struct mip_tcp_hdr h;
     uint8_t  netif;                 /* MIP_NETIF_ANY unless link-local */
+    uint16_t data_off, data_len;
+    const struct mip_addr *src, *dst;
     struct mip_tcp_opts opts;       /* wire options to include */
     const struct mip_tcp_txbuf *tx;
-    uint16_t data_off, data_len;
     struct mip_addr local;          /* src of a connection's segments */
 };
 
 /* tcp_output.c */
-/* Clears seg and fills in the 4-tuple, sequence numbers and flags. */
-void tcp_seg_start(struct tcp_seg *seg, const struct mip_addr *local, uint16_t lport,
-                   const struct mip_addr *remote, uint16_t rport, uint8_t netif,
-                   uint32_t seq, uint32_t ack, uint8_t flags);
+/* Clears seg and fills in the sequence numbers and flags; the caller then
+ * sets the 4-tuple (src, dst, sport, dport) and netif (few arguments: each
+ * one past the fourth costs every call site a stack slot). */
+void tcp_seg_start(struct tcp_seg *seg, uint32_t seq, uint32_t ack, uint8_t flags);
 /* The same for a segment of connection c: its local address, rcv_nxt, the
  * window to advertise and the timestamp option when agreed. */
 void tcp_seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_seg *seg,
                   uint32_t seq, uint8_t flags);
-mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg);
+mip_status tcp_emit(struct mip_tcp *tcp, struct tcp_seg *seg);
 /* The TCP checksum of l4[0..len) from src to dst (0 when l4 holds a right
  * one; the value to write when its checksum field is 0). */
 uint16_t tcp_cksum(const struct mip_addr *src, const struct mip_addr *dst, const uint8_t *l4,
@@ -89,9 +90,6 @@ mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, uint32_t len);
 /* A bare ACK (also the challenge ACK of RFC 5961). */
 void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c);
-/* A RST answering segment `h` of `seglen` sequence bytes (RFC 9293 3.10.7.1). */
-void tcp_send_rst_for(struct mip_tcp *tcp, const struct mip_addr *local, const struct mip_addr *remote,
-                      const struct mip_tcp_hdr *h, uint32_t seglen, uint8_t netif);
 /* Window to advertise now, unscaled bytes, never shrinking the right edge. */
 uint32_t tcp_rcv_window(const struct mip_tcp_conn *c);
 /* The MSS we can receive on the route to `remote`. */

@@ -54,19 +54,12 @@ uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)
     return space < max ? space : max;
 }
 
-void tcp_seg_start(struct tcp_seg *seg, const struct mip_addr *local, uint16_t lport,
-                   const struct mip_addr *remote, uint16_t rport, uint8_t netif,
-                   uint32_t seq, uint32_t ack, uint8_t flags)
+void tcp_seg_start(struct tcp_seg *seg, uint32_t seq, uint32_t ack, uint8_t flags)
 {
     memset(seg, 0, sizeof(*seg));
-    seg->src = local;
-    seg->dst = remote;
-    seg->sport = lport;
-    seg->dport = rport;
-    seg->netif = netif;
-    seg->seq = seq;
-    seg->ack = ack;
-    seg->flags = flags;
+    seg->h.seq = seq;
+    seg->h.ack = (flags & MIP_TCP_ACK) ? ack : 0u;
+    seg->h.flags = flags;
 }
 
 uint16_t tcp_cksum(const struct mip_addr *src, const struct mip_addr *dst, const uint8_t *l4,
@@ -80,10 +73,9 @@ uint16_t tcp_cksum(const struct mip_addr *src, const struct mip_addr *dst, const
     return mip_cksum_finish(mip_cksum_add(sum, l4, len));
 }
 
-mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
+mip_status tcp_emit(struct mip_tcp *tcp, struct tcp_seg *seg)
 {
     struct mip_stack *s = tcp->stack;
-    struct mip_tcp_hdr h;
     struct mip_ip_tx tx;
     struct mip_pbuf *p;
     size_t optlen = mip_tcp_opts_len(&seg->opts), written;
@@ -99,18 +91,11 @@ mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
         mip_pbuf_free(&s->pool, p);
         return MIP_ERR_NOBUFS;
     }
-    memset(&h, 0, sizeof(h));
-    h.src_port = seg->sport;
-    h.dst_port = seg->dport;
-    h.seq = seg->seq;
-    h.ack = (seg->flags & MIP_TCP_ACK) ? seg->ack : 0;
-    h.hdr_len = (uint8_t)(MIP_TCP_HDR_LEN + optlen);
-    h.flags = seg->flags;
-    h.window = seg->win;
-    (void)mip_tcp_emit(&h, w, total);
+    seg->h.hdr_len = (uint8_t)(MIP_TCP_HDR_LEN + optlen);
+    (void)mip_tcp_emit(&seg->h, w, total);
     (void)mip_tcp_opts_emit(&seg->opts, w + MIP_TCP_HDR_LEN, optlen, &written);
     if (seg->data_len > 0)
-        tcp_txbuf_copy(seg->tx, seg->data_off, w + h.hdr_len, seg->data_len);
+        tcp_txbuf_copy(seg->tx, seg->data_off, w + seg->h.hdr_len, seg->data_len);
     mip_wr16(w + 16, tcp_cksum(seg->src, seg->dst, w, total));
     memset(&tx, 0, sizeof(tx));
     tx.src = *seg->src;
@@ -120,7 +105,7 @@ mip_status tcp_emit(struct mip_tcp *tcp, const struct tcp_seg *seg)
     st = mip_ip_output(s, &tx, p);
     if (st == MIP_OK || st == MIP_ERR_PENDING) {
         TCP_STAT(tcp, segs_tx);
-        if (seg->flags & MIP_TCP_RST)
+        if (seg->h.flags & MIP_TCP_RST)
             TCP_STAT(tcp, rst_tx);
         return MIP_OK;
     }
@@ -132,10 +117,14 @@ void tcp_seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_
                   uint32_t seq, uint8_t flags)
 {
     uint32_t win = tcp_rcv_window(c);
-    tcp_seg_start(seg, NULL, c->lport, &c->remote, c->rport, c->netif, seq, c->rcv_nxt, flags);
+    tcp_seg_start(seg, seq, c->rcv_nxt, flags);
     mip_tcp_local_addr(tcp, c, &seg->local);
     seg->src = &seg->local;
-    seg->win = (uint16_t)((flags & MIP_TCP_SYN) ? (win > 0xFFFFu ? 0xFFFFu : win)
+    seg->dst = &c->remote;
+    seg->h.src_port = c->lport;
+    seg->h.dst_port = c->rport;
+    seg->netif = c->netif;
+    seg->h.window = (uint16_t)((flags & MIP_TCP_SYN) ? (win > 0xFFFFu ? 0xFFFFu : win)
                                                 : (win >> c->rcv_wscale));
     seg->tx = &c->tx;
 #if MIP_TCP_TIMESTAMPS
@@ -150,7 +139,7 @@ void tcp_seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_
 /* Records what a sent segment told the peer about our receive side. */
 static void seg_sent(struct mip_tcp_conn *c, const struct tcp_seg *seg)
 {
-    uint32_t edge = c->rcv_nxt + ((uint32_t)seg->win << ((seg->flags & MIP_TCP_SYN) ? 0 : c->rcv_wscale));
+    uint32_t edge = c->rcv_nxt + ((uint32_t)seg->h.window << ((seg->h.flags & MIP_TCP_SYN) ? 0 : c->rcv_wscale));
     if (MIP_SEQ_GT(edge, c->rcv_adv))
         c->rcv_adv = edge;
     c->flags &= (uint16_t)~(TCPF_ACKNOW | TCPF_DELACK);
@@ -159,19 +148,14 @@ static void seg_sent(struct mip_tcp_conn *c, const struct tcp_seg *seg)
 #if MIP_TCP_SACK
 static void add_sack_blocks(struct mip_tcp_conn *c, struct tcp_seg *seg)
 {
-    uint32_t start[MIP_TCP_SACK_MAX], end[MIP_TCP_SACK_MAX];
-    unsigned n, i, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
+    unsigned n, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
     if (!(c->flags & TCPF_SACK_OK) || !tcp_rxbuf_has_ooo(&c->rx))
         return;
     /* sack_recent keeps 16 bits: the segment lies less than 65536 bytes
      * after rcv_nxt (in the window) while it matters. */
     n = tcp_rxbuf_sack_blocks(&c->rx, c->rcv_nxt,
                               c->rcv_nxt + (uint16_t)(c->sack_recent - (uint16_t)c->rcv_nxt),
-                              start, end, max);
-    for (i = 0; i < n; i++) {
-        seg->opts.sack[i].left = start[i];
-        seg->opts.sack[i].right = end[i];
-    }
+                              seg->opts.sack, max);
     if (n > 0) {
         seg->opts.present |= MIP_TCP_HAS_SACK;
         seg->opts.sack_count = (uint8_t)n;
@@ -224,24 +208,6 @@ void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 #endif
     (void)tcp_emit(tcp, &seg);
     seg_sent(c, &seg);
-}
-
-void tcp_send_rst_for(struct mip_tcp *tcp, const struct mip_addr *local, const struct mip_addr *remote,
-                      const struct mip_tcp_hdr *h, uint32_t seglen, uint8_t netif)
-{
-    struct tcp_seg seg;
-    uint32_t seq = 0, ack = h->seq + seglen;
-    uint8_t flags = MIP_TCP_RST | MIP_TCP_ACK;
-    if (h->flags & MIP_TCP_RST)
-        return;
-    /* RFC 9293 3.10.7.1: take the ACK's number, else acknowledge it all. */
-    if (h->flags & MIP_TCP_ACK) {
-        seq = h->ack;
-        ack = 0;
-        flags = MIP_TCP_RST;
-    }
-    tcp_seg_start(&seg, local, h->dst_port, remote, h->src_port, netif, seq, ack, flags);
-    (void)tcp_emit(tcp, &seg);
 }
 
 /* Sequence number of the first byte of the send ring (the SYN occupies

@@ -18,9 +18,7 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
          * probing goes on as long as the peer answers. */
         TCP_STAT(tcp, zero_window_probes);
         tcp_rtt_backoff(&c->rtt);
-        tcp_retransmit(tcp, c, c->snd_una, 1u);
-        if (MIP_SEQ_GT(c->snd_nxt, c->snd_max))
-            c->snd_max = c->snd_nxt;
+        tcp_retransmit(tcp, c, c->snd_una, 1u);   /* pulls snd_max up to snd_nxt */
         tcp_arm_rexmt(tcp, c);
         return;
     }
