@@ -277,11 +277,11 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
         write_json_atomic(outdir / "runs" / f"{t.run_id}.json",
                           {"point": t.point.id, "params": t.point.params, "seed": t.seed,
                            "metrics": m, "wall_s": round(wall, 4)})
-        bar.advance(f"{_params_text(t.point.params)} seed {t.seed}")
+        bar.advance(f"{_params_text(t.point.params, 40)} seed {t.seed}")
 
     def failed(t: Task, e: Exception) -> None:
         failures.append((t, e))
-        bar.advance(f"{_params_text(t.point.params)} seed {t.seed} FAILED")
+        bar.advance(f"{_params_text(t.point.params, 40)} seed {t.seed} FAILED")
 
     try:
         if todo:
@@ -307,8 +307,13 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     return {"out": str(outdir), "summary": summary, "runs": records}
 
 
-def _params_text(params: dict) -> str:
-    return " ".join(f"{k}={json.dumps(v)}" for k, v in params.items()) or "(base)"
+def _params_text(params: dict, limit: int = 0) -> str:
+    """k=v pairs of a point; with a limit, longer values are cut to it (a
+    progress line need not carry a whole flows list)."""
+    def value(v) -> str:
+        t = json.dumps(v)
+        return t if not limit or len(t) <= limit else t[:limit - 3] + "..."
+    return " ".join(f"{k}={value(v)}" for k, v in params.items()) or "(base)"
 
 
 def load_records(outdir: pathlib.Path, tasks: list[Task]) -> list[dict]:

@@ -216,3 +216,15 @@ def test_a_value_listed_twice_is_one_point(cli, udp3, tmp_path):
     assert [(p["params"], p["runs"]) for p in s["points"]] == [({"medium.ber": 0}, 2)]
     assert s["points"][0]["metrics"]["flows[0].sent"]["n"] == 2
     assert len(list((tmp_path / "sw" / "runs").iterdir())) == 2
+
+
+def test_progress_lines_cut_long_values():
+    """A progress line names the point, but a long value (an arm's whole flows
+    list) is cut to 40 characters; error messages keep it whole."""
+    from moteip.sweep import _params_text
+    flows = [{"type": "tcp", "src": "last", "dst": 0, "port": 5000 + i} for i in range(2)]
+    whole = _params_text({"relay.mode": "off", "flows": flows})
+    cut = _params_text({"relay.mode": "off", "flows": flows}, 40)
+    assert whole == 'relay.mode="off" flows=' + json.dumps(flows)
+    assert cut == 'relay.mode="off" flows=' + json.dumps(flows)[:37] + "..."
+    assert _params_text({}, 40) == "(base)"
