@@ -37,17 +37,21 @@
 #define MIP_TCP_RTO_INITIAL_MS 1000u    /* RFC 6298 2.1 */
 /* MIP_TCP_RTO_MIN_MS: config.h (above the delayed-ACK time, and why) */
 #define MIP_TCP_RTO_MAX_MS     60000u   /* RFC 6298 2.5 */
+#define MIP_TCP_RTO_FALLBACK_MS 3000u   /* RFC 6298 5.7: after a SYN timeout */
 
 struct mip_tcp_rtt {
     uint32_t srtt_x8;    /* smoothed RTT, ms * 8; 0 before the first sample */
     uint16_t rttvar_x4;  /* RTT variation, ms * 4, saturating at 65535 (above
-                            that the RTO is MIP_TCP_RTO_MAX_MS anyway) */
+                            that the RTO is MIP_TCP_RTO_MAX_MS anyway);
+                            the RTO in ms before the first sample */
     uint8_t  backoff;    /* exponential backoff shift after timeouts; it
                             saturates once rto << backoff reaches MAX, so it
                             is not a retransmission count */
 };
 /* The RTO before backoff is not stored: it is a function of srtt_x8 and
- * rttvar_x4 (MIP_TCP_RTO_INITIAL_MS before the first sample). */
+ * rttvar_x4. Before the first sample srtt_x8 is 0 and rttvar_x4 holds the
+ * RTO itself: MIP_TCP_RTO_INITIAL_MS (tcp_rtt_init) or
+ * MIP_TCP_RTO_FALLBACK_MS (tcp_rtt_fallback). */
 
 /* SRTT unset, RTO = MIP_TCP_RTO_INITIAL_MS, no backoff. */
 void tcp_rtt_init(struct mip_tcp_rtt *r);
@@ -62,10 +66,16 @@ void tcp_rtt_init(struct mip_tcp_rtt *r);
  * saturates at 65535 (RTTVAR 16.4 s, beyond the RTO maximum). */
 void tcp_rtt_sample(struct mip_tcp_rtt *r, uint32_t rtt_ms);
 /* The RTO to arm now: min(rto << backoff, MAX), never below MIN, with rto
- * as above (MIP_TCP_RTO_INITIAL_MS while srtt_x8 is 0). */
+ * as above (rttvar_x4, the initial or fallback RTO, while srtt_x8 is 0). */
 uint32_t tcp_rtt_rto(const struct mip_tcp_rtt *r);
 /* A retransmission timer expired: double the RTO (RFC 6298 5.5), up to MAX. */
 void tcp_rtt_backoff(struct mip_tcp_rtt *r);
+/* RFC 6298 5.7, for a handshake whose SYN (or SYN-ACK) timer expired, so
+ * that there is no sample yet (Karn; call it only then): the RTO is
+ * MIP_TCP_RTO_FALLBACK_MS (3 s), without backoff, until the first sample
+ * (kept as rttvar_x4 = 3000 with srtt_x8 0; the first sample replaces
+ * both, as after tcp_rtt_init). */
+void tcp_rtt_fallback(struct mip_tcp_rtt *r);
 
 /* --- congestion control (RFC 5681, RFC 6582) -------------------------------- */
 
@@ -260,12 +270,16 @@ unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, 
 
 /* SipHash-2-4 of data under a 128-bit key. */
 uint64_t mip_siphash24(const uint8_t key[16], const uint8_t *data, size_t len);
+/* A connection's 4-tuple (also the key of the TCP module's lookups). */
+struct tcp_tuple {
+    const struct mip_addr *local, *remote;
+    uint16_t lport, rport;
+};
 /* RFC 6528: ISN = M + F(local, remote, secret), modulo 2^32. M is a
  * 4-microsecond clock derived from `now`: now * 250. F is SipHash-2-4 under
  * `key` over family (1 byte) | local address (4 bytes for MIP_AF_INET, else
  * 16) | lport (big-endian) | remote address | rport (big-endian), folded to
- * 32 bits as low half XOR high half. */
-uint32_t tcp_isn(const uint8_t key[16], const struct mip_addr *local, uint16_t lport,
-                 const struct mip_addr *remote, uint16_t rport, mip_time_t now);
+ * 32 bits as low half XOR high half; the 4-tuple is k. */
+uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t now);
 
 #endif

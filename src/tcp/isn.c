@@ -23,20 +23,20 @@ static size_t put_addr(uint8_t *p, const struct mip_addr *a)
     return n;
 }
 
-uint32_t tcp_isn(const uint8_t key[16], const struct mip_addr *local, uint16_t lport,
-                 const struct mip_addr *remote, uint16_t rport, mip_time_t now)
+uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t now)
 {
     uint8_t msg[1 + 16 + 2 + 16 + 2];
-    size_t n = 0;
+    size_t n = 1;
     uint64_t h;
+    unsigned i;
 
-    msg[n++] = local->family;
-    n += put_addr(msg + n, local);
-    msg[n++] = (uint8_t)(lport >> 8);
-    msg[n++] = (uint8_t)lport;
-    n += put_addr(msg + n, remote);
-    msg[n++] = (uint8_t)(rport >> 8);
-    msg[n++] = (uint8_t)rport;
+    msg[0] = k->local->family;
+    for (i = 0; i < 2u; i++) {          /* local address and port, then remote */
+        uint16_t port = i ? k->rport : k->lport;
+        n += put_addr(msg + n, i ? k->remote : k->local);
+        msg[n++] = (uint8_t)(port >> 8);
+        msg[n++] = (uint8_t)port;
+    }
 
     h = mip_siphash24(key, msg, n);
     return (uint32_t)now * ISN_TICKS_PER_MS + ((uint32_t)h ^ (uint32_t)(h >> 32));

@@ -26,11 +26,23 @@ static uint32_t clamp_rto(uint32_t v)
     return v;
 }
 
-void tcp_rtt_init(struct mip_tcp_rtt *r)
+/* Before the first sample srtt_x8 is 0 and rttvar_x4 holds the RTO, so
+ * the formula of tcp_rtt_rto gives it without a case of its own. */
+static void rtt_unsampled(struct mip_tcp_rtt *r, uint16_t rto)
 {
     r->srtt_x8 = 0;
-    r->rttvar_x4 = 0;
+    r->rttvar_x4 = rto;
     r->backoff = 0;
+}
+
+void tcp_rtt_init(struct mip_tcp_rtt *r)
+{
+    rtt_unsampled(r, MIP_TCP_RTO_INITIAL_MS);
+}
+
+void tcp_rtt_fallback(struct mip_tcp_rtt *r)
+{
+    rtt_unsampled(r, MIP_TCP_RTO_FALLBACK_MS);
 }
 
 void tcp_rtt_sample(struct mip_tcp_rtt *r, uint32_t rtt_ms)
@@ -58,10 +70,9 @@ void tcp_rtt_sample(struct mip_tcp_rtt *r, uint32_t rtt_ms)
 
 uint32_t tcp_rtt_rto(const struct mip_tcp_rtt *r)
 {
-    uint32_t base = MIP_TCP_RTO_INITIAL_MS;
-    if (r->srtt_x8 != 0)    /* max(G, K * RTTVAR), G = 1 ms */
-        base = (r->srtt_x8 >> 3) + (r->rttvar_x4 > 1u ? r->rttvar_x4 : 1u);
-    base = clamp_rto(base);
+    /* max(G, K * RTTVAR), G = 1 ms; before the first sample this is the
+     * initial or the fallback RTO (rtt_unsampled) */
+    uint32_t base = clamp_rto((r->srtt_x8 >> 3) + (r->rttvar_x4 > 1u ? r->rttvar_x4 : 1u));
     /* base <= MAX < 2^16, so a shift below 16 cannot overflow 32 bits. */
     if (r->backoff >= 16u || (base << r->backoff) > MIP_TCP_RTO_MAX_MS)
         return MIP_TCP_RTO_MAX_MS;

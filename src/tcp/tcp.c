@@ -82,7 +82,7 @@ const uint8_t *tcp_local_bytes(const struct mip_stack *s, unsigned ref, uint8_t 
     return NULL;
 }
 
-static bool local_ref_is(const struct mip_stack *s, unsigned ref, const struct mip_addr *a)
+bool tcp_local_ref_is(const struct mip_stack *s, unsigned ref, const struct mip_addr *a)
 {
     const uint8_t *b = tcp_local_bytes(s, ref, a->family);
     return b != NULL && memcmp(b, a->bytes, mip_addr_len(a->family)) == 0;
@@ -92,15 +92,9 @@ uint8_t tcp_local_ref(const struct mip_stack *s, const struct mip_addr *a)
 {
     unsigned ref;
     for (ref = 0; ref < MIP_NETIF_MAX * 16u; ref++)
-        if (local_ref_is(s, ref, a))
+        if (tcp_local_ref_is(s, ref, a))
             return (uint8_t)ref;
     return TCP_LOCAL_NONE;
-}
-
-bool tcp_local_is(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
-                  const struct mip_addr *a)
-{
-    return local_ref_is(tcp->stack, c->local, a);
 }
 
 void mip_tcp_local_addr(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
@@ -266,7 +260,7 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
     c->local = ref;
     mss = tcp_local_mss(tcp, dst, &c->netif);
     c->netif = tcp_conn_netif(dst, c->netif);
-    c->iss = tcp_isn(tcp->secret, &local, c->lport, dst, port, s->now);
+    c->iss = tcp_isn(tcp->secret, &k, s->now);    /* k.lport is c->lport */
     c->snd_una = c->snd_nxt = c->snd_max = c->iss;
     c->rcv_wscale = wscale_for(c->rx.size);
     tcp_rtt_init(&c->rtt);

@@ -69,7 +69,7 @@ struct mip_tcp_conn *tcp_find_conn(struct mip_tcp *tcp, const struct tcp_tuple *
     struct mip_tcp_conn *c;
     for (c = tcp->conns; c != NULL; c = c->next)
         if (c->lport == k->lport && c->rport == k->rport && mip_addr_eq(&c->remote, k->remote) &&
-            tcp_local_is(tcp, c, k->local))
+            tcp_local_ref_is(tcp->stack, c->local, k->local))
             return c;
     return NULL;
 }
@@ -234,7 +234,8 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
 
 /* `iss_floor` (may be NULL): the sequence number of a TIME_WAIT incarnation
  * of the same pair; the new ISS must lie above it (RFC 9293 3.6.1). */
-static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const uint32_t *iss_floor)
+static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const struct tcp_tuple *k,
+                          const uint32_t *iss_floor)
 {
     struct mip_tcp_syn *e = NULL;
     unsigned i;
@@ -251,8 +252,9 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const ui
         e = &tcp->syn[mip_rng_below(&tcp->stack->rng, MIP_TCP_SYN_BACKLOG)];
         TCP_STAT(tcp, syn_cache_evicted);
     }
-    memset(e, 0, sizeof(*e));
-    /* What the peer offered of the options compiled in. */
+    /* Every field is set here (no memset); flags: MSS and what the peer
+     * offered of the options compiled in. */
+    e->retries = 0;
     e->flags = (uint8_t)(TCPS_USED | (in->o.present & TCPS_OPTS));
     e->snd_wscale = in->o.wscale;     /* clamped by take_options */
     e->ts_recent = in->o.ts_val;
@@ -261,7 +263,7 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const ui
     e->lport = in->h.dst_port;
     e->rport = in->h.src_port;
     e->irs = in->h.seq;
-    e->iss = tcp_isn(tcp->secret, &e->local, e->lport, &e->remote, e->rport, tcp->stack->now);
+    e->iss = tcp_isn(tcp->secret, k, tcp->stack->now);   /* k is the segment's 4-tuple */
     if (iss_floor != NULL && MIP_SEQ_LEQ(e->iss, *iss_floor))
         e->iss = *iss_floor + 1u + (e->iss & 0xFFFFu);   /* above, still unpredictable */
     e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
@@ -299,7 +301,7 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->rcv_nxt = e->irs + 1u;
     c->rcv_adv = c->rcv_nxt + MIP_TCP_SYNACK_WINDOW;
     c->flags |= TCPF_SYN_ACKED;
-    memset(&o, 0, sizeof(o));
+    /* take_options reads only these four fields */
     o.present = e->flags;         /* MSS (TCPS_USED) and the offered options */
     o.mss = e->mss;
     o.wscale = e->snd_wscale;
@@ -310,6 +312,7 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->ts_offset = tcp_ts_offset(tcp, c->iss);
 #endif
     tcp_rtt_init(&c->rtt);
+    c->retries = e->retries;      /* SYN-ACK timeouts: conn_established */
     e->flags = 0;
     tcp_conn_link(tcp, c);
     TCP_STAT(tcp, conns_accepted);
@@ -321,6 +324,10 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
 
 static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
+    /* RFC 6298 5.7: our SYN or SYN-ACK timed out, so no RTT sample (Karn):
+     * the data's RTO is 3 s until the first sample. */
+    if (c->retries != 0)
+        tcp_rtt_fallback(&c->rtt);
     c->state = MIP_TCP_ESTABLISHED;
     c->retries = 0;
     c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
@@ -835,7 +842,7 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     }
     if ((in.h.flags & (MIP_TCP_SYN | MIP_TCP_ACK | MIP_TCP_RST)) == MIP_TCP_SYN &&
         find_listener(tcp, in.h.dst_port) != NULL) {
-        syn_cache_add(tcp, &in, have_floor ? &iss_floor : NULL);
+        syn_cache_add(tcp, &in, &k, have_floor ? &iss_floor : NULL);
         return true;
     }
     TCP_STAT(tcp, drop_no_conn);

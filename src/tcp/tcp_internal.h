@@ -48,11 +48,7 @@
 /* struct mip_tcp_conn.local: no address of ours */
 #define TCP_LOCAL_NONE 0xFFu
 
-/* A 4-tuple to look up. */
-struct tcp_tuple {
-    const struct mip_addr *local, *remote;
-    uint16_t lport, rport;
-};
+/* struct tcp_tuple, a 4-tuple to look up: tcp_parts.h */
 
 /* One segment to emit. Data comes from a send ring. Small fields first:
  * short loads reach only small offsets (struct mip_tcp_conn). */
@@ -105,9 +101,8 @@ uint16_t tcp_smss(const struct mip_tcp_conn *c);
 uint8_t tcp_local_ref(const struct mip_stack *s, const struct mip_addr *a);
 /* The bytes of address `ref` of `family`, or NULL when there is none. */
 const uint8_t *tcp_local_bytes(const struct mip_stack *s, unsigned ref, uint8_t family);
-/* True when connection c's local address is a. */
-bool tcp_local_is(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
-                  const struct mip_addr *a);
+/* True when address reference `ref` (struct mip_tcp_conn.local) names a. */
+bool tcp_local_ref_is(const struct mip_stack *s, unsigned ref, const struct mip_addr *a);
 /* The delayed-ACK time in force (cfg.delack_ms, at most MIP_TCP_DELACK_MAX_MS). */
 static inline uint16_t tcp_delack_ms(const struct mip_tcp_conn *c)
 {

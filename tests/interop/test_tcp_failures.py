@@ -282,8 +282,8 @@ def test_retry_limit_aborts_established_connection(make_host, netns, capture, fa
 
     When the handshake needed a SYN retransmission (Linux lost its answer
     to the stack's first ARP / ND request, see the black-hole test above),
-    there is no RTT sample (Karn) and the RTO stays at the initial 1 s
-    backed off once per SYN timeout: 2 s, and 30 s until the RST."""
+    there is no RTT sample (Karn) and the data RTO starts at 3 s (RFC 6298
+    5.7): gaps 3, 6, 12 and 24 s until the RST."""
     family, stack, linux = FAMILIES[fam]
     retries, n_up = 3, 1000
     _linux_side(netns)
@@ -312,10 +312,11 @@ def test_retry_limit_aborts_established_connection(make_host, netns, capture, fa
     rst = [s for s in mine if s["flags"] & TCP_RST]
     assert len(rst) == 1 and rst[0]["t"] > data[-1]["t"], _fmt(segs)
     # Gaps RTO, 2 RTO, 4 RTO, then 8 RTO until the RST; the RTO is the
-    # minimum on this sub-millisecond link, unless SYNs were retransmitted.
+    # minimum on this sub-millisecond link, or RFC 6298 5.7's 3 s after a
+    # SYN timeout.
     syn_timeouts = tcp["timeouts"] - retries
     assert syn_timeouts in (0, 1), dump(stats)
-    rto = RTO_MIN if syn_timeouts == 0 else RTO_INITIAL * 2 ** syn_timeouts
+    rto = RTO_MIN if syn_timeouts == 0 else 3.0
     chain = data + rst[:1]
     gaps = [b["t"] - a["t"] for a, b in zip(chain, chain[1:])]
     for k, g in enumerate(gaps):

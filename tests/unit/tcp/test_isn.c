@@ -154,6 +154,51 @@ static void random_key(uint8_t key[16])
 
 #define N_TUPLES 1000u
 
+/* tcp_isn with the 4-tuple as separate arguments (the tests' form). */
+static uint32_t isn6(const uint8_t key[16], const struct mip_addr *local, uint16_t lport,
+                     const struct mip_addr *remote, uint16_t rport, mip_time_t now)
+{
+    struct tcp_tuple k;
+    k.local = local;
+    k.remote = remote;
+    k.lport = lport;
+    k.rport = rport;
+    return tcp_isn(key, &k, now);
+}
+
+/* The ISN is now * 250 plus SipHash-2-4 of family | local | lport |
+ * remote | rport (ports big-endian), folded: the documented message. */
+static void test_isn_message_format(void)
+{
+    uint8_t key[16], msg[37];
+    struct mip_addr l, r;
+    uint64_t h;
+    unsigned v;
+    random_key(key);
+    for (v = 0; v < 2; v++) {
+        size_t n = 0, alen = v ? 16u : 4u;
+        if (v) {
+            addr6_random(&l);
+            addr6_random(&r);
+        } else {
+            addr4(&l, 10, 0, 0, 1);
+            addr4(&r, 192, 168, 7, 9);
+        }
+        msg[n++] = l.family;
+        memcpy(msg + n, l.bytes, alen);
+        n += alen;
+        msg[n++] = 0xC0;
+        msg[n++] = 0x01;     /* 49153 */
+        memcpy(msg + n, r.bytes, alen);
+        n += alen;
+        msg[n++] = 0x01;
+        msg[n++] = 0xBB;     /* 443 */
+        h = mip_siphash24(key, msg, n);
+        CHECK_EQ(isn6(key, &l, 49153, &r, 443, 1000),
+                 (uint32_t)(250000u + ((uint32_t)h ^ (uint32_t)(h >> 32))));
+    }
+}
+
 static void test_isn_deterministic(void)
 {
     uint8_t key[16];
@@ -165,7 +210,7 @@ static void test_isn_deterministic(void)
         mip_time_t now = prng();
         addr6_random(&l);
         addr6_random(&r);
-        CHECK_EQ(tcp_isn(key, &l, lp, &r, rp, now), tcp_isn(key, &l, lp, &r, rp, now));
+        CHECK_EQ(isn6(key, &l, lp, &r, rp, now), isn6(key, &l, lp, &r, rp, now));
     }
 }
 
@@ -177,16 +222,16 @@ static void test_isn_advances_250_per_ms(void)
     random_key(key);
     addr4(&l, 192, 0, 2, 1);
     addr4(&r, 198, 51, 100, 7);
-    base = tcp_isn(key, &l, 49152, &r, 80, 0);
-    CHECK_EQ((uint32_t)(tcp_isn(key, &l, 49152, &r, 80, 1) - base), 250u);
-    CHECK_EQ((uint32_t)(tcp_isn(key, &l, 49152, &r, 80, 1000) - base), 250000u);
+    base = isn6(key, &l, 49152, &r, 80, 0);
+    CHECK_EQ((uint32_t)(isn6(key, &l, 49152, &r, 80, 1) - base), 250u);
+    CHECK_EQ((uint32_t)(isn6(key, &l, 49152, &r, 80, 1000) - base), 250000u);
     /* 4 us ticks wrap 2^32 after 17179869.184 ms; the ms clock wraps too. */
-    CHECK_EQ((uint32_t)(tcp_isn(key, &l, 49152, &r, 80, 17179869u) - base),
+    CHECK_EQ((uint32_t)(isn6(key, &l, 49152, &r, 80, 17179869u) - base),
              (uint32_t)(17179869u * 250u));
-    CHECK_EQ((uint32_t)(tcp_isn(key, &l, 49152, &r, 80, 0xFFFFFFFFu) - base),
+    CHECK_EQ((uint32_t)(isn6(key, &l, 49152, &r, 80, 0xFFFFFFFFu) - base),
              (uint32_t)(0xFFFFFFFFu * 250u));
-    CHECK_EQ((uint32_t)(tcp_isn(key, &l, 49152, &r, 80, 0x80000005u)
-                        - tcp_isn(key, &l, 49152, &r, 80, 0x80000000u)), 1250u);
+    CHECK_EQ((uint32_t)(isn6(key, &l, 49152, &r, 80, 0x80000005u)
+                        - isn6(key, &l, 49152, &r, 80, 0x80000000u)), 1250u);
 }
 
 static void test_isn_distinct_secrets_unrelated(void)
@@ -200,8 +245,8 @@ static void test_isn_distinct_secrets_unrelated(void)
     addr4(&l, 10, 0, 0, 1);
     addr4(&r, 10, 0, 0, 2);
     for (i = 0; i < N_TUPLES; i++) {
-        uint32_t a = tcp_isn(ka, &l, (uint16_t)(1024 + i), &r, 80, 5000);
-        uint32_t b = tcp_isn(kb, &l, (uint16_t)(1024 + i), &r, 80, 5000);
+        uint32_t a = isn6(ka, &l, (uint16_t)(1024 + i), &r, 80, 5000);
+        uint32_t b = isn6(kb, &l, (uint16_t)(1024 + i), &r, 80, 5000);
         equal += a == b;
         bits += popcount32(a ^ b);
         if (i > 0)
@@ -225,9 +270,9 @@ static void test_isn_consecutive_ports_unpredictable(void)
     random_key(key);
     addr4(&l, 192, 0, 2, 1);
     addr4(&r, 203, 0, 113, 9);
-    prev = tcp_isn(key, &l, 40000, &r, 443, 777);
+    prev = isn6(key, &l, 40000, &r, 443, 777);
     for (i = 0; i < N_TUPLES; i++) {
-        uint32_t cur = tcp_isn(key, &l, (uint16_t)(40001 + i), &r, 443, 777);
+        uint32_t cur = isn6(key, &l, (uint16_t)(40001 + i), &r, 443, 777);
         diffs[i] = cur - prev;
         bits += popcount32(cur ^ prev);
         prev = cur;
@@ -260,12 +305,12 @@ static void test_isn_key_avalanche(void)
             addr4(&l, (uint8_t)prng(), (uint8_t)prng(), (uint8_t)prng(), (uint8_t)prng());
             addr4(&r, (uint8_t)prng(), (uint8_t)prng(), (uint8_t)prng(), (uint8_t)prng());
         }
-        base = tcp_isn(key, &l, lp, &r, rp, now);
+        base = isn6(key, &l, lp, &r, rp, now);
         for (bit = 0; bit < 128; bit++) {
             unsigned d;
             memcpy(k2, key, 16);
             k2[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-            d = popcount32(base ^ tcp_isn(k2, &l, lp, &r, rp, now));
+            d = popcount32(base ^ isn6(k2, &l, lp, &r, rp, now));
             total += d;
             samples++;
             if (d < min_bit) min_bit = d;
@@ -285,37 +330,38 @@ static void test_isn_depends_on_every_tuple_field(void)
     random_key(key);
     addr6_random(&l);
     addr6_random(&r);
-    base = tcp_isn(key, &l, 1234, &r, 80, 42);
-    CHECK(base != tcp_isn(key, &l, 1235, &r, 80, 42));
-    CHECK(base != tcp_isn(key, &l, 1234, &r, 81, 42));
-    CHECK(base != tcp_isn(key, &r, 1234, &l, 80, 42));   /* direction matters */
-    CHECK(base != tcp_isn(key, &l, 80, &r, 1234, 42));
+    base = isn6(key, &l, 1234, &r, 80, 42);
+    CHECK(base != isn6(key, &l, 1235, &r, 80, 42));
+    CHECK(base != isn6(key, &l, 1234, &r, 81, 42));
+    CHECK(base != isn6(key, &r, 1234, &l, 80, 42));   /* direction matters */
+    CHECK(base != isn6(key, &l, 80, &r, 1234, 42));
     for (i = 0; i < 16; i++) {
         l2 = l;
         l2.bytes[i] ^= 1u;
-        CHECK(base != tcp_isn(key, &l2, 1234, &r, 80, 42));
+        CHECK(base != isn6(key, &l2, 1234, &r, 80, 42));
         r2 = r;
         r2.bytes[i] ^= 0x80u;
-        CHECK(base != tcp_isn(key, &l, 1234, &r2, 80, 42));
+        CHECK(base != isn6(key, &l, 1234, &r2, 80, 42));
     }
     /* IPv4: only the 4 address bytes count; the family is part of the input. */
     addr4(&l, 192, 0, 2, 1);
     addr4(&r, 192, 0, 2, 2);
-    base = tcp_isn(key, &l, 1, &r, 2, 0);
+    base = isn6(key, &l, 1, &r, 2, 0);
     l2 = l;
     l2.bytes[3] = 9;
-    CHECK(base != tcp_isn(key, &l2, 1, &r, 2, 0));
+    CHECK(base != isn6(key, &l2, 1, &r, 2, 0));
     l2 = l;
     l2.family = MIP_AF_INET6;
     r2 = r;
     r2.family = MIP_AF_INET6;
-    CHECK(base != tcp_isn(key, &l2, 1, &r2, 2, 0));
+    CHECK(base != isn6(key, &l2, 1, &r2, 2, 0));
 }
 
 int main(void)
 {
     RUN(test_siphash_reference_vectors);
     RUN(test_siphash_unaligned_input);
+    RUN(test_isn_message_format);
     RUN(test_isn_deterministic);
     RUN(test_isn_advances_250_per_ms);
     RUN(test_isn_distinct_secrets_unrelated);

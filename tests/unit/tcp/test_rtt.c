@@ -65,6 +65,28 @@ static void test_worked_sequence(void)
     CHECK_EQ(tcp_rtt_rto(&r), 304);
 }
 
+/* RFC 6298 5.7: after a SYN timeout the RTO is 3 s, without the SYN's
+ * backoff, until the first sample, which then counts as the first. */
+static void test_fallback_rto_after_syn_timeout(void)
+{
+    struct mip_tcp_rtt r;
+    tcp_rtt_init(&r);
+    tcp_rtt_backoff(&r);                 /* the SYN timed out once: 2 s */
+    CHECK_EQ(tcp_rtt_rto(&r), 2000);
+    tcp_rtt_fallback(&r);
+    CHECK_EQ(r.srtt_x8, 0);
+    CHECK_EQ(r.backoff, 0);
+    CHECK_EQ(tcp_rtt_rto(&r), MIP_TCP_RTO_FALLBACK_MS);
+    CHECK_EQ(MIP_TCP_RTO_FALLBACK_MS, 3000);
+    tcp_rtt_backoff(&r);                 /* the data timed out: 5.5 doubles it */
+    CHECK_EQ(tcp_rtt_rto(&r), 6000);
+    tcp_rtt_sample(&r, 100);             /* 2.2, as the first sample */
+    CHECK_EQ(r.srtt_x8, 800);
+    CHECK_EQ(r.rttvar_x4, 200);
+    CHECK_EQ(r.backoff, 0);
+    CHECK_EQ(tcp_rtt_rto(&r), 300);
+}
+
 /* A falling RTT: R = 1000 then 400.
  *   |1000-400| = 600: RTTVAR 375+150 = 525 (x4 2100), SRTT 875+50 = 925
  *   RTO 925 + 2100 = 3025 */
@@ -247,6 +269,7 @@ int main(void)
     RUN(test_first_sample);
     RUN(test_worked_sequence);
     RUN(test_variance_dominates);
+    RUN(test_fallback_rto_after_syn_timeout);
     RUN(test_matches_real_valued_model);
     RUN(test_clamped_to_min_and_max);
     RUN(test_min_above_delayed_ack);

@@ -743,6 +743,88 @@ static void test_max_retries_runtime_limit(void)
     free(srv);
 }
 
+/* Frame n (< 32) of side s is lost when bit n of lose_mask[s] is set;
+ * everything else as rec_hook (which records and may drop too). */
+static uint32_t lose_mask[2];
+
+static bool lose_hook(struct pair *p, int from, unsigned n, const uint8_t *f, size_t len)
+{
+    bool drop = rec_hook(p, from, n, f, len);
+    return drop || (n < 32u && ((lose_mask[from] >> n) & 1u) != 0);
+}
+
+/* RFC 6298 5.7. The handshake between the pair loses the client's SYN
+ * (`lose` and not `passive`) or the server's SYN-ACK and the client's
+ * retransmitted SYN (`lose` and `passive`, so the SYN cache's timer
+ * expires), or nothing. Then the client (or the server, `passive`) sends
+ * 10 bytes that are lost with every copy: the first copy goes `gap` ms
+ * after the segment, the second 2 * gap after the first. */
+static void first_data_rto(bool passive, bool lose, uint32_t gap)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_addr dst = pair_addr(true, 1);
+    int side = passive ? 1 : 0;
+    struct app *w = passive ? srv : cli;
+    struct mip_tcp *tcp = &p.side[side].tcp;
+    mip_time_t t0;
+    pair_init(&p, true);
+    lose_mask[0] = lose ? (passive ? 2u : 1u) : 0u;
+    lose_mask[1] = lose && passive ? 1u : 0u;
+    rec_reset(side);
+    p.drop = lose_hook;
+    CHECK_EQ(app_listen(&p.side[1].tcp, &l, 80, srv), MIP_OK);
+    app_init(cli, &p.side[0].tcp);
+    srv->tcp = &p.side[1].tcp;
+    CHECK_EQ(mip_tcp_connect(&p.side[0].tcp, &cli->conn, &dst, 80), MIP_OK);
+    pair_run(&p, 1, 2500);
+    CHECK_EQ(cli->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(srv->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(p.dropped, lose ? (passive ? 2u : 1u) : 0u);
+    /* the client's SYN timed out once; the server (SYN cache, not counted)
+     * sent its SYN-ACK again when it timed out */
+    CHECK_EQ(mip_tcp_stat(&p.side[0].tcp, MIP_TCP_STAT_timeouts), lose ? 1u : 0u);
+    CHECK_EQ(p.side[1].sent, lose && passive ? 2u : 1u);
+    CHECK_EQ(tcp_rtt_rto(&w->conn.rtt), gap);
+    rec_reset(side);
+    rec.drop[side] = true;               /* the data and every copy are lost */
+    t0 = p.now;
+    CHECK_EQ(mip_tcp_write(tcp, &w->conn, (const uint8_t *)"0123456789", 10), 10);
+    pair_run(&p, 1, 3u * gap + 100u);
+    CHECK(rec.n >= 3u);
+    if (rec.n >= 3u) {
+        CHECK_EQ(rec.t[0], t0);
+        CHECK_EQ(rec.len[0], 10);
+        CHECK_EQ(rec.len[1], 10);
+        CHECK_EQ(rec.seq[1], rec.seq[0]);
+        CHECK_EQ(rec.t[1] - rec.t[0], gap);
+        CHECK_EQ(rec.t[2] - rec.t[1], 2u * gap);
+    }
+    mip_tcp_abort(&p.side[0].tcp, &cli->conn);
+    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
+    pair_free(&p);
+    free(cli);
+    free(srv);
+}
+
+/* The active opener's SYN was lost: no RTT sample (Karn), so the data's
+ * RTO is 3 s (it was 2 s before, the initial 1 s backed off once). */
+static void test_data_rto_3s_after_lost_syn(void) { first_data_rto(false, true, 3000); }
+/* Without the loss the SYN's RTT gives the minimum, as before. */
+static void test_data_rto_from_syn_rtt_without_loss(void)
+{
+    first_data_rto(false, false, MIP_TCP_RTO_MIN_MS);
+}
+/* The passive opener's SYN-ACK timed out in the SYN cache: 3 s too. */
+static void test_data_rto_3s_after_lost_synack(void) { first_data_rto(true, true, 3000); }
+/* Without the loss the passive opener has no sample either: the initial
+ * 1 s, as before. */
+static void test_data_rto_initial_after_passive_open(void)
+{
+    first_data_rto(true, false, MIP_TCP_RTO_INITIAL_MS);
+}
+
 /* The run-time RTO floor (struct mip_tcp rto_min_ms, RFC 6298's 1 s here):
  * over a fast link whose RTO would be the compile-time 300 ms, the silent
  * peer gets its copies 1, 2 and 4 s apart (the floor backs off too). */
@@ -1166,6 +1248,10 @@ int main(void)
     RUN(test_max_retries_runtime_limit);
     RUN(test_max_retries_never_give_up);
     RUN(test_rto_min_runtime_floor);
+    RUN(test_data_rto_3s_after_lost_syn);
+    RUN(test_data_rto_from_syn_rtt_without_loss);
+    RUN(test_data_rto_3s_after_lost_synack);
+    RUN(test_data_rto_initial_after_passive_open);
     RUN(test_lone_segment_waits_for_delayed_ack);
     RUN(test_lone_segment_waits_for_longer_delayed_ack);
     RUN(test_rto_retransmission_fits_mss_and_window);
