@@ -285,14 +285,9 @@ enum mip_fwd_verdict cctrl_forward(struct mip_relay *r, const struct rly_seg *se
         return MIP_FWD_PASS;
     }
     RSTAT(r, data_seen);
-    if (fi < 0) {
-        fi = rly_flow_new(r, seg, ri);
-        if (fi < 0) {
-            RSTAT(r, ignored);
-            return MIP_FWD_PASS;
-        }
-    }
-    r->flows[fi].last_used = r->now;
+    fi = rly_flow_data(r, seg, fi, ri);   /* a FIN never gets here ([B] 4.1.4) */
+    if (fi < 0)
+        return MIP_FWD_PASS;
     return data_part(r, fi, seg, pkt);
 }
 

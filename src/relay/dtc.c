@@ -369,22 +369,6 @@ static enum mip_fwd_verdict on_data(struct mip_relay *r, int fi, const struct rl
 }
 
 
-/* The flow of seg's own direction, created when new; FIN noted. -1: no
- * room. */
-static int data_flow(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
-{
-    if (fi < 0 && (fi = rly_flow_new(r, seg, ri)) < 0)
-        return -1;
-    r->flows[fi].last_used = r->now;
-    if (seg->flags & MIP_TCP_FIN) {
-        r->flows[fi].flags |= MIP_RELAY_F_FIN;
-        if (ri >= 0 && (r->flows[ri].flags & MIP_RELAY_F_FIN)) {
-            r->flows[fi].flags |= MIP_RELAY_F_CLOSING;
-            r->flows[ri].flags |= MIP_RELAY_F_CLOSING;
-        }
-    }
-    return fi;
-}
 
 /* RST and SYN, the same for forwarded and own datagrams. True when seg
  * needs nothing more. */
@@ -427,11 +411,9 @@ enum mip_fwd_verdict dtc_forward(struct mip_relay *r, const struct rly_seg *seg,
             RSTAT(r, ignored);
         return MIP_FWD_PASS;
     }
-    fi = data_flow(r, seg, fi, ri);
-    if (fi < 0) {
-        RSTAT(r, ignored);
+    fi = rly_flow_data(r, seg, fi, ri);
+    if (fi < 0)
         return MIP_FWD_PASS;
-    }
     return on_data(r, fi, seg, pkt, false);
 }
 
@@ -450,7 +432,7 @@ void dtc_local_out(struct mip_relay *r, const struct rly_seg *seg, const uint8_t
         (void)ack_learn(r, ri, seg);
     if (seg->payload_len == 0u && !(seg->flags & MIP_TCP_FIN))
         return;
-    fi = data_flow(r, seg, fi, ri);
+    fi = rly_flow_data(r, seg, fi, ri);
     if (fi >= 0)
         (void)on_data(r, fi, seg, pkt, true);
 }

@@ -297,6 +297,25 @@ int rly_flow_syn(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri,
     return fi;
 }
 
+int rly_flow_data(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri)
+{
+    struct mip_relay_flow *f;
+    if (fi < 0 && (fi = rly_flow_new(r, seg, ri)) < 0) {
+        RSTAT(r, ignored);
+        return -1;
+    }
+    f = &r->flows[fi];
+    f->last_used = r->now;
+    if (seg->flags & MIP_TCP_FIN) {
+        f->flags |= MIP_RELAY_F_FIN;
+        if (ri >= 0 && (r->flows[ri].flags & MIP_RELAY_F_FIN)) {
+            f->flags |= MIP_RELAY_F_CLOSING;
+            r->flows[ri].flags |= MIP_RELAY_F_CLOSING;
+        }
+    }
+    return fi;
+}
+
 /* --- slots ---------------------------------------------------------------- */
 
 int rly_slot_of(const struct mip_relay *r, int fi, uint8_t kind)

@@ -84,6 +84,11 @@ void rly_flow_evict(struct mip_relay *r, int fi);
  * ISN the flow started with keeps the flow (*fresh false). -1: no room
  * (counted as ignored). */
 int  rly_flow_syn(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri, bool *fresh);
+/* The flow of seg's own direction for data passing (fi, or a new one that
+ * never evicts ri): last_used now, a FIN noted, and with FINs both ways the
+ * connection marked closing (evicted at poll once nothing of it is held).
+ * -1: no room (counted as ignored). */
+int  rly_flow_data(struct mip_relay *r, const struct rly_seg *seg, int fi, int ri);
 /* The flow of seg's own direction / of the reverse one (-1: none). */
 int  rly_flow_of(const struct mip_relay *r, const struct rly_seg *seg);
 int  rly_flow_rev(const struct mip_relay *r, const struct rly_seg *seg);

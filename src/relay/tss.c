@@ -475,23 +475,9 @@ enum mip_fwd_verdict tss_forward(struct mip_relay *r, const struct rly_seg *seg,
     }
 
     RSTAT(r, data_seen);
-    if (fi < 0) {
-        fi = rly_flow_new(r, seg, ri);
-        if (fi < 0) {
-            RSTAT(r, ignored);
-            return MIP_FWD_PASS;
-        }
-    }
-    f = &r->flows[fi];
-    f->last_used = r->now;
-    if (seg->flags & MIP_TCP_FIN) {
-        f->flags |= MIP_RELAY_F_FIN;
-        ri = rly_flow_rev(r, seg);
-        if (ri >= 0 && (r->flows[ri].flags & MIP_RELAY_F_FIN)) {
-            f->flags |= MIP_RELAY_F_CLOSING;
-            r->flows[ri].flags |= MIP_RELAY_F_CLOSING;
-        }
-    }
+    fi = rly_flow_data(r, seg, fi, ri);
+    if (fi < 0)
+        return MIP_FWD_PASS;
     return data_in(r, fi, seg, pkt);
 }
 
