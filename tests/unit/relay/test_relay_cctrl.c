@@ -49,6 +49,16 @@ static void handshake_cc(struct node *n, bool v6, uint8_t syn_ack_ttl)
     fixture_clear(&n->f);
 }
 
+/* An IPv4 cctrl node (keep or basic, no other extension) past the
+ * handshake, holding segment 1000..1040; returns its S -> D flow. */
+static struct mip_relay_flow *node_with_cached(struct node *n, bool keep)
+{
+    node_init_cc(n, keep, false, false, false);
+    handshake_cc(n, false, 0);
+    feed_data(n, false, 1000, 40, 10);
+    return flow_dir(n, false, false);
+}
+
 /* --- tests ----------------------------------------------------------------- */
 
 static void test_defaults_and_init(void)
@@ -138,10 +148,7 @@ static void test_basic_one_rexmit_then_released(void)
 {
     struct node n;
     struct mip_relay_flow *f;
-    node_init_cc(&n, false, false, false, false);
-    handshake_cc(&n, false, 0);
-    f = flow_dir(&n, false, false);
-    feed_data(&n, false, 1000, 40, 10);
+    f = node_with_cached(&n, false);
     check_one_sent_after(&n, FIRST_RTO, n.f.ntx);
     CHECK_EQ(n.f.tx[1].len, n.f.tx[0].len);
     CHECK_MEM(n.f.tx[1].data, n.f.tx[0].data, n.f.tx[0].len);
@@ -203,10 +210,7 @@ static void test_keep_ack_after_rexmit_no_sample(void)
 {
     struct node n;
     struct mip_relay_flow *f;
-    node_init_cc(&n, true, false, false, false);
-    handshake_cc(&n, false, 0);
-    f = flow_dir(&n, false, false);
-    feed_data(&n, false, 1000, 40, 10);
+    f = node_with_cached(&n, true);
     check_one_sent_after(&n, FIRST_RTO, n.f.ntx);
     n.f.now += 30;
     feed_ack(&n, false, 1040, 20);
@@ -244,10 +248,7 @@ static void test_copy_passes_without_drop(void)
 {
     struct node n;
     struct mip_relay_flow *f;
-    node_init_cc(&n, false, false, false, false);
-    handshake_cc(&n, false, 0);
-    f = flow_dir(&n, false, false);
-    feed_data(&n, false, 1000, 40, 10);
+    f = node_with_cached(&n, false);
     n.f.now += 500;
     feed_data(&n, false, 1000, 40, 11);
     CHECK_EQ(n.f.ntx, 2);
