@@ -258,13 +258,13 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
             path.write_text(p.scenario_json + "\n")
 
     tasks = [Task(p, s) for p in points for s in seeds]
-    todo = [t for t in tasks if not (outdir / "runs" / f"{t.run_id}.json").exists()]
-    ondisk = len(tasks) - len(todo)
+    pending = [t for t in tasks if not (outdir / "runs" / f"{t.run_id}.json").exists()]
+    ondisk = len(tasks) - len(pending)
     where = f"dask {dask}" if dask else f"{jobs} local process{'es' if jobs != 1 else ''}"
     log(f"sweep {sc.name}: {_plural(len(points), 'point')} x {_plural(nruns, 'seed')} = "
         f"{_plural(len(tasks), 'run')}"
-        + (f" ({ondisk} on disk, {len(todo)} to run)" if ondisk else "")
-        + (f" on {where}" if todo else "") + f" -> {outdir}")
+        + (f" ({ondisk} on disk, {len(pending)} to run)" if ondisk else "")
+        + (f" on {where}" if pending else "") + f" -> {outdir}")
 
     bar = Progress(len(tasks), ondisk, enabled=progress)
     failures: list[tuple[Task, Exception]] = []
@@ -284,11 +284,11 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
         bar.advance(f"{_params_text(t.point.params, 40)} seed {t.seed} FAILED")
 
     try:
-        if todo:
+        if pending:
             if dask:
-                _run_dask(todo, simp, sc.name, dask, jobs, done, failed, log)
+                _run_dask(pending, simp, sc.name, dask, jobs, done, failed, log)
             else:
-                _run_local(todo, simp, sc.name, jobs, done, failed)
+                _run_local(pending, simp, sc.name, jobs, done, failed)
     except KeyboardInterrupt:
         bar.close()
         finished = sum(1 for t in tasks if (outdir / "runs" / f"{t.run_id}.json").exists())
