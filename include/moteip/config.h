@@ -60,6 +60,14 @@
 #define MIP_CONF_RELAY_MODES 14
 #endif
 
+/* The radio duty cycling layers compiled in (rdc.h): NullRDC (the radio
+ * always on) is always there; each further RDC has a bit of this sum, and a
+ * build that lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for
+ * it. A node that runs one RDC sets just its bit. */
+#ifndef MIP_CONF_RDC
+#define MIP_CONF_RDC 0
+#endif
+
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP
  * behind a fixed link header (netif.h), and the MAC floor (mac.h). */
 #ifndef MIP_CONF_LOWPAN
