@@ -61,11 +61,13 @@
 #endif
 
 /* The radio duty cycling layers compiled in (rdc.h): NullRDC (the radio
- * always on) is always there; each further RDC has a bit of this sum, and a
- * build that lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for
- * it. A node that runs one RDC sets just its bit. */
+ * always on) is always there; further RDCs are the sum of 2 (ContikiMAC).
+ * A build that lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for
+ * it; with 0 the MAC engine also leaves out the duty cycling glue. A node
+ * that runs one RDC sets just its bit. Cortex-M0+ code of each:
+ * bench/footprint (mac/contikimac; docs/MAC.md). */
 #ifndef MIP_CONF_RDC
-#define MIP_CONF_RDC 0
+#define MIP_CONF_RDC 2
 #endif
 
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP

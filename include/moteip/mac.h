@@ -91,7 +91,17 @@ enum mip_mac_tx_status {
     X(rx_duplicates)   /* dropped by (source, seq) */                        \
     X(rx_not_for_us)   /* filtered by address / PAN */                       \
     X(rx_malformed)    /* MHR did not parse */                               \
-    X(overheard)       /* frames handed to the promiscuous listener */
+    X(overheard)       /* frames handed to the promiscuous listener */    \
+    /* radio duty cycling (rdc.h) */                                          \
+    X(rdc_checks)      /* periodic channel checks made */                    \
+    X(rdc_detections)  /* CCAs that found the channel busy: listened on */   \
+    X(rdc_fast_sleeps) /* listens ended without a frame (silence, limit) */  \
+    X(rdc_copies)      /* repeated copies of a frame, beyond the first */    \
+    X(rdc_collisions)  /* attempts ended by a busy channel before a copy */  \
+    X(rdc_phase_locked)/* attempts started at a learned phase */             \
+    X(rdc_phase_misses)/* phase-locked attempts without an ACK */            \
+    X(rdc_phase_evicted)/* phases dropped: misses, or the table full */      \
+    X(rdc_bursts)      /* frames sent to a receiver kept awake */
 
 enum mip_mac_stat {
 #define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,

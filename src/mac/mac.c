@@ -32,6 +32,11 @@ static const struct mip_mac_proto *(*const mac_protos[])(void) = {
 /* Indexed by enum mip_rdc_kind; NULL for one this build leaves out. */
 static const struct mip_rdc_ops *(*const mac_rdcs[])(void) = {
     mip_rdc_nullrdc,
+#if MIP_RDC_HAS_CONTIKIMAC
+    mip_rdc_contikimac,
+#else
+    NULL,
+#endif
 };
 #define RDC_KINDS (sizeof(mac_rdcs) / sizeof(mac_rdcs[0]))
 

@@ -82,6 +82,9 @@ struct mip_rdc_ops {
 
 /* Each RDC's table (getters, as for the protocols: no data symbols). */
 const struct mip_rdc_ops *mip_rdc_nullrdc(void);
+#if MIP_RDC_HAS_CONTIKIMAC
+const struct mip_rdc_ops *mip_rdc_contikimac(void);
+#endif
 
 /* --- engine functions for RDCs --------------------------------------------- */
 
