@@ -210,6 +210,11 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
                         const struct mip_mac_callbacks *cb,
                         const uint8_t *seed, size_t seed_len, mip_utime_t now);
 
+/* What is wrong with cfg->rdc, given cfg's radio timing: the parameter to
+ * blame (rdc.h), or MIP_RDC_OK. mip_mac_init refuses exactly these. Front
+ * ends (the simulator's scenario loader) name the key from it. */
+enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg);
+
 /* Queues a frame (no FCS, 3..MIP_MAC_FRAME_MAX bytes, an MHR that parses,
  * not an ACK frame). The MAC writes its macDSN into byte 2 (the sequence
  * number), so the netif may leave it 0; retries keep that number. NOBUFS

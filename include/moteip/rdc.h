@@ -172,6 +172,21 @@ union mip_rdc_state {
 #endif
 };
 
+/* The parameter a configuration breaks (mip_mac_rdc_check), named after its
+ * field of struct mip_rdc_config; MIP_RDC_OK when it is usable. */
+enum mip_rdc_check {
+    MIP_RDC_OK = 0,
+    MIP_RDC_BAD_KIND,               /* unknown, or left out of this build */
+    MIP_RDC_BAD_CHECK_RATE,         /* 1..1000, and two checks fit an interval */
+    MIP_RDC_BAD_CCA_COUNT,          /* 1..8 */
+    MIP_RDC_BAD_CCA_ON,             /* > 0 */
+    MIP_RDC_BAD_COPY_GAP,           /* turnaround + PHY header < Ti < Tc */
+    MIP_RDC_BAD_LISTEN_MAX,         /* > 0 */
+    MIP_RDC_BAD_BURST_WAIT,         /* > 0 */
+    MIP_RDC_BAD_PHASE_STROBE,       /* > 0 */
+    MIP_RDC_BAD_PHASE_MISSES        /* > 0 */
+};
+
 /* The defaults of every RDC's parameters, with `kind` chosen (a kind this
  * build lacks keeps its number; init refuses it). */
 void mip_rdc_config_default(struct mip_rdc_config *c, uint8_t kind);

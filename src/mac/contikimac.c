@@ -75,21 +75,30 @@ static void cycle_now(struct mip_mac *m)
 
 /* --- parameters -------------------------------------------------------------- */
 
-static bool config_ok(const struct mip_mac_config *cfg)
+static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     const struct mip_rdc_config *p = &cfg->rdc;
-    uint32_t period = mip_rdc_period_us(p);
     uint32_t ack_seen = (uint32_t)cfg->timing.turnaround_us +
                         mip_radio_airtime(&cfg->timing, 0);   /* SHR + PHR */
-    if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u || p->cca_count == 0u ||
-        p->cca_count > 8u || p->cca_on_us == 0u || p->listen_max_us == 0u ||
-        p->burst_wait_us == 0u || p->phase_strobe_us == 0u || p->phase_max_misses == 0u)
-        return false;
+    if (p->cca_count == 0u || p->cca_count > 8u)
+        return MIP_RDC_BAD_CCA_COUNT;
+    if (p->cca_on_us == 0u)
+        return MIP_RDC_BAD_CCA_ON;
+    /* Checks do not overlap. */
+    if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u ||
+        2u * check_us(p) >= mip_rdc_period_us(p))
+        return MIP_RDC_BAD_CHECK_RATE;
     /* The report's constraints: an ACK is detected before the next copy
-     * (Ta + Td < Ti) and two CCAs cannot both fall into one gap (Ti < Tc);
-     * checks do not overlap. */
-    return ack_seen < p->copy_gap_us && p->copy_gap_us < p->cca_gap_us &&
-           2u * check_us(p) < period;
+     * (Ta + Td < Ti) and two CCAs cannot both fall into one gap (Ti < Tc). */
+    if (ack_seen >= p->copy_gap_us || p->copy_gap_us >= p->cca_gap_us)
+        return MIP_RDC_BAD_COPY_GAP;
+    if (p->listen_max_us == 0u)
+        return MIP_RDC_BAD_LISTEN_MAX;
+    if (p->burst_wait_us == 0u)
+        return MIP_RDC_BAD_BURST_WAIT;
+    if (p->phase_strobe_us == 0u)
+        return MIP_RDC_BAD_PHASE_STROBE;
+    return p->phase_max_misses == 0u ? MIP_RDC_BAD_PHASE_MISSES : MIP_RDC_OK;
 }
 
 /* --- the receiver -------------------------------------------------------------- */
@@ -544,7 +553,7 @@ static bool radio_wanted(const struct mip_mac *m)
 }
 
 static const struct mip_rdc_ops ops = {
-    config_ok, init, send, sent, step, ack_timeout, acked, rx, timer, radio_wanted
+    check, init, send, sent, step, ack_timeout, acked, rx, timer, radio_wanted
 };
 
 const struct mip_rdc_ops *mip_rdc_contikimac(void)

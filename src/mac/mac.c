@@ -168,13 +168,11 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
 {
     if (m == NULL || cfg == NULL || radio == NULL || (seed == NULL && seed_len != 0u))
         return MIP_ERR_INVALID;
-    if (!config_ok(cfg, radio))
-        return MIP_ERR_INVALID;
-    if (cfg->rdc.kind >= RDC_KINDS)
+    if (!config_ok(cfg, radio) || cfg->rdc.kind >= RDC_KINDS)
         return MIP_ERR_INVALID;
     if (mac_rdcs[cfg->rdc.kind] == NULL)
         return MIP_ERR_UNSUPPORTED;       /* left out of this build */
-    if (!mac_rdcs[cfg->rdc.kind]()->config_ok(cfg))
+    if (mac_rdcs[cfg->rdc.kind]()->check(cfg) != MIP_RDC_OK)
         return MIP_ERR_INVALID;
     memset(m, 0, sizeof(*m));
     m->cfg = *cfg;
@@ -192,6 +190,13 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
     rdc(m)->init(m);
     radio_sync(m);
     return MIP_OK;
+}
+
+enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg)
+{
+    if (cfg == NULL || cfg->rdc.kind >= RDC_KINDS || mac_rdcs[cfg->rdc.kind] == NULL)
+        return MIP_RDC_BAD_KIND;
+    return mac_rdcs[cfg->rdc.kind]()->check(cfg);
 }
 
 /* --- sending ------------------------------------------------------------- */

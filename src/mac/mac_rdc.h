@@ -55,8 +55,8 @@ enum mip_rdc_rx {
 };
 
 struct mip_rdc_ops {
-    /* The parameters are usable (cfg->rdc, with cfg's timing). */
-    bool (*config_ok)(const struct mip_mac_config *cfg);
+    /* What is wrong with cfg->rdc (with cfg's timing), or MIP_RDC_OK. */
+    enum mip_rdc_check (*check)(const struct mip_mac_config *cfg);
     /* mip_mac_init, after the engine's own set-up: state, first timer. */
     void (*init)(struct mip_mac *m);
     /* The protocol's channel access for the head frame ended (its first

@@ -5,10 +5,10 @@
  */
 #include "mac_rdc.h"
 
-static bool config_ok(const struct mip_mac_config *cfg)
+static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     (void)cfg;
-    return true;
+    return MIP_RDC_OK;
 }
 
 /* Hooks with nothing to do: NullRDC keeps no timer, never enters state
@@ -32,7 +32,7 @@ static bool always_on(const struct mip_mac *m)
 }
 
 static const struct mip_rdc_ops ops = {
-    config_ok, nothing, mip_mac_transmit, mip_rdc_sent_plain, nothing, mip_mac_noack,
+    check, nothing, mip_mac_transmit, mip_rdc_sent_plain, nothing, mip_mac_noack,
     nothing, rx, nothing, always_on
 };
 
