@@ -61,13 +61,17 @@
  *   sent) and drops the repeats it hears later by (source, DSN).
  *   Phase lock. The ACKed copy tells the sender when the receiver wakes up:
  *   its wake-up lies within the copy before the ACKed one (or at the ACKed
- *   copy when it was the first). The sender keeps that phase, relative to
- *   its own wake-up grid, in a table of MIP_RDC_PHASES neighbours, and the
- *   next unicast to that neighbour starts its channel check so that the
- *   first copy goes out at that instant (less phase_guard_us), and gives up
- *   after phase_strobe_us (a "miss", retried by the MAC protocol). After
- *   phase_max_misses misses in a row the entry is dropped; a full table
- *   drops its least recently used entry.
+ *   copy when it was the first, which counts only when the train was aimed
+ *   at a phase: otherwise the receiver may have been awake for another
+ *   reason). The sender keeps that phase, relative to its own wake-up grid,
+ *   in a table of MIP_RDC_PHASES neighbours, and the next unicast to that
+ *   neighbour starts its channel check so that the first copy goes out at
+ *   that instant (less phase_guard_us), and gives up after phase_strobe_us
+ *   (a "miss", retried by the MAC protocol). After a miss the phase is in
+ *   doubt: attempts to that neighbour are full trains until one is ACKed
+ *   (which sets the phase again). After phase_max_misses attempts in a row
+ *   without an ACK the entry is dropped; a full table drops its least
+ *   recently used entry.
  *   Bursts. A unicast followed in the queue by another frame for the same
  *   receiver goes out with the 802.15.4 frame pending bit set. A receiver
  *   that gets a frame for it with that bit stays awake burst_wait_us for

@@ -293,10 +293,13 @@ static void phase_learn(struct mip_mac *m)
     e->used = ++c->lru;
 }
 
+/* No ACK for an attempt to a neighbour with a phase (aimed at it, or a full
+ * train after an earlier miss). */
 static void phase_miss(struct mip_mac *m)
 {
     struct mip_rdc_phase *e = phase_find(m, &cm(m)->dst);
-    count(m, MIP_MAC_STAT_rdc_phase_misses);
+    if (cm(m)->known)
+        count(m, MIP_MAC_STAT_rdc_phase_misses);
     if (e != NULL && ++e->misses >= par(m)->phase_max_misses) {
         e->valid = 0;
         count(m, MIP_MAC_STAT_rdc_phase_evicted);
@@ -458,7 +461,9 @@ static void send(struct mip_mac *m)
             return;
         }
         e = par(m)->phase_lock ? phase_find(m, &c->dst) : NULL;
-        if (e != NULL) {
+        /* After a miss the phase is in doubt: a full train finds the
+         * receiver wherever it wakes, and its ACK sets the phase again. */
+        if (e != NULL && e->misses == 0u) {
             c->known = true;
             count(m, MIP_MAC_STAT_rdc_phase_locked);
             c->tx = TX_PHASE_WAIT;
@@ -527,9 +532,9 @@ static void ack_timeout(struct mip_mac *m)
         copy(m);
         return;
     }
-    if (c->known)
+    if (!c->awake)
         phase_miss(m);
-    if (c->awake)
+    else
         c->burst_tx = false;
     mip_mac_noack(m);
 }
@@ -537,7 +542,11 @@ static void ack_timeout(struct mip_mac *m)
 static void acked(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    if (!c->awake && par(m)->phase_lock)
+    /* A first copy ACKed without a phase to aim at says only that the
+     * receiver was awake then, perhaps for another reason (its own sending,
+     * a burst, a listen): nothing to learn. Aimed at its phase, it confirms
+     * the phase. */
+    if (!c->awake && par(m)->phase_lock && (c->copies > 1u || c->known))
         phase_learn(m);
     /* A frame sent with the pending bit keeps its receiver awake. */
     c->burst_tx = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;

@@ -260,11 +260,11 @@ static void test_phase_lock_starts_at_the_learned_phase(void)
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_locked), 2);
 }
 
-static void test_phase_miss_gives_up_early_and_drops_after_max(void)
+static void test_phase_miss_gives_up_early_then_full_train(void)
 {
     struct node n;
-    mip_utime_t s0, a;
-    unsigned k, before, expect;
+    mip_utime_t s0, a, t;
+    unsigned k, before, full, aimed;
     cm_config(&n);
     n.cfg.rdc.phase_max_misses = 2;
     s0 = cm_start(&n);
@@ -272,25 +272,59 @@ static void test_phase_miss_gives_up_early_and_drops_after_max(void)
     node_send(&n, PEER, true, 1);
     k = run_to_copy(&n, 0);
     a = airtime(&n, n.tx[k].len);
-    ack_copy(&n, 0);
-    /* two misses: each a short train of phase_strobe_us */
-    expect = (16667u + a + TI - 1u) / (a + TI);
-    for (k = 0; k < 2u; k++) {
-        before = n.ntx;
-        node_send(&n, PEER, true, (uint8_t)(10u + k));
-        node_run(&n, n.now + 3u * T);
-        CHECK_EQ(n.ntx - before, expect);
-        CHECK_EQ(n.done[1u + k].st, MIP_MAC_TX_NOACK);
-    }
-    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_locked), 2);
-    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_misses), 2);
-    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_evicted), 1);
-    /* the phase is gone: a full strobe again, starting at once */
+    ack_copy(&n, 1);
+    aimed = (16667u + a + TI - 1u) / (a + TI);
+    full = (T + 2u * CHECK_US + a + TI - 1u) / (a + TI);
+    /* a miss ends a train aimed at the phase after phase_strobe_us ... */
     before = n.ntx;
-    node_send(&n, PEER, true, 20);
+    node_send(&n, PEER, true, 10);
     node_run(&n, n.now + 3u * T);
+    CHECK_EQ(n.ntx - before, aimed);
+    CHECK_EQ(n.done[1].st, MIP_MAC_TX_NOACK);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_misses), 1);
+    /* ... and puts the phase in doubt: the next attempt is a full train,
+     * at once; without an ACK it is the second miss in a row, which drops
+     * the phase (phase_max_misses 2) */
+    n.ntx = 0;
+    n.ncca = 0;
+    t = n.now;
+    node_send(&n, PEER, true, 11);
+    k = run_to_copy(&n, 0);
+    CHECK_EQ(n.cca_at[0], t + TR);
+    node_run(&n, n.now + 3u * T);
+    CHECK_EQ(n.ntx, full);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_locked), 1);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_evicted), 1);
+    /* gone: a full train again, whose ACK at its third copy teaches the
+     * phase anew; the next attempt is aimed */
+    n.ntx = 0;
+    node_send(&n, PEER, true, 20);
+    k = run_to_copy(&n, n.ntx);
+    ack_copy(&n, k + 2u);
+    node_run(&n, n.now + 10u);
+    node_send(&n, PEER, true, 21);
+    k = run_to_copy(&n, n.ntx);
+    CHECK_EQ(n.tx[k].t, n.tx[k - 2u].t + T);     /* where copy 2 - 1 began, an interval on */
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_locked), 2);
-    CHECK_EQ(n.ntx - before, (T + 2u * CHECK_US + a + TI - 1u) / (a + TI));
+}
+
+static void test_first_copy_acked_teaches_nothing_unless_aimed(void)
+{
+    struct node n;
+    mip_utime_t s0;
+    unsigned k;
+    cm_config(&n);
+    s0 = cm_start(&n);
+    n.now = s0 + T / 2u;
+    /* the receiver was awake anyway: ACK for the first copy of a full train */
+    node_send(&n, PEER, true, 1);
+    k = run_to_copy(&n, 0);
+    ack_copy(&n, k);
+    node_run(&n, n.now + 10u);
+    node_send(&n, PEER, true, 2);
+    k = run_to_copy(&n, n.ntx);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_locked), 0);
+    CHECK_EQ(n.tx[k].t, n.done[0].t + CHECK_US);    /* at once, no wait */
 }
 
 static void test_phase_table_evicts_least_recently_used(void)
@@ -299,18 +333,18 @@ static void test_phase_table_evicts_least_recently_used(void)
     unsigned i, k;
     cm_config(&n);
     (void)cm_start(&n);
-    /* one more neighbour than the table holds, each ACKed at once */
+    /* one more neighbour than the table holds, each ACKed at its second copy */
     for (i = 0; i <= MIP_RDC_PHASES; i++) {
         node_send(&n, (uint16_t)(0x100u + i), true, (uint8_t)i);
         k = run_to_copy(&n, n.ntx);
-        ack_copy(&n, k);
+        ack_copy(&n, k + 1u);
         node_run(&n, n.now + 10u);
     }
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_evicted), 1);
     /* the first neighbour was the least recently used: no phase left */
     node_send(&n, 0x100u, true, 50);
     k = run_to_copy(&n, n.ntx);
-    ack_copy(&n, k);
+    ack_copy(&n, k + 1u);
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_phase_locked), 0);
     /* the last one still has its phase */
     node_send(&n, (uint16_t)(0x100u + MIP_RDC_PHASES), true, 51);
@@ -475,7 +509,8 @@ int main(void)
     RUN(test_broadcast_repeats_for_an_interval_radio_off_between);
     RUN(test_busy_channel_before_the_train_is_a_collision);
     RUN(test_phase_lock_starts_at_the_learned_phase);
-    RUN(test_phase_miss_gives_up_early_and_drops_after_max);
+    RUN(test_phase_miss_gives_up_early_then_full_train);
+    RUN(test_first_copy_acked_teaches_nothing_unless_aimed);
     RUN(test_phase_table_evicts_least_recently_used);
     RUN(test_burst_sets_pending_and_sends_the_next_at_once);
     RUN(test_burst_keeps_the_receiver_awake);
