@@ -100,8 +100,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_double(&w, "duty_cycle", sim->now_us ? on_us / (double)sim->now_us : 0.0);
         sj_w_member_double(&w, "energy_j", e);
         sj_w_member_double(&w, "energy_mj", e_mj);
-        member_per(&w, "radio_on_per_segment_ms", on_us / 1e3, dlv.segments, 1.0);
-        member_per(&w, "energy_per_kb_mj", e_mj, dlv.bytes, 1000.0);
+        member_per(&w, "radio_on_per_delivered_segment_ms", on_us / 1e3, dlv.segments, 1.0);
+        member_per(&w, "energy_per_delivered_kb_mj", e_mj, dlv.bytes, 1000.0);
         sj_w_key(&w, "mac");
         sj_w_begin_object(&w);
         for (k = 0; k < MIP_MAC_STAT_COUNT; k++) {
@@ -157,8 +157,8 @@ void sim_write_result(struct sim *sim, FILE *out)
                        sim->n && sim->now_us ? tot_on_us / (double)sim->n / (double)sim->now_us : 0.0);
     sj_w_member_uint(&w, "delivered_bytes", dlv.bytes);
     sj_w_member_uint(&w, "delivered_segments", dlv.segments);
-    member_per(&w, "radio_on_per_segment_ms", tot_on_us / 1e3, dlv.segments, 1.0);
-    member_per(&w, "energy_per_kb_mj", tot_energy_mj, dlv.bytes, 1000.0);
+    member_per(&w, "radio_on_per_delivered_segment_ms", tot_on_us / 1e3, dlv.segments, 1.0);
+    member_per(&w, "energy_per_delivered_kb_mj", tot_energy_mj, dlv.bytes, 1000.0);
     sj_w_end_object(&w);
     sj_w_end_object(&w);
     if (sj_writer_finish(&w) != 0)
