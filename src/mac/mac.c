@@ -623,7 +623,10 @@ uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now)
     if (m->in_call)
         return 0;
     m->now = now;
+    /* The radio follows every step: the next may be a CCA at this instant
+     * (zero-length timings). */
     for (steps = 0; steps < MAC_POLL_STEPS_MAX; steps++) {
+        radio_sync(m);
         if (!run_one(m))
             break;
     }
