@@ -360,7 +360,7 @@ void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
 
 /* --- receiving ----------------------------------------------------------- */
 
-static bool addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
+bool mip_mac_addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
 {
     if (a->mode != b->mode)
         return false;
@@ -393,7 +393,7 @@ static bool duplicate(struct mip_mac *m, const struct mip_802154_hdr *h)
         return false;
     for (i = 0; i < MIP_MAC_DUP_ENTRIES; i++) {
         d = &m->dup[i];
-        if (d->used && addr_equal(&d->src, &h->src)) {
+        if (d->used && mip_mac_addr_equal(&d->src, &h->src)) {
             if (d->seq == h->seq)
                 return true;
             d->seq = h->seq;
