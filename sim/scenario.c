@@ -538,6 +538,7 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     struct sim_scenario *sc = l->sc;
     uint8_t kind = sc->mac.kind;
     bool acks_given, duty;
+    uint32_t i;
     if (!get_obj(l, root, "mac", &o, false) || o == NULL)
         return !l->failed;
     if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &kind, false))
@@ -559,8 +560,10 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     if (sj_get(o, "nodes") != NULL && !load_mac_nodes(l, sj_get(o, "nodes")))
         return false;
     /* ContikiMAC ends a unicast train at its link ACK, whatever the
-     * protocol above it. */
+     * protocol above it: ACK requests on when any node duty-cycles. */
     duty = sc->mac.rdc.kind != MIP_RDC_NULLRDC;
+    for (i = 0; sc->node_rdc != NULL && i < sc->n_nodes; i++)
+        duty = duty || sc->node_rdc[i].kind != MIP_RDC_NULLRDC;
     acks_given = sj_get(o, "link_acks") != NULL;
     sc->link_acks = kind == MIP_MAC_CSMA_CA || duty;
     if (!get_bool(l, o, "link_acks", &sc->link_acks))

@@ -168,11 +168,11 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
 {
     if (m == NULL || cfg == NULL || radio == NULL || (seed == NULL && seed_len != 0u))
         return MIP_ERR_INVALID;
-    if (!config_ok(cfg, radio) || cfg->rdc.kind >= RDC_KINDS)
+    if (!config_ok(cfg, radio))
         return MIP_ERR_INVALID;
-    if (mac_rdcs[cfg->rdc.kind] == NULL)
+    if (cfg->rdc.kind < RDC_KINDS && mac_rdcs[cfg->rdc.kind] == NULL)
         return MIP_ERR_UNSUPPORTED;       /* left out of this build */
-    if (mac_rdcs[cfg->rdc.kind]()->check(cfg) != MIP_RDC_OK)
+    if (mip_mac_rdc_check(cfg) != MIP_RDC_OK)
         return MIP_ERR_INVALID;
     memset(m, 0, sizeof(*m));
     m->cfg = *cfg;
