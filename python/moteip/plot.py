@@ -8,7 +8,7 @@ import os
 import pathlib
 
 from .errors import MissingExtra, UsageError
-from .metrics import label
+from .metrics import label as metric_label
 from .scenario import canonical_key
 
 
@@ -103,10 +103,10 @@ def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | No
                       **({"linthresh": min(v for v in xs_all if v > 0)} if numeric and min(xs_all) <= 0 else {}))
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel(xlabel or label(x))
-    ax.set_ylabel(ylabel or label(y))
+    ax.set_xlabel(xlabel or metric_label(x))
+    ax.set_ylabel(ylabel or metric_label(y))
     n = {p["runs"] for p in points}
-    ax.set_title(title or f"{summary.get('name') or summary.get('scenario', '')}: {label(y)} "
+    ax.set_title(title or f"{summary.get('name') or summary.get('scenario', '')}: {metric_label(y)} "
                  f"({'/'.join(str(v) for v in sorted(n))} runs, 95 % CI)", fontsize=10)
     ax.grid(True, alpha=0.3)
     if hue or reference:

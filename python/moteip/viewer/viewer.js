@@ -104,13 +104,17 @@
 
   // ---- timeline -------------------------------------------------------------------------
   const kindColour = d3.scaleOrdinal(d3.schemeTableau10).domain(data.kinds);
+  const stateColour = d3.scaleOrdinal(d3.schemeSet2);
   const legend = d3.select("#legend");
   legend.selectAll("span.kind").data(data.kinds).join("span").attr("class", "kind")
     .html(d => `<i style="background:${kindColour(d)}"></i>sent: ${d}`);
   legend.selectAll("span.rxk").data([0, 1, 2]).join("span").attr("class", "rxk")
     .html(d => `<i style="background:${rxColour[d]}"></i>${rxWord[d]}`);
   if (data.drops.length) legend.append("span").html("<i style='background:#000'></i>link failure");
-  if (data.states.length) legend.append("span").text("band under a row: radio state");
+  const stateNames = [...new Set(data.states.map(s => s[2]))];
+  legend.selectAll("span.state").data(stateNames).join("span").attr("class", "state")
+    .html(d => `<i style="background:${stateColour(d)}"></i>radio ${d}`);
+  if (data.others.length) legend.append("span").html("<i style='background:#555;border-radius:6px'></i>other events");
 
   const tl = d3.select("#timeline");
   const M = { l: 58, r: 12, t: 8, b: 26 };
@@ -130,13 +134,12 @@
   const axisG = tl.append("g").attr("transform", `translate(0,${H - M.b})`);
   const plot = tl.append("g").attr("clip-path", "url(#clip)");
   const gStates = plot.append("g"), gRx = plot.append("g"), gTx = plot.append("g"),
-    gDrops = plot.append("g"), cursorLine = plot.append("line").attr("class", "cursor");
+    gDrops = plot.append("g"), gOthers = plot.append("g"), cursorLine = plot.append("line").attr("class", "cursor");
 
   // the visible slice of a time-sorted column: [lo, hi)
   function slice(ts, t0, t1, before) {
     return [d3.bisectLeft(ts, t0 - before), d3.bisectRight(ts, t1)];
   }
-  const stateColour = d3.scaleOrdinal(d3.schemePastel1);
   const states = (() => {           // radio state intervals per node, if the trace has them
     const out = [], open = new Map();
     data.states.forEach(([t, n, s]) => {
@@ -176,6 +179,9 @@
       .attr("class", "state").attr("x", s => xz(s.t)).attr("width", s => Math.max(0.5, xz(s.end) - xz(s.t)))
       .attr("y", s => y(s.node) + rowH * 0.9).attr("height", rowH * 0.1).attr("fill", s => stateColour(s.s))
       .selectAll("title").data(s => [s]).join("title").text(s => `node ${s.node}: ${s.s}`);
+    gOthers.selectAll("circle").data(data.others.filter(d => d[0] >= t0 && d[0] <= t1).slice(0, MAX_DRAWN)).join("circle")
+      .attr("class", "event").attr("cx", d => xz(d[0])).attr("cy", d => y(d[1]) + 3).attr("r", 3).attr("fill", "#555")
+      .selectAll("title").data(d => [d]).join("title").text(d => `node ${d[1]}: ${d[2]} ${JSON.stringify(d[3])}`);
     d3.select("#timeline-note").text(note);
     cursorLine.attr("x1", xz(state.cursor)).attr("x2", xz(state.cursor)).attr("y1", 0).attr("y2", H - M.b);
   }
