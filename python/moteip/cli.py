@@ -68,6 +68,11 @@ def _writable(path: str | None, opt: str) -> None:
     p = pathlib.Path(path)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(f"{opt} {path}: cannot write: a part of {p.parent} is not a directory") from None
+    except OSError as e:
+        raise UsageError(f"{opt} {path}: cannot write: {e.strerror or e}") from None
+    try:
         with open(p, "ab"):
             pass
     except OSError as e:
