@@ -34,14 +34,17 @@ def venv(tmp_path_factory):
                     ignore=shutil.ignore_patterns("__pycache__", "node_modules", "*.egg-info", "build"))
     p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                         "--disable-pip-version-check", "-q", "-w", str(d / "dist"), str(src)],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert p.returncode == 0, p.stderr
     (wheel,) = (d / "dist").glob("moteip-*.whl")
     env = d / "venv"
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", str(env)], check=True, timeout=120)
+    # no PYTHONPATH: pip would take a moteip it finds there for installed
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     p = subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"), "install",
                         "--no-deps", "--disable-pip-version-check", "-q", str(wheel)],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=clean)
     assert p.returncode == 0, p.stderr
     return {"dir": d, "env": env, "wheel": wheel}
 
