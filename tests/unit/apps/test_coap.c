@@ -238,11 +238,8 @@ static void test_con_get_gets_piggybacked_content(void)
 {
     int v6;
 
-    for (v6 = 0; v6 < 2; v6++) {
+    for (v6 = MIP_CONF_IPV4 ? 0 : 1; v6 < 2; v6++) {
         struct fx *f = setup(v6 != 0, false);
-#if !MIP_CONF_IPV4
-        if (!v6) { teardown(f); continue; }
-#endif
         CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
                                   "hello", NULL, NULL, 0, on_result, f), MIP_OK);
         CHECK_EQ(f->results, 0);   /* never from inside the call */
