@@ -225,9 +225,11 @@ static void serve(struct mip_coap_endpoint *ep, const struct mip_coap_msg *m,
     resp.content_format = -1;
     resp.payload = NULL;
     resp.payload_len = 0;
+    resp.read = NULL;
+    resp.read_ctx = NULL;
     res->fn(res->ctx, &req, &resp);
     count(ep, MIP_COAP_STAT_requests_served);
-    if (resp.payload == NULL)
+    if (resp.payload == NULL && resp.read == NULL)
         resp.payload_len = 0;
 
     /* The slice of the representation this reply carries (RFC 7959 s.2.4). */
@@ -254,8 +256,13 @@ static void serve(struct mip_coap_endpoint *ep, const struct mip_coap_msg *m,
         mip_coap_w_block(w, MIP_COAP_OPT_BLOCK1, &req.block1);
     if (sliced && b2.num == 0)
         mip_coap_w_option_uint(w, MIP_COAP_OPT_SIZE2, (uint32_t)resp.payload_len);
-    if (chunk != 0)
-        mip_coap_w_payload(w, resp.payload + off, chunk);
+    if (chunk != 0) {
+        uint8_t *p = mip_coap_w_payload_space(w, chunk);
+        if (p != NULL && resp.payload != NULL)
+            memcpy(p, resp.payload + off, chunk);
+        else if (p != NULL)
+            resp.read(resp.read_ctx, off, p, chunk);
+    }
 }
 
 static void on_request(struct mip_coap_endpoint *ep, const struct mip_coap_msg *m,

@@ -89,13 +89,21 @@ struct mip_coap_request {
     uint32_t block1_offset;            /* block1.num * block size */
 };
 
-/* What a handler answers. payload must stay valid until the handler
- * returns; content_format < 0 means no Content-Format option. */
+/* Writes bytes [offset, offset + n) of a representation into buf. */
+typedef void (*mip_coap_read_fn)(void *ctx, size_t offset, uint8_t *buf, size_t n);
+
+/* What a handler answers: a code (preset to 2.05 for GET, 2.02 for DELETE,
+ * 2.04 otherwise), a Content-Format (< 0: none), and a representation of
+ * payload_len bytes, given either as `payload` (valid until the handler
+ * returns) or, for one too large to hold, by `read`, which is asked only
+ * for the slice the reply carries (one block). */
 struct mip_coap_response {
     uint8_t  code;
     int32_t  content_format;
     const uint8_t *payload;
     size_t   payload_len;
+    mip_coap_read_fn read;
+    void    *read_ctx;
 };
 
 typedef void (*mip_coap_handler_fn)(void *ctx, const struct mip_coap_request *req,

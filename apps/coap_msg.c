@@ -261,22 +261,35 @@ void mip_coap_w_block(struct mip_coap_writer *w, uint16_t number, const struct m
     mip_coap_w_option_uint(w, number, b->num << 4 | (b->more ? 8u : 0u) | b->szx);
 }
 
+uint8_t *mip_coap_w_payload_space(struct mip_coap_writer *w, size_t len)
+{
+    uint8_t *p;
+
+    if (w->payload_done) {
+        w->failed = true;
+        return NULL;
+    }
+    w->payload_done = true;
+    if (len == 0)
+        return NULL;
+    p = room(w, 1u + len);
+    if (p == NULL)
+        return NULL;
+    p[0] = 0xFFu;
+    return p + 1;
+}
+
 void mip_coap_w_payload(struct mip_coap_writer *w, const void *data, size_t len)
 {
     uint8_t *p;
 
-    if (w->payload_done || (len != 0 && data == NULL)) {
+    if (len != 0 && data == NULL) {
         w->failed = true;
         return;
     }
-    w->payload_done = true;
-    if (len == 0)
-        return;
-    p = room(w, 1u + len);
-    if (p == NULL)
-        return;
-    p[0] = 0xFFu;
-    memcpy(p + 1, data, len);
+    p = mip_coap_w_payload_space(w, len);
+    if (p != NULL)
+        memcpy(p, data, len);
 }
 
 size_t mip_coap_w_payload_room(const struct mip_coap_writer *w)

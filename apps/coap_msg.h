@@ -168,6 +168,10 @@ void mip_coap_w_option_uint(struct mip_coap_writer *w, uint16_t number, uint32_t
 void mip_coap_w_block(struct mip_coap_writer *w, uint16_t number, const struct mip_coap_block *b);
 /* Appends the payload marker and `len` bytes (nothing when len is 0). */
 void mip_coap_w_payload(struct mip_coap_writer *w, const void *data, size_t len);
+/* Appends the marker and returns room for `len` payload bytes for the
+ * caller to fill (NULL when len is 0 or it does not fit: then the writer
+ * has failed, unless len was 0). */
+uint8_t *mip_coap_w_payload_space(struct mip_coap_writer *w, size_t len);
 /* Room left for a payload after the marker (0 when none fits). */
 size_t mip_coap_w_payload_room(const struct mip_coap_writer *w);
 /* Length of the message, or 0 if any call failed. */

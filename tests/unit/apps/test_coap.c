@@ -83,7 +83,30 @@ static void sink(void *ctx, const struct mip_coap_request *req, struct mip_coap_
     f->upload_blocks++;
 }
 
+/* A 100,000-byte representation nobody holds: byte i is (i * 31) >> 3. */
+static size_t gen_calls, gen_last_off, gen_last_n;
+
+static void gen_read(void *ctx, size_t offset, uint8_t *buf, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    gen_calls++;
+    gen_last_off = offset;
+    gen_last_n = n;
+    for (i = 0; i < n; i++)
+        buf[i] = (uint8_t)(((offset + i) * 31u) >> 3);
+}
+
+static void generated(void *ctx, const struct mip_coap_request *req, struct mip_coap_response *r)
+{
+    (void)ctx;
+    (void)req;
+    r->payload_len = 100000;
+    r->read = gen_read;
+}
+
 static const struct mip_coap_resource resources[] = {
+    { "gen", MIP_COAP_M_GET, generated, NULL },
     { "hello", MIP_COAP_M_GET, hello, &fxs },
     { "big/data", MIP_COAP_M_GET, big, &fxs },
     { "sink", MIP_COAP_M_POST | MIP_COAP_M_PUT, sink, &fxs },
@@ -448,6 +471,39 @@ static void test_block2_serves_slices_with_size2(void)
     teardown(f);
 }
 
+static void test_block2_from_a_reader_asks_only_for_the_slice(void)
+{
+    struct fx *f = setup(true, false);
+    uint8_t b[64];
+    struct mip_coap_msg m;
+    struct mip_coap_block want = { 1000, false, 2 }, blk;
+    struct mip_coap_option o;
+    size_t i;
+
+    gen_calls = 0;
+    raw_send(f, b, build(b, sizeof b, MIP_COAP_CON, MIP_COAP_GET, 0xB00, "gen", 0, &want));
+    raw_reply(f, 0, &m);
+    CHECK_EQ(m.code, MIP_COAP_CONTENT);
+    CHECK_EQ(gen_calls, 1);
+    CHECK_EQ(gen_last_off, 64000);
+    CHECK_EQ(gen_last_n, 64);
+    CHECK_EQ(m.payload_len, 64);
+    for (i = 0; i < 64 && i < m.payload_len; i++)
+        CHECK_EQ(m.payload[i], (uint8_t)(((64000 + i) * 31u) >> 3));
+    CHECK(mip_coap_opt_find(&m, MIP_COAP_OPT_BLOCK2, &o));
+    CHECK(mip_coap_block_decode(&o, &blk));
+    CHECK(blk.more);
+    /* The last block: 100000 = 1562 * 64 + 32. */
+    want.num = 1562;
+    raw_send(f, b, build(b, sizeof b, MIP_COAP_CON, MIP_COAP_GET, 0xB01, "gen", 0, &want));
+    raw_reply(f, 1, &m);
+    CHECK_EQ(m.payload_len, 32);
+    CHECK(mip_coap_opt_find(&m, MIP_COAP_OPT_BLOCK2, &o));
+    CHECK(mip_coap_block_decode(&o, &blk));
+    CHECK(!blk.more);
+    teardown(f);
+}
+
 static void test_block1_upload_continues_then_changes(void)
 {
     struct fx *f = setup(true, false);
@@ -656,6 +712,7 @@ int main(void)
     RUN(test_requests_get_the_rfc_answer);
     RUN(test_malformed_messages_are_counted_and_cons_reset);
     RUN(test_block2_serves_slices_with_size2);
+    RUN(test_block2_from_a_reader_asks_only_for_the_slice);
     RUN(test_block1_upload_continues_then_changes);
     RUN(test_con_backs_off_four_times_then_times_out);
     RUN(test_lost_ack_is_repaired_from_the_dedup_cache);
