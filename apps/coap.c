@@ -238,7 +238,7 @@ static void serve(struct mip_coap_endpoint *ep, const struct mip_coap_msg *m,
     if (sliced) {
         size_t size = mip_coap_block_size(b2.szx);
         off = (size_t)b2.num * size;
-        if (b2.num >= (1u << 20) || (off >= resp.payload_len && off != 0)) {
+        if (b2.num >= (UINT32_C(1) << 20) || (off >= resp.payload_len && off != 0)) {
             mip_coap_w_code(w, MIP_COAP_BAD_OPTION);   /* block out of range */
             return;
         }

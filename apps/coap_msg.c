@@ -254,7 +254,7 @@ void mip_coap_w_option_uint(struct mip_coap_writer *w, uint16_t number, uint32_t
 
 void mip_coap_w_block(struct mip_coap_writer *w, uint16_t number, const struct mip_coap_block *b)
 {
-    if (b->num >= (1u << 20) || b->szx > 6u) {
+    if (b->num >= (UINT32_C(1) << 20) || b->szx > 6u) {
         w->failed = true;
         return;
     }
