@@ -19,23 +19,30 @@ static uint32_t fold_once(uint32_t sum)
 /* The one's complement sum of the 16-bit big-endian words of `n4 * 4`
  * bytes, folded to 16 bits. Words are summed in native order: the one's
  * complement sum of byte-swapped words is the byte-swapped sum (RFC 1071
- * s.2(B)), so one swap at the end gives the big-endian result. A 64-bit
- * accumulator takes 2^32 32-bit words before it could carry out. */
+ * s.2(B)), so one swap at the end gives the big-endian result. */
 static uint32_t sum_words32(const uint8_t *data, size_t n4)
 {
-    uint64_t acc = 0;
-    uint32_t w0, w1, s;
+    uint64_t acc = 0, w0, w1;
+    uint32_t w, s;
 
-    while (n4 >= 2u) {
-        memcpy(&w0, data, 4);
-        memcpy(&w1, data + 4, 4);
-        acc += (uint64_t)w0 + w1;
-        data += 8;
-        n4 -= 2u;
-    }
-    if (n4 != 0u) {
-        memcpy(&w0, data, 4);
+    /* 64-bit words with the end-around carry added back at once: the one's
+     * complement sum of 64-bit words folds to that of their 16-bit parts. */
+    while (n4 >= 4u) {
+        memcpy(&w0, data, 8);
+        memcpy(&w1, data + 8, 8);
         acc += w0;
+        acc += (acc < w0);
+        acc += w1;
+        acc += (acc < w1);
+        data += 16;
+        n4 -= 4u;
+    }
+    while (n4 != 0u) {
+        memcpy(&w, data, 4);
+        acc += w;
+        acc += (acc < w);
+        data += 4;
+        n4--;
     }
     acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
     acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
