@@ -162,12 +162,14 @@ static bool timewait_input(struct mip_tcp *tcp, struct mip_tcp_tw *t, const stru
      * The peer's FIN again (ending at rcv_nxt) is ACKed and restarts
      * 2 MSL; anything else (out of the window, data, another FIN) is
      * ACKed and restarts nothing. */
-    if (in->seglen == 0 && in->h.seq == t->rcv_nxt) {
-        TCP_STAT(tcp, dup_segs);
-        return true;
+    if (in->h.seq + in->seglen == t->rcv_nxt) {
+        if (in->h.flags & MIP_TCP_FIN) {
+            t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+        } else if (in->seglen == 0) {
+            TCP_STAT(tcp, dup_segs);
+            return true;
+        }
     }
-    if ((in->h.flags & MIP_TCP_FIN) && in->h.seq + in->seglen == t->rcv_nxt)
-        t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
     tcp_seg_start(&seg, t->snd_nxt, t->rcv_nxt, MIP_TCP_ACK);
     seg.src = &t->local;
     seg.dst = &t->remote;
@@ -457,10 +459,6 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         conn_established(tcp, c);
         flight = c->snd_max - c->snd_una;
     }
-    /* An answered zero-window probe: the peer is there (RFC 1122
-     * 4.2.2.17), whatever window it offers. */
-    if (c->flags & TCPF_PERSIST)
-        c->retries = 0;
     /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */
     if (MIP_SEQ_LT(c->snd_wl1, h->seq) ||
         (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack))) {
@@ -691,7 +689,12 @@ static void data_fin_output(struct mip_tcp *tcp, struct mip_tcp_conn *c, const s
 static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
+    /* The peer is there: keepalive starts again, and so does the count
+     * of zero-window probes, which must not end a connection whose peer
+     * answers them, whatever window it offers (RFC 1122 4.2.2.17). */
     c->ka_probes = 0;
+    if (c->flags & TCPF_PERSIST)
+        c->retries = 0;
     if (c->flags & TCPF_IDLE)
         c->t_idle = tcp->stack->now + tcp_idle_ms(c);
     if (c->state == MIP_TCP_SYN_SENT) {

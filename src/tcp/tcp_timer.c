@@ -35,7 +35,7 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     /* Saturating: with max_retries 255 the count stops at 255 and the
      * connection never gives up (nor does the count wrap to 0, which
      * would let Karn's rule take a sample from a retransmission). A
-     * zero-window probe counts too; any ACK while probing clears the
+     * zero-window probe counts too; any segment while probing clears the
      * count (tcp_input.c), so only a peer that answers none of them is
      * given up on (RFC 1122 4.2.2.17). */
     if (c->retries < 255u)
