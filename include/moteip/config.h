@@ -230,7 +230,7 @@
  * connection (mip_tcp_shutdown only) is not timed: the application is
  * still reading, and ends it (or turns keepalive on) when it chooses.
  * 0: no timer (RFC 9293's FIN_WAIT_2, which lasts until the peer's FIN).
- * Cost: 26 B of code on Cortex-M0+, no RAM (the retransmission timer,
+ * Cost: 40 B of code on Cortex-M0+, no RAM (the retransmission timer,
  * idle in FIN_WAIT_2, is reused). */
 #ifndef MIP_TCP_FIN_WAIT_2_MS
 #define MIP_TCP_FIN_WAIT_2_MS 60000u

@@ -82,10 +82,11 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     uint32_t interval = c->cfg.keepalive_ms / MIP_TCP_KEEPALIVE_PROBES;
     if (c->cfg.keepalive_ms == 0) {
         /* The idle timer with keepalive off: MIP_TCP_PAWS_IDLE_MS without
-         * a segment, TS.Recent is no longer trusted (RFC 7323 5.5); the
-         * next poll arms the timer again. (Keepalive turned off since it
-         * was armed ends here too, and marks TS.Recent early; harmless: the
-         * next in-order segment sets it again.) */
+         * a segment, TS.Recent is no longer trusted (RFC 7323 5.5);
+         * conn_poll arms the timer again (or not, without timestamps).
+         * (Keepalive turned off since it was armed ends here too, and
+         * marks TS.Recent early; harmless: the next in-order segment sets
+         * it again.) */
         c->flags = (uint16_t)((c->flags & ~TCPF_IDLE) | TCPF_TS_STALE);
         return;
     }

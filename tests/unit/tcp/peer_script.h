@@ -3,7 +3,8 @@
  * steps, and ps_run() plays them against one stack (seg_builder.h's
  * struct hs: a fixture with a capturing driver and a TCP) with one
  * application connection (seg_builder.h's struct app), the test being
- * the peer.
+ * the peer, over IPv6 (fd00::1 is the peer, fd00::2 the stack; the tiny
+ * profile has no IPv4).
  *
  *   PS_LISTEN()                 the application listens on port 80 (the
  *                               peer connects from port 40000)
@@ -255,7 +256,9 @@ static inline bool ps_fail(struct ps *p, const char *fmt, ...)
         fprintf(stderr, " %s", mip_tcp_state_name((uint8_t)st->value));
     else if (st->op == PS_OP_STAT)
         fprintf(stderr, " %s %ld", mip_tcp_stat_name((enum mip_tcp_stat)st->stat), st->value);
-    else if (st->op != PS_OP_DO)
+    else if (st->op == PS_OP_WRITE || st->op == PS_OP_READ)
+        fprintf(stderr, " %u", st->len);
+    else if (st->op == PS_OP_CLOSED || st->op == PS_OP_SYNCACHE || st->op == PS_OP_TIMEWAIT)
         fprintf(stderr, " %ld", st->value);
     fprintf(stderr, ", at +%u ms): ", (uint32_t)(p->h->f.now - p->t0));
     va_start(ap, fmt);

@@ -38,6 +38,20 @@ static void keepalive_on(struct ps *p)
     PS_STATE(CLOSED),                                                      \
     PS_CLOSED(1, err)
 
+/* Keepalive ends it: the 4 probes (`seq` is SND.UNA - 1, `ack` RCV.NXT,
+ * relative), then the RST at the bound, 2 * KEEPALIVE_MS after the last
+ * segment from the peer. */
+#define KEEPALIVE_ENDS(seq, ack, st)                                       \
+    PS_WAIT(KEEPALIVE_MS),                                                 \
+    PS_OUT(".", seq, ack),                                                 \
+    PS_WAIT(KEEPALIVE_MS / 4u),                                            \
+    PS_OUT(".", seq, ack),                                                 \
+    PS_WAIT(KEEPALIVE_MS / 4u),                                            \
+    PS_OUT(".", seq, ack),                                                 \
+    PS_WAIT(KEEPALIVE_MS / 4u),                                            \
+    PS_OUT(".", seq, ack),                                                 \
+    BOUND(KEEPALIVE_MS / 4u, st, MIP_TCP_ERR_KEEPALIVE)
+
 /* SYN_SENT: the SYN and its copies, then MIP_TCP_ERR_TIMEOUT (no RST: the
  * peer never answered). */
 static const struct ps_step syn_sent_silent[] = {
@@ -108,15 +122,7 @@ static const struct ps_step established_zero_window_silent[] = {
 static const struct ps_step established_idle_keepalive[] = {
     PS_DO(keepalive_on),
     PS_PASSIVE_OPEN(100, 0),
-    PS_WAIT(KEEPALIVE_MS),
-    PS_OUT(".", 0, 1),
-    PS_WAIT(KEEPALIVE_MS / 4u),
-    PS_OUT(".", 0, 1),
-    PS_WAIT(KEEPALIVE_MS / 4u),
-    PS_OUT(".", 0, 1),
-    PS_WAIT(KEEPALIVE_MS / 4u),
-    PS_OUT(".", 0, 1),
-    BOUND(KEEPALIVE_MS / 4u, ESTABLISHED, MIP_TCP_ERR_KEEPALIVE),
+    KEEPALIVE_ENDS(0, 1, ESTABLISHED),
     PS_OUT("R.", 1, 1),
     PS_STAT(keepalives, 4),
 };
@@ -194,11 +200,7 @@ static const struct ps_step fin_wait_2_after_shutdown_keepalive[] = {
     PS_SHUTDOWN(),
     PS_OUT("F.", 1, 1),
     PS_IN(".", 1, 2),
-    PS_WAIT(KEEPALIVE_MS),
-    PS_OUT(".", 1, 1),
-    PS_WAIT(KEEPALIVE_MS / 4u),
-    PS_OUT(".", 1, 1),
-    BOUND(3u * KEEPALIVE_MS / 4u, FIN_WAIT_2, MIP_TCP_ERR_KEEPALIVE),
+    KEEPALIVE_ENDS(1, 1, FIN_WAIT_2),
     PS_OUT("R.", 2, 1),
 };
 
@@ -233,11 +235,7 @@ static const struct ps_step close_wait_keepalive[] = {
     PS_PASSIVE_OPEN(100, 0),
     PS_IN("F.", 1, 1),
     PS_OUT(".", 1, 2),
-    PS_WAIT(KEEPALIVE_MS),
-    PS_OUT(".", 0, 2),
-    PS_WAIT(KEEPALIVE_MS / 4u),
-    PS_OUT(".", 0, 2),
-    BOUND(3u * KEEPALIVE_MS / 4u, CLOSE_WAIT, MIP_TCP_ERR_KEEPALIVE),
+    KEEPALIVE_ENDS(0, 2, CLOSE_WAIT),
     PS_OUT("R.", 1, 2),
 };
 

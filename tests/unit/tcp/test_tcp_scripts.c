@@ -189,13 +189,16 @@ static const struct ps_step fin_resent_on_go_back_n[] = {
  * number sent; duplicate ACKs below it (here: of the originals, arriving
  * late) start no fast retransmit, which would halve ssthresh again and
  * send the segment a third time. */
+/* Four segments of 100 bytes, the initial window of MSS 100. */
+#define FOUR_SEGMENTS                                                      \
+    PS_PASSIVE_OPEN(100, 0),                                               \
+    PS_WRITE(400),                                                         \
+    PS_OUT(".", 1, 1, .len = 100),                                         \
+    PS_OUT(".", 101, 1, .len = 100),                                       \
+    PS_OUT(".", 201, 1, .len = 100),                                       \
+    PS_OUT("P.", 301, 1, .len = 100)
 static const struct ps_step no_fast_retransmit_below_recover[] = {
-    PS_PASSIVE_OPEN(100, 0),
-    PS_WRITE(400),
-    PS_OUT(".", 1, 1, .len = 100),
-    PS_OUT(".", 101, 1, .len = 100),
-    PS_OUT(".", 201, 1, .len = 100),
-    PS_OUT("P.", 301, 1, .len = 100),
+    FOUR_SEGMENTS,
     PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
     PS_OUT(".", 1, 1, .len = 100),
     PS_IN(".", 1, 1),
@@ -211,12 +214,7 @@ static const struct ps_step no_fast_retransmit_below_recover[] = {
 /* Three duplicate ACKs without a timeout before still make a fast
  * retransmit (RFC 5681 3.2). */
 static const struct ps_step fast_retransmit_on_three_dupacks[] = {
-    PS_PASSIVE_OPEN(100, 0),
-    PS_WRITE(400),
-    PS_OUT(".", 1, 1, .len = 100),
-    PS_OUT(".", 101, 1, .len = 100),
-    PS_OUT(".", 201, 1, .len = 100),
-    PS_OUT("P.", 301, 1, .len = 100),
+    FOUR_SEGMENTS,
     PS_IN(".", 1, 1),
     PS_IN(".", 1, 1),
     PS_NONE(),
