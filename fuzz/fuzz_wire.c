@@ -725,6 +725,37 @@ static void fz_link(uint8_t mode, const uint8_t *b, struct mip_802154_addr *a)
     memcpy(a->ext, b, 8);
 }
 
+/* The other direction, on the same bytes read as an IPv6 datagram (IPHC
+ * dispatches 0x60-0x7F and IPv6 version 6 share 0x60-0x6F): what the
+ * compressor accepts, the decompressor takes back unchanged, told the
+ * datagram's size (a FRAG1) or given the whole datagram as one frame. */
+static void fz_iphc_compress_first(const uint8_t *ip, size_t n,
+                                   const struct mip_lowpan_env *env)
+{
+    uint8_t hc[MIP_LOWPAN_IPHC_MAX], out[MIP_LOWPAN_UNCOMP_MAX], frame[MIP_LOWPAN_IPHC_MAX + 2048];
+    uint8_t *c;
+    size_t consumed = 0, hlen = 0, consumed2 = 0, olen = 0, size;
+    if (mip_lowpan_iphc_compress(ip, n, env, hc, sizeof hc, &consumed, &hlen) != MIP_OK)
+        return;
+    CHECK(n >= 40 && hlen >= 2 && hlen <= MIP_LOWPAN_IPHC_MAX && consumed <= n);
+    size = 40u + mip_rd16(ip + 4);
+    CHECK(n <= size);
+    c = dup_exact(hc, hlen);
+    CHECK(mip_lowpan_iphc_decompress(c, hlen, env, size, out, sizeof out, &consumed2, &olen) ==
+          MIP_OK);
+    free(c);
+    CHECK(consumed2 == hlen && olen == consumed && memcmp(out, ip, olen) == 0);
+    if (n == size && n - consumed <= sizeof frame - hlen) {
+        memcpy(frame, hc, hlen);
+        memcpy(frame + hlen, ip + consumed, n - consumed);
+        c = dup_exact(frame, hlen + n - consumed);
+        CHECK(mip_lowpan_iphc_decompress(c, hlen + n - consumed, env, 0, out, sizeof out,
+                                         &consumed2, &olen) == MIP_OK);
+        CHECK(consumed2 == hlen && olen == consumed && memcmp(out, ip, olen) == 0);
+        free(c);
+    }
+}
+
 /* Input: [modes][8 src][8 dst][4 x 8 contexts] then a 6LoWPAN payload.
  * modes: bits 0-1 link source (none, short, extended), 2-3 destination,
  * 4-6 context count (0..4), 7 the payload is a FRAG1 datagram_size (u16
@@ -797,7 +828,10 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
             CHECK(mip_rd16(dgram + 4) == olen - 40 + rest);
         else
             CHECK(mip_rd16(dgram + 4) == dsize - 40);
-        /* re-compress what came out (with the payload that is present) */
+        /* re-compress what came out (with the payload that is present,
+         * up to the datagram's end) */
+        if (dsize != 0 && olen + rest > dsize)
+            rest = dsize - olen;
         if (mip_lowpan_iphc_compress(dgram, olen + rest, &env, hc, sizeof hc, &consumed2,
                                      &hlen) == MIP_OK) {
             uint8_t *c2;
@@ -819,6 +853,7 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
             FAIL("a decompressed header does not compress again");
         }
     }
+    fz_iphc_compress_first(c, n, &env);
     free(c);
 }
 

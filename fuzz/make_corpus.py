@@ -507,6 +507,22 @@ def wire_seeds():
         bytes(8) + b"\x3a" + bytes(8))
     s["regress-ext-addr-with-short-iid"] = (
         bytes([11, 0x02]) + bytes.fromhex("020000fffe001234") + bytes(40) + b"\x7a\x33\x3a")
+    # sixlowpan.c mip_lowpan_iphc_compress() (issue 12, found by an outside
+    # fuzz_wire run): a FRAG1 of datagram_size 41 whose IPHC header carries
+    # next header 17 inline, followed by a UDP header with Length 1. The
+    # decompressed datagram (Payload Length 1) compressed again with NHC
+    # UDP, whose header lies past the datagram's end, and the decompressor
+    # refused that. Then the same datagram read directly as IPv6 (the
+    # compress-first direction): 48 bytes with Payload Length 1.
+    ll_env = (bytes([0x80 | 0x04 | 0x01]) + struct.pack(">H", 1) + bytes(6) +
+              struct.pack(">H", 2) + bytes(6) + bytes(32))
+    udp_len1 = struct.pack(">HHHH", 1234, 5678, 1, 0xABCD)
+    s["regress-iphc-udp-length-1"] = (bytes([11]) + ll_env + struct.pack(">H", 41) +
+                                      bytes([0x7A, 0x33, 0x11]) + udp_len1)
+    s["regress-iphc-compress-bytes-past-end"] = (
+        bytes([11, ll_env[0] & 0x7F]) + ll_env[1:] +
+        struct.pack(">IHBB", 0x60000000, 1, 17, 64) + v6("fe80::ff:fe00:1") +
+        v6("fe80::ff:fe00:2") + udp_len1)
     return s
 
 # --- fuzz_tcp -------------------------------------------------------------------
