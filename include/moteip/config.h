@@ -127,6 +127,11 @@
 #ifndef MIP_REASS_SLOTS
 #define MIP_REASS_SLOTS MIP_PROFILE_DEFAULT(1, 3)
 #endif
+/* Slots one source (family + address) may hold at once (reass.h): a single
+ * sender cannot take them all. */
+#ifndef MIP_REASS_PER_SRC
+#define MIP_REASS_PER_SRC (MIP_REASS_SLOTS > 1 ? MIP_REASS_SLOTS - 1 : 1)
+#endif
 /* Largest reassembled datagram payload (bytes after the IP header). IPv6
  * hosts must reassemble at least 1500-byte packets (RFC 8200 s.5). */
 #ifndef MIP_REASS_SIZE
@@ -150,6 +155,14 @@
 
 #ifndef MIP_REASS_TIMEOUT_MS
 #define MIP_REASS_TIMEOUT_MS 30000u   /* RFC 8200 s.4.5 uses 60 s; RFC 1122 15-120 s */
+#endif
+/* A datagram that received a fragment this recently keeps its slot; one
+ * idle longer may lose it to a new datagram when the slots are full
+ * (reass.h). Above the gap between fragments of one datagram (back to back
+ * on a LAN, a few hundred ms behind a duty-cycled radio hop); below it,
+ * what a forged first fragment costs the other senders. */
+#ifndef MIP_REASS_PROTECT_MS
+#define MIP_REASS_PROTECT_MS 2000u
 #endif
 #ifndef MIP_NEIGH_REACHABLE_MS
 #define MIP_NEIGH_REACHABLE_MS 30000u /* RFC 4861 REACHABLE_TIME */
@@ -231,6 +244,12 @@
 #endif
 #if MIP_REASS_SIZE % 8 != 0 || MIP_REASS_SIZE > 65528
 #error "MIP_REASS_SIZE must be a multiple of 8 and at most 65528"
+#endif
+#if MIP_REASS_PER_SRC < 1 || MIP_REASS_PER_SRC > MIP_REASS_SLOTS
+#error "MIP_REASS_PER_SRC must be 1..MIP_REASS_SLOTS"
+#endif
+#if MIP_REASS_PROTECT_MS < 1 || MIP_REASS_PROTECT_MS >= MIP_REASS_TIMEOUT_MS
+#error "MIP_REASS_PROTECT_MS must be 1..MIP_REASS_TIMEOUT_MS-1 (a slot in delivery is protected)"
 #endif
 #if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
 #error "MIP_NETIF_MAX must be 1..16"

@@ -8,6 +8,24 @@
  * MIP_REASS_TIMEOUT_MS. A fragment that overlaps data already received
  * drops the whole datagram (RFC 5722 for IPv6, and the same for IPv4, where
  * overlaps are only ever an attack or a bug).
+ *
+ * Slots are shared by both families and every source, so a few bogus
+ * fragments (from invented sources, which cost nothing) must not hold them
+ * for the whole timeout. A new datagram takes, in order:
+ *   - a free slot, unless its source (family + address) already holds
+ *     MIP_REASS_PER_SRC slots; at that share it may only take over one of
+ *     its own (drop_frag_src_limit when it cannot);
+ *   - else the slot whose last fragment is the oldest, if that was at least
+ *     MIP_REASS_PROTECT_MS ago (the datagram in it is dropped and counted
+ *     in drop_frag_evicted); otherwise the new fragment is dropped
+ *     (drop_frag_no_slot).
+ * So a datagram whose fragments keep coming, gaps below
+ * MIP_REASS_PROTECT_MS, is never evicted, however many fragments a flood
+ * sends; a stalled one (a lost fragment, a forged first fragment) gives its
+ * slot up after MIP_REASS_PROTECT_MS instead of MIP_REASS_TIMEOUT_MS. What
+ * remains: a flood of new datagrams faster than MIP_REASS_SLOTS per
+ * MIP_REASS_PROTECT_MS keeps every slot young, and new datagrams then wait
+ * until it stops.
  */
 #ifndef MOTEIP_REASS_H
 #define MOTEIP_REASS_H
@@ -30,7 +48,8 @@ struct mip_reass_slot {
     uint8_t    dst[16];
     uint32_t   id;
     uint16_t   total;        /* payload bytes once the last fragment came, else 0 */
-    mip_time_t deadline;
+    mip_time_t deadline;     /* first fragment + MIP_REASS_TIMEOUT_MS */
+    mip_time_t last;         /* when the latest fragment came */
     /* The first fragment's IP header (IPv4 with options, or the IPv6 fixed
      * header), quoted in a "reassembly time exceeded" error. */
     uint8_t    hdr[60];

@@ -53,7 +53,9 @@
     X(drop_frag_malformed)      /* bad fragment length or offset */           \
     X(drop_frag_overlap)        /* RFC 5722: whole datagram dropped */        \
     X(drop_frag_too_big)        /* larger than MIP_REASS_SIZE */              \
-    X(drop_frag_no_slot)        /* all reassembly slots busy */               \
+    X(drop_frag_no_slot)        /* all reassembly slots busy (receiving) */   \
+    X(drop_frag_src_limit)      /* its source holds MIP_REASS_PER_SRC, all busy */ \
+    X(drop_frag_evicted)        /* idle, its slot went to a new datagram */   \
     X(drop_frag_timeout)        /* incomplete when its timer ran out */       \
     X(drop_icmp_truncated)                                                    \
     X(drop_icmp_bad_checksum)                                                 \
