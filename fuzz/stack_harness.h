@@ -1072,6 +1072,10 @@ static void check_invariants(void)
         CHECK(r->total <= MIP_REASS_SIZE, "reassembly total %u", r->total);
         CHECK(r->hdr_len <= sizeof r->hdr, "reassembly header length %u", r->hdr_len);
         CHECK(r->family == MIP_AF_INET || r->family == MIP_AF_INET6, "reassembly family");
+        /* the last fragment came between the first one and now */
+        CHECK(!mip_time_before(s->now, r->last) &&
+              !mip_time_before(r->last, r->deadline - MIP_REASS_TIMEOUT_MS),
+              "reassembly slot's last fragment outside its lifetime");
     }
 #if MIP_CONF_LOWPAN
     for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
@@ -1084,6 +1088,9 @@ static void check_invariants(void)
               r->received, r->size);
         CHECK(r->netif < MIP_NETIF_MAX && s->netif[r->netif].ops != NULL,
               "6LoWPAN slot of netif %u", r->netif);
+        CHECK(!mip_time_before(s->now, r->last) &&
+              !mip_time_before(r->last, r->deadline - MIP_LOWPAN_REASS_TIMEOUT_MS),
+              "6LoWPAN slot's last fragment outside its lifetime");
     }
 #endif
 }

@@ -103,6 +103,16 @@
 #ifndef MIP_LOWPAN_REASS_TIMEOUT_MS
 #define MIP_LOWPAN_REASS_TIMEOUT_MS 8000u
 #endif
+/* Slots one link source may hold at once, and how long a datagram that
+ * received new bytes keeps its slot against new datagrams (reass.h). The
+ * gap between fragments of one datagram is a few frame times, up to a
+ * wake-up interval per retry behind a duty-cycled MAC. */
+#ifndef MIP_LOWPAN_REASS_PER_SRC
+#define MIP_LOWPAN_REASS_PER_SRC (MIP_LOWPAN_REASS_SLOTS > 1 ? MIP_LOWPAN_REASS_SLOTS - 1 : 1)
+#endif
+#ifndef MIP_LOWPAN_REASS_PROTECT_MS
+#define MIP_LOWPAN_REASS_PROTECT_MS 2000u
+#endif
 
 /* Network interfaces per stack. */
 #ifndef MIP_NETIF_MAX
@@ -250,6 +260,12 @@
 #endif
 #if MIP_REASS_PROTECT_MS < 1 || MIP_REASS_PROTECT_MS >= MIP_REASS_TIMEOUT_MS
 #error "MIP_REASS_PROTECT_MS must be 1..MIP_REASS_TIMEOUT_MS-1 (a slot in delivery is protected)"
+#endif
+#if MIP_LOWPAN_REASS_PER_SRC < 1 || MIP_LOWPAN_REASS_PER_SRC > MIP_LOWPAN_REASS_SLOTS
+#error "MIP_LOWPAN_REASS_PER_SRC must be 1..MIP_LOWPAN_REASS_SLOTS"
+#endif
+#if MIP_LOWPAN_REASS_PROTECT_MS < 1 || MIP_LOWPAN_REASS_PROTECT_MS >= MIP_LOWPAN_REASS_TIMEOUT_MS
+#error "MIP_LOWPAN_REASS_PROTECT_MS must be 1..MIP_LOWPAN_REASS_TIMEOUT_MS-1"
 #endif
 #if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
 #error "MIP_NETIF_MAX must be 1..16"

@@ -76,7 +76,9 @@
     X(drop_lowpan_too_big)      /* frame/datagram larger than the link takes */ \
     X(drop_lowpan_frag_duplicate)    /* fragment already received (tolerated) */ \
     X(drop_lowpan_frag_inconsistent) /* overlap / size change: datagram dropped */ \
-    X(drop_lowpan_frag_no_slot) /* all 6LoWPAN reassembly slots busy */      \
+    X(drop_lowpan_frag_no_slot) /* all 6LoWPAN reassembly slots busy (receiving) */ \
+    X(drop_lowpan_frag_src_limit) /* its link source holds its share, all busy */ \
+    X(drop_lowpan_frag_evicted) /* idle, its slot went to a new datagram */   \
     X(drop_lowpan_frag_timeout) /* incomplete when its timer ran out */   \
     X(drop_lowpan_frag_superseded) /* its sender moved on to a new datagram */ \
     X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
