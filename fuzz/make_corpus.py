@@ -427,6 +427,16 @@ def regress_seeds_ip():
                                                      udp(bytes(16), OUR6, 9, 7, b"x"))]
     s["regress-v4-fwd-martian-dst"] = [ipv4(PEER4, v4("0.0.0.0"), 17,
                                             udp(PEER4, v4("0.0.0.0"), 1, 2, b"x"))]
+    # ipv4.c ipv4_input() (issue 12, an outside review): options with a
+    # length of 0, 1 or past the header were answered, and source-routed
+    # datagrams accepted, delivered or forwarded (RFC 7126: drop them).
+    s["regress-v4-option-length-0"] = [ping4(PEER4, OUR4, options=b"\x44\x00\x00\x00")]
+    s["regress-v4-option-length-1"] = [ping4(PEER4, OUR4, options=b"\x07\x01\x00\x00")]
+    s["regress-v4-option-past-header"] = [ping4(PEER4, OUR4, options=b"\x07\x09\x04" + bytes(5))]
+    s["regress-v4-option-no-length"] = [ping4(PEER4, OUR4, options=b"\x01\x01\x01\x94")]
+    s["regress-v4-lsrr-to-us"] = [ping4(PEER4, OUR4, options=b"\x83\x07\x04" + PEER4 + b"\x00")]
+    s["regress-v4-ssrr-forwarded"] = [ipv4(PEER4, REMOTE4, 17, udp(PEER4, REMOTE4, 1, 2, b"x"),
+                                           options=b"\x89\x07\x04" + REMOTE4 + b"\x00")]
     return s
 
 # --- fuzz_wire ----------------------------------------------------------------

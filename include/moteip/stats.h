@@ -37,6 +37,8 @@
     X(drop_ipv4_malformed)                                                    \
     X(drop_ipv4_bad_checksum)                                                 \
     X(drop_ipv4_bad_src)        /* broadcast / multicast / loopback source */ \
+    X(drop_ipv4_bad_option)     /* an option's length is 0, 1, missing or past the header */ \
+    X(drop_ipv4_source_route)   /* LSRR / SSRR option (RFC 7126) */          \
     X(drop_ipv4_not_for_us)     /* not ours and not forwarding */             \
     X(drop_ipv4_ttl_expired)                                                  \
     X(drop_ipv6_truncated)                                                    \
