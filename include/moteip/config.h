@@ -124,6 +124,16 @@
 #ifndef MIP_LOWPAN_REASS_TIMEOUT_MS
 #define MIP_LOWPAN_REASS_TIMEOUT_MS 8000u
 #endif
+/* Slots one link source may hold at once, and how long a datagram that
+ * received new bytes keeps its slot against new datagrams (reass.h). The
+ * gap between fragments of one datagram is a few frame times, up to a
+ * wake-up interval per retry behind a duty-cycled MAC. */
+#ifndef MIP_LOWPAN_REASS_PER_SRC
+#define MIP_LOWPAN_REASS_PER_SRC (MIP_LOWPAN_REASS_SLOTS > 1 ? MIP_LOWPAN_REASS_SLOTS - 1 : 1)
+#endif
+#ifndef MIP_LOWPAN_REASS_PROTECT_MS
+#define MIP_LOWPAN_REASS_PROTECT_MS 2000u
+#endif
 
 /* Network interfaces per stack. */
 #ifndef MIP_NETIF_MAX
@@ -148,6 +158,11 @@
 #ifndef MIP_REASS_SLOTS
 #define MIP_REASS_SLOTS MIP_PROFILE_DEFAULT(1, 3)
 #endif
+/* Slots one source (family + address) may hold at once (reass.h): a single
+ * sender cannot take them all. */
+#ifndef MIP_REASS_PER_SRC
+#define MIP_REASS_PER_SRC (MIP_REASS_SLOTS > 1 ? MIP_REASS_SLOTS - 1 : 1)
+#endif
 /* Largest reassembled datagram payload (bytes after the IP header). IPv6
  * hosts must reassemble at least 1500-byte packets (RFC 8200 s.5). */
 #ifndef MIP_REASS_SIZE
@@ -171,6 +186,14 @@
 
 #ifndef MIP_REASS_TIMEOUT_MS
 #define MIP_REASS_TIMEOUT_MS 30000u   /* RFC 8200 s.4.5 uses 60 s; RFC 1122 15-120 s */
+#endif
+/* A datagram that received a fragment this recently keeps its slot; one
+ * idle longer may lose it to a new datagram when the slots are full
+ * (reass.h). Above the gap between fragments of one datagram (back to back
+ * on a LAN, a few hundred ms behind a duty-cycled radio hop); below it,
+ * what a forged first fragment costs the other senders. */
+#ifndef MIP_REASS_PROTECT_MS
+#define MIP_REASS_PROTECT_MS 2000u
 #endif
 #ifndef MIP_NEIGH_REACHABLE_MS
 #define MIP_NEIGH_REACHABLE_MS 30000u /* RFC 4861 REACHABLE_TIME */
@@ -270,6 +293,18 @@
 #endif
 #if MIP_REASS_SIZE % 8 != 0 || MIP_REASS_SIZE > 65528
 #error "MIP_REASS_SIZE must be a multiple of 8 and at most 65528"
+#endif
+#if MIP_REASS_PER_SRC < 1 || MIP_REASS_PER_SRC > MIP_REASS_SLOTS
+#error "MIP_REASS_PER_SRC must be 1..MIP_REASS_SLOTS"
+#endif
+#if MIP_REASS_PROTECT_MS < 1 || MIP_REASS_PROTECT_MS >= MIP_REASS_TIMEOUT_MS
+#error "MIP_REASS_PROTECT_MS must be 1..MIP_REASS_TIMEOUT_MS-1 (a slot in delivery is protected)"
+#endif
+#if MIP_LOWPAN_REASS_PER_SRC < 1 || MIP_LOWPAN_REASS_PER_SRC > MIP_LOWPAN_REASS_SLOTS
+#error "MIP_LOWPAN_REASS_PER_SRC must be 1..MIP_LOWPAN_REASS_SLOTS"
+#endif
+#if MIP_LOWPAN_REASS_PROTECT_MS < 1 || MIP_LOWPAN_REASS_PROTECT_MS >= MIP_LOWPAN_REASS_TIMEOUT_MS
+#error "MIP_LOWPAN_REASS_PROTECT_MS must be 1..MIP_LOWPAN_REASS_TIMEOUT_MS-1"
 #endif
 #if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
 #error "MIP_NETIF_MAX must be 1..16"
