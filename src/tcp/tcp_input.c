@@ -430,9 +430,9 @@ static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool firs
 static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
-    uint32_t acked, flight = c->snd_max - c->snd_una;
+    uint32_t acked, flight = c->snd_max - c->snd_una, wnd;
     uint32_t max_wnd = c->snd_wnd > 65535u ? c->snd_wnd : 65535u;
-    bool fin_acked;
+    bool fin_acked, same_wnd;
     /* RFC 5961 5.2: acceptable ACKs lie in [snd_una - max window, snd_max]. */
     if (MIP_SEQ_GT(h->ack, c->snd_max) || MIP_SEQ_LT(h->ack, c->snd_una - max_wnd)) {
         challenge_ack(tcp, c, MIP_TCP_STAT_drop_bad_ack);
@@ -448,10 +448,14 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         conn_established(tcp, c);
         flight = c->snd_max - c->snd_una;
     }
+    /* RFC 5681 2 (e): a duplicate ACK leaves the window as it was; a
+     * reading receiver's window updates are not loss signals. Compared
+     * before the update below overwrites snd_wnd. */
+    wnd = (uint32_t)h->window << c->snd_wscale;
+    same_wnd = wnd == c->snd_wnd;
     /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */
     if (MIP_SEQ_LT(c->snd_wl1, h->seq) ||
         (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack))) {
-        uint32_t wnd = (uint32_t)h->window << c->snd_wscale;
         if (wnd > 0 && c->snd_wnd == 0 && (c->flags & TCPF_PERSIST)) {
             c->flags &= (uint16_t)~(TCPF_PERSIST | TCPF_REXMT);
             c->snd_nxt = c->snd_una;
@@ -469,7 +473,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
          * window, data outstanding. */
         /* The answer to a zero-window probe is no loss signal: a "fast
          * retransmit" would send a full segment into the closed window. */
-        if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una &&
+        if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una && same_wnd &&
             !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN)) && !(c->flags & TCPF_PERSIST)) {
             bool fast = tcp_cc_on_dupack(&c->cc, flight, c->snd_max);
             if (fast) {
