@@ -264,7 +264,8 @@ struct mip_tcp_tw {
     X(syn_cache_evicted) X(accept_refused) X(timewait_evicted)                \
     X(drop_truncated) X(drop_bad_checksum) X(drop_bad_options)                \
     X(drop_no_conn) X(drop_out_of_window) X(drop_paws) X(drop_bad_ack)        \
-    X(drop_syn_in_window) X(drop_rst_out_of_window)
+    X(drop_syn_in_window) X(drop_rst_out_of_window)                           \
+    X(drop_icmp_bad_seq)
 
 enum mip_tcp_stat {
 #define MIP_TCP_STAT_ENUM(n) MIP_TCP_STAT_##n,

@@ -3,6 +3,7 @@
 #include "tcp_internal.h"
 #include "moteip/wire/ipv4.h"
 #include "moteip/wire/checksum.h"
+#include "moteip/wire/bytes.h"
 #include <string.h>
 
 /* A received segment, parsed once. */
@@ -868,9 +869,18 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
     k.lport = (uint16_t)((err->quoted[0] << 8) | err->quoted[1]);
     k.rport = (uint16_t)((err->quoted[2] << 8) | err->quoted[3]);
     c = tcp_find_conn(tcp, &k);
+    if (c == NULL)
+        return;
+    /* RFC 5927 4.1: the quoted segment must be one still unacknowledged,
+     * SND.UNA <= SEG.SEQ < SND.MAX; a forger who knows the 4-tuple but not
+     * the sequence numbers is ignored. */
+    if (mip_rd32(err->quoted + 4) - c->snd_una >= c->snd_max - c->snd_una) {
+        TCP_STAT(tcp, drop_icmp_bad_seq);
+        return;
+    }
     /* RFC 5927 / RFC 1122 4.2.3.9: hard errors only end a connection
      * that is still opening; later they are soft. */
-    if (c != NULL && c->state == MIP_TCP_SYN_SENT && c->retries >= 1u &&
+    if (c->state == MIP_TCP_SYN_SENT && c->retries >= 1u &&
         ((err->family == MIP_AF_INET && err->type == 3) ||
          (err->family == MIP_AF_INET6 && err->type == 1)))
         tcp_conn_finish(tcp, c, MIP_TCP_ERR_UNREACHABLE);

@@ -93,8 +93,80 @@ static void test_window_updates_are_not_duplicate_acks(void)
     }
 }
 
+/* --- RFC 5927 4.1: ICMP errors quote a segment in flight ------------------- */
+
+/* The peer's router reports `quoted` (an IP datagram the stack sent, its
+ * first 28 or 48 bytes) as port unreachable; `seq` replaces the quoted
+ * TCP sequence number. */
+static void send_port_unreachable(struct hs *h, const struct fixture_frame *quoted, uint32_t seq)
+{
+    uint8_t l4[8 + 48], pkt[128];
+    size_t qlen = h->v6 ? 48u : 28u, n;
+    memset(l4, 0, 8);
+    l4[0] = h->v6 ? 1u : 3u;            /* destination unreachable */
+    l4[1] = h->v6 ? 4u : 3u;            /* port unreachable */
+    memcpy(l4 + 8, quoted->data, qlen);
+    mip_wr32(l4 + 8 + (h->v6 ? 40u : 20u) + 4u, seq);   /* the TCP header's seq */
+    if (h->v6) {
+        fix_l4_checksum6(l4, 8 + qlen, 2, MIP_IPPROTO_ICMPV6, h->peer, h->self);
+        n = build_ipv6(pkt, h->peer, h->self, MIP_IPPROTO_ICMPV6, 64, l4, 8 + qlen);
+    } else {
+        mip_wr16(l4 + 2, mip_cksum_finish(mip_cksum_add(0, l4, 8 + qlen)));
+        n = build_ipv4(pkt, h->peer, h->self, MIP_IPPROTO_ICMP, 64, 0, 0, 0, l4, 8 + qlen);
+    }
+    fixture_input(&h->f, 0, pkt, n);
+}
+
+/* A connecting client whose SYN was resent (so that a hard error may end
+ * it, RFC 1122 4.2.3.9) gets port unreachable quoting its 4-tuple. Only
+ * the quote of the SYN's own sequence number ends it; one outside
+ * SND.UNA..SND.MAX is a forgery (an off-path host knows the ports, not the
+ * ISN) and is counted. Before 2026-11-25 any quote aborted the connect. */
+static void test_icmp_error_checked_against_sequence_space(void)
+{
+    static const struct {
+        const char *name;
+        bool v6;
+        int32_t seq_off;           /* quoted seq - ISS */
+        bool ends;
+    } rows[] = {
+        {"IPv6, the SYN's ISS", true, 0, true},
+        {"IPv6, far outside", true, 0x40000000, false},
+        {"IPv6, just after SND.MAX", true, 1, false},
+        {"IPv6, just before ISS", true, -1, false},
+#if MIP_CONF_IPV4
+        {"IPv4, the SYN's ISS", false, 0, true},
+        {"IPv4, far outside", false, -100000, false},
+#endif
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        struct hs *h = hs_new(rows[k].v6);
+        struct app *a = calloc(1, sizeof(*a));
+        struct mip_addr dst = hs_peer_addr(h);
+        struct fixture_frame syn;
+        app_init(a, &h->tcp);
+        fixture_advance(&h->f, 0);
+        CHECK_EQ(mip_tcp_connect(&h->tcp, &a->conn, &dst, 80), MIP_OK);
+        CHECK_EQ(h->f.ntx, 1);
+        syn = h->f.tx[0];
+        fixture_advance(&h->f, 1000);          /* the SYN is resent */
+        CHECK_EQ(a->conn.retries, 1);
+        send_port_unreachable(h, &syn, a->conn.iss + (uint32_t)rows[k].seq_off);
+        if ((a->conn.state == MIP_TCP_CLOSED) != rows[k].ends)
+            fprintf(stderr, "row: %s\n", rows[k].name);
+        CHECK_EQ(a->conn.state == MIP_TCP_CLOSED, rows[k].ends);
+        CHECK_EQ(a->error, rows[k].ends ? MIP_TCP_ERR_UNREACHABLE : MIP_TCP_ERR_NONE);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_drop_icmp_bad_seq), rows[k].ends ? 0u : 1u);
+        mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+
 int main(void)
 {
     RUN(test_window_updates_are_not_duplicate_acks);
+    RUN(test_icmp_error_checked_against_sequence_space);
     return TESTING_DONE();
 }
