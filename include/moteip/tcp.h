@@ -110,7 +110,11 @@ struct mip_tcp_callbacks {
 /* Per-connection settings: mip_tcp_conn_init fills in the defaults; change
  * c->cfg before connect, or in the accept callback. keepalive_ms may also be
  * set later: the next mip_stack_poll arms the timer (0 stops it at its next
- * deadline, without a probe). */
+ * deadline, without a probe). For a passive open, sack and timestamps are
+ * not the application's to choose: the SYN cache's SYN-ACK agreed to every
+ * option compiled in that the peer's SYN offered, before accept was asked,
+ * and the stack sets both to what was agreed once accept returns (RFC 7323
+ * 3.2: timestamps, once agreed, go on every segment). */
 struct mip_tcp_config {
     uint32_t keepalive_ms;    /* 0: off; else idle time before probing */
     uint16_t delack_ms;       /* 0: ACK every segment at once; values above

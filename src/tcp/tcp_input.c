@@ -308,6 +308,11 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     o.wscale = e->snd_wscale;
     o.ts_val = e->ts_recent;
     c->rcv_wscale = 0;            /* what our SYN-ACK offered */
+    /* Our SYN-ACK agreed to these before accept chose a config: once
+     * agreed, timestamps go on every segment (RFC 7323 3.2 MUST), and the
+     * peer may count on SACK (RFC 2018). The config says what is used. */
+    c->cfg.sack = (e->flags & TCPS_SACK) != 0;
+    c->cfg.timestamps = (e->flags & TCPS_TS) != 0;
     take_options(c, &o, tcp_local_mss(tcp, &c->remote, NULL), &in->h);
 #if MIP_TCP_TIMESTAMPS
     c->ts_offset = tcp_ts_offset(tcp, c->iss);

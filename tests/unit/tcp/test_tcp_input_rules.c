@@ -164,9 +164,62 @@ static void test_icmp_error_checked_against_sequence_space(void)
     }
 }
 
+/* --- RFC 7323 3.2, RFC 2018: the options a SYN-ACK agreed --------------------- */
+
+#if MIP_TCP_TIMESTAMPS && MIP_TCP_SACK
+/* The SYN cache answers before accept hands in a connection, with every
+ * option the peer offered. An accepted connection whose config turns
+ * timestamps and SACK off still uses them: the SYN-ACK agreed, and RFC
+ * 7323 3.2 requires TSopt on every segment after that. Before 2026-11-25
+ * the data went without timestamps and out-of-order data drew no SACK. */
+static void test_passive_open_keeps_options_its_synack_agreed(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = hs_new(true);
+    struct mip_tcp_opts o = hs_syn_opts(h, true);
+    struct sb_reply synack, r;
+    a->use_cfg = true;
+    mip_tcp_config_default(&a->cfg);
+    a->cfg.timestamps = false;
+    a->cfg.sack = false;
+    fixture_advance(&h->f, 0);
+    hs_open_passive(h, a, 40000, 1000000u, &o, &synack);
+    CHECK(synack.o.present & MIP_TCP_HAS_TIMESTAMP);
+    CHECK(synack.o.present & MIP_TCP_HAS_SACK_PERM);
+    CHECK_EQ(a->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK(a->conn.cfg.timestamps);
+    CHECK(a->conn.cfg.sack);
+    /* Data from the stack carries TSopt echoing the peer's clock. */
+    hs_clear(h);
+    CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, (const uint8_t *)"data", 4), 4);
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.len, 4);
+    CHECK(r.o.present & MIP_TCP_HAS_TIMESTAMP);
+    CHECK_EQ(r.o.ts_ecr, h->ts_val);
+    hs_absorb(h, &r);
+    /* A segment after a hole draws an ACK with a SACK block. */
+    hs_clear(h);
+    h->snd_nxt += 100u;
+    hs_send_data(h, (const uint8_t *)"later", 5);
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.ack, 1000001u);
+    CHECK(r.o.present & MIP_TCP_HAS_TIMESTAMP);
+    CHECK(r.o.present & MIP_TCP_HAS_SACK);
+    CHECK_EQ(r.o.sack_count, 1);
+    CHECK_EQ(r.o.sack[0].left, 1000101u);
+    CHECK_EQ(r.o.sack[0].right, 1000106u);
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+#endif
+
 int main(void)
 {
     RUN(test_window_updates_are_not_duplicate_acks);
     RUN(test_icmp_error_checked_against_sequence_space);
+#if MIP_TCP_TIMESTAMPS && MIP_TCP_SACK
+    RUN(test_passive_open_keeps_options_its_synack_agreed);
+#endif
     return TESTING_DONE();
 }
