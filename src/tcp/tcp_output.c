@@ -202,7 +202,12 @@ mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     struct tcp_seg seg;
-    tcp_seg_init(tcp, c, &seg, c->snd_nxt, MIP_TCP_ACK);
+    /* At snd_max, RFC 9293's SND.NXT: after a timeout snd_nxt goes back to
+     * snd_una (go-back-N), maybe below what the peer has received, and an
+     * ACK numbered there is not acceptable to it. Two stacks that timed
+     * out at once then dropped each other's ACKs, each answered with
+     * another, without end (before 2026-11-25). */
+    tcp_seg_init(tcp, c, &seg, c->snd_max, MIP_TCP_ACK);
 #if MIP_TCP_SACK
     add_sack_blocks(c, &seg);
 #endif

@@ -214,10 +214,57 @@ static void test_passive_open_keeps_options_its_synack_agreed(void)
 }
 #endif
 
+/* --- ACKs after a timeout ------------------------------------------------------ */
+
+/* After a retransmission timeout snd_nxt goes back to snd_una (go-back-N),
+ * though the peer may hold everything up to snd_max. A bare ACK numbered
+ * at snd_nxt then lies below the peer's RCV.NXT, and the peer must drop it
+ * (RFC 9293 3.10.7.4) and answer with an ACK. When the peer is in the
+ * same state (both timed out), its answer is out of window here too: two
+ * moteip stacks traded ACKs without end (found by
+ * test_both_directions_under_loss_v6 once the SYN-ACK's window changed).
+ * Bare ACKs now carry snd_max, RFC 9293's SND.NXT. */
+static void test_bare_ack_after_timeout_numbered_at_snd_max(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = established(a, false);
+    uint8_t buf[2000];
+    uint32_t iss = a->conn.iss;
+    struct sb_seg s;
+    struct sb_reply r;
+    memset(buf, 'x', sizeof(buf));
+    CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, buf, sizeof(buf)), sizeof(buf));
+    CHECK_EQ(a->conn.snd_max, iss + 2001u);
+    hs_clear(h);
+    fixture_advance(&h->f, 1000);                 /* RTO: the first segment again */
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.seq, iss + 1u);
+    CHECK_EQ(a->conn.snd_nxt, iss + 1001u);
+    /* The peer, which holds both segments, timed out too: its ACK of
+     * everything is numbered below the stack's RCV.NXT. */
+    hs_clear(h);
+    s = hs_seg(h, MIP_TCP_ACK);
+    s.seq = h->snd_nxt - 50u;
+    s.ack = iss + 2001u;
+    hs_send(h, &s);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_drop_out_of_window), 1);
+    CHECK_EQ(a->conn.snd_una, iss + 1u);          /* its ACK field was not taken */
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.flags, MIP_TCP_ACK);
+    CHECK_EQ(r.len, 0);
+    CHECK_EQ(r.h.seq, iss + 2001u);               /* acceptable to the peer */
+    CHECK_EQ(r.h.ack, h->snd_nxt);
+    CHECK(!hs_next(h, &r));
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+
 int main(void)
 {
     RUN(test_window_updates_are_not_duplicate_acks);
     RUN(test_icmp_error_checked_against_sequence_space);
+    RUN(test_bare_ack_after_timeout_numbered_at_snd_max);
 #if MIP_TCP_TIMESTAMPS && MIP_TCP_SACK
     RUN(test_passive_open_keeps_options_its_synack_agreed);
 #endif
