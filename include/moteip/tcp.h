@@ -8,7 +8,7 @@
  * receive ring's reassembly bitmap (TCPlp's design; no heap anywhere).
  *
  *   active open   mip_tcp_conn_init(c, ...buffers...); mip_tcp_connect(tcp, c, dst, port)
- *   passive open  mip_tcp_listen(tcp, l, port, accept_fn): a SYN is
+ *   passive open  mip_tcp_listen(tcp, l, port, rx_size, accept_fn): a SYN is
  *                 answered from a bounded SYN cache inside struct mip_tcp;
  *                 only when the handshake completes is accept_fn asked for
  *                 a connection struct, so a SYN flood cannot take memory
@@ -139,8 +139,9 @@ struct mip_tcp_config {
  *               removal must end the connections using the address.
  *   rtt_seq     low 16 bits: while it is timed, snd_una <= rtt_seq <
  *               snd_una + 65536 (it lies in the send ring).
- *   sack_recent low 16 bits: it matters while it lies in the receive
- *               window, less than 65536 bytes after rcv_nxt.
+ *   sack_recent low 16 bits (unless MIP_TCP_LARGE_RX): it matters while
+ *               it lies in the receive window, within the ring after
+ *               rcv_nxt.
  *   t_delack    low 16 bits of the deadline; it is armed at most
  *               MIP_TCP_DELACK_MAX_MS ahead (500; config.h refuses more
  *               than 30000), so it is due when (now - t_delack) mod 2^16 <
@@ -170,7 +171,7 @@ struct mip_tcp_conn {
     uint16_t t_delack;                    /* delayed-ACK deadline, low 16 bits (above) */
     uint16_t rtt_seq;                     /* segment being timed (Karn), low 16 bits */
 #if MIP_TCP_SACK
-    uint16_t sack_recent;                 /* seq of the latest out-of-order segment, low 16 bits */
+    mip_tcp_rxsize_t sack_recent;         /* seq of the latest out-of-order segment, low bits */
 #endif
 
     /* sequence space (RFC 9293 3.3.1) */
@@ -212,6 +213,9 @@ struct mip_tcp_listener {
     struct mip_tcp_listener *next;
     mip_tcp_accept_fn accept;
     uint16_t port;
+    /* The receive ring every connection `accept` hands in has at least
+     * (mip_tcp_listen); the SYN-ACK's window and window scale come from it. */
+    mip_tcp_rxsize_t rx_size;
 };
 
 /* The struct of type `type` whose member `member` is at ptr. */
@@ -341,10 +345,13 @@ void mip_tcp_config_default(struct mip_tcp_config *cfg);
 /* Prepares a connection struct with its memory: a send ring of tx_size
  * bytes, a receive ring of rx_size bytes and its bitmap of
  * (rx_size + 7) / 8 bytes (NULL: out-of-order segments are dropped, the
- * tiny profile's behaviour). Sizes up to 65535. */
+ * tiny profile's behaviour). tx_size up to 65535; rx_size up to
+ * MIP_TCP_RX_SIZE_MAX (65535, or 2^30 - 1 with MIP_TCP_LARGE_RX: a ring
+ * above 64 KB is offered with a window scale, RFC 7323, when the peer
+ * agrees). */
 void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *cb, void *ctx,
                        uint8_t *tx_mem, uint16_t tx_size,
-                       uint8_t *rx_mem, uint8_t *rx_bitmap, uint16_t rx_size);
+                       uint8_t *rx_mem, uint8_t *rx_bitmap, mip_tcp_rxsize_t rx_size);
 
 /* Active open from an ephemeral port. INVALID for a conn in use or a bad
  * address, NOROUTE, NOBUFS (no packet buffer for the SYN). */
@@ -353,9 +360,17 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
 
 /* Passive open. `accept` is called when a handshake completes and returns
  * a connection struct prepared with mip_tcp_conn_init (NULL refuses: the
- * peer gets RST). INUSE when the port is already listened on. */
+ * peer gets RST). The SYN-ACK goes before accept is asked, so the listener
+ * promises the window: every connection accept returns has a receive ring
+ * of at least rx_size bytes (1..MIP_TCP_RX_SIZE_MAX). The SYN-ACK offers
+ * min(rx_size, 65535) bytes (a SYN's window is never scaled) and, when the
+ * peer offers window scaling, the scale rx_size needs; the first ACK after
+ * accept opens the window to the ring (RFC 9293 3.8.6: a window once
+ * offered is never taken back, so a smaller ring would lose data the peer
+ * was allowed to send). INVALID for port 0, rx_size 0 or no accept; INUSE
+ * when the port is already listened on. */
 mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
-                          mip_tcp_accept_fn accept);
+                          mip_tcp_rxsize_t rx_size, mip_tcp_accept_fn accept);
 void mip_tcp_unlisten(struct mip_tcp *tcp, struct mip_tcp_listener *l);
 
 /* Queues up to n bytes; returns how many were taken: 0 when the ring is

@@ -208,8 +208,22 @@ static struct mip_tcp_syn *find_syn(struct mip_tcp *tcp, const struct tcp_tuple 
 
 
 
+/* The window a SYN-ACK for listener l offers: the ring it promised,
+ * unscaled as in every SYN (0 once nobody listens). */
+static uint16_t synack_window(const struct mip_tcp_listener *l)
+{
+    if (l == NULL)
+        return 0;
+#if MIP_TCP_LARGE_RX
+    if (l->rx_size > 0xFFFFu)
+        return 0xFFFFu;
+#endif
+    return (uint16_t)l->rx_size;
+}
+
 void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
 {
+    const struct mip_tcp_listener *l = find_listener(tcp, e->lport);
     struct tcp_seg seg;
     tcp_seg_start(&seg, e->iss, e->irs + 1u, MIP_TCP_SYN | MIP_TCP_ACK);
     seg.src = &e->local;
@@ -217,13 +231,14 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
     seg.h.src_port = e->lport;
     seg.h.dst_port = e->rport;
     seg.netif = e->netif;
-    /* Until accept hands us a ring, offer a modest window; the first ACK
-     * after accept advertises the real one. */
-    seg.h.window = MIP_TCP_SYNACK_WINDOW;
+    /* What the listener's rings can hold (no ring exists yet); the first
+     * ACK after accept advertises the connection's own. */
+    seg.h.window = synack_window(l);
     /* MSS (TCPS_USED is its bit), and the options the peer offered
-     * (TCPS_* are MIP_TCP_HAS_* bits); our window scale is 0. */
+     * (TCPS_* are MIP_TCP_HAS_* bits) with our scale for the ring. */
     seg.opts.present = e->flags;
     seg.opts.mss = tcp_local_mss(tcp, &e->remote, NULL);
+    seg.opts.wscale = tcp_wscale_for(l != NULL ? l->rx_size : 0u);
 #if MIP_TCP_TIMESTAMPS
     if (e->flags & TCPS_TS) {
         seg.opts.ts_val = (uint32_t)tcp->stack->now + tcp_ts_offset(tcp, e->iss);
@@ -282,9 +297,17 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     struct mip_tcp_listener *l = find_listener(tcp, e->lport);
     /* The local address is one of ours (TCP takes unicast only). */
     uint8_t ref = tcp_local_ref(tcp->stack, &e->local);
-    struct mip_tcp_conn *c = l != NULL && ref != TCP_LOCAL_NONE ?
-                             l->accept(l, tcp, e->lport) : NULL;
+    struct mip_tcp_conn *c;
     struct mip_tcp_opts o;
+    if (l != NULL && in->h.seq - (e->irs + 1u) >= synack_window(l)) {
+        /* The ACK is right but the data starts outside the window our
+         * SYN-ACK offered: not worth a RST that kills a handshake whose
+         * first data segment was merely lost (RFC 9293 3.10.7.4 drops
+         * unacceptable segments). */
+        TCP_STAT(tcp, drop_out_of_window);
+        return NULL;
+    }
+    c = l != NULL && ref != TCP_LOCAL_NONE ? l->accept(l, tcp, e->lport) : NULL;
     if (c == NULL || c->state != MIP_TCP_CLOSED) {
         TCP_STAT(tcp, accept_refused);
         rst_reply(tcp, in, in->rx->netif);
@@ -300,14 +323,14 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->snd_una = c->iss + 1u;
     c->snd_nxt = c->snd_max = c->iss + 1u;
     c->rcv_nxt = e->irs + 1u;
-    c->rcv_adv = c->rcv_nxt + MIP_TCP_SYNACK_WINDOW;
+    c->rcv_adv = c->rcv_nxt + synack_window(l);
     c->flags |= TCPF_SYN_ACKED;
     /* take_options reads only these four fields */
     o.present = e->flags;         /* MSS (TCPS_USED) and the offered options */
     o.mss = e->mss;
     o.wscale = e->snd_wscale;
     o.ts_val = e->ts_recent;
-    c->rcv_wscale = 0;            /* what our SYN-ACK offered */
+    c->rcv_wscale = tcp_wscale_for(l->rx_size);  /* our SYN-ACK's (take_options: 0 unless agreed) */
     /* Our SYN-ACK agreed to these before accept chose a config: once
      * agreed, timestamps go on every segment (RFC 7323 3.2 MUST), and the
      * peer may count on SACK (RFC 2018). The config says what is used. */
@@ -570,7 +593,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
 {
     uint32_t seq = in->h.seq, len = in->len;
     const uint8_t *data = in->data;
-    uint16_t advanced;
+    mip_tcp_rxsize_t advanced;
     bool ooo_before;
     if (len == 0)
         return;
@@ -589,9 +612,9 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         seq = c->rcv_nxt;
     }
     /* Trim what lies past the right edge we advertised (RFC 9293
-     * 3.10.7.4): the ring may have room for more (the SYN cache offers
-     * 1024 whatever the ring), but the peer was not offered it, and with
-     * TCPF_NO_READ it would be taken without any bound. */
+     * 3.10.7.4): the ring may have room for more, but the peer was not
+     * offered it, and with TCPF_NO_READ it would be taken without any
+     * bound. */
     {
         uint32_t wnd = MIP_SEQ_GT(c->rcv_adv, seq) ? c->rcv_adv - seq : 0u;
         if (len > wnd) {
@@ -621,7 +644,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
          * (RFC 5681 4.2), with SACK blocks. */
         TCP_STAT(tcp, ooo_segs);
 #if MIP_TCP_SACK
-        c->sack_recent = (uint16_t)seq;
+        c->sack_recent = (mip_tcp_rxsize_t)seq;
 #endif
         goto ack_now;
     }
@@ -829,14 +852,6 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
             return true;
         }
         if ((h->flags & (MIP_TCP_ACK | MIP_TCP_SYN)) == MIP_TCP_ACK && h->ack == e->iss + 1u) {
-            if (h->seq - (e->irs + 1u) >= MIP_TCP_SYNACK_WINDOW) {
-                /* The ACK is right but the data starts outside the window
-                 * our SYN-ACK offered: not worth a RST that kills a
-                 * handshake whose first data segment was merely lost (RFC
-                 * 9293 3.10.7.4 drops unacceptable segments). */
-                TCP_STAT(tcp, drop_out_of_window);
-                return true;
-            }
             /* Any in-window seq completes the handshake: when the first
              * data segment after it was lost, a later one (seq above
              * irs + 1) carries the ACK; data_input() queues it out of

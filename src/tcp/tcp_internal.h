@@ -162,8 +162,13 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
 
-/* The window a SYN-ACK from the SYN cache offers (no ring exists yet; the
- * first ACK after accept opens the real one). */
-#define MIP_TCP_SYNACK_WINDOW 1024u
+/* The window scale (RFC 7323 2.3) that lets a window field of 16 bits
+ * offer a ring of rx_size bytes: 0 when it fits, which it always does
+ * without MIP_TCP_LARGE_RX. */
+#if MIP_TCP_LARGE_RX
+uint8_t tcp_wscale_for(mip_tcp_rxsize_t rx_size);
+#else
+#define tcp_wscale_for(rx_size) ((void)(rx_size), (uint8_t)0)
+#endif
 
 #endif
