@@ -91,7 +91,9 @@ enum mip_tcp_error {
     MIP_TCP_ERR_TIMEOUT,      /* retransmissions exhausted */
     MIP_TCP_ERR_KEEPALIVE,    /* keepalive probes unanswered */
     MIP_TCP_ERR_UNREACHABLE,  /* ICMP hard error during the handshake */
-    MIP_TCP_ERR_ABORTED       /* mip_tcp_abort() */
+    MIP_TCP_ERR_ABORTED       /* mip_tcp_abort(), or RST for data the application
+                                 will not read: mip_tcp_close with some unread,
+                                 or new data after it (RFC 1122 4.2.2.13) */
 };
 
 /* What a connection tells its application. Any pointer may be NULL. */
@@ -273,7 +275,7 @@ struct mip_tcp_tw {
     X(drop_truncated) X(drop_bad_checksum) X(drop_bad_options)                \
     X(drop_no_conn) X(drop_out_of_window) X(drop_paws) X(drop_bad_ack)        \
     X(drop_syn_in_window) X(drop_rst_out_of_window)                           \
-    X(drop_icmp_bad_seq)
+    X(drop_icmp_bad_seq) X(drop_no_timestamp)
 
 enum mip_tcp_stat {
 #define MIP_TCP_STAT_ENUM(n) MIP_TCP_STAT_##n,
@@ -388,7 +390,10 @@ bool mip_tcp_peer_closed(const struct mip_tcp_conn *c);
 
 /* Sends FIN after the queued data; reading goes on (half-close). */
 mip_status mip_tcp_shutdown(struct mip_tcp *tcp, struct mip_tcp_conn *c);
-/* shutdown + the application will read no more. */
+/* shutdown + the application will read no more. Data it will never read
+ * is lost, and the peer is told with RST (RFC 1122 4.2.2.13): when bytes
+ * are still unread at the call, or new ones arrive after it, the
+ * connection is aborted (`error` MIP_TCP_ERR_ABORTED, then `closed`). */
 mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Sends RST and ends the connection now (`closed` follows `error`). */
 void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c);

@@ -384,8 +384,13 @@ mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     if (c->state == MIP_TCP_CLOSED)
         return MIP_ERR_INVALID;
+    /* Unread data is lost: the peer learns it from a RST, not a FIN
+     * (RFC 1122 4.2.2.13, RFC 9293 3.6; as Linux does). */
+    if (c->rx.len != 0) {
+        tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
+        return MIP_OK;
+    }
     c->flags |= TCPF_NO_READ;
-    (void)tcp_rxbuf_read(&c->rx, NULL, c->rx.len);    /* discards what is unread */
     return mip_tcp_shutdown(tcp, c);
 }
 

@@ -419,8 +419,11 @@ static bool seq_acceptable(const struct mip_tcp_conn *c, const struct tcp_in *in
     /* Offsets from rcv_nxt: x lies in [rcv_nxt, rcv_nxt + wnd) when its
      * offset is below wnd (wnd < 2^31, so this is the modular test). */
     uint32_t off = in->h.seq - c->rcv_nxt, len = in->seglen;
+    /* A zero window accepts no byte, but the ACK (and RST, URG) of a
+     * segment at RCV.NXT still counts (3.10.7.4); data_input drops the
+     * data. */
     if (wnd == 0)
-        return len == 0 && off == 0;
+        return off == 0;
     return off < wnd || (len != 0 && off + len - 1u < wnd);
 }
 
@@ -632,10 +635,10 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
             c->rcv_up = up;
     }
     if (c->flags & TCPF_NO_READ) {
-        /* The application will never read: take and drop in-order bytes. */
-        if (seq == c->rcv_nxt)
-            c->rcv_nxt += len;
-        goto ack_now;
+        /* New data for an application that closed: it is lost, and the
+         * peer must know (RFC 1122 4.2.2.13, RFC 9293 3.6: RST). */
+        tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
+        return;
     }
     ooo_before = tcp_rxbuf_has_ooo(&c->rx);
     advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
@@ -754,10 +757,21 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         return;
     }
 #if MIP_TCP_TIMESTAMPS
+    /* RFC 7323 3.2: once agreed, every segment but a RST carries TSopt; a
+     * receiver SHOULD drop one without (Linux accepts it). */
+    if ((c->flags & TCPF_TS_OK) && !(in->o.present & MIP_TCP_HAS_TIMESTAMP)) {
+        TCP_STAT(tcp, drop_no_timestamp);
+        return;
+    }
+#endif
+#if MIP_TCP_TIMESTAMPS
     /* RFC 7323 4.3: remember the timestamp of the segment that covers the
-     * left edge of the window. */
+     * left edge of the window, SEG.SEQ <= Last.ACK.sent: that is rcv_nxt
+     * unless an ACK is being delayed, when it lies below, so the ACK
+     * echoes the earliest segment it covers (the sender's RTT then
+     * includes the delay). */
     if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
-        MIP_SEQ_LEQ(h->seq, c->rcv_nxt))
+        MIP_SEQ_LEQ(h->seq, c->rcv_nxt) && !(c->flags & TCPF_DELACK))
         c->ts_recent = in->o.ts_val;
 #endif
     if (ack_input(tcp, c, in))

@@ -260,6 +260,200 @@ static void test_bare_ack_after_timeout_numbered_at_snd_max(void)
     free(a);
 }
 
+/* --- RFC 9293 3.10.7.4: a zero window still takes the ACK ------------------- */
+
+/* The stack's receive ring is full (window 0) while its own data is in
+ * flight; the peer's next data segment, at RCV.NXT, also acknowledges
+ * that data. The data cannot be taken, but the ACK field counts ("special
+ * allowance should be made to accept valid ACKs"): before 2026-11-25 the
+ * whole segment was unacceptable and the stack's data waited for a pure
+ * ACK. */
+static void test_zero_window_still_takes_the_ack(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h;
+    static uint8_t fill[1000];
+    uint32_t iss, rcv_nxt;
+    struct sb_reply r;
+    a->rx_size = 1000;
+    h = established(a, false);
+    iss = a->conn.iss;
+    hs_send_data(h, fill, 500);
+    hs_send_data(h, fill, 500);                  /* the ring is full */
+    CHECK_EQ(a->conn.rx.len, 1000);
+    rcv_nxt = a->conn.rcv_nxt;
+    CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, (const uint8_t *)"reply", 5), 5);
+    CHECK_EQ(a->conn.snd_max, iss + 6u);
+    hs_clear(h);
+    h->rcv_nxt = iss + 6u;
+    hs_send_data(h, (const uint8_t *)"z", 1);    /* acknowledges "reply" */
+    h->snd_nxt--;                                /* the byte was not taken */
+    CHECK_EQ(a->conn.snd_una, iss + 6u);
+    CHECK_EQ(a->conn.rcv_nxt, rcv_nxt);
+    CHECK_EQ(a->conn.rx.len, 1000);
+    CHECK(hs_next(h, &r));                       /* an ACK with window 0 */
+    CHECK_EQ(r.h.flags, MIP_TCP_ACK);
+    CHECK_EQ(r.h.ack, rcv_nxt);
+    CHECK_EQ(r.h.window, 0);
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+
+/* --- RFC 1122 4.2.2.13: data the application will not read -------------------- */
+
+/* After mip_tcp_close the application reads nothing more: new data is lost
+ * and the peer is told with RST, in FIN_WAIT_1 and FIN_WAIT_2 alike. A
+ * retransmission of bytes acknowledged before the close is no new data:
+ * it draws an ACK. Before 2026-11-25 new data was acknowledged and thrown
+ * away, so the peer believed it delivered. */
+static void test_data_after_close_draws_rst(void)
+{
+    static const struct {
+        const char *name;
+        bool fin_acked;            /* the peer acknowledged our FIN first */
+        bool old;                  /* the data was acknowledged before the close */
+        bool rst;
+    } rows[] = {
+        {"new data in FIN_WAIT_1", false, false, true},
+        {"new data in FIN_WAIT_2", true, false, true},
+        {"old data in FIN_WAIT_2", true, true, false},
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        struct app *a = calloc(1, sizeof(*a));
+        struct hs *h = established(a, false);
+        struct sb_reply r;
+        unsigned before = testing_failures;
+        a->read_on_readable = true;
+        hs_send_data(h, (const uint8_t *)"early", 5);
+        CHECK_EQ(a->ngot, 5);
+        fixture_advance(&h->f, MIP_TCP_DELACK_MAX_MS);
+        CHECK_EQ(mip_tcp_close(&h->tcp, &a->conn), MIP_OK);
+        CHECK_EQ(a->conn.state, MIP_TCP_FIN_WAIT_1);
+        CHECK(hs_next(h, &r) || true);
+        h->rcv_nxt = a->conn.snd_max - (rows[k].fin_acked ? 0u : 1u);
+        if (rows[k].fin_acked) {
+            hs_send_ack(h);
+            CHECK_EQ(a->conn.state, MIP_TCP_FIN_WAIT_2);
+        }
+        hs_clear(h);
+        if (rows[k].old)
+            h->snd_nxt -= 5u;
+        hs_send_data(h, (const uint8_t *)"late!", 5);
+        CHECK(hs_next(h, &r));
+        CHECK_EQ((r.h.flags & MIP_TCP_RST) != 0, rows[k].rst);
+        CHECK_EQ(a->conn.state == MIP_TCP_CLOSED, rows[k].rst);
+        CHECK_EQ(a->closed, rows[k].rst ? 1u : 0u);
+        CHECK_EQ(a->error, rows[k].rst ? MIP_TCP_ERR_ABORTED : MIP_TCP_ERR_NONE);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_rst_tx), rows[k].rst ? 1u : 0u);
+        if (rows[k].rst)
+            CHECK_EQ(r.h.seq, a->conn.snd_max);  /* SND.NXT, past our FIN */
+        CHECK_EQ(a->ngot, 5);
+        if (testing_failures != before)
+            fprintf(stderr, "row: %s\n", rows[k].name);
+        if (a->conn.state != MIP_TCP_CLOSED)
+            mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+
+/* mip_tcp_close with bytes still unread: RST, not FIN (the same rule). */
+static void test_close_with_unread_data_sends_rst(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = established(a, false);
+    struct sb_reply r;
+    hs_send_data(h, (const uint8_t *)"unread", 6);
+    CHECK_EQ(a->conn.rx.len, 6);
+    hs_clear(h);
+    CHECK_EQ(mip_tcp_close(&h->tcp, &a->conn), MIP_OK);
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.flags & (MIP_TCP_RST | MIP_TCP_FIN), MIP_TCP_RST);
+    CHECK_EQ(a->conn.state, MIP_TCP_CLOSED);
+    CHECK_EQ(a->error, MIP_TCP_ERR_ABORTED);
+    CHECK_EQ(a->closed, 1);
+    hs_free(h);
+    free(a);
+}
+
+#if MIP_TCP_TIMESTAMPS
+/* --- RFC 7323 3.2 and 4.3: timestamps on every segment, TS.Recent --------------- */
+
+/* Once timestamps are agreed, a segment without TSopt is dropped and
+ * counted (RFC 7323 3.2 SHOULD; the ACK field is not taken either), but a
+ * RST without one still counts. */
+static void test_segment_without_timestamp_dropped(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = established(a, true);
+    struct sb_seg s;
+    uint32_t iss = a->conn.iss;
+    a->read_on_readable = true;
+    CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, (const uint8_t *)"ping", 4), 4);
+    hs_clear(h);
+    s = hs_seg(h, MIP_TCP_ACK | MIP_TCP_PSH);
+    s.opts.present = 0;
+    s.ack = iss + 5u;
+    s.data = (const uint8_t *)"bare";
+    s.len = 4;
+    hs_send(h, &s);
+    CHECK_EQ(a->ngot, 0);
+    CHECK_EQ(a->conn.snd_una, iss + 1u);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_drop_no_timestamp), 1);
+    CHECK_EQ(h->f.ntx, 0);                       /* silently */
+    /* With TSopt the same segment is taken. */
+    s.opts.present = MIP_TCP_HAS_TIMESTAMP;
+    hs_send(h, &s);
+    CHECK_EQ(a->ngot, 4);
+    CHECK_EQ(a->conn.snd_una, iss + 5u);
+    /* A RST needs none. */
+    s = hs_seg(h, MIP_TCP_RST);
+    s.seq += 4u;
+    s.opts.present = 0;
+    hs_send(h, &s);
+    CHECK_EQ(a->conn.state, MIP_TCP_CLOSED);
+    CHECK_EQ(a->error, MIP_TCP_ERR_RESET);
+    hs_free(h);
+    free(a);
+}
+
+/* TS.Recent is taken only from a segment at or below Last.ACK.sent (RFC
+ * 7323 4.3), so that a delayed ACK echoes the earliest segment it covers
+ * and the peer's RTT sample includes the delay. The second of two
+ * segments draws the ACK at once (RFC 5681 4.2): it must echo the first
+ * one's TSval. Before 2026-11-25 it echoed the second's (TS.Recent was
+ * taken whenever SEG.SEQ <= RCV.NXT). */
+static void test_ts_recent_from_the_earliest_unacknowledged_segment(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = established(a, true);
+    struct sb_reply r;
+    a->read_on_readable = true;
+    h->ts_val = 780000;
+    hs_send_data(h, (const uint8_t *)"one", 3);
+    CHECK_EQ(h->f.ntx, 0);                       /* the ACK is delayed */
+    h->ts_val = 781000;
+    hs_send_data(h, (const uint8_t *)"two", 3);
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.ack, h->snd_nxt);
+    CHECK_EQ(r.o.ts_ecr, 780000u);
+    /* Nothing delayed any more: the next segment's TSval is taken, and
+     * its delayed ACK echoes it. */
+    hs_clear(h);
+    h->ts_val = 782000;
+    hs_send_data(h, (const uint8_t *)"three", 5);
+    fixture_advance(&h->f, MIP_TCP_DELACK_MAX_MS);
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.h.ack, h->snd_nxt);
+    CHECK_EQ(r.o.ts_ecr, 782000u);
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+#endif
+
 int main(void)
 {
     RUN(test_window_updates_are_not_duplicate_acks);
@@ -267,6 +461,13 @@ int main(void)
     RUN(test_bare_ack_after_timeout_numbered_at_snd_max);
 #if MIP_TCP_TIMESTAMPS && MIP_TCP_SACK
     RUN(test_passive_open_keeps_options_its_synack_agreed);
+#endif
+    RUN(test_zero_window_still_takes_the_ack);
+    RUN(test_data_after_close_draws_rst);
+    RUN(test_close_with_unread_data_sends_rst);
+#if MIP_TCP_TIMESTAMPS
+    RUN(test_segment_without_timestamp_dropped);
+    RUN(test_ts_recent_from_the_earliest_unacknowledged_segment);
 #endif
     return TESTING_DONE();
 }
