@@ -52,6 +52,17 @@ struct mip_tcp_conn;
 #ifndef MIP_TCP_SYN_BACKLOG
 #define MIP_TCP_SYN_BACKLOG MIP_PROFILE_DEFAULT(2, 8) /* half-open connections held */
 #endif
+/* SYN cookies (RFC 4987 3.6) when the SYN cache is full: a SYN-ACK that
+ * keeps no state, its ISN a keyed hash of the 4-tuple, the peer's ISN and
+ * a 65.5 s clock, plus an MSS index; the ACK that returns it creates the
+ * connection. Without them a full cache replaces a random entry, and a
+ * flood of spoofed SYNs evicts legitimate half-open connections. Such a
+ * connection has no window scaling, SACK or timestamps (docs/TCP.md).
+ * Cost on Cortex-M0+: see docs/TCP.md "SYN cookies"; RAM 16 B of struct
+ * mip_tcp. */
+#ifndef MIP_TCP_SYN_COOKIES
+#define MIP_TCP_SYN_COOKIES MIP_PROFILE_DEFAULT(0, 1)
+#endif
 #ifndef MIP_TCP_MAX_RETRIES
 #define MIP_TCP_MAX_RETRIES 8u         /* default of struct mip_tcp max_retries */
 #endif
@@ -275,7 +286,17 @@ struct mip_tcp_tw {
     X(drop_truncated) X(drop_bad_checksum) X(drop_bad_options)                \
     X(drop_no_conn) X(drop_out_of_window) X(drop_paws) X(drop_bad_ack)        \
     X(drop_syn_in_window) X(drop_rst_out_of_window)                           \
-    X(drop_icmp_bad_seq) X(drop_no_timestamp)
+    X(drop_icmp_bad_seq) X(drop_no_timestamp)                                 \
+    MIP_TCP_COOKIE_STATS(X)
+/* cookies_sent: SYN-ACKs with a cookie (the cache was full); accepted: the
+ * ACKs that returned a valid one; rejected: ACKs for a listening port that
+ * match no connection or SYN cache entry, while cookies are in use, and
+ * return no valid cookie (answered with RST, as by a listener). */
+#if MIP_TCP_SYN_COOKIES
+#define MIP_TCP_COOKIE_STATS(X) X(cookies_sent) X(cookies_accepted) X(cookies_rejected)
+#else
+#define MIP_TCP_COOKIE_STATS(X)
+#endif
 
 enum mip_tcp_stat {
 #define MIP_TCP_STAT_ENUM(n) MIP_TCP_STAT_##n,
@@ -326,7 +347,10 @@ struct mip_tcp {
     uint8_t (*backlog)(void *ctx, const struct mip_tcp *tcp, const struct mip_tcp_conn *c);
     void    *backlog_ctx;
 #endif
-    uint8_t  secret[16];                  /* ISN / timestamp-offset key */
+#if MIP_TCP_SYN_COOKIES
+    mip_time_t cookie_time;               /* when the latest SYN cookie was sent */
+#endif
+    uint8_t  secret[16];                  /* ISN / timestamp-offset / cookie key */
     struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
     struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];
     uint32_t stat[MIP_TCP_STAT_COUNT];

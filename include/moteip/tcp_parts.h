@@ -309,5 +309,7 @@ struct tcp_tuple {
  * 16) | lport (big-endian) | remote address | rport (big-endian), folded to
  * 32 bits as low half XOR high half; the 4-tuple is k. */
 uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t now);
+/* F of tcp_isn alone (the SYN cookies' hash starts from it). */
+uint32_t tcp_tuple_hash(const uint8_t key[16], const struct tcp_tuple *k);
 
 #endif

@@ -18,6 +18,9 @@ mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s)
     tcp->max_retries = MIP_TCP_MAX_RETRIES;
     /* The first challenge ACK starts a window (and draws its budget). */
     tcp->chack_start = s->now - MIP_TCP_CHALLENGE_ACK_WINDOW_MS;
+#if MIP_TCP_SYN_COOKIES
+    tcp->cookie_time = s->now - TCP_COOKIE_LIFE_MS;   /* none sent */
+#endif
     st = mip_ip_register_proto(s, MIP_IPPROTO_TCP, tcp_input, tcp_icmp_error, tcp);
     if (st != MIP_OK)
         return st;

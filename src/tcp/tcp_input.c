@@ -248,12 +248,71 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
     (void)tcp_emit(tcp, &seg);
 }
 
+/* The 4-tuple and netif of a SYN cache entry from segment `in`: the SYN,
+ * or the ACK that returns a cookie. */
+static void syn_entry_from(struct mip_tcp_syn *e, const struct tcp_in *in)
+{
+    e->retries = 0;
+    e->local = in->rx->dst;
+    e->remote = in->rx->src;
+    e->lport = in->h.dst_port;
+    e->rport = in->h.src_port;
+    e->netif = in->rx->netif;
+}
+
+#if MIP_TCP_SYN_COOKIES
+/* The MSS values a cookie can name (its low 3 bits, RFC 4987 3.6): the
+ * largest not above the peer's is used. */
+static const uint16_t cookie_mss[8] = {64, 128, 256, 536, 1024, 1220, 1440, 1460};
+
+/* The cookie of 4-tuple k for the peer's ISN `irs` at clock tick `tick`,
+ * before its MSS index is added: SipHash-2-4 under the instance's secret
+ * of the ISN hash of k (isn.c), irs and tick. */
+static uint32_t cookie_hash(const struct mip_tcp *tcp, const struct tcp_tuple *k, uint32_t irs,
+                            uint32_t tick)
+{
+    uint32_t m[3];
+    uint64_t h;
+    m[0] = tcp_tuple_hash(tcp->secret, k);
+    m[1] = irs;
+    m[2] = tick;
+    h = mip_siphash24(tcp->secret, (const uint8_t *)m, sizeof(m));
+    return (uint32_t)h ^ (uint32_t)(h >> 32);
+}
+
+/* An ACK (no SYN, no RST) for a listening port that matches no connection:
+ * true when it returns a cookie of this tick or the last, with *e filled
+ * in as the SYN cache would have kept it (MSS only). */
+static bool cookie_check(const struct mip_tcp *tcp, const struct tcp_in *in,
+                         const struct tcp_tuple *k, struct mip_tcp_syn *e)
+{
+    uint32_t tick = tcp->stack->now >> TCP_COOKIE_TICK_SHIFT, age;
+    for (age = 0; age < 2u; age++) {
+        uint32_t idx = in->h.ack - 1u - cookie_hash(tcp, k, in->h.seq - 1u, tick - age);
+        if (idx < 8u) {
+            syn_entry_from(e, in);
+            e->flags = TCPS_USED;
+            e->snd_wscale = 0;
+            e->ts_recent = 0;
+            e->irs = in->h.seq - 1u;
+            e->iss = in->h.ack - 1u;
+            e->mss = cookie_mss[idx];
+            return true;
+        }
+    }
+    return false;
+}
+#endif
+
 /* `iss_floor` (may be NULL): the sequence number of a TIME_WAIT incarnation
  * of the same pair; the new ISS must lie above it (RFC 9293 3.6.1). */
 static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const struct tcp_tuple *k,
                           const uint32_t *iss_floor)
 {
     struct mip_tcp_syn *e = NULL;
+#if MIP_TCP_SYN_COOKIES
+    struct mip_tcp_syn cookie;
+#endif
     unsigned i;
     for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++) {
         struct mip_tcp_syn *t = &tcp->syn[i];
@@ -263,28 +322,46 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const st
         }
     }
     if (e == NULL) {
+#if MIP_TCP_SYN_COOKIES
+        /* Full: the SYN-ACK carries a cookie and nothing is kept, so a
+         * flood of spoofed SYNs cannot push out the entries of real
+         * handshakes (RFC 4987 3.6). */
+        e = &cookie;
+#else
         /* Full: replace a random entry, so a flood cannot pin the cache
          * while legitimate handshakes still get through sometimes. */
         e = &tcp->syn[mip_rng_below(&tcp->stack->rng, MIP_TCP_SYN_BACKLOG)];
         TCP_STAT(tcp, syn_cache_evicted);
+#endif
     }
     /* Every field is set here (no memset); flags: MSS and what the peer
      * offered of the options compiled in. */
-    e->retries = 0;
+    syn_entry_from(e, in);
     e->flags = (uint8_t)(TCPS_USED | (in->o.present & TCPS_OPTS));
     e->snd_wscale = in->o.wscale;     /* clamped by take_options */
     e->ts_recent = in->o.ts_val;
-    e->local = in->rx->dst;
-    e->remote = in->rx->src;
-    e->lport = in->h.dst_port;
-    e->rport = in->h.src_port;
     e->irs = in->h.seq;
+    e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
+    e->deadline = tcp->stack->now + MIP_TCP_RTO_INITIAL_MS;
+#if MIP_TCP_SYN_COOKIES
+    if (e == &cookie) {
+        /* MSS only: window scaling, SACK and timestamps would need the
+         * state a cookie does not keep. No TIME_WAIT floor either (the
+         * record gave the pair up to this SYN). */
+        i = 7;
+        while (i > 0 && cookie_mss[i] > e->mss)
+            i--;
+        e->flags = TCPS_USED;
+        e->iss = cookie_hash(tcp, k, e->irs, tcp->stack->now >> TCP_COOKIE_TICK_SHIFT) + i;
+        tcp->cookie_time = tcp->stack->now;
+        TCP_STAT(tcp, cookies_sent);
+        tcp_syn_send_synack(tcp, e);
+        return;
+    }
+#endif
     e->iss = tcp_isn(tcp->secret, k, tcp->stack->now);   /* k is the segment's 4-tuple */
     if (iss_floor != NULL && MIP_SEQ_LEQ(e->iss, *iss_floor))
         e->iss = *iss_floor + 1u + (e->iss & 0xFFFFu);   /* above, still unpredictable */
-    e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
-    e->netif = in->rx->netif;
-    e->deadline = tcp->stack->now + MIP_TCP_RTO_INITIAL_MS;
     tcp_syn_send_synack(tcp, e);
 }
 
@@ -817,6 +894,9 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     struct tcp_tuple k;
     struct mip_tcp_conn *c;
     struct mip_tcp_syn *e;
+#if MIP_TCP_SYN_COOKIES
+    struct mip_tcp_syn cookie;
+#endif
     struct mip_tcp_tw *t;
     uint32_t iss_floor = 0;
     bool have_floor = false;
@@ -849,6 +929,22 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
         have_floor = true;
     }
     e = find_syn(tcp, &k);
+#if MIP_TCP_SYN_COOKIES
+    /* An ACK for a listening port while cookies are out may return one;
+     * it then completes the handshake below as a SYN cache entry would.
+     * Otherwise it is answered as by a listener: RST. */
+    if (e == NULL && (in.h.flags & (MIP_TCP_SYN | MIP_TCP_ACK | MIP_TCP_RST)) == MIP_TCP_ACK &&
+        (uint32_t)(tcp->stack->now - tcp->cookie_time) < TCP_COOKIE_LIFE_MS &&
+        find_listener(tcp, in.h.dst_port) != NULL) {
+        if (!cookie_check(tcp, &in, &k, &cookie)) {
+            TCP_STAT(tcp, cookies_rejected);
+            rst_reply(tcp, &in, rx->netif);
+            return true;
+        }
+        TCP_STAT(tcp, cookies_accepted);
+        e = &cookie;
+    }
+#endif
     if (e != NULL) {
         const struct mip_tcp_hdr *h = &in.h;
         if (h->flags & MIP_TCP_RST) {

@@ -159,6 +159,13 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
                const uint8_t *l4, size_t len);
 void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *err);
 
+/* SYN cookies (tcp_input.c): the clock in the hash ticks every
+ * 2^TCP_COOKIE_TICK_SHIFT ms (65.5 s), and a cookie is good for the tick it
+ * was made in and the next: 65.5 to 131 s. ACKs are checked for a cookie
+ * only within TCP_COOKIE_LIFE_MS of the latest one sent. */
+#define TCP_COOKIE_TICK_SHIFT 16u
+#define TCP_COOKIE_LIFE_MS (2u << TCP_COOKIE_TICK_SHIFT)
+
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
 
