@@ -682,6 +682,7 @@ static void setup(const uint8_t hdr[4])
         H.cfg.max_be = 8u;
     H.cfg.max_backoffs = hdr[2] == 0xFFu ? 255u : (uint8_t)(hdr[2] & 7u);
     H.cfg.max_retries = (uint8_t)((hdr[2] >> 3) & 7u);
+    H.cfg.retry_on_busy = (hdr[2] & 0x40u) != 0;
     H.cfg.csma_min_periods = hdr[3] & 3u;
     H.cfg.csma_max_periods = (uint8_t)(H.cfg.csma_min_periods + ((hdr[3] >> 2) & 3u));
 #if MIP_RDC_HAS_CONTIKIMAC

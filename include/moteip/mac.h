@@ -84,6 +84,7 @@ enum mip_mac_tx_status {
     X(tx_radio_error)                                                         \
     X(tx_retries)      /* link-layer retransmissions */                      \
     X(tx_queue_full)   /* frames refused: queue full */                      \
+    X(busy_retries)    /* channel access failures retried (retry_on_busy) */ \
     X(cca_busy)        /* CCAs that found the channel busy */                \
     X(acks_tx)                                                                \
     X(acks_rx)                                                                \
@@ -123,6 +124,11 @@ struct mip_mac_config {
                                  * CSMA fails at its max_backoffs-th busy CCA */
     uint8_t  max_retries;       /* 3 */
     uint32_t retry_delay_max_us;/* random 0..this between link retries; 0 = none */
+    bool     retry_on_busy;     /* false (802.15.4): a channel access failure ends
+                                 * the frame (TX_CHANNEL_BUSY). true: it costs one
+                                 * of max_retries and CSMA-CA starts again at once
+                                 * (no retry delay), as OpenThread's SubMac retries
+                                 * any failed attempt; counted busy_retries */
     /* CSMA (TSS): backoff uniformly in [csma_min_periods, csma_max_periods]
      * unit backoff periods (1..3) */
     uint8_t  csma_min_periods;
@@ -245,6 +251,8 @@ uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
  * `now`. The owner builds the driver table (the mac floor sits below core
  * and does not include netif.h). */
 mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len);
+/* The room function of that driver (netif.h): frames the queue takes now. */
+size_t mip_mac_netif_room(void *mac);
 
 uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which);
 const char *mip_mac_stat_name(enum mip_mac_stat which);  /* NULL out of range */

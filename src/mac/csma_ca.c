@@ -28,6 +28,12 @@ static void cca_done(struct mip_mac *m)
     /* NB > macMaxCSMABackoffs fails; tested before the increment so an
      * 8-bit NB cannot wrap with max_backoffs = 255. */
     if (m->nb >= m->cfg.max_backoffs) {
+        if (m->cfg.retry_on_busy && m->retries < m->cfg.max_retries) {
+            m->retries++;
+            m->stats[MIP_MAC_STAT_busy_retries]++;
+            begin(m);
+            return;
+        }
         mip_mac_finish(m, MIP_MAC_TX_CHANNEL_BUSY);
         return;
     }

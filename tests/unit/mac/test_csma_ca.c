@@ -130,6 +130,49 @@ static void test_noack_after_three_retries(void)
     CHECK_EQ(mip_mac_poll(&n.mac, n.now), UINT32_MAX);
 }
 
+static void test_retry_on_busy(void)
+{
+    /* OpenThread's SubMac retries a frame after a channel access failure as
+     * after a missing ACK (cfg.retry_on_busy): the failure costs one of
+     * max_retries and CSMA-CA starts again at once, BE back to min_be,
+     * without the retry delay (which separates hidden terminals' retries,
+     * not carrier-sensed ones). */
+    static const struct {
+        const char *script;     /* 'b': busy CCA, anything else clear */
+        bool on;
+        unsigned ncca, ntx, retries, busy_retries;
+        enum mip_mac_tx_status st;
+    } rows[] = {
+        { "bbbbbbbbbbbbbbbbbbbbbbbbb", false, 5, 0, 0, 0, MIP_MAC_TX_CHANNEL_BUSY },
+        { "bbbbbbbbbbbbbbbbbbbbbbbbb", true, 20, 0, 3, 3, MIP_MAC_TX_CHANNEL_BUSY },
+        { "bbbbb", true, 6, 1, 1, 1, MIP_MAC_TX_OK },
+        { "bbbbbbbbbbbbbbb", true, 16, 1, 3, 3, MIP_MAC_TX_OK },
+        { "bbbb", true, 5, 1, 0, 0, MIP_MAC_TX_OK },
+    };
+    unsigned r, i;
+    for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+        struct node n;
+        node_config(&n, MIP_MAC_CSMA_CA);
+        n.cfg.retry_on_busy = rows[r].on;
+        n.cfg.retry_delay_max_us = 40000;
+        node_start(&n);
+        n.cca_script = rows[r].script;
+        CHECK_EQ(node_send(&n, MIP_802154_BROADCAST, false, 1), MIP_OK);
+        node_run_all(&n);
+        CHECK_EQ(n.ncca, rows[r].ncca);
+        CHECK_EQ(n.ntx, rows[r].ntx);
+        CHECK_EQ(n.ndone, 1);
+        CHECK_EQ(n.done[0].st, rows[r].st);
+        CHECK_EQ(n.done[0].retries, rows[r].retries);
+        CHECK_EQ(node_stat(&n, MIP_MAC_STAT_busy_retries), rows[r].busy_retries);
+        CHECK_EQ(node_stat(&n, MIP_MAC_STAT_tx_channel_busy),
+                 rows[r].st == MIP_MAC_TX_CHANNEL_BUSY ? 1u : 0u);
+        /* a new round begins with a BE-3 backoff, never the retry delay */
+        for (i = 5; i < n.ncca && i < NODE_CCA_MAX; i += 5)
+            CHECK(n.cca_at[i] - n.cca_at[i - 1] - 128u <= 7u * 320u);
+    }
+}
+
 static void test_ack_first_try(void)
 {
     struct node n;
@@ -583,6 +626,7 @@ int main(void)
     RUN(test_backoff_draws_and_be_growth);
     RUN(test_max_backoffs_and_be_settings);
     RUN(test_noack_after_three_retries);
+    RUN(test_retry_on_busy);
     RUN(test_ack_first_try);
     RUN(test_ack_on_second_try_and_wrong_acks);
     RUN(test_retry_delay_bounds);
