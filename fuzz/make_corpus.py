@@ -1302,6 +1302,65 @@ def write_dir(harness, files):
             fh.write(data)
     return len(files)
 
+# --- fuzz_lowpan_fwd -----------------------------------------------------------
+#
+# The forwarder of fuzz/fuzz_lowpan_fwd.c: PAN 0xABCD, short 0x0002,
+# fd00::ff:fe00:2/64, fragment forwarding on; fd00::ff:fe00:9 through short
+# 3, the rest of fd00::/64 on-link, the rest through fd00::ff:fe00:1.
+# Records: [step][len | 0x8000 no room | 0x4000 driver refuses][frame].
+
+FW_FAR = v6("fd00::ff:fe00:9")
+FW_ONLINK = v6("fd00::ff:fe00:5")
+FW_AWAY = v6("fd01::7")
+
+def frec(frame, step=0, no_room=False, refuse=False):
+    return bytes([step]) + struct.pack(">H", len(frame) | (0x8000 if no_room else 0) |
+                                       (0x4000 if refuse else 0)) + frame
+
+def frecs(frames, step=0, **kw):
+    return b"".join(frec(f, step if i == 0 else 0, **kw) for i, f in enumerate(frames))
+
+def fwd_seeds():
+    s = {}
+    big = bytes((i * 29 + 3) & 0xFF for i in range(1300))
+    u = lambda dst, n, src=LP_PEER6, **kw: ipv6(src, dst, 17, udp(src, dst, 40000, 7, big[:n]), **kw)
+    f = lp_frames(u(FW_FAR, 900))
+    s["fwd-far"] = frecs(f)
+    s["fwd-onlink"] = frecs(lp_frames(u(FW_ONLINK, 500)))
+    s["fwd-away"] = frecs(lp_frames(u(FW_AWAY, 1200, hlim=200)))
+    s["fwd-local"] = frecs(lp_frames(u(v6("fd00::ff:fe00:2"), 700)))
+    s["fwd-hlim1"] = frecs(lp_frames(u(FW_FAR, 400, hlim=1)))
+    s["fwd-reverse"] = frecs(list(reversed(f)))
+    s["fwd-first-lost"] = frecs(f[1:]) + frecs(lp_frames(u(FW_FAR, 300), tag=0x1235))
+    s["fwd-dup"] = frecs([f[0], f[0], f[1], f[1]] + f[2:])
+    g = bytearray(f[2])
+    g[9 + 4] -= 1
+    s["fwd-overlap"] = frecs(f[:2] + [bytes(g)] + f[2:])
+    g = bytearray(f[1])
+    g[9 + 1] += 8
+    s["fwd-size-change"] = frecs([f[0], bytes(g)] + f[1:])
+    s["fwd-no-room-first"] = frec(f[0], no_room=True) + frecs(f[1:])
+    s["fwd-no-room-mid"] = frecs(f[:2]) + frec(f[2], no_room=True) + frecs(f[3:])
+    s["fwd-refused"] = frecs(f[:2]) + frec(f[2], refuse=True) + frecs(f[3:])
+    s["fwd-timeout"] = frecs(f[:3]) + frec(b"", 230) + frec(b"", 230) + frecs(f[3:])
+    f2 = lp_frames(u(FW_FAR, 700, src=v6("fd00::ff:fe00:4")), src=0x0004, tag=0x0777)
+    f3 = lp_frames(u(FW_ONLINK, 800), tag=0x1236)
+    inter = []
+    for i in range(max(len(f), len(f2), len(f3))):
+        for fr in (f, f2, f3):
+            if i < len(fr):
+                inter.append(fr[i])
+    s["fwd-interleaved-3"] = frecs(inter)
+    flood = []
+    for k in range(12):
+        g = bytearray(f[0])
+        g[7:9] = struct.pack("<H", 0x300 + k)
+        g[9 + 2:9 + 4] = struct.pack(">H", 0x4000 + k)
+        flood.append(bytes(g))
+    s["fwd-flood"] = frecs(f[:1] + flood + f[1:])
+    s["fwd-small-frames"] = frecs(lp_frames(u(FW_FAR, 600), fmax=60))
+    return s
+
 def main():
     eth_files, raw_files = {}, {}
     for name, items in ip_seeds(OUR_LL_ETH).items():
@@ -1320,6 +1379,7 @@ def main():
     n += write_dir("fuzz_mac_input", mac_seeds())
     n += write_dir("fuzz_lowpan_input", lowpan_seeds())
     n += write_dir("fuzz_relay_input", relay_seeds())
+    n += write_dir("fuzz_lowpan_fwd", fwd_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

@@ -1017,7 +1017,7 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
     return H.drv_fail ? MIP_ERR_NOBUFS : MIP_OK;
 }
 
-static const struct mip_netif_driver drv = {drv_transmit};
+static const struct mip_netif_driver drv = { drv_transmit, NULL };
 
 /* --- the UDP echo service ------------------------------------------------ */
 
@@ -1060,6 +1060,18 @@ static void echo_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
 
 /* --- stack-wide invariants ----------------------------------------------- */
 
+#if MIP_CONF_LOWPAN
+/* Record i of the two 6LoWPAN tables: reassembly slots, then VRB entries. */
+static const struct mip_lowpan_dgram *lowpan_dgram(const struct mip_stack *s, unsigned i)
+{
+#if MIP_LOWPAN_VRB_SLOTS > 0
+    if (i >= MIP_LOWPAN_REASS_SLOTS)
+        return &s->lowpan_vrb[i - MIP_LOWPAN_REASS_SLOTS].d;
+#endif
+    return &s->lowpan_reass[i].d;
+}
+#endif
+
 static void check_invariants(void)
 {
     const struct mip_stack *s = &H.s;
@@ -1099,20 +1111,39 @@ static void check_invariants(void)
               "reassembly slot's last fragment outside its lifetime");
     }
 #if MIP_CONF_LOWPAN
-    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
-        const struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS + MIP_LOWPAN_VRB_SLOTS; i++) {
+        const struct mip_lowpan_dgram *r = lowpan_dgram(s, i);
+        unsigned b, bytes = 0;
         if (!r->used)
             continue;
         CHECK(r->size >= 1u && r->size <= MIP_LOWPAN_DGRAM_MAX, "6LoWPAN datagram_size %u",
               r->size);
-        CHECK(r->received < r->size, "6LoWPAN slot with %u of %u bytes still held",
-              r->received, r->size);
+        CHECK(r->received < r->size, "6LoWPAN record %u with %u of %u bytes still held",
+              i, r->received, r->size);
         CHECK(r->netif < MIP_NETIF_MAX && s->netif[r->netif].ops != NULL,
-              "6LoWPAN slot of netif %u", r->netif);
+              "6LoWPAN record of netif %u", r->netif);
         CHECK(!mip_time_before(s->now, r->last) &&
               !mip_time_before(r->last, r->deadline - MIP_LOWPAN_REASS_TIMEOUT_MS),
-              "6LoWPAN slot's last fragment outside its lifetime");
+              "6LoWPAN record's last fragment outside its lifetime");
+        /* the bitmap covers what was received: whole blocks, the last one
+         * possibly short */
+        for (b = 0; b < MIP_LOWPAN_DGRAM_MAX / 8u; b++)
+            if (r->bitmap[b / 8u] & (1u << (b % 8u)))
+                bytes += 8u * b + 8u <= r->size ? 8u : r->size - 8u * b;
+        CHECK(bytes == r->received, "6LoWPAN record %u: bitmap %u bytes, received %u", i, bytes,
+              r->received);
     }
+#if MIP_LOWPAN_VRB_SLOTS > 0
+    for (i = 0; i < MIP_LOWPAN_VRB_SLOTS; i++) {
+        const struct mip_lowpan_vrb *v = &s->lowpan_vrb[i];
+        if (!v->d.used)
+            continue;
+        CHECK(v->out_netif < MIP_NETIF_MAX && s->netif[v->out_netif].ops != NULL,
+              "VRB entry %u sends on netif %u", i, v->out_netif);
+        CHECK(!(v->next_mode == MIP_802154_ADDR_SHORT && v->next_short == 0xFFFFu),
+              "VRB entry %u forwards to the broadcast address", i);
+    }
+#endif
 #endif
 }
 
@@ -1135,9 +1166,9 @@ static uint32_t pending_delay(mip_time_t now)
         if (s->reass[i].used)
             next = mip_next_delay(next, now, s->reass[i].deadline);
 #if MIP_CONF_LOWPAN
-    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++)
-        if (s->lowpan_reass[i].used)
-            next = mip_next_delay(next, now, s->lowpan_reass[i].deadline);
+    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS + MIP_LOWPAN_VRB_SLOTS; i++)
+        if (lowpan_dgram(s, i)->used)
+            next = mip_next_delay(next, now, lowpan_dgram(s, i)->deadline);
 #endif
     return next;
 }
@@ -1446,7 +1477,7 @@ static void run_records(const uint8_t *data, size_t size)
               "neighbor %u still incomplete after every retry", i);
 #if HARNESS_LOWPAN
     for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++)
-        CHECK(!H.s.lowpan_reass[i].used, "6LoWPAN reassembly slot %u still used", i);
+        CHECK(!H.s.lowpan_reass[i].d.used, "6LoWPAN reassembly slot %u still used", i);
     CHECK(!H.lp_out.active, "the stack left a fragmented datagram unfinished");
 #endif
 }

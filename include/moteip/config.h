@@ -126,9 +126,12 @@
 #ifndef MIP_RADIO_FRAME_MAX
 #define MIP_RADIO_FRAME_MAX MIP_PROFILE_DEFAULT(125u, 253u)
 #endif
-/* 6LoWPAN datagrams reassembled at once (each 1280 bytes + 20 of bitmap). */
+/* 6LoWPAN datagrams reassembled at once (each 1280 bytes + 40 of
+ * bookkeeping). Three in full: a node behind a fragment-forwarding
+ * neighbour may get two datagrams from it interleaved (two flows merging
+ * there), besides one from elsewhere. */
 #ifndef MIP_LOWPAN_REASS_SLOTS
-#define MIP_LOWPAN_REASS_SLOTS MIP_PROFILE_DEFAULT(1, 2)
+#define MIP_LOWPAN_REASS_SLOTS MIP_PROFILE_DEFAULT(1, 3)
 #endif
 /* RFC 4944 s.5.3: reassembly gives up after 60 s at most. */
 #ifndef MIP_LOWPAN_REASS_TIMEOUT_MS
@@ -143,6 +146,22 @@
 #endif
 #ifndef MIP_LOWPAN_REASS_PROTECT_MS
 #define MIP_LOWPAN_REASS_PROTECT_MS 2000u
+#endif
+/* RFC 8930 fragment forwarding (netif.h, struct mip_lowpan_config
+ * frag_mode): datagrams forwarded fragment by fragment at once, each
+ * entry 44 bytes (reass.h); 0 compiles it out (tiny: no forwarding). A
+ * link source may hold VRB_PER_SRC of them: a fragment-forwarding
+ * neighbour interleaves the datagrams of every flow it carries. */
+#ifndef MIP_LOWPAN_VRB_SLOTS
+#define MIP_LOWPAN_VRB_SLOTS MIP_PROFILE_DEFAULT(0, 8)
+#endif
+#ifndef MIP_LOWPAN_VRB_PER_SRC
+#define MIP_LOWPAN_VRB_PER_SRC (MIP_LOWPAN_VRB_SLOTS > 1 ? MIP_LOWPAN_VRB_SLOTS / 2 : 1)
+#endif
+/* Link sources remembered as having completed a datagram here (reass.h):
+ * 11 bytes each. */
+#ifndef MIP_LOWPAN_KNOWN_MAX
+#define MIP_LOWPAN_KNOWN_MAX MIP_PROFILE_DEFAULT(2, 8)
 #endif
 
 /* Network interfaces per stack. */
@@ -322,6 +341,15 @@
 #endif
 #if MIP_LOWPAN_REASS_PROTECT_MS < 1 || MIP_LOWPAN_REASS_PROTECT_MS >= MIP_LOWPAN_REASS_TIMEOUT_MS
 #error "MIP_LOWPAN_REASS_PROTECT_MS must be 1..MIP_LOWPAN_REASS_TIMEOUT_MS-1"
+#endif
+#if MIP_LOWPAN_VRB_SLOTS > 0 && !MIP_CONF_FORWARD
+#error "MIP_LOWPAN_VRB_SLOTS needs MIP_CONF_FORWARD (fragment forwarding is forwarding)"
+#endif
+#if MIP_LOWPAN_VRB_SLOTS > 0 && (MIP_LOWPAN_VRB_PER_SRC < 1 || MIP_LOWPAN_VRB_PER_SRC > MIP_LOWPAN_VRB_SLOTS)
+#error "MIP_LOWPAN_VRB_PER_SRC must be 1..MIP_LOWPAN_VRB_SLOTS"
+#endif
+#if MIP_LOWPAN_KNOWN_MAX < 1 || MIP_LOWPAN_KNOWN_MAX > 64
+#error "MIP_LOWPAN_KNOWN_MAX must be 1..64"
 #endif
 #if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
 #error "MIP_NETIF_MAX must be 1..16"

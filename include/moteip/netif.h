@@ -33,6 +33,13 @@ struct mip_netif_driver {
      * valid only during the call: copy or transmit before returning.
      * Return MIP_OK, or an error (counted as drop_tx_driver). */
     mip_status (*transmit)(void *ctx, const uint8_t *frame, size_t len);
+    /* Optional (NULL: unknown, every frame is offered): how many frames
+     * transmit() would accept now. The radio netif sends a fragmented
+     * datagram only when all its frames fit (else none of them,
+     * drop_lowpan_queue_full and NOBUFS to the caller, which for TCP means
+     * "try again"), so a full queue never sends half a datagram that the
+     * next hop would hold in a reassembly slot in vain. */
+    size_t (*room)(void *ctx);
 };
 
 /* An adaptation layer's functions (internal to src/core). */
@@ -72,6 +79,7 @@ struct mip_netif_lowpan {
     uint16_t pan_id;
     uint16_t short_addr;
     uint16_t next_tag;           /* datagram_tag of the next fragmented datagram */
+    uint8_t  frag_mode;          /* enum mip_lowpan_frag_mode */
     uint8_t  ext_addr[8];
     uint8_t  ctx0_prefix[8];
 };
@@ -158,12 +166,36 @@ mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t 
  * our extended address or 0xFFFF, and at most frame_max - 2 bytes long.
  *
  * Reassembly (IPHC mode): MIP_LOWPAN_REASS_SLOTS datagrams of up to 1280
- * bytes at once, keyed by (netif, link source, datagram_tag); each slot
- * times out MIP_LOWPAN_REASS_TIMEOUT_MS after its first fragment. A
- * fragment already received is dropped alone (drop_lowpan_frag_duplicate);
- * a partly overlapping one, or one announcing another datagram_size, ends
- * the whole datagram (drop_lowpan_frag_inconsistent; after a size change the
- * new fragment starts a fresh datagram, RFC 4944 s.5.3).
+ * bytes at once, keyed by (netif, link source, link destination,
+ * datagram_tag); each slot times out MIP_LOWPAN_REASS_TIMEOUT_MS after its
+ * first fragment; the slot rules are in reass.h. A fragment already
+ * received is dropped alone (drop_lowpan_frag_duplicate); a partly
+ * overlapping one, or one announcing another datagram_size, ends the whole
+ * datagram (drop_lowpan_frag_inconsistent; after a size change the new
+ * fragment starts a fresh datagram, RFC 4944 s.5.3).
+ *
+ * Forwarding fragmented datagrams, by frag_mode:
+ *   MIP_LOWPAN_FRAG_REASSEMBLE  every hop reassembles the datagram and
+ *                               fragments it again (RFC 4944 alone).
+ *   MIP_LOWPAN_FRAG_FORWARD     RFC 8930 minimal fragment forwarding: the
+ *                               first fragment is decompressed, routed and
+ *                               recompressed for the next hop (hop limit - 1,
+ *                               a tag of ours), and each later fragment is
+ *                               sent on as it comes, under that tag, through a
+ *                               virtual reassembly buffer entry
+ *                               (MIP_LOWPAN_VRB_SLOTS, reass.h) that holds
+ *                               no bytes. When the recompressed header makes
+ *                               the first fragment too long for the frame,
+ *                               its tail goes on in a FRAGN of its own.
+ *                               Anything but the plain case is reassembled
+ *                               as before, so the full IP path judges it:
+ *                               a destination of ours, multicast, link-local
+ *                               or martian addresses, hop limit 1, no route,
+ *                               a next hop not on a 6LoWPAN IPHC netif, a
+ *                               forward hook (relays see whole datagrams),
+ *                               and a FRAGN that arrives before its FRAG1.
+ *                               The mode of the netif a fragment arrives on
+ *                               decides. Needs MIP_LOWPAN_VRB_SLOTS > 0.
  *
  * Stack use: input of an unfragmented IPHC frame rebuilds the datagram in a
  * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes; output builds frames in
@@ -171,6 +203,11 @@ mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t 
 enum mip_lowpan_mode {
     MIP_LOWPAN_IPHC   = 0,
     MIP_LOWPAN_RAW_IP = 1
+};
+
+enum mip_lowpan_frag_mode {
+    MIP_LOWPAN_FRAG_REASSEMBLE = 0,
+    MIP_LOWPAN_FRAG_FORWARD    = 1
 };
 
 struct mip_lowpan_config {
@@ -184,13 +221,16 @@ struct mip_lowpan_config {
     bool     ack_request;        /* set the ack-request bit on unicast frames */
     bool     has_context0;       /* IPHC context 0 = ctx0_prefix/64 */
     uint8_t  ctx0_prefix[8];
+    uint8_t  frag_mode;          /* IPHC: enum mip_lowpan_frag_mode (0: reassemble) */
 };
 
 /* Adds a radio netif; *index gets its number (index may be NULL). INVALID
  * for a bad mode, frame_max < 32 or above MIP_RADIO_FRAME_MAX + 2, a raw
  * header length out of range or leaving an MTU (frame_max -
  * raw_link_hdr_len) below 68, RAW_IP without a short address (0xFFFE,
- * 0xFFFF), or a driver without transmit. NOBUFS when all MIP_NETIF_MAX
+ * 0xFFFF), a driver without transmit, or an unknown frag_mode;
+ * UNSUPPORTED for MIP_LOWPAN_FRAG_FORWARD in a build without it
+ * (MIP_LOWPAN_VRB_SLOTS 0). NOBUFS when all MIP_NETIF_MAX
  * slots are used. */
 mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
                                 const struct mip_netif_driver *drv, void *drv_ctx,

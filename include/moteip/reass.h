@@ -61,23 +61,31 @@ struct mip_reass_slot {
 /* Largest datagram 6LoWPAN reassembles: the IPHC netif's MTU (netif.h). */
 #define MIP_LOWPAN_DGRAM_MAX 1280u
 
-/* One 6LoWPAN datagram being reassembled from FRAG1/FRAGN fragments
- * (RFC 4944 s.5.3), uncompressed in place: the first fragment's IPHC header
- * is expanded into data[0..40/48) as it arrives, so data[] holds the IPv6
- * datagram the fragment offsets describe. Blocks of 8 bytes received are
- * marked in bitmap.
+/* A 6LoWPAN datagram arriving in FRAG1/FRAGN fragments (RFC 4944 s.5.3),
+ * as both tables that hold one see it: the reassembly slots below and the
+ * virtual reassembly buffer (VRB) of fragment forwarding. It is known by
+ * (netif, link source, link destination, tag); a fragment announcing
+ * another size under the same key ends the old datagram. Blocks of 8
+ * uncompressed bytes received are marked in the record's bitmap.
  *
- * A datagram is known by (netif, link source, link destination, tag); a
- * fragment announcing another size under the same key ends the old
- * datagram. The slots follow the rules of the IP slots above, with their
- * own MIP_LOWPAN_REASS_PER_SRC share per link source and
- * MIP_LOWPAN_REASS_PROTECT_MS, plus one: a neighbour's new datagram (a
- * newer tag) that finds no slot its share allows supersedes that
- * neighbour's own incomplete one at once (drop_lowpan_frag_superseded),
- * because fragments of one datagram come back to back over an in-order
- * MAC, so the older one has lost a fragment. */
-struct mip_lowpan_reass_slot {
+ * Both tables follow the rules of the IP slots above, each with its own
+ * share per link source and protection time, plus two:
+ *   - a neighbour's new datagram (a newer tag) that finds no slot its share
+ *     allows supersedes that neighbour's own oldest incomplete one at once
+ *     (drop_lowpan_frag_superseded / drop_lowpan_vrb_superseded): the
+ *     fragments of a neighbour's datagrams come in order over an in-order
+ *     MAC, so beyond its share an older one has lost a fragment;
+ *   - a known neighbour (a link source that recently completed a datagram
+ *     here, struct mip_lowpan_known) may take the slot of an unknown
+ *     source's datagram however recently that one received. A flood of
+ *     fragments from invented link sources, which never complete a
+ *     datagram, so holds only what the real neighbours leave free. */
+struct mip_lowpan_dgram {
     uint8_t    used;
+    uint8_t    abandoned;    /* VRB: the next hop will not get the rest (a full
+                                queue, a refused frame): later fragments are
+                                dropped (drop_lowpan_vrb_abandoned), and the
+                                entry goes to the first new datagram that needs it */
     uint8_t    netif;
     uint8_t    src_mode;     /* link source: enum mip_802154_addr_mode */
     uint8_t    dst_mode;     /* link destination: broadcast, our short or our extended */
@@ -85,11 +93,43 @@ struct mip_lowpan_reass_slot {
     uint16_t   dst_short;    /* the destination when short (0xFFFF broadcast), else 0 */
     uint16_t   tag;          /* datagram_tag */
     uint16_t   size;         /* datagram_size: uncompressed bytes */
-    uint16_t   received;     /* bytes in place; complete when == size */
+    uint16_t   received;     /* bytes in place (or forwarded); complete when == size */
     mip_time_t deadline;     /* first fragment + MIP_LOWPAN_REASS_TIMEOUT_MS */
     mip_time_t last;         /* when the latest new bytes came */
     uint8_t    bitmap[MIP_LOWPAN_DGRAM_MAX / 64];
+};
+
+/* One datagram being reassembled, uncompressed in place: the first
+ * fragment's IPHC header is expanded into data[0..40/48) as it arrives, so
+ * data[] holds the IPv6 datagram the fragment offsets describe. */
+struct mip_lowpan_reass_slot {
+    struct mip_lowpan_dgram d;
     uint8_t    data[MIP_LOWPAN_DGRAM_MAX];
+};
+
+#if MIP_LOWPAN_VRB_SLOTS > 0
+/* RFC 8930: a datagram this node forwards fragment by fragment, without
+ * its bytes. The first fragment made it (its header decompressed, routed,
+ * recompressed for the next hop); every later fragment of the datagram is
+ * sent on at once under out_tag. */
+struct mip_lowpan_vrb {
+    struct mip_lowpan_dgram d;
+    uint8_t    out_netif;
+    uint8_t    next_mode;    /* the next hop's link address */
+    uint16_t   out_tag;
+    uint16_t   next_short;
+    uint8_t    next_ext[8];
+};
+#endif
+
+/* A link source that completed a datagram here (reassembled, or forwarded
+ * to its last byte): the slot rules prefer it to strangers. Most recent
+ * first. */
+struct mip_lowpan_known {
+    uint8_t    used;
+    uint8_t    netif;
+    uint8_t    src_mode;
+    uint8_t    src[8];
 };
 #endif
 

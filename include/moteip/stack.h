@@ -76,6 +76,10 @@ struct mip_stack {
     struct mip_reass_slot reass[MIP_REASS_SLOTS];
 #if MIP_CONF_LOWPAN
     struct mip_lowpan_reass_slot lowpan_reass[MIP_LOWPAN_REASS_SLOTS];
+#if MIP_LOWPAN_VRB_SLOTS > 0
+    struct mip_lowpan_vrb lowpan_vrb[MIP_LOWPAN_VRB_SLOTS];
+#endif
+    struct mip_lowpan_known lowpan_known[MIP_LOWPAN_KNOWN_MAX];
 #endif
     struct mip_udp_sock udp[MIP_UDP_MAX];
     struct mip_proto_handler proto[MIP_PROTO_HANDLERS_MAX];

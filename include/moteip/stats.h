@@ -27,6 +27,8 @@
     X(lowpan_frag_tx)       /* 6LoWPAN fragments sent (FRAG1 + FRAGN) */      \
     X(lowpan_frag_rx)       /* 6LoWPAN fragments received */                  \
     X(lowpan_reassembled)   /* 6LoWPAN datagrams rebuilt from fragments */    \
+    X(lowpan_frag_forwarded)/* fragments sent on by fragment forwarding */    \
+    X(lowpan_vrb_completed) /* datagrams forwarded to their last fragment */  \
     /* drops, by reason */                                                    \
     X(drop_link_truncated)      /* shorter than its link header */            \
     X(drop_link_not_for_us)     /* another station's unicast frame */        \
@@ -83,6 +85,14 @@
     X(drop_lowpan_frag_evicted) /* idle, its slot went to a new datagram */   \
     X(drop_lowpan_frag_timeout) /* incomplete when its timer ran out */   \
     X(drop_lowpan_frag_superseded) /* its sender moved on to a new datagram */ \
+    X(drop_lowpan_queue_full)   /* the driver lacked room for all of a datagram's frames */ \
+    X(drop_lowpan_vrb_no_slot)  /* fragment forwarding: all VRB entries busy */ \
+    X(drop_lowpan_vrb_src_limit)/* its link source holds its VRB share, all busy */ \
+    X(drop_lowpan_vrb_evicted)  /* idle, its VRB entry went to a new datagram */ \
+    X(drop_lowpan_vrb_superseded) /* its sender moved on to a new datagram */ \
+    X(drop_lowpan_vrb_timeout)  /* incomplete when its VRB timer ran out */    \
+    X(drop_lowpan_vrb_inconsistent) /* overlap / size change: rest not sent on */ \
+    X(drop_lowpan_vrb_abandoned) /* a fragment of a datagram no longer sent on */ \
     X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
     X(drop_tx_driver)           /* the driver refused a frame */
 

@@ -6,6 +6,9 @@
 #define MOTEIP_CORE_INTERNAL_H
 
 #include "moteip/stack.h"
+#if MIP_CONF_LOWPAN
+#include "moteip/wire/sixlowpan.h"
+#endif
 
 #define STAT(s, name) mip_stat_inc(&(s)->stats, MIP_STAT_##name)
 
@@ -129,7 +132,31 @@ uint32_t reass_poll(struct mip_stack *s, mip_time_t now);
 
 /* --- lowpan_netif.c ---------------------------------------------------- */
 #if MIP_CONF_LOWPAN
-/* Expires 6LoWPAN reassembly slots; returns the delay to the next expiry. */
+/* The frame-building pieces lowpan_frag.c shares (lowpan_netif.c). */
+void lowpan_our_link_addr(const struct mip_netif_lowpan *lp, struct mip_802154_addr *a);
+void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *src,
+                const struct mip_802154_addr *dst, struct mip_lowpan_env *env);
+/* Writes the MHR of a data frame to dst; returns its length. */
+size_t lowpan_put_mhr(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst,
+                      uint8_t *frame, size_t cap);
+size_t lowpan_mhr_len(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst);
+/* Hands one frame to nif's driver, counting it (and its refusal). */
+mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
+                             size_t len, bool fragment);
+/* Frames nif's driver takes now (SIZE_MAX when it does not say). */
+size_t lowpan_room(const struct mip_netif *nif);
+/* True for a radio netif in IPHC mode. */
+bool lowpan_is_iphc(const struct mip_netif *nif);
+/* The link address frames towards nexthop go to (netif.h). */
+mip_status lowpan_link_dst(const struct mip_netif *nif, const struct mip_addr *nexthop,
+                           struct mip_802154_addr *out);
+void lowpan_count_codec_error(struct mip_stack *s, mip_status st);
+/* A FRAG1 or FRAGN payload pl[0..n) from link header h (lowpan_frag.c):
+ * reassembled, or forwarded by fragment forwarding. */
+void lowpan_frag_input(struct mip_stack *s, struct mip_netif *nif,
+                       const struct mip_802154_hdr *h, const uint8_t *pl, size_t n);
+/* Expires 6LoWPAN reassembly slots and VRB entries; returns the delay to
+ * the next expiry. */
 uint32_t lowpan_poll(struct mip_stack *s, mip_time_t now);
 #endif
 

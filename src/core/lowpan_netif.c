@@ -8,6 +8,8 @@
 
 #if MIP_CONF_LOWPAN
 
+static const struct mip_netif_ops lowpan_ops;
+
 /* RAW_IP layout: MHR with short addresses and PAN ID compression. */
 #define RAW_MHR_LEN        9u
 #define RAW_DISPATCH_IPV4  0x3Fu   /* from the NALP range: no LoWPAN node parses it */
@@ -16,7 +18,7 @@
 #define FCS_LEN            MIP_802154_FCS_LEN
 #define FRAME_MAX_MIN      32u
 
-static void our_link_addr(const struct mip_netif_lowpan *lp, struct mip_802154_addr *a)
+void lowpan_our_link_addr(const struct mip_netif_lowpan *lp, struct mip_802154_addr *a)
 {
     memset(a, 0, sizeof(*a));
     if (lp->short_addr >= 0xFFFEu) {
@@ -33,7 +35,7 @@ static bool is_bcast(const struct mip_802154_addr *a)
     return a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST;
 }
 
-static void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *src,
+void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *src,
                        const struct mip_802154_addr *dst, struct mip_lowpan_env *env)
 {
     env->src = src;
@@ -43,7 +45,7 @@ static void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_80215
 }
 
 /* Counts a codec error the way the stats list names it. */
-static void count_codec_error(struct mip_stack *s, mip_status st)
+void lowpan_count_codec_error(struct mip_stack *s, mip_status st)
 {
     if (st == MIP_ERR_NOTFOUND)
         STAT(s, drop_lowpan_unknown_context);
@@ -56,7 +58,7 @@ static void count_codec_error(struct mip_stack *s, mip_status st)
 /* --- output ---------------------------------------------------------------- */
 
 /* The link address frames towards nexthop go to (netif.h). */
-static mip_status link_dst(const struct mip_netif *nif, const struct mip_addr *nexthop,
+mip_status lowpan_link_dst(const struct mip_netif *nif, const struct mip_addr *nexthop,
                            struct mip_802154_addr *out)
 {
     memset(out, 0, sizeof(*out));
@@ -86,26 +88,48 @@ static mip_status link_dst(const struct mip_netif *nif, const struct mip_addr *n
     return MIP_ERR_NOTFOUND;
 }
 
-/* Writes the MHR of a data frame to dst; returns its length. */
-static size_t put_mhr(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst,
+static void mhr_of(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst,
+                   struct mip_802154_hdr *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->type = MIP_802154_DATA;
+    h->pan_id_compress = true;
+    h->ack_request = lp->ack_request && !is_bcast(dst);
+    h->dst_pan = lp->pan_id;
+    h->src_pan = lp->pan_id;
+    h->dst = *dst;
+    lowpan_our_link_addr(lp, &h->src);
+}
+
+size_t lowpan_put_mhr(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst,
                       uint8_t *frame, size_t cap)
 {
     struct mip_802154_hdr h;
     size_t n = 0;
-    memset(&h, 0, sizeof(h));
-    h.type = MIP_802154_DATA;
-    h.pan_id_compress = true;
-    h.ack_request = lp->ack_request && !is_bcast(dst);
-    h.dst_pan = lp->pan_id;
-    h.src_pan = lp->pan_id;
-    h.dst = *dst;
-    our_link_addr(lp, &h.src);
+    mhr_of(lp, dst, &h);
     /* cap is a whole frame buffer and an MHR at most 23 bytes */
     (void)mip_ieee802154_emit(&h, frame, cap, &n);
     return n;
 }
 
-static mip_status send_frame(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
+size_t lowpan_mhr_len(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst)
+{
+    struct mip_802154_hdr h;
+    mhr_of(lp, dst, &h);
+    return mip_ieee802154_hdr_len(&h);
+}
+
+bool lowpan_is_iphc(const struct mip_netif *nif)
+{
+    return nif->ops == &lowpan_ops && nif->lowpan.mode == MIP_LOWPAN_IPHC;
+}
+
+size_t lowpan_room(const struct mip_netif *nif)
+{
+    return nif->drv->room != NULL ? nif->drv->room(nif->drv_ctx) : SIZE_MAX;
+}
+
+mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
                              size_t len, bool fragment)
 {
     mip_status st = nif->drv->transmit(nif->drv_ctx, frame, len);
@@ -135,18 +159,18 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
     size_t fmax = (size_t)lp->frame_max - FCS_LEN, mhr, hc_len, consumed, room, chunk, off, n;
     mip_status st;
 
-    our_link_addr(lp, &src);
+    lowpan_our_link_addr(lp, &src);
     lowpan_env(lp, &src, dst, &env);
     st = mip_lowpan_iphc_compress(ip, len, &env, hc, sizeof(hc), &consumed, &hc_len);
     if (st != MIP_OK) {
         STAT(s, drop_lowpan_malformed);
         return st;
     }
-    mhr = put_mhr(lp, dst, frame, sizeof(frame));
+    mhr = lowpan_put_mhr(lp, dst, frame, sizeof(frame));
     if (mhr + hc_len + (len - consumed) <= fmax) {
         memcpy(frame + mhr, hc, hc_len);
         memcpy(frame + mhr + hc_len, ip + consumed, len - consumed);
-        return send_frame(s, nif, frame, mhr + hc_len + (len - consumed), false);
+        return lowpan_send_frame(s, nif, frame, mhr + hc_len + (len - consumed), false);
     }
     /* Both kinds of fragment must carry something: the first its whole
      * compressed header, the others at least one 8-byte block. */
@@ -154,6 +178,14 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
         mhr + MIP_LOWPAN_FRAGN_LEN + 8u > fmax || len > MIP_LOWPAN_SIZE_MAX) {
         STAT(s, drop_lowpan_too_big);
         return MIP_ERR_NOSPACE;
+    }
+    /* All the frames or none: half a datagram would only hold a slot of
+     * the next hop's reassembly in vain. */
+    room = ((fmax - mhr - MIP_LOWPAN_FRAGN_LEN) / 8u) * 8u;
+    off = ((consumed + fmax - mhr - MIP_LOWPAN_FRAG1_LEN - hc_len) / 8u) * 8u;  /* FRAG1's end */
+    if (lowpan_room(nif) < 1u + (len - off + room - 1u) / room) {
+        STAT(s, drop_lowpan_queue_full);
+        return MIP_ERR_NOBUFS;
     }
     fh.first = true;
     fh.size = (uint16_t)len;
@@ -166,7 +198,7 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
     chunk = ((consumed + room) / 8u) * 8u - consumed;
     memcpy(frame + mhr + n, hc, hc_len);
     memcpy(frame + mhr + n + hc_len, ip + consumed, chunk);
-    st = send_frame(s, nif, frame, mhr + n + hc_len + chunk, true);
+    st = lowpan_send_frame(s, nif, frame, mhr + n + hc_len + chunk, true);
     if (st != MIP_OK)
         return st;
     fh.first = false;
@@ -176,7 +208,7 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
         fh.offset = (uint16_t)off;
         (void)mip_lowpan_frag_emit(&fh, frame + mhr, fmax - mhr, &n);
         memcpy(frame + mhr + n, ip + off, chunk);
-        st = send_frame(s, nif, frame, mhr + n + chunk, true);
+        st = lowpan_send_frame(s, nif, frame, mhr + n + chunk, true);
         if (st != MIP_OK)
             return st;
     }
@@ -198,11 +230,11 @@ static mip_status raw_send(struct mip_stack *s, struct mip_netif *nif, const uin
         STAT(s, drop_lowpan_too_big);
         return MIP_ERR_NOSPACE;
     }
-    mhr = put_mhr(lp, dst, frame, sizeof(frame));
+    mhr = lowpan_put_mhr(lp, dst, frame, sizeof(frame));
     memset(frame + mhr, 0, hdr - 1u - mhr);
     frame[hdr - 1u] = family == MIP_AF_INET ? RAW_DISPATCH_IPV4 : MIP_LOWPAN_DISPATCH_IPV6;
     memcpy(frame + hdr, ip, len);
-    return send_frame(s, nif, frame, hdr + len, false);
+    return lowpan_send_frame(s, nif, frame, hdr + len, false);
 }
 
 static mip_status lowpan_output(struct mip_stack *s, struct mip_netif *nif,
@@ -222,7 +254,7 @@ static mip_status lowpan_output(struct mip_stack *s, struct mip_netif *nif,
     } else if (len > nif->mtu) {
         STAT(s, drop_lowpan_too_big);
         st = MIP_ERR_NOSPACE;
-    } else if (link_dst(nif, nexthop, &dst) != MIP_OK) {
+    } else if (lowpan_link_dst(nif, nexthop, &dst) != MIP_OK) {
         STAT(s, drop_lowpan_no_l2addr);
         st = MIP_ERR_NOROUTE;
     } else if (nif->lowpan.mode == MIP_LOWPAN_IPHC) {
@@ -232,276 +264,6 @@ static mip_status lowpan_output(struct mip_stack *s, struct mip_netif *nif,
     }
     mip_pbuf_free(&s->pool, p);
     return st;
-}
-
-/* --- reassembly -------------------------------------------------------------- */
-
-static void key_of(const struct mip_802154_addr *a, uint8_t key[8])
-{
-    memset(key, 0, 8);
-    if (a->mode == MIP_802154_ADDR_SHORT)
-        mip_wr16(key, a->short_addr);
-    else if (a->mode == MIP_802154_ADDR_EXT)
-        memcpy(key, a->ext, 8);
-}
-
-/* Who sent a fragment, and to which of our link addresses (frame_for_us
- * let only broadcast, our short and our extended address through, so the
- * destination's mode and short address tell them apart). */
-struct frag_key {
-    uint8_t  netif;
-    uint8_t  src_mode;
-    uint8_t  src[8];
-    uint8_t  dst_mode;
-    uint16_t dst_short;
-};
-
-static void frag_key_of(uint8_t netif, const struct mip_802154_hdr *h, struct frag_key *k)
-{
-    k->netif = netif;
-    k->src_mode = h->src.mode;
-    key_of(&h->src, k->src);
-    k->dst_mode = h->dst.mode;
-    k->dst_short = h->dst.mode == MIP_802154_ADDR_SHORT ? h->dst.short_addr : 0u;
-}
-
-static bool same_sender(const struct mip_lowpan_reass_slot *r, const struct frag_key *k)
-{
-    return r->used && r->netif == k->netif && r->src_mode == k->src_mode &&
-           memcmp(r->src, k->src, 8) == 0;
-}
-
-/* RFC 4944 s.5.3: a datagram is known by its link source, link
- * destination, tag and size; a size that differs under the same other
- * three is handled by the caller. */
-static struct mip_lowpan_reass_slot *slot_find(struct mip_stack *s, const struct frag_key *k,
-                                               uint16_t tag)
-{
-    unsigned i;
-    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
-        struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
-        if (same_sender(r, k) && r->tag == tag && r->dst_mode == k->dst_mode &&
-            r->dst_short == k->dst_short)
-            return r;
-    }
-    return NULL;
-}
-
-/* The slot a new datagram may take (reass.h): a free one while its sender
- * holds fewer than MIP_LOWPAN_REASS_PER_SRC; else its sender's own older
- * datagram (superseded, see below); else the longest idle of the slots it
- * may take over (its sender's at the share, any when all are used), once
- * idle MIP_LOWPAN_REASS_PROTECT_MS. NULL, counted, when none qualifies. */
-static struct mip_lowpan_reass_slot *slot_for(struct mip_stack *s, const struct frag_key *k,
-                                              uint16_t tag)
-{
-    struct mip_lowpan_reass_slot *free_slot = NULL, *own = NULL, *any = NULL, *victim;
-    unsigned i, mine = 0;
-    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
-        struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
-        if (!r->used) {
-            if (free_slot == NULL)
-                free_slot = r;
-            continue;
-        }
-        if (same_sender(r, k)) {
-            mine++;
-            if (own == NULL || mip_time_before(r->last, own->last))
-                own = r;
-        }
-        if (any == NULL || mip_time_before(r->last, any->last))
-            any = r;
-    }
-    if (free_slot != NULL && mine < MIP_LOWPAN_REASS_PER_SRC)
-        return free_slot;
-    /* Our senders (and Contiki's) send the fragments of one datagram back
-     * to back and the MAC delivers in order, so an older incomplete
-     * datagram from the same neighbour will not complete any more: give
-     * its slot to the new one rather than letting one lost fragment block
-     * later datagrams. Only a newer tag supersedes (tags count up), and
-     * never a datagram being delivered (complete). */
-    if (own != NULL && (int16_t)(uint16_t)(tag - own->tag) > 0 && own->received != own->size) {
-        STAT(s, drop_lowpan_frag_superseded);
-        return own;
-    }
-    victim = mine >= MIP_LOWPAN_REASS_PER_SRC ? own : any;
-    if (!mip_time_reached(s->now, victim->last + MIP_LOWPAN_REASS_PROTECT_MS)) {
-        if (mine >= MIP_LOWPAN_REASS_PER_SRC)
-            STAT(s, drop_lowpan_frag_src_limit);
-        else
-            STAT(s, drop_lowpan_frag_no_slot);
-        return NULL;
-    }
-    STAT(s, drop_lowpan_frag_evicted);
-    return victim;
-}
-
-static struct mip_lowpan_reass_slot *slot_new(struct mip_stack *s, const struct frag_key *k,
-                                              const struct mip_lowpan_frag *f)
-{
-    struct mip_lowpan_reass_slot *r = slot_for(s, k, f->tag);
-    if (r == NULL)
-        return NULL;
-    r->used = 1;
-    r->netif = k->netif;
-    r->src_mode = k->src_mode;
-    memcpy(r->src, k->src, 8);
-    r->dst_mode = k->dst_mode;
-    r->dst_short = k->dst_short;
-    r->tag = f->tag;
-    r->size = f->size;
-    r->received = 0;
-    r->deadline = s->now + MIP_LOWPAN_REASS_TIMEOUT_MS;
-    memset(r->bitmap, 0, sizeof(r->bitmap));
-    return r;
-}
-
-static bool block_is_set(const struct mip_lowpan_reass_slot *r, uint16_t b)
-{
-    return (r->bitmap[b / 8u] & (uint8_t)(1u << (b % 8u))) != 0u;
-}
-
-/* One fragment's uncompressed bytes: hdr[0..hdr_len) then data[0..len),
- * at offset off of the datagram. */
-struct frag_piece {
-    uint16_t off;
-    const uint8_t *hdr;
-    size_t hdr_len;
-    const uint8_t *data;
-    size_t len;
-};
-
-static void frag_add(struct mip_stack *s, struct mip_netif *nif, const struct mip_802154_hdr *h,
-                     const struct mip_lowpan_frag *f, const struct frag_piece *pc)
-{
-    struct frag_key k;
-    struct mip_lowpan_reass_slot *r;
-    uint16_t end = (uint16_t)(pc->off + pc->hdr_len + pc->len);
-    uint16_t b, first = (uint16_t)(pc->off / 8u), last = (uint16_t)((end + 7u) / 8u), set = 0;
-
-    frag_key_of(nif->index, h, &k);
-    r = slot_find(s, &k, f->tag);
-    if (r != NULL && r->size != f->size) {
-        /* A new datagram under the old one's tag (RFC 4944 s.5.3): the old
-         * one can no longer complete. */
-        r->used = 0;
-        STAT(s, drop_lowpan_frag_inconsistent);
-        r = NULL;
-    }
-    if (r == NULL && (r = slot_new(s, &k, f)) == NULL)
-        return;   /* counted by slot_for */
-    for (b = first; b < last; b++)
-        if (block_is_set(r, b))
-            set++;
-    if (set == last - first) {
-        STAT(s, drop_lowpan_frag_duplicate);
-        return;
-    }
-    if (set != 0u) {
-        r->used = 0;
-        STAT(s, drop_lowpan_frag_inconsistent);
-        return;
-    }
-    memcpy(r->data + pc->off, pc->hdr, pc->hdr_len);
-    memcpy(r->data + pc->off + pc->hdr_len, pc->data, pc->len);
-    for (b = first; b < last; b++)
-        r->bitmap[b / 8u] |= (uint8_t)(1u << (b % 8u));
-    r->received = (uint16_t)(r->received + (end - pc->off));
-    r->last = s->now;
-    if (r->received != r->size)
-        return;
-    STAT(s, lowpan_reassembled);
-    /* The slot stays used during delivery: data[] is the datagram, and an
-     * input nested in a callback must not take the slot over (it is
-     * complete and has just received, so slot_for passes it by). */
-    ipv6_input(s, nif, r->data, r->size, is_bcast(&h->dst));
-    r->used = 0;
-}
-
-static void frag_input(struct mip_stack *s, struct mip_netif *nif,
-                       const struct mip_802154_hdr *h, const uint8_t *pl, size_t n)
-{
-    struct mip_lowpan_frag f;
-    struct mip_lowpan_env env;
-    struct frag_piece pc;
-    uint8_t hdr[MIP_LOWPAN_UNCOMP_MAX];
-    size_t fl, end;
-    mip_status st;
-
-    STAT(s, lowpan_frag_rx);
-    st = mip_lowpan_frag_parse(pl, n, &f, &fl);
-    if (st != MIP_OK) {
-        STAT(s, drop_lowpan_malformed);
-        return;
-    }
-    if (f.size > MIP_LOWPAN_DGRAM_MAX) {
-        STAT(s, drop_lowpan_too_big);
-        return;
-    }
-    pl += fl;
-    n -= fl;
-    memset(&pc, 0, sizeof(pc));
-    pc.off = f.offset;
-    pc.hdr = hdr;
-    if (f.first) {
-        enum mip_lowpan_dispatch d;
-        if (n == 0u) {
-            STAT(s, drop_lowpan_malformed);
-            return;
-        }
-        d = mip_lowpan_dispatch_of(pl[0]);
-        if (d == MIP_LOWPAN_D_IPHC) {
-            size_t consumed;
-            lowpan_env(&nif->lowpan, &h->src, &h->dst, &env);
-            st = mip_lowpan_iphc_decompress(pl, n, &env, f.size, hdr, sizeof(hdr), &consumed,
-                                            &pc.hdr_len);
-            if (st != MIP_OK) {
-                count_codec_error(s, st);
-                return;
-            }
-            pc.data = pl + consumed;
-            pc.len = n - consumed;
-        } else if (d == MIP_LOWPAN_D_IPV6) {
-            pc.data = pl + 1;
-            pc.len = n - 1u;
-        } else {
-            STAT(s, drop_lowpan_unsupported);
-            return;
-        }
-    } else {
-        pc.data = pl;
-        pc.len = n;
-        /* offset 0 belongs to the FRAG1, which carries the header */
-        if (f.offset == 0u) {
-            STAT(s, drop_lowpan_malformed);
-            return;
-        }
-    }
-    end = (size_t)pc.off + pc.hdr_len + pc.len;
-    if (end == pc.off || end > f.size || (end < f.size && end % 8u != 0u)) {
-        STAT(s, drop_lowpan_malformed);
-        return;
-    }
-    frag_add(s, nif, h, &f, &pc);
-}
-
-uint32_t lowpan_poll(struct mip_stack *s, mip_time_t now)
-{
-    uint32_t next = MIP_POLL_IDLE;
-    unsigned i;
-    for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
-        struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
-        if (!r->used)
-            continue;
-        if (mip_time_reached(now, r->deadline)) {
-            /* no ICMP error: RFC 4944 has none for link reassembly */
-            r->used = 0;
-            STAT(s, drop_lowpan_frag_timeout);
-            continue;
-        }
-        next = mip_next_delay(next, now, r->deadline);
-    }
-    return next;
 }
 
 /* --- input ------------------------------------------------------------------- */
@@ -533,7 +295,7 @@ static void iphc_input(struct mip_stack *s, struct mip_netif *nif,
         lowpan_env(&nif->lowpan, &h->src, &h->dst, &env);
         st = mip_lowpan_iphc_decompress(pl, n, &env, 0, buf, sizeof(buf), &consumed, &hl);
         if (st != MIP_OK) {
-            count_codec_error(s, st);
+            lowpan_count_codec_error(s, st);
             return;
         }
         /* n <= MIP_RADIO_FRAME_MAX (checked by the caller): it fits */
@@ -543,7 +305,7 @@ static void iphc_input(struct mip_stack *s, struct mip_netif *nif,
     }
     case MIP_LOWPAN_D_FRAG1:
     case MIP_LOWPAN_D_FRAGN:
-        frag_input(s, nif, h, pl, n);
+        lowpan_frag_input(s, nif, h, pl, n);
         return;
     default:
         STAT(s, drop_lowpan_unsupported);
@@ -623,7 +385,6 @@ static void lowpan_input(struct mip_stack *s, struct mip_netif *nif,
 /* --- looking into frames (relays) -------------------------------------------- */
 
 #if MIP_CONF_FORWARD
-static const struct mip_netif_ops lowpan_ops;
 
 static const struct mip_netif *radio_netif(const struct mip_stack *s, uint8_t netif)
 {
@@ -728,7 +489,7 @@ mip_status mip_lowpan_link_addr_of(const struct mip_stack *s, uint8_t netif,
     const struct mip_netif *nif = radio_netif(s, netif);
     if (nif == NULL)
         return MIP_ERR_INVALID;
-    return link_dst(nif, nexthop, out);
+    return lowpan_link_dst(nif, nexthop, out);
 }
 #endif /* MIP_CONF_FORWARD */
 
@@ -754,6 +515,10 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
         return MIP_ERR_INVALID;
     if (cfg->mode == MIP_LOWPAN_IPHC) {
         mtu = MIP_LOWPAN_DGRAM_MAX;
+        if (cfg->frag_mode > MIP_LOWPAN_FRAG_FORWARD)
+            return MIP_ERR_INVALID;
+        if (cfg->frag_mode == MIP_LOWPAN_FRAG_FORWARD && MIP_LOWPAN_VRB_SLOTS == 0)
+            return MIP_ERR_UNSUPPORTED;
     } else if (cfg->mode == MIP_LOWPAN_RAW_IP) {
         if (cfg->raw_link_hdr_len < RAW_HDR_MIN || cfg->raw_link_hdr_len > RAW_HDR_MAX ||
             cfg->frame_max < cfg->raw_link_hdr_len + 68u || cfg->short_addr >= 0xFFFEu)
@@ -775,6 +540,7 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
     lp->raw_link_hdr_len = cfg->raw_link_hdr_len;
     lp->ack_request = cfg->ack_request;
     lp->has_context0 = cfg->has_context0;
+    lp->frag_mode = cfg->mode == MIP_LOWPAN_IPHC ? cfg->frag_mode : 0u;
     lp->pan_id = cfg->pan_id;
     lp->short_addr = cfg->short_addr;
     memcpy(lp->ext_addr, cfg->ext_addr, 8);
@@ -787,7 +553,7 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
         struct mip_802154_addr me;
         struct mip_addr ll;
         uint8_t iid[8];
-        our_link_addr(lp, &me);
+        lowpan_our_link_addr(lp, &me);
         (void)mip_lowpan_iid_from_link(&me, iid);
         netif_set_linklocal(nif, iid);
         mip_addr_set6(&ll, nif->addr6[0].addr);

@@ -240,6 +240,12 @@ mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len)
     return mip_mac_send(m, frame, len, m->now);
 }
 
+size_t mip_mac_netif_room(void *mac)
+{
+    const struct mip_mac *m = mac;
+    return m == NULL ? 0u : (size_t)(MIP_MAC_QUEUE - m->q_count);
+}
+
 void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us)
 {
     m->state = MIP_MAC_ST_ACCESS;

@@ -42,6 +42,7 @@ struct air_port {
     struct air *air;
     uint8_t node;
     int refuse_after;        /* frames accepted before transmit fails; -1: never */
+    size_t room;             /* what the driver's room() says */
 };
 
 struct air {
@@ -86,7 +87,12 @@ static mip_status air_transmit(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver air_driver = {air_transmit};
+static size_t air_room(void *ctx)
+{
+    return ((const struct air_port *)ctx)->room;
+}
+
+static const struct mip_netif_driver air_driver = { air_transmit, air_room };
 
 static void sink_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
                       const uint8_t *data, size_t len)
@@ -141,6 +147,7 @@ static struct air *air_new(uint8_t mode, uint8_t frame_max, uint8_t raw_hdr)
         a->port[i].air = a;
         a->port[i].node = (uint8_t)i;
         a->port[i].refuse_after = -1;
+        a->port[i].room = QMAX;
         CHECK_EQ(mip_netif_add_lowpan(a->s[i], c, &air_driver, &a->port[i], &idx), MIP_OK);
         CHECK_EQ(idx, 0);
         snprintf(text, sizeof text, "fd00::ff:fe00:%u", i + 1u);
@@ -203,7 +210,7 @@ static void air_free(struct air *a)
         unsigned k;
         CHECK_EQ(a->s[i]->pool.in_use, 0);
         for (k = 0; k < MIP_LOWPAN_REASS_SLOTS; k++)
-            CHECK(!a->s[i]->lowpan_reass[k].used);
+            CHECK(!a->s[i]->lowpan_reass[k].d.used);
         free(a->s[i]);
     }
     CHECK_EQ(a->oversize, 0);
@@ -557,6 +564,53 @@ static void test_datagram_in_progress_survives_forged_flood(void)
     air_free(a);
 }
 
+static void test_forged_flood_leaves_known_neighbours_their_slots(void)
+{
+    /* A flood of forged FRAG1s from ever new invented link sources, fast
+     * enough to keep every slot young (SLOTS of them every PROTECT / 4).
+     * A neighbour that completed a datagram before is known and takes a
+     * stranger's slot; its datagram completes (it used to find no slot
+     * while the flood lasted). A neighbour never heard before is as
+     * unknown as the invented ones: it waits. */
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f[16], tmpl;
+    unsigned k, i, n, round;
+    uint16_t sa = 0x500;
+    n = capture(a, 600, 70, f, 16);
+    for (i = 0; i < n; i++)
+        air_inject(a, 1, f[i].data, f[i].len);
+    CHECK_EQ(a->sink[1].calls, 1);           /* node 0 is known now */
+    tmpl = f[0];
+    for (round = 0; round < 3u; round++) {
+        n = capture(a, 1000, 71u + round, f, 16);
+        for (i = 0; i < n; i++) {
+            for (k = 0; k < MIP_LOWPAN_REASS_SLOTS; k++)
+                inject_forged_frag1(a, &tmpl, sa++);
+            air_inject(a, 1, f[i].data, f[i].len);
+            air_advance(a, MIP_LOWPAN_REASS_PROTECT_MS / 4u);
+        }
+        CHECK(sink_has(&a->sink[1], 1000, 71u + round));
+    }
+    CHECK_EQ(a->sink[1].calls, 4);
+    CHECK(stat(a, 1, MIP_STAT_drop_lowpan_frag_evicted) >= 3u);
+    /* a stranger's datagram in the same flood finds no slot */
+    node0_readdress(a, 0x77);
+    n = capture(a, 1000, 80, f, 16);
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < MIP_LOWPAN_REASS_SLOTS; k++)
+            inject_forged_frag1(a, &tmpl, sa++);
+        air_inject(a, 1, f[i].data, f[i].len);
+        air_advance(a, MIP_LOWPAN_REASS_PROTECT_MS / 4u);
+    }
+    CHECK_EQ(a->sink[1].calls, 4);
+    CHECK(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot) > 0u);
+    /* the known list holds the most recent completions only */
+    CHECK(a->s[1]->lowpan_known[0].used);
+    CHECK_EQ(a->s[1]->lowpan_known[0].src[1], 1);
+    CHECK(!a->s[1]->lowpan_known[1].used);
+    air_free(a);
+}
+
 static void test_neighbour_at_its_share_waits(void)
 {
     /* A neighbour's older-tag datagram, while its newer one receives, waits
@@ -625,7 +679,7 @@ static void test_missing_fragment_times_out(void)
         if (i != 1)
             air_inject(a, 1, f[i].data, f[i].len);
     CHECK_EQ(a->sink[1].calls, 0);
-    CHECK(a->s[1]->lowpan_reass[0].used);
+    CHECK(a->s[1]->lowpan_reass[0].d.used);
     d = air_advance(a, 0);
     CHECK_EQ(d, MIP_LOWPAN_REASS_TIMEOUT_MS);
     d = air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS - 1u);
@@ -634,7 +688,7 @@ static void test_missing_fragment_times_out(void)
     d = air_advance(a, 1);
     CHECK_EQ(d, MIP_POLL_IDLE);
     CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 1);
-    CHECK(!a->s[1]->lowpan_reass[0].used);
+    CHECK(!a->s[1]->lowpan_reass[0].d.used);
     /* the late fragment alone starts a datagram that times out too */
     air_inject(a, 1, f[1].data, f[1].len);
     CHECK_EQ(a->sink[1].calls, 0);
@@ -681,7 +735,7 @@ static void test_inconsistent_fragments_drop_the_datagram(void)
     g.data[FH + 4] = (uint8_t)(g.data[FH + 4] - 1u);
     air_inject(a, 1, g.data, g.len);
     CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_inconsistent), 1);
-    CHECK(!a->s[1]->lowpan_reass[0].used);
+    CHECK(!a->s[1]->lowpan_reass[0].d.used);
     for (i = 1; i < n; i++)
         air_inject(a, 1, f[i].data, f[i].len);
     CHECK_EQ(a->sink[1].calls, 0);
@@ -695,8 +749,8 @@ static void test_inconsistent_fragments_drop_the_datagram(void)
     g.data[FH + 1] = (uint8_t)(g.data[FH + 1] + 8u);
     air_inject(a, 1, g.data, g.len);
     CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_inconsistent), 2);
-    CHECK(a->s[1]->lowpan_reass[0].used);
-    CHECK_EQ(a->s[1]->lowpan_reass[0].size, 600u + 48u + 8u);
+    CHECK(a->s[1]->lowpan_reass[0].d.used);
+    CHECK_EQ(a->s[1]->lowpan_reass[0].d.size, 600u + 48u + 8u);
     air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS);
     CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 2);
 
@@ -831,6 +885,35 @@ static void test_driver_refusal_stops_fragments(void)
     CHECK_EQ(stat(a, 0, MIP_STAT_drop_tx_driver), 1);
     CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_frag_tx), 2);
     a->nq = 0;
+    air_free(a);
+}
+
+static void test_datagram_sent_whole_or_not_at_all(void)
+{
+    /* A datagram of 9+ fragments against a driver that takes 3 frames: it
+     * used to send 3 and stop, and the receiver held those in a
+     * reassembly slot for nothing. Now nothing goes, the caller hears
+     * NOBUFS, and the same datagram goes whole once there is room. */
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static uint8_t data[1000];
+    unsigned frames = expected_frames(1000u + 48u, 125u, 9u, 9u, 48u);
+    fill(data, sizeof data, 8);
+    a->port[0].room = frames - 1u;
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_ERR_NOBUFS);
+    CHECK_EQ(a->nq, 0);
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_lowpan_queue_full), 1);
+    CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_frag_tx), 0);
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_tx_driver), 0);
+    a->port[0].room = frames;
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_OK);
+    CHECK_EQ(a->nq, frames);
+    air_deliver(a);
+    CHECK(sink_has(&a->sink[1], sizeof data, 8));
+    CHECK_EQ(stat(a, 0, MIP_STAT_drop_lowpan_queue_full), 1);
+    /* a datagram of one frame needs one frame of room */
+    a->port[0].room = 1;
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, 20), MIP_OK);
+    CHECK_EQ(a->nq, 1);
     air_free(a);
 }
 
@@ -1226,6 +1309,8 @@ int main(void)
     RUN(test_linklocal_and_context0_frames);
     RUN(test_underivable_next_hop_dropped);
     RUN(test_driver_refusal_stops_fragments);
+    RUN(test_datagram_sent_whole_or_not_at_all);
+    RUN(test_forged_flood_leaves_known_neighbours_their_slots);
     RUN(test_input_filtering_and_errors);
     RUN(test_raw_ip_header_12);
     RUN(test_raw_ip_header_23);
