@@ -1120,8 +1120,8 @@ static void check_invariants(void)
               r->size);
         CHECK(r->received < r->size, "6LoWPAN record %u with %u of %u bytes still held",
               i, r->received, r->size);
-        CHECK(r->netif < MIP_NETIF_MAX && s->netif[r->netif].ops != NULL,
-              "6LoWPAN record of netif %u", r->netif);
+        CHECK(r->from.netif < MIP_NETIF_MAX && s->netif[r->from.netif].ops != NULL,
+              "6LoWPAN record of netif %u", r->from.netif);
         CHECK(!mip_time_before(s->now, r->last) &&
               !mip_time_before(r->last, r->deadline - MIP_LOWPAN_REASS_TIMEOUT_MS),
               "6LoWPAN record's last fragment outside its lifetime");

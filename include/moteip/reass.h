@@ -80,16 +80,22 @@ struct mip_reass_slot {
  *     source's datagram however recently that one received. A flood of
  *     fragments from invented link sources, which never complete a
  *     datagram, so holds only what the real neighbours leave free. */
+/* A link neighbour: the netif a frame came on and its link source. Bytes
+ * only, so two compare with memcmp. */
+struct mip_lowpan_sender {
+    uint8_t    netif;
+    uint8_t    mode;         /* enum mip_802154_addr_mode */
+    uint8_t    addr[8];      /* short address big-endian in addr[0..2), or extended */
+};
+
 struct mip_lowpan_dgram {
     uint8_t    used;
     uint8_t    abandoned;    /* VRB: the next hop will not get the rest (a full
                                 queue, a refused frame): later fragments are
                                 dropped (drop_lowpan_vrb_abandoned), and the
                                 entry goes to the first new datagram that needs it */
-    uint8_t    netif;
-    uint8_t    src_mode;     /* link source: enum mip_802154_addr_mode */
+    struct mip_lowpan_sender from;
     uint8_t    dst_mode;     /* link destination: broadcast, our short or our extended */
-    uint8_t    src[8];       /* short address big-endian in src[0..2), or extended */
     uint16_t   dst_short;    /* the destination when short (0xFFFF broadcast), else 0 */
     uint16_t   tag;          /* datagram_tag */
     uint16_t   size;         /* datagram_size: uncompressed bytes */
@@ -127,9 +133,7 @@ struct mip_lowpan_vrb {
  * first. */
 struct mip_lowpan_known {
     uint8_t    used;
-    uint8_t    netif;
-    uint8_t    src_mode;
-    uint8_t    src[8];
+    struct mip_lowpan_sender who;
 };
 #endif
 

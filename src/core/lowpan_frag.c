@@ -16,9 +16,7 @@
  * only broadcast, our short and our extended address through, so the
  * destination's mode and short address tell them apart). */
 struct frag_key {
-    uint8_t  netif;
-    uint8_t  src_mode;
-    uint8_t  src[8];
+    struct mip_lowpan_sender from;
     uint8_t  dst_mode;
     uint16_t dst_short;
 };
@@ -26,12 +24,12 @@ struct frag_key {
 static void frag_key_of(uint8_t netif, const struct mip_802154_hdr *h, struct frag_key *k)
 {
     memset(k, 0, sizeof(*k));
-    k->netif = netif;
-    k->src_mode = h->src.mode;
+    k->from.netif = netif;
+    k->from.mode = h->src.mode;
     if (h->src.mode == MIP_802154_ADDR_SHORT)
-        mip_wr16(k->src, h->src.short_addr);
+        mip_wr16(k->from.addr, h->src.short_addr);
     else if (h->src.mode == MIP_802154_ADDR_EXT)
-        memcpy(k->src, h->src.ext, 8);
+        memcpy(k->from.addr, h->src.ext, 8);
     k->dst_mode = h->dst.mode;
     k->dst_short = h->dst.mode == MIP_802154_ADDR_SHORT ? h->dst.short_addr : 0u;
 }
@@ -52,49 +50,36 @@ static struct mip_lowpan_dgram *dgram_at(const struct dgram_table *t, unsigned i
     return (struct mip_lowpan_dgram *)(void *)(t->base + (size_t)i * t->stride);
 }
 
-static bool sender_is(const struct mip_lowpan_dgram *r, uint8_t netif, uint8_t mode,
-                      const uint8_t src[8])
-{
-    return r->netif == netif && r->src_mode == mode && memcmp(r->src, src, 8) == 0;
-}
-
 static bool same_sender(const struct mip_lowpan_dgram *r, const struct frag_key *k)
 {
-    return r->used && sender_is(r, k->netif, k->src_mode, k->src);
+    return r->used && memcmp(&r->from, &k->from, sizeof(r->from)) == 0;
 }
 
-static bool is_known(const struct mip_stack *s, uint8_t netif, uint8_t mode, const uint8_t src[8])
+/* The index of `who` in the known list, or MIP_LOWPAN_KNOWN_MAX. */
+static unsigned known_at(const struct mip_stack *s, const struct mip_lowpan_sender *who)
 {
     unsigned i;
-    for (i = 0; i < MIP_LOWPAN_KNOWN_MAX; i++) {
-        const struct mip_lowpan_known *e = &s->lowpan_known[i];
-        if (e->used && e->netif == netif && e->src_mode == mode && memcmp(e->src, src, 8) == 0)
-            return true;
-    }
-    return false;
+    for (i = 0; i < MIP_LOWPAN_KNOWN_MAX; i++)
+        if (s->lowpan_known[i].used && memcmp(&s->lowpan_known[i].who, who, sizeof(*who)) == 0)
+            break;
+    return i;
+}
+
+static bool is_known(const struct mip_stack *s, const struct mip_lowpan_sender *who)
+{
+    return known_at(s, who) < MIP_LOWPAN_KNOWN_MAX;
 }
 
 /* The datagram in d completed here: its sender goes to the front of the
  * known list (the last entry falls off when it is full). */
 static void known_add(struct mip_stack *s, const struct mip_lowpan_dgram *d)
 {
-    struct mip_lowpan_known e;
-    unsigned i, at = MIP_LOWPAN_KNOWN_MAX - 1u;
-    for (i = 0; i < MIP_LOWPAN_KNOWN_MAX; i++) {
-        const struct mip_lowpan_known *k = &s->lowpan_known[i];
-        if (!k->used || (k->netif == d->netif && k->src_mode == d->src_mode &&
-                         memcmp(k->src, d->src, 8) == 0)) {
-            at = i;
-            break;
-        }
-    }
-    memset(&e, 0, sizeof(e));
-    e.used = 1;
-    e.netif = d->netif;
-    e.src_mode = d->src_mode;
-    memcpy(e.src, d->src, 8);
-    memmove(&s->lowpan_known[1], &s->lowpan_known[0], at * sizeof(e));
-    s->lowpan_known[0] = e;
+    unsigned at = known_at(s, &d->from);
+    if (at == MIP_LOWPAN_KNOWN_MAX)
+        at--;
+    memmove(&s->lowpan_known[1], &s->lowpan_known[0], at * sizeof(s->lowpan_known[0]));
+    s->lowpan_known[0].used = 1;
+    s->lowpan_known[0].who = d->from;
 }
 
 /* RFC 4944 s.5.3: a datagram is known by its link source, link
@@ -144,7 +129,7 @@ static struct mip_lowpan_dgram *dgram_for(struct mip_stack *s, const struct dgra
         }
         if (any == NULL || mip_time_before(r->last, any->last))
             any = r;
-        if (!in_delivery(r) && !is_known(s, r->netif, r->src_mode, r->src) &&
+        if (!in_delivery(r) && !is_known(s, &r->from) &&
             (stranger == NULL || mip_time_before(r->last, stranger->last)))
             stranger = r;
     }
@@ -165,7 +150,7 @@ static struct mip_lowpan_dgram *dgram_for(struct mip_stack *s, const struct dgra
         mip_stat_inc(&s->stats, t->evicted);
         return victim;
     }
-    if (mine < t->per_src && stranger != NULL && is_known(s, k->netif, k->src_mode, k->src)) {
+    if (mine < t->per_src && stranger != NULL && is_known(s, &k->from)) {
         mip_stat_inc(&s->stats, t->evicted);
         return stranger;
     }
@@ -178,9 +163,7 @@ static void dgram_init(struct mip_stack *s, struct mip_lowpan_dgram *r, const st
 {
     memset(r, 0, sizeof(*r));
     r->used = 1;
-    r->netif = k->netif;
-    r->src_mode = k->src_mode;
-    memcpy(r->src, k->src, 8);
+    r->from = k->from;
     r->dst_mode = k->dst_mode;
     r->dst_short = k->dst_short;
     r->tag = f->tag;

@@ -606,7 +606,7 @@ static void test_forged_flood_leaves_known_neighbours_their_slots(void)
     CHECK(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot) > 0u);
     /* the known list holds the most recent completions only */
     CHECK(a->s[1]->lowpan_known[0].used);
-    CHECK_EQ(a->s[1]->lowpan_known[0].src[1], 1);
+    CHECK_EQ(a->s[1]->lowpan_known[0].who.addr[1], 1);
     CHECK(!a->s[1]->lowpan_known[1].used);
     air_free(a);
 }
