@@ -97,7 +97,7 @@ static mip_status drv_tx(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver drv = { drv_tx, NULL };
+static const struct mip_netif_driver drv = { drv_tx, NULL, NULL };
 
 static void text(void *ctx, const struct mip_coap_request *req, struct mip_coap_response *r)
 {

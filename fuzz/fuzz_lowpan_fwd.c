@@ -184,7 +184,7 @@ static size_t drv_room(void *ctx)
     return H.no_room ? 0u : 64u;
 }
 
-static const struct mip_netif_driver drv = { drv_transmit, drv_room };
+static const struct mip_netif_driver drv = { drv_transmit, drv_room, NULL };
 
 static void sink(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
                  const uint8_t *data, size_t len)

@@ -433,7 +433,7 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver drv = { drv_transmit, NULL };
+static const struct mip_netif_driver drv = { drv_transmit, NULL, NULL };
 
 /* --- the application ---------------------------------------------------------- */
 

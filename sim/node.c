@@ -119,6 +119,18 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
     return mip_mac_send(&nd->mac, frame, len, (mip_utime_t)nd->sim->now_us);
 }
 
+static mip_status drv_transmit_gap(void *ctx, const uint8_t *frame, size_t len, uint16_t gap_us)
+{
+    struct sim_node *nd = ctx;
+    return mip_mac_send_gap(&nd->mac, frame, len, gap_us, (mip_utime_t)nd->sim->now_us);
+}
+
+static size_t drv_room(void *ctx)
+{
+    struct sim_node *nd = ctx;
+    return mip_mac_netif_room(&nd->mac);
+}
+
 void sim_node_schedule(struct sim *sim, struct sim_node *nd)
 {
     uint32_t d, md;
@@ -198,8 +210,12 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
     lcfg.ack_request = sc->link_acks;
     lcfg.has_context0 = true;
+    lcfg.frag_mode = sc->frag_mode;
+    lcfg.frag_gap_us = sc->frag_gap_us;
     lcfg.ctx0_prefix[0] = 0xfd;
     nd->drv.transmit = drv_transmit;
+    nd->drv.room = drv_room;
+    nd->drv.transmit_gap = drv_transmit_gap;
     st = mip_netif_add_lowpan(&nd->stack, &lcfg, &nd->drv, nd, &nd->netif);
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: lowpan netif: %s", id, mip_status_name(st));

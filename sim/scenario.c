@@ -533,7 +533,7 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     static const char *const kinds[] = { "csma_ca", "csma", "nullmac", NULL };
     static const char *const keys[] = { "type", "min_be", "max_be", "max_backoffs", "max_retries",
                                         "retry_delay_max_us", "min_periods", "max_periods",
-                                        "link_acks", "rdc", "nodes", NULL };
+                                        "link_acks", "retry_on_busy", "rdc", "nodes", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
     uint8_t kind = sc->mac.kind;
@@ -551,6 +551,8 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     GET_INT_INTO(l, o, "retry_delay_max_us", sc->mac.retry_delay_max_us, 0, 10000000);
     GET_INT_INTO(l, o, "min_periods", sc->mac.csma_min_periods, 0, 255);
     GET_INT_INTO(l, o, "max_periods", sc->mac.csma_max_periods, 0, 255);
+    if (!get_bool(l, o, "retry_on_busy", &sc->mac.retry_on_busy))
+        return false;
     if (sc->mac.min_be > sc->mac.max_be)
         return fail(l, sj_get(o, "min_be"), "min_be <= max_be");
     if (sc->mac.csma_min_periods > sc->mac.csma_max_periods)
@@ -630,15 +632,23 @@ static bool load_link(struct ld *l, const struct sj_value *root)
 {
     static const char *const modes[] = { "iphc", "raw", NULL };
     static const char *const ips[] = { "ipv6", "ipv4", NULL };
-    static const char *const keys[] = { "mode", "ip", "header_bytes", "frame_max", NULL };
+    static const char *const frags[] = { "reassemble", "forward", NULL };
+    static const char *const keys[] = { "mode", "ip", "header_bytes", "frame_max", "fragments",
+                                        "frag_gap_us", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
     uint8_t ip = 0;
     if (!get_obj(l, root, "link", &o, false) || o == NULL)
         return !l->failed;
     if (!only_keys(l, o, keys) || !get_enum(l, o, "mode", modes, &sc->link_mode, false) ||
-        !get_enum(l, o, "ip", ips, &ip, false))
+        !get_enum(l, o, "ip", ips, &ip, false) ||
+        !get_enum(l, o, "fragments", frags, &sc->frag_mode, false))
         return false;
+    GET_INT_INTO(l, o, "frag_gap_us", sc->frag_gap_us, 0, 65535);
+    if (sc->frag_gap_us != 0u && sc->frag_mode != MIP_LOWPAN_FRAG_FORWARD)
+        return fail(l, sj_get(o, "frag_gap_us"), "0 unless fragments is \"forward\"");
+    if (sc->frag_mode != MIP_LOWPAN_FRAG_REASSEMBLE && sc->link_mode != MIP_LOWPAN_IPHC)
+        return fail(l, sj_get(o, "fragments"), "\"reassemble\" with mode \"raw\" (no 6LoWPAN fragments)");
     sc->ipv4 = ip == 1;
     GET_INT_INTO(l, o, "header_bytes", sc->link_hdr_bytes, 12, 64);
     GET_INT_INTO(l, o, "frame_max", sc->frame_max, 32, MIP_RADIO_FRAME_MAX + 2);

@@ -138,6 +138,8 @@ struct sim_scenario {
     struct mip_rdc_config *node_rdc;    /* n_nodes RDC configs when mac.nodes
                                            overrides any, else NULL: mac.rdc */
     uint8_t  link_mode;         /* enum mip_lowpan_mode */
+    uint8_t  frag_mode;         /* enum mip_lowpan_frag_mode */
+    uint16_t frag_gap_us;       /* FORWARD: gap before each fragment */
     bool     ipv4;              /* RAW_IP carrying IPv4 (else IPv6) */
     uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
     uint8_t  frame_max;         /* MPDU incl. FCS */

@@ -154,6 +154,8 @@ struct mip_mac_callbacks {
 struct mip_mac_qframe {
     uint8_t len;
     uint8_t data[MIP_MAC_FRAME_MAX];
+    uint16_t gap_us;            /* no channel access before this long after
+                                   the previous frame's outcome (mip_mac_send_gap) */
 };
 
 struct mip_mac_dup {
@@ -183,6 +185,7 @@ struct mip_mac {
     mip_utime_t ack_due;
     mip_utime_t deadline;       /* end of the access step or of the ACK wait */
     mip_utime_t now;            /* latest time any call carried */
+    mip_utime_t last_done;      /* when the latest frame's outcome came */
     /* radio duty cycling (src/mac/mac_rdc.h) */
     const struct mip_rdc_ops *rdc_ops;  /* cfg.rdc.kind's table */
     bool     radio_on;          /* the receiver as last switched by the engine */
@@ -228,6 +231,13 @@ enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg);
  * The frame is copied. Call mip_mac_poll() afterwards to start it. May be
  * called from the MAC's callbacks. */
 mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now);
+/* The same, for a frame whose channel access may not begin before gap_us
+ * after the previous frame's outcome (RFC 8930 s.5: an inter-frame gap
+ * between fragments, so that a fragment moves beyond the next hop and its
+ * interference range before the next one shows up). The frames behind it
+ * wait too (the queue is a FIFO). */
+mip_status mip_mac_send_gap(struct mip_mac *m, const uint8_t *frame, size_t len,
+                            uint16_t gap_us, mip_utime_t now);
 
 /* From the radio: a frame with a good FCS arrived (no FCS in len); `now` is
  * the end of the frame (an ACK goes out turnaround_us later). */
@@ -253,6 +263,9 @@ uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
 mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len);
 /* The room function of that driver (netif.h): frames the queue takes now. */
 size_t mip_mac_netif_room(void *mac);
+/* Its transmit_gap function: mip_mac_send_gap at the MAC's latest `now`. */
+mip_status mip_mac_netif_transmit_gap(void *mac, const uint8_t *frame, size_t len,
+                                      uint16_t gap_us);
 
 uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which);
 const char *mip_mac_stat_name(enum mip_mac_stat which);  /* NULL out of range */

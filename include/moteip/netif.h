@@ -40,6 +40,10 @@ struct mip_netif_driver {
      * "try again"), so a full queue never sends half a datagram that the
      * next hop would hold in a reassembly slot in vain. */
     size_t (*room)(void *ctx);
+    /* Optional (NULL: transmit() without a gap): transmit() of a frame whose
+     * channel access waits gap_us after the previous frame's outcome; the
+     * radio netif paces fragments with it (frag_gap_us below). */
+    mip_status (*transmit_gap)(void *ctx, const uint8_t *frame, size_t len, uint16_t gap_us);
 };
 
 /* An adaptation layer's functions (internal to src/core). */
@@ -80,6 +84,7 @@ struct mip_netif_lowpan {
     uint16_t short_addr;
     uint16_t next_tag;           /* datagram_tag of the next fragmented datagram */
     uint8_t  frag_mode;          /* enum mip_lowpan_frag_mode */
+    uint16_t frag_gap_us;
     uint8_t  ext_addr[8];
     uint8_t  ctx0_prefix[8];
 };
@@ -192,10 +197,24 @@ mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t 
  *                               a destination of ours, multicast, link-local
  *                               or martian addresses, hop limit 1, no route,
  *                               a next hop not on a 6LoWPAN IPHC netif, a
- *                               forward hook (relays see whole datagrams),
- *                               and a FRAGN that arrives before its FRAG1.
+ *                               forward hook (relays see whole datagrams).
+ *                               A FRAGN that finds no state (no entry, no
+ *                               slot) lost its FRAG1, which RFC 8930 has
+ *                               sent first: it is dropped
+ *                               (drop_lowpan_frag_no_first), also where
+ *                               this node is the destination.
  *                               The mode of the netif a fragment arrives on
  *                               decides. Needs MIP_LOWPAN_VRB_SLOTS > 0.
+ *                               RFC 8930 s.5 asks for a gap between the
+ *                               fragments of a datagram, so that one moves
+ *                               beyond the next hop and its interference
+ *                               before the next comes (the hidden terminal
+ *                               of a pipeline): with frag_gap_us, each
+ *                               fragment this netif sends or forwards waits
+ *                               that long after the driver's previous frame
+ *                               (transmit_gap), the next datagram's first
+ *                               fragment too (it meets the previous one's
+ *                               last just the same).
  *
  * Stack use: input of an unfragmented IPHC frame rebuilds the datagram in a
  * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes; output builds frames in
@@ -222,6 +241,8 @@ struct mip_lowpan_config {
     bool     has_context0;       /* IPHC context 0 = ctx0_prefix/64 */
     uint8_t  ctx0_prefix[8];
     uint8_t  frag_mode;          /* IPHC: enum mip_lowpan_frag_mode (0: reassemble) */
+    uint16_t frag_gap_us;        /* FORWARD: the gap before each fragment sent or
+                                    forwarded (driver transmit_gap), 0: none */
 };
 
 /* Adds a radio netif; *index gets its number (index may be NULL). INVALID

@@ -86,6 +86,7 @@
     X(drop_lowpan_frag_timeout) /* incomplete when its timer ran out */   \
     X(drop_lowpan_frag_superseded) /* its sender moved on to a new datagram */ \
     X(drop_lowpan_queue_full)   /* the driver lacked room for all of a datagram's frames */ \
+    X(drop_lowpan_frag_no_first)/* FORWARD mode: a later fragment without state (RFC 8930) */ \
     X(drop_lowpan_vrb_no_slot)  /* fragment forwarding: all VRB entries busy */ \
     X(drop_lowpan_vrb_src_limit)/* its link source holds its VRB share, all busy */ \
     X(drop_lowpan_vrb_evicted)  /* idle, its VRB entry went to a new datagram */ \

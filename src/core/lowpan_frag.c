@@ -508,12 +508,17 @@ static bool vrb_input(struct mip_stack *s, struct mip_netif *nif, const struct f
         vrb_forward(s, (struct mip_lowpan_vrb *)(void *)d, f, pc);
         return true;
     }
-    /* A FRAGN with no entry came before its FRAG1 (or the FRAG1 was lost):
-     * reassembly keeps it, and a FRAG1 that finds its later fragments
-     * there joins them. */
-    if (!f->first || dgram_find(reass_table(s, &rt), k, f->tag) != NULL)
-        return false;
-    return vrb_start(s, nif, k, f, pc);
+    if (dgram_find(reass_table(s, &rt), k, f->tag) != NULL)
+        return false;     /* a datagram being reassembled here */
+    if (f->first)
+        return vrb_start(s, nif, k, f, pc);
+    if (nif->lowpan.frag_mode != MIP_LOWPAN_FRAG_FORWARD)
+        return false;     /* RFC 4944: any fragment may start a datagram */
+    /* RFC 8930 s.5: the first fragment is always sent first, so a later
+     * one without state lost its first: it is dropped, and creates no
+     * state (a flood of forged ones holds nothing). */
+    STAT(s, drop_lowpan_frag_no_first);
+    return true;
 }
 #endif /* MIP_LOWPAN_VRB_SLOTS */
 

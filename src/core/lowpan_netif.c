@@ -132,7 +132,12 @@ size_t lowpan_room(const struct mip_netif *nif)
 mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
                              size_t len, bool fragment)
 {
-    mip_status st = nif->drv->transmit(nif->drv_ctx, frame, len);
+    const struct mip_netif_lowpan *lp = &nif->lowpan;
+    mip_status st;
+    if (fragment && lp->frag_gap_us != 0u && nif->drv->transmit_gap != NULL)
+        st = nif->drv->transmit_gap(nif->drv_ctx, frame, len, lp->frag_gap_us);
+    else
+        st = nif->drv->transmit(nif->drv_ctx, frame, len);
     if (st != MIP_OK) {
         STAT(s, drop_tx_driver);
         return st;
@@ -541,6 +546,7 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
     lp->ack_request = cfg->ack_request;
     lp->has_context0 = cfg->has_context0;
     lp->frag_mode = cfg->mode == MIP_LOWPAN_IPHC ? cfg->frag_mode : 0u;
+    lp->frag_gap_us = lp->frag_mode == MIP_LOWPAN_FRAG_FORWARD ? cfg->frag_gap_us : 0u;
     lp->pan_id = cfg->pan_id;
     lp->short_addr = cfg->short_addr;
     memcpy(lp->ext_addr, cfg->ext_addr, 8);

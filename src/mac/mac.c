@@ -185,6 +185,7 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
      * node is not taken for a duplicate of its former self. */
     m->next_seq = (uint8_t)mip_rng_next(&m->rng);
     m->now = now;
+    m->last_done = now - 0x10000u;   /* longer ago than any gap */
     m->state = MIP_MAC_ST_IDLE;
     m->rdc_ops = mac_rdcs[cfg->rdc.kind]();
     rdc(m)->init(m);
@@ -211,6 +212,12 @@ static bool is_unicast(const struct mip_802154_hdr *h)
 
 mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now)
 {
+    return mip_mac_send_gap(m, frame, len, 0, now);
+}
+
+mip_status mip_mac_send_gap(struct mip_mac *m, const uint8_t *frame, size_t len,
+                            uint16_t gap_us, mip_utime_t now)
+{
     struct mip_802154_hdr h;
     struct mip_mac_qframe *q;
     size_t hl;
@@ -226,6 +233,7 @@ mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip
     q = &m->q[(m->q_head + m->q_count) % MIP_MAC_QUEUE];
     memcpy(q->data, frame, len);
     q->len = (uint8_t)len;
+    q->gap_us = gap_us;
     q->data[2] = m->next_seq++;
     m->q_count++;
     count(m, MIP_MAC_STAT_tx_frames);
@@ -238,6 +246,15 @@ mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len)
     if (m == NULL)
         return MIP_ERR_INVALID;
     return mip_mac_send(m, frame, len, m->now);
+}
+
+mip_status mip_mac_netif_transmit_gap(void *mac, const uint8_t *frame, size_t len,
+                                      uint16_t gap_us)
+{
+    struct mip_mac *m = mac;
+    if (m == NULL)
+        return MIP_ERR_INVALID;
+    return mip_mac_send_gap(m, frame, len, gap_us, m->now);
 }
 
 size_t mip_mac_netif_room(void *mac)
@@ -362,6 +379,7 @@ void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
     m->q_head = (uint8_t)((m->q_head + 1u) % MIP_MAC_QUEUE);
     m->q_count--;
     m->retries = 0;
+    m->last_done = m->now;
 }
 
 /* --- receiving ----------------------------------------------------------- */
@@ -529,6 +547,15 @@ static bool frame_wants_ack(const struct mip_mac_qframe *q)
            is_unicast(&h);
 }
 
+/* How long the head frame still waits for its gap after the previous
+ * outcome. Unsigned elapsed time: after an idle time longer than the
+ * clock's wrap a frame waits at most its gap, never the wrap. */
+static uint32_t gap_left(const struct mip_mac *m)
+{
+    uint32_t gone = (uint32_t)(m->now - m->last_done), gap = m->q[m->q_head].gap_us;
+    return gone < gap ? gap - gone : 0u;
+}
+
 /* One thing that is due; false when nothing is. ACKs go first: when one is
  * due at the instant our own frame would start, the radio sends the ACK
  * and the frame waits (a radio cannot send both). */
@@ -547,7 +574,7 @@ static bool run_one(struct mip_mac *m)
 #endif
     switch (m->state) {
     case MIP_MAC_ST_IDLE:
-        if (m->q_count == 0u)
+        if (m->q_count == 0u || gap_left(m) != 0u)
             return false;
         m->retries = 0;
         m->ack_wanted = frame_wants_ack(head(m));
@@ -599,8 +626,11 @@ static uint32_t next_delay(const struct mip_mac *m)
 #endif
     switch (m->state) {
     case MIP_MAC_ST_IDLE:
-        if (m->q_count != 0u)
-            d = 0;
+        if (m->q_count != 0u) {
+            x = gap_left(m);
+            if (x < d)
+                d = x;
+        }
         break;
     case MIP_MAC_ST_ACCESS:
     case MIP_MAC_ST_ACK_WAIT:

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-const struct mip_netif_driver mip_tap_driver = { mip_tap_transmit, NULL };
+const struct mip_netif_driver mip_tap_driver = { mip_tap_transmit, NULL, NULL };
 
 /* Brings the interface up if it is down (needs CAP_NET_ADMIN, which
  * TUNSETIFF needed too). */

@@ -714,7 +714,7 @@ static mip_status link_transmit(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver impaired_driver = { link_transmit, NULL };
+static const struct mip_netif_driver impaired_driver = { link_transmit, NULL, NULL };
 
 /* --- the TCP client test (--tcp-client) ------------------------------------ */
 

@@ -47,7 +47,7 @@ static mip_status cap_transmit(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver cap_driver = { cap_transmit, NULL };
+static const struct mip_netif_driver cap_driver = { cap_transmit, NULL, NULL };
 
 struct fixture {
     struct mip_stack stack;

@@ -58,7 +58,7 @@ static mip_status fixture_transmit(void *ctx, const uint8_t *frame, size_t len)
     return p->reply;
 }
 
-static const struct mip_netif_driver fixture_driver = { fixture_transmit, NULL };
+static const struct mip_netif_driver fixture_driver = { fixture_transmit, NULL, NULL };
 
 static inline void fixture_clear(struct fixture *f) { f->ntx = 0; }
 

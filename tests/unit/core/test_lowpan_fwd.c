@@ -29,6 +29,7 @@
 
 struct frame {
     uint8_t  from;
+    uint16_t gap;            /* what transmit_gap asked for (0: transmit) */
     uint16_t len;
     uint8_t  data[MIP_RADIO_FRAME_MAX];
 };
@@ -55,7 +56,7 @@ struct chain {
     mip_time_t now;
 };
 
-static mip_status chain_tx(void *ctx, const uint8_t *frame, size_t len)
+static mip_status chain_tx_gap(void *ctx, const uint8_t *frame, size_t len, uint16_t gap)
 {
     struct port *p = ctx;
     struct chain *c = p->c;
@@ -65,6 +66,7 @@ static mip_status chain_tx(void *ctx, const uint8_t *frame, size_t len)
     }
     if (c->nq < QMAX) {
         c->q[c->nq].from = p->node;
+        c->q[c->nq].gap = gap;
         c->q[c->nq].len = (uint16_t)len;
         memcpy(c->q[c->nq].data, frame, len);
         c->nq++;
@@ -72,12 +74,17 @@ static mip_status chain_tx(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
+static mip_status chain_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+    return chain_tx_gap(ctx, frame, len, 0);
+}
+
 static size_t chain_room(void *ctx)
 {
     return ((const struct port *)ctx)->room;
 }
 
-static const struct mip_netif_driver chain_driver = { chain_tx, chain_room };
+static const struct mip_netif_driver chain_driver = { chain_tx, chain_room, chain_tx_gap };
 
 static void sink(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
                  const uint8_t *data, size_t len)
@@ -266,6 +273,17 @@ static uint8_t hop_limit_of(const struct chain *c, unsigned node, const struct f
     return buf[7];
 }
 
+/* A copy of `tmpl` (a FRAG1 or FRAGN of node 0) as if sent by the invented
+ * link source `sa`, under a tag of its own. */
+static void inject_as(struct chain *c, unsigned to, const struct frame *tmpl, uint16_t sa)
+{
+    struct frame g = *tmpl;
+    g.data[MHR_SRC] = (uint8_t)sa;
+    g.data[MHR_SRC + 1u] = (uint8_t)(sa >> 8);
+    mip_wr16(g.data + FH + 2u, (uint16_t)(sa * 7u));
+    inject(c, to, &g);
+}
+
 static void test_datagram_crosses_three_hops_both_ways(void)
 {
     /* A 1000-byte UDP datagram, 0 -> 3. Reassembling forwarders send
@@ -350,71 +368,76 @@ static void test_first_fragment_split_when_its_header_grows(void)
 
 static void test_fragments_out_of_order(void)
 {
-    /* FRAGNs before their FRAG1 at a forwarder: reassembly keeps them,
-     * the FRAG1 joins them, and the whole datagram goes on the normal
-     * way. After the FRAG1, FRAGNs in any order go on one by one and the
-     * end point reassembles them. */
+    /* RFC 8930 s.5: the first fragment goes first, so FRAGNs before their
+     * FRAG1 have lost it: dropped without state (in reassembly mode they
+     * would start a datagram), and the FRAG1 that comes after them goes
+     * on alone, its datagram incomplete at the end point. After the FRAG1,
+     * FRAGNs in any order go on one by one and the end point reassembles
+     * them. */
     struct chain *c = chain_new(3, MIP_LOWPAN_FRAG_FORWARD, 127);
     static struct frame f[16];
-    unsigned n, i;
+    unsigned n, i, k;
     send(c, 0, 2, 900, 3);
     n = take(c, f, 16);
     CHECK(n >= 8u);
     for (i = n; i-- > 0;)
         inject(c, 1, &f[i]);
+    CHECK_EQ(stat(c, 1, MIP_STAT_drop_lowpan_frag_no_first), n - 1u);
+    for (k = 0; k < MIP_LOWPAN_REASS_SLOTS; k++)
+        CHECK(!c->s[1]->lowpan_reass[k].d.used);
     run(c);
-    CHECK(got(c, 2, 900, 3));
-    CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_reassembled), 1);
-    CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_vrb_completed), 0);
+    CHECK_EQ(c->got[2], 0);
+    CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_reassembled), 0);
+    CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_frag_forwarded), 1);
+    advance(c, MIP_LOWPAN_REASS_TIMEOUT_MS);
+    CHECK_EQ(stat(c, 2, MIP_STAT_drop_lowpan_frag_timeout), 1);
 
     send(c, 0, 2, 900, 4);
     n = take(c, f, 16);
     inject(c, 1, &f[0]);
     for (i = n; i-- > 1;)
         inject(c, 1, &f[i]);
-    CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_frag_forwarded), n);
+    CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_frag_forwarded), 1u + n);
     run(c);
     CHECK(got(c, 2, 900, 4));
     CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_vrb_completed), 1);
-    CHECK_EQ(c->got[2], 2);
+    CHECK_EQ(c->got[2], 1);
     chain_free(c);
 }
 
 static void test_lost_first_fragment(void)
 {
-    /* The FRAG1 never reaches the forwarder: its FRAGNs wait in a
-     * reassembly slot and nothing goes on; the sender's next datagram
-     * is forwarded at once and the stale one gives way (superseded by
-     * the newer tag, or timed out). */
+    /* The FRAG1 never reaches the forwarder: its FRAGNs are dropped,
+     * nothing goes on and no slot or entry is held; the sender's next
+     * datagram is forwarded at once. The same where the lost FRAG1's
+     * datagram ends (node 1 as destination). Forged FRAGNs from invented
+     * sources cost nothing either. */
     struct chain *c = chain_new(3, MIP_LOWPAN_FRAG_FORWARD, 127);
     static struct frame f[16];
-    unsigned n, i, k;
-    for (k = 0; k < MIP_LOWPAN_REASS_SLOTS + 1u; k++) {
-        send(c, 0, 2, 600, 10u + k);
-        n = take(c, f, 16);
-        for (i = 1; i < n; i++)
-            inject(c, 1, &f[i]);
-        CHECK_EQ(c->nq, 0);
+    unsigned n, i, k, dst, dropped = 0;
+    for (dst = 1; dst <= 2; dst++) {
+        for (k = 0; k < MIP_LOWPAN_REASS_SLOTS + 1u; k++) {
+            send(c, 0, dst, 600, 10u + k);
+            n = take(c, f, 16);
+            for (i = 1; i < n; i++)
+                inject(c, 1, &f[i]);
+            dropped += n - 1u;
+            for (i = 0; i < 50u; i++)
+                inject_as(c, 1, &f[1], (uint16_t)(0x600u + i));
+            dropped += 50u;
+            CHECK_EQ(c->nq, 0);
+        }
+        send(c, 0, dst, 600, 20);
+        run(c);
+        CHECK(got(c, dst, 600, 20));
+        CHECK_EQ(c->got[dst], 1);
     }
-    send(c, 0, 2, 600, 20);
-    run(c);
-    CHECK(got(c, 2, 600, 20));
-    CHECK_EQ(c->got[2], 1);
+    CHECK_EQ(stat(c, 1, MIP_STAT_drop_lowpan_frag_no_first), dropped);
     CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_vrb_completed), 1);
+    CHECK_EQ(stat(c, 1, MIP_STAT_lowpan_reassembled), 1);
     CHECK_EQ(stat(c, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
-    CHECK(stat(c, 1, MIP_STAT_drop_lowpan_frag_superseded) >= 1u);
+    CHECK_EQ(stat(c, 1, MIP_STAT_drop_lowpan_frag_superseded), 0);
     chain_free(c);
-}
-
-/* A copy of `tmpl` (a FRAG1 or FRAGN of node 0) as if sent by the invented
- * link source `sa`, under a tag of its own. */
-static void inject_as(struct chain *c, unsigned to, const struct frame *tmpl, uint16_t sa)
-{
-    struct frame g = *tmpl;
-    g.data[MHR_SRC] = (uint8_t)sa;
-    g.data[MHR_SRC + 1u] = (uint8_t)(sa >> 8);
-    mip_wr16(g.data + FH + 2u, (uint16_t)(sa * 7u));
-    inject(c, to, &g);
 }
 
 static void test_vrb_full_keeps_datagrams_in_progress(void)
@@ -578,6 +601,58 @@ static void test_entries_time_out(void)
     chain_free(c);
 }
 
+static void test_fragments_paced_in_forward_mode(void)
+{
+    /* frag_gap_us: in FORWARD mode every fragment the node sends or
+     * forwards goes through transmit_gap with the gap; a frame that is no
+     * fragment does not; in REASSEMBLE mode the gap is not used. */
+    static const struct { uint8_t mode; uint16_t want; } rows[] = {
+        { MIP_LOWPAN_FRAG_FORWARD, 7000 },
+        { MIP_LOWPAN_FRAG_REASSEMBLE, 0 },
+    };
+    unsigned r, i;
+    for (r = 0; r < 2; r++) {
+        struct chain *c = chain_new(3, rows[r].mode, 127);
+        static struct frame f[16];
+        unsigned n, bad = 0;
+        for (i = 0; i < 3; i++) {
+            uint8_t idx;
+            struct mip_addr a = node_addr(i);
+            c->cfg[i].frag_gap_us = 7000;
+            mip_stack_init(c->s[i], NULL, c->now);
+            c->s[i]->forwarding = true;
+            CHECK_EQ(mip_netif_add_lowpan(c->s[i], &c->cfg[i], &chain_driver, &c->port[i], &idx),
+                     MIP_OK);
+            CHECK_EQ(mip_netif_add_addr(c->s[i], 0, &a, 64), MIP_OK);
+            CHECK_EQ(mip_udp_bind(c->s[i], PORT, sink, &c->port[i]), MIP_OK);
+        }
+        {
+            struct mip_addr d = node_addr(2), gw = node_addr(1);
+            CHECK_EQ(mip_route_add(c->s[0], &d, 128, &gw, 0), MIP_OK);
+        }
+        send(c, 0, 2, 900, 80);
+        n = take(c, f, 16);
+        CHECK(n >= 8u);
+        for (i = 0; i < n; i++) {
+            if (f[i].gap != rows[r].want)
+                bad++;
+            inject(c, 1, &f[i]);
+        }
+        for (i = c->head; i < c->nq; i++)
+            if (c->q[i].gap != rows[r].want)
+                bad++;
+        CHECK_EQ(bad, 0);
+        CHECK(c->nq >= n);
+        run(c);
+        CHECK(got(c, 2, 900, 80));
+        send(c, 0, 2, 20, 81);
+        CHECK_EQ(c->nq, 1);
+        CHECK_EQ(c->q[0].gap, 0);
+        run(c);
+        chain_free(c);
+    }
+}
+
 static void test_config(void)
 {
     struct mip_stack s;
@@ -608,6 +683,7 @@ int main(void)
     RUN(test_full_queue_mid_datagram_abandons_it);
     RUN(test_other_cases_are_reassembled);
     RUN(test_entries_time_out);
+    RUN(test_fragments_paced_in_forward_mode);
 #endif
     return TESTING_DONE();
 }

@@ -92,7 +92,7 @@ static size_t air_room(void *ctx)
     return ((const struct air_port *)ctx)->room;
 }
 
-static const struct mip_netif_driver air_driver = { air_transmit, air_room };
+static const struct mip_netif_driver air_driver = { air_transmit, air_room, NULL };
 
 static void sink_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
                       const uint8_t *data, size_t len)

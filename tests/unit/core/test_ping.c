@@ -46,7 +46,7 @@ static mip_status link_transmit(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver link_driver = { link_transmit, NULL };
+static const struct mip_netif_driver link_driver = { link_transmit, NULL, NULL };
 
 static void net_init(struct net *w)
 {

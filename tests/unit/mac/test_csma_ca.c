@@ -173,6 +173,55 @@ static void test_retry_on_busy(void)
     }
 }
 
+static void test_gap_after_previous_outcome(void)
+{
+    /* mip_mac_send_gap: a frame's channel access waits its gap after the
+     * previous frame's outcome; a frame behind it in the queue waits with
+     * it; a gap that has passed already costs nothing; gap 0 is
+     * mip_mac_send. Broadcasts: the outcome is the end of the frame. */
+    static const struct { uint16_t gap1, gap2; bool wait_before_second; } rows[] = {
+        { 0, 0, false },
+        { 0, 5000, true },
+        { 0, 65535, true },
+        { 5000, 0, false },
+    };
+    unsigned r;
+    for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+        struct node n;
+        uint8_t f[64];
+        size_t len = build_data(f, MIP_802154_BROADCAST, ME, PAN, false, 0, 1, 8);
+        mip_utime_t first_end;
+        node_init(&n, MIP_MAC_CSMA_CA);
+        /* a fresh MAC never waits, whatever the gap */
+        CHECK_EQ(mip_mac_send_gap(&n.mac, f, len, rows[r].gap1, n.now), MIP_OK);
+        CHECK_EQ(mip_mac_send_gap(&n.mac, f, len, rows[r].gap2, n.now), MIP_OK);
+        CHECK_EQ(node_send(&n, MIP_802154_BROADCAST, false, 3), MIP_OK);
+        node_run_all(&n);
+        CHECK_EQ(n.ntx, 3);
+        CHECK_EQ(n.ndone, 3);
+        CHECK(n.tx[0].t - T0 <= 7u * 320u + 128u + 192u);
+        first_end = n.done[0].t;
+        if (rows[r].wait_before_second)
+            CHECK(n.cca_at[1] - first_end >= rows[r].gap2 + 128u);
+        else
+            CHECK(n.cca_at[1] - first_end <= 7u * 320u + 128u);
+        /* the third (gap 0) follows the second without a wait */
+        CHECK(n.cca_at[2] - n.done[1].t <= 7u * 320u + 128u);
+    }
+    {
+        /* a gap after a long idle time: nothing to wait for */
+        struct node n;
+        uint8_t f[64];
+        size_t len = build_data(f, MIP_802154_BROADCAST, ME, PAN, false, 0, 1, 8);
+        node_init(&n, MIP_MAC_CSMA_CA);
+        CHECK_EQ(node_send(&n, MIP_802154_BROADCAST, false, 1), MIP_OK);
+        node_run_all(&n);
+        n.now += 40000u;
+        CHECK_EQ(mip_mac_send_gap(&n.mac, f, len, 30000, n.now), MIP_OK);
+        CHECK(mip_mac_poll(&n.mac, n.now) <= 7u * 320u);
+    }
+}
+
 static void test_ack_first_try(void)
 {
     struct node n;
@@ -627,6 +676,7 @@ int main(void)
     RUN(test_max_backoffs_and_be_settings);
     RUN(test_noack_after_three_retries);
     RUN(test_retry_on_busy);
+    RUN(test_gap_after_previous_outcome);
     RUN(test_ack_first_try);
     RUN(test_ack_on_second_try_and_wrong_acks);
     RUN(test_retry_delay_bounds);

@@ -111,7 +111,7 @@ static mip_status chain_tx(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver chain_driver = { chain_tx, NULL };
+static const struct mip_netif_driver chain_driver = { chain_tx, NULL, NULL };
 
 static uint32_t rnd(struct chain *c)
 {

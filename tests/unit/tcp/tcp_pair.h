@@ -54,7 +54,7 @@ static mip_status pair_tx(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver pair_driver = { pair_tx, NULL };
+static const struct mip_netif_driver pair_driver = { pair_tx, NULL, NULL };
 
 static inline void pair_init(struct pair *p, bool v6)
 {
