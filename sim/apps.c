@@ -19,6 +19,7 @@
 #include "sim.h"
 #include "http_server.h"
 #include "json.h"
+#include "moteip/wire/ipv4.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,16 @@ struct sim_flow {
     double   rtt_sum, rtt_min, rtt_max;
     uint32_t rexmits0, timeouts0, segs0;
     uint32_t rexmits, timeouts, segs_tx_snd, segs_tx_rcv;
+    /* TCP data segments handed to the sender's link (retransmissions too)
+     * and delivered to the receiver's IP (duplicates too): segment loss
+     * after link retries and reassembly (TCPlp fig. 6) */
+    uint64_t data_tx, data_rx;
+    /* congestion control of the sender, sampled after every event of its
+     * node: the values last traced, and the time cwnd did not limit the
+     * flight (at least the peer's window) */
+    uint32_t cc_cwnd, cc_ssthresh, cc_rto, cc_wnd;
+    bool     cc_seen;
+    uint64_t cc_last_us, cc_time_us, cc_open_us;
     /* udp */
     uint32_t udp_sent, udp_recv, udp_dup;
     uint8_t *udp_seen;              /* one bit per sequence number */
@@ -617,6 +628,131 @@ void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out)
     }
 }
 
+/* --- segments and congestion control, observed ---------------------------------- */
+
+/* A TCP segment in the IP datagram ip[0..n) (n may be less than the
+ * datagram, dgram_len the whole): its ports and whether it carries data. */
+static bool tcp_of(const uint8_t *ip, size_t n, size_t dgram_len, uint16_t *sport,
+                   uint16_t *dport, bool *data)
+{
+    size_t hl;
+    uint8_t proto;
+    if (n >= 40u && (ip[0] >> 4) == 6u) {
+        hl = 40u;
+        proto = ip[6];
+    } else if (n >= 20u && (ip[0] >> 4) == 4u) {
+        hl = (size_t)(ip[0] & 15u) * 4u;
+        proto = ip[9];
+        if ((ip[6] & 0x3Fu) != 0u || ip[7] != 0u)
+            return false;       /* an IPv4 fragment */
+    } else {
+        return false;
+    }
+    if (proto != MIP_IPPROTO_TCP || n < hl + 20u)
+        return false;
+    *sport = (uint16_t)(ip[hl] << 8 | ip[hl + 1u]);
+    *dport = (uint16_t)(ip[hl + 2u] << 8 | ip[hl + 3u]);
+    *data = dgram_len > hl + (size_t)(ip[hl + 12u] >> 4) * 4u;
+    return true;
+}
+
+/* The flow whose sender (node src) uses these ports. */
+static struct sim_flow *tcp_flow_of(struct sim *sim, uint32_t src, uint16_t sport, uint16_t dport)
+{
+    size_t k;
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        if (f->fs->kind == SIM_FLOW_TCP && f->fs->src == src && f->snd.lport == sport &&
+            f->snd.rport == dport)
+            return f;
+    }
+    return NULL;
+}
+
+/* A relay owns the local hook that counts arrivals. */
+static bool sim_apps_relay_hides(const struct sim *sim)
+{
+    return sim->sc->relay.mode != MIP_RELAY_OFF;
+}
+
+void sim_apps_frame_out(struct sim *sim, struct sim_node *nd, const uint8_t *frame, size_t len)
+{
+    uint8_t buf[80];
+    struct mip_lowpan_peek pk;
+    uint16_t sp, dp;
+    bool data;
+    size_t k;
+    struct sim_flow *f;
+    for (k = 0; k < sim->n_flows; k++)
+        if (sim->flow[k].fs->kind == SIM_FLOW_TCP && sim->flow[k].fs->src == nd->id)
+            break;
+    if (k == sim->n_flows ||
+        mip_lowpan_peek_frame(&nd->stack, nd->netif, frame, len, buf, sizeof(buf), &pk) != MIP_OK ||
+        !tcp_of(buf, pk.ip_len, pk.dgram_len, &sp, &dp, &data) || !data)
+        return;
+    f = tcp_flow_of(sim, nd->id, sp, dp);
+    if (f != NULL)
+        f->data_tx++;
+}
+
+void sim_apps_datagram_in(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len)
+{
+    uint16_t sp, dp;
+    bool data;
+    size_t k;
+    if (!tcp_of(ip, len, len, &sp, &dp, &data) || !data)
+        return;
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        /* the sender's ports: the receiver's connection does not exist yet
+         * when the first data segment completes the handshake */
+        if (f->fs->kind == SIM_FLOW_TCP && f->fs->dst == nd->id && f->snd.rport == dp &&
+            f->snd.lport == sp) {
+            f->data_rx++;
+            return;
+        }
+    }
+}
+
+/* Samples the congestion control of every flow node nd sends: traces a
+ * change (the trace's tcp_cc events) and accounts the time since the last
+ * sample. */
+void sim_apps_sample_cc(struct sim *sim, struct sim_node *nd)
+{
+    size_t k;
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        const struct mip_tcp_conn *c = &f->snd;
+        uint32_t cwnd, rto, wnd;
+        if (f->fs->kind != SIM_FLOW_TCP || f->fs->src != nd->id || f->done ||
+            c->state != MIP_TCP_ESTABLISHED)
+            continue;
+        cwnd = tcp_cc_window(&c->cc);
+        rto = tcp_rtt_rto(&c->rtt);
+        wnd = c->snd_wnd;
+        if (f->cc_seen) {
+            uint64_t dt = sim->now_us - f->cc_last_us;
+            f->cc_time_us += dt;
+            if (f->cc_cwnd >= f->cc_wnd)
+                f->cc_open_us += dt;
+        }
+        f->cc_last_us = sim->now_us;
+        if (f->cc_seen && cwnd == f->cc_cwnd && c->cc.ssthresh == f->cc_ssthresh &&
+            rto == f->cc_rto && wnd == f->cc_wnd)
+            continue;
+        f->cc_seen = true;
+        f->cc_cwnd = cwnd;
+        f->cc_ssthresh = c->cc.ssthresh;
+        f->cc_rto = rto;
+        f->cc_wnd = wnd;
+        sim_trace(sim, "tcp_cc", nd->id,
+                  "\"flow\":%u,\"cwnd\":%u,\"ssthresh\":%u,\"rto_ms\":%u,\"wnd\":%u,"
+                  "\"srtt_ms\":%.3f,\"flight\":%u",
+                  f->index, cwnd, c->cc.ssthresh, rto, wnd, (double)c->rtt.srtt_x8 / 8.0,
+                  c->snd_max - c->snd_una);
+    }
+}
+
 /* One result object per flow (docs/SIMULATOR.md lists the fields). */
 void sim_apps_write(struct sim *sim, struct sj_writer *w)
 {
@@ -661,6 +797,19 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
                 mip_tcp_stat(&src->tcp, MIP_TCP_STAT_rexmits) - f->rexmits0);
             sj_w_member_uint(w, "rto_timeouts", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_timeouts) - f->timeouts0);
             sj_w_member_uint(w, "segments_sent", mip_tcp_stat(&src->tcp, MIP_TCP_STAT_segs_tx) - f->segs0);
+            sj_w_member_uint(w, "data_segments_sent", f->data_tx);
+            sj_w_member_uint(w, "data_segments_arrived", f->data_rx);
+            sj_w_key(w, "segment_loss");
+            if (f->data_tx > 0u && !sim_apps_relay_hides(sim))
+                sj_w_double(w, f->data_rx >= f->data_tx ? 0.0
+                                                        : 1.0 - (double)f->data_rx / (double)f->data_tx);
+            else
+                sj_w_null(w);
+            sj_w_key(w, "cwnd_at_window_fraction");
+            if (f->cc_time_us > 0u)
+                sj_w_double(w, (double)f->cc_open_us / (double)f->cc_time_us);
+            else
+                sj_w_null(w);
             sj_w_key(w, "error");
             sj_w_string(w, f->error == 0 ? "none" : f->error < 0 ? "connect" :
                            f->error == MIP_TCP_ERR_TIMEOUT ? "timeout" :

@@ -116,13 +116,32 @@ static void mac_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hd
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;
-    return mip_mac_send(&nd->mac, frame, len, (mip_utime_t)nd->sim->now_us);
+    mip_status st = mip_mac_send(&nd->mac, frame, len, (mip_utime_t)nd->sim->now_us);
+    if (st == MIP_OK)
+        sim_apps_frame_out(nd->sim, nd, frame, len);
+    return st;
 }
 
 static mip_status drv_transmit_gap(void *ctx, const uint8_t *frame, size_t len, uint16_t gap_us)
 {
     struct sim_node *nd = ctx;
-    return mip_mac_send_gap(&nd->mac, frame, len, gap_us, (mip_utime_t)nd->sim->now_us);
+    mip_status st = mip_mac_send_gap(&nd->mac, frame, len, gap_us, (mip_utime_t)nd->sim->now_us);
+    if (st == MIP_OK)
+        sim_apps_frame_out(nd->sim, nd, frame, len);
+    return st;
+}
+
+/* Without a relay (which owns it), the local hook counts the TCP segments
+ * that reach a flow's receiver. */
+static enum mip_fwd_verdict local_in(void *ctx, struct mip_stack *s, bool out, uint8_t netif,
+                                     const uint8_t *pkt, size_t len)
+{
+    struct sim_node *nd = ctx;
+    (void)s;
+    (void)netif;
+    if (!out)
+        sim_apps_datagram_in(nd->sim, nd, pkt, len);
+    return MIP_FWD_PASS;
 }
 
 static size_t drv_room(void *ctx)
@@ -153,6 +172,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
             md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
         }
     }
+    sim_apps_sample_cc(sim, nd);
     if (d != MIP_POLL_IDLE) {
         /* A deadline in the current millisecond was just run: wake at the
          * next one rather than spinning on the same microsecond. */
@@ -248,6 +268,8 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
         snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
         return false;
     }
+    if (!relay_on(nd))
+        mip_ip_set_local_hook(&nd->stack, local_in, nd);
     if (relay_on(nd)) {
         st = mip_relay_init(&nd->relay, &nd->stack, &sc->relay, 0);
         if (st != MIP_OK) {

@@ -282,6 +282,12 @@ void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out);
 const char *sim_radio_profile_name(uint8_t profile);
 const char *sim_rdc_name(uint8_t kind);
 void sim_apps_free(struct sim *sim);
+/* Observers (apps.c): a frame node nd's netif hands its MAC; a whole
+ * datagram delivered to nd's IP (the local hook, when no relay has it);
+ * after every event of nd, its senders' congestion control. */
+void sim_apps_frame_out(struct sim *sim, struct sim_node *nd, const uint8_t *frame, size_t len);
+void sim_apps_datagram_in(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len);
+void sim_apps_sample_cc(struct sim *sim, struct sim_node *nd);
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);

@@ -12,6 +12,7 @@
     moteip reproduce NAME [--runs N] [--jobs N] [--dask ADDR|local] [--out DIR]
     moteip reproduce --list
     moteip view RUN_OR_SWEEP [--run ID] [--out FILE.html] [--port N] [--no-browser]
+    moteip cwnd TRACE [--flow N] [--out F.png] [--csv F.csv] [--from S] [--to S] [--mss B]
 
 Exit status: 0 success; 1 a run or the build failed; 2 bad input (scenario,
 option, key, results path: the message names it); 130 interrupted (a sweep
@@ -166,6 +167,28 @@ def cmd_reproduce(a) -> int:
     return 0
 
 
+def cmd_cwnd(a) -> int:
+    from . import series as ser
+
+    data = ser.cc_series(a.trace, a.flow)
+    if not data:
+        raise UsageError(f"{a.trace}: no tcp_cc events (a TCP flow's sender writes them)")
+    for f, rows in sorted(data.items()):
+        at = ser.time_at_window(rows, a.t_from, a.t_to)
+        print(f"flow {f}: {len(rows)} changes, {rows[0]['t_s']:.3f}..{rows[-1]['t_s']:.3f} s, "
+              f"cwnd at the peer's window {100 * at:.1f} % of the time" if at is not None else
+              f"flow {f}: {len(rows)} changes")
+    if a.csv:
+        _writable(a.csv, "--csv")
+        print(ser.write_cc_csv(data, a.csv))
+    if a.out:
+        _writable(a.out, "--out")
+        flow = a.flow if a.flow is not None else min(data)
+        print(ser.plot_cc(data[flow], a.out, title=f"{a.trace}: flow {flow}", t0=a.t_from,
+                          t1=a.t_to, mss=a.mss))
+    return 0
+
+
 def cmd_view(a) -> int:
     from . import viewer
 
@@ -281,6 +304,17 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--port", type=_nonneg, default=0, help="port on 127.0.0.1 (default: a free one)")
     v.add_argument("--no-browser", action="store_true", help="print the address, do not open a browser")
     v.set_defaults(fn=cmd_view)
+
+    cw = sub.add_parser("cwnd", help="a traced run's congestion window, ssthresh and RTO over "
+                        "time (CSV, PNG)")
+    cw.add_argument("trace", metavar="TRACE", help="a trace of moteip run --trace (.jsonl)")
+    cw.add_argument("--flow", type=_nonneg, help="one flow (default: all; the plot: the first)")
+    cw.add_argument("--out", metavar="F.png", help="plot cwnd, ssthresh, window and RTO")
+    cw.add_argument("--csv", metavar="F.csv", help="write the series: flow,t_s,cwnd,ssthresh,...")
+    cw.add_argument("--from", dest="t_from", type=float, metavar="S", help="start [s]")
+    cw.add_argument("--to", dest="t_to", type=float, metavar="S", help="end [s]")
+    cw.add_argument("--mss", type=_positive, metavar="B", help="plot windows in segments of B bytes")
+    cw.set_defaults(fn=cmd_cwnd)
     return p
 
 

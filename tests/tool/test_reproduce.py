@@ -9,7 +9,8 @@ import pytest
 import moteip.experiments as experiments
 
 PNG = b"\x89PNG\r\n\x1a\n"
-REGISTERED = ["chain-ber", "hidden-terminals", "per-ber", "tcp-1hop", "tcplp-hops"]
+REGISTERED = ["chain-ber", "hidden-terminals", "per-ber", "tcp-1hop", "tcplp-hops", "tcplp-mss",
+              "tcplp-buffer", "tcplp-model", "tcplp-cwnd", "tcplp-fairness"]
 
 
 def test_list(cli):
@@ -70,7 +71,13 @@ def test_per_ber_against_the_binomial(cli, tmp_path):
         assert f"{expected:.4f}" in r.stdout
 
 
-def test_tcplp_hops_two_hop_ratio(cli, tmp_path):
+def test_tcplp_hops_at_or_above_tcplp(cli, tmp_path):
+    """Issue 16's goal: TCPlp's segments (462 bytes, five frames) and windows
+    (four segments) over 1-4 hops reach at least TCPlp's 64.1 / 28.3 /
+    19.5 / 17.5 kb/s in TCPlp's geometry, and one hop at least 90 % of the
+    bound computed from the scenario (94 % measured with the 40 ms retry
+    delay, 98.8 % without: results.md)."""
+    from moteip.experiments.tcplp import TCPLP_HOPS_KBPS
     r = cli("reproduce", "tcplp-hops", "--runs", "2", "--out", "hops")
     assert r.rc == 0, r
     out = tmp_path / "hops"
@@ -79,13 +86,17 @@ def test_tcplp_hops_two_hop_ratio(cli, tmp_path):
     assert (out / "report.txt").read_text() == r.stdout
     s = json.loads((out / "summary.json").read_text())
 
-    def goodput(nodes, irange):
-        [p] = [p for p in s["points"] if p["params"] == {"medium.interference_range_m": irange,
-                                                         "topology.nodes": nodes}]
+    def goodput(arm, nodes, irange=10.5):
+        [p] = [p for p in s["points"] if p["params"] == {"arm": arm, "medium.interference_range_m":
+                                                         irange, "topology.nodes": nodes}]
         assert p["runs"] == 2
         assert p["metrics"]["flows[0].complete"]["mean"] == 1
+        assert p["metrics"]["flows[0].integrity_ok"]["mean"] == 1
         return p["metrics"]["flows[0].goodput_bps"]["mean"]
 
-    ratio = goodput(3, 10.5) / goodput(2, 10.5)
-    assert 0.3 <= ratio <= 0.6, ratio
-    assert "TCPlp ratio" in r.stdout and "B/h model" in r.stdout
+    for hops, kbps in TCPLP_HOPS_KBPS.items():
+        assert goodput("reassemble", hops + 1) >= kbps * 1000, hops
+        assert goodput("forward", hops + 1) > 0
+    assert 0.9 <= goodput("reassemble", 2) / 118705 <= 1.0
+    assert "Single-hop bound from the scenario's own parameters" in r.stdout
+    assert "118705 b/s" in r.stdout

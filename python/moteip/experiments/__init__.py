@@ -49,6 +49,8 @@ class PlotSpec:
     #: summary -> {x value: published y} for a dashed reference line
     reference: Callable[[dict], dict] | None = None
     reference_label: str = "published / analytic"
+    #: fixes keys the summary varies beside x and hue ({key: value})
+    where: dict | None = None
 
 
 @dataclass
@@ -65,6 +67,9 @@ class Experiment:
     #: configurations compared, each a label and the keys it sets: one sweep
     #: per arm (out/NAME/LABEL/), merged into one summary with an "arm" key
     arms: list[tuple[str, dict]] | None = None
+    #: after the sweep: (summary, scenario, out dir) -> (notes, plot files),
+    #: for what a summary cannot hold (time series of traced runs)
+    post: Callable[[dict, object, pathlib.Path], tuple[list[str], list[str]]] | None = None
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -119,7 +124,8 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
     plots, no_plots = [], None
     for ps in e.plots:
         try:
-            plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, out=outdir / ps.file, logx=ps.logx,
+            plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, where=ps.where,
+                                  out=outdir / ps.file, logx=ps.logx,
                                   logy=ps.logy, ylabel=ps.ylabel, xlabel=ps.xlabel,
                                   reference=ps.reference(summary) if ps.reference else None,
                                   reference_label=ps.reference_label,
@@ -127,6 +133,14 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
         except MissingExtra as err:   # the numbers do not need matplotlib
             no_plots = f"plots: none ({err})"
             break
+    if e.post is not None:
+        try:
+            post_notes, post_plots = e.post(summary, sc, outdir)
+        except MissingExtra as err:
+            post_notes, post_plots = [f"time series: no plots ({err})"], []
+        if post_notes:
+            text += "\n\n" + "\n".join(post_notes)
+        plots += post_plots
     text += "\n\nplots: " + ", ".join(plots) if plots else ""
     text += "\n\n" + no_plots if no_plots else ""
     text += (f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)" if e.arms is None else
@@ -169,4 +183,4 @@ def points_by(summary: dict, key: str) -> dict:
     return {p["params"][key]: p for p in summary["points"]}
 
 
-from . import demo, physics, relay  # noqa: E402,F401  (registration)
+from . import demo, physics, relay, tcplp  # noqa: E402,F401  (registration)

@@ -5,51 +5,6 @@ from __future__ import annotations
 from ..table import mean_ci, num
 from . import Experiment, PlotSpec, Report, metric, points_by, register
 
-# --- tcplp-hops: goodput over 1-4 hops, TCPlp (NSDI 2020) section 7.2 -----------------
-
-#: TCPlp's measured goodput (kb/s) over 1..4 hops, OpenThread, link retry delay fixed.
-TCPLP_KBPS = {1: 64.1, 2: 28.3, 3: 19.5, 4: 17.5}
-
-
-def hops_report(summary: dict) -> Report:
-    rows = []
-    for p in summary["points"]:
-        hops = p["params"]["topology.nodes"] - 1
-        irange = p["params"]["medium.interference_range_m"]
-        one = next(q for q in summary["points"] if q["params"]["topology.nodes"] == 2
-                   and q["params"]["medium.interference_range_m"] == irange)
-        g = metric(p, "flows[0].goodput_bps")
-        g1 = metric(one, "flows[0].goodput_bps")
-        ratio = g["mean"] / g1["mean"] if g and g1 else None
-        model = {1: 1, 2: 1 / 2, 3: 1 / 3, 4: 1 / 3 if irange < 15 else 1 / 4}[hops]
-        rows.append([str(hops), "1 hop" if irange < 15 else "2 hops", mean_ci(g),
-                     num(ratio, 3), num(TCPLP_KBPS[hops] * 1000), num(TCPLP_KBPS[hops] / TCPLP_KBPS[1], 3),
-                     num(model, 3)])
-    return Report(["hops", "interference", "goodput b/s", "ratio", "TCPlp b/s", "TCPlp ratio",
-                   "B/h model"], rows,
-                  ["TCPlp measured on a Hamilton/OpenThread testbed whose radio path costs 8.2 ms "
-                   "per 4.1 ms frame (SPI), so compare the ratios to one hop, not the absolute "
-                   "goodput. The model: a node cannot send and receive at once (B/2 for two hops); "
-                   "hop 3's sender disturbs hop 1's receiver (B/3); with interference of two hops "
-                   "hop 4 does too (B/4). Collisions of hidden terminals put the simulator 10-30 % "
-                   "under B/h."])
-
-
-register(Experiment(
-    name="tcplp-hops",
-    title="TCP goodput over 1-4 hops (TCPlp section 7.2)",
-    source="Kumar et al., TCPlp, NSDI 2020, section 7.2",
-    scenario="tcplp-hops.toml",
-    runs=4,
-    report=hops_report,
-    plots=[PlotSpec("goodput-vs-hops.png", "topology.nodes", "flows[0].goodput_bps",
-                    hue="medium.interference_range_m", ylabel="goodput (b/s)",
-                    xlabel="topology.nodes (hops + 1)",
-                    reference=lambda s: {n + 1: TCPLP_KBPS[n] * 1000 for n in TCPLP_KBPS},
-                    reference_label="TCPlp testbed (OpenThread, SPI-bound radio)")],
-))
-
-
 # --- per-ber: packet error rate vs bit error rate -------------------------------------
 
 PER_BITS = 8 * 84  # the 84-byte MPDU of a 64-byte UDP report (docs/SIMULATOR.md)
