@@ -55,7 +55,7 @@ static mip_status link_tx(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-static const struct mip_netif_driver link_drv = { link_tx, NULL };
+static const struct mip_netif_driver link_drv = { link_tx, NULL, NULL };
 
 static void fill(struct bench *bn)
 {

@@ -214,7 +214,9 @@ mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t 
  *                               that long after the driver's previous frame
  *                               (transmit_gap), the next datagram's first
  *                               fragment too (it meets the previous one's
- *                               last just the same).
+ *                               last just the same), unless the next hop
+ *                               is the datagram's destination (there is no
+ *                               hop beyond it to move on to).
  *
  * Stack use: input of an unfragmented IPHC frame rebuilds the datagram in a
  * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes; output builds frames in

@@ -121,6 +121,7 @@ struct mip_lowpan_reass_slot {
 struct mip_lowpan_vrb {
     struct mip_lowpan_dgram d;
     uint8_t    out_netif;
+    uint8_t    paced;        /* the next hop is not the destination: frag_gap_us */
     uint8_t    next_mode;    /* the next hop's link address */
     uint16_t   out_tag;
     uint16_t   next_short;

@@ -140,9 +140,13 @@ void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr 
 size_t lowpan_put_mhr(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst,
                       uint8_t *frame, size_t cap);
 size_t lowpan_mhr_len(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *dst);
-/* Hands one frame to nif's driver, counting it (and its refusal). */
+/* Hands one frame to nif's driver, counting it (and its refusal). `how`:
+ * LOWPAN_TX_FRAG for a fragment, with LOWPAN_TX_PACED when it waits the
+ * netif's frag_gap_us (its datagram goes on beyond the next hop). */
+#define LOWPAN_TX_FRAG  1u
+#define LOWPAN_TX_PACED 2u
 mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
-                             size_t len, bool fragment);
+                             size_t len, unsigned how);
 /* Frames nif's driver takes now (SIZE_MAX when it does not say). */
 size_t lowpan_room(const struct mip_netif *nif);
 /* True for a radio netif in IPHC mode. */

@@ -358,7 +358,8 @@ static mip_status vrb_send(struct mip_stack *s, struct mip_netif *out,
     if (hc_len > 0u)
         memcpy(frame + n, hc, hc_len);
     copy_span(frame + n + hc_len, tail, tail_len, data, from, to);
-    st = lowpan_send_frame(s, out, frame, n + hc_len + (to - from), true);
+    st = lowpan_send_frame(s, out, frame, n + hc_len + (to - from),
+                           LOWPAN_TX_FRAG | (v->paced ? LOWPAN_TX_PACED : 0u));
     if (st == MIP_OK)
         STAT(s, lowpan_frag_forwarded);
     return st;
@@ -439,6 +440,7 @@ static bool vrb_start(struct mip_stack *s, struct mip_netif *in, const struct fr
         return true;  /* counted by dgram_for */
     dgram_init(s, &v->d, k, f);
     v->out_netif = out->index;
+    v->paced = !mip_addr_eq(&nexthop, &dst);
     v->next_mode = next.mode;
     v->next_short = next.short_addr;
     memcpy(v->next_ext, next.ext, 8);

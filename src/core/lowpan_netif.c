@@ -130,11 +130,11 @@ size_t lowpan_room(const struct mip_netif *nif)
 }
 
 mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const uint8_t *frame,
-                             size_t len, bool fragment)
+                             size_t len, unsigned how)
 {
     const struct mip_netif_lowpan *lp = &nif->lowpan;
     mip_status st;
-    if (fragment && lp->frag_gap_us != 0u && nif->drv->transmit_gap != NULL)
+    if ((how & LOWPAN_TX_PACED) && lp->frag_gap_us != 0u && nif->drv->transmit_gap != NULL)
         st = nif->drv->transmit_gap(nif->drv_ctx, frame, len, lp->frag_gap_us);
     else
         st = nif->drv->transmit(nif->drv_ctx, frame, len);
@@ -143,7 +143,7 @@ mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const u
         return st;
     }
     STAT(s, tx_frames);
-    if (fragment)
+    if (how & LOWPAN_TX_FRAG)
         STAT(s, lowpan_frag_tx);
     return MIP_OK;
 }
@@ -153,7 +153,7 @@ mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const u
  * the first fragment, and every fragment but the last covers a multiple of
  * 8 uncompressed bytes. */
 static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const uint8_t *ip,
-                            size_t len, const struct mip_802154_addr *dst)
+                            size_t len, const struct mip_802154_addr *dst, unsigned frag)
 {
     const struct mip_netif_lowpan *lp = &nif->lowpan;
     uint8_t frame[MIP_RADIO_FRAME_MAX];
@@ -175,7 +175,7 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
     if (mhr + hc_len + (len - consumed) <= fmax) {
         memcpy(frame + mhr, hc, hc_len);
         memcpy(frame + mhr + hc_len, ip + consumed, len - consumed);
-        return lowpan_send_frame(s, nif, frame, mhr + hc_len + (len - consumed), false);
+        return lowpan_send_frame(s, nif, frame, mhr + hc_len + (len - consumed), 0);
     }
     /* Both kinds of fragment must carry something: the first its whole
      * compressed header, the others at least one 8-byte block. */
@@ -203,7 +203,7 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
     chunk = ((consumed + room) / 8u) * 8u - consumed;
     memcpy(frame + mhr + n, hc, hc_len);
     memcpy(frame + mhr + n + hc_len, ip + consumed, chunk);
-    st = lowpan_send_frame(s, nif, frame, mhr + n + hc_len + chunk, true);
+    st = lowpan_send_frame(s, nif, frame, mhr + n + hc_len + chunk, frag);
     if (st != MIP_OK)
         return st;
     fh.first = false;
@@ -213,7 +213,7 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
         fh.offset = (uint16_t)off;
         (void)mip_lowpan_frag_emit(&fh, frame + mhr, fmax - mhr, &n);
         memcpy(frame + mhr + n, ip + off, chunk);
-        st = lowpan_send_frame(s, nif, frame, mhr + n + chunk, true);
+        st = lowpan_send_frame(s, nif, frame, mhr + n + chunk, frag);
         if (st != MIP_OK)
             return st;
     }
@@ -239,7 +239,7 @@ static mip_status raw_send(struct mip_stack *s, struct mip_netif *nif, const uin
     memset(frame + mhr, 0, hdr - 1u - mhr);
     frame[hdr - 1u] = family == MIP_AF_INET ? RAW_DISPATCH_IPV4 : MIP_LOWPAN_DISPATCH_IPV6;
     memcpy(frame + hdr, ip, len);
-    return lowpan_send_frame(s, nif, frame, hdr + len, false);
+    return lowpan_send_frame(s, nif, frame, hdr + len, 0);
 }
 
 static mip_status lowpan_output(struct mip_stack *s, struct mip_netif *nif,
@@ -263,7 +263,11 @@ static mip_status lowpan_output(struct mip_stack *s, struct mip_netif *nif,
         STAT(s, drop_lowpan_no_l2addr);
         st = MIP_ERR_NOROUTE;
     } else if (nif->lowpan.mode == MIP_LOWPAN_IPHC) {
-        st = iphc_send(s, nif, ip, len, &dst);
+        /* RFC 8930's gap lets a fragment move on beyond the next hop: not
+         * needed when the next hop is the datagram's destination */
+        st = iphc_send(s, nif, ip, len, &dst,
+                       LOWPAN_TX_FRAG | (len >= 40u && memcmp(nexthop->bytes, ip + 24, 16) != 0
+                                             ? LOWPAN_TX_PACED : 0u));
     } else {
         st = raw_send(s, nif, ip, len, family, &dst);
     }

@@ -603,20 +603,22 @@ static void test_entries_time_out(void)
 
 static void test_fragments_paced_in_forward_mode(void)
 {
-    /* frag_gap_us: in FORWARD mode every fragment the node sends or
-     * forwards goes through transmit_gap with the gap; a frame that is no
-     * fragment does not; in REASSEMBLE mode the gap is not used. */
+    /* frag_gap_us: in FORWARD mode every fragment a node sends or forwards
+     * goes through transmit_gap with the gap, unless its next hop is the
+     * datagram's destination (nothing beyond it to move on to); a frame
+     * that is no fragment never waits; in REASSEMBLE mode nothing does. */
     static const struct { uint8_t mode; uint16_t want; } rows[] = {
         { MIP_LOWPAN_FRAG_FORWARD, 7000 },
         { MIP_LOWPAN_FRAG_REASSEMBLE, 0 },
     };
-    unsigned r, i;
+    unsigned r, i, k;
     for (r = 0; r < 2; r++) {
-        struct chain *c = chain_new(3, rows[r].mode, 127);
+        struct chain *c = chain_new(4, rows[r].mode, 127);
         static struct frame f[16];
         unsigned n, bad = 0;
-        for (i = 0; i < 3; i++) {
+        for (i = 0; i < 4; i++) {
             uint8_t idx;
+            unsigned j2;
             struct mip_addr a = node_addr(i);
             c->cfg[i].frag_gap_us = 7000;
             mip_stack_init(c->s[i], NULL, c->now);
@@ -625,30 +627,43 @@ static void test_fragments_paced_in_forward_mode(void)
                      MIP_OK);
             CHECK_EQ(mip_netif_add_addr(c->s[i], 0, &a, 64), MIP_OK);
             CHECK_EQ(mip_udp_bind(c->s[i], PORT, sink, &c->port[i]), MIP_OK);
+            for (j2 = 0; j2 < 4; j2++) {
+                struct mip_addr d = node_addr(j2), gw = node_addr(j2 > i ? i + 1u : i - 1u);
+                if (j2 != i)
+                    CHECK_EQ(mip_route_add(c->s[i], &d, 128, &gw, 0), MIP_OK);
+            }
         }
-        {
-            struct mip_addr d = node_addr(2), gw = node_addr(1);
-            CHECK_EQ(mip_route_add(c->s[0], &d, 128, &gw, 0), MIP_OK);
-        }
-        send(c, 0, 2, 900, 80);
+        /* 0 -> 3: nodes 0 and 1 pace, node 2 (next hop = destination) not */
+        send(c, 0, 3, 900, 80);
         n = take(c, f, 16);
         CHECK(n >= 8u);
         for (i = 0; i < n; i++) {
-            if (f[i].gap != rows[r].want)
-                bad++;
+            bad += f[i].gap != rows[r].want;
             inject(c, 1, &f[i]);
         }
-        for (i = c->head; i < c->nq; i++)
-            if (c->q[i].gap != rows[r].want)
-                bad++;
+        n = take(c, f, 16);
+        CHECK(n >= 8u);
+        for (i = 0; i < n; i++) {
+            bad += f[i].gap != rows[r].want;
+            inject(c, 2, &f[i]);
+        }
+        for (k = c->head; k < c->nq; k++)
+            bad += c->q[k].gap != 0u;
         CHECK_EQ(bad, 0);
-        CHECK(c->nq >= n);
         run(c);
-        CHECK(got(c, 2, 900, 80));
-        send(c, 0, 2, 20, 81);
+        CHECK(got(c, 3, 900, 80));
+        /* one hop: the next hop is the destination */
+        send(c, 0, 1, 900, 81);
+        for (k = c->head; k < c->nq; k++)
+            bad += c->q[k].gap != 0u;
+        run(c);
+        CHECK(got(c, 1, 900, 81));
+        /* not a fragment */
+        send(c, 0, 3, 20, 82);
         CHECK_EQ(c->nq, 1);
         CHECK_EQ(c->q[0].gap, 0);
         run(c);
+        CHECK_EQ(bad, 0);
         chain_free(c);
     }
 }
