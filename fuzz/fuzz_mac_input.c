@@ -108,7 +108,9 @@ static struct harness {
     mip_utime_t ack_due;
     mip_utime_t radio_free;     /* the radio went idle then */
     bool late;                  /* a time step skipped deadlines: no exact timing checks */
-    unsigned busy_ccas;         /* busy CCAs since the head's last transmission */
+    unsigned busy_ccas;         /* busy CCAs of the current access round */
+    unsigned busy_rounds;       /* rounds of the head frame retried after a busy
+                                   channel (retry_on_busy) */
     /* model of duplicate detection while it has room for every sender */
     struct { struct mip_802154_addr src; uint8_t seq; } senders[MIP_MAC_DUP_ENTRIES];
     unsigned nsenders;
@@ -226,13 +228,22 @@ static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
     return MIP_OK;
 }
 
-/* Busy CCAs that end a channel access: CSMA-CA fails when NB exceeds
- * macMaxCSMABackoffs, CSMA at its max_backoffs-th busy CCA. */
+/* Busy CCAs that end a channel access round: CSMA-CA fails when NB exceeds
+ * macMaxCSMABackoffs, CSMA at its max_backoffs-th busy CCA. With
+ * retry_on_busy CSMA-CA then starts a new round while retries are left
+ * (retries_left). */
 static unsigned busy_limit(void)
 {
     if (H.cfg.kind == MIP_MAC_CSMA_CA)
         return H.cfg.max_backoffs + 1u;
     return H.cfg.max_backoffs ? H.cfg.max_backoffs : 1u;
+}
+
+/* Retries the head frame has left: each transmission so far went
+ * unacknowledged (else it would be done), each busy round cost one. */
+static bool retries_left(void)
+{
+    return H.head_tx + H.busy_rounds < H.cfg.max_retries;
 }
 
 static bool r_cca(void *ctx)
@@ -254,6 +265,11 @@ static bool r_cca(void *ctx)
     CHECK(H.busy_ccas < busy_limit(), "CCA after %u busy ones", H.busy_ccas);
     if (!clear)
         H.busy_ccas++;
+    if (H.busy_ccas == busy_limit() && H.cfg.kind == MIP_MAC_CSMA_CA && H.cfg.retry_on_busy &&
+        retries_left()) {
+        H.busy_rounds++;        /* the MAC starts a new round */
+        H.busy_ccas = 0;
+    }
     return clear;
 }
 
@@ -334,8 +350,16 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     CHECK(st != MIP_MAC_TX_CHANNEL_BUSY || H.cm || H.busy_ccas == busy_limit(),
           "channel access failure after %u busy CCAs", H.busy_ccas);
     CHECK(st != MIP_MAC_TX_OK || H.head_sent, "OK for a frame never on air");
-    CHECK(st != MIP_MAC_TX_NOACK || H.cm || H.head_tx == 1u + retries, "NOACK after %u tries",
-          H.head_tx);
+    CHECK(st != MIP_MAC_TX_NOACK || H.cm || H.head_tx + H.busy_rounds == 1u + retries,
+          "NOACK after %u tries and %u busy rounds", H.head_tx, H.busy_rounds);
+    /* a frame that went out k times and ended OK used k - 1 retries on
+     * missing ACKs; one that ended on a busy channel used all k */
+    CHECK(H.cm || st == MIP_MAC_TX_RADIO_ERROR ||
+              retries == (st == MIP_MAC_TX_CHANNEL_BUSY ? H.head_tx
+                                                         : (H.head_tx > 0u ? H.head_tx - 1u : 0u)) +
+                             H.busy_rounds,
+          "%u retries after %u tries and %u busy rounds (status %d)", retries, H.head_tx,
+          H.busy_rounds, (int)st);
     if (st == MIP_MAC_TX_OK && e->wants_ack && (H.cm || H.cfg.kind == MIP_MAC_CSMA_CA)) {
         /* ContikiMAC waits copy_gap_us, or for an ACK under way until its end */
         uint32_t wait = H.cfg.timing.ack_wait_us;
@@ -373,6 +397,7 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     H.head_tx = 0;
     H.head_on_air = false;
     H.busy_ccas = 0;
+    H.busy_rounds = 0;
 }
 
 /* --- the operations --------------------------------------------------------- */
@@ -557,7 +582,9 @@ static mip_status send_frame(uint8_t sel, uint8_t extra)
     f[len - 2] = (uint8_t)(H.tag >> 8);
     f[len - 1] = (uint8_t)H.tag;
     H.tag++;
-    st = mip_mac_send(&H.mac, f, len, H.now);
+    /* sel bit 7: a gap before the frame's channel access (RFC 8930 pacing) */
+    st = (sel & 0x80u) ? mip_mac_send_gap(&H.mac, f, len, (uint16_t)(extra * 257u), H.now)
+                       : mip_mac_send(&H.mac, f, len, H.now);
     if (st == MIP_OK) {
         struct expect *e = &H.q[(H.q_head + H.q_count) % MIP_MAC_QUEUE];
         CHECK(H.q_count < MIP_MAC_QUEUE, "accepted beyond the queue");
