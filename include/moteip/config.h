@@ -149,9 +149,11 @@
 #endif
 /* RFC 8930 fragment forwarding (netif.h, struct mip_lowpan_config
  * frag_mode): datagrams forwarded fragment by fragment at once, each
- * entry 44 bytes (reass.h); 0 compiles it out (tiny: no forwarding). A
- * link source may hold VRB_PER_SRC of them: a fragment-forwarding
- * neighbour interleaves the datagrams of every flow it carries. */
+ * entry 44 bytes of RAM (reass.h); 0 compiles it out (tiny: no
+ * forwarding). Code: 1,702 B on Cortex-M0+, 4,476 B on AVR (full,
+ * bench/footprint with and without). A link source may hold VRB_PER_SRC
+ * of them: a fragment-forwarding neighbour interleaves the datagrams of
+ * every flow it carries. */
 #ifndef MIP_LOWPAN_VRB_SLOTS
 #define MIP_LOWPAN_VRB_SLOTS MIP_PROFILE_DEFAULT(0, 8)
 #endif
