@@ -396,6 +396,8 @@ static bool vrb_start(struct mip_stack *s, struct mip_netif *in, const struct fr
     uint16_t end = piece_end(pc);
     uint8_t idx;
 
+    /* (an uncompressed FRAG1, dispatch 0x41, has no header expanded: it is
+     * left to reassembly too) */
     if (in->lowpan.frag_mode != MIP_LOWPAN_FRAG_FORWARD || !s->forwarding || s->fwd_hook != NULL ||
         pc->hdr_len < 40u)
         return false;
@@ -593,11 +595,8 @@ void lowpan_frag_input(struct mip_stack *s, struct mip_netif *nif,
     }
     frag_key_of(nif->index, h, &k);
 #if MIP_LOWPAN_VRB_SLOTS > 0
-    /* An uncompressed FRAG1 (dispatch 0x41) is left to reassembly. */
-    if (pc.hdr_len == 0u || mip_lowpan_dispatch_of(pl[0]) == MIP_LOWPAN_D_IPHC || !f.first) {
-        if (vrb_input(s, nif, &k, &f, &pc))
-            return;
-    }
+    if (vrb_input(s, nif, &k, &f, &pc))
+        return;
 #endif
     frag_add(s, nif, h, &k, &f, &pc);
 }
