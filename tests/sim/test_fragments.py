@@ -71,3 +71,27 @@ def test_six_hops_under_bit_errors(tmp_path, fragments):
     for res in results:
         f = res["flows"][0]
         assert f["complete"] and f["integrity_ok"], f
+
+
+def test_segment_loss_and_cwnd_fields(tmp_path):
+    """The flow's segment counters: every data segment the sender handed its
+    link, every one that reached the receiver's IP, and the loss between
+    them; none lost over a clean hop, some when frames of TCP data are
+    dropped and the MAC does not retry; null when a relay owns the hook
+    that counts arrivals. cwnd_at_window_fraction is a share of time."""
+    clean = scenario(1, "reassemble")
+    lossy = scenario(1, "reassemble")
+    lossy["medium"]["frame_loss"] = {"tcp_data": 0.05}
+    lossy["mac"]["max_retries"] = 0
+    relay = scenario(2, "reassemble")
+    relay["relay"] = {"mode": "dtc"}
+    a, b, c = run_all([clean, lossy, relay], tmp_path)
+    f = a["flows"][0]
+    assert f["data_segments_sent"] == f["data_segments_arrived"] == 40
+    assert f["segment_loss"] == 0
+    assert 0.5 <= f["cwnd_at_window_fraction"] <= 1
+    f = b["flows"][0]
+    assert f["complete"] and f["data_segments_sent"] > 40
+    assert f["segment_loss"] == pytest.approx(1 - f["data_segments_arrived"] / f["data_segments_sent"])
+    assert 0.01 < f["segment_loss"] < 0.5, f      # ~5 %: the FRAG1 of each segment
+    assert c["flows"][0]["segment_loss"] is None

@@ -149,7 +149,7 @@ def test_trace_is_identical_and_well_formed(tmp_path):
     bad = [i for i in range(1, len(times)) if times[i] < times[i - 1]]
     assert bad == [], f"t_us goes backwards at line {bad[0] + 1}"
     kinds = {"tx", "rx", "collision", "corrupt", "link_fail", "tcp_error", "flow_done",
-             "node", "link", "hop"}      # the last three: the network, at time 0
+             "tcp_cc", "node", "link", "hop"}      # the last three: the network, at time 0
     assert {e["ev"] for e in events} <= kinds
     r = a.result
     assert times[-1] <= round(r["sim_time_s"] * 1e6)
@@ -159,6 +159,15 @@ def test_trace_is_identical_and_well_formed(tmp_path):
     assert count["corrupt"] == r["totals"]["frames_corrupted"]
     assert count["collision"] == r["totals"]["frames_collided"]
     assert count["flow_done"] == len(r["flows"])
+    # tcp_cc: the sender's congestion control, one event per change
+    cc = [e for e in events if e["ev"] == "tcp_cc"]
+    assert cc, "no tcp_cc events from a TCP flow's sender"
+    tcp_src = {f["src"] for f in r["flows"] if f["type"] == "tcp"}
+    for prev, e in zip([None] + cc, cc):
+        assert e["node"] in tcp_src and e["flow"] == 0
+        assert e["cwnd"] > 0 and e["ssthresh"] > 0 and e["rto_ms"] >= 300 and e["flight"] >= 0
+        if prev is not None:
+            assert any(prev[k] != e[k] for k in ("cwnd", "ssthresh", "rto_ms", "wnd")), e
     for e in events:
         if e["ev"] == "tx":
             assert e["end_us"] > e["t_us"]
