@@ -126,7 +126,7 @@
 #ifndef MIP_RADIO_FRAME_MAX
 #define MIP_RADIO_FRAME_MAX MIP_PROFILE_DEFAULT(125u, 253u)
 #endif
-/* 6LoWPAN datagrams reassembled at once (each 1280 bytes + 40 of
+/* 6LoWPAN datagrams reassembled at once (each 1280 bytes + 52 of
  * bookkeeping). Three in full: a node behind a fragment-forwarding
  * neighbour may get two datagrams from it interleaved (two flows merging
  * there), besides one from elsewhere. */
@@ -149,7 +149,7 @@
 #endif
 /* RFC 8930 fragment forwarding (netif.h, struct mip_lowpan_config
  * frag_mode): datagrams forwarded fragment by fragment at once, each
- * entry 44 bytes of RAM (reass.h); 0 compiles it out (tiny: no
+ * entry 68 bytes of RAM (reass.h); 0 compiles it out (tiny: no
  * forwarding). Code: 1,702 B on Cortex-M0+, 4,476 B on AVR (full,
  * bench/footprint with and without). A link source may hold VRB_PER_SRC
  * of them: a fragment-forwarding neighbour interleaves the datagrams of
