@@ -364,6 +364,13 @@ struct mip_tcp {
 #if MIP_TCP_SYN_COOKIES
     mip_time_t cookie_time;               /* when the latest SYN cookie was sent */
 #endif
+    /* In-order data read in place (one copy less): while `readable` runs
+     * for direct_conn after a segment reached its empty ring, the ring
+     * holds the segment's bytes by count only, and mip_tcp_read copies
+     * them from `direct`, the next unread one; what is left unread is
+     * stored when the callback returns. NULL otherwise. */
+    struct mip_tcp_conn *direct_conn;
+    const uint8_t *direct;
     uint8_t  secret[16];                  /* ISN / timestamp-offset / cookie key */
     struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
     struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];

@@ -284,9 +284,15 @@ static inline mip_tcp_rxsize_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r)
  * rcv_nxt. Bytes already held are rewritten (same data in a correct peer).
  * offset 0 extends the in-order data, then absorbs any out-of-order bytes
  * now contiguous. Returns how far rcv_nxt advances (0 for offset > 0). With
- * no bitmap (tiny profile) out-of-order bytes (offset > 0) are not kept. */
+ * no bitmap (tiny profile) out-of-order bytes (offset > 0) are not kept.
+ * data NULL, into an empty ring with nothing out of order only: the bytes
+ * are counted as held but not copied (the caller reads them where they are
+ * and stores the rest with tcp_rxbuf_settle). */
 mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data,
                                  size_t n);
+/* Stores the r->len bytes of a ring written with data NULL, now that
+ * all but those were read: from `data`, their first. */
+void tcp_rxbuf_settle(struct mip_tcp_rxbuf *r, const uint8_t *data);
 /* Copies up to n in-order bytes out (out NULL: discards them) and frees
  * their space; returns how many. */
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n);

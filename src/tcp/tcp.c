@@ -142,6 +142,8 @@ void tcp_notify(struct mip_tcp_conn *c, size_t which)
 
 void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why)
 {
+    if (tcp->direct_conn == c)
+        tcp->direct_conn = NULL;  /* the unread bytes go with the connection */
     tcp_conn_unlink(tcp, c);
     c->state = MIP_TCP_CLOSED;
     c->flags = 0;
@@ -327,12 +329,31 @@ size_t mip_tcp_write(struct mip_tcp *tcp, struct mip_tcp_conn *c, const uint8_t 
     return k;
 }
 
+void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    if (tcp->direct_conn == c) {
+        tcp->direct_conn = NULL;
+        tcp_rxbuf_settle(&c->rx, tcp->direct);
+    }
+}
+
 size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n)
 {
-    uint32_t before = tcp_rcv_window(c);
-    size_t k = tcp_rxbuf_read(&c->rx, out, n);
-    uint32_t after;
-    if (k == 0 || c->state == MIP_TCP_CLOSED)
+    uint32_t before, after;
+    bool direct = tcp->direct_conn == c;
+    size_t k;
+    if (c->rx.len == 0)
+        return 0;
+    before = tcp_rcv_window(c);
+    /* The segment being read in place (tcp_input.c data_input) is all the
+     * ring holds: its bytes come from where they are. */
+    k = tcp_rxbuf_read(&c->rx, direct ? NULL : out, n);
+    if (direct) {
+        if (out != NULL)
+            memcpy(out, tcp->direct, k);
+        tcp->direct += k;
+    }
+    if (c->state == MIP_TCP_CLOSED)
         return k;
     /* Tell the peer when the window opened by two segments or half the
      * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3). */

@@ -728,7 +728,16 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
         return;
     }
+    tcp_direct_settle(tcp, c);     /* (input from inside a callback) */
     ooo_before = tcp_rxbuf_has_ooo(&c->rx);
+    if (seq == c->rcv_nxt && c->rx.len == 0 && !ooo_before) {
+        /* Into an empty ring in order: the application's `readable` reads
+         * the segment where it is (struct mip_tcp direct), and only what it
+         * leaves is copied into the ring (below). */
+        tcp->direct_conn = c;
+        tcp->direct = data;
+        data = NULL;
+    }
     advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
     if (seq != c->rcv_nxt) {
         /* Out of order: acknowledge at once so the sender sees the hole
@@ -751,6 +760,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     }
     if (advanced > 0)
         tcp_notify(c, TCP_CB(readable));
+    tcp_direct_settle(tcp, c);
     return;
 ack_now:
     c->flags |= TCPF_ACKNOW;

@@ -124,6 +124,9 @@ static inline uint32_t tcp_rtt_seq(const struct mip_tcp_conn *c)
     return c->snd_una + (uint16_t)(c->rtt_seq - (uint16_t)c->snd_una);
 }
 void tcp_stat_inc(struct mip_tcp *tcp, enum mip_tcp_stat which);
+/* Stores what the application left unread of the segment it was reading
+ * in place (struct mip_tcp direct), when that is connection c's. */
+void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* The challenge-ACK budget of a new window (RFC 5961 7): random in
  * [LIMIT / 2, LIMIT * 3 / 2] (MIP_TCP_CHALLENGE_ACK_LIMIT), so that an
  * off-path host cannot learn from the number of challenge ACKs it draws
