@@ -34,6 +34,14 @@
 #define MIP_PROFILE_DEFAULT(tiny, full) (full)
 #endif
 
+/* A function kept out of line where inlining it into its callers makes
+ * the code larger (each use says by how much, bench/footprint). */
+#if defined(__GNUC__)
+#define MIP_NOINLINE __attribute__((noinline))
+#else
+#define MIP_NOINLINE
+#endif
+
 /* --- feature switches (0/1) ---------------------------------------------- */
 
 /* IPv4, ICMPv4 and (with MIP_CONF_ETHERNET) ARP. */

@@ -187,9 +187,6 @@ void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una);
 struct mip_tcp_sack_block;    /* moteip/wire/tcp.h: [left, right) */
 void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
                       const struct mip_tcp_sack_block *blk, unsigned n);
-/* True when [seq, seq+len) is entirely SACKed (within one block). An empty
- * range (len 0) is never covered. */
-bool tcp_sackb_covered(const struct mip_tcp_sackb *b, uint32_t seq, uint32_t len);
 /* RFC 6675 NextSeg() rule 1 in simplified form (every hole below the highest
  * SACK counts as lost): the first byte at or after max(snd_una, rexmit_next)
  * that is not SACKed and lies below the highest SACKed byte; *len gets the

@@ -340,18 +340,19 @@ void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n)
 {
     uint32_t before, after;
-    bool direct = tcp->direct_conn == c;
     size_t k;
     if (c->rx.len == 0)
         return 0;
     before = tcp_rcv_window(c);
-    /* The segment being read in place (tcp_input.c data_input) is all the
-     * ring holds: its bytes come from where they are. */
-    k = tcp_rxbuf_read(&c->rx, direct ? NULL : out, n);
-    if (direct) {
+    if (tcp->direct_conn == c) {
+        /* The segment being read in place (tcp_input.c data_input) is all
+         * the ring holds: its bytes come from where they are. */
+        k = tcp_rxbuf_read(&c->rx, NULL, n);
         if (out != NULL)
             memcpy(out, tcp->direct, k);
         tcp->direct += k;
+    } else {
+        k = tcp_rxbuf_read(&c->rx, out, n);
     }
     if (c->state == MIP_TCP_CLOSED)
         return k;
