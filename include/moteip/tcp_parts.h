@@ -294,7 +294,10 @@ void tcp_rxbuf_settle(struct mip_tcp_rxbuf *r, const uint8_t *data);
  * their space; returns how many. */
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n);
 /* True when out-of-order bytes are held (always false without a bitmap). */
-bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r);
+static inline bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r)
+{
+    return r->ooo_end != 0;
+}
 /* Up to `max` blocks [left, right) of out-of-order data into blk[] (as the
  * SACK option takes them), as sequence numbers given rcv_nxt: the block holding sequence number `recent` first when there
  * is one (RFC 2018 4: the most recently received first), then the others

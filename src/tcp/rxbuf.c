@@ -193,11 +193,6 @@ size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n)
     return n;
 }
 
-bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r)
-{
-    return r->ooo_end != 0;
-}
-
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,
                                struct mip_tcp_sack_block *blk, unsigned max)
 {
