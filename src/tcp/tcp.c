@@ -142,8 +142,9 @@ void tcp_notify(struct mip_tcp_conn *c, size_t which)
 
 void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why)
 {
-    if (tcp->direct_conn == c)
-        tcp->direct_conn = NULL;  /* the unread bytes go with the connection */
+    /* Bytes left unread in place go into the ring, where they were before
+     * in-place reads: an application may still read them after `closed`. */
+    tcp_direct_settle(tcp, c);
     tcp_conn_unlink(tcp, c);
     c->state = MIP_TCP_CLOSED;
     c->flags = 0;

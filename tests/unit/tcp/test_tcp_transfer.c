@@ -162,6 +162,7 @@ struct budget_reader {
     size_t budget;           /* bytes read per callback; SIZE_MAX: all */
     size_t chunk;
     unsigned in_cb_reads, bad_readable;
+    bool close_in_cb;        /* mip_tcp_close after the callback's reads */
 };
 
 static void br_take(struct budget_reader *r, struct mip_tcp_conn *c, size_t max)
@@ -188,6 +189,8 @@ static void br_readable(void *ctx, struct mip_tcp_conn *c)
     if (r->budget > 0)
         r->in_cb_reads++;
     br_take(r, c, r->budget);
+    if (r->close_in_cb && c->state != MIP_TCP_CLOSED)
+        (void)mip_tcp_close(r->e.tcp, c);
 }
 
 static void br_closed(void *ctx, struct mip_tcp_conn *c) { struct budget_reader *r = ctx; (void)c; r->e.closed = true; }
@@ -257,6 +260,46 @@ static void test_partial_reads_in_callback_keep_every_byte(void)
     }
 }
 
+/* An application that closes inside `readable` with part of the segment
+ * unread aborts the connection (RST, RFC 1122 4.2.2.13); the bytes it left
+ * are still in the ring afterwards, as they were before in-place reads
+ * (fuzz_tcp reads them after `closed`). */
+static void test_close_in_callback_leaves_unread_bytes_readable(void)
+{
+    static struct pair p;
+    static struct endpoint cli;
+    static struct budget_reader srv;
+    struct mip_addr dst;
+    uint8_t plen;
+    uint8_t buf[2000];
+    size_t k, i, bad = 0;
+    pair_init(&p, true);
+    memset(&cli, 0, sizeof(cli));
+    memset(&srv, 0, sizeof(srv));
+    cli.tcp = &p.side[0].tcp;
+    srv.e.tcp = &p.side[1].tcp;
+    srv.budget = 100;
+    srv.chunk = 100;
+    srv.close_in_cb = true;
+    cli.to_send = 512;               /* one segment */
+    CHECK_EQ(mip_tcp_listen(srv.e.tcp, &srv.e.listener, 80, ring, br_accept), MIP_OK);
+    mip_tcp_conn_init(&cli.conn, &ep_cb, &cli, cli.tx, ring, cli.rx, cli.bitmap, ring);
+    CHECK_EQ(mip_addr_parse("fd00::2", &dst, &plen), MIP_OK);
+    CHECK_EQ(mip_tcp_connect(cli.tcp, &cli.conn, &dst, 80), MIP_OK);
+    pair_run(&p, 1, 2000);
+    CHECK(srv.e.closed);
+    CHECK_EQ(srv.e.error, MIP_TCP_ERR_ABORTED);
+    CHECK_EQ(srv.e.received, 100);
+    CHECK(srv.e.tcp->direct_conn == NULL);
+    CHECK_EQ(mip_tcp_readable(&srv.e.conn), 412);
+    k = mip_tcp_read(srv.e.tcp, &srv.e.conn, buf, sizeof(buf));
+    CHECK_EQ(k, 412);
+    for (i = 0; i < k; i++)
+        bad += buf[i] != pattern(100 + i);
+    CHECK_EQ(bad, 0);
+    pair_free(&p);
+}
+
 int main(void)
 {
 #if MIP_CONF_IPV4
@@ -268,5 +311,6 @@ int main(void)
     RUN(test_both_directions_under_loss_v6);
     RUN(test_large_window_loss_uses_fast_retransmit);
     RUN(test_partial_reads_in_callback_keep_every_byte);
+    RUN(test_close_in_callback_leaves_unread_bytes_readable);
     return TESTING_DONE();
 }
