@@ -21,7 +21,9 @@ PACKAGES=(
     # footprint (cross compilers)
     gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-avr avr-libc binutils-avr
     # interop tests and demo
-    iproute2 iputils-ping netcat-openbsd tshark tcpdump
+    iproute2 iputils-ping netcat-openbsd tshark tcpdump curl
+    # emulated boards (tests/interop/test_microbit.py)
+    qemu-system-arm
     # python test runner
     python3 python3-venv python3-pip ca-certificates
     # tools

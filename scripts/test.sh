@@ -15,11 +15,13 @@
 #                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
 #                reproduce); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
-#                in a network namespace against Linux; needs root (uses sudo -n otherwise)
+#                in a network namespace against Linux, moteip-slip, and the micro:bit firmware
+#                under QEMU behind moteip-slip; needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
-# libFuzzer), build-release/ and build-release-tiny/ (Release, no tests). Every part runs even if an earlier one failed; the exit status is
+# libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
+# build-microbit/ (arm-none-eabi, the micro:bit firmware). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -194,6 +196,11 @@ if want release; then
     for d in build-release build-release-tiny; do
         if [ "${BUILD_OK[$d]:-0}" = 1 ]; then record "release ($d/)" PASS 1 0 0 "built"; fi
     done
+fi
+if want interop; then
+    # The micro:bit firmware (cross-compiled) for tests/interop/test_microbit.py.
+    build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
+        -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
 fi
 if want fuzz; then
     # Only the library and the harnesses (fuzz/fuzz_*.c): the host port and
