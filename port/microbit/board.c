@@ -88,18 +88,20 @@ bool board_entropy(uint8_t *out, size_t n)
     size_t i;
     bool ok = true;
 
+    /* One value per START: the generator stops after each (the shortcut),
+     * so no value is overwritten before it is read. */
     RNG_CONFIG = RNG_CONFIG_DERCEN;
-    RNG_EVENTS_VALRDY = 0;
-    RNG_TASKS_START = 1;
+    RNG_SHORTS = RNG_SHORTS_VALRDY_STOP;
     for (i = 0; i < n; i++) {
         uint32_t spin = 0;
+        RNG_EVENTS_VALRDY = 0;
+        RNG_TASKS_START = 1;
         while (RNG_EVENTS_VALRDY == 0 && ++spin < SPIN_MAX)
             ;
         if (spin == SPIN_MAX) {
             ok = false;
             break;
         }
-        RNG_EVENTS_VALRDY = 0;
         out[i] = (uint8_t)RNG_VALUE;
     }
     RNG_TASKS_STOP = 1;

@@ -56,6 +56,8 @@
 #define RNG_TASKS_START     NRF_REG(RNG_BASE, 0x000)
 #define RNG_TASKS_STOP      NRF_REG(RNG_BASE, 0x004)
 #define RNG_EVENTS_VALRDY   NRF_REG(RNG_BASE, 0x100)
+#define RNG_SHORTS          NRF_REG(RNG_BASE, 0x200)
+#define RNG_SHORTS_VALRDY_STOP 1u
 #define RNG_CONFIG          NRF_REG(RNG_BASE, 0x504)
 #define RNG_VALUE           NRF_REG(RNG_BASE, 0x508)
 #define RNG_CONFIG_DERCEN   1u                /* bias correction */

@@ -53,26 +53,42 @@ def stack_peak(ram: bytes, ram_base: int, syms: dict[str, int]) -> dict[str, int
     return {"peak": top - a, "reserved": top - syms["_stack_bottom"], "never_used": a - lo}
 
 
-def stack_counters(ram: bytes, ram_base: int, syms: dict[str, int], tmp: Path,
-                   cflags: list[str]) -> dict[str, int]:
-    """The counters of the struct mip_stack at the firmware's `node` (its
-    first member), located with a probe compiled for the firmware's target
-    and profile (offsetof read back with nm -S, as tests/static does)."""
-    probe = tmp / "stats_probe.c"
-    obj = tmp / "stats_probe.o"
-    probe.write_text('#include <stddef.h>\n#include "moteip/stack.h"\n'
-                     'char probe_off[offsetof(struct mip_stack, stats)];\n'
-                     'char probe_count[MIP_STAT_COUNT];\n')
+def probe_constants(exprs: dict[str, str], tmp: Path, cflags: list[str]) -> dict[str, int]:
+    """Values of C constant expressions (offsetof, sizeof, MIP_* macros) on
+    the firmware's target and profile: each becomes the size of an array in
+    an object compiled with its flags, read back with nm -S (as
+    tests/static/test_footprint.py measures struct sizes)."""
+    probe = tmp / "probe.c"
+    obj = tmp / "probe.o"
+    probe.write_text('#include <stddef.h>\n#include "moteip/stack.h"\n' + "".join(
+        f"char probe_{k}[({v}) + 1];\n" for k, v in exprs.items()))
     subprocess.run(["arm-none-eabi-gcc", *cflags, "-std=c11", f"-I{REPO / 'include'}",
                     "-fno-common", "-c", str(probe), "-o", str(obj)], check=True)
     nm = subprocess.run(["arm-none-eabi-nm", "-S", str(obj)], capture_output=True, text=True,
                         check=True).stdout
     sizes = {f[3]: int(f[1], 16) for f in (l.split() for l in nm.splitlines()) if len(f) == 4}
+    return {k: sizes[f"probe_{k}"] - 1 for k in exprs}
+
+
+def stack_counters(ram: bytes, ram_base: int, syms: dict[str, int], tmp: Path,
+                   cflags: list[str]) -> dict[str, int]:
+    """The counters of the struct mip_stack at the firmware's `node` (its
+    first member)."""
+    c = probe_constants({"off": "offsetof(struct mip_stack, stats)", "count": "MIP_STAT_COUNT"},
+                        tmp, cflags)
     names = stat_names()
-    assert sizes["probe_count"] == len(names), "stats.h and the probe disagree"
-    base = syms["node"] + sizes["probe_off"] - ram_base
-    values = struct.unpack_from(f"<{len(names)}I", ram, base)
+    assert c["count"] == len(names), "stats.h and the probe disagree"
+    values = struct.unpack_from(f"<{len(names)}I", ram, syms["node"] + c["off"] - ram_base)
     return dict(zip(names, values))
+
+
+def stack_rng_state(ram: bytes, ram_base: int, syms: dict[str, int], tmp: Path,
+                    cflags: list[str]) -> bytes:
+    """The bytes of the stack's PRNG (struct mip_rng) at the firmware's `node`."""
+    c = probe_constants({"off": "offsetof(struct mip_stack, rng)",
+                         "size": "sizeof(struct mip_rng)"}, tmp, cflags)
+    at = syms["node"] + c["off"] - ram_base
+    return ram[at:at + c["size"]]
 
 
 MICROBIT_CFLAGS = ["-mcpu=cortex-m0", "-mthumb", "-Os", "-DMOTEIP_PROFILE_TINY=1"]
@@ -81,7 +97,8 @@ MICROBIT_CFLAGS = ["-mcpu=cortex-m0", "-mthumb", "-Os", "-DMOTEIP_PROFILE_TINY=1
 class QemuBoard:
     """qemu-system-arm -M MACHINE running ELF inside namespace `ns`."""
 
-    def __init__(self, ns: Netns, tmp: Path, elf: Path, machine: str = "microbit") -> None:
+    def __init__(self, ns: Netns, tmp: Path, elf: Path, machine: str = "microbit",
+                 extra: list[str] | None = None) -> None:
         if shutil.which(QEMU_ARM) is None:
             raise AssertionError(f"{QEMU_ARM} not installed (scripts/setup.sh installs it)")
         self.serial = tmp / "board-serial.sock"
@@ -89,7 +106,8 @@ class QemuBoard:
         self.log = tmp / "qemu.log"
         args = [QEMU_ARM, "-M", machine, "-display", "none", "-kernel", str(elf),
                 "-serial", f"unix:{self.serial},server=on,wait=off",
-                "-qmp", f"unix:{self.qmp_path},server=on,wait=off", "-monitor", "none"]
+                "-qmp", f"unix:{self.qmp_path},server=on,wait=off", "-monitor", "none",
+                *(extra or [])]
         self._log = open(self.log, "wb")
         self.proc = subprocess.Popen(["ip", "netns", "exec", ns.name, *args],
                                      stdout=self._log, stderr=subprocess.STDOUT)
