@@ -30,9 +30,11 @@ set(CMAKE_SIZE arm-none-eabi-size CACHE FILEPATH "")
 # No OS to run a test executable on while configuring.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
-set(CMAKE_C_FLAGS_INIT "-mcpu=${MOTEIP_ARM_CPU} -mthumb -ffunction-sections -fdata-sections")
-set(CMAKE_ASM_FLAGS_INIT "-mcpu=${MOTEIP_ARM_CPU} -mthumb")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--gc-sections --specs=nano.specs --specs=nosys.specs")
+# Options, not CMAKE_C_FLAGS_INIT: a -DCMAKE_C_FLAGS=... on the command line
+# replaces the _INIT flags, and code built without -mthumb faults on an M0.
+add_compile_options(-mcpu=${MOTEIP_ARM_CPU} -mthumb -ffunction-sections -fdata-sections)
+add_link_options(-mcpu=${MOTEIP_ARM_CPU} -mthumb -Wl,--gc-sections --specs=nano.specs
+                 --specs=nosys.specs)
 # A firmware is built for size unless told otherwise (-Os -DNDEBUG).
 if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE MinSizeRel CACHE STRING "Build type")

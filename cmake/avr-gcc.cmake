@@ -26,9 +26,11 @@ set(CMAKE_OBJCOPY avr-objcopy CACHE FILEPATH "")
 set(CMAKE_SIZE avr-size CACHE FILEPATH "")
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
-set(CMAKE_C_FLAGS_INIT "-mmcu=${MOTEIP_AVR_MCU} -DF_CPU=${MOTEIP_AVR_F_CPU}UL -ffunction-sections -fdata-sections")
-set(CMAKE_ASM_FLAGS_INIT "-mmcu=${MOTEIP_AVR_MCU}")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-mmcu=${MOTEIP_AVR_MCU} -Wl,--gc-sections")
+# Options, not CMAKE_C_FLAGS_INIT: a -DCMAKE_C_FLAGS=... on the command line
+# replaces the _INIT flags, and code built for another -mmcu does not run.
+add_compile_options(-mmcu=${MOTEIP_AVR_MCU} -DF_CPU=${MOTEIP_AVR_F_CPU}UL -ffunction-sections
+                    -fdata-sections)
+add_link_options(-mmcu=${MOTEIP_AVR_MCU} -Wl,--gc-sections)
 if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE MinSizeRel CACHE STRING "Build type")
 endif()

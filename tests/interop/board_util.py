@@ -91,7 +91,9 @@ def stack_rng_state(ram: bytes, ram_base: int, syms: dict[str, int], tmp: Path,
     return ram[at:at + c["size"]]
 
 
-MICROBIT_CFLAGS = ["-mcpu=cortex-m0", "-mthumb", "-Os", "-DMOTEIP_PROFILE_TINY=1"]
+# as port/microbit/CMakeLists.txt builds the library
+MICROBIT_CFLAGS = ["-mcpu=cortex-m0", "-mthumb", "-Os", "-DMOTEIP_PROFILE_TINY=1",
+                   "-DMIP_CONF_LOWPAN=0"]
 
 
 class QemuBoard:

@@ -209,3 +209,23 @@ def test_entropy_comes_from_the_rng(board):
         states.append(stack_rng_state(ram, RAM_BASE, syms, d, MICROBIT_CFLAGS))
     assert any(states[0]), "the PRNG state is all zero: not seeded"
     assert states[0] == states[1] and states[0] != states[2], states
+
+
+def test_bench_image_report_adds_up():
+    """bench/microbit-image --no-run: the per-origin rows sum to what
+    arm-none-eabi-size says, and the RAM fits the chip."""
+    import json
+    import subprocess
+    import sys
+    from moteip_netns import REPO
+    if not MICROBIT_ELF.is_file():
+        pytest.fail(f"{MICROBIT_ELF} not built (scripts/test.sh interop builds it)")
+    p = subprocess.run([sys.executable, str(REPO / "bench" / "microbit-image"), "--no-build",
+                        "--no-run", "--json", "--build-dir", str(MICROBIT_ELF.parents[2])],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    for k in ("text", "data", "bss"):
+        assert sum(v[k] for v in r["by_origin"].values()) == r["size"][k], r
+    assert r["by_origin"]["stack (libmoteip.a)"]["text"] > 10000, r
+    assert r["size"]["data"] + r["size"]["bss"] + r["stack_reserved"] <= RAM_SIZE

@@ -67,6 +67,24 @@ def ns():
         n.delete()
 
 
+@pytest.fixture
+def make_bridge(ns, tmp_path):
+    """Factory: make_bridge(serial, extra=[...]) starts moteip-slip in the
+    test's namespace; whatever happens, it is killed after the test."""
+    made: list[SlipBridge] = []
+
+    def make(serial: str, extra: list[str] | None = None) -> SlipBridge:
+        b = SlipBridge(ns, tmp_path, serial, extra=extra)
+        made.append(b)
+        return b
+
+    try:
+        yield make
+    finally:
+        for b in made:
+            b.kill()
+
+
 @pytest.mark.parametrize("args,option", BAD_ARGS,
                          ids=[" ".join(a) or "no-args" for a, _ in BAD_ARGS])
 def test_bad_arguments(ns, args, option):
@@ -199,9 +217,9 @@ def wait_for(pred, timeout: float = 5) -> bool:
     return pred()
 
 
-def test_ping_both_families_both_ways(ns, tmp_path):
+def test_ping_both_families_both_ways(ns, tmp_path, make_bridge):
     port = free_port(ns)
-    br = SlipBridge(ns, tmp_path, f"tcp-listen:127.0.0.1:{port}")
+    br = make_bridge(f"tcp-listen:127.0.0.1:{port}")
     board = connect_board(ns, port)
     try:
         ping(ns, BOARD_V6, count=3, size=1000)
@@ -220,9 +238,9 @@ def test_ping_both_families_both_ways(ns, tmp_path):
     assert st["drop_too_big"] == st["drop_bad_escape"] == st["drop_not_ip"] == 0, st
 
 
-def test_bad_frames_dropped_and_counted(ns, tmp_path):
+def test_bad_frames_dropped_and_counted(ns, tmp_path, make_bridge):
     port = free_port(ns)
-    br = SlipBridge(ns, tmp_path, f"tcp-listen:127.0.0.1:{port}")   # MTU 1280
+    br = make_bridge(f"tcp-listen:127.0.0.1:{port}")   # MTU 1280
     board = connect_board(ns, port)
     try:
         board.send(slip_encode(b"\x60" * 1281))                 # over the MTU
@@ -246,7 +264,7 @@ def test_bad_frames_dropped_and_counted(ns, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["tcp-listen", "unix", "unix-listen"])
-def test_survives_a_peer_that_vanishes(ns, tmp_path, kind):
+def test_survives_a_peer_that_vanishes(ns, tmp_path, make_bridge, kind):
     """The peer goes away mid-frame; the bridge counts what it lost, waits,
     and works with the next peer."""
     path = str(tmp_path / "serial.sock")
@@ -281,7 +299,7 @@ def test_survives_a_peer_that_vanishes(ns, tmp_path, kind):
         spec = f"unix:{path}"
     else:
         spec = f"tcp-listen:127.0.0.1:{port}" if kind == "tcp-listen" else f"unix-listen:{path}"
-    br = SlipBridge(ns, tmp_path, spec, extra=["--retry-ms", "50"])
+    br = make_bridge(spec, extra=["--retry-ms", "50"])
     try:
         board = new_board()
         ping(ns, BOARD_V6, count=1)
@@ -313,11 +331,11 @@ def test_survives_a_peer_that_vanishes(ns, tmp_path, kind):
     assert st["drop_no_peer"] >= 1, st
 
 
-def test_pty(ns, tmp_path):
+def test_pty(ns, tmp_path, make_bridge):
     """pty:LINK: the board opens the slave by its link, closes it and opens it
     again (as QEMU restarting would); the bridge holds the pty meanwhile."""
     link = tmp_path / "board-tty"
-    br = SlipBridge(ns, tmp_path, f"pty:{link}")
+    br = make_bridge(f"pty:{link}")
     assert " pty=/dev/pts/" in br.ready
     for _ in range(2):
         fd = os.open(link, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
@@ -331,9 +349,9 @@ def test_pty(ns, tmp_path):
     assert not link.exists(), "the pty link was not removed at exit"
 
 
-def test_once_exits_when_the_peer_goes(ns, tmp_path):
+def test_once_exits_when_the_peer_goes(ns, tmp_path, make_bridge):
     port = free_port(ns)
-    br = SlipBridge(ns, tmp_path, f"tcp-listen:127.0.0.1:{port}", extra=["--once"])
+    br = make_bridge(f"tcp-listen:127.0.0.1:{port}", extra=["--once"])
     board = connect_board(ns, port)
     ping(ns, BOARD_V4, count=1)
     board.close()
