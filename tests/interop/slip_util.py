@@ -9,14 +9,12 @@ namespace's loopback or a Unix socket in the test's temporary directory.
 from __future__ import annotations
 
 import json
-import os
-import selectors
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-from moteip_netns import BUILD_DIR, Netns
+from moteip_netns import BUILD_DIR, Netns, read_ready_line
 
 SLIP_BIN = BUILD_DIR / "moteip-slip"
 TUN = "msl0"
@@ -101,26 +99,7 @@ class SlipBridge:
             raise
 
     def _ready_line(self, timeout: float) -> str:
-        assert self.proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        buf = b""
-        deadline = time.monotonic() + timeout
-        try:
-            while b"\n" not in buf:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"moteip-slip not ready after {timeout}s")
-                if sel.select(timeout=left):
-                    chunk = os.read(self.proc.stdout.fileno(), 4096)
-                    if not chunk:
-                        rc = self.proc.wait(timeout=5)
-                        err = self.proc.stderr.read().decode(errors="replace")
-                        raise AssertionError(f"moteip-slip exited {rc} before ready: {err}")
-                    buf += chunk
-        finally:
-            sel.close()
-        line = buf.split(b"\n", 1)[0].decode()
+        line = read_ready_line(self.proc, timeout, "moteip-slip")
         assert line.startswith("ready "), line
         return line
 

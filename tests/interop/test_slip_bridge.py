@@ -9,6 +9,7 @@ traffic (192.0.2.0/24, fd00::/64).
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import struct
@@ -21,7 +22,7 @@ import pytest
 
 import netpkt
 from moteip_netns import Netns
-from slip_util import (BOARD_V4, BOARD_V6, LINUX_V4, LINUX_V6, SLIP_BIN, TUN, SlipBridge,
+from slip_util import (BOARD_V4, BOARD_V6, LINUX_V6, SLIP_BIN, TUN, SlipBridge,
                        SlipDecoder, slip_encode)
 
 # (argv after the program name, the option the one error line must name)
@@ -166,7 +167,7 @@ class PyBoard:
 def echo_reply(f: bytes) -> bytes | None:
     if f[0] >> 4 == 6 and len(f) >= 48 and f[6] == 58 and f[40] == 128 and \
             f[24:40] == netpkt.ip6(BOARD_V6):
-        src = str(__import__("ipaddress").IPv6Address(f[8:24]))
+        src = str(ipaddress.IPv6Address(f[8:24]))
         ident, seq = struct.unpack("!HH", f[44:48])
         return netpkt.ipv6(BOARD_V6, src, 58,
                            netpkt.icmp6_echo(BOARD_V6, src, ident, seq, f[48:], type_=129))
@@ -194,12 +195,14 @@ def free_port(ns: Netns) -> int:
     return port
 
 
-def connect_board(ns: Netns, port: int) -> PyBoard:
+def connect_board(ns: Netns, addr, family: int = socket.AF_INET) -> PyBoard:
+    """A board connecting to a listening bridge at addr ((host, port), or a
+    Unix socket path), retrying while the bridge starts."""
     deadline = time.monotonic() + 5
     while True:
-        s = ns.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=0.2)
+        s = ns.socket(family, socket.SOCK_STREAM, timeout=0.2)
         try:
-            s.connect(("127.0.0.1", port))
+            s.connect(addr)
             return PyBoard(s)
         except OSError:
             s.close()
@@ -220,7 +223,7 @@ def wait_for(pred, timeout: float = 5) -> bool:
 def test_ping_both_families_both_ways(ns, tmp_path, make_bridge):
     port = free_port(ns)
     br = make_bridge(f"tcp-listen:127.0.0.1:{port}")
-    board = connect_board(ns, port)
+    board = connect_board(ns, ("127.0.0.1", port))
     try:
         ping(ns, BOARD_V6, count=3, size=1000)
         ping(ns, BOARD_V4, count=3, size=1000)
@@ -241,7 +244,7 @@ def test_ping_both_families_both_ways(ns, tmp_path, make_bridge):
 def test_bad_frames_dropped_and_counted(ns, tmp_path, make_bridge):
     port = free_port(ns)
     br = make_bridge(f"tcp-listen:127.0.0.1:{port}")   # MTU 1280
-    board = connect_board(ns, port)
+    board = connect_board(ns, ("127.0.0.1", port))
     try:
         board.send(slip_encode(b"\x60" * 1281))                 # over the MTU
         board.send(b"\xc0\x45\x00\xdb\x01\x02\xc0")              # bad escape
@@ -273,20 +276,9 @@ def test_survives_a_peer_that_vanishes(ns, tmp_path, make_bridge, kind):
 
     def new_board() -> PyBoard:
         if kind == "tcp-listen":
-            return connect_board(ns, port)
+            return connect_board(ns, ("127.0.0.1", port))
         if kind == "unix-listen":
-            deadline = time.monotonic() + 5
-            while True:
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                try:
-                    s.connect(path)
-                    s.settimeout(0.2)
-                    return PyBoard(s)
-                except OSError:
-                    s.close()
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.05)
+            return connect_board(ns, path, socket.AF_UNIX)
         conn, _ = listener.accept()       # the bridge connects to us
         conn.settimeout(0.2)
         return PyBoard(conn)
@@ -352,7 +344,7 @@ def test_pty(ns, tmp_path, make_bridge):
 def test_once_exits_when_the_peer_goes(ns, tmp_path, make_bridge):
     port = free_port(ns)
     br = make_bridge(f"tcp-listen:127.0.0.1:{port}", extra=["--once"])
-    board = connect_board(ns, port)
+    board = connect_board(ns, ("127.0.0.1", port))
     ping(ns, BOARD_V4, count=1)
     board.close()
     assert wait_for(lambda: not br.running(), 5), "--once: still running after the peer left"

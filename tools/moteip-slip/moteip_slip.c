@@ -126,16 +126,22 @@ static const struct { unsigned long baud; speed_t code; } speeds[] = {
     { 1000000, B1000000 }, { 2000000, B2000000 }, { 4000000, B4000000 },
 };
 
+/* One line on stderr: "moteip-slip: " message tail. */
+static void vline(const char *tail, const char *fmt, va_list ap)
+{
+    fputs(PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(tail, stderr);
+}
+
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 static void usage_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs(PROG ": ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline(" (see --help)\n", fmt, ap);
     va_end(ap);
-    fputs(" (see --help)\n", stderr);
     exit(EXIT_USAGE);
 }
 
@@ -422,11 +428,9 @@ static void note(const struct bridge *b, const char *fmt, ...)
     va_list ap;
     if (b->o->quiet)
         return;
-    fputs(PROG ": ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline("\n", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -434,11 +438,9 @@ static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noret
 static void die(const char *fmt, ...)
 {
     va_list ap;
-    fputs(PROG ": ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline("\n", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     exit(EXIT_RUNTIME);
 }
 
@@ -814,15 +816,16 @@ int main(int argc, char **argv)
                 serial_input(b);
             if (b->fd >= 0 && (p[i_ser].revents & POLLOUT))
                 serial_flush(b);
-            if (b->fd < 0 && (o.once || b->spec.kind == S_FD)) {
-                save_stats(b);
-                break;
-            }
         }
         if (i_lis >= 0 && (p[i_lis].revents & POLLIN))
             serial_accept(b);
         if (p[i_tun].revents & POLLIN)
             tun_input(b);
+        /* a read or a write may have found the peer gone */
+        if (b->fd < 0 && b->st.peer_losses > 0 && (o.once || b->spec.kind == S_FD)) {
+            save_stats(b);
+            break;
+        }
     }
     if (b->spec.kind == S_PTY && b->spec.path != NULL)
         (void)unlink(b->spec.path);
