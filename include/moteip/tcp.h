@@ -67,6 +67,11 @@ struct mip_tcp_conn;
 #ifndef MIP_TCP_MSL_MS
 #define MIP_TCP_MSL_MS 30000u          /* TIME_WAIT lasts 2 * MSL */
 #endif
+/* RFC 7323 5.5: after this long without a segment from the peer, TS.Recent
+ * is invalid (the peer's timestamp clock, at most 1 tick per ms, may have
+ * wrapped its sign bit, 24.8 days), and the next segment is accepted
+ * whatever its TSval. 24 days; below 2^31 ms, as every deadline. */
+#define MIP_TCP_PAWS_IDLE_MS (24u * 24u * 3600u * 1000u)
 /* MIP_TCP_DELACK_MS, the RTO minimum and the challenge-ACK limit are in
  * config.h, which checks them against each other. */
 
@@ -110,7 +115,15 @@ struct mip_tcp_callbacks {
 /* Per-connection settings: mip_tcp_conn_init fills in the defaults; change
  * c->cfg before connect, or in the accept callback. keepalive_ms may also be
  * set later: the next mip_stack_poll arms the timer (0 stops it at its next
- * deadline, without a probe). */
+ * deadline, without a probe).
+ *
+ * Keepalive probes an idle connection in ESTABLISHED, CLOSE_WAIT and
+ * FIN_WAIT_2: the first probe keepalive_ms after the last segment from the
+ * peer, three more keepalive_ms / 4 apart (at least 500 ms), and the
+ * connection is aborted (MIP_TCP_ERR_KEEPALIVE) when the last goes
+ * unanswered: 2 * keepalive_ms in all for keepalive_ms >= 2 s. Keep it
+ * below MIP_TCP_PAWS_IDLE_MS (24 days): the keepalive exchange is then what
+ * keeps the peer's timestamps fresh. */
 struct mip_tcp_config {
     uint32_t keepalive_ms;    /* 0: off; else idle time before probing */
     uint16_t delack_ms;       /* 0: ACK every segment at once; values above
@@ -289,8 +302,9 @@ struct mip_tcp {
      * from the stack's PRNG in [LIMIT / 2, LIMIT * 3 / 2] (CVE-2016-5696). */
     mip_time_t chack_start;
     uint8_t  chack_left;
-    /* Consecutive retransmission timeouts of a synchronized connection
-     * before it is aborted with MIP_TCP_ERR_TIMEOUT, for every connection
+    /* Consecutive retransmission timeouts (or unanswered zero-window
+     * probes) of a synchronized connection before it is aborted with
+     * MIP_TCP_ERR_TIMEOUT, for every connection
      * of this instance; mip_tcp_init sets MIP_TCP_MAX_RETRIES (8). 255:
      * never give up, the handshake included (SYN, and SYN-ACK from the
      * SYN cache; the RTO backoff stays capped at MIP_TCP_RTO_MAX_MS).
@@ -366,9 +380,14 @@ size_t mip_tcp_writable(const struct mip_tcp_conn *c);
 /* True once the peer's FIN was received and every byte before it read. */
 bool mip_tcp_peer_closed(const struct mip_tcp_conn *c);
 
-/* Sends FIN after the queued data; reading goes on (half-close). */
+/* Sends FIN after the queued data; reading goes on (half-close). Once the
+ * FIN is ACKed, FIN_WAIT_2 lasts until the peer's FIN: no timer ends it
+ * but keepalive when on (the application reads, and decides). */
 mip_status mip_tcp_shutdown(struct mip_tcp *tcp, struct mip_tcp_conn *c);
-/* shutdown + the application will read no more. */
+/* shutdown + the application will read no more (unread and later data is
+ * dropped). Once the FIN is ACKed, the peer's FIN is awaited at most
+ * MIP_TCP_FIN_WAIT_2_MS (config.h, 60 s); then RST, MIP_TCP_ERR_TIMEOUT
+ * and `closed`. docs/TCP.md "Liveness": how long every state can last. */
 mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Sends RST and ends the connection now (`closed` follows `error`). */
 void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c);

@@ -47,6 +47,7 @@
 #include "moteip/tcp.h"
 #include "impair.h"
 #include "linux_tap.h"
+#include "coap_demo.h"
 #include "http_server.h"
 #include "tcp_app.h"
 #include "tcp_chargen.h"
@@ -106,6 +107,7 @@ struct host_opts {
     bool have_idle;
     uint32_t client_keepalive_ms;     /* --client-keepalive (0: off) */
     unsigned tcp_max_retries;         /* --tcp-max-retries (0: the default) */
+    uint16_t coap_port;               /* --coap PORT (0: off) */
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
     const char *stats_json;
@@ -126,6 +128,7 @@ static void usage(FILE *f)
             "                   [--route PREFIX via GATEWAY]... [--stats-json FILE]\n"
             "                   [--mac MAC] [--forward] [--profile tiny|full]\n"
             "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
+            "                   [--coap PORT]\n"
             "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
             "                    [--client-timeout SECONDS] [--client-keepalive MS]\n"
             "                    [--client-idle SECONDS]] [--tcp-max-retries N]\n"
@@ -157,6 +160,9 @@ static void usage(FILE *f)
             "  --chargen PORT       character generator (RFC 864)\n"
             "  --http PORT          HTTP/1.1: GET /bytes/N answers N bytes of the pattern\n"
             "                       (7*i + (i>>8) + (i>>16)) & 0xFF; other paths 404\n"
+            "  --coap PORT          CoAP over UDP (5683 is the standard port): /hello,\n"
+            "                       /bytes?n=N (the pattern, block-wise), /sink (POST/PUT,\n"
+            "                       Block1; answers \"length crc32\"), /.well-known/core\n"
             "\n"
             "TCP client test (instead of running until a signal):\n"
             "  --tcp-client ADDR:PORT\n"
@@ -507,6 +513,14 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
                 if (o->svc_port[k] == port)
                     bad_arg(arg, "port %u is already used by %s", (unsigned)port, svc_opt[k]);
             o->svc_port[svc] = port;
+        } else if (strcmp(arg, "--coap") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            if (o->coap_port != 0)
+                bad_arg(arg, "given more than once");
+            o->coap_port = parse_port(v);
+            if (o->coap_port == 0 || o->coap_port == MIP_UDP_ECHO_PORT ||
+                o->coap_port == MIP_UDP_DISCARD_PORT)
+                bad_arg(arg, "'%s' is not a free UDP port (1..65535, not 7 or 9)", v);
         } else if (strcmp(arg, "--tcp-client") == 0) {
             const char *v = opt_value(argc, argv, &i);
             if (o->client_text != NULL)
@@ -819,6 +833,7 @@ struct host_tcp {
     struct mip_tcp_chargen chargen;
     struct mip_http_server http;
     struct host_client client;
+    struct mip_coap_demo coap;
 };
 
 static int write_stats_json(const char *path, const struct mip_stack *s,
@@ -881,6 +896,12 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
             (unsigned long)t->http.status_2xx, (unsigned long)t->http.status_4xx,
             (unsigned long)t->http.status_5xx, (unsigned long long)t->http.body_bytes);
     fprintf(f, "  },\n");
+    fprintf(f, "  \"coap\": {\"port\": %u, \"bodies\": %lu",
+            (unsigned)t->coap.ep.port, (unsigned long)t->coap.sink_bodies);
+    for (i = 0; i < (int)MIP_COAP_STAT_COUNT; i++)
+        fprintf(f, ", \"%s\": %lu", mip_coap_stat_name((enum mip_coap_stat)i),
+                (unsigned long)mip_coap_stat(&t->coap.ep, (enum mip_coap_stat)i));
+    fprintf(f, "},\n");
     fprintf(f, "  \"tcp\": {");
     first = 1;
     for (i = 0; i < (int)MIP_TCP_STAT_COUNT; i++) {
@@ -1039,6 +1060,12 @@ int main(int argc, char **argv)
         fail("cannot start UDP discard on port %u: %s", MIP_UDP_DISCARD_PORT,
              mip_status_name((mip_status)rc));
 
+    if (o->coap_port != 0) {
+        rc = (int)mip_coap_demo_start(&t->coap, s, o->coap_port, false);
+        if (rc != MIP_OK)
+            fail("--coap: cannot start CoAP on UDP port %u: %s", (unsigned)o->coap_port,
+                 mip_status_name((mip_status)rc));
+    }
     rc = (int)mip_tcp_init(&t->tcp, s);
     if (rc != MIP_OK)
         fail("cannot start TCP: %s", mip_status_name((mip_status)rc));
