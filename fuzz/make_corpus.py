@@ -11,6 +11,7 @@ Record format of the stack harnesses (see fuzz/stack_harness.h):
      bits 0..14 = length][frame]
 fuzz_wire input: [1 byte codec selector][bytes] (see fuzz/fuzz_wire.c).
 fuzz_mac_input: [4 config bytes][operations] (see mac_seeds() below).
+fuzz_slip: [cap selector][chunk seed][serial line bytes] (see fuzz/fuzz_slip.c).
 """
 import os
 import struct
@@ -1255,6 +1256,28 @@ def relay_seeds():
             r_time(200) + r_time(220))
     return seeds
 
+# --- fuzz_slip: [cap selector][chunk seed][serial line bytes] -------------
+
+def slip(frame, lead=True):
+    body = frame.replace(b"\xdb", b"\xdb\xdd").replace(b"\xc0", b"\xdb\xdc")
+    return (b"\xc0" if lead else b"") + body + b"\xc0"
+
+def slip_seeds():
+    big6 = ping6(PEER6, OUR6, body=bytes((7 * i) & 0xFF for i in range(1000)))
+    return {
+        "ping6": bytes([3, 1]) + slip(ping6(PEER6, OUR6)),
+        "ping4-no-lead": bytes([3, 2]) + slip(ping4(PEER4, OUR4), lead=False),
+        "ping6-escapes-big": bytes([3, 3]) + slip(big6),
+        "udp6-and-udp4": bytes([2, 4]) + slip(ipv6(PEER6, OUR6, 17, udp(PEER6, OUR6, 1234, 7, b"\xc0\xdb" * 8))) +
+                         slip(ipv4(PEER4, OUR4, 17, udp(PEER4, OUR4, 1234, 9, b"x"))),
+        "bad-escape-then-ping": bytes([3, 5]) + b"\x45\xdb\x01\xc0" + slip(ping6(PEER6, OUR6)),
+        "esc-end-then-ping": bytes([1, 6]) + b"\x60\xdb\xc0" + slip(ping4(PEER4, OUR4), lead=False),
+        "over-mtu-then-ping": bytes([3, 7]) + b"\x60" * 1290 + slip(ping6(PEER6, OUR6)),
+        "small-cap": bytes([0, 8]) + slip(b"\x01\x02") + slip(b"\x03") + b"\xc0\xc0",
+        "empty-frames": bytes([1, 9]) + b"\xc0" * 16,
+        "noise": bytes([2, 10]) + bytes(range(256)),
+    }
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -1287,6 +1310,7 @@ def main():
     n += write_dir("fuzz_mac_input", mac_seeds())
     n += write_dir("fuzz_lowpan_input", lowpan_seeds())
     n += write_dir("fuzz_relay_input", relay_seeds())
+    n += write_dir("fuzz_slip", slip_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":
