@@ -15,7 +15,7 @@ static uint32_t fold_once(uint32_t sum)
     return (sum & 0xFFFFu) + (sum >> 16);
 }
 
-#if MIP_CONF_CKSUM_WIDE
+#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
 /* The one's complement sum of the 16-bit big-endian words of `n4 * 4`
  * bytes, folded to 16 bits. Words are summed in native order: the one's
  * complement sum of byte-swapped words is the byte-swapped sum (RFC 1071
@@ -81,7 +81,7 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 #else
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
-#if MIP_CONF_CKSUM_WIDE
+#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
     if (len >= 16u) {
         size_t n4 = len / 4u;
         if (sum >= 0x7FFF0000u)
