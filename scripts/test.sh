@@ -3,7 +3,8 @@
 #
 #   scripts/test.sh                 all parts
 #   scripts/test.sh PART...         only these parts:
-#     unit       ctest in build-asan/ (full profile) and build-tiny/ (tiny), both ASan+UBSan
+#     unit       ctest in build-asan/ (full profile), build-tiny/ (tiny) and build-micro/
+#                (micro, IPv4 and IPv6 variants), all ASan+UBSan
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/ (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
@@ -13,11 +14,12 @@
 #                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
 #                reproduce); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
-#                in a network namespace against Linux; needs root (uses sudo -n otherwise)
+#                (the micro profile on a TUN, from build-micro/) in a network namespace against
+#                Linux; needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
-# libFuzzer). Every part runs even if an earlier one failed; the exit status is
+# libFuzzer), build-micro/ (micro, sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -181,6 +183,10 @@ if want unit; then
     build build-tiny -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=tiny \
         -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
 fi
+if want unit || want interop; then
+    build build-micro -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=micro \
+        -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
+fi
 if want fuzz; then
     # Only the library and the harnesses (fuzz/fuzz_*.c): the host port and
     # apps are not fuzz targets. No build type: -O1 -g with assertions on.
@@ -206,6 +212,7 @@ run_ctest() {
 if want unit; then
     run_ctest build-asan
     run_ctest build-tiny
+    run_ctest build-micro
 fi
 
 # --- pytest helper ---------------------------------------------------------------
@@ -218,7 +225,7 @@ run_pytest() {
         if [ "$(id -u)" -ne 0 ]; then
             if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
                 # shellcheck disable=SC2054  # the commas belong to --preserve-env
-                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
+                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
             else
                 echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
             fi
@@ -228,7 +235,8 @@ run_pytest() {
         record "$name" FAIL 0 1 0 "no .venv (scripts/setup.sh failed?)"
         return
     fi
-    MOTEIP_BUILD_DIR="$ROOT/build" "${prefix[@]}" "$VENV_PY" -m pytest -q -rfEs \
+    MOTEIP_BUILD_DIR="$ROOT/build" MOTEIP_MICRO_BUILD_DIR="$ROOT/build-micro" \
+        "${prefix[@]}" "$VENV_PY" -m pytest -q -rfEs \
         --timeout=600 -p no:cacheprovider --junitxml="$xml" "$@" </dev/null || rc=$?
     if [ "$rc" -eq 5 ]; then
         record "$name" SKIP 0 0 0 "no tests collected"

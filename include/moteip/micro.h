@@ -176,7 +176,7 @@ struct mip_micro {
     uint16_t ipid;               /* next IPv4 identification */
     uint16_t lastport;           /* last ephemeral port used */
     uint32_t isn_clock;          /* RFC 6528 M: 4-us units, advanced per tick */
-    uint32_t key[2];             /* RFC 6528 secret (Speck32/64 key) */
+    uint16_t key[4];             /* RFC 6528 secret: the Speck32/64 key */
     mip_micro_app_fn app;
     void *ctx;                   /* the owner's, for the callbacks */
     uint16_t listen[MIP_MICRO_LISTEN]; /* listening ports, 0 = free */
@@ -228,6 +228,11 @@ uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO
                             uint16_t rport, uint16_t lport, uint16_t len);
 #define mip_micro_udp_sdata(m) ((m)->buf + MIP_MICRO_IPH + 8u)
 #endif
+
+/* F of RFC 6528: CBC-MAC with Speck32/64 under `key` (k0 l0 l1 l2, as
+ * in the cipher's paper) over n bytes (a multiple of 4) read as
+ * big-endian 32-bit blocks. Public for tests. */
+uint32_t mip_micro_prf(const uint16_t key[4], const uint8_t *msg, uint8_t n);
 
 /* --- calls for the application, inside its callback ------------------ */
 

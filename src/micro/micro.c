@@ -145,15 +145,14 @@ static uint32_t speck(const uint16_t *k, uint16_t x, uint16_t y)
     return (uint32_t)x << 16 | y;
 }
 
-/* CBC-MAC of n bytes (a multiple of 4) under the key. */
-static uint32_t prf(const uint32_t *key, const uint8_t *msg, uint8_t n)
+uint32_t mip_micro_prf(const uint16_t key[4], const uint8_t *msg, uint8_t n)
 {
     uint32_t h = 0;
     uint8_t i;
 
     for (i = 0; i < n; i += 4u) {
         h ^= mip_rd32(msg + i);
-        h = speck((const uint16_t *)key, (uint16_t)(h >> 16), (uint16_t)h);
+        h = speck(key, (uint16_t)(h >> 16), (uint16_t)h);
     }
     return h;
 }
@@ -294,25 +293,29 @@ static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8
     c->state = state;
     c->len = 1;
     c->rto = c->timer = MIP_MICRO_RTO_INIT;
-    c->sv = 4u * MIP_MICRO_RTO_INIT;
     c->mss = DEFAULT_MSS;
     cpy(msg, ripaddr, ALEN);
     mip_wr16(msg + ALEN, lport);
     mip_wr16(msg + ALEN + 2, rport);
-    c->snd_una = m->isn_clock + prf(m->key, msg, sizeof msg);
+    c->snd_una = m->isn_clock + mip_micro_prf(m->key, msg, sizeof msg);
 }
 
-/* Jacobson's estimator (RFC 6298 2.3, alpha 1/8, beta 1/4) on a sample
- * of `r` ticks; the RTO stays within RTO_MIN .. RTO_MAX ticks. */
+/* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
+ * both 0: no sample yet); the RTO stays within RTO_MIN .. RTO_MAX ticks. */
 static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
 {
     int8_t e = (int8_t)(r - (c->sa >> 3));
     uint8_t rto;
 
-    c->sa = (uint8_t)(c->sa + e);
-    if (e < 0)
-        e = (int8_t)-e;
-    c->sv = (uint8_t)(c->sv + e - (c->sv >> 2));
+    if ((c->sa | c->sv) == 0) {
+        c->sa = (uint8_t)(r << 3);
+        c->sv = (uint8_t)(r << 1);
+    } else {
+        c->sa = (uint8_t)(c->sa + e);
+        if (e < 0)
+            e = (int8_t)-e;
+        c->sv = (uint8_t)(c->sv + e - (c->sv >> 2));
+    }
     rto = (uint8_t)((c->sa >> 3) + c->sv);
     if (rto < MIP_MICRO_RTO_MIN)
         rto = MIP_MICRO_RTO_MIN;
@@ -352,7 +355,8 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
 
     m->slen = 0;
     m->req = 0;
-    m->app(m, c, ev);
+    if (ev)
+        m->app(m, c, ev);
     if (m->req & MIP_MICRO_REQ_ABORT) {
         c->state = MIP_MICRO_CLOSED;
         return tcp_send(m, c, RST | ACK, 0);
@@ -568,9 +572,7 @@ found:
         c->state = MIP_MICRO_FIN_WAIT_2;
         c->timer = 0;
     }
-    if (ev)
-        return app_send(m, c, ev);
-    return 0;
+    return app_send(m, c, ev);
 
 time_wait:
     c->state = MIP_MICRO_TIME_WAIT;
@@ -790,8 +792,9 @@ void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
     cpy((uint8_t *)m->key, entropy, sizeof m->key);
     m->app = app;
     m->ctx = ctx;
+    m->chal = MIP_MICRO_CHALLENGE_LIMIT;
     /* Derived through the hash, so IP IDs and ports do not show the key. */
-    r = prf(m->key, m->addr, ALEN);
+    r = mip_micro_prf(m->key, m->addr, ALEN);
     m->ipid = (uint16_t)r;
     m->lastport = (uint16_t)(r >> 16);
 }
