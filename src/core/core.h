@@ -35,6 +35,11 @@ bool stack_is_bcast4(const struct mip_stack *s, const uint8_t dst[4]);
 /* Hands the frame in p to the driver, counts the outcome, frees p. */
 mip_status netif_transmit(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p);
 
+/* --- stack.c --------------------------------------------------------- */
+/* Takes one token from the bucket l (at most `burst` tokens, one more
+ * every `interval` ms); false when it is empty. */
+bool rate_take(struct mip_rate_limiter *l, mip_time_t now, uint16_t burst, uint32_t interval);
+
 /* --- neigh.c --------------------------------------------------------- */
 struct mip_neigh *neigh_find(struct mip_stack *s, uint8_t family, uint8_t netif,
                              const uint8_t *ip);
