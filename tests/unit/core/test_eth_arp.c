@@ -35,7 +35,7 @@ static mip_status send_udp(struct fixture *f, const char *dst, const uint8_t *da
 {
     struct mip_addr d = fixture_addr(dst);
     (void)mip_stack_poll(f->s, f->now);
-    return mip_udp_sendto(f->s, NULL, 5000, &d, 7, data, n);
+    return mip_udp_sendto(f->s, NULL, 5000, &d, 7, MIP_NETIF_ANY, data, n);
 }
 
 /* --- answering ----------------------------------------------------------- */

@@ -82,7 +82,7 @@ static mip_status send_to(struct fixture *f, const char *dst)
     static const uint8_t data[6] = {'s', 'e', 'n', 's', 'o', 'r'};
     struct mip_addr d = fixture_addr(dst);
     (void)mip_stack_poll(f->s, f->now);
-    return mip_udp_sendto(f->s, NULL, 5000, &d, 7, data, sizeof(data));
+    return mip_udp_sendto(f->s, NULL, 5000, &d, 7, MIP_NETIF_ANY, data, sizeof(data));
 }
 
 /* Lets every resolution run out (one probe per poll), then checks the
