@@ -55,7 +55,7 @@ def test_download_and_new_connections_survive_syn_flood(make_host, tmp_path):
     stats = host.stop()
     failed = [r for r in results if not r[1]]
     tcp = stats["tcp"]
-    if any(k.startswith("syncookie") for k in tcp):
+    if "cookies_sent" in tcp:
         assert not failed, f"new connections failed during the flood: {failed}\n{dump(stats)}"
     else:
         # Without SYN cookies a spoofed SYN may replace a real handshake's
@@ -70,5 +70,6 @@ def test_download_and_new_connections_survive_syn_flood(make_host, tmp_path):
     c = stats["counters"]
     assert c["drop_neigh_rate_limited"] > 0 and c["drop_tx_no_pbuf"] == 0, \
         {k: v for k, v in c.items() if k.startswith("drop_") and v}
-    # the flood reached TCP: half-open entries were replaced
-    assert stats["tcp"]["syn_cache_evicted"] > 0, dump(stats)
+    # the flood reached TCP: the SYN cache was full (answered with cookies,
+    # or entries replaced)
+    assert tcp.get("cookies_sent", 0) + tcp.get("syn_cache_evicted", 0) > 0, dump(stats)
