@@ -1,4 +1,4 @@
-"""Runs tools/onlink_flood.py (a bounded flood from invented on-link
+"""Runs onlink_flood.py (a bounded flood from invented on-link
 sources) inside a test's namespace, in the background. The tool refuses to
 run outside a namespace of its own and stops by itself."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from moteip_netns import REPO, MoteipHost, assert_safe_addr
 
-TOOL = REPO / "tools" / "onlink_flood.py"
+TOOL = REPO / "tests" / "interop" / "onlink_flood.py"
 
 
 class Flood:

@@ -3,7 +3,7 @@ changes nothing for a resolved peer. Before the neighbor cache limits,
 16 such requests evicted the peer's entry and filled the packet pool with
 replies waiting for resolutions that never finish: the node answered
 nothing for seconds. Here Linux (the real peer, 192.0.2.1 / fd00::1) pings
-both families fast and downloads over TCP while tools/onlink_flood.py sends
+both families fast and downloads over TCP while tests/interop/onlink_flood.py sends
 echo requests from 192.0.2.3-254 and random fd00::/64 sources, each frame
 from an invented MAC. Every ping must be answered and the download arrive
 intact. Bounded: 1,600 scan packets in at most 5 s, inside the test's

@@ -1,5 +1,5 @@
 """A SYN flood from invented on-link sources (issue 12, item 10): during a
-bounded flood (tools/onlink_flood.py: 1,000 SYN/s to port 80 over both
+bounded flood (tests/interop/onlink_flood.py: 1,000 SYN/s to port 80 over both
 families for 6 s, from 192.0.2.3-254 and random fd00::/64 sources), an
 established download from moteip-host's HTTP app completes intact and new
 connections from Linux succeed. Before the neighbor cache limits every

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""tools/onlink_flood.py -- a bounded flood from invented on-link sources.
+"""tests/interop/onlink_flood.py -- a bounded flood from invented on-link sources.
 
 Sends TCP SYNs or ICMP echo requests to a moteip node from source addresses
 nobody owns, on the same link, each in an Ethernet frame from an invented
 MAC: the node cannot resolve them, so every reply starts an ARP / Neighbor
 Discovery resolution. This is the attack of issue 12 (items 9 and 10); the
-interop tests (tests/interop/test_neigh_scan.py, test_syn_flood.py) and
-bench/syn-flood run it.
+interop tests (test_neigh_scan.py, test_syn_flood.py, through
+flood_util.py) and bench/syn-flood run it. Packets are built with
+netpkt.py.
 
-  ip netns exec NS python3 tools/onlink_flood.py --iface mtap0 \\
+  ip netns exec NS python3 tests/interop/onlink_flood.py --iface mtap0 \\
       --dst-mac 02:00:00:00:00:02 --dst 192.0.2.2 --dst fd00::2 \\
       --kind syn --port 80 --rate 3000 --duration 60
 
@@ -38,26 +39,15 @@ import struct
 import sys
 import time
 
+import netpkt as P
+
 MAX_DURATION_S = 120.0
 MAX_COUNT = 2_000_000
 MAX_RATE = 20_000
 SAFE_NETS = [ipaddress.ip_network("192.0.2.0/24"), ipaddress.ip_network("fd00::/8")]
 
-ETH_IPV4, ETH_IPV6 = 0x0800, 0x86DD
-PROTO_ICMP, PROTO_TCP, PROTO_ICMPV6 = 1, 6, 58
-
-
 class Refused(Exception):
     pass
-
-
-def checksum(data: bytes) -> int:
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
 
 
 def in_own_netns() -> bool:
@@ -113,58 +103,36 @@ class Sources:
                 return a
 
 
-def invented_mac(rng: random.Random) -> bytes:
+def invented_mac(rng: random.Random) -> str:
     b = bytearray(rng.getrandbits(48).to_bytes(6, "big"))
     b[0] = (b[0] & 0xFC) | 0x02          # locally administered, unicast
-    return bytes(b)
+    return ":".join(f"{x:02x}" for x in b)
 
 
-def tcp_syn(src, dst, sport: int, dport: int, seq: int) -> bytes:
-    # MSS 1460, SACK permitted, timestamps, window scale: what Linux sends
-    opts = (struct.pack("!BBH", 2, 4, 1460) + struct.pack("!BB", 4, 2) +
-            struct.pack("!BBII", 8, 10, seq & 0xFFFFFFFF, 0) + struct.pack("!BBBB", 1, 3, 3, 7))
-    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq, 0, (5 + len(opts) // 4) << 4, 0x02,
-                      64240, 0, 0) + opts
-    if src.version == 4:
-        pseudo = src.packed + dst.packed + struct.pack("!BBH", 0, PROTO_TCP, len(hdr))
-    else:
-        pseudo = src.packed + dst.packed + struct.pack("!IxxxB", len(hdr), PROTO_TCP)
-    ck = checksum(pseudo + hdr)
-    return hdr[:16] + struct.pack("!H", ck) + hdr[18:]
+# MSS 1460, SACK permitted, timestamps, window scale 7: what Linux offers
+SYN_OPTS = (struct.pack("!BBH", 2, 4, 1460) + struct.pack("!BB", 4, 2) +
+            struct.pack("!BBII", 8, 10, 1, 0) + struct.pack("!BBBB", 1, 3, 3, 7))
 
 
-def echo(src, dst, ident: int, seq: int) -> bytes:
-    payload = b"onlink-flood-scan"
-    if src.version == 4:
-        msg = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + payload
-        return msg[:2] + struct.pack("!H", checksum(msg)) + msg[4:]
-    msg = struct.pack("!BBHHH", 128, 0, 0, ident, seq) + payload
-    pseudo = src.packed + dst.packed + struct.pack("!IxxxB", len(msg), PROTO_ICMPV6)
-    return msg[:2] + struct.pack("!H", checksum(pseudo + msg)) + msg[4:]
-
-
-def ip_packet(src, dst, proto: int, l4: bytes, ident: int) -> bytes:
-    if src.version == 4:
-        hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), ident, 0x4000,
-                          64, proto, 0, src.packed, dst.packed)
-        hdr = hdr[:10] + struct.pack("!H", checksum(hdr)) + hdr[12:]
-        return hdr + l4
-    return struct.pack("!IHBB16s16s", 0x60000000, len(l4), proto, 64, src.packed,
-                       dst.packed) + l4
-
-
-def build_frame(kind: str, dst_mac: bytes, dst, src_sources: Sources, port: int,
+def build_frame(kind: str, dst_mac: str, dst, sources: Sources, port: int,
                 rng: random.Random, n: int) -> bytes:
-    src = src_sources.pick()
+    src, d = str(sources.pick()), str(dst)
+    v4 = dst.version == 4
     if kind == "syn":
-        l4 = tcp_syn(src, dst, rng.randrange(1024, 65536), port, rng.getrandbits(32))
-        proto = PROTO_TCP
+        ln = 20 + len(SYN_OPTS)
+        pseudo = P.pseudo4(src, d, P.PROTO_TCP, ln) if v4 else P.pseudo6(src, d, P.PROTO_TCP, ln)
+        l4 = P.tcp(rng.randrange(1024, 65536), port, rng.getrandbits(32), 0, P.TCP_SYN, pseudo,
+                   opts=SYN_OPTS)
+        proto = P.PROTO_TCP
+    elif v4:
+        l4, proto = P.icmp4_echo(0x4F46, n & 0xFFFF, b"onlink-flood-scan"), P.PROTO_ICMP
     else:
-        l4 = echo(src, dst, 0x4F46, n & 0xFFFF)
-        proto = PROTO_ICMP if src.version == 4 else PROTO_ICMPV6
-    ethertype = ETH_IPV4 if src.version == 4 else ETH_IPV6
-    return dst_mac + invented_mac(rng) + struct.pack("!H", ethertype) + \
-        ip_packet(src, dst, proto, l4, rng.getrandbits(16))
+        l4 = P.icmp6_echo(src, d, 0x4F46, n & 0xFFFF, b"onlink-flood-scan")
+        proto = P.PROTO_ICMPV6
+    if v4:
+        return P.eth(dst_mac, invented_mac(rng), P.ETH_IPV4,
+                     P.ipv4(src, d, proto, l4, ident=rng.getrandbits(16)))
+    return P.eth(dst_mac, invented_mac(rng), P.ETH_IPV6, P.ipv6(src, d, proto, l4))
 
 
 def flood(iface: str, dst_mac: str, dsts: list[str], kind: str, rate: float,
@@ -188,7 +156,10 @@ def flood(iface: str, dst_mac: str, dsts: list[str], kind: str, rate: float,
             raise Refused(f"refusing {a}: outside 192.0.2.0/24 and fd00::/8")
     if not addrs:
         raise Refused("no --dst")
-    mac = bytes(int(x, 16) for x in dst_mac.split(":"))
+    try:
+        mac = P.mac_bytes(dst_mac)
+    except ValueError:
+        mac = b""
     if len(mac) != 6 or mac[0] & 1:
         raise Refused(f"--dst-mac {dst_mac}: not a unicast MAC")
     rng = random.Random(seed)
@@ -206,7 +177,7 @@ def flood(iface: str, dst_mac: str, dsts: list[str], kind: str, rate: float,
             due = min(count, int((now - start) * rate) + 1)
             while sent < due:
                 k = sent % len(addrs)
-                frame = build_frame(kind, mac, addrs[k], sources[k], port, rng, sent)
+                frame = build_frame(kind, dst_mac, addrs[k], sources[k], port, rng, sent)
                 try:
                     sock.send(frame)
                 except BlockingIOError:
