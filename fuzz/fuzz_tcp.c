@@ -21,8 +21,8 @@
  *   - per open connection: snd_una <= snd_nxt <= snd_max (mod 2^32),
  *     snd_max - snd_una <= tx.len + 2, ring lengths within their sizes,
  *     rx.ooo_end <= rx.size - rx.len with reassembly bits only below it,
- *     rcv_nxt <= rcv_adv and the advertised window within the ring (or the
- *     SYN cache's 1024), state in range, mss >= 64, SACK scoreboard sorted;
+ *     rcv_nxt <= rcv_adv and the advertised window within the ring's room,
+ *     state in range, mss >= 64, SACK scoreboard sorted;
  *     no segment moves rcv_nxt past the edge advertised before it;
  *   - no packet buffer in use between operations;
  *   - frames: IPv4/IPv6 + TCP + options parse, checksums right (always),
@@ -30,8 +30,9 @@
  *     connection, within MSS (options included) and the peer's window (or
  *     below snd_max, or a 1-byte zero-window probe), equal to what the
  *     application wrote at that offset; no RST in answer to a RST; SYN-ACK
- *     only from the SYN cache or SYN_RECEIVED, bare SYN only from
- *     SYN_SENT; the window never moves the advertised right edge left;
+ *     only from the SYN cache (or a cookie, MSS only, when it is full) or
+ *     SYN_RECEIVED, bare SYN only from SYN_SENT; the window never moves the
+ *     advertised right edge left;
  *   - callbacks only for open connections, none after `closed`;
  *   - poll's delay is never later than a pending TCP deadline, and a due
  *     timer is gone after one poll;
@@ -256,6 +257,16 @@ NOCOV static struct slot *live_conn_for(const struct mip_addr *local, uint16_t l
     return NULL;
 }
 
+/* Every SYN cache entry in use: a SYN is answered with a cookie (MSS only). */
+static bool syn_cache_full(void)
+{
+    unsigned i;
+    for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++)
+        if (!(H.tcp.syn[i].flags & TCPS_USED))
+            return false;
+    return true;
+}
+
 static const struct mip_tcp_syn *syn_entry_for(const struct mip_addr *local, uint16_t lport,
                                                const struct mip_addr *remote, uint16_t rport)
 {
@@ -316,8 +327,9 @@ NOCOV static void check_segment(const struct mip_addr *src, const struct mip_add
             CHECK(c->state == MIP_TCP_SYN_RECEIVED, "SYN-ACK from a connection in %s",
                   mip_tcp_state_name(c->state));
         else
-            CHECK(syn_entry_for(src, h.src_port, dst, h.dst_port) != NULL,
-                  "SYN-ACK from neither the SYN cache nor a connection");
+            CHECK(syn_entry_for(src, h.src_port, dst, h.dst_port) != NULL ||
+                  (MIP_TCP_SYN_COOKIES && syn_cache_full() && o.present == MIP_TCP_HAS_MSS),
+                  "SYN-ACK from neither the SYN cache, a cookie nor a connection");
     } else if (h.flags & MIP_TCP_SYN) {
         CHECK(c != NULL && c->state == MIP_TCP_SYN_SENT, "SYN from a connection not in SYN_SENT");
     }
@@ -544,6 +556,7 @@ static const struct mip_tcp_callbacks app_cb = {cb_connected, cb_readable, cb_wr
                                                 cb_error};
 
 static const uint16_t ring_sizes[4] = {512, 1024, 2048, 1536};
+#define RING_MIN 512u                 /* the smallest: what the listener promises */
 
 /* cfg: bits 0-1 rx ring size, 2-3 tx ring size, 4 no bitmap, 5 nodelay,
  * 6 delack 0, 7 keepalive 5 s. SACK/timestamps: see cfg_opts. */
@@ -662,7 +675,7 @@ NOCOV static void check_conn(const struct slot *sl, unsigned i)
         uint32_t room = (uint32_t)c->rx.size - c->rx.len;
         CHECK(MIP_SEQ_GEQ(c->rcv_adv, c->rcv_nxt), "slot %u (%s): rcv_nxt %u beyond rcv_adv %u",
               i, mip_tcp_state_name(c->state), c->rcv_nxt, c->rcv_adv);
-        CHECK(wnd <= (room > 1024u ? room : 1024u),
+        CHECK(wnd <= room,
               "slot %u (%s): advertised window %u, ring has room for %u", i,
               mip_tcp_state_name(c->state), wnd, room);
     }
@@ -1203,7 +1216,7 @@ static void run_op(struct cur *in)
             if (H.listening)
                 mip_tcp_unlisten(&H.tcp, &H.l);
             else
-                CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, app_accept) == MIP_OK,
+                CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, RING_MIN, app_accept) == MIP_OK,
                       "listen again");
             H.listening = !H.listening;
             break;
@@ -1255,7 +1268,7 @@ static void setup(const uint8_t hdr[5])
     CHECK(mip_addr_parse("::", &any, NULL) == MIP_OK, "any6 parse");
     CHECK(mip_route_add(&H.s, &any, 0, &gw, H.idx) == MIP_OK, "default route v6");
     CHECK(mip_tcp_init(&H.tcp, &H.s) == MIP_OK, "tcp init");
-    CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, app_accept) == MIP_OK, "listen");
+    CHECK(mip_tcp_listen(&H.tcp, &H.l, LISTEN_PORT, RING_MIN, app_accept) == MIP_OK, "listen");
     H.listening = true;
 
     /* header: [active peer + flags][active cfg][passive cfg][active behave]

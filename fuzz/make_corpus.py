@@ -427,6 +427,16 @@ def regress_seeds_ip():
                                                      udp(bytes(16), OUR6, 9, 7, b"x"))]
     s["regress-v4-fwd-martian-dst"] = [ipv4(PEER4, v4("0.0.0.0"), 17,
                                             udp(PEER4, v4("0.0.0.0"), 1, 2, b"x"))]
+    # ipv4.c ipv4_input() (issue 12, an outside review): options with a
+    # length of 0, 1 or past the header were answered, and source-routed
+    # datagrams accepted, delivered or forwarded (RFC 7126: drop them).
+    s["regress-v4-option-length-0"] = [ping4(PEER4, OUR4, options=b"\x44\x00\x00\x00")]
+    s["regress-v4-option-length-1"] = [ping4(PEER4, OUR4, options=b"\x07\x01\x00\x00")]
+    s["regress-v4-option-past-header"] = [ping4(PEER4, OUR4, options=b"\x07\x09\x04" + bytes(5))]
+    s["regress-v4-option-no-length"] = [ping4(PEER4, OUR4, options=b"\x01\x01\x01\x94")]
+    s["regress-v4-lsrr-to-us"] = [ping4(PEER4, OUR4, options=b"\x83\x07\x04" + PEER4 + b"\x00")]
+    s["regress-v4-ssrr-forwarded"] = [ipv4(PEER4, REMOTE4, 17, udp(PEER4, REMOTE4, 1, 2, b"x"),
+                                           options=b"\x89\x07\x04" + REMOTE4 + b"\x00")]
     return s
 
 # --- fuzz_wire ----------------------------------------------------------------
@@ -507,6 +517,22 @@ def wire_seeds():
         bytes(8) + b"\x3a" + bytes(8))
     s["regress-ext-addr-with-short-iid"] = (
         bytes([11, 0x02]) + bytes.fromhex("020000fffe001234") + bytes(40) + b"\x7a\x33\x3a")
+    # sixlowpan.c mip_lowpan_iphc_compress() (issue 12, found by an outside
+    # fuzz_wire run): a FRAG1 of datagram_size 41 whose IPHC header carries
+    # next header 17 inline, followed by a UDP header with Length 1. The
+    # decompressed datagram (Payload Length 1) compressed again with NHC
+    # UDP, whose header lies past the datagram's end, and the decompressor
+    # refused that. Then the same datagram read directly as IPv6 (the
+    # compress-first direction): 48 bytes with Payload Length 1.
+    ll_env = (bytes([0x80 | 0x04 | 0x01]) + struct.pack(">H", 1) + bytes(6) +
+              struct.pack(">H", 2) + bytes(6) + bytes(32))
+    udp_len1 = struct.pack(">HHHH", 1234, 5678, 1, 0xABCD)
+    s["regress-iphc-udp-length-1"] = (bytes([11]) + ll_env + struct.pack(">H", 41) +
+                                      bytes([0x7A, 0x33, 0x11]) + udp_len1)
+    s["regress-iphc-compress-bytes-past-end"] = (
+        bytes([11, ll_env[0] & 0x7F]) + ll_env[1:] +
+        struct.pack(">IHBB", 0x60000000, 1, 17, 64) + v6("fe80::ff:fe00:1") +
+        v6("fe80::ff:fe00:2") + udp_len1)
     return s
 
 # --- fuzz_tcp -------------------------------------------------------------------

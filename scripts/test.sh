@@ -4,14 +4,16 @@
 #   scripts/test.sh                 all parts
 #   scripts/test.sh PART...         only these parts:
 #     unit       ctest in build-asan/ (full profile) and build-tiny/ (tiny), both ASan+UBSan
-#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/ (tests/static)
+#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
+#                installs every program the tests call (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
 #     tool       pytest tests/tool: the `moteip` command and Python package (TOML
 #                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
-#                reproduce); no root needed
+#                reproduce, the viewer in headless Chromium, a wheel in a fresh venv,
+#                docs/TUTORIAL.md); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
 #                in a network namespace against Linux; needs root (uses sudo -n otherwise)
 #
@@ -244,7 +246,8 @@ if want globals; then
         record globals FAIL 0 1 0 "not run: build/ did not build"
     else
         run_pytest globals "$RES/pytest-globals.xml" \
-            tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py
+            tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py \
+            tests/static/test_setup_installs_tools.py
     fi
 fi
 

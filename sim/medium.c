@@ -21,7 +21,7 @@
  * disk, PRR) or the summed power exceeds the CCA threshold (log distance).
  */
 #include "sim.h"
-#include "pcap.h"
+#include "capture.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +179,7 @@ static void signal_end(struct sim *sim, uint32_t txid, const struct sim_neighbor
         if (ok) {
             r->c.frames_rx_ok++;
             sim_trace(sim, "rx", r->id, "\"from\":%u,\"len\":%u", t->sender, t->len);
+            sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
             mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
                              (mip_utime_t)sim->now_us);
             sim_node_schedule(sim, r);
@@ -292,8 +293,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
         nd->c.tcp_data_frames_tx++;
     else if (t->kind == SIM_FRAME_TCP_ACK)
         nd->c.tcp_ack_frames_tx++;
-    if (sim->pcap != NULL)
-        (void)pcap_write(sim->pcap, sim->now_us, t->frame, t->len);
+    sim_capture_tx(sim, nd->id, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,
               (unsigned long long)t->end_us);
     for (i = 0; i < nd->n_nbr; i++)

@@ -599,7 +599,8 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
         int given;
         if (!sj_is(o, SJ_OBJECT))
             return fail(l, o, "a flow object");
-        f->port = (uint16_t)(5000u + k);
+        /* 7000s: no port Wireshark gives to a dissector (5000 is gsm_ipa's) */
+        f->port = (uint16_t)(7400u + k);
         f->tx_buffer = 2048;
         f->rx_buffer = 2048;
         f->sender.sack = f->receiver.sack = true;

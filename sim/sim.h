@@ -213,7 +213,7 @@ struct sim_node {
 };
 
 struct sim_flow;
-struct pcap_writer;
+struct sim_capture;
 
 struct sim {
     struct sim_scenario *sc;
@@ -229,7 +229,8 @@ struct sim {
     size_t   n_flows;
     size_t   flows_done;
     uint64_t events;
-    struct pcap_writer *pcap;   /* when --pcap */
+    struct sim_capture *capture; /* when --pcap (capture.h) */
+    unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
     char     err[256];
 };
@@ -261,5 +262,10 @@ double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t fram
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
+/* "moteip-sim: warning: ..." on stderr, counted in sim->warnings (routes.c). */
+void sim_warn(struct sim *sim, const char *fmt, ...);
+/* The network into the trace at time 0: node positions, links with their
+ * PRR, each flow's path (routes.c). */
+void sim_trace_network(struct sim *sim);
 
 #endif

@@ -7,7 +7,8 @@
  *               [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]
  *               [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]
  *                [--client-timeout SECONDS] [--client-keepalive MS]
- *                [--client-idle SECONDS]] [--tcp-max-retries N] [--impair SPEC]
+ *                [--client-idle SECONDS] [--client-rx-ring BYTES]] [--tcp-max-retries N]
+ *               [--impair SPEC]
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
@@ -47,6 +48,7 @@
 #include "moteip/tcp.h"
 #include "impair.h"
 #include "linux_tap.h"
+#include "coap_demo.h"
 #include "http_server.h"
 #include "tcp_app.h"
 #include "tcp_chargen.h"
@@ -105,7 +107,9 @@ struct host_opts {
     unsigned client_idle_s;           /* --client-idle: idle time after connecting */
     bool have_idle;
     uint32_t client_keepalive_ms;     /* --client-keepalive (0: off) */
+    uint32_t client_rx_ring;          /* --client-rx-ring (0: the app slot's ring) */
     unsigned tcp_max_retries;         /* --tcp-max-retries (0: the default) */
+    uint16_t coap_port;               /* --coap PORT (0: off) */
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
     const char *stats_json;
@@ -126,9 +130,11 @@ static void usage(FILE *f)
             "                   [--route PREFIX via GATEWAY]... [--stats-json FILE]\n"
             "                   [--mac MAC] [--forward] [--profile tiny|full]\n"
             "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
+            "                   [--coap PORT]\n"
             "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
             "                    [--client-timeout SECONDS] [--client-keepalive MS]\n"
-            "                    [--client-idle SECONDS]] [--tcp-max-retries N]\n"
+            "                    [--client-idle SECONDS] [--client-rx-ring BYTES]]\n"
+            "                   [--tcp-max-retries N]\n"
             "                   [--impair SPEC]\n"
             "\n"
             "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
@@ -157,6 +163,9 @@ static void usage(FILE *f)
             "  --chargen PORT       character generator (RFC 864)\n"
             "  --http PORT          HTTP/1.1: GET /bytes/N answers N bytes of the pattern\n"
             "                       (7*i + (i>>8) + (i>>16)) & 0xFF; other paths 404\n"
+            "  --coap PORT          CoAP over UDP (5683 is the standard port): /hello,\n"
+            "                       /bytes?n=N (the pattern, block-wise), /sink (POST/PUT,\n"
+            "                       Block1; answers \"length crc32\"), /.well-known/core\n"
             "\n"
             "TCP client test (instead of running until a signal):\n"
             "  --tcp-client ADDR:PORT\n"
@@ -178,6 +187,10 @@ static void usage(FILE *f)
             "  --client-idle S      after connecting, keep the connection idle for S\n"
             "                       seconds (0..86400, default 0) before sending and\n"
             "                       half-closing\n"
+            "  --client-rx-ring BYTES\n"
+            "                       the client connection's receive ring (default %u;\n"
+            "                       1..%lu): above 65535 the window is offered with\n"
+            "                       a window scale (RFC 7323)\n"
             "\n"
             "TCP settings (services and client):\n"
             "  --tcp-max-retries N  retransmission timeouts in a row before an\n"
@@ -195,7 +208,8 @@ static void usage(FILE *f)
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
             "bad command line. With --tcp-client: 0 when the test passed, else 1.\n",
             (unsigned)MIP_TCP_APP_CONNS, (unsigned)MIP_TCP_APP_TX_SIZE,
-            (unsigned)MIP_TCP_APP_RX_SIZE, (unsigned)MIP_TCP_MAX_RETRIES,
+            (unsigned)MIP_TCP_APP_RX_SIZE, (unsigned)MIP_TCP_APP_RX_SIZE,
+            (unsigned long)MIP_TCP_RX_SIZE_MAX, (unsigned)MIP_TCP_MAX_RETRIES,
             (unsigned)MIP_TCP_SYN_RETRIES);
 }
 
@@ -507,6 +521,14 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
                 if (o->svc_port[k] == port)
                     bad_arg(arg, "port %u is already used by %s", (unsigned)port, svc_opt[k]);
             o->svc_port[svc] = port;
+        } else if (strcmp(arg, "--coap") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            if (o->coap_port != 0)
+                bad_arg(arg, "given more than once");
+            o->coap_port = parse_port(v);
+            if (o->coap_port == 0 || o->coap_port == MIP_UDP_ECHO_PORT ||
+                o->coap_port == MIP_UDP_DISCARD_PORT)
+                bad_arg(arg, "'%s' is not a free UDP port (1..65535, not 7 or 9)", v);
         } else if (strcmp(arg, "--tcp-client") == 0) {
             const char *v = opt_value(argc, argv, &i);
             if (o->client_text != NULL)
@@ -543,6 +565,15 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             if (parse_count(v, &t) != 0 || t == 0 || t > 86400000u)
                 bad_arg(arg, "'%s' is not a number of milliseconds (1..86400000)", v);
             o->client_keepalive_ms = (uint32_t)t;
+        } else if (strcmp(arg, "--client-rx-ring") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            uint64_t t;
+            if (o->client_rx_ring != 0)
+                bad_arg(arg, "given more than once");
+            if (parse_count(v, &t) != 0 || t == 0 || t > MIP_TCP_RX_SIZE_MAX)
+                bad_arg(arg, "'%s' is not a ring size (1..%lu bytes)", v,
+                        (unsigned long)MIP_TCP_RX_SIZE_MAX);
+            o->client_rx_ring = (uint32_t)t;
         } else if (strcmp(arg, "--client-idle") == 0) {
             const char *v = opt_value(argc, argv, &i);
             uint64_t t;
@@ -587,6 +618,8 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             bad_arg("--client-keepalive", "only with --tcp-client");
         if (o->have_idle)
             bad_arg("--client-idle", "only with --tcp-client");
+        if (o->client_rx_ring != 0)
+            bad_arg("--client-rx-ring", "only with --tcp-client");
     }
     if (o->client_timeout_s == 0)
         o->client_timeout_s = 30u + o->client_idle_s;
@@ -691,6 +724,7 @@ struct host_client {
     uint64_t to_send, to_expect;
     uint64_t sent, received;
     uint32_t idle_ms;          /* --client-idle, in ms */
+    uint8_t *rx_ring, *rx_bitmap;  /* --client-rx-ring (heap), else NULL */
     mip_time_t idle_until;     /* while idling: when to start sending */
     bool idling;               /* connected, holding the connection idle */
     bool shut;                 /* our FIN is queued */
@@ -819,6 +853,7 @@ struct host_tcp {
     struct mip_tcp_chargen chargen;
     struct mip_http_server http;
     struct host_client client;
+    struct mip_coap_demo coap;
 };
 
 static int write_stats_json(const char *path, const struct mip_stack *s,
@@ -881,6 +916,12 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
             (unsigned long)t->http.status_2xx, (unsigned long)t->http.status_4xx,
             (unsigned long)t->http.status_5xx, (unsigned long long)t->http.body_bytes);
     fprintf(f, "  },\n");
+    fprintf(f, "  \"coap\": {\"port\": %u, \"bodies\": %lu",
+            (unsigned)t->coap.ep.port, (unsigned long)t->coap.sink_bodies);
+    for (i = 0; i < (int)MIP_COAP_STAT_COUNT; i++)
+        fprintf(f, ", \"%s\": %lu", mip_coap_stat_name((enum mip_coap_stat)i),
+                (unsigned long)mip_coap_stat(&t->coap.ep, (enum mip_coap_stat)i));
+    fprintf(f, "},\n");
     fprintf(f, "  \"tcp\": {");
     first = 1;
     for (i = 0; i < (int)MIP_TCP_STAT_COUNT; i++) {
@@ -1039,6 +1080,12 @@ int main(int argc, char **argv)
         fail("cannot start UDP discard on port %u: %s", MIP_UDP_DISCARD_PORT,
              mip_status_name((mip_status)rc));
 
+    if (o->coap_port != 0) {
+        rc = (int)mip_coap_demo_start(&t->coap, s, o->coap_port, false);
+        if (rc != MIP_OK)
+            fail("--coap: cannot start CoAP on UDP port %u: %s", (unsigned)o->coap_port,
+                 mip_status_name((mip_status)rc));
+    }
     rc = (int)mip_tcp_init(&t->tcp, s);
     if (rc != MIP_OK)
         fail("cannot start TCP: %s", mip_status_name((mip_status)rc));
@@ -1081,6 +1128,16 @@ int main(int argc, char **argv)
         hc->to_expect = o->client_expect;
         hc->idle_ms = o->client_idle_s * 1000u;
         conn = mip_tcp_app_slot_take(&hc->mem, &client_cb, hc);
+        if (o->client_rx_ring != 0) {
+            /* The port may allocate: a ring of the size asked for, with
+             * its reassembly bitmap, in place of the slot's. */
+            hc->rx_ring = calloc(1, o->client_rx_ring);
+            hc->rx_bitmap = calloc(1, (o->client_rx_ring + 7u) / 8u);
+            if (hc->rx_ring == NULL || hc->rx_bitmap == NULL)
+                fail("--client-rx-ring: out of memory for %u bytes", (unsigned)o->client_rx_ring);
+            mip_tcp_conn_init(conn, &client_cb, hc, hc->mem.tx, (uint16_t)sizeof(hc->mem.tx),
+                              hc->rx_ring, hc->rx_bitmap, (mip_tcp_rxsize_t)o->client_rx_ring);
+        }
         conn->cfg.keepalive_ms = o->client_keepalive_ms;
         st = mip_tcp_connect(&t->tcp, conn, &o->client_addr, o->client_port);
         if (st != MIP_OK) {

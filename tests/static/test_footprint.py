@@ -120,3 +120,21 @@ def test_relay_with_one_mechanism_m0plus(tmp_path, modes):
         else:
             assert syms.strip() == "", f"{name} compiled in with modes {modes}:\n{syms}"
             assert f"U {name}_" not in core, f"the core calls {name} with modes {modes}"
+
+
+def test_footprint_doc_is_current(footprint_json):
+    """docs/FOOTPRINT.md's summary (written by `bench/footprint --doc
+    docs/FOOTPRINT.md`) is within 3 % of the code: it once showed 20 KB for a
+    full profile of 57 KB."""
+    import re
+
+    doc = (ROOT / "docs" / "FOOTPRINT.md").read_text()
+    rows = dict(re.findall(r"^\| (\S+ / \S+) \| (\d+) \|", doc, re.M))
+    stale = []
+    for t, byprof in footprint_json.items():
+        for pr, table in byprof.items():
+            have, doc_text = table["total"]["text"], int(rows.get(f"{t} / {pr}", 0))
+            if abs(doc_text - have) > 0.03 * have:
+                stale.append(f"{t} / {pr}: docs say {doc_text}, the code is {have}")
+    assert stale == [], ("docs/FOOTPRINT.md is stale (run bench/footprint --doc docs/FOOTPRINT.md): "
+                         + "; ".join(stale))
