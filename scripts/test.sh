@@ -4,6 +4,8 @@
 #   scripts/test.sh                 all parts
 #   scripts/test.sh PART...         only these parts:
 #     unit       ctest in build-asan/ (full profile) and build-tiny/ (tiny), both ASan+UBSan
+#     release    build-only: -DCMAKE_BUILD_TYPE=Release (-O3, -Werror) of the full and
+#                tiny profiles, so optimiser-only warnings fail the run
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
 #                installs every program the tests call (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
@@ -15,11 +17,13 @@
 #                reproduce, the viewer in headless Chromium, a wheel in a fresh venv,
 #                docs/TUTORIAL.md); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
-#                in a network namespace against Linux; needs root (uses sudo -n otherwise)
+#                in a network namespace against Linux, moteip-slip, and the micro:bit firmware
+#                under QEMU behind moteip-slip; needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
-# libFuzzer). Every part runs even if an earlier one failed; the exit status is
+# libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
+# build-microbit/ (arm-none-eabi, the micro:bit firmware). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -31,7 +35,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-ALL_PARTS=(unit globals footprint fuzz sim tool interop)
+ALL_PARTS=(unit release globals footprint fuzz sim tool interop)
 
 usage() {
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -44,6 +48,7 @@ for arg in "$@"; do
         -h|--help) usage; exit 0 ;;
         all) PARTS+=("${ALL_PARTS[@]}") ;;
         unit|ctest) PARTS+=(unit) ;;
+        release) PARTS+=(release) ;;
         globals|static|no-globals) PARTS+=(globals) ;;
         footprint) PARTS+=(footprint) ;;
         fuzz) PARTS+=(fuzz) ;;
@@ -182,6 +187,22 @@ if want unit; then
         -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
     build build-tiny -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=tiny \
         -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
+fi
+if want release; then
+    # Build only: -O3 finds warnings (maybe-uninitialized, array bounds) that
+    # -O0 and -O2 do not, and -Werror makes them fail here rather than for a user.
+    build build-release -DCMAKE_BUILD_TYPE=Release -DMOTEIP_PROFILE=full \
+        -DMOTEIP_SANITIZE=OFF -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=OFF
+    build build-release-tiny -DCMAKE_BUILD_TYPE=Release -DMOTEIP_PROFILE=tiny \
+        -DMOTEIP_SANITIZE=OFF -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=OFF
+    for d in build-release build-release-tiny; do
+        if [ "${BUILD_OK[$d]:-0}" = 1 ]; then record "release ($d/)" PASS 1 0 0 "built"; fi
+    done
+fi
+if want interop; then
+    # The micro:bit firmware (cross-compiled) for tests/interop/test_microbit.py.
+    build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
+        -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
 fi
 if want fuzz; then
     # Only the library and the harnesses (fuzz/fuzz_*.c): the host port and

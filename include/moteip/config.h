@@ -62,6 +62,16 @@
 #define MIP_CONF_RELAY_MODES 14
 #endif
 
+/* The radio duty cycling layers compiled in (rdc.h): NullRDC (the radio
+ * always on) is always there; further RDCs are the sum of 2 (ContikiMAC).
+ * A build that lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for
+ * it; with 0 the MAC engine also leaves out the duty cycling glue. A node
+ * that runs one RDC sets just its bit. Cortex-M0+ code of each:
+ * bench/footprint (mac/contikimac; docs/MAC.md). */
+#ifndef MIP_CONF_RDC
+#define MIP_CONF_RDC 2
+#endif
+
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP
  * behind a fixed link header (netif.h), and the MAC floor (mac.h). */
 #ifndef MIP_CONF_LOWPAN

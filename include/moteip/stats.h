@@ -84,6 +84,9 @@
     X(drop_lowpan_frag_evicted) /* idle, its slot went to a new datagram */   \
     X(drop_lowpan_frag_timeout) /* incomplete when its timer ran out */   \
     X(drop_lowpan_frag_superseded) /* its sender moved on to a new datagram */ \
+    /* SLIP netif (netif.h, wire/slip.h) */                                  \
+    X(drop_slip_too_big)        /* a frame over the MTU */                    \
+    X(drop_slip_bad_escape)     /* ESC followed by other than ESC_END/ESC_ESC */ \
     X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
     X(drop_tx_driver)           /* the driver refused a frame */
 

@@ -138,3 +138,30 @@ def test_footprint_doc_is_current(footprint_json):
                 stale.append(f"{t} / {pr}: docs say {doc_text}, the code is {have}")
     assert stale == [], ("docs/FOOTPRINT.md is stale (run bench/footprint --doc docs/FOOTPRINT.md): "
                          + "; ".join(stale))
+
+
+# config.h MIP_CONF_RDC: a build with NullRDC alone compiles no ContikiMAC
+# code and no duty-cycling glue in the MAC engine; one with ContikiMAC has
+# both. Warnings are errors, as in CMakeLists.txt.
+@pytest.mark.parametrize("rdc", [0, 2])
+@pytest.mark.parametrize("profile", ["TINY", "FULL"])
+def test_mac_with_one_rdc_m0plus(tmp_path, rdc, profile):
+    def syms(name):
+        obj = tmp_path / f"{name}.o"
+        p = subprocess.run(["arm-none-eabi-gcc", "-Os", "-mcpu=cortex-m0plus", "-mthumb",
+                            "-std=c11", "-Iinclude", f"-DMOTEIP_PROFILE_{profile}=1",
+                            f"-DMIP_CONF_RDC={rdc}", "-Wall", "-Wextra", "-Werror",
+                            "-Wmissing-prototypes", "-c", f"src/mac/{name}.c", "-o", str(obj)],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert p.returncode == 0, p.stdout
+        return subprocess.run(["arm-none-eabi-nm", str(obj)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True).stdout
+    engine, cm, null = syms("mac"), syms("contikimac"), syms("nullrdc")
+    assert "T mip_rdc_nullrdc" in null
+    if rdc:
+        assert "T mip_rdc_contikimac" in cm
+        assert "U mip_rdc_contikimac" in engine and "T mip_mac_radio_needed" in engine
+    else:
+        assert cm.strip() == "", f"ContikiMAC compiled in with MIP_CONF_RDC=0:\n{cm}"
+        assert "mip_rdc_contikimac" not in engine
+        assert "mip_mac_radio_needed" not in engine and "mip_mac_rdc_timer" not in engine
