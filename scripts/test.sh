@@ -3,7 +3,8 @@
 #
 #   scripts/test.sh                 all parts
 #   scripts/test.sh PART...         only these parts:
-#     unit       ctest in build-asan/ (full profile) and build-tiny/ (tiny), both ASan+UBSan
+#     unit       ctest in build-asan/ (full profile), build-tiny/ (tiny) and build-micro/
+#                (micro, IPv4 and IPv6 variants), all ASan+UBSan
 #     release    build-only: -DCMAKE_BUILD_TYPE=Release (-O3, -Werror) of the full and
 #                tiny profiles, so optimiser-only warnings fail the run
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
@@ -17,13 +18,15 @@
 #                reproduce, the viewer in headless Chromium, a wheel in a fresh venv,
 #                docs/TUTORIAL.md); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
-#                in a network namespace against Linux, moteip-slip, and the micro:bit firmware
-#                under QEMU behind moteip-slip; needs root (uses sudo -n otherwise)
+#                in a network namespace against Linux, moteip-slip, the micro:bit firmware
+#                under QEMU behind moteip-slip, and the micro profile on a TUN (from
+#                build-micro/); needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
 # libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
-# build-microbit/ (arm-none-eabi, the micro:bit firmware). Every part runs even if an earlier one failed; the exit status is
+# build-microbit/ (arm-none-eabi, the micro:bit firmware), build-micro/ (micro,
+# sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -204,6 +207,10 @@ if want interop; then
     build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
         -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
 fi
+if want unit || want interop; then
+    build build-micro -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=micro \
+        -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
+fi
 if want fuzz; then
     # Only the library and the harnesses (fuzz/fuzz_*.c): the host port and
     # apps are not fuzz targets. No build type: -O1 -g with assertions on.
@@ -229,6 +236,7 @@ run_ctest() {
 if want unit; then
     run_ctest build-asan
     run_ctest build-tiny
+    run_ctest build-micro
 fi
 
 # --- pytest helper ---------------------------------------------------------------
@@ -241,7 +249,7 @@ run_pytest() {
         if [ "$(id -u)" -ne 0 ]; then
             if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
                 # shellcheck disable=SC2054  # the commas belong to --preserve-env
-                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
+                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
             else
                 echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
             fi
@@ -251,7 +259,8 @@ run_pytest() {
         record "$name" FAIL 0 1 0 "no .venv (scripts/setup.sh failed?)"
         return
     fi
-    MOTEIP_BUILD_DIR="$ROOT/build" "${prefix[@]}" "$VENV_PY" -m pytest -q -rfEs \
+    MOTEIP_BUILD_DIR="$ROOT/build" MOTEIP_MICRO_BUILD_DIR="$ROOT/build-micro" \
+        "${prefix[@]}" "$VENV_PY" -m pytest -q -rfEs \
         --timeout=600 -p no:cacheprovider --junitxml="$xml" "$@" </dev/null || rc=$?
     if [ "$rc" -eq 5 ]; then
         record "$name" SKIP 0 0 0 "no tests collected"
