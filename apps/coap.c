@@ -31,7 +31,10 @@ static bool peer_eq(const struct mip_coap_peer *a, const struct mip_coap_peer *b
 static void send_raw(struct mip_coap_endpoint *ep, const struct mip_addr *src,
                      const struct mip_coap_peer *to, const uint8_t *msg, size_t len)
 {
-    mip_status st = mip_udp_sendto(ep->s, src, ep->port, &to->addr, to->port, msg, len);
+    /* The peer carries no zone (RFC 4007): link-local peers are reached
+     * through the route table, which is right on a node with one netif. */
+    mip_status st = mip_udp_sendto(ep->s, src, ep->port, &to->addr, to->port, MIP_NETIF_ANY,
+                                   msg, len);
 
     if (st == MIP_OK || st == MIP_ERR_PENDING)
         count(ep, MIP_COAP_STAT_tx);

@@ -380,7 +380,8 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
         buf[4 + i] = (uint8_t)(sim->now_us >> (56 - 8 * i));
     mip_http_body_fill(12, buf + 12, len - 12u);
     sim_node_address(sim, f->fs->dst, &dst);
-    (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, buf, len);
+    (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, MIP_NETIF_ANY,
+                         buf, len);
     f->udp_sent++;
     sim_node_schedule(sim, nd);
     if (f->fs->count == 0 || f->udp_sent < f->fs->count) {

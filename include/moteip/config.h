@@ -321,6 +321,36 @@
 #ifndef MIP_NEIGH_MAX_PROBES
 #define MIP_NEIGH_MAX_PROBES 3u       /* RFC 4861 MAX_MULTICAST_SOLICIT */
 #endif
+/* What a scan of invented on-link sources may take (neigh.h). Every packet
+ * to an unresolved neighbor starts a resolution that holds a packet buffer
+ * and sends MIP_NEIGH_MAX_PROBES broadcast solicitations, so without limits
+ * a few packets from made-up sources empty the pool and push resolved
+ * neighbors out of the cache.
+ *
+ * MIP_NEIGH_QUEUE_MAX: packet buffers that resolutions in progress may
+ * hold at once, together (one per neighbor). Default: a quarter of the
+ * pool, at least one. Cost: when more neighbors are being resolved at
+ * once, the oldest waiting packet is dropped (drop_neigh_evicted) and its
+ * sender must retransmit; the rest of the pool stays free for traffic to
+ * resolved neighbors.
+ *
+ * MIP_NEIGH_RESOLVE_BURST / _INTERVAL_MS: new resolutions (a first
+ * solicitation for an address not in the cache) are a token bucket:
+ * BURST at once, then one per INTERVAL (5/s by default, at most 15
+ * solicitations/s with their retries). Cost: while a scan spends the
+ * budget, a packet to a neighbor not yet in the cache is dropped
+ * (drop_neigh_rate_limited) and resolution starts on a later packet.
+ * Neighbors that resolve us (ARP request, NS with a link-layer option) are
+ * learnt without a token, and resolved neighbors are never affected. */
+#ifndef MIP_NEIGH_QUEUE_MAX
+#define MIP_NEIGH_QUEUE_MAX ((MIP_PBUF_COUNT + 3u) / 4u)
+#endif
+#ifndef MIP_NEIGH_RESOLVE_BURST
+#define MIP_NEIGH_RESOLVE_BURST 4u
+#endif
+#ifndef MIP_NEIGH_RESOLVE_INTERVAL_MS
+#define MIP_NEIGH_RESOLVE_INTERVAL_MS 200u
+#endif
 /* ICMP error rate limit, a token bucket (RFC 4443 s.2.4(f)): BURST errors at
  * once, then one per INTERVAL. */
 #ifndef MIP_ICMP_RATE_BURST
@@ -417,6 +447,12 @@
 #endif
 #if MIP_REASS_SIZE % 8 != 0 || MIP_REASS_SIZE > 65528
 #error "MIP_REASS_SIZE must be a multiple of 8 and at most 65528"
+#endif
+#if MIP_NEIGH_QUEUE_MAX < 1 || MIP_NEIGH_QUEUE_MAX >= MIP_PBUF_COUNT
+#error "MIP_NEIGH_QUEUE_MAX must be at least 1 and leave packet buffers for resolved traffic"
+#endif
+#if MIP_NEIGH_RESOLVE_BURST < 1 || MIP_NEIGH_RESOLVE_BURST > 65535 || MIP_NEIGH_RESOLVE_INTERVAL_MS < 1
+#error "MIP_NEIGH_RESOLVE_BURST must be 1..65535 and MIP_NEIGH_RESOLVE_INTERVAL_MS at least 1"
 #endif
 #if MIP_REASS_PER_SRC < 1 || MIP_REASS_PER_SRC > MIP_REASS_SLOTS
 #error "MIP_REASS_PER_SRC must be 1..MIP_REASS_SLOTS"

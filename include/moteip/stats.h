@@ -67,7 +67,8 @@
     X(drop_udp_truncated)                                                     \
     X(drop_udp_bad_checksum)                                                  \
     X(drop_udp_no_port)                                                       \
-    X(drop_neigh_full)          /* neighbor cache had no free entry */        \
+    X(drop_neigh_evicted)       /* queued packet pushed out by a newer resolution */ \
+    X(drop_neigh_rate_limited)  /* resolution not started: MIP_NEIGH_RESOLVE_* spent */ \
     X(drop_neigh_unresolved)    /* queued packet dropped: no answer */        \
     X(drop_neigh_queue_replaced)/* newer packet took the queue slot */        \
     /* 802.15.4 radio netif (netif.h, wire/sixlowpan.h) */                     \
