@@ -33,7 +33,7 @@ static void send_raw(struct mip_coap_endpoint *ep, const struct mip_addr *src,
 {
     /* The peer carries no zone (RFC 4007): link-local peers are reached
      * through the route table, which is right on a node with one netif. */
-    mip_status st = mip_udp_sendto(ep->s, src, ep->port, &to->addr, to->port, MIP_NETIF_ANY,
+    mip_status st = mip_udp_sendto(ep->s, src, ep->port, &to->addr, to->port, to->netif,
                                    msg, len);
 
     if (st == MIP_OK || st == MIP_ERR_PENDING)
@@ -529,6 +529,7 @@ static void coap_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
     count(ep, MIP_COAP_STAT_rx);
     peer.addr = meta->src;
     peer.port = meta->src_port;
+    peer.netif = meta->netif;
     st = mip_coap_parse(data, len, &m);
     if (st == MIP_COAP_ERR_VERSION || st == MIP_COAP_ERR_SHORT) {
         count(ep, st == MIP_COAP_ERR_VERSION ? MIP_COAP_STAT_drop_version

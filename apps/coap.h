@@ -81,6 +81,8 @@
 struct mip_coap_peer {
     struct mip_addr addr;
     uint16_t port;
+    uint8_t  netif;   /* zone of a link-local addr (RFC 4007): the netif a
+                       * request came in on; ignored for other addresses */
 };
 
 /* A request as a handler sees it. */

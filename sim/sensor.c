@@ -337,6 +337,7 @@ static void coap_drain(struct sim_sensor *ss)
     b1.szx = 6;                      /* the numbering of the batch's messages */
     sim_node_address(ss->sim, ss->fs->dst, &peer.addr);
     peer.port = SENSOR_COAP_PORT;
+    peer.netif = MIP_NETIF_ANY;
     st = mip_coap_request(ss->cli, &peer, MIP_COAP_CON, MIP_COAP_POST, "r", &b1,
                           buf, (size_t)n * ss->fs->reading_bytes, coap_result, ss);
     if (st != MIP_OK && st != MIP_ERR_PENDING)
@@ -518,6 +519,7 @@ void sim_sensor_write(struct sim *sim, const struct sim_sensor *ss, struct sj_wr
         struct mip_coap_peer peer;
         sim_node_address(sim, fs->dst, &peer.addr);
         peer.port = SENSOR_COAP_PORT;
+        peer.netif = MIP_NETIF_ANY;
         sj_w_member_uint(w, "rto_final_ms", ss->cli ? mip_coap_rto(ss->cli, &peer) : 0u);
     }
 }

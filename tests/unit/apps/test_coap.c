@@ -177,8 +177,10 @@ static struct fx *setup(bool v6, bool cocoa)
     CHECK_EQ(mip_udp_bind(f->p.side[0].s, RAW_PORT, raw_recv, &f->raw), MIP_OK);
     CHECK_EQ(mip_addr_parse(v6 ? "fd00::2" : "192.0.2.2", &f->server_addr.addr, &plen), MIP_OK);
     f->server_addr.port = 5683;
+    f->server_addr.netif = MIP_NETIF_ANY;
     CHECK_EQ(mip_addr_parse(v6 ? "fd00::1" : "192.0.2.1", &f->raw_addr.addr, &plen), MIP_OK);
     f->raw_addr.port = RAW_PORT;
+    f->raw_addr.netif = MIP_NETIF_ANY;
     return f;
 }
 
@@ -602,6 +604,7 @@ static void test_separate_response_is_acked_and_reported(void)
 
     client_addr.addr = f->raw_addr.addr;
     client_addr.port = 5683;
+    client_addr.netif = MIP_NETIF_ANY;
     /* The raw peer lives on side 0 too: talk to it through side 1's stack. */
     CHECK_EQ(mip_udp_unbind(f->p.side[0].s, RAW_PORT), MIP_OK);
     CHECK_EQ(mip_udp_bind(f->p.side[1].s, RAW_PORT, raw_recv, &f->raw), MIP_OK);
