@@ -217,6 +217,24 @@
 #ifndef MIP_TCP_CHALLENGE_ACK_WINDOW_MS
 #define MIP_TCP_CHALLENGE_ACK_WINDOW_MS 1000u
 #endif
+/* How long a connection the application closed (mip_tcp_close) waits in
+ * FIN_WAIT_2 for the peer's FIN, counted from the first poll in that state;
+ * then it is aborted (RST, MIP_TCP_ERR_TIMEOUT, `closed`). RFC 9293 has no
+ * such timer, so a peer that ACKs our FIN and never sends its own would
+ * hold the connection struct and its rings for ever; Linux's
+ * tcp_fin_timeout (60 s) is the model. After mip_tcp_close nothing is read
+ * any more: all that is left to wait for is a clean end instead of a RST.
+ * 60 s is 2 * MSL, as long as the TIME_WAIT record that follows a clean
+ * end, and lets the peer's FIN be lost five times in a row at an initial
+ * RTO of 1 s (1 + 2 + 4 + 8 + 16 s) or three times at 3 s. A half-closed
+ * connection (mip_tcp_shutdown only) is not timed: the application is
+ * still reading, and ends it (or turns keepalive on) when it chooses.
+ * 0: no timer (RFC 9293's FIN_WAIT_2, which lasts until the peer's FIN).
+ * Cost: 40 B of code on Cortex-M0+, no RAM (the retransmission timer,
+ * idle in FIN_WAIT_2, is reused). */
+#ifndef MIP_TCP_FIN_WAIT_2_MS
+#define MIP_TCP_FIN_WAIT_2_MS 60000u
+#endif
 
 /* --- checks -------------------------------------------------------------- */
 
@@ -243,6 +261,9 @@
 #endif
 #if MIP_TCP_CHALLENGE_ACK_LIMIT < 1 || MIP_TCP_CHALLENGE_ACK_LIMIT > 255
 #error "MIP_TCP_CHALLENGE_ACK_LIMIT must be 1..255 (a uint8_t count)"
+#endif
+#if MIP_TCP_FIN_WAIT_2_MS > 0x7FFFFFFF
+#error "MIP_TCP_FIN_WAIT_2_MS must be below 2^31 ms (a deadline)"
 #endif
 
 /*

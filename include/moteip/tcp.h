@@ -67,6 +67,11 @@ struct mip_tcp_conn;
 #ifndef MIP_TCP_MSL_MS
 #define MIP_TCP_MSL_MS 30000u          /* TIME_WAIT lasts 2 * MSL */
 #endif
+/* RFC 7323 5.5: after this long without a segment from the peer, TS.Recent
+ * is invalid (the peer's timestamp clock, at most 1 tick per ms, may have
+ * wrapped its sign bit, 24.8 days), and the next segment is accepted
+ * whatever its TSval. 24 days; below 2^31 ms, as every deadline. */
+#define MIP_TCP_PAWS_IDLE_MS (24u * 24u * 3600u * 1000u)
 /* MIP_TCP_DELACK_MS, the RTO minimum and the challenge-ACK limit are in
  * config.h, which checks them against each other. */
 
@@ -110,7 +115,15 @@ struct mip_tcp_callbacks {
 /* Per-connection settings: mip_tcp_conn_init fills in the defaults; change
  * c->cfg before connect, or in the accept callback. keepalive_ms may also be
  * set later: the next mip_stack_poll arms the timer (0 stops it at its next
- * deadline, without a probe). */
+ * deadline, without a probe).
+ *
+ * Keepalive probes an idle connection in ESTABLISHED, CLOSE_WAIT and
+ * FIN_WAIT_2: the first probe keepalive_ms after the last segment from the
+ * peer, three more keepalive_ms / 4 apart (at least 500 ms), and the
+ * connection is aborted (MIP_TCP_ERR_KEEPALIVE) when the last goes
+ * unanswered: 2 * keepalive_ms in all for keepalive_ms >= 2 s. Keep it
+ * below MIP_TCP_PAWS_IDLE_MS (24 days): the keepalive exchange is then what
+ * keeps the peer's timestamps fresh. */
 struct mip_tcp_config {
     uint32_t keepalive_ms;    /* 0: off; else idle time before probing */
     uint16_t delack_ms;       /* 0: ACK every segment at once; values above

@@ -82,16 +82,19 @@ void tcp_rtt_fallback(struct mip_tcp_rtt *r);
 struct mip_tcp_cc {
     uint32_t cwnd;          /* bytes */
     uint32_t ssthresh;      /* bytes */
-    uint32_t recover;       /* RFC 6582 "recover": snd_max when recovery began */
+    uint32_t recover;       /* RFC 6582 "recover": snd_max at the last timeout
+                               or when recovery began */
     uint32_t acked;         /* bytes acked towards the next CA increase */
     uint16_t mss;           /* sender MSS, bytes (the connection's send MSS) */
-    uint8_t  dupacks : 7;   /* duplicate ACKs in a row, saturating at 127 */
+    uint8_t  dupacks : 6;   /* duplicate ACKs in a row, saturating at 63 */
+    uint8_t  timed_out : 1; /* a timeout has set recover (0: holds nothing back) */
     uint8_t  in_recovery : 1;
     uint8_t  cap_segments;  /* 0: no cap; else cwnd <= cap * mss (TSS: 3) */
 };
 
 /* Initial window per RFC 5681 3.1: MSS > 2190: 2 segments, > 1095: 3, else
- * 4 (then the cap); ssthresh 0xFFFFFFFF ("arbitrarily high"); recover 0.
+ * 4 (then the cap); ssthresh 0xFFFFFFFF ("arbitrarily high"); recover 0,
+ * not set by a timeout (timed_out 0).
  * An mss of 0 is taken as 1. All arithmetic saturates at UINT32_MAX.
  * Outside recovery cwnd itself never exceeds a non-zero cap; in recovery it
  * may inflate past it, and tcp_cc_window() applies the cap. */
@@ -108,9 +111,10 @@ void tcp_cc_on_ack(struct mip_tcp_cc *cc, uint32_t acked);
  * in_recovery = 1, and the caller retransmits the first unacknowledged
  * segment (fast retransmit, RFC 5681 3.2 steps 2-3). Later duplicates
  * inflate cwnd by one MSS (RFC 5681 3.2 step 4) and return false.
- * (RFC 6582's check that the ACK "covers more than recover", which stops a
- * second fast retransmit after a timeout, is not made: on_timeout does not
- * learn snd_max to record in recover.) */
+ * Not, once a timeout has set recover (timed_out), when snd_una lies below
+ * it, snd_una < recover <= snd_max: duplicates of the data sent before the
+ * timeout start no fast retransmit (RFC 6582 3.2 step 2, RFC 6675 5.1); an
+ * ACK at recover (or at the end of a later recovery) may. */
 bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
 /* In recovery, an ACK advancing snd_una to `ack` by `acked` bytes, with
  * `flight` = snd_max - snd_una after it (RFC 6582 3.2):
@@ -124,9 +128,10 @@ bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
 bool tcp_cc_on_recovery_ack(struct mip_tcp_cc *cc, uint32_t ack, uint32_t acked,
                             uint32_t flight);
 /* The retransmission timer expired: ssthresh = max(flight / 2, 2 * mss)
- * (RFC 5681 eqn 4), cwnd = mss (the loss window), recovery left, duplicate
- * count cleared. */
-void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight);
+ * (RFC 5681 eqn 4), cwnd = mss (the loss window), recover = snd_max (the
+ * highest sequence number sent, RFC 6582 3.2 step 1) and timed_out = 1,
+ * recovery left, duplicate count cleared. */
+void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
 /* The congestion window in force: cwnd, limited to cap_segments * mss when
  * cap_segments != 0. */
 uint32_t tcp_cc_window(const struct mip_tcp_cc *cc);

@@ -156,9 +156,20 @@ static bool timewait_input(struct mip_tcp *tcp, struct mip_tcp_tw *t, const stru
         t->used = 0;
         return false;
     }
-    /* Retransmitted FIN or stray segment: ACK it and restart 2MSL. */
-    if (in->h.flags & MIP_TCP_FIN)
-        t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+    /* RFC 9293 3.10.7.4: an acceptable segment with nothing in it (a
+     * duplicate ACK) needs no answer; answered, two records of a
+     * simultaneous close would ACK each other's ACKs until one expired.
+     * The peer's FIN again (ending at rcv_nxt) is ACKed and restarts
+     * 2 MSL; anything else (out of the window, data, another FIN) is
+     * ACKed and restarts nothing. */
+    if (in->h.seq + in->seglen == t->rcv_nxt) {
+        if (in->h.flags & MIP_TCP_FIN) {
+            t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+        } else if (in->seglen == 0) {
+            TCP_STAT(tcp, dup_segs);
+            return true;
+        }
+    }
     tcp_seg_start(&seg, t->snd_nxt, t->rcv_nxt, MIP_TCP_ACK);
     seg.src = &t->local;
     seg.dst = &t->remote;
@@ -333,8 +344,8 @@ static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
     /* Idle time counts from here; keepalive turned on later is armed by
      * the next poll (tcp_timer.c conn_poll). */
-    if (c->cfg.keepalive_ms != 0) {
-        c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
+    if (tcp_idle_ms(c) != 0) {
+        c->t_idle = tcp->stack->now + tcp_idle_ms(c);
         c->flags |= TCPF_IDLE;
     }
     tcp_notify(c, TCP_CB(connected));
@@ -678,16 +689,23 @@ static void data_fin_output(struct mip_tcp *tcp, struct mip_tcp_conn *c, const s
 static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
+    /* The peer is there: keepalive starts again, and so does the count
+     * of zero-window probes, which must not end a connection whose peer
+     * answers them, whatever window it offers (RFC 1122 4.2.2.17). */
     c->ka_probes = 0;
+    if (c->flags & TCPF_PERSIST)
+        c->retries = 0;
     if (c->flags & TCPF_IDLE)
-        c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
+        c->t_idle = tcp->stack->now + tcp_idle_ms(c);
     if (c->state == MIP_TCP_SYN_SENT) {
         syn_sent_input(tcp, c, in);
         return;
     }
 #if MIP_TCP_TIMESTAMPS
-    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale. */
-    if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale,
+     * unless TS.Recent is itself too old to compare with (5.5). */
+    if ((c->flags & (TCPF_TS_OK | TCPF_TS_STALE)) == TCPF_TS_OK &&
+        (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
         !(h->flags & MIP_TCP_RST) && (int32_t)(in->o.ts_val - c->ts_recent) < 0) {
         TCP_STAT(tcp, drop_paws);
         tcp_send_ack(tcp, c);
@@ -724,8 +742,10 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     /* RFC 7323 4.3: remember the timestamp of the segment that covers the
      * left edge of the window. */
     if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
-        MIP_SEQ_LEQ(h->seq, c->rcv_nxt))
+        MIP_SEQ_LEQ(h->seq, c->rcv_nxt)) {
         c->ts_recent = in->o.ts_val;
+        c->flags &= (uint16_t)~TCPF_TS_STALE;
+    }
 #endif
     if (ack_input(tcp, c, in))
         data_fin_output(tcp, c, in);

@@ -25,6 +25,7 @@
 #define TCPF_RCVD_FIN   0x0800u  /* the peer's FIN is in rcv_nxt */
 #define TCPF_NO_READ    0x1000u  /* the application closed: discard data */
 #define TCPF_WS_OK      0x2000u  /* both sides agreed on window scaling */
+#define TCPF_TS_STALE   0x4000u  /* TS.Recent is invalid: idle too long (RFC 7323 5.5) */
 
 /* struct mip_tcp_syn.flags: what the peer's SYN offered, as the
  * MIP_TCP_HAS_* bits of its options (TCPS_USED is the MSS bit: a SYN-ACK
@@ -161,6 +162,12 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
 
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
+/* The period of the idle timer (t_idle, TCPF_IDLE): keepalive_ms when
+ * keepalive is on; with it off and timestamps agreed, MIP_TCP_PAWS_IDLE_MS,
+ * after which TS.Recent is no longer trusted (RFC 7323 5.5: the peer's
+ * timestamp clock may have wrapped its sign bit); else 0, no timer. Every
+ * received segment restarts it (tcp_input.c). */
+uint32_t tcp_idle_ms(const struct mip_tcp_conn *c);
 
 /* The window a SYN-ACK from the SYN cache offers (no ring exists yet; the
  * first ACK after accept opens the real one). */

@@ -313,8 +313,10 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         len = avail < usable ? avail : usable;
         if (len > mss)
             len = mss;
-        if ((c->flags & TCPF_FIN_QUEUED) && !(c->flags & TCPF_FIN_SENT) &&
-            c->snd_nxt + len == ring_end && can_send_data(c))
+        /* The FIN follows the last byte, also when it is sent again after
+         * a timeout rolled snd_nxt back (once it is ACKed the state allows
+         * no data: FIN_WAIT_2 or gone). */
+        if ((c->flags & TCPF_FIN_QUEUED) && c->snd_nxt + len == ring_end && can_send_data(c))
             fin = true;
         if (len > 0) {
             /* Nagle (RFC 896, RFC 9293 3.7.4) and sender SWS avoidance. */
