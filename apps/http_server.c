@@ -576,7 +576,7 @@ mip_status mip_http_server_start(struct mip_http_server *h, struct mip_tcp *tcp,
         return MIP_ERR_INVALID;
     memset(h, 0, sizeof(*h));
     h->tcp = tcp;
-    st = mip_tcp_listen(tcp, &h->listener, port, http_accept);
+    st = mip_tcp_listen(tcp, &h->listener, port, MIP_TCP_APP_RX_SIZE, http_accept);
     if (st == MIP_OK)
         h->port = port;
     return st;

@@ -278,7 +278,7 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
         src->tcp.mss_max = fs->mss;
         dst->tcp.mss_max = fs->mss;
     }
-    st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, rcv_accept);
+    st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, (uint16_t)rrx, rcv_accept);
     if (st != MIP_OK) {
         snprintf(err, errlen, "flows[%u]: node %u cannot listen on port %u: %s", f->index,
                  fs->dst, fs->port, mip_status_name(st));

@@ -229,6 +229,29 @@ static inline uint16_t tcp_txbuf_free(const struct mip_tcp_txbuf *t) { return (u
 
 /* --- receive ring with in-place reassembly -------------------------------- */
 
+/* Receive rings larger than 65,535 bytes: the only way a window above 64 KB
+ * (RFC 7323 window scaling) can be offered, since the window never exceeds
+ * the ring. Needs MIP_TCP_WSCALE (tcp.h). On by default in the full profile
+ * where size_t has 64 bits (moteip-host, the simulator), off on
+ * microcontrollers, where no ring comes near 64 KB: it widens the ring's
+ * sizes and offsets to 32 bits, +8 B per connection on Cortex-M0+ and +10 B
+ * on AVR (docs/TCP.md). */
+#ifndef MIP_TCP_LARGE_RX
+#if defined(MOTEIP_PROFILE_TINY) || SIZE_MAX <= 0xFFFFFFFFu
+#define MIP_TCP_LARGE_RX 0
+#else
+#define MIP_TCP_LARGE_RX 1
+#endif
+#endif
+/* A receive ring's size, or an offset or count of bytes in it. */
+#if MIP_TCP_LARGE_RX
+typedef uint32_t mip_tcp_rxsize_t;
+#define MIP_TCP_RX_SIZE_MAX 0x3FFFFFFFu    /* a window of 2^30 - 1: RFC 7323 2.3 */
+#else
+typedef uint16_t mip_tcp_rxsize_t;
+#define MIP_TCP_RX_SIZE_MAX 0xFFFFu
+#endif
+
 /* The window: byte `offset` after rcv_nxt lives at ring position
  * (head + len + offset) % size, for offset < size - len; out-of-order bytes
  * are stored there directly. The bitmap is indexed by absolute ring
@@ -240,25 +263,30 @@ struct mip_tcp_rxbuf {
     uint8_t *buf;       /* application memory, `size` bytes */
     uint8_t *bitmap;    /* application memory, (size + 7) / 8 bytes, or NULL:
                            one bit per ring position, see above */
-    uint16_t size;
-    uint16_t head;      /* first unread in-order byte */
-    uint16_t len;       /* in-order bytes ready for the application */
-    uint16_t ooo_end;   /* window offset just past the highest out-of-order
-                           byte held; 0 when none (so has_ooo needs no scan) */
+    mip_tcp_rxsize_t size;   /* at most MIP_TCP_RX_SIZE_MAX */
+    mip_tcp_rxsize_t head;   /* first unread in-order byte */
+    mip_tcp_rxsize_t len;    /* in-order bytes ready for the application */
+    mip_tcp_rxsize_t ooo_end; /* window offset just past the highest out-of-order
+                                byte held; 0 when none (so has_ooo needs no scan) */
 };
 
 /* Clears the bitmap. mem NULL gives a ring of size 0. */
-void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, uint16_t size);
+void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap,
+                    mip_tcp_rxsize_t size);
 /* Free space: the window to advertise (out-of-order bytes held lie inside
  * it and do not reduce it). */
-static inline uint16_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r) { return (uint16_t)(r->size - r->len); }
+static inline mip_tcp_rxsize_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r)
+{
+    return (mip_tcp_rxsize_t)(r->size - r->len);
+}
 /* Stores n bytes that start `offset` bytes after rcv_nxt (clipped to the
  * space; nothing when offset >= space). The caller trims bytes before
  * rcv_nxt. Bytes already held are rewritten (same data in a correct peer).
  * offset 0 extends the in-order data, then absorbs any out-of-order bytes
  * now contiguous. Returns how far rcv_nxt advances (0 for offset > 0). With
  * no bitmap (tiny profile) out-of-order bytes (offset > 0) are not kept. */
-uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data, size_t n);
+mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data,
+                                 size_t n);
 /* Copies up to n in-order bytes out (out NULL: discards them) and frees
  * their space; returns how many. */
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n);
@@ -286,5 +314,7 @@ struct tcp_tuple {
  * 16) | lport (big-endian) | remote address | rport (big-endian), folded to
  * 32 bits as low half XOR high half; the 4-tuple is k. */
 uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t now);
+/* F of tcp_isn alone (the SYN cookies' hash starts from it). */
+uint32_t tcp_tuple_hash(const uint8_t key[16], const struct tcp_tuple *k);
 
 #endif

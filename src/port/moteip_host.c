@@ -7,7 +7,8 @@
  *               [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]
  *               [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]
  *                [--client-timeout SECONDS] [--client-keepalive MS]
- *                [--client-idle SECONDS]] [--tcp-max-retries N] [--impair SPEC]
+ *                [--client-idle SECONDS] [--client-rx-ring BYTES]] [--tcp-max-retries N]
+ *               [--impair SPEC]
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
@@ -105,6 +106,7 @@ struct host_opts {
     unsigned client_idle_s;           /* --client-idle: idle time after connecting */
     bool have_idle;
     uint32_t client_keepalive_ms;     /* --client-keepalive (0: off) */
+    uint32_t client_rx_ring;          /* --client-rx-ring (0: the app slot's ring) */
     unsigned tcp_max_retries;         /* --tcp-max-retries (0: the default) */
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
@@ -128,7 +130,8 @@ static void usage(FILE *f)
             "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
             "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
             "                    [--client-timeout SECONDS] [--client-keepalive MS]\n"
-            "                    [--client-idle SECONDS]] [--tcp-max-retries N]\n"
+            "                    [--client-idle SECONDS] [--client-rx-ring BYTES]]\n"
+            "                   [--tcp-max-retries N]\n"
             "                   [--impair SPEC]\n"
             "\n"
             "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
@@ -178,6 +181,10 @@ static void usage(FILE *f)
             "  --client-idle S      after connecting, keep the connection idle for S\n"
             "                       seconds (0..86400, default 0) before sending and\n"
             "                       half-closing\n"
+            "  --client-rx-ring BYTES\n"
+            "                       the client connection's receive ring (default %u;\n"
+            "                       1..%lu): above 65535 the window is offered with\n"
+            "                       a window scale (RFC 7323)\n"
             "\n"
             "TCP settings (services and client):\n"
             "  --tcp-max-retries N  retransmission timeouts in a row before an\n"
@@ -195,7 +202,8 @@ static void usage(FILE *f)
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
             "bad command line. With --tcp-client: 0 when the test passed, else 1.\n",
             (unsigned)MIP_TCP_APP_CONNS, (unsigned)MIP_TCP_APP_TX_SIZE,
-            (unsigned)MIP_TCP_APP_RX_SIZE, (unsigned)MIP_TCP_MAX_RETRIES,
+            (unsigned)MIP_TCP_APP_RX_SIZE, (unsigned)MIP_TCP_APP_RX_SIZE,
+            (unsigned long)MIP_TCP_RX_SIZE_MAX, (unsigned)MIP_TCP_MAX_RETRIES,
             (unsigned)MIP_TCP_SYN_RETRIES);
 }
 
@@ -543,6 +551,15 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             if (parse_count(v, &t) != 0 || t == 0 || t > 86400000u)
                 bad_arg(arg, "'%s' is not a number of milliseconds (1..86400000)", v);
             o->client_keepalive_ms = (uint32_t)t;
+        } else if (strcmp(arg, "--client-rx-ring") == 0) {
+            const char *v = opt_value(argc, argv, &i);
+            uint64_t t;
+            if (o->client_rx_ring != 0)
+                bad_arg(arg, "given more than once");
+            if (parse_count(v, &t) != 0 || t == 0 || t > MIP_TCP_RX_SIZE_MAX)
+                bad_arg(arg, "'%s' is not a ring size (1..%lu bytes)", v,
+                        (unsigned long)MIP_TCP_RX_SIZE_MAX);
+            o->client_rx_ring = (uint32_t)t;
         } else if (strcmp(arg, "--client-idle") == 0) {
             const char *v = opt_value(argc, argv, &i);
             uint64_t t;
@@ -587,6 +604,8 @@ static void parse_args(int argc, char **argv, struct host_opts *o)
             bad_arg("--client-keepalive", "only with --tcp-client");
         if (o->have_idle)
             bad_arg("--client-idle", "only with --tcp-client");
+        if (o->client_rx_ring != 0)
+            bad_arg("--client-rx-ring", "only with --tcp-client");
     }
     if (o->client_timeout_s == 0)
         o->client_timeout_s = 30u + o->client_idle_s;
@@ -691,6 +710,7 @@ struct host_client {
     uint64_t to_send, to_expect;
     uint64_t sent, received;
     uint32_t idle_ms;          /* --client-idle, in ms */
+    uint8_t *rx_ring, *rx_bitmap;  /* --client-rx-ring (heap), else NULL */
     mip_time_t idle_until;     /* while idling: when to start sending */
     bool idling;               /* connected, holding the connection idle */
     bool shut;                 /* our FIN is queued */
@@ -1081,6 +1101,16 @@ int main(int argc, char **argv)
         hc->to_expect = o->client_expect;
         hc->idle_ms = o->client_idle_s * 1000u;
         conn = mip_tcp_app_slot_take(&hc->mem, &client_cb, hc);
+        if (o->client_rx_ring != 0) {
+            /* The port may allocate: a ring of the size asked for, with
+             * its reassembly bitmap, in place of the slot's. */
+            hc->rx_ring = calloc(1, o->client_rx_ring);
+            hc->rx_bitmap = calloc(1, (o->client_rx_ring + 7u) / 8u);
+            if (hc->rx_ring == NULL || hc->rx_bitmap == NULL)
+                fail("--client-rx-ring: out of memory for %u bytes", (unsigned)o->client_rx_ring);
+            mip_tcp_conn_init(conn, &client_cb, hc, hc->mem.tx, (uint16_t)sizeof(hc->mem.tx),
+                              hc->rx_ring, hc->rx_bitmap, (mip_tcp_rxsize_t)o->client_rx_ring);
+        }
         conn->cfg.keepalive_ms = o->client_keepalive_ms;
         st = mip_tcp_connect(&t->tcp, conn, &o->client_addr, o->client_port);
         if (st != MIP_OK) {
