@@ -840,6 +840,30 @@ def p_open(conn, other_family=False, other_opts=False, same_port=False):
 def p_window(conn, w):
     return p_op(13, conn, {0: 0, 1: 1, 100: 2, 536: 3, 1024: 4, 4096: 5, 65535: 6, "full": 7}[w])
 
+def regress_seeds_tcp_peer():
+    """Reproducers of bugs fuzz_tcp_peer found. Named regress-*."""
+    s = {}
+    # tcp_input.c ack_input(): an old ACK (below SND.UNA, inside RFC 5961's
+    # acceptable range) from a later segment updates SND.WND, which is then
+    # counted from SND.UNA: the peer offered 100 bytes past SND.UNA, then 640
+    # bytes from 640 below it; the stack sends 640 past SND.UNA (RFC 9293
+    # 3.10.7.4: only SND.UNA =< SEG.ACK updates the window).
+    s["regress-old-ack-moves-window"] = (p_hdr("A", wnd=1000) + p_auto(P_A) +
+                                         p_write(P_A, 1000) + p_window(P_A, 100) +
+                                         p_data(P_A, "in", 10) +
+                                         p_ack(P_A, ack="old", win="v16", v=40) +
+                                         p_write(P_A, 1000))
+    # tcp_input.c ack_input(): an out-of-order segment (here a FIN beyond a
+    # hole) moves SND.WL1 ahead of the peer's in-order sequence numbers, so
+    # no later ACK updates the window while SND.UNA still advances: the old
+    # window, counted from the new SND.UNA, lets the stack send past every
+    # right edge the peer offered (here 100 bytes past a zero window).
+    s["regress-ooo-segment-freezes-window"] = (p_hdr("A", wnd=0) + p_auto(P_A) +
+                                               p_window(P_A, 100) + p_rst(P_A, "fin-hole") +
+                                               p_write(P_A, 100) + p_window(P_A, 1) +
+                                               p_write(P_A, 100))
+    return s
+
 def tcp_peer_seeds():
     s = {}
     # handshake, data both ways, orderly close and TIME_WAIT (our FIN first)
@@ -1392,7 +1416,7 @@ def main():
     n += write_dir("fuzz_rawip_input", raw_files)
     n += write_dir("fuzz_wire", wire_seeds())
     n += write_dir("fuzz_tcp", dict(tcp_seeds(), **regress_seeds_tcp()))
-    n += write_dir("fuzz_tcp_peer", tcp_peer_seeds())
+    n += write_dir("fuzz_tcp_peer", dict(tcp_peer_seeds(), **regress_seeds_tcp_peer()))
     n += write_dir("fuzz_mac_input", mac_seeds())
     n += write_dir("fuzz_lowpan_input", lowpan_seeds())
     n += write_dir("fuzz_relay_input", relay_seeds())
