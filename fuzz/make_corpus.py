@@ -862,6 +862,16 @@ def regress_seeds_tcp_peer():
                                                p_window(P_A, 100) + p_rst(P_A, "fin-hole") +
                                                p_write(P_A, 100) + p_window(P_A, 1) +
                                                p_write(P_A, 100))
+    # tcp_input.c cookie_check(): with the SYN cache full (8 handshakes
+    # pending) the ninth SYN gets a cookie; an ACK above the cookie + 1
+    # (here + 2; the peer offered MSS 536, index 3) still decodes as a
+    # cookie with another MSS index (ack - 1 - hash < 8) and completes the
+    # handshake with ISS = ack - 1, acknowledging sequence numbers never
+    # sent, where an entry of the cache takes only ack = ISS + 1 and anything
+    # else draws RST (RFC 9293 3.10.7.3).
+    s["regress-cookie-takes-ack-above-synack"] = (p_hdr("B", bopt=p_opt(536)) +
+                                                  b"".join(p_open(P_B) for _ in range(8)) +
+                                                  p_ack(P_B, ack="future", v=1))
     return s
 
 def tcp_peer_seeds():
