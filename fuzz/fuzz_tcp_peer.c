@@ -887,12 +887,11 @@ NOCOV static void peer_emit(unsigned i, const struct pseg *g, bool plausible)
         ex.take = true;
         ex.end = g->seq + g->dlen;
         if ((c->flags & TCPF_TS_OK) && (int32_t)(g->o.ts_val - c->ts_recent) < 0) {
-            /* PAWS may drop it, unless TS.Recent is too old to trust. With
-             * keepalive on, the keepalive exchange is what keeps it fresh
-             * (docs/TCP.md), which polls skipped past deadlines (late)
-             * do not make: no promise then. */
-            ex.idle = H.t - p->tsr_t >= IDLE_PAWS_MS &&
-                      (c->cfg.keepalive_ms == 0 || H.late_t <= p->tsr_t);
+            /* PAWS may drop it, unless TS.Recent is too old to trust. The
+             * stack learns that from its timers (keepalive answers keep it
+             * fresh, else a 24-day timer marks it stale: docs/TCP.md), so
+             * there is no promise when a poll came late past a deadline. */
+            ex.idle = H.t - p->tsr_t >= IDLE_PAWS_MS && H.late_t <= p->tsr_t;
             ex.take = ex.idle && FUZZ_PEER_CHECK_LIVENESS;
         }
     }

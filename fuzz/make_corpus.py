@@ -872,6 +872,18 @@ def regress_seeds_tcp_peer():
     s["regress-cookie-takes-ack-above-synack"] = (p_hdr("B", bopt=p_opt(536)) +
                                                   b"".join(p_open(P_B) for _ in range(8)) +
                                                   p_ack(P_B, ack="future", v=1))
+    # tcp_input.c conn_input(): the 24-day timer that marks TS.Recent stale
+    # (RFC 7323 5.5) restarts with every segment, also one PAWS drops: a
+    # segment 1 s before the 24 days whose timestamp looks old (its clock
+    # ran 13 % fast: the ACK jumps it by 255 << 20) puts the marking off
+    # another 24 days, and data two days later, 26 days after TS.Recent
+    # was last set, is dropped: one such segment every 24 days (or a
+    # spoofed one: PAWS comes before the sequence check) freezes the
+    # connection.
+    s["regress-paws-drop-restarts-stale-timer"] = (p_hdr("A") + p_auto(P_A) +
+                                                   p_time(24 * 86400000 - 1000) +
+                                                   p_ack(P_A, ts="jump", v=255) +
+                                                   p_time(2 * 86400000) + p_auto(P_A, 100))
     return s
 
 def tcp_peer_seeds():
