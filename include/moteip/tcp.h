@@ -334,8 +334,9 @@ struct mip_tcp {
      * from the stack's PRNG in [LIMIT / 2, LIMIT * 3 / 2] (CVE-2016-5696). */
     mip_time_t chack_start;
     uint8_t  chack_left;
-    /* Consecutive retransmission timeouts of a synchronized connection
-     * before it is aborted with MIP_TCP_ERR_TIMEOUT, for every connection
+    /* Consecutive retransmission timeouts (or unanswered zero-window
+     * probes) of a synchronized connection before it is aborted with
+     * MIP_TCP_ERR_TIMEOUT, for every connection
      * of this instance; mip_tcp_init sets MIP_TCP_MAX_RETRIES (8). 255:
      * never give up, the handshake included (SYN, and SYN-ACK from the
      * SYN cache; the RTO backoff stays capped at MIP_TCP_RTO_MAX_MS).
@@ -425,12 +426,17 @@ size_t mip_tcp_writable(const struct mip_tcp_conn *c);
 /* True once the peer's FIN was received and every byte before it read. */
 bool mip_tcp_peer_closed(const struct mip_tcp_conn *c);
 
-/* Sends FIN after the queued data; reading goes on (half-close). */
+/* Sends FIN after the queued data; reading goes on (half-close). Once the
+ * FIN is ACKed, FIN_WAIT_2 lasts until the peer's FIN: no timer ends it
+ * but keepalive when on (the application reads, and decides). */
 mip_status mip_tcp_shutdown(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* shutdown + the application will read no more. Data it will never read
  * is lost, and the peer is told with RST (RFC 1122 4.2.2.13): when bytes
  * are still unread at the call, or new ones arrive after it, the
- * connection is aborted (`error` MIP_TCP_ERR_ABORTED, then `closed`). */
+ * connection is aborted (`error` MIP_TCP_ERR_ABORTED, then `closed`).
+ * Otherwise, once the FIN is ACKed, the peer's FIN is awaited at most
+ * MIP_TCP_FIN_WAIT_2_MS (config.h, 60 s); then RST, MIP_TCP_ERR_TIMEOUT
+ * and `closed`. docs/TCP.md "Liveness": how long every state can last. */
 mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Sends RST and ends the connection now (`closed` follows `error`). */
 void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c);
