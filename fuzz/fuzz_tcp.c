@@ -21,8 +21,8 @@
  *   - per open connection: snd_una <= snd_nxt <= snd_max (mod 2^32),
  *     snd_max - snd_una <= tx.len + 2, ring lengths within their sizes,
  *     rx.ooo_end <= rx.size - rx.len with reassembly bits only below it,
- *     rcv_nxt <= rcv_adv and the advertised window within the ring (or the
- *     SYN cache's 1024), state in range, mss >= 64, SACK scoreboard sorted;
+ *     rcv_nxt <= rcv_adv and the advertised window within the ring's room,
+ *     state in range, mss >= 64, SACK scoreboard sorted;
  *     no segment moves rcv_nxt past the edge advertised before it;
  *   - no packet buffer in use between operations;
  *   - frames: IPv4/IPv6 + TCP + options parse, checksums right (always),
@@ -30,8 +30,9 @@
  *     connection, within MSS (options included) and the peer's window (or
  *     below snd_max, or a 1-byte zero-window probe), equal to what the
  *     application wrote at that offset; no RST in answer to a RST; SYN-ACK
- *     only from the SYN cache or SYN_RECEIVED, bare SYN only from
- *     SYN_SENT; the window never moves the advertised right edge left;
+ *     only from the SYN cache (or a cookie, MSS only, when it is full) or
+ *     SYN_RECEIVED, bare SYN only from SYN_SENT; the window never moves the
+ *     advertised right edge left;
  *   - callbacks only for open connections, none after `closed`;
  *   - poll's delay is never later than a pending TCP deadline, and a due
  *     timer is gone after one poll;
@@ -256,6 +257,16 @@ NOCOV static struct slot *live_conn_for(const struct mip_addr *local, uint16_t l
     return NULL;
 }
 
+/* Every SYN cache entry in use: a SYN is answered with a cookie (MSS only). */
+static bool syn_cache_full(void)
+{
+    unsigned i;
+    for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++)
+        if (!(H.tcp.syn[i].flags & TCPS_USED))
+            return false;
+    return true;
+}
+
 static const struct mip_tcp_syn *syn_entry_for(const struct mip_addr *local, uint16_t lport,
                                                const struct mip_addr *remote, uint16_t rport)
 {
@@ -316,8 +327,9 @@ NOCOV static void check_segment(const struct mip_addr *src, const struct mip_add
             CHECK(c->state == MIP_TCP_SYN_RECEIVED, "SYN-ACK from a connection in %s",
                   mip_tcp_state_name(c->state));
         else
-            CHECK(syn_entry_for(src, h.src_port, dst, h.dst_port) != NULL,
-                  "SYN-ACK from neither the SYN cache nor a connection");
+            CHECK(syn_entry_for(src, h.src_port, dst, h.dst_port) != NULL ||
+                  (MIP_TCP_SYN_COOKIES && syn_cache_full() && o.present == MIP_TCP_HAS_MSS),
+                  "SYN-ACK from neither the SYN cache, a cookie nor a connection");
     } else if (h.flags & MIP_TCP_SYN) {
         CHECK(c != NULL && c->state == MIP_TCP_SYN_SENT, "SYN from a connection not in SYN_SENT");
     }

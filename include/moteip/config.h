@@ -175,6 +175,13 @@
 
 /* --- TCP timing and limits (the feature switches are in tcp.h) ------------ */
 
+/* TCP feature switches, each documented where it is defined with its cost:
+ * MIP_TCP_SACK, MIP_TCP_TIMESTAMPS, MIP_TCP_WSCALE, MIP_TCP_SYN_COOKIES (SYN
+ * cookies when the SYN cache is full: 313 B of Cortex-M0+ code, 16 B of RAM;
+ * on in full, off in tiny), MIP_TCP_SYN_BACKLOG, MIP_TCP_TIMEWAIT_MAX (tcp.h);
+ * MIP_TCP_LARGE_RX (receive rings above 64 KB, tcp_parts.h: +12 B per
+ * connection; on in full on 64-bit hosts only). */
+
 /* Default delayed-ACK time of a connection (c->cfg.delack_ms). RFC 9293
  * 3.8.6.3 bounds it at 500 ms; Linux delays 40-200 ms. */
 #ifndef MIP_TCP_DELACK_MS
