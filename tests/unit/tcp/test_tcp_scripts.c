@@ -16,7 +16,7 @@
 static const struct ps_step handshake_data_close[] = {
     PS_LISTEN(),
     PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS, .mss = 100),
-    PS_OUT("S.", 0, 1, .opts = MIP_TCP_HAS_MSS, .win = 1024),
+    PS_OUT("S.", 0, 1, .opts = MIP_TCP_HAS_MSS, .win = APP_RING),   /* the listener's ring */
     PS_SYNCACHE(1),
     PS_IN(".", 1, 1),
     PS_SYNCACHE(0),
