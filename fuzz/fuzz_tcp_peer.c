@@ -60,15 +60,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moteip/moteip.h"
-#include "moteip/tcp.h"
-#include "moteip/wire/bytes.h"
-#include "moteip/wire/checksum.h"
-#include "moteip/wire/ipv4.h"
-#include "moteip/wire/ipv6.h"
-#include "moteip/wire/tcp.h"
-#include "../src/tcp/tcp_internal.h"   /* TCPF_* flags for the checks */
-
 /* Checks that known defects fail (issue 12); 0 turns them off to fuzz past
  * them. LIVENESS: the silent-peer tail bound, a FIN_WAIT_2 timer after
  * close, PAWS after 24 idle days. AGREED: timestamps sent once agreed, the
@@ -119,10 +110,11 @@
 #define MAX2(a, b)   ((a) > (b) ? (a) : (b))
 #define TAIL_MS      (MAX2(MAX2(BOUND_RTO_MS, BOUND_SYN_MS), MAX2(BOUND_FW2_MS, BOUND_KA_MS)) + 1000u)
 
+static unsigned long long elapsed_ms(void);   /* for the messages */
 #define FAIL(...)                                                                   \
     do {                                                                            \
         fprintf(stderr, "fuzz_tcp_peer: CHECK FAILED (%s:%d) at t=%llu ms: ", __FILE__, \
-                __LINE__, (unsigned long long)H.t);                                 \
+                __LINE__, elapsed_ms());                                            \
         fprintf(stderr, __VA_ARGS__);                                               \
         fputc('\n', stderr);                                                        \
         __builtin_trap();                                                           \
@@ -133,11 +125,7 @@
             FAIL(__VA_ARGS__); \
     } while (0)
 
-#if defined(__clang__)
-#define NOCOV __attribute__((no_sanitize("coverage")))
-#else
-#define NOCOV
-#endif
+#include "tcp_harness.h"   /* cursor, list walk, ring checks, frames */
 
 static const uint8_t our_iid[8] = {0, 0, 0, 0, 0, 0, 0, 2};
 static const uint8_t our_v4[4] = {192, 0, 2, 2};
@@ -148,15 +136,6 @@ static const uint8_t peer_v6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 /* Byte the peer sends at stream offset k, and the application at k. */
 NOCOV static uint8_t pat_peer(uint32_t k) { return (uint8_t)((k * 2654435761u) >> 24); }
 NOCOV static uint8_t pat_app(uint32_t k) { return (uint8_t)(((k + 0x55u) * 40503u) >> 9); }
-
-/* --- input cursor (a truncated operation reads zeros) --------------------- */
-
-struct cur {
-    const uint8_t *p;
-    size_t n, pos;
-};
-
-static uint8_t u8(struct cur *c) { return c->pos < c->n ? c->p[c->pos++] : 0; }
 
 /* --- state ------------------------------------------------------------------ */
 
@@ -249,6 +228,8 @@ static struct {
 
 static int verbose;
 
+static unsigned long long elapsed_ms(void) { return (unsigned long long)H.t; }
+
 static void check_all(void);
 static void run_replies(void);
 
@@ -289,19 +270,8 @@ NOCOV static int slot_of(const struct mip_tcp_conn *c)
     return -1;
 }
 
-NOCOV static unsigned list_mask(void)
-{
-    const struct mip_tcp_conn *c;
-    unsigned mask = 0, n = 0;
-    for (c = H.tcp.conns; c != NULL; c = c->next) {
-        int i = slot_of(c);
-        CHECK(i >= 0, "connection list holds a struct the application never gave");
-        CHECK(!(mask & (1u << i)), "connection list has a cycle (slot %d twice)", i);
-        mask |= 1u << i;
-        CHECK(++n <= NCONN, "connection list longer than the slots");
-    }
-    return mask;
-}
+/* The slots in the connection list (walked with a bound). */
+static unsigned list_mask(void) { return tcph_list_mask(&H.tcp, slot_of, NCONN); }
 
 static bool listed(unsigned i) { return (list_mask() >> i) & 1u; }
 
@@ -586,81 +556,42 @@ NOCOV static void peer_receive(unsigned i, const struct mip_tcp_hdr *h,
 /* Checks a frame the stack sends and hands it to its peer. */
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
-    struct mip_addr src, dst;
-    struct mip_tcp_hdr h;
-    struct mip_tcp_opts o;
-    uint8_t *f;
-    const uint8_t *l4;
-    size_t l4len, optlen;
-    uint32_t sum, dlen;
+    struct tcph_sent seg;
+    const struct mip_tcp_hdr *h = &seg.h;
+    uint32_t dlen;
     unsigned i;
     int who = -1;
 
     CHECK(ctx == &H, "driver context");
     CHECK(len >= 1 && len <= RAWIP_MTU, "frame of %zu bytes", len);
     CHECK(++H.frames_this_op <= MAX_FRAMES, "more than %u frames in one operation", MAX_FRAMES);
-    f = malloc(len);
-    if (f == NULL)
-        abort();
-    memcpy(f, frame, len);
-    if ((f[0] >> 4) == 4) {
-        struct mip_ipv4_hdr ip;
-        CHECK(mip_ipv4_parse(f, len, &ip) == MIP_OK && ip.total_len == len,
-              "IPv4 header sent that does not parse");
-        CHECK(mip_ipv4_checksum_ok(f, ip.hdr_len), "bad IPv4 header checksum");
-        CHECK(ip.proto == MIP_IPPROTO_TCP && ip.frag_offset == 0 &&
-                  !(ip.flags & MIP_IPV4_FLAG_MF),
-              "IPv4 datagram that is not one whole TCP segment");
-        CHECK(memcmp(ip.src, our_v4, 4) == 0 && memcmp(ip.dst, peer_v4, 4) == 0,
-              "IPv4 segment between the wrong addresses");
-        mip_addr_set4(&src, ip.src);
-        mip_addr_set4(&dst, ip.dst);
-        l4 = f + ip.hdr_len;
-        l4len = len - ip.hdr_len;
-    } else {
-        struct mip_ipv6_hdr ip;
-        CHECK((f[0] >> 4) == 6 && mip_ipv6_parse(f, len, &ip) == MIP_OK &&
-                  40u + ip.payload_len == len,
-              "IPv6 header sent that does not parse");
-        CHECK(ip.next_header == MIP_IPPROTO_TCP, "IPv6 next header %u sent", ip.next_header);
-        CHECK(memcmp(ip.src, our_v6, 16) == 0 && memcmp(ip.dst, peer_v6, 16) == 0,
-              "IPv6 segment between the wrong addresses");
-        mip_addr_set6(&src, ip.src);
-        mip_addr_set6(&dst, ip.dst);
-        l4 = f + 40;
-        l4len = len - 40;
-    }
-    CHECK(mip_tcp_parse(l4, l4len, &h) == MIP_OK, "TCP segment sent that does not parse");
-    if (src.family == MIP_AF_INET)
-        sum = mip_cksum_pseudo4(src.bytes, dst.bytes, MIP_IPPROTO_TCP, (uint16_t)l4len);
-    else
-        sum = mip_cksum_pseudo6(src.bytes, dst.bytes, MIP_IPPROTO_TCP, (uint32_t)l4len);
-    CHECK(mip_cksum_finish(mip_cksum_add(sum, l4, l4len)) == 0, "bad TCP checksum");
-    optlen = (size_t)h.hdr_len - MIP_TCP_HDR_LEN;
-    CHECK(mip_tcp_opts_parse(l4 + MIP_TCP_HDR_LEN, optlen, &o) == MIP_OK,
-          "TCP options sent that do not parse");
-    CHECK(!(h.flags & (MIP_TCP_URG | MIP_TCP_ECE | MIP_TCP_CWR)), "flags 0x%02x sent", h.flags);
-    if (h.flags & MIP_TCP_RST)
+    tcph_sent_parse(frame, len, &seg);
+    CHECK(seg.src.family == MIP_AF_INET
+              ? memcmp(seg.src.bytes, our_v4, 4) == 0 && memcmp(seg.dst.bytes, peer_v4, 4) == 0
+              : memcmp(seg.src.bytes, our_v6, 16) == 0 && memcmp(seg.dst.bytes, peer_v6, 16) == 0,
+          "segment between the wrong addresses");
+    if (h->flags & MIP_TCP_RST)
         CHECK(!H.in_rst_input, "RST sent in answer to a RST (RFC 9293 3.10.7.1)");
-    dlen = (uint32_t)(l4len - h.hdr_len);
+    dlen = (uint32_t)seg.dlen;
     for (i = 0; i < NCONN; i++) {
         struct peer *p = &H.peer[i];
-        if (p->family != src.family || h.dst_port != p->pport)
+        if (p->family != seg.src.family || h->dst_port != p->pport)
             continue;
         /* A's first SYN leaves inside mip_tcp_connect, before the harness
          * knows the port */
-        if (p->active && p->oport == 0 && (h.flags & (MIP_TCP_SYN | MIP_TCP_ACK)) == MIP_TCP_SYN)
-            p->oport = h.src_port;
-        if (h.src_port == p->oport && p->oport != 0)
+        if (p->active && p->oport == 0 &&
+            (h->flags & (MIP_TCP_SYN | MIP_TCP_ACK)) == MIP_TCP_SYN)
+            p->oport = h->src_port;
+        if (h->src_port == p->oport && p->oport != 0)
             who = (int)i;
     }
     if (verbose)
         fprintf(stderr, "    tx %c %s %u->%u %s%s%s%s%s seq %u ack %u win %u len %u%s\n",
-                who < 0 ? '?' : (char)('A' + who), src.family == MIP_AF_INET ? "v4" : "v6",
-                h.src_port, h.dst_port, (h.flags & MIP_TCP_SYN) ? "S" : "",
-                (h.flags & MIP_TCP_FIN) ? "F" : "", (h.flags & MIP_TCP_RST) ? "R" : "",
-                (h.flags & MIP_TCP_PSH) ? "P" : "", (h.flags & MIP_TCP_ACK) ? "." : "", h.seq,
-                h.ack, h.window, dlen,
+                who < 0 ? '?' : (char)('A' + who), seg.src.family == MIP_AF_INET ? "v4" : "v6",
+                h->src_port, h->dst_port, (h->flags & MIP_TCP_SYN) ? "S" : "",
+                (h->flags & MIP_TCP_FIN) ? "F" : "", (h->flags & MIP_TCP_RST) ? "R" : "",
+                (h->flags & MIP_TCP_PSH) ? "P" : "", (h->flags & MIP_TCP_ACK) ? "." : "",
+                h->seq, h->ack, h->window, dlen,
                 who >= 0 && (H.peer[who].blackhole || H.peer[who].lose) ? " (lost)" : "");
     if (who < 0) {
         /* an earlier incarnation: TIME_WAIT answers, RSTs, and the SYN-ACKs
@@ -668,26 +599,26 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
         bool cached = false;
         for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++) {
             const struct mip_tcp_syn *e = &H.tcp.syn[i];
-            if ((e->flags & TCPS_USED) && e->rport == h.dst_port && e->lport == h.src_port &&
-                mip_addr_eq(&e->remote, &dst))
+            if ((e->flags & TCPS_USED) && e->rport == h->dst_port && e->lport == h->src_port &&
+                mip_addr_eq(&e->remote, &seg.dst))
                 cached = true;
         }
-        CHECK(dlen == 0 && !(h.flags & MIP_TCP_FIN) &&
-                  (!(h.flags & MIP_TCP_SYN) || ((h.flags & MIP_TCP_ACK) && cached)),
+        CHECK(dlen == 0 && !(h->flags & MIP_TCP_FIN) &&
+                  (!(h->flags & MIP_TCP_SYN) || ((h->flags & MIP_TCP_ACK) && cached)),
               "SYN, FIN or data for no current connection");
     } else {
         struct slot *sl = &H.slot[who];
         const struct peer *p = &H.peer[who];
         uint32_t iss = p->syn_seen ? p->irs : sl->c.iss;
-        uint32_t off = h.seq - (iss + 1u), written = sl->wr_off + sl->wr_pending, k;
+        uint32_t off = h->seq - (iss + 1u), written = sl->wr_off + sl->wr_pending, k;
         if (dlen > 0 && p->syn_seen && off <= written && dlen <= written - off)
             for (k = 0; k < dlen; k++)
-                CHECK(l4[h.hdr_len + k] == pat_app(off + k),
+                CHECK(seg.data[k] == pat_app(off + k),
                       "sent byte at stream offset %u is not what the application wrote",
                       off + k);
-        peer_receive((unsigned)who, &h, &o, dlen, optlen);
+        peer_receive((unsigned)who, h, &seg.o, dlen, seg.optlen);
     }
-    free(f);
+    tcph_sent_free(&seg);
     return MIP_OK;
 }
 
@@ -793,56 +724,27 @@ NOCOV static void peer_emit(unsigned i, const struct pseg *g, bool plausible)
     struct mip_addr src, dst;
     struct mip_tcp_hdr h;
     struct expect ex;
-    size_t optlen = mip_tcp_opts_len(&g->o), written;
-    size_t tl = MIP_TCP_HDR_LEN + optlen + g->dlen;
-    size_t ipl = p->family == MIP_AF_INET ? 20u : 40u;
-    uint8_t *pkt = calloc(1, ipl + tl), *t;
-    uint32_t sum, k, first = g->seq + ((g->flags & MIP_TCP_SYN) ? 1u : 0u);
+    uint8_t opts[40], data[1500], *pkt;
+    size_t optlen = mip_tcp_opts_len(&g->o), written, len;
+    uint32_t k, first = g->seq + ((g->flags & MIP_TCP_SYN) ? 1u : 0u);
     uint32_t paws_before = H.tcp.stat[MIP_TCP_STAT_drop_paws];
     bool cur = slot_is_peer(i);
 
-    if (pkt == NULL)
-        abort();
     peer_addr(p, &src);
     our_addr(p, &dst);
-    t = pkt + ipl;
     memset(&h, 0, sizeof h);
     h.src_port = p->pport;
     h.dst_port = p->oport;
     h.seq = g->seq;
     h.ack = g->ack;
-    h.hdr_len = (uint8_t)(MIP_TCP_HDR_LEN + optlen);
     h.flags = g->flags;
     h.window = g->win;
-    CHECK(mip_tcp_emit(&h, t, tl) == MIP_OK, "harness: tcp emit");
-    CHECK(mip_tcp_opts_emit(&g->o, t + MIP_TCP_HDR_LEN, optlen, &written) == MIP_OK &&
-              written == optlen,
+    CHECK(mip_tcp_opts_emit(&g->o, opts, sizeof opts, &written) == MIP_OK && written == optlen,
           "harness: options emit");
+    CHECK(g->dlen <= sizeof data, "harness: %u data bytes", g->dlen);
     for (k = 0; k < g->dlen; k++)
-        t[h.hdr_len + k] = pat_peer(first + k - (p->iss + 1u));
-    if (p->family == MIP_AF_INET) {
-        struct mip_ipv4_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.total_len = (uint16_t)(20u + tl);
-        ip.id = 0x4d49;
-        ip.ttl = 64;
-        ip.proto = MIP_IPPROTO_TCP;
-        memcpy(ip.src, src.bytes, 4);
-        memcpy(ip.dst, dst.bytes, 4);
-        CHECK(mip_ipv4_emit(&ip, pkt, 20) == MIP_OK, "harness: ipv4 emit");
-        sum = mip_cksum_pseudo4(ip.src, ip.dst, MIP_IPPROTO_TCP, (uint16_t)tl);
-    } else {
-        struct mip_ipv6_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.payload_len = (uint16_t)tl;
-        ip.next_header = MIP_IPPROTO_TCP;
-        ip.hop_limit = 64;
-        memcpy(ip.src, src.bytes, 16);
-        memcpy(ip.dst, dst.bytes, 16);
-        CHECK(mip_ipv6_emit(&ip, pkt, 40) == MIP_OK, "harness: ipv6 emit");
-        sum = mip_cksum_pseudo6(ip.src, ip.dst, MIP_IPPROTO_TCP, (uint32_t)tl);
-    }
-    mip_wr16(t + 16, mip_cksum_finish(mip_cksum_add(sum, t, tl)));
+        data[k] = pat_peer(first + k - (p->iss + 1u));
+    pkt = tcph_frame(&src, &dst, &h, opts, optlen, data, g->dlen, &len);
 
     /* the peer's bookkeeping: what reached the stack */
     if ((g->flags & MIP_TCP_ACK) && p->syn_seen && MIP_SEQ_GT(g->ack, p->irs))
@@ -909,7 +811,7 @@ NOCOV static void peer_emit(unsigned i, const struct pseg *g, bool plausible)
     {
         uint32_t tsr = c->ts_recent;
         H.in_rst_input = (g->flags & MIP_TCP_RST) != 0;
-        mip_stack_input(&H.s, H.idx, pkt, ipl + tl, H.now);
+        mip_stack_input(&H.s, H.idx, pkt, len, H.now);
         H.in_rst_input = false;
         if (slot_is_peer(i) && c->ts_recent != tsr)
             p->tsr_t = H.t;
@@ -1268,26 +1170,6 @@ static struct mip_tcp_conn *app_accept(struct mip_tcp_listener *l, struct mip_tc
 
 /* --- invariants ------------------------------------------------------------------ */
 
-NOCOV static void check_rx_bits(const struct mip_tcp_conn *c)
-{
-    const struct mip_tcp_rxbuf *r = &c->rx;
-    uint32_t q;
-    if (r->bitmap == NULL || r->size == 0)
-        return;
-    for (q = 0; q < r->size; q++) {
-        uint32_t off;
-        if ((q & 7u) == 0 && r->bitmap[q >> 3] == 0) {
-            q += 7;
-            continue;
-        }
-        if (!((r->bitmap[q >> 3] >> (q & 7u)) & 1u))
-            continue;
-        off = (q + r->size - ((uint32_t)r->head + r->len) % r->size) % r->size;
-        CHECK(off < r->ooo_end, "reassembly bit at window offset %u but ooo_end %u", off,
-              r->ooo_end);
-    }
-}
-
 /* Something waits for the peer, so a timer must be armed that ends the
  * wait: the retransmission timer (or persist), keepalive. */
 NOCOV static void check_timers(unsigned i, const struct mip_tcp_conn *c)
@@ -1329,7 +1211,7 @@ NOCOV static void check_conn(unsigned i)
           c->tx.len);
     CHECK(c->tx.len <= c->tx.size && c->rx.len <= c->rx.size, "%c: ring lengths", 'A' + i);
     CHECK(c->rx.ooo_end <= room, "%c: ooo_end %u > room %u", 'A' + i, c->rx.ooo_end, room);
-    check_rx_bits(c);
+    tcph_check_rx_bits(c);
     CHECK(c->cc.mss >= 64, "%c: mss %u", 'A' + i, c->cc.mss);
     CHECK(!(c->flags & TCPF_FIN_SENT) || (c->flags & TCPF_FIN_QUEUED),
           "%c: FIN sent but not queued", 'A' + i);
@@ -1372,30 +1254,6 @@ NOCOV static void check_conn(unsigned i)
     check_read_all(i);
 }
 
-/* The earliest TCP deadline pending, as a delay from now. */
-NOCOV static uint32_t tcp_pending(void)
-{
-    uint32_t next = MIP_POLL_IDLE;
-    const struct mip_tcp_conn *c;
-    unsigned k;
-    (void)list_mask();
-    for (c = H.tcp.conns; c != NULL; c = c->next) {
-        if ((c->flags & TCPF_DELACK) && tcp_delack_delay(c, H.now) < next)
-            next = tcp_delack_delay(c, H.now);
-        if (c->flags & TCPF_REXMT)
-            next = mip_next_delay(next, H.now, c->t_rexmt);
-        if (c->flags & TCPF_IDLE)
-            next = mip_next_delay(next, H.now, c->t_idle);
-    }
-    for (k = 0; k < MIP_TCP_SYN_BACKLOG; k++)
-        if (H.tcp.syn[k].flags & TCPS_USED)
-            next = mip_next_delay(next, H.now, H.tcp.syn[k].deadline);
-    for (k = 0; k < MIP_TCP_TIMEWAIT_MAX; k++)
-        if (H.tcp.tw[k].used)
-            next = mip_next_delay(next, H.now, H.tcp.tw[k].deadline);
-    return next;
-}
-
 NOCOV static void check_all(void)
 {
     unsigned mask = list_mask(), i, in_use = 0;
@@ -1429,13 +1287,20 @@ NOCOV static void check_all(void)
           in_use, H.s.pool.in_use);
 }
 
+/* The earliest TCP deadline pending, as a delay from now. */
+static uint32_t tcp_pending_now(void)
+{
+    (void)list_mask();
+    return tcph_pending(&H.tcp, H.now);
+}
+
 static uint32_t poll_checked(void)
 {
     uint32_t d = mip_stack_poll(&H.s, H.now), want;
     H.polled = true;
     check_all();
     H.polled = false;
-    want = tcp_pending();
+    want = tcp_pending_now();
     CHECK(d <= want, "poll returned %u ms but a TCP deadline is %u ms away", d, want);
     if (d == 0) {
         d = mip_stack_poll(&H.s, H.now);
@@ -1468,7 +1333,7 @@ static void advance(uint64_t ms, bool jump, unsigned steps)
     }
     while (H.t < target) {
         uint64_t step = target - H.t;
-        uint32_t due = tcp_pending();
+        uint32_t due = tcp_pending_now();
         if (step > JUMP_MAX)
             step = JUMP_MAX;
         if (due != MIP_POLL_IDLE && step > due)
@@ -1546,7 +1411,9 @@ static void open_conn(unsigned i, uint8_t x)
 
 /* --- the operations ---------------------------------------------------------------- */
 
-static const uint32_t auto_data[8] = {0, 1, 100, 536, 1220, 3000, 20000, 0};
+/* op AUTO: new bytes the peer sends (UINT32_MAX: all the window takes, in
+ * at most 8 segments); 7 is FIN */
+static const uint32_t auto_data[8] = {0, 1, 100, 536, 1220, 3000, UINT32_MAX, 0};
 
 /* op ACK: a segment from the peer with the ACK, window, timestamp and SACK
  * the input picks (and the window stays what it set). */
@@ -1842,7 +1709,7 @@ static void run_op(struct cur *in)
     case 11: op_net(i, x); break;
     case 13: op_window(i, x); break;
     default:    /* 0, 1, 14, 15 */
-        peer_auto(i, x == 6 ? 0xFFFFFFFFu : auto_data[x], x == 7);
+        peer_auto(i, auto_data[x], x == 7);
         break;
     }
     check_all();
