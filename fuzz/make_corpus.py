@@ -11,6 +11,7 @@ Record format of the stack harnesses (see fuzz/stack_harness.h):
      bits 0..14 = length][frame]
 fuzz_wire input: [1 byte codec selector][bytes] (see fuzz/fuzz_wire.c).
 fuzz_mac_input: [4 config bytes][operations] (see mac_seeds() below).
+fuzz_slip: [cap selector][chunk seed][serial line bytes] (see fuzz/fuzz_slip.c).
 """
 import os
 import struct
@@ -427,6 +428,16 @@ def regress_seeds_ip():
                                                      udp(bytes(16), OUR6, 9, 7, b"x"))]
     s["regress-v4-fwd-martian-dst"] = [ipv4(PEER4, v4("0.0.0.0"), 17,
                                             udp(PEER4, v4("0.0.0.0"), 1, 2, b"x"))]
+    # ipv4.c ipv4_input() (issue 12, an outside review): options with a
+    # length of 0, 1 or past the header were answered, and source-routed
+    # datagrams accepted, delivered or forwarded (RFC 7126: drop them).
+    s["regress-v4-option-length-0"] = [ping4(PEER4, OUR4, options=b"\x44\x00\x00\x00")]
+    s["regress-v4-option-length-1"] = [ping4(PEER4, OUR4, options=b"\x07\x01\x00\x00")]
+    s["regress-v4-option-past-header"] = [ping4(PEER4, OUR4, options=b"\x07\x09\x04" + bytes(5))]
+    s["regress-v4-option-no-length"] = [ping4(PEER4, OUR4, options=b"\x01\x01\x01\x94")]
+    s["regress-v4-lsrr-to-us"] = [ping4(PEER4, OUR4, options=b"\x83\x07\x04" + PEER4 + b"\x00")]
+    s["regress-v4-ssrr-forwarded"] = [ipv4(PEER4, REMOTE4, 17, udp(PEER4, REMOTE4, 1, 2, b"x"),
+                                           options=b"\x89\x07\x04" + REMOTE4 + b"\x00")]
     return s
 
 # --- fuzz_wire ----------------------------------------------------------------
@@ -507,6 +518,22 @@ def wire_seeds():
         bytes(8) + b"\x3a" + bytes(8))
     s["regress-ext-addr-with-short-iid"] = (
         bytes([11, 0x02]) + bytes.fromhex("020000fffe001234") + bytes(40) + b"\x7a\x33\x3a")
+    # sixlowpan.c mip_lowpan_iphc_compress() (issue 12, found by an outside
+    # fuzz_wire run): a FRAG1 of datagram_size 41 whose IPHC header carries
+    # next header 17 inline, followed by a UDP header with Length 1. The
+    # decompressed datagram (Payload Length 1) compressed again with NHC
+    # UDP, whose header lies past the datagram's end, and the decompressor
+    # refused that. Then the same datagram read directly as IPv6 (the
+    # compress-first direction): 48 bytes with Payload Length 1.
+    ll_env = (bytes([0x80 | 0x04 | 0x01]) + struct.pack(">H", 1) + bytes(6) +
+              struct.pack(">H", 2) + bytes(6) + bytes(32))
+    udp_len1 = struct.pack(">HHHH", 1234, 5678, 1, 0xABCD)
+    s["regress-iphc-udp-length-1"] = (bytes([11]) + ll_env + struct.pack(">H", 41) +
+                                      bytes([0x7A, 0x33, 0x11]) + udp_len1)
+    s["regress-iphc-compress-bytes-past-end"] = (
+        bytes([11, ll_env[0] & 0x7F]) + ll_env[1:] +
+        struct.pack(">IHBB", 0x60000000, 1, 17, 64) + v6("fe80::ff:fe00:1") +
+        v6("fe80::ff:fe00:2") + udp_len1)
     return s
 
 # --- fuzz_tcp -------------------------------------------------------------------
@@ -929,7 +956,9 @@ def tcp_peer_seeds():
 # radio ends transmissions after their airtime, 0x08 zero backoff period (with
 # 0x20), 0x10 tx_done queues another frame, 0x20 zero timings, 0x40 retry delay
 # hdr3 * 97 us, 0x80 retry delay 0x7FFFFFFF >> (hdr3 & 31). hdr1: min_be
-# (bits 0-2), max_be - min_be (bits 3-4), 0x80 no overheard callback. hdr2:
+# (bits 0-2), max_be - min_be (bits 3-4), 0x20 ContikiMAC under the protocol,
+# 0x40 with it: 64 Hz checks, 1 + (hdr3 >> 6) misses drop a phase, 2 ms bursts,
+# 0x80 no overheard callback. hdr2:
 # max_backoffs (bits 0-2; 0xFF: 255), max_retries (bits 3-5). hdr3: CSMA
 # min periods (bits 0-1), max - min (bits 2-3).
 
@@ -937,8 +966,9 @@ MAC_CSMA_CA, MAC_CSMA, MAC_NULLMAC = 0, 1, 2
 M_AUTO, M_ZERO_BO, M_RESEND, M_ZERO, M_RDELAY = 0x04, 0x08, 0x10, 0x20, 0x40
 
 def m_hdr(kind=MAC_CSMA_CA, flags=M_AUTO, min_be=3, max_be=5, backoffs=4, retries=3,
-          cmin=1, cmax=3, h3=None, no_overheard=False):
+          cmin=1, cmax=3, h3=None, no_overheard=False, cm=False, cm_fast=False):
     h1 = min_be | ((max_be - min_be) << 3) | (0x80 if no_overheard else 0)
+    h1 |= (0x20 if cm else 0) | (0x40 if cm_fast else 0)
     h2 = 0xFF if backoffs == 255 else (backoffs | (retries << 3))
     h3 = (cmin | ((cmax - cmin) << 2)) if h3 is None else h3
     return bytes([kind | flags, h1, h2, h3])
@@ -1027,6 +1057,36 @@ def mac_seeds():
                                      max_be=0, backoffs=255) + m_cca(1) + m_send(1) + m_send(0) +
                                m_time(1000) + m_cca(0) + m_time(1000))
     s["resend-from-callback"] = m_hdr(flags=M_AUTO | M_RESEND) + m_send(1) + m_time(30000)
+    # ContikiMAC (hdr1 0x20): idle checks, a listen on energy, trains, phase
+    # lock, bursts both ways, repeats
+    pending = b"\x71\x88\x05\xcd\xab\x02\x00\x01\x00\x42"   # for us, ACK req, pending
+    last = b"\x61\x88\x06\xcd\xab\x02\x00\x01\x00\x43"      # the burst's last
+    s["cm-idle-and-listen"] = (m_hdr(MAC_NULLMAC, cm=True) + m_time(0x8000 | 4000) + m_cca(1) +
+                               m_time(0x8000 | 2000) + m_cca(0) + m_time(0x8000 | 4000))
+    s["cm-unicast-acked"] = (m_hdr(MAC_NULLMAC, flags=0, cm=True) + m_send(0, ack=True) +
+                             m_time(884) + M_TXDONE + m_time(400) + m_ack() + m_time(60000))
+    s["cm-unicast-noack-retries"] = (m_hdr(cm=True, cm_fast=True, retries=2) +
+                                     m_send(0, ack=True) + m_time(0x8000 | 3000))
+    s["cm-broadcast-train"] = m_hdr(MAC_NULLMAC, cm=True) + m_send(1) + m_time(0x8000 | 3000)
+    s["cm-phase-lock"] = (m_hdr(MAC_NULLMAC, flags=0, cm=True, cm_fast=True, h3=0x40) +
+                          b"".join(m_send(0, ack=True) + m_time(884 + 400 * i) + M_TXDONE +
+                                   m_time(400) + M_TXDONE + m_time(400) + m_ack() +
+                                   m_time(20000) for i in range(4)))
+    s["cm-burst-send"] = (m_hdr(MAC_CSMA_CA, cm=True) + m_send(0, ack=True) + m_send(0, ack=True) +
+                          m_send(0, ack=True) + m_time(3000) + m_ack(late_us=400) +
+                          m_time(3000) + m_ack(late_us=400) + m_time(0x8000 | 3000))
+    s["cm-burst-receive"] = (m_hdr(MAC_CSMA, cm=True) + m_raw(pending) + m_send(0, ack=True) +
+                             m_time(5000) + m_raw(pending) + m_time(5000) + m_raw(last) +
+                             m_time(0x8000 | 3000))
+    s["cm-repeats"] = (m_hdr(MAC_NULLMAC, cm=True) + m_rx(0, ack=True, seq=9) + m_time(2000) +
+                       m_rx(0, ack=True, seq=9) + m_time(0x8000 | 2000) + m_rx(1, seq=10) +
+                       m_time(0x8000 | 2000) + m_rx(1, seq=10) + m_rx(3, seq=11) +
+                       m_time(0x8000 | 2000))
+    # found by its own seed: a CCA at the instant its step began, before the
+    # radio was switched on for it
+    s["regress-cm-zero-timing-cca-before-radio-on"] = (m_hdr(MAC_CSMA_CA, flags=M_AUTO | M_ZERO | M_RESEND, cm=True,
+                                 min_be=0, max_be=0) + m_send(0, ack=True) + m_send(1) +
+                           m_cca(2) + m_time(0x8000 | 3000))
     s["invalid-sends"] = (m_hdr() + m_invalid(b"") + m_invalid(b"\x41\x88") +
                           m_invalid(b"\x02\x00\x01") + m_invalid(b"\x41\x88\x00\xcd\xab") +
                           m_send(1, extra=200) + m_time(10000))
@@ -1409,6 +1469,28 @@ def relay_seeds():
             r_time(200) + r_time(220))
     return seeds
 
+# --- fuzz_slip: [cap selector][chunk seed][serial line bytes] -------------
+
+def slip(frame, lead=True):
+    body = frame.replace(b"\xdb", b"\xdb\xdd").replace(b"\xc0", b"\xdb\xdc")
+    return (b"\xc0" if lead else b"") + body + b"\xc0"
+
+def slip_seeds():
+    big6 = ping6(PEER6, OUR6, body=bytes((7 * i) & 0xFF for i in range(1000)))
+    return {
+        "ping6": bytes([3, 1]) + slip(ping6(PEER6, OUR6)),
+        "ping4-no-lead": bytes([3, 2]) + slip(ping4(PEER4, OUR4), lead=False),
+        "ping6-escapes-big": bytes([3, 3]) + slip(big6),
+        "udp6-and-udp4": bytes([2, 4]) + slip(ipv6(PEER6, OUR6, 17, udp(PEER6, OUR6, 1234, 7, b"\xc0\xdb" * 8))) +
+                         slip(ipv4(PEER4, OUR4, 17, udp(PEER4, OUR4, 1234, 9, b"x"))),
+        "bad-escape-then-ping": bytes([3, 5]) + b"\x45\xdb\x01\xc0" + slip(ping6(PEER6, OUR6)),
+        "esc-end-then-ping": bytes([1, 6]) + b"\x60\xdb\xc0" + slip(ping4(PEER4, OUR4), lead=False),
+        "over-mtu-then-ping": bytes([3, 7]) + b"\x60" * 1290 + slip(ping6(PEER6, OUR6)),
+        "small-cap": bytes([0, 8]) + slip(b"\x01\x02") + slip(b"\x03") + b"\xc0\xc0",
+        "empty-frames": bytes([1, 9]) + b"\xc0" * 16,
+        "noise": bytes([2, 10]) + bytes(range(256)),
+    }
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -1442,6 +1524,7 @@ def main():
     n += write_dir("fuzz_mac_input", mac_seeds())
     n += write_dir("fuzz_lowpan_input", lowpan_seeds())
     n += write_dir("fuzz_relay_input", relay_seeds())
+    n += write_dir("fuzz_slip", slip_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ struct sim_flow {
     uint8_t *mem;                   /* all four rings and the bitmap */
     uint64_t total;                 /* bytes to send; UINT64_MAX: duration */
     uint64_t sent, delivered;
+    uint64_t arrivals;              /* readable calls that brought new bytes */
     bool     integrity_ok;
     uint64_t first_bad;
     uint64_t rtt_n;
@@ -155,7 +156,9 @@ static void rcv_readable(void *ctx, struct mip_tcp_conn *c)
     struct sim_node *nd = &f->sim->node[f->fs->dst];
     uint8_t buf[512];
     size_t n, i;
+    size_t got = 0;
     while ((n = mip_tcp_read(&nd->tcp, c, buf, sizeof(buf))) > 0) {
+        got += n;
         if (f->integrity_ok) {
             for (i = 0; i < n; i++) {
                 if (buf[i] != mip_http_body_byte(f->delivered + i)) {
@@ -168,6 +171,10 @@ static void rcv_readable(void *ctx, struct mip_tcp_conn *c)
         f->delivered += n;
         f->last_rx_us = f->sim->now_us;
     }
+    /* TCP calls readable once per segment that advances the in-order data
+     * (a retransmission that fills a hole: once for all it releases). */
+    if (got > 0u)
+        f->arrivals++;
     if (f->fs->bytes > 0 && f->delivered >= f->fs->bytes)
         flow_finish(f, f->integrity_ok && f->delivered == f->fs->bytes);
     if (mip_tcp_peer_closed(c)) {
@@ -592,6 +599,24 @@ void sim_apps_free(struct sim *sim)
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
 
+/* TCP bytes and in-order segment arrivals, UDP reports and their payload;
+ * pings carry no application data. */
+void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out)
+{
+    size_t k;
+    memset(out, 0, sizeof(*out));
+    for (k = 0; k < sim->n_flows; k++) {
+        const struct sim_flow *f = &sim->flow[k];
+        if (f->fs->kind == SIM_FLOW_TCP) {
+            out->bytes += f->delivered;
+            out->segments += f->arrivals;
+        } else if (f->fs->kind == SIM_FLOW_UDP) {
+            out->bytes += (uint64_t)f->udp_recv * f->fs->payload_bytes;
+            out->segments += f->udp_recv;
+        }
+    }
+}
+
 /* One result object per flow (docs/SIMULATOR.md lists the fields). */
 void sim_apps_write(struct sim *sim, struct sj_writer *w)
 {
@@ -618,6 +643,7 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             sj_w_member_uint(w, "bytes_expected", fs->bytes);
             sj_w_member_uint(w, "bytes_sent", f->sent);
             sj_w_member_uint(w, "bytes_delivered", f->delivered);
+            sj_w_member_uint(w, "segments_delivered", f->arrivals);
             sj_w_key(w, "integrity_ok");
             sj_w_bool(w, f->integrity_ok);
             sj_w_key(w, "first_bad_offset");

@@ -17,11 +17,13 @@
  * TCP data, pure TCP ACK, link ACK, other) are drawn from the receiver's own
  * PRNG stream; a frame lost to either counts as corrupted.
  * Half-duplex: a transmitting radio hears nothing; starting to transmit
- * aborts a reception. CCA reports busy while any signal is audible (unit
+ * aborts a reception. A radio whose receiver is off (a duty-cycling MAC)
+ * hears nothing either, and can still transmit: it goes to TX and back to
+ * off. CCA reports busy while any signal is audible (unit
  * disk, PRR) or the summed power exceeds the CCA threshold (log distance).
  */
 #include "sim.h"
-#include "pcap.h"
+#include "capture.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +181,7 @@ static void signal_end(struct sim *sim, uint32_t txid, const struct sim_neighbor
         if (ok) {
             r->c.frames_rx_ok++;
             sim_trace(sim, "rx", r->id, "\"from\":%u,\"len\":%u", t->sender, t->len);
+            sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
             mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
                              (mip_utime_t)sim->now_us);
             sim_node_schedule(sim, r);
@@ -265,7 +268,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     uint32_t id;
     uint16_t fcs;
     size_t i;
-    if (nd->radio == SIM_RADIO_TX || nd->radio == SIM_RADIO_OFF)
+    if (nd->radio == SIM_RADIO_TX)
         return MIP_ERR_INUSE;
     if (len + MIP_802154_FCS_LEN > sizeof(t->frame))
         return MIP_ERR_INVALID;
@@ -292,8 +295,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
         nd->c.tcp_data_frames_tx++;
     else if (t->kind == SIM_FRAME_TCP_ACK)
         nd->c.tcp_ack_frames_tx++;
-    if (sim->pcap != NULL)
-        (void)pcap_write(sim->pcap, sim->now_us, t->frame, t->len);
+    sim_capture_tx(sim, nd->id, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,
               (unsigned long long)t->end_us);
     for (i = 0; i < nd->n_nbr; i++)
@@ -318,6 +320,8 @@ void sim_medium_tx_end(struct sim *sim, uint32_t txid)
 static bool radio_cca(void *ctx)
 {
     struct sim_node *nd = ctx;
+    if (nd->radio == SIM_RADIO_OFF)
+        return true;            /* hears nothing (the MAC asks only while on) */
     if (nd->radio == SIM_RADIO_RX || nd->radio == SIM_RADIO_TX)
         return false;
     if (nd->sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE)

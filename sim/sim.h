@@ -95,6 +95,15 @@ struct sim_flow_spec {
     uint16_t payload_bytes;
 };
 
+/* A radio's current per state, mA, and its supply, V (docs/SIMULATOR.md
+ * cites the datasheets). `off` is the state a duty-cycling MAC puts the
+ * receiver in between listens. */
+struct sim_radio_profile {
+    double   tx_ma, rx_ma, listen_ma, off_ma, voltage;
+};
+
+enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_PROFILES };
+
 struct sim_scenario {
     char     name[64];
     uint64_t seed;
@@ -102,7 +111,8 @@ struct sim_scenario {
     bool     stop_when_done;    /* end early when every flow is finished */
     /* PHY and radio energy */
     struct mip_radio_timing timing;
-    double   tx_ma, rx_ma, sleep_ma, voltage;   /* mA per radio state, V */
+    uint8_t  radio_profile;     /* enum sim_radio_profile_kind the currents came from */
+    struct sim_radio_profile radio;
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
@@ -125,6 +135,8 @@ struct sim_scenario {
     bool     links_symmetric;
     /* MAC and link */
     struct mip_mac_config mac;  /* kind and parameters; addresses set per node */
+    struct mip_rdc_config *node_rdc;    /* n_nodes RDC configs when mac.nodes
+                                           overrides any, else NULL: mac.rdc */
     uint8_t  link_mode;         /* enum mip_lowpan_mode */
     bool     ipv4;              /* RAW_IP carrying IPv4 (else IPv6) */
     uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
@@ -180,6 +192,12 @@ struct sim_node_counters {
     uint64_t us_tx, us_rx, us_listen, us_off;
 };
 
+/* What the flows delivered, for the per-delivery energy metrics. */
+struct sim_delivered {
+    uint64_t bytes;             /* TCP bytes in order + UDP payload bytes */
+    uint64_t segments;          /* TCP in-order arrivals + UDP reports */
+};
+
 struct sim_node;
 struct sim;
 
@@ -213,7 +231,7 @@ struct sim_node {
 };
 
 struct sim_flow;
-struct pcap_writer;
+struct sim_capture;
 
 struct sim {
     struct sim_scenario *sc;
@@ -229,7 +247,8 @@ struct sim {
     size_t   n_flows;
     size_t   flows_done;
     uint64_t events;
-    struct pcap_writer *pcap;   /* when --pcap */
+    struct sim_capture *capture; /* when --pcap (capture.h) */
+    unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
     char     err[256];
 };
@@ -256,10 +275,19 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen);
 void sim_app_event(struct sim *sim, uint32_t flow);
 struct sj_writer;
 void sim_apps_write(struct sim *sim, struct sj_writer *w);
+void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out);
+/* Scenario names of a radio profile and of an RDC kind (scenario.c). */
+const char *sim_radio_profile_name(uint8_t profile);
+const char *sim_rdc_name(uint8_t kind);
 void sim_apps_free(struct sim *sim);
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
+/* "moteip-sim: warning: ..." on stderr, counted in sim->warnings (routes.c). */
+void sim_warn(struct sim *sim, const char *fmt, ...);
+/* The network into the trace at time 0: node positions, links with their
+ * PRR, each flow's path (routes.c). */
+void sim_trace_network(struct sim *sim);
 
 #endif

@@ -57,13 +57,15 @@ def pseudo6(src: str, dst: str, nh: int, length: int) -> bytes:
 def ipv4(src: str, dst: str, proto: int, payload: bytes, *, ident: int = 0x1234,
          ttl: int = 64, mf: bool = False, frag_offset: int = 0,
          total_length: int | None = None, bad_checksum: bool = False,
-         ihl: int = 5) -> bytes:
-    """An IPv4 header (+ zero options when ihl > 5) followed by payload."""
+         ihl: int = 5, options: bytes = b"") -> bytes:
+    """An IPv4 header (+ `options`, zero-padded to ihl * 4 bytes or to a
+    multiple of 4) followed by payload."""
+    ihl = max(ihl, 5 + (len(options) + 3) // 4)
     hlen = ihl * 4
     tl = hlen + len(payload) if total_length is None else total_length
     flags = (0x2000 if mf else 0) | (frag_offset // 8)
     hdr = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, tl, ident, flags, ttl, proto, 0,
-                      ip4(src), ip4(dst)) + b"\0" * (hlen - 20)
+                      ip4(src), ip4(dst)) + options + b"\0" * (hlen - 20 - len(options))
     ck = checksum(hdr)
     if bad_checksum:
         ck ^= 0x5A5A

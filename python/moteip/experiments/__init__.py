@@ -15,14 +15,16 @@ import pathlib
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..errors import UsageError
+from ..errors import MissingExtra, UsageError
 from ..plot import plot
 from ..scenario import load
-from ..simulator import REPO_ROOT
 from ..sweep import sweep, write_json_atomic, write_summary_csv
 from ..table import render
 
-EXAMPLES = pathlib.Path(os.environ.get("MOTEIP_EXAMPLES", REPO_ROOT / "examples"))
+#: The scenarios: package data (python/moteip/examples, a link to the
+#: repository's examples/ that a wheel holds as files), or $MOTEIP_EXAMPLES.
+EXAMPLES = pathlib.Path(os.environ.get("MOTEIP_EXAMPLES",
+                                       pathlib.Path(__file__).resolve().parents[1] / "examples"))
 
 
 @dataclass
@@ -114,14 +116,19 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
             f"point; mean ± 95 % CI\n\n" + render(rep.headers, rep.rows))
     if rep.notes:
         text += "\n\n" + "\n".join(rep.notes)
-    plots = []
+    plots, no_plots = [], None
     for ps in e.plots:
-        plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, out=outdir / ps.file, logx=ps.logx,
-                              logy=ps.logy, ylabel=ps.ylabel, xlabel=ps.xlabel,
-                              reference=ps.reference(summary) if ps.reference else None,
-                              reference_label=ps.reference_label,
-                              title=f"{e.name}: {ps.ylabel or ps.y}")))
+        try:
+            plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, out=outdir / ps.file, logx=ps.logx,
+                                  logy=ps.logy, ylabel=ps.ylabel, xlabel=ps.xlabel,
+                                  reference=ps.reference(summary) if ps.reference else None,
+                                  reference_label=ps.reference_label,
+                                  title=f"{e.name}: {ps.ylabel or ps.y}")))
+        except MissingExtra as err:   # the numbers do not need matplotlib
+            no_plots = f"plots: none ({err})"
+            break
     text += "\n\nplots: " + ", ".join(plots) if plots else ""
+    text += "\n\n" + no_plots if no_plots else ""
     text += (f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)" if e.arms is None else
              f"\nsweeps: {outdir}/<arm>/ (runs.csv each); merged summary: {outdir}/summary.csv, .json")
     (outdir / "report.txt").write_text(text + "\n")
