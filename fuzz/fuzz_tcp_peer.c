@@ -92,7 +92,7 @@
 #ifdef MIP_TCP_FIN_WAIT_2_MS
 #define BOUND_FW2_MS MIP_TCP_FIN_WAIT_2_MS
 #else
-#define BOUND_FW2_MS 60000u       /* no such timer yet: what lwIP / Linux use */
+#define BOUND_FW2_MS 60000u       /* before issue 12 there was no such timer */
 #endif
 
 /* The longest a connection may live after the peer fell silent, from the
