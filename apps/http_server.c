@@ -475,6 +475,18 @@ static bool take_request(struct mip_http_conn *hc)
     return true;
 }
 
+/* Lingering close: drops what the client sends after our FIN, and closes
+ * once its FIN came (nothing unread then, so no RST). */
+static void http_drain(struct mip_http_conn *hc)
+{
+    uint8_t buf[MIP_TCP_APP_CHUNK];
+
+    while (mip_tcp_read(hc->app->tcp, &hc->mem.conn, buf, sizeof(buf)) > 0)
+        ;
+    if (mip_tcp_peer_closed(&hc->mem.conn))
+        (void)mip_tcp_close(hc->app->tcp, &hc->mem.conn);
+}
+
 /* Runs the connection until it waits for data or send space. */
 static void http_run(struct mip_http_conn *hc)
 {
@@ -483,8 +495,16 @@ static void http_run(struct mip_http_conn *hc)
             if (!send_some(hc))
                 return;
             if (hc->close_after) {
+                /* A lingering close: FIN now, then read and drop what the
+                 * client still sends until its FIN. Closing at once would
+                 * answer that data with RST (RFC 1122 4.2.2.13), and a
+                 * client's stack may then discard our response before its
+                 * application read it. Keepalive ends the linger of a
+                 * client that vanished. */
                 hc->phase = PHASE_CLOSING;
-                (void)mip_tcp_close(hc->app->tcp, &hc->mem.conn);
+                hc->mem.conn.cfg.keepalive_ms = MIP_HTTP_LINGER_KEEPALIVE_MS;
+                (void)mip_tcp_shutdown(hc->app->tcp, &hc->mem.conn);
+                http_drain(hc);
                 return;
             }
             hc->phase = PHASE_READ;
@@ -501,10 +521,9 @@ static void http_readable(void *ctx, struct mip_tcp_conn *c)
 {
     struct mip_http_conn *hc = ctx;
 
+    (void)c;
     if (hc->phase == PHASE_CLOSING) {
-        uint8_t buf[MIP_TCP_APP_CHUNK];
-        while (mip_tcp_read(hc->app->tcp, c, buf, sizeof(buf)) > 0)
-            ;
+        http_drain(hc);
         return;
     }
     http_run(hc);

@@ -52,6 +52,16 @@
 #include "moteip/tcp.h"
 #include "tcp_app.h"
 
+/* After a response with "Connection: close" the server sends FIN and reads
+ * and drops what the client still sends until the client's FIN (a
+ * lingering close, as HTTP servers do: an immediate close would answer that
+ * data with RST, RFC 1122 4.2.2.13, and the client could lose the
+ * response). Keepalive, probing after this much silence, ends the linger
+ * of a client that vanished. */
+#ifndef MIP_HTTP_LINGER_KEEPALIVE_MS
+#define MIP_HTTP_LINGER_KEEPALIVE_MS 10000u
+#endif
+
 #define MIP_HTTP_PORT 80u
 
 #ifndef MIP_HTTP_REQ_MAX

@@ -49,6 +49,8 @@ struct sim_flow {
     uint32_t udp_seen_bits;
     double   lat_sum, lat_max;
     uint32_t next_same_dst;         /* next udp flow with the same (dst, port) */
+    /* sensor (sim/sensor.c) */
+    struct sim_sensor *sensor;
     /* ping: replies seen are marked in udp_seen, one bit per sequence number */
     uint32_t ping_sent, ping_recv, ping_dup;
     double   ping_rtt_sum, ping_rtt_min, ping_rtt_max;
@@ -532,6 +534,10 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
         } else if (f->fs->kind == SIM_FLOW_PING) {
             if (!ping_flow_build(sim, f, err, errlen))
                 return false;
+        } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+            f->sensor = sim_sensor_new(sim, (uint32_t)k, f->fs, err, errlen);
+            if (f->sensor == NULL || err[0] != '\0')
+                return false;
         } else {
             struct sim_node *dst = &sim->node[f->fs->dst];
             mip_status st;
@@ -578,6 +584,10 @@ void sim_app_event(struct sim *sim, uint32_t idx)
     } else if (f->fs->kind == SIM_FLOW_PING) {
         f->started = true;
         ping_send(sim, f);
+    } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+        f->started = true;
+        if (sim_sensor_event(sim, f->sensor))
+            flow_finish(f, true);
     } else {
         f->started = true;
         udp_send(sim, f);
@@ -592,12 +602,18 @@ void sim_apps_free(struct sim *sim)
     for (k = 0; k < sim->n_flows; k++) {
         free(sim->flow[k].mem);
         free(sim->flow[k].udp_seen);
+        sim_sensor_free(sim->flow[k].sensor);
     }
     free(sim->flow);
     sim->flow = NULL;
 }
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
+
+struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow)
+{
+    return flow < sim->n_flows ? sim->flow[flow].sensor : NULL;
+}
 
 /* TCP bytes and in-order segment arrivals, UDP reports and their payload;
  * pings carry no application data. */
@@ -613,6 +629,8 @@ void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out)
         } else if (f->fs->kind == SIM_FLOW_UDP) {
             out->bytes += (uint64_t)f->udp_recv * f->fs->payload_bytes;
             out->segments += f->udp_recv;
+        } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+            sim_sensor_delivered(f->sensor, &out->bytes, &out->segments);
         }
     }
 }
@@ -630,9 +648,10 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
         sj_w_begin_object(w);
         sj_w_member_uint(w, "id", k);
         sj_w_key(w, "type");
-        sj_w_string(w, fs->kind == SIM_FLOW_TCP    ? "tcp"
-                       : fs->kind == SIM_FLOW_PING ? "ping"
-                                                   : "udp");
+        sj_w_string(w, fs->kind == SIM_FLOW_TCP      ? "tcp"
+                       : fs->kind == SIM_FLOW_PING   ? "ping"
+                       : fs->kind == SIM_FLOW_SENSOR ? "sensor"
+                                                     : "udp");
         sj_w_member_uint(w, "src", fs->src);
         sj_w_member_uint(w, "dst", fs->dst);
         sj_w_member_uint(w, "hops", sim_route_hops(sim, fs->src, fs->dst));
@@ -673,6 +692,8 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             sj_w_member_double(w, "mean", f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0.0);
             sj_w_member_double(w, "max", f->rtt_max);
             sj_w_end_object(w);
+        } else if (fs->kind == SIM_FLOW_SENSOR) {
+            sim_sensor_write(sim, f->sensor, w);
         } else if (fs->kind == SIM_FLOW_PING) {
             sj_w_member_uint(w, "sent", f->ping_sent);
             sj_w_member_uint(w, "received", f->ping_recv);
