@@ -3,8 +3,8 @@
  * a fake radio, driven by arbitrary interleavings of received frames (raw
  * bytes, or built frames for us / for others / ACKs), radio tx_done reports
  * (due, early and spurious), sends (valid and invalid), time steps polled
- * at every deadline, CCA answers and radio refusals. See fuzz/README.md
- * ("fuzz_mac_input") for the input format.
+ * at every deadline, CCA answers and radio refusals, under NullRDC or
+ * ContikiMAC. See fuzz/README.md ("fuzz_mac_input") for the input format.
  *
  * What traps:
  *   - the MAC transmits or asks for a CCA while the radio is sending;
@@ -23,6 +23,17 @@
  *   - counters that disagree with what the harness saw;
  *   - at the end, with the channel clear, the radio willing and every
  *     transmission ending after its airtime: frames still queued.
+ * With ContikiMAC (its copies are retransmissions of a kind, its CCAs
+ * happen with nothing to send) those model checks that are NullRDC's give
+ * way to its own:
+ *   - a CCA with the receiver off, the receiver switched off with an ACK
+ *     owed, on or off without a change;
+ *   - a copy that differs from the head frame in more than the DSN and the
+ *     frame pending bit, more copies than the trains of every try allow;
+ *   - OK for a frame that asked for an ACK other than on that ACK, within
+ *     the copy gap or an ACK's airtime after the copy;
+ *   - after the drain, the receiver on longer than its channel checks (and
+ *     one listen or burst) over four idle wake-up intervals.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,7 +80,11 @@ static struct harness {
     struct mip_mac mac;
     struct mip_mac_config cfg;
     mip_utime_t now;
+    bool cm;                    /* ContikiMAC under the protocol */
     /* radio */
+    bool radio_on;
+    mip_utime_t on_since;
+    uint64_t on_us;
     bool busy;
     mip_utime_t tx_end;
     bool auto_end;              /* transmissions end after their airtime */
@@ -138,6 +153,28 @@ static bool mine(const struct mip_802154_hdr *h)
     return false;
 }
 
+/* The queued frame and one on air or reported: equal but for the DSN (the
+ * MAC's) and, with ContikiMAC, the frame pending bit (a burst). */
+static bool same_frame(const uint8_t *f, const uint8_t *q, size_t len)
+{
+    uint8_t mask = H.cm ? (uint8_t)~0x10u : 0xFFu;
+    return ((f[0] ^ q[0]) & mask) == 0 && f[1] == q[1] && memcmp(f + 3, q + 3, len - 3) == 0;
+}
+
+/* Transmissions of one frame: 1 + max_retries tries, each with ContikiMAC a
+ * train of at most (T + 2 checks) / copy_gap + 1 copies. */
+static unsigned max_transmissions(void)
+{
+    unsigned per_try = 1u;
+    if (H.cm) {
+        const struct mip_rdc_config *r = &H.cfg.rdc;
+        uint32_t check = (uint32_t)r->cca_count * r->cca_on_us +
+                         (uint32_t)(r->cca_count - 1u) * r->cca_gap_us;
+        per_try = (mip_rdc_period_us(r) + 2u * check) / r->copy_gap_us + 1u;
+    }
+    return (1u + H.cfg.max_retries) * per_try;
+}
+
 /* --- fake radio ------------------------------------------------------------ */
 
 static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
@@ -164,14 +201,14 @@ static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
     } else {
         CHECK(H.q_count > 0, "data frame on air with nothing queued");
         e = &H.q[H.q_head];
-        CHECK(len == e->len && memcmp(frame, e->data, 2) == 0 &&
-              memcmp(frame + 3, e->data + 3, len - 3) == 0,
+        CHECK(len == e->len && same_frame(frame, e->data, len),
               "frame on air is not the queue's head");
         if (H.head_sent) {
             CHECK(frame[2] == H.head_dsn, "DSN changed between retries");
-            CHECK(H.cfg.kind == MIP_MAC_CSMA_CA, "retransmission outside CSMA-CA");
+            CHECK(H.cm || H.cfg.kind == MIP_MAC_CSMA_CA, "retransmission outside CSMA-CA");
         }
-        CHECK(H.head_tx <= H.cfg.max_retries, "more than 1 + max_retries transmissions");
+        CHECK(H.head_tx < max_transmissions(), "more than %u transmissions of a frame",
+              max_transmissions());
         if (H.refuse) {
             H.refuse--;
             H.data_refused++;
@@ -210,6 +247,9 @@ static bool r_cca(void *ctx)
     default: clear = ((H.cca_pattern >> (H.ncca & 7u)) & 1u) != 0; break;
     }
     H.ncca++;
+    CHECK(H.radio_on, "CCA with the receiver off");
+    if (H.cm)
+        return clear;       /* channel checks, its own CCAs: not the protocol's */
     CHECK(H.q_count > 0, "CCA with nothing to send");
     CHECK(H.busy_ccas < busy_limit(), "CCA after %u busy ones", H.busy_ccas);
     if (!clear)
@@ -220,9 +260,26 @@ static bool r_cca(void *ctx)
 static void r_on(void *ctx)
 {
     (void)ctx;
+    CHECK(!H.radio_on, "receiver on twice");
+    H.radio_on = true;
+    H.on_since = H.now;
 }
 
-static const struct mip_radio_driver radio = { r_transmit, r_cca, r_on, r_on };
+static void r_off(void *ctx)
+{
+    (void)ctx;
+    CHECK(H.radio_on, "receiver off twice");
+    CHECK(!H.ack_owed, "receiver off with an ACK owed");
+    H.radio_on = false;
+    H.on_us += H.now - H.on_since;
+}
+
+static uint64_t on_time(void)
+{
+    return H.on_us + (H.radio_on ? H.now - H.on_since : 0u);
+}
+
+static const struct mip_radio_driver radio = { r_transmit, r_cca, r_on, r_off };
 
 /* --- callbacks ------------------------------------------------------------- */
 
@@ -260,8 +317,7 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     CHECK(now == H.now, "tx_done at another time");
     CHECK(H.q_count > 0, "tx_done with nothing queued");
     e = &H.q[H.q_head];
-    CHECK(len == e->len && memcmp(frame, e->data, 2) == 0 &&
-          memcmp(frame + 3, e->data + 3, len - 3) == 0, "tx_done for another frame");
+    CHECK(len == e->len && same_frame(frame, e->data, len), "tx_done for another frame");
     if (H.have_dsn)
         CHECK(frame[2] == (uint8_t)(H.last_dsn + 1u), "DSN %u after %u", frame[2], H.last_dsn);
     H.have_dsn = true;
@@ -271,30 +327,40 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     CHECK((unsigned)st < 4u, "status %d", (int)st);
     CHECK(retries <= H.cfg.max_retries, "retries %u", retries);
     CHECK(H.cfg.kind == MIP_MAC_CSMA_CA || retries == 0, "retries outside CSMA-CA");
-    CHECK(st != MIP_MAC_TX_NOACK || H.cfg.kind == MIP_MAC_CSMA_CA, "NOACK outside CSMA-CA");
+    CHECK(st != MIP_MAC_TX_NOACK || H.cm || H.cfg.kind == MIP_MAC_CSMA_CA,
+          "NOACK outside CSMA-CA");
     CHECK(st != MIP_MAC_TX_CHANNEL_BUSY || H.cfg.kind != MIP_MAC_NULLMAC,
           "NullMAC reported a busy channel");
-    CHECK(st != MIP_MAC_TX_CHANNEL_BUSY || H.busy_ccas == busy_limit(),
+    CHECK(st != MIP_MAC_TX_CHANNEL_BUSY || H.cm || H.busy_ccas == busy_limit(),
           "channel access failure after %u busy CCAs", H.busy_ccas);
     CHECK(st != MIP_MAC_TX_OK || H.head_sent, "OK for a frame never on air");
-    CHECK(st != MIP_MAC_TX_NOACK || H.head_tx == 1u + retries, "NOACK after %u tries", H.head_tx);
-    if (st == MIP_MAC_TX_OK && e->wants_ack && H.cfg.kind == MIP_MAC_CSMA_CA) {
+    CHECK(st != MIP_MAC_TX_NOACK || H.cm || H.head_tx == 1u + retries, "NOACK after %u tries",
+          H.head_tx);
+    if (st == MIP_MAC_TX_OK && e->wants_ack && (H.cm || H.cfg.kind == MIP_MAC_CSMA_CA)) {
+        /* ContikiMAC waits copy_gap_us, or for an ACK under way until its end */
+        uint32_t wait = H.cfg.timing.ack_wait_us;
+        if (H.cm) {
+            wait = H.cfg.timing.turnaround_us +
+                   mip_radio_airtime(&H.cfg.timing, MIP_802154_ACK_LEN + MIP_802154_FCS_LEN);
+            if (wait < H.cfg.rdc.copy_gap_us)
+                wait = H.cfg.rdc.copy_gap_us;
+        }
         CHECK(H.doing == IN_RX_ACK && !H.head_on_air, "OK without an ACK");
-        CHECK(now - H.head_end <= H.cfg.timing.ack_wait_us, "ACK accepted %u us after the frame",
-              now - H.head_end);
+        CHECK(now - H.head_end <= wait, "ACK accepted %u us after the frame", now - H.head_end);
     } else if (st == MIP_MAC_TX_OK) {
         CHECK(H.doing == IN_TX_END && now == H.head_end, "OK before the frame ended");
     }
-    if (st == MIP_MAC_TX_NOACK)
+    if (st == MIP_MAC_TX_NOACK && !H.cm)
         CHECK(H.doing == IN_OTHER && (H.late || now == H.head_end + H.cfg.timing.ack_wait_us),
               "NOACK at %u, frame ended %u", now, H.head_end);
-    CHECK(st != MIP_MAC_TX_NOACK || e->wants_ack, "NOACK for a frame that asked for none");
+    /* (ContikiMAC: a busy channel before the first copy is a NOACK too) */
+    CHECK(st != MIP_MAC_TX_NOACK || H.cm || e->wants_ack, "NOACK for a frame that asked for none");
     CHECK(st == MIP_MAC_TX_RADIO_ERROR || !H.head_on_air, "outcome while on air");
     H.st_count[st]++;
     H.done++;
     /* The frame must stay intact while the callback queues more. */
     memcpy(&copy, e, sizeof(copy));
-    copy.data[2] = frame[2];
+    memcpy(copy.data, frame, len);      /* its DSN and frame pending bit */
     H.in_cb = true;
     CHECK(mip_mac_poll(&H.mac, now) == 0, "poll from a callback ran");
     if (H.resend)
@@ -316,7 +382,9 @@ static void check_state(void)
     CHECK(H.mac.q_count <= MIP_MAC_QUEUE, "queue %u", H.mac.q_count);
     CHECK(H.mac.q_count == H.q_count, "queue %u, harness %u", H.mac.q_count, H.q_count);
     CHECK(H.accepted - H.done == H.q_count, "accepted %u done %u", H.accepted, H.done);
-    CHECK(H.mac.state <= MIP_MAC_ST_ACK_WAIT, "state %u", H.mac.state);
+    CHECK(H.mac.state <= MIP_MAC_ST_RDC, "state %u", H.mac.state);
+    CHECK(H.radio_on == H.mac.radio_on, "receiver %d, the MAC thinks %d", H.radio_on,
+          H.mac.radio_on);
     CHECK(H.mac.radio_tx <= MIP_MAC_RADIO_ACK, "radio_tx %u", H.mac.radio_tx);
     CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_frames) == H.accepted, "tx_frames");
     CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_queue_full) == H.queue_full, "tx_queue_full");
@@ -616,6 +684,18 @@ static void setup(const uint8_t hdr[4])
     H.cfg.max_retries = (uint8_t)((hdr[2] >> 3) & 7u);
     H.cfg.csma_min_periods = hdr[3] & 3u;
     H.cfg.csma_max_periods = (uint8_t)(H.cfg.csma_min_periods + ((hdr[3] >> 2) & 3u));
+#if MIP_RDC_HAS_CONTIKIMAC
+    if (hdr[1] & 0x20u) {
+        H.cm = true;
+        H.cfg.rdc.kind = MIP_RDC_CONTIKIMAC;
+        if (hdr[1] & 0x40u) {
+            /* many checks in a short input; phases dropped after 1-4 misses */
+            H.cfg.rdc.check_rate_hz = 64;
+            H.cfg.rdc.phase_max_misses = (uint8_t)(1u + (hdr[3] >> 6));
+            H.cfg.rdc.burst_wait_us = 2000;
+        }
+    }
+#endif
     {
         struct mip_mac_callbacks cb = { c_input, c_tx_done, c_overheard, NULL };
         uint8_t seed[4] = { hdr[0], hdr[1], hdr[2], hdr[3] };
@@ -624,7 +704,8 @@ static void setup(const uint8_t hdr[4])
         if (mip_mac_init(&H.mac, &H.cfg, &radio, NULL, &cb, seed, sizeof(seed), H.now) != MIP_OK)
             FAIL("init");
     }
-    CHECK(mip_mac_poll(&H.mac, H.now) == UINT32_MAX, "a new MAC is not idle");
+    CHECK(H.cm || mip_mac_poll(&H.mac, H.now) == UINT32_MAX, "a new MAC is not idle");
+    CHECK(H.radio_on == !H.cm, "receiver %s at init", H.radio_on ? "on" : "off");
 }
 
 static void run_op(struct cur *c)
@@ -700,11 +781,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     H.auto_end = true;
     H.resend = false;
     for (i = 0; i < 1024u; i++) {
-        if (mip_mac_poll(&H.mac, H.now) == UINT32_MAX && H.q_count == 0 && !H.busy)
+        if ((H.cm || mip_mac_poll(&H.mac, H.now) == UINT32_MAX) && H.q_count == 0 && !H.busy)
             break;
-        advance(0x40000000u);
+        if (!H.cm) {
+            advance(0x40000000u);
+            continue;
+        }
+        /* ContikiMAC's checks are deadlines every interval: a long retry
+         * delay is skipped in one jump (late) rather than polled through */
+        if (H.mac.state == MIP_MAC_ST_ACCESS && (int32_t)(H.mac.deadline - H.now) > 1000000) {
+            H.now = H.mac.deadline - 1u;
+            H.late = true;
+        }
+        advance(1000000u);
     }
     CHECK(H.q_count == 0 && !H.busy, "%u frames still queued after the drain", H.q_count);
-    CHECK(mip_mac_poll(&H.mac, H.now) == UINT32_MAX, "not idle after the drain");
+    if (!H.cm) {
+        CHECK(mip_mac_poll(&H.mac, H.now) == UINT32_MAX, "not idle after the drain");
+        return 0;
+    }
+    {
+        /* Idle now: the receiver is on for its checks, at most one listen
+         * or burst still running, nothing else. */
+        const struct mip_rdc_config *r = &H.cfg.rdc;
+        uint32_t period = mip_rdc_period_us(r);
+        uint64_t before, limit;
+        /* One interval to settle what the drain's long steps left (an ACK
+         * owed since then); the next four are polled at every deadline. */
+        advance(period);
+        H.late = false;
+        before = on_time();
+        advance(4u * period);
+        limit = 5u * (uint64_t)r->cca_count * r->cca_on_us + r->listen_max_us + r->burst_wait_us;
+        CHECK(H.late || on_time() - before <= limit, "receiver on %u us in four idle intervals",
+              (unsigned)(on_time() - before));
+    }
     return 0;
 }

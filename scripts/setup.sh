@@ -22,6 +22,8 @@ PACKAGES=(
     gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-avr avr-libc binutils-avr
     # interop tests and demo (curl: the HTTP tests; Debian 12's minimal image lacks it)
     iproute2 iputils-ping netcat-openbsd tshark tcpdump curl
+    # emulated boards (tests/interop/test_microbit.py)
+    qemu-system-arm
     # python test runner
     python3 python3-venv python3-pip ca-certificates
     # tools

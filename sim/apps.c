@@ -36,6 +36,7 @@ struct sim_flow {
     uint8_t *mem;                   /* all four rings and the bitmap */
     uint64_t total;                 /* bytes to send; UINT64_MAX: duration */
     uint64_t sent, delivered;
+    uint64_t arrivals;              /* readable calls that brought new bytes */
     bool     integrity_ok;
     uint64_t first_bad;
     uint64_t rtt_n;
@@ -48,6 +49,8 @@ struct sim_flow {
     uint32_t udp_seen_bits;
     double   lat_sum, lat_max;
     uint32_t next_same_dst;         /* next udp flow with the same (dst, port) */
+    /* sensor (sim/sensor.c) */
+    struct sim_sensor *sensor;
     /* ping: replies seen are marked in udp_seen, one bit per sequence number */
     uint32_t ping_sent, ping_recv, ping_dup;
     double   ping_rtt_sum, ping_rtt_min, ping_rtt_max;
@@ -155,7 +158,9 @@ static void rcv_readable(void *ctx, struct mip_tcp_conn *c)
     struct sim_node *nd = &f->sim->node[f->fs->dst];
     uint8_t buf[512];
     size_t n, i;
+    size_t got = 0;
     while ((n = mip_tcp_read(&nd->tcp, c, buf, sizeof(buf))) > 0) {
+        got += n;
         if (f->integrity_ok) {
             for (i = 0; i < n; i++) {
                 if (buf[i] != mip_http_body_byte(f->delivered + i)) {
@@ -168,6 +173,10 @@ static void rcv_readable(void *ctx, struct mip_tcp_conn *c)
         f->delivered += n;
         f->last_rx_us = f->sim->now_us;
     }
+    /* TCP calls readable once per segment that advances the in-order data
+     * (a retransmission that fills a hole: once for all it releases). */
+    if (got > 0u)
+        f->arrivals++;
     if (f->fs->bytes > 0 && f->delivered >= f->fs->bytes)
         flow_finish(f, f->integrity_ok && f->delivered == f->fs->bytes);
     if (mip_tcp_peer_closed(c)) {
@@ -371,7 +380,8 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
         buf[4 + i] = (uint8_t)(sim->now_us >> (56 - 8 * i));
     mip_http_body_fill(12, buf + 12, len - 12u);
     sim_node_address(sim, f->fs->dst, &dst);
-    (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, buf, len);
+    (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, MIP_NETIF_ANY,
+                         buf, len);
     f->udp_sent++;
     sim_node_schedule(sim, nd);
     if (f->fs->count == 0 || f->udp_sent < f->fs->count) {
@@ -525,6 +535,10 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
         } else if (f->fs->kind == SIM_FLOW_PING) {
             if (!ping_flow_build(sim, f, err, errlen))
                 return false;
+        } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+            f->sensor = sim_sensor_new(sim, (uint32_t)k, f->fs, err, errlen);
+            if (f->sensor == NULL || err[0] != '\0')
+                return false;
         } else {
             struct sim_node *dst = &sim->node[f->fs->dst];
             mip_status st;
@@ -571,6 +585,10 @@ void sim_app_event(struct sim *sim, uint32_t idx)
     } else if (f->fs->kind == SIM_FLOW_PING) {
         f->started = true;
         ping_send(sim, f);
+    } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+        f->started = true;
+        if (sim_sensor_event(sim, f->sensor))
+            flow_finish(f, true);
     } else {
         f->started = true;
         udp_send(sim, f);
@@ -585,12 +603,38 @@ void sim_apps_free(struct sim *sim)
     for (k = 0; k < sim->n_flows; k++) {
         free(sim->flow[k].mem);
         free(sim->flow[k].udp_seen);
+        sim_sensor_free(sim->flow[k].sensor);
     }
     free(sim->flow);
     sim->flow = NULL;
 }
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
+
+struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow)
+{
+    return flow < sim->n_flows ? sim->flow[flow].sensor : NULL;
+}
+
+/* TCP bytes and in-order segment arrivals, UDP reports and their payload;
+ * pings carry no application data. */
+void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out)
+{
+    size_t k;
+    memset(out, 0, sizeof(*out));
+    for (k = 0; k < sim->n_flows; k++) {
+        const struct sim_flow *f = &sim->flow[k];
+        if (f->fs->kind == SIM_FLOW_TCP) {
+            out->bytes += f->delivered;
+            out->segments += f->arrivals;
+        } else if (f->fs->kind == SIM_FLOW_UDP) {
+            out->bytes += (uint64_t)f->udp_recv * f->fs->payload_bytes;
+            out->segments += f->udp_recv;
+        } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+            sim_sensor_delivered(f->sensor, &out->bytes, &out->segments);
+        }
+    }
+}
 
 /* One result object per flow (docs/SIMULATOR.md lists the fields). */
 void sim_apps_write(struct sim *sim, struct sj_writer *w)
@@ -605,9 +649,10 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
         sj_w_begin_object(w);
         sj_w_member_uint(w, "id", k);
         sj_w_key(w, "type");
-        sj_w_string(w, fs->kind == SIM_FLOW_TCP    ? "tcp"
-                       : fs->kind == SIM_FLOW_PING ? "ping"
-                                                   : "udp");
+        sj_w_string(w, fs->kind == SIM_FLOW_TCP      ? "tcp"
+                       : fs->kind == SIM_FLOW_PING   ? "ping"
+                       : fs->kind == SIM_FLOW_SENSOR ? "sensor"
+                                                     : "udp");
         sj_w_member_uint(w, "src", fs->src);
         sj_w_member_uint(w, "dst", fs->dst);
         sj_w_member_uint(w, "hops", sim_route_hops(sim, fs->src, fs->dst));
@@ -618,6 +663,7 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             sj_w_member_uint(w, "bytes_expected", fs->bytes);
             sj_w_member_uint(w, "bytes_sent", f->sent);
             sj_w_member_uint(w, "bytes_delivered", f->delivered);
+            sj_w_member_uint(w, "segments_delivered", f->arrivals);
             sj_w_key(w, "integrity_ok");
             sj_w_bool(w, f->integrity_ok);
             sj_w_key(w, "first_bad_offset");
@@ -647,6 +693,8 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             sj_w_member_double(w, "mean", f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0.0);
             sj_w_member_double(w, "max", f->rtt_max);
             sj_w_end_object(w);
+        } else if (fs->kind == SIM_FLOW_SENSOR) {
+            sim_sensor_write(sim, f->sensor, w);
         } else if (fs->kind == SIM_FLOW_PING) {
             sj_w_member_uint(w, "sent", f->ping_sent);
             sj_w_member_uint(w, "received", f->ping_recv);

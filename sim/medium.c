@@ -17,7 +17,9 @@
  * TCP data, pure TCP ACK, link ACK, other) are drawn from the receiver's own
  * PRNG stream; a frame lost to either counts as corrupted.
  * Half-duplex: a transmitting radio hears nothing; starting to transmit
- * aborts a reception. CCA reports busy while any signal is audible (unit
+ * aborts a reception. A radio whose receiver is off (a duty-cycling MAC)
+ * hears nothing either, and can still transmit: it goes to TX and back to
+ * off. CCA reports busy while any signal is audible (unit
  * disk, PRR) or the summed power exceeds the CCA threshold (log distance).
  */
 #include "sim.h"
@@ -266,7 +268,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     uint32_t id;
     uint16_t fcs;
     size_t i;
-    if (nd->radio == SIM_RADIO_TX || nd->radio == SIM_RADIO_OFF)
+    if (nd->radio == SIM_RADIO_TX)
         return MIP_ERR_INUSE;
     if (len + MIP_802154_FCS_LEN > sizeof(t->frame))
         return MIP_ERR_INVALID;
@@ -318,6 +320,8 @@ void sim_medium_tx_end(struct sim *sim, uint32_t txid)
 static bool radio_cca(void *ctx)
 {
     struct sim_node *nd = ctx;
+    if (nd->radio == SIM_RADIO_OFF)
+        return true;            /* hears nothing (the MAC asks only while on) */
     if (nd->radio == SIM_RADIO_RX || nd->radio == SIM_RADIO_TX)
         return false;
     if (nd->sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE)

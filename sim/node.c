@@ -213,6 +213,8 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     }
 
     mcfg = sc->mac;
+    if (sc->node_rdc != NULL)
+        mcfg.rdc = sc->node_rdc[id];
     mcfg.pan_id = 0xABCD;
     mcfg.short_addr = (uint16_t)id;
     memcpy(mcfg.ext_addr, ext, 8);
@@ -264,6 +266,11 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    /* A duty-cycling MAC has deadlines from the start (its channel checks);
+     * NullRDC nodes wait for their first frame or app event as before. */
+    for (i = 0; i < sim->n; i++)
+        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC)
+            sim_node_schedule(sim, &sim->node[i]);
     return true;
 }
 

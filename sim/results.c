@@ -8,12 +8,37 @@
 #include "json.h"
 #include <string.h>
 
-static double node_energy_j(const struct sim *sim, const struct sim_node *nd)
+/* Charge a node's radio drew, mA * us: the time in each state times its
+ * current. Times the supply voltage it is energy: mA * us * V = 1e-6 mJ. */
+static double node_charge_ma_us(const struct sim *sim, const struct sim_node *nd)
 {
-    const struct sim_scenario *sc = sim->sc;
-    double ma_us = sc->tx_ma * (double)nd->c.us_tx + sc->rx_ma * (double)nd->c.us_rx +
-                   sc->rx_ma * (double)nd->c.us_listen + sc->sleep_ma * (double)nd->c.us_off;
-    return ma_us * 1e-3 * 1e-6 * sc->voltage;     /* mA*us -> A*s, times V */
+    const struct sim_radio_profile *r = &sim->sc->radio;
+    return r->tx_ma * (double)nd->c.us_tx + r->rx_ma * (double)nd->c.us_rx +
+           r->listen_ma * (double)nd->c.us_listen + r->off_ma * (double)nd->c.us_off;
+}
+
+/* x per delivered unit, or null when nothing was delivered. */
+static void member_per(struct sj_writer *w, const char *key, double x, uint64_t units, double scale)
+{
+    sj_w_key(w, key);
+    if (units == 0u)
+        sj_w_null(w);
+    else
+        sj_w_double(w, x / ((double)units / scale));
+}
+
+static void write_radio(struct sj_writer *w, const struct sim_scenario *sc)
+{
+    sj_w_key(w, "radio");
+    sj_w_begin_object(w);
+    sj_w_key(w, "profile");
+    sj_w_string(w, sim_radio_profile_name(sc->radio_profile));
+    sj_w_member_double(w, "tx_ma", sc->radio.tx_ma);
+    sj_w_member_double(w, "rx_ma", sc->radio.rx_ma);
+    sj_w_member_double(w, "listen_ma", sc->radio.listen_ma);
+    sj_w_member_double(w, "off_ma", sc->radio.off_ma);
+    sj_w_member_double(w, "voltage", sc->radio.voltage);
+    sj_w_end_object(w);
 }
 
 void sim_write_result(struct sim *sim, FILE *out)
@@ -23,7 +48,9 @@ void sim_write_result(struct sim *sim, FILE *out)
     int k;
     uint64_t tot_tx = 0, tot_coll = 0, tot_corrupt = 0, tot_retries = 0, tot_noack = 0;
     uint64_t tot_tcp_data = 0, tot_tcp_ack = 0;
-    double tot_energy = 0.0;
+    double tot_energy = 0.0, tot_energy_mj = 0.0, tot_on_us = 0.0;
+    struct sim_delivered dlv;
+    sim_apps_delivered(sim, &dlv);
     sj_writer_init(&w, out, 1);
     sj_w_begin_object(&w);
     sj_w_key(&w, "scenario");
@@ -32,6 +59,7 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_member_uint(&w, "nodes", sim->n);
     sj_w_member_double(&w, "sim_time_s", (double)sim->now_us / 1e6);
     sj_w_member_uint(&w, "events", sim->events);
+    write_radio(&w, sim->sc);
     sj_w_key(&w, "flows");
     sim_apps_write(sim, &w);
     sj_w_key(&w, "node_stats");
@@ -39,7 +67,9 @@ void sim_write_result(struct sim *sim, FILE *out)
     for (i = 0; i < sim->n; i++) {
         const struct sim_node *nd = &sim->node[i];
         double on_us = (double)(nd->c.us_tx + nd->c.us_rx + nd->c.us_listen);
-        double e = node_energy_j(sim, nd);
+        double q = node_charge_ma_us(sim, nd);
+        double e = q * 1e-3 * 1e-6 * sim->sc->radio.voltage;   /* J */
+        double e_mj = q * 1e-6 * sim->sc->radio.voltage;
         tot_tx += nd->c.frames_tx;
         tot_tcp_data += nd->c.tcp_data_frames_tx;
         tot_tcp_ack += nd->c.tcp_ack_frames_tx;
@@ -48,8 +78,12 @@ void sim_write_result(struct sim *sim, FILE *out)
         tot_retries += mip_mac_stat(&nd->mac, MIP_MAC_STAT_tx_retries);
         tot_noack += mip_mac_stat(&nd->mac, MIP_MAC_STAT_tx_noack);
         tot_energy += e;
+        tot_energy_mj += e_mj;
+        tot_on_us += on_us;
         sj_w_begin_object(&w);
         sj_w_member_uint(&w, "id", i);
+        sj_w_key(&w, "rdc");
+        sj_w_string(&w, sim_rdc_name(nd->mac.cfg.rdc.kind));
         sj_w_member_uint(&w, "frames_tx", nd->c.frames_tx);
         sj_w_member_uint(&w, "tcp_data_frames_tx", nd->c.tcp_data_frames_tx);
         sj_w_member_uint(&w, "tcp_ack_frames_tx", nd->c.tcp_ack_frames_tx);
@@ -65,6 +99,9 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_double(&w, "sleep_s", (double)nd->c.us_off / 1e6);
         sj_w_member_double(&w, "duty_cycle", sim->now_us ? on_us / (double)sim->now_us : 0.0);
         sj_w_member_double(&w, "energy_j", e);
+        sj_w_member_double(&w, "energy_mj", e_mj);
+        member_per(&w, "radio_on_per_delivered_segment_ms", on_us / 1e3, dlv.segments, 1.0);
+        member_per(&w, "energy_per_delivered_kb_mj", e_mj, dlv.bytes, 1000.0);
         sj_w_key(&w, "mac");
         sj_w_begin_object(&w);
         for (k = 0; k < MIP_MAC_STAT_COUNT; k++) {
@@ -114,6 +151,14 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_member_uint(&w, "link_retries", tot_retries);
     sj_w_member_uint(&w, "link_noack", tot_noack);
     sj_w_member_double(&w, "energy_j", tot_energy);
+    sj_w_member_double(&w, "energy_mj", tot_energy_mj);
+    sj_w_member_double(&w, "radio_on_s", tot_on_us / 1e6);
+    sj_w_member_double(&w, "duty_cycle_mean",
+                       sim->n && sim->now_us ? tot_on_us / (double)sim->n / (double)sim->now_us : 0.0);
+    sj_w_member_uint(&w, "delivered_bytes", dlv.bytes);
+    sj_w_member_uint(&w, "delivered_segments", dlv.segments);
+    member_per(&w, "radio_on_per_delivered_segment_ms", tot_on_us / 1e3, dlv.segments, 1.0);
+    member_per(&w, "energy_per_delivered_kb_mj", tot_energy_mj, dlv.bytes, 1000.0);
     sj_w_end_object(&w);
     sj_w_end_object(&w);
     if (sj_writer_finish(&w) != 0)

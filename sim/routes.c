@@ -65,7 +65,7 @@ static void check_static_routes(struct sim *sim)
     }
     for (k = 0; k < sc->n_flows; k++) {
         const struct sim_flow_spec *fs = &sc->flows[k];
-        bool both = fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING;
+        bool both = fs->kind != SIM_FLOW_UDP;
         if (fs->src != fs->dst && sim_route_hops(sim, fs->src, fs->dst) == 0)
             sim_warn(sim, "flows[%zu]: the static routes do not lead from node %u to node %u",
                      k, fs->src, fs->dst);
@@ -165,7 +165,7 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
         const struct sim_flow_spec *fs = &sc->flows[f];
         uint32_t x, prev, hops = 0;
         /* UDP reports need no way back; TCP ACKs and echo replies do */
-        bool both = fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING;
+        bool both = fs->kind != SIM_FLOW_UDP;
         if (f == 0 || fs->dst != tree_root) {   /* many reporters share one sink */
             tree(sim, fs->dst, next, dist, done);
             tree_root = fs->dst;
@@ -270,7 +270,7 @@ void sim_trace_network(struct sim *sim)
     for (k = 0; k < sc->n_flows; k++) {
         const struct sim_flow_spec *fs = &sc->flows[k];
         trace_path(sim, k, fs->src, fs->dst, false);
-        if (fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING)
+        if (fs->kind != SIM_FLOW_UDP)
             trace_path(sim, k, fs->dst, fs->src, true);
     }
 }

@@ -204,17 +204,49 @@ static bool load_phy(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* Radio profiles, indexed by enum sim_radio_profile_kind; figures and their
+ * datasheets in docs/SIMULATOR.md. `off` is where a duty-cycling MAC leaves
+ * the receiver between listens: the CC2420's idle mode (oscillator on, RX
+ * in 192 us), the AT86RF233's TRX_OFF. */
+static const char *const profile_names[] = { "cc2420", "at86rf233", NULL };
+static const struct sim_radio_profile radio_profiles[SIM_RADIO_PROFILES] = {
+    /*            tx (0 dBm) rx    listen off    V */
+    [SIM_RADIO_CC2420]    = { 17.4, 18.8, 18.8, 0.426, 3.0 },
+    /*            tx (+4 dBm, BUSY_TX) RX_ON / BUSY_RX, TRX_OFF */
+    [SIM_RADIO_AT86RF233] = { 13.8, 11.8, 11.8, 0.3, 3.0 },
+};
+static const char *const rdc_names[] = { "nullrdc", "contikimac", NULL };
+
+const char *sim_radio_profile_name(uint8_t profile)
+{
+    return profile < SIM_RADIO_PROFILES ? profile_names[profile] : "?";
+}
+
+const char *sim_rdc_name(uint8_t kind)
+{
+    return kind < sizeof(rdc_names) / sizeof(rdc_names[0]) - 1u ? rdc_names[kind] : "?";
+}
+
 static bool load_radio(struct ld *l, const struct sj_value *root)
 {
-    static const char *const keys[] = { "tx_ma", "rx_ma", "sleep_ma", "voltage", NULL };
+    static const char *const keys[] = { "profile", "tx_ma", "rx_ma", "listen_ma", "sleep_ma",
+                                        "voltage", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
+    struct sim_radio_profile *r = &sc->radio;
     if (!get_obj(l, root, "radio", &o, false) || o == NULL)
         return !l->failed;
-    return only_keys(l, o, keys) && get_num(l, o, "tx_ma", &sc->tx_ma, 0, 1000) &&
-           get_num(l, o, "rx_ma", &sc->rx_ma, 0, 1000) &&
-           get_num(l, o, "sleep_ma", &sc->sleep_ma, 0, 1000) &&
-           get_num(l, o, "voltage", &sc->voltage, 0, 100);
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "profile", profile_names, &sc->radio_profile, false))
+        return false;
+    *r = radio_profiles[sc->radio_profile];
+    if (!get_num(l, o, "tx_ma", &r->tx_ma, 0, 1000) || !get_num(l, o, "rx_ma", &r->rx_ma, 0, 1000))
+        return false;
+    /* listening draws the receive current unless told otherwise */
+    if (sj_get(o, "rx_ma") != NULL)
+        r->listen_ma = r->rx_ma;
+    return get_num(l, o, "listen_ma", &r->listen_ma, 0, 1000) &&
+           get_num(l, o, "sleep_ma", &r->off_ma, 0, 1000) &&
+           get_num(l, o, "voltage", &r->voltage, 0, 100);
 }
 
 static bool load_medium(struct ld *l, const struct sj_value *root)
@@ -382,16 +414,131 @@ static bool load_topology(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* One RDC object onto c: "type" starts from that kind's defaults, the other
+ * keys change single parameters; then the MAC's own check, which names the
+ * parameter to blame. */
+static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_config *c)
+{
+    static const char *const keys[] = { "type", "check_rate_hz", "cca_count", "cca_on_us",
+                                        "cca_gap_us", "copy_gap_us", "listen_max_us",
+                                        "burst_wait_us", "phase_lock", "phase_strobe_us",
+                                        "phase_guard_us", "phase_max_misses", NULL };
+    /* enum mip_rdc_check -> the key and what it needs */
+    static const struct { const char *key, *what; } blame[] = {
+        { NULL, NULL },
+        { "type", "an RDC this build has" },
+        { "check_rate_hz", "a rate whose interval holds two channel checks" },
+        { "cca_count", "1..8 CCAs" },
+        { "cca_on_us", "more than 0" },
+        { "copy_gap_us", "longer than phy.turnaround_us plus the PHY header's airtime "
+                         "(an ACK seen before the next copy) and shorter than cca_gap_us" },
+        { "listen_max_us", "more than 0" },
+        { "burst_wait_us", "more than 0" },
+        { "phase_strobe_us", "more than 0" },
+        { "phase_max_misses", "more than 0" },
+    };
+    struct mip_mac_config probe;
+    enum mip_rdc_check bad;
+    uint8_t kind = c->kind;
+    if (!sj_is(o, SJ_OBJECT))
+        return fail(l, o, "an object");
+    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", rdc_names, &kind, false))
+        return false;
+    if (sj_get(o, "type") != NULL)
+        mip_rdc_config_default(c, kind);
+    GET_INT_INTO(l, o, "check_rate_hz", c->check_rate_hz, 1, 1000);
+    GET_INT_INTO(l, o, "cca_count", c->cca_count, 1, 8);
+    GET_INT_INTO(l, o, "cca_on_us", c->cca_on_us, 1, 65535);
+    GET_INT_INTO(l, o, "cca_gap_us", c->cca_gap_us, 0, 65535);
+    GET_INT_INTO(l, o, "copy_gap_us", c->copy_gap_us, 0, 65535);
+    GET_INT_INTO(l, o, "listen_max_us", c->listen_max_us, 1, 65535);
+    GET_INT_INTO(l, o, "burst_wait_us", c->burst_wait_us, 1, 65535);
+    GET_INT_INTO(l, o, "phase_strobe_us", c->phase_strobe_us, 1, 65535);
+    GET_INT_INTO(l, o, "phase_guard_us", c->phase_guard_us, 0, 65535);
+    GET_INT_INTO(l, o, "phase_max_misses", c->phase_max_misses, 1, 255);
+    if (!get_bool(l, o, "phase_lock", &c->phase_lock))
+        return false;
+    probe = l->sc->mac;
+    probe.timing = l->sc->timing;
+    probe.rdc = *c;
+    bad = mip_mac_rdc_check(&probe);
+    if (bad == MIP_RDC_OK)
+        return true;
+    if ((size_t)bad >= sizeof(blame) / sizeof(blame[0]) || blame[bad].key == NULL)
+        return fail(l, o, "RDC parameters the MAC accepts");
+    return fail(l, sj_get(o, blame[bad].key) != NULL ? sj_get(o, blame[bad].key) : o,
+                blame[bad].what);
+}
+
+/* A node id (an integer or "last") in an array. */
+static bool node_at(struct ld *l, const struct sj_value *v, uint32_t *out)
+{
+    int64_t i;
+    const char *s = sj_as_string(v, NULL);
+    char what[96];
+    if (s != NULL && strcmp(s, "last") == 0) {
+        *out = l->sc->n_nodes - 1u;
+        return true;
+    }
+    snprintf(what, sizeof(what), "an integer node id 0..%u or \"last\"", l->sc->n_nodes - 1u);
+    if (!sj_as_int64(v, &i) || i < 0 || i >= (int64_t)l->sc->n_nodes)
+        return fail(l, v, what);
+    *out = (uint32_t)i;
+    return true;
+}
+
+/* mac.nodes: [{ "ids": [...], "rdc": {...} }, ...], each RDC object applied
+ * over mac.rdc for the nodes listed (a later entry wins). */
+static bool load_mac_nodes(struct ld *l, const struct sj_value *arr)
+{
+    static const char *const keys[] = { "ids", "rdc", NULL };
+    struct sim_scenario *sc = l->sc;
+    size_t k, j;
+    uint32_t i, id;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of {\"ids\": [...], \"rdc\": {...}}");
+    sc->node_rdc = calloc(sc->n_nodes, sizeof(*sc->node_rdc));
+    if (sc->node_rdc == NULL)
+        return fail(l, arr, "fewer nodes (out of memory)");
+    for (i = 0; i < sc->n_nodes; i++)
+        sc->node_rdc[i] = sc->mac.rdc;
+    for (k = 0; k < sj_len(arr); k++) {
+        const struct sj_value *e = sj_at(arr, k), *ids, *rdc;
+        struct mip_rdc_config c = sc->mac.rdc;
+        if (!sj_is(e, SJ_OBJECT))
+            return fail(l, e, "an object {\"ids\": [...], \"rdc\": {...}}");
+        if (!only_keys(l, e, keys))
+            return false;
+        ids = sj_get(e, "ids");
+        rdc = sj_get(e, "rdc");
+        if (ids == NULL)
+            return fail_missing(l, e, "ids", "an array of node ids");
+        if (rdc == NULL)
+            return fail_missing(l, e, "rdc", "an RDC object");
+        if (!sj_is(ids, SJ_ARRAY) || sj_len(ids) == 0u)
+            return fail(l, ids, "a non-empty array of node ids");
+        if (!load_rdc(l, rdc, &c))
+            return false;
+        for (j = 0; j < sj_len(ids); j++) {
+            if (!node_at(l, sj_at(ids, j), &id))
+                return false;
+            sc->node_rdc[id] = c;
+        }
+    }
+    return true;
+}
+
 static bool load_mac(struct ld *l, const struct sj_value *root)
 {
     static const char *const kinds[] = { "csma_ca", "csma", "nullmac", NULL };
     static const char *const keys[] = { "type", "min_be", "max_be", "max_backoffs", "max_retries",
                                         "retry_delay_max_us", "min_periods", "max_periods",
-                                        "link_acks", NULL };
+                                        "link_acks", "rdc", "nodes", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
     uint8_t kind = sc->mac.kind;
-    bool acks_given;
+    bool acks_given, duty;
+    uint32_t i;
     if (!get_obj(l, root, "mac", &o, false) || o == NULL)
         return !l->failed;
     if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &kind, false))
@@ -408,12 +555,22 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
         return fail(l, sj_get(o, "min_be"), "min_be <= max_be");
     if (sc->mac.csma_min_periods > sc->mac.csma_max_periods)
         return fail(l, sj_get(o, "min_periods"), "min_periods <= max_periods");
+    if (sj_get(o, "rdc") != NULL && !load_rdc(l, sj_get(o, "rdc"), &sc->mac.rdc))
+        return false;
+    if (sj_get(o, "nodes") != NULL && !load_mac_nodes(l, sj_get(o, "nodes")))
+        return false;
+    /* ContikiMAC ends a unicast train at its link ACK, whatever the
+     * protocol above it: ACK requests on when any node duty-cycles. */
+    duty = sc->mac.rdc.kind != MIP_RDC_NULLRDC;
+    for (i = 0; sc->node_rdc != NULL && i < sc->n_nodes; i++)
+        duty = duty || sc->node_rdc[i].kind != MIP_RDC_NULLRDC;
     acks_given = sj_get(o, "link_acks") != NULL;
-    sc->link_acks = kind == MIP_MAC_CSMA_CA;
+    sc->link_acks = kind == MIP_MAC_CSMA_CA || duty;
     if (!get_bool(l, o, "link_acks", &sc->link_acks))
         return false;
-    if (acks_given && sc->link_acks && kind != MIP_MAC_CSMA_CA)
-        return fail(l, sj_get(o, "link_acks"), "false: only csma_ca waits for link ACKs");
+    if (acks_given && sc->link_acks && kind != MIP_MAC_CSMA_CA && !duty)
+        return fail(l, sj_get(o, "link_acks"),
+                    "false: only csma_ca or a duty-cycling rdc waits for link ACKs");
     return true;
 }
 
@@ -569,9 +726,65 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
     return true;
 }
 
+/* The keys only a sensor flow takes. */
+static const char *const sensor_only[] = { "transport", "reading_bytes", "batch", "queue",
+                                           "coap_payload", "coap_ack_timeout_ms", "loss",
+                                           "drain_s", NULL };
+
+/* A sensor flow (TCPlp s.9, sim/sensor.c). Defaults from the paper: 82-byte
+ * readings every second, a 64-reading queue for TCP and 104 for CoAP ("an
+ * additional 40 readings fit in TCP's send buffer": 40 * 82 B), batches of
+ * 64, segments and CoAP messages of five frames (MSS 408 B, RIOT's figure
+ * for five frames), TCP giving up after 12 retransmissions, Contiki's CoAP
+ * ACK_TIMEOUT of 3 s. */
+static bool load_sensor(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f)
+{
+    static const char *const transports[] = { "tcp", "coap", "cocoa", NULL };
+    bool queue_given = sj_get(o, "queue") != NULL;
+    f->transport = SIM_SENSOR_TCP;
+    f->reading_bytes = 82;
+    f->batch = 64;
+    f->coap_payload = 408;
+    f->coap_ack_timeout_ms = 3000;
+    f->drain_s = 120.0;
+    f->mss = 408;
+    f->tx_buffer = 40u * 82u;
+    f->rx_buffer = 40u * 82u;
+    f->sender.max_retries = 12;
+    if (!get_enum(l, o, "transport", transports, &f->transport, false))
+        return false;
+    f->queue = f->transport == SIM_SENSOR_TCP ? 64u : 104u;
+    GET_INT_INTO(l, o, "reading_bytes", f->reading_bytes, 12, 255);
+    if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
+        return false;
+    GET_INT_INTO(l, o, "count", f->count, 0, 100000000);
+    GET_INT_INTO(l, o, "queue", f->queue, 1, 65535);
+    GET_INT_INTO(l, o, "batch", f->batch, 1, 65535);
+    if (f->batch > f->queue)
+        return fail(l, sj_get(o, queue_given ? "queue" : "batch"),
+                    "a batch no larger than the queue");
+    GET_INT_INTO(l, o, "coap_payload", f->coap_payload, 32, 65535);
+    if (f->coap_payload < 16u + f->reading_bytes)
+        return fail(l, sj_get(o, "coap_payload"), "room for one reading and 16 bytes of CoAP header");
+    GET_INT_INTO(l, o, "coap_ack_timeout_ms", f->coap_ack_timeout_ms, 100, 60000);
+    if (!get_num(l, o, "loss", &f->loss, 0.0, 0.9) ||
+        !get_num(l, o, "drain_s", &f->drain_s, 0.0, 1e6))
+        return false;
+    GET_INT_INTO(l, o, "mss", f->mss, 64, 65535);
+    GET_INT_INTO(l, o, "tx_buffer", f->tx_buffer, 16, 65535);
+    GET_INT_INTO(l, o, "rx_buffer", f->rx_buffer, 64, 65535);
+    if (!load_endpoint(l, o, "sender", &f->sender) || !load_endpoint(l, o, "receiver", &f->receiver))
+        return false;
+    if (sj_get(o, "bytes") || sj_get(o, "segments") || sj_get(o, "duration_s") ||
+        sj_get(o, "payload_bytes"))
+        return fail(l, o, "no bytes, segments, duration_s or payload_bytes in a sensor flow "
+                          "(it sends readings: count, interval_s, reading_bytes)");
+    return true;
+}
+
 static bool load_flows(struct ld *l, const struct sj_value *root)
 {
-    static const char *const kinds[] = { "tcp", "udp", "ping", NULL };
+    static const char *const kinds[] = { "tcp", "udp", "ping", "sensor", NULL };
     /* keys of the other kinds, each an error in a ping flow */
     static const char *const not_ping[] = { "port", "bytes", "segments", "segment_bytes",
                                             "duration_s", "mss", "tx_buffer", "rx_buffer",
@@ -579,7 +792,9 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
     static const char *const keys[] = { "type", "src", "dst", "port", "start_s", "bytes",
                                         "segments", "segment_bytes", "duration_s", "mss",
                                         "tx_buffer", "rx_buffer", "sender", "receiver",
-                                        "interval_s", "count", "payload_bytes", NULL };
+                                        "interval_s", "count", "payload_bytes", "transport",
+                                        "reading_bytes", "batch", "queue", "coap_payload",
+                                        "coap_ack_timeout_ms", "loss", "drain_s", NULL };
     const struct sj_value *arr = sj_get(root, "flows");
     struct sim_scenario *sc = l->sc;
     size_t k, n;
@@ -611,6 +826,13 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
         f->payload_bytes = 32;
         if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &f->kind, true))
             return false;
+        if (f->kind != SIM_FLOW_SENSOR) {
+            size_t j;
+            for (j = 0; sensor_only[j] != NULL; j++)
+                if (sj_get(o, sensor_only[j]) != NULL)
+                    return fail(l, sj_get(o, sensor_only[j]), "a key of sensor flows only "
+                                "(this flow's type is not \"sensor\")");
+        }
         if (f->kind == SIM_FLOW_UDP)
             f->port = 6000u;    /* reporters share the sink's port; it demuxes by source */
         if (f->kind == SIM_FLOW_PING) {
@@ -634,7 +856,10 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
         GET_INT_INTO(l, o, "port", f->port, 1, 65535);
         if (!get_num(l, o, "start_s", &f->start_s, 0, 1e7))
             return false;
-        if (f->kind == SIM_FLOW_TCP) {
+        if (f->kind == SIM_FLOW_SENSOR) {
+            if (!load_sensor(l, o, f))
+                return false;
+        } else if (f->kind == SIM_FLOW_TCP) {
             if (!get_int(l, o, "bytes", &bytes, 1, INT64_MAX / 2) ||
                 !get_int(l, o, "segments", &segments, 1, 100000000) ||
                 !get_int(l, o, "segment_bytes", &seg_bytes, 1, 65535) ||
@@ -692,7 +917,11 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
     for (k = 0; k < n; k++) {
         size_t j;
         for (j = 0; j < k; j++) {
-            if (sc->flows[k].kind == SIM_FLOW_TCP && sc->flows[j].kind == SIM_FLOW_TCP &&
+            bool tcp_k = sc->flows[k].kind == SIM_FLOW_TCP ||
+                         (sc->flows[k].kind == SIM_FLOW_SENSOR && sc->flows[k].transport == SIM_SENSOR_TCP);
+            bool tcp_j = sc->flows[j].kind == SIM_FLOW_TCP ||
+                         (sc->flows[j].kind == SIM_FLOW_SENSOR && sc->flows[j].transport == SIM_SENSOR_TCP);
+            if (tcp_k && tcp_j &&
                 sc->flows[k].dst == sc->flows[j].dst && sc->flows[k].port == sc->flows[j].port)
                 return fail(l, sj_at(arr, k), "a port not used by an earlier tcp flow to the same node");
         }
@@ -708,12 +937,8 @@ void sim_scenario_defaults(struct sim_scenario *sc)
     sc->duration_s = 60.0;
     sc->stop_when_done = true;
     mip_radio_timing_default(&sc->timing);
-    /* CC2420 datasheet: TX at 0 dBm 17.4 mA, RX/listen 18.8 mA, power-down
-     * 0.02 uA; 3 V supply. */
-    sc->tx_ma = 17.4;
-    sc->rx_ma = 18.8;
-    sc->sleep_ma = 0.00002;
-    sc->voltage = 3.0;
+    sc->radio_profile = SIM_RADIO_CC2420;
+    sc->radio = radio_profiles[SIM_RADIO_CC2420];
     sc->medium = SIM_MEDIUM_UNIT_DISK;
     sc->range_m = 50.0;
     sc->interference_range_m = 50.0;
@@ -742,6 +967,8 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->links);
     free(sc->routes);
     free(sc->flows);
+    free(sc->node_rdc);
+    sc->node_rdc = NULL;
     sc->pos = NULL;
     sc->links = NULL;
     sc->routes = NULL;

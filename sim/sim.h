@@ -42,7 +42,10 @@ enum sim_topology_kind {
 enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC };
 enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
-enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING };
+enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING, SIM_FLOW_SENSOR };
+
+/* The transport of a sensor flow (sim/sensor.c). */
+enum sim_sensor_transport { SIM_SENSOR_TCP = 0, SIM_SENSOR_COAP, SIM_SENSOR_COCOA };
 
 /* What a frame carries, from its headers (medium.frame_loss, and the
  * tcp_data_frames_tx / tcp_ack_frames_tx counters): a TCP segment with data,
@@ -89,11 +92,29 @@ struct sim_flow_spec {
     uint16_t mss;               /* 0: from the path MTU */
     uint32_t tx_buffer, rx_buffer;
     struct sim_tcp_endpoint sender, receiver;
-    /* UDP reports and ping (ICMP echo) */
+    /* UDP reports and ping (ICMP echo); a sensor's readings */
     double   interval_s;
     uint32_t count;             /* 0: until the end */
     uint16_t payload_bytes;
+    /* sensor (TCPlp s.9; sim/sensor.c): the TCP keys above, and */
+    uint8_t  transport;         /* enum sim_sensor_transport */
+    uint16_t reading_bytes;     /* 82 */
+    uint16_t batch;             /* readings queued before the transport is asked; 1: none */
+    uint16_t queue;             /* application queue, readings (TCP 64, CoAP 104) */
+    uint16_t coap_payload;      /* largest CoAP message, bytes (the TCP segment's size) */
+    uint32_t coap_ack_timeout_ms;   /* CoAP ACK_TIMEOUT (Contiki's CoAP: 3000) */
+    double   loss;              /* injected datagram loss at dst, each way */
+    double   drain_s;           /* after the last reading, before the flow ends */
 };
+
+/* A radio's current per state, mA, and its supply, V (docs/SIMULATOR.md
+ * cites the datasheets). `off` is the state a duty-cycling MAC puts the
+ * receiver in between listens. */
+struct sim_radio_profile {
+    double   tx_ma, rx_ma, listen_ma, off_ma, voltage;
+};
+
+enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_PROFILES };
 
 struct sim_scenario {
     char     name[64];
@@ -102,7 +123,8 @@ struct sim_scenario {
     bool     stop_when_done;    /* end early when every flow is finished */
     /* PHY and radio energy */
     struct mip_radio_timing timing;
-    double   tx_ma, rx_ma, sleep_ma, voltage;   /* mA per radio state, V */
+    uint8_t  radio_profile;     /* enum sim_radio_profile_kind the currents came from */
+    struct sim_radio_profile radio;
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
@@ -125,6 +147,8 @@ struct sim_scenario {
     bool     links_symmetric;
     /* MAC and link */
     struct mip_mac_config mac;  /* kind and parameters; addresses set per node */
+    struct mip_rdc_config *node_rdc;    /* n_nodes RDC configs when mac.nodes
+                                           overrides any, else NULL: mac.rdc */
     uint8_t  link_mode;         /* enum mip_lowpan_mode */
     bool     ipv4;              /* RAW_IP carrying IPv4 (else IPv6) */
     uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
@@ -180,8 +204,16 @@ struct sim_node_counters {
     uint64_t us_tx, us_rx, us_listen, us_off;
 };
 
+/* What the flows delivered, for the per-delivery energy metrics. */
+struct sim_delivered {
+    uint64_t bytes;             /* TCP bytes in order + UDP payload bytes */
+    uint64_t segments;          /* TCP in-order arrivals + UDP reports */
+};
+
 struct sim_node;
 struct sim;
+
+struct mip_coap_endpoint;       /* apps/coap.h */
 
 struct sim_node {
     uint32_t id;
@@ -191,6 +223,7 @@ struct sim_node {
     bool     tcp_on;
     struct mip_mac mac;
     struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
+    struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
     struct mip_rng chan_rng;    /* reception draws at this node */
@@ -257,7 +290,22 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen);
 void sim_app_event(struct sim *sim, uint32_t flow);
 struct sj_writer;
 void sim_apps_write(struct sim *sim, struct sj_writer *w);
+void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out);
+/* Scenario names of a radio profile and of an RDC kind (scenario.c). */
+const char *sim_radio_profile_name(uint8_t profile);
+const char *sim_rdc_name(uint8_t kind);
 void sim_apps_free(struct sim *sim);
+/* Sensor flows (sim/sensor.c). sim_sensor_new returns NULL on failure (out
+ * of memory) and otherwise the flow, with err[0] != 0 when the build
+ * failed (the caller frees it). */
+struct sim_sensor;
+struct sim_sensor *sim_sensor_new(struct sim *sim, uint32_t index, const struct sim_flow_spec *fs,
+                                  char *err, size_t errlen);
+bool sim_sensor_event(struct sim *sim, struct sim_sensor *ss);   /* true: the flow is done */
+void sim_sensor_write(struct sim *sim, const struct sim_sensor *ss, struct sj_writer *w);
+void sim_sensor_delivered(const struct sim_sensor *ss, uint64_t *bytes, uint64_t *segments);
+void sim_sensor_free(struct sim_sensor *ss);
+struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow);   /* NULL: not a sensor */
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);

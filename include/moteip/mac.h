@@ -12,6 +12,11 @@
  *            else draw again (bounded by max_backoffs).
  *   NULLMAC  no carrier sense, no ACKs: send at once.
  *
+ * Under the protocol sits the radio duty cycling layer (rdc.h), chosen by
+ * cfg.rdc.kind: it decides when the radio listens and what one attempt of
+ * a frame is on air. The default, NullRDC, keeps the radio on and sends each
+ * attempt once: the protocols above then behave as plain 802.15.4.
+ *
  * The MAC owns a bounded FIFO of outgoing frames (MIP_MAC_QUEUE frames), its
  * own PRNG (seeded at init), and counters. It never reads a clock: every call
  * carries `now` in microseconds, and mip_mac_poll() returns the delay to its
@@ -35,9 +40,12 @@
 #include "moteip/status.h"
 #include "moteip/rng.h"
 #include "moteip/radio.h"
+#include "moteip/rdc.h"
 #include "moteip/wire/ieee802154.h"
 
 #include "moteip/config.h"
+
+struct mip_rdc_ops;
 
 /* Outgoing frames waiting. A 1280-byte IPv6 datagram is 11-13 6LoWPAN
  * fragments, all queued at once. */
@@ -83,7 +91,17 @@ enum mip_mac_tx_status {
     X(rx_duplicates)   /* dropped by (source, seq) */                        \
     X(rx_not_for_us)   /* filtered by address / PAN */                       \
     X(rx_malformed)    /* MHR did not parse */                               \
-    X(overheard)       /* frames handed to the promiscuous listener */
+    X(overheard)       /* frames handed to the promiscuous listener */    \
+    /* radio duty cycling (rdc.h) */                                          \
+    X(rdc_checks)      /* periodic channel checks made */                    \
+    X(rdc_detections)  /* CCAs that found the channel busy: listened on */   \
+    X(rdc_fast_sleeps) /* listens ended without a frame (silence, limit) */  \
+    X(rdc_copies)      /* repeated copies of a frame, beyond the first */    \
+    X(rdc_collisions)  /* attempts ended by a busy channel before a copy */  \
+    X(rdc_phase_locked)/* attempts started at a learned phase */             \
+    X(rdc_phase_misses)/* phase-locked attempts without an ACK */            \
+    X(rdc_phase_evicted)/* phases dropped: misses, or the table full */      \
+    X(rdc_bursts)      /* frames sent to a receiver kept awake */
 
 enum mip_mac_stat {
 #define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,
@@ -109,6 +127,8 @@ struct mip_mac_config {
      * unit backoff periods (1..3) */
     uint8_t  csma_min_periods;
     uint8_t  csma_max_periods;
+    /* Radio duty cycling: kind and parameters (rdc.h; NullRDC) */
+    struct mip_rdc_config rdc;
 };
 
 struct mip_mac_callbacks {
@@ -143,7 +163,8 @@ struct mip_mac {
     struct mip_mac_callbacks cb;
     struct mip_rng rng;
     /* transmit state machine (internal: src/mac/mac_proto.h) */
-    uint8_t  state;             /* idle, channel access, deferred, on air, ACK wait */
+    uint8_t  state;             /* idle, channel access, deferred, on air, ACK
+                                 * wait, RDC step */
     uint8_t  step;              /* the protocol's step within channel access */
     uint8_t  radio_tx;          /* what the radio is sending: nothing, ours, an ACK */
     uint8_t  nb;                /* busy CCAs for the current attempt */
@@ -156,6 +177,12 @@ struct mip_mac {
     mip_utime_t ack_due;
     mip_utime_t deadline;       /* end of the access step or of the ACK wait */
     mip_utime_t now;            /* latest time any call carried */
+    /* radio duty cycling (src/mac/mac_rdc.h) */
+    const struct mip_rdc_ops *rdc_ops;  /* cfg.rdc.kind's table */
+    bool     radio_on;          /* the receiver as last switched by the engine */
+    bool     rdc_armed;         /* the RDC's own timer runs ... */
+    mip_utime_t rdc_due;        /* ... and is due then */
+    union mip_rdc_state rdc;
     /* queue: ring of MIP_MAC_QUEUE frames; q[q_head] is the one on its way */
     uint8_t  q_head;
     uint8_t  q_count;
@@ -166,19 +193,27 @@ struct mip_mac {
     uint32_t stats[MIP_MAC_STAT_COUNT];
 };
 
-/* 802.15.4 defaults for kind, with the given addresses. */
+/* 802.15.4 defaults for kind, with the given addresses; NullRDC. */
 void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t pan_id,
                             uint16_t short_addr, const uint8_t ext_addr[8]);
 
 /* INVALID for a bad kind, min_be > max_be, max_be > 8, csma min > max,
  * retry_delay_max_us > MIP_MAC_RETRY_DELAY_MAX, a driver without transmit
- * (or without cca for the CSMA kinds). The seed makes the MAC's backoff
- * draws and its first DSN (the simulator derives it from (run seed, node
- * id)). Turns the radio on. */
+ * (or without cca for the CSMA kinds, or without cca, on and off for a
+ * duty-cycling RDC), RDC parameters its kind rejects (rdc.h); UNSUPPORTED
+ * for an RDC kind this build leaves out (MIP_CONF_RDC). The seed makes the
+ * MAC's backoff draws, the RDC's draws and its first DSN (the simulator
+ * derives it from (run seed, node id)). Turns the radio on when the RDC
+ * listens from the start (NullRDC: always). */
 mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
                         const struct mip_radio_driver *radio, void *radio_ctx,
                         const struct mip_mac_callbacks *cb,
                         const uint8_t *seed, size_t seed_len, mip_utime_t now);
+
+/* What is wrong with cfg->rdc, given cfg's radio timing: the parameter to
+ * blame (rdc.h), or MIP_RDC_OK. mip_mac_init refuses exactly these. Front
+ * ends (the simulator's scenario loader) name the key from it. */
+enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg);
 
 /* Queues a frame (no FCS, 3..MIP_MAC_FRAME_MAX bytes, an MHR that parses,
  * not an ACK frame). The MAC writes its macDSN into byte 2 (the sequence
@@ -196,11 +231,13 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
 void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now);
 
 /* Runs what is due at `now`; returns µs to the next deadline or
- * UINT32_MAX when idle. Call it after every mip_mac_send, radio_rx and
+ * UINT32_MAX when idle (a duty-cycling RDC is never idle: its channel
+ * checks are deadlines). Call it after every mip_mac_send, radio_rx and
  * radio_tx_done too: those report frames and outcomes through the
- * callbacks but never drive the radio (no transmit or CCA from inside the
- * radio's own upcalls); poll does. Called from one of the MAC's callbacks
- * it does nothing and returns 0: the outer call goes on. */
+ * callbacks but never drive the radio (no transmit, CCA, on or off from
+ * inside the radio's own upcalls); poll does, switching the radio on or off
+ * as the RDC wants before it returns. Called from one of the MAC's
+ * callbacks it does nothing and returns 0: the outer call goes on. */
 uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
 
 /* The transmit function of a netif driver (netif.h) whose ctx is a

@@ -42,13 +42,19 @@ mip_utime_t mip_radio_airtime(const struct mip_radio_timing *t, size_t mpdu_len)
 
 struct mip_radio_driver {
     /* Starts sending `len` bytes (no FCS; the radio adds it). The radio
-     * switches to TX itself; when the last bit has left it calls
-     * mip_mac_radio_tx_done(). BUSY-style refusals return MIP_ERR_INUSE. */
+     * switches to TX itself, whether its receiver is on or off, and
+     * afterwards returns to the state on/off last set; when the last bit
+     * has left it calls mip_mac_radio_tx_done(). A transmission cuts off a
+     * reception in progress. BUSY-style refusals return MIP_ERR_INUSE. */
     mip_status (*transmit)(void *ctx, const uint8_t *frame, size_t len);
     /* Clear channel assessment result for the CCA window that just ended:
-     * true when the channel was clear. The MAC waits cca_us itself. */
+     * true when the channel was clear, false when energy was seen or a
+     * frame is being received. The MAC waits cca_us itself, and asks only
+     * while the receiver is on and the radio not sending. */
     bool (*cca)(void *ctx);
-    /* Receiver on (listen) / off (sleep). A radio that is off hears nothing. */
+    /* Receiver on (listen) / off (sleep). A radio that is off hears nothing.
+     * The MAC calls them only when the state changes; a radio duty cycling
+     * layer (rdc.h) calls them often, so they must be cheap. */
     void (*on)(void *ctx);
     void (*off)(void *ctx);
 };

@@ -9,8 +9,13 @@ Names are key paths into the result, so a metric says where it came from:
     nodes.sum.frames_tx                      every per-node number summed over
     nodes.sum.mac.tx_frames                  the nodes, and every MAC, stack and
     nodes.sum.tcp.rto_timeouts               TCP counter likewise
-    nodes.max.energy_j                       the busiest node's energy
+    nodes.max.energy_j, nodes.max.energy_mj  the busiest node's energy
     nodes.mean.duty_cycle                    the radio duty cycle, averaged
+    nodes.max.duty_cycle                     ... and the highest one
+    nodes.mean.radio_on_per_delivered_segment_ms  per-node shares of a delivery,
+    nodes.max.energy_per_delivered_kb_mj          averaged and at the busiest node
+    totals.radio_on_per_delivered_segment_ms the network's radio-on time, energy
+    totals.energy_per_delivered_kb_mj        per delivered segment / 1000 bytes
 
 The simulator writes only non-zero counters, so a counter missing from a run
 is 0 there (`missing_is_zero`). Per-node figures stay in the raw result,
@@ -25,6 +30,9 @@ from .scenario import canonical_key
 
 #: Families whose absent members count as 0 (the simulator omits zero counters).
 ZERO_PREFIXES = ("nodes.sum.", "totals.")
+
+#: Per-node shares, whose sum over nodes means nothing: averaged and maxed.
+NODE_SHARES = ("duty_cycle", "radio_on_per_delivered_segment_ms", "energy_per_delivered_kb_mj")
 
 
 def missing_is_zero(name: str) -> bool:
@@ -64,14 +72,19 @@ def from_result(result: dict) -> dict[str, float]:
         _flatten("", {k: v for k, v in node.items() if k != "id"}, flat)
         for k, v in flat.items():
             sums[k] = sums.get(k, 0) + v
+    nodes = result.get("node_stats", [])
     for k, v in sums.items():
-        if k == "duty_cycle":   # a share per node: its mean means something, its sum does not
-            m["nodes.mean.duty_cycle"] = v / len(result["node_stats"])
-        else:
+        if k not in NODE_SHARES:
             m[f"nodes.sum.{k}"] = v
-    energies = [n.get("energy_j", 0) for n in result.get("node_stats", [])]
-    if energies:
-        m["nodes.max.energy_j"] = max(energies)
+    for k in NODE_SHARES:
+        vals = [n[k] for n in nodes if _number(n.get(k)) is not None]
+        if vals:
+            m[f"nodes.mean.{k}"] = sum(vals) / len(vals)
+            m[f"nodes.max.{k}"] = max(vals)
+    for k in ("energy_j", "energy_mj"):
+        vals = [n[k] for n in nodes if _number(n.get(k)) is not None]
+        if vals:
+            m[f"nodes.max.{k}"] = max(vals)
     return m
 
 

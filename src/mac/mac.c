@@ -1,11 +1,12 @@
 /*
  * The MAC engine: queue, sequence numbers, reception (filter, ACK, duplicate
  * detection), ACK matching and the frame's outcome. Channel access is the
- * protocol's (mac_proto.h).
+ * protocol's (mac_proto.h), what an attempt is on air and when the radio
+ * listens the RDC's (mac_rdc.h).
  */
 #include <string.h>
 
-#include "mac_proto.h"
+#include "mac_rdc.h"
 
 /* Queue indexes, lengths and counts are uint8_t. */
 _Static_assert(MIP_MAC_QUEUE >= 1u && MIP_MAC_QUEUE <= 255u, "MIP_MAC_QUEUE out of range");
@@ -27,6 +28,17 @@ static const struct mip_mac_proto *(*const mac_protos[])(void) = {
     mip_mac_proto_nullmac,
 };
 #define MAC_KINDS (sizeof(mac_protos) / sizeof(mac_protos[0]))
+
+/* Indexed by enum mip_rdc_kind; NULL for one this build leaves out. */
+static const struct mip_rdc_ops *(*const mac_rdcs[])(void) = {
+    mip_rdc_nullrdc,
+#if MIP_RDC_HAS_CONTIKIMAC
+    mip_rdc_contikimac,
+#else
+    NULL,
+#endif
+};
+#define RDC_KINDS (sizeof(mac_rdcs) / sizeof(mac_rdcs[0]))
 
 #if MIP_CONF_STAT_NAMES
 /* Fixed-width rows, not pointers: see src/core/stats.c. */
@@ -63,6 +75,11 @@ static const struct mip_mac_proto *proto(const struct mip_mac *m)
     return mac_protos[m->cfg.kind]();
 }
 
+static const struct mip_rdc_ops *rdc(const struct mip_mac *m)
+{
+    return m->rdc_ops;
+}
+
 static bool due(const struct mip_mac *m, mip_utime_t t)
 {
     return !mip_utime_before(m->now, t);
@@ -72,6 +89,13 @@ static struct mip_mac_qframe *head(struct mip_mac *m)
 {
     return &m->q[m->q_head];
 }
+
+#if MIP_RDC_DUTY_CYCLING
+struct mip_mac_qframe *mip_mac_head(struct mip_mac *m)
+{
+    return head(m);
+}
+#endif
 
 /* --- configuration -------------------------------------------------------- */
 
@@ -94,6 +118,7 @@ void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t p
     /* the TSS paper's CSMA: 1..3 backoff periods */
     cfg->csma_min_periods = 1;
     cfg->csma_max_periods = 3;
+    mip_rdc_config_default(&cfg->rdc, MIP_RDC_NULLRDC);
 }
 
 static bool config_ok(const struct mip_mac_config *cfg, const struct mip_radio_driver *radio)
@@ -105,8 +130,36 @@ static bool config_ok(const struct mip_mac_config *cfg, const struct mip_radio_d
         return false;
     if (radio->transmit == NULL)
         return false;
+    if (cfg->rdc.kind != MIP_RDC_NULLRDC &&
+        (radio->cca == NULL || radio->on == NULL || radio->off == NULL))
+        return false;
     return cfg->kind == MIP_MAC_NULLMAC || radio->cca != NULL;
 }
+
+#if MIP_RDC_DUTY_CYCLING
+/* Switches the receiver to what the RDC wants (NullRDC: on, once). */
+static void radio_sync(struct mip_mac *m)
+{
+    bool want = rdc(m)->radio_wanted(m);
+    if (want == m->radio_on)
+        return;
+    m->radio_on = want;
+    if (want && m->radio->on != NULL)
+        m->radio->on(m->radio_ctx);
+    else if (!want && m->radio->off != NULL)
+        m->radio->off(m->radio_ctx);
+}
+#else
+/* NullRDC only: the receiver is on from init on. */
+static void radio_sync(struct mip_mac *m)
+{
+    if (m->radio_on)
+        return;
+    m->radio_on = true;
+    if (m->radio->on != NULL)
+        m->radio->on(m->radio_ctx);
+}
+#endif
 
 mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
                         const struct mip_radio_driver *radio, void *radio_ctx,
@@ -116,6 +169,10 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
     if (m == NULL || cfg == NULL || radio == NULL || (seed == NULL && seed_len != 0u))
         return MIP_ERR_INVALID;
     if (!config_ok(cfg, radio))
+        return MIP_ERR_INVALID;
+    if (cfg->rdc.kind < RDC_KINDS && mac_rdcs[cfg->rdc.kind] == NULL)
+        return MIP_ERR_UNSUPPORTED;       /* left out of this build */
+    if (mip_mac_rdc_check(cfg) != MIP_RDC_OK)
         return MIP_ERR_INVALID;
     memset(m, 0, sizeof(*m));
     m->cfg = *cfg;
@@ -129,9 +186,17 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
     m->next_seq = (uint8_t)mip_rng_next(&m->rng);
     m->now = now;
     m->state = MIP_MAC_ST_IDLE;
-    if (radio->on != NULL)
-        radio->on(radio_ctx);
+    m->rdc_ops = mac_rdcs[cfg->rdc.kind]();
+    rdc(m)->init(m);
+    radio_sync(m);
     return MIP_OK;
+}
+
+enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg)
+{
+    if (cfg == NULL || cfg->rdc.kind >= RDC_KINDS || mac_rdcs[cfg->rdc.kind] == NULL)
+        return MIP_RDC_BAD_KIND;
+    return mac_rdcs[cfg->rdc.kind]()->check(cfg);
 }
 
 /* --- sending ------------------------------------------------------------- */
@@ -206,9 +271,14 @@ bool mip_mac_cca_clear(struct mip_mac *m)
 
 void mip_mac_start_tx(struct mip_mac *m)
 {
-    struct mip_mac_qframe *q = head(m);
     if (mip_mac_defer_if_busy(m))
         return;
+    rdc(m)->send(m);
+}
+
+void mip_mac_transmit(struct mip_mac *m)
+{
+    struct mip_mac_qframe *q = head(m);
     /* Set before the call: a driver may report the end from inside
      * transmit (a radio that blocks until the frame is out). */
     m->radio_tx = MIP_MAC_RADIO_DATA;
@@ -220,6 +290,51 @@ void mip_mac_start_tx(struct mip_mac *m)
     }
     count(m, MIP_MAC_STAT_tx_attempts);
 }
+
+void mip_mac_await_ack(struct mip_mac *m, uint32_t wait_us)
+{
+    m->state = MIP_MAC_ST_ACK_WAIT;
+    m->deadline = m->now + wait_us;
+}
+
+void mip_mac_noack(struct mip_mac *m)
+{
+    proto(m)->noack(m);
+}
+
+#if MIP_RDC_DUTY_CYCLING
+void mip_mac_rdc_wait(struct mip_mac *m, uint32_t delay_us)
+{
+    m->state = MIP_MAC_ST_RDC;
+    m->deadline = m->now + delay_us;
+}
+
+void mip_mac_rdc_timer(struct mip_mac *m, uint32_t delay_us)
+{
+    m->rdc_armed = true;
+    m->rdc_due = m->now + delay_us;
+}
+
+/* The receiver listens for a CCA (and the turnaround it guards) and for an
+ * ACK; the radio must be free to send ACKs and frames. RETRY_DELAY and
+ * BACKOFF steps need nothing: the radio may sleep through them. */
+bool mip_mac_radio_needed(const struct mip_mac *m)
+{
+    if (m->ack_pending_tx || m->radio_tx != MIP_MAC_RADIO_IDLE)
+        return true;
+    switch (m->state) {
+    case MIP_MAC_ST_ACCESS:
+        return m->step == MIP_MAC_STEP_CCA || m->step == MIP_MAC_STEP_TURNAROUND ||
+               m->step == MIP_MAC_STEP_SEND;
+    case MIP_MAC_ST_DEFER:
+    case MIP_MAC_ST_TX:
+    case MIP_MAC_ST_ACK_WAIT:
+        return true;
+    default:                    /* IDLE, RDC: the RDC says */
+        return false;
+    }
+}
+#endif
 
 void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
 {
@@ -245,7 +360,7 @@ void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
 
 /* --- receiving ----------------------------------------------------------- */
 
-static bool addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
+bool mip_mac_addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
 {
     if (a->mode != b->mode)
         return false;
@@ -278,7 +393,7 @@ static bool duplicate(struct mip_mac *m, const struct mip_802154_hdr *h)
         return false;
     for (i = 0; i < MIP_MAC_DUP_ENTRIES; i++) {
         d = &m->dup[i];
-        if (d->used && addr_equal(&d->src, &h->src)) {
+        if (d->used && mip_mac_addr_equal(&d->src, &h->src)) {
             if (d->seq == h->seq)
                 return true;
             d->seq = h->seq;
@@ -298,6 +413,7 @@ static void rx_ack(struct mip_mac *m, const struct mip_802154_hdr *h)
     if (m->state == MIP_MAC_ST_ACK_WAIT && h->seq == head(m)->data[2] &&
         !mip_utime_before(m->deadline, m->now)) {
         count(m, MIP_MAC_STAT_acks_rx);
+        rdc(m)->acked(m);
         mip_mac_finish(m, MIP_MAC_TX_OK);
         return;
     }
@@ -316,10 +432,12 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
     if (frame == NULL || len > MIP_MAC_FRAME_MAX ||
         mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK) {
         count(m, MIP_MAC_STAT_rx_malformed);
+        rdc(m)->rx(m, NULL, MIP_RDC_RX_OTHER);
         return;
     }
     if (h.type == MIP_802154_ACK) {
         rx_ack(m, &h);
+        rdc(m)->rx(m, &h, MIP_RDC_RX_ACK);
         return;
     }
     outer = m->in_call;
@@ -331,6 +449,7 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
             m->cb.overheard(m->cb.ctx, frame, len, hl, &h, now);
             m->in_call = outer;
         }
+        rdc(m)->rx(m, &h, MIP_RDC_RX_OTHER);
         return;
     }
     if (h.ack_request && is_unicast(&h)) {
@@ -342,14 +461,15 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
     }
     if (duplicate(m, &h)) {
         count(m, MIP_MAC_STAT_rx_duplicates);
-        return;
+    } else {
+        count(m, MIP_MAC_STAT_rx_frames);
+        if (m->cb.input != NULL) {
+            m->in_call = true;
+            m->cb.input(m->cb.ctx, frame, len, hl, &h, now);
+            m->in_call = outer;
+        }
     }
-    count(m, MIP_MAC_STAT_rx_frames);
-    if (m->cb.input != NULL) {
-        m->in_call = true;
-        m->cb.input(m->cb.ctx, frame, len, hl, &h, now);
-        m->in_call = outer;
-    }
+    rdc(m)->rx(m, &h, MIP_RDC_RX_OURS);
 }
 
 void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now)
@@ -362,9 +482,15 @@ void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now)
     m->radio_tx = MIP_MAC_RADIO_IDLE;
     if (was != MIP_MAC_RADIO_DATA || m->state != MIP_MAC_ST_TX)
         return;
+    rdc(m)->sent(m);
+}
+
+/* NullRDC's end of an attempt: the ACK wait when the frame asked for one
+ * and the protocol waits for ACKs. */
+void mip_rdc_sent_plain(struct mip_mac *m)
+{
     if (m->ack_wanted && proto(m)->wait_ack(m)) {
-        m->state = MIP_MAC_ST_ACK_WAIT;
-        m->deadline = now + m->cfg.timing.ack_wait_us;
+        mip_mac_await_ack(m, m->cfg.timing.ack_wait_us);
         return;
     }
     mip_mac_finish(m, MIP_MAC_TX_OK);
@@ -406,6 +532,13 @@ static bool run_one(struct mip_mac *m)
         send_ack(m);
         return true;
     }
+#if MIP_RDC_DUTY_CYCLING
+    if (m->rdc_armed && due(m, m->rdc_due)) {
+        m->rdc_armed = false;
+        rdc(m)->timer(m);
+        return true;
+    }
+#endif
     switch (m->state) {
     case MIP_MAC_ST_IDLE:
         if (m->q_count == 0u)
@@ -427,8 +560,15 @@ static bool run_one(struct mip_mac *m)
     case MIP_MAC_ST_ACK_WAIT:
         if (!due(m, m->deadline))
             return false;
-        proto(m)->noack(m);
+        rdc(m)->ack_timeout(m);
         return true;
+#if MIP_RDC_DUTY_CYCLING
+    case MIP_MAC_ST_RDC:
+        if (!due(m, m->deadline))
+            return false;
+        rdc(m)->step(m);
+        return true;
+#endif
     default:                    /* TX: the radio reports the end */
         return false;
     }
@@ -444,6 +584,13 @@ static uint32_t next_delay(const struct mip_mac *m)
     uint32_t d = UINT32_MAX, x;
     if (m->ack_pending_tx && m->radio_tx == MIP_MAC_RADIO_IDLE)
         d = until(m, m->ack_due);
+#if MIP_RDC_DUTY_CYCLING
+    if (m->rdc_armed) {
+        x = until(m, m->rdc_due);
+        if (x < d)
+            d = x;
+    }
+#endif
     switch (m->state) {
     case MIP_MAC_ST_IDLE:
         if (m->q_count != 0u)
@@ -451,6 +598,9 @@ static uint32_t next_delay(const struct mip_mac *m)
         break;
     case MIP_MAC_ST_ACCESS:
     case MIP_MAC_ST_ACK_WAIT:
+#if MIP_RDC_DUTY_CYCLING
+    case MIP_MAC_ST_RDC:
+#endif
         x = until(m, m->deadline);
         if (x < d)
             d = x;
@@ -473,9 +623,13 @@ uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now)
     if (m->in_call)
         return 0;
     m->now = now;
+    /* The radio follows every step: the next may be a CCA at this instant
+     * (zero-length timings). */
     for (steps = 0; steps < MAC_POLL_STEPS_MAX; steps++) {
+        radio_sync(m);
         if (!run_one(m))
             break;
     }
+    radio_sync(m);
     return next_delay(m);
 }

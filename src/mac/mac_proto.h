@@ -7,8 +7,10 @@
  * protocol only decides how the frame at the head of the queue gets onto
  * the channel: it sets access timers with mip_mac_timer(), and when its
  * last step runs it calls mip_mac_start_tx() or mip_mac_finish(). The
- * protocols sit behind a const table of functions chosen by cfg.kind, so
- * duty-cycling MACs plug in as more rows.
+ * protocols sit behind a const table of functions chosen by cfg.kind.
+ * What one attempt is on air (one transmission, or a train of copies to a
+ * duty-cycled receiver) is the radio duty cycling layer's (mac_rdc.h),
+ * chosen by cfg.rdc.kind.
  *
  * Engine states (m->state):
  *   IDLE     nothing on its way; the next poll starts the queue's head
@@ -17,6 +19,8 @@
  *            once it is free the engine calls proto->resume
  *   TX       our frame is on air, waiting for mip_mac_radio_tx_done
  *   ACK_WAIT the frame asked for an ACK; m->deadline ends the wait
+ *   RDC      the RDC holds the attempt (waiting for a receiver's wake-up,
+ *            its own CCAs, a gap between copies); m->deadline ends the step
  */
 #ifndef MOTEIP_SRC_MAC_PROTO_H
 #define MOTEIP_SRC_MAC_PROTO_H
@@ -28,7 +32,8 @@ enum mip_mac_state {
     MIP_MAC_ST_ACCESS,
     MIP_MAC_ST_DEFER,
     MIP_MAC_ST_TX,
-    MIP_MAC_ST_ACK_WAIT
+    MIP_MAC_ST_ACK_WAIT,
+    MIP_MAC_ST_RDC
 };
 
 /* Steps within ACCESS. CCA and TURNAROUND listen to the channel (or rely
@@ -78,7 +83,8 @@ void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us);
 void mip_mac_resume_cca(struct mip_mac *m);
 /* True (and the MAC now in DEFER) when the radio is busy. */
 bool mip_mac_defer_if_busy(struct mip_mac *m);
-/* Hands the head frame to the radio now (DEFER when it is busy). */
+/* Channel access is done: the head frame's attempt goes to the RDC now
+ * (DEFER when the radio is busy). */
 void mip_mac_start_tx(struct mip_mac *m);
 /* CCA through the driver, counting a busy channel. */
 bool mip_mac_cca_clear(struct mip_mac *m);

@@ -156,7 +156,7 @@ SCENARIO_ERRORS = [
      lambda s: s.update(topology={"type": "positions", "positions": [[0, 0], [1], [2, 0]]}),
      "topology.positions[1]", "expected [x, y] in metres"),
     ("link_acks_without_csma_ca", lambda s: s.update(mac={"type": "csma", "link_acks": True}),
-     "mac.link_acks", "expected false: only csma_ca waits for link ACKs"),
+     "mac.link_acks", "expected false: only csma_ca or a duty-cycling rdc waits for link ACKs"),
     ("min_be_above_max_be", lambda s: s.update(mac={"min_be": 5, "max_be": 3}),
      "mac.min_be", "expected min_be <= max_be, got 5"),
     ("raw_ipv6_frame_too_small", lambda s: s.update(link={"mode": "raw", "frame_max": 127}),

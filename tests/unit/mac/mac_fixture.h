@@ -2,7 +2,9 @@
  * Fixture for MAC tests: one struct mip_mac over a scripted fake radio.
  *
  * The fake radio records every transmit call with the time it came, answers
- * CCAs from a script ('b' busy, anything else or past its end: clear) and,
+ * CCAs from a script ('b' busy, anything else or past its end: clear; busy
+ * throughout while chan_busy is set), adds up the time its receiver is on
+ * (on_time()), and,
  * when auto_done is set, ends each transmission after its airtime by calling
  * mip_mac_radio_tx_done itself. Time moves only through node_step /
  * node_run, which jump to the deadline mip_mac_poll returned (or to the end
@@ -48,6 +50,10 @@ struct node {
     mip_utime_t now;
     /* fake radio */
     bool radio_on;
+    mip_utime_t on_since;
+    uint64_t on_us;         /* receiver-on time, up to on_since */
+    unsigned n_on;          /* times switched on */
+    bool chan_busy;         /* every CCA finds the channel busy */
     bool busy;
     bool auto_done;
     mip_utime_t tx_end;
@@ -89,8 +95,9 @@ static inline mip_status fake_transmit(void *ctx, const uint8_t *frame, size_t l
 static inline bool fake_cca(void *ctx)
 {
     struct node *n = ctx;
-    bool clear = true;
+    bool clear = !n->chan_busy;
     CHECK(!n->busy);        /* no CCA while sending */
+    CHECK(n->radio_on);     /* nor with the receiver off */
     if (n->cca_script != NULL && n->ncca < strlen(n->cca_script))
         clear = n->cca_script[n->ncca] != 'b';
     if (n->ncca < NODE_CCA_MAX)
@@ -101,12 +108,25 @@ static inline bool fake_cca(void *ctx)
 
 static inline void fake_on(void *ctx)
 {
-    ((struct node *)ctx)->radio_on = true;
+    struct node *n = ctx;
+    CHECK(!n->radio_on);    /* the MAC switches only on a change */
+    n->radio_on = true;
+    n->on_since = n->now;
+    n->n_on++;
 }
 
 static inline void fake_off(void *ctx)
 {
-    ((struct node *)ctx)->radio_on = false;
+    struct node *n = ctx;
+    CHECK(n->radio_on);
+    n->radio_on = false;
+    n->on_us += n->now - n->on_since;
+}
+
+/* Receiver-on time so far, µs. */
+static inline uint64_t on_time(const struct node *n)
+{
+    return n->on_us + (n->radio_on ? n->now - n->on_since : 0u);
 }
 
 static const struct mip_radio_driver fake_radio = { fake_transmit, fake_cca, fake_on, fake_off };
