@@ -4,6 +4,7 @@ with its result (docs/TOOL.md, "Real time and the border router")."""
 from __future__ import annotations
 
 import json
+import re
 import select
 import signal
 import subprocess
@@ -81,3 +82,14 @@ def test_interrupt_ends_a_realtime_run_with_its_result(moteip_argv, tmp_path):
     assert "ended by a signal" in out
     res = json.loads((tmp_path / "r.json").read_text())
     assert res["realtime"]["stopped_by_signal"] is True and res["sim_time_s"] < 30
+
+
+def test_the_walkthrough_scenario_of_tool_md_checks(cli, tmp_path, repo_root):
+    """docs/TOOL.md's border.toml is a valid scenario (its run needs a
+    namespace: tests/interop/test_sim_border.py does that walk-through)."""
+    text = (repo_root / "docs" / "TOOL.md").read_text()
+    block = re.search(r"```toml\n(# border\.toml.*?)```", text, re.S)
+    assert block, "no border.toml block in docs/TOOL.md"
+    (tmp_path / "border.toml").write_text(block.group(1))
+    r = cli("check", "border.toml")
+    assert r.rc == 0, r
