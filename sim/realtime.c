@@ -130,7 +130,7 @@ static enum rt_wake rt_wait(struct sim *sim, struct sim_realtime *rt, uint64_t d
     }
 }
 
-static void account_lag(struct sim *sim, struct sim_realtime *rt, uint64_t t_us)
+static void account_lag(struct sim_realtime *rt, uint64_t t_us)
 {
     uint64_t now = mono_ns(), due = wall_of(rt, t_us);
     uint64_t lag = now > due ? now - due : 0u;
@@ -145,7 +145,6 @@ static void account_lag(struct sim *sim, struct sim_realtime *rt, uint64_t t_us)
                 "the simulation catches up\n", (double)lag / 1e9, (double)t_us / 1e6);
         rt->warn_ns = now + WARN_EVERY_NS;
     }
-    (void)sim;
 }
 
 void sim_realtime_run(struct sim *sim, struct sim_realtime *rt)
@@ -174,7 +173,7 @@ void sim_realtime_run(struct sim *sim, struct sim_realtime *rt)
             uint64_t before = sim->events;
             sim_event_run(sim, &ev);
             if (sim->events != before)
-                account_lag(sim, rt, ev.time_us);
+                account_lag(rt, ev.time_us);
         }
         if (sim_flows_finished(sim))
             break;

@@ -71,6 +71,18 @@ class SimBorder:
         assert self.proc.returncode == 0, err.decode(errors="replace")
         return json.loads(self.out.read_text())
 
+    def explain(self) -> str:
+        """What the simulator said and counted, for a failed assertion."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            _, err = self.proc.communicate(timeout=15)
+        except (subprocess.TimeoutExpired, ValueError):
+            return "(the simulator did not stop)"
+        r = json.loads(self.out.read_text()) if self.out.exists() else {}
+        keep = {k: r.get(k) for k in ("sim_time_s", "services", "border", "realtime", "totals")}
+        return f"moteip-sim exit {self.proc.returncode}: {err.decode(errors='replace')}\n{keep}"
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
@@ -113,7 +125,14 @@ def test_linux_reaches_a_node_five_lossy_hops_away(netns, tmp_path, sims):
     sim = SimBorder(netns, tmp_path, scenario("mtun0", "tun", "fd01::2/64", 6, 1e-4))
     sims.append(sim)
     assert "border router node 0 on tun 'mtun0' as fd01::2/64" in sim.wait_ready()
+    try:
+        talk_to_node5(netns, tmp_path, sim)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{sim.explain()}") from None
 
+
+def talk_to_node5(netns: Netns, tmp_path: Path, sim: SimBorder) -> None:
+    """ping, curl and nc from Linux to node 5, then the run's counters."""
     # ping: ten radio transmissions per echo; a ~100-byte frame is 3.2 ms
     # on the air, so an RTT under 27 ms would mean the simulation ran
     # ahead of the wall clock

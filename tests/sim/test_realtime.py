@@ -9,6 +9,7 @@ its name.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import pathlib
@@ -46,6 +47,23 @@ def border_chain(**border) -> dict:
         "services": [{"type": "http", "node": 5}],
         "border": b,
     }
+
+
+@contextlib.contextmanager
+def started(sc: dict, tmp_path):
+    """moteip-sim --realtime on sc, past its ready line: yields (process,
+    ready line); killed if it still runs at the end."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(sc))
+    p = subprocess.Popen([str(sim_binary()), str(path), "--realtime"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert select.select([p.stderr], [], [], 10)[0], "no ready line"
+        yield p, p.stderr.readline()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def without_realtime(result: dict) -> dict:
@@ -108,23 +126,13 @@ def test_a_stalled_host_catches_up_and_warns(tmp_path):
     sc = ping_chain(3.0)
     sc["flows"][0].update(count=28, interval_s=0.1)
     plain = run_ok(sc, tmp_path)
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(sc))
     t0 = time.monotonic()
-    p = subprocess.Popen([str(sim_binary()), str(path), "--realtime"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    try:
-        assert select.select([p.stderr], [], [], 10)[0], "no ready line"
-        p.stderr.readline()
+    with started(sc, tmp_path) as (p, _):
         time.sleep(0.8)
         p.send_signal(signal.SIGSTOP)
         time.sleep(0.4)
         p.send_signal(signal.SIGCONT)
         out, err = p.communicate(timeout=20)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     wall = time.monotonic() - t0
     assert p.returncode == 0, err
     assert "behind the wall clock" in err and "the host cannot keep up" in err
@@ -136,22 +144,11 @@ def test_a_stalled_host_catches_up_and_warns(tmp_path):
 
 
 def test_sigterm_ends_a_realtime_run_with_its_result(tmp_path):
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(ping_chain(60)))
-    p = subprocess.Popen([str(sim_binary()), str(path), "--realtime"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    try:
-        ready, _, _ = select.select([p.stderr], [], [], 10)
-        assert ready, "no ready line"
-        line = p.stderr.readline()
+    with started(ping_chain(60), tmp_path) as (p, line):
         assert line.startswith("moteip-sim: realtime: running 4 nodes for 60.000 simulated s")
         time.sleep(1.0)
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=10)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     assert p.returncode == 0, err
     r = json.loads(out)
     assert r["realtime"]["stopped_by_signal"] is True
