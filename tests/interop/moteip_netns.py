@@ -89,12 +89,15 @@ def require_root_and_binary() -> None:
                     f"cmake --build build` (or set MOTEIP_BUILD_DIR)")
 
 
-def read_ready_line(proc: subprocess.Popen, timeout: float, what: str) -> str:
-    """The first line a starting program prints on stdout (its "ready"
-    line); fails if it exits first or takes longer than timeout."""
-    assert proc.stdout is not None
+def read_ready_line(proc: subprocess.Popen, timeout: float, what: str,
+                    stream=None) -> str:
+    """The first line a starting program prints on stdout, or on `stream`
+    (moteip-sim --realtime: its stderr), its "ready" line; fails if it exits
+    first or takes longer than timeout."""
+    stream = proc.stdout if stream is None else stream
+    assert stream is not None
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(stream, selectors.EVENT_READ)
     buf = b""
     deadline = time.monotonic() + timeout
     try:
@@ -104,10 +107,11 @@ def read_ready_line(proc: subprocess.Popen, timeout: float, what: str) -> str:
                 raise AssertionError(f"{what} not ready after {timeout}s")
             if not sel.select(timeout=left):
                 continue
-            chunk = os.read(proc.stdout.fileno(), 4096)
+            chunk = os.read(stream.fileno(), 4096)
             if not chunk:
                 rc = proc.wait(timeout=5)
-                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                err = proc.stderr.read().decode(errors="replace") \
+                    if proc.stderr and proc.stderr is not stream else buf.decode(errors="replace")
                 raise AssertionError(f"{what} exited {rc} before ready: {err}")
             buf += chunk
     finally:

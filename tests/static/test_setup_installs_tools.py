@@ -23,6 +23,7 @@ TOOLS = {
     "chromium": "chromium", "chromedriver": "chromium-driver", "cmake": "cmake",
     "ninja": "ninja-build", "nm": "binutils", "clang": "clang", "arm-none-eabi-gcc": "gcc-arm-none-eabi",
     "avr-gcc": "gcc-avr", "node": "nodejs", "npm": None,   # npm: nodejs or Debian's npm, setup.sh checks
+    "setpriv": "util-linux",
 }
 
 #: where tests and the scripts they run live
