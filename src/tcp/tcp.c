@@ -329,13 +329,15 @@ size_t mip_tcp_write(struct mip_tcp *tcp, struct mip_tcp_conn *c, const uint8_t 
 
 size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n)
 {
-    uint32_t before = tcp_rcv_window(c);
     size_t k = tcp_rxbuf_read(&c->rx, out, n);
-    uint32_t after;
+    uint32_t before, after;
     if (k == 0 || c->state == MIP_TCP_CLOSED)
         return k;
     /* Tell the peer when the window opened by two segments or half the
-     * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3). */
+     * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3), past the
+     * window it was last told: an application reading in small pieces
+     * opens it a little per read, and no single read would be enough. */
+    before = MIP_SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0u;
     after = tcp_rcv_window(c);
     if ((after >= before + 2u * c->cc.mss || after >= before + c->rx.size / 2u ||
          (before == 0 && after > 0)) && !(c->flags & TCPF_RCVD_FIN)) {
