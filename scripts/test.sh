@@ -19,14 +19,15 @@
 #                docs/TUTORIAL.md); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
 #                in a network namespace against Linux, moteip-slip, the micro:bit firmware
-#                under QEMU behind moteip-slip, and the micro profile on a TUN (from
-#                build-micro/); needs root (uses sudo -n otherwise)
+#                under QEMU and the ATmega1284P firmware on simavr (moteip-simavr) behind
+#                moteip-slip, and the micro profile on a TUN (from build-micro/); needs
+#                root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
 # libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
-# build-microbit/ (arm-none-eabi, the micro:bit firmware), build-micro/ (micro,
-# sanitized). Every part runs even if an earlier one failed; the exit status is
+# build-microbit/ (arm-none-eabi, the micro:bit firmware), build-avr/ (avr-gcc,
+# the ATmega1284P firmware), build-micro/ (micro, sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -203,9 +204,12 @@ if want release; then
     done
 fi
 if want interop; then
-    # The micro:bit firmware (cross-compiled) for tests/interop/test_microbit.py.
+    # The firmware of the emulated boards (cross-compiled): the micro:bit for
+    # tests/interop/test_microbit.py, the ATmega1284P for test_avr.py.
     build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
         -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
+    build build-avr -DCMAKE_TOOLCHAIN_FILE=cmake/avr-gcc.cmake \
+        -DMOTEIP_PORT=avr -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
 fi
 if want unit || want interop; then
     build build-micro -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=micro \
@@ -249,7 +253,7 @@ run_pytest() {
         if [ "$(id -u)" -ne 0 ]; then
             if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
                 # shellcheck disable=SC2054  # the commas belong to --preserve-env
-                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
+                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,MOTEIP_AVR_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
             else
                 echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
             fi

@@ -1,6 +1,7 @@
 /* The micro:bit's drivers: TIMER0 clock and sleep, RNG, UART. See board.h. */
 #include "board.h"
 #include "nrf51.h"
+#include "moteip/wire/slip.h"
 
 #define SPIN_MAX (1u << 20)           /* bound on every wait for a peripheral */
 #define SLEEP_MAX_MS 60000u
@@ -8,6 +9,7 @@
 static uint8_t uart_rx_buf[BOARD_UART_RX_RING];
 static struct mip_byte_ring uart_rx;
 static volatile uint8_t uart_rx_stalled;
+static volatile uint8_t uart_rx_wake;      /* a SLIP END or half a ring arrived */
 static volatile uint32_t uart_errors;
 
 void UART0_IRQHandler(void);
@@ -70,10 +72,16 @@ void board_sleep(struct board_clock *c, uint32_t ms)
     TIMER_EVENTS_COMPARE(0) = 0;
     TIMER_CC(0) = target;
     /* With interrupts masked, an interrupt that arrives after the checks
-     * still ends the WFI; it is taken once they are unmasked. */
-    irq_disable();
-    if (mip_byte_ring_count(&uart_rx) == 0 && (int32_t)(timer_ticks() - target) < 0)
+     * still ends the WFI; it is taken once they are unmasked. Every
+     * received byte wakes the core for its interrupt: sleep again unless
+     * it ended a frame (or the deadline came). */
+    for (;;) {
+        irq_disable();
+        if (uart_rx_wake || uart_rx_stalled || (int32_t)(timer_ticks() - target) >= 0)
+            break;
         cpu_wfi();
+        irq_enable();
+    }
     irq_enable();
 }
 
@@ -132,6 +140,8 @@ mip_status board_uart_write(void *ctx, const uint8_t *bytes, size_t len)
 
 void UART0_IRQHandler(void)
 {
+    uint8_t b;
+
     if (UART_EVENTS_ERROR) {
         UART_EVENTS_ERROR = 0;
         UART_ERRORSRC = UART_ERRORSRC;    /* write ones to clear */
@@ -146,12 +156,16 @@ void UART0_IRQHandler(void)
             return;
         }
         UART_EVENTS_RXDRDY = 0;
-        (void)mip_byte_ring_put(&uart_rx, (uint8_t)UART_RXD);
+        b = (uint8_t)UART_RXD;
+        (void)mip_byte_ring_put(&uart_rx, b);
+        if (b == MIP_SLIP_END || mip_byte_ring_count(&uart_rx) > uart_rx.mask / 2u)
+            uart_rx_wake = 1;
     }
 }
 
 struct mip_byte_ring *board_uart_rx(void)
 {
+    uart_rx_wake = 0;                     /* before the caller drains the ring */
     return &uart_rx;
 }
 
