@@ -113,7 +113,7 @@ def map_input_sections(map_file: Path) -> list[tuple[str, int, int, str]]:
 
 def image_origin(obj: str) -> str:
     """Which part of a firmware an object of the linker map belongs to."""
-    if "libmoteip.a(" in obj:
+    if "libmoteip.a(" in obj or "libmoteip_micro" in obj:
         return "stack (libmoteip.a)"
     if "libmoteip_apps.a(" in obj:
         return "apps (libmoteip_apps.a)"
@@ -171,12 +171,17 @@ AVR_CFLAGS = ["-mmcu=atmega1284p", "-Os", "-DMOTEIP_PROFILE_TINY=1", "-DMIP_CONF
 
 # --- the workload both SLIP boards serve (port/common/slip_node.c) ----------
 
+def family(addr: str) -> int:
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
 def ping6(ns: Netns, addr: str, count: int = 1, size: int = 56, check: bool = True):
-    """ping -6 from the namespace. -w, not -W: once replies come, ping -W
-    waits only twice the longest round trip for the rest, and an emulated
-    board's round trips vary with the host's load; -w waits for every reply
-    until its deadline."""
-    p = ns.cmd(["ping", "-6", "-n", "-c", str(count), "-s", str(size), "-i", "0.05",
+    """ping -6 (or -4, for an IPv4 address) from the namespace. -w, not -W:
+    once replies come, ping -W waits only twice the longest round trip for
+    the rest, and an emulated board's round trips vary with the host's load;
+    -w waits for every reply until its deadline."""
+    v = "-6" if family(addr) == socket.AF_INET6 else "-4"
+    p = ns.cmd(["ping", v, "-n", "-c", str(count), "-s", str(size), "-i", "0.05",
                 "-w", str(count + 2), addr], check=False, timeout=count * 3 + 10)
     if check:
         assert p.returncode == 0 and f"{count} received" in p.stdout, p.stdout + p.stderr
@@ -219,7 +224,7 @@ def tcp_echo(ns: Netns, addr: str, n: int, port: int = 7, piece: int = 512) -> N
 def tcp_upload(ns: Netns, addr: str, data: bytes, port: int = 9, timeout: float = 120) -> None:
     """Sends data to the board's discard service and waits for its FIN
     (the service closes once it has read the whole stream)."""
-    s = ns.socket(socket.AF_INET6, socket.SOCK_STREAM, timeout=timeout)
+    s = ns.socket(family(addr), socket.SOCK_STREAM, timeout=timeout)
     try:
         s.connect((addr, port))
         s.sendall(data)

@@ -29,10 +29,11 @@ from board_util import (AVR_CFLAGS, AVR_DATA, AVR_ELF, SIMAVR_BIN, SimavrBoard,
                         assert_closed_ports_refuse, avr_stack_peak, elf_size, elf_symbols,
                         http_get, ping6, stack_counters, stack_rng_state, tcp_echo, tcp_upload)
 from moteip_netns import Netns
-from slip_util import BOARD_V6, SLIP_BIN, TUN, SlipBridge
+from slip_util import BOARD_V4, BOARD_V6, SLIP_BIN, TUN, SlipBridge
 from tcp_util import body_pattern
 
 RAM_SIZE = 16 * 1024
+AVR_MICRO_ELF = AVR_ELF.with_name("moteip-avr-micro.elf")
 
 
 def avr_nm_symbols() -> dict[str, int]:
@@ -193,3 +194,42 @@ def test_entropy_comes_from_the_eeprom_seed(board):
         states.append(stack_rng_state(ram, AVR_DATA, syms, d, AVR_CFLAGS, "avr-gcc"))
     assert any(states[0]), "the PRNG state is all zero: not seeded"
     assert states[0] == states[1] and states[0] != states[2], states
+
+
+def test_micro_profile_firmware(tmp_path):
+    """The micro profile's firmware (port/common/micro_node.c: IPv4, uIP's
+    one-buffer model, ping and TCP discard) on the same board: Linux pings
+    it and uploads 8 KB, and its cycles per received KB and per ping stay
+    within three times bench/avr-cycles --micro's (docs/BENCHMARKS.md:
+    about 250,000 and 33,000)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces, TUN devices)")
+    for f in (SLIP_BIN, SIMAVR_BIN, AVR_MICRO_ELF):
+        if not f.is_file():
+            pytest.fail(f"{f} not built (scripts/test.sh interop builds it)")
+    ns = Netns()
+    avr = bridge = None
+    try:
+        avr = SimavrBoard(ns, tmp_path, AVR_MICRO_ELF)
+        bridge = SlipBridge(ns, tmp_path, f"unix:{avr.serial}", extra=["--retry-ms", "20"])
+        deadline = time.monotonic() + 15
+        while ping6(ns, BOARD_V4, check=False).returncode != 0:
+            assert time.monotonic() < deadline, "the micro firmware does not answer ping"
+        s0 = avr.stats()
+        ping6(ns, BOARD_V4, count=10, size=56)
+        s1 = avr.stats()
+        tcp_upload(ns, BOARD_V4, secrets.token_bytes(8192))
+        s2 = avr.stats()
+        per_ping = (s1["active_cycles"] - s0["active_cycles"]) / 10
+        per_kb = (s2["active_cycles"] - s1["active_cycles"]) / 8
+        print(f"ATmega1284P, micro: {per_kb:,.0f} cycles per received KB, {per_ping:,.0f} per ping")
+        assert 20_000 < per_kb < 750_000, per_kb
+        assert 3_000 < per_ping < 100_000, per_ping
+        stats = bridge.stats()
+        assert stats["drop_bad_escape"] == stats["drop_too_big"] == 0, stats
+    finally:
+        if bridge is not None:
+            bridge.kill()
+        if avr is not None:
+            avr.kill()
+        ns.delete()
