@@ -20,14 +20,15 @@
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
 #                in a network namespace against Linux, moteip-slip, the micro:bit firmware
 #                under QEMU and the ATmega1284P firmware on simavr (moteip-simavr) behind
-#                moteip-slip, and the micro profile on a TUN (from build-micro/); needs
-#                root (uses sudo -n otherwise)
+#                moteip-slip, the MPS2 AN385 firmware under QEMU on a TAP, and the micro
+#                profile on a TUN (from build-micro/); needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
 # libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
 # build-microbit/ (arm-none-eabi, the micro:bit firmware), build-avr/ (avr-gcc,
-# the ATmega1284P firmware), build-micro/ (micro, sanitized). Every part runs even if an earlier one failed; the exit status is
+# the ATmega1284P firmware), build-mps2/ (arm-none-eabi, the MPS2 AN385
+# firmware), build-micro/ (micro, sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -205,11 +206,14 @@ if want release; then
 fi
 if want interop; then
     # The firmware of the emulated boards (cross-compiled): the micro:bit for
-    # tests/interop/test_microbit.py, the ATmega1284P for test_avr.py.
+    # tests/interop/test_microbit.py, the ATmega1284P for test_avr.py, the
+    # MPS2 AN385 (Cortex-M3 + LAN9118, full profile) for test_mps2.py.
     build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
         -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
     build build-avr -DCMAKE_TOOLCHAIN_FILE=cmake/avr-gcc.cmake \
         -DMOTEIP_PORT=avr -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
+    build build-mps2 -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake -DMOTEIP_ARM_CPU=cortex-m3 \
+        -DMOTEIP_PORT=mps2 -DMOTEIP_PROFILE=full -DCMAKE_BUILD_TYPE=MinSizeRel
 fi
 if want unit || want interop; then
     build build-micro -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=micro \
@@ -253,7 +257,7 @@ run_pytest() {
         if [ "$(id -u)" -ne 0 ]; then
             if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
                 # shellcheck disable=SC2054  # the commas belong to --preserve-env
-                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,MOTEIP_AVR_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
+                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,MOTEIP_AVR_BUILD_DIR,MOTEIP_MPS2_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
             else
                 echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
             fi

@@ -125,16 +125,19 @@ def image_origin(obj: str) -> str:
 
 
 def probe_constants(exprs: dict[str, str], tmp: Path, cflags: list[str],
-                    cc: str = "arm-none-eabi-gcc") -> dict[str, int]:
+                    cc: str = "arm-none-eabi-gcc", header: str = "moteip/stack.h",
+                    incdirs: tuple[Path, ...] = ()) -> dict[str, int]:
     """Values of C constant expressions (offsetof, sizeof, MIP_* macros) on
     the firmware's target and profile: each becomes the size of an array in
     an object compiled with its flags, read back with nm -S (as
-    tests/static/test_footprint.py measures struct sizes)."""
+    tests/static/test_footprint.py measures struct sizes). `header` is
+    included, found in include/ or `incdirs`."""
     probe = tmp / "probe.c"
     obj = tmp / "probe.o"
-    probe.write_text('#include <stddef.h>\n#include "moteip/stack.h"\n' + "".join(
+    probe.write_text(f'#include <stddef.h>\n#include "{header}"\n' + "".join(
         f"char probe_{k}[({v}) + 1];\n" for k, v in exprs.items()))
     subprocess.run([cc, *cflags, "-std=c11", f"-I{REPO / 'include'}",
+                    *(f"-I{d}" for d in incdirs),
                     "-fno-common", "-c", str(probe), "-o", str(obj)], check=True)
     nm = subprocess.run([cc.replace("gcc", "nm"), "-S", str(obj)], capture_output=True,
                         text=True, check=True).stdout
@@ -167,6 +170,10 @@ def stack_rng_state(ram: bytes, ram_base: int, syms: dict[str, int], tmp: Path,
 MICROBIT_CFLAGS = ["-mcpu=cortex-m0", "-mthumb", "-Os", "-DMOTEIP_PROFILE_TINY=1",
                    "-DMIP_CONF_LOWPAN=0"]
 AVR_CFLAGS = ["-mmcu=atmega1284p", "-Os", "-DMOTEIP_PROFILE_TINY=1", "-DMIP_CONF_LOWPAN=0"]
+MPS2_CFLAGS = ["-mcpu=cortex-m3", "-mthumb", "-Os", "-DMOTEIP_PROFILE_FULL=1",
+               "-DMIP_CONF_LOWPAN=0", "-DMIP_TCP_APP_CONNS=2"]
+MPS2_BUILD = Path(os.environ.get("MOTEIP_MPS2_BUILD_DIR", REPO / "build-mps2"))
+MPS2_ELF = MPS2_BUILD / "port" / "mps2" / "moteip-mps2.elf"
 
 
 # --- the workload both SLIP boards serve (port/common/slip_node.c) ----------
@@ -193,7 +200,7 @@ def tcp_echo(ns: Netns, addr: str, n: int, port: int = 7, piece: int = 512) -> N
     `piece` bytes interleaved with reading (its rings are 512 B), and
     checked byte for byte."""
     data = secrets.token_bytes(n)
-    s = ns.socket(socket.AF_INET6, socket.SOCK_STREAM, timeout=30)
+    s = ns.socket(family(addr), socket.SOCK_STREAM, timeout=30)
     try:
         s.connect((addr, port))
         got = bytearray()
