@@ -10,6 +10,8 @@
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
 #                installs every program the tests call (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
+#     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
+#                project built against it with find_package(moteip) and with pkg-config
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
@@ -17,7 +19,7 @@
 #                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
 #                reproduce, the viewer in headless Chromium, a wheel in a fresh venv,
 #                docs/TUTORIAL.md); no root needed
-#     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
+#     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool, tests/install): the stack on a TAP
 #                in a network namespace against Linux, moteip-slip, the micro:bit firmware
 #                under QEMU and the ATmega1284P firmware on simavr (moteip-simavr) behind
 #                moteip-slip, the MPS2 AN385 firmware under QEMU on a TAP, and the micro
@@ -40,7 +42,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-ALL_PARTS=(unit release globals footprint fuzz sim tool interop)
+ALL_PARTS=(unit release globals footprint install fuzz sim tool interop)
 
 usage() {
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -56,6 +58,7 @@ for arg in "$@"; do
         release) PARTS+=(release) ;;
         globals|static|no-globals) PARTS+=(globals) ;;
         footprint) PARTS+=(footprint) ;;
+        install) PARTS+=(install) ;;
         fuzz) PARTS+=(fuzz) ;;
         sim) PARTS+=(sim) ;;
         tool|python) PARTS+=(tool) ;;
@@ -67,6 +70,7 @@ done
 want() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export JOBS                 # tests/install builds the library with it
 FUZZ_SECONDS=${MOTEIP_FUZZ_SECONDS:-30}
 case "$FUZZ_SECONDS" in ''|*[!0-9]*) echo "test.sh: MOTEIP_FUZZ_SECONDS must be a whole number of seconds" >&2; exit 2 ;; esac
 RES="$ROOT/out/test-results"
@@ -303,6 +307,12 @@ if want footprint; then
     run_pytest "footprint tests" "$RES/pytest-footprint.xml" tests/static/test_footprint.py
 fi
 
+# --- install: cmake --install and a consumer project ----------------------------
+if want install; then
+    banner "install: pytest tests/install"
+    run_pytest install "$RES/pytest-install.xml" tests/install
+fi
+
 # --- fuzz ------------------------------------------------------------------------
 if want fuzz; then
     banner "fuzz: fuzz/run.sh build-fuzz $FUZZ_SECONDS"
@@ -373,7 +383,7 @@ if want interop; then
         record interop FAIL 0 1 0 "not run: build/ did not build"
     else
         run_pytest interop "$RES/pytest-interop.xml" --as-root tests --ignore=tests/static \
-            --ignore=tests/sim --ignore=tests/tool
+            --ignore=tests/sim --ignore=tests/tool --ignore=tests/install
     fi
 fi
 
