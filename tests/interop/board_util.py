@@ -119,7 +119,8 @@ def image_origin(obj: str) -> str:
         return "apps (libmoteip_apps.a)"
     if "/port/" in obj or obj.startswith("port/") or "__/common" in obj:
         return "port (startup, drivers, node)"
-    if "libc" in obj or "libgcc" in obj or "crt" in obj or "libm" in obj:
+    if ("libc" in obj or "libgcc" in obj or "crt" in obj or "libm" in obj
+            or "/avr/lib/" in obj):     # avr-libc's device library (EEPROM access)
         return "libc + libgcc + crt"
     return "other"
 
@@ -182,13 +183,17 @@ def family(addr: str) -> int:
     return socket.AF_INET6 if ":" in addr else socket.AF_INET
 
 
-def ping6(ns: Netns, addr: str, count: int = 1, size: int = 56, check: bool = True):
+def ping6(ns: Netns, addr: str, count: int = 1, size: int = 56, check: bool = True,
+          interval: float = 0.05):
     """ping -6 (or -4, for an IPv4 address) from the namespace. -w, not -W:
     once replies come, ping -W waits only twice the longest round trip for
     the rest, and an emulated board's round trips vary with the host's load;
-    -w waits for every reply until its deadline."""
+    -w waits for every reply until its deadline. But -w also keeps sending
+    every `interval` until `count` replies came: over a slow line (115200
+    baud: a 1272-byte ping takes 0.4 s there and back) give an interval
+    longer than the round trip, or the requests queue up in the line."""
     v = "-6" if family(addr) == socket.AF_INET6 else "-4"
-    p = ns.cmd(["ping", v, "-n", "-c", str(count), "-s", str(size), "-i", "0.05",
+    p = ns.cmd(["ping", v, "-n", "-c", str(count), "-s", str(size), "-i", str(interval),
                 "-w", str(count + 2), addr], check=False, timeout=count * 3 + 10)
     if check:
         assert p.returncode == 0 and f"{count} received" in p.stdout, p.stdout + p.stderr
@@ -245,7 +250,8 @@ def http_get(ns: Netns, tmp: Path, addr: str, path: str, timeout: float = 60) ->
     """curl http://[addr]PATH from the namespace: (status, body)."""
     out = tmp / f"body-{secrets.token_hex(4)}"
     p = ns.cmd(["curl", "-sS", "-g", "--max-time", str(timeout), "-o", str(out),
-                "-w", "%{http_code}", f"http://[{addr}]{path}"], check=False,
+                "-w", "%{http_code}",
+                f"http://[{addr}]{path}" if ":" in addr else f"http://{addr}{path}"], check=False,
                timeout=timeout + 30)
     assert p.returncode == 0, p.stdout + p.stderr
     body = out.read_bytes()
@@ -402,3 +408,31 @@ class SimavrBoard:
             except subprocess.TimeoutExpired:
                 pass
         self._log.close()
+
+
+MPS2_TAP = "mtap0"
+MPS2_MAC = "02:00:00:00:00:02"
+MPS2_SEED_ADDR = 0x21000000          # port/mps2/mps2.h MPS2_SEED_ADDR
+
+
+def boot_mps2(ns: Netns, tmp: Path, seed: bytes, elf: Path = MPS2_ELF,
+              tap: bool = True) -> QemuBoard:
+    """QEMU mps2-an385 running `elf` in `ns`, its 16-byte provisioning
+    block written with QEMU's loader; with `tap`, the LAN9118 on the TAP
+    mtap0, up, with 192.0.2.1/24 and fd00::1/64 (else no NIC at all: QEMU
+    would otherwise give it user-mode networking)."""
+    (tmp / "seed.bin").write_bytes(seed)
+    nic = (f"tap,ifname={MPS2_TAP},script=no,downscript=no,model=lan9118,mac={MPS2_MAC}"
+           if tap else "none")
+    q = QemuBoard(ns, tmp, elf, machine="mps2-an385", extra=[
+        "-nic", nic,
+        "-device", f"loader,file={tmp / 'seed.bin'},addr={MPS2_SEED_ADDR:#x},force-raw=on"])
+    if tap:
+        try:
+            ns.ip(["link", "set", MPS2_TAP, "up"])
+            ns.ip(["addr", "add", "192.0.2.1/24", "dev", MPS2_TAP])
+            ns.ip(["addr", "add", "fd00::1/64", "dev", MPS2_TAP, "nodad"])
+        except BaseException:
+            q.kill()
+            raise
+    return q

@@ -23,26 +23,16 @@ import zlib
 
 import pytest
 
-from board_util import (MPS2_CFLAGS, MPS2_ELF, QemuBoard, assert_closed_ports_refuse,
-                        elf_size, elf_symbols, ping6, probe_constants, stack_counters,
-                        stack_peak, stack_rng_state, tcp_echo)
+from board_util import (MPS2_CFLAGS, MPS2_ELF, MPS2_TAP, QemuBoard, assert_closed_ports_refuse,
+                        boot_mps2, elf_size, elf_symbols, ping6, probe_constants,
+                        stack_counters, stack_peak, stack_rng_state, tcp_echo)
 from moteip_netns import REPO, Netns
 from tcp_util import body_sha256
 
 RAM_BASE, RAM_SIZE = 0x20000000, 4 * 1024 * 1024
-TAP = "mtap0"
-MAC = "02:00:00:00:00:02"
-LINUX_V4, BOARD_V4 = "192.0.2.1", "192.0.2.2"
-LINUX_V6, BOARD_V6 = "fd00::1", "fd00::2"
-SEED_ADDR = 0x21000000               # port/mps2/mps2.h MPS2_SEED_ADDR
+TAP = MPS2_TAP
+BOARD_V4, BOARD_V6 = "192.0.2.2", "fd00::2"
 NODE_DIRS = (REPO / "port" / "mps2", REPO / "port" / "common", REPO / "apps")
-
-
-def boot(ns: Netns, tmp, seed: bytes) -> QemuBoard:
-    (tmp / "seed.bin").write_bytes(seed)
-    return QemuBoard(ns, tmp, MPS2_ELF, machine="mps2-an385", extra=[
-        "-nic", f"tap,ifname={TAP},script=no,downscript=no,model=lan9118,mac={MAC}",
-        "-device", f"loader,file={tmp / 'seed.bin'},addr={SEED_ADDR:#x},force-raw=on"])
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +46,7 @@ def board(tmp_path_factory):
     ns = Netns()
     qemu = None
     try:
-        qemu = boot(ns, tmp, secrets.token_bytes(16))
-        ns.ip(["link", "set", TAP, "up"])
-        ns.ip(["addr", "add", f"{LINUX_V4}/24", "dev", TAP])
-        ns.ip(["addr", "add", f"{LINUX_V6}/64", "dev", TAP, "nodad"])
+        qemu = boot_mps2(ns, tmp, secrets.token_bytes(16))
         deadline = time.monotonic() + 15
         while ping6(ns, BOARD_V4, check=False).returncode != 0:
             assert time.monotonic() < deadline, "the MPS2 does not answer ping"
@@ -184,11 +171,7 @@ def test_entropy_comes_from_the_provisioning_block(board):
     for i, seed in enumerate((b"\x11" * 16, b"\x11" * 16, b"\x22" * 16)):
         d = tmp / f"boot{i}"
         d.mkdir()
-        (d / "seed.bin").write_bytes(seed)
-        # -nic none: without it QEMU would give the NIC user-mode networking
-        q = QemuBoard(ns, d, MPS2_ELF, machine="mps2-an385", extra=[
-            "-nic", "none",
-            "-device", f"loader,file={d / 'seed.bin'},addr={SEED_ADDR:#x},force-raw=on"])
+        q = boot_mps2(ns, d, seed, tap=False)
         try:
             time.sleep(0.5)
             ram = q.read_memory(RAM_BASE, 256 * 1024, d)
