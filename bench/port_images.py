@@ -169,9 +169,9 @@ def stack_peak(port: str, build_dir: Path | None = None) -> dict:
     """Boots the port's firmware, runs its workload, reads its RAM:
     {peak, reserved, never_used} in bytes. Needs root."""
     from board_util import (QemuBoard, SimavrBoard, avr_stack_peak, boot_mps2, elf_symbols,
-                            stack_peak as painted_peak)
+                            serial_board, stack_peak as painted_peak)
     from moteip_netns import Netns
-    from slip_util import BOARD_V4, BOARD_V6, SLIP_BIN, SlipBridge
+    from slip_util import BOARD_V4, BOARD_V6, SLIP_BIN
 
     if os.geteuid() != 0:
         raise SystemExit("the stack measurement needs root (a namespace and a TUN or TAP); "
@@ -184,34 +184,29 @@ def stack_peak(port: str, build_dir: Path | None = None) -> dict:
                         "moteip-simavr"], check=True, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        ns = Netns()
-        board = bridge = None
-        try:
-            if port == "mps2":
+        if port == "mps2":
+            ns = Netns()
+            board = None
+            try:
                 board = boot_mps2(ns, tmp, secrets.token_bytes(16), elf)
                 _wait_ping(ns, "192.0.2.2", board.running)
                 mps2_workload(ns, tmp)
                 ram = board.read_memory(ARM_RAM_BASE, PORTS[port]["ram"], tmp)
                 return painted_peak(ram, ARM_RAM_BASE, elf_symbols(elf))
-            if port == "microbit":
-                board = QemuBoard(ns, tmp, elf)
-            else:
-                board = SimavrBoard(ns, tmp, elf)
-            bridge = SlipBridge(ns, tmp, f"unix:{board.serial}", extra=["--retry-ms", "20"])
+            finally:
+                if board is not None:
+                    board.kill()
+                ns.delete()
+        make = ((lambda ns, d: QemuBoard(ns, d, elf)) if port == "microbit"
+                else (lambda ns, d: SimavrBoard(ns, d, elf)))
+        addr = BOARD_V4 if port == "avr-micro" else BOARD_V6
+        with serial_board(tmp, make, addr) as (ns, board, _):
             if port == "avr-micro":
-                _wait_ping(ns, BOARD_V4, board.running)
-                micro_workload(ns, BOARD_V4)
+                micro_workload(ns, addr)
             else:
-                _wait_ping(ns, BOARD_V6, board.running)
-                slip_node_workload(ns, tmp, BOARD_V6, big=port == "microbit")
+                slip_node_workload(ns, tmp, addr, big=port == "microbit")
             syms = elf_symbols(elf, tool(port, "nm"))
             if port == "microbit":
                 ram = board.read_memory(ARM_RAM_BASE, PORTS[port]["ram"], tmp)
                 return painted_peak(ram, ARM_RAM_BASE, syms)
             return avr_stack_peak(board.read_memory(), syms, syms["__moteip_stack_reserve"])
-        finally:
-            if bridge is not None:
-                bridge.kill()
-            if board is not None:
-                board.kill()
-            ns.delete()

@@ -88,9 +88,7 @@ void board_init(struct board_clock *c)
     TCCR1A = 0;
     TCCR1B = _BV(CS11) | _BV(CS10);
     TIMSK1 = _BV(TOIE1);
-    c->last_ticks = timer_ticks();
-    c->rem_ticks = 0;
-    c->ms = 0;
+    tick_clock_start(c, timer_ticks());
 
     (void)mip_byte_ring_init(&uart_rx, uart_rx_buf, sizeof uart_rx_buf);
     UBRR0 = (uint16_t)UBRR_VALUE;
@@ -103,14 +101,7 @@ void board_init(struct board_clock *c)
 
 mip_time_t board_now(struct board_clock *c)
 {
-    uint32_t t = timer_ticks();
-    c->rem_ticks += t - c->last_ticks;      /* < 2^32: read at least every 4 h */
-    c->last_ticks = t;
-    if (c->rem_ticks >= TICKS_PER_MS) {
-        c->ms += c->rem_ticks / TICKS_PER_MS;
-        c->rem_ticks %= TICKS_PER_MS;
-    }
-    return c->ms;
+    return tick_clock_advance(c, timer_ticks(), TICKS_PER_MS);
 }
 
 void board_sleep(struct board_clock *c, uint32_t ms)
@@ -119,10 +110,8 @@ void board_sleep(struct board_clock *c, uint32_t ms)
 
     if (ms == 0)
         return;
-    if (ms > SLEEP_MAX_MS)
-        ms = SLEEP_MAX_MS;
     (void)board_now(c);
-    target = c->last_ticks + ms * TICKS_PER_MS - c->rem_ticks;
+    target = tick_clock_deadline(c, ms, SLEEP_MAX_MS, TICKS_PER_MS);
     /* Every received byte wakes the CPU for its interrupt; sleep again
      * unless it ended a frame. The time is looked at only when a Timer1
      * interrupt came (clock_wake), not once per byte. */

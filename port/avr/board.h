@@ -44,15 +44,10 @@
 #define BOARD_EEPROM_BOOTS 16u
 
 /* Milliseconds from Timer1 (F_CPU / 64: 4 us at 16 MHz), its 16 bits
- * extended to 32 by the overflow interrupt, then counted into milliseconds
- * with the remainder carried. Read it at least every 4 hours (the 32-bit
- * tick count wraps after 4.77 h at 16 MHz; board_sleep never sleeps longer
- * than a minute). */
-struct board_clock {
-    uint32_t last_ticks;   /* counter at the previous read */
-    uint32_t rem_ticks;    /* ticks not yet counted as a millisecond */
-    mip_time_t ms;
-};
+ * extended to 32 by the overflow interrupt (port/common/tick_clock.h).
+ * Read it at least every 4 hours (the 32-bit tick count wraps after 4.77 h
+ * at 16 MHz; board_sleep never sleeps longer than a minute). */
+#include "tick_clock.h"
 
 #include "board_api.h"
 

@@ -32,9 +32,7 @@ void board_init(struct board_clock *c)
     TIMER_TASKS_CLEAR = 1;
     TIMER_TASKS_START = 1;
     TIMER_INTENSET = TIMER_INT_COMPARE(0);
-    c->last_ticks = timer_ticks();
-    c->rem_us = 0;
-    c->ms = 0;
+    tick_clock_start(c, timer_ticks());
 
     (void)mip_byte_ring_init(&uart_rx, uart_rx_buf, sizeof uart_rx_buf);
     UART_PSELTXD = MICROBIT_PIN_TX;
@@ -51,12 +49,7 @@ void board_init(struct board_clock *c)
 
 mip_time_t board_now(struct board_clock *c)
 {
-    uint32_t t = timer_ticks();
-    c->rem_us += t - c->last_ticks;   /* < 2^32: read at least hourly */
-    c->last_ticks = t;
-    c->ms += c->rem_us / 1000u;
-    c->rem_us %= 1000u;
-    return c->ms;
+    return tick_clock_advance(c, timer_ticks(), 1000u);
 }
 
 void board_sleep(struct board_clock *c, uint32_t ms)
@@ -65,10 +58,8 @@ void board_sleep(struct board_clock *c, uint32_t ms)
 
     if (ms == 0)
         return;
-    if (ms > SLEEP_MAX_MS)
-        ms = SLEEP_MAX_MS;
     (void)board_now(c);
-    target = c->last_ticks + ms * 1000u - c->rem_us;
+    target = tick_clock_deadline(c, ms, SLEEP_MAX_MS, 1000u);
     TIMER_EVENTS_COMPARE(0) = 0;
     TIMER_CC(0) = target;
     /* With interrupts masked, an interrupt that arrives after the checks

@@ -26,14 +26,10 @@
 #define BOARD_UART_RX_RING 256u
 #endif
 
-/* Milliseconds from TIMER0 (1 MHz, 32 bits): the chip's ticks extended to
- * a millisecond count that wraps at 2^32 like mip_time_t. Read it at least
- * once an hour (board_sleep never sleeps longer than a minute). */
-struct board_clock {
-    uint32_t last_ticks;   /* counter at the previous read */
-    uint32_t rem_us;       /* microseconds not yet counted as a millisecond */
-    mip_time_t ms;
-};
+/* Milliseconds from TIMER0 (1 MHz, 32 bits; port/common/tick_clock.h).
+ * Read it at least once an hour (the counter wraps after 71 minutes;
+ * board_sleep never sleeps longer than a minute). */
+#include "tick_clock.h"
 
 #include "board_api.h"
 

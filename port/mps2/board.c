@@ -23,20 +23,13 @@ void board_init(struct board_clock *c)
     TIMER_CTRL(TIMER0_BASE) = TIMER_CTRL_EN;
     TIMER_CTRL(TIMER1_BASE) = 0;
     TIMER_INTCLEAR(TIMER1_BASE) = 1;
-    c->last_ticks = timer_ticks();
-    c->rem_ticks = 0;
-    c->ms = 0;
+    tick_clock_start(c, timer_ticks());
     NVIC_ISER = 1u << TIMER1_IRQ;        /* the LAN9118's: lan9118_init */
 }
 
 mip_time_t board_now(struct board_clock *c)
 {
-    uint32_t t = timer_ticks();
-    c->rem_ticks += t - c->last_ticks;      /* < 2^32: read at least every 171 s */
-    c->last_ticks = t;
-    c->ms += c->rem_ticks / TICKS_PER_MS;
-    c->rem_ticks %= TICKS_PER_MS;
-    return c->ms;
+    return tick_clock_advance(c, timer_ticks(), TICKS_PER_MS);
 }
 
 void board_sleep(struct board_clock *c, uint32_t ms)
@@ -45,10 +38,8 @@ void board_sleep(struct board_clock *c, uint32_t ms)
 
     if (ms == 0)
         return;
-    if (ms > SLEEP_MAX_MS)
-        ms = SLEEP_MAX_MS;
     (void)board_now(c);
-    target = c->last_ticks + ms * TICKS_PER_MS - c->rem_ticks;
+    target = tick_clock_deadline(c, ms, SLEEP_MAX_MS, TICKS_PER_MS);
     /* Timer 1 counts the sleep down and interrupts at zero (one shot: its
      * handler stops it). With interrupts masked, one that arrives after
      * the checks still ends the WFI. */

@@ -17,14 +17,9 @@
 #define STACK_PAINT 0xA5C3A5C3u
 
 /* Milliseconds from timer 0 (25 MHz, 32 bits, counting down, free
- * running), counted into milliseconds with the remainder carried, wrapping
- * at 2^32 like mip_time_t. Read it at least every 171 s (the counter's
- * wrap; board_sleep never sleeps longer than a minute). */
-struct board_clock {
-    uint32_t last_ticks;   /* counter (counting up) at the previous read */
-    uint32_t rem_ticks;    /* ticks not yet counted as a millisecond */
-    mip_time_t ms;
-};
+ * running; port/common/tick_clock.h). Read it at least every 171 s (the
+ * counter's wrap; board_sleep never sleeps longer than a minute). */
+#include "tick_clock.h"
 
 /* Starts timer 0 and enables the timer 1 interrupt. */
 void board_init(struct board_clock *c);

@@ -10,19 +10,19 @@ is its UART, bridged by moteip-slip to a TUN inside the test's namespace.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
 import shutil
-import signal
 import socket
 import struct
 import subprocess
 import time
 from pathlib import Path
 
-from moteip_netns import BUILD_DIR, REPO, Netns, read_ready_line, stat_names
+from moteip_netns import BUILD_DIR, REPO, Netns, json_on_signal, read_ready_line, stat_names
 
 MICROBIT_BUILD = Path(os.environ.get("MOTEIP_MICROBIT_BUILD_DIR", REPO / "build-microbit"))
 MICROBIT_ELF = MICROBIT_BUILD / "port" / "microbit" / "moteip-microbit.elf"
@@ -233,6 +233,19 @@ def tcp_echo(ns: Netns, addr: str, n: int, port: int = 7, piece: int = 512) -> N
     assert bytes(got) == data
 
 
+def udp_echo(ns: Netns, addr: str, sizes: tuple[int, ...], port: int = 7) -> None:
+    """Datagrams of each size through the board's UDP echo, checked."""
+    s = ns.socket(family(addr), socket.SOCK_DGRAM, timeout=5)
+    try:
+        for n in sizes:
+            data = secrets.token_bytes(n)
+            s.sendto(data, (addr, port))
+            got, _ = s.recvfrom(65536)
+            assert got == data, (n, len(got))
+    finally:
+        s.close()
+
+
 def tcp_upload(ns: Netns, addr: str, data: bytes, port: int = 9, timeout: float = 120) -> None:
     """Sends data to the board's discard service and waits for its FIN
     (the service closes once it has read the whole stream)."""
@@ -282,7 +295,28 @@ def assert_closed_ports_refuse(ns: Netns, addr: str) -> None:
         u.close()
 
 
-class QemuBoard:
+class EmulatorBoard:
+    """An emulator process running a firmware (self.proc, its log open in
+    self._log), its UART on the Unix socket self.serial."""
+
+    proc: subprocess.Popen
+    serial: Path
+    log: Path
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        self._log.close()
+
+
+class QemuBoard(EmulatorBoard):
     """qemu-system-arm -M MACHINE running ELF inside namespace `ns`."""
 
     def __init__(self, ns: Netns, tmp: Path, elf: Path, machine: str = "microbit",
@@ -333,20 +367,9 @@ class QemuBoard:
         assert len(data) == size, f"memsave wrote {len(data)} of {size} bytes"
         return data
 
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        self._log.close()
 
 
-class SimavrBoard:
+class SimavrBoard(EmulatorBoard):
     """moteip-simavr running an AVR ELF inside namespace `ns`: USART0 on a
     Unix socket it listens on, its counters (cycles, UART bytes) and RAM
     written on SIGUSR1."""
@@ -374,20 +397,7 @@ class SimavrBoard:
     def dump(self) -> dict:
         """Asks for the counters and the RAM (SIGUSR1) and returns the
         counters once both are written."""
-        before = self.stats_path.stat().st_mtime_ns if self.stats_path.exists() else 0
-        self.proc.send_signal(signal.SIGUSR1)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.stats_path.exists() and self.stats_path.stat().st_mtime_ns != before:
-                try:
-                    return json.loads(self.stats_path.read_text())
-                except json.JSONDecodeError:
-                    pass
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.01)
-        raise AssertionError(f"moteip-simavr wrote no counters: "
-                             f"{self.log.read_text(errors='replace')}")
+        return json_on_signal(self.proc, self.stats_path, "moteip-simavr", timeout=10)
 
     def stats(self) -> dict:
         return self.dump()
@@ -397,17 +407,6 @@ class SimavrBoard:
         self.dump()
         return self.ram_path.read_bytes()
 
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        self._log.close()
 
 
 MPS2_TAP = "mtap0"
@@ -436,3 +435,28 @@ def boot_mps2(ns: Netns, tmp: Path, seed: bytes, elf: Path = MPS2_ELF,
             q.kill()
             raise
     return q
+
+
+@contextlib.contextmanager
+def serial_board(tmp: Path, make_board, addr: str):
+    """A fresh namespace with a board on a serial line: make_board(ns, tmp)
+    starts its emulator (QemuBoard, SimavrBoard), moteip-slip bridges its
+    UART to a TUN, and the board answers ping at `addr`. Yields (ns, board,
+    bridge); everything is stopped and deleted afterwards."""
+    from slip_util import SlipBridge
+    ns = Netns()
+    board = bridge = None
+    try:
+        board = make_board(ns, tmp)
+        bridge = SlipBridge(ns, tmp, f"unix:{board.serial}", extra=["--retry-ms", "20"])
+        deadline = time.monotonic() + 15
+        while ping6(ns, addr, check=False).returncode != 0:
+            assert time.monotonic() < deadline, f"the board does not answer ping at {addr}"
+            assert board.running(), board.log.read_text(errors="replace")
+        yield ns, board, bridge
+    finally:
+        if bridge is not None:
+            bridge.kill()
+        if board is not None:
+            board.kill()
+        ns.delete()

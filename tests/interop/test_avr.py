@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import time
 
 import pytest
 
 from board_util import (AVR_CFLAGS, AVR_DATA, AVR_ELF, SIMAVR_BIN, SimavrBoard,
                         assert_closed_ports_refuse, avr_stack_peak, elf_size, elf_symbols,
-                        http_get, ping6, stack_counters, stack_rng_state, tcp_echo, tcp_upload)
-from moteip_netns import Netns
-from slip_util import BOARD_V4, BOARD_V6, SLIP_BIN, TUN, SlipBridge
+                        http_get, ping6, serial_board, stack_counters, stack_rng_state, tcp_echo,
+                        tcp_upload, udp_echo)
+from slip_util import BOARD_V4, BOARD_V6, SLIP_BIN, TUN
 from tcp_util import body_pattern
 
 RAM_SIZE = 16 * 1024
@@ -49,22 +48,9 @@ def board(tmp_path_factory):
         if not f.is_file():
             pytest.fail(f"{f} not built (scripts/test.sh interop builds it)")
     tmp = tmp_path_factory.mktemp("avr")
-    ns = Netns()
-    avr = bridge = None
-    try:
-        avr = SimavrBoard(ns, tmp, AVR_ELF)
-        bridge = SlipBridge(ns, tmp, f"unix:{avr.serial}", extra=["--retry-ms", "20"])
-        deadline = time.monotonic() + 15
-        while ping6(ns, BOARD_V6, check=False).returncode != 0:
-            assert time.monotonic() < deadline, "the ATmega1284P does not answer ping"
-            assert avr.running(), avr.log.read_text(errors="replace")
+    with serial_board(tmp, lambda ns, d: SimavrBoard(ns, d, AVR_ELF), BOARD_V6) as (
+            ns, avr, bridge):
         yield ns, avr, bridge, tmp
-    finally:
-        if bridge is not None:
-            bridge.kill()
-        if avr is not None:
-            avr.kill()
-        ns.delete()
 
 
 @pytest.mark.parametrize("size", [0, 56, 1232])
@@ -101,15 +87,7 @@ def test_tcp_echo(board, n):
 
 def test_udp_echo(board):
     ns, *_ = board
-    s = ns.socket(socket.AF_INET6, socket.SOCK_DGRAM, timeout=5)
-    try:
-        for n in (1, 100, 1232):
-            data = secrets.token_bytes(n)
-            s.sendto(data, (BOARD_V6, 7))
-            got, _ = s.recvfrom(2048)
-            assert got == data
-    finally:
-        s.close()
+    udp_echo(ns, BOARD_V6, (1, 100, 1232))
 
 
 @pytest.mark.parametrize("n", [0, 1, 1460, 65536])
@@ -209,14 +187,8 @@ def test_micro_profile_firmware(tmp_path):
     for f in (SLIP_BIN, SIMAVR_BIN, AVR_MICRO_ELF):
         if not f.is_file():
             pytest.fail(f"{f} not built (scripts/test.sh interop builds it)")
-    ns = Netns()
-    avr = bridge = None
-    try:
-        avr = SimavrBoard(ns, tmp_path, AVR_MICRO_ELF)
-        bridge = SlipBridge(ns, tmp_path, f"unix:{avr.serial}", extra=["--retry-ms", "20"])
-        deadline = time.monotonic() + 15
-        while ping6(ns, BOARD_V4, check=False).returncode != 0:
-            assert time.monotonic() < deadline, "the micro firmware does not answer ping"
+    with serial_board(tmp_path, lambda ns, d: SimavrBoard(ns, d, AVR_MICRO_ELF), BOARD_V4) as (
+            ns, avr, bridge):
         s0 = avr.stats()
         ping6(ns, BOARD_V4, count=10, size=56)
         s1 = avr.stats()
@@ -229,9 +201,3 @@ def test_micro_profile_firmware(tmp_path):
         assert 3_000 < per_ping < 100_000, per_ping
         stats = bridge.stats()
         assert stats["drop_bad_escape"] == stats["drop_too_big"] == 0, stats
-    finally:
-        if bridge is not None:
-            bridge.kill()
-        if avr is not None:
-            avr.kill()
-        ns.delete()

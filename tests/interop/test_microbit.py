@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import time
 
 import pytest
 
 from board_util import (MICROBIT_CFLAGS, MICROBIT_ELF, QemuBoard, assert_closed_ports_refuse,
-                        elf_size, elf_symbols, ping6, stack_counters, stack_peak,
-                        stack_rng_state, tcp_echo, tcp_upload)
-from moteip_netns import Netns
-from slip_util import BOARD_V6, SLIP_BIN, TUN, SlipBridge
+                        elf_size, elf_symbols, ping6, serial_board, stack_counters,
+                        stack_peak, stack_rng_state, tcp_echo, tcp_upload, udp_echo)
+from slip_util import BOARD_V6, SLIP_BIN, TUN
 from tcp_util import body_pattern
 
 RAM_BASE, RAM_SIZE = 0x20000000, 16 * 1024
@@ -39,22 +37,9 @@ def board(tmp_path_factory):
         if not f.is_file():
             pytest.fail(f"{f} not built (scripts/test.sh interop builds it)")
     tmp = tmp_path_factory.mktemp("microbit")
-    ns = Netns()
-    qemu = bridge = None
-    try:
-        qemu = QemuBoard(ns, tmp, MICROBIT_ELF)
-        bridge = SlipBridge(ns, tmp, f"unix:{qemu.serial}", extra=["--retry-ms", "20"])
-        deadline = time.monotonic() + 15
-        while ping(ns, BOARD_V6, check=False).returncode != 0:
-            assert time.monotonic() < deadline, "the micro:bit does not answer ping"
-            assert qemu.running(), qemu.log.read_text(errors="replace")
+    with serial_board(tmp, lambda ns, d: QemuBoard(ns, d, MICROBIT_ELF), BOARD_V6) as (
+            ns, qemu, bridge):
         yield ns, qemu, bridge, tmp
-    finally:
-        if bridge is not None:
-            bridge.kill()
-        if qemu is not None:
-            qemu.kill()
-        ns.delete()
 
 
 ping = ping6
@@ -97,15 +82,7 @@ def test_tcp_upload_to_discard(board):
 
 def test_udp_echo(board):
     ns, *_ = board
-    s = ns.socket(socket.AF_INET6, socket.SOCK_DGRAM, timeout=3)
-    try:
-        for n in (1, 100, 1232):
-            data = secrets.token_bytes(n)
-            s.sendto(data, (BOARD_V6, 7))
-            got, _ = s.recvfrom(2048)
-            assert got == data
-    finally:
-        s.close()
+    udp_echo(ns, BOARD_V6, (1, 100, 1232))
 
 
 @pytest.mark.parametrize("n", [0, 1, 1460, 65536])
