@@ -23,8 +23,9 @@ PACKAGES=(
     # interop tests and demo (curl: the HTTP tests; Debian 12's minimal image lacks it;
     # util-linux: setpriv, the border router's permission test)
     iproute2 iputils-ping netcat-openbsd tshark tcpdump curl util-linux
-    # emulated boards (tests/interop/test_microbit.py)
-    qemu-system-arm
+    # emulated boards (tests/interop/test_microbit.py, test_avr.py: tools/moteip-simavr
+    # links the static libsimavr, which needs libelf; pkg-config finds them)
+    qemu-system-arm simavr libsimavr-dev libelf-dev pkg-config
     # python test runner
     python3 python3-venv python3-pip ca-certificates
     # tools

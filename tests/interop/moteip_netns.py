@@ -119,6 +119,26 @@ def read_ready_line(proc: subprocess.Popen, timeout: float, what: str,
     return buf.split(b"\n", 1)[0].decode()
 
 
+def json_on_signal(proc: subprocess.Popen, path: Path, what: str, sig: int = signal.SIGUSR1,
+                   timeout: float = 5) -> dict:
+    """Sends `sig` to a program that answers it by rewriting the JSON file
+    at `path` (moteip-slip's and moteip-simavr's counters) and returns the
+    new contents once they are there."""
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    proc.send_signal(sig)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.stat().st_mtime_ns != before:
+            try:
+                return json.loads(path.read_text())
+            except json.JSONDecodeError:
+                pass
+        if proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    raise AssertionError(f"{what} wrote no counters after signal {sig}")
+
+
 class Netns:
     """A uniquely named network namespace; `delete()` removes it."""
 
