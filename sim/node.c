@@ -113,6 +113,25 @@ static void mac_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hd
     mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(nd->sim));
 }
 
+bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
+                               size_t len)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (!relay_on(nd) || mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK ||
+        h.type != MIP_802154_DATA)
+        return false;
+    /* the MAC's own filter would pass a frame for this node up instead */
+    if (h.dst.mode == MIP_802154_ADDR_SHORT &&
+        (h.dst.short_addr == (uint16_t)nd->id || h.dst.short_addr == MIP_802154_BROADCAST))
+        return false;
+    if (h.dst.mode == MIP_802154_ADDR_EXT &&
+        memcmp(h.dst.ext, nd->mac.cfg.ext_addr, sizeof(h.dst.ext)) == 0)
+        return false;
+    mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(sim));
+    return true;
+}
+
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;

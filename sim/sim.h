@@ -116,11 +116,16 @@ struct sim_scenario {
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
+    double   cs_range_m;        /* unit disk: carrier sense (>= range_m) */
     double   tx_power_dbm, pl_d0_db, d0_m, pl_exponent, shadowing_db,
              noise_dbm, sensitivity_dbm, cca_dbm, capture_db;   /* log distance */
     double   ber;               /* uniform bit error overlay, all models */
     double   prr_default;       /* PRR model: links not listed */
     bool     ber_counts_phy_header;
+    /* > 0: a frame for another node whose first this-many MPDU bytes
+     * arrived intact is handed to the node's relay as an overheard header
+     * even when the rest is lost (the TSS paper's 416-bit rule) */
+    uint16_t overhear_header_bytes;
     /* independent drop probability per reception by frame kind (enum
      * sim_frame_kind), on top of the channel model; 0 = none */
     double   frame_loss[SIM_FRAME_KINDS];
@@ -166,12 +171,18 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 /* ------------------------------------------------------------------ runtime */
 
 enum sim_radio_state { SIM_RADIO_OFF = 0, SIM_RADIO_LISTEN, SIM_RADIO_RX, SIM_RADIO_TX };
+/* What a frame's end left for a receiver to take (sim_medium_tx_end). */
+enum sim_rx_pending { SIM_RX_NONE = 0, SIM_RX_FRAME, SIM_RX_HEADER };
 
 struct sim_neighbor {           /* a node that hears (or is disturbed by) a sender */
     uint32_t node;
     float    rx_dbm;            /* received power (log distance) */
     float    prr;               /* link reception ratio (PRR, unit disk: 1 or 0) */
     bool     decodable;         /* within reception range / above sensitivity */
+    bool     interferes;        /* corrupts a frame it overlaps (unit disk:
+                                   within interference_range_m; others: all) */
+    bool     sensed;            /* makes CCA busy (unit disk: within
+                                   cs_range_m; others: all) */
 };
 
 struct sim_tx {                 /* one transmission on the air */
@@ -186,6 +197,9 @@ struct sim_tx {                 /* one transmission on the air */
 struct sim_node_counters {
     uint64_t frames_tx, frames_rx_ok, frames_rx_collided, frames_rx_corrupted,
              frames_rx_lost, frames_missed_busy;
+    /* frames lost here whose header arrived intact and went to the relay
+     * as overheard (medium.overhear_header_bytes) */
+    uint64_t frames_header_only;
     /* transmissions (retries included) of frames whose header shows a TCP
      * segment with data, SYN or FIN, or a pure TCP ACK (FRAGNs: neither) */
     uint64_t tcp_data_frames_tx, tcp_ack_frames_tx;
@@ -217,10 +231,17 @@ struct sim_node {
     bool     radio_on;          /* receiver enabled by the MAC */
     uint64_t radio_since_us;
     uint32_t rx_tx;             /* transmission being received */
+    uint8_t  rx_pending;        /* enum sim_rx_pending ... */
+    uint32_t rx_pending_tx;     /* ... of this transmission (a new reception
+                                   may have started since its end) */
     bool     rx_corrupt;        /* collided: an interferer overlapped */
+    uint64_t rx_corrupt_us;     /* ... since then (the header rule) */
     double   rx_min_sinr;       /* log distance: worst SINR so far (linear) */
+    double   rx_hdr_min_sinr;   /* ... over the overheard header's airtime */
     double   interference_mw;   /* sum of signals on the air here now */
     uint32_t signals;           /* transmissions audible here now */
+    uint32_t sensed;            /* ... of which CCA senses */
+    uint32_t interferers;       /* ... of which corrupt a reception */
     uint32_t cur_tx;            /* our own transmission, when radio == TX */
     /* neighbours of this node as a sender */
     struct sim_neighbor *nbr;
@@ -263,6 +284,11 @@ void sim_write_result(struct sim *sim, FILE *out);
 
 /* Internal, between the sim files. */
 void sim_node_schedule(struct sim *sim, struct sim_node *nd);   /* after any stack/MAC call */
+/* A frame for another node lost at nd but for its first len bytes (no FCS):
+ * the relay overhears the header. False when nd does not take it (its own
+ * frame, an ACK, no relay). */
+bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
+                               size_t len);
 mip_time_t sim_ms(const struct sim *sim);
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);

@@ -503,7 +503,10 @@ void tss_overheard(struct mip_relay *r, const struct rly_seg *seg)
         f->confirmed = seg_end(seg);
         if (rly_seq_gt(f->confirmed, f->transmitted))
             f->transmitted = f->confirmed;
-        release_buffer(r, fi, r->cfg.forward_delay_ms);
+        /* tss_ack_release: forward_delayed with a delay that lasts until
+         * the segment's ACK is back here (3a releases the buffer then) */
+        if (!r->cfg.tss_ack_release)
+            release_buffer(r, fi, r->cfg.forward_delay_ms);
         return;
     }
     if (seg->seg_len == 0u && (seg->flags & MIP_TCP_ACK)) {
