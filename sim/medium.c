@@ -330,7 +330,8 @@ static uint32_t tx_alloc(struct sim *sim)
 /* What a frame carries, from its headers: the TSS paper's Table 1 counts TCP
  * data and pure ACKs apart, and medium.frame_loss drops them with different
  * probabilities (the DTC paper's 10 % / 5 % / 2 %). */
-static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t len)
+static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t len,
+                              uint32_t *seq, uint32_t *payload_len)
 {
     uint8_t ip[96];
     struct mip_lowpan_peek pk;
@@ -354,6 +355,9 @@ static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t 
     thl = (size_t)(ip[ihl + 12u] >> 4) * 4u;
     flags = ip[ihl + 13u];
     payload = pk.dgram_len > ihl + thl ? pk.dgram_len - ihl - thl : 0u;
+    *seq = (uint32_t)ip[ihl + 4u] << 24 | (uint32_t)ip[ihl + 5u] << 16 |
+           (uint32_t)ip[ihl + 6u] << 8 | ip[ihl + 7u];
+    *payload_len = (uint32_t)payload;
     if (payload > 0u || (flags & 0x03u) != 0u)      /* data, FIN or SYN */
         return SIM_FRAME_TCP_DATA;
     return SIM_FRAME_TCP_ACK;
@@ -364,7 +368,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     struct sim_node *nd = ctx;
     struct sim *sim = nd->sim;
     struct sim_tx *t;
-    uint32_t id;
+    uint32_t id, seq = 0, payload = 0;
     uint16_t fcs;
     size_t i;
     if (nd->radio == SIM_RADIO_TX)
@@ -391,11 +395,14 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     radio_set(sim, nd, SIM_RADIO_TX);
     nd->cur_tx = id;
     nd->c.frames_tx++;
-    t->kind = classify_frame(nd, frame, len);
-    if (t->kind == SIM_FRAME_TCP_DATA)
+    t->kind = classify_frame(nd, frame, len, &seq, &payload);
+    if (t->kind == SIM_FRAME_TCP_DATA) {
         nd->c.tcp_data_frames_tx++;
-    else if (t->kind == SIM_FRAME_TCP_ACK)
+        if (sim->sc->record_in_flight && payload > 0u)
+            sim_apps_source_tx(sim, nd->id, seq, payload);
+    } else if (t->kind == SIM_FRAME_TCP_ACK) {
         nd->c.tcp_ack_frames_tx++;
+    }
     if (sim->pcap != NULL)
         (void)pcap_write(sim->pcap, sim->now_us, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,

@@ -180,6 +180,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     } else {
         nd->mac_due = UINT64_MAX;
     }
+    if (sim->record != NULL)
+        sim_record_node(sim, nd);
 }
 
 static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
@@ -285,6 +287,10 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_record_init(sim)) {
+        snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
+        return false;
+    }
     /* A duty-cycling MAC has deadlines from the start (its channel checks);
      * NullRDC nodes wait for their first frame or app event as before. */
     for (i = 0; i < sim->n; i++)
@@ -347,5 +353,6 @@ void sim_free(struct sim *sim)
     free(sim->node);
     free(sim->tx);
     sim_apps_free(sim);
+    sim_record_free(sim);
     sim_evq_free(&sim->q);
 }

@@ -162,6 +162,7 @@ void sim_write_result(struct sim *sim, FILE *out)
     member_per(&w, "radio_on_per_delivered_segment_ms", tot_on_us / 1e3, dlv.segments, 1.0);
     member_per(&w, "energy_per_delivered_kb_mj", tot_energy_mj, dlv.bytes, 1000.0);
     sj_w_end_object(&w);
+    sim_record_write(sim, &w);
     sj_w_end_object(&w);
     if (sj_writer_finish(&w) != 0)
         fprintf(stderr, "moteip-sim: writing the result: %s\n", sj_writer_error(&w));

@@ -636,6 +636,19 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* "record": what the run keeps beyond its counters (sim/record.c). */
+static bool load_record(struct ld *l, const struct sj_value *root)
+{
+    static const char *const keys[] = { "relay_rtt", "cache_hold", "in_flight", NULL };
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    if (!get_obj(l, root, "record", &o, false) || o == NULL)
+        return !l->failed;
+    return only_keys(l, o, keys) && get_bool(l, o, "relay_rtt", &sc->record_relay_rtt) &&
+           get_bool(l, o, "cache_hold", &sc->record_cache_hold) &&
+           get_bool(l, o, "in_flight", &sc->record_in_flight);
+}
+
 static bool load_link(struct ld *l, const struct sj_value *root)
 {
     static const char *const modes[] = { "iphc", "raw", NULL };
@@ -918,7 +931,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 {
     static const char *const keys[] = { "name", "seed", "duration_s", "stop_when_done", "phy",
                                         "radio", "medium", "topology", "mac", "link", "routing",
-                                        "relay", "flows", NULL };
+                                        "relay", "flows", "record", NULL };
     struct sj_error jerr;
     struct sj_doc *doc;
     const struct sj_value *root, *v;
@@ -956,7 +969,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          get_bool(&l, root, "stop_when_done", &sc->stop_when_done) && load_phy(&l, root) &&
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
          load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
-         load_relay(&l, root) && load_flows(&l, root);
+         load_relay(&l, root) && load_flows(&l, root) && load_record(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");

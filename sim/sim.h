@@ -158,6 +158,8 @@ struct sim_scenario {
     /* apps */
     struct sim_flow_spec *flows;
     size_t   n_flows;
+    /* records kept beyond the counters (sim/record.c, "record") */
+    bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
 
 void sim_scenario_defaults(struct sim_scenario *sc);
@@ -252,6 +254,7 @@ struct sim_node {
 };
 
 struct sim_flow;
+struct sim_record;
 struct pcap_writer;
 
 struct sim {
@@ -270,6 +273,7 @@ struct sim {
     uint64_t events;
     struct pcap_writer *pcap;   /* when --pcap */
     FILE    *trace;             /* JSON lines when --trace */
+    struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     char     err[256];
 };
 
@@ -305,6 +309,14 @@ void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out);
 const char *sim_radio_profile_name(uint8_t profile);
 const char *sim_rdc_name(uint8_t kind);
 void sim_apps_free(struct sim *sim);
+/* The source node put a TCP segment [seq, seq + len) on the air (in_flight). */
+void sim_apps_source_tx(struct sim *sim, uint32_t node, uint32_t seq, uint32_t len);
+/* Records (record.c): made at build, looked at after every touch of a node,
+ * written into the result. */
+bool sim_record_init(struct sim *sim);
+void sim_record_node(struct sim *sim, struct sim_node *nd);
+void sim_record_write(struct sim *sim, struct sj_writer *w);
+void sim_record_free(struct sim *sim);
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
