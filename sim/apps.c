@@ -77,7 +77,10 @@ static void flow_finish(struct sim_flow *f, bool complete)
 static void snd_fill(struct sim_flow *f)
 {
     struct sim_node *nd = &f->sim->node[f->fs->src];
-    uint8_t chunk[512];
+    /* larger than any MSS (1220 over 6LoWPAN): one write fills a segment,
+     * as uIP's application fills the segment it is asked for (a 512-byte
+     * first write went out alone as a short segment) */
+    uint8_t chunk[1500];
     if (f->fs->duration_s > 0.0 && f->total == UINT64_MAX &&
         f->sim->now_us >= f->start_us + (uint64_t)(f->fs->duration_s * 1e6))
         f->total = f->sent;     /* time is up: what was written is the stream */

@@ -6,6 +6,7 @@ from . import Experiment, PlotSpec, Report, metric, point, register
 
 # --- tss-table1 --------------------------------------------------------------------------
 
+TSS_SOURCE = "Braun, Voigt, Dunkels, TCP Support for Sensor Networks (WONS 2007, seeds/004)"
 TSS_BERS = [0, 1e-6, 1e-5, 1e-4]
 #: Table 1 of the TSS paper, totals over 100 runs divided by 100 (per run).
 TSS_TABLE1 = {
@@ -171,8 +172,7 @@ def tss_report(summary: dict) -> Report:
 register(Experiment(
     name="tss-table1",
     title="TSS Table 1: TCP with and without TSS on an 11-node chain (100 kb/s CSMA, no link ACKs)",
-    source="Braun, Voigt, Dunkels, TCP Support for Sensor Networks (WONS 2007), section IV.B.1-2, "
-           "Table 1 (setup IV.A)",
+    source=TSS_SOURCE + ", section IV.B.1-2, Table 1 (setup IV.A)",
     scenario="tss-table1.toml",
     runs=100,
     report=tss_report,
@@ -186,6 +186,10 @@ register(Experiment(
 
 
 # --- dtc -------------------------------------------------------------------------------------
+
+#: DTC's only evaluation among the seeds: Paper D of Dunkels' licentiate thesis.
+DTC_SOURCE = ("Dunkels, Voigt, Alonso, Making TCP/IP Viable for Wireless Sensor Networks (EWSN 2004 "
+              "work in progress; Paper D, chapter 9 of Dunkels' licentiate thesis, seeds/000)")
 
 #: [D] section 9.6.2: 10 hops, 10 % / 5 % / 2 % loss, 500 packets, mean of 30 runs.
 DTC_PAPER_E2E = {"tcp": 51.0, "dtc": 6.0}
@@ -221,7 +225,7 @@ def dtc_report(summary: dict) -> Report:
         cells.append(mean_ci(metric(p, "totals.frames_tx")))
         rows.append(cells)
     notes = [
-        "Paper: Dunkels et al., DTC, section 9.6.2: 51 source retransmissions without DTC, 6 with "
+        f"Paper: {DTC_SOURCE}, section 9.6.2: 51 source retransmissions without DTC, 6 with "
         "it (10 hops, 500 packets, 10 % data / 5 % ACK / 2 % link-ACK loss, mean of 30 runs); "
         "Fig. 9.3 (no values in the text): DTC lowers the load on the nodes near the sender.",
         "Loss model (examples/dtc.toml): medium.frame_loss per reception, 802.15.4 CSMA-CA with "
@@ -246,7 +250,7 @@ def dtc_report(summary: dict) -> Report:
 register(Experiment(
     name="dtc",
     title="DTC: source retransmissions on a 10-hop chain (10 % data, 5 % ACK, 2 % link-ACK loss)",
-    source="Dunkels, Alonso, Voigt, Ritter, Schiller, Distributed TCP Caching, section 9.6.2",
+    source=f"{DTC_SOURCE}, section 9.6.2 (text)",
     scenario="dtc.toml",
     runs=30,
     report=dtc_report,
@@ -269,6 +273,9 @@ register(Experiment(
 
 # --- cctrl -----------------------------------------------------------------------------------
 
+#: cctrl's evaluation: Buergi's master thesis.
+CCTRL_SOURCE = ("Buergi, Performance Optimization for TCP-based Wireless Sensor Networks (MSc thesis, "
+                "Bern 2011, seeds/001)")
 CCTRL_HOPS = [2, 3, 4, 5, 6]
 CCTRL_PAYLOAD = 16          # bytes per segment ([B] Table 5.1)
 
@@ -378,7 +385,7 @@ def cctrl_report(summary: dict) -> Report:
 register(Experiment(
     name="cctrl",
     title="cctrl: TCP segments through 2..6 hops in 600 s with in-network caching (uIP-like ends)",
-    source="Buergi, cctrl (Contiki cache-and-control module), chapter 5",
+    source=CCTRL_SOURCE + ", section 5.3, Figs. 5.2-5.12 (values from the text)",
     scenario="cctrl.toml",
     runs=15,
     report=cctrl_report,

@@ -17,7 +17,7 @@ import pathlib
 from ..stats import summarize
 from ..table import mean_ci, num
 from . import Experiment, Report, metric, point, raw_results, register
-from .relay import TSS_ARMS, tss_metrics
+from .relay import TSS_ARMS, TSS_SOURCE, tss_metrics
 
 FIG_BER = 1e-5
 _ARMS = {label: keys for label, keys in TSS_ARMS}
@@ -147,7 +147,7 @@ def rtt_figures(summary: dict, out: pathlib.Path) -> list[str]:
 register(Experiment(
     name="tss-rtt",
     title="TSS rtt per node and over time ([T] Figs. 7-10)",
-    source="Braun, Voigt, Dunkels, TCP Support for Sensor Networks, section IV.B.3, Figs. 7-10",
+    source=TSS_SOURCE + ", section IV.B.3, Figs. 7-10",
     scenario="tss-table1.toml",
     runs=10,
     vary={"record.relay_rtt": [True]},
@@ -249,7 +249,7 @@ def hold_figures(summary: dict, out: pathlib.Path) -> list[str]:
 register(Experiment(
     name="tss-overhearing",
     title="TSS overhearing time: how long a segment waits in a cache ([T] Fig. 11)",
-    source="Braun, Voigt, Dunkels, TCP Support for Sensor Networks, section IV.B.4, Fig. 11",
+    source=TSS_SOURCE + ", section IV.B.4, Fig. 11",
     scenario="tss-table1.toml",
     runs=10,
     vary={"record.cache_hold": [True]},
@@ -321,7 +321,7 @@ def inflight_figures(summary: dict, out: pathlib.Path) -> list[str]:
 register(Experiment(
     name="tss-inflight",
     title="TSS segments in flight on 11- and 21-node chains ([T] Figs. 12-13)",
-    source="Braun, Voigt, Dunkels, TCP Support for Sensor Networks, section IV.B.5, Figs. 12-13",
+    source=TSS_SOURCE + ", section IV.B.5, Figs. 12-13",
     scenario="tss-table1.toml",
     runs=10,
     vary={"topology.nodes": [11, 21], "record.in_flight": [True]},
@@ -403,7 +403,7 @@ register(Experiment(
     name="tss-sensitivity",
     title="TSS Table 1 against the values the paper leaves open (tau, CSMA reading, "
           "interference, overhearing, forward delay)",
-    source="Braun, Voigt, Dunkels, TCP Support for Sensor Networks, section IV.A (setup), "
+    source=TSS_SOURCE + ", section IV.A (setup), "
            "Table 1",
     scenario="tss-table1.toml",
     runs=10,
