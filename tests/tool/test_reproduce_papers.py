@@ -178,12 +178,13 @@ def test_cctrl_reports_from_summaries():
         for h in relay.CCTRL_HOPS:
             pts.append({"params": {"arm": f"{label}/{h}"},
                         "metrics": {"delivered_segments": {"n": 2, "mean": 100.0 * h * (
-                            2 if label == "cctrl" else 1), "ci95": 1.0}}})
+                            2 if label.startswith("cctrl") else 1), "ci95": 1.0}}})
     rep = cctrl_figures.double_report({"vary": {"arm": [p["params"]["arm"] for p in pts]},
                                        "points": pts})
     rows = {r[0]: r for r in rep.rows}
     assert rows["unmodified"][-2:] == ["400", "-"]
     assert rows["cctrl"][-1] == "+100 %"
+    assert rows["unmodified-i25"][-1] == "-" and rows["cctrl-i25"][-1] == "+100 %"
     assert "NullMAC +3 %" in rep.notes[0] and "LPP +49 %" in rep.notes[0]
 
 
