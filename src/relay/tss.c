@@ -134,6 +134,11 @@ static void release_buffer(struct mip_relay *r, int fi, uint16_t delay)
     }
     if (rly_seq_gt(sl->seq, f->confirmed))
         return;
+    /* tss_ack_release: only the ACK of everything before it releases it (a
+     * late ACK of older data, after the implicit ACK, does not) */
+    if (r->cfg.tss_ack_release &&
+        (!(f->flags & MIP_RELAY_F_ACKED) || rly_seq_lt(f->acked, sl->seq)))
+        return;
     sl->used = MIP_RELAY_SLOT_CACHE;
     sl->rexmits = 0;
     if (rly_seq_gt(end, f->transmitted))

@@ -282,9 +282,13 @@ static void test_ack_release_waits_for_the_tcp_ack(void)
     CHECK_EQ(n.f.ntx, 1);                   /* neither forwarded nor resent */
     CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_BUFFER), 1);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_delayed_forwards), 0);
+    /* a late ACK of older data is forwarded but releases nothing */
+    feed_ack(&n, false, 1000, 49);
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_BUFFER), 1);
     feed_ack(&n, false, 1040, 50);
-    CHECK_EQ(n.f.ntx, 3);                   /* the buffered segment, the ACK */
-    CHECK(sent_at(&n, 1, &s));
+    CHECK_EQ(n.f.ntx, 4);                   /* the buffered segment, the ACK */
+    CHECK(sent_at(&n, 2, &s));
     CHECK_EQ(s.h.seq, 1040);
     CHECK_EQ(s.to, SHORT_N);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_delayed_forwards), 1);
