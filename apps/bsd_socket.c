@@ -144,7 +144,7 @@ int mip_bsd_listen(struct mip_bsd *b, uint16_t port)
     mip_status st;
     if (s < 0)
         return s;
-    st = mip_tcp_listen(b->tcp, &b->sock[s].listener, port, on_accept);
+    st = mip_tcp_listen(b->tcp, &b->sock[s].listener, port, MIP_TCP_APP_RX_SIZE, on_accept);
     if (st != MIP_OK) {
         b->sock[s].kind = SOCK_FREE;
         return st == MIP_ERR_INUSE ? MIP_BSD_EADDRINUSE : MIP_BSD_EINVAL;

@@ -121,7 +121,7 @@ mip_status mip_tcp_chargen_start(struct mip_tcp_chargen *g, struct mip_tcp *tcp,
         return MIP_ERR_INVALID;
     memset(g, 0, sizeof(*g));
     g->tcp = tcp;
-    st = mip_tcp_listen(tcp, &g->listener, port, chargen_accept);
+    st = mip_tcp_listen(tcp, &g->listener, port, MIP_TCP_APP_RX_SIZE, chargen_accept);
     if (st == MIP_OK)
         g->port = port;
     return st;

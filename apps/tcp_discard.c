@@ -105,7 +105,7 @@ mip_status mip_tcp_discard_start(struct mip_tcp_discard *d, struct mip_tcp *tcp,
         return MIP_ERR_INVALID;
     memset(d, 0, sizeof(*d));
     d->tcp = tcp;
-    st = mip_tcp_listen(tcp, &d->listener, port, discard_accept);
+    st = mip_tcp_listen(tcp, &d->listener, port, MIP_TCP_APP_RX_SIZE, discard_accept);
     if (st == MIP_OK)
         d->port = port;
     return st;

@@ -98,7 +98,7 @@ mip_status mip_tcp_echo_start(struct mip_tcp_echo *e, struct mip_tcp *tcp, uint1
         return MIP_ERR_INVALID;
     memset(e, 0, sizeof(*e));
     e->tcp = tcp;
-    st = mip_tcp_listen(tcp, &e->listener, port, echo_accept);
+    st = mip_tcp_listen(tcp, &e->listener, port, MIP_TCP_APP_RX_SIZE, echo_accept);
     if (st == MIP_OK)
         e->port = port;
     return st;

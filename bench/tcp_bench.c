@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     bn->to_send = argc > 1 ? strtoull(argv[1], NULL, 10) : 1048576ull;
     side_init(&bn->a, "fd00::1", 1);
     side_init(&bn->b, "fd00::2", 2);
-    (void)mip_tcp_listen(&bn->b.tcp, &bn->listener, 80, on_accept);
+    (void)mip_tcp_listen(&bn->b.tcp, &bn->listener, 80, RING, on_accept);
     mip_tcp_conn_init(&bn->cli, &cbs, bn, bn->ctx_ring, RING, bn->crx_ring, bn->cbm, RING);
     (void)mip_addr_parse("fd00::2", &dst, &plen);
     if (mip_tcp_connect(&bn->a.tcp, &bn->cli, &dst, 80) != MIP_OK)

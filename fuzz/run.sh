@@ -52,10 +52,27 @@ for bin in "${harnesses[@]}"; do
 
     # 1. Regression: replay every committed seed on its own, so a failure
     #    names its seed. Failing seeds are left out of the fuzzing corpus
-    #    (they would stop the run at once) and fail the harness.
+    #    (they would stop the run at once) and fail the harness. The
+    #    merged-* entries of scripts/fuzz-long.sh (many) go in one process,
+    #    one by one only when that fails.
     bad_seeds=()
+    singles=()
+    merged=()
     for seed in "$fuzz_dir/corpus/$name"/*; do
         [ -f "$seed" ] || continue
+        case $(basename "$seed") in
+            merged-*) merged+=("$seed") ;;
+            *) singles+=("$seed") ;;
+        esac
+    done
+    if [ ${#merged[@]} -gt 0 ]; then
+        if "$bin" "${merged[@]}" >"$work/$name/seed.log" 2>&1; then
+            cp "${merged[@]}" "$corpus/"
+        else
+            singles+=("${merged[@]}")
+        fi
+    fi
+    for seed in ${singles[@]+"${singles[@]}"}; do
         if "$bin" "$seed" >"$work/$name/seed.log" 2>&1; then
             cp "$seed" "$corpus/"
         else

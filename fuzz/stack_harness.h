@@ -461,6 +461,24 @@ static void out_frag(struct out_reass *r, uint8_t family, const uint8_t *src, co
 
 /* --- forwarded datagrams ------------------------------------------------- */
 
+/* The options of a header a forwarder may pass on: End of Option List and
+ * No Operation are one byte, every other option has a length of at least 2
+ * that stays inside the header, and none is a Loose (131) or Strict (137)
+ * Source and Record Route (RFC 7126 advises dropping those). A reference
+ * written apart from mip_ipv4_options_check(). */
+static bool v4_options_forwardable(const uint8_t *hdr, size_t hl)
+{
+    size_t at = 20;
+    while (at < hl && hdr[at] != 0) {
+        size_t olen = hdr[at] == 1 ? 1 : (hl - at >= 2 ? hdr[at + 1] : 0);
+        if (olen == 0 || (hdr[at] != 1 && olen < 2) || olen > hl - at ||
+            hdr[at] == 131 || hdr[at] == 137)
+            return false;
+        at += olen;
+    }
+    return true;
+}
+
 /* The input datagram this emitted IPv4 packet is a forwarded copy (or a
  * re-fragment) of, with the TTL decremented by one; NULL when none. */
 static const struct in_dgram *match_fwd4(const struct mip_ipv4_hdr *o, const uint8_t *pkt)
@@ -573,6 +591,9 @@ static void check_ipv4_out(const uint8_t *pkt, size_t len)
                "forwarded a datagram to 0/8, 127/8, 240/4, broadcast or multicast "
                "(RFC 1812 5.3.7, 4.2.3.1)");
         POLICY(h.src[0] != 0, "forwarded a datagram from network 0 (RFC 1812 5.3.7)");
+        POLICY(v4_options_forwardable(pkt, h.hdr_len),
+               "forwarded a datagram with a malformed option or a source route (RFC 791, "
+               "RFC 7126 4.3/4.4)");
         return;
     }
     /* Originated here. */
@@ -1033,8 +1054,8 @@ static void echo_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
     }
     /* An echo server answers from the address it was reached at; for a
      * broadcast/multicast one it lets the stack choose. */
-    (void)mip_udp_sendto(s, unicast ? &m->dst : NULL, ECHO_PORT, &m->src, m->src_port, data,
-                         len);
+    (void)mip_udp_sendto(s, unicast ? &m->dst : NULL, ECHO_PORT, &m->src, m->src_port,
+                         m->netif, data, len);
 }
 
 /* --- stack-wide invariants ----------------------------------------------- */
@@ -1072,6 +1093,10 @@ static void check_invariants(void)
         CHECK(r->total <= MIP_REASS_SIZE, "reassembly total %u", r->total);
         CHECK(r->hdr_len <= sizeof r->hdr, "reassembly header length %u", r->hdr_len);
         CHECK(r->family == MIP_AF_INET || r->family == MIP_AF_INET6, "reassembly family");
+        /* the last fragment came between the first one and now */
+        CHECK(!mip_time_before(s->now, r->last) &&
+              !mip_time_before(r->last, r->deadline - MIP_REASS_TIMEOUT_MS),
+              "reassembly slot's last fragment outside its lifetime");
     }
 #if MIP_CONF_LOWPAN
     for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
@@ -1084,6 +1109,9 @@ static void check_invariants(void)
               r->received, r->size);
         CHECK(r->netif < MIP_NETIF_MAX && s->netif[r->netif].ops != NULL,
               "6LoWPAN slot of netif %u", r->netif);
+        CHECK(!mip_time_before(s->now, r->last) &&
+              !mip_time_before(r->last, r->deadline - MIP_LOWPAN_REASS_TIMEOUT_MS),
+              "6LoWPAN slot's last fragment outside its lifetime");
     }
 #endif
 }

@@ -20,12 +20,17 @@ PACKAGES=(
     cmake ninja-build gcc libc6-dev binutils clang llvm libclang-rt-14-dev lld
     # footprint (cross compilers)
     gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-avr avr-libc binutils-avr
-    # interop tests and demo
-    iproute2 iputils-ping netcat-openbsd tshark tcpdump
+    # interop tests and demo (curl: the HTTP tests; Debian 12's minimal image lacks it)
+    iproute2 iputils-ping netcat-openbsd tshark tcpdump curl
+    # emulated boards (tests/interop/test_microbit.py)
+    qemu-system-arm
     # python test runner
     python3 python3-venv python3-pip ca-certificates
     # tools
     valgrind jq
+    # moteip view: npm vendors its JavaScript (scripts/vendor-js.sh); its browser
+    # test drives headless Chromium through chromedriver
+    nodejs chromium chromium-driver
 )
 
 [ -r /etc/debian_version ] || log "warning: not a Debian system; package names assume Debian 12"
@@ -66,6 +71,20 @@ else
     [ ${#still[@]} -eq 0 ] || die "packages still missing after apt-get install: ${still[*]}"
     log "packages installed"
 fi
+# npm comes with some nodejs packages (NodeSource's) and separately with Debian's
+if ! command -v npm >/dev/null 2>&1; then
+    log "installing npm"
+    SUDO=()
+    [ "$(id -u)" -eq 0 ] || SUDO=(sudo -n)
+    for step in update "install npm"; do
+        # shellcheck disable=SC2086  # "install npm" is two words on purpose
+        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=300 \
+            -o Dpkg::Use-Pty=0 $step || die "apt-get $step failed"
+    done
+fi
+
+# --- the viewer's JavaScript library (pinned, integrity-checked by npm ci) ----
+bash "$ROOT/scripts/vendor-js.sh" || die "scripts/vendor-js.sh failed"
 
 # --- Python venv -------------------------------------------------------------
 # Prefer Debian's interpreter (the one python3-venv belongs to) over whatever
@@ -86,7 +105,7 @@ fi
 # pyproject.toml changes too.
 want=$(cat "$REQ" "$ROOT/python/pyproject.toml" | sha256sum | cut -d' ' -f1)
 have=$(cat "$STAMP" 2>/dev/null || true)
-if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import pytest, pytest_timeout, moteip, distributed, matplotlib' >/dev/null 2>&1; then
+if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import pytest, pytest_timeout, moteip, distributed, matplotlib, selenium' >/dev/null 2>&1; then
     log "python venv up to date ($("$VENV/bin/python" -m pytest --version 2>&1 | head -n1))"
 else
     log "installing $(basename "$REQ") into .venv"

@@ -3,21 +3,30 @@
 #
 #   scripts/test.sh                 all parts
 #   scripts/test.sh PART...         only these parts:
-#     unit       ctest in build-asan/ (full profile) and build-tiny/ (tiny), both ASan+UBSan
-#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/ (tests/static)
+#     unit       ctest in build-asan/ (full profile), build-tiny/ (tiny) and build-micro/
+#                (micro, IPv4 and IPv6 variants), all ASan+UBSan
+#     release    build-only: -DCMAKE_BUILD_TYPE=Release (-O3, -Werror) of the full and
+#                tiny profiles, so optimiser-only warnings fail the run
+#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
+#                installs every program the tests call (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
 #     tool       pytest tests/tool: the `moteip` command and Python package (TOML
 #                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
-#                reproduce); no root needed
+#                reproduce, the viewer in headless Chromium, a wheel in a fresh venv,
+#                docs/TUTORIAL.md); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
-#                in a network namespace against Linux; needs root (uses sudo -n otherwise)
+#                in a network namespace against Linux, moteip-slip, the micro:bit firmware
+#                under QEMU behind moteip-slip, and the micro profile on a TUN (from
+#                build-micro/); needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
-# libFuzzer). Every part runs even if an earlier one failed; the exit status is
+# libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
+# build-microbit/ (arm-none-eabi, the micro:bit firmware), build-micro/ (micro,
+# sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -29,7 +38,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-ALL_PARTS=(unit globals footprint fuzz sim tool interop)
+ALL_PARTS=(unit release globals footprint fuzz sim tool interop)
 
 usage() {
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -42,6 +51,7 @@ for arg in "$@"; do
         -h|--help) usage; exit 0 ;;
         all) PARTS+=("${ALL_PARTS[@]}") ;;
         unit|ctest) PARTS+=(unit) ;;
+        release) PARTS+=(release) ;;
         globals|static|no-globals) PARTS+=(globals) ;;
         footprint) PARTS+=(footprint) ;;
         fuzz) PARTS+=(fuzz) ;;
@@ -181,6 +191,26 @@ if want unit; then
     build build-tiny -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=tiny \
         -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
 fi
+if want release; then
+    # Build only: -O3 finds warnings (maybe-uninitialized, array bounds) that
+    # -O0 and -O2 do not, and -Werror makes them fail here rather than for a user.
+    build build-release -DCMAKE_BUILD_TYPE=Release -DMOTEIP_PROFILE=full \
+        -DMOTEIP_SANITIZE=OFF -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=OFF
+    build build-release-tiny -DCMAKE_BUILD_TYPE=Release -DMOTEIP_PROFILE=tiny \
+        -DMOTEIP_SANITIZE=OFF -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=OFF
+    for d in build-release build-release-tiny; do
+        if [ "${BUILD_OK[$d]:-0}" = 1 ]; then record "release ($d/)" PASS 1 0 0 "built"; fi
+    done
+fi
+if want interop; then
+    # The micro:bit firmware (cross-compiled) for tests/interop/test_microbit.py.
+    build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
+        -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
+fi
+if want unit || want interop; then
+    build build-micro -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=micro \
+        -DMOTEIP_SANITIZE=ON -DMOTEIP_FUZZ=OFF -DMOTEIP_TESTS=ON
+fi
 if want fuzz; then
     # Only the library and the harnesses (fuzz/fuzz_*.c): the host port and
     # apps are not fuzz targets. No build type: -O1 -g with assertions on.
@@ -206,6 +236,7 @@ run_ctest() {
 if want unit; then
     run_ctest build-asan
     run_ctest build-tiny
+    run_ctest build-micro
 fi
 
 # --- pytest helper ---------------------------------------------------------------
@@ -218,7 +249,7 @@ run_pytest() {
         if [ "$(id -u)" -ne 0 ]; then
             if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
                 # shellcheck disable=SC2054  # the commas belong to --preserve-env
-                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
+                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
             else
                 echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
             fi
@@ -228,7 +259,8 @@ run_pytest() {
         record "$name" FAIL 0 1 0 "no .venv (scripts/setup.sh failed?)"
         return
     fi
-    MOTEIP_BUILD_DIR="$ROOT/build" "${prefix[@]}" "$VENV_PY" -m pytest -q -rfEs \
+    MOTEIP_BUILD_DIR="$ROOT/build" MOTEIP_MICRO_BUILD_DIR="$ROOT/build-micro" \
+        "${prefix[@]}" "$VENV_PY" -m pytest -q -rfEs \
         --timeout=600 -p no:cacheprovider --junitxml="$xml" "$@" </dev/null || rc=$?
     if [ "$rc" -eq 5 ]; then
         record "$name" SKIP 0 0 0 "no tests collected"
@@ -244,7 +276,8 @@ if want globals; then
         record globals FAIL 0 1 0 "not run: build/ did not build"
     else
         run_pytest globals "$RES/pytest-globals.xml" \
-            tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py
+            tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py \
+            tests/static/test_setup_installs_tools.py
     fi
 fi
 

@@ -55,6 +55,8 @@ struct sim_flow {
     uint32_t udp_seen_bits;
     double   lat_sum, lat_max;
     uint32_t next_same_dst;         /* next udp flow with the same (dst, port) */
+    /* sensor (sim/sensor.c) */
+    struct sim_sensor *sensor;
     /* ping: replies seen are marked in udp_seen, one bit per sequence number */
     uint32_t ping_sent, ping_recv, ping_dup;
     double   ping_rtt_sum, ping_rtt_min, ping_rtt_max;
@@ -295,7 +297,7 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
         src->tcp.mss_max = fs->mss;
         dst->tcp.mss_max = fs->mss;
     }
-    st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, rcv_accept);
+    st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, (uint16_t)rrx, rcv_accept);
     if (st != MIP_OK) {
         snprintf(err, errlen, "flows[%u]: node %u cannot listen on port %u: %s", f->index,
                  fs->dst, fs->port, mip_status_name(st));
@@ -388,7 +390,8 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
         buf[4 + i] = (uint8_t)(sim->now_us >> (56 - 8 * i));
     mip_http_body_fill(12, buf + 12, len - 12u);
     sim_node_address(sim, f->fs->dst, &dst);
-    (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, buf, len);
+    (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, MIP_NETIF_ANY,
+                         buf, len);
     f->udp_sent++;
     sim_node_schedule(sim, nd);
     if (f->fs->count == 0 || f->udp_sent < f->fs->count) {
@@ -542,6 +545,10 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
         } else if (f->fs->kind == SIM_FLOW_PING) {
             if (!ping_flow_build(sim, f, err, errlen))
                 return false;
+        } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+            f->sensor = sim_sensor_new(sim, (uint32_t)k, f->fs, err, errlen);
+            if (f->sensor == NULL || err[0] != '\0')
+                return false;
         } else {
             struct sim_node *dst = &sim->node[f->fs->dst];
             mip_status st;
@@ -588,6 +595,10 @@ void sim_app_event(struct sim *sim, uint32_t idx)
     } else if (f->fs->kind == SIM_FLOW_PING) {
         f->started = true;
         ping_send(sim, f);
+    } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+        f->started = true;
+        if (sim_sensor_event(sim, f->sensor))
+            flow_finish(f, true);
     } else {
         f->started = true;
         udp_send(sim, f);
@@ -602,6 +613,7 @@ void sim_apps_free(struct sim *sim)
     for (k = 0; k < sim->n_flows; k++) {
         free(sim->flow[k].mem);
         free(sim->flow[k].udp_seen);
+        sim_sensor_free(sim->flow[k].sensor);
     }
     free(sim->flow);
     sim->flow = NULL;
@@ -632,6 +644,11 @@ void sim_apps_source_tx(struct sim *sim, uint32_t node, uint32_t seq, uint32_t l
     }
 }
 
+struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow)
+{
+    return flow < sim->n_flows ? sim->flow[flow].sensor : NULL;
+}
+
 /* TCP bytes and in-order segment arrivals, UDP reports and their payload;
  * pings carry no application data. */
 void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out)
@@ -646,6 +663,8 @@ void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out)
         } else if (f->fs->kind == SIM_FLOW_UDP) {
             out->bytes += (uint64_t)f->udp_recv * f->fs->payload_bytes;
             out->segments += f->udp_recv;
+        } else if (f->fs->kind == SIM_FLOW_SENSOR) {
+            sim_sensor_delivered(f->sensor, &out->bytes, &out->segments);
         }
     }
 }
@@ -663,9 +682,10 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
         sj_w_begin_object(w);
         sj_w_member_uint(w, "id", k);
         sj_w_key(w, "type");
-        sj_w_string(w, fs->kind == SIM_FLOW_TCP    ? "tcp"
-                       : fs->kind == SIM_FLOW_PING ? "ping"
-                                                   : "udp");
+        sj_w_string(w, fs->kind == SIM_FLOW_TCP      ? "tcp"
+                       : fs->kind == SIM_FLOW_PING   ? "ping"
+                       : fs->kind == SIM_FLOW_SENSOR ? "sensor"
+                                                     : "udp");
         sj_w_member_uint(w, "src", fs->src);
         sj_w_member_uint(w, "dst", fs->dst);
         sj_w_member_uint(w, "hops", sim_route_hops(sim, fs->src, fs->dst));
@@ -723,6 +743,8 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
                 sj_w_end_array(w);
                 sj_w_end_object(w);
             }
+        } else if (fs->kind == SIM_FLOW_SENSOR) {
+            sim_sensor_write(sim, f->sensor, w);
         } else if (fs->kind == SIM_FLOW_PING) {
             sj_w_member_uint(w, "sent", f->ping_sent);
             sj_w_member_uint(w, "received", f->ping_recv);

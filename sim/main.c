@@ -1,16 +1,17 @@
 /*
- * moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] [--trace FILE]
- *            [--seed N] [--perf] [--check]
+ * moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] [--pcap-view auto|radio|ip]
+ *            [--pcap-node N] [--trace FILE] [--seed N] [--perf] [--check] [--strict]
  *
  * --check validates the scenario (and builds the network) without running it,
  * so front ends can report a bad scenario before starting a sweep.
+ * --strict turns warnings (a static route out of radio range) into exit 2.
  *
  * Exit status: 0 after a run (whatever the flows achieved: the result says),
  * 2 for a bad command line or scenario (the message names the key), 1 when
  * an output file cannot be written.
  */
 #include "sim.h"
-#include "pcap.h"
+#include "capture.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ static int usage(const char *msg)
     if (msg != NULL)
         fprintf(stderr, "moteip-sim: %s\n", msg);
     fprintf(stderr, "usage: moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] "
-                    "[--trace FILE] [--seed N] [--perf] [--check]\n");
+                    "[--pcap-view auto|radio|ip] [--pcap-node N] [--trace FILE] [--seed N] "
+                    "[--perf] [--check] [--strict]\n");
     return 2;
 }
 
@@ -35,8 +37,11 @@ static double wall_s(void)
 int main(int argc, char **argv)
 {
     const char *scen = NULL, *out = NULL, *pcap_path = NULL, *trace_path = NULL;
-    bool perf = false, seed_given = false, check_only = false;
+    bool perf = false, seed_given = false, check_only = false, strict = false;
     unsigned long long seed = 0;
+    enum sim_capture_view pcap_view = SIM_CAPTURE_AUTO;
+    uint32_t pcap_node = SIM_CAPTURE_ALL;
+    struct sim_capture capture;
     struct sim_scenario sc;
     struct sim sim;
     char err[512];
@@ -47,7 +52,8 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--out") == 0 || strcmp(a, "--pcap") == 0 || strcmp(a, "--trace") == 0 ||
-            strcmp(a, "--seed") == 0) {
+            strcmp(a, "--seed") == 0 || strcmp(a, "--pcap-view") == 0 ||
+            strcmp(a, "--pcap-node") == 0) {
             if (i + 1 >= argc) {
                 snprintf(err, sizeof(err), "%s needs a value", a);
                 return usage(err);
@@ -58,6 +64,29 @@ int main(int argc, char **argv)
                 pcap_path = argv[++i];
             } else if (strcmp(a, "--trace") == 0) {
                 trace_path = argv[++i];
+            } else if (strcmp(a, "--pcap-view") == 0) {
+                const char *v = argv[++i];
+                if (strcmp(v, "auto") == 0) {
+                    pcap_view = SIM_CAPTURE_AUTO;
+                } else if (strcmp(v, "radio") == 0) {
+                    pcap_view = SIM_CAPTURE_RADIO;
+                } else if (strcmp(v, "ip") == 0) {
+                    pcap_view = SIM_CAPTURE_IP;
+                } else {
+                    snprintf(err, sizeof(err), "--pcap-view: expected auto, radio or ip, got '%s'", v);
+                    return usage(err);
+                }
+            } else if (strcmp(a, "--pcap-node") == 0) {
+                char *end;
+                const char *v = argv[++i];
+                unsigned long n;
+                errno = 0;
+                n = strtoul(v, &end, 10);
+                if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n >= SIM_CAPTURE_ALL) {
+                    snprintf(err, sizeof(err), "--pcap-node: expected a node id, got '%s'", v);
+                    return usage(err);
+                }
+                pcap_node = (uint32_t)n;
             } else {
                 char *end;
                 const char *v = argv[++i];
@@ -75,6 +104,8 @@ int main(int argc, char **argv)
             perf = true;
         } else if (strcmp(a, "--check") == 0) {
             check_only = true;
+        } else if (strcmp(a, "--strict") == 0) {
+            strict = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(NULL);
             return 0;
@@ -103,22 +134,33 @@ int main(int argc, char **argv)
         sim_scenario_free(&sc);
         return 2;
     }
+    if (strict && sim.warnings > 0) {
+        fprintf(stderr, "moteip-sim: %s: %u warning%s, and --strict makes them errors\n", scen,
+                sim.warnings, sim.warnings == 1 ? "" : "s");
+        sim_free(&sim);
+        sim_scenario_free(&sc);
+        return 2;
+    }
     if (check_only) {
         sim_free(&sim);
         sim_scenario_free(&sc);
         return 0;
     }
     if (pcap_path != NULL) {
-        struct pcap_status ps = pcap_open(&sim.pcap, pcap_path, PCAP_LINKTYPE_IEEE802_15_4_WITHFCS);
+        struct pcap_status ps = sim_capture_open(&sim, &capture, pcap_path, pcap_view, pcap_node);
         if (ps.code != 0) {
             fprintf(stderr, "moteip-sim: --pcap: %s\n", ps.text);
-            rc = 1;
+            rc = ps.code == EINVAL ? 2 : 1;
         }
+    } else if (pcap_view != SIM_CAPTURE_AUTO || pcap_node != SIM_CAPTURE_ALL) {
+        fprintf(stderr, "moteip-sim: --pcap-view and --pcap-node need --pcap FILE\n");
+        rc = 2;
     }
     if (rc == 0 && trace_path != NULL && (sim.trace = fopen(trace_path, "w")) == NULL) {
         fprintf(stderr, "moteip-sim: --trace %s: %s\n", trace_path, strerror(errno));
         rc = 1;
     }
+    sim_trace_network(&sim);
     if (rc == 0 && out != NULL && (of = fopen(out, "w")) == NULL) {
         fprintf(stderr, "moteip-sim: --out %s: %s\n", out, strerror(errno));
         of = stdout;
@@ -149,8 +191,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "moteip-sim: --trace %s: %s\n", trace_path, strerror(errno));
         rc = 1;
     }
-    if (sim.pcap != NULL) {
-        struct pcap_status ps = pcap_close(sim.pcap);
+    if (sim.capture != NULL) {
+        struct pcap_status ps = sim_capture_close(&sim);
         if (ps.code != 0) {
             fprintf(stderr, "moteip-sim: --pcap: %s\n", ps.text);
             rc = 1;

@@ -29,7 +29,7 @@
  * exceeds the CCA threshold (log distance).
  */
 #include "sim.h"
-#include "pcap.h"
+#include "capture.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +286,7 @@ static void deliver_pending(struct sim *sim, struct sim_node *r, const struct si
     uint8_t what = r->rx_pending;
     r->rx_pending = SIM_RX_NONE;
     if (what == SIM_RX_FRAME) {
+        sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
         mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
                          (mip_utime_t)sim->now_us);
         sim_node_schedule(sim, r);
@@ -387,7 +388,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     memcpy(t->frame, frame, len);
     /* The FCS matters only to a pcap reader (receivers get the frame without
      * it), and a bitwise CRC of every frame was 40 % of a TSS run: */
-    fcs = sim->pcap != NULL ? mip_ieee802154_fcs(frame, len) : 0u;
+    fcs = sim->capture != NULL ? mip_ieee802154_fcs(frame, len) : 0u;
     t->frame[len] = (uint8_t)fcs;
     t->frame[len + 1u] = (uint8_t)(fcs >> 8);
     t->start_us = sim->now_us;
@@ -403,8 +404,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     } else if (t->kind == SIM_FRAME_TCP_ACK) {
         nd->c.tcp_ack_frames_tx++;
     }
-    if (sim->pcap != NULL)
-        (void)pcap_write(sim->pcap, sim->now_us, t->frame, t->len);
+    sim_capture_tx(sim, nd->id, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,
               (unsigned long long)t->end_us);
     for (i = 0; i < nd->n_nbr; i++)

@@ -10,12 +10,70 @@
  * retraces the same path, otherwise it follows the source's own tree.
  * Only nodes on a flow's path get routes, so tables stay small even in
  * 1000-node networks. "static": the scenario's own (node, dst, via) list,
- * installed exactly as written.
+ * installed exactly as written, with a warning (sim_warn) for a next hop
+ * out of radio range and for a flow the routes do not carry to its end.
  * A node that already has a route to a destination keeps the first one.
+ *
+ * sim_trace_network writes what the trace's readers (moteip view) need to
+ * draw the network: node positions, links and each flow's path.
  */
 #include "sim.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void sim_warn(struct sim *sim, const char *fmt, ...)
+{
+    va_list ap;
+    sim->warnings++;
+    fputs("moteip-sim: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* The next hop of a's installed route to b; UINT32_MAX when there is none. */
+static uint32_t next_hop(struct sim *sim, uint32_t a, uint32_t b)
+{
+    struct mip_addr d, nh;
+    uint8_t idx;
+    sim_node_address(sim, b, &d);
+    if (mip_route_lookup(&sim->node[a].stack, &d, &idx, &nh) != MIP_OK)
+        return UINT32_MAX;
+    return (uint32_t)nh.bytes[nh.family == MIP_AF_INET ? 2 : 14] << 8 |
+           nh.bytes[nh.family == MIP_AF_INET ? 3 : 15];
+}
+
+uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
+
+/* Static routes: each next hop must be in radio range, and every flow must
+ * get to its end (and back, for TCP and ping). Delivery 0 with no word
+ * was what a typo in a route cost before. */
+static void check_static_routes(struct sim *sim)
+{
+    const struct sim_scenario *sc = sim->sc;
+    size_t k;
+    for (k = 0; k < sc->n_routes; k++) {
+        const struct sim_static_route *r = &sc->routes[k];
+        if (r->via >= sim->n || r->node == r->via ||
+            sim_link_prr(sim, r->node, r->via, sc->frame_max) <= 0.0)
+            sim_warn(sim, "routing.routes[%zu]: node %u cannot reach its next hop %u "
+                          "(not in radio range): traffic to %u through it is lost",
+                     k, r->node, r->via, r->dst);
+    }
+    for (k = 0; k < sc->n_flows; k++) {
+        const struct sim_flow_spec *fs = &sc->flows[k];
+        bool both = fs->kind != SIM_FLOW_UDP;
+        if (fs->src != fs->dst && sim_route_hops(sim, fs->src, fs->dst) == 0)
+            sim_warn(sim, "flows[%zu]: the static routes do not lead from node %u to node %u",
+                     k, fs->src, fs->dst);
+        else if (both && fs->src != fs->dst && sim_route_hops(sim, fs->dst, fs->src) == 0)
+            sim_warn(sim, "flows[%zu]: the static routes do not lead back from node %u to "
+                          "node %u", k, fs->dst, fs->src);
+    }
+}
 
 static mip_status add_route(struct sim *sim, uint32_t node, uint32_t dst, uint32_t via)
 {
@@ -92,6 +150,7 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
                 return false;
             }
         }
+        check_static_routes(sim);
         return true;
     }
     next = malloc(n * sizeof(*next));
@@ -106,7 +165,7 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
         const struct sim_flow_spec *fs = &sc->flows[f];
         uint32_t x, prev, hops = 0;
         /* UDP reports need no way back; TCP ACKs and echo replies do */
-        bool both = fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING;
+        bool both = fs->kind != SIM_FLOW_UDP;
         if (f == 0 || fs->dst != tree_root) {   /* many reporters share one sink */
             tree(sim, fs->dst, next, dist, done);
             tree_root = fs->dst;
@@ -162,19 +221,56 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
 }
 
 /* Hop count of the installed route from a to b (for results); 0 if none. */
-uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b)
 {
     uint32_t hops = 0, x = a;
-    while (x != b && hops <= sim->n) {
-        struct mip_addr d, nh;
-        uint8_t idx;
-        sim_node_address(sim, b, &d);
-        if (mip_route_lookup(&sim->node[x].stack, &d, &idx, &nh) != MIP_OK)
-            return 0;
-        x = (uint32_t)nh.bytes[nh.family == MIP_AF_INET ? 2 : 14] << 8 |
-            nh.bytes[nh.family == MIP_AF_INET ? 3 : 15];
+    while (x != b && x < sim->n && hops <= sim->n) {
+        x = next_hop(sim, x, b);
         hops++;
     }
     return x == b ? hops : 0;
+}
+
+/* One "hop" event per node of a flow's path (node -> to), `back` for the
+ * way back; at most n hops, so a routing loop ends. */
+static void trace_path(struct sim *sim, size_t flow, uint32_t a, uint32_t b, bool back)
+{
+    uint32_t x = a, hops = 0;
+    while (x != b && x < sim->n && hops++ <= sim->n) {
+        uint32_t nx = next_hop(sim, x, b);
+        if (nx == UINT32_MAX)
+            break;
+        sim_trace(sim, "hop", x, "\"flow\":%zu,\"to\":%u,\"back\":%s", flow, nx,
+                  back ? "true" : "false");
+        x = nx;
+    }
+}
+
+void sim_trace_network(struct sim *sim)
+{
+    const struct sim_scenario *sc = sim->sc;
+    uint32_t i;
+    size_t k;
+    if (sim->trace == NULL)
+        return;
+    for (i = 0; i < sim->n; i++) {
+        if (sc->pos != NULL)
+            sim_trace(sim, "node", i, "\"x\":%.3f,\"y\":%.3f", sc->pos[i][0], sc->pos[i][1]);
+        else
+            sim_trace(sim, "node", i, NULL);
+    }
+    for (i = 0; i < sim->n; i++) {
+        for (k = 0; k < sim->node[i].n_nbr; k++) {
+            uint32_t v = sim->node[i].nbr[k].node;
+            double prr = sim_link_prr(sim, i, v, sc->frame_max);
+            if (prr > 0.0)
+                sim_trace(sim, "link", i, "\"to\":%u,\"prr\":%.4f", v, prr);
+        }
+    }
+    for (k = 0; k < sc->n_flows; k++) {
+        const struct sim_flow_spec *fs = &sc->flows[k];
+        trace_path(sim, k, fs->src, fs->dst, false);
+        if (fs->kind != SIM_FLOW_UDP)
+            trace_path(sim, k, fs->dst, fs->src, true);
+    }
 }

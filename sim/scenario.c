@@ -547,6 +547,7 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     struct sim_scenario *sc = l->sc;
     uint8_t kind = sc->mac.kind;
     bool acks_given, duty;
+    uint32_t i;
     if (!get_obj(l, root, "mac", &o, false) || o == NULL)
         return !l->failed;
     if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &kind, false))
@@ -571,8 +572,10 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     if (sj_get(o, "nodes") != NULL && !load_mac_nodes(l, sj_get(o, "nodes")))
         return false;
     /* ContikiMAC ends a unicast train at its link ACK, whatever the
-     * protocol above it. */
+     * protocol above it: ACK requests on when any node duty-cycles. */
     duty = sc->mac.rdc.kind != MIP_RDC_NULLRDC;
+    for (i = 0; sc->node_rdc != NULL && i < sc->n_nodes; i++)
+        duty = duty || sc->node_rdc[i].kind != MIP_RDC_NULLRDC;
     acks_given = sj_get(o, "link_acks") != NULL;
     sc->link_acks = kind == MIP_MAC_CSMA_CA || duty;
     if (!get_bool(l, o, "link_acks", &sc->link_acks))
@@ -749,9 +752,65 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
     return true;
 }
 
+/* The keys only a sensor flow takes. */
+static const char *const sensor_only[] = { "transport", "reading_bytes", "batch", "queue",
+                                           "coap_payload", "coap_ack_timeout_ms", "loss",
+                                           "drain_s", NULL };
+
+/* A sensor flow (TCPlp s.9, sim/sensor.c). Defaults from the paper: 82-byte
+ * readings every second, a 64-reading queue for TCP and 104 for CoAP ("an
+ * additional 40 readings fit in TCP's send buffer": 40 * 82 B), batches of
+ * 64, segments and CoAP messages of five frames (MSS 408 B, RIOT's figure
+ * for five frames), TCP giving up after 12 retransmissions, Contiki's CoAP
+ * ACK_TIMEOUT of 3 s. */
+static bool load_sensor(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f)
+{
+    static const char *const transports[] = { "tcp", "coap", "cocoa", NULL };
+    bool queue_given = sj_get(o, "queue") != NULL;
+    f->transport = SIM_SENSOR_TCP;
+    f->reading_bytes = 82;
+    f->batch = 64;
+    f->coap_payload = 408;
+    f->coap_ack_timeout_ms = 3000;
+    f->drain_s = 120.0;
+    f->mss = 408;
+    f->tx_buffer = 40u * 82u;
+    f->rx_buffer = 40u * 82u;
+    f->sender.max_retries = 12;
+    if (!get_enum(l, o, "transport", transports, &f->transport, false))
+        return false;
+    f->queue = f->transport == SIM_SENSOR_TCP ? 64u : 104u;
+    GET_INT_INTO(l, o, "reading_bytes", f->reading_bytes, 12, 255);
+    if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
+        return false;
+    GET_INT_INTO(l, o, "count", f->count, 0, 100000000);
+    GET_INT_INTO(l, o, "queue", f->queue, 1, 65535);
+    GET_INT_INTO(l, o, "batch", f->batch, 1, 65535);
+    if (f->batch > f->queue)
+        return fail(l, sj_get(o, queue_given ? "queue" : "batch"),
+                    "a batch no larger than the queue");
+    GET_INT_INTO(l, o, "coap_payload", f->coap_payload, 32, 65535);
+    if (f->coap_payload < 16u + f->reading_bytes)
+        return fail(l, sj_get(o, "coap_payload"), "room for one reading and 16 bytes of CoAP header");
+    GET_INT_INTO(l, o, "coap_ack_timeout_ms", f->coap_ack_timeout_ms, 100, 60000);
+    if (!get_num(l, o, "loss", &f->loss, 0.0, 0.9) ||
+        !get_num(l, o, "drain_s", &f->drain_s, 0.0, 1e6))
+        return false;
+    GET_INT_INTO(l, o, "mss", f->mss, 64, 65535);
+    GET_INT_INTO(l, o, "tx_buffer", f->tx_buffer, 16, 65535);
+    GET_INT_INTO(l, o, "rx_buffer", f->rx_buffer, 64, 65535);
+    if (!load_endpoint(l, o, "sender", &f->sender) || !load_endpoint(l, o, "receiver", &f->receiver))
+        return false;
+    if (sj_get(o, "bytes") || sj_get(o, "segments") || sj_get(o, "duration_s") ||
+        sj_get(o, "payload_bytes"))
+        return fail(l, o, "no bytes, segments, duration_s or payload_bytes in a sensor flow "
+                          "(it sends readings: count, interval_s, reading_bytes)");
+    return true;
+}
+
 static bool load_flows(struct ld *l, const struct sj_value *root)
 {
-    static const char *const kinds[] = { "tcp", "udp", "ping", NULL };
+    static const char *const kinds[] = { "tcp", "udp", "ping", "sensor", NULL };
     /* keys of the other kinds, each an error in a ping flow */
     static const char *const not_ping[] = { "port", "bytes", "segments", "segment_bytes",
                                             "duration_s", "mss", "tx_buffer", "rx_buffer",
@@ -759,7 +818,9 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
     static const char *const keys[] = { "type", "src", "dst", "port", "start_s", "bytes",
                                         "segments", "segment_bytes", "duration_s", "mss",
                                         "tx_buffer", "rx_buffer", "sender", "receiver",
-                                        "interval_s", "count", "payload_bytes", NULL };
+                                        "interval_s", "count", "payload_bytes", "transport",
+                                        "reading_bytes", "batch", "queue", "coap_payload",
+                                        "coap_ack_timeout_ms", "loss", "drain_s", NULL };
     const struct sj_value *arr = sj_get(root, "flows");
     struct sim_scenario *sc = l->sc;
     size_t k, n;
@@ -779,7 +840,8 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
         int given;
         if (!sj_is(o, SJ_OBJECT))
             return fail(l, o, "a flow object");
-        f->port = (uint16_t)(5000u + k);
+        /* 7000s: no port Wireshark gives to a dissector (5000 is gsm_ipa's) */
+        f->port = (uint16_t)(7400u + k);
         f->tx_buffer = 2048;
         f->rx_buffer = 2048;
         f->sender.sack = f->receiver.sack = true;
@@ -790,6 +852,13 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
         f->payload_bytes = 32;
         if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &f->kind, true))
             return false;
+        if (f->kind != SIM_FLOW_SENSOR) {
+            size_t j;
+            for (j = 0; sensor_only[j] != NULL; j++)
+                if (sj_get(o, sensor_only[j]) != NULL)
+                    return fail(l, sj_get(o, sensor_only[j]), "a key of sensor flows only "
+                                "(this flow's type is not \"sensor\")");
+        }
         if (f->kind == SIM_FLOW_UDP)
             f->port = 6000u;    /* reporters share the sink's port; it demuxes by source */
         if (f->kind == SIM_FLOW_PING) {
@@ -813,7 +882,10 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
         GET_INT_INTO(l, o, "port", f->port, 1, 65535);
         if (!get_num(l, o, "start_s", &f->start_s, 0, 1e7))
             return false;
-        if (f->kind == SIM_FLOW_TCP) {
+        if (f->kind == SIM_FLOW_SENSOR) {
+            if (!load_sensor(l, o, f))
+                return false;
+        } else if (f->kind == SIM_FLOW_TCP) {
             if (!get_int(l, o, "bytes", &bytes, 1, INT64_MAX / 2) ||
                 !get_int(l, o, "segments", &segments, 1, 100000000) ||
                 !get_int(l, o, "segment_bytes", &seg_bytes, 1, 65535) ||
@@ -871,7 +943,11 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
     for (k = 0; k < n; k++) {
         size_t j;
         for (j = 0; j < k; j++) {
-            if (sc->flows[k].kind == SIM_FLOW_TCP && sc->flows[j].kind == SIM_FLOW_TCP &&
+            bool tcp_k = sc->flows[k].kind == SIM_FLOW_TCP ||
+                         (sc->flows[k].kind == SIM_FLOW_SENSOR && sc->flows[k].transport == SIM_SENSOR_TCP);
+            bool tcp_j = sc->flows[j].kind == SIM_FLOW_TCP ||
+                         (sc->flows[j].kind == SIM_FLOW_SENSOR && sc->flows[j].transport == SIM_SENSOR_TCP);
+            if (tcp_k && tcp_j &&
                 sc->flows[k].dst == sc->flows[j].dst && sc->flows[k].port == sc->flows[j].port)
                 return fail(l, sj_at(arr, k), "a port not used by an earlier tcp flow to the same node");
         }

@@ -42,7 +42,10 @@ enum sim_topology_kind {
 enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC };
 enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
-enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING };
+enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING, SIM_FLOW_SENSOR };
+
+/* The transport of a sensor flow (sim/sensor.c). */
+enum sim_sensor_transport { SIM_SENSOR_TCP = 0, SIM_SENSOR_COAP, SIM_SENSOR_COCOA };
 
 /* What a frame carries, from its headers (medium.frame_loss, and the
  * tcp_data_frames_tx / tcp_ack_frames_tx counters): a TCP segment with data,
@@ -89,10 +92,19 @@ struct sim_flow_spec {
     uint16_t mss;               /* 0: from the path MTU */
     uint32_t tx_buffer, rx_buffer;
     struct sim_tcp_endpoint sender, receiver;
-    /* UDP reports and ping (ICMP echo) */
+    /* UDP reports and ping (ICMP echo); a sensor's readings */
     double   interval_s;
     uint32_t count;             /* 0: until the end */
     uint16_t payload_bytes;
+    /* sensor (TCPlp s.9; sim/sensor.c): the TCP keys above, and */
+    uint8_t  transport;         /* enum sim_sensor_transport */
+    uint16_t reading_bytes;     /* 82 */
+    uint16_t batch;             /* readings queued before the transport is asked; 1: none */
+    uint16_t queue;             /* application queue, readings (TCP 64, CoAP 104) */
+    uint16_t coap_payload;      /* largest CoAP message, bytes (the TCP segment's size) */
+    uint32_t coap_ack_timeout_ms;   /* CoAP ACK_TIMEOUT (Contiki's CoAP: 3000) */
+    double   loss;              /* injected datagram loss at dst, each way */
+    double   drain_s;           /* after the last reading, before the flow ends */
 };
 
 /* A radio's current per state, mA, and its supply, V (docs/SIMULATOR.md
@@ -217,6 +229,8 @@ struct sim_delivered {
 struct sim_node;
 struct sim;
 
+struct mip_coap_endpoint;       /* apps/coap.h */
+
 struct sim_node {
     uint32_t id;
     struct sim *sim;
@@ -225,6 +239,7 @@ struct sim_node {
     bool     tcp_on;
     struct mip_mac mac;
     struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
+    struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
     struct mip_rng chan_rng;    /* reception draws at this node */
@@ -255,7 +270,7 @@ struct sim_node {
 
 struct sim_flow;
 struct sim_record;
-struct pcap_writer;
+struct sim_capture;
 
 struct sim {
     struct sim_scenario *sc;
@@ -271,7 +286,8 @@ struct sim {
     size_t   n_flows;
     size_t   flows_done;
     uint64_t events;
-    struct pcap_writer *pcap;   /* when --pcap */
+    struct sim_capture *capture; /* when --pcap (capture.h) */
+    unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     char     err[256];
@@ -317,9 +333,25 @@ bool sim_record_init(struct sim *sim);
 void sim_record_node(struct sim *sim, struct sim_node *nd);
 void sim_record_write(struct sim *sim, struct sj_writer *w);
 void sim_record_free(struct sim *sim);
+/* Sensor flows (sim/sensor.c). sim_sensor_new returns NULL on failure (out
+ * of memory) and otherwise the flow, with err[0] != 0 when the build
+ * failed (the caller frees it). */
+struct sim_sensor;
+struct sim_sensor *sim_sensor_new(struct sim *sim, uint32_t index, const struct sim_flow_spec *fs,
+                                  char *err, size_t errlen);
+bool sim_sensor_event(struct sim *sim, struct sim_sensor *ss);   /* true: the flow is done */
+void sim_sensor_write(struct sim *sim, const struct sim_sensor *ss, struct sj_writer *w);
+void sim_sensor_delivered(const struct sim_sensor *ss, uint64_t *bytes, uint64_t *segments);
+void sim_sensor_free(struct sim_sensor *ss);
+struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow);   /* NULL: not a sensor */
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
+/* "moteip-sim: warning: ..." on stderr, counted in sim->warnings (routes.c). */
+void sim_warn(struct sim *sim, const char *fmt, ...);
+/* The network into the trace at time 0: node positions, links with their
+ * PRR, each flow's path (routes.c). */
+void sim_trace_network(struct sim *sim);
 
 #endif

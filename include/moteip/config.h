@@ -2,8 +2,9 @@
  * moteip compile-time configuration: the one place every switch and size
  * lives.
  *
- * Pick a profile with -DMOTEIP_PROFILE_TINY=1 or -DMOTEIP_PROFILE_FULL=1 (the
- * CMake option MOTEIP_PROFILE does this); override any single value with
+ * Pick a profile with -DMOTEIP_PROFILE_TINY=1, -DMOTEIP_PROFILE_FULL=1 or
+ * -DMOTEIP_PROFILE_MICRO=1 (the CMake option MOTEIP_PROFILE=tiny|full|micro
+ * does this); override any single value with
  * -D on the compiler command line. Per-node values that a simulator varies
  * at run time belong in struct mip_stack_config, not here.
  *
@@ -15,14 +16,26 @@
  *            one 1280-byte reassembly slot, small tables.
  *   full     TCPlp-class node or host: IPv4 + IPv6, Ethernet with ARP/ND,
  *            forwarding, several 4.5 KB reassembly slots.
+ *   micro    uIP-sized node (include/moteip/micro.h, src/micro/, docs/MICRO.md):
+ *            IPv4 OR IPv6 (MIP_CONF_IPV6=1 picks IPv6), one packet buffer,
+ *            TCP without retransmission buffers (the application resends),
+ *            ICMP echo, optional UDP, over a raw-IP link (SLIP, TUN). Its
+ *            own small input/output path; it shares only the checksum and
+ *            the wire headers' constants with the other profiles. IPv4 +
+ *            ICMP + TCP + checksum link to <= 3,800 B on AVR and <= 3,600 B
+ *            on Cortex-M0+ (bench/footprint, tests/static/test_footprint.py).
  */
 #ifndef MOTEIP_CONFIG_H
 #define MOTEIP_CONFIG_H
 
-#if defined(MOTEIP_PROFILE_TINY) && defined(MOTEIP_PROFILE_FULL)
-#error "choose one profile: MOTEIP_PROFILE_TINY or MOTEIP_PROFILE_FULL"
+#include <stdint.h>   /* UINTPTR_MAX in the defaults below */
+
+#if (defined(MOTEIP_PROFILE_TINY) + defined(MOTEIP_PROFILE_FULL) + \
+     defined(MOTEIP_PROFILE_MICRO)) > 1
+#error "choose one profile: MOTEIP_PROFILE_TINY, MOTEIP_PROFILE_FULL or MOTEIP_PROFILE_MICRO"
 #endif
-#if !defined(MOTEIP_PROFILE_TINY) && !defined(MOTEIP_PROFILE_FULL)
+#if !defined(MOTEIP_PROFILE_TINY) && !defined(MOTEIP_PROFILE_FULL) && \
+    !defined(MOTEIP_PROFILE_MICRO)
 #define MOTEIP_PROFILE_FULL 1
 #endif
 
@@ -33,6 +46,90 @@
 #endif
 
 /* --- feature switches (0/1) ---------------------------------------------- */
+
+#ifdef MOTEIP_PROFILE_MICRO
+/* --- the micro profile (micro.h): one IP version, uIP's model ----------- */
+
+/* IPv4 (uIP 1.0) by default; MIP_CONF_IPV6=1 builds the IPv6 variant
+ * (uIPv6) instead. Exactly one of the two. */
+#ifndef MIP_CONF_IPV6
+#define MIP_CONF_IPV6 0
+#endif
+#ifndef MIP_CONF_IPV4
+#define MIP_CONF_IPV4 (!MIP_CONF_IPV6)
+#endif
+#if MIP_CONF_IPV4 + MIP_CONF_IPV6 != 1
+#error "the micro profile speaks one IP version: MIP_CONF_IPV4=1 or MIP_CONF_IPV6=1"
+#endif
+/* The packet buffer: the largest datagram received or sent, and so the MSS
+ * (buffer - 40 or - 60) and the window. RFC 1122 3.3.3 asks an IPv4 host
+ * to take 576-byte datagrams; IPv6 links carry 1280 (RFC 8200 5). RAM. */
+#ifndef MIP_MICRO_BUF_SIZE
+#define MIP_MICRO_BUF_SIZE (MIP_CONF_IPV6 ? 1280u : 576u)
+#endif
+/* TCP connections (each 32 B with IPv4, 44 B with IPv6 on Cortex-M0+), and
+ * listening ports (2 B each). */
+#ifndef MIP_MICRO_CONNS
+#define MIP_MICRO_CONNS 2u
+#endif
+#ifndef MIP_MICRO_LISTEN
+#define MIP_MICRO_LISTEN 2u
+#endif
+/* Active open (mip_micro_connect): ~140 B of code on Cortex-M0+. */
+#ifndef MIP_MICRO_CONF_CONNECT
+#define MIP_MICRO_CONF_CONNECT 1
+#endif
+/* UDP: bound ports, a receive callback, replies and mip_micro_udp_send. Off
+ * in the measured image. */
+#ifndef MIP_MICRO_CONF_UDP
+#define MIP_MICRO_CONF_UDP 0
+#endif
+#ifndef MIP_MICRO_UDP_PORTS
+#define MIP_MICRO_UDP_PORTS 2u
+#endif
+/* The tick of mip_micro_periodic(), which every timer counts. */
+#ifndef MIP_MICRO_TICK_MS
+#define MIP_MICRO_TICK_MS 250u
+#endif
+/* Retransmission timeout before the first RTT sample, and its floor, in
+ * ticks: 1 s (RFC 6298 2.1, 2.4). The floor also stays above a peer's
+ * delayed-ACK time (RFC 1122 4.2.3.2: under 0.5 s). */
+#ifndef MIP_MICRO_RTO_INIT
+#define MIP_MICRO_RTO_INIT 4u
+#endif
+#ifndef MIP_MICRO_RTO_MIN
+#define MIP_MICRO_RTO_MIN 4u
+#endif
+/* Retransmissions before a connection is given up (EV_TIMEDOUT, RST): with
+ * the back-off (doubling up to 16 RTO) 9 make 111 s at a 1 s RTO, over the
+ * 100 s RFC 1122 4.2.3.5 asks of R2 (3 minutes for a SYN would take 14:
+ * docs/MICRO.md). A half-open connection (SYN_RCVD, a slot a SYN flood
+ * would hold) is given up after MAXSYNRTX SYN-ACKs (5: 47 s). */
+#ifndef MIP_MICRO_MAXRTX
+#define MIP_MICRO_MAXRTX 9u
+#endif
+#ifndef MIP_MICRO_MAXSYNRTX
+#define MIP_MICRO_MAXSYNRTX 5u
+#endif
+/* TIME_WAIT (2 MSL, RFC 9293 3.3.2) and the FIN_WAIT_2 limit, in ticks. */
+#ifndef MIP_MICRO_TIME_WAIT_TICKS
+#define MIP_MICRO_TIME_WAIT_TICKS (60000u / MIP_MICRO_TICK_MS)
+#endif
+/* RFC 5961 7: challenge ACKs per tick, all connections together. */
+#ifndef MIP_MICRO_CHALLENGE_LIMIT
+#define MIP_MICRO_CHALLENGE_LIMIT 2u
+#endif
+#if MIP_MICRO_BUF_SIZE < (MIP_CONF_IPV6 ? 1280u : 576u) || MIP_MICRO_BUF_SIZE > 65535u
+#error "MIP_MICRO_BUF_SIZE must hold a 576-byte (IPv4) or 1280-byte (IPv6) datagram"
+#endif
+#if MIP_MICRO_CONNS < 1 || MIP_MICRO_CONNS > 255 || MIP_MICRO_LISTEN < 1
+#error "MIP_MICRO_CONNS must be 1..255 and MIP_MICRO_LISTEN at least 1"
+#endif
+#if MIP_MICRO_TIME_WAIT_TICKS > 255 || MIP_MICRO_RTO_INIT < 1 || MIP_MICRO_RTO_MIN < 1 || \
+    MIP_MICRO_RTO_INIT > 15 || MIP_MICRO_RTO_MIN > 15
+#error "micro timers are 8-bit tick counts: TIME_WAIT <= 255, RTO 1..15 ticks"
+#endif
+#endif /* MOTEIP_PROFILE_MICRO */
 
 /* IPv4, ICMPv4 and (with MIP_CONF_ETHERNET) ARP. */
 #ifndef MIP_CONF_IPV4
@@ -83,6 +180,37 @@
 #define MIP_CONF_STAT_NAMES MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
+/* The internet checksum sums 32-bit native words into a 64-bit accumulator
+ * (RFC 1071 s.2(B): byte order independence; s.2(C): parallel summation),
+ * 64-bit words with the end-around carry added back at once,
+ * instead of 16-bit big-endian words: bench/tcp-cost 5,167 -> 2,945
+ * instructions per received KB on x86-64, where the receive path spends
+ * most of its time here. It needs cheap unaligned 32-bit loads: on by
+ * default for 64-bit CPUs and 32-bit ones that have them (x86, ARMv7-M and
+ * up); off for Cortex-M0/M0+ (byte loads: +204 B and no faster) and 8/16-bit
+ * CPUs, which keep the portable 16-bit loop. Needs __BYTE_ORDER__ (gcc,
+ * clang). */
+#ifndef MIP_CONF_CKSUM_WIDE
+#if defined(__BYTE_ORDER__) && (UINTPTR_MAX > 0xFFFFFFFFu || defined(__i386__) || \
+                                defined(__ARM_FEATURE_UNALIGNED))
+#define MIP_CONF_CKSUM_WIDE 1
+#else
+#define MIP_CONF_CKSUM_WIDE 0
+#endif
+#endif
+
+/* The internet checksum in its smallest form: 16-bit words into a 16-bit
+ * sum, the carry added back at each word, no unrolling (wire/checksum.c).
+ * On by default in the micro profile, where it takes ~100 B on AVR instead
+ * of ~400 B; slower per byte than the portable loop. Overrides WIDE. */
+#ifndef MIP_CONF_CKSUM_SMALL
+#ifdef MOTEIP_PROFILE_MICRO
+#define MIP_CONF_CKSUM_SMALL 1
+#else
+#define MIP_CONF_CKSUM_SMALL 0
+#endif
+#endif
+
 /* --- sizes --------------------------------------------------------------- */
 
 /* Packet buffers for output and for queues (packets waiting on ARP/ND). */
@@ -113,6 +241,16 @@
 #ifndef MIP_LOWPAN_REASS_TIMEOUT_MS
 #define MIP_LOWPAN_REASS_TIMEOUT_MS 8000u
 #endif
+/* Slots one link source may hold at once, and how long a datagram that
+ * received new bytes keeps its slot against new datagrams (reass.h). The
+ * gap between fragments of one datagram is a few frame times, up to a
+ * wake-up interval per retry behind a duty-cycled MAC. */
+#ifndef MIP_LOWPAN_REASS_PER_SRC
+#define MIP_LOWPAN_REASS_PER_SRC (MIP_LOWPAN_REASS_SLOTS > 1 ? MIP_LOWPAN_REASS_SLOTS - 1 : 1)
+#endif
+#ifndef MIP_LOWPAN_REASS_PROTECT_MS
+#define MIP_LOWPAN_REASS_PROTECT_MS 2000u
+#endif
 
 /* Network interfaces per stack. */
 #ifndef MIP_NETIF_MAX
@@ -136,6 +274,11 @@
 /* Datagrams reassembled at once (both families share the slots). */
 #ifndef MIP_REASS_SLOTS
 #define MIP_REASS_SLOTS MIP_PROFILE_DEFAULT(1, 3)
+#endif
+/* Slots one source (family + address) may hold at once (reass.h): a single
+ * sender cannot take them all. */
+#ifndef MIP_REASS_PER_SRC
+#define MIP_REASS_PER_SRC (MIP_REASS_SLOTS > 1 ? MIP_REASS_SLOTS - 1 : 1)
 #endif
 /* Largest reassembled datagram payload (bytes after the IP header). IPv6
  * hosts must reassemble at least 1500-byte packets (RFC 8200 s.5). */
@@ -161,6 +304,14 @@
 #ifndef MIP_REASS_TIMEOUT_MS
 #define MIP_REASS_TIMEOUT_MS 30000u   /* RFC 8200 s.4.5 uses 60 s; RFC 1122 15-120 s */
 #endif
+/* A datagram that received a fragment this recently keeps its slot; one
+ * idle longer may lose it to a new datagram when the slots are full
+ * (reass.h). Above the gap between fragments of one datagram (back to back
+ * on a LAN, a few hundred ms behind a duty-cycled radio hop); below it,
+ * what a forged first fragment costs the other senders. */
+#ifndef MIP_REASS_PROTECT_MS
+#define MIP_REASS_PROTECT_MS 2000u
+#endif
 #ifndef MIP_NEIGH_REACHABLE_MS
 #define MIP_NEIGH_REACHABLE_MS 30000u /* RFC 4861 REACHABLE_TIME */
 #endif
@@ -169,6 +320,36 @@
 #endif
 #ifndef MIP_NEIGH_MAX_PROBES
 #define MIP_NEIGH_MAX_PROBES 3u       /* RFC 4861 MAX_MULTICAST_SOLICIT */
+#endif
+/* What a scan of invented on-link sources may take (neigh.h). Every packet
+ * to an unresolved neighbor starts a resolution that holds a packet buffer
+ * and sends MIP_NEIGH_MAX_PROBES broadcast solicitations, so without limits
+ * a few packets from made-up sources empty the pool and push resolved
+ * neighbors out of the cache.
+ *
+ * MIP_NEIGH_QUEUE_MAX: packet buffers that resolutions in progress may
+ * hold at once, together (one per neighbor). Default: a quarter of the
+ * pool, at least one. Cost: when more neighbors are being resolved at
+ * once, the oldest waiting packet is dropped (drop_neigh_evicted) and its
+ * sender must retransmit; the rest of the pool stays free for traffic to
+ * resolved neighbors.
+ *
+ * MIP_NEIGH_RESOLVE_BURST / _INTERVAL_MS: new resolutions (a first
+ * solicitation for an address not in the cache) are a token bucket:
+ * BURST at once, then one per INTERVAL (5/s by default, at most 15
+ * solicitations/s with their retries). Cost: while a scan spends the
+ * budget, a packet to a neighbor not yet in the cache is dropped
+ * (drop_neigh_rate_limited) and resolution starts on a later packet.
+ * Neighbors that resolve us (ARP request, NS with a link-layer option) are
+ * learnt without a token, and resolved neighbors are never affected. */
+#ifndef MIP_NEIGH_QUEUE_MAX
+#define MIP_NEIGH_QUEUE_MAX ((MIP_PBUF_COUNT + 3u) / 4u)
+#endif
+#ifndef MIP_NEIGH_RESOLVE_BURST
+#define MIP_NEIGH_RESOLVE_BURST 4u
+#endif
+#ifndef MIP_NEIGH_RESOLVE_INTERVAL_MS
+#define MIP_NEIGH_RESOLVE_INTERVAL_MS 200u
 #endif
 /* ICMP error rate limit, a token bucket (RFC 4443 s.2.4(f)): BURST errors at
  * once, then one per INTERVAL. */
@@ -184,6 +365,13 @@
 #endif
 
 /* --- TCP timing and limits (the feature switches are in tcp.h) ------------ */
+
+/* TCP feature switches, each documented where it is defined with its cost:
+ * MIP_TCP_SACK, MIP_TCP_TIMESTAMPS, MIP_TCP_WSCALE, MIP_TCP_SYN_COOKIES (SYN
+ * cookies when the SYN cache is full: 313 B of Cortex-M0+ code, 16 B of RAM;
+ * on in full, off in tiny), MIP_TCP_SYN_BACKLOG, MIP_TCP_TIMEWAIT_MAX (tcp.h);
+ * MIP_TCP_LARGE_RX (receive rings above 64 KB, tcp_parts.h: +12 B per
+ * connection; on in full on 64-bit hosts only). */
 
 /* Default delayed-ACK time of a connection (c->cfg.delack_ms). RFC 9293
  * 3.8.6.3 bounds it at 500 ms; Linux delays 40-200 ms. */
@@ -227,6 +415,24 @@
 #ifndef MIP_TCP_CHALLENGE_ACK_WINDOW_MS
 #define MIP_TCP_CHALLENGE_ACK_WINDOW_MS 1000u
 #endif
+/* How long a connection the application closed (mip_tcp_close) waits in
+ * FIN_WAIT_2 for the peer's FIN, counted from the first poll in that state;
+ * then it is aborted (RST, MIP_TCP_ERR_TIMEOUT, `closed`). RFC 9293 has no
+ * such timer, so a peer that ACKs our FIN and never sends its own would
+ * hold the connection struct and its rings for ever; Linux's
+ * tcp_fin_timeout (60 s) is the model. After mip_tcp_close nothing is read
+ * any more: all that is left to wait for is a clean end instead of a RST.
+ * 60 s is 2 * MSL, as long as the TIME_WAIT record that follows a clean
+ * end, and lets the peer's FIN be lost five times in a row at an initial
+ * RTO of 1 s (1 + 2 + 4 + 8 + 16 s) or three times at 3 s. A half-closed
+ * connection (mip_tcp_shutdown only) is not timed: the application is
+ * still reading, and ends it (or turns keepalive on) when it chooses.
+ * 0: no timer (RFC 9293's FIN_WAIT_2, which lasts until the peer's FIN).
+ * Cost: 40 B of code on Cortex-M0+, no RAM (the retransmission timer,
+ * idle in FIN_WAIT_2, is reused). */
+#ifndef MIP_TCP_FIN_WAIT_2_MS
+#define MIP_TCP_FIN_WAIT_2_MS 60000u
+#endif
 
 /* --- checks -------------------------------------------------------------- */
 
@@ -242,6 +448,24 @@
 #if MIP_REASS_SIZE % 8 != 0 || MIP_REASS_SIZE > 65528
 #error "MIP_REASS_SIZE must be a multiple of 8 and at most 65528"
 #endif
+#if MIP_NEIGH_QUEUE_MAX < 1 || MIP_NEIGH_QUEUE_MAX >= MIP_PBUF_COUNT
+#error "MIP_NEIGH_QUEUE_MAX must be at least 1 and leave packet buffers for resolved traffic"
+#endif
+#if MIP_NEIGH_RESOLVE_BURST < 1 || MIP_NEIGH_RESOLVE_BURST > 65535 || MIP_NEIGH_RESOLVE_INTERVAL_MS < 1
+#error "MIP_NEIGH_RESOLVE_BURST must be 1..65535 and MIP_NEIGH_RESOLVE_INTERVAL_MS at least 1"
+#endif
+#if MIP_REASS_PER_SRC < 1 || MIP_REASS_PER_SRC > MIP_REASS_SLOTS
+#error "MIP_REASS_PER_SRC must be 1..MIP_REASS_SLOTS"
+#endif
+#if MIP_REASS_PROTECT_MS < 1 || MIP_REASS_PROTECT_MS >= MIP_REASS_TIMEOUT_MS
+#error "MIP_REASS_PROTECT_MS must be 1..MIP_REASS_TIMEOUT_MS-1 (a slot in delivery is protected)"
+#endif
+#if MIP_LOWPAN_REASS_PER_SRC < 1 || MIP_LOWPAN_REASS_PER_SRC > MIP_LOWPAN_REASS_SLOTS
+#error "MIP_LOWPAN_REASS_PER_SRC must be 1..MIP_LOWPAN_REASS_SLOTS"
+#endif
+#if MIP_LOWPAN_REASS_PROTECT_MS < 1 || MIP_LOWPAN_REASS_PROTECT_MS >= MIP_LOWPAN_REASS_TIMEOUT_MS
+#error "MIP_LOWPAN_REASS_PROTECT_MS must be 1..MIP_LOWPAN_REASS_TIMEOUT_MS-1"
+#endif
 #if MIP_NETIF_MAX < 1 || MIP_NETIF_MAX > 16
 #error "MIP_NETIF_MAX must be 1..16"
 #endif
@@ -253,6 +477,9 @@
 #endif
 #if MIP_TCP_CHALLENGE_ACK_LIMIT < 1 || MIP_TCP_CHALLENGE_ACK_LIMIT > 255
 #error "MIP_TCP_CHALLENGE_ACK_LIMIT must be 1..255 (a uint8_t count)"
+#endif
+#if MIP_TCP_FIN_WAIT_2_MS > 0x7FFFFFFF
+#error "MIP_TCP_FIN_WAIT_2_MS must be below 2^31 ms (a deadline)"
 #endif
 
 /*

@@ -37,6 +37,8 @@
     X(drop_ipv4_malformed)                                                    \
     X(drop_ipv4_bad_checksum)                                                 \
     X(drop_ipv4_bad_src)        /* broadcast / multicast / loopback source */ \
+    X(drop_ipv4_bad_option)     /* an option's length is 0, 1, missing or past the header */ \
+    X(drop_ipv4_source_route)   /* LSRR / SSRR option (RFC 7126) */          \
     X(drop_ipv4_not_for_us)     /* not ours and not forwarding */             \
     X(drop_ipv4_ttl_expired)                                                  \
     X(drop_ipv6_truncated)                                                    \
@@ -53,7 +55,9 @@
     X(drop_frag_malformed)      /* bad fragment length or offset */           \
     X(drop_frag_overlap)        /* RFC 5722: whole datagram dropped */        \
     X(drop_frag_too_big)        /* larger than MIP_REASS_SIZE */              \
-    X(drop_frag_no_slot)        /* all reassembly slots busy */               \
+    X(drop_frag_no_slot)        /* all reassembly slots busy (receiving) */   \
+    X(drop_frag_src_limit)      /* its source holds MIP_REASS_PER_SRC, all busy */ \
+    X(drop_frag_evicted)        /* idle, its slot went to a new datagram */   \
     X(drop_frag_timeout)        /* incomplete when its timer ran out */       \
     X(drop_icmp_truncated)                                                    \
     X(drop_icmp_bad_checksum)                                                 \
@@ -63,7 +67,8 @@
     X(drop_udp_truncated)                                                     \
     X(drop_udp_bad_checksum)                                                  \
     X(drop_udp_no_port)                                                       \
-    X(drop_neigh_full)          /* neighbor cache had no free entry */        \
+    X(drop_neigh_evicted)       /* queued packet pushed out by a newer resolution */ \
+    X(drop_neigh_rate_limited)  /* resolution not started: MIP_NEIGH_RESOLVE_* spent */ \
     X(drop_neigh_unresolved)    /* queued packet dropped: no answer */        \
     X(drop_neigh_queue_replaced)/* newer packet took the queue slot */        \
     /* 802.15.4 radio netif (netif.h, wire/sixlowpan.h) */                     \
@@ -74,9 +79,14 @@
     X(drop_lowpan_too_big)      /* frame/datagram larger than the link takes */ \
     X(drop_lowpan_frag_duplicate)    /* fragment already received (tolerated) */ \
     X(drop_lowpan_frag_inconsistent) /* overlap / size change: datagram dropped */ \
-    X(drop_lowpan_frag_no_slot) /* all 6LoWPAN reassembly slots busy */      \
+    X(drop_lowpan_frag_no_slot) /* all 6LoWPAN reassembly slots busy (receiving) */ \
+    X(drop_lowpan_frag_src_limit) /* its link source holds its share, all busy */ \
+    X(drop_lowpan_frag_evicted) /* idle, its slot went to a new datagram */   \
     X(drop_lowpan_frag_timeout) /* incomplete when its timer ran out */   \
     X(drop_lowpan_frag_superseded) /* its sender moved on to a new datagram */ \
+    /* SLIP netif (netif.h, wire/slip.h) */                                  \
+    X(drop_slip_too_big)        /* a frame over the MTU */                    \
+    X(drop_slip_bad_escape)     /* ESC followed by other than ESC_END/ESC_ESC */ \
     X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
     X(drop_tx_driver)           /* the driver refused a frame */
 

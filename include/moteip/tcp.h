@@ -8,7 +8,7 @@
  * receive ring's reassembly bitmap (TCPlp's design; no heap anywhere).
  *
  *   active open   mip_tcp_conn_init(c, ...buffers...); mip_tcp_connect(tcp, c, dst, port)
- *   passive open  mip_tcp_listen(tcp, l, port, accept_fn): a SYN is
+ *   passive open  mip_tcp_listen(tcp, l, port, rx_size, accept_fn): a SYN is
  *                 answered from a bounded SYN cache inside struct mip_tcp;
  *                 only when the handshake completes is accept_fn asked for
  *                 a connection struct, so a SYN flood cannot take memory
@@ -52,6 +52,17 @@ struct mip_tcp_conn;
 #ifndef MIP_TCP_SYN_BACKLOG
 #define MIP_TCP_SYN_BACKLOG MIP_PROFILE_DEFAULT(2, 8) /* half-open connections held */
 #endif
+/* SYN cookies (RFC 4987 3.6) when the SYN cache is full: a SYN-ACK that
+ * keeps no state, its ISN a keyed hash of the 4-tuple, the peer's ISN and
+ * a 65.5 s clock, plus an MSS index; the ACK that returns it creates the
+ * connection. Without them a full cache replaces a random entry, and a
+ * flood of spoofed SYNs evicts legitimate half-open connections. Such a
+ * connection has no window scaling, SACK or timestamps (docs/TCP.md).
+ * Cost on Cortex-M0+: see docs/TCP.md "SYN cookies"; RAM 16 B of struct
+ * mip_tcp. */
+#ifndef MIP_TCP_SYN_COOKIES
+#define MIP_TCP_SYN_COOKIES MIP_PROFILE_DEFAULT(0, 1)
+#endif
 #ifndef MIP_TCP_MAX_RETRIES
 #define MIP_TCP_MAX_RETRIES 8u         /* default of struct mip_tcp max_retries */
 #endif
@@ -67,6 +78,11 @@ struct mip_tcp_conn;
 #ifndef MIP_TCP_MSL_MS
 #define MIP_TCP_MSL_MS 30000u          /* TIME_WAIT lasts 2 * MSL */
 #endif
+/* RFC 7323 5.5: after this long without a segment from the peer, TS.Recent
+ * is invalid (the peer's timestamp clock, at most 1 tick per ms, may have
+ * wrapped its sign bit, 24.8 days), and the next segment is accepted
+ * whatever its TSval. 24 days; below 2^31 ms, as every deadline. */
+#define MIP_TCP_PAWS_IDLE_MS (24u * 24u * 3600u * 1000u)
 /* MIP_TCP_DELACK_MS, the RTO minimum and the challenge-ACK limit are in
  * config.h, which checks them against each other. */
 
@@ -91,7 +107,9 @@ enum mip_tcp_error {
     MIP_TCP_ERR_TIMEOUT,      /* retransmissions exhausted */
     MIP_TCP_ERR_KEEPALIVE,    /* keepalive probes unanswered */
     MIP_TCP_ERR_UNREACHABLE,  /* ICMP hard error during the handshake */
-    MIP_TCP_ERR_ABORTED       /* mip_tcp_abort() */
+    MIP_TCP_ERR_ABORTED       /* mip_tcp_abort(), or RST for data the application
+                                 will not read: mip_tcp_close with some unread,
+                                 or new data after it (RFC 1122 4.2.2.13) */
 };
 
 /* What a connection tells its application. Any pointer may be NULL. */
@@ -110,7 +128,19 @@ struct mip_tcp_callbacks {
 /* Per-connection settings: mip_tcp_conn_init fills in the defaults; change
  * c->cfg before connect, or in the accept callback. keepalive_ms may also be
  * set later: the next mip_stack_poll arms the timer (0 stops it at its next
- * deadline, without a probe). */
+ * deadline, without a probe). For a passive open, sack and timestamps are
+ * not the application's to choose: the SYN cache's SYN-ACK agreed to every
+ * option compiled in that the peer's SYN offered, before accept was asked,
+ * and the stack sets both to what was agreed once accept returns (RFC 7323
+ * 3.2: timestamps, once agreed, go on every segment).
+ *
+ * Keepalive probes an idle connection in ESTABLISHED, CLOSE_WAIT and
+ * FIN_WAIT_2: the first probe keepalive_ms after the last segment from the
+ * peer, three more keepalive_ms / 4 apart (at least 500 ms), and the
+ * connection is aborted (MIP_TCP_ERR_KEEPALIVE) when the last goes
+ * unanswered: 2 * keepalive_ms in all for keepalive_ms >= 2 s. Keep it
+ * below MIP_TCP_PAWS_IDLE_MS (24 days): the keepalive exchange is then what
+ * keeps the peer's timestamps fresh. */
 struct mip_tcp_config {
     uint32_t keepalive_ms;    /* 0: off; else idle time before probing */
     uint16_t delack_ms;       /* 0: ACK every segment at once; values above
@@ -135,8 +165,9 @@ struct mip_tcp_config {
  *               removal must end the connections using the address.
  *   rtt_seq     low 16 bits: while it is timed, snd_una <= rtt_seq <
  *               snd_una + 65536 (it lies in the send ring).
- *   sack_recent low 16 bits: it matters while it lies in the receive
- *               window, less than 65536 bytes after rcv_nxt.
+ *   sack_recent low 16 bits (unless MIP_TCP_LARGE_RX): it matters while
+ *               it lies in the receive window, within the ring after
+ *               rcv_nxt.
  *   t_delack    low 16 bits of the deadline; it is armed at most
  *               MIP_TCP_DELACK_MAX_MS ahead (500; config.h refuses more
  *               than 30000), so it is due when (now - t_delack) mod 2^16 <
@@ -166,7 +197,7 @@ struct mip_tcp_conn {
     uint16_t t_delack;                    /* delayed-ACK deadline, low 16 bits (above) */
     uint16_t rtt_seq;                     /* segment being timed (Karn), low 16 bits */
 #if MIP_TCP_SACK
-    uint16_t sack_recent;                 /* seq of the latest out-of-order segment, low 16 bits */
+    mip_tcp_rxsize_t sack_recent;         /* seq of the latest out-of-order segment, low bits */
 #endif
 
     /* sequence space (RFC 9293 3.3.1) */
@@ -208,6 +239,9 @@ struct mip_tcp_listener {
     struct mip_tcp_listener *next;
     mip_tcp_accept_fn accept;
     uint16_t port;
+    /* The receive ring every connection `accept` hands in has at least
+     * (mip_tcp_listen); the SYN-ACK's window and window scale come from it. */
+    mip_tcp_rxsize_t rx_size;
 };
 
 /* The struct of type `type` whose member `member` is at ptr. */
@@ -264,7 +298,18 @@ struct mip_tcp_tw {
     X(syn_cache_evicted) X(accept_refused) X(timewait_evicted)                \
     X(drop_truncated) X(drop_bad_checksum) X(drop_bad_options)                \
     X(drop_no_conn) X(drop_out_of_window) X(drop_paws) X(drop_bad_ack)        \
-    X(drop_syn_in_window) X(drop_rst_out_of_window)
+    X(drop_syn_in_window) X(drop_rst_out_of_window)                           \
+    X(drop_icmp_bad_seq) X(drop_no_timestamp)                                 \
+    MIP_TCP_COOKIE_STATS(X)
+/* cookies_sent: SYN-ACKs with a cookie (the cache was full); accepted: the
+ * ACKs that returned a valid one; rejected: ACKs for a listening port that
+ * match no connection or SYN cache entry, while cookies are in use, and
+ * return no valid cookie (answered with RST, as by a listener). */
+#if MIP_TCP_SYN_COOKIES
+#define MIP_TCP_COOKIE_STATS(X) X(cookies_sent) X(cookies_accepted) X(cookies_rejected)
+#else
+#define MIP_TCP_COOKIE_STATS(X)
+#endif
 
 enum mip_tcp_stat {
 #define MIP_TCP_STAT_ENUM(n) MIP_TCP_STAT_##n,
@@ -289,8 +334,9 @@ struct mip_tcp {
      * from the stack's PRNG in [LIMIT / 2, LIMIT * 3 / 2] (CVE-2016-5696). */
     mip_time_t chack_start;
     uint8_t  chack_left;
-    /* Consecutive retransmission timeouts of a synchronized connection
-     * before it is aborted with MIP_TCP_ERR_TIMEOUT, for every connection
+    /* Consecutive retransmission timeouts (or unanswered zero-window
+     * probes) of a synchronized connection before it is aborted with
+     * MIP_TCP_ERR_TIMEOUT, for every connection
      * of this instance; mip_tcp_init sets MIP_TCP_MAX_RETRIES (8). 255:
      * never give up, the handshake included (SYN, and SYN-ACK from the
      * SYN cache; the RTO backoff stays capped at MIP_TCP_RTO_MAX_MS).
@@ -315,7 +361,10 @@ struct mip_tcp {
     uint8_t (*backlog)(void *ctx, const struct mip_tcp *tcp, const struct mip_tcp_conn *c);
     void    *backlog_ctx;
 #endif
-    uint8_t  secret[16];                  /* ISN / timestamp-offset key */
+#if MIP_TCP_SYN_COOKIES
+    mip_time_t cookie_time;               /* when the latest SYN cookie was sent */
+#endif
+    uint8_t  secret[16];                  /* ISN / timestamp-offset / cookie key */
     struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
     struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];
     uint32_t stat[MIP_TCP_STAT_COUNT];
@@ -336,10 +385,13 @@ void mip_tcp_config_default(struct mip_tcp_config *cfg);
 /* Prepares a connection struct with its memory: a send ring of tx_size
  * bytes, a receive ring of rx_size bytes and its bitmap of
  * (rx_size + 7) / 8 bytes (NULL: out-of-order segments are dropped, the
- * tiny profile's behaviour). Sizes up to 65535. */
+ * tiny profile's behaviour). tx_size up to 65535; rx_size up to
+ * MIP_TCP_RX_SIZE_MAX (65535, or 2^30 - 1 with MIP_TCP_LARGE_RX: a ring
+ * above 64 KB is offered with a window scale, RFC 7323, when the peer
+ * agrees). */
 void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *cb, void *ctx,
                        uint8_t *tx_mem, uint16_t tx_size,
-                       uint8_t *rx_mem, uint8_t *rx_bitmap, uint16_t rx_size);
+                       uint8_t *rx_mem, uint8_t *rx_bitmap, mip_tcp_rxsize_t rx_size);
 
 /* Active open from an ephemeral port. INVALID for a conn in use or a bad
  * address, NOROUTE, NOBUFS (no packet buffer for the SYN). */
@@ -348,9 +400,17 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
 
 /* Passive open. `accept` is called when a handshake completes and returns
  * a connection struct prepared with mip_tcp_conn_init (NULL refuses: the
- * peer gets RST). INUSE when the port is already listened on. */
+ * peer gets RST). The SYN-ACK goes before accept is asked, so the listener
+ * promises the window: every connection accept returns has a receive ring
+ * of at least rx_size bytes (1..MIP_TCP_RX_SIZE_MAX). The SYN-ACK offers
+ * min(rx_size, 65535) bytes (a SYN's window is never scaled) and, when the
+ * peer offers window scaling, the scale rx_size needs; the first ACK after
+ * accept opens the window to the ring (RFC 9293 3.8.6: a window once
+ * offered is never taken back, so a smaller ring would lose data the peer
+ * was allowed to send). INVALID for port 0, rx_size 0 or no accept; INUSE
+ * when the port is already listened on. */
 mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
-                          mip_tcp_accept_fn accept);
+                          mip_tcp_rxsize_t rx_size, mip_tcp_accept_fn accept);
 void mip_tcp_unlisten(struct mip_tcp *tcp, struct mip_tcp_listener *l);
 
 /* Queues up to n bytes; returns how many were taken: 0 when the ring is
@@ -366,9 +426,17 @@ size_t mip_tcp_writable(const struct mip_tcp_conn *c);
 /* True once the peer's FIN was received and every byte before it read. */
 bool mip_tcp_peer_closed(const struct mip_tcp_conn *c);
 
-/* Sends FIN after the queued data; reading goes on (half-close). */
+/* Sends FIN after the queued data; reading goes on (half-close). Once the
+ * FIN is ACKed, FIN_WAIT_2 lasts until the peer's FIN: no timer ends it
+ * but keepalive when on (the application reads, and decides). */
 mip_status mip_tcp_shutdown(struct mip_tcp *tcp, struct mip_tcp_conn *c);
-/* shutdown + the application will read no more. */
+/* shutdown + the application will read no more. Data it will never read
+ * is lost, and the peer is told with RST (RFC 1122 4.2.2.13): when bytes
+ * are still unread at the call, or new ones arrive after it, the
+ * connection is aborted (`error` MIP_TCP_ERR_ABORTED, then `closed`).
+ * Otherwise, once the FIN is ACKed, the peer's FIN is awaited at most
+ * MIP_TCP_FIN_WAIT_2_MS (config.h, 60 s); then RST, MIP_TCP_ERR_TIMEOUT
+ * and `closed`. docs/TCP.md "Liveness": how long every state can last. */
 mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Sends RST and ends the connection now (`closed` follows `error`). */
 void mip_tcp_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c);

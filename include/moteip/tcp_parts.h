@@ -82,16 +82,19 @@ void tcp_rtt_fallback(struct mip_tcp_rtt *r);
 struct mip_tcp_cc {
     uint32_t cwnd;          /* bytes */
     uint32_t ssthresh;      /* bytes */
-    uint32_t recover;       /* RFC 6582 "recover": snd_max when recovery began */
+    uint32_t recover;       /* RFC 6582 "recover": snd_max at the last timeout
+                               or when recovery began */
     uint32_t acked;         /* bytes acked towards the next CA increase */
     uint16_t mss;           /* sender MSS, bytes (the connection's send MSS) */
-    uint8_t  dupacks : 7;   /* duplicate ACKs in a row, saturating at 127 */
+    uint8_t  dupacks : 6;   /* duplicate ACKs in a row, saturating at 63 */
+    uint8_t  timed_out : 1; /* a timeout has set recover (0: holds nothing back) */
     uint8_t  in_recovery : 1;
     uint8_t  cap_segments;  /* 0: no cap; else cwnd <= cap * mss (TSS: 3) */
 };
 
 /* Initial window per RFC 5681 3.1: MSS > 2190: 2 segments, > 1095: 3, else
- * 4 (then the cap); ssthresh 0xFFFFFFFF ("arbitrarily high"); recover 0.
+ * 4 (then the cap); ssthresh 0xFFFFFFFF ("arbitrarily high"); recover 0,
+ * not set by a timeout (timed_out 0).
  * An mss of 0 is taken as 1. All arithmetic saturates at UINT32_MAX.
  * Outside recovery cwnd itself never exceeds a non-zero cap; in recovery it
  * may inflate past it, and tcp_cc_window() applies the cap. */
@@ -108,9 +111,10 @@ void tcp_cc_on_ack(struct mip_tcp_cc *cc, uint32_t acked);
  * in_recovery = 1, and the caller retransmits the first unacknowledged
  * segment (fast retransmit, RFC 5681 3.2 steps 2-3). Later duplicates
  * inflate cwnd by one MSS (RFC 5681 3.2 step 4) and return false.
- * (RFC 6582's check that the ACK "covers more than recover", which stops a
- * second fast retransmit after a timeout, is not made: on_timeout does not
- * learn snd_max to record in recover.) */
+ * Not, once a timeout has set recover (timed_out), when snd_una lies below
+ * it, snd_una < recover <= snd_max: duplicates of the data sent before the
+ * timeout start no fast retransmit (RFC 6582 3.2 step 2, RFC 6675 5.1); an
+ * ACK at recover (or at the end of a later recovery) may. */
 bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
 /* In recovery, an ACK advancing snd_una to `ack` by `acked` bytes, with
  * `flight` = snd_max - snd_una after it (RFC 6582 3.2):
@@ -124,9 +128,10 @@ bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
 bool tcp_cc_on_recovery_ack(struct mip_tcp_cc *cc, uint32_t ack, uint32_t acked,
                             uint32_t flight);
 /* The retransmission timer expired: ssthresh = max(flight / 2, 2 * mss)
- * (RFC 5681 eqn 4), cwnd = mss (the loss window), recovery left, duplicate
- * count cleared. */
-void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight);
+ * (RFC 5681 eqn 4), cwnd = mss (the loss window), recover = snd_max (the
+ * highest sequence number sent, RFC 6582 3.2 step 1) and timed_out = 1,
+ * recovery left, duplicate count cleared. */
+void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
 /* The congestion window in force: cwnd, limited to cap_segments * mss when
  * cap_segments != 0. */
 uint32_t tcp_cc_window(const struct mip_tcp_cc *cc);
@@ -224,6 +229,29 @@ static inline uint16_t tcp_txbuf_free(const struct mip_tcp_txbuf *t) { return (u
 
 /* --- receive ring with in-place reassembly -------------------------------- */
 
+/* Receive rings larger than 65,535 bytes: the only way a window above 64 KB
+ * (RFC 7323 window scaling) can be offered, since the window never exceeds
+ * the ring; useful with MIP_TCP_WSCALE (tcp.h). On by default in the full
+ * profile where size_t has 64 bits (moteip-host, the simulator), off on
+ * microcontrollers, where no ring comes near 64 KB: it widens the ring's
+ * sizes and offsets to 32 bits, +12 B per connection on Cortex-M0+ (208 B,
+ * above the 200 B target) and +10 B on AVR (docs/TCP.md). */
+#ifndef MIP_TCP_LARGE_RX
+#if defined(MOTEIP_PROFILE_TINY) || SIZE_MAX <= 0xFFFFFFFFu
+#define MIP_TCP_LARGE_RX 0
+#else
+#define MIP_TCP_LARGE_RX 1
+#endif
+#endif
+/* A receive ring's size, or an offset or count of bytes in it. */
+#if MIP_TCP_LARGE_RX
+typedef uint32_t mip_tcp_rxsize_t;
+#define MIP_TCP_RX_SIZE_MAX 0x3FFFFFFFu    /* a window of 2^30 - 1: RFC 7323 2.3 */
+#else
+typedef uint16_t mip_tcp_rxsize_t;
+#define MIP_TCP_RX_SIZE_MAX 0xFFFFu
+#endif
+
 /* The window: byte `offset` after rcv_nxt lives at ring position
  * (head + len + offset) % size, for offset < size - len; out-of-order bytes
  * are stored there directly. The bitmap is indexed by absolute ring
@@ -235,25 +263,30 @@ struct mip_tcp_rxbuf {
     uint8_t *buf;       /* application memory, `size` bytes */
     uint8_t *bitmap;    /* application memory, (size + 7) / 8 bytes, or NULL:
                            one bit per ring position, see above */
-    uint16_t size;
-    uint16_t head;      /* first unread in-order byte */
-    uint16_t len;       /* in-order bytes ready for the application */
-    uint16_t ooo_end;   /* window offset just past the highest out-of-order
-                           byte held; 0 when none (so has_ooo needs no scan) */
+    mip_tcp_rxsize_t size;   /* at most MIP_TCP_RX_SIZE_MAX */
+    mip_tcp_rxsize_t head;   /* first unread in-order byte */
+    mip_tcp_rxsize_t len;    /* in-order bytes ready for the application */
+    mip_tcp_rxsize_t ooo_end; /* window offset just past the highest out-of-order
+                                byte held; 0 when none (so has_ooo needs no scan) */
 };
 
 /* Clears the bitmap. mem NULL gives a ring of size 0. */
-void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, uint16_t size);
+void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap,
+                    mip_tcp_rxsize_t size);
 /* Free space: the window to advertise (out-of-order bytes held lie inside
  * it and do not reduce it). */
-static inline uint16_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r) { return (uint16_t)(r->size - r->len); }
+static inline mip_tcp_rxsize_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r)
+{
+    return (mip_tcp_rxsize_t)(r->size - r->len);
+}
 /* Stores n bytes that start `offset` bytes after rcv_nxt (clipped to the
  * space; nothing when offset >= space). The caller trims bytes before
  * rcv_nxt. Bytes already held are rewritten (same data in a correct peer).
  * offset 0 extends the in-order data, then absorbs any out-of-order bytes
  * now contiguous. Returns how far rcv_nxt advances (0 for offset > 0). With
  * no bitmap (tiny profile) out-of-order bytes (offset > 0) are not kept. */
-uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data, size_t n);
+mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data,
+                                 size_t n);
 /* Copies up to n in-order bytes out (out NULL: discards them) and frees
  * their space; returns how many. */
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n);
@@ -281,5 +314,7 @@ struct tcp_tuple {
  * 16) | lport (big-endian) | remote address | rport (big-endian), folded to
  * 32 bits as low half XOR high half; the 4-tuple is k. */
 uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t now);
+/* F of tcp_isn alone (the SYN cookies' hash starts from it). */
+uint32_t tcp_tuple_hash(const uint8_t key[16], const struct tcp_tuple *k);
 
 #endif

@@ -16,7 +16,8 @@ disk; the command line (`moteip --help`) is a thin layer over these calls.
 from __future__ import annotations
 
 import os
-from typing import Any
+import sys
+from typing import Any, Callable
 
 from . import scenario as _scenario
 from .errors import MoteipError, RunError, ScenarioError, UsageError
@@ -29,20 +30,32 @@ from .sweep import Interrupted, aggregate, load_summary, sweep
 __all__ = ["run", "sweep", "plot", "result_metrics", "load_scenario", "load_summary", "aggregate",
            "to_dataframe", "find_simulator", "Scenario", "MoteipError", "UsageError",
            "ScenarioError", "RunError", "Interrupted"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
 
 
 def run(scenario: "str | os.PathLike | dict | Scenario", seed: int | None = None,
         params: dict[str, Any] | None = None, pcap: str | os.PathLike | None = None,
-        trace: str | os.PathLike | None = None, sim: str | os.PathLike | None = None) -> dict:
+        trace: str | os.PathLike | None = None, sim: str | os.PathLike | None = None,
+        strict: bool = False, pcap_node: int | None = None, pcap_view: str | None = None,
+        log: Callable[[str], None] | None = _stderr) -> dict:
     """Runs one scenario (a .toml/.json path, a dict or a Scenario), with
     `params` ({key path: value}) set on top, and returns the simulator's
     result dict (schema: docs/SIMULATOR.md). Raises ScenarioError for a bad
-    scenario, RunError when the simulator fails."""
+    scenario, RunError when the simulator fails. The simulator's warnings
+    (a static route out of radio range) go to `log`; `strict` makes them a
+    ScenarioError. `pcap_node` captures one node's view, `pcap_view` is
+    "radio" or "ip" (docs/SIMULATOR.md, Captures)."""
     sc = _scenario.coerce(scenario)
     simp = find_simulator(build=True) if sim is None else sim
-    _scenario.validate(sc, simp, params or {}, origin="--set")
-    return run_json(sc.to_json(params or {}), seed, simp, pcap=pcap, trace=trace, name=sc.name)
+    for w in _scenario.validate(sc, simp, params or {}, origin="--set", strict=strict):
+        if log is not None:
+            log(f"{w.split(': ', 1)[0]}: {sc.name}: {w.split(': ', 1)[1]}")
+    return run_json(sc.to_json(params or {}), seed, simp, pcap=pcap, trace=trace, name=sc.name,
+                    pcap_node=pcap_node, pcap_view=pcap_view)
 
 
 def to_dataframe(summary: dict):

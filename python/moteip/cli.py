@@ -1,13 +1,17 @@
 """The `moteip` command.
 
-    moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F] [--trace F] [--out F]
-    moteip check SCENARIO [--vary KEY=V1,V2,...]...
-    moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--runs N] [--seed N] [--out DIR]
-                          [--jobs N] [--dask ADDR|local] [--metric M]... [--progress|--no-progress]
+    moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F [--pcap-node N]
+                        [--pcap-view radio|ip]] [--trace F] [--out F] [--strict]
+    moteip check SCENARIO [--vary KEY=V1,V2,...]... [--strict]
+    moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--set KEY=VALUE]... [--runs N] [--seed N]
+                          [--out DIR] [--jobs N] [--dask ADDR|local] [--metric M]...
+                          [--progress|--no-progress] [--strict]
     moteip metrics RESULTS
     moteip plot RESULTS --x KEY --y METRIC [--hue KEY] [--where KEY=V]... [--out F] [--logx] [--logy]
+                        [--xlabel T] [--ylabel T] [--title T]
     moteip reproduce NAME [--runs N] [--jobs N] [--dask ADDR|local] [--out DIR]
     moteip reproduce --list
+    moteip view RUN_OR_SWEEP [--run ID] [--out FILE.html] [--port N] [--no-browser]
 
 Exit status: 0 success; 1 a run or the build failed; 2 bad input (scenario,
 option, key, results path: the message names it); 130 interrupted (a sweep
@@ -23,7 +27,7 @@ import sys
 from . import __version__, experiments
 from . import run as api_run
 from .errors import MoteipError, UsageError
-from .plot import plot
+from .plot import default_name, plot
 from .report import run_table, sweep_table
 from .scenario import canonical_key, load, parse_value, parse_vary, validate
 from .simulator import find_simulator
@@ -56,16 +60,46 @@ def _varies(specs: list[str]) -> dict:
     return out
 
 
+def _writable(path: str | None, opt: str) -> None:
+    """Creates the directory of an output file and checks the file can be
+    written, so a bad path is a usage error naming the option, before the run."""
+    if path is None:
+        return
+    p = pathlib.Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(f"{opt} {path}: cannot write: a part of {p.parent} is not a directory") from None
+    except OSError as e:
+        raise UsageError(f"{opt} {path}: cannot write: {e.strerror or e}") from None
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as e:
+        raise UsageError(f"{opt} {path}: cannot write: {e.strerror or e}") from None
+
+
+def _warn(msg: str) -> None:
+    _err(msg)
+
+
 def cmd_run(a) -> int:
     sc = load(a.scenario)
     params = dict(_assignment(s, "--set") for s in a.set)
+    if a.pcap is None and (a.pcap_node is not None or a.pcap_view is not None):
+        raise UsageError("--pcap-node and --pcap-view need --pcap FILE")
+    _writable(a.pcap, "--pcap")
+    _writable(a.trace, "--trace")
     result = api_run(sc, seed=a.seed, params=params, pcap=a.pcap, trace=a.trace,
-                     sim=find_simulator(build=True, log=_log))
+                     sim=find_simulator(build=True, log=_log), strict=a.strict,
+                     pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn)
     # the seed the run used: --seed, else the scenario's (also when set with --set seed=N)
     out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
         f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
+    # what was run, beside the result: `moteip view` runs it again for a trace
+    out.with_name(out.stem + ".scenario.json").write_text(sc.to_json(params, "--set") + "\n")
     print(f"{sc.name}: seed {result.get('seed')}")
     print(run_table(result))
     print(f"\nresult: {out}" + (f"\npcap: {a.pcap}" if a.pcap else "") + (f"\ntrace: {a.trace}" if a.trace else ""))
@@ -81,15 +115,17 @@ def cmd_check(a) -> int:
 
     points = plan(sc, vary)
     for p in points:
-        validate(sc, sim, p.params)
+        for w in validate(sc, sim, p.params, strict=a.strict):
+            _warn(f"{w.split(': ', 1)[0]}: {sc.name}: {w.split(': ', 1)[1]}")
     print(f"{sc.name}: ok ({len(points)} point{'s' if len(points) != 1 else ''})")
     return 0
 
 
 def cmd_sweep(a) -> int:
     sc = load(a.scenario)
+    params = dict(_assignment(s, "--set") for s in a.set)
     res = sweep(sc, vary=_varies(a.vary), runs=a.runs, seed=a.seed, out=a.out, dask=a.dask,
-                jobs=a.jobs, progress=a.progress, log=_log)
+                jobs=a.jobs, progress=a.progress, log=_log, params=params, strict=a.strict)
     metrics = [canonical_key(m) for m in a.metric] or None
     print(sweep_table(res["summary"], metrics))
     out = pathlib.Path(res["out"])
@@ -108,7 +144,11 @@ def cmd_metrics(a) -> int:
 def cmd_plot(a) -> int:
     s = load_summary(a.results)
     where = dict(_assignment(w, "--where") for w in a.where)
-    path = plot(s, a.x, a.y, hue=a.hue, where=where, out=a.out, logx=a.logx, logy=a.logy)
+    # beside the sweep unless told otherwise
+    res = pathlib.Path(a.results)
+    out = a.out or (res if res.is_dir() else res.parent) / default_name(a.x, a.y)
+    path = plot(s, a.x, a.y, hue=a.hue, where=where, out=out, logx=a.logx, logy=a.logy,
+                xlabel=a.xlabel, ylabel=a.ylabel, title=a.title)
     print(path)
     return 0
 
@@ -126,6 +166,27 @@ def cmd_reproduce(a) -> int:
     return 0
 
 
+def cmd_view(a) -> int:
+    from . import viewer
+
+    files = viewer.locate(a.path, run=a.run, log=_log)
+    data = viewer.build(files)
+    for n in data["notes"]:
+        _log(f"view: {n}")
+    if a.out:
+        print(viewer.write(data, a.out))
+        return 0
+
+    def ready(url: str) -> None:
+        print(f"moteip view: {url} (Ctrl-C stops)", flush=True)
+        if not a.no_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+    viewer.serve(data, files.pcap, port=a.port, ready=ready)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="moteip", description="Run moteip-sim scenarios, sweeps, "
                                 "plots and registered experiments.")
@@ -138,13 +199,20 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="set a scenario key, e.g. medium.ber=1e-4 (repeatable)")
     r.add_argument("--pcap", metavar="FILE", help="write every frame to a pcap file")
+    r.add_argument("--pcap-node", type=_nonneg, metavar="N",
+                   help="capture node N's own interface instead of the whole medium")
+    r.add_argument("--pcap-view", choices=["radio", "ip"],
+                   help="802.15.4 frames, or IP datagrams (link mode raw; its default)")
     r.add_argument("--trace", metavar="FILE", help="write a JSON-lines event trace")
     r.add_argument("--out", metavar="FILE", help="result JSON (default out/STEM/run-seedN.json)")
+    r.add_argument("--strict", action="store_true",
+                   help="warnings (a static route out of radio range) are errors: exit 2")
     r.set_defaults(fn=cmd_run)
 
     c = sub.add_parser("check", help="validate a scenario (and every point of its sweep)")
     c.add_argument("scenario", metavar="SCENARIO")
     c.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...")
+    c.add_argument("--strict", action="store_true", help="warnings are errors: exit 2")
     c.set_defaults(fn=cmd_check)
 
     def progress_opts(q):
@@ -159,6 +227,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="values of a key (repeatable; A..B is an integer range); "
                         "added to the scenario's [sweep].vary")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="set a scenario key for every point, e.g. medium.ber=1e-4 (repeatable)")
     s.add_argument("--runs", type=_positive, help="seeds per point (default [sweep].runs, else 10)")
     s.add_argument("--seed", type=_nonneg, help="first seed (default: the scenario's, else 1)")
     s.add_argument("--out", metavar="DIR", help="sweep directory (default out/STEM)")
@@ -167,6 +237,8 @@ def parser() -> argparse.ArgumentParser:
                    "'local' for a LocalCluster")
     s.add_argument("--metric", action="append", default=[], metavar="M",
                    help="a column of the printed table (repeatable; default: main flow metrics)")
+    s.add_argument("--strict", action="store_true",
+                   help="warnings (a static route out of radio range) are errors: exit 2")
     progress_opts(s)
     s.set_defaults(fn=cmd_sweep)
 
@@ -181,9 +253,13 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--hue", metavar="KEY", help="one line per value of this varied key")
     pl.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                     help="keep only the points with this value (repeatable)")
-    pl.add_argument("--out", metavar="FILE", help="PNG path (default METRIC-vs-KEY.png)")
+    pl.add_argument("--out", metavar="FILE",
+                    help="PNG path (default METRIC-vs-KEY.png in the sweep's directory)")
     pl.add_argument("--logx", action="store_true")
     pl.add_argument("--logy", action="store_true")
+    pl.add_argument("--xlabel", metavar="TEXT", help="x axis label (default: the key's words and unit)")
+    pl.add_argument("--ylabel", metavar="TEXT", help="y axis label (default: the metric's words and unit)")
+    pl.add_argument("--title", metavar="TEXT", help="plot title")
     pl.set_defaults(fn=cmd_plot)
 
     rp = sub.add_parser("reproduce", help="run a registered experiment beside its published numbers")
@@ -195,6 +271,16 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", metavar="DIR", help="default out/NAME")
     progress_opts(rp)
     rp.set_defaults(fn=cmd_reproduce)
+
+    v = sub.add_parser("view", help="see a run in the browser: network, frames per node, "
+                       "decoded headers, counters and energy")
+    v.add_argument("path", metavar="RUN_OR_SWEEP",
+                   help="a run's result JSON (or its directory), a sweep directory, or a trace (.jsonl)")
+    v.add_argument("--run", metavar="ID-sSEED", help="which run of a sweep (default: the first)")
+    v.add_argument("--out", metavar="FILE.html", help="write one self-contained HTML file instead of serving")
+    v.add_argument("--port", type=_nonneg, default=0, help="port on 127.0.0.1 (default: a free one)")
+    v.add_argument("--no-browser", action="store_true", help="print the address, do not open a browser")
+    v.set_defaults(fn=cmd_view)
     return p
 
 

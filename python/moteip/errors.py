@@ -28,3 +28,13 @@ class RunError(MoteipError):
     """The simulator could not be built, or a run failed."""
 
     exit_status = 1
+
+
+class MissingExtra(RunError):
+    """An optional dependency is not installed: the message says which extra
+    of the package brings it (`pip install 'moteip[plot]'`)."""
+
+    def __init__(self, extra: str, module: str, what: str | None = None):
+        super().__init__(f"{what or extra} needs {module}, which is not installed: "
+                         f"pip install 'moteip[{extra}]'")
+        self.extra, self.module = extra, module

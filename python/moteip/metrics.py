@@ -91,3 +91,111 @@ def from_result(result: dict) -> dict[str, float]:
 def resolve(name: str) -> str:
     """The canonical spelling of a metric name typed by a user."""
     return canonical_key(name)
+
+
+# --- labels: what a metric or key means, with its unit ---------------------------------
+#
+# By the last part of the name (after the last dot), so flows[2].goodput_bps and
+# nodes.sum.energy_j find theirs; a name not listed is labelled from its unit
+# suffix (_s, _ms, _bps, ...) or left as it is.
+
+#: last part of a metric or key -> (words, unit or "")
+LABELS: dict[str, tuple[str, str]] = {
+    # flows
+    "goodput_bps": ("goodput", "b/s"),
+    "completion_time_s": ("completion time", "s"),
+    "complete": ("complete (share of runs)", ""),
+    "bytes_delivered": ("bytes delivered", "B"),
+    "bytes_sent": ("bytes sent", "B"),
+    "e2e_retransmissions": ("end-to-end retransmissions", "segments"),
+    "rto_timeouts": ("retransmission timeouts", ""),
+    "segments_sent": ("segments sent", ""),
+    "delivery_ratio": ("delivery ratio", ""),
+    "loss_ratio": ("loss ratio", ""),
+    "latency_mean_ms": ("mean latency", "ms"),
+    "latency_max_ms": ("max. latency", "ms"),
+    "received": ("received", ""),
+    "sent": ("sent", ""),
+    "hops": ("hops", ""),
+    "srtt_ms": ("smoothed RTT", "ms"),
+    "rtt_ms": ("round-trip time", "ms"),
+    # nodes and totals
+    "energy_j": ("energy", "J"),
+    "duty_cycle": ("radio duty cycle", ""),
+    "radio_on_s": ("radio-on time", "s"),
+    "tx_s": ("time transmitting", "s"),
+    "rx_s": ("time receiving", "s"),
+    "listen_s": ("time listening", "s"),
+    "sleep_s": ("time asleep", "s"),
+    "frames_tx": ("frames sent", ""),
+    "frames_rx": ("frames received", ""),
+    "frames_collided": ("frames collided", ""),
+    "frames_corrupted": ("frames corrupted", ""),
+    "link_retries": ("link retries", ""),
+    "link_noack": ("frames without a link ACK", ""),
+    "tcp_data_frames_tx": ("TCP data frames sent", ""),
+    "tcp_ack_frames_tx": ("TCP ACK frames sent", ""),
+    "sim_time_s": ("simulated time", "s"),
+    "events": ("events", ""),
+    # scenario keys (x axes)
+    "ber": ("bit error rate", ""),
+    "nodes": ("nodes", ""),
+    "spacing_m": ("node spacing", "m"),
+    "range_m": ("radio range", "m"),
+    "interference_range_m": ("interference range", "m"),
+    "retry_delay_max_us": ("max. delay before a link retry", "µs"),
+    "max_retries": ("link retries allowed", ""),
+    "payload_bytes": ("payload", "B"),
+    "interval_s": ("report interval", "s"),
+    "bytes": ("bytes to send", "B"),
+    "mss": ("MSS", "B"),
+    "rx_buffer": ("receive buffer", "B"),
+    "tx_buffer": ("send buffer", "B"),
+    "profile": ("profile", ""),
+    "seed": ("seed", ""),
+}
+
+#: unit suffixes of names not in LABELS
+SUFFIX_UNITS = (("_bps", "b/s"), ("_ms", "ms"), ("_us", "µs"), ("_s", "s"), ("_m", "m"),
+                ("_j", "J"), ("_bytes", "B"), ("_dbm", "dBm"), ("_db", "dB"), ("_ma", "mA"))
+
+
+def _words_unit(last: str) -> tuple[str, str]:
+    if last in LABELS:
+        return LABELS[last]
+    for suffix, u in SUFFIX_UNITS:
+        if last.endswith(suffix):
+            return last[: -len(suffix)].replace("_", " "), u
+    return last.replace("_", " "), ""
+
+
+def label(name: str) -> str:
+    """An axis label for a metric or scenario key: what it is, where it comes from
+    and its unit. "flows[0].goodput_bps" -> "flows[0] goodput [b/s]",
+    "nodes.sum.frames_tx" -> "frames sent, sum over nodes", "medium.ber" ->
+    "bit error rate (medium.ber)"."""
+    name = canonical_key(name)
+    parts = name.split(".")
+    stat = None
+    if len(parts) > 1 and parts[-1] in ("mean", "min", "max", "samples"):
+        stat, parts = parts[-1], parts[:-1]
+    words, unit = _words_unit(parts[-1])
+    if stat == "samples":
+        words, unit = f"{words} samples", ""
+    elif stat:
+        words = f"{stat} {words}"
+    prefix = parts[:-1]
+    if prefix and prefix[0].startswith("flows[") and len(prefix) == 1:
+        text = f"{prefix[0]} {words}"
+    elif prefix[:1] == ["nodes"] and len(prefix) >= 2:
+        sub = " ".join(prefix[2:]).upper()
+        text = f"{sub + ' ' if sub else ''}{words}, {prefix[1]} over nodes"
+    elif prefix == ["totals"]:
+        text = f"total {words}"
+    elif prefix:
+        text = f"{words} ({name})"
+    else:
+        text = words
+    if unit:
+        text += f" [{unit}]"
+    return text

@@ -1,12 +1,14 @@
 """PNG plots of sweep summaries: a metric against a varied key, one line per
-value of a second key, error bars from the 95 % confidence intervals."""
+value of a second key, error bars from the 95 % confidence intervals. Axis
+labels say what a metric or key is and its unit (metrics.label)."""
 from __future__ import annotations
 
 import json
 import os
 import pathlib
 
-from .errors import UsageError
+from .errors import MissingExtra, UsageError
+from .metrics import label as metric_label
 from .scenario import canonical_key
 
 
@@ -31,14 +33,37 @@ def _select(summary: dict, x: str, hue: str | None, where: dict | None) -> list[
     return points
 
 
+def default_name(x: str, y: str) -> str:
+    """METRIC-vs-KEY.png, without the brackets shells glob."""
+    y, x = canonical_key(y), canonical_key(x)
+    return f"{y.replace('[', '').replace(']', '')}-vs-{x.replace('[', '').replace(']', '')}.png"
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or MissingExtra: for experiments'
+    own figures (experiments/tss.py and others)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingExtra("plot", "matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | None = None,
          out: str | os.PathLike | None = None, logx: bool = False, logy: bool = False,
          title: str | None = None, reference: dict | None = None,
          ylabel: str | None = None, xlabel: str | None = None,
          reference_label: str = "published / analytic") -> pathlib.Path:
-    """Writes a PNG and returns its path. `reference` ({x value: y}) adds a
-    dashed line of published or analytic values."""
-    import matplotlib
+    """Writes a PNG and returns its path (default: METRIC-vs-KEY.png in the
+    current directory; the command line puts it in the sweep's directory).
+    `reference` ({x value: y}) adds a dashed line of published or analytic
+    values. Labels default to the metric's and key's words and units."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingExtra("plot", "matplotlib") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -90,16 +115,16 @@ def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | No
                       **({"linthresh": min(v for v in xs_all if v > 0)} if numeric and min(xs_all) <= 0 else {}))
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel(xlabel or x)
-    ax.set_ylabel(ylabel or y)
+    ax.set_xlabel(xlabel or metric_label(x))
+    ax.set_ylabel(ylabel or metric_label(y))
     n = {p["runs"] for p in points}
-    ax.set_title(title or f"{summary.get('name') or summary.get('scenario', '')}: {y} "
+    ax.set_title(title or f"{summary.get('name') or summary.get('scenario', '')}: {metric_label(y)} "
                  f"({'/'.join(str(v) for v in sorted(n))} runs, 95 % CI)", fontsize=10)
     ax.grid(True, alpha=0.3)
     if hue or reference:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    path = pathlib.Path(out) if out else pathlib.Path(f"{y.replace('[', '').replace(']', '')}-vs-{x}.png")
+    path = pathlib.Path(out) if out else pathlib.Path(default_name(x, y))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)

@@ -32,7 +32,13 @@ def run_table(result: dict) -> str:
     rows = []
     for f in result.get("flows", []):
         t = f.get("type")
-        if t == "tcp":
+        timed = t == "tcp" and not f.get("bytes_expected")   # duration_s: no byte count to reach
+        if timed:
+            what = (f"{num(f.get('bytes_delivered'))} B of {num(f.get('bytes_sent'))} sent"
+                    f"{' intact' if f.get('integrity_ok') else ' CORRUPT'} (timed), "
+                    f"{num(f.get('goodput_bps'))} b/s, {num(f.get('e2e_retransmissions'))} retx, "
+                    f"{num(f.get('rto_timeouts'))} RTOs")
+        elif t == "tcp":
             what = (f"{num(f.get('bytes_delivered'))}/{num(f.get('bytes_expected'))} B"
                     f"{' intact' if f.get('integrity_ok') else ' CORRUPT'}, "
                     f"{num(f.get('goodput_bps'))} b/s, {num(f.get('e2e_retransmissions'))} retx, "
@@ -47,7 +53,7 @@ def run_table(result: dict) -> str:
             what = json.dumps(f)
         done = f.get("complete")
         rows.append([str(f.get("id")), t, f"{f.get('src')} -> {f.get('dst')}", num(f.get("hops")),
-                     "-" if done is None else ("yes" if done else "no"), what])
+                     "-" if done is None or timed else ("yes" if done else "no"), what])
     text = render(["flow", "type", "path", "hops", "done", "result"], rows, right={3})
     tot = result.get("totals", {})
     text += (f"\n\n{result.get('nodes')} nodes, {num(result.get('sim_time_s'))} s simulated, "

@@ -288,11 +288,12 @@ def coerce(scenario: "Scenario | dict | str | os.PathLike") -> Scenario:
 
 
 def validate(sc: Scenario, sim, params: dict[str, Any] | None = None,
-             origin: str = "--vary") -> None:
+             origin: str = "--vary", strict: bool = False) -> list[str]:
     """Validates the scenario (with sweep parameters applied) with the
     simulator's loader; the error names the sweep parameters that were set.
     `origin` is where the parameters came from: "--vary" (a sweep) or
-    "--set" (a single run)."""
+    "--set" (a single run). Returns the simulator's warnings ("warning:
+    ..."), which `strict` turns into a ScenarioError."""
     from .simulator import check
 
     params = params or {}
@@ -300,7 +301,7 @@ def validate(sc: Scenario, sim, params: dict[str, Any] | None = None,
     try:
         for k, v in params.items():  # NaN, dates: as for a TOML value, not a JSON syntax error
             _check_json_values(v, parse_key(k), sc.name)
-        check(text, sc.name, sim)
+        return check(text, sc.name, sim, strict)
     except ScenarioError as e:
         if params:
             shown = ", ".join(f"{k} = {json.dumps(v)}" for k, v in params.items())

@@ -8,7 +8,11 @@ Where the binary comes from, in order:
    Ninja like `scripts/test.sh` does and brought up to date with
    `cmake --build` (a no-op taking a fraction of a second when nothing
    changed);
-3. `moteip-sim` on the PATH.
+3. `moteip-sim` on the PATH;
+4. an installed package (`pip install ./python`) used from inside a moteip
+   checkout: that checkout's `build/moteip-sim` if it was built.
+
+Otherwise a one-line message says how to get one.
 
 A run hands the simulator a scenario as JSON text, and gets its result as a
 dict. The JSON goes through a temporary file because the simulator reads a
@@ -33,8 +37,27 @@ _CMAKE_ARGS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DMOTEIP_PRO
                "-DMOTEIP_SANITIZE=OFF", "-DMOTEIP_FUZZ=OFF", "-DMOTEIP_TESTS=ON"]
 
 
+def _is_checkout(root: pathlib.Path) -> bool:
+    return (root / "CMakeLists.txt").is_file() and (root / "sim" / "main.c").is_file()
+
+
 def _in_checkout() -> bool:
-    return (REPO_ROOT / "CMakeLists.txt").is_file() and (REPO_ROOT / "sim").is_dir()
+    return _is_checkout(REPO_ROOT)
+
+
+def _enclosing_checkout() -> pathlib.Path | None:
+    """The moteip checkout the current directory is in, if any."""
+    here = pathlib.Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if _is_checkout(d):
+            return d
+    return None
+
+
+#: The message when there is no simulator at all (an installed package).
+NOT_FOUND = ("moteip-sim not found: set MOTEIP_SIM=/path/to/moteip-sim or put it on the PATH "
+             "(build it in a moteip checkout: cmake -S . -B build -G Ninja && "
+             "cmake --build build --target moteip-sim)")
 
 
 def build_dir() -> pathlib.Path:
@@ -64,7 +87,10 @@ def find_simulator(build: bool = True, log=None) -> pathlib.Path:
     found = shutil.which("moteip-sim")
     if found:
         return pathlib.Path(found)
-    raise RunError("moteip-sim not found: set MOTEIP_SIM to its path or put it on the PATH")
+    root = _enclosing_checkout()
+    if root is not None and (root / "build" / "moteip-sim").is_file():
+        return root / "build" / "moteip-sim"
+    raise RunError(NOT_FOUND)
 
 
 def _build(bdir: pathlib.Path, log) -> None:
@@ -112,25 +138,43 @@ def _clean_message(stderr: str, tmp: str, name: str) -> str:
     return "\n".join(lines)
 
 
-def check(scenario_json: str, name: str, sim: pathlib.Path) -> None:
+WARNING = "warning: "
+
+
+def check(scenario_json: str, name: str, sim: pathlib.Path, strict: bool = False) -> list[str]:
     """Validates a scenario with the simulator's own loader (`--check`):
     the one definition of the schema. Raises ScenarioError naming `name` and
-    the key."""
+    the key. Returns the simulator's warnings (e.g. a static route out of
+    radio range), each "warning: ..."; with `strict` they are a
+    ScenarioError."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="moteip-") as f:
         f.write(scenario_json)
         f.flush()
-        p = _run(sim, f.name, ["--check"], 60)
+        p = _run(sim, f.name, ["--check"] + (["--strict"] if strict else []), 60)
         if p.returncode == 2:
             raise ScenarioError(_clean_message(p.stderr, f.name, name))
         if p.returncode != 0:
             raise RunError(f"moteip-sim --check failed (exit {p.returncode}): "
                            f"{_clean_message(p.stderr, f.name, name)}")
+        return [line for line in _clean_message(p.stderr, f.name, name).splitlines()
+                if line.startswith(WARNING)]
+
+
+def _seed_of(scenario_json: str) -> int:
+    """The seed a run without --seed uses: the scenario's, else 1 (sim/scenario.c)."""
+    try:
+        s = json.loads(scenario_json).get("seed", 1)
+    except (json.JSONDecodeError, AttributeError):
+        return 1
+    return s if isinstance(s, int) and not isinstance(s, bool) else 1
 
 
 def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike | None = None,
              pcap: str | os.PathLike | None = None, trace: str | os.PathLike | None = None,
-             name: str = "scenario", timeout: float | None = None) -> dict:
+             name: str = "scenario", timeout: float | None = None,
+             pcap_node: int | None = None, pcap_view: str | None = None) -> dict:
     """Runs one scenario (JSON text) and returns the simulator's result.
+    `pcap_node` / `pcap_view` are moteip-sim's --pcap-node / --pcap-view.
 
     Also the task a Dask worker runs: when `sim` is not a file on this
     machine, the worker finds its own (`find_simulator(build=False)`)."""
@@ -142,6 +186,10 @@ def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike
         args += ["--seed", str(seed)]
     if pcap is not None:
         args += ["--pcap", str(pcap)]
+        if pcap_node is not None:
+            args += ["--pcap-node", str(pcap_node)]
+        if pcap_view is not None:
+            args += ["--pcap-view", pcap_view]
     if trace is not None:
         args += ["--trace", str(trace)]
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="moteip-") as f:
@@ -152,7 +200,8 @@ def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike
             raise ScenarioError(_clean_message(p.stderr, f.name, name))
         if p.returncode != 0:
             why = f"signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
-            raise RunError(f"moteip-sim failed on {name} (seed {seed}, {why}): "
+            used = seed if seed is not None else _seed_of(scenario_json)
+            raise RunError(f"moteip-sim failed on {name} (seed {used}, {why}): "
                            f"{_clean_message(p.stderr, f.name, name)}")
     try:
         return json.loads(p.stdout)

@@ -23,6 +23,7 @@ every point (common random numbers), seeds are `seed`, `seed`+1, ...
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -37,7 +38,7 @@ from typing import Any, Callable
 
 from . import metrics as metrics_mod
 from . import scenario as scenario_mod
-from .errors import RunError, UsageError
+from .errors import MissingExtra, RunError, UsageError
 from .progress import Progress
 from .simulator import find_simulator, run_json
 from .stats import summarize
@@ -164,7 +165,7 @@ def _run_dask(tasks: list[Task], sim: pathlib.Path, name: str, address: str, job
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise RunError("--dask needs the dask.distributed package: pip install 'dask[distributed]'") from None
+        raise MissingExtra("dask", "dask.distributed", "--dask") from None
     cluster = None
     try:
         if address == "local":
@@ -208,7 +209,8 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
           dask: str | None = None, jobs: int | None = None,
           metrics_fn: Callable[[dict, dict], dict] | None = None,
           progress: bool | None = None, log: Callable[[str], None] | None = _stderr,
-          sim: str | os.PathLike | None = None) -> dict:
+          sim: str | os.PathLike | None = None, params: dict[str, Any] | None = None,
+          strict: bool = False) -> dict:
     """Runs a sweep and returns {"out": dir, "summary": ..., "runs": [records]}.
 
     scenario   a path (.toml/.json), a dict or a Scenario
@@ -220,6 +222,10 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     jobs       parallel runs (default: the number of CPUs)
     metrics_fn (result, params) -> extra metrics of a run
     progress   a progress bar (None: only when stderr is a terminal)
+    params     {key: value} set on the scenario for every point (`--set`);
+               a varied key overrides it
+    strict     the simulator's warnings (a static route out of radio range)
+               are errors; otherwise each distinct one is logged once
     """
     log = log or (lambda m: None)
     sc = scenario_mod.coerce(scenario)
@@ -242,16 +248,25 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     outdir = pathlib.Path(out) if out is not None else pathlib.Path("out") / sc.stem
     simp = pathlib.Path(sim) if sim is not None else find_simulator(build=True, log=log)
 
+    fixed = {scenario_mod.canonical_key(k): v for k, v in (params or {}).items()}
+    if fixed:
+        scenario_mod.validate(sc, simp, fixed, origin="--set", strict=strict)
+        sc = dataclasses.replace(sc, data=sc.with_params(fixed, "--set"))
     sim_id = simulator_id(simp)
     points = plan(sc, merged, sim_id)
+    warned: set[str] = set()
     for p in points:  # every point is checked before anything runs
-        scenario_mod.validate(sc, simp, p.params)
+        for w in scenario_mod.validate(sc, simp, p.params, strict=strict):
+            if w not in warned:
+                warned.add(w)
+                log(f"{w.split(': ', 1)[0]}: {sc.name}: {w.split(': ', 1)[1]}"
+                    + (f" (with {_params_text(p.params)})" if p.params else ""))
     seeds = list(range(first, first + nruns))
 
     for sub in ("runs", "results", "scenarios"):
         (outdir / sub).mkdir(parents=True, exist_ok=True)
     manifest = {"scenario": sc.name, "description": sc.description, "name": sc.data.get("name", ""),
-                "simulator": {"path": str(simp), "sha256_16": sim_id},
+                "simulator": {"path": str(simp), "sha256_16": sim_id}, "set": fixed,
                 "vary": merged, "seeds": seeds, "table": sc.sweep.table,
                 "points": [{"id": p.id, "params": p.params} for p in points]}
     write_json_atomic(outdir / "sweep.json", manifest)

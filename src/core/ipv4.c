@@ -97,6 +97,27 @@ void ipv4_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
         STAT(s, drop_ipv4_bad_src);
         return;
     }
+    if (h.hdr_len > MIP_IPV4_HDR_LEN) {
+        uint8_t at = 0;
+        st = mip_ipv4_options_check(pkt, h.hdr_len, &at);
+        /* RFC 7126 4.3, 4.4: source-routed datagrams are dropped, silently
+         * (an error would only reflect spoofed traffic). */
+        if (st == MIP_ERR_UNSUPPORTED) {
+            STAT(s, drop_ipv4_source_route);
+            return;
+        }
+        /* RFC 791 / RFC 1122 3.2.2.5: a header we cannot process is
+         * dropped, and a host SHOULD say so with a Parameter Problem
+         * pointing at the bad octet (subject to the rules and the rate
+         * limit of every ICMP error; never for a link broadcast). */
+        if (st != MIP_OK) {
+            STAT(s, drop_ipv4_bad_option);
+            if (!link_bcast)
+                icmpv4_send_error(s, MIP_ICMPV4_PARAM_PROBLEM, 0, (uint32_t)at << 24, pkt,
+                                  h.hdr_len, pkt + h.hdr_len, (size_t)h.total_len - h.hdr_len);
+            return;
+        }
+    }
     mip_addr_set4(&dst, h.dst);
     /* netif_accepts4 leaves bcast set when it says no: a unicast to an
      * address of another netif is not a broadcast. */

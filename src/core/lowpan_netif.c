@@ -245,43 +245,115 @@ static void key_of(const struct mip_802154_addr *a, uint8_t key[8])
         memcpy(key, a->ext, 8);
 }
 
-static struct mip_lowpan_reass_slot *slot_find(struct mip_stack *s, uint8_t netif,
-                                               const struct mip_802154_addr *src, uint16_t tag)
+/* Who sent a fragment, and to which of our link addresses (frame_for_us
+ * let only broadcast, our short and our extended address through, so the
+ * destination's mode and short address tell them apart). */
+struct frag_key {
+    uint8_t  netif;
+    uint8_t  src_mode;
+    uint8_t  src[8];
+    uint8_t  dst_mode;
+    uint16_t dst_short;
+};
+
+static void frag_key_of(uint8_t netif, const struct mip_802154_hdr *h, struct frag_key *k)
 {
-    uint8_t key[8];
+    k->netif = netif;
+    k->src_mode = h->src.mode;
+    key_of(&h->src, k->src);
+    k->dst_mode = h->dst.mode;
+    k->dst_short = h->dst.mode == MIP_802154_ADDR_SHORT ? h->dst.short_addr : 0u;
+}
+
+static bool same_sender(const struct mip_lowpan_reass_slot *r, const struct frag_key *k)
+{
+    return r->used && r->netif == k->netif && r->src_mode == k->src_mode &&
+           memcmp(r->src, k->src, 8) == 0;
+}
+
+/* RFC 4944 s.5.3: a datagram is known by its link source, link
+ * destination, tag and size; a size that differs under the same other
+ * three is handled by the caller. */
+static struct mip_lowpan_reass_slot *slot_find(struct mip_stack *s, const struct frag_key *k,
+                                               uint16_t tag)
+{
     unsigned i;
-    key_of(src, key);
     for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
         struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
-        if (r->used && r->netif == netif && r->tag == tag && r->src_mode == src->mode &&
-            memcmp(r->src, key, 8) == 0)
+        if (same_sender(r, k) && r->tag == tag && r->dst_mode == k->dst_mode &&
+            r->dst_short == k->dst_short)
             return r;
     }
     return NULL;
 }
 
-static struct mip_lowpan_reass_slot *slot_new(struct mip_stack *s, uint8_t netif,
-                                              const struct mip_802154_addr *src,
-                                              const struct mip_lowpan_frag *f)
+/* The slot a new datagram may take (reass.h): a free one while its sender
+ * holds fewer than MIP_LOWPAN_REASS_PER_SRC; else its sender's own older
+ * datagram (superseded, see below); else the longest idle of the slots it
+ * may take over (its sender's at the share, any when all are used), once
+ * idle MIP_LOWPAN_REASS_PROTECT_MS. NULL, counted, when none qualifies. */
+static struct mip_lowpan_reass_slot *slot_for(struct mip_stack *s, const struct frag_key *k,
+                                              uint16_t tag)
 {
-    unsigned i;
+    struct mip_lowpan_reass_slot *free_slot = NULL, *own = NULL, *any = NULL, *victim;
+    unsigned i, mine = 0;
     for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
         struct mip_lowpan_reass_slot *r = &s->lowpan_reass[i];
-        if (r->used)
+        if (!r->used) {
+            if (free_slot == NULL)
+                free_slot = r;
             continue;
-        r->used = 1;
-        r->netif = netif;
-        r->link_mcast = 0;
-        r->src_mode = src->mode;
-        key_of(src, r->src);
-        r->tag = f->tag;
-        r->size = f->size;
-        r->received = 0;
-        r->deadline = s->now + MIP_LOWPAN_REASS_TIMEOUT_MS;
-        memset(r->bitmap, 0, sizeof(r->bitmap));
-        return r;
+        }
+        if (same_sender(r, k)) {
+            mine++;
+            if (own == NULL || mip_time_before(r->last, own->last))
+                own = r;
+        }
+        if (any == NULL || mip_time_before(r->last, any->last))
+            any = r;
     }
-    return NULL;
+    if (free_slot != NULL && mine < MIP_LOWPAN_REASS_PER_SRC)
+        return free_slot;
+    /* Our senders (and Contiki's) send the fragments of one datagram back
+     * to back and the MAC delivers in order, so an older incomplete
+     * datagram from the same neighbour will not complete any more: give
+     * its slot to the new one rather than letting one lost fragment block
+     * later datagrams. Only a newer tag supersedes (tags count up), and
+     * never a datagram being delivered (complete). */
+    if (own != NULL && (int16_t)(uint16_t)(tag - own->tag) > 0 && own->received != own->size) {
+        STAT(s, drop_lowpan_frag_superseded);
+        return own;
+    }
+    victim = mine >= MIP_LOWPAN_REASS_PER_SRC ? own : any;
+    if (!mip_time_reached(s->now, victim->last + MIP_LOWPAN_REASS_PROTECT_MS)) {
+        if (mine >= MIP_LOWPAN_REASS_PER_SRC)
+            STAT(s, drop_lowpan_frag_src_limit);
+        else
+            STAT(s, drop_lowpan_frag_no_slot);
+        return NULL;
+    }
+    STAT(s, drop_lowpan_frag_evicted);
+    return victim;
+}
+
+static struct mip_lowpan_reass_slot *slot_new(struct mip_stack *s, const struct frag_key *k,
+                                              const struct mip_lowpan_frag *f)
+{
+    struct mip_lowpan_reass_slot *r = slot_for(s, k, f->tag);
+    if (r == NULL)
+        return NULL;
+    r->used = 1;
+    r->netif = k->netif;
+    r->src_mode = k->src_mode;
+    memcpy(r->src, k->src, 8);
+    r->dst_mode = k->dst_mode;
+    r->dst_short = k->dst_short;
+    r->tag = f->tag;
+    r->size = f->size;
+    r->received = 0;
+    r->deadline = s->now + MIP_LOWPAN_REASS_TIMEOUT_MS;
+    memset(r->bitmap, 0, sizeof(r->bitmap));
+    return r;
 }
 
 static bool block_is_set(const struct mip_lowpan_reass_slot *r, uint16_t b)
@@ -299,14 +371,16 @@ struct frag_piece {
     size_t len;
 };
 
-static void frag_add(struct mip_stack *s, struct mip_netif *nif,
-                     const struct mip_802154_addr *src, const struct mip_lowpan_frag *f,
-                     const struct frag_piece *pc, bool bcast)
+static void frag_add(struct mip_stack *s, struct mip_netif *nif, const struct mip_802154_hdr *h,
+                     const struct mip_lowpan_frag *f, const struct frag_piece *pc)
 {
-    struct mip_lowpan_reass_slot *r = slot_find(s, nif->index, src, f->tag);
+    struct frag_key k;
+    struct mip_lowpan_reass_slot *r;
     uint16_t end = (uint16_t)(pc->off + pc->hdr_len + pc->len);
     uint16_t b, first = (uint16_t)(pc->off / 8u), last = (uint16_t)((end + 7u) / 8u), set = 0;
 
+    frag_key_of(nif->index, h, &k);
+    r = slot_find(s, &k, f->tag);
     if (r != NULL && r->size != f->size) {
         /* A new datagram under the old one's tag (RFC 4944 s.5.3): the old
          * one can no longer complete. */
@@ -314,33 +388,8 @@ static void frag_add(struct mip_stack *s, struct mip_netif *nif,
         STAT(s, drop_lowpan_frag_inconsistent);
         r = NULL;
     }
-    if (r == NULL && (r = slot_new(s, nif->index, src, f)) == NULL) {
-        /* No slot free. Our senders (and Contiki's) send the fragments of
-         * one datagram back to back and the MAC delivers in order, so an
-         * older, incomplete datagram from the same neighbour will not
-         * complete any more: give its slot to the new one rather than
-         * letting one lost fragment block later datagrams until the
-         * timeout. Only a newer tag supersedes, so with interleaved
-         * datagrams and no free slot the newer one completes. */
-        uint8_t key[8];
-        unsigned i;
-        key_of(src, key);
-        for (i = 0; i < MIP_LOWPAN_REASS_SLOTS; i++) {
-            struct mip_lowpan_reass_slot *o = &s->lowpan_reass[i];
-            if (o->used && o->netif == nif->index && o->src_mode == src->mode &&
-                memcmp(o->src, key, 8) == 0 &&
-                (int16_t)(uint16_t)(f->tag - o->tag) > 0) {   /* tags count up */
-                o->used = 0;
-                STAT(s, drop_lowpan_frag_superseded);
-                break;
-            }
-        }
-        r = slot_new(s, nif->index, src, f);
-    }
-    if (r == NULL) {
-        STAT(s, drop_lowpan_frag_no_slot);
-        return;
-    }
+    if (r == NULL && (r = slot_new(s, &k, f)) == NULL)
+        return;   /* counted by slot_for */
     for (b = first; b < last; b++)
         if (block_is_set(r, b))
             set++;
@@ -358,19 +407,19 @@ static void frag_add(struct mip_stack *s, struct mip_netif *nif,
     for (b = first; b < last; b++)
         r->bitmap[b / 8u] |= (uint8_t)(1u << (b % 8u));
     r->received = (uint16_t)(r->received + (end - pc->off));
-    if (bcast)
-        r->link_mcast = 1;
+    r->last = s->now;
     if (r->received != r->size)
         return;
     STAT(s, lowpan_reassembled);
     /* The slot stays used during delivery: data[] is the datagram, and an
-     * input nested in a callback must not take the slot over. */
-    ipv6_input(s, nif, r->data, r->size, r->link_mcast != 0u);
+     * input nested in a callback must not take the slot over (it is
+     * complete and has just received, so slot_for passes it by). */
+    ipv6_input(s, nif, r->data, r->size, is_bcast(&h->dst));
     r->used = 0;
 }
 
 static void frag_input(struct mip_stack *s, struct mip_netif *nif,
-                       const struct mip_802154_hdr *h, const uint8_t *pl, size_t n, bool bcast)
+                       const struct mip_802154_hdr *h, const uint8_t *pl, size_t n)
 {
     struct mip_lowpan_frag f;
     struct mip_lowpan_env env;
@@ -433,7 +482,7 @@ static void frag_input(struct mip_stack *s, struct mip_netif *nif,
         STAT(s, drop_lowpan_malformed);
         return;
     }
-    frag_add(s, nif, &h->src, &f, &pc, bcast);
+    frag_add(s, nif, h, &f, &pc);
 }
 
 uint32_t lowpan_poll(struct mip_stack *s, mip_time_t now)
@@ -494,7 +543,7 @@ static void iphc_input(struct mip_stack *s, struct mip_netif *nif,
     }
     case MIP_LOWPAN_D_FRAG1:
     case MIP_LOWPAN_D_FRAGN:
-        frag_input(s, nif, h, pl, n, bcast);
+        frag_input(s, nif, h, pl, n);
         return;
     default:
         STAT(s, drop_lowpan_unsupported);

@@ -19,6 +19,12 @@ void reass_free(struct mip_reass_slot *slot)
     slot->used = 0;
 }
 
+static bool same_source(const struct mip_reass_slot *r, const struct mip_reass_frag *f)
+{
+    return r->used && r->family == f->family &&
+           memcmp(r->src, f->src, mip_addr_len(f->family)) == 0;
+}
+
 static struct mip_reass_slot *reass_find(struct mip_stack *s, const struct mip_reass_frag *f)
 {
     size_t alen = mip_addr_len(f->family);
@@ -27,40 +33,75 @@ static struct mip_reass_slot *reass_find(struct mip_stack *s, const struct mip_r
         struct mip_reass_slot *r = &s->reass[i];
         /* IPv4 keys on the protocol too (RFC 791); IPv6 only on the
          * addresses and identification (RFC 8200 4.5). */
-        if (r->used && r->family == f->family && r->id == f->id &&
+        if (same_source(r, f) && r->id == f->id &&
             (f->family != MIP_AF_INET || r->proto == f->proto) &&
-            memcmp(r->src, f->src, alen) == 0 && memcmp(r->dst, f->dst, alen) == 0)
+            memcmp(r->dst, f->dst, alen) == 0)
             return r;
     }
     return NULL;
 }
 
+/* The slot a new datagram may take (reass.h): a free one while its source
+ * holds fewer than MIP_REASS_PER_SRC; else the longest idle of the slots it
+ * may take over (its source's own at the share, any when all are used),
+ * once that one has been idle MIP_REASS_PROTECT_MS. NULL, counted, when
+ * every candidate is still receiving. */
+static struct mip_reass_slot *reass_slot_for(struct mip_stack *s,
+                                             const struct mip_reass_frag *f)
+{
+    struct mip_reass_slot *free_slot = NULL, *own = NULL, *any = NULL, *victim;
+    unsigned i, mine = 0;
+    for (i = 0; i < MIP_REASS_SLOTS; i++) {
+        struct mip_reass_slot *r = &s->reass[i];
+        if (!r->used) {
+            if (free_slot == NULL)
+                free_slot = r;
+            continue;
+        }
+        if (same_source(r, f)) {
+            mine++;
+            if (own == NULL || mip_time_before(r->last, own->last))
+                own = r;
+        }
+        if (any == NULL || mip_time_before(r->last, any->last))
+            any = r;
+    }
+    victim = mine >= MIP_REASS_PER_SRC ? own : free_slot != NULL ? free_slot : any;
+    if (victim->used) {
+        if (!mip_time_reached(s->now, victim->last + MIP_REASS_PROTECT_MS)) {
+            if (mine >= MIP_REASS_PER_SRC)
+                STAT(s, drop_frag_src_limit);
+            else
+                STAT(s, drop_frag_no_slot);
+            return NULL;
+        }
+        STAT(s, drop_frag_evicted);
+    }
+    return victim;
+}
+
 static struct mip_reass_slot *reass_new(struct mip_stack *s, const struct mip_reass_frag *f)
 {
     size_t alen = mip_addr_len(f->family);
-    unsigned i;
-    for (i = 0; i < MIP_REASS_SLOTS; i++) {
-        struct mip_reass_slot *r = &s->reass[i];
-        if (r->used)
-            continue;
-        r->used = 1;
-        r->family = f->family;
-        r->proto = f->proto;
-        r->netif = f->netif;
-        r->have_first = 0;
-        r->group = 0;
-        r->hdr_len = 0;
-        r->id = f->id;
-        r->total = 0;
-        r->deadline = s->now + MIP_REASS_TIMEOUT_MS;
-        memset(r->src, 0, sizeof(r->src));
-        memset(r->dst, 0, sizeof(r->dst));
-        memcpy(r->src, f->src, alen);
-        memcpy(r->dst, f->dst, alen);
-        memset(r->bitmap, 0, sizeof(r->bitmap));
-        return r;
-    }
-    return NULL;
+    struct mip_reass_slot *r = reass_slot_for(s, f);
+    if (r == NULL)
+        return NULL;
+    r->used = 1;
+    r->family = f->family;
+    r->proto = f->proto;
+    r->netif = f->netif;
+    r->have_first = 0;
+    r->group = 0;
+    r->hdr_len = 0;
+    r->id = f->id;
+    r->total = 0;
+    r->deadline = s->now + MIP_REASS_TIMEOUT_MS;
+    memset(r->src, 0, sizeof(r->src));
+    memset(r->dst, 0, sizeof(r->dst));
+    memcpy(r->src, f->src, alen);
+    memcpy(r->dst, f->dst, alen);
+    memset(r->bitmap, 0, sizeof(r->bitmap));
+    return r;
 }
 
 /* Drops the whole datagram in r and counts why. */
@@ -96,11 +137,9 @@ struct mip_reass_slot *reass_add(struct mip_stack *s, const struct mip_reass_fra
     r = reass_find(s, f);
     if (end > MIP_REASS_SIZE)
         return reass_discard(s, r, MIP_STAT_drop_frag_too_big);
-    if (r == NULL) {
-        r = reass_new(s, f);
-        if (r == NULL)
-            return reass_discard(s, NULL, MIP_STAT_drop_frag_no_slot);
-    }
+    if (r == NULL && (r = reass_new(s, f)) == NULL)
+        return NULL;   /* counted by reass_slot_for */
+    r->last = s->now;
     /* The end of the datagram is fixed by the last fragment; anything that
      * contradicts it is inconsistent and ends the datagram. */
     if (!f->more) {

@@ -13,8 +13,6 @@
  *             -> own CCAs -> copy, gap, copy, ... until ACK or the train's
  *             limit.
  */
-#include <string.h>
-
 #include "mac_rdc.h"
 
 #if MIP_RDC_HAS_CONTIKIMAC
@@ -52,15 +50,6 @@ static uint32_t airtime(const struct mip_mac *m, size_t len_no_fcs)
 static uint32_t check_us(const struct mip_rdc_config *p)
 {
     return (uint32_t)p->cca_count * p->cca_on_us + (uint32_t)(p->cca_count - 1u) * p->cca_gap_us;
-}
-
-static bool addr_eq(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
-{
-    if (a->mode != b->mode)
-        return false;
-    if (a->mode == MIP_802154_ADDR_SHORT)
-        return a->short_addr == b->short_addr;
-    return a->mode != MIP_802154_ADDR_EXT || memcmp(a->ext, b->ext, 8) == 0;
 }
 
 /* Moves cm.cycle to the start of the wake-up interval holding now. The RDC
@@ -249,7 +238,7 @@ static struct mip_rdc_phase *phase_find(struct mip_mac *m, const struct mip_8021
     struct mip_contikimac *c = cm(m);
     unsigned i;
     for (i = 0; i < MIP_RDC_PHASES; i++)
-        if (c->phase[i].valid && addr_eq(&c->phase[i].addr, a))
+        if (c->phase[i].valid && mip_mac_addr_equal(&c->phase[i].addr, a))
             return &c->phase[i];
     return NULL;
 }
@@ -336,7 +325,7 @@ static void mark_burst(struct mip_mac *m, struct mip_mac_qframe *q)
         return;
     next = &m->q[(m->q_head + 1u) % MIP_MAC_QUEUE];
     if (mip_ieee802154_parse(next->data, next->len, &h, &hl) == MIP_OK &&
-        h.ack_request && addr_eq(&h.dst, &cm(m)->dst))
+        h.ack_request && mip_mac_addr_equal(&h.dst, &cm(m)->dst))
         q->data[0] |= FCF_FRAME_PENDING;
 }
 
@@ -453,7 +442,7 @@ static void send(struct mip_mac *m)
     c->dst = h.dst;
     if (m->ack_wanted) {
         mark_burst(m, q);
-        if (c->burst_tx && addr_eq(&c->burst_dst, &c->dst) &&
+        if (c->burst_tx && mip_mac_addr_equal(&c->burst_dst, &c->dst) &&
             mip_utime_before(m->now, c->burst_until)) {
             c->awake = true;
             count(m, MIP_MAC_STAT_rdc_bursts);

@@ -168,11 +168,11 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
 {
     if (m == NULL || cfg == NULL || radio == NULL || (seed == NULL && seed_len != 0u))
         return MIP_ERR_INVALID;
-    if (!config_ok(cfg, radio) || cfg->rdc.kind >= RDC_KINDS)
+    if (!config_ok(cfg, radio))
         return MIP_ERR_INVALID;
-    if (mac_rdcs[cfg->rdc.kind] == NULL)
+    if (cfg->rdc.kind < RDC_KINDS && mac_rdcs[cfg->rdc.kind] == NULL)
         return MIP_ERR_UNSUPPORTED;       /* left out of this build */
-    if (mac_rdcs[cfg->rdc.kind]()->check(cfg) != MIP_RDC_OK)
+    if (mip_mac_rdc_check(cfg) != MIP_RDC_OK)
         return MIP_ERR_INVALID;
     memset(m, 0, sizeof(*m));
     m->cfg = *cfg;
@@ -360,7 +360,7 @@ void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
 
 /* --- receiving ----------------------------------------------------------- */
 
-static bool addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
+bool mip_mac_addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b)
 {
     if (a->mode != b->mode)
         return false;
@@ -393,7 +393,7 @@ static bool duplicate(struct mip_mac *m, const struct mip_802154_hdr *h)
         return false;
     for (i = 0; i < MIP_MAC_DUP_ENTRIES; i++) {
         d = &m->dup[i];
-        if (d->used && addr_equal(&d->src, &h->src)) {
+        if (d->used && mip_mac_addr_equal(&d->src, &h->src)) {
             if (d->seq == h->seq)
                 return true;
             d->seq = h->seq;

@@ -105,6 +105,8 @@ bool mip_mac_radio_needed(const struct mip_mac *m);
 /* The head frame of the queue (valid while q_count > 0). */
 struct mip_mac_qframe *mip_mac_head(struct mip_mac *m);
 #endif
+/* Two 802.15.4 addresses are the same (mode and value). */
+bool mip_mac_addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b);
 /* NullRDC's `sent`, for RDCs that send some attempts the plain way (its
  * `send` is mip_mac_transmit, its `ack_timeout` mip_mac_noack). */
 void mip_rdc_sent_plain(struct mip_mac *m);

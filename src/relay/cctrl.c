@@ -386,4 +386,21 @@ uint32_t cctrl_poll(struct mip_relay *r, uint32_t now)
     return next;
 }
 
+static void overheard(struct mip_relay *r, uint8_t netif, const uint8_t *frame, size_t len)
+{
+    (void)netif;
+    (void)frame;
+    (void)len;
+    cctrl_overheard_frame(r, r->now);
+}
+
+static unsigned events(const struct mip_relay_config *c)
+{
+    return RLY_EV_OVERHEARD | (c->cc_link || c->ack_repair ? RLY_EV_LINK : 0u);
+}
+
+const struct rly_ops rly_cctrl_ops = {
+    events, cctrl_forward, NULL, NULL, cctrl_link_status, overheard, cctrl_poll
+};
+
 #endif /* MIP_CONF_FORWARD */

@@ -492,4 +492,20 @@ uint32_t dtc_poll(struct mip_relay *r, uint32_t now)
     return next;
 }
 
+static enum mip_fwd_verdict local_out(struct mip_relay *r, const struct rly_seg *seg,
+                                      const uint8_t *pkt)
+{
+    dtc_local_out(r, seg, pkt);
+    return MIP_FWD_PASS;                /* own segments go on unchanged */
+}
+
+static unsigned events(const struct mip_relay_config *c)
+{
+    return RLY_EV_LINK | (c->dtc_endpoints ? RLY_EV_LOCAL : 0u);
+}
+
+const struct rly_ops rly_dtc_ops = {
+    events, dtc_forward, local_out, dtc_local_in, dtc_link_status, NULL, dtc_poll
+};
+
 #endif /* MIP_CONF_FORWARD */

@@ -1,8 +1,12 @@
 /*
- * Internal interfaces between the files of src/relay: the core (relay.c:
- * parsing, flow table, slots, history, RTT arithmetic, the ACK builder,
- * sending) and the mechanisms (tss.c, dtc.c, cctrl.c). Not part of the
- * public API.
+ * Internal interfaces between the files of src/relay, three levels:
+ *   core.c     services: parsing, flow table, slots, history, RTT
+ *              arithmetic, the ACK builder, sending;
+ *   tss.c dtc.c cctrl.c   the mechanisms, built on the services, each
+ *              exported as one table of operations (struct rly_ops);
+ *   relay.c    the public entry points, which pick the table of the
+ *              configured mode and call it.
+ * Calls go down only. Not part of the public API.
  */
 #ifndef MOTEIP_RELAY_INTERNAL_H
 #define MOTEIP_RELAY_INTERNAL_H
@@ -131,6 +135,46 @@ bool rly_next_hop_is_dst(const struct mip_relay *r, const struct mip_addr *dst);
 
 /* Sends a datagram as it is (mip_ip_send_raw); counts a refusal. */
 mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len);
+
+/* The start of the datagram a frame carries (a frame heard or sent), parsed
+ * as far as it goes, and the frame's link source (may be NULL). */
+mip_status rly_peek_seg(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
+                        size_t len, struct rly_seg *seg, struct mip_802154_addr *link_src);
+
+/* --- the mechanisms' tables --------------------------------------------- */
+
+/* Entry points a mechanism wants besides forwarding, for a configuration
+ * (bits of rly_ops.events). */
+#define RLY_EV_LOCAL     1u   /* this node's own datagrams, out and in */
+#define RLY_EV_LINK      2u   /* the link layer's report on each frame sent */
+#define RLY_EV_OVERHEARD 4u   /* frames heard addressed to other nodes */
+
+struct rly_ops {
+    unsigned (*events)(const struct mip_relay_config *c);
+    /* A datagram on the forward path (parsed into seg): PASS, TAKEN, DROP. */
+    enum mip_fwd_verdict (*forward)(struct mip_relay *r, const struct rly_seg *seg,
+                                    const uint8_t *pkt);
+    /* RLY_EV_LOCAL: own datagram leaving (PASS or TAKEN) / delivered here. */
+    enum mip_fwd_verdict (*local_out)(struct mip_relay *r, const struct rly_seg *seg,
+                                      const uint8_t *pkt);
+    void (*local_in)(struct mip_relay *r, const struct rly_seg *seg);
+    /* RLY_EV_LINK: a frame sent carried seg; ok when it was link-ACKed. */
+    void (*link_status)(struct mip_relay *r, const struct rly_seg *seg, bool ok);
+    /* RLY_EV_OVERHEARD: the frame as heard. */
+    void (*overheard)(struct mip_relay *r, uint8_t netif, const uint8_t *frame, size_t len);
+    /* Timers due at now; ms to the next one or MIP_POLL_IDLE. */
+    uint32_t (*poll)(struct mip_relay *r, uint32_t now);
+};
+
+#if MIP_RELAY_HAS_TSS
+extern const struct rly_ops rly_tss_ops;
+#endif
+#if MIP_RELAY_HAS_DTC
+extern const struct rly_ops rly_dtc_ops;
+#endif
+#if MIP_RELAY_HAS_CCTRL
+extern const struct rly_ops rly_cctrl_ops;
+#endif
 
 /* --- TSS (tss.c) ------------------------------------------------------- */
 enum mip_fwd_verdict tss_forward(struct mip_relay *r, const struct rly_seg *seg,

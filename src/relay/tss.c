@@ -31,6 +31,8 @@
 #if MIP_CONF_FORWARD && MIP_RELAY_HAS_TSS
 
 #include <string.h>
+#include "moteip/netif.h"
+#include "moteip/route.h"
 #include "moteip/wire/tcp.h"
 
 static uint32_t seg_end(const struct rly_seg *seg)
@@ -600,5 +602,50 @@ uint32_t tss_poll(struct mip_relay *r, uint32_t now)
     }
     return next;
 }
+
+/* True when the frame's MAC source is the link address this node would
+ * send seg's datagram to (its next hop towards seg's IP destination) on
+ * radio netif `netif`. */
+static bool from_next_hop(const struct mip_relay *r, uint8_t netif, const struct rly_seg *seg,
+                          const struct mip_802154_addr *link_src)
+{
+    struct mip_addr nexthop;
+    struct mip_802154_addr want;
+    uint8_t idx;
+    if (mip_route_lookup(r->stack, &seg->dst, &idx, &nexthop) != MIP_OK || idx != netif)
+        return false;
+    if (mip_lowpan_link_addr_of(r->stack, netif, &nexthop, &want) != MIP_OK)
+        return false;
+    if (want.mode != link_src->mode)
+        return false;
+    if (want.mode == MIP_802154_ADDR_SHORT)
+        return want.short_addr == link_src->short_addr &&
+               want.short_addr != MIP_802154_BROADCAST;
+    if (want.mode == MIP_802154_ADDR_EXT)
+        return memcmp(want.ext, link_src->ext, 8) == 0;
+    return false;
+}
+
+static void overheard_frame(struct mip_relay *r, uint8_t netif, const uint8_t *frame, size_t len)
+{
+    struct mip_802154_addr link_src;
+    struct rly_seg seg;
+
+    if (rly_peek_seg(r, netif, frame, len, &seg, &link_src) != MIP_OK)
+        return;
+    if (!from_next_hop(r, netif, &seg, &link_src))
+        return;
+    tss_overheard(r, &seg);
+}
+
+static unsigned events(const struct mip_relay_config *c)
+{
+    (void)c;
+    return RLY_EV_LOCAL | RLY_EV_OVERHEARD;
+}
+
+const struct rly_ops rly_tss_ops = {
+    events, tss_forward, tss_local_out, tss_local_in, NULL, overheard_frame, tss_poll
+};
 
 #endif /* MIP_CONF_FORWARD */

@@ -52,6 +52,7 @@ void tcp_cc_init(struct mip_tcp_cc *cc, uint16_t mss, uint8_t cap_segments)
     cc->recover = 0;
     cc->acked = 0;
     cc->dupacks = 0;
+    cc->timed_out = 0;
     cc->in_recovery = 0;
 }
 
@@ -83,9 +84,15 @@ bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max)
         cc->cwnd = sat_add(cc->cwnd, cc->mss);
         return false;
     }
-    if (cc->dupacks < 127u)
+    if (cc->dupacks < 63u)
         cc->dupacks++;
     if (cc->dupacks != 3u)
+        return false;
+    /* RFC 6582 3.2 step 2: not when the ACK lies below recover as a
+     * timeout set it (duplicates of the data sent before it; RFC 6675 5.1
+     * likewise). snd_una = snd_max - flight; a recover outside
+     * (snd_una, snd_max] holds nothing back. */
+    if (cc->timed_out && cc->recover - (snd_max - flight) - 1u < flight)
         return false;
     /* RFC 5681 3.2 steps 2-3 with RFC 6582's recover: fast retransmit,
      * then fast recovery. */
@@ -122,9 +129,11 @@ bool tcp_cc_on_recovery_ack(struct mip_tcp_cc *cc, uint32_t ack, uint32_t acked,
     return true;
 }
 
-void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight)
+void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max)
 {
     cc->ssthresh = half_flight(cc, flight);
+    cc->recover = snd_max;
+    cc->timed_out = 1;
     cc->cwnd = cc->mss;         /* loss window: one segment */
     cc->in_recovery = 0;
     cc->dupacks = 0;

@@ -23,7 +23,7 @@ static size_t put_addr(uint8_t *p, const struct mip_addr *a)
     return n;
 }
 
-uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t now)
+uint32_t tcp_tuple_hash(const uint8_t key[16], const struct tcp_tuple *k)
 {
     uint8_t msg[1 + 16 + 2 + 16 + 2];
     size_t n = 1;
@@ -39,5 +39,10 @@ uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t no
     }
 
     h = mip_siphash24(key, msg, n);
-    return (uint32_t)now * ISN_TICKS_PER_MS + ((uint32_t)h ^ (uint32_t)(h >> 32));
+    return (uint32_t)h ^ (uint32_t)(h >> 32);
+}
+
+uint32_t tcp_isn(const uint8_t key[16], const struct tcp_tuple *k, mip_time_t now)
+{
+    return (uint32_t)now * ISN_TICKS_PER_MS + tcp_tuple_hash(key, k);
 }

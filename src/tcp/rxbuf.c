@@ -15,7 +15,7 @@
 #include "moteip/tcp_parts.h"
 #include "moteip/wire/tcp.h"
 
-void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, uint16_t size)
+void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, mip_tcp_rxsize_t size)
 {
     r->buf = mem;
     r->bitmap = bitmap;
@@ -122,11 +122,12 @@ static void win_copy_in(struct mip_tcp_rxbuf *r, uint32_t off, const uint8_t *da
     memcpy(r->buf, data + first, n - first);
 }
 
-uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data, size_t n)
+mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data,
+                                 size_t n)
 {
     uint32_t space = tcp_rxbuf_space(r);
     uint32_t cnt, run;
-    uint16_t before = r->len;
+    mip_tcp_rxsize_t before = r->len;
 
     if (offset >= space || n == 0)
         return 0;
@@ -138,24 +139,24 @@ uint16_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t
 
     win_copy_in(r, offset, data, cnt);
     if (r->bitmap == NULL) {            /* offset == 0 */
-        r->len = (uint16_t)(r->len + cnt);
-        return (uint16_t)cnt;
+        r->len = (mip_tcp_rxsize_t)(r->len + cnt);
+        return (mip_tcp_rxsize_t)cnt;
     }
     if (offset > 0) {
         win_fill(r, offset, cnt, true);
         if (offset + cnt > r->ooo_end)
-            r->ooo_end = (uint16_t)(offset + cnt);
+            r->ooo_end = (mip_tcp_rxsize_t)(offset + cnt);
         return 0;
     }
     /* In order: the new bytes may overwrite out-of-order copies of the
      * same bytes; then every out-of-order byte now contiguous joins too. */
     run = win_scan(r, cnt, space, false);   /* end of the contiguous run */
     win_fill(r, 0, run, false);
-    r->len = (uint16_t)(r->len + run);
+    r->len = (mip_tcp_rxsize_t)(r->len + run);
     /* Window offsets count from the in-order end, which moved by `run`;
      * past the old highest out-of-order byte nothing is held any more. */
-    r->ooo_end = r->ooo_end > run ? (uint16_t)(r->ooo_end - run) : 0u;
-    return (uint16_t)(r->len - before);
+    r->ooo_end = r->ooo_end > run ? (mip_tcp_rxsize_t)(r->ooo_end - run) : 0u;
+    return (mip_tcp_rxsize_t)(r->len - before);
 }
 
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n)
@@ -176,8 +177,8 @@ size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n)
     first = (uint32_t)r->head + (uint32_t)n;
     if (first >= r->size)
         first -= r->size;
-    r->head = (uint16_t)first;
-    r->len = (uint16_t)(r->len - n);
+    r->head = (mip_tcp_rxsize_t)first;
+    r->len = (mip_tcp_rxsize_t)(r->len - n);
     return n;
 }
 

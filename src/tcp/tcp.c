@@ -18,6 +18,9 @@ mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s)
     tcp->max_retries = MIP_TCP_MAX_RETRIES;
     /* The first challenge ACK starts a window (and draws its budget). */
     tcp->chack_start = s->now - MIP_TCP_CHALLENGE_ACK_WINDOW_MS;
+#if MIP_TCP_SYN_COOKIES
+    tcp->cookie_time = s->now - TCP_COOKIE_LIFE_MS;   /* none sent */
+#endif
     st = mip_ip_register_proto(s, MIP_IPPROTO_TCP, tcp_input, tcp_icmp_error, tcp);
     if (st != MIP_OK)
         return st;
@@ -43,7 +46,7 @@ void mip_tcp_config_default(struct mip_tcp_config *cfg)
 
 void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *cb, void *ctx,
                        uint8_t *tx_mem, uint16_t tx_size,
-                       uint8_t *rx_mem, uint8_t *rx_bitmap, uint16_t rx_size)
+                       uint8_t *rx_mem, uint8_t *rx_bitmap, mip_tcp_rxsize_t rx_size)
 {
     memset(c, 0, sizeof(*c));
     c->cb = cb;
@@ -205,21 +208,17 @@ uint8_t tcp_conn_netif(const struct mip_addr *remote, uint8_t netif)
            (remote->bytes[1] & 0xC0) == 0x80 ? netif : MIP_NETIF_ANY;
 }
 
-static uint8_t wscale_for(uint16_t rx_size)
+#if MIP_TCP_LARGE_RX
+uint8_t tcp_wscale_for(mip_tcp_rxsize_t rx_size)
 {
-#if MIP_TCP_WSCALE
+    /* The smallest shift that fits the ring in the 16-bit window field
+     * (before 2026-11-25 the size came in as a uint16_t: always 0). */
     uint8_t shift = 0;
-    uint32_t size = rx_size;
-    while (size > 0xFFFFu && shift < 14u) {
-        size >>= 1;
+    while ((rx_size >> shift) > 0xFFFFu && shift < 14u)
         shift++;
-    }
     return shift;
-#else
-    (void)rx_size;
-    return 0;
-#endif
 }
+#endif
 
 mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
                            const struct mip_addr *dst, uint16_t port)
@@ -262,7 +261,7 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
     c->netif = tcp_conn_netif(dst, c->netif);
     c->iss = tcp_isn(tcp->secret, &k, s->now);    /* k.lport is c->lport */
     c->snd_una = c->snd_nxt = c->snd_max = c->iss;
-    c->rcv_wscale = wscale_for(c->rx.size);
+    c->rcv_wscale = tcp_wscale_for(c->rx.size);
     tcp_rtt_init(&c->rtt);
     tcp_cc_init(&c->cc, mss, c->cfg.cwnd_cap);
 #if MIP_TCP_TIMESTAMPS
@@ -278,15 +277,20 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
 }
 
 mip_status mip_tcp_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
-                          mip_tcp_accept_fn accept)
+                          mip_tcp_rxsize_t rx_size, mip_tcp_accept_fn accept)
 {
     struct mip_tcp_listener *it;
-    if (port == 0 || accept == NULL)
+    if (port == 0 || accept == NULL || rx_size == 0)
         return MIP_ERR_INVALID;
+#if MIP_TCP_LARGE_RX
+    if (rx_size > MIP_TCP_RX_SIZE_MAX)
+        return MIP_ERR_INVALID;
+#endif
     for (it = tcp->listeners; it != NULL; it = it->next)
         if (it->port == port || it == l)
             return MIP_ERR_INUSE;
     l->port = port;
+    l->rx_size = rx_size;
     l->accept = accept;
     l->next = tcp->listeners;
     tcp->listeners = l;
@@ -383,8 +387,13 @@ mip_status mip_tcp_close(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     if (c->state == MIP_TCP_CLOSED)
         return MIP_ERR_INVALID;
+    /* Unread data is lost: the peer learns it from a RST, not a FIN
+     * (RFC 1122 4.2.2.13, RFC 9293 3.6; as Linux does). */
+    if (c->rx.len != 0) {
+        tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
+        return MIP_OK;
+    }
     c->flags |= TCPF_NO_READ;
-    (void)tcp_rxbuf_read(&c->rx, NULL, c->rx.len);    /* discards what is unread */
     return mip_tcp_shutdown(tcp, c);
 }
 

@@ -3,6 +3,7 @@
 #include "tcp_internal.h"
 #include "moteip/wire/ipv4.h"
 #include "moteip/wire/checksum.h"
+#include "moteip/wire/bytes.h"
 #include <string.h>
 
 /* A received segment, parsed once. */
@@ -156,9 +157,20 @@ static bool timewait_input(struct mip_tcp *tcp, struct mip_tcp_tw *t, const stru
         t->used = 0;
         return false;
     }
-    /* Retransmitted FIN or stray segment: ACK it and restart 2MSL. */
-    if (in->h.flags & MIP_TCP_FIN)
-        t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+    /* RFC 9293 3.10.7.4: an acceptable segment with nothing in it (a
+     * duplicate ACK) needs no answer; answered, two records of a
+     * simultaneous close would ACK each other's ACKs until one expired.
+     * The peer's FIN again (ending at rcv_nxt) is ACKed and restarts
+     * 2 MSL; anything else (out of the window, data, another FIN) is
+     * ACKed and restarts nothing. */
+    if (in->h.seq + in->seglen == t->rcv_nxt) {
+        if (in->h.flags & MIP_TCP_FIN) {
+            t->deadline = tcp->stack->now + 2u * MIP_TCP_MSL_MS;
+        } else if (in->seglen == 0) {
+            TCP_STAT(tcp, dup_segs);
+            return true;
+        }
+    }
     tcp_seg_start(&seg, t->snd_nxt, t->rcv_nxt, MIP_TCP_ACK);
     seg.src = &t->local;
     seg.dst = &t->remote;
@@ -207,8 +219,22 @@ static struct mip_tcp_syn *find_syn(struct mip_tcp *tcp, const struct tcp_tuple 
 
 
 
+/* The window a SYN-ACK for listener l offers: the ring it promised,
+ * unscaled as in every SYN (0 once nobody listens). */
+static uint16_t synack_window(const struct mip_tcp_listener *l)
+{
+    if (l == NULL)
+        return 0;
+#if MIP_TCP_LARGE_RX
+    if (l->rx_size > 0xFFFFu)
+        return 0xFFFFu;
+#endif
+    return (uint16_t)l->rx_size;
+}
+
 void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
 {
+    const struct mip_tcp_listener *l = find_listener(tcp, e->lport);
     struct tcp_seg seg;
     tcp_seg_start(&seg, e->iss, e->irs + 1u, MIP_TCP_SYN | MIP_TCP_ACK);
     seg.src = &e->local;
@@ -216,13 +242,14 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
     seg.h.src_port = e->lport;
     seg.h.dst_port = e->rport;
     seg.netif = e->netif;
-    /* Until accept hands us a ring, offer a modest window; the first ACK
-     * after accept advertises the real one. */
-    seg.h.window = MIP_TCP_SYNACK_WINDOW;
+    /* What the listener's rings can hold (no ring exists yet); the first
+     * ACK after accept advertises the connection's own. */
+    seg.h.window = synack_window(l);
     /* MSS (TCPS_USED is its bit), and the options the peer offered
-     * (TCPS_* are MIP_TCP_HAS_* bits); our window scale is 0. */
+     * (TCPS_* are MIP_TCP_HAS_* bits) with our scale for the ring. */
     seg.opts.present = e->flags;
     seg.opts.mss = tcp_local_mss(tcp, &e->remote, NULL);
+    seg.opts.wscale = tcp_wscale_for(l != NULL ? l->rx_size : 0u);
 #if MIP_TCP_TIMESTAMPS
     if (e->flags & TCPS_TS) {
         seg.opts.ts_val = (uint32_t)tcp->stack->now + tcp_ts_offset(tcp, e->iss);
@@ -232,12 +259,71 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
     (void)tcp_emit(tcp, &seg);
 }
 
+/* The 4-tuple and netif of a SYN cache entry from segment `in`: the SYN,
+ * or the ACK that returns a cookie. */
+static void syn_entry_from(struct mip_tcp_syn *e, const struct tcp_in *in)
+{
+    e->retries = 0;
+    e->local = in->rx->dst;
+    e->remote = in->rx->src;
+    e->lport = in->h.dst_port;
+    e->rport = in->h.src_port;
+    e->netif = in->rx->netif;
+}
+
+#if MIP_TCP_SYN_COOKIES
+/* The MSS values a cookie can name (its low 3 bits, RFC 4987 3.6): the
+ * largest not above the peer's is used. */
+static const uint16_t cookie_mss[8] = {64, 128, 256, 536, 1024, 1220, 1440, 1460};
+
+/* The cookie of 4-tuple k for the peer's ISN `irs` at clock tick `tick`,
+ * before its MSS index is added: SipHash-2-4 under the instance's secret
+ * of the ISN hash of k (isn.c), irs and tick. */
+static uint32_t cookie_hash(const struct mip_tcp *tcp, const struct tcp_tuple *k, uint32_t irs,
+                            uint32_t tick)
+{
+    uint32_t m[3];
+    uint64_t h;
+    m[0] = tcp_tuple_hash(tcp->secret, k);
+    m[1] = irs;
+    m[2] = tick;
+    h = mip_siphash24(tcp->secret, (const uint8_t *)m, sizeof(m));
+    return (uint32_t)h ^ (uint32_t)(h >> 32);
+}
+
+/* An ACK (no SYN, no RST) for a listening port that matches no connection:
+ * true when it returns a cookie of this tick or the last, with *e filled
+ * in as the SYN cache would have kept it (MSS only). */
+static bool cookie_check(const struct mip_tcp *tcp, const struct tcp_in *in,
+                         const struct tcp_tuple *k, struct mip_tcp_syn *e)
+{
+    uint32_t tick = tcp->stack->now >> TCP_COOKIE_TICK_SHIFT, age;
+    for (age = 0; age < 2u; age++) {
+        uint32_t idx = in->h.ack - 1u - cookie_hash(tcp, k, in->h.seq - 1u, tick - age);
+        if (idx < 8u) {
+            syn_entry_from(e, in);
+            e->flags = TCPS_USED;
+            e->snd_wscale = 0;
+            e->ts_recent = 0;
+            e->irs = in->h.seq - 1u;
+            e->iss = in->h.ack - 1u;
+            e->mss = cookie_mss[idx];
+            return true;
+        }
+    }
+    return false;
+}
+#endif
+
 /* `iss_floor` (may be NULL): the sequence number of a TIME_WAIT incarnation
  * of the same pair; the new ISS must lie above it (RFC 9293 3.6.1). */
 static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const struct tcp_tuple *k,
                           const uint32_t *iss_floor)
 {
     struct mip_tcp_syn *e = NULL;
+#if MIP_TCP_SYN_COOKIES
+    struct mip_tcp_syn cookie;
+#endif
     unsigned i;
     for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++) {
         struct mip_tcp_syn *t = &tcp->syn[i];
@@ -247,28 +333,46 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const st
         }
     }
     if (e == NULL) {
+#if MIP_TCP_SYN_COOKIES
+        /* Full: the SYN-ACK carries a cookie and nothing is kept, so a
+         * flood of spoofed SYNs cannot push out the entries of real
+         * handshakes (RFC 4987 3.6). */
+        e = &cookie;
+#else
         /* Full: replace a random entry, so a flood cannot pin the cache
          * while legitimate handshakes still get through sometimes. */
         e = &tcp->syn[mip_rng_below(&tcp->stack->rng, MIP_TCP_SYN_BACKLOG)];
         TCP_STAT(tcp, syn_cache_evicted);
+#endif
     }
     /* Every field is set here (no memset); flags: MSS and what the peer
      * offered of the options compiled in. */
-    e->retries = 0;
+    syn_entry_from(e, in);
     e->flags = (uint8_t)(TCPS_USED | (in->o.present & TCPS_OPTS));
     e->snd_wscale = in->o.wscale;     /* clamped by take_options */
     e->ts_recent = in->o.ts_val;
-    e->local = in->rx->dst;
-    e->remote = in->rx->src;
-    e->lport = in->h.dst_port;
-    e->rport = in->h.src_port;
     e->irs = in->h.seq;
+    e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
+    e->deadline = tcp->stack->now + MIP_TCP_RTO_INITIAL_MS;
+#if MIP_TCP_SYN_COOKIES
+    if (e == &cookie) {
+        /* MSS only: window scaling, SACK and timestamps would need the
+         * state a cookie does not keep. No TIME_WAIT floor either (the
+         * record gave the pair up to this SYN). */
+        i = 7;
+        while (i > 0 && cookie_mss[i] > e->mss)
+            i--;
+        e->flags = TCPS_USED;
+        e->iss = cookie_hash(tcp, k, e->irs, tcp->stack->now >> TCP_COOKIE_TICK_SHIFT) + i;
+        tcp->cookie_time = tcp->stack->now;
+        TCP_STAT(tcp, cookies_sent);
+        tcp_syn_send_synack(tcp, e);
+        return;
+    }
+#endif
     e->iss = tcp_isn(tcp->secret, k, tcp->stack->now);   /* k is the segment's 4-tuple */
     if (iss_floor != NULL && MIP_SEQ_LEQ(e->iss, *iss_floor))
         e->iss = *iss_floor + 1u + (e->iss & 0xFFFFu);   /* above, still unpredictable */
-    e->mss = (in->o.present & MIP_TCP_HAS_MSS) ? in->o.mss : 536u;
-    e->netif = in->rx->netif;
-    e->deadline = tcp->stack->now + MIP_TCP_RTO_INITIAL_MS;
     tcp_syn_send_synack(tcp, e);
 }
 
@@ -281,9 +385,17 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     struct mip_tcp_listener *l = find_listener(tcp, e->lport);
     /* The local address is one of ours (TCP takes unicast only). */
     uint8_t ref = tcp_local_ref(tcp->stack, &e->local);
-    struct mip_tcp_conn *c = l != NULL && ref != TCP_LOCAL_NONE ?
-                             l->accept(l, tcp, e->lport) : NULL;
+    struct mip_tcp_conn *c;
     struct mip_tcp_opts o;
+    if (l != NULL && in->h.seq - (e->irs + 1u) >= synack_window(l)) {
+        /* The ACK is right but the data starts outside the window our
+         * SYN-ACK offered: not worth a RST that kills a handshake whose
+         * first data segment was merely lost (RFC 9293 3.10.7.4 drops
+         * unacceptable segments). */
+        TCP_STAT(tcp, drop_out_of_window);
+        return NULL;
+    }
+    c = l != NULL && ref != TCP_LOCAL_NONE ? l->accept(l, tcp, e->lport) : NULL;
     if (c == NULL || c->state != MIP_TCP_CLOSED) {
         TCP_STAT(tcp, accept_refused);
         rst_reply(tcp, in, in->rx->netif);
@@ -299,14 +411,19 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->snd_una = c->iss + 1u;
     c->snd_nxt = c->snd_max = c->iss + 1u;
     c->rcv_nxt = e->irs + 1u;
-    c->rcv_adv = c->rcv_nxt + MIP_TCP_SYNACK_WINDOW;
+    c->rcv_adv = c->rcv_nxt + synack_window(l);
     c->flags |= TCPF_SYN_ACKED;
     /* take_options reads only these four fields */
     o.present = e->flags;         /* MSS (TCPS_USED) and the offered options */
     o.mss = e->mss;
     o.wscale = e->snd_wscale;
     o.ts_val = e->ts_recent;
-    c->rcv_wscale = 0;            /* what our SYN-ACK offered */
+    c->rcv_wscale = tcp_wscale_for(l->rx_size);  /* our SYN-ACK's (take_options: 0 unless agreed) */
+    /* Our SYN-ACK agreed to these before accept chose a config: once
+     * agreed, timestamps go on every segment (RFC 7323 3.2 MUST), and the
+     * peer may count on SACK (RFC 2018). The config says what is used. */
+    c->cfg.sack = (e->flags & TCPS_SACK) != 0;
+    c->cfg.timestamps = (e->flags & TCPS_TS) != 0;
     take_options(c, &o, tcp_local_mss(tcp, &c->remote, NULL), &in->h);
 #if MIP_TCP_TIMESTAMPS
     c->ts_offset = tcp_ts_offset(tcp, c->iss);
@@ -333,8 +450,8 @@ static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
     /* Idle time counts from here; keepalive turned on later is armed by
      * the next poll (tcp_timer.c conn_poll). */
-    if (c->cfg.keepalive_ms != 0) {
-        c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
+    if (tcp_idle_ms(c) != 0) {
+        c->t_idle = tcp->stack->now + tcp_idle_ms(c);
         c->flags |= TCPF_IDLE;
     }
     tcp_notify(c, TCP_CB(connected));
@@ -390,8 +507,11 @@ static bool seq_acceptable(const struct mip_tcp_conn *c, const struct tcp_in *in
     /* Offsets from rcv_nxt: x lies in [rcv_nxt, rcv_nxt + wnd) when its
      * offset is below wnd (wnd < 2^31, so this is the modular test). */
     uint32_t off = in->h.seq - c->rcv_nxt, len = in->seglen;
+    /* A zero window accepts no byte, but the ACK (and RST, URG) of a
+     * segment at RCV.NXT still counts (3.10.7.4); data_input drops the
+     * data. */
     if (wnd == 0)
-        return len == 0 && off == 0;
+        return off == 0;
     return off < wnd || (len != 0 && off + len - 1u < wnd);
 }
 
@@ -430,9 +550,9 @@ static void recovery_send(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool firs
 static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
-    uint32_t acked, flight = c->snd_max - c->snd_una;
+    uint32_t acked, flight = c->snd_max - c->snd_una, wnd;
     uint32_t max_wnd = c->snd_wnd > 65535u ? c->snd_wnd : 65535u;
-    bool fin_acked;
+    bool fin_acked, same_wnd;
     /* RFC 5961 5.2: acceptable ACKs lie in [snd_una - max window, snd_max]. */
     if (MIP_SEQ_GT(h->ack, c->snd_max) || MIP_SEQ_LT(h->ack, c->snd_una - max_wnd)) {
         challenge_ack(tcp, c, MIP_TCP_STAT_drop_bad_ack);
@@ -448,10 +568,14 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         conn_established(tcp, c);
         flight = c->snd_max - c->snd_una;
     }
+    /* RFC 5681 2 (e): a duplicate ACK leaves the window as it was; a
+     * reading receiver's window updates are not loss signals. Compared
+     * before the update below overwrites snd_wnd. */
+    wnd = (uint32_t)h->window << c->snd_wscale;
+    same_wnd = wnd == c->snd_wnd;
     /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */
     if (MIP_SEQ_LT(c->snd_wl1, h->seq) ||
         (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack))) {
-        uint32_t wnd = (uint32_t)h->window << c->snd_wscale;
         if (wnd > 0 && c->snd_wnd == 0 && (c->flags & TCPF_PERSIST)) {
             c->flags &= (uint16_t)~(TCPF_PERSIST | TCPF_REXMT);
             c->snd_nxt = c->snd_una;
@@ -469,7 +593,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
          * window, data outstanding. */
         /* The answer to a zero-window probe is no loss signal: a "fast
          * retransmit" would send a full segment into the closed window. */
-        if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una &&
+        if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una && same_wnd &&
             !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN)) && !(c->flags & TCPF_PERSIST)) {
             bool fast = tcp_cc_on_dupack(&c->cc, flight, c->snd_max);
             if (fast) {
@@ -560,7 +684,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
 {
     uint32_t seq = in->h.seq, len = in->len;
     const uint8_t *data = in->data;
-    uint16_t advanced;
+    mip_tcp_rxsize_t advanced;
     bool ooo_before;
     if (len == 0)
         return;
@@ -579,9 +703,9 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         seq = c->rcv_nxt;
     }
     /* Trim what lies past the right edge we advertised (RFC 9293
-     * 3.10.7.4): the ring may have room for more (the SYN cache offers
-     * 1024 whatever the ring), but the peer was not offered it, and with
-     * TCPF_NO_READ it would be taken without any bound. */
+     * 3.10.7.4): the ring may have room for more, but the peer was not
+     * offered it, and with TCPF_NO_READ it would be taken without any
+     * bound. */
     {
         uint32_t wnd = MIP_SEQ_GT(c->rcv_adv, seq) ? c->rcv_adv - seq : 0u;
         if (len > wnd) {
@@ -599,10 +723,10 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
             c->rcv_up = up;
     }
     if (c->flags & TCPF_NO_READ) {
-        /* The application will never read: take and drop in-order bytes. */
-        if (seq == c->rcv_nxt)
-            c->rcv_nxt += len;
-        goto ack_now;
+        /* New data for an application that closed: it is lost, and the
+         * peer must know (RFC 1122 4.2.2.13, RFC 9293 3.6: RST). */
+        tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
+        return;
     }
     ooo_before = tcp_rxbuf_has_ooo(&c->rx);
     advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
@@ -611,7 +735,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
          * (RFC 5681 4.2), with SACK blocks. */
         TCP_STAT(tcp, ooo_segs);
 #if MIP_TCP_SACK
-        c->sack_recent = (uint16_t)seq;
+        c->sack_recent = (mip_tcp_rxsize_t)seq;
 #endif
         goto ack_now;
     }
@@ -678,16 +802,23 @@ static void data_fin_output(struct mip_tcp *tcp, struct mip_tcp_conn *c, const s
 static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
+    /* The peer is there: keepalive starts again, and so does the count
+     * of zero-window probes, which must not end a connection whose peer
+     * answers them, whatever window it offers (RFC 1122 4.2.2.17). */
     c->ka_probes = 0;
+    if (c->flags & TCPF_PERSIST)
+        c->retries = 0;
     if (c->flags & TCPF_IDLE)
-        c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
+        c->t_idle = tcp->stack->now + tcp_idle_ms(c);
     if (c->state == MIP_TCP_SYN_SENT) {
         syn_sent_input(tcp, c, in);
         return;
     }
 #if MIP_TCP_TIMESTAMPS
-    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale. */
-    if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale,
+     * unless TS.Recent is itself too old to compare with (5.5). */
+    if ((c->flags & (TCPF_TS_OK | TCPF_TS_STALE)) == TCPF_TS_OK &&
+        (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
         !(h->flags & MIP_TCP_RST) && (int32_t)(in->o.ts_val - c->ts_recent) < 0) {
         TCP_STAT(tcp, drop_paws);
         tcp_send_ack(tcp, c);
@@ -721,11 +852,24 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         return;
     }
 #if MIP_TCP_TIMESTAMPS
+    /* RFC 7323 3.2: once agreed, every segment but a RST carries TSopt; a
+     * receiver SHOULD drop one without (Linux accepts it). */
+    if ((c->flags & TCPF_TS_OK) && !(in->o.present & MIP_TCP_HAS_TIMESTAMP)) {
+        TCP_STAT(tcp, drop_no_timestamp);
+        return;
+    }
+#endif
+#if MIP_TCP_TIMESTAMPS
     /* RFC 7323 4.3: remember the timestamp of the segment that covers the
-     * left edge of the window. */
+     * left edge of the window, SEG.SEQ <= Last.ACK.sent: that is rcv_nxt
+     * unless an ACK is being delayed, when it lies below, so the ACK
+     * echoes the earliest segment it covers (the sender's RTT then
+     * includes the delay). */
     if ((c->flags & TCPF_TS_OK) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
-        MIP_SEQ_LEQ(h->seq, c->rcv_nxt))
+        MIP_SEQ_LEQ(h->seq, c->rcv_nxt) && !(c->flags & TCPF_DELACK)) {
         c->ts_recent = in->o.ts_val;
+        c->flags &= (uint16_t)~TCPF_TS_STALE;
+    }
 #endif
     if (ack_input(tcp, c, in))
         data_fin_output(tcp, c, in);
@@ -770,6 +914,9 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     struct tcp_tuple k;
     struct mip_tcp_conn *c;
     struct mip_tcp_syn *e;
+#if MIP_TCP_SYN_COOKIES
+    struct mip_tcp_syn cookie;
+#endif
     struct mip_tcp_tw *t;
     uint32_t iss_floor = 0;
     bool have_floor = false;
@@ -802,6 +949,22 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
         have_floor = true;
     }
     e = find_syn(tcp, &k);
+#if MIP_TCP_SYN_COOKIES
+    /* An ACK for a listening port while cookies are out may return one;
+     * it then completes the handshake below as a SYN cache entry would.
+     * Otherwise it is answered as by a listener: RST. */
+    if (e == NULL && (in.h.flags & (MIP_TCP_SYN | MIP_TCP_ACK | MIP_TCP_RST)) == MIP_TCP_ACK &&
+        (uint32_t)(tcp->stack->now - tcp->cookie_time) < TCP_COOKIE_LIFE_MS &&
+        find_listener(tcp, in.h.dst_port) != NULL) {
+        if (!cookie_check(tcp, &in, &k, &cookie)) {
+            TCP_STAT(tcp, cookies_rejected);
+            rst_reply(tcp, &in, rx->netif);
+            return true;
+        }
+        TCP_STAT(tcp, cookies_accepted);
+        e = &cookie;
+    }
+#endif
     if (e != NULL) {
         const struct mip_tcp_hdr *h = &in.h;
         if (h->flags & MIP_TCP_RST) {
@@ -819,14 +982,6 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
             return true;
         }
         if ((h->flags & (MIP_TCP_ACK | MIP_TCP_SYN)) == MIP_TCP_ACK && h->ack == e->iss + 1u) {
-            if (h->seq - (e->irs + 1u) >= MIP_TCP_SYNACK_WINDOW) {
-                /* The ACK is right but the data starts outside the window
-                 * our SYN-ACK offered: not worth a RST that kills a
-                 * handshake whose first data segment was merely lost (RFC
-                 * 9293 3.10.7.4 drops unacceptable segments). */
-                TCP_STAT(tcp, drop_out_of_window);
-                return true;
-            }
             /* Any in-window seq completes the handshake: when the first
              * data segment after it was lost, a later one (seq above
              * irs + 1) carries the ACK; data_input() queues it out of
@@ -864,9 +1019,18 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
     k.lport = (uint16_t)((err->quoted[0] << 8) | err->quoted[1]);
     k.rport = (uint16_t)((err->quoted[2] << 8) | err->quoted[3]);
     c = tcp_find_conn(tcp, &k);
+    if (c == NULL)
+        return;
+    /* RFC 5927 4.1: the quoted segment must be one still unacknowledged,
+     * SND.UNA <= SEG.SEQ < SND.MAX; a forger who knows the 4-tuple but not
+     * the sequence numbers is ignored. */
+    if (mip_rd32(err->quoted + 4) - c->snd_una >= c->snd_max - c->snd_una) {
+        TCP_STAT(tcp, drop_icmp_bad_seq);
+        return;
+    }
     /* RFC 5927 / RFC 1122 4.2.3.9: hard errors only end a connection
      * that is still opening; later they are soft. */
-    if (c != NULL && c->state == MIP_TCP_SYN_SENT && c->retries >= 1u &&
+    if (c->state == MIP_TCP_SYN_SENT && c->retries >= 1u &&
         ((err->family == MIP_AF_INET && err->type == 3) ||
          (err->family == MIP_AF_INET6 && err->type == 1)))
         tcp_conn_finish(tcp, c, MIP_TCP_ERR_UNREACHABLE);

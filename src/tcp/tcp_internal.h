@@ -25,6 +25,7 @@
 #define TCPF_RCVD_FIN   0x0800u  /* the peer's FIN is in rcv_nxt */
 #define TCPF_NO_READ    0x1000u  /* the application closed: discard data */
 #define TCPF_WS_OK      0x2000u  /* both sides agreed on window scaling */
+#define TCPF_TS_STALE   0x4000u  /* TS.Recent is invalid: idle too long (RFC 7323 5.5) */
 
 /* struct mip_tcp_syn.flags: what the peer's SYN offered, as the
  * MIP_TCP_HAS_* bits of its options (TCPS_USED is the MSS bit: a SYN-ACK
@@ -159,11 +160,29 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
                const uint8_t *l4, size_t len);
 void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *err);
 
+/* SYN cookies (tcp_input.c): the clock in the hash ticks every
+ * 2^TCP_COOKIE_TICK_SHIFT ms (65.5 s), and a cookie is good for the tick it
+ * was made in and the next: 65.5 to 131 s. ACKs are checked for a cookie
+ * only within TCP_COOKIE_LIFE_MS of the latest one sent. */
+#define TCP_COOKIE_TICK_SHIFT 16u
+#define TCP_COOKIE_LIFE_MS (2u << TCP_COOKIE_TICK_SHIFT)
+
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
+/* The period of the idle timer (t_idle, TCPF_IDLE): keepalive_ms when
+ * keepalive is on; with it off and timestamps agreed, MIP_TCP_PAWS_IDLE_MS,
+ * after which TS.Recent is no longer trusted (RFC 7323 5.5: the peer's
+ * timestamp clock may have wrapped its sign bit); else 0, no timer. Every
+ * received segment restarts it (tcp_input.c). */
+uint32_t tcp_idle_ms(const struct mip_tcp_conn *c);
 
-/* The window a SYN-ACK from the SYN cache offers (no ring exists yet; the
- * first ACK after accept opens the real one). */
-#define MIP_TCP_SYNACK_WINDOW 1024u
+/* The window scale (RFC 7323 2.3) that lets a window field of 16 bits
+ * offer a ring of rx_size bytes: 0 when it fits, which it always does
+ * without MIP_TCP_LARGE_RX. */
+#if MIP_TCP_LARGE_RX
+uint8_t tcp_wscale_for(mip_tcp_rxsize_t rx_size);
+#else
+#define tcp_wscale_for(rx_size) ((void)(rx_size), (uint8_t)0)
+#endif
 
 #endif

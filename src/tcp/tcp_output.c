@@ -47,10 +47,17 @@ uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)
      * by less than min(MSS, half the ring). */
     if (space < c->rx.size / 2u && space < c->cc.mss)
         space = 0;
-    /* Never move the right edge left (RFC 9293 3.8.6.2.1). */
+    /* Never move the right edge left (RFC 9293 3.8.6.2.1), not even by
+     * the bytes a scaled window field cannot name: round up to the scale
+     * (as Linux does; those few bytes past the ring, if sent, are not
+     * acknowledged). */
     edge = c->rcv_nxt + space;
-    if (MIP_SEQ_LT(edge, c->rcv_adv))
+    if (MIP_SEQ_LT(edge, c->rcv_adv)) {
         space = c->rcv_adv - c->rcv_nxt;
+#if MIP_TCP_LARGE_RX
+        space = (space + ((1u << c->rcv_wscale) - 1u)) >> c->rcv_wscale << c->rcv_wscale;
+#endif
+    }
     return space < max ? space : max;
 }
 
@@ -151,10 +158,11 @@ static void add_sack_blocks(struct mip_tcp_conn *c, struct tcp_seg *seg)
     unsigned n, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
     if (!(c->flags & TCPF_SACK_OK) || !tcp_rxbuf_has_ooo(&c->rx))
         return;
-    /* sack_recent keeps 16 bits: the segment lies less than 65536 bytes
-     * after rcv_nxt (in the window) while it matters. */
+    /* sack_recent keeps the low bits of a ring size: the segment lies in
+     * the window, within the ring after rcv_nxt, while it matters. */
     n = tcp_rxbuf_sack_blocks(&c->rx, c->rcv_nxt,
-                              c->rcv_nxt + (uint16_t)(c->sack_recent - (uint16_t)c->rcv_nxt),
+                              c->rcv_nxt + (mip_tcp_rxsize_t)(c->sack_recent -
+                                                              (mip_tcp_rxsize_t)c->rcv_nxt),
                               seg->opts.sack, max);
     if (n > 0) {
         seg->opts.present |= MIP_TCP_HAS_SACK;
@@ -202,7 +210,12 @@ mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     struct tcp_seg seg;
-    tcp_seg_init(tcp, c, &seg, c->snd_nxt, MIP_TCP_ACK);
+    /* At snd_max, RFC 9293's SND.NXT: after a timeout snd_nxt goes back to
+     * snd_una (go-back-N), maybe below what the peer has received, and an
+     * ACK numbered there is not acceptable to it. Two stacks that timed
+     * out at once then dropped each other's ACKs, each answered with
+     * another, without end (before 2026-11-25). */
+    tcp_seg_init(tcp, c, &seg, c->snd_max, MIP_TCP_ACK);
 #if MIP_TCP_SACK
     add_sack_blocks(c, &seg);
 #endif
@@ -313,8 +326,10 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         len = avail < usable ? avail : usable;
         if (len > mss)
             len = mss;
-        if ((c->flags & TCPF_FIN_QUEUED) && !(c->flags & TCPF_FIN_SENT) &&
-            c->snd_nxt + len == ring_end && can_send_data(c))
+        /* The FIN follows the last byte, also when it is sent again after
+         * a timeout rolled snd_nxt back (once it is ACKed the state allows
+         * no data: FIN_WAIT_2 or gone). */
+        if ((c->flags & TCPF_FIN_QUEUED) && c->snd_nxt + len == ring_end && can_send_data(c))
             fin = true;
         if (len > 0) {
             /* Nagle (RFC 896, RFC 9293 3.7.4) and sender SWS avoidance. */

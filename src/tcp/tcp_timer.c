@@ -1,6 +1,8 @@
 /* TCP timers, run from mip_stack_poll: retransmission (RFC 6298), persist
- * (zero-window probes), delayed ACK, keepalive (RFC 9293 3.8.4), SYN cache
- * retransmission and TIME_WAIT expiry. */
+ * (zero-window probes), delayed ACK, keepalive (RFC 9293 3.8.4) and the
+ * 24-day TS.Recent expiry (RFC 7323 5.5), FIN_WAIT_2 after close, SYN cache
+ * retransmission and TIME_WAIT expiry. docs/TCP.md "Liveness" lists how
+ * long each state can last. */
 #include "tcp_internal.h"
 #include <string.h>
 
@@ -8,23 +10,34 @@
 #define MIP_TCP_KEEPALIVE_PROBES 4u
 #endif
 
+uint32_t tcp_idle_ms(const struct mip_tcp_conn *c)
+{
+#if MIP_TCP_TIMESTAMPS
+    if (c->cfg.keepalive_ms == 0 && (c->flags & TCPF_TS_OK))
+        return MIP_TCP_PAWS_IDLE_MS;
+#endif
+    return c->cfg.keepalive_ms;
+}
+
 static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     uint32_t flight = c->snd_max - c->snd_una;
     bool syn;
     c->flags &= (uint16_t)~TCPF_REXMT;
-    if (c->flags & TCPF_PERSIST) {
-        /* Zero-window probe: one byte past the window (RFC 9293 3.8.6.1);
-         * probing goes on as long as the peer answers. */
-        TCP_STAT(tcp, zero_window_probes);
-        tcp_rtt_backoff(&c->rtt);
-        tcp_retransmit(tcp, c, c->snd_una, 1u);   /* pulls snd_max up to snd_nxt */
-        tcp_arm_rexmt(tcp, c);
+#if MIP_TCP_FIN_WAIT_2_MS
+    if (c->state == MIP_TCP_FIN_WAIT_2) {
+        /* The FIN_WAIT_2 timer of a closed connection (conn_poll). */
+        TCP_STAT(tcp, conns_timed_out);
+        tcp_conn_abort(tcp, c, MIP_TCP_ERR_TIMEOUT);
         return;
     }
+#endif
     /* Saturating: with max_retries 255 the count stops at 255 and the
      * connection never gives up (nor does the count wrap to 0, which
-     * would let Karn's rule take a sample from a retransmission). */
+     * would let Karn's rule take a sample from a retransmission). A
+     * zero-window probe counts too; any segment while probing clears the
+     * count (tcp_input.c), so only a peer that answers none of them is
+     * given up on (RFC 1122 4.2.2.17). */
     if (c->retries < 255u)
         c->retries++;
     syn = c->state == MIP_TCP_SYN_SENT || c->state == MIP_TCP_SYN_RECEIVED;
@@ -37,18 +50,27 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
             tcp_conn_abort(tcp, c, MIP_TCP_ERR_TIMEOUT);
         return;
     }
-    TCP_STAT(tcp, timeouts);
     tcp_rtt_backoff(&c->rtt);
+    if (c->flags & TCPF_PERSIST) {
+        /* Zero-window probe: one byte past the window (RFC 9293 3.8.6.1). */
+        TCP_STAT(tcp, zero_window_probes);
+        tcp_retransmit(tcp, c, c->snd_una, 1u);   /* pulls snd_max up to snd_nxt */
+        tcp_arm_rexmt(tcp, c);
+        return;
+    }
+    TCP_STAT(tcp, timeouts);
     c->flags &= (uint16_t)~TCPF_TIMING;
     if (syn) {
         (void)tcp_send_syn(tcp, c);
         return;
     }
-    tcp_cc_on_timeout(&c->cc, flight);
+    tcp_cc_on_timeout(&c->cc, flight, c->snd_max);
 #if MIP_TCP_SACK
     /* RFC 2018 8: after a timeout, SACK information is not trusted. */
     tcp_sackb_reset(&c->sackb, c->snd_una);
 #endif
+    /* Go back N: tcp_output sends the rest again, with the FIN when it
+     * was sent. */
     c->snd_nxt = c->snd_una;
     tcp_retransmit(tcp, c, c->snd_una, c->cc.mss);
     tcp_arm_rexmt(tcp, c);
@@ -59,12 +81,17 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     struct tcp_seg seg;
     uint32_t interval = c->cfg.keepalive_ms / MIP_TCP_KEEPALIVE_PROBES;
     if (c->cfg.keepalive_ms == 0) {
-        /* Turned off since it was armed: t_idle = now + 0 would be due on
-         * every poll (and probe every 500 ms). */
-        c->flags &= (uint16_t)~TCPF_IDLE;
+        /* The idle timer with keepalive off: MIP_TCP_PAWS_IDLE_MS without
+         * a segment, TS.Recent is no longer trusted (RFC 7323 5.5);
+         * conn_poll arms the timer again (or not, without timestamps).
+         * (Keepalive turned off since it was armed ends here too, and
+         * marks TS.Recent early; harmless: the next in-order segment sets
+         * it again.) */
+        c->flags = (uint16_t)((c->flags & ~TCPF_IDLE) | TCPF_TS_STALE);
         return;
     }
-    if (c->state != MIP_TCP_ESTABLISHED && c->state != MIP_TCP_CLOSE_WAIT) {
+    if (c->state != MIP_TCP_ESTABLISHED && c->state != MIP_TCP_CLOSE_WAIT &&
+        c->state != MIP_TCP_FIN_WAIT_2) {
         c->t_idle = tcp->stack->now + c->cfg.keepalive_ms;
         return;
     }
@@ -84,7 +111,7 @@ static void keepalive(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 
 static uint32_t conn_poll(struct mip_tcp *tcp, struct mip_tcp_conn *c, mip_time_t now)
 {
-    uint32_t next = MIP_POLL_IDLE;
+    uint32_t next = MIP_POLL_IDLE, idle;
     if ((c->flags & TCPF_DELACK) && tcp_delack_delay(c, now) == 0) {
         c->flags |= TCPF_ACKNOW;
         tcp_output(tcp, c);
@@ -94,18 +121,29 @@ static uint32_t conn_poll(struct mip_tcp *tcp, struct mip_tcp_conn *c, mip_time_
         if (c->state == MIP_TCP_CLOSED)
             return MIP_POLL_IDLE;
     }
-    /* Keepalive is armed here, not when the connection is set up, so that
-     * c->cfg.keepalive_ms set on an established connection takes effect
-     * (idle time counted from this poll; every received segment restarts
-     * it, tcp_input.c). */
-    if (!(c->flags & TCPF_IDLE) && c->cfg.keepalive_ms != 0) {
-        c->t_idle = now + c->cfg.keepalive_ms;
-        c->flags |= TCPF_IDLE;
+#if MIP_TCP_FIN_WAIT_2_MS
+    /* A closed connection waits for the peer's FIN so long
+     * (config.h); the retransmission timer is idle once our FIN is ACKed. */
+    if (c->state == MIP_TCP_FIN_WAIT_2 && (c->flags & TCPF_NO_READ) &&
+        !(c->flags & TCPF_REXMT)) {
+        c->t_rexmt = now + MIP_TCP_FIN_WAIT_2_MS;
+        c->flags |= TCPF_REXMT;
     }
+#endif
     if ((c->flags & TCPF_IDLE) && mip_time_reached(now, c->t_idle)) {
         keepalive(tcp, c);
         if (c->state == MIP_TCP_CLOSED)
             return MIP_POLL_IDLE;
+    }
+    /* The idle timer is (re)armed here, not only when the connection is
+     * set up, and is never further away than its period, so that
+     * c->cfg.keepalive_ms set (or shortened) on an established connection
+     * takes effect, also over the 24-day PAWS timer (idle time counted
+     * from this poll; every received segment restarts it, tcp_input.c). */
+    idle = tcp_idle_ms(c);
+    if (idle != 0 && (!(c->flags & TCPF_IDLE) || c->t_idle - now > idle)) {
+        c->t_idle = now + idle;
+        c->flags |= TCPF_IDLE;
     }
     if ((c->flags & TCPF_DELACK) && tcp_delack_delay(c, now) < next)
         next = tcp_delack_delay(c, now);

@@ -4,6 +4,10 @@
 #include "moteip/wire/checksum.h"
 #include "moteip/wire/bytes.h"
 
+#include <string.h>
+
+#include "moteip/config.h"
+
 /* One end-around-carry step. Preserves the one's complement value and never
  * turns a non-zero sum into zero, so 0xFFFF ("-0") survives folding. */
 static uint32_t fold_once(uint32_t sum)
@@ -11,8 +15,82 @@ static uint32_t fold_once(uint32_t sum)
     return (sum & 0xFFFFu) + (sum >> 16);
 }
 
+#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
+/* The one's complement sum of the 16-bit big-endian words of `n4 * 4`
+ * bytes, folded to 16 bits. Words are summed in native order: the one's
+ * complement sum of byte-swapped words is the byte-swapped sum (RFC 1071
+ * s.2(B)), so one swap at the end gives the big-endian result. */
+static uint32_t sum_words32(const uint8_t *data, size_t n4)
+{
+    uint64_t acc = 0, w0, w1;
+    uint32_t w, s;
+
+    /* 64-bit words with the end-around carry added back at once: the one's
+     * complement sum of 64-bit words folds to that of their 16-bit parts. */
+    while (n4 >= 4u) {
+        memcpy(&w0, data, 8);
+        memcpy(&w1, data + 8, 8);
+        acc += w0;
+        acc += (acc < w0);
+        acc += w1;
+        acc += (acc < w1);
+        data += 16;
+        n4 -= 4u;
+    }
+    while (n4 != 0u) {
+        memcpy(&w, data, 4);
+        acc += w;
+        acc += (acc < w);
+        data += 4;
+        n4--;
+    }
+    acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
+    acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
+    s = (uint32_t)acc;
+    s = (s & 0xFFFFu) + (s >> 16);
+    s = (s & 0xFFFFu) + (s >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    s = ((s & 0xFFu) << 8) | (s >> 8);
+#endif
+    return s;
+}
+#endif
+
+#if MIP_CONF_CKSUM_SMALL
+/* The smallest form (config.h): a 16-bit sum with the end-around carry
+ * added at each word, as on an 8-bit CPU by hand; the running sum it
+ * returns is already folded. */
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
+    uint16_t s = (uint16_t)fold_once(fold_once(sum)), w;
+
+    while (len != 0u) {
+        w = (uint16_t)((uint16_t)data[0] << 8);
+        if (len > 1u) {
+            w |= data[1];
+            len--;
+        }
+        len--;
+        data += 2;
+        s = (uint16_t)(s + w);
+        if (s < w)
+            s++;
+    }
+    return s;
+}
+#else
+uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
+{
+#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
+    if (len >= 16u) {
+        size_t n4 = len / 4u;
+        if (sum >= 0x7FFF0000u)
+            sum = fold_once(sum);
+        sum += sum_words32(data, n4);
+        data += n4 * 4u;
+        len -= n4 * 4u;
+    }
+#endif
     /* Folding before the top bit can be reached keeps the accumulator from
      * wrapping whatever the buffer length or the incoming sum; for normal
      * packet sizes the branch is never taken. */
@@ -40,6 +118,7 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
     }
     return sum;
 }
+#endif
 
 uint16_t mip_cksum_finish(uint32_t sum)
 {

@@ -44,6 +44,28 @@ mip_status mip_ipv4_parse(const uint8_t *buf, size_t len, struct mip_ipv4_hdr *o
     return MIP_OK;
 }
 
+mip_status mip_ipv4_options_check(const uint8_t *buf, size_t hdr_len, uint8_t *where)
+{
+    size_t i = MIP_IPV4_HDR_LEN;
+    while (i < hdr_len && buf[i] != MIP_IPV4_OPT_EOL) {
+        uint8_t type = buf[i];
+        if (type == MIP_IPV4_OPT_NOP) {
+            i++;
+            continue;
+        }
+        /* the length byte, or the type byte when there is none */
+        *where = (uint8_t)(i + 1u < hdr_len ? i + 1u : i);
+        if (i + 1u >= hdr_len || buf[i + 1u] < 2u || buf[i + 1u] > hdr_len - i)
+            return MIP_ERR_MALFORMED;
+        if (type == MIP_IPV4_OPT_LSRR || type == MIP_IPV4_OPT_SSRR) {
+            *where = (uint8_t)i;
+            return MIP_ERR_UNSUPPORTED;
+        }
+        i += buf[i + 1u];
+    }
+    return MIP_OK;
+}
+
 bool mip_ipv4_checksum_ok(const uint8_t *buf, size_t hdr_len)
 {
     if (hdr_len < MIP_IPV4_HDR_LEN)

@@ -568,13 +568,17 @@ mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
     struct addr_plan src, dst, src_all, dst_all;
     uint8_t b0 = IPHC_DISPATCH, b1 = 0, tc, ecn, dscp, ctx_count = 0;
     uint32_t flow;
-    uint16_t sport = 0, dport = 0;
+    uint16_t sport = 0, dport = 0, plen;
     size_t n = 2;
     bool udp = false;
 
     if (ip_len < IPV6_HDR)
         return MIP_ERR_TRUNCATED;
-    if ((ip[0] >> 4) != 6u)
+    plen = mip_rd16(ip + 4);
+    /* The receiver rebuilds Payload Length from the bytes it gets: bytes
+     * past the declared end would come back as payload, and an NHC UDP
+     * header lying there would not decompress at all. */
+    if ((ip[0] >> 4) != 6u || ip_len - IPV6_HDR > plen)
         return MIP_ERR_MALFORMED;
     if (env != NULL && env->ctx != NULL)
         ctx_count = env->ctx_count < MIP_LOWPAN_CTX_MAX ? env->ctx_count
@@ -625,9 +629,10 @@ mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
     }
 
     /* NHC only when the elided UDP Length can be rebuilt from the
-     * datagram's size, i.e. it equals the IPv6 Payload Length. */
+     * datagram's size, i.e. it equals the IPv6 Payload Length (then at
+     * least 8: the header is within the datagram, checked above). */
     if (ip[6] == PROTO_UDP && ip_len >= IPV6_HDR + UDP_HDR &&
-        mip_rd16(ip + IPV6_HDR + 4) == mip_rd16(ip + 4)) {
+        mip_rd16(ip + IPV6_HDR + 4) == plen) {
         udp = true;
         b0 |= IPHC_NH;
         sport = mip_rd16(ip + IPV6_HDR);

@@ -89,6 +89,32 @@ def require_root_and_binary() -> None:
                     f"cmake --build build` (or set MOTEIP_BUILD_DIR)")
 
 
+def read_ready_line(proc: subprocess.Popen, timeout: float, what: str) -> str:
+    """The first line a starting program prints on stdout (its "ready"
+    line); fails if it exits first or takes longer than timeout."""
+    assert proc.stdout is not None
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    buf = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while b"\n" not in buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{what} not ready after {timeout}s")
+            if not sel.select(timeout=left):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                rc = proc.wait(timeout=5)
+                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                raise AssertionError(f"{what} exited {rc} before ready: {err}")
+            buf += chunk
+    finally:
+        sel.close()
+    return buf.split(b"\n", 1)[0].decode()
+
+
 class Netns:
     """A uniquely named network namespace; `delete()` removes it."""
 
@@ -183,27 +209,8 @@ class MoteipHost:
             raise
 
     def _read_ready_line(self) -> str:
-        assert self.proc is not None and self.proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        buf = b""
-        deadline = time.monotonic() + READY_TIMEOUT
-        try:
-            while b"\n" not in buf:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"moteip-host not ready after {READY_TIMEOUT}s")
-                if not sel.select(timeout=left):
-                    continue
-                chunk = os.read(self.proc.stdout.fileno(), 4096)
-                if not chunk:
-                    rc = self.proc.wait(timeout=5)
-                    err = self.proc.stderr.read().decode(errors="replace")
-                    raise AssertionError(f"moteip-host exited {rc} before ready: {err}")
-                buf += chunk
-        finally:
-            sel.close()
-        return buf.split(b"\n", 1)[0].decode()
+        assert self.proc is not None
+        return read_ready_line(self.proc, READY_TIMEOUT, "moteip-host")
 
     # --- traffic helpers -------------------------------------------------
 

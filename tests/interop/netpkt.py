@@ -1,4 +1,4 @@
-"""Packet builders for the interop tests: Ethernet, IPv4, IPv6, UDP, ICMP.
+"""Packet builders for the interop tests: Ethernet, IPv4, IPv6, UDP, TCP, ICMP.
 
 Plain byte-level code (no scapy), so every field a test sets is visible.
 """
@@ -10,6 +10,7 @@ import struct
 ETH_IPV4 = 0x0800
 ETH_IPV6 = 0x86DD
 PROTO_ICMP = 1
+PROTO_TCP = 6
 PROTO_UDP = 17
 PROTO_ICMPV6 = 58
 NH_FRAGMENT = 44
@@ -57,13 +58,15 @@ def pseudo6(src: str, dst: str, nh: int, length: int) -> bytes:
 def ipv4(src: str, dst: str, proto: int, payload: bytes, *, ident: int = 0x1234,
          ttl: int = 64, mf: bool = False, frag_offset: int = 0,
          total_length: int | None = None, bad_checksum: bool = False,
-         ihl: int = 5) -> bytes:
-    """An IPv4 header (+ zero options when ihl > 5) followed by payload."""
+         ihl: int = 5, options: bytes = b"") -> bytes:
+    """An IPv4 header (+ `options`, zero-padded to ihl * 4 bytes or to a
+    multiple of 4) followed by payload."""
+    ihl = max(ihl, 5 + (len(options) + 3) // 4)
     hlen = ihl * 4
     tl = hlen + len(payload) if total_length is None else total_length
     flags = (0x2000 if mf else 0) | (frag_offset // 8)
     hdr = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, tl, ident, flags, ttl, proto, 0,
-                      ip4(src), ip4(dst)) + b"\0" * (hlen - 20)
+                      ip4(src), ip4(dst)) + options + b"\0" * (hlen - 20 - len(options))
     ck = checksum(hdr)
     if bad_checksum:
         ck ^= 0x5A5A
@@ -94,6 +97,18 @@ def udp(sport: int, dport: int, payload: bytes, pseudo: bytes | None, *,
     if bad_checksum:
         ck ^= 0x0F0F
     return hdr[:6] + struct.pack("!H", ck) + payload
+
+
+TCP_SYN, TCP_ACK = 0x02, 0x10
+
+
+def tcp(sport: int, dport: int, seq: int, ack: int, flags: int, pseudo: bytes, *,
+        window: int = 64240, opts: bytes = b"") -> bytes:
+    """A TCP header with `opts` (a multiple of 4 bytes), no payload; checksum
+    over `pseudo`, which must give the length 20 + len(opts)."""
+    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
+                      (5 + len(opts) // 4) << 4, flags, window, 0, 0) + opts
+    return hdr[:16] + struct.pack("!H", checksum(pseudo + hdr)) + hdr[18:]
 
 
 def icmp4_echo(ident: int, seq: int, payload: bytes, *, type_: int = 8,

@@ -83,6 +83,21 @@ def test_malformed_batches(host, inj):
     want("drop_ipv4_bad_checksum")
     settle(host)
 
+    # IPv4 options (issue 12): a length of 0, 1, past the header or missing
+    # is dropped (with a Parameter Problem), a source route silently.
+    for opts in (b"\x44\x00\x00\x00", b"\x07\x01\x00\x00", b"\x07\x09\x04" + bytes(5),
+                 b"\x01\x01\x01\x94"):
+        inj.v4(P.ipv4(LINUX_V4, STACK_V4, P.PROTO_ICMP, echo, options=opts))
+        want("drop_ipv4_bad_option")
+    for kind in (0x83, 0x89):
+        inj.v4(P.ipv4(LINUX_V4, STACK_V4, P.PROTO_ICMP, echo,
+                      options=bytes([kind, 7, 4]) + P.ip4(LINUX_V4) + b"\0"))
+        want("drop_ipv4_source_route")
+    # well-formed options other than source routes are ignored: answered
+    inj.v4(P.ipv4(LINUX_V4, STACK_V4, P.PROTO_ICMP, P.icmp4_echo(0x4d49, 2, b"opt"),
+                  options=b"\x07\x07\x04" + bytes(4) + b"\x01"))
+    settle(host)
+
     inj.v4(P.ipv4(LINUX_V4, STACK_V4, P.PROTO_UDP, b"\x9c\x40\x00\x07"))  # 4-byte UDP
     want("drop_udp_truncated")
     inj.v4(P.ipv4(LINUX_V4, STACK_V4, P.PROTO_UDP, udp4(length=100)))     # length > data
@@ -122,6 +137,8 @@ def test_malformed_batches(host, inj):
     for name, n in expect.items():
         assert c[name] == n, f"{name}: {c[name]} != {n}\n{c}"
     assert c["drop_link_unsupported"] >= 2, c
+    # RFC 1122 3.2.2.5: a Parameter Problem for each malformed option
+    assert c["icmp_errors_tx"] >= 4, c
     # Nothing malformed was echoed: only ping traffic got replies.
     assert stats["apps"]["udp_echo"]["datagrams"] == 0
 

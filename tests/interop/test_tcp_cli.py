@@ -33,6 +33,11 @@ BAD_ARGS = [
     (["--tcp-client", "192.0.2.1:80", "--client-expect", "-1"], "--client-expect"),
     (["--tcp-client", "192.0.2.1:80", "--client-timeout", "0"], "--client-timeout"),
     (["--client-send", "10"], "--client-send"),
+    (["--client-rx-ring", "100000"], "--client-rx-ring"),
+    (["--tcp-client", "192.0.2.1:80", "--client-rx-ring", "0"], "--client-rx-ring"),
+    (["--tcp-client", "192.0.2.1:80", "--client-rx-ring", "1073741824"], "--client-rx-ring"),
+    (["--tcp-client", "192.0.2.1:80", "--client-rx-ring", "9", "--client-rx-ring", "9"],
+     "--client-rx-ring"),
     (["--impair", "loss"], "--impair"),
     (["--impair", "loss=101"], "--impair"),
     (["--impair", "jitter=5"], "--impair"),
@@ -56,7 +61,8 @@ def test_bad_tcp_arguments(netns, args, option):
 def test_help_lists_tcp_options(netns):
     p = netns.cmd([str(HOST_BIN), "--help"], timeout=10)
     for opt in ("--echo", "--discard", "--chargen", "--http", "--profile", "--tcp-client",
-                "--client-send", "--client-expect", "--client-timeout", "--impair"):
+                "--client-send", "--client-expect", "--client-timeout", "--client-rx-ring",
+                "--impair"):
         assert opt in p.stdout, opt
 
 

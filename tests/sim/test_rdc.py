@@ -268,3 +268,14 @@ def test_bad_radio_profile_names_its_key(tmp_path, radio, key, expect):
     r = run_sim(sc, tmp_path)
     assert r.rc == 2
     assert f"{key}: {expect}" in r.stderr, r.stderr
+
+
+def test_link_acks_default_on_when_any_node_duty_cycles(tmp_path):
+    """Per-node ContikiMAC under NullMAC: the ACK request bit is on, so a
+    unicast train ends at its ACK instead of running a whole interval."""
+    mac = {"type": "nullmac", "nodes": [{"ids": [0, 1], "rdc": contikimac()}]}
+    r = run_ok(pair(mac, reports(3)), tmp_path)
+    snd = r["node_stats"][0]
+    assert r["flows"][0]["delivery_ratio"] == 1
+    assert snd["mac"]["acks_rx"] == 3
+    assert snd["mac"]["tx_attempts"] < 3 * 20       # not three whole-interval trains

@@ -170,7 +170,7 @@ SCENARIO_ERRORS = [
                                 "segment_bytes": 100, "mss": 100}]),
      "flows[0].mss", 'expected no "mss" with "segment_bytes"'),
     ("tcp_port_reused_at_same_dst",
-     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 100, "port": 5001},
+     lambda s: s.update(flows=[{"type": "tcp", "src": 0, "dst": 2, "bytes": 100, "port": 7401},
                                {"type": "tcp", "src": 1, "dst": 2, "bytes": 100}]),
      "flows[1]", "expected a port not used by an earlier tcp flow to the same node"),
     ("name_too_long", lambda s: s.update(name="x" * 64),

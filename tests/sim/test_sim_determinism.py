@@ -148,7 +148,8 @@ def test_trace_is_identical_and_well_formed(tmp_path):
     assert all(isinstance(t, int) for t in times)
     bad = [i for i in range(1, len(times)) if times[i] < times[i - 1]]
     assert bad == [], f"t_us goes backwards at line {bad[0] + 1}"
-    kinds = {"tx", "rx", "collision", "corrupt", "link_fail", "tcp_error", "flow_done"}
+    kinds = {"tx", "rx", "collision", "corrupt", "link_fail", "tcp_error", "flow_done",
+             "node", "link", "hop"}      # the last three: the network, at time 0
     assert {e["ev"] for e in events} <= kinds
     r = a.result
     assert times[-1] <= round(r["sim_time_s"] * 1e6)

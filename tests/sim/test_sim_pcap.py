@@ -1,11 +1,13 @@
 """moteip-sim --pcap: every frame on the air as LINKTYPE_IEEE802_15_4_WITHFCS.
 
 A 3-hop TCP transfer (4-node chain, 6LoWPAN IPHC, CSMA-CA with link ACKs)
-is captured and checked twice: by hand (pcap format, one record per
-transmission, FCS) and by tshark with its default 802.15.4 FCS settings
-(ITU-T CRC-16 = CRC-16/KERMIT, payload dissected only when the FCS is good),
-which must decode every frame as 802.15.4 and the data frames as 6LoWPAN +
-IPv6 + TCP, without malformed packets, expert errors or bad TCP checksums.
+is captured and checked twice: by hand (pcap format, the context record,
+then one record per transmission, FCS) and by tshark with its default
+preferences (802.15.4 FCS: ITU-T CRC-16 = CRC-16/KERMIT, payload dissected
+only when the FCS is good; the 6LoWPAN context learnt from the capture's
+first record) but for TCP checksum checking, which must decode every frame
+as 802.15.4 and the data frames as 6LoWPAN + IPv6 + TCP, without malformed
+packets, expert errors or bad TCP checksums.
 
 tshark comes from scripts/setup.sh; without it these tests fail rather
 than skip.
@@ -23,7 +25,7 @@ import pytest
 
 from simrun import run_sim
 
-PORT = 5000
+PORT = 7400      # the simulator's default for flows[0]: a port no dissector claims
 BYTES = 5000
 SRC_IP, DST_IP = "fd00::ff:fe00:0", "fd00::ff:fe00:3"
 SCENARIO = {
@@ -31,14 +33,13 @@ SCENARIO = {
     "topology": {"type": "chain", "nodes": 4, "spacing_m": 40},
     "mac": {"type": "csma_ca"},
     "link": {"mode": "iphc"},
-    "flows": [{"type": "tcp", "src": 0, "dst": 3, "bytes": BYTES, "port": PORT}],
+    "flows": [{"type": "tcp", "src": 0, "dst": 3, "bytes": BYTES}],
 }
-# The simulator's IPHC context 0 (docs/SIMULATOR.md); without it tshark cannot
-# rebuild the addresses, and so not the TCP pseudo-header either.
-# The flow port is decoded as plain data: Wireshark would otherwise hand the
-# test pattern to whatever protocol claims port 5000 (GSM over IP in 4.0).
-TSHARK_OPTS = ["-o", "6lowpan.context0:fd00::/64", "-o", "tcp.check_checksum:TRUE",
-               "-d", f"tcp.port=={PORT},data"]
+# Nothing but TCP checksum checking: the IPHC context 0 (fd00::/64) comes from
+# the capture's first record (a router advertisement with a 6CO option), and
+# the flow's default port is one no dissector claims. Without the context
+# tshark could rebuild neither the addresses nor the TCP pseudo-header.
+TSHARK_OPTS = ["-o", "tcp.check_checksum:TRUE"]
 
 
 def crc16_kermit(data: bytes) -> int:
@@ -137,8 +138,26 @@ def test_pcap_is_classic_pcap_with_linktype_195(capture):
         assert r["usec"] < 1_000_000
 
 
+def is_context_record(data: bytes) -> bool:
+    """The capture's first record (sim/capture.h): 802.15.4 broadcast from short
+    address 0, uncompressed IPv6 (dispatch 0x41), ICMPv6 router advertisement
+    with a 6CO option for context 0 = fd00::/64."""
+    mhr = 9
+    icmp = data[mhr + 1 + 40:-2]
+    return (data[5:7] == b"\xff\xff" and data[7:9] == b"\x00\x00" and data[mhr] == 0x41
+            and data[mhr + 1 + 6] == 58 and icmp[0] == 134 and icmp[16] == 34
+            and icmp[18] == 64 and icmp[19] == 0x10 and icmp[24:32] == bytes([0xfd] + [0] * 7))
+
+
+def test_pcap_starts_with_the_6lowpan_context_record(capture):
+    _, recs = read_pcap(capture["pcap"])
+    assert recs[0]["t_us"] == 0 and is_context_record(recs[0]["data"])
+    assert not any(is_context_record(r["data"]) for r in recs[1:])
+
+
 def test_pcap_has_one_record_per_transmitted_frame(capture):
     _, recs = read_pcap(capture["pcap"])
+    recs = recs[1:]                                    # after the context record
     assert len(recs) == capture["result"]["totals"]["frames_tx"]
     tx = [e for e in capture["trace"] if e["ev"] == "tx"]
     # each record is stamped with its transmission's start time and has its length
@@ -155,7 +174,10 @@ def test_pcap_every_frame_has_a_valid_fcs(capture):
 # --- tshark ---------------------------------------------------------------------------
 
 
-def test_tshark_decodes_every_frame_as_wpan_with_good_fcs(capture, frames):
+def test_tshark_learns_the_context_and_decodes_every_frame_as_wpan_with_good_fcs(capture, frames):
+    ra, frames = frames[0], frames[1:]
+    assert ra["frame.protocols"] == "wpan:6lowpan:ipv6:icmpv6"
+    assert (ra["ipv6.src"], ra["ipv6.dst"]) == ("fe80::ff:fe00:0", "ff02::1")
     assert len(frames) == capture["result"]["totals"]["frames_tx"]
     not_wpan = [f["frame.number"] for f in frames if not f["frame.protocols"].startswith("wpan")]
     assert not_wpan == []
@@ -168,7 +190,7 @@ def test_tshark_decodes_every_frame_as_wpan_with_good_fcs(capture, frames):
 
 
 def test_tshark_decodes_data_frames_as_6lowpan_ipv6_tcp(frames):
-    data = [f for f in frames if f["wpan.frame_type"] == "0x0001"]
+    data = [f for f in frames[1:] if f["wpan.frame_type"] == "0x0001"]
     odd = []
     whole = []
     for f in data:
@@ -215,10 +237,15 @@ def test_tshark_finds_no_malformed_frames_or_errors(tshark):
 
 
 def test_tshark_filter_would_catch_bad_tcp_checksums(tshark, capture):
-    """Guard for the test above: without the IPHC context tshark rebuilds wrong addresses,
-    and the same filter must then report the TCP checksums as errors."""
+    """Guard for the test above: without the IPHC context (the capture less its first
+    record) tshark rebuilds wrong addresses, and the same filter must then report the
+    TCP checksums as errors."""
     exe = shutil.which("tshark")
-    p = subprocess.run([exe, "-r", str(capture["pcap"]), "-o", "tcp.check_checksum:TRUE",
+    raw = capture["pcap"].read_bytes()
+    first = 24 + 16 + struct.unpack_from("<I", raw, 24 + 8)[0]
+    stripped = capture["dir"] / "no-context.pcap"
+    stripped.write_bytes(raw[:24] + raw[first:])
+    p = subprocess.run([exe, "-r", str(stripped), "-o", "tcp.check_checksum:TRUE",
                         "-Y", "_ws.expert.severity == error"], capture_output=True, text=True,
                        env=dict(os.environ, WIRESHARK_CONFIG_DIR=str(capture["dir"] / "wireshark-config")),
                        timeout=120)

@@ -39,10 +39,59 @@ def test_plot_one_key(cli, sweeps, tmp_path):
 
 def test_plot_summary_json_default_file_name_logx(cli, sweeps, tmp_path):
     one, _ = sweeps
-    # the summary.json path works as well as its directory; the dotted spelling of a metric too
+    # the summary.json path works as well as its directory; the dotted spelling of a metric too;
+    # the plot goes beside the sweep, not into the current directory
     r = cli("plot", one / "summary.json", "--x", "medium.ber", "--y", "flows.0.latency_mean_ms", "--logx")
-    assert (r.rc, r.stdout) == (0, "flows0.latency_mean_ms-vs-medium.ber.png\n"), r
-    _png(tmp_path / "flows0.latency_mean_ms-vs-medium.ber.png")
+    assert (r.rc, r.stdout) == (0, f"{one / 'flows0.latency_mean_ms-vs-medium.ber.png'}\n"), r
+    _png(one / "flows0.latency_mean_ms-vs-medium.ber.png")
+    assert list(tmp_path.glob("*.png")) == []
+    r = cli("plot", one, "--x", "medium.ber", "--y", "flows.0.delivery_ratio")
+    assert (r.rc, r.stdout) == (0, f"{one / 'flows0.delivery_ratio-vs-medium.ber.png'}\n"), r
+
+
+@pytest.mark.parametrize("name, text", [
+    ("flows[0].goodput_bps", "flows[0] goodput [b/s]"),
+    ("flows.1.latency_mean_ms", "flows[1] mean latency [ms]"),
+    ("flows[0].srtt_ms.mean", "flows[0] mean smoothed RTT [ms]"),
+    ("flows[0].complete", "flows[0] complete (share of runs)"),
+    ("totals.energy_j", "total energy [J]"),
+    ("nodes.sum.frames_tx", "frames sent, sum over nodes"),
+    ("nodes.max.energy_j", "energy, max over nodes [J]"),
+    ("nodes.mean.duty_cycle", "radio duty cycle, mean over nodes"),
+    ("nodes.sum.mac.tx_frames", "MAC tx frames, sum over nodes"),
+    ("medium.ber", "bit error rate (medium.ber)"),
+    ("mac.retry_delay_max_us", "max. delay before a link retry (mac.retry_delay_max_us) [µs]"),
+    ("flows[0].sender.profile", "profile (flows[0].sender.profile)"),
+    ("topology.spacing_m", "node spacing (topology.spacing_m) [m]"),
+    ("medium.tx_power_dbm", "tx power (medium.tx_power_dbm) [dBm]"),   # by its unit suffix
+    ("per", "per"),                                                      # a derived metric
+])
+def test_axis_labels_have_words_and_units(name, text):
+    from moteip.metrics import label
+    assert label(name) == text
+
+
+def test_plot_labels_default_from_the_metric_table_or_as_given(sweeps, tmp_path, monkeypatch):
+    import matplotlib.figure
+    seen = []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig",
+                        lambda fig, path, **kw: seen.append(
+                            (fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel(), fig.axes[0].get_title())))
+    s = moteip.load_summary(sweeps[0])
+    moteip.plot(s, "medium.ber", "flows[0].delivery_ratio", out=tmp_path / "a.png")
+    assert seen[-1][:2] == ("bit error rate (medium.ber)", "flows[0] delivery ratio")
+    assert seen[-1][2] == "udp3: flows[0] delivery ratio (3 runs, 95 % CI)"
+    moteip.plot(s, "medium.ber", "flows[0].delivery_ratio", out=tmp_path / "b.png", xlabel="BER",
+                ylabel="delivered share", title="mine")
+    assert seen[-1] == ("BER", "delivered share", "mine")
+
+
+def test_plot_command_takes_labels(cli, sweeps, tmp_path):
+    one, _ = sweeps
+    r = cli("plot", one, "--x", "medium.ber", "--y", "flows.0.delivery_ratio", "--out", "l.png",
+            "--xlabel", "BER", "--ylabel", "delivered", "--title", "T")
+    assert (r.rc, r.stdout) == (0, "l.png\n"), r
+    _png(tmp_path / "l.png")
 
 
 def test_plot_two_keys_with_hue_or_where(cli, sweeps, tmp_path):

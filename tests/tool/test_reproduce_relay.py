@@ -48,7 +48,9 @@ def pcap_lengths(path) -> list[int]:
 
 def run_pcap(sim_path, tmp_path, sc: dict) -> tuple[dict, list[int]]:
     (tmp_path / "s.json").write_text(json.dumps(sc))
-    p = subprocess.run([str(sim_path), str(tmp_path / "s.json"), "--pcap", str(tmp_path / "p.pcap")],
+    # the radio view: raw-IP networks capture their IP view by default (sim/capture.h)
+    p = subprocess.run([str(sim_path), str(tmp_path / "s.json"), "--pcap", str(tmp_path / "p.pcap"),
+                        "--pcap-view", "radio"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout), pcap_lengths(tmp_path / "p.pcap")

@@ -135,10 +135,19 @@ mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
  * whose Length equals the IPv6 Payload Length, it is compressed with NHC
  * (ports in the 4-, 8- or 16-bit forms; the checksum is always carried).
  *
+ * ip_len may be shorter than 40 + Payload Length (the first fragment of a
+ * datagram), never longer.
+ *
  * *consumed gets the uncompressed bytes replaced (40, or 48 with UDP),
  * *out_len the bytes written (at most MIP_LOWPAN_IPHC_MAX). TRUNCATED when
- * ip_len < 40; MALFORMED for a version other than 6; NOSPACE when the
- * encoding does not fit cap.
+ * ip_len < 40; MALFORMED for a version other than 6 or bytes past the
+ * declared end (ip_len > 40 + Payload Length); NOSPACE when the encoding
+ * does not fit cap.
+ *
+ * What this accepts, mip_lowpan_iphc_decompress() takes back: given
+ * datagram_size 40 + Payload Length (or, for a whole datagram, the output
+ * followed by ip[*consumed..ip_len) with datagram_size 0) it succeeds,
+ * consumes exactly *out_len bytes and rebuilds ip[0..*consumed).
  */
 mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
                                     const struct mip_lowpan_env *env,

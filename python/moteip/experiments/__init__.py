@@ -16,14 +16,16 @@ import pathlib
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..errors import UsageError
+from ..errors import MissingExtra, UsageError
 from ..plot import plot
 from ..scenario import load
-from ..simulator import REPO_ROOT
 from ..sweep import sweep, write_json_atomic, write_summary_csv
 from ..table import render
 
-EXAMPLES = pathlib.Path(os.environ.get("MOTEIP_EXAMPLES", REPO_ROOT / "examples"))
+#: The scenarios: package data (python/moteip/examples, a link to the
+#: repository's examples/ that a wheel holds as files), or $MOTEIP_EXAMPLES.
+EXAMPLES = pathlib.Path(os.environ.get("MOTEIP_EXAMPLES",
+                                       pathlib.Path(__file__).resolve().parents[1] / "examples"))
 
 
 @dataclass
@@ -121,16 +123,24 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
             f"point; mean ± 95 % CI\n\n" + render(rep.headers, rep.rows))
     if rep.notes:
         text += "\n\n" + "\n".join(rep.notes)
-    plots = []
+    plots, no_plots = [], None
     for ps in e.plots:
-        plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, out=outdir / ps.file, logx=ps.logx,
-                              logy=ps.logy, ylabel=ps.ylabel, xlabel=ps.xlabel,
-                              reference=ps.reference(summary) if ps.reference else None,
-                              reference_label=ps.reference_label,
-                              title=f"{e.name}: {ps.ylabel or ps.y}")))
-    if e.figures is not None:
-        plots += [str(p) for p in e.figures(context, outdir)]
+        try:
+            plots.append(str(plot(summary, ps.x, ps.y, hue=ps.hue, out=outdir / ps.file, logx=ps.logx,
+                                  logy=ps.logy, ylabel=ps.ylabel, xlabel=ps.xlabel,
+                                  reference=ps.reference(summary) if ps.reference else None,
+                                  reference_label=ps.reference_label,
+                                  title=f"{e.name}: {ps.ylabel or ps.y}")))
+        except MissingExtra as err:   # the numbers do not need matplotlib
+            no_plots = f"plots: none ({err})"
+            break
+    if e.figures is not None and no_plots is None:
+        try:
+            plots += [str(p) for p in e.figures(context, outdir)]
+        except MissingExtra as err:
+            no_plots = f"plots: none ({err})"
     text += "\n\nplots: " + ", ".join(plots) if plots else ""
+    text += "\n\n" + no_plots if no_plots else ""
     text += (f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)" if e.arms is None else
              f"\nsweeps: {outdir}/<arm>/ (runs.csv each); merged summary: {outdir}/summary.csv, .json")
     (outdir / "report.txt").write_text(text + "\n")
@@ -187,4 +197,5 @@ def points_by(summary: dict, key: str) -> dict:
     return {p["params"][key]: p for p in summary["points"]}
 
 
-from . import demo, physics, relay, tss, dtc_figures, cctrl_figures, uip  # noqa: E402,F401  (registration)
+from . import (cctrl_figures, coap, demo, dtc_figures, physics, relay, tss,  # noqa: E402,F401
+               uip)  # (registration)

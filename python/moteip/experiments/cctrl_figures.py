@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pathlib
 
+from ..plot import pyplot
 from ..table import mean_ci, num
 from . import Experiment, Report, metric, point, register
 from .relay import CCTRL_HOPS, CCTRL_SOURCE, _CCTRL_FLOW, _KEEP, cctrl_metrics
@@ -100,10 +101,7 @@ def double_report(summary: dict) -> Report:
 
 
 def double_figures(summary: dict, out: pathlib.Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     for label, _k, _c in DOUBLE_CONFIGS:
         xs, ys, es = [], [], []

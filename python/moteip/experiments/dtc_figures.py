@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pathlib
 
+from ..plot import pyplot
 from ..table import mean_ci, num
 from . import Experiment, Report, metric, point, register
 from .relay import DTC_SOURCE, dtc_metrics
@@ -64,10 +65,7 @@ def grid_report(summary: dict) -> Report:
 
 
 def grid_figures(summary: dict, out: pathlib.Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     for fl in summary["vary"]["medium.frame_loss"]:
         xs, ys = [], []
@@ -152,10 +150,7 @@ def load_report(summary: dict) -> Report:
 
 
 def load_figures(summary: dict, out: pathlib.Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     arms = summary["vary"]["arm"]
     nodes = summary["scenario_data"]["topology"]["nodes"]
     fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=120)

@@ -15,6 +15,7 @@ import math
 import pathlib
 
 from ..stats import summarize
+from ..plot import pyplot
 from ..table import mean_ci, num
 from . import Experiment, Report, metric, point, raw_results, register
 from .relay import TSS_ARMS, TSS_SOURCE, tss_metrics
@@ -37,11 +38,7 @@ def airtimes_ms(sc: dict) -> tuple[float, float]:
 
 
 def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+    return pyplot()
 
 
 def _paper_node(ours: int, nodes: int) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pathlib
 
+from ..plot import pyplot
 from ..table import mean_ci, num
 from . import Experiment, Report, metric, point, register
 
@@ -97,10 +98,7 @@ def window_report(summary: dict) -> Report:
 
 
 def window_figures(summary: dict, out: pathlib.Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     series: dict[str, list] = {}
     for arm in summary["vary"]["arm"]:

@@ -4,6 +4,7 @@
  * broadcast scoping, forwarding off, the forward hook's verdicts, and the
  * local hook (own datagrams out, delivered ones in). */
 #include "iptest.h"
+#include "moteip/wire/icmpv4.h"
 
 #if MIP_CONF_FORWARD
 
@@ -290,6 +291,49 @@ static void test_ipv4_not_forwarded_when_forwarding_off(void)
     CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ipv4_not_for_us), 2);
     CHECK_EQ(drops_total(&f), 2);
     CHECK_EQ(f.ntx, 0);
+    fixture_free(&f);
+}
+
+static void test_ipv4_source_routed_or_bad_options_not_forwarded(void)
+{
+    /* RFC 7126 4.3, 4.4: a router drops source-routed datagrams; one with a
+     * malformed option is dropped with a Parameter Problem (issue 12). A
+     * well-formed Record Route still passes. */
+    static const struct {
+        uint8_t opt[8];
+        enum mip_stat why;
+        bool forwarded;
+    } rows[] = {
+        {{7, 7, 4, 0, 0, 0, 0, 1}, MIP_STAT_ip_forwarded, true},
+        {{0x83, 7, 4, 198, 51, 100, 7, 0}, MIP_STAT_drop_ipv4_source_route, false},
+        {{0x89, 7, 4, 198, 51, 100, 7, 0}, MIP_STAT_drop_ipv4_source_route, false},
+        {{7, 0, 0, 0, 0, 0, 0, 0}, MIP_STAT_drop_ipv4_bad_option, false},
+    };
+    struct fixture f;
+    uint8_t plain[256], pkt[264];
+    size_t len;
+    unsigned i;
+    init_fwd(&f, true, 1500);
+    len = udp4(plain, "198.51.100.9", 64, 0, 1, 20);
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        memcpy(pkt, plain, 20);
+        memcpy(pkt + 20, rows[i].opt, 8);
+        memcpy(pkt + 28, plain + 20, len - 20);
+        pkt[0] = 0x47;
+        mip_wr16(pkt + 2, (uint16_t)(len + 8));
+        pkt[10] = 0;
+        pkt[11] = 0;
+        mip_wr16(pkt + 10, mip_cksum_finish(mip_cksum_add(0, pkt, 28)));
+        fixture_clear(&f);
+        fixture_input(&f, 0, pkt, len + 8);
+        CHECK_EQ(fixture_stat(&f, rows[i].why), i == 2 ? 2u : 1u);
+        CHECK_EQ(f.ntx, rows[i].why == MIP_STAT_drop_ipv4_source_route ? 0u : 1u);
+        if (f.ntx == 1 && rows[i].forwarded)
+            CHECK_EQ(f.tx[0].netif, 1);
+        if (f.ntx == 1 && !rows[i].forwarded)
+            CHECK_EQ(f.tx[0].data[20], MIP_ICMPV4_PARAM_PROBLEM);
+    }
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_ip_forwarded), 1);
     fixture_free(&f);
 }
 
@@ -750,6 +794,7 @@ int main(void)
     RUN(test_ipv4_fragment_refragmented_keeps_offset_and_mf);
     RUN(test_ipv4_df_too_big_gets_frag_needed_with_mtu);
     RUN(test_ipv4_not_forwarded_when_forwarding_off);
+    RUN(test_ipv4_source_routed_or_bad_options_not_forwarded);
     RUN(test_ipv4_multicast_and_broadcast_not_forwarded);
     RUN(test_ipv4_to_other_netif_address_delivered_locally);
 #endif

@@ -445,6 +445,91 @@ static void test_no_time_exceeded_about_icmp_error_or_later_fragment(void)
 }
 #endif
 
+/* good_ping() with `olen` option bytes after the fixed header. */
+static size_t ping_with_options(uint8_t *pkt, const uint8_t *opts, size_t olen)
+{
+    uint8_t plain[64];
+    size_t n = good_ping(plain);
+    memcpy(pkt, plain, 20);
+    memcpy(pkt + 20, opts, olen);
+    memcpy(pkt + 20 + olen, plain + 20, n - 20);
+    pkt[0] = (uint8_t)(0x40u | ((20u + olen) / 4u));
+    mip_wr16(pkt + 2, (uint16_t)(n + olen));
+    refresh_cksum(pkt);
+    return n + olen;
+}
+
+/* What a dropped ping with options must leave: its counter up by one,
+ * no echo reply, and a Parameter Problem pointing at `pointer` (none when
+ * 0) that quotes the header and 8 bytes. */
+static void check_option_drop(struct fixture *f, const uint8_t *pkt, size_t olen,
+                              enum mip_stat why, uint32_t before, uint8_t pointer,
+                              uint32_t replied, uint32_t total)
+{
+    const uint8_t *r = f->tx[0].data;
+    CHECK_EQ(fixture_stat(f, MIP_STAT_icmp_echo_replied), replied);
+    CHECK_EQ(drops_total(f), total + 1);
+    CHECK_EQ(fixture_stat(f, why) - before, 1);
+    CHECK_EQ(f->ntx, pointer != 0 ? 1u : 0u);
+    if (f->ntx != 1)
+        return;
+    CHECK(ip4_hdr_ok(r));
+    CHECK_EQ(r[9], 1);
+    CHECK_MEM(r + 16, pkt + 12, 4);                  /* to the source */
+    CHECK_EQ(r[20], MIP_ICMPV4_PARAM_PROBLEM);
+    CHECK_EQ(r[21], 0);
+    CHECK_EQ(r[24], pointer);
+    CHECK(icmp4_ok(r));
+    CHECK_MEM(r + 28, pkt, 20u + olen + 8u);
+}
+
+/* Issue 12: options with a length of 0, 1, or past the header were
+ * answered, and source routes accepted. Now each is dropped and counted;
+ * a malformed one is reported with a Parameter Problem pointing at the bad
+ * octet (RFC 1122 3.2.2.5), a source route silently (RFC 7126). */
+static void test_ipv4_options_checked_before_any_answer(void)
+{
+    static const struct {
+        const char *what;
+        uint8_t olen;
+        uint8_t opt[8];
+        int why;             /* the drop counter, or -1: answered */
+        uint8_t pointer;     /* of the Parameter Problem; 0: no error sent */
+    } rows[] = {
+        {"record route", 8, {7, 7, 4, 0, 0, 0, 0, 1}, -1, 0},
+        {"NOPs and EOL", 4, {1, 1, 1, 0}, -1, 0},
+        {"length 0", 4, {68, 0, 0, 0}, MIP_STAT_drop_ipv4_bad_option, 21},
+        {"length 1", 4, {7, 1, 0, 0}, MIP_STAT_drop_ipv4_bad_option, 21},
+        {"length past the header", 8, {7, 9, 4, 0, 0, 0, 0, 0}, MIP_STAT_drop_ipv4_bad_option, 21},
+        {"type without a length", 4, {1, 1, 1, 0x94}, MIP_STAT_drop_ipv4_bad_option, 23},
+        {"loose source route", 8, {0x83, 7, 4, 192, 0, 2, 3, 0}, MIP_STAT_drop_ipv4_source_route, 0},
+        {"strict source route", 8, {0x89, 7, 8, 192, 0, 2, 3, 0}, MIP_STAT_drop_ipv4_source_route, 0},
+    };
+    struct fixture f;
+    uint8_t pkt[96];
+    unsigned i;
+    fixture_init(&f, false);
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        size_t len = ping_with_options(pkt, rows[i].opt, rows[i].olen);
+        uint32_t replied = fixture_stat(&f, MIP_STAT_icmp_echo_replied);
+        uint32_t total = drops_total(&f);
+        uint32_t why_before = rows[i].why < 0 ? 0 : fixture_stat(&f, (enum mip_stat)rows[i].why);
+        int failures = testing_failures;
+        fixture_clear(&f);
+        fixture_input(&f, 0, pkt, len);
+        if (rows[i].why < 0) {
+            CHECK_EQ(fixture_stat(&f, MIP_STAT_icmp_echo_replied), replied + 1);
+            CHECK_EQ(drops_total(&f), total);
+        } else {
+            check_option_drop(&f, pkt, rows[i].olen, (enum mip_stat)rows[i].why, why_before,
+                              rows[i].pointer, replied, total);
+        }
+        if (testing_failures != failures)
+            fprintf(stderr, "  in row '%s'\n", rows[i].what);
+    }
+    fixture_free(&f);
+}
+
 static void test_valid_datagram_counts_no_drop(void)
 {
     struct fixture f;
@@ -501,6 +586,7 @@ int main(void)
 #if MIP_CONF_FORWARD
     RUN(test_no_time_exceeded_about_icmp_error_or_later_fragment);
 #endif
+    RUN(test_ipv4_options_checked_before_any_answer);
     RUN(test_valid_datagram_counts_no_drop);
     RUN(test_input_on_missing_netif_ignored);
 #endif

@@ -234,7 +234,7 @@ static mip_status send_udp(struct air *a, unsigned from, const char *dst, const 
                            size_t len)
 {
     struct mip_addr d = addr(dst);
-    return mip_udp_sendto(a->s[from], NULL, PORT, &d, PORT, data, len);
+    return mip_udp_sendto(a->s[from], NULL, PORT, &d, PORT, MIP_NETIF_ANY, data, len);
 }
 
 /* --- IPHC mode ------------------------------------------------------------- */
@@ -381,9 +381,32 @@ static unsigned capture(struct air *a, size_t size, uint32_t seed, struct air_fr
 }
 
 
+/* Node 0 again, as another neighbour: short address `sa`, address
+ * fd00::ff:fe00:sa. Frames captured before stay valid. */
+static void node0_readdress(struct air *a, uint16_t sa)
+{
+    struct mip_lowpan_config c = a->cfg[0];
+    struct mip_stack_config sc;
+    struct mip_addr ad;
+    uint8_t idx, seed[4] = {9, 9, 9, (uint8_t)sa};
+    char text[32];
+    memset(&sc, 0, sizeof sc);
+    sc.entropy = seed;
+    sc.entropy_len = sizeof seed;
+    mip_stack_init(a->s[0], &sc, a->now);
+    c.short_addr = sa;
+    c.ext_addr[7] = (uint8_t)sa;
+    a->cfg[0] = c;
+    CHECK_EQ(mip_netif_add_lowpan(a->s[0], &c, &air_driver, &a->port[0], &idx), MIP_OK);
+    snprintf(text, sizeof text, "fd00::ff:fe00:%x", sa);
+    ad = addr(text);
+    CHECK_EQ(mip_netif_add_addr(a->s[0], 0, &ad, 64), MIP_OK);
+}
+
 /* Datagrams that lost a fragment must not block later ones from the same
- * neighbour until the reassembly timeout: with every slot taken, a new
- * datagram from that neighbour supersedes its stale one. */
+ * neighbour until the reassembly timeout: a new datagram from that
+ * neighbour supersedes its stale one once the neighbour is at its share
+ * (or no slot is free). */
 static void test_stale_datagram_superseded_by_same_sender(void)
 {
     struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
@@ -400,8 +423,11 @@ static void test_stale_datagram_superseded_by_same_sender(void)
         air_inject(a, 1, f[i].data, f[i].len);
     CHECK_EQ(a->sink[1].calls, 1);
     CHECK(sink_has(&a->sink[1], 800, 99));
-    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_superseded), 2);
+    /* SLOTS + 2 datagrams, the first PER_SRC of them in free slots */
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_superseded),
+             MIP_LOWPAN_REASS_SLOTS + 2u - MIP_LOWPAN_REASS_PER_SRC);
     CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_src_limit), 0);
     air_free(a);
 }
 
@@ -411,33 +437,180 @@ static void test_two_interleaved_datagrams(void)
     static struct air_frame f1[16], f2[16];
     unsigned n1 = capture(a, 700, 1, f1, 16), n2 = capture(a, 900, 2, f2, 16), i;
     CHECK(n1 > 3 && n2 > n1);
+    /* from one neighbour (tags count up): with one slot per neighbour the
+     * newer datagram supersedes the older, whose remaining fragments then
+     * find no slot the neighbour's share allows */
     for (i = 0; i < n2; i++) {
         if (i < n1)
             air_inject(a, 1, f1[i].data, f1[i].len);
-#if MIP_LOWPAN_REASS_SLOTS >= 2
-        if (i == n1 - 1u) {
-            CHECK_EQ(a->sink[1].calls, 1);
-            CHECK(sink_has(&a->sink[1], 700, 1));
-        }
-#endif
         air_inject(a, 1, f2[i].data, f2[i].len);
     }
-#if MIP_LOWPAN_REASS_SLOTS >= 2
+#if MIP_LOWPAN_REASS_PER_SRC >= 2
     CHECK_EQ(a->sink[1].calls, 2);
-    CHECK(sink_has(&a->sink[1], 900, 2));
     CHECK_EQ(stat(a, 1, MIP_STAT_lowpan_reassembled), 2);
-    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
 #else
-    /* one slot: the newer datagram (from the same sender) supersedes the
-     * older one, whose remaining fragments then find no slot */
     CHECK_EQ(a->sink[1].calls, 1);
     CHECK(sink_has(&a->sink[1], 900, 2));
     CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_superseded), 1);
-    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), n1 - 1u);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_src_limit), n1 - 1u);
     air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS);
     CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_timeout), 0);
 #endif
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
     CHECK_EQ(stat(a, 1, MIP_STAT_lowpan_frag_rx), n1 + n2);
+#if MIP_LOWPAN_REASS_SLOTS >= 2
+    /* from two neighbours: both complete */
+    a->sink[1].calls = 0;
+    n1 = capture(a, 700, 3, f1, 16);
+    node0_readdress(a, 3);
+    n2 = capture(a, 900, 4, f2, 16);
+    for (i = 0; i < n2; i++) {
+        if (i < n1)
+            air_inject(a, 1, f1[i].data, f1[i].len);
+        if (i == n1 - 1u) {
+            CHECK_EQ(a->sink[1].calls, 1);
+            CHECK(sink_has(&a->sink[1], 700, 3));
+        }
+        air_inject(a, 1, f2[i].data, f2[i].len);
+    }
+    CHECK_EQ(a->sink[1].calls, 2);
+    CHECK(sink_has(&a->sink[1], 900, 4));
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
+#endif
+    air_free(a);
+}
+
+/* --- slot pinning (issue 12) --------------------------------------------- */
+
+/* MHR offsets of a captured IPHC frame (short addresses, PAN ID
+ * compression): destination and source little-endian, then the fragment
+ * header (tag at +2). */
+#define MHR_DST 5u
+#define MHR_SRC 7u
+#define FH 9u
+
+/* A copy of FRAG1 `tmpl` as if sent by the invented neighbour `sa`. */
+static void inject_forged_frag1(struct air *a, const struct air_frame *tmpl, uint16_t sa)
+{
+    struct air_frame g = *tmpl;
+    g.data[MHR_SRC] = (uint8_t)sa;
+    g.data[MHR_SRC + 1u] = (uint8_t)(sa >> 8);
+    mip_wr16(g.data + FH + 2u, (uint16_t)(sa * 7u));
+    air_inject(a, 1, g.data, g.len);
+}
+
+static void test_forged_first_fragments_do_not_block_neighbours(void)
+{
+    /* The review's attack: every 8 s one forged FRAG1 per slot, each from
+     * an invented link source; between them a real neighbour's fragmented
+     * datagram. It used to deliver 0 of 5. */
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f[16], tmpl;
+    unsigned round, k, i, n;
+    uint16_t sa = 0x300;
+    CHECK(capture(a, 600, 50, f, 16) > 2);
+    tmpl = f[0];
+    for (round = 0; round < 5u; round++) {
+        for (k = 0; k < MIP_LOWPAN_REASS_SLOTS; k++)
+            inject_forged_frag1(a, &tmpl, sa++);
+        air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS / 2u);
+        n = capture(a, 600, 60u + round, f, 16);
+        for (i = 0; i < n; i++)
+            air_inject(a, 1, f[i].data, f[i].len);
+        CHECK(sink_has(&a->sink[1], 600, 60u + round));
+        air_advance(a, MIP_LOWPAN_REASS_TIMEOUT_MS / 2u);
+    }
+    CHECK_EQ(a->sink[1].calls, 5);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_evicted), 5);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
+    air_free(a);
+}
+
+static void test_datagram_in_progress_survives_forged_flood(void)
+{
+    /* The slots start full of stale forged FRAG1s; a real datagram takes
+     * one, and between each of its fragments (PROTECT / 4 apart, all
+     * within the timeout) come ten forged FRAG1s from new invented
+     * sources. */
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f[16], tmpl;
+    unsigned k, i, n;
+    uint16_t sa = 0x400;
+    CHECK(capture(a, 600, 51, f, 16) > 2);
+    tmpl = f[0];
+    for (k = 0; k < MIP_LOWPAN_REASS_SLOTS; k++)
+        inject_forged_frag1(a, &tmpl, sa++);
+    air_advance(a, MIP_LOWPAN_REASS_PROTECT_MS);
+    n = capture(a, 1000, 52, f, 16);
+    CHECK(n >= 8u);
+    for (i = 0; i < n; i++) {
+        air_inject(a, 1, f[i].data, f[i].len);
+        for (k = 0; k < 10u; k++)
+            inject_forged_frag1(a, &tmpl, sa++);
+        air_advance(a, MIP_LOWPAN_REASS_PROTECT_MS / 4u);
+    }
+    CHECK(n * (MIP_LOWPAN_REASS_PROTECT_MS / 4u) < MIP_LOWPAN_REASS_TIMEOUT_MS);
+    CHECK_EQ(a->sink[1].calls, 1);
+    CHECK(sink_has(&a->sink[1], 1000, 52));
+    CHECK(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot) > 0);
+    CHECK(MIP_LOWPAN_REASS_SLOTS == 1 || stat(a, 1, MIP_STAT_drop_lowpan_frag_evicted) > 1);
+    air_free(a);
+}
+
+static void test_neighbour_at_its_share_waits(void)
+{
+    /* A neighbour's older-tag datagram, while its newer one receives, waits
+     * (it cannot supersede); another neighbour still gets a slot. */
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame old[16], cur[16], other[16];
+    unsigned n_old = capture(a, 500, 20, old, 16), n_cur = capture(a, 500, 21, cur, 16);
+    unsigned n_other, i;
+    node0_readdress(a, 5);
+    n_other = capture(a, 500, 22, other, 16);
+    air_inject(a, 1, cur[0].data, cur[0].len);
+    air_inject(a, 1, old[0].data, old[0].len);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_src_limit),
+             MIP_LOWPAN_REASS_PER_SRC == 1 ? 1u : 0u);
+    air_inject(a, 1, other[0].data, other[0].len);
+    for (i = 1; i < n_cur; i++)
+        air_inject(a, 1, cur[i].data, cur[i].len);
+    CHECK(sink_has(&a->sink[1], 500, 21));
+    for (i = 1; i < n_other; i++)
+        air_inject(a, 1, other[i].data, other[i].len);
+#if MIP_LOWPAN_REASS_SLOTS > MIP_LOWPAN_REASS_PER_SRC
+    CHECK_EQ(a->sink[1].calls, 2);
+    CHECK(sink_has(&a->sink[1], 500, 22));
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_no_slot), 0);
+#endif
+    (void)n_old;
+    air_free(a);
+}
+
+static void test_reassembly_key_includes_link_destination(void)
+{
+    /* RFC 4944 s.5.3: source, destination, tag and size name a datagram. A
+     * FRAGN with the same source, tag and size but sent to the broadcast
+     * address belongs to another datagram and must not fill this one's
+     * blocks (with other bytes). */
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    static struct air_frame f[16];
+    struct air_frame g;
+    unsigned n = capture(a, 600, 6, f, 16), i;
+    CHECK(n >= 3);
+    CHECK_EQ(f[1].data[FH] >> 3, 0x1C);     /* FRAGN */
+    CHECK_EQ(f[1].data[MHR_DST], 2);        /* unicast to node 1 */
+    air_inject(a, 1, f[0].data, f[0].len);
+    g = f[1];
+    g.data[MHR_DST] = 0xFF;
+    g.data[MHR_DST + 1u] = 0xFF;
+    g.data[0] &= (uint8_t)~0x20u;           /* no ACK request on a broadcast */
+    memset(g.data + FH + 5u, 0xEE, g.len - FH - 5u);
+    air_inject(a, 1, g.data, g.len);
+    for (i = 1; i < n; i++)
+        air_inject(a, 1, f[i].data, f[i].len);
+    CHECK_EQ(a->sink[1].calls, 1);
+    CHECK(sink_has(&a->sink[1], 600, 6));
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_frag_duplicate), 0);
     air_free(a);
 }
 
@@ -493,9 +666,6 @@ static void test_duplicate_fragments_tolerated(void)
     CHECK_EQ(a->sink[1].calls, 1);
     air_free(a);
 }
-
-/* Offset of a FRAGN frame's fragment header (short addresses: MHR 9). */
-#define FH 9u
 
 static void test_inconsistent_fragments_drop_the_datagram(void)
 {
@@ -587,7 +757,8 @@ static void test_linklocal_and_context0_frames(void)
     struct mip_addr src = addr("fe80::ff:fe00:1"), dst = addr("fe80::ff:fe00:2");
     struct mip_addr mc = addr("ff02::1");
     uint32_t sum;
-    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &dst, PORT, (const uint8_t *)"hi", 2), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &dst, PORT, MIP_NETIF_ANY,
+                            (const uint8_t *)"hi", 2), MIP_OK);
     CHECK_EQ(a->nq, 1);
     CHECK_EQ(a->q[0].len, sizeof want_ll);
     /* the checksum is the one of the uncompressed datagram */
@@ -620,7 +791,8 @@ static void test_linklocal_and_context0_frames(void)
         struct mip_addr mpfx = addr("ff00::");
         CHECK_EQ(mip_route_add(a->s[0], &mpfx, 8, NULL, 0), MIP_OK);
     }
-    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &mc, PORT, (const uint8_t *)"hi", 2), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &mc, PORT, MIP_NETIF_ANY,
+                            (const uint8_t *)"hi", 2), MIP_OK);
     CHECK_EQ(a->nq, 1);
     CHECK_EQ(a->q[0].data[0], 0x41);            /* no ack request */
     CHECK_EQ(mip_rd16(a->q[0].data + 5), 0xFFFF);
@@ -1045,6 +1217,10 @@ int main(void)
     RUN(test_udp_across_frame_sizes);
     RUN(test_two_interleaved_datagrams);
     RUN(test_stale_datagram_superseded_by_same_sender);
+    RUN(test_forged_first_fragments_do_not_block_neighbours);
+    RUN(test_datagram_in_progress_survives_forged_flood);
+    RUN(test_neighbour_at_its_share_waits);
+    RUN(test_reassembly_key_includes_link_destination);
     RUN(test_missing_fragment_times_out);
     RUN(test_duplicate_fragments_tolerated);
     RUN(test_inconsistent_fragments_drop_the_datagram);

@@ -12,18 +12,31 @@
 struct dgram {
     bool v6;
     uint32_t id;
+    char src[24];            /* fd00::<host> or 192.0.2.<host> */
     size_t l4len;
     uint8_t l4[L4_MAX];
 };
 
-static void make_udp(struct dgram *d, bool v6, uint32_t id, uint16_t sport, size_t n)
+/* From source host `host`: fd00::<host>, 192.0.2.<3 + (host - 3) % 250>
+ * (1 is the usual peer; others are on-link sources a test invents). */
+static void make_udp_from(struct dgram *d, bool v6, unsigned host, uint32_t id, uint16_t sport,
+                          size_t n)
 {
     static uint8_t payload[L4_MAX];
     d->v6 = v6;
     d->id = id;
+    if (v6)
+        snprintf(d->src, sizeof d->src, "fd00::%x", host);
+    else
+        snprintf(d->src, sizeof d->src, "192.0.2.%u", host < 3 ? host : 3 + (host - 3) % 250);
     fill_pattern(payload, n, sport);
-    d->l4len = build_udp(d->l4, v6, v6 ? "fd00::1" : "192.0.2.1", v6 ? "fd00::2" : "192.0.2.2",
-                         sport, PORT, payload, n);
+    d->l4len = build_udp(d->l4, v6, d->src, v6 ? "fd00::2" : "192.0.2.2", sport, PORT,
+                         payload, n);
+}
+
+static void make_udp(struct dgram *d, bool v6, uint32_t id, uint16_t sport, size_t n)
+{
+    make_udp_from(d, v6, 1, id, sport, n);
 }
 
 /* Sends l4[off, off+len) as a fragment with the given MF flag. */
@@ -33,10 +46,10 @@ static void send_flagged(struct fixture *f, const struct dgram *d, size_t off, s
     static uint8_t pkt[L4_MAX + 100];
     size_t n;
     if (d->v6)
-        n = build_frag6(pkt, "fd00::1", "fd00::2", 17, d->id, (uint16_t)off, more,
+        n = build_frag6(pkt, d->src, "fd00::2", 17, d->id, (uint16_t)off, more,
                         d->l4 + off, len);
     else
-        n = build_frag4(pkt, "192.0.2.1", "192.0.2.2", 17, (uint16_t)d->id, (uint16_t)off,
+        n = build_frag4(pkt, d->src, "192.0.2.2", 17, (uint16_t)d->id, (uint16_t)off,
                         more, d->l4 + off, len);
     fixture_input(f, 0, pkt, n);
 }
@@ -156,7 +169,8 @@ static void test_ipv6_atomic_fragment_processed_alone(void)
     fixture_free(&f);
 }
 
-/* MIP_REASS_SLOTS datagrams, their fragments interleaved round robin. */
+/* MIP_REASS_SLOTS datagrams (from as many sources: one may hold only
+ * MIP_REASS_PER_SRC slots), their fragments interleaved round robin. */
 static void check_interleaved(const bool *v6)
 {
     static struct dgram d[MIP_REASS_SLOTS];
@@ -165,7 +179,7 @@ static void check_interleaved(const bool *v6)
     unsigned i, k;
     init_rx(&f, &c);
     for (k = 0; k < MIP_REASS_SLOTS; k++)
-        make_udp(&d[k], v6[k], 0x40 + k, (uint16_t)(5000 + k), 600 + 8 * k);
+        make_udp_from(&d[k], v6[k], 1 + k, 0x40 + k, (uint16_t)(5000 + k), 600 + 8 * k);
     for (i = 0; i < 3; i++)
         for (k = 0; k < MIP_REASS_SLOTS; k++)
             send_nth(&f, &d[k], 256, 2 - i);  /* last piece first */
@@ -213,7 +227,7 @@ static void test_same_id_different_source_is_another_datagram(void)
     fixture_free(&f);
 }
 
-static void test_one_more_datagram_than_slots_dropped_no_slot(void)
+static void test_one_more_datagram_than_slots_dropped_while_all_receive(void)
 {
     static struct dgram d[MIP_REASS_SLOTS + 1];
     struct fixture f;
@@ -221,7 +235,7 @@ static void test_one_more_datagram_than_slots_dropped_no_slot(void)
     unsigned k;
     init_rx(&f, &c);
     for (k = 0; k <= MIP_REASS_SLOTS; k++)
-        make_udp(&d[k], true, 0x60 + k, (uint16_t)(6000 + k), 500);
+        make_udp_from(&d[k], true, 1 + k, 0x60 + k, (uint16_t)(6000 + k), 500);
     for (k = 0; k < MIP_REASS_SLOTS; k++)
         send_nth(&f, &d[k], 256, 0);
     CHECK_EQ(slots_used(&f), MIP_REASS_SLOTS);
@@ -450,6 +464,132 @@ static void test_inconsistent_datagram_end_dropped_malformed(void)
     check_inconsistent_end(true);
 }
 
+/* --- slot pinning (issue 12): eviction and the per-source share ----- */
+
+/* Sends the first 256-byte piece of a bogus datagram from invented source
+ * `host` (never completed). */
+static void send_bogus_first(struct fixture *f, bool v6, unsigned host)
+{
+    static struct dgram b;
+    make_udp_from(&b, v6, host, 0xB000 + host, (uint16_t)(20000 + host), 600);
+    send_nth(f, &b, 256, 0);
+}
+
+static void test_bogus_first_fragments_yield_their_slots(void)
+{
+    /* One bogus first fragment per slot from invented sources of either
+     * family used to block every fragmented datagram of both families for
+     * MIP_REASS_TIMEOUT_MS. Now they give their slots up once idle for
+     * MIP_REASS_PROTECT_MS. */
+    static const struct {
+        bool bogus_v6, real_v6;
+    } rows[] = {
+        {true, true}, {false, true}, {true, false}, {false, false},
+    };
+    static struct dgram d;
+    unsigned r, k, i;
+    for (r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        struct fixture f;
+        struct checker c;
+        if (!MIP_CONF_IPV4 && (!rows[r].bogus_v6 || !rows[r].real_v6))
+            continue;
+        init_rx(&f, &c);
+        for (k = 0; k < MIP_REASS_SLOTS; k++)
+            send_bogus_first(&f, rows[r].bogus_v6, 0x10 + k);
+        CHECK_EQ(slots_used(&f), MIP_REASS_SLOTS);
+        make_udp(&d, rows[r].real_v6, 0x1234, 7100, 1000);
+        /* while the bogus ones are fresh, they keep their slots */
+        fixture_advance(&f, MIP_REASS_PROTECT_MS - 1);
+        send_nth(&f, &d, 256, 0);
+        CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_no_slot), 1);
+        CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_evicted), 0);
+        /* idle long enough, the oldest gives way, one per new datagram */
+        fixture_advance(&f, 1);
+        for (i = 0; i < pieces_of(&d, 256); i++)
+            send_nth(&f, &d, 256, i);
+        CHECK_EQ(c.calls, 1);
+        CHECK_EQ(c.good, 1);
+        CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_evicted), 1);
+        CHECK_EQ(slots_used(&f), MIP_REASS_SLOTS - 1);
+        CHECK_EQ(f.ntx, 0);     /* an eviction is no timeout: no ICMP error */
+        fixture_free(&f);
+    }
+}
+
+static void test_datagram_in_progress_survives_a_flood(void)
+{
+    /* The slots start full of stale bogus fragments. A real datagram takes
+     * one; between each of its fragments (MIP_REASS_PROTECT_MS / 2 apart)
+     * comes a flood of first fragments from new invented sources. The
+     * flood may take the bogus ones' slots, never the real one's. */
+    static struct dgram d;
+    struct fixture f;
+    struct checker c;
+    unsigned k, i, host = 0x100;
+    init_rx(&f, &c);
+    for (k = 0; k < MIP_REASS_SLOTS; k++)
+        send_bogus_first(&f, true, host++);
+    fixture_advance(&f, MIP_REASS_PROTECT_MS);
+    make_udp(&d, true, 0x4321, 7200, 1200);     /* 5 pieces of 256 */
+    for (i = 0; i < pieces_of(&d, 256); i++) {
+        send_nth(&f, &d, 256, i);
+        for (k = 0; k < 20; k++)
+            send_bogus_first(&f, (k & 1u) != 0 || !MIP_CONF_IPV4, host++);
+        fixture_advance(&f, MIP_REASS_PROTECT_MS / 2);
+    }
+    CHECK_EQ(c.calls, 1);
+    CHECK_EQ(c.good, 1);
+    CHECK_EQ(c.last_port, 7200);
+    CHECK(fixture_stat(&f, MIP_STAT_drop_frag_no_slot) > 0);   /* the flood waited */
+    CHECK(MIP_REASS_SLOTS == 1 || fixture_stat(&f, MIP_STAT_drop_frag_evicted) > 1);
+    fixture_free(&f);
+}
+
+static void test_one_source_holds_at_most_its_share(void)
+{
+    static struct dgram a[MIP_REASS_PER_SRC + 1], b;
+    struct fixture f;
+    struct checker c;
+    unsigned k;
+    init_rx(&f, &c);
+    for (k = 0; k <= MIP_REASS_PER_SRC; k++)
+        make_udp_from(&a[k], true, 0x20, 0xA0 + k, (uint16_t)(7300 + k), 500);
+    for (k = 0; k < MIP_REASS_PER_SRC; k++) {
+        send_nth(&f, &a[k], 256, 0);
+        fixture_advance(&f, 1);                 /* a[0] is the oldest */
+    }
+    /* at its share, the source waits while its datagrams receive ... */
+    send_nth(&f, &a[MIP_REASS_PER_SRC], 256, 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_src_limit), 1);
+    CHECK_EQ(slots_used(&f), MIP_REASS_PER_SRC);
+#if MIP_REASS_SLOTS > MIP_REASS_PER_SRC
+    /* ... while another source still finds a slot */
+    make_udp_from(&b, true, 0x21, 0xB1, 7399, 500);
+    send_nth(&f, &b, 256, 0);
+    CHECK_EQ(slots_used(&f), MIP_REASS_PER_SRC + 1);
+#endif
+    /* once its own oldest is idle, the source's new datagram takes that
+     * one (a lost fragment must not block the sender for the timeout),
+     * and never another source's */
+    fixture_advance(&f, MIP_REASS_PROTECT_MS);
+    send_nth(&f, &a[MIP_REASS_PER_SRC], 256, 0);
+    send_nth(&f, &a[MIP_REASS_PER_SRC], 256, 1);
+    CHECK_EQ(c.calls, 1);
+    CHECK_EQ(c.last_port, 7300 + MIP_REASS_PER_SRC);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_evicted), 1);
+#if MIP_REASS_SLOTS > MIP_REASS_PER_SRC
+    send_nth(&f, &b, 256, 1);
+    CHECK_EQ(c.calls, 2);
+    CHECK_EQ(c.last_port, 7399);
+#endif
+    for (k = 1; k < MIP_REASS_PER_SRC; k++)
+        send_nth(&f, &a[k], 256, 1);
+    CHECK_EQ(c.calls, MIP_REASS_PER_SRC + (MIP_REASS_SLOTS > MIP_REASS_PER_SRC ? 1u : 0u));
+    CHECK_EQ(c.good, c.calls);
+    CHECK_EQ(slots_used(&f), 0);
+    fixture_free(&f);
+}
+
 /* --- timeouts -------------------------------------------------------- */
 
 #if MIP_CONF_IPV4
@@ -570,7 +710,8 @@ static void test_ipv6_timeout_of_fragmented_icmpv6_error_sends_nothing(void)
     n = build_frag6(pkt, "fd00::1", "fd00::2", 58, 0xC5, 0, true, msg, 512);
     fixture_input(&f, 0, pkt, n);
     fixture_advance(&f, MIP_REASS_TIMEOUT_MS);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_timeout) + fixture_stat(&f, MIP_STAT_drop_frag_no_slot), 2);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_frag_timeout) +
+             fixture_stat(&f, MIP_STAT_drop_frag_src_limit), 2);
     CHECK_EQ(f.ntx, MIP_REASS_SLOTS >= 2 ? 1 : 0);
     if (f.ntx == 1) {
         CHECK_EQ(f.tx[0].data[40], 3);
@@ -815,7 +956,10 @@ int main(void)
     RUN(test_ipv6_atomic_fragment_processed_alone);
     RUN(test_interleaved_datagrams_up_to_slot_count);
     RUN(test_same_id_different_source_is_another_datagram);
-    RUN(test_one_more_datagram_than_slots_dropped_no_slot);
+    RUN(test_one_more_datagram_than_slots_dropped_while_all_receive);
+    RUN(test_bogus_first_fragments_yield_their_slots);
+    RUN(test_datagram_in_progress_survives_a_flood);
+    RUN(test_one_source_holds_at_most_its_share);
     RUN(test_overlapping_fragment_drops_whole_datagram);
     RUN(test_duplicate_fragment_is_an_overlap);
     RUN(test_datagram_of_exactly_reass_size_fits);

@@ -318,7 +318,7 @@ static void chain_init(struct chain *c, uint8_t mode, unsigned loss_pct, uint32_
     c->tcp[1] = calloc(1, sizeof(struct mip_tcp));
     CHECK_EQ(mip_tcp_init(c->tcp[0], c->s[0]), MIP_OK);
     CHECK_EQ(mip_tcp_init(c->tcp[1], c->s[NODES - 1]), MIP_OK);
-    CHECK_EQ(mip_tcp_listen(c->tcp[1], &c->lis, PORT, srv_accept), MIP_OK);
+    CHECK_EQ(mip_tcp_listen(c->tcp[1], &c->lis, PORT, RING, srv_accept), MIP_OK);
     mip_tcp_conn_init(&c->cli, &cli_cb, c, c->cli_tx, sizeof(c->cli_tx), c->cli_rx, NULL,
                       sizeof(c->cli_rx));
     /* At most two segments beyond what the first relay has confirmed: it

@@ -226,7 +226,9 @@ static struct mip_tcp_conn *app_accept(struct mip_tcp_listener *l, struct mip_tc
     return &a->conn;
 }
 
-/* mip_tcp_listen with app_accept, remembering that `a` is behind l. */
+/* mip_tcp_listen with app_accept, remembering that `a` is behind l; the
+ * listener promises a->rx_size (APP_RING when 0), the ring app_init
+ * gives. */
 static inline mip_status app_listen(struct mip_tcp *tcp, struct mip_tcp_listener *l, uint16_t port,
                                     struct app *a)
 {
@@ -239,7 +241,7 @@ static inline mip_status app_listen(struct mip_tcp *tcp, struct mip_tcp_listener
         slot = next++ % 8u;
     app_of_listener[slot].l = l;
     app_of_listener[slot].a = a;
-    return mip_tcp_listen(tcp, l, port, app_accept);
+    return mip_tcp_listen(tcp, l, port, a->rx_size ? a->rx_size : APP_RING, app_accept);
 }
 
 /* --- the fixture plus a TCP, the test playing the peer ------------------ */

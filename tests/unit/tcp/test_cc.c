@@ -229,7 +229,8 @@ static void test_timeout_to_loss_window(void)
     struct mip_tcp_cc cc;
     unsigned i;
     enter_recovery(&cc, 20000);
-    tcp_cc_on_timeout(&cc, 12000);
+    tcp_cc_on_timeout(&cc, 12000, 20000);
+    CHECK_EQ(cc.recover, 20000);        /* RFC 6582 3.2 step 1 */
     CHECK_EQ(cc.ssthresh, 6000);
     CHECK_EQ(cc.cwnd, MSS);             /* RFC 5681: LW = 1 segment */
     CHECK_EQ(cc.in_recovery, 0);
@@ -243,13 +244,48 @@ static void test_timeout_to_loss_window(void)
     tcp_cc_on_ack(&cc, MSS);
     CHECK_EQ(cc.cwnd, 6u * MSS);
     /* A small flight: ssthresh stays at two segments. */
-    tcp_cc_on_timeout(&cc, 100);
+    tcp_cc_on_timeout(&cc, 100, 4000);
     CHECK_EQ(cc.ssthresh, 2u * MSS);
     CHECK_EQ(cc.cwnd, MSS);
-    /* Duplicates after a timeout count from zero. */
+    /* Duplicates after a timeout count from zero (here of data sent after
+     * it: snd_una 4000 is recover). */
     CHECK(!tcp_cc_on_dupack(&cc, 1000, 5000));
     CHECK(!tcp_cc_on_dupack(&cc, 1000, 5000));
     CHECK(tcp_cc_on_dupack(&cc, 1000, 5000));
+}
+
+/* RFC 6582 3.2 step 2: after a timeout at snd_max 20000, duplicate ACKs
+ * below it (snd_una 10000..19999) start no fast retransmit, one row per
+ * snd_una; at or above it they do. So does a recover from before the
+ * flight (no timeout in it), and one that wrapped. */
+static void test_no_fast_retransmit_below_recover(void)
+{
+    static const struct {
+        uint32_t recover, snd_una, snd_max;
+        bool fast;
+    } rows[] = {
+        {20000, 10000, 20000, false},   /* the whole flight sent before the timeout */
+        {20000, 19999, 20000, false},
+        {20000, 15000, 25000, false},   /* new data after the timeout too */
+        {20000, 20000, 25000, true},    /* ACK at recover: "covers more" is false, */
+        {20000, 20001, 25000, true},    /* but RFC 6675 5.1 allows it: so do we */
+        {5000, 10000, 20000, true},     /* recover of an older recovery */
+        {0xFFFFFF00u, 0x100u, 0x2000u, true},         /* older, across the wrap */
+        {0x100u, 0xFFFFFF00u, 0x2000u, false},        /* the flight spans the wrap */
+    };
+    unsigned i, k;
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct mip_tcp_cc cc;
+        uint32_t flight = rows[i].snd_max - rows[i].snd_una;
+        bool fast = false;
+        tcp_cc_init(&cc, MSS, 0);
+        tcp_cc_on_timeout(&cc, flight, rows[i].recover);
+        for (k = 0; k < 3; k++)
+            fast = tcp_cc_on_dupack(&cc, flight, rows[i].snd_max);
+        CHECK_EQ(fast, rows[i].fast);
+        CHECK_EQ(cc.in_recovery, rows[i].fast);
+        CHECK_EQ(cc.cwnd, rows[i].fast ? cc.ssthresh + 3u * MSS : MSS);
+    }
 }
 
 /* With cap_segments 3 the window never exceeds 3 SMSS, whatever happens. */
@@ -275,7 +311,7 @@ static void test_cap_three_segments(void)
             tcp_cc_on_dupack(&cc, w, snd_max);
             break;
         default:
-            tcp_cc_on_timeout(&cc, w);
+            tcp_cc_on_timeout(&cc, w, snd_max);
             break;
         }
         snd_max += MSS;
@@ -343,6 +379,7 @@ int main(void)
     RUN(test_full_ack_leaves_recovery);
     RUN(test_recover_compares_modulo_2_32);
     RUN(test_timeout_to_loss_window);
+    RUN(test_no_fast_retransmit_below_recover);
     RUN(test_cap_three_segments);
     RUN(test_no_32_bit_overflow);
     return TESTING_DONE();

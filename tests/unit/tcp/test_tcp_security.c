@@ -1,6 +1,7 @@
 /* TCP defences: RFC 5961 (blind RST, SYN and data injection), PAWS
- * (RFC 7323 5), the SYN cache under a flood (RFC 4987), RSTs for closed
- * ports (RFC 9293 3.10.7.1) and initial sequence numbers (RFC 6528). */
+ * (RFC 7323 5), the SYN cache under a flood and SYN cookies (RFC 4987),
+ * RSTs for closed ports (RFC 9293 3.10.7.1) and initial sequence numbers
+ * (RFC 6528). */
 #include "tcp_pair.h"
 #include "seg_builder.h"
 
@@ -553,7 +554,13 @@ static void test_syn_flood_spares_established(void)
             break;
     }
     CHECK_EQ(syn_used(stcp), MIP_TCP_SYN_BACKLOG);
+#if MIP_TCP_SYN_COOKIES
+    /* The cache full, the rest of the flood got cookies. */
+    CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_syn_cache_evicted), 0);
+    CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_cookies_sent), FLOOD_N - MIP_TCP_SYN_BACKLOG);
+#else
     CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_syn_cache_evicted), FLOOD_N - MIP_TCP_SYN_BACKLOG);
+#endif
     CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_conns_accepted), 1);
     CHECK(stcp->conns == &srv->conn && srv->conn.next == NULL);
     pair_run(&p, 1, 1000);
@@ -564,7 +571,7 @@ static void test_syn_flood_spares_established(void)
     CHECK_EQ(cli->errors + srv->errors, 0);
 
     /* The first connection ends; a new handshake gets through the full
-     * cache (evicting one flood entry). */
+     * cache (with a cookie, or evicting one flood entry). */
     CHECK_EQ(mip_tcp_shutdown(&p.side[0].tcp, &cli->conn), MIP_OK);
     pair_run(&p, 1, 500);
     CHECK_EQ(srv->closed, 1);
@@ -576,7 +583,12 @@ static void test_syn_flood_spares_established(void)
     CHECK_EQ(cli2->conn.state, MIP_TCP_ESTABLISHED);
     CHECK_EQ(srv->conn.state, MIP_TCP_ESTABLISHED);
     CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_conns_accepted), 2);
+#if MIP_TCP_SYN_COOKIES
+    CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_cookies_sent), FLOOD_N - MIP_TCP_SYN_BACKLOG + 1u);
+    CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_cookies_accepted), 1);
+#else
     CHECK_EQ(mip_tcp_stat(stcp, MIP_TCP_STAT_syn_cache_evicted), FLOOD_N - MIP_TCP_SYN_BACKLOG + 1u);
+#endif
     CHECK_EQ(mip_tcp_write(&p.side[0].tcp, &cli2->conn, (const uint8_t *)"after", 5), 5);
     pair_run(&p, 1, 500);
     CHECK_EQ(srv->ngot, 5);
@@ -590,6 +602,193 @@ static void test_syn_flood_spares_established(void)
     pair_free(&p);
     free(cli);
     free(cli2);
+    free(srv);
+}
+
+
+/* --- SYN cookies (RFC 4987 3.6) ----------------------------------------------------- */
+
+#if MIP_TCP_SYN_COOKIES
+/* Fills the SYN cache of the hs fixture's TCP with SYNs from ports
+ * FLOOD_PORT0 + first.. of the peer's address; once it is full the rest
+ * get cookies. */
+static void hs_flood(struct hs *h, unsigned first, unsigned n)
+{
+    unsigned i;
+    for (i = 0; i < n; i++) {
+        struct sb_seg s;
+        memset(&s, 0, sizeof(s));
+        s.sport = (uint16_t)(FLOOD_PORT0 + first + i);
+        s.dport = 80;
+        s.seq = 1000u * i;
+        s.flags = MIP_TCP_SYN;
+        s.win = 65535;
+        hs_send(h, &s);
+    }
+}
+
+/* A connection whose SYN met a full cache: the SYN-ACK's ISN is a cookie,
+ * nothing is kept, and the ACK returning it creates the connection, with
+ * the MSS the cookie names (the largest of its table not above the
+ * peer's 1000: 536) and no window scaling, SACK or timestamps (no state
+ * kept them). Data then flows. */
+static void test_full_syn_cache_answers_with_cookie(void)
+{
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = hs_new(true);
+    struct mip_tcp_opts o = hs_syn_opts(h, true);
+    struct sb_reply synack, r;
+    unsigned i;
+    CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
+    fixture_advance(&h->f, 0);
+    hs_flood(h, 0, MIP_TCP_SYN_BACKLOG);
+    CHECK_EQ(syn_used(&h->tcp), MIP_TCP_SYN_BACKLOG);
+    hs_open_passive(h, a, 40000, 1000000u, &o, &synack);
+    CHECK_EQ(synack.o.present, MIP_TCP_HAS_MSS);
+    CHECK_EQ(synack.h.window, APP_RING);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_sent), 1);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_accepted), 1);
+    CHECK_EQ(stat(h, MIP_TCP_STAT_syn_cache_evicted), 0);
+    for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++)      /* the flood's entries are all there */
+        CHECK(h->tcp.syn[i].flags != 0 && h->tcp.syn[i].rport != 40000);
+    CHECK_EQ(a->accepted, 1);
+    CHECK_EQ(a->conn.state, MIP_TCP_ESTABLISHED);
+    CHECK_EQ(a->conn.iss, synack.h.seq);
+    CHECK_EQ(a->conn.cc.mss, 536);
+    CHECK_EQ(a->conn.snd_wscale, 0);
+    CHECK_EQ(a->conn.rcv_wscale, 0);
+    CHECK(!a->conn.cfg.timestamps);
+    CHECK(!a->conn.cfg.sack);
+    a->read_on_readable = true;
+    hs_clear(h);
+    hs_send_data(h, (const uint8_t *)"through", 7);
+    CHECK_EQ(a->ngot, 7);
+    CHECK_MEM(a->got, "through", 7);
+    CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, (const uint8_t *)"back", 4), 4);
+    while (hs_next(h, &r))
+        CHECK_EQ(r.o.present & MIP_TCP_HAS_TIMESTAMP, 0);
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+
+/* The ACK of a cookie is checked: a cookie of this or the last clock tick
+ * (65.5 s each), for this 4-tuple and the peer's ISN, creates the
+ * connection; anything else while cookies are out is answered with RST, as
+ * a listener answers an ACK (RFC 9293 3.10.7.2), and counted. ACKs when no
+ * cookie went out for two ticks are no cookie's (drop_no_conn). */
+static void test_cookie_ack_checked(void)
+{
+    static const struct {
+        const char *name;
+        uint32_t later_ms;         /* from the cookie to its ACK */
+        bool refresh;              /* another cookie goes out just before */
+        uint32_t ack_off, seq_off;
+        uint16_t port_off;
+        int result;                /* 1 accepted, 0 rejected, -1 no cookie check */
+    } rows[] = {
+        {"the cookie", 0, false, 0, 0, 0, 1},
+        {"a tick later", 65536, false, 0, 0, 0, 1},
+        {"two ticks later", 131072, true, 0, 0, 0, 0},
+        {"forged ACK number", 0, false, 0x10000u, 0, 0, 0},
+        {"another ISN of the peer", 0, false, 0, 100, 0, 0},
+        {"another port", 0, false, 0, 0, 1, 0},
+        {"no cookie out for two ticks", 131072, false, 0, 0, 0, -1},
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        struct app *a = calloc(1, sizeof(*a));
+        struct hs *h = hs_new(true);
+        struct sb_seg s;
+        struct sb_reply synack, r;
+        unsigned before = testing_failures;
+        CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
+        fixture_advance(&h->f, 0);
+        hs_flood(h, 0, MIP_TCP_SYN_BACKLOG);
+        memset(&s, 0, sizeof(s));
+        s.sport = 40000;
+        s.dport = 80;
+        s.seq = 5000;
+        s.flags = MIP_TCP_SYN;
+        s.win = 65535;
+        hs_clear(h);
+        hs_send(h, &s);
+        CHECK(hs_next(h, &synack));
+        CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_sent), 1);
+        fixture_advance(&h->f, rows[k].later_ms);
+        if (rows[k].refresh)        /* the flood's entries are gone: fill again */
+            hs_flood(h, 50, MIP_TCP_SYN_BACKLOG + 1u);
+        hs_clear(h);
+        s.sport = (uint16_t)(40000u + rows[k].port_off);
+        s.seq = 5001u + rows[k].seq_off;
+        s.ack = synack.h.seq + 1u + rows[k].ack_off;
+        s.flags = MIP_TCP_ACK;
+        hs_send(h, &s);
+        CHECK_EQ(a->accepted, rows[k].result == 1 ? 1u : 0u);
+        CHECK_EQ(a->conn.state, rows[k].result == 1 ? MIP_TCP_ESTABLISHED : MIP_TCP_CLOSED);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_accepted), rows[k].result == 1 ? 1u : 0u);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_rejected), rows[k].result == 0 ? 1u : 0u);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_drop_no_conn), rows[k].result == -1 ? 1u : 0u);
+        if (rows[k].result != 1) {
+            CHECK(hs_next(h, &r));
+            CHECK_EQ(r.h.flags, MIP_TCP_RST);
+            CHECK_EQ(r.h.seq, s.ack);
+        }
+        if (testing_failures != before)
+            fprintf(stderr, "row: %s\n", rows[k].name);
+        if (a->conn.state != MIP_TCP_CLOSED)
+            mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+#endif
+
+/* While a flood keeps the SYN cache full, every legitimate handshake
+ * completes: 20 connections, each with twice the cache's worth of spoofed
+ * SYNs arriving between its SYN and its ACK. With cookies each gets one
+ * (and the flood too); with random replacement (cookies compiled out) the
+ * flood evicts most of the entries of real handshakes, whose ACK then
+ * draws a RST (the issue's "3 of 222" failed handshakes, made likely). */
+static void test_handshakes_complete_while_cache_flooded(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_addr dst = fixture_addr("fd00::2");
+    unsigned k, j, ok = 0, port = 0;
+    pair_init(&p, true);
+    p.drop = drop_to_flood;
+    CHECK_EQ(app_listen(&p.side[1].tcp, &l, 80, srv), MIP_OK);
+    srv->tcp = &p.side[1].tcp;
+    for (j = 0; j < MIP_TCP_SYN_BACKLOG; j++)
+        flood_syn(&p, (uint16_t)(FLOOD_PORT0 + port++ % 100u), 1000u * j);
+    for (k = 0; k < 20; k++) {
+        app_init(cli, &p.side[0].tcp);
+        CHECK_EQ(mip_tcp_connect(&p.side[0].tcp, &cli->conn, &dst, 80), MIP_OK);
+        pair_deliver(&p, 0);                       /* the SYN */
+        for (j = 0; j < 2u * MIP_TCP_SYN_BACKLOG; j++)
+            flood_syn(&p, (uint16_t)(FLOOD_PORT0 + port++ % 100u), 7777u * j);
+        pair_run(&p, 1, 50);
+        if (cli->conn.state == MIP_TCP_ESTABLISHED && srv->conn.state == MIP_TCP_ESTABLISHED)
+            ok++;
+        if (cli->conn.state != MIP_TCP_CLOSED)
+            mip_tcp_abort(&p.side[0].tcp, &cli->conn);
+        pair_run(&p, 1, 50);
+        if (srv->conn.state != MIP_TCP_CLOSED)
+            mip_tcp_abort(&p.side[1].tcp, &srv->conn);
+        pair_run(&p, 1, 50);
+    }
+    fprintf(stderr, "  %u of 20 handshakes completed under the flood (cookies %s)\n", ok,
+            MIP_TCP_SYN_COOKIES ? "on" : "off");
+#if MIP_TCP_SYN_COOKIES
+    CHECK_EQ(ok, 20);
+    CHECK_EQ(mip_tcp_stat(&p.side[1].tcp, MIP_TCP_STAT_syn_cache_evicted), 0);
+#endif
+    pair_run(&p, 1, 100000);                       /* the flood's entries expire */
+    CHECK_EQ(syn_used(&p.side[1].tcp), 0);
+    pair_free(&p);
+    free(cli);
     free(srv);
 }
 
@@ -707,6 +906,11 @@ int main(void)
     RUN(test_closed_port_gets_rst);
     RUN(test_rst_to_listener_and_syn_cache);
     RUN(test_syn_flood_spares_established);
+#if MIP_TCP_SYN_COOKIES
+    RUN(test_full_syn_cache_answers_with_cookie);
+    RUN(test_cookie_ack_checked);
+#endif
+    RUN(test_handshakes_complete_while_cache_flooded);
     RUN(test_isn_passive);
     RUN(test_isn_active);
     return TESTING_DONE();

@@ -363,7 +363,9 @@ static void test_simultaneous_close(void)
     static struct pair p;
     struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
     struct mip_tcp_listener l;
+    struct pair_frame dup;
     uint32_t cli_fin, srv_fin;
+    unsigned sent;
     pair_init(&p, true);
     pair_connect(&p, true, cli, srv, &l);
     cli_fin = cli->conn.snd_nxt;
@@ -383,6 +385,7 @@ static void test_simultaneous_close(void)
     CHECK_EQ(cli->conn.state, MIP_TCP_CLOSED);
     CHECK_EQ(cli->errors, 0);
     CHECK_EQ(srv->closed, 0);
+    dup = p.side[0].q[p.side[0].qhead];
     pair_deliver(&p, 0);      /* cli's ACK of srv's FIN */
     CHECK_EQ(srv->closed, 1);
     CHECK_EQ(srv->errors, 0);
@@ -397,6 +400,17 @@ static void test_simultaneous_close(void)
     CHECK_EQ(p.side[0].tcp.tw[0].deadline, p.now + 2u * MIP_TCP_MSL_MS);
     /* Nothing more is said; both records expire after 2 MSL. */
     CHECK_EQ(p.side[0].qlen + p.side[1].qlen, 0);
+    /* Not even to cli's last ACK again, a second later (a link-layer
+     * retransmission whose link ACK was lost): RFC 9293 3.10.7.4 does not
+     * answer an acceptable empty segment. Answered, the answer was
+     * acceptable to the other record and answered in turn: an ACK storm
+     * until the first record expired (2,000 frames in this second). */
+    pair_run_for(&p, 1000);
+    sent = p.side[0].sent + p.side[1].sent;
+    mip_stack_input(p.side[1].s, 0, dup.data, dup.len, p.now);
+    pair_run_for(&p, 1000);
+    CHECK_EQ(p.side[0].sent + p.side[1].sent, sent);
+    CHECK_EQ(mip_tcp_stat(&p.side[1].tcp, MIP_TCP_STAT_dup_segs), 1);
     pair_run(&p, 1, 2u * MIP_TCP_MSL_MS + 10u);
     CHECK_EQ(tw_count(&p.side[0].tcp), 0);
     CHECK_EQ(tw_count(&p.side[1].tcp), 0);

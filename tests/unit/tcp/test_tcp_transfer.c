@@ -96,7 +96,7 @@ static void transfer(bool v6, uint64_t bytes, unsigned drop, bool upload_only)
     srv.to_send = upload_only ? 0 : bytes / 2;
     drop_period = drop;
     p.drop = drop ? drop_every_nth : NULL;
-    CHECK_EQ(mip_tcp_listen(srv.tcp, &srv.listener, 80, ep_accept), MIP_OK);
+    CHECK_EQ(mip_tcp_listen(srv.tcp, &srv.listener, 80, ring, ep_accept), MIP_OK);
     mip_tcp_conn_init(&cli.conn, &ep_cb, &cli, cli.tx, ring, cli.rx, cli.bitmap, ring);
     CHECK_EQ(mip_addr_parse(v6 ? "fd00::2" : "192.0.2.2", &dst, &plen), MIP_OK);
     CHECK_EQ(mip_tcp_connect(cli.tcp, &cli.conn, &dst, 80), MIP_OK);

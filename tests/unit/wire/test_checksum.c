@@ -33,6 +33,32 @@ static uint32_t rng(void) /* xorshift32, fixed seed: reproducible */
     return rng_state;
 }
 
+/* Every alignment and length (the wide loop starts at 16 bytes and takes
+ * 4- and 8-byte steps), with incoming sums up to the fold threshold. */
+static void test_cksum_matches_definition_at_every_alignment(void)
+{
+    static const uint32_t starts[] = { 0, 1, 0xFFFFu, 0x1FFFEu, 0x7FFEFFFFu, 0x7FFFFFFFu, 0xFFFFFFFFu };
+    static uint8_t buf[1100];
+    size_t i, off, len, k;
+    uint32_t x = 12345;
+    unsigned bad = 0;
+
+    for (i = 0; i < sizeof buf; i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (uint8_t)(x >> 16);
+    }
+    for (k = 0; k < sizeof starts / sizeof starts[0]; k++)
+        for (off = 0; off < 8; off++)
+            for (len = 0; len + off <= sizeof buf; len += (len < 80 ? 1 : 37))
+                if (mip_cksum_finish(mip_cksum_add(starts[k], buf + off, len)) !=
+                    ref_cksum(starts[k], buf + off, len))
+                    bad++;
+    CHECK_EQ(bad, 0);
+    memset(buf, 0xFF, sizeof buf);
+    CHECK_EQ(mip_cksum_finish(mip_cksum_add(0xFFFFFFFFu, buf, sizeof buf)),
+             ref_cksum(0xFFFFFFFFu, buf, sizeof buf));
+}
+
 static void test_cksum_rfc1071_example(void)
 {
     /* RFC 1071 section 3: these bytes sum to 0xddf2. */
@@ -245,6 +271,7 @@ static void test_cksum_pseudo6_counts_both_halves_of_length(void)
 int main(void)
 {
     RUN(test_cksum_rfc1071_example);
+    RUN(test_cksum_matches_definition_at_every_alignment);
     RUN(test_cksum_odd_length_pads_with_zero);
     RUN(test_cksum_all_ones_and_all_zeros);
     RUN(test_cksum_long_buffer_does_not_overflow);

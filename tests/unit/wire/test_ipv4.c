@@ -241,6 +241,61 @@ static void test_ipv4_checks_in_documented_order(void)
     CHECK_EQ(parse_exact(pkt, 100, &h), MIP_ERR_TRUNCATED); /* ... but short */
 }
 
+/* Options, one row per case: the option bytes after the fixed header
+ * (IHL covers exactly them), the verdict and the octet it points at
+ * (offset from the start of the header). */
+static void test_ipv4_options_check_table(void)
+{
+    static const struct {
+        const char *what;
+        uint8_t len;
+        uint8_t opt[40];
+        mip_status want;
+        uint8_t where;
+    } rows[] = {
+        {"padding", 4, {1, 1, 1, 0}, MIP_OK, 0},
+        {"bytes after EOL are not looked at", 4, {0, 7, 0, 0}, MIP_OK, 0},
+        {"record route", 8, {7, 7, 4, 0, 0, 0, 0, 1}, MIP_OK, 0},
+        {"router alert", 4, {0x94, 4, 0, 0}, MIP_OK, 0},
+        {"unknown option, ignored", 4, {0x9e, 4, 0xab, 0xcd}, MIP_OK, 0},
+        {"one option filling 40 bytes", 40, {68, 40, 5, 0}, MIP_OK, 0},
+        {"40 NOPs", 40, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+         MIP_OK, 0},
+        {"length 0", 4, {68, 0, 0, 0}, MIP_ERR_MALFORMED, 21},
+        {"length 1", 4, {7, 1, 0, 0}, MIP_ERR_MALFORMED, 21},
+        {"length past the header", 8, {7, 9, 4, 0, 0, 0, 0, 0}, MIP_ERR_MALFORMED, 21},
+        {"length 41 of 40", 40, {68, 41, 5, 0}, MIP_ERR_MALFORMED, 21},
+        {"no length byte", 4, {1, 1, 1, 7}, MIP_ERR_MALFORMED, 23},
+        {"bad after good", 8, {0x94, 4, 0, 0, 7, 0, 0, 0}, MIP_ERR_MALFORMED, 25},
+        {"loose source route", 8, {0x83, 7, 4, 192, 0, 2, 1, 0}, MIP_ERR_UNSUPPORTED, 20},
+        {"strict source route", 8, {0x89, 7, 4, 192, 0, 2, 1, 0}, MIP_ERR_UNSUPPORTED, 20},
+        {"source route after NOP", 4, {1, 0x83, 3, 4}, MIP_ERR_UNSUPPORTED, 21},
+        {"source route, bad length", 4, {0x83, 1, 0, 0}, MIP_ERR_MALFORMED, 21},
+        {"source route past the header", 4, {0x89, 7, 4, 0}, MIP_ERR_MALFORMED, 21},
+    };
+    unsigned i;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        size_t hl = 20u + rows[i].len;
+        uint8_t *h = malloc(hl), where = 0;
+        mip_status st;
+        struct mip_ipv4_hdr parsed;
+        memcpy(h, classic_hdr, 20);
+        h[0] = (uint8_t)(0x40u | (hl / 4u));
+        mip_wr16(h + 2, (uint16_t)hl);
+        memcpy(h + 20, rows[i].opt, rows[i].len);
+        CHECK_EQ(mip_ipv4_parse(h, hl, &parsed), MIP_OK);
+        st = mip_ipv4_options_check(h, parsed.hdr_len, &where);
+        if (st == MIP_OK)
+            where = 0;   /* meaningless then */
+        if (st != rows[i].want || where != rows[i].where)
+            fprintf(stderr, "row '%s': status %d at %u\n", rows[i].what, (int)st, where);
+        CHECK_EQ(st, rows[i].want);
+        CHECK_EQ(where, rows[i].where);
+        free(h);
+    }
+}
+
 static void test_ipv4_checksum_ok_detects_corruption(void)
 {
     uint8_t hdr[20];
@@ -308,6 +363,7 @@ int main(void)
     RUN(test_ipv4_rejects_total_len_below_header);
     RUN(test_ipv4_rejects_reserved_flag);
     RUN(test_ipv4_checks_in_documented_order);
+    RUN(test_ipv4_options_check_table);
     RUN(test_ipv4_checksum_ok_detects_corruption);
     RUN(test_ipv4_emit_nospace_for_every_short_cap);
     RUN(test_ipv4_emit_refuses_unencodable_fields);

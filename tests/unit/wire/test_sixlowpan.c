@@ -603,6 +603,66 @@ static void test_cid_only_when_shorter(void)
     CHECK_EQ(n, 3u + 2u + 16u);   /* source IID in the 16-bit form */
 }
 
+/* What the compressor accepts, the decompressor takes back: issue 12 found
+ * a UDP header with Length 1 (= Payload Length, so NHC was chosen) lying
+ * past the datagram's declared end, whose compressed form no receiver
+ * could expand. Each row is a datagram of ip_len bytes whose header says
+ * Payload Length plen; the UDP header, when there is room, carries
+ * udp_len. */
+static void test_compress_accepts_only_what_decompresses(void)
+{
+    static const struct {
+        uint16_t plen, ip_len, udp_len;
+        mip_status want;
+        bool nhc;
+    } rows[] = {
+        {1, 48, 1, MIP_ERR_MALFORMED, false},     /* the review's input */
+        {0, 48, 0, MIP_ERR_MALFORMED, false},     /* 8 bytes past the end */
+        {20, 61, 20, MIP_ERR_MALFORMED, false},   /* one byte past the end */
+        {1, 41, 0, MIP_OK, false},                /* too short for UDP: inline */
+        {7, 47, 0, MIP_OK, false},
+        {0, 40, 0, MIP_OK, false},
+        {8, 48, 8, MIP_OK, true},                 /* an empty UDP datagram */
+        {100, 48, 100, MIP_OK, true},             /* a first fragment */
+        {100, 48, 8, MIP_OK, false},              /* Length disagrees: inline */
+        {100, 140, 100, MIP_OK, true},
+    };
+    struct mip_802154_addr ls = link_short(1), ld = link_short(2);
+    struct mip_lowpan_env env;
+    unsigned i;
+    memset(&env, 0, sizeof env);
+    env.src = &ls;
+    env.dst = &ld;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint8_t ip[160], hc[MIP_LOWPAN_IPHC_MAX], out[64], *c;
+        size_t consumed = 0, n = 0, consumed2 = 0, n2 = 0;
+        mip_status st;
+        memset(ip, 0xA5, sizeof ip);
+        mip_wr32(ip, 0x60000000u);
+        mip_wr16(ip + 4, rows[i].plen);
+        ip[6] = 17;
+        ip[7] = 64;
+        parse6("fe80::ff:fe00:1", ip + 8);
+        parse6("fe80::ff:fe00:2", ip + 24);
+        if (rows[i].ip_len >= 48u)
+            mip_wr16(ip + 44, rows[i].udp_len);
+        c = dup_exact(ip, rows[i].ip_len);
+        st = mip_lowpan_iphc_compress(c, rows[i].ip_len, &env, hc, sizeof hc, &consumed, &n);
+        free(c);
+        CHECK_EQ(st, rows[i].want);
+        if (st != MIP_OK)
+            continue;
+        CHECK_EQ(consumed, rows[i].nhc ? 48u : 40u);
+        c = dup_exact(hc, n);
+        CHECK_EQ(mip_lowpan_iphc_decompress(c, n, &env, 40u + rows[i].plen, out, sizeof out,
+                                            &consumed2, &n2), MIP_OK);
+        free(c);
+        CHECK_EQ(consumed2, n);
+        CHECK_EQ(n2, consumed);
+        CHECK_MEM(out, ip, n2);
+    }
+}
+
 /* --- truncations and bad encodings --------------------------------------- */
 
 static void test_every_truncation_rejected(void)
@@ -853,6 +913,7 @@ int main(void)
     RUN(test_zephyr_frames);
     RUN(test_round_trips_many_shapes);
     RUN(test_cid_only_when_shorter);
+    RUN(test_compress_accepts_only_what_decompresses);
     RUN(test_every_truncation_rejected);
     RUN(test_bad_and_unsupported_encodings);
     RUN(test_iid_link_mapping);

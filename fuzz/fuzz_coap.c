@@ -1,0 +1,216 @@
+/*
+ * libFuzzer harness for CoAP (apps/coap_msg.h, apps/coap.h).
+ *
+ * Input: a sequence of records
+ *
+ *     [1 byte  time step, units of 100 ms]
+ *     [1 byte  length]
+ *     [length bytes: one UDP payload from the peer fd00::1 port 5683]
+ *
+ * Every record's payload first goes through the codec alone: when it
+ * parses, it is rebuilt with the writer from the parsed view (header,
+ * token, each option, payload) and the bytes must be identical (the
+ * encoding of deltas and lengths is unique), and its Block options decode
+ * without trouble. Then it is delivered as a datagram to a node
+ * (fd00::2, raw-IP netif) running a CoAP endpoint with three resources
+ * (one larger than a block, one taking Block1 uploads) and, at the start,
+ * one CON request of its own to the peer, so ACK, RST and response
+ * matching are reached too.
+ *
+ * Checked: every datagram the node sends is a well-formed CoAP message
+ * from port 5683 to the peer; after the last record the clock runs past
+ * every CoAP timer and the client request must have been reported exactly
+ * once; every packet buffer is back in the pool.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moteip/moteip.h"
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/ipv6.h"
+#include "coap.h"
+
+#define CHECK(c)                                                              \
+    do {                                                                      \
+        if (!(c)) {                                                           \
+            fprintf(stderr, "CHECK FAILED %s:%d: %s\n", __FILE__, __LINE__, #c); \
+            abort();                                                          \
+        }                                                                     \
+    } while (0)
+
+struct node {
+    struct mip_stack s;
+    struct mip_coap_endpoint ep;
+    unsigned results;
+    uint8_t big[700];
+};
+
+static void codec_round_trip(const uint8_t *data, size_t len)
+{
+    struct mip_coap_msg m;
+    struct mip_coap_writer w;
+    struct mip_coap_opt_iter it;
+    struct mip_coap_option o;
+    struct mip_coap_block b;
+    uint8_t *out;
+
+    if (mip_coap_parse(data, len, &m) != MIP_COAP_OK)
+        return;
+    out = malloc(len + 1);
+    CHECK(out != NULL);
+    mip_coap_w_begin(&w, out, len, m.type, m.code, m.mid, m.token, m.token_len);
+    mip_coap_opt_begin(&it, &m);
+    while (mip_coap_opt_next(&it, &o)) {
+        CHECK(o.value >= data && o.value + o.len <= data + len);
+        mip_coap_w_option(&w, o.number, o.value, o.len);
+        if (o.number == MIP_COAP_OPT_BLOCK1 || o.number == MIP_COAP_OPT_BLOCK2)
+            (void)mip_coap_block_decode(&o, &b);
+    }
+    mip_coap_w_payload(&w, m.payload, m.payload_len);
+    CHECK(mip_coap_w_end(&w) == len);
+    CHECK(memcmp(out, data, len) == 0);
+    free(out);
+}
+
+static mip_status drv_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct mip_ipv6_hdr h;
+    struct mip_coap_msg m;
+    const uint8_t *udp;
+    size_t ulen;
+
+    (void)ctx;
+    CHECK(len >= 48);
+    CHECK(mip_ipv6_parse(frame, len, &h) == MIP_OK);
+    if (h.next_header != 17)
+        return MIP_OK;              /* ICMPv6 (port unreachable and the like) */
+    udp = frame + 40;
+    ulen = mip_rd16(udp + 4);
+    CHECK(ulen >= 8 && ulen <= len - 40);
+    CHECK(mip_rd16(udp) == 5683);
+    CHECK(mip_rd16(udp + 2) == 5683);
+    CHECK(mip_coap_parse(udp + 8, ulen - 8, &m) == MIP_COAP_OK);
+    return MIP_OK;
+}
+
+static const struct mip_netif_driver drv = { drv_tx };
+
+static void text(void *ctx, const struct mip_coap_request *req, struct mip_coap_response *r)
+{
+    (void)ctx;
+    (void)req;
+    r->payload = (const uint8_t *)"ok";
+    r->payload_len = 2;
+}
+
+static void big(void *ctx, const struct mip_coap_request *req, struct mip_coap_response *r)
+{
+    struct node *n = ctx;
+    (void)req;
+    r->content_format = MIP_COAP_FORMAT_OCTETS;
+    r->payload = n->big;
+    r->payload_len = sizeof n->big;
+}
+
+static void upload(void *ctx, const struct mip_coap_request *req, struct mip_coap_response *r)
+{
+    (void)ctx;
+    if (req->has_block1 && req->block1_offset > 4096)
+        r->code = MIP_COAP_TOO_LARGE;
+}
+
+static void on_result(void *ctx, enum mip_coap_result r, const struct mip_coap_msg *resp)
+{
+    struct node *n = ctx;
+    CHECK((r == MIP_COAP_RESPONSE) == (resp != NULL));
+    n->results++;
+}
+
+static void deliver(struct node *n, const uint8_t *payload, size_t len, mip_time_t now)
+{
+    static const uint8_t peer[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+    static const uint8_t us[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
+    uint8_t *pkt = malloc(48 + len);
+
+    CHECK(pkt != NULL);
+    memset(pkt, 0, 48);
+    pkt[0] = 0x60;
+    mip_wr16(pkt + 4, (uint16_t)(8 + len));
+    pkt[6] = 17;
+    pkt[7] = 64;
+    memcpy(pkt + 8, peer, 16);
+    memcpy(pkt + 24, us, 16);
+    mip_wr16(pkt + 40, 5683);
+    mip_wr16(pkt + 42, 5683);
+    mip_wr16(pkt + 44, (uint16_t)(8 + len));
+    memcpy(pkt + 48, payload, len);   /* checksum unchecked in fuzz builds */
+    mip_stack_input(&n->s, 0, pkt, 48 + len, now);
+    free(pkt);
+}
+
+static const struct mip_coap_resource resources[] = {
+    { "t", MIP_COAP_M_GET | MIP_COAP_M_PUT, text, NULL },
+    { "big", MIP_COAP_M_GET, big, NULL },
+    { "up", MIP_COAP_M_POST | MIP_COAP_M_PUT, upload, NULL },
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const uint8_t entropy[16] = { 7 };
+    struct mip_coap_resource res[3];
+    struct mip_stack_config cfg;
+    struct mip_coap_peer peer;
+    struct mip_addr a;
+    uint8_t plen, idx;
+    mip_time_t now = 1000;
+    size_t i, pos = 0;
+    struct node *n;
+
+    n = calloc(1, sizeof *n);
+    CHECK(n != NULL);
+    for (i = 0; i < sizeof n->big; i++)
+        n->big[i] = (uint8_t)i;
+    memcpy(res, resources, sizeof res);
+    for (i = 0; i < 3; i++)
+        res[i].ctx = n;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.entropy = entropy;
+    cfg.entropy_len = sizeof entropy;
+    mip_stack_init(&n->s, &cfg, now);
+    CHECK(mip_netif_add_rawip(&n->s, 1280, NULL, &drv, n, &idx) == MIP_OK);
+    CHECK(mip_addr_parse("fd00::2", &a, &plen) == MIP_OK);
+    CHECK(mip_netif_add_addr(&n->s, idx, &a, 64) == MIP_OK);
+    CHECK(mip_coap_start(&n->ep, &n->s, 5683, res, 3, size > 0 && (data[0] & 1)) == MIP_OK);
+    CHECK(mip_addr_parse("fd00::1", &peer.addr, &plen) == MIP_OK);
+    peer.port = 5683;
+    peer.netif = MIP_NETIF_ANY;
+    CHECK(mip_coap_request(&n->ep, &peer, MIP_COAP_CON, MIP_COAP_GET, "x/y", NULL,
+                           (const uint8_t *)"q", 1, on_result, n) == MIP_OK);
+
+    while (size - pos >= 2) {
+        uint8_t step = data[pos];
+        size_t len = data[pos + 1];
+        pos += 2;
+        if (len > size - pos)
+            len = size - pos;
+        now += 100u * step;
+        (void)mip_stack_poll(&n->s, now);
+        codec_round_trip(data + pos, len);
+        deliver(n, data + pos, len, now);
+        pos += len;
+    }
+    /* Run out every CoAP timer: the request must have been reported once. */
+    for (i = 0; i < 80; i++) {   /* 400 s: past MAX_TRANSMIT_WAIT + a separate response's wait */
+        now += 5000;
+        (void)mip_stack_poll(&n->s, now);
+    }
+    CHECK(n->results == 1);
+    CHECK(n->s.pool.in_use == 0);
+    mip_coap_stop(&n->ep);
+    free(n);
+    return 0;
+}

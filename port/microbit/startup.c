@@ -1,0 +1,58 @@
+/*
+ * Reset and interrupt vectors of the micro:bit (nRF51822, Cortex-M0).
+ *
+ * The reset handler copies .data from flash, zeroes .bss, paints the free
+ * RAM and the stack below its own frame with STACK_PAINT (so the deepest
+ * the stack went can be read from a RAM dump later), and calls main().
+ * Every interrupt without a handler of its own, and every fault, resets the
+ * chip, as a watchdog would: the node comes back rather than hang.
+ */
+#include <stdint.h>
+#include "board.h"
+#include "nrf51.h"
+
+extern uint32_t _data_load[], _data_start[], _data_end[], _bss_start[], _bss_end[];
+extern uint32_t _stack_top[];
+
+int main(void);
+void Reset_Handler(void);
+void Default_Handler(void);
+void UART0_IRQHandler(void);
+void TIMER0_IRQHandler(void);
+
+void Default_Handler(void)
+{
+    SCB_AIRCR = SCB_AIRCR_RESET;
+    for (;;)
+        ;
+}
+
+void Reset_Handler(void)
+{
+    uint32_t *p, *sp;
+
+    for (p = _data_start; p < _data_end; p++)
+        *p = _data_load[p - _data_start];
+    for (p = _bss_start; p < _bss_end; p++)
+        *p = 0;
+    __asm volatile ("mov %0, sp" : "=r" (sp));
+    for (p = _bss_end; p < sp - 16; p++)     /* 64 bytes below our frame */
+        *p = STACK_PAINT;
+    (void)main();
+    Default_Handler();
+}
+
+/* The vector table: initial stack pointer, 15 system exceptions, 32 IRQs
+ * (nRF51 Reference Manual, table 16: UART0 is IRQ 2, TIMER0 IRQ 8). */
+typedef void (*vector_fn)(void);
+
+#define D Default_Handler
+__attribute__((section(".vectors"), used))
+static const vector_fn vectors[16 + 32] = {
+    (vector_fn)(uintptr_t)_stack_top, Reset_Handler,
+    D, D, D, D, D, D, D, D, D, D, D, D, D, D,  /* NMI, HardFault, ..., SVC, PendSV, SysTick */
+    D, D, UART0_IRQHandler, D, D, D, D, D,     /* IRQ 0-7: POWER_CLOCK, RADIO, UART0, ... */
+    TIMER0_IRQHandler, D, D, D, D, D, D, D,    /* IRQ 8-15: TIMER0, TIMER1, ... RNG (13) */
+    D, D, D, D, D, D, D, D, D, D, D, D, D, D, D, D,
+};
+#undef D

@@ -1,0 +1,327 @@
+// moteip view: the page's own code. Drawing, scales, axes, zoom, colours and
+// layout are D3's (loaded before this script); the data is the JSON that
+// python/moteip/viewer/__init__.py put in #data.
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("data").textContent);
+  const tx = data.tx, rx = data.rx;
+  const nTx = tx.t.length;
+  const nodeIds = data.nodes.map(n => n.id);
+  const row = new Map(nodeIds.map((id, i) => [id, i]));
+  const MAX_DRAWN = 4000;        // rectangles per layer in the visible window
+  const served = location.protocol.startsWith("http");
+
+  const state = { cursor: 0, selectedTx: -1, selectedNode: null, flow: 0, playing: null };
+
+  // receptions of each transmission (index lists), and the longest airtime
+  const rxOf = Array.from({ length: nTx }, () => []);
+  rx.tx.forEach((t, i) => { if (t >= 0) rxOf[t].push(i); });
+  let maxAir = 1;
+  for (let i = 0; i < nTx; i++) maxAir = Math.max(maxAir, tx.end[i] - tx.t[i]);
+  const tEnd = Math.max(1, (data.result.sim_time_s || 0) * 1e6,
+                        nTx ? d3.max(tx.end) : 1, rx.t.length ? d3.max(rx.t) : 1);
+
+  const fmtT = us => (us / 1e6).toFixed(6) + " s";
+  const rxName = ["rx-ok", "rx-collision", "rx-corrupt"];
+  const rxWord = ["received", "collision", "corrupted"];
+  const rxColour = ["#6cbf6c", "#e04b4b", "#9b59b6"];     // as the .rx-* classes in viewer.css
+
+  // ---- header -----------------------------------------------------------------------
+  d3.select("#title").text("moteip view: " + data.title);
+  const r = data.result, tot = r.totals || {};
+  d3.select("#summary").text(
+    `${data.nodes.length} nodes, ${r.sim_time_s ?? "?"} s simulated, ${nTx} frames sent` +
+    (tot.frames_collided !== undefined ? `, ${tot.frames_collided} collided, ${tot.frames_corrupted || 0} corrupted` : "") +
+    (tot.energy_j !== undefined ? `, energy ${(+tot.energy_j).toFixed(3)} J` : ""));
+  d3.select("#notes").selectAll("p").data(data.notes).join("p").text(d => d);
+
+  // ---- topology -------------------------------------------------------------------------
+  const topo = d3.select("#topology");
+  const TW = topo.node().clientWidth || 600;
+  const pos = new Map();
+  const placed = data.nodes.every(n => n.x !== null && n.x !== undefined);
+  if (placed) {
+    data.nodes.forEach(n => pos.set(n.id, [n.x, n.y]));
+  } else {             // a `links` topology has no positions: lay it out by force
+    const sim = d3.forceSimulation(data.nodes.map(n => ({ id: n.id })))
+      .force("link", d3.forceLink(data.links.map(l => ({ source: l[0], target: l[1] }))).id(d => d.id).distance(40))
+      .force("charge", d3.forceManyBody().strength(-120))
+      .force("center", d3.forceCenter(0, 0)).stop();
+    for (let i = 0; i < 300; i++) sim.tick();
+    sim.nodes().forEach(n => pos.set(n.id, [n.x, n.y]));
+  }
+  const xs = [...pos.values()].map(p => p[0]), ys = [...pos.values()].map(p => p[1]);
+  let [x0, x1] = d3.extent(xs), [y0, y1] = d3.extent(ys);
+  const span = Math.max(x1 - x0, y1 - y0, 1e-9);
+  // as tall as the layout needs (a chain is a line), within limits
+  const TH = Math.max(120, Math.min(420, (TW - 48) * Math.max(y1 - y0, span * 0.05) / Math.max(x1 - x0, span * 0.05) + 48));
+  topo.attr("viewBox", `0 0 ${TW} ${TH}`).style("height", TH + "px");
+  const pad = 24, k = Math.min((TW - 2 * pad) / Math.max(x1 - x0, span * 0.05), (TH - 2 * pad) / Math.max(y1 - y0, span * 0.05));
+  const px = p => [TW / 2 + (p[0] - (x0 + x1) / 2) * k, TH / 2 + (p[1] - (y0 + y1) / 2) * k];
+  const at = new Map([...pos].map(([id, p]) => [id, px(p)]));
+
+  const prrColour = d3.scaleSequential(d3.interpolateRdYlGn).domain([0, 1]);
+  const pairs = new Map();          // one line per pair of nodes: the worse direction
+  data.links.forEach(([a, b, p]) => {
+    const key = a < b ? `${a}-${b}` : `${b}-${a}`;
+    const q = pairs.get(key);
+    pairs.set(key, { a: Math.min(a, b), b: Math.max(a, b), prr: q ? Math.min(q.prr, p) : p, both: !!q });
+  });
+  const gLinks = topo.append("g"), gPath = topo.append("g"), gAir = topo.append("g"), gNodes = topo.append("g");
+  gLinks.selectAll("line").data([...pairs.values()]).join("line")
+    .attr("class", "link")
+    .attr("x1", d => at.get(d.a)[0]).attr("y1", d => at.get(d.a)[1])
+    .attr("x2", d => at.get(d.b)[0]).attr("y2", d => at.get(d.b)[1])
+    .attr("stroke", d => prrColour(d.prr))
+    .append("title").text(d => `${d.a} - ${d.b}: PRR ${d.prr.toFixed(3)}${d.both ? "" : " (one way)"}`);
+  const radius = Math.max(5, Math.min(13, 200 / Math.sqrt(data.nodes.length + 1)));
+  const nodeG = gNodes.selectAll("g").data(data.nodes).join("g")
+    .attr("class", "node").attr("transform", d => `translate(${at.get(d.id)})`)
+    .on("click", (ev, d) => selectNode(d.id));
+  nodeG.append("circle").attr("class", "node").attr("r", radius);
+  if (radius >= 8) nodeG.append("text").text(d => d.id);
+  nodeG.append("title").text(d => `node ${d.id}` + (placed ? ` (${d.x} m, ${d.y} m)` : ""));
+  topo.append("defs").append("marker").attr("id", "arrow").attr("viewBox", "0 0 10 10")
+    .attr("markerUnits", "userSpaceOnUse").attr("refX", 10 + 10 * radius / 8).attr("refY", 5)
+    .attr("markerWidth", 8).attr("markerHeight", 8)
+    .attr("orient", "auto").append("path").attr("d", "M0,0L10,5L0,10z").attr("fill", "#3a6ee8");
+
+  // flows and their paths (from the trace's hop events)
+  const flows = (r.flows || []).map((f, i) => ({ i, f }));
+  const flowIds = flows.length ? flows.map(x => x.i) : [...new Set(data.hops.map(h => h[0]))];
+  d3.select("#flow").selectAll("option").data(flowIds).join("option").attr("value", d => d)
+    .text(d => { const f = (r.flows || [])[d]; return f ? `${d}: ${f.type} ${f.src} \u2192 ${f.dst}` : `${d}`; });
+  d3.select("#flow").on("change", function () { state.flow = +this.value; drawPath(); });
+  function drawPath() {
+    const segs = data.hops.filter(h => h[0] === state.flow);
+    gPath.selectAll("line").data(segs).join("line")
+      .attr("class", d => "path" + (d[3] ? " back" : ""))
+      .attr("x1", d => at.get(d[1])[0] + (d[3] ? 3 : -3)).attr("y1", d => at.get(d[1])[1] + (d[3] ? 3 : -3))
+      .attr("x2", d => at.get(d[2])[0] + (d[3] ? 3 : -3)).attr("y2", d => at.get(d[2])[1] + (d[3] ? 3 : -3))
+      .attr("marker-end", "url(#arrow)");
+  }
+  drawPath();
+
+  // ---- timeline -------------------------------------------------------------------------
+  const kindColour = d3.scaleOrdinal(d3.schemeTableau10).domain(data.kinds);
+  const stateColour = d3.scaleOrdinal(d3.schemeSet2);
+  const legend = d3.select("#legend");
+  legend.selectAll("span.kind").data(data.kinds).join("span").attr("class", "kind")
+    .html(d => `<i style="background:${kindColour(d)}"></i>sent: ${d}`);
+  legend.selectAll("span.rxk").data([0, 1, 2]).join("span").attr("class", "rxk")
+    .html(d => `<i style="background:${rxColour[d]}"></i>${rxWord[d]}`);
+  if (data.drops.length) legend.append("span").html("<i style='background:#000'></i>link failure");
+  const stateNames = [...new Set(data.states.map(s => s[2]))];
+  legend.selectAll("span.state").data(stateNames).join("span").attr("class", "state")
+    .html(d => `<i style="background:${stateColour(d)}"></i>radio ${d}`);
+  if (data.others.length) legend.append("span").html("<i style='background:#555;border-radius:6px'></i>other events");
+
+  const tl = d3.select("#timeline");
+  const M = { l: 58, r: 12, t: 8, b: 26 };
+  const rowH = Math.max(9, Math.min(22, 420 / Math.max(1, nodeIds.length)));
+  const W = tl.node().clientWidth || 1000, H = M.t + M.b + rowH * nodeIds.length;
+  tl.attr("viewBox", `0 0 ${W} ${H}`).attr("height", H);
+  const x = d3.scaleLinear().domain([0, tEnd]).range([M.l, W - M.r]);
+  let xz = x;
+  const y = id => M.t + row.get(id) * rowH;
+  tl.append("clipPath").attr("id", "clip").append("rect")
+    .attr("x", M.l).attr("y", 0).attr("width", W - M.l - M.r).attr("height", H);
+  tl.append("g").selectAll("line").data(nodeIds).join("line").attr("class", "rowline")
+    .attr("x1", M.l).attr("x2", W - M.r).attr("y1", d => y(d) + rowH).attr("y2", d => y(d) + rowH);
+  tl.append("g").selectAll("text").data(nodeIds).join("text")
+    .attr("x", M.l - 6).attr("y", d => y(d) + rowH / 2).attr("text-anchor", "end")
+    .attr("dominant-baseline", "central").attr("font-size", Math.min(11, rowH)).text(d => `node ${d}`);
+  const axisG = tl.append("g").attr("transform", `translate(0,${H - M.b})`);
+  const plot = tl.append("g").attr("clip-path", "url(#clip)");
+  const gStates = plot.append("g"), gRx = plot.append("g"), gTx = plot.append("g"),
+    gDrops = plot.append("g"), gOthers = plot.append("g"), cursorLine = plot.append("line").attr("class", "cursor");
+
+  // the visible slice of a time-sorted column: [lo, hi)
+  function slice(ts, t0, t1, before) {
+    return [d3.bisectLeft(ts, t0 - before), d3.bisectRight(ts, t1)];
+  }
+  const states = (() => {           // radio state intervals per node, if the trace has them
+    const out = [], open = new Map();
+    data.states.forEach(([t, n, s]) => {
+      const o = open.get(n);
+      if (o) o.end = t;
+      const seg = { t, end: tEnd, node: n, s };
+      out.push(seg); open.set(n, seg);
+    });
+    return out;
+  })();
+
+  function draw() {
+    const [t0, t1] = xz.domain();
+    axisG.call(d3.axisBottom(xz).ticks(8).tickFormat(v => (v / 1e6) + " s"));
+    let [a, b] = slice(tx.t, t0, t1, maxAir);
+    let note = "";
+    if (b - a > MAX_DRAWN) { note = `${b - a} frames in view: showing the first ${MAX_DRAWN}; zoom in to see every one.`; b = a + MAX_DRAWN; }
+    const vis = d3.range(a, b).filter(i => tx.end[i] >= t0);
+    gTx.selectAll("rect").data(vis, i => i).join("rect")
+      .attr("class", i => "frame" + (i === state.selectedTx ? " selected" : ""))
+      .attr("x", i => xz(tx.t[i])).attr("width", i => Math.max(1, xz(tx.end[i]) - xz(tx.t[i])))
+      .attr("y", i => y(tx.node[i]) + 1).attr("height", rowH * 0.55)
+      .attr("fill", i => kindColour(data.kinds[tx.kind[i]]))
+      .on("click", (ev, i) => selectTx(i));
+    let [c, e] = slice(rx.t, t0, t1 + maxAir, 0);
+    if (e - c > MAX_DRAWN) { e = c + MAX_DRAWN; note = note || `Receptions cut to ${MAX_DRAWN}: zoom in.`; }
+    const rvis = d3.range(c, e).filter(j => rx.tx[j] >= 0 && tx.t[rx.tx[j]] <= t1);
+    gRx.selectAll("rect").data(rvis, j => j).join("rect")
+      .attr("class", j => "reception " + rxName[rx.kind[j]])
+      .attr("x", j => xz(tx.t[rx.tx[j]])).attr("width", j => Math.max(1, xz(rx.t[j]) - xz(tx.t[rx.tx[j]])))
+      .attr("y", j => y(rx.node[j]) + rowH * 0.58).attr("height", rowH * 0.3)
+      .on("click", (ev, j) => selectTx(rx.tx[j]));
+    gDrops.selectAll("path").data(data.drops.filter(d => d[0] >= t0 && d[0] <= t1).slice(0, MAX_DRAWN)).join("path")
+      .attr("class", "drop").attr("d", d => `M${xz(d[0]) - 4},${y(d[1])}h8l-4,${rowH * 0.5}z`)
+      .selectAll("title").data(d => [d]).join("title").text(d => `node ${d[1]}: link failure ${JSON.stringify(d[2])}`);
+    gStates.selectAll("rect").data(states.filter(s => s.end >= t0 && s.t <= t1).slice(0, MAX_DRAWN)).join("rect")
+      .attr("class", "state").attr("x", s => xz(s.t)).attr("width", s => Math.max(0.5, xz(s.end) - xz(s.t)))
+      .attr("y", s => y(s.node) + rowH * 0.9).attr("height", rowH * 0.1).attr("fill", s => stateColour(s.s))
+      .selectAll("title").data(s => [s]).join("title").text(s => `node ${s.node}: ${s.s}`);
+    gOthers.selectAll("circle").data(data.others.filter(d => d[0] >= t0 && d[0] <= t1).slice(0, MAX_DRAWN)).join("circle")
+      .attr("class", "event").attr("cx", d => xz(d[0])).attr("cy", d => y(d[1]) + 3).attr("r", 3).attr("fill", "#555")
+      .selectAll("title").data(d => [d]).join("title").text(d => `node ${d[1]}: ${d[2]} ${JSON.stringify(d[3])}`);
+    d3.select("#timeline-note").text(note);
+    cursorLine.attr("x1", xz(state.cursor)).attr("x2", xz(state.cursor)).attr("y1", 0).attr("y2", H - M.b);
+  }
+  const zoom = d3.zoom().scaleExtent([1, Math.max(2, tEnd / 50)])
+    .translateExtent([[M.l, 0], [W - M.r, H]]).extent([[M.l, 0], [W - M.r, H]])
+    .on("zoom", ev => { xz = ev.transform.rescaleX(x); draw(); });
+  tl.call(zoom).on("dblclick.zoom", null);
+  tl.on("click", ev => {
+    if (ev.target.closest && ev.target.closest(".frame, .reception")) return;
+    setCursor(xz.invert(d3.pointer(ev)[0]), false);
+  });
+  // start on the first frames, not a whole long run
+  if (nTx > MAX_DRAWN / 2) {
+    const until = tx.end[Math.floor(MAX_DRAWN / 4)] || tEnd;
+    const kz = tEnd / Math.max(1, until);
+    tl.call(zoom.transform, d3.zoomIdentity.translate(M.l * (1 - kz), 0).scale(kz));
+  }
+
+  // ---- cursor, frames on the air ----------------------------------------------------------
+  function onAir(t) {
+    const [a, b] = slice(tx.t, t, t, maxAir);
+    return d3.range(a, b).filter(i => tx.t[i] <= t && t < tx.end[i]);
+  }
+  function setCursor(t, keepInView) {
+    state.cursor = Math.max(0, Math.min(tEnd, t));
+    d3.select("#clock").text("t = " + fmtT(state.cursor));
+    d3.select("#slider").property("value", Math.round(1000 * state.cursor / tEnd));
+    const air = onAir(state.cursor);
+    const senders = new Set(air.map(i => tx.node[i]));
+    nodeG.classed("active", d => senders.has(d.id));
+    const arrows = air.flatMap(i => rxOf[i].map(j => ({ i, j })));
+    gAir.selectAll("line").data(arrows).join("line").attr("class", d => "air " + rxName[rx.kind[d.j]])
+      .attr("x1", d => at.get(tx.node[d.i])[0]).attr("y1", d => at.get(tx.node[d.i])[1])
+      .attr("x2", d => at.get(rx.node[d.j])[0]).attr("y2", d => at.get(rx.node[d.j])[1]);
+    if (keepInView) {
+      const [t0, t1] = xz.domain();
+      if (state.cursor < t0 || state.cursor > t1) {
+        const w = t1 - t0;
+        tl.call(zoom.translateTo, x(state.cursor + w * 0.3) , 0);
+      }
+    }
+    draw();
+  }
+  const step = dir => {
+    let i;
+    if (dir > 0) i = d3.bisectRight(tx.t, state.cursor);
+    else i = d3.bisectLeft(tx.t, state.cursor) - 1;
+    if (i >= 0 && i < nTx) selectTx(i);
+  };
+  d3.select("#first").on("click", () => nTx && selectTx(0));
+  d3.select("#prev").on("click", () => step(-1));
+  d3.select("#next").on("click", () => step(1));
+  d3.select("#slider").on("input", function () { setCursor(this.value / 1000 * tEnd, true); });
+  d3.select("#play").on("click", function () {
+    if (state.playing) { state.playing.stop(); state.playing = null; this.innerHTML = "&#9654;"; return; }
+    this.innerHTML = "&#10074;&#10074;";
+    state.playing = d3.interval(() => {
+      const i = d3.bisectRight(tx.t, state.cursor);
+      if (i >= nTx) { state.playing.stop(); state.playing = null; d3.select("#play").html("&#9654;"); return; }
+      selectTx(i);
+    }, 120);
+  });
+  d3.select(window).on("keydown", ev => {
+    if (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
+    if (ev.key === "ArrowRight") step(1);
+    else if (ev.key === "ArrowLeft") step(-1);
+  });
+
+  // ---- selection and details ------------------------------------------------------------
+  const det = d3.select("#details");
+  function selectTx(i) {
+    state.selectedTx = i;
+    setCursor(tx.t[i] + Math.min(1, tx.end[i] - tx.t[i]), true);
+    det.html("");
+    det.append("h3").text(`frame sent by node ${tx.node[i]}`);
+    const t = det.append("table");
+    const rows = [["start", fmtT(tx.t[i])], ["end", fmtT(tx.end[i])],
+      ["airtime", `${tx.end[i] - tx.t[i]} \u00b5s`], ["length", `${tx.len[i]} bytes (MPDU with FCS)`],
+      ["kind", data.kinds[tx.kind[i]]], ["pcap frame", tx.frame[i] || "(not in the capture)"]];
+    if (tx.info[i]) rows.push(["summary", tx.info[i]]);
+    rxOf[i].forEach(j => rows.push([`node ${rx.node[j]}`, rxWord[rx.kind[j]]]));
+    t.selectAll("tr").data(rows).join("tr").selectAll("td").data(d => d).join("td").text(d => d);
+    const no = tx.frame[i];
+    const pre = det.append("pre").attr("class", "decoded");
+    if (!no) { pre.text(""); return; }
+    if (data.details[no]) { pre.text(data.details[no]); return; }
+    if (served) {
+      pre.text("decoding...");
+      fetch(`frame/${no}`).then(rsp => rsp.ok ? rsp.json() : Promise.reject(rsp.status))
+        .then(j => { if (state.selectedTx === i) pre.text(j.text); })
+        .catch(() => { if (state.selectedTx === i) pre.text("(tshark could not decode this frame)"); });
+    } else {
+      pre.text(Object.keys(data.details).length ?
+        "(not decoded in this file: `moteip view` without --out decodes every frame)" :
+        "(no decoded headers: tshark was not installed when this page was made)");
+    }
+  }
+
+  // ---- nodes: counters and energy ----------------------------------------------------------
+  const stats = data.node_stats;
+  const cols = stats.length ? Object.keys(stats[0]).filter(k => k !== "id" && typeof stats[0][k] === "number") : [];
+  const table = d3.select("#nodes");
+  table.append("thead").append("tr").selectAll("th").data(["node", ...cols]).join("th").text(d => d.replace(/_/g, " "));
+  const fmt = v => Number.isInteger(v) ? String(v) : (+v).toPrecision(4);
+  const trs = table.append("tbody").selectAll("tr").data(stats).join("tr")
+    .on("click", (ev, d) => selectNode(d.id));
+  trs.selectAll("td").data(d => [d.id, ...cols.map(c => d[c])]).join("td").text(v => fmt(v));
+  const en = d3.select("#energy");
+  const EW = en.node().clientWidth || 800, EH = 150, EM = { l: 58, r: 10, t: 18, b: 22 };
+  en.attr("viewBox", `0 0 ${EW} ${EH}`);
+  const key = stats.length && "energy_j" in stats[0] ? "energy_j" : cols[0];
+  if (key) {
+    const bx = d3.scaleBand().domain(stats.map(d => d.id)).range([EM.l, EW - EM.r]).padding(0.15);
+    const by = d3.scaleLinear().domain([0, d3.max(stats, d => d[key]) || 1]).nice().range([EH - EM.b, EM.t]);
+    en.append("g").attr("transform", `translate(0,${EH - EM.b})`)
+      .call(d3.axisBottom(bx).tickValues(bx.domain().filter((d, i) => i % Math.ceil(stats.length / 30) === 0)));
+    en.append("g").attr("transform", `translate(${EM.l},0)`).call(d3.axisLeft(by).ticks(4));
+    en.append("text").attr("x", 4).attr("y", 2).attr("font-size", 10).attr("dominant-baseline", "hanging")
+      .text(key === "energy_j" ? "energy [J]" : key);
+    en.append("g").selectAll("rect").data(stats).join("rect").attr("class", "bar")
+      .attr("x", d => bx(d.id)).attr("width", bx.bandwidth())
+      .attr("y", d => by(d[key])).attr("height", d => by(0) - by(d[key]))
+      .on("click", (ev, d) => selectNode(d.id))
+      .append("title").text(d => `node ${d.id}: ${d[key]}`);
+  }
+  function selectNode(id) {
+    state.selectedNode = id;
+    nodeG.classed("selected", d => d.id === id);
+    trs.classed("selected", d => d.id === id);
+    en.selectAll("rect.bar").classed("selected", d => d.id === id);
+    const s = stats.find(d => d.id === id);
+    det.html("");
+    det.append("h3").text(`node ${id}`);
+    const n = data.nodes.find(d => d.id === id);
+    const rows = [["position", n && n.x !== null ? `${n.x} m, ${n.y} m` : "(not placed)"],
+      ["links", data.links.filter(l => l[0] === id).map(l => `${l[1]} (PRR ${l[2].toFixed(2)})`).join(", ") || "none"]];
+    if (s) Object.entries(s).forEach(([k2, v]) => { if (k2 !== "id") rows.push([k2, typeof v === "object" ? JSON.stringify(v) : fmt(v)]); });
+    det.append("table").selectAll("tr").data(rows).join("tr").selectAll("td").data(d => d).join("td").text(d => d);
+  }
+
+  setCursor(0, false);
+  window.moteipView = { data, selectTx, selectNode, setCursor };   // for tests and the console
+})();

@@ -1,0 +1,228 @@
+"""`moteip view`: a run in the browser.
+
+The browser test loads the page of a 10-hop run, served on 127.0.0.1, in
+headless Chromium (Debian's chromium and chromium-driver, from
+scripts/setup.sh, driven by Selenium), takes a screenshot, and checks that
+the nodes, links, the flow's path and the frames rendered (DOM counts), that
+clicking a frame shows its headers decoded by tshark, and that the console
+has no errors. A second page, from a trace with radio-state events (which a
+duty-cycling simulator writes), must draw them. The screenshots are kept in
+out/test-results/ (view-*.png).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from moteip import viewer
+
+CHAIN10 = """\
+name = "view10"
+seed = 2
+duration_s = 600
+stop_when_done = true
+
+[topology]
+type = "chain"
+nodes = 11
+spacing_m = 10
+
+[medium]
+model = "unit_disk"
+range_m = 10.5
+interference_range_m = 20.5
+ber = 1e-4
+
+[mac]
+type = "csma_ca"
+retry_delay_max_us = 40000
+
+[[flows]]
+type = "tcp"
+src = 0
+dst = "last"
+bytes = 3000
+mss = 88
+rx_buffer = 304
+"""
+
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1400,1300"]
+
+
+@pytest.fixture(scope="module")
+def run10(tmp_path_factory):
+    """A 10-hop run of `moteip run` (its result and scenario, no trace)."""
+    d = tmp_path_factory.mktemp("view")
+    (d / "view10.toml").write_text(CHAIN10)
+    from conftest import MOTEIP
+    p = subprocess.run([*MOTEIP, "run", "view10.toml"], cwd=d, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    return d / "out" / "view10" / "run-seed2.json"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    for exe in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
+        if not os.access(exe, os.X_OK):
+            pytest.fail(f"{exe} is missing: run scripts/setup.sh (it installs chromium and chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    profile = tempfile.mkdtemp(prefix="moteip-chromium-")
+    for a in CHROME_FLAGS + [f"--user-data-dir={profile}"]:
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    yield drv
+    drv.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def count(drv, css: str) -> int:
+    return drv.execute_script(f"return document.querySelectorAll({json.dumps(css)}).length")
+
+
+def console_errors(drv) -> list[dict]:
+    return [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+
+
+def keep_screenshot(drv, repo_root, tmp_path, name: str) -> pathlib.Path:
+    shot = tmp_path / name
+    drv.save_screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    res = repo_root / "out" / "test-results"
+    res.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot, res / name)
+    return shot
+
+
+@pytest.fixture(scope="module")
+def served(run10, moteip_argv_module):
+    """`moteip view RUN --no-browser` serving on a free port of 127.0.0.1."""
+    p = subprocess.Popen([*moteip_argv_module, "view", str(run10), "--no-browser"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line.startswith("moteip view: http://127.0.0.1:"), (line, p.stderr.read() if p.poll() else "")
+    yield line.split()[2]
+    p.terminate()
+    p.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def moteip_argv_module():
+    from conftest import MOTEIP
+    return list(MOTEIP)
+
+
+def test_view_runs_the_scenario_again_for_its_trace(run10):
+    files = viewer.locate(run10)
+    assert files.trace == run10.with_name("run-seed2.view") / "trace.jsonl"
+    assert files.notes == []           # the same simulator: the same result
+    data = viewer.build(files)
+    assert [n["id"] for n in data["nodes"]] == list(range(11))
+    assert len(data["links"]) == 20 and {h[1] for h in data["hops"]} == set(range(11))
+    assert len(data["tx"]["t"]) == files.result["totals"]["frames_tx"]
+    # every transmission found its frame in the capture (after the context record)
+    assert data["tx"]["frame"] == list(range(2, len(data["tx"]["t"]) + 2))
+    assert "tcp" in data["kinds"] and "link ack" in data["kinds"]
+    assert data["details_complete"]
+
+
+def test_page_in_headless_chromium(browser, served, repo_root, tmp_path):
+    t0 = time.monotonic()
+    browser.get(served)
+    assert browser.title == "moteip view"
+    assert count(browser, "#topology circle.node") == 11
+    assert count(browser, "#topology line.link") == 10
+    assert count(browser, "#topology line.path") == 20           # there and back
+    frames = count(browser, "#timeline rect.frame")
+    assert frames > 500
+    assert count(browser, "#timeline rect.reception") > frames     # two neighbours hear most
+    assert count(browser, "#nodes tbody tr") == 11 and count(browser, "#energy rect.bar") == 11
+    # click a data frame: its headers, decoded by tshark on the server
+    browser.execute_script(
+        "const d = moteipView.data; moteipView.selectTx(d.tx.kind.indexOf(d.kinds.indexOf('tcp')))")
+    deadline = time.monotonic() + 10
+    text = ""
+    while time.monotonic() < deadline:
+        text = browser.execute_script("return document.querySelector('#details pre').textContent")
+        if "Transmission Control Protocol" in text:
+            break
+        time.sleep(0.05)
+    assert "IEEE 802.15.4" in text and "6LoWPAN" in text and "Transmission Control Protocol" in text
+    assert "fd00::ff:fe00:0" in text                             # the context came from the capture
+    assert count(browser, "#timeline rect.frame.selected") == 1
+    # stepping moves the cursor to the next frame
+    before = browser.execute_script("return document.querySelector('#clock').textContent")
+    browser.find_element("id", "next").click()
+    assert browser.execute_script("return document.querySelector('#clock').textContent") != before
+    keep_screenshot(browser, repo_root, tmp_path, "view-chain10.png")
+    assert console_errors(browser) == []
+    assert time.monotonic() - t0 < 30
+
+
+def test_radio_states_and_unknown_events_are_drawn(browser, run10, repo_root, tmp_path):
+    """A trace with the radio states a duty-cycled MAC produces (any event with a
+    "state") and events this viewer does not know: the page draws the states and
+    stays free of errors."""
+    files = viewer.locate(run10)
+    lines = files.trace.read_text().splitlines()
+    extra = []
+    for n in range(11):
+        for k, st in enumerate(["listen", "sleep", "tx", "sleep"]):
+            extra.append(json.dumps({"t_us": 1000 + 200000 * k + n, "node": n, "ev": "radio", "state": st}))
+        extra.append(json.dumps({"t_us": 5000, "node": n, "ev": "energy", "mj": 1.5}))
+    trace = tmp_path / "states.jsonl"
+    trace.write_text("\n".join(lines[:40] + extra + lines[40:]) + "\n")
+    shutil.copy(files.pcap, trace.with_suffix(".pcap"))
+    shutil.copy(files.trace.with_name("result.json"), trace.with_suffix(".json"))
+    page = viewer.write(viewer.build(viewer.locate(trace)), tmp_path / "states.html")
+    browser.get(page.as_uri())
+    assert count(browser, "#timeline rect.state") == 44
+    assert count(browser, "#legend span.state") == 3          # listen, sleep, tx
+    assert count(browser, "#timeline circle.event") >= 11     # the unknown "energy" events
+    assert count(browser, "#topology circle.node") == 11
+    keep_screenshot(browser, repo_root, tmp_path, "view-states.png")
+    assert console_errors(browser) == []
+
+
+def test_static_file_of_a_sweep_run(cli, udp3, tmp_path):
+    r = cli("sweep", "udp3.toml", "--vary", "medium.ber=0,1e-3", "--runs", "2", "--out", "sw",
+            "--no-progress")
+    assert r.rc == 0, r
+    runs = sorted(p.stem for p in (tmp_path / "sw" / "runs").glob("*.json"))
+    r = cli("view", "sw", "--run", runs[-1], "--out", "v.html")
+    assert r.rc == 0, r
+    assert r.stdout == "v.html\n"
+    html = (tmp_path / "v.html").read_text()
+    data = json.loads(html.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    assert data["title"].startswith("udp3.toml seed ") and "medium.ber" in data["title"]
+    assert (tmp_path / "sw" / "view" / runs[-1] / "trace.jsonl").is_file()
+    assert data["notes"] == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nowhere"], "nowhere: no such file or directory"),
+    (["sw", "--run", "abc-s9"], "--run abc-s9: not a run of this sweep; runs: "),
+    (["udp3.toml"], "udp3.toml: cannot read the result"),
+    (["res.json"], "res.json: no trace beside it (res.jsonl) and no scenario to run again "
+                   "(res.scenario.json, written by `moteip run`)"),
+])
+def test_view_errors_exit_2(cli, udp3, tmp_path, args, message):
+    assert cli("sweep", "udp3.toml", "--runs", "1", "--out", "sw", "--no-progress").rc == 0
+    assert cli("run", "udp3.toml", "--out", "res.json").rc == 0
+    (tmp_path / "res.scenario.json").unlink()
+    r = cli("view", *args, "--out", "x.html")
+    assert r.rc == 2 and message in r.stderr, r

@@ -1,0 +1,263 @@
+/* TCP rules checked by scripted peers (peer_script.h), one short script
+ * per rule: the handshake and close, RFC 5961's challenge ACK, answered
+ * zero-window probes (RFC 1122 4.2.2.17), the half-closed FIN_WAIT_2,
+ * PAWS after 24 idle days (RFC 7323 5.5), the FIN of a go-back-N resend,
+ * no fast retransmit below "recover" after a timeout (RFC 6582), what a
+ * TIME_WAIT record answers (RFC 9293 3.10.7.4). How long each state lasts
+ * against a silent peer: test_tcp_liveness.c. */
+#include "peer_script.h"
+
+#define DAY_MS (24u * 3600u * 1000u)
+
+/* --- RFC 9293 basics ------------------------------------------------------ */
+
+/* 3.5: the three-way handshake from the SYN cache, data both ways with
+ * delayed ACKs (RFC 1122 4.2.3.2: 200 ms here), the passive close. */
+static const struct ps_step handshake_data_close[] = {
+    PS_LISTEN(),
+    PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS, .mss = 100),
+    PS_OUT("S.", 0, 1, .opts = MIP_TCP_HAS_MSS, .win = APP_RING),   /* the listener's ring */
+    PS_SYNCACHE(1),
+    PS_IN(".", 1, 1),
+    PS_SYNCACHE(0),
+    PS_STATE(ESTABLISHED),
+    PS_IN("P.", 1, 1, .len = 60),
+    PS_NONE(),
+    PS_WAIT(MIP_TCP_DELACK_MS),
+    PS_OUT(".", 1, 61),
+    PS_READ(60),
+    PS_WRITE(30),
+    PS_OUT("P.", 1, 61, .len = 30),
+    PS_IN("F.", 61, 31),
+    PS_OUT(".", 31, 62),
+    PS_STATE(CLOSE_WAIT),
+    PS_CLOSE(),
+    PS_OUT("F.", 31, 62),
+    PS_STATE(LAST_ACK),
+    PS_IN(".", 62, 32),
+    PS_STATE(CLOSED),
+    PS_CLOSED(1, MIP_TCP_ERR_NONE),
+    PS_TIMEWAIT(0),
+};
+
+/* RFC 5961 3.2: a RST in the window but not at RCV.NXT draws a challenge
+ * ACK; the exact one resets. */
+static const struct ps_step rst_in_window_challenged[] = {
+    PS_PASSIVE_OPEN(100, 0),
+    PS_IN("R", 50, 0),
+    PS_OUT(".", 1, 1),
+    PS_STATE(ESTABLISHED),
+    PS_STAT(challenge_acks, 1),
+    PS_IN("R", 1, 0),
+    PS_NONE(),
+    PS_STATE(CLOSED),
+    PS_CLOSED(1, MIP_TCP_ERR_RESET),
+};
+
+/* --- zero window (RFC 9293 3.8.6.1, RFC 1122 4.2.2.17) --------------------- */
+
+/* The gaps between probes from the persist timer's start: 300 ms
+ * doubling to the 60 s maximum. */
+#define GAP(i) PS_BACKOFF(MIP_TCP_RTO_MIN_MS, i)
+
+/* Silent peers: test_tcp_liveness.c. RFC 1122 4.2.2.17: "MUST NOT close the connection as long as the
+ * receiving host continues to send acknowledgments in response to the
+ * probe segments": twelve answered probes (more than max_retries), then
+ * silence, and the count starts from zero: 9 * 60 s. */
+#define PROBE_ANSWERED(i)                                                  \
+    PS_WAIT(GAP(i)), PS_OUT(".", 101, 1, .len = 1),                        \
+    PS_IN(".", 1, 101, .win = PS_W(0))
+static const struct ps_step persist_answered_goes_on[] = {
+    PS_ZERO_WINDOW,
+    PROBE_ANSWERED(0), PROBE_ANSWERED(1), PROBE_ANSWERED(2), PROBE_ANSWERED(3),
+    PROBE_ANSWERED(4), PROBE_ANSWERED(5), PROBE_ANSWERED(6), PROBE_ANSWERED(7),
+    PROBE_ANSWERED(8), PROBE_ANSWERED(9), PROBE_ANSWERED(10), PROBE_ANSWERED(11),
+    PS_STATE(ESTABLISHED),
+    PS_STAT(zero_window_probes, 12),
+    PS_WAIT(9u * MIP_TCP_RTO_MAX_MS - 1u),
+    PS_STATE(ESTABLISHED),
+    PS_DROP(),
+    PS_WAIT(1),
+    PS_CLOSED(1, MIP_TCP_ERR_TIMEOUT),
+    PS_OUT("R.", 102, 1),
+};
+
+/* A window update ends probing; the data flows, nothing was counted
+ * against the connection (its next RTO count starts from zero). */
+static const struct ps_step persist_window_reopens[] = {
+    PS_ZERO_WINDOW,
+    PS_WAIT(GAP(0)), PS_OUT(".", 101, 1, .len = 1),
+    PS_WAIT(GAP(1)), PS_OUT(".", 101, 1, .len = 1),
+    PS_IN(".", 1, 102, .win = PS_W(1000)),
+    PS_OUT("P.", 102, 1, .len = 99),
+    PS_IN(".", 1, 201),
+    PS_STATE(ESTABLISHED),
+    PS_CLOSED(0, 0),
+};
+
+/* --- FIN_WAIT_2 ----------------------------------------------------------------- */
+
+/* After mip_tcp_shutdown (half-close) the application still reads: no
+ * timer ends FIN_WAIT_2, the peer's data comes in days later, and its FIN
+ * ends the connection in TIME_WAIT. */
+static const struct ps_step fin_wait_2_after_shutdown_stays[] = {
+    PS_PASSIVE_OPEN(100, 0),
+    PS_SHUTDOWN(),
+    PS_OUT("F.", 1, 1),
+    PS_IN(".", 1, 2),
+    PS_WAIT(3u * DAY_MS),
+    PS_STATE(FIN_WAIT_2),
+    PS_IN("P.", 1, 2, .len = 20),
+    PS_WAIT(MIP_TCP_DELACK_MS),
+    PS_OUT(".", 2, 21),
+    PS_READ(20),
+    PS_IN("F.", 21, 2),
+    PS_OUT(".", 2, 22),
+    PS_CLOSED(1, MIP_TCP_ERR_NONE),
+    PS_TIMEWAIT(1),
+};
+
+/* --- PAWS after 24 idle days (defect 3) ------------------------------------ */
+
+#if MIP_TCP_TIMESTAMPS
+#define OPEN_TS                                                    \
+    PS_LISTEN(),                                                           \
+    PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS | MIP_TCP_HAS_TIMESTAMP, .mss = 100), \
+    PS_OUT("S.", 0, 1, .opts = MIP_TCP_HAS_MSS | MIP_TCP_HAS_TIMESTAMP),  \
+    PS_IN(".", 1, 1),                                                      \
+    PS_STATE(ESTABLISHED)
+
+/* RFC 7323 5.5: after 25 idle days the peer's timestamp (its clock at 1
+ * tick per ms) lies more than 2^31 ahead of TS.Recent and looks older. It
+ * was dropped by PAWS, and every later segment too; TS.Recent is invalid
+ * after 24 idle days, so the segment is taken and sets TS.Recent, after
+ * which PAWS works again. */
+static const struct ps_step paws_after_24_idle_days[] = {
+    OPEN_TS,
+    PS_WAIT(25u * DAY_MS),
+    PS_IN("P.", 1, 1, .len = 10),
+    PS_STAT(drop_paws, 0),
+    PS_WAIT(MIP_TCP_DELACK_MS),
+    PS_OUT(".", 1, 11, .opts = MIP_TCP_HAS_TIMESTAMP),
+    PS_READ(10),
+    PS_IN("P.", 11, 1, .len = 10, .tsval = -(int32_t)DAY_MS),
+    PS_STAT(drop_paws, 1),
+    PS_OUT(".", 1, 11),
+};
+
+/* PAWS itself within 24 days (RFC 7323 5.3): an older TSval is dropped
+ * with an ACK, a current one taken. */
+static const struct ps_step paws_drops_old_timestamp[] = {
+    OPEN_TS,
+    PS_WAIT(23u * DAY_MS),
+    PS_IN("P.", 1, 1, .len = 10, .tsval = -1),
+    PS_STAT(drop_paws, 0),
+    PS_IN("P.", 11, 1, .len = 10, .tsval = -2),
+    PS_STAT(drop_paws, 1),
+    PS_OUT(".", 1, 11),
+    PS_IN("P.", 11, 1, .len = 10),
+    PS_WAIT(MIP_TCP_DELACK_MS),
+    PS_OUT(".", 1, 21),
+    PS_READ(20),
+};
+#endif
+
+/* --- retransmission ---------------------------------------------------------- */
+
+/* Defect 5: the RTO rolls snd_nxt back (go-back-N); the tail sent again
+ * carries the FIN that was sent with it the first time (it went without,
+ * and the FIN waited for one more backed-off RTO). */
+static const struct ps_step fin_resent_on_go_back_n[] = {
+    PS_PASSIVE_OPEN(100, 0),
+    PS_WRITE(250),
+    PS_CLOSE(),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT("FP.", 201, 1, .len = 50),
+    PS_DROP(),
+    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_IN(".", 1, 101),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT("FP.", 201, 1, .len = 50),
+    PS_IN(".", 1, 252),
+    PS_STATE(FIN_WAIT_2),
+    PS_STAT(timeouts, 1),
+};
+
+/* RFC 6582 3.2 step 2: after a timeout, recover = the highest sequence
+ * number sent; duplicate ACKs below it (here: of the originals, arriving
+ * late) start no fast retransmit, which would halve ssthresh again and
+ * send the segment a third time. */
+/* Four segments of 100 bytes, the initial window of MSS 100. */
+#define FOUR_SEGMENTS                                                      \
+    PS_PASSIVE_OPEN(100, 0),                                               \
+    PS_WRITE(400),                                                         \
+    PS_OUT(".", 1, 1, .len = 100),                                         \
+    PS_OUT(".", 101, 1, .len = 100),                                       \
+    PS_OUT(".", 201, 1, .len = 100),                                       \
+    PS_OUT("P.", 301, 1, .len = 100)
+static const struct ps_step no_fast_retransmit_below_recover[] = {
+    FOUR_SEGMENTS,
+    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_IN(".", 1, 1),
+    PS_IN(".", 1, 1),
+    PS_IN(".", 1, 1),
+    PS_NONE(),
+    PS_STAT(fast_rexmits, 0),
+    PS_IN(".", 1, 401),
+    PS_NONE(),
+    PS_STAT(timeouts, 1),
+};
+
+/* Three duplicate ACKs without a timeout before still make a fast
+ * retransmit (RFC 5681 3.2). */
+static const struct ps_step fast_retransmit_on_three_dupacks[] = {
+    FOUR_SEGMENTS,
+    PS_IN(".", 1, 1),
+    PS_IN(".", 1, 1),
+    PS_NONE(),
+    PS_IN(".", 1, 1),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_STAT(fast_rexmits, 1),
+    PS_IN(".", 1, 401),
+    PS_STAT(timeouts, 0),
+};
+
+/* --- TIME_WAIT (RFC 9293 3.10.7.4) --------------------------------------- */
+
+/* An acceptable empty segment (the peer's ACK again) is not answered: two
+ * records would ACK each other's ACKs (test_tcp_states.c). The peer's
+ * FIN again, and segments outside the window, are. */
+static const struct ps_step timewait_answers[] = {
+    PS_ACTIVE_CLOSE,
+    PS_IN(".", 2, 2),
+    PS_NONE(),
+    PS_STAT(dup_segs, 1),
+    PS_IN(".", 5000, 2),
+    PS_OUT(".", 2, 2),
+    PS_IN("F.", 1, 2),
+    PS_OUT(".", 2, 2),
+    PS_IN("R.", 2, 2),
+    PS_NONE(),
+    PS_TIMEWAIT(1),
+};
+
+int main(void)
+{
+    RUN_SCRIPT(handshake_data_close);
+    RUN_SCRIPT(rst_in_window_challenged);
+    RUN_SCRIPT(persist_answered_goes_on);
+    RUN_SCRIPT(persist_window_reopens);
+    RUN_SCRIPT(fin_wait_2_after_shutdown_stays);
+#if MIP_TCP_TIMESTAMPS
+    RUN_SCRIPT(paws_after_24_idle_days);
+    RUN_SCRIPT(paws_drops_old_timestamp);
+#endif
+    RUN_SCRIPT(fin_resent_on_go_back_n);
+    RUN_SCRIPT(no_fast_retransmit_below_recover);
+    RUN_SCRIPT(fast_retransmit_on_three_dupacks);
+    RUN_SCRIPT(timewait_answers);
+    return TESTING_DONE();
+}
