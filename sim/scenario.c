@@ -252,11 +252,11 @@ static bool load_radio(struct ld *l, const struct sj_value *root)
 static bool load_medium(struct ld *l, const struct sj_value *root)
 {
     static const char *const models[] = { "unit_disk", "log_distance", "prr", NULL };
-    static const char *const keys[] = { "model", "range_m", "interference_range_m", "cs_range_m",
-                                        "ber", "ber_counts_phy_header", "overhear_header_bytes",
-                                        "tx_power_dbm", "pl_d0_db",
+    static const char *const keys[] = { "model", "range_m", "interference_range_m", "ber",
+                                        "ber_counts_phy_header", "tx_power_dbm", "pl_d0_db",
                                         "d0_m", "exponent", "shadowing_db", "noise_dbm",
-                                        "sensitivity_dbm", "cca_dbm", "frame_loss", NULL };
+                                        "sensitivity_dbm", "cca_dbm", "frame_loss", "cs_range_m",
+                                        "overhear_header_bytes", NULL };
     /* medium.frame_loss keys, in the order of enum sim_frame_kind */
     static const char *const loss_keys[] = { "tcp_data", "tcp_ack", "link_ack", "other", NULL };
     const struct sj_value *o, *fl;
