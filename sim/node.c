@@ -117,6 +117,25 @@ static void mac_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hd
     mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(nd->sim));
 }
 
+bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
+                               size_t len)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (!relay_on(nd) || mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK ||
+        h.type != MIP_802154_DATA)
+        return false;
+    /* the MAC's own filter would pass a frame for this node up instead */
+    if (h.dst.mode == MIP_802154_ADDR_SHORT &&
+        (h.dst.short_addr == (uint16_t)nd->id || h.dst.short_addr == MIP_802154_BROADCAST))
+        return false;
+    if (h.dst.mode == MIP_802154_ADDR_EXT &&
+        memcmp(h.dst.ext, nd->mac.cfg.ext_addr, sizeof(h.dst.ext)) == 0)
+        return false;
+    mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(sim));
+    return true;
+}
+
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;
@@ -165,6 +184,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     } else {
         nd->mac_due = UINT64_MAX;
     }
+    if (sim->record != NULL)
+        sim_record_node(sim, nd);
 }
 
 static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
@@ -274,6 +295,10 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_record_init(sim)) {
+        snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
+        return false;
+    }
     /* A duty-cycling MAC has deadlines from the start (its channel checks);
      * NullRDC nodes wait for their first frame or app event as before. */
     for (i = 0; i < sim->n; i++)
@@ -352,5 +377,6 @@ void sim_free(struct sim *sim)
     sim_apps_free(sim);
     sim_services_free(sim);
     sim_border_free(sim);
+    sim_record_free(sim);
     sim_evq_free(&sim->q);
 }

@@ -255,7 +255,8 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
     static const char *const keys[] = { "model", "range_m", "interference_range_m", "ber",
                                         "ber_counts_phy_header", "tx_power_dbm", "pl_d0_db",
                                         "d0_m", "exponent", "shadowing_db", "noise_dbm",
-                                        "sensitivity_dbm", "cca_dbm", "frame_loss", NULL };
+                                        "sensitivity_dbm", "cca_dbm", "frame_loss", "cs_range_m",
+                                        "overhear_header_bytes", NULL };
     /* medium.frame_loss keys, in the order of enum sim_frame_kind */
     static const char *const loss_keys[] = { "tcp_data", "tcp_ack", "link_ack", "other", NULL };
     const struct sj_value *o, *fl;
@@ -266,8 +267,10 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
     if (!only_keys(l, o, keys) || !get_enum(l, o, "model", models, &sc->medium, false))
         return false;
     sc->interference_range_m = -1.0;
+    sc->cs_range_m = -1.0;
     if (!get_num(l, o, "range_m", &sc->range_m, 0, 1e9) ||
         !get_num(l, o, "interference_range_m", &sc->interference_range_m, 0, 1e9) ||
+        !get_num(l, o, "cs_range_m", &sc->cs_range_m, 0, 1e9) ||
         !get_num(l, o, "ber", &sc->ber, 0, 1) ||
         !get_bool(l, o, "ber_counts_phy_header", &sc->ber_counts_phy_header) ||
         !get_num(l, o, "tx_power_dbm", &sc->tx_power_dbm, -100, 100) ||
@@ -288,10 +291,15 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
             if (!get_num(l, fl, loss_keys[k], &sc->frame_loss[k], 0, 1))
                 return false;
     }
+    GET_INT_INTO(l, o, "overhear_header_bytes", sc->overhear_header_bytes, 0, 255);
     if (sc->interference_range_m < 0.0)
         sc->interference_range_m = sc->range_m;
     if (sc->interference_range_m < sc->range_m)
         return fail(l, sj_get(o, "interference_range_m"), "a value >= range_m");
+    if (sc->cs_range_m < 0.0)
+        sc->cs_range_m = sc->interference_range_m;
+    if (sc->cs_range_m < sc->range_m)
+        return fail(l, sj_get(o, "cs_range_m"), "a value >= range_m");
     return true;
 }
 
@@ -533,7 +541,8 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     static const char *const kinds[] = { "csma_ca", "csma", "nullmac", NULL };
     static const char *const keys[] = { "type", "min_be", "max_be", "max_backoffs", "max_retries",
                                         "retry_delay_max_us", "min_periods", "max_periods",
-                                        "link_acks", "rdc", "nodes", NULL };
+                                        "sense_first", "continuous_backoff", "link_acks", "rdc",
+                                        "nodes", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
     uint8_t kind = sc->mac.kind;
@@ -555,6 +564,9 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
         return fail(l, sj_get(o, "min_be"), "min_be <= max_be");
     if (sc->mac.csma_min_periods > sc->mac.csma_max_periods)
         return fail(l, sj_get(o, "min_periods"), "min_periods <= max_periods");
+    if (!get_bool(l, o, "sense_first", &sc->mac.csma_sense_first) ||
+        !get_bool(l, o, "continuous_backoff", &sc->mac.csma_continuous))
+        return false;
     if (sj_get(o, "rdc") != NULL && !load_rdc(l, sj_get(o, "rdc"), &sc->mac.rdc))
         return false;
     if (sj_get(o, "nodes") != NULL && !load_mac_nodes(l, sj_get(o, "nodes")))
@@ -590,7 +602,7 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
     static const char *const modes[] = { "off", "tss", "dtc", "cctrl", NULL };
     static const char *const keys[] = { "mode", "max_local_rexmit", "rto_mult", "alpha",
                                         "rtt_init_ms", "rto_min_ms", "idle_timeout_s",
-                                        "backpressure", "ack_gamma", "forward_delay_ms",
+                                        "backpressure", "ack_gamma", "forward_delay_ms", "ack_release",
                                         "keep", "drop", "hop", "hop_beta", "hop_max",
                                         "activity", "link", "sack", "endpoints", "ack_repair", NULL };
     const struct sj_value *o;
@@ -615,7 +627,8 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
         !get_q8(l, o, "ack_gamma", &c->ack_gamma_q8, 0.25, 16))
         return false;
     GET_INT_INTO(l, o, "forward_delay_ms", c->forward_delay_ms, 0, 60000);
-    if (!get_bool(l, o, "keep", &c->cc_keep) || !get_bool(l, o, "drop", &c->cc_drop) ||
+    if (!get_bool(l, o, "ack_release", &c->tss_ack_release) ||
+        !get_bool(l, o, "keep", &c->cc_keep) || !get_bool(l, o, "drop", &c->cc_drop) ||
         !get_bool(l, o, "hop", &c->cc_hop) || !get_q8(l, o, "hop_beta", &c->cc_hop_beta_q8, 0.25, 16) ||
         !get_bool(l, o, "activity", &c->cc_activity) || !get_bool(l, o, "sack", &c->dtc_sack) ||
         !get_bool(l, o, "endpoints", &c->dtc_endpoints) ||
@@ -644,6 +657,19 @@ static bool get_prefix(struct ld *l, const struct sj_value *v, struct mip_addr *
     if (zero || b[0] == 0xff || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80))
         return fail(l, v, what);
     return true;
+}
+
+/* "record": what the run keeps beyond its counters (sim/record.c). */
+static bool load_record(struct ld *l, const struct sj_value *root)
+{
+    static const char *const keys[] = { "relay_rtt", "cache_hold", "in_flight", NULL };
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    if (!get_obj(l, root, "record", &o, false) || o == NULL)
+        return !l->failed;
+    return only_keys(l, o, keys) && get_bool(l, o, "relay_rtt", &sc->record_relay_rtt) &&
+           get_bool(l, o, "cache_hold", &sc->record_cache_hold) &&
+           get_bool(l, o, "in_flight", &sc->record_in_flight);
 }
 
 static bool load_link(struct ld *l, const struct sj_value *root)
@@ -1129,6 +1155,7 @@ void sim_scenario_defaults(struct sim_scenario *sc)
     sc->medium = SIM_MEDIUM_UNIT_DISK;
     sc->range_m = 50.0;
     sc->interference_range_m = 50.0;
+    sc->cs_range_m = 50.0;
     sc->tx_power_dbm = 0.0;
     sc->pl_d0_db = 40.0;        /* 2.4 GHz free space at 1 m */
     sc->d0_m = 1.0;
@@ -1172,7 +1199,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 {
     static const char *const keys[] = { "name", "seed", "duration_s", "stop_when_done", "phy",
                                         "radio", "medium", "topology", "mac", "link", "routing",
-                                        "relay", "flows", "services", "border", NULL };
+                                        "relay", "flows", "services", "border", "record", NULL };
     struct sj_error jerr;
     struct sj_doc *doc;
     const struct sj_value *root, *v;
@@ -1211,7 +1238,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
          load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
-         load_border(&l, root);
+         load_border(&l, root) && load_record(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");

@@ -9,7 +9,10 @@
  *            and a random delay between retries (TCPlp s.7.1; 0 = standard).
  *   CSMA     plain CSMA without link ACKs, as in the TSS paper: wait a
  *            random 1..3 backoff periods (tau), send if the channel is clear,
- *            else draw again (bounded by max_backoffs).
+ *            else draw again (bounded by max_backoffs). With
+ *            csma_sense_first the channel is sensed before any backoff and
+ *            a clear channel is taken at once; with csma_continuous the
+ *            backoff is a uniform time in [1 tau, 3 tau], not whole periods.
  *   NULLMAC  no carrier sense, no ACKs: send at once.
  *
  * Under the protocol sits the radio duty cycling layer (rdc.h), chosen by
@@ -127,6 +130,15 @@ struct mip_mac_config {
      * unit backoff periods (1..3) */
     uint8_t  csma_min_periods;
     uint8_t  csma_max_periods;
+    /* CSMA: false (default) backs off before the first CCA; true senses
+     * first, sends at once on a clear channel and backs off only after a
+     * busy CCA (the TSS paper's "senses the transmission medium and backs
+     * off in case of a busy medium", section IV.A). */
+    bool     csma_sense_first;
+    /* CSMA: false (default) backs off a whole number of periods; true a
+     * time drawn uniformly in [min, max] periods to the microsecond (the
+     * paper's "a random time between 1 tau and 3 tau"). */
+    bool     csma_continuous;
     /* Radio duty cycling: kind and parameters (rdc.h; NullRDC) */
     struct mip_rdc_config rdc;
 };
