@@ -11,7 +11,7 @@ import moteip.experiments as experiments
 
 def test_registered():
     names = {e.name for e in experiments.all_experiments()}
-    assert {"contikimac-idle"} <= names
+    assert {"contikimac-idle", "dtc-energy"} <= names
 
 
 def test_contikimac_idle_against_the_report(cli, tmp_path):
@@ -31,3 +31,20 @@ def test_contikimac_idle_against_the_report(cli, tmp_path):
             extra = m["sender_dc"]["mean"] - by[("idle", rate, payload, tr)]["sender_dc"]["mean"]
             if rate == 8:     # the report: a unicast adds 0.07-1.2 %
                 assert 0.0007 <= extra <= 0.012, (rate, payload, extra)
+
+
+def test_dtc_energy_caching_saves_energy(cli, tmp_path):
+    """Two runs per arm: DTC's energy per delivered segment is below plain
+    TCP's, with the radio always on and with ContikiMAC (the direction of
+    DTC section 9.6); every per-node figure is present."""
+    r = cli("reproduce", "dtc-energy", "--runs", "2", "--out", "de")
+    assert r.rc == 0, r
+    s = json.loads((tmp_path / "de" / "summary.json").read_text())
+    by = {p["params"]["arm"]: p["metrics"] for p in s["points"]}
+    assert set(by) == {"tcp", "dtc", "dtc-ours", "tcp-cmac", "dtc-cmac", "dtc-ours-cmac"}
+    for base, cached in (("tcp", "dtc"), ("tcp-cmac", "dtc-ours-cmac")):
+        assert by[cached]["energy_per_segment_mj"]["mean"] < by[base]["energy_per_segment_mj"]["mean"]
+    for m in by.values():
+        assert all(f"n{i}.on_per_segment_ms" in m for i in range(11))
+    assert by["tcp-cmac"]["duty_cycle_mean"]["mean"] < 0.05
+    assert "Per-node load" in r.stdout
