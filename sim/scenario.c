@@ -585,6 +585,8 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
         { "child_timeout_ms", "1.." },
         { "adapt_max_ms", "0 (a fixed interval) or at least the RDC's own interval "
                           "(1/check_rate_hz, a leaf's poll_ms); the parent has none" },
+        { "type", "an RDC the MAC protocol can carry: a leaf needs mac.type \"csma_ca\" "
+                  "(it reads the pending bit of its data requests' ACKs)" },
     };
     struct mip_mac_config probe;
     enum mip_rdc_check bad;

@@ -461,7 +461,9 @@ enum mip_rdc_check {
     MIP_RDC_BAD_POLL_FAST,          /* leaf: 0, or 1 ms .. MIP_RDC_TIME_MAX */
     MIP_RDC_BAD_WAIT,               /* leaf: > 0 */
     MIP_RDC_BAD_CHILD_TIMEOUT,      /* parent: 1 ms .. MIP_RDC_TIME_MAX */
-    MIP_RDC_BAD_ADAPT_MAX           /* 0, or the kind's interval .. MIP_RDC_TIME_MAX */
+    MIP_RDC_BAD_ADAPT_MAX,          /* 0, or the kind's interval .. MIP_RDC_TIME_MAX */
+    MIP_RDC_BAD_PROTOCOL            /* leaf: under MIP_MAC_CSMA_CA (it reads the
+                                     * pending bit of its data requests' ACKs) */
 };
 
 /* The defaults of every RDC's parameters, with `kind` chosen (a kind this

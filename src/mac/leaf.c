@@ -31,6 +31,10 @@ static const struct mip_rdc_config *par(const struct mip_mac *m)
 static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     const struct mip_rdc_config *p = &cfg->rdc;
+    /* the pending bit comes in the ACK of a data request: a protocol that
+     * waits for ACKs */
+    if (cfg->kind != MIP_MAC_CSMA_CA)
+        return MIP_RDC_BAD_PROTOCOL;
     if (p->parent >= 0xFFFEu)
         return MIP_RDC_BAD_PARENT;
     if (p->poll_us < 1000u || p->poll_us > MIP_RDC_TIME_MAX)
@@ -126,7 +130,8 @@ static void wait_for_frame(struct mip_mac *m)
 /* The ACK of our data request says whether the parent holds a frame. */
 static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
-    if ((mip_mac_head(m)->data[0] & 0x07u) != (uint8_t)MIP_802154_CMD || !h->frame_pending)
+    if ((mip_mac_head(m)->data[0] & 0x07u) != (uint8_t)MIP_802154_CMD || h == NULL ||
+        !h->frame_pending)
         return;
     m->stats[MIP_MAC_STAT_rdc_polls_pending]++;
     lf(m)->got = false;
@@ -140,6 +145,9 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
         return;
     mip_rdc_adapt_heard(&c->adapt);
     c->got = true;
+    /* Appendix C: a frame brings the interval to the shortest at once */
+    if (par(m)->adapt_max_us != 0u && mip_utime_before(m->now + par(m)->poll_us, c->poll_due))
+        c->poll_due = m->now + par(m)->poll_us;
     if (h->frame_pending) {
         wait_for_frame(m);      /* more are coming */
         return;

@@ -581,6 +581,7 @@ void mip_rdc_sent_plain(struct mip_mac *m)
         mip_mac_await_ack(m, m->cfg.timing.ack_wait_us);
         return;
     }
+    rdc(m)->acked(m, NULL);
     mip_mac_finish(m, MIP_MAC_TX_OK);
 }
 

@@ -74,8 +74,9 @@ struct mip_rdc_ops {
     void (*step)(struct mip_mac *m);
     /* State ACK_WAIT: the deadline of mip_mac_await_ack passed, no ACK. */
     void (*ack_timeout)(struct mip_mac *m);
-    /* The ACK `h` for the head frame arrived; the engine then finishes the
-     * frame with MIP_MAC_TX_OK. */
+    /* The ACK `h` for the head frame arrived, or (h NULL) the plain way
+     * (mip_rdc_sent_plain) sent it without waiting for one; the engine then
+     * finishes the frame with MIP_MAC_TX_OK. */
     void (*acked)(struct mip_mac *m, const struct mip_802154_hdr *h);
     /* Every parsed frame but ACKs, before the engine's filter: true when it
      * is the RDC's own (a strobe, a probe, a data request), which the
