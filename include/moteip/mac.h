@@ -101,7 +101,18 @@ enum mip_mac_tx_status {
     X(rdc_phase_locked)/* attempts started at a learned phase */             \
     X(rdc_phase_misses)/* phase-locked attempts without an ACK */            \
     X(rdc_phase_evicted)/* phases dropped: misses, or the table full */      \
-    X(rdc_bursts)      /* frames sent to a receiver kept awake */
+    X(rdc_bursts)      /* frames sent to a receiver kept awake */        \
+    X(rdc_strobes)     /* X-MAC: strobes sent */                         \
+    X(rdc_strobe_acks) /* X-MAC: strobes for us answered */              \
+    X(rdc_probes)      /* LPP: probes sent */                            \
+    X(rdc_probe_timeouts)/* LPP: attempts without the receiver's probe */ \
+    X(rdc_polls)       /* leaf: data requests queued; parent: received */ \
+    X(rdc_polls_pending)/* ACKs of data requests with the pending bit */ \
+    X(rdc_poll_timeouts)/* leaf: no frame within wait_us of a pending bit */ \
+    X(rdc_ind_held)    /* parent: frames held for a sleeping child */    \
+    X(rdc_ind_evicted) /* parent: held frames dropped (table full, retries) */ \
+    X(rdc_ind_expired) /* parent: held frames dropped (too old, child gone) */ \
+    X(rdc_child_evicted)/* parent: children forgotten (table full, silent) */
 
 enum mip_mac_stat {
 #define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,
@@ -183,6 +194,12 @@ struct mip_mac {
     bool     rdc_armed;         /* the RDC's own timer runs ... */
     mip_utime_t rdc_due;        /* ... and is due then */
     union mip_rdc_state rdc;
+#if MIP_CONF_RDC != 0
+    bool     ctl_pending;       /* an RDC control frame to send at ctl_due */
+    uint8_t  ctl_len;
+    mip_utime_t ctl_due;
+    uint8_t  ctl_out[MIP_RDC_CTL_MAX];
+#endif
     /* queue: ring of MIP_MAC_QUEUE frames; q[q_head] is the one on its way */
     uint8_t  q_head;
     uint8_t  q_count;
@@ -216,7 +233,7 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
 enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg);
 
 /* Queues a frame (no FCS, 3..MIP_MAC_FRAME_MAX bytes, an MHR that parses,
- * not an ACK frame). The MAC writes its macDSN into byte 2 (the sequence
+ * neither an ACK nor a MAC command frame: those are the MAC's own). The MAC writes its macDSN into byte 2 (the sequence
  * number), so the netif may leave it 0; retries keep that number. NOBUFS
  * when the queue is full (counted tx_queue_full), INVALID for a bad frame.
  * The frame is copied. Call mip_mac_poll() afterwards to start it. May be
@@ -245,6 +262,20 @@ uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
  * `now`. The owner builds the driver table (the mac floor sits below core
  * and does not include netif.h). */
 mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len);
+
+/* Sleepy leaves (rdc.h). The owner of a LEAF node says whether it expects
+ * a reply now (TCPlp s.9: TCP has unacknowledged data); while it does, the
+ * leaf polls every poll_fast_us, the next poll at most that far away.
+ * Nothing happens on other kinds or with poll_fast_us 0. */
+void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now);
+/* The owner of a PARENT node adds a child (a sleepy leaf attaching): from
+ * now on unicasts to `child` wait for its data requests. A full table
+ * forgets its least recently heard child (counted rdc_child_evicted, its
+ * held frames reported MIP_MAC_TX_NOACK). UNSUPPORTED on other kinds,
+ * INVALID for a broadcast or absent address. Children are also learned
+ * from their data requests. */
+mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *child,
+                             mip_utime_t now);
 
 uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which);
 const char *mip_mac_stat_name(enum mip_mac_stat which);  /* NULL out of range */
