@@ -169,4 +169,4 @@ def points_by(summary: dict, key: str) -> dict:
     return {p["params"][key]: p for p in summary["points"]}
 
 
-from . import coap, demo, energy, physics, relay  # noqa: E402,F401  (registration)
+from . import coap, demo, physics, relay, energy  # noqa: E402,F401  (registration)

@@ -4,7 +4,8 @@ segment and per-node load."""
 from __future__ import annotations
 
 from ..table import mean_ci, num, render
-from . import Experiment, PlotSpec, Report, metric, register
+from . import Experiment, PlotSpec, Report, metric, point, register
+from .relay import CCTRL_ARMS, CCTRL_HOPS, _overall, cctrl_metrics
 
 # --- contikimac-idle: idle duty cycle and the cost of a unicast --------------------
 
@@ -109,7 +110,6 @@ def dtc_energy_metrics(result: dict, params: dict) -> dict:
 
 
 def dtc_energy_report(summary: dict) -> Report:
-    from . import point
     arms = summary["vary"]["arm"]
     rows = []
     for arm in arms:
@@ -161,4 +161,84 @@ register(Experiment(
           ("tcp-cmac", {"relay.mode": "off", **_CMAC}),
           ("dtc-cmac", {"relay.mode": "dtc", **_CMAC}),
           ("dtc-ours-cmac", {"relay.mode": "dtc", **_OURS, **_CMAC})],
+))
+
+
+# --- cctrl-mac: Buergi's single-route experiments over four MACs (chapter 5) ------------
+
+#: (label, scenario keys, the thesis's figure for it)
+CCTRL_MACS = [("nullmac", {"mac.rdc.type": "nullrdc"}),
+              ("xmac", {"mac.rdc.type": "xmac"}),
+              ("lpp", {"mac.rdc.type": "lpp"}),
+              ("contikimac", {"mac.rdc.type": "contikimac"})]
+#: the thesis's single-route overall comparison (Fig. 5.12 throughput, 5.13 radio-on), as
+#: its text states it (section 5.3.6); the figures' bars have no values in the text
+CCTRL_MAC_THESIS = {
+    "nullmac": "Fig. 5.12(a): cctrl raises throughput; keep + activity + dual +84 %",
+    "xmac": "Fig. 5.12(b): dual up to +17 %, hop about -17 %; Fig. 5.13(a): best radio-on -6 %/packet",
+    "lpp": "Fig. 5.12(c): hop lowest, activity + dual +40 %; Fig. 5.13(b): that one +15 % radio-on",
+    "contikimac": "Fig. 5.12(d): no cctrl configuration helps; cctrl decreases throughput "
+                  "'dramatically' (spurious local retransmissions interfere)",
+}
+CCTRL_MAC_CONFIGS = ["unmodified", "basic", "keep", "keep-drop", "hop", "activity", "dual",
+                     "dual-unmodified", "keep-link"]
+
+
+def _cctrl_mac_arms() -> list[tuple[str, dict]]:
+    cfg = dict(CCTRL_ARMS)
+    return [(f"{mac}/{c}", {**keys, **cfg[c]}) for mac, keys in CCTRL_MACS for c in CCTRL_MAC_CONFIGS]
+
+
+def cctrl_mac_report(summary: dict) -> Report:
+    arms = set(summary["vary"]["arm"])
+    macs = [m for m, _ in CCTRL_MACS if f"{m}/unmodified" in arms]
+    rows = []
+    for c in CCTRL_MAC_CONFIGS:
+        row = [c]
+        for m in macs:
+            seg = _overall(summary, f"{m}/{c}", "delivered_segments")
+            base = _overall(summary, f"{m}/unmodified", "delivered_segments")
+            on = _overall(summary, f"{m}/{c}", "radio_on_ms_per_node_segment")
+            on0 = _overall(summary, f"{m}/unmodified", "radio_on_ms_per_node_segment")
+            row.append("-" if seg is None else
+                       f"{seg:.0f} ({100 * (seg / base - 1):+.0f} %)" if base else f"{seg:.0f}")
+            row.append("-" if on is None else
+                       f"{on:.1f} ({100 * (on / on0 - 1):+.0f} %)" if on0 else f"{on:.1f}")
+        rows.append(row)
+    headers = ["configuration"]
+    for m in macs:
+        fig = {"nullmac": "5.12(a)", "xmac": "5.12(b)", "lpp": "5.12(c)", "contikimac": "5.12(d)"}[m]
+        efig = {"nullmac": "5.13 -", "xmac": "5.13(a)", "lpp": "5.13(b)", "contikimac": "5.13 -"}[m]
+        headers += [f"{m} segments [Fig {fig}]", f"{m} radio-on ms/node/seg [Fig {efig}]"]
+    per_hop = []
+    for m in macs:
+        for c in CCTRL_MAC_CONFIGS:
+            cells = []
+            for h in CCTRL_HOPS:
+                p = point(summary, arm=f"{m}/{c}", topology__nodes=h + 1)
+                cells.append(mean_ci(metric(p, "delivered_segments")) if p else "-")
+            per_hop.append([f"{m}/{c}"] + cells)
+    notes = ["Cells: the thesis's 'overall' value, the mean over 2-6 hops of the per-hop means, and "
+             "its change against the same MAC's unmodified forwarders.",
+             "Thesis (Buergi, section 5.3.6, as its text states; no bar values in the text): "]
+    notes += [f"  {m}: {CCTRL_MAC_THESIS[m]}" for m in macs]
+    notes += ["Scenario examples/cctrl.toml (802.15.4 CSMA-CA with one link retry, BER 2.5e-4, "
+              "16-byte segments, one in flight, 600 s) with each MAC's RDC at its Contiki 2.5 "
+              "defaults (docs/MAC.md); configurations as `moteip reproduce cctrl`.",
+              "Segments delivered in 600 s per hop count (mean ± 95 % CI):",
+              render(["arm"] + [f"{h} hops" for h in CCTRL_HOPS], per_hop)]
+    return Report(headers, rows, notes)
+
+
+register(Experiment(
+    name="cctrl-mac",
+    title="cctrl over NullMAC, X-MAC, LPP and ContikiMAC: throughput and radio-on time per packet "
+          "(Buergi, Figs 5.12-5.13)",
+    source="Buergi, cctrl (Contiki cache-and-control module), chapter 5.3",
+    scenario="cctrl.toml",
+    runs=3,
+    metrics_fn=cctrl_metrics,
+    report=cctrl_mac_report,
+    vary={"topology.nodes": [3, 4, 5, 6, 7]},
+    arms=_cctrl_mac_arms(),
 ))
