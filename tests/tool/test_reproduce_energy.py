@@ -11,7 +11,7 @@ import moteip.experiments as experiments
 
 def test_registered():
     names = {e.name for e in experiments.all_experiments()}
-    assert {"contikimac-idle", "dtc-energy", "cctrl-mac"} <= names
+    assert {"contikimac-idle", "dtc-energy", "cctrl-mac", "tcplp-dutycycle"} <= names
 
 
 def test_contikimac_idle_against_the_report(cli, tmp_path):
@@ -74,3 +74,20 @@ def test_cctrl_mac_every_mac_and_configuration(cli, tmp_path):
             > by[("contikimac/unmodified", 3)]["delivered_segments"]["mean"])
     assert (by[("contikimac/unmodified", 3)]["radio_on_ms_per_node_segment"]["mean"]
             < by[("xmac/unmodified", 3)]["radio_on_ms_per_node_segment"]["mean"])
+
+
+def test_tcplp_dutycycle_adaptive_interval(cli, tmp_path):
+    """One run per arm: the adaptive interval keeps the goodput of the
+    shortest fixed interval and the idle duty cycle of its maximum (TCPlp
+    Appendix C); the sensor leaf's duty cycle stays low."""
+    r = cli("reproduce", "tcplp-dutycycle", "--runs", "1", "--out", "td")
+    assert r.rc == 0, r
+    s = json.loads((tmp_path / "td" / "summary.json").read_text())
+    by = {p["params"]["arm"]: p["metrics"] for p in s["points"]}
+    g = {a: by[a]["goodput_bps"]["mean"] for a in ("fixed-20ms", "fixed-2s", "adaptive-20ms-5s")}
+    assert g["adaptive-20ms-5s"] > 5 * g["fixed-2s"]
+    assert g["adaptive-20ms-5s"] > 0.5 * g["fixed-20ms"]
+    idle = {a: by[f"idle/{a}"]["leaf_duty_cycle"]["mean"] for a in ("fixed-20ms", "adaptive-20ms-5s")}
+    assert idle["adaptive-20ms-5s"] < 0.1 < idle["fixed-20ms"]         # percent
+    assert by["s9/tcp"]["reliability"]["mean"] == 1
+    assert by["s9/tcp"]["leaf_duty_cycle"]["mean"] < 2.29              # Table 8's TCPlp figure
