@@ -11,7 +11,7 @@ import moteip.experiments as experiments
 
 def test_registered():
     names = {e.name for e in experiments.all_experiments()}
-    assert {"contikimac-idle", "dtc-energy", "cctrl-mac", "tcplp-dutycycle"} <= names
+    assert {"contikimac-idle", "dtc-energy", "cctrl-mac", "tcplp-dutycycle", "tcp-dutycycled-path"} <= names
 
 
 def test_contikimac_idle_against_the_report(cli, tmp_path):
@@ -91,3 +91,17 @@ def test_tcplp_dutycycle_adaptive_interval(cli, tmp_path):
     assert idle["adaptive-20ms-5s"] < 0.1 < idle["fixed-20ms"]         # percent
     assert by["s9/tcp"]["reliability"]["mean"] == 1
     assert by["s9/tcp"]["leaf_duty_cycle"]["mean"] < 2.29              # Table 8's TCPlp figure
+
+
+def test_tcp_dutycycled_path_under_two_percent(cli, tmp_path):
+    """One run per point: every reading arrives across 1-6 ContikiMAC hops,
+    and at TCPlp's 1 Hz no node's radio is on 2 % of the time."""
+    r = cli("reproduce", "tcp-dutycycled-path", "--runs", "1", "--out", "tp")
+    assert r.rc == 0, r
+    s = json.loads((tmp_path / "tp" / "summary.json").read_text())
+    for p in s["points"]:
+        m = p["metrics"]
+        assert m["reliability"]["mean"] == 1, p["params"]
+        if p["params"]["arm"] == "1-per-s":
+            assert m["duty_max_pct"]["mean"] <= 2.0, p["params"]
+            assert m["goodput_bps"]["mean"] == pytest.approx(82 * 8)

@@ -354,3 +354,42 @@ register(Experiment(
     vary={},
     arms=TCPLP_DC_ARMS,
 ))
+
+
+# --- tcp-dutycycled-path: beyond the seeds, TCP over an all-duty-cycled path -----------
+
+def dc_path_metrics(result: dict, params: dict) -> dict:
+    f = result["flows"][0]
+    dcs = [100.0 * n["duty_cycle"] for n in result["node_stats"]]
+    interval = params.get("flows[0].interval_s", 1.0)
+    return {"reliability": f["reliability"], "duty_max_pct": max(dcs),
+            "duty_mean_pct": sum(dcs) / len(dcs),
+            "goodput_bps": f["readings_delivered"] * 82 * 8 / (640 * interval),
+            "rto": f["rto_timeouts"], "latency_s": f["latency_mean_ms"] / 1000}
+
+
+def dc_path_report(summary: dict) -> Report:
+    rows = []
+    for arm in summary["vary"]["arm"]:
+        for n in summary["vary"]["topology.nodes"]:
+            p = point(summary, arm=arm, topology__nodes=n)
+            rows.append([arm, str(n - 1), mean_ci(metric(p, "goodput_bps")),
+                         mean_ci(metric(p, "reliability")), mean_ci(metric(p, "duty_mean_pct")),
+                         mean_ci(metric(p, "duty_max_pct")), mean_ci(metric(p, "rto"))])
+    return Report(["readings", "hops", "goodput b/s", "reliability", "duty cycle % (mean)",
+                   "duty cycle % (busiest node)", "RTOs"], rows,
+                  ["Every node runs ContikiMAC (8 Hz); goodput: readings delivered x 82 bytes over "
+                   "the sampling time (the application's rate when nothing is lost). Target: TCP "
+                   "across an all-duty-cycled multi-hop path at <= 2 % radio duty cycle."])
+
+
+register(Experiment(
+    name="tcp-dutycycled-path",
+    title="TCP across 1-6 hops with every node on ContikiMAC: goodput at <= 2 % duty cycle",
+    source="beyond the seeds (issue 13); workload TCPlp section 9",
+    scenario="tcp-dutycycled-path.toml",
+    runs=3,
+    metrics_fn=dc_path_metrics,
+    report=dc_path_report,
+    arms=[("1-per-s", {}), ("4-per-s", {"flows[0].interval_s": 0.25})],
+))
