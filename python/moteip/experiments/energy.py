@@ -1,6 +1,7 @@
 """Duty cycling and energy against the seeds (issue 13): the ContikiMAC
 report's idle duty cycle and unicast cost, DTC's energy per delivered
-segment and per-node load."""
+segment and per-node load, cctrl over four MACs (Buergi), TCP over a sleepy
+leaf (TCPlp Appendix C, section 9), and TCP across an all-duty-cycled path."""
 from __future__ import annotations
 
 from ..table import mean_ci, num, render
@@ -392,4 +393,8 @@ register(Experiment(
     metrics_fn=dc_path_metrics,
     report=dc_path_report,
     arms=[("1-per-s", {}), ("4-per-s", {"flows[0].interval_s": 0.25})],
+    plots=[PlotSpec("duty-vs-hops.png", "topology.nodes", "duty_max_pct", hue="arm",
+                    xlabel="nodes (hops + 1)", ylabel="busiest node's radio duty cycle (%)",
+                    reference=lambda s: {n: 2.0 for n in s["vary"]["topology.nodes"]},
+                    reference_label="2 % (the target)")],
 ))
