@@ -374,6 +374,8 @@ def dc_path_report(summary: dict) -> Report:
     for arm in summary["vary"]["arm"]:
         for n in summary["vary"]["topology.nodes"]:
             p = point(summary, arm=arm, topology__nodes=n)
+            if p is None:
+                continue
             rows.append([arm, str(n - 1), mean_ci(metric(p, "goodput_bps")),
                          mean_ci(metric(p, "reliability")), mean_ci(metric(p, "duty_mean_pct")),
                          mean_ci(metric(p, "duty_max_pct")), mean_ci(metric(p, "rto"))])
@@ -392,7 +394,10 @@ register(Experiment(
     runs=3,
     metrics_fn=dc_path_metrics,
     report=dc_path_report,
-    arms=[("1-per-s", {}), ("4-per-s", {"flows[0].interval_s": 0.25})],
+    arms=[("1-per-s", {}), ("4-per-s", {"flows[0].interval_s": 0.25}),
+          # the adaptive interval (TCPlp Appendix C) on ContikiMAC: 125 ms after
+          # traffic, doubling to 1 s while idle
+          ("1-per-s-adaptive-1s", {"mac.rdc.adapt_max_ms": 1000})],
     plots=[PlotSpec("duty-vs-hops.png", "topology.nodes", "duty_max_pct", hue="arm",
                     xlabel="nodes (hops + 1)", ylabel="busiest node's radio duty cycle (%)",
                     reference=lambda s: {n: 2.0 for n in s["vary"]["topology.nodes"]},
