@@ -109,6 +109,7 @@ enum mip_mac_tx_status {
     X(rdc_polls)       /* leaf: data requests queued; parent: received */ \
     X(rdc_polls_pending)/* ACKs of data requests with the pending bit */ \
     X(rdc_poll_timeouts)/* leaf: no frame within wait_us of a pending bit */ \
+    X(rdc_polls_skipped)/* leaf: data requests that found the queue full */ \
     X(rdc_ind_held)    /* parent: frames held for a sleeping child */    \
     X(rdc_ind_evicted) /* parent: held frames dropped (table full, retries) */ \
     X(rdc_ind_expired) /* parent: held frames dropped (too old, child gone) */ \

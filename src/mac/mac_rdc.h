@@ -161,7 +161,8 @@ size_t mip_rdc_build(const struct mip_mac *m, uint8_t type, bool ack_request,
                      const struct mip_802154_addr *dst, uint8_t seq,
                      const uint8_t *payload, size_t plen, uint8_t *out);
 /* The frame (an MHR of hdr_len bytes) is an RDC control frame of ours:
- * a data frame whose payload is exactly { 0x00, type }; its type or -1. */
+ * a data frame without the ACK request bit whose payload is exactly
+ * { 0x00, type }; its type or -1. */
 int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
                      const struct mip_802154_hdr *h);
 /* Sets the frame pending bit of the head frame when the next queued frame

@@ -119,7 +119,8 @@ size_t mip_rdc_build(const struct mip_mac *m, uint8_t type, bool ack_request,
 int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
                      const struct mip_802154_hdr *h)
 {
-    if (h->type != MIP_802154_DATA || len != hdr_len + 2u || frame[hdr_len] != 0x00u)
+    if (h->type != MIP_802154_DATA || h->ack_request || len != hdr_len + 2u ||
+        frame[hdr_len] != 0x00u)
         return -1;
     return frame[hdr_len + 1u];
 }
