@@ -31,6 +31,7 @@ void mip_rdc_config_default(struct mip_rdc_config *c, uint8_t kind)
      * backoff window after a probe. */
     c->listen_us = 7812;
     c->probe_backoff_us = 7u * 320u;
+    c->probe_jitter_us = 7812;
     /* Sleepy leaf and parent: OpenThread's poll interval, TCPlp s.9's fast
      * one, 802.15.4-2006's macMaxFrameTotalWaitTime with macMinBE 3,
      * macMaxBE 5, macMaxCSMABackoffs 4: (8 + 16 + 31 x 2) x 20 symbols +
