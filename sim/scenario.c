@@ -470,6 +470,7 @@ static const struct rdc_key rdc_keys[] = {
     { "strobe_ack_delay_us", RK_XM, RDC_FIELD(strobe_ack_delay_us), 1, 0, 10000 },
     { "listen_us", RK_LPP, RDC_FIELD(listen_us), 1, 1, 65535 },
     { "probe_backoff_us", RK_LPP, RDC_FIELD(probe_backoff_us), 1, 0, 10000 },
+    { "probe_jitter_us", RK_LPP, RDC_FIELD(probe_jitter_us), 1, 0, 65535 },
     { "poll_ms", RK_LEAF, RDC_FIELD(poll_us), 1000, 1, MIP_RDC_TIME_MAX / 1000 },
     { "poll_fast_ms", RK_LEAF, RDC_FIELD(poll_fast_us), 1000, 0, MIP_RDC_TIME_MAX / 1000 },
     { "wait_us", RK_LEAF | RK_PARENT, RDC_FIELD(wait_us), 1, 1, 65535 },
@@ -578,6 +579,7 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
         { "listen_us", "longer than probe_backoff_us + phy.cca_us + phy.turnaround_us (a "
                        "sender's frame starts while the prober listens)" },
         { "probe_backoff_us", "at most 10000" },
+        { "probe_jitter_us", "at most a quarter of the interval" },
         { "parent", "the node id of the leaf's parent (a node running the parent RDC)" },
         { "poll_ms", "1.." },
         { "poll_fast_ms", "0 (off) or 1.." },

@@ -75,7 +75,8 @@ enum mip_mac_tx_status {
     MIP_MAC_TX_RADIO_ERROR      /* the driver refused to transmit */
 };
 
-#define MIP_MAC_STATS_LIST(X)                                                 \
+#define MIP_MAC_STATS_LIST(X) MIP_MAC_STATS_BASE(X) MIP_MAC_STATS_RDC(X)
+#define MIP_MAC_STATS_BASE(X)                                                 \
     X(tx_frames)       /* frames accepted by mip_mac_send */                 \
     X(tx_attempts)     /* transmissions on air, retries included */          \
     X(tx_ok)                                                                  \
@@ -91,8 +92,9 @@ enum mip_mac_tx_status {
     X(rx_duplicates)   /* dropped by (source, seq) */                        \
     X(rx_not_for_us)   /* filtered by address / PAN */                       \
     X(rx_malformed)    /* MHR did not parse */                               \
-    X(overheard)       /* frames handed to the promiscuous listener */    \
-    /* radio duty cycling (rdc.h) */                                          \
+    X(overheard)       /* frames handed to the promiscuous listener */
+/* radio duty cycling (rdc.h) */
+#define MIP_MAC_STATS_RDC(X)                                                  \
     X(rdc_checks)      /* periodic channel checks made */                    \
     X(rdc_detections)  /* CCAs that found the channel busy: listened on */   \
     X(rdc_fast_sleeps) /* listens ended without a frame (silence, limit) */  \
@@ -109,6 +111,7 @@ enum mip_mac_tx_status {
     X(rdc_polls)       /* leaf: data requests queued; parent: received */ \
     X(rdc_polls_pending)/* ACKs of data requests with the pending bit */ \
     X(rdc_poll_timeouts)/* leaf: no frame within wait_us of a pending bit */ \
+    X(rdc_polls_skipped)/* leaf: data requests that found the queue full */ \
     X(rdc_ind_held)    /* parent: frames held for a sleeping child */    \
     X(rdc_ind_evicted) /* parent: held frames dropped (table full, retries) */ \
     X(rdc_ind_expired) /* parent: held frames dropped (too old, child gone) */ \
@@ -168,7 +171,6 @@ struct mip_mac_dup {
 };
 
 struct mip_mac {
-    struct mip_mac_config cfg;
     const struct mip_radio_driver *radio;
     void *radio_ctx;
     struct mip_mac_callbacks cb;
@@ -188,13 +190,16 @@ struct mip_mac {
     mip_utime_t ack_due;
     mip_utime_t deadline;       /* end of the access step or of the ACK wait */
     mip_utime_t now;            /* latest time any call carried */
+    /* (after the scalars the engine reads most: on Cortex-M0+ a field at
+     * a small offset is one instruction away) */
+    struct mip_mac_config cfg;
     /* radio duty cycling (src/mac/mac_rdc.h) */
     const struct mip_rdc_ops *rdc_ops;  /* cfg.rdc.kind's table */
     bool     radio_on;          /* the receiver as last switched by the engine */
     bool     rdc_armed;         /* the RDC's own timer runs ... */
     mip_utime_t rdc_due;        /* ... and is due then */
     union mip_rdc_state rdc;
-#if MIP_CONF_RDC != 0
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
     bool     ctl_pending;       /* an RDC control frame to send at ctl_due */
     uint8_t  ctl_len;
     mip_utime_t ctl_due;

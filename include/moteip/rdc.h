@@ -265,6 +265,10 @@ struct mip_rdc_config {
     uint16_t probe_backoff_us;  /* a sender waits a random 0..this after the
                                  * probe (2240: 802.15.4's first backoff
                                  * window, 7 x 320) */
+    uint16_t probe_jitter_us;   /* each interval T +- this / 2, at random
+                                 * (7812: one listen; 0 = Contiki's exact
+                                 * intervals, which leave two hidden probers
+                                 * in step for ever without clock drift) */
     /* Sleepy leaf */
     uint16_t parent;            /* the parent's short address (0xFFFF: none,
                                  * refused) */
@@ -456,6 +460,7 @@ enum mip_rdc_check {
     MIP_RDC_BAD_STROBE_ACK_DELAY,   /* X-MAC: <= 10000 */
     MIP_RDC_BAD_LISTEN,             /* LPP: backoff + CCA + turnaround < it < T */
     MIP_RDC_BAD_PROBE_BACKOFF,      /* LPP: <= 10000 */
+    MIP_RDC_BAD_PROBE_JITTER,       /* LPP: <= T / 4 */
     MIP_RDC_BAD_PARENT,             /* leaf: a unicast short address */
     MIP_RDC_BAD_POLL,               /* leaf: 1 ms .. MIP_RDC_TIME_MAX */
     MIP_RDC_BAD_POLL_FAST,          /* leaf: 0, or 1 ms .. MIP_RDC_TIME_MAX */

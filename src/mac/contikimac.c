@@ -498,6 +498,10 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_contikimac *c = cm(m);
     (void)h;
+    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
+     * expects the reply through it: its interval back to the shortest */
+    mip_rdc_adapt_heard(&c->adapt);
+    c->skip = 1;
     /* A first copy ACKed without a phase to aim at says only that the
      * receiver was awake then, perhaps for another reason (its own sending,
      * a burst, a listen): nothing to learn. Aimed at its phase, it confirms

@@ -99,7 +99,7 @@ static void poll(struct mip_mac *m)
     parent.short_addr = par(m)->parent;
     len = mip_rdc_build(m, MIP_802154_CMD, true, &parent, m->next_seq, payload, 1, f);
     if (len == 0u || mip_mac_push_front(m, f, len) != MIP_OK) {
-        m->stats[MIP_MAC_STAT_tx_queue_full]++;
+        m->stats[MIP_MAC_STAT_rdc_polls_skipped]++;     /* the queue is full */
         return;
     }
     m->next_seq++;

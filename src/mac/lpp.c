@@ -65,6 +65,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_CCA_ON;
     if (p->probe_backoff_us > 10000u)
         return MIP_RDC_BAD_PROBE_BACKOFF;
+    if (p->probe_jitter_us > period / 4u)
+        return MIP_RDC_BAD_PROBE_JITTER;
     /* A sender's frame starts while the prober still listens. */
     if ((uint32_t)p->listen_us <= (uint32_t)p->probe_backoff_us + cfg->timing.cca_us +
                                   cfg->timing.turnaround_us)
@@ -81,8 +83,14 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 static void sleep_until_wake(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
+    uint32_t j = par(m)->probe_jitter_us;
     mip_utime_t next = c->wake + c->iv - c->adjust;
     c->adjust = 0;
+    /* Two probers out of each other's range that wake together collide at
+     * every receiver between them; real clocks drift them apart, exact
+     * ones need the jitter (0..j, centred: the mean interval stays T). */
+    if (j != 0u)
+        next += mip_rng_below(&m->rng, j + 1u) - j / 2u;
     c->rx = RX_SLEEP;
     /* Contiki sleeps at least two listens after one */
     if (mip_utime_before(next, m->now + 2u * par(m)->listen_us))
@@ -351,6 +359,10 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_lpp *c = lp(m);
     (void)h;
+    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
+     * expects the reply through it: its interval back to the shortest */
+    mip_rdc_adapt_heard(&c->adapt);
+    c->iv = c->period;
     c->burst.on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
     c->burst.dst = c->dst;
     c->burst.until = m->now + par(m)->burst_wait_us;

@@ -61,16 +61,25 @@ static const struct mip_rdc_ops *(*const mac_rdcs[])(void) = {
 #define RDC_KINDS (sizeof(mac_rdcs) / sizeof(mac_rdcs[0]))
 
 #if MIP_CONF_STAT_NAMES
-/* Fixed-width rows, not pointers: see src/core/stats.c. */
-static const char mac_stat_names[MIP_MAC_STAT_COUNT][20] = {
+/* Fixed-width rows, not pointers: see src/core/stats.c. A build without
+ * duty cycling names no rdc_* counter (they stay 0): the rows end there. */
+#if MIP_RDC_DUTY_CYCLING
+#define MAC_STATS_NAMED MIP_MAC_STAT_COUNT
+#else
+#define MAC_STATS_NAMED MIP_MAC_STAT_rdc_checks
+#endif
+static const char mac_stat_names[MAC_STATS_NAMED][20] = {
 #define MIP_MAC_STAT_NAME(n) #n,
-    MIP_MAC_STATS_LIST(MIP_MAC_STAT_NAME)
+    MIP_MAC_STATS_BASE(MIP_MAC_STAT_NAME)
+#if MIP_RDC_DUTY_CYCLING
+    MIP_MAC_STATS_RDC(MIP_MAC_STAT_NAME)
+#endif
 #undef MIP_MAC_STAT_NAME
 };
 
 const char *mip_mac_stat_name(enum mip_mac_stat which)
 {
-    return (unsigned)which < MIP_MAC_STAT_COUNT ? mac_stat_names[which] : NULL;
+    return (unsigned)which < MAC_STATS_NAMED ? mac_stat_names[which] : NULL;
 }
 #else
 const char *mip_mac_stat_name(enum mip_mac_stat which)
@@ -341,8 +350,12 @@ void mip_mac_rdc_timer(struct mip_mac *m, uint32_t delay_us)
  * BACKOFF steps need nothing: the radio may sleep through them. */
 bool mip_mac_radio_needed(const struct mip_mac *m)
 {
-    if (m->ack_pending_tx || m->ctl_pending || m->radio_tx != MIP_MAC_RADIO_IDLE)
+    if (m->ack_pending_tx || m->radio_tx != MIP_MAC_RADIO_IDLE)
         return true;
+#if MIP_RDC_CTL
+    if (m->ctl_pending)
+        return true;
+#endif
     switch (m->state) {
     case MIP_MAC_ST_ACCESS:
         return m->step == MIP_MAC_STEP_CCA || m->step == MIP_MAC_STEP_TURNAROUND ||
@@ -388,12 +401,14 @@ void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
     /* The frame stays at the head during the callback, so a send from it
      * cannot reuse its slot while the callback still reads it. A MAC
      * command (a leaf's data request) is the RDC's own: no outcome. */
+#if MIP_RDC_HAS_LEAF
     if ((q->data[0] & 0x07u) != (uint8_t)MIP_802154_CMD)
+#endif
         report(m, q->data, q->len, st, m->retries);
     dequeue(m);
 }
 
-#if MIP_RDC_DUTY_CYCLING
+#if MIP_RDC_QUEUE
 mip_status mip_mac_push_front(struct mip_mac *m, const uint8_t *frame, size_t len)
 {
     struct mip_mac_qframe *q;
@@ -513,7 +528,7 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
         rdc(m)->rx(m, &h, MIP_RDC_RX_ACK);
         return;
     }
-#if MIP_RDC_DUTY_CYCLING
+#if MIP_RDC_TAKES
     if (rdc(m)->take(m, frame, len, hl, &h))
         return;
 #endif
@@ -562,7 +577,7 @@ void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now)
     m->now = now;
     was = m->radio_tx;
     m->radio_tx = MIP_MAC_RADIO_IDLE;
-#if MIP_RDC_DUTY_CYCLING
+#if MIP_RDC_CTL
     if (was == MIP_MAC_RADIO_CTL) {
         rdc(m)->ctl_sent(m);
         return;
@@ -581,7 +596,9 @@ void mip_rdc_sent_plain(struct mip_mac *m)
         mip_mac_await_ack(m, m->cfg.timing.ack_wait_us);
         return;
     }
+#if MIP_RDC_DUTY_CYCLING
     rdc(m)->acked(m, NULL);
+#endif
     mip_mac_finish(m, MIP_MAC_TX_OK);
 }
 
@@ -609,7 +626,7 @@ static void send_ack(struct mip_mac *m)
     cca_voided(m);
 }
 
-#if MIP_RDC_DUTY_CYCLING
+#if MIP_RDC_CTL
 void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t delay_us)
 {
     if (len == 0u || len > sizeof(m->ctl_out))
@@ -651,11 +668,13 @@ static bool run_one(struct mip_mac *m)
         send_ack(m);
         return true;
     }
-#if MIP_RDC_DUTY_CYCLING
+#if MIP_RDC_CTL
     if (m->ctl_pending && m->radio_tx == MIP_MAC_RADIO_IDLE && due(m, m->ctl_due)) {
         send_ctl(m);
         return true;
     }
+#endif
+#if MIP_RDC_DUTY_CYCLING
     if (m->rdc_armed && due(m, m->rdc_due)) {
         m->rdc_armed = false;
         rdc(m)->timer(m);
@@ -707,12 +726,14 @@ static uint32_t next_delay(const struct mip_mac *m)
     uint32_t d = UINT32_MAX, x;
     if (m->ack_pending_tx && m->radio_tx == MIP_MAC_RADIO_IDLE)
         d = until(m, m->ack_due);
-#if MIP_RDC_DUTY_CYCLING
+#if MIP_RDC_CTL
     if (m->ctl_pending && m->radio_tx == MIP_MAC_RADIO_IDLE) {
         x = until(m, m->ctl_due);
         if (x < d)
             d = x;
     }
+#endif
+#if MIP_RDC_DUTY_CYCLING
     if (m->rdc_armed) {
         x = until(m, m->rdc_due);
         if (x < d)

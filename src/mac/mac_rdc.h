@@ -52,6 +52,14 @@
  * duty cycling needs (switching the radio, the RDC's timer and state). A
  * NullRDC-only build leaves it out and keeps the radio on from init. */
 #define MIP_RDC_DUTY_CYCLING (MIP_CONF_RDC != 0)
+/* What only some RDCs need from the engine, so a build without them
+ * compiles none of it: control frames outside the queue (X-MAC, LPP),
+ * frames of their own seen before the engine's filter (X-MAC, LPP, the
+ * parent), queue surgery (leaf, parent), MAC commands that report no
+ * outcome (the leaf's data requests). */
+#define MIP_RDC_CTL    (MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP)
+#define MIP_RDC_TAKES  (MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP || MIP_RDC_HAS_PARENT)
+#define MIP_RDC_QUEUE  (MIP_RDC_HAS_LEAF || MIP_RDC_HAS_PARENT)
 
 /* What rdc->rx is told about a frame the radio delivered. */
 enum mip_rdc_rx {
@@ -131,10 +139,13 @@ void mip_mac_rdc_timer(struct mip_mac *m, uint32_t delay_us);
 bool mip_mac_radio_needed(const struct mip_mac *m);
 /* The head frame of the queue (valid while q_count > 0). */
 struct mip_mac_qframe *mip_mac_head(struct mip_mac *m);
+#if MIP_RDC_CTL
 /* A control frame (len <= MIP_RDC_CTL_MAX, no FCS) sent `delay_us` from
  * now, or as soon as the radio is free after that, outside the queue and
  * its channel access; replaces one not yet sent. rdc->ctl_sent follows. */
 void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t delay_us);
+#endif
+#if MIP_RDC_QUEUE
 /* Puts a frame (copied, DSN as it is) at the front of the queue: first when
  * the MAC is idle, else right behind the frame on its way. NOBUFS when the
  * queue is full; INVALID for a bad length. */
@@ -146,6 +157,7 @@ void mip_mac_handoff(struct mip_mac *m);
  * for the head (counters, cb.tx_done). */
 void mip_mac_report(struct mip_mac *m, const uint8_t *frame, size_t len,
                     enum mip_mac_tx_status st, uint8_t retries);
+#endif
 /* h names us (our short or extended address, our PAN) as its receiver;
  * broadcast does not count. */
 bool mip_rdc_to_us(const struct mip_mac *m, const struct mip_802154_hdr *h);
@@ -161,7 +173,8 @@ size_t mip_rdc_build(const struct mip_mac *m, uint8_t type, bool ack_request,
                      const struct mip_802154_addr *dst, uint8_t seq,
                      const uint8_t *payload, size_t plen, uint8_t *out);
 /* The frame (an MHR of hdr_len bytes) is an RDC control frame of ours:
- * a data frame whose payload is exactly { 0x00, type }; its type or -1. */
+ * a data frame without the ACK request bit whose payload is exactly
+ * { 0x00, type }; its type or -1. */
 int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
                      const struct mip_802154_hdr *h);
 /* Sets the frame pending bit of the head frame when the next queued frame

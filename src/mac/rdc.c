@@ -31,6 +31,7 @@ void mip_rdc_config_default(struct mip_rdc_config *c, uint8_t kind)
      * backoff window after a probe. */
     c->listen_us = 7812;
     c->probe_backoff_us = 7u * 320u;
+    c->probe_jitter_us = 7812;
     /* Sleepy leaf and parent: OpenThread's poll interval, TCPlp s.9's fast
      * one, 802.15.4-2006's macMaxFrameTotalWaitTime with macMinBE 3,
      * macMaxBE 5, macMaxCSMABackoffs 4: (8 + 16 + 31 x 2) x 20 symbols +
@@ -81,6 +82,7 @@ void mip_rdc_adapt_heard(struct mip_rdc_adapt *a)
 
 /* --- frames of our own ---------------------------------------------------- */
 
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP || MIP_RDC_HAS_LEAF
 void mip_mac_own_addr(const struct mip_mac *m, struct mip_802154_addr *out)
 {
     memset(out, 0, sizeof(*out));
@@ -115,15 +117,20 @@ size_t mip_rdc_build(const struct mip_mac *m, uint8_t type, bool ack_request,
     memcpy(out + hl, payload, plen);
     return hl + plen;
 }
+#endif
 
+#if MIP_RDC_CTL
 int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
                      const struct mip_802154_hdr *h)
 {
-    if (h->type != MIP_802154_DATA || len != hdr_len + 2u || frame[hdr_len] != 0x00u)
+    if (h->type != MIP_802154_DATA || h->ack_request || len != hdr_len + 2u ||
+        frame[hdr_len] != 0x00u)
         return -1;
     return frame[hdr_len + 1u];
 }
+#endif
 
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_PARENT
 bool mip_rdc_to_us(const struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     if (h->dst_pan != m->cfg.pan_id && h->dst_pan != MIP_802154_PAN_NONE)
@@ -133,15 +140,20 @@ bool mip_rdc_to_us(const struct mip_mac *m, const struct mip_802154_hdr *h)
     return h->dst.mode == MIP_802154_ADDR_SHORT && h->dst.short_addr == m->cfg.short_addr;
 }
 
+#endif
+
+#if MIP_RDC_HAS_PARENT
 bool mip_mac_frame_to(const uint8_t *frame, size_t len, const struct mip_802154_addr *a)
 {
     struct mip_802154_hdr h;
     size_t hl;
     return mip_ieee802154_parse(frame, len, &h, &hl) == MIP_OK && mip_mac_addr_equal(&h.dst, a);
 }
+#endif
 
 /* --- phases and wake-up grids (ContikiMAC, X-MAC) ------------------------- */
 
+#if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC
 void mip_rdc_cycle_now(mip_utime_t *cycle, uint32_t period, mip_utime_t now)
 {
     uint32_t elapsed = now - *cycle;
@@ -186,10 +198,12 @@ struct mip_rdc_phase *mip_rdc_phase_get(struct mip_mac *m, struct mip_rdc_phase 
     e->valid = 1;
     return e;
 }
+#endif
 
 /* The frame pending bit of the frame control field's first byte. */
 #define FCF_FRAME_PENDING 0x10u
 
+#if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
 void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
 {
     struct mip_802154_hdr h;
@@ -202,6 +216,7 @@ void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
         h.type == MIP_802154_DATA && h.ack_request && mip_mac_addr_equal(&h.dst, dst))
         mip_mac_head(m)->data[0] |= FCF_FRAME_PENDING;
 }
+#endif
 
 #endif
 

@@ -458,6 +458,10 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_xmac *c = xm(m);
     (void)h;
+    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
+     * expects the reply through it: its interval back to the shortest */
+    mip_rdc_adapt_heard(&c->adapt);
+    c->skip = 1;
     /* A frame sent with the pending bit keeps its receiver awake. */
     c->burst.on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
     c->burst.dst = c->dst;

@@ -17,10 +17,12 @@
 #define CCA     128u
 #define PROBE   0x20u
 
+/* Contiki's exact intervals (no jitter) unless a test says otherwise. */
 static void lpp_config(struct node *n)
 {
     node_config(n, MIP_MAC_NULLMAC);
     n->cfg.rdc.kind = MIP_RDC_LPP;
+    n->cfg.rdc.probe_jitter_us = 0;
 }
 
 /* Starts an LPP node and runs its first probe cycle; returns its wake-up. */
@@ -61,6 +63,29 @@ static void test_probe_cycle_and_idle_radio_time(void)
     CHECK_EQ(on_time(&n), 8u * (TR + TA + a + LISTEN));
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_probes), 9);
     CHECK(!n.radio_on);
+}
+
+static void test_jitter_varies_the_interval_around_t(void)
+{
+    struct node n;
+    mip_utime_t s0;
+    unsigned k, distinct = 0;
+    uint64_t sum = 0;
+    lpp_config(&n);
+    n.cfg.rdc.probe_jitter_us = LISTEN;
+    s0 = lpp_start(&n);
+    (void)s0;
+    node_run(&n, n.now + 40u * T);
+    CHECK(n.ntx >= 38u);
+    for (k = 1; k < n.ntx && k < NODE_TX_MAX; k++) {
+        mip_utime_t iv = n.tx[k].t - n.tx[k - 1u].t;
+        CHECK(iv >= T - LISTEN / 2u && iv <= T + LISTEN / 2u);
+        distinct += iv != T;
+        sum += iv;
+    }
+    CHECK(distinct > 30u);
+    /* centred: the mean stays within a few hundred µs of T */
+    CHECK(sum / (n.ntx - 1u) + 800u >= T && sum / (n.ntx - 1u) <= T + 800u);
 }
 
 static void test_busy_channel_skips_the_probe_and_wakes_earlier(void)
@@ -247,6 +272,7 @@ static void test_rejects_parameters_that_break_the_timing(void)
 int main(void)
 {
     RUN(test_probe_cycle_and_idle_radio_time);
+    RUN(test_jitter_varies_the_interval_around_t);
     RUN(test_busy_channel_skips_the_probe_and_wakes_earlier);
     RUN(test_sender_answers_its_receivers_probe);
     RUN(test_no_probe_times_out_after_one_and_a_half_intervals);
