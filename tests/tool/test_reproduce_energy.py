@@ -61,10 +61,8 @@ def test_cctrl_mac_every_mac_and_configuration(cli, tmp_path):
         for c in ("unmodified", "basic", "keep", "hop", "activity", "dual", "keep-link"):
             assert f"{mac}/{c}" in arms
     for p in s["points"]:
-        # LPP over 6 hops can deliver nothing in 600 s (seed 1: docs/results.md)
-        if p["params"]["topology.nodes"] <= 6:
-            assert p["metrics"]["delivered_segments"]["mean"] > 0, p["params"]
-            assert p["metrics"]["radio_on_ms_per_node_segment"]["mean"] > 0
+        assert p["metrics"]["delivered_segments"]["mean"] > 0, p["params"]
+        assert p["metrics"]["radio_on_ms_per_node_segment"]["mean"] > 0
     for fig in ("Fig 5.12(a)", "Fig 5.12(b)", "Fig 5.12(c)", "Fig 5.12(d)", "Fig 5.13(a)", "Fig 5.13(b)"):
         assert fig in r.stdout
     # duty cycling costs throughput against an always-on radio; radio-on per packet
