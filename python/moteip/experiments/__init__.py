@@ -197,5 +197,5 @@ def points_by(summary: dict, key: str) -> dict:
     return {p["params"][key]: p for p in summary["points"]}
 
 
-from . import (cctrl_figures, coap, demo, dtc_figures, physics, relay, tss,  # noqa: E402,F401
-               uip)  # (registration)
+from . import (cctrl_figures, coap, demo, dtc_figures, energy, physics, relay,  # noqa: E402,F401
+               tss, uip)  # (registration)
