@@ -859,8 +859,10 @@ static void loose_setup(const uint8_t hdr[4])
     if ((hdr[3] & 0x80u) && H.kind != MIP_RDC_PARENT)
         r->adapt_max_us = 4u * (H.kind == MIP_RDC_LEAF ? r->poll_us : mip_rdc_period_us(r));
     H.loose = mip_mac_rdc_check(&H.cfg) == MIP_RDC_OK;
-    if (!H.loose)
-        r->kind = MIP_RDC_NULLRDC;      /* a kind this build left out */
+    if (!H.loose) {
+        H.kind = MIP_RDC_NULLRDC;       /* a kind this build left out */
+        r->kind = MIP_RDC_NULLRDC;
+    }
 }
 
 static void setup(const uint8_t hdr[4])

@@ -587,7 +587,8 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
         { "listen_us", "longer than probe_backoff_us + phy.cca_us + phy.turnaround_us (a "
                        "sender's frame starts while the prober listens)" },
         { "probe_backoff_us", "at most 10000" },
-        { "probe_jitter_us", "at most a quarter of the interval" },
+        { "probe_jitter_us", "half of it and a wake-up (CCA, probe, listen) shorter than "
+                             "the interval" },
         { "parent", "the node id of the leaf's parent (a node running the parent RDC)" },
         { "poll_ms", "1.." },
         { "poll_fast_ms", "0 (off) or 1.." },

@@ -460,7 +460,7 @@ enum mip_rdc_check {
     MIP_RDC_BAD_STROBE_ACK_DELAY,   /* X-MAC: <= 10000 */
     MIP_RDC_BAD_LISTEN,             /* LPP: backoff + CCA + turnaround < it < T */
     MIP_RDC_BAD_PROBE_BACKOFF,      /* LPP: <= 10000 */
-    MIP_RDC_BAD_PROBE_JITTER,       /* LPP: <= T / 4 */
+    MIP_RDC_BAD_PROBE_JITTER,       /* LPP: a wake-up + half of it < T */
     MIP_RDC_BAD_PARENT,             /* leaf: a unicast short address */
     MIP_RDC_BAD_POLL,               /* leaf: 1 ms .. MIP_RDC_TIME_MAX */
     MIP_RDC_BAD_POLL_FAST,          /* leaf: 0, or 1 ms .. MIP_RDC_TIME_MAX */

@@ -65,7 +65,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_CCA_ON;
     if (p->probe_backoff_us > 10000u)
         return MIP_RDC_BAD_PROBE_BACKOFF;
-    if (p->probe_jitter_us > period / 4u)
+    /* a wake-up moved earlier by half the jitter still follows the last */
+    if (awake + p->probe_jitter_us / 2u >= period)
         return MIP_RDC_BAD_PROBE_JITTER;
     /* A sender's frame starts while the prober still listens. */
     if ((uint32_t)p->listen_us <= (uint32_t)p->probe_backoff_us + cfg->timing.cca_us +

@@ -244,15 +244,17 @@ static void test_receiver_sleeps_after_a_frame_unless_pending(void)
 static void test_rejects_parameters_that_break_the_timing(void)
 {
     static const struct {
-        uint16_t rate, listen, backoff, cca_on;
+        uint16_t rate, listen, backoff, cca_on, jitter;
         mip_status want;
     } rows[] = {
-        { 8, LISTEN, BACKOFF, TR, MIP_OK },
-        { 0, LISTEN, BACKOFF, TR, MIP_ERR_INVALID },
-        { 8, 2000, BACKOFF, TR, MIP_ERR_INVALID },      /* a sender's frame would start too late */
-        { 8, LISTEN, 20000, TR, MIP_ERR_INVALID },
-        { 8, LISTEN, BACKOFF, 0, MIP_ERR_INVALID },
-        { 200, LISTEN, BACKOFF, TR, MIP_ERR_INVALID },  /* the wake-up outlasts the interval */
+        { 8, LISTEN, BACKOFF, TR, LISTEN, MIP_OK },
+        { 0, LISTEN, BACKOFF, TR, LISTEN, MIP_ERR_INVALID },
+        { 8, 2000, BACKOFF, TR, LISTEN, MIP_ERR_INVALID },  /* a sender's frame would start too late */
+        { 8, LISTEN, 20000, TR, LISTEN, MIP_ERR_INVALID },
+        { 8, LISTEN, BACKOFF, 0, LISTEN, MIP_ERR_INVALID },
+        { 200, LISTEN, BACKOFF, TR, 0, MIP_ERR_INVALID },   /* the wake-up outlasts the interval */
+        { 64, LISTEN, BACKOFF, TR, LISTEN, MIP_OK },
+        { 64, LISTEN, BACKOFF, TR, 14000, MIP_ERR_INVALID },/* the next wake-up before this one ends */
     };
     struct mip_mac_callbacks cb = { cb_input, cb_tx_done, cb_overheard, NULL };
     struct node n;
@@ -263,6 +265,7 @@ static void test_rejects_parameters_that_break_the_timing(void)
         n.cfg.rdc.listen_us = rows[r].listen;
         n.cfg.rdc.probe_backoff_us = rows[r].backoff;
         n.cfg.rdc.cca_on_us = rows[r].cca_on;
+        n.cfg.rdc.probe_jitter_us = rows[r].jitter;
         cb.ctx = &n;
         CHECK_EQ(mip_mac_init(&n.mac, &n.cfg, &fake_radio, &n, &cb, NULL, 0, n.now),
                  rows[r].want);
