@@ -31,7 +31,10 @@ static bool peer_eq(const struct mip_coap_peer *a, const struct mip_coap_peer *b
 static void send_raw(struct mip_coap_endpoint *ep, const struct mip_addr *src,
                      const struct mip_coap_peer *to, const uint8_t *msg, size_t len)
 {
-    mip_status st = mip_udp_sendto(ep->s, src, ep->port, &to->addr, to->port, msg, len);
+    /* The peer carries no zone (RFC 4007): link-local peers are reached
+     * through the route table, which is right on a node with one netif. */
+    mip_status st = mip_udp_sendto(ep->s, src, ep->port, &to->addr, to->port, to->netif,
+                                   msg, len);
 
     if (st == MIP_OK || st == MIP_ERR_PENDING)
         count(ep, MIP_COAP_STAT_tx);
@@ -98,7 +101,7 @@ static void dedup_add(struct mip_coap_endpoint *ep, const struct mip_coap_peer *
     d->peer = *p;
     d->mid = mid;
     d->expires = ep->s->now + lifetime_ms;
-    d->len = (reply != NULL && len <= sizeof d->reply) ? (uint8_t)len : 0u;
+    d->len = (reply != NULL && len <= sizeof d->reply) ? (uint16_t)len : 0u;
     if (d->len != 0)
         memcpy(d->reply, reply, len);
 }
@@ -338,14 +341,14 @@ static struct mip_coap_rtt *rtt_state(struct mip_coap_endpoint *ep,
     memset(lru, 0, sizeof *lru);
     lru->used = true;
     lru->peer = *p;
-    lru->rto = MIP_COAP_ACK_TIMEOUT_MS;
+    lru->rto = ep->ack_timeout_ms;
     lru->updated = ep->s->now;
     return lru;
 }
 
 /* CoCoA RTO aging (s.4.2.3): a small RTO unused for 16 RTOs doubles, a
  * large one unused for 4 RTOs moves halfway back to the default. */
-static void cocoa_age(struct mip_coap_rtt *r, mip_time_t now)
+static void cocoa_age(struct mip_coap_rtt *r, mip_time_t now, uint32_t default_ms)
 {
     uint32_t idle = now - r->updated;
 
@@ -353,7 +356,7 @@ static void cocoa_age(struct mip_coap_rtt *r, mip_time_t now)
         r->rto *= 2u;
         r->updated = now;
     } else if (r->rto > 3000u && idle > 4u * r->rto) {
-        r->rto = (MIP_COAP_ACK_TIMEOUT_MS + r->rto) / 2u;
+        r->rto = (default_ms + r->rto) / 2u;
         r->updated = now;
     }
 }
@@ -401,7 +404,7 @@ uint32_t mip_coap_rto(const struct mip_coap_endpoint *ep, const struct mip_coap_
         for (i = 0; i < MIP_COAP_PEERS_MAX; i++)
             if (ep->rtt[i].used && peer_eq(&ep->rtt[i].peer, peer))
                 return ep->rtt[i].rto;
-    return MIP_COAP_ACK_TIMEOUT_MS;
+    return ep->ack_timeout_ms;
 }
 
 /* Next timeout after one that expired: doubled, or CoCoA's variable
@@ -526,6 +529,7 @@ static void coap_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
     count(ep, MIP_COAP_STAT_rx);
     peer.addr = meta->src;
     peer.port = meta->src_port;
+    peer.netif = meta->netif;
     st = mip_coap_parse(data, len, &m);
     if (st == MIP_COAP_ERR_VERSION || st == MIP_COAP_ERR_SHORT) {
         count(ep, st == MIP_COAP_ERR_VERSION ? MIP_COAP_STAT_drop_version
@@ -639,16 +643,16 @@ mip_status mip_coap_request(struct mip_coap_endpoint *ep, const struct mip_coap_
     if (n == 0)
         return MIP_ERR_INVALID;
 
-    x->len = (uint8_t)n;
+    x->len = (uint16_t)n;
     x->peer = *dst;
     x->fn = fn;
     x->ctx = ctx;
     x->retransmits = 0;
     x->first_sent = ep->s->now;
-    rto = MIP_COAP_ACK_TIMEOUT_MS;
+    rto = ep->ack_timeout_ms;
     if (ep->cocoa) {
         r = rtt_state(ep, dst, true);
-        cocoa_age(r, ep->s->now);
+        cocoa_age(r, ep->s->now, ep->ack_timeout_ms);
         r->last_used = ep->s->now;
         rto = r->rto;
     }
@@ -688,6 +692,7 @@ mip_status mip_coap_start(struct mip_coap_endpoint *ep, struct mip_stack *s, uin
     ep->s = s;
     ep->port = port;
     ep->cocoa = cocoa;
+    ep->ack_timeout_ms = MIP_COAP_ACK_TIMEOUT_MS;
     ep->resources = resources;
     ep->n_resources = n_resources;
     ep->next_mid = (uint16_t)mip_rng_next(&s->rng);   /* unpredictable start (s.4.4) */

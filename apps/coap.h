@@ -52,6 +52,9 @@
 #ifndef MIP_COAP_MSG_MAX
 #define MIP_COAP_MSG_MAX 128u
 #endif
+#if MIP_COAP_MSG_MAX < 32 || MIP_COAP_MSG_MAX > 65535
+#error "MIP_COAP_MSG_MAX must be 32..65535"
+#endif
 /* Requests outstanding at once, across peers. */
 #ifndef MIP_COAP_CLIENT_MAX
 #define MIP_COAP_CLIENT_MAX 2u
@@ -78,6 +81,8 @@
 struct mip_coap_peer {
     struct mip_addr addr;
     uint16_t port;
+    uint8_t  netif;   /* zone of a link-local addr (RFC 4007): the netif a
+                       * request came in on; ignored for other addresses */
 };
 
 /* A request as a handler sees it. */
@@ -173,7 +178,7 @@ struct mip_coap_rtt {
 struct mip_coap_exchange {
     uint8_t  state;                   /* 0 free, 1 waiting ACK, 2 waiting response */
     uint8_t  retransmits;
-    uint8_t  len;
+    uint16_t len;
     uint8_t  token_len;
     uint8_t  token[MIP_COAP_TOKEN_MAX];
     uint16_t mid;
@@ -190,7 +195,7 @@ struct mip_coap_dedup {
     struct mip_coap_peer peer;
     uint16_t mid;
     uint8_t  used;
-    uint8_t  len;                     /* 0: nothing to resend (NON, or ACK too big) */
+    uint16_t len;                     /* 0: nothing to resend (NON, or ACK too big) */
     mip_time_t expires;
     uint8_t  reply[MIP_COAP_MSG_MAX];
 };
@@ -199,6 +204,9 @@ struct mip_coap_endpoint {
     struct mip_stack *s;
     uint16_t port;
     bool     cocoa;                   /* CoCoA instead of RFC 7252's fixed timers */
+    uint32_t ack_timeout_ms;          /* ACK_TIMEOUT; mip_coap_start sets
+                                       * MIP_COAP_ACK_TIMEOUT_MS (Contiki's CoAP
+                                       * uses 3 s); CoCoA's first RTO too */
     uint16_t next_mid;
     uint8_t  dedup_next;
     const struct mip_coap_resource *resources;
@@ -236,7 +244,7 @@ mip_status mip_coap_request(struct mip_coap_endpoint *ep, const struct mip_coap_
                             mip_coap_response_fn fn, void *ctx);
 
 /* The peer's current retransmission timeout in ms (CoCoA's overall RTO, or
- * ACK_TIMEOUT without CoCoA or before any sample). */
+ * ack_timeout_ms without CoCoA or before any sample). */
 uint32_t mip_coap_rto(const struct mip_coap_endpoint *ep, const struct mip_coap_peer *peer);
 
 uint32_t mip_coap_stat(const struct mip_coap_endpoint *ep, enum mip_coap_stat which);

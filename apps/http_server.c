@@ -348,6 +348,9 @@ static void respond(struct mip_http_conn *hc, uint16_t status, uint64_t body_len
         }
     }
     hc->close_after = !keep_alive;
+    /* A refused request may have left bytes unread (an over-long line):
+     * linger rather than close on them (see http_run). */
+    hc->linger = !keep_alive && status >= 400u;
     hc->phase = PHASE_SEND;
 }
 
@@ -475,6 +478,18 @@ static bool take_request(struct mip_http_conn *hc)
     return true;
 }
 
+/* Lingering close: drops what the client sends after our FIN, and closes
+ * once its FIN came (nothing unread then, so no RST). */
+static void http_drain(struct mip_http_conn *hc)
+{
+    uint8_t buf[MIP_TCP_APP_CHUNK];
+
+    while (mip_tcp_read(hc->app->tcp, &hc->mem.conn, buf, sizeof(buf)) > 0)
+        ;
+    if (mip_tcp_peer_closed(&hc->mem.conn))
+        (void)mip_tcp_close(hc->app->tcp, &hc->mem.conn);
+}
+
 /* Runs the connection until it waits for data or send space. */
 static void http_run(struct mip_http_conn *hc)
 {
@@ -482,7 +497,21 @@ static void http_run(struct mip_http_conn *hc)
         if (hc->phase == PHASE_SEND) {
             if (!send_some(hc))
                 return;
+            if (hc->close_after && hc->linger) {
+                /* A lingering close after a refused request: FIN now, then
+                 * read and drop what the client still sends until its FIN.
+                 * Closing at once would answer that data with RST (RFC 1122
+                 * 4.2.2.13), and the client's stack may then discard our
+                 * response before its application read it. Keepalive ends
+                 * the linger of a client that vanished. */
+                hc->phase = PHASE_CLOSING;
+                hc->mem.conn.cfg.keepalive_ms = MIP_HTTP_LINGER_KEEPALIVE_MS;
+                (void)mip_tcp_shutdown(hc->app->tcp, &hc->mem.conn);
+                http_drain(hc);
+                return;
+            }
             if (hc->close_after) {
+                /* The client asked to close: what it sends now draws RST. */
                 hc->phase = PHASE_CLOSING;
                 (void)mip_tcp_close(hc->app->tcp, &hc->mem.conn);
                 return;
@@ -501,10 +530,9 @@ static void http_readable(void *ctx, struct mip_tcp_conn *c)
 {
     struct mip_http_conn *hc = ctx;
 
+    (void)c;
     if (hc->phase == PHASE_CLOSING) {
-        uint8_t buf[MIP_TCP_APP_CHUNK];
-        while (mip_tcp_read(hc->app->tcp, c, buf, sizeof(buf)) > 0)
-            ;
+        http_drain(hc);
         return;
     }
     http_run(hc);
@@ -555,6 +583,7 @@ static struct mip_tcp_conn *http_accept(struct mip_tcp_listener *l, struct mip_t
             hc->app = h;
             hc->phase = PHASE_READ;
             hc->close_after = false;
+            hc->linger = false;
             hc->req_len = 0;
             hc->head_len = hc->head_off = 0;
             hc->body_left = hc->body_off = 0;

@@ -52,6 +52,17 @@
 #include "moteip/tcp.h"
 #include "tcp_app.h"
 
+/* After refusing a request (4xx/5xx, "Connection: close") the server sends
+ * FIN and reads and drops what the client still sends until the client's
+ * FIN (a lingering close, as HTTP servers do: an immediate close would
+ * answer the rest of, say, an over-long header line with RST, RFC 1122
+ * 4.2.2.13, and the client could lose the response). Keepalive, probing
+ * after this much silence, ends the linger of a client that vanished. After
+ * a response the client asked to close, the server closes at once. */
+#ifndef MIP_HTTP_LINGER_KEEPALIVE_MS
+#define MIP_HTTP_LINGER_KEEPALIVE_MS 10000u
+#endif
+
 #define MIP_HTTP_PORT 80u
 
 #ifndef MIP_HTTP_REQ_MAX
@@ -111,6 +122,7 @@ struct mip_http_conn {
     struct mip_http_server *app;
     uint8_t  phase;          /* reading a request, sending a response, closing */
     bool     close_after;    /* close once the response is out */
+    bool     linger;         /* ... lingering: a refused request (http_run) */
     uint16_t req_len;        /* bytes in req */
     uint16_t head_len, head_off;
     uint64_t body_left, body_off;

@@ -39,8 +39,9 @@ static void echo_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
         return;
     }
     /* Reply from the address the request was sent to, unless that was a
-     * group address (multicast, broadcast): then the stack chooses. */
-    st = mip_udp_sendto(s, src, m->dst_port, &m->src, m->src_port, data, len);
+     * group address (multicast, broadcast): then the stack chooses. The
+     * arrival netif is the zone of a link-local requester. */
+    st = mip_udp_sendto(s, src, m->dst_port, &m->src, m->src_port, m->netif, data, len);
     /* PENDING: queued while the sender's link address is resolved; it
      * leaves later (or is dropped and counted by the stack). */
     if (st == MIP_OK || st == MIP_ERR_PENDING) {

@@ -187,6 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(mip_coap_start(&n->ep, &n->s, 5683, res, 3, size > 0 && (data[0] & 1)) == MIP_OK);
     CHECK(mip_addr_parse("fd00::1", &peer.addr, &plen) == MIP_OK);
     peer.port = 5683;
+    peer.netif = MIP_NETIF_ANY;
     CHECK(mip_coap_request(&n->ep, &peer, MIP_COAP_CON, MIP_COAP_GET, "x/y", NULL,
                            (const uint8_t *)"q", 1, on_result, n) == MIP_OK);
 

@@ -45,15 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moteip/moteip.h"
-#include "moteip/tcp.h"
-#include "moteip/wire/bytes.h"
-#include "moteip/wire/checksum.h"
-#include "moteip/wire/ipv4.h"
-#include "moteip/wire/ipv6.h"
-#include "moteip/wire/tcp.h"
-#include "../src/tcp/tcp_internal.h"   /* TCPF_* / TCPS_* flags for the checks */
-
 #define NSLOT       4u          /* 0: the active connection, 1..3: accepted */
 #define MAX_OPS     64u
 #define MAX_POLLS   64u         /* per time step */
@@ -77,6 +68,8 @@
         if (!(cond))           \
             FAIL(__VA_ARGS__); \
     } while (0)
+
+#include "tcp_harness.h"   /* cursor, list walk, ring checks, frames */
 
 static const uint8_t our_iid[8] = {0, 0, 0, 0, 0, 0, 0, 2};
 static const uint8_t our_v4[4] = {192, 0, 2, 2};
@@ -140,39 +133,12 @@ static struct {
 
 static int verbose;
 
-/* The checks' loops would only add coverage features of the harness itself
- * (and slow libFuzzer's bookkeeping): leave them uninstrumented. */
-#if defined(__clang__)
-#define NOCOV __attribute__((no_sanitize("coverage")))
-#else
-#define NOCOV
-#endif
-
 /* --- byte patterns: what the data must be --------------------------------- */
 
 /* Byte the peer sends at sequence number s. */
 NOCOV static uint8_t pat_rx(uint32_t s) { return (uint8_t)((s * 2654435761u) >> 24); }
 /* Byte the application writes at stream offset k. */
 NOCOV static uint8_t pat_tx(uint32_t k) { return (uint8_t)(((k + 0x55u) * 40503u) >> 9); }
-
-/* --- input cursor ---------------------------------------------------------- */
-
-struct cur {
-    const uint8_t *p;
-    size_t n, pos;
-};
-
-static uint8_t u8(struct cur *c) { return c->pos < c->n ? c->p[c->pos++] : 0; }
-static uint16_t u16(struct cur *c)
-{
-    uint16_t hi = u8(c);
-    return (uint16_t)((hi << 8) | u8(c));
-}
-static uint32_t u32(struct cur *c)
-{
-    uint32_t hi = u16(c);
-    return (hi << 16) | u16(c);
-}
 
 /* --- addresses ---------------------------------------------------------- */
 
@@ -225,20 +191,8 @@ NOCOV static int slot_of(const struct mip_tcp_conn *c)
     return -1;
 }
 
-/* Walks the list with a bound; returns a bitmask of the slots in it. */
-NOCOV static unsigned list_mask(void)
-{
-    const struct mip_tcp_conn *c;
-    unsigned mask = 0, n = 0;
-    for (c = H.tcp.conns; c != NULL; c = c->next) {
-        int i = slot_of(c);
-        CHECK(i >= 0, "connection list holds a struct the application never gave");
-        CHECK(!(mask & (1u << i)), "connection list has a cycle (slot %d twice)", i);
-        mask |= 1u << i;
-        CHECK(++n <= NSLOT, "connection list longer than the slots");
-    }
-    return mask;
-}
+/* The slots in the connection list (walked with a bound). */
+static unsigned list_mask(void) { return tcph_list_mask(&H.tcp, slot_of, NSLOT); }
 
 NOCOV static struct slot *live_conn_for(const struct mip_addr *local, uint16_t lport,
                                   const struct mip_addr *remote, uint16_t rport)
@@ -282,36 +236,23 @@ static const struct mip_tcp_syn *syn_entry_for(const struct mip_addr *local, uin
 
 /* --- checks on every frame sent ------------------------------------------ */
 
-NOCOV static void check_segment(const struct mip_addr *src, const struct mip_addr *dst,
-                          const uint8_t *l4, size_t len)
+/* The checks of this harness on a segment tcph_sent_parse() passed. */
+NOCOV static void check_segment(const struct tcph_sent *s)
 {
-    struct mip_tcp_hdr h;
-    struct mip_tcp_opts o;
-    uint32_t sum;
-    size_t dlen, optlen;
+    const struct mip_addr *src = &s->src, *dst = &s->dst;
+    const struct mip_tcp_hdr h = s->h;
+    const struct mip_tcp_opts o = s->o;
+    size_t dlen = s->dlen, optlen = s->optlen;
     struct slot *sl;
     const struct mip_tcp_conn *c;
 
     CHECK(is_ours(src), "segment from an address that is not ours");
     CHECK(is_peer(dst), "segment to an address no peer has");
-    CHECK(mip_tcp_parse(l4, len, &h) == MIP_OK, "TCP segment sent that does not parse");
-    if (src->family == MIP_AF_INET)
-        sum = mip_cksum_pseudo4(src->bytes, dst->bytes, MIP_IPPROTO_TCP, (uint16_t)len);
-    else
-        sum = mip_cksum_pseudo6(src->bytes, dst->bytes, MIP_IPPROTO_TCP, (uint32_t)len);
-    CHECK(mip_cksum_finish(mip_cksum_add(sum, l4, len)) == 0, "bad TCP checksum");
-    optlen = (size_t)h.hdr_len - MIP_TCP_HDR_LEN;
-    CHECK(mip_tcp_opts_parse(l4 + MIP_TCP_HDR_LEN, optlen, &o) == MIP_OK,
-          "TCP options sent that do not parse");
-    CHECK(h.src_port != 0 && h.dst_port != 0, "segment with port 0");
-    dlen = len - h.hdr_len;
     if (o.present & MIP_TCP_HAS_TIMESTAMP)
         H.last_ts = o.ts_val;
 
-    CHECK(!(h.flags & (MIP_TCP_URG | MIP_TCP_ECE | MIP_TCP_CWR)), "flags 0x%02x sent", h.flags);
     if (h.flags & MIP_TCP_RST) {
         CHECK(!H.in_rst_input, "RST sent in answer to a RST (RFC 9293 3.10.7.1)");
-        CHECK(!(h.flags & (MIP_TCP_SYN | MIP_TCP_FIN)) && dlen == 0, "RST with SYN/FIN/data");
         return;
     }
     CHECK((h.flags & MIP_TCP_ACK) || (h.flags & MIP_TCP_SYN), "segment without ACK (0x%02x)",
@@ -373,59 +314,27 @@ NOCOV static void check_segment(const struct mip_addr *src, const struct mip_add
               "data at stream offset %u+%zu but only %u bytes written", off, dlen,
               sl->wr_off + sl->wr_pending);
         for (i = 0; i < dlen; i++)
-            CHECK(l4[h.hdr_len + i] == pat_tx(off + i),
+            CHECK(s->data[i] == pat_tx(off + i),
                   "sent byte at stream offset %u is not what was written", off + i);
     }
 }
 
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
-    struct mip_addr src, dst;
-    uint8_t *c;
-    const uint8_t *l4;
-    size_t l4len;
+    struct tcph_sent seg;
 
     CHECK(ctx == &H, "driver context");
     CHECK(len >= 1 && len <= RAWIP_MTU, "frame of %zu bytes", len);
     CHECK(++H.frames_this_op <= MAX_FRAMES, "more than %u frames in one operation",
           MAX_FRAMES);
-    c = malloc(len);
-    if (c == NULL)
-        abort();
-    memcpy(c, frame, len);
-    if ((c[0] >> 4) == 4) {
-        struct mip_ipv4_hdr ip;
-        CHECK(mip_ipv4_parse(c, len, &ip) == MIP_OK, "IPv4 header sent that does not parse");
-        CHECK(ip.total_len == len, "IPv4 total length %u for %zu bytes", ip.total_len, len);
-        CHECK(mip_ipv4_checksum_ok(c, ip.hdr_len), "bad IPv4 header checksum");
-        CHECK(ip.proto == MIP_IPPROTO_TCP, "IPv4 protocol %u sent", ip.proto);
-        CHECK(ip.frag_offset == 0 && !(ip.flags & MIP_IPV4_FLAG_MF), "TCP segment fragmented");
-        addr4(&src, ip.src);
-        addr4(&dst, ip.dst);
-        l4 = c + ip.hdr_len;
-        l4len = len - ip.hdr_len;
-    } else {
-        struct mip_ipv6_hdr ip;
-        CHECK((c[0] >> 4) == 6, "frame of IP version %u", c[0] >> 4);
-        CHECK(mip_ipv6_parse(c, len, &ip) == MIP_OK, "IPv6 header sent that does not parse");
-        CHECK(40u + ip.payload_len == len, "IPv6 payload length %u for %zu bytes",
-              ip.payload_len, len);
-        CHECK(ip.next_header == MIP_IPPROTO_TCP, "IPv6 next header %u sent", ip.next_header);
-        addr6(&src, ip.src);
-        addr6(&dst, ip.dst);
-        l4 = c + 40;
-        l4len = len - 40;
-    }
-    if (verbose) {
-        struct mip_tcp_hdr h;
-        if (mip_tcp_parse(l4, l4len, &h) == MIP_OK)
-            fprintf(stderr, "    tx %s %u->%u flags %02x seq %u ack %u win %u len %zu%s\n",
-                    src.family == MIP_AF_INET ? "v4" : "v6", h.src_port, h.dst_port, h.flags,
-                    h.seq, h.ack, h.window, l4len - h.hdr_len,
-                    H.drv_fail ? " (driver fails)" : "");
-    }
-    check_segment(&src, &dst, l4, l4len);
-    free(c);
+    tcph_sent_parse(frame, len, &seg);
+    if (verbose)
+        fprintf(stderr, "    tx %s %u->%u flags %02x seq %u ack %u win %u len %zu%s\n",
+                seg.src.family == MIP_AF_INET ? "v4" : "v6", seg.h.src_port, seg.h.dst_port,
+                seg.h.flags, seg.h.seq, seg.h.ack, seg.h.window, seg.dlen,
+                H.drv_fail ? " (driver fails)" : "");
+    check_segment(&seg);
+    tcph_sent_free(&seg);
     if (H.drv_fail > 0) {
         H.drv_fail--;
         return MIP_ERR_NOBUFS;
@@ -626,28 +535,6 @@ static struct mip_tcp_conn *app_accept(struct mip_tcp_listener *l, struct mip_tc
 
 /* --- invariants ---------------------------------------------------------- */
 
-NOCOV static void check_rx_bits(const struct mip_tcp_conn *c)
-{
-    const struct mip_tcp_rxbuf *r = &c->rx;
-    uint32_t p;
-    if (r->bitmap == NULL || r->size == 0)
-        return;
-    for (p = 0; p < r->size; p++) {
-        uint32_t off;
-        if ((p & 7u) == 0 && r->bitmap[p >> 3] == 0) {
-            p += 7;
-            continue;
-        }
-        if (!((r->bitmap[p >> 3] >> (p & 7u)) & 1u))
-            continue;
-        off = (p + r->size - ((uint32_t)r->head + r->len) % r->size) % r->size;
-        CHECK(off < r->ooo_end, "reassembly bit at window offset %u but ooo_end %u", off,
-              r->ooo_end);
-    }
-    for (p = r->size; p < (((uint32_t)r->size + 7u) & ~7u); p++)
-        CHECK(!((r->bitmap[p >> 3] >> (p & 7u)) & 1u), "reassembly bit past the ring");
-}
-
 NOCOV static void check_conn(const struct slot *sl, unsigned i)
 {
     const struct mip_tcp_conn *c = &sl->c;
@@ -666,7 +553,7 @@ NOCOV static void check_conn(const struct slot *sl, unsigned i)
     CHECK(c->rx.size == 0 || c->rx.head < c->rx.size, "slot %u: rx.head %u", i, c->rx.head);
     CHECK(c->rx.ooo_end <= c->rx.size - c->rx.len, "slot %u: ooo_end %u > space %u", i,
           c->rx.ooo_end, c->rx.size - c->rx.len);
-    check_rx_bits(c);
+    tcph_check_rx_bits(c);
     CHECK(c->cc.mss >= 64, "slot %u: mss %u", i, c->cc.mss);
     if (c->flags & TCPF_FIN_SENT)
         CHECK(c->flags & TCPF_FIN_QUEUED, "slot %u: FIN sent but not queued", i);
@@ -696,31 +583,6 @@ NOCOV static void check_conn(const struct slot *sl, unsigned i)
 #endif
 }
 
-/* The earliest TCP deadline pending, as a delay from now. */
-NOCOV static uint32_t tcp_pending(mip_time_t now)
-{
-    uint32_t next = MIP_POLL_IDLE;
-    unsigned mask = list_mask(), i;
-    for (i = 0; i < NSLOT; i++) {
-        const struct mip_tcp_conn *c = &H.slot[i].c;
-        if (!(mask & (1u << i)))
-            continue;
-        if (c->flags & TCPF_DELACK)
-            next = tcp_delack_delay(c, now) < next ? tcp_delack_delay(c, now) : next;
-        if (c->flags & TCPF_REXMT)
-            next = mip_next_delay(next, now, c->t_rexmt);
-        if (c->flags & TCPF_IDLE)
-            next = mip_next_delay(next, now, c->t_idle);
-    }
-    for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++)
-        if (H.tcp.syn[i].flags & TCPS_USED)
-            next = mip_next_delay(next, now, H.tcp.syn[i].deadline);
-    for (i = 0; i < MIP_TCP_TIMEWAIT_MAX; i++)
-        if (H.tcp.tw[i].used)
-            next = mip_next_delay(next, now, H.tcp.tw[i].deadline);
-    return next;
-}
-
 NOCOV static void check_all(void)
 {
     unsigned mask = list_mask(), i, in_use = 0;
@@ -747,7 +609,8 @@ static uint32_t poll_checked(void)
 {
     uint32_t d = mip_stack_poll(&H.s, H.now), want;
     check_all();
-    want = tcp_pending(H.now);
+    (void)list_mask();
+    want = tcph_pending(&H.tcp, H.now);
     CHECK(d <= want, "poll returned %u ms but a TCP deadline is %u ms away", d, want);
     if (d == 0) {
         d = mip_stack_poll(&H.s, H.now);
@@ -812,55 +675,25 @@ static void opt_ts(struct seg *g, uint32_t ecr)
 
 NOCOV static void inject(const struct seg *g)
 {
-    size_t optlen = (g->optlen + 3u) & ~(size_t)3u;
-    size_t tl = MIP_TCP_HDR_LEN + optlen + g->dlen;
-    size_t ipl = g->src.family == MIP_AF_INET ? 20u : 40u;
-    uint8_t *pkt = calloc(1, ipl + tl);
-    uint8_t *t;
+    uint8_t data[1450], *pkt;
     struct mip_tcp_hdr h;
-    uint32_t sum, first, i;
+    uint32_t first, i;
+    size_t len, optlen = (g->optlen + 3u) & ~(size_t)3u;
     unsigned mask;
 
-    if (pkt == NULL)
-        abort();
-    t = pkt + ipl;
     memset(&h, 0, sizeof h);
     h.src_port = g->sport;
     h.dst_port = g->dport;
     h.seq = g->seq;
     h.ack = g->ack;
-    h.hdr_len = (uint8_t)(MIP_TCP_HDR_LEN + optlen);
     h.flags = g->flags;
     h.window = g->win;
     h.urgent = g->urg;
-    CHECK(mip_tcp_emit(&h, t, tl) == MIP_OK, "harness: tcp emit");
-    memcpy(t + MIP_TCP_HDR_LEN, g->opts, g->optlen);     /* padding: EOL */
     first = g->seq + ((g->flags & MIP_TCP_SYN) ? 1u : 0u);
+    CHECK(g->dlen <= sizeof data, "harness: %zu data bytes", g->dlen);
     for (i = 0; i < g->dlen; i++)
-        t[h.hdr_len + i] = pat_rx(first + i);
-    if (g->src.family == MIP_AF_INET) {
-        struct mip_ipv4_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.total_len = (uint16_t)(20u + tl);
-        ip.id = 0x4d49;
-        ip.ttl = 64;
-        ip.proto = MIP_IPPROTO_TCP;
-        memcpy(ip.src, g->src.bytes, 4);
-        memcpy(ip.dst, g->dst.bytes, 4);
-        CHECK(mip_ipv4_emit(&ip, pkt, 20) == MIP_OK, "harness: ipv4 emit");
-        sum = mip_cksum_pseudo4(ip.src, ip.dst, MIP_IPPROTO_TCP, (uint16_t)tl);
-    } else {
-        struct mip_ipv6_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.payload_len = (uint16_t)tl;
-        ip.next_header = MIP_IPPROTO_TCP;
-        ip.hop_limit = 64;
-        memcpy(ip.src, g->src.bytes, 16);
-        memcpy(ip.dst, g->dst.bytes, 16);
-        CHECK(mip_ipv6_emit(&ip, pkt, 40) == MIP_OK, "harness: ipv6 emit");
-        sum = mip_cksum_pseudo6(ip.src, ip.dst, MIP_IPPROTO_TCP, (uint32_t)tl);
-    }
-    mip_wr16(t + 16, mip_cksum_finish(mip_cksum_add(sum, t, tl)));
+        data[i] = pat_rx(first + i);
+    pkt = tcph_frame(&g->src, &g->dst, &h, g->opts, g->optlen, data, g->dlen, &len);
     if (verbose)
         fprintf(stderr, "    rx %s %u->%u flags %02x seq %u ack %u win %u opt %zu len %zu\n",
                 g->src.family == MIP_AF_INET ? "v4" : "v6", g->sport, g->dport, g->flags, g->seq,
@@ -874,7 +707,7 @@ NOCOV static void inject(const struct seg *g)
         sl->in_edge = sl->c.rcv_adv;
     }
     H.in_rst_input = (g->flags & MIP_TCP_RST) != 0;
-    mip_stack_input(&H.s, H.idx, pkt, ipl + tl, H.now);
+    mip_stack_input(&H.s, H.idx, pkt, len, H.now);
     H.in_rst_input = false;
     free(pkt);
     mask = list_mask();

@@ -1054,8 +1054,8 @@ static void echo_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
     }
     /* An echo server answers from the address it was reached at; for a
      * broadcast/multicast one it lets the stack choose. */
-    (void)mip_udp_sendto(s, unicast ? &m->dst : NULL, ECHO_PORT, &m->src, m->src_port, data,
-                         len);
+    (void)mip_udp_sendto(s, unicast ? &m->dst : NULL, ECHO_PORT, &m->src, m->src_port,
+                         m->netif, data, len);
 }
 
 /* --- stack-wide invariants ----------------------------------------------- */

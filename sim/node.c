@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 #include "pcap.h"
+#include "border.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,11 @@ void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
         uint8_t a[4] = { 198, 18, (uint8_t)(id >> 8), (uint8_t)id };
         mip_addr_set4(out, a);
     } else {
-        uint8_t a[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0,
+        /* the mesh prefix (link.prefix, fd00::/64 by default) + the IID of
+         * short address id, which IPHC elides with context 0 */
+        uint8_t a[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0,
                           (uint8_t)(id >> 8), (uint8_t)id };
+        memcpy(a, sim->sc->prefix, 8);
         mip_addr_set6(out, a);
     }
 }
@@ -113,6 +117,25 @@ static void mac_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hd
     mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(nd->sim));
 }
 
+bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
+                               size_t len)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (!relay_on(nd) || mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK ||
+        h.type != MIP_802154_DATA)
+        return false;
+    /* the MAC's own filter would pass a frame for this node up instead */
+    if (h.dst.mode == MIP_802154_ADDR_SHORT &&
+        (h.dst.short_addr == (uint16_t)nd->id || h.dst.short_addr == MIP_802154_BROADCAST))
+        return false;
+    if (h.dst.mode == MIP_802154_ADDR_EXT &&
+        memcmp(h.dst.ext, nd->mac.cfg.ext_addr, sizeof(h.dst.ext)) == 0)
+        return false;
+    mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(sim));
+    return true;
+}
+
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;
@@ -150,6 +173,19 @@ static size_t drv_room(void *ctx)
     return mip_mac_netif_room(&nd->mac);
 }
 
+/* TCPlp s.9: a sleepy leaf polls fast while its TCP waits for an ACK
+ * (unacknowledged data, a SYN or a FIN in flight). */
+static bool tcp_unacked(const struct sim_node *nd)
+{
+    const struct mip_tcp_conn *c;
+    if (!nd->tcp_on)
+        return false;
+    for (c = nd->tcp.conns; c != NULL; c = c->next)
+        if (c->snd_una != c->snd_max)
+            return true;
+    return false;
+}
+
 void sim_node_schedule(struct sim *sim, struct sim_node *nd)
 {
     uint32_t d, md;
@@ -161,6 +197,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         if (rd < d)
             d = rd;
     }
+    if (nd->mac.cfg.rdc.kind == MIP_RDC_LEAF)
+        mip_mac_expect_reply(&nd->mac, tcp_unacked(nd), (mip_utime_t)sim->now_us);
     md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
     if (relay_on(nd)) {
         /* The MAC's poll may have reported a frame's fate (tx_done ->
@@ -193,6 +231,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     } else {
         nd->mac_due = UINT64_MAX;
     }
+    if (sim->record != NULL)
+        sim_record_node(sim, nd);
 }
 
 static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
@@ -232,7 +272,7 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     lcfg.has_context0 = true;
     lcfg.frag_mode = sc->frag_mode;
     lcfg.frag_gap_us = sc->frag_gap_us;
-    lcfg.ctx0_prefix[0] = 0xfd;
+    memcpy(lcfg.ctx0_prefix, sc->prefix, 8);
     nd->drv.transmit = drv_transmit;
     nd->drv.room = drv_room;
     nd->drv.transmit_gap = drv_transmit_gap;
@@ -280,6 +320,32 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     return true;
 }
 
+/* Each sleepy leaf attaches to its parent (scenario.c checked the parent
+ * runs the parent RDC), which must hear it. */
+static bool attach_leaves(struct sim *sim)
+{
+    uint32_t i, p;
+    for (i = 0; i < sim->n; i++) {
+        struct mip_802154_addr a = { MIP_802154_ADDR_SHORT, 0, { 0 } };
+        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_LEAF)
+            continue;
+        p = sim->node[i].mac.cfg.rdc.parent;
+        if (sim_link_prr(sim, i, p, sim->sc->frame_max) <= 0.0 ||
+            sim_link_prr(sim, p, i, sim->sc->frame_max) <= 0.0) {
+            snprintf(sim->err, sizeof(sim->err), "mac: leaf %u's rdc.parent %u is not in its "
+                     "radio range both ways", i, p);
+            return false;
+        }
+        a.short_addr = (uint16_t)i;
+        if (mip_mac_add_child(&sim->node[p].mac, &a, 0) != MIP_OK) {
+            snprintf(sim->err, sizeof(sim->err), "mac: node %u cannot take leaf %u as a child", p,
+                     i);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool sim_build(struct sim *sim, struct sim_scenario *sc)
 {
     uint32_t i;
@@ -300,10 +366,20 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
             return false;
     if (!sim_medium_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!attach_leaves(sim))
+        return false;
     if (!sim_routes_build(sim, sim->err, sizeof(sim->err)))
         return false;
     if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_services_build(sim, sim->err, sizeof(sim->err)))
+        return false;
+    if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
+        return false;
+    if (!sim_record_init(sim)) {
+        snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
+        return false;
+    }
     /* A duty-cycling MAC has deadlines from the start (its channel checks);
      * NullRDC nodes wait for their first frame or app event as before. */
     for (i = 0; i < sim->n; i++)
@@ -312,49 +388,63 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
     return true;
 }
 
-void sim_run(struct sim *sim)
+void sim_event_run(struct sim *sim, const struct sim_event *ev)
 {
-    struct sim_event ev;
-    while (sim_evq_pop(&sim->q, &ev)) {
-        struct sim_node *nd = &sim->node[ev.node];
-        if (ev.time_us > sim->end_us)
-            break;
-        sim->now_us = ev.time_us;
-        switch (ev.kind) {
-        case SIM_EV_STACK_POLL:
-            if (ev.time_us != nd->stack_due)
-                continue;               /* stale */
-            nd->stack_due = UINT64_MAX;
-            sim->events++;
-            sim_node_schedule(sim, nd);
-            break;
-        case SIM_EV_MAC_POLL:
-            if (ev.time_us != nd->mac_due)
-                continue;
-            nd->mac_due = UINT64_MAX;
-            sim->events++;
-            sim_node_schedule(sim, nd);
-            break;
-        case SIM_EV_TX_END:
-            sim->events++;
-            sim_medium_tx_end(sim, ev.arg);
-            break;
-        case SIM_EV_APP:
-            sim->events++;
-            sim_app_event(sim, ev.arg);
-            break;
-        default:
-            break;
-        }
-        if (sim->n_flows > 0 && sim->flows_done == sim->n_flows && sim->sc->stop_when_done)
-            break;
+    struct sim_node *nd = &sim->node[ev->node];
+    sim->now_us = ev->time_us;
+    switch (ev->kind) {
+    case SIM_EV_STACK_POLL:
+        if (ev->time_us != nd->stack_due)
+            return;                     /* stale */
+        nd->stack_due = UINT64_MAX;
+        sim->events++;
+        sim_node_schedule(sim, nd);
+        break;
+    case SIM_EV_MAC_POLL:
+        if (ev->time_us != nd->mac_due)
+            return;
+        nd->mac_due = UINT64_MAX;
+        sim->events++;
+        sim_node_schedule(sim, nd);
+        break;
+    case SIM_EV_TX_END:
+        sim->events++;
+        sim_medium_tx_end(sim, ev->arg);
+        break;
+    case SIM_EV_APP:
+        sim->events++;
+        sim_app_event(sim, ev->arg);
+        break;
+    default:
+        break;
     }
-    if (sim->now_us < sim->end_us && !(sim->n_flows > 0 && sim->flows_done == sim->n_flows &&
-                                       sim->sc->stop_when_done))
+}
+
+bool sim_flows_finished(const struct sim *sim)
+{
+    return sim->n_flows > 0 && sim->flows_done == sim->n_flows && sim->sc->stop_when_done;
+}
+
+void sim_run_end(struct sim *sim)
+{
+    if (sim->now_us < sim->end_us && !sim_flows_finished(sim))
         sim->now_us = sim->end_us;      /* nothing left to happen: the run lasts its time */
     /* close the energy books at the final time */
     for (uint32_t i = 0; i < sim->n; i++)
         sim_radio_account(sim, &sim->node[i]);
+}
+
+void sim_run(struct sim *sim)
+{
+    struct sim_event ev;
+    while (sim_evq_pop(&sim->q, &ev)) {
+        if (ev.time_us > sim->end_us)
+            break;
+        sim_event_run(sim, &ev);
+        if (sim_flows_finished(sim))
+            break;
+    }
+    sim_run_end(sim);
 }
 
 void sim_free(struct sim *sim)
@@ -366,5 +456,8 @@ void sim_free(struct sim *sim)
     free(sim->node);
     free(sim->tx);
     sim_apps_free(sim);
+    sim_services_free(sim);
+    sim_border_free(sim);
+    sim_record_free(sim);
     sim_evq_free(&sim->q);
 }

@@ -48,6 +48,15 @@ static uint32_t next_hop(struct sim *sim, uint32_t a, uint32_t b)
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
 
+/* A sleepy leaf (mac rdc "leaf") talks to its parent only: it sleeps
+ * through everyone else's frames and forwards nothing. */
+static bool leaf_link(const struct sim *sim, uint32_t a, uint32_t b)
+{
+    const struct mip_rdc_config *ra = &sim->node[a].mac.cfg.rdc, *rb = &sim->node[b].mac.cfg.rdc;
+    return (ra->kind != MIP_RDC_LEAF || ra->parent == b) &&
+           (rb->kind != MIP_RDC_LEAF || rb->parent == a);
+}
+
 /* Static routes: each next hop must be in radio range, and every flow must
  * get to its end (and back, for TCP and ping). Delivery 0 with no word
  * was what a typo in a route cost before. */
@@ -62,10 +71,13 @@ static void check_static_routes(struct sim *sim)
             sim_warn(sim, "routing.routes[%zu]: node %u cannot reach its next hop %u "
                           "(not in radio range): traffic to %u through it is lost",
                      k, r->node, r->via, r->dst);
+        else if (!leaf_link(sim, r->node, r->via))
+            sim_warn(sim, "routing.routes[%zu]: a sleepy leaf talks to its parent only: "
+                          "traffic from %u to %u through %u is lost", k, r->node, r->dst, r->via);
     }
     for (k = 0; k < sc->n_flows; k++) {
         const struct sim_flow_spec *fs = &sc->flows[k];
-        bool both = fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING;
+        bool both = fs->kind != SIM_FLOW_UDP;
         if (fs->src != fs->dst && sim_route_hops(sim, fs->src, fs->dst) == 0)
             sim_warn(sim, "flows[%zu]: the static routes do not lead from node %u to node %u",
                      k, fs->src, fs->dst);
@@ -113,7 +125,7 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
         for (k = 0; k < sim->node[u].n_nbr; k++) {
             uint32_t v = sim->node[u].nbr[k].node;
             double p1, p2, cost;
-            if (done[v] || !sim->node[u].nbr[k].decodable)
+            if (done[v] || !sim->node[u].nbr[k].decodable || !leaf_link(sim, u, v))
                 continue;
             /* v sends to u towards the root: both directions must work */
             p1 = sim_link_prr(sim, v, u, bytes);
@@ -129,6 +141,11 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
         }
     }
     return true;
+}
+
+void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
+{
+    (void)tree(sim, root, next, dist, done);
 }
 
 bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
@@ -165,7 +182,7 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
         const struct sim_flow_spec *fs = &sc->flows[f];
         uint32_t x, prev, hops = 0;
         /* UDP reports need no way back; TCP ACKs and echo replies do */
-        bool both = fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING;
+        bool both = fs->kind != SIM_FLOW_UDP;
         if (f == 0 || fs->dst != tree_root) {   /* many reporters share one sink */
             tree(sim, fs->dst, next, dist, done);
             tree_root = fs->dst;
@@ -270,7 +287,7 @@ void sim_trace_network(struct sim *sim)
     for (k = 0; k < sc->n_flows; k++) {
         const struct sim_flow_spec *fs = &sc->flows[k];
         trace_path(sim, k, fs->src, fs->dst, false);
-        if (fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_PING)
+        if (fs->kind != SIM_FLOW_UDP)
             trace_path(sim, k, fs->dst, fs->src, true);
     }
 }

@@ -42,7 +42,10 @@ enum sim_topology_kind {
 enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC };
 enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
-enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING };
+enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING, SIM_FLOW_SENSOR };
+
+/* The transport of a sensor flow (sim/sensor.c). */
+enum sim_sensor_transport { SIM_SENSOR_TCP = 0, SIM_SENSOR_COAP, SIM_SENSOR_COCOA };
 
 /* What a frame carries, from its headers (medium.frame_loss, and the
  * tcp_data_frames_tx / tcp_ack_frames_tx counters): a TCP segment with data,
@@ -89,10 +92,19 @@ struct sim_flow_spec {
     uint16_t mss;               /* 0: from the path MTU */
     uint32_t tx_buffer, rx_buffer;
     struct sim_tcp_endpoint sender, receiver;
-    /* UDP reports and ping (ICMP echo) */
+    /* UDP reports and ping (ICMP echo); a sensor's readings */
     double   interval_s;
     uint32_t count;             /* 0: until the end */
     uint16_t payload_bytes;
+    /* sensor (TCPlp s.9; sim/sensor.c): the TCP keys above, and */
+    uint8_t  transport;         /* enum sim_sensor_transport */
+    uint16_t reading_bytes;     /* 82 */
+    uint16_t batch;             /* readings queued before the transport is asked; 1: none */
+    uint16_t queue;             /* application queue, readings (TCP 64, CoAP 104) */
+    uint16_t coap_payload;      /* largest CoAP message, bytes (the TCP segment's size) */
+    uint32_t coap_ack_timeout_ms;   /* CoAP ACK_TIMEOUT (Contiki's CoAP: 3000) */
+    double   loss;              /* injected datagram loss at dst, each way */
+    double   drain_s;           /* after the last reading, before the flow ends */
 };
 
 /* A radio's current per state, mA, and its supply, V (docs/SIMULATOR.md
@@ -103,6 +115,48 @@ struct sim_radio_profile {
 };
 
 enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_PROFILES };
+
+/* A route of the border router towards the host (border.routes). */
+struct sim_border_route {
+    struct mip_addr prefix;
+    uint8_t  prefix_len;
+    bool     has_via;
+    struct mip_addr via;        /* a next hop on the host link (TAP); else on-link */
+};
+
+#define SIM_BORDER_ROUTES_MAX 8u
+
+enum sim_border_kind { SIM_BORDER_TUN = 0, SIM_BORDER_TAP };
+
+/* The border router (scenario key "border", sim/border.c): one node whose
+ * second netif is a TUN or TAP device on the host, so host programs reach
+ * the simulated nodes through it (with --realtime). */
+struct sim_border_spec {
+    bool     on;                /* a "border" object was given */
+    uint32_t node;
+    uint8_t  kind;              /* enum sim_border_kind */
+    char     device[16];        /* the interface's name (IFNAMSIZ) */
+    struct mip_addr addr;       /* the router's address on the host link ... */
+    uint8_t  addr_len;          /* ... and that link's prefix length */
+    struct sim_border_route routes[SIM_BORDER_ROUTES_MAX];
+    uint8_t  n_routes;
+    uint32_t *reach;            /* the nodes the host reaches; NULL: every node
+                                   with a path to the border router */
+    size_t   n_reach;
+};
+
+enum sim_service_kind {
+    SIM_SVC_HTTP = 0, SIM_SVC_TCP_ECHO, SIM_SVC_TCP_DISCARD, SIM_SVC_TCP_CHARGEN,
+    SIM_SVC_UDP_ECHO, SIM_SVC_KINDS
+};
+
+/* A server app of apps/ on a node (scenario key "services", sim/services.c). */
+struct sim_service_spec {
+    uint8_t  kind;              /* enum sim_service_kind */
+    uint32_t node;
+    uint16_t port;
+    uint16_t mss;               /* the node's struct mip_tcp mss_max; 0: from the MTU */
+};
 
 struct sim_scenario {
     char     name[64];
@@ -116,11 +170,16 @@ struct sim_scenario {
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
+    double   cs_range_m;        /* unit disk: carrier sense (>= range_m) */
     double   tx_power_dbm, pl_d0_db, d0_m, pl_exponent, shadowing_db,
              noise_dbm, sensitivity_dbm, cca_dbm, capture_db;   /* log distance */
     double   ber;               /* uniform bit error overlay, all models */
     double   prr_default;       /* PRR model: links not listed */
     bool     ber_counts_phy_header;
+    /* > 0: a frame for another node whose first this-many MPDU bytes
+     * arrived intact is handed to the node's relay as an overheard header
+     * even when the rest is lost (the TSS paper's 416-bit rule) */
+    uint16_t overhear_header_bytes;
     /* independent drop probability per reception by frame kind (enum
      * sim_frame_kind), on top of the channel model; 0 = none */
     double   frame_loss[SIM_FRAME_KINDS];
@@ -155,6 +214,13 @@ struct sim_scenario {
     /* apps */
     struct sim_flow_spec *flows;
     size_t   n_flows;
+    /* the mesh's /64 (IPv6): node addresses and 6LoWPAN context 0 (link.prefix) */
+    uint8_t  prefix[8];
+    struct sim_border_spec border;
+    struct sim_service_spec *services;
+    size_t   n_services;
+    /* records kept beyond the counters (sim/record.c, "record") */
+    bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
 
 void sim_scenario_defaults(struct sim_scenario *sc);
@@ -168,12 +234,18 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 /* ------------------------------------------------------------------ runtime */
 
 enum sim_radio_state { SIM_RADIO_OFF = 0, SIM_RADIO_LISTEN, SIM_RADIO_RX, SIM_RADIO_TX };
+/* What a frame's end left for a receiver to take (sim_medium_tx_end). */
+enum sim_rx_pending { SIM_RX_NONE = 0, SIM_RX_FRAME, SIM_RX_HEADER };
 
 struct sim_neighbor {           /* a node that hears (or is disturbed by) a sender */
     uint32_t node;
     float    rx_dbm;            /* received power (log distance) */
     float    prr;               /* link reception ratio (PRR, unit disk: 1 or 0) */
     bool     decodable;         /* within reception range / above sensitivity */
+    bool     interferes;        /* corrupts a frame it overlaps (unit disk:
+                                   within interference_range_m; others: all) */
+    bool     sensed;            /* makes CCA busy (unit disk: within
+                                   cs_range_m; others: all) */
 };
 
 struct sim_tx {                 /* one transmission on the air */
@@ -188,6 +260,9 @@ struct sim_tx {                 /* one transmission on the air */
 struct sim_node_counters {
     uint64_t frames_tx, frames_rx_ok, frames_rx_collided, frames_rx_corrupted,
              frames_rx_lost, frames_missed_busy;
+    /* frames lost here whose header arrived intact and went to the relay
+     * as overheard (medium.overhear_header_bytes) */
+    uint64_t frames_header_only;
     /* transmissions (retries included) of frames whose header shows a TCP
      * segment with data, SYN or FIN, or a pure TCP ACK (FRAGNs: neither) */
     uint64_t tcp_data_frames_tx, tcp_ack_frames_tx;
@@ -203,6 +278,8 @@ struct sim_delivered {
 struct sim_node;
 struct sim;
 
+struct mip_coap_endpoint;       /* apps/coap.h */
+
 struct sim_node {
     uint32_t id;
     struct sim *sim;
@@ -211,6 +288,7 @@ struct sim_node {
     bool     tcp_on;
     struct mip_mac mac;
     struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
+    struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
     struct mip_rng chan_rng;    /* reception draws at this node */
@@ -219,10 +297,17 @@ struct sim_node {
     bool     radio_on;          /* receiver enabled by the MAC */
     uint64_t radio_since_us;
     uint32_t rx_tx;             /* transmission being received */
+    uint8_t  rx_pending;        /* enum sim_rx_pending ... */
+    uint32_t rx_pending_tx;     /* ... of this transmission (a new reception
+                                   may have started since its end) */
     bool     rx_corrupt;        /* collided: an interferer overlapped */
+    uint64_t rx_corrupt_us;     /* ... since then (the header rule) */
     double   rx_min_sinr;       /* log distance: worst SINR so far (linear) */
+    double   rx_hdr_min_sinr;   /* ... over the overheard header's airtime */
     double   interference_mw;   /* sum of signals on the air here now */
     uint32_t signals;           /* transmissions audible here now */
+    uint32_t sensed;            /* ... of which CCA senses */
+    uint32_t interferers;       /* ... of which corrupt a reception */
     uint32_t cur_tx;            /* our own transmission, when radio == TX */
     /* neighbours of this node as a sender */
     struct sim_neighbor *nbr;
@@ -233,7 +318,11 @@ struct sim_node {
 };
 
 struct sim_flow;
+struct sim_record;
 struct sim_capture;
+struct sim_border;
+struct sim_service;
+struct sim_realtime;
 
 struct sim {
     struct sim_scenario *sc;
@@ -252,6 +341,10 @@ struct sim {
     struct sim_capture *capture; /* when --pcap (capture.h) */
     unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
+    struct sim_border *border;  /* the border router's host side (border.c), or NULL */
+    struct sim_service *services;   /* sc->n_services servers (services.c) */
+    struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
+    struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     char     err[256];
 };
 
@@ -260,12 +353,24 @@ struct sim {
 bool sim_build(struct sim *sim, struct sim_scenario *sc);
 /* Runs until the end time or until every flow is done. */
 void sim_run(struct sim *sim);
+/* The parts of a run loop (sim_run; realtime.c paces the same steps):
+ * runs one event popped from sim->q (stale ones only move the clock);
+ * whether the run may stop early (every flow done, stop_when_done); and
+ * the end of a run, which closes the energy books. */
+void sim_event_run(struct sim *sim, const struct sim_event *ev);
+bool sim_flows_finished(const struct sim *sim);
+void sim_run_end(struct sim *sim);
 void sim_free(struct sim *sim);
 /* Writes the result JSON. */
 void sim_write_result(struct sim *sim, FILE *out);
 
 /* Internal, between the sim files. */
 void sim_node_schedule(struct sim *sim, struct sim_node *nd);   /* after any stack/MAC call */
+/* A frame for another node lost at nd but for its first len bytes (no FCS):
+ * the relay overhears the header. False when nd does not take it (its own
+ * frame, an ACK, no relay). */
+bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
+                               size_t len);
 mip_time_t sim_ms(const struct sim *sim);
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);
@@ -288,12 +393,44 @@ void sim_apps_free(struct sim *sim);
 void sim_apps_frame_out(struct sim *sim, struct sim_node *nd, const uint8_t *frame, size_t len);
 void sim_apps_datagram_in(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len);
 void sim_apps_sample_cc(struct sim *sim, struct sim_node *nd);
+/* The source node put a TCP segment [seq, seq + len) on the air (in_flight). */
+void sim_apps_source_tx(struct sim *sim, uint32_t node, uint32_t seq, uint32_t len);
+/* Records (record.c): made at build, looked at after every touch of a node,
+ * written into the result. */
+bool sim_record_init(struct sim *sim);
+void sim_record_node(struct sim *sim, struct sim_node *nd);
+void sim_record_write(struct sim *sim, struct sj_writer *w);
+void sim_record_free(struct sim *sim);
+/* Sensor flows (sim/sensor.c). sim_sensor_new returns NULL on failure (out
+ * of memory) and otherwise the flow, with err[0] != 0 when the build
+ * failed (the caller frees it). */
+struct sim_sensor;
+struct sim_sensor *sim_sensor_new(struct sim *sim, uint32_t index, const struct sim_flow_spec *fs,
+                                  char *err, size_t errlen);
+bool sim_sensor_event(struct sim *sim, struct sim_sensor *ss);   /* true: the flow is done */
+void sim_sensor_write(struct sim *sim, const struct sim_sensor *ss, struct sj_writer *w);
+void sim_sensor_delivered(const struct sim_sensor *ss, uint64_t *bytes, uint64_t *segments);
+void sim_sensor_free(struct sim_sensor *ss);
+struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow);   /* NULL: not a sensor */
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
 /* "moteip-sim: warning: ..." on stderr, counted in sim->warnings (routes.c). */
 void sim_warn(struct sim *sim, const char *fmt, ...);
+/* Server apps on nodes (services.c): started by sim_build, results under
+ * "services". */
+extern const char *const sim_service_names[SIM_SVC_KINDS + 1];   /* NULL-terminated */
+bool sim_services_build(struct sim *sim, char *err, size_t errlen);
+void sim_services_write(struct sim *sim, struct sj_writer *w);
+void sim_services_free(struct sim *sim);
+/* The border router (border.c): its host netif, address and routes are
+ * made by sim_build (sim_border_build); the device is attached only for a
+ * run (sim_border_open). */
+bool sim_border_build(struct sim *sim, char *err, size_t errlen);
+/* The shortest-path tree towards root (routing.metric): next[x] is x's
+ * neighbour on its way to root, UINT32_MAX when x has none (routes.c). */
+void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done);
 /* The network into the trace at time 0: node positions, links with their
  * PRR, each flow's path (routes.c). */
 void sim_trace_network(struct sim *sim);

@@ -2,10 +2,16 @@
  * moteip compile-time configuration: the one place every switch and size
  * lives.
  *
- * Pick a profile with -DMOTEIP_PROFILE_TINY=1 or -DMOTEIP_PROFILE_FULL=1 (the
- * CMake option MOTEIP_PROFILE does this); override any single value with
- * -D on the compiler command line. Per-node values that a simulator varies
- * at run time belong in struct mip_stack_config, not here.
+ * Pick a profile with -DMOTEIP_PROFILE_TINY=1, -DMOTEIP_PROFILE_FULL=1 or
+ * -DMOTEIP_PROFILE_MICRO=1 (the CMake option MOTEIP_PROFILE=tiny|full|micro
+ * does this); override any single value with
+ * -D on the compiler command line (in a CMake build: MOTEIP_DEFINES, e.g.
+ * -DMOTEIP_DEFINES="MIP_CONF_LOWPAN=0;MIP_PBUF_COUNT=8", so the library,
+ * the apps and a port's firmware agree). Every struct the caller allocates
+ * depends on these values: code using an installed moteip gets the ones it
+ * was built with from the moteip::moteip target or moteip.pc, and must not
+ * set them itself (docs/PORTING.md). Per-node values that a simulator
+ * varies at run time belong in struct mip_stack_config, not here.
  *
  * Sizes below are RAM inside struct mip_stack; the code-size cost of each
  * feature switch is measured by bench/footprint (docs/FOOTPRINT.md).
@@ -15,16 +21,26 @@
  *            one 1280-byte reassembly slot, small tables.
  *   full     TCPlp-class node or host: IPv4 + IPv6, Ethernet with ARP/ND,
  *            forwarding, several 4.5 KB reassembly slots.
+ *   micro    uIP-sized node (include/moteip/micro.h, src/micro/, docs/MICRO.md):
+ *            IPv4 OR IPv6 (MIP_CONF_IPV6=1 picks IPv6), one packet buffer,
+ *            TCP without retransmission buffers (the application resends),
+ *            ICMP echo, optional UDP, over a raw-IP link (SLIP, TUN). Its
+ *            own small input/output path; it shares only the checksum and
+ *            the wire headers' constants with the other profiles. IPv4 +
+ *            ICMP + TCP + checksum link to <= 3,800 B on AVR and <= 3,600 B
+ *            on Cortex-M0+ (bench/footprint, tests/static/test_footprint.py).
  */
 #ifndef MOTEIP_CONFIG_H
 #define MOTEIP_CONFIG_H
 
 #include <stdint.h>   /* UINTPTR_MAX in the defaults below */
 
-#if defined(MOTEIP_PROFILE_TINY) && defined(MOTEIP_PROFILE_FULL)
-#error "choose one profile: MOTEIP_PROFILE_TINY or MOTEIP_PROFILE_FULL"
+#if (defined(MOTEIP_PROFILE_TINY) + defined(MOTEIP_PROFILE_FULL) + \
+     defined(MOTEIP_PROFILE_MICRO)) > 1
+#error "choose one profile: MOTEIP_PROFILE_TINY, MOTEIP_PROFILE_FULL or MOTEIP_PROFILE_MICRO"
 #endif
-#if !defined(MOTEIP_PROFILE_TINY) && !defined(MOTEIP_PROFILE_FULL)
+#if !defined(MOTEIP_PROFILE_TINY) && !defined(MOTEIP_PROFILE_FULL) && \
+    !defined(MOTEIP_PROFILE_MICRO)
 #define MOTEIP_PROFILE_FULL 1
 #endif
 
@@ -34,7 +50,99 @@
 #define MIP_PROFILE_DEFAULT(tiny, full) (full)
 #endif
 
+/* A function kept out of line where inlining it into its callers makes
+ * the code larger (each use says by how much, bench/footprint). */
+#if defined(__GNUC__)
+#define MIP_NOINLINE __attribute__((noinline))
+#else
+#define MIP_NOINLINE
+#endif
+
 /* --- feature switches (0/1) ---------------------------------------------- */
+
+#ifdef MOTEIP_PROFILE_MICRO
+/* --- the micro profile (micro.h): one IP version, uIP's model ----------- */
+
+/* IPv4 (uIP 1.0) by default; MIP_CONF_IPV6=1 builds the IPv6 variant
+ * (uIPv6) instead. Exactly one of the two. */
+#ifndef MIP_CONF_IPV6
+#define MIP_CONF_IPV6 0
+#endif
+#ifndef MIP_CONF_IPV4
+#define MIP_CONF_IPV4 (!MIP_CONF_IPV6)
+#endif
+#if MIP_CONF_IPV4 + MIP_CONF_IPV6 != 1
+#error "the micro profile speaks one IP version: MIP_CONF_IPV4=1 or MIP_CONF_IPV6=1"
+#endif
+/* The packet buffer: the largest datagram received or sent, and so the MSS
+ * (buffer - 40 or - 60) and the window. RFC 1122 3.3.3 asks an IPv4 host
+ * to take 576-byte datagrams; IPv6 links carry 1280 (RFC 8200 5). RAM. */
+#ifndef MIP_MICRO_BUF_SIZE
+#define MIP_MICRO_BUF_SIZE (MIP_CONF_IPV6 ? 1280u : 576u)
+#endif
+/* TCP connections (each 32 B with IPv4, 44 B with IPv6 on Cortex-M0+), and
+ * listening ports (2 B each). */
+#ifndef MIP_MICRO_CONNS
+#define MIP_MICRO_CONNS 2u
+#endif
+#ifndef MIP_MICRO_LISTEN
+#define MIP_MICRO_LISTEN 2u
+#endif
+/* Active open (mip_micro_connect): ~140 B of code on Cortex-M0+. */
+#ifndef MIP_MICRO_CONF_CONNECT
+#define MIP_MICRO_CONF_CONNECT 1
+#endif
+/* UDP: bound ports, a receive callback, replies and mip_micro_udp_send. Off
+ * in the measured image. */
+#ifndef MIP_MICRO_CONF_UDP
+#define MIP_MICRO_CONF_UDP 0
+#endif
+#ifndef MIP_MICRO_UDP_PORTS
+#define MIP_MICRO_UDP_PORTS 2u
+#endif
+/* The tick of mip_micro_periodic(), which every timer counts. */
+#ifndef MIP_MICRO_TICK_MS
+#define MIP_MICRO_TICK_MS 250u
+#endif
+/* Retransmission timeout before the first RTT sample, and its floor, in
+ * ticks: 1 s (RFC 6298 2.1, 2.4). The floor also stays above a peer's
+ * delayed-ACK time (RFC 1122 4.2.3.2: under 0.5 s). */
+#ifndef MIP_MICRO_RTO_INIT
+#define MIP_MICRO_RTO_INIT 4u
+#endif
+#ifndef MIP_MICRO_RTO_MIN
+#define MIP_MICRO_RTO_MIN 4u
+#endif
+/* Retransmissions before a connection is given up (EV_TIMEDOUT, RST): with
+ * the back-off (doubling up to 16 RTO) 9 make 111 s at a 1 s RTO, over the
+ * 100 s RFC 1122 4.2.3.5 asks of R2 (3 minutes for a SYN would take 14:
+ * docs/MICRO.md). A half-open connection (SYN_RCVD, a slot a SYN flood
+ * would hold) is given up after MAXSYNRTX SYN-ACKs (5: 47 s). */
+#ifndef MIP_MICRO_MAXRTX
+#define MIP_MICRO_MAXRTX 9u
+#endif
+#ifndef MIP_MICRO_MAXSYNRTX
+#define MIP_MICRO_MAXSYNRTX 5u
+#endif
+/* TIME_WAIT (2 MSL, RFC 9293 3.3.2) and the FIN_WAIT_2 limit, in ticks. */
+#ifndef MIP_MICRO_TIME_WAIT_TICKS
+#define MIP_MICRO_TIME_WAIT_TICKS (60000u / MIP_MICRO_TICK_MS)
+#endif
+/* RFC 5961 7: challenge ACKs per tick, all connections together. */
+#ifndef MIP_MICRO_CHALLENGE_LIMIT
+#define MIP_MICRO_CHALLENGE_LIMIT 2u
+#endif
+#if MIP_MICRO_BUF_SIZE < (MIP_CONF_IPV6 ? 1280u : 576u) || MIP_MICRO_BUF_SIZE > 65535u
+#error "MIP_MICRO_BUF_SIZE must hold a 576-byte (IPv4) or 1280-byte (IPv6) datagram"
+#endif
+#if MIP_MICRO_CONNS < 1 || MIP_MICRO_CONNS > 255 || MIP_MICRO_LISTEN < 1
+#error "MIP_MICRO_CONNS must be 1..255 and MIP_MICRO_LISTEN at least 1"
+#endif
+#if MIP_MICRO_TIME_WAIT_TICKS > 255 || MIP_MICRO_RTO_INIT < 1 || MIP_MICRO_RTO_MIN < 1 || \
+    MIP_MICRO_RTO_INIT > 15 || MIP_MICRO_RTO_MIN > 15
+#error "micro timers are 8-bit tick counts: TIME_WAIT <= 255, RTO 1..15 ticks"
+#endif
+#endif /* MOTEIP_PROFILE_MICRO */
 
 /* IPv4, ICMPv4 and (with MIP_CONF_ETHERNET) ARP. */
 #ifndef MIP_CONF_IPV4
@@ -63,13 +171,16 @@
 #endif
 
 /* The radio duty cycling layers compiled in (rdc.h): NullRDC (the radio
- * always on) is always there; further RDCs are the sum of 2 (ContikiMAC).
- * A build that lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for
- * it; with 0 the MAC engine also leaves out the duty cycling glue. A node
- * that runs one RDC sets just its bit. Cortex-M0+ code of each:
- * bench/footprint (mac/contikimac; docs/MAC.md). */
+ * always on) is always there; further RDCs are the sum of 2 (ContikiMAC),
+ * 4 (X-MAC), 8 (LPP), 16 (sleepy leaf) and 32 (its parent). A build that
+ * lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for it; with 0
+ * the MAC engine also leaves out the duty cycling glue. A node that runs
+ * one RDC sets just its bit: each is 1.2-2.1 KB of Cortex-M0+ code
+ * (bench/footprint mac/contikimac, mac/xmac, mac/lpp, mac/leaf,
+ * mac/parent; docs/MAC.md), and the parent's table of held frames
+ * (MIP_RDC_INDIRECT) is RAM in every struct mip_mac of a build that has it. */
 #ifndef MIP_CONF_RDC
-#define MIP_CONF_RDC 2
+#define MIP_CONF_RDC 62
 #endif
 
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP
@@ -101,6 +212,18 @@
 #define MIP_CONF_CKSUM_WIDE 1
 #else
 #define MIP_CONF_CKSUM_WIDE 0
+#endif
+#endif
+
+/* The internet checksum in its smallest form: 16-bit words into a 16-bit
+ * sum, the carry added back at each word, no unrolling (wire/checksum.c).
+ * On by default in the micro profile, where it takes ~100 B on AVR instead
+ * of ~400 B; slower per byte than the portable loop. Overrides WIDE. */
+#ifndef MIP_CONF_CKSUM_SMALL
+#ifdef MOTEIP_PROFILE_MICRO
+#define MIP_CONF_CKSUM_SMALL 1
+#else
+#define MIP_CONF_CKSUM_SMALL 0
 #endif
 #endif
 
@@ -235,6 +358,36 @@
 #ifndef MIP_NEIGH_MAX_PROBES
 #define MIP_NEIGH_MAX_PROBES 3u       /* RFC 4861 MAX_MULTICAST_SOLICIT */
 #endif
+/* What a scan of invented on-link sources may take (neigh.h). Every packet
+ * to an unresolved neighbor starts a resolution that holds a packet buffer
+ * and sends MIP_NEIGH_MAX_PROBES broadcast solicitations, so without limits
+ * a few packets from made-up sources empty the pool and push resolved
+ * neighbors out of the cache.
+ *
+ * MIP_NEIGH_QUEUE_MAX: packet buffers that resolutions in progress may
+ * hold at once, together (one per neighbor). Default: a quarter of the
+ * pool, at least one. Cost: when more neighbors are being resolved at
+ * once, the oldest waiting packet is dropped (drop_neigh_evicted) and its
+ * sender must retransmit; the rest of the pool stays free for traffic to
+ * resolved neighbors.
+ *
+ * MIP_NEIGH_RESOLVE_BURST / _INTERVAL_MS: new resolutions (a first
+ * solicitation for an address not in the cache) are a token bucket:
+ * BURST at once, then one per INTERVAL (5/s by default, at most 15
+ * solicitations/s with their retries). Cost: while a scan spends the
+ * budget, a packet to a neighbor not yet in the cache is dropped
+ * (drop_neigh_rate_limited) and resolution starts on a later packet.
+ * Neighbors that resolve us (ARP request, NS with a link-layer option) are
+ * learnt without a token, and resolved neighbors are never affected. */
+#ifndef MIP_NEIGH_QUEUE_MAX
+#define MIP_NEIGH_QUEUE_MAX ((MIP_PBUF_COUNT + 3u) / 4u)
+#endif
+#ifndef MIP_NEIGH_RESOLVE_BURST
+#define MIP_NEIGH_RESOLVE_BURST 4u
+#endif
+#ifndef MIP_NEIGH_RESOLVE_INTERVAL_MS
+#define MIP_NEIGH_RESOLVE_INTERVAL_MS 200u
+#endif
 /* ICMP error rate limit, a token bucket (RFC 4443 s.2.4(f)): BURST errors at
  * once, then one per INTERVAL. */
 #ifndef MIP_ICMP_RATE_BURST
@@ -331,6 +484,12 @@
 #endif
 #if MIP_REASS_SIZE % 8 != 0 || MIP_REASS_SIZE > 65528
 #error "MIP_REASS_SIZE must be a multiple of 8 and at most 65528"
+#endif
+#if MIP_NEIGH_QUEUE_MAX < 1 || MIP_NEIGH_QUEUE_MAX >= MIP_PBUF_COUNT
+#error "MIP_NEIGH_QUEUE_MAX must be at least 1 and leave packet buffers for resolved traffic"
+#endif
+#if MIP_NEIGH_RESOLVE_BURST < 1 || MIP_NEIGH_RESOLVE_BURST > 65535 || MIP_NEIGH_RESOLVE_INTERVAL_MS < 1
+#error "MIP_NEIGH_RESOLVE_BURST must be 1..65535 and MIP_NEIGH_RESOLVE_INTERVAL_MS at least 1"
 #endif
 #if MIP_REASS_PER_SRC < 1 || MIP_REASS_PER_SRC > MIP_REASS_SLOTS
 #error "MIP_REASS_PER_SRC must be 1..MIP_REASS_SLOTS"

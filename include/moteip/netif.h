@@ -2,7 +2,7 @@
  * Network interfaces.
  *
  * A netif joins an adaptation (how IP datagrams become link frames: Ethernet
- * with ARP/ND, raw IP for TUN/SLIP, or an 802.15.4 radio) to a driver (how frames
+ * with ARP/ND, raw IP for TUN, SLIP over a serial line, or an 802.15.4 radio) to a driver (how frames
  * leave the node). The adaptation is a const table of functions chosen when
  * the netif is added; the driver is a caller-supplied table plus an opaque
  * context, so a real radio, a TAP device and the simulated medium are
@@ -19,6 +19,8 @@
 #include "moteip/config.h"
 #include "moteip/status.h"
 #include "moteip/addr.h"
+#include "moteip/timer.h"
+#include "moteip/wire/slip.h"
 #if MIP_CONF_LOWPAN
 #include "moteip/wire/ieee802154.h"
 #endif
@@ -125,6 +127,51 @@ mip_status mip_netif_add_ethernet(struct mip_stack *s, const uint8_t mac[6],
 mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t *iid,
                                const struct mip_netif_driver *drv, void *drv_ctx,
                                uint8_t *index);
+
+/* A SLIP netif (RFC 1055): raw IP (the version nibble says IPv4 or IPv6)
+ * over a serial byte stream, a UART on a board or a pty on a host.
+ *
+ * It is a raw-IP netif whose driver is the SLIP encoder: what the stack
+ * sends is encoded (wire/slip.h) and goes to cfg->write in runs of bytes,
+ * END first and last; a write error drops the datagram (drop_tx_driver).
+ * What arrives is fed to mip_slip_input() in chunks of any size, as the
+ * port reads them (from the ring a receive interrupt fills,
+ * moteip/byte_ring.h, or from read()); each complete frame goes to
+ * mip_stack_input() from the decoder's buffer. A frame longer than the MTU
+ * is dropped (drop_slip_too_big), one with an escape other than ESC
+ * ESC_END / ESC ESC_ESC too (drop_slip_bad_escape); the decoder skips to
+ * the next END and carries on. Empty frames are separators, not drops.
+ *
+ * Memory: *sl and the receive buffer (cfg->mtu bytes) are the caller's and
+ * must outlive the stack; nothing is copied into struct mip_stack but the
+ * netif. Neither mip_slip_input() nor anything of the stack may run in an
+ * interrupt handler: the port's interrupt only moves bytes into a ring. */
+struct mip_slip {
+    struct mip_slip_dec dec;
+    mip_slip_write_fn write;
+    void    *write_ctx;
+    uint8_t  netif;             /* index of the netif (mip_netif_add_slip) */
+};
+
+struct mip_slip_config {
+    uint8_t *rx_buf;            /* mtu bytes: the frame being received */
+    uint16_t mtu;               /* 68 .. MIP_PBUF_SIZE - MIP_LINK_HDR_MAX */
+    const uint8_t *iid;         /* 8 bytes for the IPv6 link-local address, or NULL */
+    mip_slip_write_fn write;    /* the serial line (wire/slip.h) */
+    void    *write_ctx;
+};
+
+/* Adds a SLIP netif; *index gets its number (index may be NULL). INVALID
+ * for a missing buffer or write function, or an MTU out of range; NOBUFS
+ * when all MIP_NETIF_MAX slots are used. */
+mip_status mip_netif_add_slip(struct mip_stack *s, struct mip_slip *sl,
+                              const struct mip_slip_config *cfg, uint8_t *index);
+
+/* Feeds bytes[0..n) received on the serial line to the netif: every frame
+ * they complete is processed now (replies may be written before this
+ * returns). The bytes are only read during the call. */
+void mip_slip_input(struct mip_stack *s, struct mip_slip *sl, const uint8_t *bytes,
+                    size_t n, mip_time_t now);
 
 #if MIP_CONF_LOWPAN
 /* A radio netif over IEEE 802.15.4 frames (wire/ieee802154.h). Frames the

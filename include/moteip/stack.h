@@ -45,8 +45,9 @@ struct mip_stack_config {
     uint8_t  default_ttl;     /* 0: MIP_DEFAULT_TTL */
 };
 
-/* ICMP error token bucket (RFC 4443 2.4(f), used for ICMPv4 too). */
-struct mip_icmp_limiter {
+/* A token bucket: ICMP errors (RFC 4443 2.4(f), used for ICMPv4 too) and
+ * new neighbor resolutions (MIP_NEIGH_RESOLVE_*). */
+struct mip_rate_limiter {
     uint16_t   tokens;
     mip_time_t last_refill;
 };
@@ -67,7 +68,10 @@ struct mip_stack {
     uint8_t    default_ttl;
     uint16_t   ipv4_next_id;
     uint32_t   ipv6_next_frag_id;
-    struct mip_icmp_limiter icmp_limit;
+    struct mip_rate_limiter icmp_limit;
+#if MIP_CONF_ETHERNET
+    struct mip_rate_limiter neigh_limit;
+#endif
     struct mip_stats stats;
     struct mip_pbuf_pool pool;
     struct mip_netif netif[MIP_NETIF_MAX];

@@ -69,7 +69,8 @@
     X(drop_udp_truncated)                                                     \
     X(drop_udp_bad_checksum)                                                  \
     X(drop_udp_no_port)                                                       \
-    X(drop_neigh_full)          /* neighbor cache had no free entry */        \
+    X(drop_neigh_evicted)       /* queued packet pushed out by a newer resolution */ \
+    X(drop_neigh_rate_limited)  /* resolution not started: MIP_NEIGH_RESOLVE_* spent */ \
     X(drop_neigh_unresolved)    /* queued packet dropped: no answer */        \
     X(drop_neigh_queue_replaced)/* newer packet took the queue slot */        \
     /* 802.15.4 radio netif (netif.h, wire/sixlowpan.h) */                     \
@@ -94,6 +95,9 @@
     X(drop_lowpan_vrb_timeout)  /* incomplete when its VRB timer ran out */    \
     X(drop_lowpan_vrb_inconsistent) /* overlap / size change: rest not sent on */ \
     X(drop_lowpan_vrb_abandoned) /* a fragment of a datagram no longer sent on */ \
+    /* SLIP netif (netif.h, wire/slip.h) */                                  \
+    X(drop_slip_too_big)        /* a frame over the MTU */                    \
+    X(drop_slip_bad_escape)     /* ESC followed by other than ESC_END/ESC_ESC */ \
     X(drop_tx_no_pbuf)          /* packet buffer pool exhausted */            \
     X(drop_tx_driver)           /* the driver refused a frame */
 

@@ -115,7 +115,11 @@ enum mip_tcp_error {
 /* What a connection tells its application. Any pointer may be NULL. */
 struct mip_tcp_callbacks {
     void (*connected)(void *ctx, struct mip_tcp_conn *c);
-    /* In-order data (or the peer's FIN: mip_tcp_peer_closed()) arrived. */
+    /* In-order data (or the peer's FIN: mip_tcp_peer_closed()) arrived.
+     * When the segment found the receive ring empty, mip_tcp_read here
+     * copies its bytes straight from the received packet, and only what
+     * is left unread is stored in the ring when the callback returns: an
+     * application that reads everything here copies each byte once. */
     void (*readable)(void *ctx, struct mip_tcp_conn *c);
     /* Send-ring space was freed by an ACK. */
     void (*writable)(void *ctx, struct mip_tcp_conn *c);
@@ -364,6 +368,13 @@ struct mip_tcp {
 #if MIP_TCP_SYN_COOKIES
     mip_time_t cookie_time;               /* when the latest SYN cookie was sent */
 #endif
+    /* In-order data read in place (one copy less): while `readable` runs
+     * for direct_conn after a segment reached its empty ring, the ring
+     * holds the segment's bytes by count only, and mip_tcp_read copies
+     * them from `direct`, the next unread one; what is left unread is
+     * stored when the callback returns. NULL otherwise. */
+    struct mip_tcp_conn *direct_conn;
+    const uint8_t *direct;
     uint8_t  secret[16];                  /* ISN / timestamp-offset / cookie key */
     struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
     struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];
@@ -417,8 +428,10 @@ void mip_tcp_unlisten(struct mip_tcp *tcp, struct mip_tcp_listener *l);
  * full (wait for `writable`) or the connection can no longer send (closed,
  * or after shutdown). */
 size_t mip_tcp_write(struct mip_tcp *tcp, struct mip_tcp_conn *c, const uint8_t *data, size_t n);
-/* Copies up to n in-order bytes out; opens the window when it grew enough
- * to be worth telling the peer (RFC 9293 3.8.6.2.2). */
+/* Copies up to n in-order bytes out (out NULL: discards them); opens the
+ * window when it grew enough to be worth telling the peer (RFC 9293
+ * 3.8.6.2.2). Bytes still unread when the connection ends stay readable
+ * until the struct is initialised again. */
 size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n);
 /* Bytes ready to read / space to write. */
 size_t mip_tcp_readable(const struct mip_tcp_conn *c);

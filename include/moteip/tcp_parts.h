@@ -187,9 +187,6 @@ void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una);
 struct mip_tcp_sack_block;    /* moteip/wire/tcp.h: [left, right) */
 void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
                       const struct mip_tcp_sack_block *blk, unsigned n);
-/* True when [seq, seq+len) is entirely SACKed (within one block). An empty
- * range (len 0) is never covered. */
-bool tcp_sackb_covered(const struct mip_tcp_sackb *b, uint32_t seq, uint32_t len);
 /* RFC 6675 NextSeg() rule 1 in simplified form (every hole below the highest
  * SACK counts as lost): the first byte at or after max(snd_una, rexmit_next)
  * that is not SACKed and lies below the highest SACKed byte; *len gets the
@@ -284,14 +281,23 @@ static inline mip_tcp_rxsize_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r)
  * rcv_nxt. Bytes already held are rewritten (same data in a correct peer).
  * offset 0 extends the in-order data, then absorbs any out-of-order bytes
  * now contiguous. Returns how far rcv_nxt advances (0 for offset > 0). With
- * no bitmap (tiny profile) out-of-order bytes (offset > 0) are not kept. */
+ * no bitmap (tiny profile) out-of-order bytes (offset > 0) are not kept.
+ * data NULL, into an empty ring with nothing out of order only: the bytes
+ * are counted as held but not copied (the caller reads them where they are
+ * and stores the rest with tcp_rxbuf_settle). */
 mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data,
                                  size_t n);
+/* Stores the r->len bytes of a ring written with data NULL, now that
+ * all but those were read: from `data`, their first. */
+void tcp_rxbuf_settle(struct mip_tcp_rxbuf *r, const uint8_t *data);
 /* Copies up to n in-order bytes out (out NULL: discards them) and frees
  * their space; returns how many. */
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n);
 /* True when out-of-order bytes are held (always false without a bitmap). */
-bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r);
+static inline bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r)
+{
+    return r->ooo_end != 0;
+}
 /* Up to `max` blocks [left, right) of out-of-order data into blk[] (as the
  * SACK option takes them), as sequence numbers given rcv_nxt: the block holding sequence number `recent` first when there
  * is one (RFC 2018 4: the most recently received first), then the others

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include "moteip/status.h"
 #include "moteip/addr.h"
+#include "moteip/ip.h"
 
 struct mip_stack;
 
@@ -22,7 +23,7 @@ struct mip_udp_meta {
     struct mip_addr dst;
     uint16_t src_port;
     uint16_t dst_port;
-    uint8_t  netif;
+    uint8_t  netif;          /* where it arrived: the zone to answer in */
     bool     dst_multicast;  /* sent to a multicast or broadcast address */
 };
 
@@ -45,9 +46,17 @@ mip_status mip_udp_unbind(struct mip_stack *s, uint16_t port);
 
 /* Sends `len` bytes from src_port to dst:dst_port. src NULL: chosen by the
  * stack. Fragmented when larger than the path MTU allows. Returns what
- * mip_ip_output() returns, or NOBUFS / INVALID (len > 65507). */
+ * mip_ip_output() returns, or NOBUFS / INVALID (len > 65507).
+ *
+ * `zone` is the netif a link-scoped dst is on (RFC 4007): an IPv6
+ * link-local address, or a multicast group of interface or link scope,
+ * names a peer only together with its link, and every netif has fe80::/64.
+ * A reply passes the netif its request arrived on (m->netif). Other
+ * destinations are routed whatever `zone` says, so a reply may pass
+ * m->netif to any peer. MIP_NETIF_ANY leaves the choice to the route table
+ * for link-scoped destinations too. */
 mip_status mip_udp_sendto(struct mip_stack *s, const struct mip_addr *src,
                           uint16_t src_port, const struct mip_addr *dst,
-                          uint16_t dst_port, const uint8_t *data, size_t len);
+                          uint16_t dst_port, uint8_t zone, const uint8_t *data, size_t len);
 
 #endif

@@ -38,6 +38,11 @@ bool stack_is_bcast4(const struct mip_stack *s, const uint8_t dst[4]);
 /* Hands the frame in p to the driver, counts the outcome, frees p. */
 mip_status netif_transmit(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p);
 
+/* --- stack.c --------------------------------------------------------- */
+/* Takes one token from the bucket l (at most `burst` tokens, one more
+ * every `interval` ms); false when it is empty. */
+bool rate_take(struct mip_rate_limiter *l, mip_time_t now, uint16_t burst, uint32_t interval);
+
 /* --- neigh.c --------------------------------------------------------- */
 struct mip_neigh *neigh_find(struct mip_stack *s, uint8_t family, uint8_t netif,
                              const uint8_t *ip);
@@ -211,6 +216,12 @@ void udp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *l
 /* --- small address predicates --------------------------------------- */
 static inline bool ip6_is_multicast(const uint8_t *a) { return a[0] == 0xFF; }
 static inline bool ip6_is_linklocal(const uint8_t *a) { return a[0] == 0xFE && (a[1] & 0xC0) == 0x80; }
+/* A link-local unicast address or a multicast group of interface or link
+ * scope: it means something only together with a netif (RFC 4007). */
+static inline bool ip6_is_link_scoped(const uint8_t *a)
+{
+    return ip6_is_linklocal(a) || (ip6_is_multicast(a) && (a[1] & 0x0Fu) <= 2u);
+}
 bool ip6_is_unspecified(const uint8_t *a);
 bool ip6_is_loopback(const uint8_t *a);
 static inline bool ip4_is_multicast(const uint8_t *a) { return (a[0] & 0xF0) == 0xE0; }

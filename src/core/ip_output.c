@@ -82,9 +82,7 @@ static mip_status select_src_on(const struct mip_netif *nif, const struct mip_ad
 #if MIP_CONF_IPV6
     if (dst->family == MIP_AF_INET6) {
         const struct mip_netif_addr6 *pick = NULL;
-        bool link_scope = ip6_is_linklocal(dst->bytes) ||
-                          (ip6_is_multicast(dst->bytes) && (dst->bytes[1] & 0x0Fu) <= 2u);
-        if (!link_scope) {
+        if (!ip6_is_link_scoped(dst->bytes)) {
             for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
                 const struct mip_netif_addr6 *a = &nif->addr6[i];
                 if (!a->used)

@@ -23,17 +23,29 @@ struct mip_neigh *neigh_find(struct mip_stack *s, uint8_t family, uint8_t netif,
     return NULL;
 }
 
-static void neigh_drop_pending(struct mip_stack *s, struct mip_neigh *e)
+/* Frees e's queued packet, if any, counting it under `why`. */
+static void neigh_drop_pending(struct mip_stack *s, struct mip_neigh *e, enum mip_stat why)
 {
     if (e->pending != MIP_PBUF_NONE) {
+        mip_stat_inc(&s->stats, why);
         mip_pbuf_free(&s->pool, mip_pbuf_at(&s->pool, e->pending));
         e->pending = MIP_PBUF_NONE;
     }
 }
 
-/* A free entry, else the least recently used resolved one. Entries being
- * resolved are never evicted, so a flood of unanswered resolutions cannot
- * push out working neighbors... but also cannot starve: they expire. */
+/* Orders replacement candidates: true when a should go before b. A
+ * resolution in progress goes before any resolved neighbor (a scan of
+ * invented addresses must not push out a neighbor in use), the oldest
+ * first within each kind (`used`: last use, or when a resolution last
+ * queued a packet). */
+static bool neigh_older(const struct mip_neigh *a, const struct mip_neigh *b)
+{
+    bool ai = a->state == MIP_NEIGH_INCOMPLETE, bi = b->state == MIP_NEIGH_INCOMPLETE;
+    return ai != bi ? ai : mip_time_before(a->used, b->used);
+}
+
+/* A free entry, else the oldest resolution in progress (its packet is
+ * dropped), else the least recently used resolved entry. */
 static struct mip_neigh *neigh_alloc(struct mip_stack *s, uint8_t family, uint8_t netif,
                                      const uint8_t *ip)
 {
@@ -45,18 +57,13 @@ static struct mip_neigh *neigh_alloc(struct mip_stack *s, uint8_t family, uint8_
             victim = e;
             break;
         }
-        if (e->state != MIP_NEIGH_INCOMPLETE &&
-            (victim == NULL || mip_time_before(e->used, victim->used)))
+        if (victim == NULL || neigh_older(e, victim))
             victim = e;
-    }
-    if (victim == NULL) {
-        STAT(s, drop_neigh_full);
-        return NULL;
     }
     /* A free entry's `pending` is meaningless (zeroed at init: index 0 of
      * a live buffer), so only a reused entry has a packet to drop. */
     if (victim->state != MIP_NEIGH_FREE)
-        neigh_drop_pending(s, victim);
+        neigh_drop_pending(s, victim, MIP_STAT_drop_neigh_evicted);
     memset(victim, 0, sizeof(*victim));
     victim->family = family;
     victim->netif = netif;
@@ -64,6 +71,31 @@ static struct mip_neigh *neigh_alloc(struct mip_stack *s, uint8_t family, uint8_
     victim->used = s->now;
     memcpy(victim->ip, ip, ip_len(family));
     return victim;
+}
+
+/* Queues p on the incomplete entry e: a packet already waiting there is
+ * replaced; otherwise, when resolutions hold MIP_NEIGH_QUEUE_MAX buffers,
+ * the one that has waited longest is dropped. */
+static void neigh_queue(struct mip_stack *s, struct mip_neigh *e, struct mip_pbuf *p)
+{
+    struct mip_neigh *oldest = NULL;
+    unsigned i, held = 0;
+    if (e->pending != MIP_PBUF_NONE) {
+        neigh_drop_pending(s, e, MIP_STAT_drop_neigh_queue_replaced);
+    } else {
+        for (i = 0; i < MIP_NEIGH_MAX; i++) {
+            struct mip_neigh *o = &s->neigh[i];
+            if (o->state != MIP_NEIGH_INCOMPLETE || o->pending == MIP_PBUF_NONE)
+                continue;
+            held++;
+            if (oldest == NULL || mip_time_before(o->used, oldest->used))
+                oldest = o;
+        }
+        if (held >= MIP_NEIGH_QUEUE_MAX)
+            neigh_drop_pending(s, oldest, MIP_STAT_drop_neigh_evicted);
+    }
+    e->pending = mip_pbuf_index(&s->pool, p);
+    e->used = s->now;
 }
 
 static mip_status neigh_solicit(struct mip_stack *s, struct mip_netif *nif,
@@ -102,23 +134,21 @@ mip_status neigh_output(struct mip_stack *s, struct mip_netif *nif,
         return eth_send(s, nif, p, e->hw, ethertype_of(e->family));
     }
     if (e == NULL) {
-        e = neigh_alloc(s, nexthop->family, nif->index, nexthop->bytes);
-        if (e == NULL) {
+        if (!rate_take(&s->neigh_limit, s->now, MIP_NEIGH_RESOLVE_BURST,
+                       MIP_NEIGH_RESOLVE_INTERVAL_MS)) {
+            STAT(s, drop_neigh_rate_limited);
             mip_pbuf_free(&s->pool, p);
             return MIP_ERR_NOBUFS;
         }
+        e = neigh_alloc(s, nexthop->family, nif->index, nexthop->bytes);
         e->state = MIP_NEIGH_INCOMPLETE;
         e->probes = 1;
         e->deadline = s->now + MIP_NEIGH_RETRANS_MS;
-        e->pending = mip_pbuf_index(&s->pool, p);
+        neigh_queue(s, e, p);
         (void)neigh_solicit(s, nif, e, false);
         return MIP_ERR_PENDING;
     }
-    if (e->pending != MIP_PBUF_NONE) {
-        STAT(s, drop_neigh_queue_replaced);
-        neigh_drop_pending(s, e);
-    }
-    e->pending = mip_pbuf_index(&s->pool, p);
+    neigh_queue(s, e, p);
     return MIP_ERR_PENDING;
 }
 
@@ -131,8 +161,6 @@ void neigh_learn(struct mip_stack *s, struct mip_netif *nif, uint8_t family,
         if (!create)
             return;
         e = neigh_alloc(s, family, nif->index, ip);
-        if (e == NULL)
-            return;
         e->state = MIP_NEIGH_INCOMPLETE;
     }
     changed = e->state == MIP_NEIGH_INCOMPLETE || memcmp(e->hw, hw, 6) != 0;
@@ -169,9 +197,7 @@ uint32_t neigh_poll(struct mip_stack *s, mip_time_t now)
             nif = mip_netif_get(s, e->netif);
             if (e->state == MIP_NEIGH_INCOMPLETE) {
                 if (e->probes >= MIP_NEIGH_MAX_PROBES || nif == NULL) {
-                    if (e->pending != MIP_PBUF_NONE)
-                        STAT(s, drop_neigh_unresolved);
-                    neigh_drop_pending(s, e);
+                    neigh_drop_pending(s, e, MIP_STAT_drop_neigh_unresolved);
                     e->state = MIP_NEIGH_FREE;
                     continue;
                 }

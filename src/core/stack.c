@@ -21,7 +21,28 @@ void mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg, mip
     s->ipv6_next_frag_id = mip_rng_next(&s->rng);
     s->icmp_limit.tokens = MIP_ICMP_RATE_BURST;
     s->icmp_limit.last_refill = now;
+#if MIP_CONF_ETHERNET
+    s->neigh_limit.tokens = MIP_NEIGH_RESOLVE_BURST;
+    s->neigh_limit.last_refill = now;
+#endif
     mip_pbuf_pool_init(&s->pool);
+}
+
+bool rate_take(struct mip_rate_limiter *l, mip_time_t now, uint16_t burst, uint32_t interval)
+{
+    uint32_t elapsed = (uint32_t)(now - l->last_refill);
+    if (mip_time_before(now, l->last_refill))
+        elapsed = 0;
+    if (elapsed >= interval) {
+        uint32_t add = elapsed / interval;
+        uint32_t t = l->tokens + (add > burst ? burst : add);
+        l->tokens = (uint16_t)(t > burst ? burst : t);
+        l->last_refill = (mip_time_t)(l->last_refill + add * interval);
+    }
+    if (l->tokens == 0)
+        return false;
+    l->tokens--;
+    return true;
 }
 
 void mip_stack_input(struct mip_stack *s, uint8_t netif, const uint8_t *frame,

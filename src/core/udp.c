@@ -104,7 +104,7 @@ void udp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *l
 
 mip_status mip_udp_sendto(struct mip_stack *s, const struct mip_addr *src,
                           uint16_t src_port, const struct mip_addr *dst,
-                          uint16_t dst_port, const uint8_t *data, size_t len)
+                          uint16_t dst_port, uint8_t zone, const uint8_t *data, size_t len)
 {
     struct mip_ip_tx tx;
     struct mip_udp_hdr h;
@@ -117,7 +117,8 @@ mip_status mip_udp_sendto(struct mip_stack *s, const struct mip_addr *src,
     memset(&tx, 0, sizeof(tx));
     tx.dst = *dst;
     tx.proto = MIP_IPPROTO_UDP;
-    tx.netif = MIP_NETIF_ANY;
+    tx.netif = dst->family == MIP_AF_INET6 && ip6_is_link_scoped(dst->bytes) ? zone
+                                                                            : MIP_NETIF_ANY;
     if (src != NULL && src->family != MIP_AF_NONE) {
         if (src->family != dst->family)
             return MIP_ERR_INVALID;

@@ -136,6 +136,11 @@ static void release_buffer(struct mip_relay *r, int fi, uint16_t delay)
     }
     if (rly_seq_gt(sl->seq, f->confirmed))
         return;
+    /* tss_ack_release: only the ACK of everything before it releases it (a
+     * late ACK of older data, after the implicit ACK, does not) */
+    if (r->cfg.tss_ack_release &&
+        (!(f->flags & MIP_RELAY_F_ACKED) || rly_seq_lt(f->acked, sl->seq)))
+        return;
     sl->used = MIP_RELAY_SLOT_CACHE;
     sl->rexmits = 0;
     if (rly_seq_gt(end, f->transmitted))
@@ -505,7 +510,10 @@ void tss_overheard(struct mip_relay *r, const struct rly_seg *seg)
         f->confirmed = seg_end(seg);
         if (rly_seq_gt(f->confirmed, f->transmitted))
             f->transmitted = f->confirmed;
-        release_buffer(r, fi, r->cfg.forward_delay_ms);
+        /* tss_ack_release: forward_delayed with a delay that lasts until
+         * the segment's ACK is back here (3a releases the buffer then) */
+        if (!r->cfg.tss_ack_release)
+            release_buffer(r, fi, r->cfg.forward_delay_ms);
         return;
     }
     if (seg->seg_len == 0u && (seg->flags & MIP_TCP_ACK)) {
@@ -595,6 +603,7 @@ uint32_t tss_poll(struct mip_relay *r, uint32_t now)
     return next;
 }
 
+#if MIP_CONF_LOWPAN
 /* True when the frame's MAC source is the link address this node would
  * send seg's datagram to (its next hop towards seg's IP destination) on
  * radio netif `netif`. */
@@ -629,11 +638,15 @@ static void overheard_frame(struct mip_relay *r, uint8_t netif, const uint8_t *f
         return;
     tss_overheard(r, &seg);
 }
+#else
+/* Without an 802.15.4 netif no frame is overheard (implicit ACKs, 3b). */
+#define overheard_frame NULL
+#endif
 
 static unsigned events(const struct mip_relay_config *c)
 {
     (void)c;
-    return RLY_EV_LOCAL | RLY_EV_OVERHEARD;
+    return RLY_EV_LOCAL | (MIP_CONF_LOWPAN ? RLY_EV_OVERHEARD : 0u);
 }
 
 const struct rly_ops rly_tss_ops = {

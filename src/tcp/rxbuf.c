@@ -137,8 +137,12 @@ mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const
     if (n < cnt)
         cnt = (uint32_t)n;
 
-    win_copy_in(r, offset, data, cnt);
-    if (r->bitmap == NULL) {            /* offset == 0 */
+    if (data != NULL)
+        win_copy_in(r, offset, data, cnt);
+    /* In order with nothing out of order held (always so without a
+     * bitmap): no bit is set (they lie below ooo_end), so none to clear
+     * or absorb. The receive path's common case. */
+    if (offset == 0 && r->ooo_end == 0) {
         r->len = (mip_tcp_rxsize_t)(r->len + cnt);
         return (mip_tcp_rxsize_t)cnt;
     }
@@ -157,6 +161,13 @@ mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const
      * past the old highest out-of-order byte nothing is held any more. */
     r->ooo_end = r->ooo_end > run ? (mip_tcp_rxsize_t)(r->ooo_end - run) : 0u;
     return (mip_tcp_rxsize_t)(r->len - before);
+}
+
+void tcp_rxbuf_settle(struct mip_tcp_rxbuf *r, const uint8_t *data)
+{
+    mip_tcp_rxsize_t n = r->len;
+    r->len = 0;                         /* the bytes go back in at head */
+    (void)tcp_rxbuf_write(r, 0, data, n);
 }
 
 size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n)
@@ -180,11 +191,6 @@ size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n)
     r->head = (mip_tcp_rxsize_t)first;
     r->len = (mip_tcp_rxsize_t)(r->len - n);
     return n;
-}
-
-bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r)
-{
-    return r->ooo_end != 0;
 }
 
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,

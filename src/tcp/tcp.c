@@ -142,6 +142,9 @@ void tcp_notify(struct mip_tcp_conn *c, size_t which)
 
 void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why)
 {
+    /* Bytes left unread in place go into the ring, where they were before
+     * in-place reads: an application may still read them after `closed`. */
+    tcp_direct_settle(tcp, c);
     tcp_conn_unlink(tcp, c);
     c->state = MIP_TCP_CLOSED;
     c->flags = 0;
@@ -327,15 +330,37 @@ size_t mip_tcp_write(struct mip_tcp *tcp, struct mip_tcp_conn *c, const uint8_t 
     return k;
 }
 
+void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    if (tcp->direct_conn == c) {
+        tcp->direct_conn = NULL;
+        tcp_rxbuf_settle(&c->rx, tcp->direct);
+    }
+}
+
 size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n)
 {
-    uint32_t before = tcp_rcv_window(c);
-    size_t k = tcp_rxbuf_read(&c->rx, out, n);
-    uint32_t after;
+    uint32_t before, after;
+    size_t k;
+    if (c->rx.len == 0)
+        return 0;
+    if (tcp->direct_conn == c) {
+        /* The segment being read in place (tcp_input.c data_input) is all
+         * the ring holds: its bytes come from where they are. */
+        k = tcp_rxbuf_read(&c->rx, NULL, n);
+        if (out != NULL)
+            memcpy(out, tcp->direct, k);
+        tcp->direct += k;
+    } else {
+        k = tcp_rxbuf_read(&c->rx, out, n);
+    }
     if (k == 0 || c->state == MIP_TCP_CLOSED)
         return k;
     /* Tell the peer when the window opened by two segments or half the
-     * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3). */
+     * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3), past the
+     * window it was last told: an application reading in small pieces
+     * opens it a little per read, and no single read would be enough. */
+    before = MIP_SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0u;
     after = tcp_rcv_window(c);
     if ((after >= before + 2u * c->cc.mss || after >= before + c->rx.size / 2u ||
          (before == 0 && after > 0)) && !(c->flags & TCPF_RCVD_FIN)) {

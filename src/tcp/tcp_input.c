@@ -299,8 +299,9 @@ static bool cookie_check(const struct mip_tcp *tcp, const struct tcp_in *in,
 {
     uint32_t tick = tcp->stack->now >> TCP_COOKIE_TICK_SHIFT, age;
     for (age = 0; age < 2u; age++) {
-        uint32_t idx = in->h.ack - 1u - cookie_hash(tcp, k, in->h.seq - 1u, tick - age);
-        if (idx < 8u) {
+        uint32_t idx = (in->h.ack - 1u) & 7u;
+        if (((cookie_hash(tcp, k, in->h.seq - 1u, (tick - age) * 8u + idx) & ~7u) | idx) ==
+            in->h.ack - 1u) {
             syn_entry_from(e, in);
             e->flags = TCPS_USED;
             e->snd_wscale = 0;
@@ -363,7 +364,8 @@ static void syn_cache_add(struct mip_tcp *tcp, const struct tcp_in *in, const st
         while (i > 0 && cookie_mss[i] > e->mss)
             i--;
         e->flags = TCPS_USED;
-        e->iss = cookie_hash(tcp, k, e->irs, tcp->stack->now >> TCP_COOKIE_TICK_SHIFT) + i;
+        e->iss = (cookie_hash(tcp, k, e->irs, (tcp->stack->now >> TCP_COOKIE_TICK_SHIFT) * 8u + i) &
+                  ~7u) | i;
         tcp->cookie_time = tcp->stack->now;
         TCP_STAT(tcp, cookies_sent);
         tcp_syn_send_synack(tcp, e);
@@ -574,8 +576,9 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     wnd = (uint32_t)h->window << c->snd_wscale;
     same_wnd = wnd == c->snd_wnd;
     /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */
-    if (MIP_SEQ_LT(c->snd_wl1, h->seq) ||
-        (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack))) {
+    if (MIP_SEQ_GEQ(h->ack, c->snd_una) &&
+        (MIP_SEQ_GT(h->ack, c->snd_una) || MIP_SEQ_LT(c->snd_wl1, h->seq) ||
+         (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack)))) {
         if (wnd > 0 && c->snd_wnd == 0 && (c->flags & TCPF_PERSIST)) {
             c->flags &= (uint16_t)~(TCPF_PERSIST | TCPF_REXMT);
             c->snd_nxt = c->snd_una;
@@ -728,7 +731,16 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
         return;
     }
+    tcp_direct_settle(tcp, c);     /* (input from inside a callback) */
     ooo_before = tcp_rxbuf_has_ooo(&c->rx);
+    if (seq == c->rcv_nxt && c->rx.len == 0 && !ooo_before) {
+        /* Into an empty ring in order: the application's `readable` reads
+         * the segment where it is (struct mip_tcp direct), and only what it
+         * leaves is copied into the ring (below). */
+        tcp->direct_conn = c;
+        tcp->direct = data;
+        data = NULL;
+    }
     advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
     if (seq != c->rcv_nxt) {
         /* Out of order: acknowledge at once so the sender sees the hole
@@ -751,6 +763,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     }
     if (advanced > 0)
         tcp_notify(c, TCP_CB(readable));
+    tcp_direct_settle(tcp, c);
     return;
 ack_now:
     c->flags |= TCPF_ACKNOW;
@@ -808,7 +821,7 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     c->ka_probes = 0;
     if (c->flags & TCPF_PERSIST)
         c->retries = 0;
-    if (c->flags & TCPF_IDLE)
+    if ((c->flags & TCPF_IDLE) && c->cfg.keepalive_ms != 0)
         c->t_idle = tcp->stack->now + tcp_idle_ms(c);
     if (c->state == MIP_TCP_SYN_SENT) {
         syn_sent_input(tcp, c, in);
@@ -869,6 +882,8 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         MIP_SEQ_LEQ(h->seq, c->rcv_nxt) && !(c->flags & TCPF_DELACK)) {
         c->ts_recent = in->o.ts_val;
         c->flags &= (uint16_t)~TCPF_TS_STALE;
+        if ((c->flags & TCPF_IDLE) && c->cfg.keepalive_ms == 0)
+            c->t_idle = tcp->stack->now + tcp_idle_ms(c);
     }
 #endif
     if (ack_input(tcp, c, in))

@@ -91,10 +91,25 @@ void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 uint32_t tcp_rcv_window(const struct mip_tcp_conn *c);
 /* The MSS we can receive on the route to `remote`. */
 uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8_t *netif);
-uint32_t tcp_ts_now(const struct mip_tcp_conn *c, mip_time_t now);
+static inline uint32_t tcp_ts_now(const struct mip_tcp_conn *c, mip_time_t now)
+{
+#if MIP_TCP_TIMESTAMPS
+    return (uint32_t)now + c->ts_offset;
+#else
+    (void)c;
+    return (uint32_t)now;
+#endif
+}
 /* Payload bytes per full segment: the send MSS less the timestamp option
  * when agreed. */
-uint16_t tcp_smss(const struct mip_tcp_conn *c);
+static inline uint16_t tcp_smss(const struct mip_tcp_conn *c)
+{
+#if MIP_TCP_TIMESTAMPS
+    if (c->flags & TCPF_TS_OK)
+        return (uint16_t)(c->cc.mss - 12u);   /* the segment fits the MTU */
+#endif
+    return c->cc.mss;
+}
 
 /* tcp.c */
 /* The reference (struct mip_tcp_conn.local) of address a, one of the
@@ -124,6 +139,9 @@ static inline uint32_t tcp_rtt_seq(const struct mip_tcp_conn *c)
     return c->snd_una + (uint16_t)(c->rtt_seq - (uint16_t)c->snd_una);
 }
 void tcp_stat_inc(struct mip_tcp *tcp, enum mip_tcp_stat which);
+/* Stores what the application left unread of the segment it was reading
+ * in place (struct mip_tcp direct), when that is connection c's. */
+void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* The challenge-ACK budget of a new window (RFC 5961 7): random in
  * [LIMIT / 2, LIMIT * 3 / 2] (MIP_TCP_CHALLENGE_ACK_LIMIT), so that an
  * off-path host cannot learn from the number of challenge ACKs it draws
@@ -174,7 +192,14 @@ uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
  * after which TS.Recent is no longer trusted (RFC 7323 5.5: the peer's
  * timestamp clock may have wrapped its sign bit); else 0, no timer. Every
  * received segment restarts it (tcp_input.c). */
-uint32_t tcp_idle_ms(const struct mip_tcp_conn *c);
+static inline uint32_t tcp_idle_ms(const struct mip_tcp_conn *c)
+{
+#if MIP_TCP_TIMESTAMPS
+    if (c->cfg.keepalive_ms == 0 && (c->flags & TCPF_TS_OK))
+        return MIP_TCP_PAWS_IDLE_MS;
+#endif
+    return c->cfg.keepalive_ms;
+}
 
 /* The window scale (RFC 7323 2.3) that lets a window field of 16 bits
  * offer a ring of rx_size bytes: 0 when it fits, which it always does

@@ -7,16 +7,6 @@
 #include "moteip/wire/checksum.h"
 #include <string.h>
 
-uint32_t tcp_ts_now(const struct mip_tcp_conn *c, mip_time_t now)
-{
-#if MIP_TCP_TIMESTAMPS
-    return (uint32_t)now + c->ts_offset;
-#else
-    (void)c;
-    return (uint32_t)now;
-#endif
-}
-
 uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8_t *netif)
 {
     struct mip_addr nexthop;
@@ -228,15 +218,6 @@ void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 static uint32_t ring_seq(const struct mip_tcp_conn *c)
 {
     return c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u);
-}
-
-uint16_t tcp_smss(const struct mip_tcp_conn *c)
-{
-#if MIP_TCP_TIMESTAMPS
-    if (c->flags & TCPF_TS_OK)
-        return (uint16_t)(c->cc.mss - 12u);   /* the segment fits the MTU */
-#endif
-    return c->cc.mss;
 }
 
 /* Sends [seq, seq+len) of the ring (len may be 0 for a FIN alone), with

@@ -10,15 +10,6 @@
 #define MIP_TCP_KEEPALIVE_PROBES 4u
 #endif
 
-uint32_t tcp_idle_ms(const struct mip_tcp_conn *c)
-{
-#if MIP_TCP_TIMESTAMPS
-    if (c->cfg.keepalive_ms == 0 && (c->flags & TCPF_TS_OK))
-        return MIP_TCP_PAWS_IDLE_MS;
-#endif
-    return c->cfg.keepalive_ms;
-}
-
 static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     uint32_t flight = c->snd_max - c->snd_una;

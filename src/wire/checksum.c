@@ -15,7 +15,7 @@ static uint32_t fold_once(uint32_t sum)
     return (sum & 0xFFFFu) + (sum >> 16);
 }
 
-#if MIP_CONF_CKSUM_WIDE
+#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
 /* The one's complement sum of the 16-bit big-endian words of `n4 * 4`
  * bytes, folded to 16 bits. Words are summed in native order: the one's
  * complement sum of byte-swapped words is the byte-swapped sum (RFC 1071
@@ -56,9 +56,32 @@ static uint32_t sum_words32(const uint8_t *data, size_t n4)
 }
 #endif
 
+#if MIP_CONF_CKSUM_SMALL
+/* The smallest form (config.h): a 16-bit sum with the end-around carry
+ * added at each word, as on an 8-bit CPU by hand; the running sum it
+ * returns is already folded. */
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
-#if MIP_CONF_CKSUM_WIDE
+    uint16_t s = (uint16_t)fold_once(fold_once(sum)), w;
+
+    while (len != 0u) {
+        w = (uint16_t)((uint16_t)data[0] << 8);
+        if (len > 1u) {
+            w |= data[1];
+            len--;
+        }
+        len--;
+        data += 2;
+        s = (uint16_t)(s + w);
+        if (s < w)
+            s++;
+    }
+    return s;
+}
+#else
+uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
+{
+#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
     if (len >= 16u) {
         size_t n4 = len / 4u;
         if (sum >= 0x7FFF0000u)
@@ -95,6 +118,7 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
     }
     return sum;
 }
+#endif
 
 uint16_t mip_cksum_finish(uint32_t sum)
 {

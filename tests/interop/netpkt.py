@@ -1,4 +1,4 @@
-"""Packet builders for the interop tests: Ethernet, IPv4, IPv6, UDP, ICMP.
+"""Packet builders for the interop tests: Ethernet, IPv4, IPv6, UDP, TCP, ICMP.
 
 Plain byte-level code (no scapy), so every field a test sets is visible.
 """
@@ -10,6 +10,7 @@ import struct
 ETH_IPV4 = 0x0800
 ETH_IPV6 = 0x86DD
 PROTO_ICMP = 1
+PROTO_TCP = 6
 PROTO_UDP = 17
 PROTO_ICMPV6 = 58
 NH_FRAGMENT = 44
@@ -96,6 +97,18 @@ def udp(sport: int, dport: int, payload: bytes, pseudo: bytes | None, *,
     if bad_checksum:
         ck ^= 0x0F0F
     return hdr[:6] + struct.pack("!H", ck) + payload
+
+
+TCP_SYN, TCP_ACK = 0x02, 0x10
+
+
+def tcp(sport: int, dport: int, seq: int, ack: int, flags: int, pseudo: bytes, *,
+        window: int = 64240, opts: bytes = b"") -> bytes:
+    """A TCP header with `opts` (a multiple of 4 bytes), no payload; checksum
+    over `pseudo`, which must give the length 20 + len(opts)."""
+    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
+                      (5 + len(opts) // 4) << 4, flags, window, 0, 0) + opts
+    return hdr[:16] + struct.pack("!H", checksum(pseudo + hdr)) + hdr[18:]
 
 
 def icmp4_echo(ident: int, seq: int, payload: bytes, *, type_: int = 8,

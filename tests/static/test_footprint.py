@@ -122,10 +122,34 @@ def test_relay_with_one_mechanism_m0plus(tmp_path, modes):
             assert f"U {name}_" not in core, f"the core calls {name} with modes {modes}"
 
 
-# config.h MIP_CONF_RDC: a build with NullRDC alone compiles no ContikiMAC
-# code and no duty-cycling glue in the MAC engine; one with ContikiMAC has
-# both. Warnings are errors, as in CMakeLists.txt.
-@pytest.mark.parametrize("rdc", [0, 2])
+def test_footprint_doc_is_current(footprint_json):
+    """docs/FOOTPRINT.md's summary (written by `bench/footprint --doc
+    docs/FOOTPRINT.md`) is within 3 % of the code: it once showed 20 KB for a
+    full profile of 57 KB."""
+    import re
+
+    doc = (ROOT / "docs" / "FOOTPRINT.md").read_text()
+    rows = dict(re.findall(r"^\| (\S+ / \S+) \| (\d+) \|", doc, re.M))
+    stale = []
+    for t, byprof in footprint_json.items():
+        for pr, table in byprof.items():
+            if "total" not in table:
+                continue          # the micro profiles: a linked image, not a sum of modules
+            have, doc_text = table["total"]["text"], int(rows.get(f"{t} / {pr}", 0))
+            if abs(doc_text - have) > 0.03 * have:
+                stale.append(f"{t} / {pr}: docs say {doc_text}, the code is {have}")
+    assert stale == [], ("docs/FOOTPRINT.md is stale (run bench/footprint --doc docs/FOOTPRINT.md): "
+                         + "; ".join(stale))
+
+
+# config.h MIP_CONF_RDC: a build with NullRDC alone compiles none of the
+# duty-cycling RDCs and no duty-cycling glue in the MAC engine; one that
+# selects a single RDC compiles that one and only that one. Warnings are
+# errors, as in CMakeLists.txt.
+RDC_FILES = {2: "contikimac", 4: "xmac", 8: "lpp", 16: "leaf", 32: "parent"}
+
+
+@pytest.mark.parametrize("rdc", [0, 2, 4, 8, 16, 32])
 @pytest.mark.parametrize("profile", ["TINY", "FULL"])
 def test_mac_with_one_rdc_m0plus(tmp_path, rdc, profile):
     def syms(name):
@@ -138,30 +162,64 @@ def test_mac_with_one_rdc_m0plus(tmp_path, rdc, profile):
         assert p.returncode == 0, p.stdout
         return subprocess.run(["arm-none-eabi-nm", str(obj)], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True).stdout
-    engine, cm, null = syms("mac"), syms("contikimac"), syms("nullrdc")
+    engine, null = syms("mac"), syms("nullrdc")
     assert "T mip_rdc_nullrdc" in null
+    for bit, name in RDC_FILES.items():
+        own = syms(name)
+        if rdc & bit:
+            assert f"T mip_rdc_{name}" in own
+            assert f"U mip_rdc_{name}" in engine
+        else:
+            assert own.strip() == "", f"{name} compiled in with MIP_CONF_RDC={rdc}:\n{own}"
+            assert f"mip_rdc_{name}" not in engine
     if rdc:
-        assert "T mip_rdc_contikimac" in cm
-        assert "U mip_rdc_contikimac" in engine and "T mip_mac_radio_needed" in engine
+        assert "T mip_mac_radio_needed" in engine
     else:
-        assert cm.strip() == "", f"ContikiMAC compiled in with MIP_CONF_RDC=0:\n{cm}"
-        assert "mip_rdc_contikimac" not in engine
         assert "mip_mac_radio_needed" not in engine and "mip_mac_rdc_timer" not in engine
+    # control frames and queue surgery only for the RDCs that use them
+    assert ("T mip_mac_ctl" in engine) == bool(rdc & (4 | 8))
+    assert ("T mip_mac_push_front" in engine) == bool(rdc & (16 | 32))
 
 
-def test_footprint_doc_is_current(footprint_json):
-    """docs/FOOTPRINT.md's summary (written by `bench/footprint --doc
-    docs/FOOTPRINT.md`) is within 3 % of the code: it once showed 20 KB for a
-    full profile of 57 KB."""
-    import re
+# Issue 18: the micro profile's linked image (bench/footprint, profiles
+# micro and micro6) within uIP 1.0's size as measured here with the same
+# compilers (3,596 B Cortex-M0+, 3,798 B AVR), and its RAM: <= 40 B per
+# connection, the packet buffer, <= 100 B besides (IPv4).
+MICRO_TEXT_BUDGET = {"cortex-m0plus": 3600, "avr-atmega128": 3800}
+# Not met yet on AVR (docs/MICRO.md, "Size"): this ceiling keeps it from
+# growing while the budget test below is an expected failure.
+MICRO_AVR_CEILING = 5130
 
-    doc = (ROOT / "docs" / "FOOTPRINT.md").read_text()
-    rows = dict(re.findall(r"^\| (\S+ / \S+) \| (\d+) \|", doc, re.M))
-    stale = []
-    for t, byprof in footprint_json.items():
-        for pr, table in byprof.items():
-            have, doc_text = table["total"]["text"], int(rows.get(f"{t} / {pr}", 0))
-            if abs(doc_text - have) > 0.03 * have:
-                stale.append(f"{t} / {pr}: docs say {doc_text}, the code is {have}")
-    assert stale == [], ("docs/FOOTPRINT.md is stale (run bench/footprint --doc docs/FOOTPRINT.md): "
-                         + "; ".join(stale))
+
+@pytest.fixture(scope="module")
+def micro_json():
+    p = _run("--json", "--profile", "micro", "--profile", "micro6")
+    assert p.returncode == 0, f"bench/footprint --profile micro failed:\n{p.stderr}{p.stdout}"
+    return json.loads(p.stdout)
+
+
+def test_micro_ipv4_text_m0plus(micro_json):
+    r = micro_json["cortex-m0plus"]["micro"]["linked"]
+    assert r["text"] <= MICRO_TEXT_BUDGET["cortex-m0plus"], r
+
+
+@pytest.mark.xfail(strict=True, reason="micro IPv4 on AVR is ~5.0 KB, budget 3,800 B "
+                                       "(docs/MICRO.md, Size)")
+def test_micro_ipv4_text_avr(micro_json):
+    r = micro_json["avr-atmega128"]["micro"]["linked"]
+    assert r["text"] <= MICRO_TEXT_BUDGET["avr-atmega128"], r
+
+
+def test_micro_avr_does_not_grow(micro_json):
+    assert micro_json["avr-atmega128"]["micro"]["linked"]["text"] <= MICRO_AVR_CEILING
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_micro_ram(micro_json, target):
+    r = micro_json[target]["micro"]["linked"]
+    assert r["ram_conn"] <= 40, r
+    assert r["ram_other"] <= 100, r
+    assert r["ram_total"] == r["conns"] * r["ram_conn"] + r["ram_buf"] + r["ram_other"]
+    for pr in ("micro", "micro6"):
+        s = micro_json[target][pr]["linked"]
+        assert s["data"] == 0 and s["bss"] == 0, (pr, s)

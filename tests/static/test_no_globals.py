@@ -29,6 +29,34 @@ def _run(cmd, **kw):
                           text=True, **kw)
 
 
+def _build_lib(target):
+    if shutil.which("cmake") is None or shutil.which("nm") is None:
+        pytest.fail("cmake and nm are required (run scripts/setup.sh)")
+    build = Path(os.environ.get("MOTEIP_BUILD_DIR", ROOT / "build"))
+    if not (build / "CMakeCache.txt").exists():
+        gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+        p = _run(["cmake", "-S", str(ROOT), "-B", str(build), *gen,
+                  "-DCMAKE_BUILD_TYPE=RelWithDebInfo"])
+        assert p.returncode == 0, f"configuring {build} failed:\n{p.stdout}"
+    p = _run(["cmake", "--build", str(build), "--target", target])
+    assert p.returncode == 0, f"building {target} in {build} failed:\n{p.stdout}"
+    lib = build / f"lib{target}.a"
+    assert lib.exists(), f"{lib} not found after the build"
+    return lib
+
+
+@pytest.mark.parametrize("target", ["moteip_micro4", "moteip_micro6"])
+def test_micro_has_no_writable_globals(target):
+    """The micro profile (src/micro + the checksum) keeps all in struct mip_micro."""
+    lib = _build_lib(target)
+    p = _run(["nm", "-A", str(lib)])
+    assert p.returncode == 0, p.stdout
+    bad = [line for line in p.stdout.splitlines()
+           if len(line.rpartition(":")[2].split()) == 3
+           and line.rpartition(":")[2].split()[1] in WRITABLE_TYPES]
+    assert not bad, "writable static storage in the micro profile:\n  " + "\n  ".join(bad)
+
+
 @pytest.fixture(scope="module")
 def libmoteip():
     if shutil.which("cmake") is None or shutil.which("nm") is None:

@@ -19,64 +19,14 @@ import pathlib
 from ..scenario import Scenario
 from ..table import mean_ci, num
 from . import EXAMPLES, Experiment, PlotSpec, Report, metric, point, register
+from .physics import frame_time_us, one_hop_bound, segment_frames
 
 # --- the frames of a TCP segment and the serialised-airtime bound -----------------------
-
-MHR = 9          # data frame, short addresses, PAN ID compression
-FCS = 2
-FRAG1 = 4
-FRAGN = 5
-ACK_MPDU = 5     # an 802.15.4 ACK: FC 2 + seq 1 + FCS 2
-#: IPHC at one hop: dispatch 2 bytes + the next header inline; traffic class,
-#: flow label, hop limit 64 and both addresses (context 0, the IIDs from the
-#: link addresses) elided
-IPHC_ONE_HOP = 3
-TCP_TS_HDR = 32  # 20 + the timestamps option (12)
-PHY_DEFAULTS = {"bitrate": 250000, "phy_header_bytes": 6, "turnaround_us": 192, "cca_us": 128,
-                "backoff_us": 320}
-
-
-def segment_frames(payload: int, frame_max: int = 127, iphc: int = IPHC_ONE_HOP,
-                   tcp_hdr: int = TCP_TS_HDR) -> list[int]:
-    """MPDU sizes (FCS included) of the frames carrying one TCP segment of
-    `payload` bytes at one hop: one IPHC frame when it fits, else a FRAG1
-    with the compressed header and the FRAGNs, every fragment but the last
-    covering whole 8-byte blocks of the uncompressed datagram (RFC 4944 as
-    src/core/lowpan_netif.c sends it)."""
-    size = 40 + tcp_hdr + payload
-    fmax = frame_max - FCS
-    if MHR + iphc + tcp_hdr + payload <= fmax:
-        return [MHR + iphc + tcp_hdr + payload + FCS]
-    end = (40 + fmax - MHR - FRAG1 - iphc) // 8 * 8
-    frames = [MHR + FRAG1 + iphc + end - 40 + FCS]
-    per = (fmax - MHR - FRAGN) // 8 * 8
-    while end < size:
-        chunk = min(per, size - end)
-        frames.append(MHR + FRAGN + chunk + FCS)
-        end += chunk
-    return frames
-
-
-def ack_frame(iphc: int = IPHC_ONE_HOP, tcp_hdr: int = TCP_TS_HDR) -> int:
-    return MHR + iphc + tcp_hdr + FCS
-
-
-def frame_time_us(mpdu: int, phy: dict, min_be: int = 3) -> float:
-    """One acknowledged frame alone on the channel (docs/SIMULATOR.md, physics
-    check 2): the mean initial backoff, CCA, turnaround, the PPDU, the
-    receiver's turnaround and its ACK."""
-    byte_us = 8e6 / phy["bitrate"]
-    return ((2 ** min_be - 1) / 2 * phy["backoff_us"] + phy["cca_us"] + 2 * phy["turnaround_us"]
-            + (phy["phy_header_bytes"] + mpdu) * byte_us
-            + (phy["phy_header_bytes"] + ACK_MPDU) * byte_us)
+# (physics.py: segment_frames, frame_time_us and one_hop_bound, shared with tcp-1hop)
 
 
 def scenario_dict(sc: Scenario, params: dict | None = None) -> dict:
     return json.loads(sc.to_json(params or {}))
-
-
-def phy_of(d: dict) -> dict:
-    return {**PHY_DEFAULTS, **{k: v for k, v in d.get("phy", {}).items() if k in PHY_DEFAULTS}}
 
 
 def payload_of(flow: dict) -> int:
@@ -85,24 +35,6 @@ def payload_of(flow: dict) -> int:
     ts = flow.get("sender", {}).get("timestamps", True) and flow.get("receiver", {}).get(
         "timestamps", True)
     return int(flow.get("mss", 1220)) - (12 if ts else 0)
-
-
-def single_hop_bound(d: dict) -> dict:
-    """The serialised-airtime bound of flow 0 of scenario dict d at one hop:
-    every frame of a segment, plus one TCP ACK per two segments with delayed
-    ACKs (one per segment without), each alone on the channel. Returns the
-    frame sizes and the bound in b/s."""
-    flow = d["flows"][0]
-    phy = phy_of(d)
-    min_be = int(d.get("mac", {}).get("min_be", 3))
-    frame_max = int(d.get("link", {}).get("frame_max", 127))
-    payload = payload_of(flow)
-    frames = segment_frames(payload, frame_max)
-    acks = 0.5 if flow.get("receiver", {}).get("delayed_ack", True) else 1.0
-    t = sum(frame_time_us(f, phy, min_be) for f in frames) + acks * frame_time_us(
-        ack_frame(), phy, min_be)
-    return {"frames": frames, "ack": ack_frame(), "payload": payload,
-            "segment_us": t, "bps": payload * 8 / (t / 1e6)}
 
 
 def eq1(mss: float, rtt_s: float, p: float) -> float | None:
@@ -164,7 +96,7 @@ def _gap_us() -> int:
     """RFC 8930's inter-frame gap for a chain whose nodes hear (and disturb)
     only their neighbours: a fragment must be two hops on before the next
     follows, two frame times of the longest frame."""
-    return int(round(2 * frame_time_us(127, PHY_DEFAULTS)))
+    return int(round(2 * frame_time_us(127, {})))
 
 
 HOPS_GAP_US = _gap_us()
@@ -175,7 +107,7 @@ HOPS_ARMS = [("reassemble", {"link.fragments": "reassemble"}),
 
 def hops_report(summary: dict) -> Report:
     sc = _load("tcplp-hops.toml")
-    bound = single_hop_bound(scenario_dict(sc))
+    bound = one_hop_bound(scenario_dict(sc))
     rows = []
     one = {}
     for ir in summary["vary"]["medium.interference_range_m"]:
@@ -205,9 +137,9 @@ def hops_report(summary: dict) -> Report:
     notes = [
         f"Single-hop bound from the scenario's own parameters: segments of {bound['payload']} "
         f"bytes in frames of {'+'.join(map(str, bound['frames']))} bytes (MPDU), one "
-        f"{bound['ack']}-byte TCP ACK per two segments, each frame alone on the channel "
-        f"(mean backoff, CCA, turnarounds, PPDU, link ACK): {bound['segment_us'] / 1000:.2f} ms "
-        f"per segment, {bound['bps']:.0f} b/s. One hop reaches "
+        f"{bound['ack']}-byte TCP ACK per two segments and the two SYNs, each frame alone on "
+        f"the channel (mean backoff, CCA, turnarounds, PPDU, link ACK; physics.one_hop_bound): "
+        f"{bound['segment_us'] / 1000:.2f} ms per segment, {bound['bps']:.0f} b/s. One hop reaches "
         + (f"{100 * g1 / bound['bps']:.1f} %" if g1 else "-") + " of it with TCPlp's 40 ms "
         "retry delay, " + (f"{100 * g1d0 / bound['bps']:.1f} %" if g1d0 else "-")
         + " without (reassemble-d0): what the delay costs is the data/ACK collisions of one "
@@ -230,7 +162,7 @@ def hops_report(summary: dict) -> Report:
 register(Experiment(
     name="tcplp-hops",
     title="TCP goodput over 1-4 hops with TCPlp's segments and windows (TCPlp section 7.2)",
-    source="Kumar et al., TCPlp, NSDI 2020, section 7.2",
+    source="Kumar et al., TCPlp, NSDI 2020 (seeds/003), section 7.2",
     scenario="tcplp-hops.toml",
     runs=5,
     report=hops_report,
@@ -270,7 +202,7 @@ def mss_report(summary: dict) -> Report:
     for (label, params), k in zip(MSS_ARMS, MSS_FRAMES):
         p = point(summary, arm=label)
         d = scenario_dict(sc, params)
-        b = single_hop_bound(d)
+        b = one_hop_bound(d)
         air = sum(b["frames"])
         g = metric(p, "flows[0].goodput_bps") if p else None
         rows.append([str(k), str(b["payload"]), "+".join(map(str, b["frames"])),
@@ -295,7 +227,7 @@ def mss_report(summary: dict) -> Report:
 register(Experiment(
     name="tcplp-mss",
     title="TCP goodput against the MSS in frames, one hop (TCPlp fig. 4)",
-    source="Kumar et al., TCPlp, NSDI 2020, section 6.1, fig. 4",
+    source="Kumar et al., TCPlp, NSDI 2020 (seeds/003), section 6.1, fig. 4",
     scenario="tcplp-mss.toml",
     runs=4,
     report=mss_report,
@@ -312,7 +244,7 @@ BUFFER_ARMS = [("1 hop", {"topology.nodes": 2, "mac.retry_delay_max_us": 0}),
 
 def buffer_report(summary: dict) -> Report:
     sc = _load("tcplp-buffer.toml")
-    bound = single_hop_bound(scenario_dict(sc))
+    bound = one_hop_bound(scenario_dict(sc))
     rows = []
     rtt1 = {}
     for label, _ in BUFFER_ARMS:
@@ -352,7 +284,7 @@ def buffer_report(summary: dict) -> Report:
 register(Experiment(
     name="tcplp-buffer",
     title="TCP goodput and RTT against the window, 1 and 3 hops (TCPlp fig. 5, table 7)",
-    source="Kumar et al., TCPlp, NSDI 2020, section 6.2, fig. 5, table 7",
+    source="Kumar et al., TCPlp, NSDI 2020 (seeds/003), section 6.2, fig. 5, table 7",
     scenario="tcplp-buffer.toml",
     runs=4,
     report=buffer_report,
@@ -401,7 +333,7 @@ def model_report(summary: dict) -> Report:
 register(Experiment(
     name="tcplp-model",
     title="TCPlp's goodput model (eq. 2) against simulated goodput over loss rates",
-    source="Kumar et al., TCPlp, NSDI 2020, section 8, equation 2, appendix B",
+    source="Kumar et al., TCPlp, NSDI 2020 (seeds/003), section 8, equation 2, appendix B",
     scenario="tcplp-model.toml",
     runs=4,
     metrics_fn=lambda r, p: model_metrics(r, p, _load("tcplp-model.toml")),
@@ -420,7 +352,35 @@ CWND_WINDOW_S = (10.0, 110.0)
 CWND_TRACED_DELAYS = (0, 40000)
 
 
-def cwnd_report(summary: dict) -> Report:
+def cwnd_traced(context: dict) -> list[tuple[int, dict, list[dict]]]:
+    """Seed 1 again with a trace at each of CWND_TRACED_DELAYS (once: the
+    trace and result stay in the experiment's directory): [(delay, result,
+    tcp_cc rows of flow 0)]."""
+    from .. import run as api_run
+    from .. import series
+
+    out = pathlib.Path(context["out"])
+    sc = _load("tcplp-cwnd.toml")
+    seed = context["seeds"][0]
+    traced = []
+    for d in CWND_TRACED_DELAYS:
+        trace = out / f"trace-d{d // 1000}ms.jsonl"
+        saved = out / f"trace-d{d // 1000}ms.result.json"
+        if not (trace.is_file() and saved.is_file()):
+            res = api_run(sc, seed=seed, params={"mac.retry_delay_max_us": d}, trace=trace,
+                          log=None)
+            saved.write_text(json.dumps(res) + "\n")
+        res = json.loads(saved.read_text())
+        rows = series.cc_series(trace, 0)[0]
+        series.write_cc_csv({0: rows}, out / f"cwnd-d{d // 1000}ms.csv")
+        traced.append((d, res, rows))
+    return traced
+
+
+def cwnd_report(context: dict) -> Report:
+    from .. import series
+
+    summary = context
     rows = []
     for d in summary["vary"]["mac.retry_delay_max_us"]:
         p = point(summary, **{"mac__retry_delay_max_us": d})
@@ -446,48 +406,41 @@ def cwnd_report(summary: dict) -> Report:
         "120 s of bulk transfer over three hops; frames / segment: every frame every node "
         "sent (data, TCP ACKs, link ACKs, retries) per segment delivered.",
     ]
+    for d, res, cc in cwnd_traced(context):
+        at = series.time_at_window(cc, *CWND_WINDOW_S)
+        losses = sum(1 for a, b in zip(cc, cc[1:]) if b["cwnd"] < a["cwnd"])
+        f = res["flows"][0]
+        notes.append(f"cwnd over time, seed {context['seeds'][0]}, delay {d / 1000:g} ms "
+                     f"(trace-d{d // 1000}ms.jsonl, cwnd-d{d // 1000}ms.csv): cwnd at the window "
+                     f"{100 * at:.0f} % of {CWND_WINDOW_S[0]:g}-{CWND_WINDOW_S[1]:g} s, {losses} "
+                     f"reductions, segment loss {100 * (f['segment_loss'] or 0):.1f} %, "
+                     f"{f['goodput_bps']:.0f} b/s.")
     return Report(["max retry delay ms", "goodput b/s", "RTT ms", "segment loss", "frames / segment",
                    "fast rexmits", "RTOs", "cwnd at window", "eq. 2 b/s"], rows, notes)
 
 
-def cwnd_post(summary: dict, sc: Scenario, outdir: pathlib.Path) -> tuple[list[str], list[str]]:
-    """Runs seed 1 again with a trace at two delays and draws cwnd, ssthresh,
-    the window and the RTO over 100 s (fig. 7a)."""
-    from .. import run as api_run
+def cwnd_figures(context: dict, outdir: pathlib.Path) -> list[str]:
+    """cwnd, ssthresh, the window and the RTO over 100 s of each traced run
+    (fig. 7a)."""
     from .. import series
 
-    notes, plots = [], []
-    payload = payload_of(scenario_dict(sc)["flows"][0])
-    for d in CWND_TRACED_DELAYS:
-        trace = outdir / f"trace-d{d // 1000}ms.jsonl"
-        res = api_run(sc, seed=summary["seeds"][0], params={"mac.retry_delay_max_us": d},
-                      trace=trace, log=None)
-        rows = series.cc_series(trace, 0)[0]
-        at = series.time_at_window(rows, *CWND_WINDOW_S)
-        losses = sum(1 for a, b in zip(rows, rows[1:]) if b["cwnd"] < a["cwnd"])
-        f = res["flows"][0]
-        notes.append(f"cwnd over time, seed {summary['seeds'][0]}, delay {d / 1000:g} ms "
-                     f"({trace.name}): cwnd at the window {100 * at:.0f} % of "
-                     f"{CWND_WINDOW_S[0]:g}-{CWND_WINDOW_S[1]:g} s, {losses} reductions, "
-                     f"segment loss {100 * (f['segment_loss'] or 0):.1f} %, "
-                     f"{f['goodput_bps']:.0f} b/s.")
-        series.write_cc_csv({0: rows}, outdir / f"cwnd-d{d // 1000}ms.csv")
-        plots.append(str(series.plot_cc(rows, outdir / f"cwnd-d{d // 1000}ms.png",
-                                        title=f"tcplp-cwnd: three hops, max retry delay "
-                                              f"{d / 1000:g} ms (TCPlp fig. 7a)",
-                                        t0=CWND_WINDOW_S[0], t1=CWND_WINDOW_S[1], mss=payload)))
-    return notes, plots
+    payload = payload_of(scenario_dict(_load("tcplp-cwnd.toml"))["flows"][0])
+    return [str(series.plot_cc(cc, outdir / f"cwnd-d{d // 1000}ms.png",
+                               title=f"tcplp-cwnd: three hops, max retry delay {d / 1000:g} ms "
+                                     f"(TCPlp fig. 7a)",
+                               t0=CWND_WINDOW_S[0], t1=CWND_WINDOW_S[1], mss=payload))
+            for d, _, cc in cwnd_traced(context)]
 
 
 register(Experiment(
     name="tcplp-cwnd",
     title="Three hops against the link retry delay; cwnd over time (TCPlp figs. 6, 7)",
-    source="Kumar et al., TCPlp, NSDI 2020, sections 7.1, 7.3, figs. 6, 7",
+    source="Kumar et al., TCPlp, NSDI 2020 (seeds/003), sections 7.1, 7.3, figs. 6, 7",
     scenario="tcplp-cwnd.toml",
     runs=4,
     metrics_fn=lambda r, p: model_metrics(r, p, _load("tcplp-cwnd.toml")),
     report=cwnd_report,
-    post=cwnd_post,
+    figures=cwnd_figures,
     plots=[PlotSpec("goodput-vs-delay.png", "mac.retry_delay_max_us", "flows[0].goodput_bps",
                     ylabel="goodput (b/s)"),
            PlotSpec("loss-vs-delay.png", "mac.retry_delay_max_us", "flows[0].segment_loss",
@@ -558,9 +511,9 @@ def fair_report(summary: dict) -> Report:
 register(Experiment(
     name="tcplp-fairness",
     title="Two TCP flows sharing one and three hops (TCPlp table 9)",
-    source="Kumar et al., TCPlp, NSDI 2020, appendix A, table 9",
+    source="Kumar et al., TCPlp, NSDI 2020 (seeds/003), appendix A, table 9",
     scenario="tcplp-fairness.toml",
-    runs=3,
+    runs=10,
     metrics_fn=fair_metrics,
     report=fair_report,
     vary={},

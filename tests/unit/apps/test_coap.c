@@ -177,8 +177,10 @@ static struct fx *setup(bool v6, bool cocoa)
     CHECK_EQ(mip_udp_bind(f->p.side[0].s, RAW_PORT, raw_recv, &f->raw), MIP_OK);
     CHECK_EQ(mip_addr_parse(v6 ? "fd00::2" : "192.0.2.2", &f->server_addr.addr, &plen), MIP_OK);
     f->server_addr.port = 5683;
+    f->server_addr.netif = MIP_NETIF_ANY;
     CHECK_EQ(mip_addr_parse(v6 ? "fd00::1" : "192.0.2.1", &f->raw_addr.addr, &plen), MIP_OK);
     f->raw_addr.port = RAW_PORT;
+    f->raw_addr.netif = MIP_NETIF_ANY;
     return f;
 }
 
@@ -192,7 +194,8 @@ static void teardown(struct fx *f)
 /* Sends bytes from the raw peer to the server and runs the link. */
 static void raw_send(struct fx *f, const uint8_t *msg, size_t len)
 {
-    CHECK_EQ(mip_udp_sendto(f->p.side[0].s, NULL, RAW_PORT, &f->server_addr.addr, 5683, msg, len),
+    CHECK_EQ(mip_udp_sendto(f->p.side[0].s, NULL, RAW_PORT, &f->server_addr.addr, 5683,
+                            MIP_NETIF_ANY, msg, len),
              MIP_OK);
     pair_run(&f->p, 5, 100);
 }
@@ -601,6 +604,7 @@ static void test_separate_response_is_acked_and_reported(void)
 
     client_addr.addr = f->raw_addr.addr;
     client_addr.port = 5683;
+    client_addr.netif = MIP_NETIF_ANY;
     /* The raw peer lives on side 0 too: talk to it through side 1's stack. */
     CHECK_EQ(mip_udp_unbind(f->p.side[0].s, RAW_PORT), MIP_OK);
     CHECK_EQ(mip_udp_bind(f->p.side[1].s, RAW_PORT, raw_recv, &f->raw), MIP_OK);
@@ -609,15 +613,15 @@ static void test_separate_response_is_acked_and_reported(void)
                               "later", NULL, NULL, 0, on_result, f), MIP_OK);
     pair_run(&f->p, 5, 100);
     raw_reply(f, 0, &req);
-    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683, b,
-                            empty_ack(b, req.mid)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683,
+                            MIP_NETIF_ANY, b, empty_ack(b, req.mid)), MIP_OK);
     pair_run(&f->p, 5, 5000);
     CHECK_EQ(f->results, 0);
     CHECK_EQ(mip_coap_stat(&f->client, MIP_COAP_STAT_retransmissions), 0);
     mip_coap_w_begin(&w, b, sizeof b, MIP_COAP_CON, MIP_COAP_CONTENT, 0x7777, req.token, req.token_len);
     mip_coap_w_payload(&w, "late", 4);
-    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683, b,
-                            mip_coap_w_end(&w)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683,
+                            MIP_NETIF_ANY, b, mip_coap_w_end(&w)), MIP_OK);
     pair_run(&f->p, 5, 100);
     CHECK_EQ(f->results, 1);
     CHECK_EQ(f->last_code, MIP_COAP_CONTENT);
@@ -628,16 +632,16 @@ static void test_separate_response_is_acked_and_reported(void)
     CHECK_EQ(m.mid, 0x7777);
     /* The same response again is ACKed again but not reported; an unknown
      * token gets RST. */
-    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683, b,
-                            mip_coap_w_end(&w)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683,
+                            MIP_NETIF_ANY, b, mip_coap_w_end(&w)), MIP_OK);
     pair_run(&f->p, 5, 100);
     CHECK_EQ(f->results, 1);
     raw_reply(f, 2, &m);
     CHECK_EQ(m.type, MIP_COAP_ACK);
     mip_coap_w_begin(&w, b, sizeof b, MIP_COAP_CON, MIP_COAP_CONTENT, 0x7778,
                      (const uint8_t *)"zz", 2);
-    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683, b,
-                            mip_coap_w_end(&w)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f->p.side[1].s, NULL, RAW_PORT, &client_addr.addr, 5683,
+                            MIP_NETIF_ANY, b, mip_coap_w_end(&w)), MIP_OK);
     pair_run(&f->p, 5, 100);
     raw_reply(f, 3, &m);
     CHECK_EQ(m.type, MIP_COAP_RST);

@@ -35,7 +35,7 @@ static mip_status send_udp(struct fixture *f, const char *dst, const uint8_t *da
 {
     struct mip_addr d = fixture_addr(dst);
     (void)mip_stack_poll(f->s, f->now);
-    return mip_udp_sendto(f->s, NULL, 5000, &d, 7, data, n);
+    return mip_udp_sendto(f->s, NULL, 5000, &d, 7, MIP_NETIF_ANY, data, n);
 }
 
 /* --- answering ----------------------------------------------------------- */
@@ -403,63 +403,11 @@ static void test_full_cache_replaces_least_recently_used(void)
     CHECK(test_neigh(&f, eth, nb_addr(0, ip)) != NULL);
     CHECK(test_neigh(&f, eth, nb_addr(2, ip)) != NULL);
     CHECK(test_neigh(&f, eth, nb_addr(MIP_NEIGH_MAX, ip)) != NULL);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_neigh_full), 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_neigh_evicted), 0);
     fixture_free(&f);
 }
 
-static void test_incomplete_entries_never_evicted(void)
-{
-    /* MIP_NEIGH_MAX - 1 resolutions in progress and one resolved neighbor
-     * that is newer: a new neighbor takes the resolved one's entry. Once
-     * every entry is being resolved, a new neighbor finds no room. */
-    struct fixture f;
-    uint8_t eth, frame[64];
-    char ip[16];
-    unsigned i;
-    size_t len;
-    static const uint8_t data[2] = {1, 2};
-    static const uint8_t new_mac[6] = {0x02, 0, 0, 0, 2, 0};
-#if MIP_NEIGH_MAX > MIP_PBUF_COUNT
-#error "the test queues one packet per neighbor entry"
-#endif
-    eth_fixture_init(&f, &eth, US, NULL);
-    for (i = 0; i < MIP_NEIGH_MAX - 1; i++)
-        CHECK_EQ(send_udp(&f, nb_addr(i, ip), data, sizeof(data)), MIP_ERR_PENDING);
-    f.now += 10;
-    learn_neighbor(&f, eth, 50);
-    CHECK_EQ(test_neigh_count(&f), MIP_NEIGH_MAX);
-    f.now += 10;
-    /* an ARP reply for us from a stranger creates an entry (RFC 826) */
-    len = build_arp_frame(frame, OUR_MAC, 2, new_mac, "192.0.2.200", OUR_MAC, US);
-    fixture_input(&f, eth, frame, len);
-    CHECK(test_neigh(&f, eth, nb_addr(50, ip)) == NULL);
-    CHECK(test_neigh(&f, eth, "192.0.2.200") != NULL);
-    for (i = 0; i < MIP_NEIGH_MAX - 1; i++)
-        CHECK(test_neigh(&f, eth, nb_addr(i, ip)) != NULL);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_neigh_full), 0);
-
-    /* now make the last resolved entry incomplete-only: replace it too */
-    CHECK_EQ(send_udp(&f, nb_addr(MIP_NEIGH_MAX - 1, ip), data, sizeof(data)), MIP_ERR_PENDING);
-    /* (with MIP_NEIGH_MAX == MIP_PBUF_COUNT that request found no buffer) */
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_tx_no_pbuf), MIP_NEIGH_MAX == MIP_PBUF_COUNT ? 1 : 0);
-    CHECK(test_neigh(&f, eth, "192.0.2.200") == NULL);
-    CHECK_EQ(test_neigh_count(&f), MIP_NEIGH_MAX);
-    for (i = 0; i < MIP_NEIGH_MAX; i++)
-        CHECK(test_neigh(&f, eth, nb_addr(i, ip)) != NULL &&
-              test_neigh(&f, eth, nb_addr(i, ip))->state == MIP_NEIGH_INCOMPLETE);
-    /* all incomplete: a new mapping finds no entry */
-    len = build_arp_frame(frame, OUR_MAC, 2, new_mac, "192.0.2.201", OUR_MAC, US);
-    fixture_input(&f, eth, frame, len);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_neigh_full), 1);
-    CHECK(test_neigh(&f, eth, "192.0.2.201") == NULL);
-    CHECK_EQ(f.s->pool.in_use, MIP_NEIGH_MAX);
-    /* the resolutions run out on their own and free every buffer */
-    for (i = 0; i < MIP_NEIGH_MAX_PROBES; i++)
-        fixture_advance(&f, MIP_NEIGH_RETRANS_MS);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_neigh_unresolved), MIP_NEIGH_MAX);
-    CHECK_EQ(f.s->pool.in_use, 0);
-    fixture_free(&f);
-}
+/* Incomplete entries and scans: test_neigh_limits.c. */
 
 /* --- group addresses ------------------------------------------------------- */
 
@@ -520,7 +468,6 @@ int main(void)
     RUN(test_unanswered_resolution_retries_then_drops);
     RUN(test_reachable_turns_stale_and_next_use_sends_one_unicast_request);
     RUN(test_full_cache_replaces_least_recently_used);
-    RUN(test_incomplete_entries_never_evicted);
     RUN(test_ipv4_broadcast_and_multicast_use_group_macs);
 #endif
     return TESTING_DONE();

@@ -189,7 +189,8 @@ static void test_unresolved_next_hop_solicited_then_released_by_na(void)
     eth_nd_fixture(&f, &eth);
     mac_of_group6(group_mac, "ff02::1:ff00:1");
     CHECK_EQ(group_mac[2], 0xFF);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 5000, &dst, 7, data, sizeof(data)), MIP_ERR_PENDING);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 5000, &dst, 7, MIP_NETIF_ANY,
+                            data, sizeof(data)), MIP_ERR_PENDING);
     CHECK_EQ(f.ntx, 1);
     CHECK_ND_FRAME(&f.tx[0], group_mac, "fd00::2", "ff02::1:ff00:1", 135, 0, "fd00::1", 1);
     CHECK_EQ(f.s->pool.in_use, 1);

@@ -241,7 +241,7 @@ static void send(struct chain *c, unsigned from, unsigned to, size_t size, uint3
     static uint8_t data[1232];
     struct mip_addr d = node_addr(to);
     fill(data, size, seed);
-    CHECK_EQ(mip_udp_sendto(c->s[from], NULL, PORT, &d, PORT, data, size), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(c->s[from], NULL, PORT, &d, PORT, MIP_NETIF_ANY, data, size), MIP_OK);
 }
 
 /* Takes the frames queued so far off the air into out[]. */

@@ -241,7 +241,7 @@ static mip_status send_udp(struct air *a, unsigned from, const char *dst, const 
                            size_t len)
 {
     struct mip_addr d = addr(dst);
-    return mip_udp_sendto(a->s[from], NULL, PORT, &d, PORT, data, len);
+    return mip_udp_sendto(a->s[from], NULL, PORT, &d, PORT, MIP_NETIF_ANY, data, len);
 }
 
 /* --- IPHC mode ------------------------------------------------------------- */
@@ -811,7 +811,8 @@ static void test_linklocal_and_context0_frames(void)
     struct mip_addr src = addr("fe80::ff:fe00:1"), dst = addr("fe80::ff:fe00:2");
     struct mip_addr mc = addr("ff02::1");
     uint32_t sum;
-    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &dst, PORT, (const uint8_t *)"hi", 2), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &dst, PORT, MIP_NETIF_ANY,
+                            (const uint8_t *)"hi", 2), MIP_OK);
     CHECK_EQ(a->nq, 1);
     CHECK_EQ(a->q[0].len, sizeof want_ll);
     /* the checksum is the one of the uncompressed datagram */
@@ -844,7 +845,8 @@ static void test_linklocal_and_context0_frames(void)
         struct mip_addr mpfx = addr("ff00::");
         CHECK_EQ(mip_route_add(a->s[0], &mpfx, 8, NULL, 0), MIP_OK);
     }
-    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &mc, PORT, (const uint8_t *)"hi", 2), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(a->s[0], &src, PORT, &mc, PORT, MIP_NETIF_ANY,
+                            (const uint8_t *)"hi", 2), MIP_OK);
     CHECK_EQ(a->nq, 1);
     CHECK_EQ(a->q[0].data[0], 0x41);            /* no ack request */
     CHECK_EQ(mip_rd16(a->q[0].data + 5), 0xFFFF);

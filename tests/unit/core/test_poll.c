@@ -98,7 +98,8 @@ static void test_poll_reports_neighbor_retransmission_before_reassembly(void)
     start_reassembly(&f, 3);
     /* sends take the stack's time from the last input/poll call */
     CHECK_EQ(fixture_advance(&f, 100), MIP_REASS_TIMEOUT_MS - 100);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 5000, &dst, 7, data, sizeof(data)), MIP_ERR_PENDING);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 5000, &dst, 7, MIP_NETIF_ANY,
+                            data, sizeof(data)), MIP_ERR_PENDING);
     CHECK_EQ(mip_stack_poll(f.s, f.now), MIP_NEIGH_RETRANS_MS);
     CHECK_EQ(fixture_advance(&f, 250), MIP_NEIGH_RETRANS_MS - 250);
     CHECK_EQ(fixture_advance(&f, MIP_NEIGH_RETRANS_MS - 250), MIP_NEIGH_RETRANS_MS);
@@ -156,7 +157,8 @@ static void test_poll_neighbor_retries_survive_clock_wrap(void)
     /* hand the stack the new time (a 2^32 - 1000 ms jump looks like going
      * back 1000 ms, which is harmless here), then send */
     CHECK_EQ(mip_stack_poll(f.s, f.now), MIP_POLL_IDLE);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 5000, &dst, 7, data, sizeof(data)), MIP_ERR_PENDING);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 5000, &dst, 7, MIP_NETIF_ANY,
+                            data, sizeof(data)), MIP_ERR_PENDING);
     CHECK_EQ(f.ntx, 1);
     CHECK_EQ(fixture_advance(&f, 600), MIP_NEIGH_RETRANS_MS - 600);   /* across the wrap */
     CHECK_EQ(f.ntx, 1);

@@ -388,7 +388,7 @@ static void echo_back(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
                       const uint8_t *data, size_t len)
 {
     mip_status *st = ctx;
-    *st = mip_udp_sendto(s, &m->dst, m->dst_port, &m->src, m->src_port, data, len);
+    *st = mip_udp_sendto(s, &m->dst, m->dst_port, &m->src, m->src_port, m->netif, data, len);
 }
 
 static void test_callback_may_send_from_inside(void)
@@ -414,6 +414,92 @@ static void test_callback_may_send_from_inside(void)
     fixture_free(&f);
 }
 
+/* --- link-local zones (RFC 4007) ------------------------------------- */
+
+#if MIP_NETIF_MAX >= 2
+/* The fixture with a second raw-IP netif (index 1), whose fe80::/64 route
+ * replaces netif 0's: the route table alone sends link-local traffic there. */
+static bool two_netif_fixture(struct fixture *f)
+{
+    static const uint8_t iid1[8] = {0x02, 0, 0, 0xFF, 0xFE, 0, 0, 9};
+    uint8_t idx = 0xFF;
+    fixture_init(f, false);
+    f->port[1].f = f;
+    f->port[1].netif = 1;
+    f->port[1].reply = MIP_OK;
+    CHECK_EQ(mip_netif_add_rawip(f->s, FIXTURE_MTU, iid1, &fixture_driver, &f->port[1], &idx),
+             MIP_OK);
+    CHECK_EQ(idx, 1);
+    return idx == 1;
+}
+
+/* An echo callback that answers in the zone the request came from. */
+static void echo_in_zone(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
+                         const uint8_t *data, size_t len)
+{
+    mip_status *st = ctx;
+    *st = mip_udp_sendto(s, &m->dst, m->dst_port, &m->src, m->src_port, m->netif, data, len);
+}
+
+static void test_reply_to_link_local_peer_leaves_on_arrival_netif(void)
+{
+    static const struct {
+        const char *peer;
+        uint8_t in;       /* netif the request arrives on */
+        uint8_t out;      /* netif the reply must leave on */
+    } rows[] = {
+        {"fe80::1", 0, 0},   /* the route table says netif 1 */
+        {"fe80::1", 1, 1},
+        {"fd00::1", 1, 0},   /* not link-scoped: routed (fd00::/64 is on netif 0) */
+    };
+    unsigned i;
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct fixture f;
+        mip_status st = MIP_ERR_END;
+        uint8_t udp[32], pkt[96];
+        struct mip_addr peer = fixture_addr(rows[i].peer);
+        size_t n, len;
+        if (!two_netif_fixture(&f)) {
+            fixture_free(&f);
+            return;
+        }
+        CHECK_EQ(mip_udp_bind(f.s, 7, echo_in_zone, &st), MIP_OK);
+        n = build_udp(udp, true, rows[i].peer, "fd00::2", 5555, 7, hello, 5);
+        len = build_ipv6(pkt, rows[i].peer, "fd00::2", 17, 64, udp, n);
+        fixture_input(&f, rows[i].in, pkt, len);
+        CHECK_EQ(st, MIP_OK);
+        CHECK_EQ(f.ntx, 1);
+        if (f.ntx == 1) {
+            if (f.tx[0].netif != rows[i].out)
+                fprintf(stderr, "row %u: reply to %s left on netif %u\n", i, rows[i].peer,
+                        f.tx[0].netif);
+            CHECK_EQ(f.tx[0].netif, rows[i].out);
+            CHECK_MEM(f.tx[0].data + 24, peer.bytes, 16);
+            CHECK(ip6_l4_ok(f.tx[0].data));
+        }
+        fixture_free(&f);
+    }
+}
+
+static void test_sendto_names_the_zone_of_link_scoped_groups(void)
+{
+    struct fixture f;
+    struct mip_addr all_nodes = fixture_addr("ff02::1");
+    if (!two_netif_fixture(&f)) {
+        fixture_free(&f);
+        return;
+    }
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &all_nodes, 2, 0, hello, 5), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &all_nodes, 2, 1, hello, 5), MIP_OK);
+    CHECK_EQ(f.ntx, 2);
+    CHECK_EQ(f.tx[0].netif, 0);
+    CHECK_EQ(f.tx[1].netif, 1);
+    /* a zone that is no netif */
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &all_nodes, 2, 3, hello, 5), MIP_ERR_NOROUTE);
+    fixture_free(&f);
+}
+#endif
+
 /* --- sending --------------------------------------------------------- */
 
 #if MIP_CONF_IPV4
@@ -425,7 +511,8 @@ static void test_sendto_ipv4_datagram_verifies(void)
     const uint8_t *r;
     fixture_init(&f, false);
     fill_pattern(data, sizeof(data), 4);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1111, &dst, 2222, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1111, &dst, 2222, MIP_NETIF_ANY,
+                            data, sizeof(data)), MIP_OK);
     CHECK_EQ(f.ntx, 1);
     r = f.tx[0].data;
     CHECK_EQ(f.tx[0].len, 20 + 8 + 101);
@@ -463,7 +550,7 @@ static void test_sendto_checksum_zero_sent_as_ffff(void)
         mip_cksum_pseudo4(src.bytes, dst.bytes, 17, 10), hdr, 10));
     CHECK(folded != 0xFFFF);
     mip_wr16(data, (uint16_t)(0xFFFFu - folded));
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1000, &dst, 2000, data, 2), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1000, &dst, 2000, MIP_NETIF_ANY, data, 2), MIP_OK);
     CHECK_EQ(f.ntx, 1);
     r = f.tx[0].data;
     CHECK_EQ(mip_rd16(r + 26), 0xFFFF);
@@ -480,7 +567,8 @@ static void test_sendto_ipv6_datagram_verifies(void)
     const uint8_t *r;
     fixture_init(&f, false);
     fill_pattern(data, sizeof(data), 5);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1111, &dst, 2222, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1111, &dst, 2222, MIP_NETIF_ANY,
+                            data, sizeof(data)), MIP_OK);
     CHECK_EQ(f.ntx, 1);
     r = f.tx[0].data;
     CHECK_EQ(f.tx[0].len, 40 + 8 + 77);
@@ -506,7 +594,7 @@ static void test_sendto_explicit_source(void)
     struct mip_addr dst = fixture_addr("fd00::1"), src = fixture_addr("fe80::200:ff:fe00:2");
     const uint8_t *r;
     fixture_init(&f, false);
-    CHECK_EQ(mip_udp_sendto(f.s, &src, 1, &dst, 2, hello, 5), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f.s, &src, 1, &dst, 2, MIP_NETIF_ANY, hello, 5), MIP_OK);
     CHECK_EQ(f.ntx, 1);
     r = f.tx[0].data;
     CHECK_MEM(r + 8, src.bytes, 16);
@@ -521,18 +609,19 @@ static void test_sendto_rejects_invalid_arguments(void)
                     far = fixture_addr("2001:db8::1");
     static uint8_t big[65508];
     fixture_init(&f, false);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, NULL, 2, hello, 5), MIP_ERR_INVALID);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 0, hello, 5), MIP_ERR_INVALID);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, NULL, 5), MIP_ERR_INVALID);
-    CHECK_EQ(mip_udp_sendto(f.s, &src4, 1, &dst6, 2, hello, 5), MIP_ERR_INVALID);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, big, sizeof(big)), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, NULL, 2, MIP_NETIF_ANY, hello, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 0, MIP_NETIF_ANY, hello, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, MIP_NETIF_ANY, NULL, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, &src4, 1, &dst6, 2, MIP_NETIF_ANY, hello, 5), MIP_ERR_INVALID);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, MIP_NETIF_ANY,
+                            big, sizeof(big)), MIP_ERR_INVALID);
     CHECK_EQ(f.ntx, 0);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 0);
     /* no route */
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &far, 2, hello, 5), MIP_ERR_NOROUTE);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &far, 2, MIP_NETIF_ANY, hello, 5), MIP_ERR_NOROUTE);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ip_no_route), 1);
     /* an empty datagram is fine */
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, NULL, 0), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst6, 2, MIP_NETIF_ANY, NULL, 0), MIP_OK);
     CHECK_EQ(f.ntx, 1);
     CHECK_EQ(f.tx[0].len, 48);
     CHECK(ip6_l4_ok(f.tx[0].data));
@@ -548,13 +637,13 @@ static void test_sendto_reports_pool_exhaustion_and_driver_errors(void)
     fixture_init(&f, false);
     for (i = 0; i < MIP_PBUF_COUNT; i++)
         held[i] = mip_pbuf_alloc(&f.s->pool, 0);
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst, 2, hello, 5), MIP_ERR_NOBUFS);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst, 2, MIP_NETIF_ANY, hello, 5), MIP_ERR_NOBUFS);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_tx_no_pbuf), 1);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 0);
     for (i = 0; i < MIP_PBUF_COUNT; i++)
         mip_pbuf_free(&f.s->pool, held[i]);
     f.port[0].reply = MIP_ERR_NOBUFS;
-    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst, 2, hello, 5), MIP_ERR_NOBUFS);
+    CHECK_EQ(mip_udp_sendto(f.s, NULL, 1, &dst, 2, MIP_NETIF_ANY, hello, 5), MIP_ERR_NOBUFS);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_tx_driver), 1);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_tx_frames), 0);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_udp_tx), 0);
@@ -600,7 +689,8 @@ static void test_sendto_ipv4_larger_than_mtu_fragments_and_reassembles(void)
     fixture_init(&a, false);
     init_peer(&b, k, 9000);
     fill_pattern(data, sizeof(data), 6);
-    CHECK_EQ(mip_udp_sendto(a.s, NULL, 8000, &dst, 9000, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(a.s, NULL, 8000, &dst, 9000, MIP_NETIF_ANY,
+                            data, sizeof(data)), MIP_OK);
     /* 3008 bytes of UDP in pieces of (1500 - 20) rounded down to 8 */
     CHECK_EQ(a.ntx, 3);
     id = ip4_id(a.tx[0].data);
@@ -647,7 +737,8 @@ static void test_sendto_ipv6_larger_than_mtu_fragments_and_reassembles(void)
     fixture_init(&a, false);
     init_peer(&b, k, 9000);
     fill_pattern(data, sizeof(data), 7);
-    CHECK_EQ(mip_udp_sendto(a.s, NULL, 8000, &dst, 9000, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(a.s, NULL, 8000, &dst, 9000, MIP_NETIF_ANY,
+                            data, sizeof(data)), MIP_OK);
     CHECK_EQ(a.ntx, pieces);
     id = mip_rd32(a.tx[0].data + 44);
     for (i = 0; i < a.ntx; i++) {
@@ -689,7 +780,7 @@ static void test_sendto_largest_datagram_fragments_completely(void)
     long n;
     fixture_init(&a, false);
     fill_pattern(data, sizeof(data), 8);
-    CHECK_EQ(mip_udp_sendto(a.s, NULL, 1, &dst, 2, data, sizeof(data)), MIP_OK);
+    CHECK_EQ(mip_udp_sendto(a.s, NULL, 1, &dst, 2, MIP_NETIF_ANY, data, sizeof(data)), MIP_OK);
     CHECK_EQ(a.ntx, (65515 + chunk - 1) / chunk);
     n = reasm6(&a, 0, mip_rd32(a.tx[0].data + 44), out, sizeof(out), &count, NULL);
     CHECK_EQ(n, 65515);
@@ -701,7 +792,7 @@ static void test_sendto_largest_datagram_fragments_completely(void)
     {
         struct mip_addr dst4 = fixture_addr("192.0.2.1");
         fixture_clear(&a);
-        CHECK_EQ(mip_udp_sendto(a.s, NULL, 1, &dst4, 2, data, sizeof(data)), MIP_OK);
+        CHECK_EQ(mip_udp_sendto(a.s, NULL, 1, &dst4, 2, MIP_NETIF_ANY, data, sizeof(data)), MIP_OK);
         CHECK_EQ(a.ntx, (65515 + 1479) / 1480);
         n = reasm4(&a, 0, ip4_id(a.tx[0].data), out, sizeof(out), &count);
         CHECK_EQ(n, 65515);
@@ -736,6 +827,10 @@ int main(void)
     RUN(test_unicast_to_other_netif_address_is_not_broadcast);
 #endif
     RUN(test_callback_may_send_from_inside);
+#if MIP_NETIF_MAX >= 2
+    RUN(test_reply_to_link_local_peer_leaves_on_arrival_netif);
+    RUN(test_sendto_names_the_zone_of_link_scoped_groups);
+#endif
 #if MIP_CONF_IPV4
     RUN(test_sendto_ipv4_datagram_verifies);
     RUN(test_sendto_checksum_zero_sent_as_ffff);

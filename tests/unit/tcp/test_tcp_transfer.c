@@ -151,6 +151,155 @@ static void test_large_window_loss_uses_fast_retransmit(void)
     ring = 4096;
 }
 
+/* In-order data that reaches an empty ring is read in place during
+ * `readable` (struct mip_tcp direct); what the callback leaves is stored
+ * in the ring when it returns. Readers that take none, a byte, part or all
+ * of each segment in the callback, and the rest later from outside, get
+ * every byte in order; the ring counts the segment while the callback
+ * runs; nothing is left pending after it. */
+struct budget_reader {
+    struct endpoint e;
+    size_t budget;           /* bytes read per callback; SIZE_MAX: all */
+    size_t chunk;
+    unsigned in_cb_reads, bad_readable;
+    bool close_in_cb;        /* mip_tcp_close after the callback's reads */
+};
+
+static void br_take(struct budget_reader *r, struct mip_tcp_conn *c, size_t max)
+{
+    uint8_t buf[1500];
+    size_t k, i;
+    while (max > 0) {
+        size_t want = max < r->chunk ? max : r->chunk;
+        if ((k = mip_tcp_read(r->e.tcp, c, buf, want)) == 0)
+            break;
+        for (i = 0; i < k; i++)
+            r->e.bad += buf[i] != pattern(r->e.received + i);
+        r->e.received += k;
+        max -= k;
+    }
+}
+
+static void br_readable(void *ctx, struct mip_tcp_conn *c)
+{
+    struct budget_reader *r = ctx;
+    /* the segment's bytes count as held while read in place */
+    if (r->e.tcp->direct_conn == c && mip_tcp_readable(c) == 0)
+        r->bad_readable++;
+    if (r->budget > 0)
+        r->in_cb_reads++;
+    br_take(r, c, r->budget);
+    if (r->close_in_cb && c->state != MIP_TCP_CLOSED)
+        (void)mip_tcp_close(r->e.tcp, c);
+}
+
+static void br_closed(void *ctx, struct mip_tcp_conn *c) { struct budget_reader *r = ctx; (void)c; r->e.closed = true; }
+
+static const struct mip_tcp_callbacks br_cb = { NULL, br_readable, NULL, br_closed, cb_error };
+
+static struct mip_tcp_conn *br_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp, uint16_t port)
+{
+    struct budget_reader *r = MIP_CONTAINER_OF(l, struct budget_reader, e.listener);
+    (void)tcp; (void)port;
+    mip_tcp_conn_init(&r->e.conn, &br_cb, r, r->e.tx, ring, r->e.rx, r->e.bitmap, ring);
+    return &r->e.conn;
+}
+
+static void test_partial_reads_in_callback_keep_every_byte(void)
+{
+    static const struct { size_t budget, chunk; } rows[] = {
+        {0, 512},           /* nothing in the callback: all stored, read later */
+        {1, 1},             /* one byte, the rest stored */
+        {300, 97},          /* part, in odd pieces */
+        {SIZE_MAX, 700},    /* everything, never stored */
+        {SIZE_MAX, 1500},
+    };
+    static struct pair p;
+    static struct endpoint cli;
+    static struct budget_reader srv;
+    unsigned i;
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const uint64_t bytes = 50000;
+        struct mip_addr dst;
+        uint8_t plen;
+        unsigned rounds;
+        pair_init(&p, true);
+        memset(&cli, 0, sizeof(cli));
+        memset(&srv, 0, sizeof(srv));
+        cli.tcp = &p.side[0].tcp;
+        srv.e.tcp = &p.side[1].tcp;
+        srv.budget = rows[i].budget;
+        srv.chunk = rows[i].chunk;
+        cli.to_send = bytes;
+        CHECK_EQ(mip_tcp_listen(srv.e.tcp, &srv.e.listener, 80, ring, br_accept), MIP_OK);
+        mip_tcp_conn_init(&cli.conn, &ep_cb, &cli, cli.tx, ring, cli.rx, cli.bitmap, ring);
+        CHECK_EQ(mip_addr_parse("fd00::2", &dst, &plen), MIP_OK);
+        CHECK_EQ(mip_tcp_connect(cli.tcp, &cli.conn, &dst, 80), MIP_OK);
+        for (rounds = 0; rounds < 2000 && !srv.e.closed; rounds++) {
+            mip_time_t end = p.now + 20;
+            pair_run(&p, 1, 20);
+            if (mip_time_before(p.now, end))
+                p.now = end;     /* a delayed ACK or a timer further off */
+            CHECK(srv.e.tcp->direct_conn == NULL);
+            /* the rest from outside any callback, from the ring */
+            if (srv.e.conn.state != MIP_TCP_CLOSED) {
+                br_take(&srv, &srv.e.conn, 1000);
+                if (mip_tcp_peer_closed(&srv.e.conn))
+                    (void)mip_tcp_close(srv.e.tcp, &srv.e.conn);
+            }
+        }
+        pair_run(&p, 1, 5000);
+        CHECK_EQ(srv.e.received, bytes);
+        CHECK_EQ(srv.e.bad, 0);
+        CHECK_EQ(srv.bad_readable, 0);
+        CHECK(srv.e.closed);
+        CHECK(cli.closed);
+        CHECK_EQ(srv.e.error, 0);
+        CHECK(rows[i].budget == 0 || srv.in_cb_reads > 0);
+        pair_free(&p);
+    }
+}
+
+/* An application that closes inside `readable` with part of the segment
+ * unread aborts the connection (RST, RFC 1122 4.2.2.13); the bytes it left
+ * are still in the ring afterwards, as they were before in-place reads
+ * (fuzz_tcp reads them after `closed`). */
+static void test_close_in_callback_leaves_unread_bytes_readable(void)
+{
+    static struct pair p;
+    static struct endpoint cli;
+    static struct budget_reader srv;
+    struct mip_addr dst;
+    uint8_t plen;
+    uint8_t buf[2000];
+    size_t k, i, bad = 0;
+    pair_init(&p, true);
+    memset(&cli, 0, sizeof(cli));
+    memset(&srv, 0, sizeof(srv));
+    cli.tcp = &p.side[0].tcp;
+    srv.e.tcp = &p.side[1].tcp;
+    srv.budget = 100;
+    srv.chunk = 100;
+    srv.close_in_cb = true;
+    cli.to_send = 512;               /* one segment */
+    CHECK_EQ(mip_tcp_listen(srv.e.tcp, &srv.e.listener, 80, ring, br_accept), MIP_OK);
+    mip_tcp_conn_init(&cli.conn, &ep_cb, &cli, cli.tx, ring, cli.rx, cli.bitmap, ring);
+    CHECK_EQ(mip_addr_parse("fd00::2", &dst, &plen), MIP_OK);
+    CHECK_EQ(mip_tcp_connect(cli.tcp, &cli.conn, &dst, 80), MIP_OK);
+    pair_run(&p, 1, 2000);
+    CHECK(srv.e.closed);
+    CHECK_EQ(srv.e.error, MIP_TCP_ERR_ABORTED);
+    CHECK_EQ(srv.e.received, 100);
+    CHECK(srv.e.tcp->direct_conn == NULL);
+    CHECK_EQ(mip_tcp_readable(&srv.e.conn), 412);
+    k = mip_tcp_read(srv.e.tcp, &srv.e.conn, buf, sizeof(buf));
+    CHECK_EQ(k, 412);
+    for (i = 0; i < k; i++)
+        bad += buf[i] != pattern(100 + i);
+    CHECK_EQ(bad, 0);
+    pair_free(&p);
+}
+
 int main(void)
 {
 #if MIP_CONF_IPV4
@@ -161,5 +310,7 @@ int main(void)
     RUN(test_ipv6_upload_delivers_every_byte);
     RUN(test_both_directions_under_loss_v6);
     RUN(test_large_window_loss_uses_fast_retransmit);
+    RUN(test_partial_reads_in_callback_keep_every_byte);
+    RUN(test_close_in_callback_leaves_unread_bytes_readable);
     return TESTING_DONE();
 }

@@ -79,7 +79,9 @@ int impair_parse(const char *text, struct impair_spec *sp, char *err, size_t cap
             bad = parse_percent(eq + 1, vlen, &sp->reorder_ppm);
         else if (klen == 5 && memcmp(p, "delay", 5) == 0) {
             bad = parse_uint(eq + 1, vlen, 10000, &u);
-            sp->delay_ms = (uint32_t)u;
+            /* u is set only when the parse succeeded */
+            if (bad == 0)
+                sp->delay_ms = (uint32_t)u;
         } else if (klen == 4 && memcmp(p, "seed", 4) == 0) {
             bad = parse_uint(eq + 1, vlen, UINT64_MAX, &sp->seed);
             sp->have_seed = true;

@@ -1,0 +1,1 @@
+#include "fuzz_micro_input.h"

@@ -1,0 +1,843 @@
+/*
+ * The micro profile: IP (one version), ICMP echo, TCP (and optionally UDP)
+ * over one packet buffer, in uIP's model (micro.h, docs/MICRO.md).
+ *
+ * Why a separate path: the other profiles parse into descriptors, keep
+ * per-connection rings and pbufs and go through protocol tables; that is
+ * what makes them ten times larger. Here every protocol reads and writes
+ * its fields in place at fixed offsets of m->buf (IP options are cut out on
+ * input so that TCP always starts at MIP_MICRO_IPH), and the reply to a
+ * datagram is built over it. Shared with the other profiles: the checksum
+ * (wire/checksum.c) and the wire headers' constants.
+ *
+ * Sequence numbers: snd_una is the first unacknowledged byte and `len`
+ * what is in flight after it (data, or the SYN, or the FIN: never two of
+ * them), so SND.NXT is snd_una + len.
+ */
+#include "moteip/micro.h"
+
+
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/checksum.h"
+#include "moteip/wire/icmpv4.h"
+#include "moteip/wire/icmpv6.h"
+#include "moteip/wire/ipv4.h"
+#include "moteip/wire/ipv6.h"
+#include "moteip/wire/tcp.h"
+
+#define IPH MIP_MICRO_IPH
+#define ALEN MIP_MICRO_ADDR_LEN
+#if MIP_CONF_IPV6
+#define SRC 8u                       /* source address in the IP header */
+#define P_ICMP MIP_IPPROTO_ICMPV6
+#define ECHO_REQ MIP_ICMPV6_ECHO_REQUEST
+#define ECHO_REP MIP_ICMPV6_ECHO_REPLY
+#define DEFAULT_MSS 1220u            /* RFC 8200 5: 1280 - 60 */
+#else
+#define SRC 12u
+#define P_ICMP MIP_IPPROTO_ICMP
+#define ECHO_REQ MIP_ICMPV4_ECHO_REQUEST
+#define ECHO_REP MIP_ICMPV4_ECHO_REPLY
+#define DEFAULT_MSS 536u             /* RFC 9293 3.7.1 */
+#endif
+#define DST (SRC + ALEN)
+
+#define FIN MIP_TCP_FIN
+#define SYN MIP_TCP_SYN
+#define RST MIP_TCP_RST
+#define PSH MIP_TCP_PSH
+#define ACK MIP_TCP_ACK
+
+#define RTO_MAX 15u                  /* ticks; << 4 still fits the 8-bit timer */
+#define ISN_PER_TICK (250ul * MIP_MICRO_TICK_MS) /* RFC 6528 M: 4-us units */
+
+#define STAT(n) MIP_MICRO_STAT_##n
+
+#ifdef MOTEIP_FUZZING
+#define BAD_SUM(x) ((void)(x), 0)    /* fuzzing: reach what is behind checksums */
+#else
+#define BAD_SUM(x) ((x) != 0)
+#endif
+
+/* Byte loops instead of the C library's: newlib's memcpy, memmove, memset
+ * and memcmp, tuned for speed, add 550 B on Cortex-M0+, more than this
+ * stack's IP layer; our copies are at most one datagram. */
+static void cpy(uint8_t *d, const uint8_t *s, uint16_t n)
+{
+    while (n--)
+        *d++ = *s++;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* not memset */
+#endif
+static void zero(void *d, uint16_t n)
+{
+    uint8_t *p = d;
+
+    while (n--)
+        *p++ = 0;
+}
+
+static uint8_t differ(const uint8_t *a, const uint8_t *b, uint8_t n)
+{
+    while (n--)
+        if (*a++ != *b++)
+            return 1;
+    return 0;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return mip_rd32(p);
+}
+
+static uint16_t drop(struct mip_micro *m, uint8_t reason)
+{
+    m->stat[reason]++;
+    return 0;
+}
+
+/* --- RFC 6528 ISNs: F is Speck32/64 in CBC-MAC under the injected key ------
+ *
+ * HalfSipHash-2-4 (the 32-bit SipHash) takes 700 B on AVR, a fifth of the
+ * budget; the Speck32/64 block cipher (Beaulieu et al., 2013: 16-bit
+ * add-rotate-xor, 22 rounds, a 64-bit key whose schedule is run beside
+ * the data) takes a fraction of that on both targets. CBC-MAC over a
+ * message of fixed length (the remote address and the two ports) is a PRF
+ * if the cipher is a permutation no one can tell from random. Its 32-bit
+ * block means an attacker who sees 2^16 of our ISNs for tuples of its
+ * choice may find collisions; that shows it nothing of another tuple's F.
+ */
+
+static uint16_t rol1(uint16_t x)
+{
+    return (uint16_t)((x << 1) | (x >> 15));
+}
+
+/* Right by 7 as a byte swap and left by 1: what an 8-bit CPU does well. */
+static uint16_t ror7(uint16_t x)
+{
+    return rol1((uint16_t)((x >> 8) | (x << 8)));
+}
+
+static uint16_t rol2(uint16_t x)
+{
+    return rol1(rol1(x));
+}
+
+/* Speck32/64 encryption of the block (x, y) under key k[0..3] (k[0] the
+ * first round key, k[1..3] the l words of the schedule). */
+static uint32_t speck(const uint16_t *k, uint16_t x, uint16_t y)
+{
+    uint16_t a = k[0], l0 = k[1], l1 = k[2], l2 = k[3], t;
+    uint8_t i;
+
+    for (i = 0; i < 22u; i++) {
+        x = (uint16_t)((ror7(x) + y) ^ a);
+        y = (uint16_t)(rol2(y) ^ x);
+        t = (uint16_t)((ror7(l0) + a) ^ i);
+        a = (uint16_t)(rol2(a) ^ t);
+        l0 = l1;
+        l1 = l2;
+        l2 = t;
+    }
+    return (uint32_t)x << 16 | y;
+}
+
+uint32_t mip_micro_prf(const uint16_t key[4], const uint8_t *msg, uint8_t n)
+{
+    uint32_t h = 0;
+    uint8_t i;
+
+    for (i = 0; i < n; i += 4u) {
+        h ^= mip_rd32(msg + i);
+        h = speck(key, (uint16_t)(h >> 16), (uint16_t)h);
+    }
+    return h;
+}
+
+/* --- output ----------------------------------------------------------------- */
+
+/* The checksum of the l4len-byte upper-layer message at buf + IPH, with the
+ * pseudo header (not for ICMPv4): 0 over a correct message. */
+static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
+{
+    uint32_t s = 0;
+
+#if !MIP_CONF_IPV6
+    if (proto != P_ICMP)
+#endif
+        s = mip_cksum_add((uint32_t)proto + l4len, p + SRC, 2u * ALEN);
+    return mip_cksum_finish(mip_cksum_add(s, p + IPH, l4len));
+}
+
+/* Completes the datagram whose addresses and l4len-byte message are in
+ * buf: the IP header and the message's checksum. Returns its length. */
+static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
+{
+    uint8_t *p = m->buf, *ck = p + IPH + 2;
+    uint16_t sum;
+
+#if MIP_CONF_IPV6
+    p[0] = 0x60;
+    p[1] = p[2] = p[3] = 0;
+    mip_wr16(p + 4, l4len);
+    p[6] = proto;
+    p[7] = MIP_DEFAULT_TTL;
+#else
+    p[0] = 0x45;
+    p[1] = 0;
+    mip_wr16(p + 2, (uint16_t)(IPH + l4len));
+    mip_wr16(p + 4, ++m->ipid);
+    p[6] = p[7] = 0;                /* no DF: without PMTUD, let routers fragment */
+    p[8] = MIP_DEFAULT_TTL;
+    p[9] = proto;
+    p[10] = p[11] = 0;
+    mip_wr16(p + 10, mip_cksum_finish(mip_cksum_add(0, p, IPH)));
+#endif
+    if (proto == MIP_IPPROTO_TCP)
+        ck = p + IPH + 16;
+#if MIP_MICRO_CONF_UDP
+    if (proto == MIP_IPPROTO_UDP)
+        ck = p + IPH + 6;
+#endif
+    ck[0] = ck[1] = 0;
+    sum = l4sum(p, proto, l4len);
+#if MIP_MICRO_CONF_UDP
+    if (sum == 0 && proto == MIP_IPPROTO_UDP)
+        sum = 0xFFFFu;              /* RFC 768: 0 means "no checksum" */
+#endif
+    mip_wr16(ck, sum);
+    m->stat[STAT(tx)]++;
+    return (uint16_t)(IPH + l4len);
+}
+
+/* A segment of connection c with `flags` and the dlen bytes already at
+ * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
+ * starts, or SND.NXT for a segment that carries nothing new (ACK, RST). */
+static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
+                         uint16_t dlen)
+{
+    uint8_t *t = m->buf + IPH, hl = 20;
+    uint32_t seq = c->snd_una;
+
+    if (!(flags & (SYN | FIN)) && dlen == 0)
+        seq += c->len;
+    cpy(m->buf + SRC, m->addr, ALEN);
+    cpy(m->buf + DST, c->ripaddr, ALEN);
+    mip_wr16(t, c->lport);
+    mip_wr16(t + 2, c->rport);
+    mip_wr32(t + 4, seq);
+    mip_wr32(t + 8, c->rcv_nxt);
+    if (flags & SYN) {
+        t[20] = MIP_TCP_OPT_MSS;
+        t[21] = 4;
+        mip_wr16(t + 22, MIP_MICRO_MSS);
+        hl = 24;
+    }
+    t[12] = (uint8_t)(hl << 2);
+    t[13] = flags;
+    mip_wr16(t + 14, (c->flags & MIP_MICRO_F_STOPPED) ? 0 : MIP_MICRO_MSS);
+    t[18] = t[19] = 0;
+    return ip_send(m, MIP_IPPROTO_TCP, (uint16_t)(hl + dlen));
+}
+
+/* --- TCP -------------------------------------------------------------------- */
+
+/* The peer's MSS option, if any, in a SYN's header of hl bytes; options
+ * of a bad length end the walk. */
+static uint16_t opt_mss(const uint8_t *t, uint8_t hl)
+{
+    uint16_t mss = DEFAULT_MSS;
+    uint8_t i = 20, n;
+
+    while (i < hl && t[i] != MIP_TCP_OPT_EOL) {
+        n = 1;
+        if (t[i] != MIP_TCP_OPT_NOP) {
+            if (i + 1 >= hl || (n = t[i + 1]) < 2 || n > hl - i)
+                break;
+            if (t[i] == MIP_TCP_OPT_MSS && n == 4)
+                mss = mip_rd16(t + i + 2);
+        }
+        i += n;
+    }
+    return mss > MIP_MICRO_MSS ? MIP_MICRO_MSS : mss;
+}
+
+/* A free slot: a closed one, else the oldest TIME_WAIT (RFC 9293 3.6.1
+ * lets a new connection take it); never one in use. */
+static struct mip_micro_conn *conn_alloc(struct mip_micro *m)
+{
+    struct mip_micro_conn *c, *f = NULL;
+
+    for (c = m->conn; c < m->conn + MIP_MICRO_CONNS; c++) {
+        if (c->state == MIP_MICRO_CLOSED)
+            return c;
+        if (c->state == MIP_MICRO_TIME_WAIT && (!f || c->timer > f->timer))
+            f = c;
+    }
+    return f;
+}
+
+/* Sets up c for a handshake: SYN in flight from an unpredictable ISN. */
+static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8_t *ripaddr,
+                      uint16_t lport, uint16_t rport, uint8_t state)
+{
+    uint8_t msg[ALEN + 4];
+
+    zero(c, sizeof *c);
+    cpy(c->ripaddr, ripaddr, ALEN);
+    c->lport = lport;
+    c->rport = rport;
+    c->state = state;
+    c->len = 1;
+    c->rto = c->timer = MIP_MICRO_RTO_INIT;
+    c->mss = DEFAULT_MSS;
+    cpy(msg, ripaddr, ALEN);
+    mip_wr16(msg + ALEN, lport);
+    mip_wr16(msg + ALEN + 2, rport);
+    c->snd_una = m->isn_clock + mip_micro_prf(m->key, msg, sizeof msg);
+}
+
+/* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
+ * both 0: no sample yet); the RTO stays within RTO_MIN .. RTO_MAX ticks. */
+static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
+{
+    int8_t e = (int8_t)(r - (c->sa >> 3));
+    uint8_t rto;
+
+    if ((c->sa | c->sv) == 0) {
+        c->sa = (uint8_t)(r << 3);
+        c->sv = (uint8_t)(r << 1);
+    } else {
+        c->sa = (uint8_t)(c->sa + e);
+        if (e < 0)
+            e = (int8_t)-e;
+        c->sv = (uint8_t)(c->sv + e - (c->sv >> 2));
+    }
+    rto = (uint8_t)((c->sa >> 3) + c->sv);
+    if (rto < MIP_MICRO_RTO_MIN)
+        rto = MIP_MICRO_RTO_MIN;
+    if (rto > RTO_MAX)
+        rto = RTO_MAX;
+    c->rto = rto;
+}
+
+/* RFC 5961 7: an ACK for a suspicious segment, at most
+ * MIP_MICRO_CHALLENGE_LIMIT per tick; `reason` counts the drop. */
+static uint16_t challenge(struct mip_micro *m, struct mip_micro_conn *c, uint8_t reason)
+{
+    m->stat[reason]++;
+    if (!m->chal) {
+        m->stat[STAT(tcp_challenge_limited)]++;
+        return 0;
+    }
+    m->chal--;
+    m->stat[STAT(tcp_challenge_ack)]++;
+    return tcp_send(m, c, ACK, 0);
+}
+
+/* Whether the application knows of a connection in state st: not yet in
+ * SYN_RCVD, no more after EV_CLOSED (CLOSING, TIME_WAIT, LAST_ACK). */
+static int app_knows(uint8_t st)
+{
+    return (uint8_t)(st - MIP_MICRO_SYN_SENT) <= MIP_MICRO_FIN_WAIT_2 - MIP_MICRO_SYN_SENT;
+}
+
+/* Calls the application with `ev` and sends what it asked for: data (only
+ * ESTABLISHED, only with nothing in flight or as the retransmission), a
+ * FIN once nothing is in flight, a RST; else the ACK that received data
+ * (m->dlen) or a FIN owes. */
+static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t ev)
+{
+    uint16_t n;
+
+    m->slen = 0;
+    m->req = 0;
+    if (ev)
+        m->app(m, c, ev);
+    if (m->req & MIP_MICRO_REQ_ABORT) {
+        c->state = MIP_MICRO_CLOSED;
+        return tcp_send(m, c, RST | ACK, 0);
+    }
+    if (m->req & MIP_MICRO_REQ_CLOSE)
+        c->flags |= MIP_MICRO_F_CLOSE;
+    if (c->state == MIP_MICRO_ESTABLISHED && (c->len == 0 || (ev & MIP_MICRO_EV_REXMIT))) {
+        n = m->slen;
+        if (n) {
+            if (n > MIP_MICRO_MSS)
+                n = MIP_MICRO_MSS;
+            if (!(ev & MIP_MICRO_EV_REXMIT)) {
+                c->nrtx = 0;
+                c->timer = c->rto;
+            }
+            c->len = n;
+            return tcp_send(m, c, PSH | ACK, n);
+        }
+        if (c->len == 0 && (c->flags & MIP_MICRO_F_CLOSE)) {
+            c->state = MIP_MICRO_FIN_WAIT_1;
+            c->len = 1;
+            c->nrtx = 0;
+            c->timer = c->rto;
+            return tcp_send(m, c, FIN | ACK, 0);
+        }
+    }
+    if (m->dlen || (ev & MIP_MICRO_EV_CLOSED))
+        return tcp_send(m, c, c->state == MIP_MICRO_LAST_ACK ? FIN | ACK : ACK, 0);
+    return 0;
+}
+
+static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
+{
+    uint8_t *p = m->buf, *t = p + IPH, hl, flags, ev = 0, i;
+    struct mip_micro_conn *c, tmp;
+    uint32_t seq, ack;
+    uint16_t sport, dport, dlen;
+
+    if (l4len < 20)
+        return drop(m, STAT(drop_short));
+    if (BAD_SUM(l4sum(p, MIP_IPPROTO_TCP, l4len)))
+        return drop(m, STAT(drop_cksum));
+    hl = (uint8_t)((t[12] >> 4) << 2);
+    if (hl < 20 || hl > l4len)
+        return drop(m, STAT(drop_tcp_hdr));
+    dlen = (uint16_t)(l4len - hl);
+    flags = t[13];
+    sport = mip_rd16(t);
+    dport = mip_rd16(t + 2);
+    seq = rd32(t + 4);
+    ack = rd32(t + 8);
+    m->appdata = t + hl;
+    m->dlen = 0;
+
+    for (c = m->conn; c < m->conn + MIP_MICRO_CONNS; c++)
+        if (c->state != MIP_MICRO_CLOSED && c->lport == dport && c->rport == sport &&
+            !differ(c->ripaddr, p + SRC, ALEN))
+            goto found;
+
+    /* No connection: a SYN for a listening port opens one; anything else
+     * but a RST is answered with a RST (RFC 9293 3.10.7.1). */
+    if (flags & RST)
+        return drop(m, STAT(drop_tcp_rst));
+    if ((flags & (SYN | ACK)) == SYN)
+        for (i = 0; i < MIP_MICRO_LISTEN; i++)
+            if (m->listen[i] == dport) {
+                c = conn_alloc(m);
+                if (!c)
+                    return drop(m, STAT(drop_tcp_full));
+                conn_init(m, c, p + SRC, dport, sport, MIP_MICRO_SYN_RCVD);
+                c->rcv_nxt = seq + 1;
+                c->mss = opt_mss(t, hl);
+                return tcp_send(m, c, SYN | ACK, 0);
+            }
+reset:
+    zero(&tmp, sizeof tmp);
+    cpy(tmp.ripaddr, p + SRC, ALEN);
+    tmp.lport = dport;
+    tmp.rport = sport;
+    tmp.rcv_nxt = seq + dlen + !!(flags & SYN) + (flags & FIN);
+    m->stat[STAT(tcp_rst_tx)]++;
+    if (flags & ACK) {
+        tmp.snd_una = ack;
+        return tcp_send(m, &tmp, RST, 0);
+    }
+    return tcp_send(m, &tmp, RST | ACK, 0);
+
+found:
+    if (c->state == MIP_MICRO_SYN_SENT) {
+        /* RFC 9293 3.10.7.3: the ACK must be for our SYN, or we reset
+         * (unless it is a RST); a RST counts only with that ACK. */
+        if ((flags & ACK) && ack != c->snd_una + 1) {
+            if (flags & RST)
+                return drop(m, STAT(drop_tcp_rst));
+            goto reset;
+        }
+        if (flags & RST) {
+            if (!(flags & ACK))
+                return drop(m, STAT(drop_tcp_rst));
+            goto aborted;
+        }
+        if (!(flags & SYN))
+            return drop(m, STAT(drop_tcp_state));
+        c->rcv_nxt = seq + 1;
+        c->mss = opt_mss(t, hl);
+        if (!(flags & ACK)) {               /* simultaneous open */
+            c->state = MIP_MICRO_SYN_RCVD;
+            return tcp_send(m, c, SYN | ACK, 0);
+        }
+        c->snd_una++;
+        c->len = 0;
+        c->wnd = mip_rd16(t + 14);
+        if (c->wnd > c->mss)
+            c->wnd = c->mss;
+        c->state = MIP_MICRO_ESTABLISHED;
+        m->dlen = 1;                        /* owes an ACK */
+        return app_send(m, c, MIP_MICRO_EV_CONNECTED);
+    }
+    if (flags & RST) {
+        /* RFC 5961 3.2: exactly RCV.NXT resets; elsewhere in the window it
+         * earns a challenge ACK; outside, a silent drop. */
+        if (seq == c->rcv_nxt)
+            goto aborted;
+        if (seq - c->rcv_nxt < MIP_MICRO_MSS)
+            return challenge(m, c, STAT(drop_tcp_rst));
+        return drop(m, STAT(drop_tcp_rst));
+    }
+    if (flags & SYN) {
+        /* A SYN again in SYN_RCVD: our SYN-ACK was lost. Else RFC 5961 4.2. */
+        if (c->state == MIP_MICRO_SYN_RCVD && seq + 1 == c->rcv_nxt)
+            return tcp_send(m, c, SYN | ACK, 0);
+        return challenge(m, c, STAT(drop_tcp_syn));
+    }
+    if (seq != c->rcv_nxt) {
+        /* Out of order, old, or a retransmitted FIN in TIME_WAIT: no queue
+         * here, so ACK what we have and drop it. */
+        m->stat[STAT(drop_tcp_seq)]++;
+        return tcp_send(m, c, ACK, 0);
+    }
+    if (!(flags & ACK))
+        return drop(m, STAT(drop_tcp_state));
+    /* RFC 5961 5.2: SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT, with
+     * 2^16 for MAX.SND.WND (no window scaling here). */
+    if ((uint32_t)(ack - c->snd_una + 0xFFFFu) > (uint32_t)c->len + 0xFFFFu)
+        return challenge(m, c, STAT(drop_tcp_ack));
+    if (c->len && ack == c->snd_una + c->len) {
+        ev = MIP_MICRO_EV_ACKED;
+        if (c->nrtx == 0 && c->timer <= c->rto)     /* Karn */
+            rtt_sample(c, (uint8_t)(c->rto - c->timer));
+        c->snd_una = ack;
+        c->len = 0;
+        c->nrtx = 0;
+    }
+    c->wnd = mip_rd16(t + 14);
+    if (c->wnd == 0)
+        c->nrtx = 0;                /* a live peer answers the probes: never give up */
+    if (c->wnd > c->mss)
+        c->wnd = c->mss;
+
+    switch (c->state) {
+    case MIP_MICRO_SYN_RCVD:
+        if (!ev)
+            return drop(m, STAT(drop_tcp_state));
+        c->state = MIP_MICRO_ESTABLISHED;
+        ev = MIP_MICRO_EV_CONNECTED;
+        break;
+    case MIP_MICRO_ESTABLISHED:
+    case MIP_MICRO_FIN_WAIT_1:
+    case MIP_MICRO_FIN_WAIT_2:
+        break;
+    case MIP_MICRO_CLOSING:
+        if (ev)
+            goto time_wait;
+        return 0;
+    case MIP_MICRO_LAST_ACK:
+        if (ev)
+            c->state = MIP_MICRO_CLOSED;
+        return 0;
+    default:                        /* TIME_WAIT */
+        return 0;
+    }
+
+    /* ESTABLISHED, FIN_WAIT_1, FIN_WAIT_2: data and FIN. A stopped
+     * application takes neither (zero window); with our data in flight
+     * the FIN waits for the peer's retransmission (uIP does the same). */
+    if (c->flags & MIP_MICRO_F_STOPPED) {
+        if (dlen || (flags & FIN))
+            m->dlen = 1;            /* ACK it: the zero window */
+        dlen = 0;
+        flags = 0;
+    }
+    if (dlen) {
+        c->rcv_nxt += dlen;
+        m->dlen = dlen;
+        ev |= MIP_MICRO_EV_NEWDATA;
+    }
+    if ((flags & FIN) && !(c->state == MIP_MICRO_ESTABLISHED && c->len)) {
+        c->rcv_nxt++;
+        ev |= MIP_MICRO_EV_CLOSED;
+        if (c->state == MIP_MICRO_ESTABLISHED) {
+            /* No half-close: our FIN goes with the ACK of theirs. */
+            c->state = MIP_MICRO_LAST_ACK;
+            c->len = 1;
+            c->nrtx = 0;
+            c->timer = c->rto;
+        } else if (c->state == MIP_MICRO_FIN_WAIT_1 && c->len) {
+            c->state = MIP_MICRO_CLOSING;
+        } else {
+            c->state = MIP_MICRO_TIME_WAIT;
+            c->timer = 0;
+        }
+    } else if (c->state == MIP_MICRO_FIN_WAIT_1 && !c->len) {
+        c->state = MIP_MICRO_FIN_WAIT_2;
+        c->timer = 0;
+    }
+    return app_send(m, c, ev);
+
+time_wait:
+    c->state = MIP_MICRO_TIME_WAIT;
+    c->timer = 0;
+    return 0;
+
+aborted:
+    i = c->state;
+    c->state = MIP_MICRO_CLOSED;
+    if (app_knows(i))
+        m->app(m, c, MIP_MICRO_EV_ABORTED);
+    return 0;
+}
+
+/* --- UDP (optional) --------------------------------------------------------- */
+
+#if MIP_MICRO_CONF_UDP
+static uint16_t udp_out(struct mip_micro *m, uint16_t len)
+{
+    mip_wr16(m->buf + IPH + 4, (uint16_t)(8u + len));
+    return ip_send(m, MIP_IPPROTO_UDP, (uint16_t)(8u + len));
+}
+
+static uint16_t udp_in(struct mip_micro *m, uint16_t l4len)
+{
+    uint8_t *p = m->buf, *u = p + IPH, i;
+    uint16_t ulen = l4len >= 8u ? mip_rd16(u + 4) : 0, port = mip_rd16(u + 2), n;
+
+    if (ulen < 8u || ulen > l4len)
+        return drop(m, STAT(drop_short));
+#if !MIP_CONF_IPV6
+    if (mip_rd16(u + 6) != 0)       /* IPv4: 0 = no checksum */
+#endif
+        if (BAD_SUM(l4sum(p, MIP_IPPROTO_UDP, ulen)))
+            return drop(m, STAT(drop_cksum));
+    for (i = 0; i < MIP_MICRO_UDP_PORTS; i++)
+        if (port && m->udp_ports[i] == port)
+            goto bound;
+    return drop(m, STAT(drop_udp));
+bound:
+    m->appdata = u + 8;
+    m->dlen = (uint16_t)(ulen - 8u);
+    m->slen = 0;
+    m->udp_app(m, port);
+    n = m->slen;
+    if (!n)
+        return 0;
+    if (n > MIP_MICRO_BUF_SIZE - IPH - 8u)
+        n = MIP_MICRO_BUF_SIZE - IPH - 8u;
+    u[2] = u[0];
+    u[3] = u[1];            /* the reply goes back to the sender */
+    mip_wr16(u, port);
+    cpy(p + DST, p + SRC, ALEN);
+    cpy(p + SRC, m->addr, ALEN);
+    return udp_out(m, n);
+}
+
+int mip_micro_udp_bind(struct mip_micro *m, uint16_t port)
+{
+    uint8_t i;
+
+    for (i = 0; i < MIP_MICRO_UDP_PORTS; i++)
+        if (m->udp_ports[i] == 0 && port) {
+            m->udp_ports[i] = port;
+            return 0;
+        }
+    return -1;
+}
+
+uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO_ADDR_LEN],
+                            uint16_t rport, uint16_t lport, uint16_t len)
+{
+    uint8_t *u = m->buf + IPH;
+
+    if (len > MIP_MICRO_BUF_SIZE - IPH - 8u)
+        len = MIP_MICRO_BUF_SIZE - IPH - 8u;
+    cpy(m->buf + SRC, m->addr, ALEN);
+    cpy(m->buf + DST, ripaddr, ALEN);
+    mip_wr16(u, lport);
+    mip_wr16(u + 2, rport);
+    return udp_out(m, len);
+}
+#endif
+
+/* --- IP and ICMP ------------------------------------------------------------ */
+
+uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
+{
+    uint8_t *p = m->buf, proto;
+    uint16_t l4len;
+
+    m->stat[STAT(rx)]++;
+    if (len > MIP_MICRO_BUF_SIZE || len < IPH)
+        return drop(m, STAT(drop_short));
+#if MIP_CONF_IPV6
+    if ((p[0] >> 4) != 6)
+        return drop(m, STAT(drop_ip_hdr));
+    l4len = mip_rd16(p + 4);
+    if (l4len > len - IPH)
+        return drop(m, STAT(drop_short));
+    proto = p[6];
+    if (proto == MIP_IPV6_NH_FRAGMENT)
+        return drop(m, STAT(drop_frag));
+    /* Only our address; a multicast source is never valid (RFC 4291 2.7). */
+    if (differ(p + DST, m->addr, ALEN) || p[SRC] == 0xFF)
+        return drop(m, STAT(drop_bad_addr));
+#else
+    {
+        uint8_t hl = (uint8_t)((p[0] & 0x0Fu) << 2);
+        uint16_t tot = mip_rd16(p + 2);
+
+        if ((p[0] >> 4) != 4 || hl < IPH)
+            return drop(m, STAT(drop_ip_hdr));
+        if (tot > len || tot < hl)
+            return drop(m, STAT(drop_short));
+        if (BAD_SUM(mip_cksum_finish(mip_cksum_add(0, p, hl))))
+            return drop(m, STAT(drop_ip_cksum));
+        if ((p[6] & 0x3Fu) | p[7])  /* MF or an offset */
+            return drop(m, STAT(drop_frag));
+        /* RFC 1122 3.2.1.3: a source that is multicast, broadcast (class
+         * D/E and up), "this network" (0/8) or loopback is invalid. */
+        if (differ(p + DST, m->addr, ALEN) || p[SRC] >= 224u || p[SRC] == 127u ||
+            p[SRC] == 0)
+            return drop(m, STAT(drop_bad_addr));
+        l4len = (uint16_t)(tot - hl);
+        proto = p[9];
+        /* Options are ignored (RFC 1122 3.2.1.8 allows it of a host without
+         * source routing): cut them out so the transport header sits at a
+         * fixed offset. */
+        if (hl > IPH)
+            cpy(p + IPH, p + hl, l4len);     /* forward: safe as a memmove */
+    }
+#endif
+    if (proto == P_ICMP) {
+        uint8_t *ic = p + IPH;
+
+        if (l4len < 8u)
+            return drop(m, STAT(drop_short));
+        if (ic[0] != ECHO_REQ)
+            return drop(m, STAT(drop_icmp));
+        if (BAD_SUM(l4sum(p, P_ICMP, l4len)))
+            return drop(m, STAT(drop_cksum));
+        ic[0] = ECHO_REP;
+        cpy(p + DST, p + SRC, ALEN);
+        cpy(p + SRC, m->addr, ALEN);
+        return ip_send(m, P_ICMP, l4len);
+    }
+    if (proto == MIP_IPPROTO_TCP)
+        return tcp_in(m, l4len);
+#if MIP_MICRO_CONF_UDP
+    if (proto == MIP_IPPROTO_UDP)
+        return udp_in(m, l4len);
+#endif
+    return drop(m, STAT(drop_proto));
+}
+
+/* --- timers and the API ----------------------------------------------------- */
+
+uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
+{
+    struct mip_micro_conn *c;
+    uint8_t st;
+
+    m->dlen = 0;
+    if (i == 0) {
+        m->isn_clock += ISN_PER_TICK;
+        m->chal = MIP_MICRO_CHALLENGE_LIMIT;
+    }
+    if (i >= MIP_MICRO_CONNS)
+        return 0;
+    c = &m->conn[i];
+    st = c->state;
+    if (st == MIP_MICRO_CLOSED)
+        return 0;
+    if (st == MIP_MICRO_TIME_WAIT || st == MIP_MICRO_FIN_WAIT_2) {
+        /* 2 MSL; and FIN_WAIT_2 cannot last for ever either. */
+        if (++c->timer >= MIP_MICRO_TIME_WAIT_TICKS) {
+            c->state = MIP_MICRO_CLOSED;
+            if (app_knows(st))
+                m->app(m, c, MIP_MICRO_EV_TIMEDOUT);
+        }
+        return 0;
+    }
+    if (c->len) {
+        if (--c->timer)
+            return 0;
+        if (c->nrtx >= (st == MIP_MICRO_SYN_RCVD ? MIP_MICRO_MAXSYNRTX : MIP_MICRO_MAXRTX)) {
+            m->stat[STAT(tcp_timeout)]++;
+            c->state = MIP_MICRO_CLOSED;
+            if (app_knows(st))
+                m->app(m, c, MIP_MICRO_EV_TIMEDOUT);
+            return tcp_send(m, c, RST | ACK, 0);
+        }
+        c->nrtx++;
+        m->stat[STAT(tcp_rexmit)]++;
+        c->timer = (uint8_t)(c->rto << (c->nrtx > 4u ? 4u : c->nrtx));
+        if (st == MIP_MICRO_SYN_RCVD)
+            return tcp_send(m, c, SYN | ACK, 0);
+        if (st == MIP_MICRO_SYN_SENT)
+            return tcp_send(m, c, SYN, 0);
+        if (st == MIP_MICRO_ESTABLISHED)
+            return app_send(m, c, MIP_MICRO_EV_REXMIT);
+        return tcp_send(m, c, FIN | ACK, 0);
+    }
+    if (st == MIP_MICRO_ESTABLISHED)
+        return app_send(m, c, MIP_MICRO_EV_POLL);
+    return 0;
+}
+
+void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
+                    const uint8_t entropy[8], mip_micro_app_fn app, void *ctx)
+{
+    uint32_t r;
+
+    zero(m, sizeof *m);
+    cpy(m->addr, addr, ALEN);
+    cpy((uint8_t *)m->key, entropy, sizeof m->key);
+    m->app = app;
+    m->ctx = ctx;
+    m->chal = MIP_MICRO_CHALLENGE_LIMIT;
+    /* Derived through the hash, so IP IDs and ports do not show the key. */
+    r = mip_micro_prf(m->key, m->addr, ALEN);
+    m->ipid = (uint16_t)r;
+    m->lastport = (uint16_t)(r >> 16);
+}
+
+int mip_micro_listen(struct mip_micro *m, uint16_t port)
+{
+    uint8_t i;
+
+    for (i = 0; i < MIP_MICRO_LISTEN; i++)
+        if (m->listen[i] == 0 && port) {
+            m->listen[i] = port;
+            return 0;
+        }
+    return -1;
+}
+
+void mip_micro_unlisten(struct mip_micro *m, uint16_t port)
+{
+    uint8_t i;
+
+    for (i = 0; i < MIP_MICRO_LISTEN; i++)
+        if (m->listen[i] == port)
+            m->listen[i] = 0;
+}
+
+#if MIP_MICRO_CONF_CONNECT
+struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
+                                         const uint8_t ripaddr[MIP_MICRO_ADDR_LEN],
+                                         uint16_t rport)
+{
+    struct mip_micro_conn *c = conn_alloc(m), *o;
+
+    if (!c)
+        return NULL;
+    /* The next free ephemeral port (RFC 6335 8.1.2: 49152-65535), from a
+     * random start; at most MIP_MICRO_CONNS are in use, so this ends. */
+again:
+    m->lastport = (uint16_t)(m->lastport + 1u) | 0xC000u;
+    for (o = m->conn; o < m->conn + MIP_MICRO_CONNS; o++)
+        if (o->state != MIP_MICRO_CLOSED && o->lport == m->lastport)
+            goto again;
+    conn_init(m, c, ripaddr, m->lastport, rport, MIP_MICRO_SYN_SENT);
+    c->timer = 1;                   /* the SYN goes out at the next tick */
+    return c;
+}
+#endif
