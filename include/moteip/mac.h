@@ -269,7 +269,9 @@ mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip
  * after the previous frame's outcome (RFC 8930 s.5: an inter-frame gap
  * between fragments, so that a fragment moves beyond the next hop and its
  * interference range before the next one shows up). The frames behind it
- * wait too (the queue is a FIFO). */
+ * wait too (the queue is a FIFO). The frames a duty-cycling MAC puts
+ * ahead of them wait for no gap; of those, a leaf's data requests (MAC
+ * commands, every poll) restart none either. */
 mip_status mip_mac_send_gap(struct mip_mac *m, const uint8_t *frame, size_t len,
                             uint16_t gap_us, mip_utime_t now);
 

@@ -411,11 +411,17 @@ static void report(struct mip_mac *m, const uint8_t *frame, size_t len,
 
 static void dequeue(struct mip_mac *m)
 {
+    /* A gap runs from the outcome of the previous data frame: a sleepy
+     * leaf's data requests (MAC commands, which the owner cannot queue),
+     * pushed ahead every poll, would otherwise restart it before it ends,
+     * for ever. (A parent's frames released to a child restart it: there
+     * are only as many as the owner queued.) */
+    if ((head(m)->data[0] & 0x07u) != (uint8_t)MIP_802154_CMD)
+        m->last_done = m->now;
     m->state = MIP_MAC_ST_IDLE;
     m->q_head = (uint8_t)((m->q_head + 1u) % MIP_MAC_QUEUE);
     m->q_count--;
     m->retries = 0;
-    m->last_done = m->now;
 }
 
 void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
@@ -454,6 +460,7 @@ mip_status mip_mac_push_front(struct mip_mac *m, const uint8_t *frame, size_t le
     }
     memcpy(q->data, frame, len);
     q->len = (uint8_t)len;
+    q->gap_us = 0;
     m->q_count++;
     return MIP_OK;
 }

@@ -174,6 +174,30 @@ static void test_data_request_goes_ahead_of_queued_frames(void)
         CHECK_EQ(n.tx[k].data[n.tx[k].len - 1u], 6);
 }
 
+static void test_data_requests_do_not_restart_a_gap(void)
+{
+    /* Frames with a gap (mip_mac_send_gap, RFC 8930 pacing) longer than
+     * the poll interval: the data requests the leaf pushes ahead of them
+     * every poll neither wait for the gap nor restart it, so the frames
+     * still go out, each its gap after the previous one (found by
+     * fuzz_mac_input: the frames waited for ever) */
+    struct node n;
+    uint8_t f[64];
+    size_t len = build_data(f, MIP_802154_BROADCAST, ME, PAN, false, 0, 1, 8);
+    unsigned k;
+    leaf_config(&n, 20u * MS);
+    node_start(&n);
+    for (k = 0; k < 3u; k++)
+        CHECK_EQ(mip_mac_send_gap(&n.mac, f, len, 30000, n.now), MIP_OK);
+    node_run(&n, T0 + 1000u * MS);
+    CHECK_EQ(n.ndone, 3);
+    for (k = 1; k < 3u; k++) {
+        CHECK(n.done[k].t - n.done[k - 1u].t >= 30000u);
+        CHECK(n.done[k].t - n.done[k - 1u].t <= 30000u + 20u * MS);
+    }
+    CHECK(node_stat(&n, MIP_MAC_STAT_rdc_polls) >= 3u);
+}
+
 /* --- the parent ---------------------------------------------------------------- */
 
 static void parent_config(struct node *n)
@@ -386,6 +410,7 @@ int main(void)
     RUN(test_expecting_a_reply_polls_fast);
     RUN(test_adaptive_poll_interval_doubles_and_resets);
     RUN(test_data_request_goes_ahead_of_queued_frames);
+    RUN(test_data_requests_do_not_restart_a_gap);
     RUN(test_parent_holds_frames_until_the_child_polls);
     RUN(test_parent_pending_bit_clears_after_a_failed_frame);
     RUN(test_parent_learns_children_from_data_requests);
