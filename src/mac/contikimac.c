@@ -31,16 +31,6 @@ static struct mip_contikimac *cm(struct mip_mac *m)
     return &m->rdc.cm;
 }
 
-static const struct mip_rdc_config *par(const struct mip_mac *m)
-{
-    return &m->cfg.rdc;
-}
-
-static void count(struct mip_mac *m, enum mip_mac_stat s)
-{
-    m->stats[s]++;
-}
-
 static uint32_t airtime(const struct mip_mac *m, size_t len_no_fcs)
 {
     return mip_radio_airtime(&m->cfg.timing, len_no_fcs + MIP_802154_FCS_LEN);
@@ -104,7 +94,7 @@ static void init(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
     uint32_t first;
-    c->period = mip_rdc_period_us(par(m));
+    c->period = mip_rdc_period_us(mip_rdc_par(m));
     c->skip = 1;
     /* Each node's checks start at a phase of its own. */
     first = mip_rng_below(&m->rng, c->period);
@@ -125,23 +115,23 @@ static void check_start(struct mip_mac *m)
     cycle_now(m);
     /* The adaptive interval: checks on the grid of T, skipping more of its
      * points while nothing arrives (rdc.h). */
-    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, par(m)->adapt_max_us) / c->period;
+    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, mip_rdc_par(m)->adapt_max_us) / c->period;
     /* While the sender side has the radio, it hears whatever comes. */
     if (mip_mac_radio_needed(m) || c->radio) {
         sleep_until_next_check(m);
         return;
     }
-    count(m, MIP_MAC_STAT_rdc_checks);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
     c->rx = RX_CCA;
     c->n = 0;
-    mip_mac_rdc_timer(m, par(m)->cca_on_us);
+    mip_mac_rdc_timer(m, mip_rdc_par(m)->cca_on_us);
 }
 
 static void listen_from_now(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    const struct mip_rdc_config *p = par(m);
-    count(m, MIP_MAC_STAT_rdc_detections);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_detections);
     c->rx = RX_LISTEN;
     c->since = m->now;
     c->silence = 0;
@@ -151,7 +141,7 @@ static void listen_from_now(struct mip_mac *m)
 static void cca_done(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    const struct mip_rdc_config *p = par(m);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     if (!can_sample(m)) {
         sleep_until_next_check(m);
         return;
@@ -171,18 +161,18 @@ static void cca_done(struct mip_mac *m)
 static void listen_sample(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    const struct mip_rdc_config *p = par(m);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     uint32_t left, step = (uint32_t)p->cca_on_us + p->cca_gap_us;
     uint32_t heard = m->now - c->since;
     if (heard >= p->listen_max_us) {
-        count(m, MIP_MAC_STAT_rdc_fast_sleeps);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);
         sleep_until_next_check(m);
         return;
     }
     if (!can_sample(m) || !m->radio->cca(m->radio_ctx))
         c->silence = 0;
     else if (++c->silence >= SILENT_SAMPLES) {
-        count(m, MIP_MAC_STAT_rdc_fast_sleeps);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);
         sleep_until_next_check(m);
         return;
     }
@@ -202,7 +192,7 @@ static void timer(struct mip_mac *m)
         break;
     case RX_GAP:
         c->rx = RX_CCA;
-        mip_mac_rdc_timer(m, par(m)->cca_on_us);
+        mip_mac_rdc_timer(m, mip_rdc_par(m)->cca_on_us);
         break;
     case RX_LISTEN:
         listen_sample(m);
@@ -225,8 +215,8 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
     if (what == MIP_RDC_RX_OURS && h->frame_pending) {
         /* More frames follow: stay awake for the next one. */
         c->rx = RX_BURST;
-        c->since = m->now + par(m)->burst_wait_us;
-        mip_mac_rdc_timer(m, par(m)->burst_wait_us);
+        c->since = m->now + mip_rdc_par(m)->burst_wait_us;
+        mip_mac_rdc_timer(m, mip_rdc_par(m)->burst_wait_us);
         return;
     }
     if (c->rx == RX_BURST && what == MIP_RDC_RX_OTHER)
@@ -255,7 +245,7 @@ static void phase_learn(struct mip_mac *m)
     struct mip_rdc_phase *e = mip_rdc_phase_get(m, c->phase, &c->dst);
     mip_utime_t target = c->copy_start;
     if (c->copies > 1u)
-        target -= airtime(m, mip_mac_head(m)->len) + par(m)->copy_gap_us;
+        target -= airtime(m, mip_mac_head(m)->len) + mip_rdc_par(m)->copy_gap_us;
     cycle_now(m);
     e->offset = mip_rdc_offset(target, c->cycle, c->period);
     e->misses = 0;
@@ -268,10 +258,10 @@ static void phase_miss(struct mip_mac *m)
 {
     struct mip_rdc_phase *e = phase_find(m, &cm(m)->dst);
     if (cm(m)->known)
-        count(m, MIP_MAC_STAT_rdc_phase_misses);
-    if (e != NULL && ++e->misses >= par(m)->phase_max_misses) {
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_phase_misses);
+    if (e != NULL && ++e->misses >= mip_rdc_par(m)->phase_max_misses) {
         e->valid = 0;
-        count(m, MIP_MAC_STAT_rdc_phase_evicted);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_phase_evicted);
     }
 }
 
@@ -280,7 +270,7 @@ static void phase_miss(struct mip_mac *m)
 static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
 {
     struct mip_contikimac *c = cm(m);
-    const struct mip_rdc_config *p = par(m);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     mip_utime_t start;
     int32_t ahead;
     cycle_now(m);
@@ -297,7 +287,7 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
 static uint32_t train_limit(const struct mip_mac *m)
 {
     const struct mip_contikimac *c = &m->rdc.cm;
-    const struct mip_rdc_config *p = par(m);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     if (c->known || c->awake)
         return p->phase_strobe_us;
     /* The whole interval and two checks: every check of the receiver's
@@ -310,7 +300,7 @@ static uint32_t train_limit(const struct mip_mac *m)
 static bool train_left(const struct mip_mac *m)
 {
     const struct mip_contikimac *c = &m->rdc.cm;
-    return m->now + par(m)->copy_gap_us - c->train < train_limit(m);
+    return m->now + mip_rdc_par(m)->copy_gap_us - c->train < train_limit(m);
 }
 
 static void copy(struct mip_mac *m)
@@ -319,7 +309,7 @@ static void copy(struct mip_mac *m)
     if (mip_mac_defer_if_busy(m))
         return;
     if (c->copies > 0u)
-        count(m, MIP_MAC_STAT_rdc_copies);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_copies);
     if (c->copies < UINT16_MAX)
         c->copies++;
     c->copy_start = m->now;
@@ -344,7 +334,7 @@ static void cca_window(struct mip_mac *m)
     struct mip_contikimac *c = cm(m);
     c->tx = TX_CCA;
     c->radio = true;
-    mip_mac_rdc_wait(m, par(m)->cca_on_us);
+    mip_mac_rdc_wait(m, mip_rdc_par(m)->cca_on_us);
 }
 
 static void own_check(struct mip_mac *m)
@@ -373,13 +363,13 @@ static void own_cca_done(struct mip_mac *m)
     clear = m->radio_on && m->radio->cca(m->radio_ctx);
     if (!clear) {
         /* Someone is sending: the protocol retries later. */
-        count(m, MIP_MAC_STAT_rdc_collisions);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_collisions);
         mip_mac_noack(m);
         return;
     }
-    if (++c->n < par(m)->cca_count) {
+    if (++c->n < mip_rdc_par(m)->cca_count) {
         c->tx = TX_CCA_GAP;
-        mip_mac_rdc_wait(m, par(m)->cca_gap_us);
+        mip_mac_rdc_wait(m, mip_rdc_par(m)->cca_gap_us);
         return;
     }
     train_start(m);
@@ -411,16 +401,16 @@ static void send(struct mip_mac *m)
         if (c->burst_tx && mip_mac_addr_equal(&c->burst_dst, &c->dst) &&
             mip_utime_before(m->now, c->burst_until)) {
             c->awake = true;
-            count(m, MIP_MAC_STAT_rdc_bursts);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             train_start(m);
             return;
         }
-        e = par(m)->phase_lock ? phase_find(m, &c->dst) : NULL;
+        e = mip_rdc_par(m)->phase_lock ? phase_find(m, &c->dst) : NULL;
         /* After a miss the phase is in doubt: a full train finds the
          * receiver wherever it wakes, and its ACK sets the phase again. */
         if (e != NULL && e->misses == 0u) {
             c->known = true;
-            count(m, MIP_MAC_STAT_rdc_phase_locked);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_phase_locked);
             c->tx = TX_PHASE_WAIT;
             mip_mac_rdc_wait(m, phase_wait(m, e));
             return;
@@ -457,14 +447,14 @@ static void sent(struct mip_mac *m)
     struct mip_contikimac *c = cm(m);
     c->copy_end = m->now;
     if (m->ack_wanted) {
-        mip_mac_await_ack(m, par(m)->copy_gap_us);
+        mip_mac_await_ack(m, mip_rdc_par(m)->copy_gap_us);
         return;
     }
     /* No ACK will stop it: the train runs its whole length, the radio off
      * between copies. */
     if (train_left(m)) {
         c->tx = TX_COPY_GAP;
-        mip_mac_rdc_wait(m, par(m)->copy_gap_us);
+        mip_mac_rdc_wait(m, mip_rdc_par(m)->copy_gap_us);
         return;
     }
     mip_mac_finish(m, MIP_MAC_TX_OK);
@@ -506,12 +496,12 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
      * receiver was awake then, perhaps for another reason (its own sending,
      * a burst, a listen): nothing to learn. Aimed at its phase, it confirms
      * the phase. */
-    if (!c->awake && par(m)->phase_lock && (c->copies > 1u || c->known))
+    if (!c->awake && mip_rdc_par(m)->phase_lock && (c->copies > 1u || c->known))
         phase_learn(m);
     /* A frame sent with the pending bit keeps its receiver awake. */
     c->burst_tx = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
     c->burst_dst = c->dst;
-    c->burst_until = m->now + par(m)->burst_wait_us;
+    c->burst_until = m->now + mip_rdc_par(m)->burst_wait_us;
 }
 
 static bool radio_wanted(const struct mip_mac *m)

@@ -23,11 +23,6 @@ static struct mip_leaf *lf(struct mip_mac *m)
     return &m->rdc.leaf;
 }
 
-static const struct mip_rdc_config *par(const struct mip_mac *m)
-{
-    return &m->cfg.rdc;
-}
-
 static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     const struct mip_rdc_config *p = &cfg->rdc;
@@ -63,7 +58,7 @@ static void init(struct mip_mac *m)
 {
     struct mip_leaf *c = lf(m);
     /* A node that boots at a random moment of its interval. */
-    c->poll_due = m->now + mip_rng_below(&m->rng, par(m)->poll_us);
+    c->poll_due = m->now + mip_rng_below(&m->rng, mip_rdc_par(m)->poll_us);
     arm(m);
 }
 
@@ -79,7 +74,7 @@ static bool data_request_queued(const struct mip_mac *m)
 /* The next interval: adaptive or fixed, the fast one while a reply is due. */
 static uint32_t interval(struct mip_mac *m)
 {
-    const struct mip_rdc_config *p = par(m);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     uint32_t iv = mip_rdc_adapt_next(&lf(m)->adapt, p->poll_us, p->adapt_max_us);
     if (lf(m)->expecting && p->poll_fast_us != 0u && p->poll_fast_us < iv)
         iv = p->poll_fast_us;
@@ -96,7 +91,7 @@ static void poll(struct mip_mac *m)
     if (data_request_queued(m))
         return;                 /* the last one is still on its way */
     parent.mode = MIP_802154_ADDR_SHORT;
-    parent.short_addr = par(m)->parent;
+    parent.short_addr = mip_rdc_par(m)->parent;
     len = mip_rdc_build(m, MIP_802154_CMD, true, &parent, m->next_seq, payload, 1, f);
     if (len == 0u || mip_mac_push_front(m, f, len) != MIP_OK) {
         m->stats[MIP_MAC_STAT_rdc_polls_skipped]++;     /* the queue is full */
@@ -123,7 +118,7 @@ static void wait_for_frame(struct mip_mac *m)
 {
     struct mip_leaf *c = lf(m);
     c->waiting = true;
-    c->until = m->now + par(m)->wait_us;
+    c->until = m->now + mip_rdc_par(m)->wait_us;
     arm(m);
 }
 
@@ -146,8 +141,8 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
     mip_rdc_adapt_heard(&c->adapt);
     c->got = true;
     /* Appendix C: a frame brings the interval to the shortest at once */
-    if (par(m)->adapt_max_us != 0u && mip_utime_before(m->now + par(m)->poll_us, c->poll_due))
-        c->poll_due = m->now + par(m)->poll_us;
+    if (mip_rdc_par(m)->adapt_max_us != 0u && mip_utime_before(m->now + mip_rdc_par(m)->poll_us, c->poll_due))
+        c->poll_due = m->now + mip_rdc_par(m)->poll_us;
     if (h->frame_pending) {
         wait_for_frame(m);      /* more are coming */
         return;
@@ -169,7 +164,7 @@ void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now)
         return;
     c = lf(m);
     c->expecting = expecting;
-    fast = par(m)->poll_fast_us;
+    fast = mip_rdc_par(m)->poll_fast_us;
     if (!expecting || fast == 0u)
         return;
     m->now = now;

@@ -31,24 +31,9 @@ static struct mip_lpp *lp(struct mip_mac *m)
     return &m->rdc.lpp;
 }
 
-static const struct mip_rdc_config *par(const struct mip_mac *m)
-{
-    return &m->cfg.rdc;
-}
-
-static void count(struct mip_mac *m, enum mip_mac_stat s)
-{
-    m->stats[s]++;
-}
-
-static uint32_t airtime(const struct mip_radio_timing *t, size_t len_no_fcs)
-{
-    return mip_radio_airtime(t, len_no_fcs + MIP_802154_FCS_LEN);
-}
-
 static uint32_t longest(const struct mip_mac *m)
 {
-    return mip_rdc_adapt_longest(m->rdc.lpp.period, par(m)->adapt_max_us);
+    return mip_rdc_adapt_longest(m->rdc.lpp.period, mip_rdc_par(m)->adapt_max_us);
 }
 
 /* --- parameters ------------------------------------------------------------ */
@@ -58,7 +43,7 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
     const struct mip_rdc_config *p = &cfg->rdc;
     uint32_t period = mip_rdc_period_us(p);
     uint32_t awake = (uint32_t)p->cca_on_us + cfg->timing.turnaround_us +
-                     airtime(&cfg->timing, PROBE_LEN) + p->listen_us;
+                     mip_rdc_airtime(&cfg->timing, PROBE_LEN) + p->listen_us;
     if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u || awake >= period)
         return MIP_RDC_BAD_CHECK_RATE;
     if (p->cca_on_us == 0u)
@@ -84,7 +69,7 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 static void sleep_until_wake(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
-    uint32_t j = par(m)->probe_jitter_us;
+    uint32_t j = mip_rdc_par(m)->probe_jitter_us;
     mip_utime_t next = c->wake + c->iv - c->adjust;
     c->adjust = 0;
     /* Two probers out of each other's range that wake together collide at
@@ -94,8 +79,8 @@ static void sleep_until_wake(struct mip_mac *m)
         next += mip_rng_below(&m->rng, j + 1u) - j / 2u;
     c->rx = RX_SLEEP;
     /* Contiki sleeps at least two listens after one */
-    if (mip_utime_before(next, m->now + 2u * par(m)->listen_us))
-        next = m->now + 2u * par(m)->listen_us;
+    if (mip_utime_before(next, m->now + 2u * mip_rdc_par(m)->listen_us))
+        next = m->now + 2u * mip_rdc_par(m)->listen_us;
     c->wake = next;
     mip_mac_rdc_timer(m, next - m->now);
 }
@@ -113,7 +98,7 @@ static void init(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
     uint32_t first;
-    c->period = mip_rdc_period_us(par(m));
+    c->period = mip_rdc_period_us(mip_rdc_par(m));
     c->iv = c->period;
     /* Each node probes at a phase of its own. */
     first = mip_rng_below(&m->rng, c->period);
@@ -131,10 +116,10 @@ static void wake(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
     c->wake = m->now;
-    c->iv = mip_rdc_adapt_next(&c->adapt, c->period, par(m)->adapt_max_us);
-    count(m, MIP_MAC_STAT_rdc_checks);
+    c->iv = mip_rdc_adapt_next(&c->adapt, c->period, mip_rdc_par(m)->adapt_max_us);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
     c->rx = RX_CCA;
-    mip_mac_rdc_timer(m, par(m)->cca_on_us);
+    mip_mac_rdc_timer(m, mip_rdc_par(m)->cca_on_us);
 }
 
 /* No probe this time (the channel was busy): listen anyway, and wake up a
@@ -143,8 +128,8 @@ static void wake(struct mip_mac *m)
 static void skip_probe(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
-    c->adjust = mip_rng_below(&m->rng, (c->period - par(m)->listen_us) / 2u);
-    listen_for(m, RX_LISTEN, par(m)->listen_us);
+    c->adjust = mip_rng_below(&m->rng, (c->period - mip_rdc_par(m)->listen_us) / 2u);
+    listen_for(m, RX_LISTEN, mip_rdc_par(m)->listen_us);
 }
 
 static void probe(struct mip_mac *m)
@@ -161,10 +146,10 @@ static void probe(struct mip_mac *m)
     }
     len = mip_rdc_build(m, MIP_802154_DATA, false, &bcast, m->next_seq++, payload, 2, f);
     mip_mac_ctl(m, f, len, 0);
-    count(m, MIP_MAC_STAT_rdc_probes);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_probes);
     c->rx = RX_PROBE;
     /* ctl_sent starts the listen; this only ends a probe never sent */
-    mip_mac_rdc_timer(m, airtime(&m->cfg.timing, MIP_RDC_CTL_MAX) + par(m)->listen_us);
+    mip_mac_rdc_timer(m, mip_rdc_airtime(&m->cfg.timing, MIP_RDC_CTL_MAX) + mip_rdc_par(m)->listen_us);
 }
 
 /* A listen ends; one that ends with the channel busy stays on for one
@@ -172,7 +157,7 @@ static void probe(struct mip_mac *m)
 static void listen_end(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
-    uint32_t frame = airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
+    uint32_t frame = mip_rdc_airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
     if (!c->extended && can_sample(m) && !m->radio->cca(m->radio_ctx)) {
         c->extended = true;
         c->until = m->now + frame;
@@ -201,7 +186,7 @@ static void timer(struct mip_mac *m)
         probe(m);
         break;
     case RX_PROBE:
-        listen_for(m, RX_LISTEN, par(m)->listen_us);
+        listen_for(m, RX_LISTEN, mip_rdc_par(m)->listen_us);
         break;
     default:                    /* RX_LISTEN, RX_BURST */
         listen_end(m);
@@ -212,7 +197,7 @@ static void timer(struct mip_mac *m)
 static void ctl_sent(struct mip_mac *m)
 {
     if (lp(m)->rx == RX_PROBE)
-        listen_for(m, RX_LISTEN, par(m)->listen_us);
+        listen_for(m, RX_LISTEN, mip_rdc_par(m)->listen_us);
 }
 
 static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what)
@@ -223,7 +208,7 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
     mip_rdc_adapt_heard(&c->adapt);
     c->iv = c->period;
     if (h->frame_pending) {
-        listen_for(m, RX_BURST, par(m)->burst_wait_us);
+        listen_for(m, RX_BURST, mip_rdc_par(m)->burst_wait_us);
         return;
     }
     /* Contiki turns the radio off once the frame is in (its ACK still goes
@@ -265,7 +250,7 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
         (c->bcast || mip_mac_addr_equal(&h->src, &c->dst))) {
         /* The receiver listens now: after a random backoff, our frame. */
         c->tx = TX_BACKOFF;
-        mip_mac_rdc_wait(m, mip_rng_below(&m->rng, (uint32_t)par(m)->probe_backoff_us + 1u));
+        mip_mac_rdc_wait(m, mip_rng_below(&m->rng, (uint32_t)mip_rdc_par(m)->probe_backoff_us + 1u));
     }
     return true;
 }
@@ -288,7 +273,7 @@ static void send(struct mip_mac *m)
         mip_rdc_mark_burst(m, &c->dst);
         if (c->burst.on && mip_mac_addr_equal(&c->burst.dst, &c->dst) &&
             mip_utime_before(m->now, c->burst.until)) {
-            count(m, MIP_MAC_STAT_rdc_bursts);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             c->tx = TX_DATA;
             mip_mac_transmit(m);
             return;
@@ -309,7 +294,7 @@ static void step(struct mip_mac *m)
             mip_mac_finish(m, MIP_MAC_TX_OK);
             return;
         }
-        count(m, MIP_MAC_STAT_rdc_probe_timeouts);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_probe_timeouts);
         mip_mac_noack(m);
         break;
     case TX_BACKOFF:
@@ -318,7 +303,7 @@ static void step(struct mip_mac *m)
         break;
     case TX_CCA:
         if (!can_sample(m) || !m->radio->cca(m->radio_ctx)) {
-            count(m, MIP_MAC_STAT_rdc_collisions);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_collisions);
             wait_probe(m);      /* someone else answered the probe */
             break;
         }
@@ -340,7 +325,7 @@ static void sent(struct mip_mac *m)
     if (c->bcast) {
         /* a broadcast answers every probe for a whole interval */
         if (c->copies > 0u)
-            count(m, MIP_MAC_STAT_rdc_copies);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_copies);
         if (c->copies < UINT16_MAX)
             c->copies++;
         wait_probe(m);
@@ -366,7 +351,7 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
     c->iv = c->period;
     c->burst.on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
     c->burst.dst = c->dst;
-    c->burst.until = m->now + par(m)->burst_wait_us;
+    c->burst.until = m->now + mip_rdc_par(m)->burst_wait_us;
 }
 
 static bool radio_wanted(const struct mip_mac *m)

@@ -207,4 +207,22 @@ void mip_mac_ack(struct mip_mac *m, uint8_t seq, bool frame_pending);
  * `send` is mip_mac_transmit, its `ack_timeout` mip_mac_noack). */
 void mip_rdc_sent_plain(struct mip_mac *m);
 
+
+/* Small helpers every RDC uses. */
+static inline void mip_rdc_count(struct mip_mac *m, enum mip_mac_stat s)
+{
+    m->stats[s]++;
+}
+
+static inline const struct mip_rdc_config *mip_rdc_par(const struct mip_mac *m)
+{
+    return &m->cfg.rdc;
+}
+
+/* Airtime of a frame given without its FCS (the radio adds it). */
+static inline uint32_t mip_rdc_airtime(const struct mip_radio_timing *t, size_t len_no_fcs)
+{
+    return mip_radio_airtime(t, len_no_fcs + MIP_802154_FCS_LEN);
+}
+
 #endif

@@ -29,16 +29,6 @@ static struct mip_parent *pa(struct mip_mac *m)
     return &m->rdc.parent;
 }
 
-static const struct mip_rdc_config *par(const struct mip_mac *m)
-{
-    return &m->cfg.rdc;
-}
-
-static void count(struct mip_mac *m, enum mip_mac_stat s)
-{
-    m->stats[s]++;
-}
-
 static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     const struct mip_rdc_config *p = &cfg->rdc;
@@ -98,7 +88,7 @@ static bool queued_for(struct mip_mac *m, unsigned i)
 static void drop_held(struct mip_mac *m, struct mip_rdc_held *s, enum mip_mac_stat why)
 {
     s->used = 0;
-    count(m, why);
+    mip_rdc_count(m, why);
     mip_mac_report(m, s->data, s->len, MIP_MAC_TX_NOACK, s->returns);
 }
 
@@ -107,7 +97,7 @@ static void forget(struct mip_mac *m, unsigned i, enum mip_mac_stat why)
 {
     unsigned k;
     pa(m)->child[i].valid = 0;
-    count(m, MIP_MAC_STAT_rdc_child_evicted);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_child_evicted);
     for (k = 0; k < MIP_RDC_INDIRECT; k++)
         if (pa(m)->held[k].used && pa(m)->held[k].child == i)
             drop_held(m, &pa(m)->held[k], why);
@@ -155,7 +145,7 @@ static unsigned child_get(struct mip_mac *m, const struct mip_802154_addr *a)
 static void arm(struct mip_mac *m)
 {
     struct mip_parent *c = pa(m);
-    uint32_t t = par(m)->child_timeout_us, d = UINT32_MAX, left;
+    uint32_t t = mip_rdc_par(m)->child_timeout_us, d = UINT32_MAX, left;
     unsigned k;
     for (k = 0; k < MIP_RDC_CHILDREN; k++) {
         if (!c->child[k].valid)
@@ -178,7 +168,7 @@ static void arm(struct mip_mac *m)
 static void timer(struct mip_mac *m)
 {
     struct mip_parent *c = pa(m);
-    uint32_t t = par(m)->child_timeout_us;
+    uint32_t t = mip_rdc_par(m)->child_timeout_us;
     unsigned k;
     for (k = 0; k < MIP_RDC_CHILDREN; k++)
         if (c->child[k].valid && m->now - c->child[k].seen >= t)
@@ -227,7 +217,7 @@ static void hold(struct mip_mac *m, unsigned i)
         ch->out = 0;
         returns = (uint8_t)(ch->out_returns + 1u);
         if (returns > m->cfg.max_retries) {
-            count(m, MIP_MAC_STAT_rdc_ind_evicted);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_ind_evicted);
             mip_mac_finish(m, MIP_MAC_TX_NOACK);
             return;
         }
@@ -241,7 +231,7 @@ static void hold(struct mip_mac *m, unsigned i)
             old = &c->held[k];
     if (s == NULL && old == NULL) {
         /* every held frame is being served: this one cannot wait */
-        count(m, MIP_MAC_STAT_rdc_ind_evicted);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_ind_evicted);
         mip_mac_finish(m, MIP_MAC_TX_NOACK);
         return;
     }
@@ -257,7 +247,7 @@ static void hold(struct mip_mac *m, unsigned i)
     s->order = ++c->order;
     memcpy(s->data, q->data, q->len);
     s->data[0] &= (uint8_t)~FCF_FRAME_PENDING;
-    count(m, MIP_MAC_STAT_rdc_ind_held);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_ind_held);
     mip_mac_handoff(m);
     arm(m);
 }
@@ -291,7 +281,7 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
         return false;
     if (!mip_rdc_to_us(m, h) || h->src.mode == MIP_802154_ADDR_NONE)
         return true;            /* another node's child */
-    count(m, MIP_MAC_STAT_rdc_polls);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_polls);
     i = child_get(m, &h->src);
     ch = &pa(m)->child[i];
     ch->seen = m->now;
@@ -299,10 +289,10 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
     if (h->ack_request)
         mip_mac_ack(m, h->seq, pending);
     if (pending) {
-        count(m, MIP_MAC_STAT_rdc_polls_pending);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_polls_pending);
         ack_end = (uint32_t)m->cfg.timing.turnaround_us +
                   mip_radio_airtime(&m->cfg.timing, MIP_802154_ACK_LEN + MIP_802154_FCS_LEN);
-        ch->awake_until = m->now + ack_end + par(m)->wait_us;
+        ch->awake_until = m->now + ack_end + mip_rdc_par(m)->wait_us;
         if (!queued_for(m, i))
             release(m, i);
     }
@@ -330,8 +320,8 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
     ch = &pa(m)->child[i];
     if (ch->out && ch->out_seq == q->data[2])
         ch->out = 0;
-    if (fh.frame_pending && par(m)->wait_us > ack) {
-        ch->awake_until = m->now + par(m)->wait_us - ack;
+    if (fh.frame_pending && mip_rdc_par(m)->wait_us > ack) {
+        ch->awake_until = m->now + mip_rdc_par(m)->wait_us - ack;
         release(m, i);
     }
 }

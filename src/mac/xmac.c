@@ -35,26 +35,11 @@ static struct mip_xmac *xm(struct mip_mac *m)
     return &m->rdc.xm;
 }
 
-static const struct mip_rdc_config *par(const struct mip_mac *m)
-{
-    return &m->cfg.rdc;
-}
-
-static void count(struct mip_mac *m, enum mip_mac_stat s)
-{
-    m->stats[s]++;
-}
-
-static uint32_t airtime(const struct mip_radio_timing *t, size_t len_no_fcs)
-{
-    return mip_radio_airtime(t, len_no_fcs + MIP_802154_FCS_LEN);
-}
-
 /* Contiki's strobe time, 4 on + off: an interval and three wake-ups, the
  * longest interval when receivers stretch theirs. */
 static uint32_t strobe_time(const struct mip_mac *m)
 {
-    const struct mip_rdc_config *p = par(m);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     return mip_rdc_adapt_longest(m->rdc.xm.period, p->adapt_max_us) + 3u * p->on_us;
 }
 
@@ -64,7 +49,7 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     const struct mip_rdc_config *p = &cfg->rdc;
     uint32_t period = mip_rdc_period_us(p);
-    uint32_t strobe = airtime(&cfg->timing, STROBE_LEN);
+    uint32_t strobe = mip_rdc_airtime(&cfg->timing, STROBE_LEN);
     if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u)
         return MIP_RDC_BAD_CHECK_RATE;
     /* A strobe starting anywhere in the first strobe_wait_us of a wake-up
@@ -113,7 +98,7 @@ static void init(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
     uint32_t first;
-    c->period = mip_rdc_period_us(par(m));
+    c->period = mip_rdc_period_us(mip_rdc_par(m));
     c->skip = 1;
     /* Each node wakes at a phase of its own. */
     first = mip_rng_below(&m->rng, c->period);
@@ -126,9 +111,9 @@ static void wake(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
     cycle_now(m);
-    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, par(m)->adapt_max_us) / c->period;
-    count(m, MIP_MAC_STAT_rdc_checks);
-    listen_for(m, RX_ON, par(m)->on_us);
+    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, mip_rdc_par(m)->adapt_max_us) / c->period;
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
+    listen_for(m, RX_ON, mip_rdc_par(m)->on_us);
 }
 
 /* A listen ends. One that ends with the channel busy stays on for one
@@ -136,7 +121,7 @@ static void wake(struct mip_mac *m)
 static void listen_end(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
-    uint32_t longest = airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
+    uint32_t longest = mip_rdc_airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
     if (!c->extended && m->radio_on && m->radio_tx == MIP_MAC_RADIO_IDLE &&
         !m->radio->cca(m->radio_ctx)) {
         c->extended = true;
@@ -145,7 +130,7 @@ static void listen_end(struct mip_mac *m)
         return;
     }
     if (c->rx == RX_WAIT)
-        count(m, MIP_MAC_STAT_rdc_fast_sleeps);    /* the data frame never came */
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);    /* the data frame never came */
     sleep_until_wake(m);
 }
 
@@ -168,7 +153,7 @@ static bool sender_listening(const struct mip_mac *m)
 static void collision(struct mip_mac *m)
 {
     xm(m)->radio = false;
-    count(m, MIP_MAC_STAT_rdc_collisions);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_collisions);
     mip_mac_noack(m);
 }
 
@@ -177,7 +162,7 @@ static void collision(struct mip_mac *m)
 static void strobe_for_us(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_xmac *c = xm(m);
-    const struct mip_rdc_config *p = par(m);
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     static const uint8_t payload[2] = { 0x00u, TYPE_STROBE_ACK };
     uint8_t f[MIP_RDC_CTL_MAX];
     size_t len;
@@ -189,8 +174,8 @@ static void strobe_for_us(struct mip_mac *m, const struct mip_802154_hdr *h)
     if (len == 0u)
         return;
     mip_mac_ctl(m, f, len, delay);
-    count(m, MIP_MAC_STAT_rdc_strobe_acks);
-    listen_for(m, RX_WAIT, delay + airtime(&m->cfg.timing, len) + 2u * c->period);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_strobe_acks);
+    listen_for(m, RX_WAIT, delay + mip_rdc_airtime(&m->cfg.timing, len) + 2u * c->period);
 }
 
 /* The phase table: where in our own interval the receiver was found awake. */
@@ -198,7 +183,7 @@ static void phase_learn(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
     struct mip_rdc_phase *e;
-    if (!par(m)->phase_lock)
+    if (!mip_rdc_par(m)->phase_lock)
         return;
     e = mip_rdc_phase_get(m, c->phase, &c->dst);
     cycle_now(m);
@@ -236,7 +221,7 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
     } else if (sender_listening(m)) {
         collision(m);           /* another strobe train is under way */
     } else if (c->rx == RX_ON) {
-        count(m, MIP_MAC_STAT_rdc_fast_sleeps);
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);
         sleep_until_wake(m);    /* X-MAC: the strobe names someone else */
     }
     return true;
@@ -257,7 +242,7 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
     mip_rdc_adapt_heard(&c->adapt);
     c->skip = 1;
     if (h->frame_pending) {
-        listen_for(m, RX_BURST, par(m)->burst_wait_us);
+        listen_for(m, RX_BURST, mip_rdc_par(m)->burst_wait_us);
         return;
     }
     /* The data frame came (its ACK keeps the radio on until sent). */
@@ -281,7 +266,7 @@ static void listen_first(struct mip_mac *m)
     c->t0 = m->now;
     c->strobe_at = m->now;
     c->strobes = 0;
-    mip_mac_rdc_wait(m, par(m)->strobe_wait_us);
+    mip_mac_rdc_wait(m, mip_rdc_par(m)->strobe_wait_us);
 }
 
 /* µs until the strobes should start: 2 on_us before the instant of our
@@ -296,7 +281,7 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
     if (mip_utime_before(t, m->now))
         t += c->period;
     e->used = ++c->lru;
-    start = t - 2u * par(m)->on_us;
+    start = t - 2u * mip_rdc_par(m)->on_us;
     return mip_utime_before(m->now, start) ? start - m->now : 0u;
 }
 
@@ -319,14 +304,14 @@ static void send(struct mip_mac *m)
             mip_rdc_mark_burst(m, &c->dst);
         if (c->burst.on && mip_mac_addr_equal(&c->burst.dst, &c->dst) &&
             mip_utime_before(m->now, c->burst.until)) {
-            count(m, MIP_MAC_STAT_rdc_bursts);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             c->tx = TX_DATA;
             mip_mac_transmit(m);
             return;
         }
-        e = par(m)->phase_lock ? mip_rdc_phase_find(c->phase, &c->dst) : NULL;
+        e = mip_rdc_par(m)->phase_lock ? mip_rdc_phase_find(c->phase, &c->dst) : NULL;
         if (e != NULL) {
-            count(m, MIP_MAC_STAT_rdc_phase_locked);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_phase_locked);
             wait = phase_wait(m, e);
             if (wait > 0u) {
                 c->tx = TX_PHASE_WAIT;
@@ -351,7 +336,7 @@ static void strobe(struct mip_mac *m)
     if (is_broadcast(&c->dst)) {
         c->radio = false;
         if (c->strobes > 1u)
-            count(m, MIP_MAC_STAT_rdc_copies);
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_copies);
         if (mip_mac_defer_if_busy(m))
             return;
         c->tx = TX_COPY;
@@ -364,11 +349,11 @@ static void strobe(struct mip_mac *m)
         return;
     }
     c->tx = TX_STROBE;
-    count(m, MIP_MAC_STAT_rdc_strobes);
+    mip_rdc_count(m, MIP_MAC_STAT_rdc_strobes);
     mip_mac_ctl(m, f, len, 0);
     /* ctl_sent moves on; this deadline only ends a strobe the radio never
      * got out */
-    mip_mac_rdc_wait(m, par(m)->strobe_wait_us);
+    mip_mac_rdc_wait(m, mip_rdc_par(m)->strobe_wait_us);
 }
 
 /* The wait before the next strobe (or copy) ended. */
@@ -398,12 +383,12 @@ static void ctl_sent(struct mip_mac *m)
         return;                 /* a strobe ACK of the receiver side */
     c->tx = TX_GAP;
     c->radio = false;
-    mip_mac_rdc_wait(m, par(m)->strobe_ack_delay_us);
+    mip_mac_rdc_wait(m, mip_rdc_par(m)->strobe_ack_delay_us);
 }
 
 static uint32_t to_next_strobe(const struct mip_mac *m)
 {
-    mip_utime_t next = m->rdc.xm.strobe_at + par(m)->strobe_wait_us;
+    mip_utime_t next = m->rdc.xm.strobe_at + mip_rdc_par(m)->strobe_wait_us;
     return mip_utime_before(m->now, next) ? next - m->now : 0u;
 }
 
@@ -465,7 +450,7 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
     /* A frame sent with the pending bit keeps its receiver awake. */
     c->burst.on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
     c->burst.dst = c->dst;
-    c->burst.until = m->now + par(m)->burst_wait_us;
+    c->burst.until = m->now + mip_rdc_par(m)->burst_wait_us;
 }
 
 static bool radio_wanted(const struct mip_mac *m)
