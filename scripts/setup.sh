@@ -20,10 +20,12 @@ PACKAGES=(
     cmake ninja-build gcc libc6-dev binutils clang llvm libclang-rt-14-dev lld
     # footprint (cross compilers)
     gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-avr avr-libc binutils-avr
-    # interop tests and demo (curl: the HTTP tests; Debian 12's minimal image lacks it)
-    iproute2 iputils-ping netcat-openbsd tshark tcpdump curl
-    # emulated boards (tests/interop/test_microbit.py)
-    qemu-system-arm
+    # interop tests and demo (curl: the HTTP tests; Debian 12's minimal image lacks it;
+    # util-linux: setpriv, the border router's permission test)
+    iproute2 iputils-ping netcat-openbsd tshark tcpdump curl util-linux
+    # emulated boards (tests/interop/test_microbit.py, test_avr.py: tools/moteip-simavr
+    # links the static libsimavr, which needs libelf; pkg-config finds them)
+    qemu-system-arm simavr libsimavr-dev libelf-dev pkg-config
     # python test runner
     python3 python3-venv python3-pip ca-certificates
     # tools

@@ -10,6 +10,8 @@
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
 #                installs every program the tests call (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
+#     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
+#                project built against it with find_package(moteip) and with pkg-config
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
@@ -17,16 +19,18 @@
 #                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
 #                reproduce, the viewer in headless Chromium, a wheel in a fresh venv,
 #                docs/TUTORIAL.md); no root needed
-#     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool): the stack on a TAP
+#     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool, tests/install): the stack on a TAP
 #                in a network namespace against Linux, moteip-slip, the micro:bit firmware
-#                under QEMU behind moteip-slip, and the micro profile on a TUN (from
-#                build-micro/); needs root (uses sudo -n otherwise)
+#                under QEMU and the ATmega1284P firmware on simavr (moteip-simavr) behind
+#                moteip-slip, the MPS2 AN385 firmware under QEMU on a TAP, and the micro
+#                profile on a TUN (from build-micro/); needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
 # libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
-# build-microbit/ (arm-none-eabi, the micro:bit firmware), build-micro/ (micro,
-# sanitized). Every part runs even if an earlier one failed; the exit status is
+# build-microbit/ (arm-none-eabi, the micro:bit firmware), build-avr/ (avr-gcc,
+# the ATmega1284P firmware), build-mps2/ (arm-none-eabi, the MPS2 AN385
+# firmware), build-micro/ (micro, sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
@@ -38,7 +42,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-ALL_PARTS=(unit release globals footprint fuzz sim tool interop)
+ALL_PARTS=(unit release globals footprint install fuzz sim tool interop)
 
 usage() {
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -54,6 +58,7 @@ for arg in "$@"; do
         release) PARTS+=(release) ;;
         globals|static|no-globals) PARTS+=(globals) ;;
         footprint) PARTS+=(footprint) ;;
+        install) PARTS+=(install) ;;
         fuzz) PARTS+=(fuzz) ;;
         sim) PARTS+=(sim) ;;
         tool|python) PARTS+=(tool) ;;
@@ -65,6 +70,7 @@ done
 want() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export JOBS                 # tests/install builds the library with it
 FUZZ_SECONDS=${MOTEIP_FUZZ_SECONDS:-30}
 case "$FUZZ_SECONDS" in ''|*[!0-9]*) echo "test.sh: MOTEIP_FUZZ_SECONDS must be a whole number of seconds" >&2; exit 2 ;; esac
 RES="$ROOT/out/test-results"
@@ -203,9 +209,15 @@ if want release; then
     done
 fi
 if want interop; then
-    # The micro:bit firmware (cross-compiled) for tests/interop/test_microbit.py.
+    # The firmware of the emulated boards (cross-compiled): the micro:bit for
+    # tests/interop/test_microbit.py, the ATmega1284P for test_avr.py, the
+    # MPS2 AN385 (Cortex-M3 + LAN9118, full profile) for test_mps2.py.
     build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
         -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
+    build build-avr -DCMAKE_TOOLCHAIN_FILE=cmake/avr-gcc.cmake \
+        -DMOTEIP_PORT=avr -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
+    build build-mps2 -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake -DMOTEIP_ARM_CPU=cortex-m3 \
+        -DMOTEIP_PORT=mps2 -DMOTEIP_PROFILE=full -DCMAKE_BUILD_TYPE=MinSizeRel
 fi
 if want unit || want interop; then
     build build-micro -DCMAKE_BUILD_TYPE=Debug -DMOTEIP_PROFILE=micro \
@@ -249,7 +261,7 @@ run_pytest() {
         if [ "$(id -u)" -ne 0 ]; then
             if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
                 # shellcheck disable=SC2054  # the commas belong to --preserve-env
-                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
+                prefix=(sudo -n --preserve-env=MOTEIP_BUILD_DIR,MOTEIP_MICRO_BUILD_DIR,MOTEIP_AVR_BUILD_DIR,MOTEIP_MPS2_BUILD_DIR,CI,ASAN_OPTIONS,UBSAN_OPTIONS)
             else
                 echo "test.sh: not root and no passwordless sudo: tests needing root will skip"
             fi
@@ -293,6 +305,12 @@ if want footprint; then
     fi
     banner "footprint: tests/static/test_footprint.py"
     run_pytest "footprint tests" "$RES/pytest-footprint.xml" tests/static/test_footprint.py
+fi
+
+# --- install: cmake --install and a consumer project ----------------------------
+if want install; then
+    banner "install: pytest tests/install"
+    run_pytest install "$RES/pytest-install.xml" tests/install
 fi
 
 # --- fuzz ------------------------------------------------------------------------
@@ -365,7 +383,7 @@ if want interop; then
         record interop FAIL 0 1 0 "not run: build/ did not build"
     else
         run_pytest interop "$RES/pytest-interop.xml" --as-root tests --ignore=tests/static \
-            --ignore=tests/sim --ignore=tests/tool
+            --ignore=tests/sim --ignore=tests/tool --ignore=tests/install
     fi
 fi
 

@@ -52,6 +52,11 @@ bool sim_evq_push(struct sim_evq *q, uint64_t time_us, uint8_t kind, uint32_t no
     return true;
 }
 
+const struct sim_event *sim_evq_peek(const struct sim_evq *q)
+{
+    return q->count > 0 ? &q->heap[0] : NULL;
+}
+
 bool sim_evq_pop(struct sim_evq *q, struct sim_event *out)
 {
     size_t i = 0;

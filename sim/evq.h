@@ -36,6 +36,8 @@ void sim_evq_init(struct sim_evq *q);
 void sim_evq_free(struct sim_evq *q);
 /* Schedules an event; false when memory ran out. */
 bool sim_evq_push(struct sim_evq *q, uint64_t time_us, uint8_t kind, uint32_t node, uint32_t arg);
+/* The earliest event, left in the queue; NULL when empty. */
+const struct sim_event *sim_evq_peek(const struct sim_evq *q);
 /* Removes the earliest event into *out; false when empty. */
 bool sim_evq_pop(struct sim_evq *q, struct sim_event *out);
 

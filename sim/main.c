@@ -1,6 +1,11 @@
 /*
  * moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] [--pcap-view auto|radio|ip]
  *            [--pcap-node N] [--trace FILE] [--seed N] [--perf] [--check] [--strict]
+ *            [--realtime [--speed X]]
+ *
+ * --realtime paces the run to the wall clock (realtime.h) and attaches the
+ * scenario's border router to its host device (border.h); a scenario with
+ * a border router runs only so.
  *
  * --check validates the scenario (and builds the network) without running it,
  * so front ends can report a bad scenario before starting a sweep.
@@ -11,7 +16,10 @@
  * an output file cannot be written.
  */
 #include "sim.h"
+#include "border.h"
 #include "capture.h"
+#include "realtime.h"
+#include <math.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +31,7 @@ static int usage(const char *msg)
         fprintf(stderr, "moteip-sim: %s\n", msg);
     fprintf(stderr, "usage: moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] "
                     "[--pcap-view auto|radio|ip] [--pcap-node N] [--trace FILE] [--seed N] "
-                    "[--perf] [--check] [--strict]\n");
+                    "[--perf] [--check] [--strict] [--realtime [--speed X]]\n");
     return 2;
 }
 
@@ -38,6 +46,9 @@ int main(int argc, char **argv)
 {
     const char *scen = NULL, *out = NULL, *pcap_path = NULL, *trace_path = NULL;
     bool perf = false, seed_given = false, check_only = false, strict = false;
+    bool realtime = false;
+    double speed = 0.0;                 /* --speed; 0: not given */
+    struct sim_realtime rt;
     unsigned long long seed = 0;
     enum sim_capture_view pcap_view = SIM_CAPTURE_AUTO;
     uint32_t pcap_node = SIM_CAPTURE_ALL;
@@ -53,7 +64,7 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--out") == 0 || strcmp(a, "--pcap") == 0 || strcmp(a, "--trace") == 0 ||
             strcmp(a, "--seed") == 0 || strcmp(a, "--pcap-view") == 0 ||
-            strcmp(a, "--pcap-node") == 0) {
+            strcmp(a, "--pcap-node") == 0 || strcmp(a, "--speed") == 0) {
             if (i + 1 >= argc) {
                 snprintf(err, sizeof(err), "%s needs a value", a);
                 return usage(err);
@@ -74,6 +85,17 @@ int main(int argc, char **argv)
                     pcap_view = SIM_CAPTURE_IP;
                 } else {
                     snprintf(err, sizeof(err), "--pcap-view: expected auto, radio or ip, got '%s'", v);
+                    return usage(err);
+                }
+            } else if (strcmp(a, "--speed") == 0) {
+                char *end;
+                const char *v = argv[++i];
+                errno = 0;
+                speed = strtod(v, &end);
+                if (end == v || *end != '\0' || errno != 0 || !isfinite(speed) ||
+                    !(speed >= 1e-3 && speed <= 1e6)) {
+                    snprintf(err, sizeof(err), "--speed: expected simulated seconds per wall "
+                             "second in [0.001, 1e6], got '%s'", v);
                     return usage(err);
                 }
             } else if (strcmp(a, "--pcap-node") == 0) {
@@ -106,6 +128,8 @@ int main(int argc, char **argv)
             check_only = true;
         } else if (strcmp(a, "--strict") == 0) {
             strict = true;
+        } else if (strcmp(a, "--realtime") == 0) {
+            realtime = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(NULL);
             return 0;
@@ -121,6 +145,8 @@ int main(int argc, char **argv)
     }
     if (scen == NULL)
         return usage("no scenario file");
+    if (speed != 0.0 && !realtime)
+        return usage("--speed needs --realtime");
     if (!sim_scenario_load(scen, &sc, err, sizeof(err))) {
         fprintf(stderr, "moteip-sim: %s\n", err);
         return 2;
@@ -146,6 +172,24 @@ int main(int argc, char **argv)
         sim_scenario_free(&sc);
         return 0;
     }
+    if (sc.border.on && !realtime) {
+        fprintf(stderr, "moteip-sim: %s: border: a border router runs only with --realtime "
+                        "(the host's programs live on the wall clock)\n", scen);
+        rc = 2;
+    } else if (sc.border.on && !sim_border_open(&sim, err, sizeof(err))) {
+        fprintf(stderr, "moteip-sim: %s: %s\n", scen, err);
+        rc = 2;
+    } else if (realtime && !sim_realtime_init(&rt, speed != 0.0 ? speed : 1.0, err, sizeof(err))) {
+        fprintf(stderr, "moteip-sim: %s\n", err);
+        rc = 1;
+    } else if (realtime) {
+        sim.rt = &rt;
+    }
+    if (rc != 0) {
+        sim_free(&sim);
+        sim_scenario_free(&sc);
+        return rc;
+    }
     if (pcap_path != NULL) {
         struct pcap_status ps = sim_capture_open(&sim, &capture, pcap_path, pcap_view, pcap_node);
         if (ps.code != 0) {
@@ -166,8 +210,24 @@ int main(int argc, char **argv)
         of = stdout;
         rc = 1;
     }
+    if (rc == 0 && sim.rt != NULL) {
+        char addr[64] = "";
+        if (sc.border.on)
+            (void)mip_addr_format(&sc.border.addr, addr, sizeof(addr));
+        /* the line a script waits for before it talks to the network */
+        fprintf(stderr, "moteip-sim: realtime: running %u nodes for %.3f simulated s at "
+                        "speed %g", sim.n, (double)sim.end_us / 1e6, rt.speed);
+        if (sc.border.on)
+            fprintf(stderr, "; border router node %u on %s '%s' as %s/%u", sc.border.node,
+                    sc.border.kind == SIM_BORDER_TUN ? "tun" : "tap", sc.border.device, addr,
+                    sc.border.addr_len);
+        fputc('\n', stderr);
+    }
     if (rc == 0) {
-        sim_run(&sim);
+        if (sim.rt != NULL)
+            sim_realtime_run(&sim, sim.rt);
+        else
+            sim_run(&sim);
         t1 = wall_s();
         sim_write_result(&sim, of);
         /* t1 fix: a result that could not be written (e.g. stdout on a full disk)
@@ -198,6 +258,8 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
+    if (sim.rt != NULL)
+        sim_realtime_close(sim.rt);
     sim_free(&sim);
     sim_scenario_free(&sc);
     return rc;

@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 #include "pcap.h"
+#include "border.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,11 @@ void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
         uint8_t a[4] = { 198, 18, (uint8_t)(id >> 8), (uint8_t)id };
         mip_addr_set4(out, a);
     } else {
-        uint8_t a[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0,
+        /* the mesh prefix (link.prefix, fd00::/64 by default) + the IID of
+         * short address id, which IPHC elides with context 0 */
+        uint8_t a[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0,
                           (uint8_t)(id >> 8), (uint8_t)id };
+        memcpy(a, sim->sc->prefix, 8);
         mip_addr_set6(out, a);
     }
 }
@@ -198,7 +202,7 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
     lcfg.ack_request = sc->link_acks;
     lcfg.has_context0 = true;
-    lcfg.ctx0_prefix[0] = 0xfd;
+    memcpy(lcfg.ctx0_prefix, sc->prefix, 8);
     nd->drv.transmit = drv_transmit;
     st = mip_netif_add_lowpan(&nd->stack, &lcfg, &nd->drv, nd, &nd->netif);
     if (st != MIP_OK) {
@@ -266,6 +270,10 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_services_build(sim, sim->err, sizeof(sim->err)))
+        return false;
+    if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
+        return false;
     /* A duty-cycling MAC has deadlines from the start (its channel checks);
      * NullRDC nodes wait for their first frame or app event as before. */
     for (i = 0; i < sim->n; i++)
@@ -274,49 +282,63 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
     return true;
 }
 
-void sim_run(struct sim *sim)
+void sim_event_run(struct sim *sim, const struct sim_event *ev)
 {
-    struct sim_event ev;
-    while (sim_evq_pop(&sim->q, &ev)) {
-        struct sim_node *nd = &sim->node[ev.node];
-        if (ev.time_us > sim->end_us)
-            break;
-        sim->now_us = ev.time_us;
-        switch (ev.kind) {
-        case SIM_EV_STACK_POLL:
-            if (ev.time_us != nd->stack_due)
-                continue;               /* stale */
-            nd->stack_due = UINT64_MAX;
-            sim->events++;
-            sim_node_schedule(sim, nd);
-            break;
-        case SIM_EV_MAC_POLL:
-            if (ev.time_us != nd->mac_due)
-                continue;
-            nd->mac_due = UINT64_MAX;
-            sim->events++;
-            sim_node_schedule(sim, nd);
-            break;
-        case SIM_EV_TX_END:
-            sim->events++;
-            sim_medium_tx_end(sim, ev.arg);
-            break;
-        case SIM_EV_APP:
-            sim->events++;
-            sim_app_event(sim, ev.arg);
-            break;
-        default:
-            break;
-        }
-        if (sim->n_flows > 0 && sim->flows_done == sim->n_flows && sim->sc->stop_when_done)
-            break;
+    struct sim_node *nd = &sim->node[ev->node];
+    sim->now_us = ev->time_us;
+    switch (ev->kind) {
+    case SIM_EV_STACK_POLL:
+        if (ev->time_us != nd->stack_due)
+            return;                     /* stale */
+        nd->stack_due = UINT64_MAX;
+        sim->events++;
+        sim_node_schedule(sim, nd);
+        break;
+    case SIM_EV_MAC_POLL:
+        if (ev->time_us != nd->mac_due)
+            return;
+        nd->mac_due = UINT64_MAX;
+        sim->events++;
+        sim_node_schedule(sim, nd);
+        break;
+    case SIM_EV_TX_END:
+        sim->events++;
+        sim_medium_tx_end(sim, ev->arg);
+        break;
+    case SIM_EV_APP:
+        sim->events++;
+        sim_app_event(sim, ev->arg);
+        break;
+    default:
+        break;
     }
-    if (sim->now_us < sim->end_us && !(sim->n_flows > 0 && sim->flows_done == sim->n_flows &&
-                                       sim->sc->stop_when_done))
+}
+
+bool sim_flows_finished(const struct sim *sim)
+{
+    return sim->n_flows > 0 && sim->flows_done == sim->n_flows && sim->sc->stop_when_done;
+}
+
+void sim_run_end(struct sim *sim)
+{
+    if (sim->now_us < sim->end_us && !sim_flows_finished(sim))
         sim->now_us = sim->end_us;      /* nothing left to happen: the run lasts its time */
     /* close the energy books at the final time */
     for (uint32_t i = 0; i < sim->n; i++)
         sim_radio_account(sim, &sim->node[i]);
+}
+
+void sim_run(struct sim *sim)
+{
+    struct sim_event ev;
+    while (sim_evq_pop(&sim->q, &ev)) {
+        if (ev.time_us > sim->end_us)
+            break;
+        sim_event_run(sim, &ev);
+        if (sim_flows_finished(sim))
+            break;
+    }
+    sim_run_end(sim);
 }
 
 void sim_free(struct sim *sim)
@@ -328,5 +350,7 @@ void sim_free(struct sim *sim)
     free(sim->node);
     free(sim->tx);
     sim_apps_free(sim);
+    sim_services_free(sim);
+    sim_border_free(sim);
     sim_evq_free(&sim->q);
 }

@@ -1,10 +1,13 @@
 /*
  * The result JSON: run facts, one object per flow (apps.c), one per node
- * (radio, MAC and stack counters, energy), and network totals. Nothing in
- * it depends on the wall clock or the machine, so a scenario and a seed
- * always give the same bytes.
+ * (radio, MAC and stack counters, energy), and network totals; then the
+ * services, the border router and the real-time figures of runs that have
+ * them. Nothing but "realtime" depends on the wall clock or the machine, so
+ * a scenario and a seed always give the same bytes without --realtime.
  */
 #include "sim.h"
+#include "border.h"
+#include "realtime.h"
 #include "json.h"
 #include <string.h>
 
@@ -160,6 +163,19 @@ void sim_write_result(struct sim *sim, FILE *out)
     member_per(&w, "radio_on_per_delivered_segment_ms", tot_on_us / 1e3, dlv.segments, 1.0);
     member_per(&w, "energy_per_delivered_kb_mj", tot_energy_mj, dlv.bytes, 1000.0);
     sj_w_end_object(&w);
+    /* only in runs that have them, so other results keep their bytes */
+    if (sim->services != NULL) {
+        sj_w_key(&w, "services");
+        sim_services_write(sim, &w);
+    }
+    if (sim->border != NULL) {
+        sj_w_key(&w, "border");
+        sim_border_write(sim, &w);
+    }
+    if (sim->rt != NULL) {
+        sj_w_key(&w, "realtime");
+        sim_realtime_write(sim->rt, &w);
+    }
     sj_w_end_object(&w);
     if (sj_writer_finish(&w) != 0)
         fprintf(stderr, "moteip-sim: writing the result: %s\n", sj_writer_error(&w));

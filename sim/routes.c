@@ -131,6 +131,11 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
     return true;
 }
 
+void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
+{
+    (void)tree(sim, root, next, dist, done);
+}
+
 bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;

@@ -626,11 +626,32 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* An IPv6 address with an optional /len, global or unique-local (not
+ * unspecified, loopback, link-local or multicast). */
+static bool get_prefix(struct ld *l, const struct sj_value *v, struct mip_addr *a, uint8_t *len)
+{
+    static const char what[] = "an IPv6 address or prefix as text, e.g. \"fd01::2/64\" (not "
+                               "link-local, multicast, loopback or unspecified)";
+    const char *s = sj_as_string(v, NULL);
+    const uint8_t *b;
+    bool zero = true;
+    size_t i;
+    if (s == NULL || mip_addr_parse(s, a, len) != MIP_OK || a->family != MIP_AF_INET6)
+        return fail(l, v, what);
+    b = a->bytes;
+    for (i = 0; i < 15; i++)
+        zero = zero && b[i] == 0;
+    if (zero || b[0] == 0xff || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80))
+        return fail(l, v, what);
+    return true;
+}
+
 static bool load_link(struct ld *l, const struct sj_value *root)
 {
     static const char *const modes[] = { "iphc", "raw", NULL };
     static const char *const ips[] = { "ipv6", "ipv4", NULL };
-    static const char *const keys[] = { "mode", "ip", "header_bytes", "frame_max", NULL };
+    static const char *const keys[] = { "mode", "ip", "header_bytes", "frame_max", "prefix",
+                                        NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
     uint8_t ip = 0;
@@ -648,6 +669,18 @@ static bool load_link(struct ld *l, const struct sj_value *root)
         (unsigned)sc->frame_max < (unsigned)sc->link_hdr_bytes + (sc->ipv4 ? 68u : 1280u) &&
         !sc->ipv4)
         return fail(l, sj_get(o, "frame_max"), "room for a 1280-byte IPv6 datagram (use ipv4 or iphc)");
+    if (sj_get(o, "prefix") != NULL) {
+        struct mip_addr a;
+        uint8_t len;
+        if (sc->ipv4)
+            return fail(l, sj_get(o, "prefix"), "no prefix with ip \"ipv4\" (it is the IPv6 mesh's)");
+        if (!get_prefix(l, sj_get(o, "prefix"), &a, &len))
+            return false;
+        if (len != 64 || memcmp(a.bytes + 8, (const uint8_t[8]){ 0 }, 8) != 0)
+            return fail(l, sj_get(o, "prefix"), "a /64 prefix with its last 64 bits zero, "
+                                                "e.g. \"fd00::/64\"");
+        memcpy(sc->prefix, a.bytes, 8);
+    }
     return true;
 }
 
@@ -929,6 +962,160 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* True when the prefixes a/alen and b/blen share an address. */
+static bool prefixes_overlap(const struct mip_addr *a, uint8_t alen, const struct mip_addr *b,
+                             uint8_t blen)
+{
+    return mip_addr_prefix_eq(a->bytes, b->bytes, alen < blen ? alen : blen);
+}
+
+/* border: { node, device, type, address, routes, reach } (docs/SIMULATOR.md,
+ * "Real time and the border router"). The mesh is IPv6 under link.prefix;
+ * no prefix on the host side may overlap it (the default route aside). */
+static bool load_border(struct ld *l, const struct sj_value *root)
+{
+    static const char *const keys[] = { "node", "device", "type", "address", "routes", "reach",
+                                        NULL };
+    static const char *const kinds[] = { "tun", "tap", NULL };
+    static const char *const rkeys[] = { "dst", "via", NULL };
+    struct sim_scenario *sc = l->sc;
+    struct sim_border_spec *b = &sc->border;
+    const struct sj_value *o, *v, *arr;
+    struct mip_addr mesh;
+    uint8_t mesh16[16] = { 0 };
+    char what[160];
+    size_t k;
+    if (!get_obj(l, root, "border", &o, false) || o == NULL)
+        return !l->failed;
+    if (!only_keys(l, o, keys) || !get_node(l, o, "node", &b->node) ||
+        !get_enum(l, o, "type", kinds, &b->kind, false))
+        return false;
+    b->on = true;
+    if (sc->ipv4)
+        return fail(l, o, "no border router with link.ip \"ipv4\" (it routes the IPv6 mesh)");
+    memcpy(mesh16, sc->prefix, 8);
+    mip_addr_set6(&mesh, mesh16);
+    {
+        char mtext[48];
+        (void)mip_addr_format(&mesh, mtext, sizeof(mtext));
+        snprintf(what, sizeof(what), "a prefix that does not overlap the mesh's %s/64 (link.prefix)",
+                 mtext);
+    }
+    v = sj_get(o, "device");
+    if (v == NULL)
+        return fail_missing(l, o, "device", "the name of a TUN or TAP device on the host");
+    {
+        const char *name = sj_as_string(v, NULL);
+        if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(b->device) ||
+            strpbrk(name, "/ \t\n:") != NULL)
+            return fail(l, v, "an interface name of 1 to 15 characters without '/', ':' or spaces");
+        strcpy(b->device, name);
+    }
+    v = sj_get(o, "address");
+    if (v == NULL)
+        return fail_missing(l, o, "address", "the border router's address on the host link, "
+                                             "e.g. \"fd01::2/64\"");
+    if (!get_prefix(l, v, &b->addr, &b->addr_len))
+        return false;
+    if (prefixes_overlap(&b->addr, b->addr_len, &mesh, 64))
+        return fail(l, v, what);
+    arr = sj_get(o, "routes");
+    if (arr == NULL) {
+        /* default: everything not in the mesh goes to the host */
+        b->n_routes = 1;
+        memset(&b->routes[0], 0, sizeof(b->routes[0]));
+        mip_addr_set6(&b->routes[0].prefix, (const uint8_t[16]){ 0 });
+    } else {
+        if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) > SIM_BORDER_ROUTES_MAX)
+            return fail(l, arr, "an array of at most 8 {\"dst\": PREFIX, \"via\": ADDRESS}");
+        b->n_routes = (uint8_t)sj_len(arr);
+        for (k = 0; k < b->n_routes; k++) {
+            struct sim_border_route *r = &b->routes[k];
+            const struct sj_value *e = sj_at(arr, k), *d;
+            if (!sj_is(e, SJ_OBJECT))
+                return fail(l, e, "an object {\"dst\": PREFIX, \"via\": ADDRESS}");
+            if (!only_keys(l, e, rkeys))
+                return false;
+            d = sj_get(e, "dst");
+            if (d == NULL)
+                return fail_missing(l, e, "dst", "a prefix, e.g. \"::/0\"");
+            if (sj_as_string(d, NULL) != NULL && strcmp(sj_as_string(d, NULL), "::/0") == 0) {
+                mip_addr_set6(&r->prefix, (const uint8_t[16]){ 0 });
+                r->prefix_len = 0;
+            } else if (!get_prefix(l, d, &r->prefix, &r->prefix_len)) {
+                return false;
+            } else if (prefixes_overlap(&r->prefix, r->prefix_len, &mesh, 64)) {
+                return fail(l, d, what);
+            }
+            d = sj_get(e, "via");
+            if (d != NULL) {
+                uint8_t vlen;
+                if (!get_prefix(l, d, &r->via, &vlen) || vlen != 128)
+                    return l->failed ? false : fail(l, d, "an IPv6 address without a /length");
+                if (!prefixes_overlap(&r->via, 128, &b->addr, b->addr_len))
+                    return fail(l, d, "a next hop on the host link (inside border.address's "
+                                      "prefix)");
+                r->has_via = true;
+            }
+        }
+    }
+    arr = sj_get(o, "reach");
+    if (arr != NULL) {
+        if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) == 0u)
+            return fail(l, arr, "a non-empty array of node ids");
+        b->n_reach = sj_len(arr);
+        b->reach = calloc(b->n_reach, sizeof(*b->reach));
+        if (b->reach == NULL)
+            return fail(l, arr, "fewer nodes (out of memory)");
+        for (k = 0; k < b->n_reach; k++)
+            if (!node_at(l, sj_at(arr, k), &b->reach[k]))
+                return false;
+    }
+    return true;
+}
+
+/* services: [{ type, node, port, mss }] (sim/services.c). */
+static bool load_services(struct ld *l, const struct sj_value *root)
+{
+    static const char *const keys[] = { "type", "node", "port", "mss", NULL };
+    /* the well-known port of each kind (enum sim_service_kind) */
+    static const uint16_t ports[SIM_SVC_KINDS] = { 80, 7, 9, 19, 7 };
+    const struct sj_value *arr = sj_get(root, "services");
+    struct sim_scenario *sc = l->sc;
+    size_t k, j, n;
+    if (arr == NULL)
+        return true;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of {\"type\", \"node\", \"port\"}");
+    n = sj_len(arr);
+    sc->services = calloc(n ? n : 1u, sizeof(*sc->services));
+    if (sc->services == NULL)
+        return fail(l, arr, "fewer services (out of memory)");
+    sc->n_services = n;
+    for (k = 0; k < n; k++) {
+        const struct sj_value *o = sj_at(arr, k);
+        struct sim_service_spec *v = &sc->services[k];
+        if (!sj_is(o, SJ_OBJECT))
+            return fail(l, o, "a service object");
+        if (!only_keys(l, o, keys) || !get_enum(l, o, "type", sim_service_names, &v->kind, true) ||
+            !get_node(l, o, "node", &v->node))
+            return false;
+        v->port = ports[v->kind];
+        GET_INT_INTO(l, o, "port", v->port, 1, 65535);
+        if (v->kind == SIM_SVC_UDP_ECHO && sj_get(o, "mss") != NULL)
+            return fail(l, sj_get(o, "mss"), "no mss for a UDP service");
+        GET_INT_INTO(l, o, "mss", v->mss, 64, 65535);
+        for (j = 0; j < k; j++) {
+            const struct sim_service_spec *u = &sc->services[j];
+            if (u->node == v->node && u->port == v->port &&
+                (u->kind == SIM_SVC_UDP_ECHO) == (v->kind == SIM_SVC_UDP_ECHO))
+                return fail(l, sj_get(o, "port") != NULL ? sj_get(o, "port") : o,
+                            "a port no earlier service of the node uses");
+        }
+    }
+    return true;
+}
+
 void sim_scenario_defaults(struct sim_scenario *sc)
 {
     memset(sc, 0, sizeof(*sc));
@@ -959,6 +1146,7 @@ void sim_scenario_defaults(struct sim_scenario *sc)
     sc->routing = SIM_ROUTING_SHORTEST;
     sc->metric = SIM_METRIC_HOPS;
     sc->routes_symmetric = true;
+    sc->prefix[0] = 0xfd;               /* fd00::/64 */
 }
 
 void sim_scenario_free(struct sim_scenario *sc)
@@ -968,7 +1156,11 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->routes);
     free(sc->flows);
     free(sc->node_rdc);
+    free(sc->services);
+    free(sc->border.reach);
     sc->node_rdc = NULL;
+    sc->services = NULL;
+    sc->border.reach = NULL;
     sc->pos = NULL;
     sc->links = NULL;
     sc->routes = NULL;
@@ -980,7 +1172,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 {
     static const char *const keys[] = { "name", "seed", "duration_s", "stop_when_done", "phy",
                                         "radio", "medium", "topology", "mac", "link", "routing",
-                                        "relay", "flows", NULL };
+                                        "relay", "flows", "services", "border", NULL };
     struct sj_error jerr;
     struct sj_doc *doc;
     const struct sj_value *root, *v;
@@ -1018,7 +1210,8 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          get_bool(&l, root, "stop_when_done", &sc->stop_when_done) && load_phy(&l, root) &&
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
          load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
-         load_relay(&l, root) && load_flows(&l, root);
+         load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
+         load_border(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");

@@ -116,6 +116,48 @@ struct sim_radio_profile {
 
 enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_PROFILES };
 
+/* A route of the border router towards the host (border.routes). */
+struct sim_border_route {
+    struct mip_addr prefix;
+    uint8_t  prefix_len;
+    bool     has_via;
+    struct mip_addr via;        /* a next hop on the host link (TAP); else on-link */
+};
+
+#define SIM_BORDER_ROUTES_MAX 8u
+
+enum sim_border_kind { SIM_BORDER_TUN = 0, SIM_BORDER_TAP };
+
+/* The border router (scenario key "border", sim/border.c): one node whose
+ * second netif is a TUN or TAP device on the host, so host programs reach
+ * the simulated nodes through it (with --realtime). */
+struct sim_border_spec {
+    bool     on;                /* a "border" object was given */
+    uint32_t node;
+    uint8_t  kind;              /* enum sim_border_kind */
+    char     device[16];        /* the interface's name (IFNAMSIZ) */
+    struct mip_addr addr;       /* the router's address on the host link ... */
+    uint8_t  addr_len;          /* ... and that link's prefix length */
+    struct sim_border_route routes[SIM_BORDER_ROUTES_MAX];
+    uint8_t  n_routes;
+    uint32_t *reach;            /* the nodes the host reaches; NULL: every node
+                                   with a path to the border router */
+    size_t   n_reach;
+};
+
+enum sim_service_kind {
+    SIM_SVC_HTTP = 0, SIM_SVC_TCP_ECHO, SIM_SVC_TCP_DISCARD, SIM_SVC_TCP_CHARGEN,
+    SIM_SVC_UDP_ECHO, SIM_SVC_KINDS
+};
+
+/* A server app of apps/ on a node (scenario key "services", sim/services.c). */
+struct sim_service_spec {
+    uint8_t  kind;              /* enum sim_service_kind */
+    uint32_t node;
+    uint16_t port;
+    uint16_t mss;               /* the node's struct mip_tcp mss_max; 0: from the MTU */
+};
+
 struct sim_scenario {
     char     name[64];
     uint64_t seed;
@@ -165,6 +207,11 @@ struct sim_scenario {
     /* apps */
     struct sim_flow_spec *flows;
     size_t   n_flows;
+    /* the mesh's /64 (IPv6): node addresses and 6LoWPAN context 0 (link.prefix) */
+    uint8_t  prefix[8];
+    struct sim_border_spec border;
+    struct sim_service_spec *services;
+    size_t   n_services;
 };
 
 void sim_scenario_defaults(struct sim_scenario *sc);
@@ -247,6 +294,9 @@ struct sim_node {
 
 struct sim_flow;
 struct sim_capture;
+struct sim_border;
+struct sim_service;
+struct sim_realtime;
 
 struct sim {
     struct sim_scenario *sc;
@@ -265,6 +315,9 @@ struct sim {
     struct sim_capture *capture; /* when --pcap (capture.h) */
     unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
+    struct sim_border *border;  /* the border router's host side (border.c), or NULL */
+    struct sim_service *services;   /* sc->n_services servers (services.c) */
+    struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
     char     err[256];
 };
 
@@ -273,6 +326,13 @@ struct sim {
 bool sim_build(struct sim *sim, struct sim_scenario *sc);
 /* Runs until the end time or until every flow is done. */
 void sim_run(struct sim *sim);
+/* The parts of a run loop (sim_run; realtime.c paces the same steps):
+ * runs one event popped from sim->q (stale ones only move the clock);
+ * whether the run may stop early (every flow done, stop_when_done); and
+ * the end of a run, which closes the energy books. */
+void sim_event_run(struct sim *sim, const struct sim_event *ev);
+bool sim_flows_finished(const struct sim *sim);
+void sim_run_end(struct sim *sim);
 void sim_free(struct sim *sim);
 /* Writes the result JSON. */
 void sim_write_result(struct sim *sim, FILE *out);
@@ -312,6 +372,19 @@ void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
 /* "moteip-sim: warning: ..." on stderr, counted in sim->warnings (routes.c). */
 void sim_warn(struct sim *sim, const char *fmt, ...);
+/* Server apps on nodes (services.c): started by sim_build, results under
+ * "services". */
+extern const char *const sim_service_names[SIM_SVC_KINDS + 1];   /* NULL-terminated */
+bool sim_services_build(struct sim *sim, char *err, size_t errlen);
+void sim_services_write(struct sim *sim, struct sj_writer *w);
+void sim_services_free(struct sim *sim);
+/* The border router (border.c): its host netif, address and routes are
+ * made by sim_build (sim_border_build); the device is attached only for a
+ * run (sim_border_open). */
+bool sim_border_build(struct sim *sim, char *err, size_t errlen);
+/* The shortest-path tree towards root (routing.metric): next[x] is x's
+ * neighbour on its way to root, UINT32_MAX when x has none (routes.c). */
+void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done);
 /* The network into the trace at time 0: node positions, links with their
  * PRR, each flow's path (routes.c). */
 void sim_trace_network(struct sim *sim);

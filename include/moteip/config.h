@@ -5,8 +5,13 @@
  * Pick a profile with -DMOTEIP_PROFILE_TINY=1, -DMOTEIP_PROFILE_FULL=1 or
  * -DMOTEIP_PROFILE_MICRO=1 (the CMake option MOTEIP_PROFILE=tiny|full|micro
  * does this); override any single value with
- * -D on the compiler command line. Per-node values that a simulator varies
- * at run time belong in struct mip_stack_config, not here.
+ * -D on the compiler command line (in a CMake build: MOTEIP_DEFINES, e.g.
+ * -DMOTEIP_DEFINES="MIP_CONF_LOWPAN=0;MIP_PBUF_COUNT=8", so the library,
+ * the apps and a port's firmware agree). Every struct the caller allocates
+ * depends on these values: code using an installed moteip gets the ones it
+ * was built with from the moteip::moteip target or moteip.pc, and must not
+ * set them itself (docs/PORTING.md). Per-node values that a simulator
+ * varies at run time belong in struct mip_stack_config, not here.
  *
  * Sizes below are RAM inside struct mip_stack; the code-size cost of each
  * feature switch is measured by bench/footprint (docs/FOOTPRINT.md).

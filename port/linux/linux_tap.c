@@ -40,7 +40,9 @@ static int tap_bring_up(const char *name)
     return rc;
 }
 
-int mip_tap_open(struct mip_tap *t, const char *name, char *err, size_t cap)
+/* Attaches to (or creates) the TUN or TAP device `name`: flags IFF_TUN or
+ * IFF_TAP. */
+static int tuntap_open(struct mip_tap *t, const char *name, short kind, char *err, size_t cap)
 {
     struct ifreq ifr;
     int fd, rc;
@@ -58,16 +60,16 @@ int mip_tap_open(struct mip_tap *t, const char *name, char *err, size_t cap)
         return rc;
     }
     memset(&ifr, 0, sizeof(ifr));
-    ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+    ifr.ifr_flags = (short)(kind | IFF_NO_PI);
     snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
     if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
         rc = -errno;
         if (errno == EBUSY)
-            snprintf(err, cap, "cannot attach to '%s': busy (a TUN device of that name, or "
-                     "already attached by another process)", name);
+            snprintf(err, cap, "cannot attach to '%s': busy (a %s device of that name, or "
+                     "already attached by another process)", name, kind == IFF_TAP ? "TUN" : "TAP");
         else if (errno == EINVAL)
-            snprintf(err, cap, "cannot attach to '%s': not a TAP device (%s)", name,
-                     strerror(errno));
+            snprintf(err, cap, "cannot attach to '%s': not a %s device (%s)", name,
+                     kind == IFF_TAP ? "TAP" : "TUN", strerror(errno));
         else
             snprintf(err, cap, "cannot attach to '%s': %s", name, strerror(errno));
         close(fd);
@@ -82,6 +84,16 @@ int mip_tap_open(struct mip_tap *t, const char *name, char *err, size_t cap)
         return rc;
     }
     return 0;
+}
+
+int mip_tap_open(struct mip_tap *t, const char *name, char *err, size_t cap)
+{
+    return tuntap_open(t, name, IFF_TAP, err, cap);
+}
+
+int mip_tun_open(struct mip_tap *t, const char *name, char *err, size_t cap)
+{
+    return tuntap_open(t, name, IFF_TUN, err, cap);
 }
 
 ssize_t mip_tap_read(struct mip_tap *t, uint8_t *buf, size_t cap)

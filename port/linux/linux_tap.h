@@ -1,6 +1,7 @@
 /*
  * Linux TAP device for the host port: an Ethernet netif driver whose frames
- * go to and come from /dev/net/tun (IFF_TAP | IFF_NO_PI).
+ * go to and come from /dev/net/tun (IFF_TAP | IFF_NO_PI). The simulator's
+ * border router (sim/border.c) uses it too, and its TUN form.
  *
  * The stack is a separate Ethernet station behind the TAP: it has its own
  * MAC address (not the kernel's address of the TAP interface), normally a
@@ -33,6 +34,11 @@ extern const struct mip_netif_driver mip_tap_driver;
  * written to err (cap bytes) naming what failed.
  */
 int mip_tap_open(struct mip_tap *t, const char *name, char *err, size_t cap);
+
+/* The same for a TUN device (IFF_TUN | IFF_NO_PI): frames are bare IP
+ * datagrams, for mip_netif_add_rawip(); the other functions work on it
+ * unchanged. */
+int mip_tun_open(struct mip_tap *t, const char *name, char *err, size_t cap);
 
 /* Reads one frame. Returns its length (> 0), 0 when none is waiting, or
  * -errno (e.g. -EBADFD / -EIO when the device went away). Frames longer

@@ -1,6 +1,7 @@
 /* The micro:bit's drivers: TIMER0 clock and sleep, RNG, UART. See board.h. */
 #include "board.h"
 #include "nrf51.h"
+#include "moteip/wire/slip.h"
 
 #define SPIN_MAX (1u << 20)           /* bound on every wait for a peripheral */
 #define SLEEP_MAX_MS 60000u
@@ -8,6 +9,7 @@
 static uint8_t uart_rx_buf[BOARD_UART_RX_RING];
 static struct mip_byte_ring uart_rx;
 static volatile uint8_t uart_rx_stalled;
+static volatile uint8_t uart_rx_wake;      /* a SLIP END or half a ring arrived */
 static volatile uint32_t uart_errors;
 
 void UART0_IRQHandler(void);
@@ -30,9 +32,7 @@ void board_init(struct board_clock *c)
     TIMER_TASKS_CLEAR = 1;
     TIMER_TASKS_START = 1;
     TIMER_INTENSET = TIMER_INT_COMPARE(0);
-    c->last_ticks = timer_ticks();
-    c->rem_us = 0;
-    c->ms = 0;
+    tick_clock_start(c, timer_ticks());
 
     (void)mip_byte_ring_init(&uart_rx, uart_rx_buf, sizeof uart_rx_buf);
     UART_PSELTXD = MICROBIT_PIN_TX;
@@ -49,12 +49,7 @@ void board_init(struct board_clock *c)
 
 mip_time_t board_now(struct board_clock *c)
 {
-    uint32_t t = timer_ticks();
-    c->rem_us += t - c->last_ticks;   /* < 2^32: read at least hourly */
-    c->last_ticks = t;
-    c->ms += c->rem_us / 1000u;
-    c->rem_us %= 1000u;
-    return c->ms;
+    return tick_clock_advance(c, timer_ticks(), 1000u);
 }
 
 void board_sleep(struct board_clock *c, uint32_t ms)
@@ -63,17 +58,21 @@ void board_sleep(struct board_clock *c, uint32_t ms)
 
     if (ms == 0)
         return;
-    if (ms > SLEEP_MAX_MS)
-        ms = SLEEP_MAX_MS;
     (void)board_now(c);
-    target = c->last_ticks + ms * 1000u - c->rem_us;
+    target = tick_clock_deadline(c, ms, SLEEP_MAX_MS, 1000u);
     TIMER_EVENTS_COMPARE(0) = 0;
     TIMER_CC(0) = target;
     /* With interrupts masked, an interrupt that arrives after the checks
-     * still ends the WFI; it is taken once they are unmasked. */
-    irq_disable();
-    if (mip_byte_ring_count(&uart_rx) == 0 && (int32_t)(timer_ticks() - target) < 0)
+     * still ends the WFI; it is taken once they are unmasked. Every
+     * received byte wakes the core for its interrupt: sleep again unless
+     * it ended a frame (or the deadline came). */
+    for (;;) {
+        irq_disable();
+        if (uart_rx_wake || uart_rx_stalled || (int32_t)(timer_ticks() - target) >= 0)
+            break;
         cpu_wfi();
+        irq_enable();
+    }
     irq_enable();
 }
 
@@ -132,6 +131,8 @@ mip_status board_uart_write(void *ctx, const uint8_t *bytes, size_t len)
 
 void UART0_IRQHandler(void)
 {
+    uint8_t b;
+
     if (UART_EVENTS_ERROR) {
         UART_EVENTS_ERROR = 0;
         UART_ERRORSRC = UART_ERRORSRC;    /* write ones to clear */
@@ -146,12 +147,16 @@ void UART0_IRQHandler(void)
             return;
         }
         UART_EVENTS_RXDRDY = 0;
-        (void)mip_byte_ring_put(&uart_rx, (uint8_t)UART_RXD);
+        b = (uint8_t)UART_RXD;
+        (void)mip_byte_ring_put(&uart_rx, b);
+        if (b == MIP_SLIP_END || mip_byte_ring_count(&uart_rx) > uart_rx.mask / 2u)
+            uart_rx_wake = 1;
     }
 }
 
 struct mip_byte_ring *board_uart_rx(void)
 {
+    uart_rx_wake = 0;                     /* before the caller drains the ring */
     return &uart_rx;
 }
 

@@ -1,13 +1,14 @@
 /*
  * The few nRF51822 registers the micro:bit port uses (nRF51 Series
  * Reference Manual v3.0, chapters 18 TIMER, 21 RNG, 29 UART), and the
- * Cortex-M0 NVIC and SCB. Peripheral IRQ numbers are the peripheral's
+ * Cortex-M0 NVIC and SCB (port/common/cortexm.h). Peripheral IRQ numbers are the peripheral's
  * base address bits 12..16 (ID = (base >> 12) & 0x1F).
  */
 #ifndef MOTEIP_PORT_NRF51_H
 #define MOTEIP_PORT_NRF51_H
 
 #include <stdint.h>
+#include "cortexm.h"               /* NVIC, SCB, interrupt mask, WFI */
 
 #define NRF_REG(base, off) (*(volatile uint32_t *)((uintptr_t)(base) + (off)))
 
@@ -64,15 +65,5 @@
 
 /* FICR: a number unique to each chip */
 #define FICR_DEVICEID(n)    NRF_REG(0x10000000u, 0x060 + 4u * (n))
-
-/* Cortex-M0 system control space */
-#define NVIC_ISER           NRF_REG(0xE000E000u, 0x100)
-#define NVIC_ICER           NRF_REG(0xE000E000u, 0x180)
-#define SCB_AIRCR           NRF_REG(0xE000E000u, 0xD0C)
-#define SCB_AIRCR_RESET     0x05FA0004u       /* VECTKEY | SYSRESETREQ */
-
-static inline void irq_disable(void) { __asm volatile ("cpsid i" ::: "memory"); }
-static inline void irq_enable(void)  { __asm volatile ("cpsie i" ::: "memory"); }
-static inline void cpu_wfi(void)     { __asm volatile ("wfi" ::: "memory"); }
 
 #endif

@@ -11,10 +11,6 @@
 #include "board.h"
 #include "nrf51.h"
 
-extern uint32_t _data_load[], _data_start[], _data_end[], _bss_start[], _bss_end[];
-extern uint32_t _stack_top[];
-
-int main(void);
 void Reset_Handler(void);
 void Default_Handler(void);
 void UART0_IRQHandler(void);
@@ -22,24 +18,12 @@ void TIMER0_IRQHandler(void);
 
 void Default_Handler(void)
 {
-    SCB_AIRCR = SCB_AIRCR_RESET;
-    for (;;)
-        ;
+    cortexm_reset_chip();
 }
 
 void Reset_Handler(void)
 {
-    uint32_t *p, *sp;
-
-    for (p = _data_start; p < _data_end; p++)
-        *p = _data_load[p - _data_start];
-    for (p = _bss_start; p < _bss_end; p++)
-        *p = 0;
-    __asm volatile ("mov %0, sp" : "=r" (sp));
-    for (p = _bss_end; p < sp - 16; p++)     /* 64 bytes below our frame */
-        *p = STACK_PAINT;
-    (void)main();
-    Default_Handler();
+    cortexm_start(STACK_PAINT);
 }
 
 /* The vector table: initial stack pointer, 15 system exceptions, 32 IRQs

@@ -41,21 +41,23 @@ def run(scenario: "str | os.PathLike | dict | Scenario", seed: int | None = None
         params: dict[str, Any] | None = None, pcap: str | os.PathLike | None = None,
         trace: str | os.PathLike | None = None, sim: str | os.PathLike | None = None,
         strict: bool = False, pcap_node: int | None = None, pcap_view: str | None = None,
-        log: Callable[[str], None] | None = _stderr) -> dict:
+        log: Callable[[str], None] | None = _stderr, realtime: float | None = None) -> dict:
     """Runs one scenario (a .toml/.json path, a dict or a Scenario), with
     `params` ({key path: value}) set on top, and returns the simulator's
     result dict (schema: docs/SIMULATOR.md). Raises ScenarioError for a bad
     scenario, RunError when the simulator fails. The simulator's warnings
     (a static route out of radio range) go to `log`; `strict` makes them a
     ScenarioError. `pcap_node` captures one node's view, `pcap_view` is
-    "radio" or "ip" (docs/SIMULATOR.md, Captures)."""
+    "radio" or "ip" (docs/SIMULATOR.md, Captures). `realtime` paces the run
+    to the wall clock at that speed (1.0: real time; a scenario with a
+    border router needs it), passing the simulator's stderr through."""
     sc = _scenario.coerce(scenario)
     simp = find_simulator(build=True) if sim is None else sim
     for w in _scenario.validate(sc, simp, params or {}, origin="--set", strict=strict):
         if log is not None:
             log(f"{w.split(': ', 1)[0]}: {sc.name}: {w.split(': ', 1)[1]}")
     return run_json(sc.to_json(params or {}), seed, simp, pcap=pcap, trace=trace, name=sc.name,
-                    pcap_node=pcap_node, pcap_view=pcap_view)
+                    pcap_node=pcap_node, pcap_view=pcap_view, realtime=realtime)
 
 
 def to_dataframe(summary: dict):

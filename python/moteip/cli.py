@@ -2,6 +2,7 @@
 
     moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F [--pcap-node N]
                         [--pcap-view radio|ip]] [--trace F] [--out F] [--strict]
+                        [--realtime [--speed X]]
     moteip check SCENARIO [--vary KEY=V1,V2,...]... [--strict]
     moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--set KEY=VALUE]... [--runs N] [--seed N]
                           [--out DIR] [--jobs N] [--dask ADDR|local] [--metric M]...
@@ -90,9 +91,12 @@ def cmd_run(a) -> int:
         raise UsageError("--pcap-node and --pcap-view need --pcap FILE")
     _writable(a.pcap, "--pcap")
     _writable(a.trace, "--trace")
+    if a.speed is not None and not a.realtime:
+        raise UsageError("--speed needs --realtime")
     result = api_run(sc, seed=a.seed, params=params, pcap=a.pcap, trace=a.trace,
                      sim=find_simulator(build=True, log=_log), strict=a.strict,
-                     pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn)
+                     pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
+                     realtime=(a.speed or 1.0) if a.realtime else None)
     # the seed the run used: --seed, else the scenario's (also when set with --set seed=N)
     out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
         f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
@@ -207,6 +211,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="FILE", help="result JSON (default out/STEM/run-seedN.json)")
     r.add_argument("--strict", action="store_true",
                    help="warnings (a static route out of radio range) are errors: exit 2")
+    r.add_argument("--realtime", action="store_true",
+                   help="pace the run to the wall clock and attach the scenario's border router "
+                        "to its host device (Ctrl-C ends the run with its result)")
+    r.add_argument("--speed", type=_speed, metavar="X",
+                   help="with --realtime: simulated seconds per wall second (default 1)")
     r.set_defaults(fn=cmd_run)
 
     c = sub.add_parser("check", help="validate a scenario (and every point of its sweep)")
@@ -291,6 +300,17 @@ def _int(text: str, lo: int, what: str) -> int:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
     if v < lo:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return v
+
+
+def _speed(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 1e-3 <= v <= 1e6:
+        raise argparse.ArgumentTypeError(f"expected simulated seconds per wall second in "
+                                         f"[0.001, 1e6], got {text!r}")
     return v
 
 

@@ -60,6 +60,21 @@ def run_table(result: dict) -> str:
              f"{num(result.get('events'))} events; frames sent {num(tot.get('frames_tx'))}, "
              f"collided {num(tot.get('frames_collided'))}, corrupted {num(tot.get('frames_corrupted'))}, "
              f"link retries {num(tot.get('link_retries'))}, energy {num(tot.get('energy_j'))} J")
+    for v in result.get("services", []):
+        counts = (f"{num(v.get('datagrams'))} datagrams echoed" if v.get("type") == "udp_echo" else
+                  f"{num(v.get('accepted'))} connections"
+                  + (f", {num(v.get('requests'))} requests" if v.get("type") == "http" else ""))
+        text += f"\nservice {v.get('type')} on node {v.get('node')} port {v.get('port')}: {counts}"
+    b = result.get("border")
+    if b:
+        text += (f"\nborder router node {b.get('node')} on {b.get('type')} '{b.get('device')}': "
+                 f"{num(b.get('frames_from_host'))} frames from the host, "
+                 f"{num(b.get('frames_to_host'))} to it")
+    rt = result.get("realtime")
+    if rt:
+        text += (f"\nrealtime: {num(rt.get('wall_s'))} wall s at speed {num(rt.get('speed'))}, "
+                 f"max lag {num(rt.get('max_lag_ms'))} ms, {num(rt.get('late_events'))} events "
+                 f"more than 1 ms late" + (", ended by a signal" if rt.get("stopped_by_signal") else ""))
     return text
 
 

@@ -17,6 +17,11 @@ Otherwise a one-line message says how to get one.
 A run hands the simulator a scenario as JSON text, and gets its result as a
 dict. The JSON goes through a temporary file because the simulator reads a
 path; nothing else is shared between runs, so runs can go in parallel.
+
+A real-time run (`realtime=SPEED`, moteip-sim --realtime) lasts on the wall
+clock: the simulator's stderr (its "realtime: running" line, lag warnings)
+is passed through as it comes, and an interrupt ends the run early with its
+result (the simulator takes SIGINT as "stop here").
 """
 from __future__ import annotations
 
@@ -24,7 +29,9 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -169,12 +176,36 @@ def _seed_of(scenario_json: str) -> int:
     return s if isinstance(s, int) and not isinstance(s, bool) else 1
 
 
+def _run_live(sim: pathlib.Path, path: str, args: list[str], name: str) -> tuple[int, str]:
+    """Runs the simulator with its stderr passed through line by line (the
+    temporary file named as the user's); returns (exit status, stderr). An
+    interrupt is handed on to the simulator, which ends its run early."""
+    p = subprocess.Popen([str(sim), path, *args], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    lines = []
+    while True:
+        try:
+            for line in p.stderr:
+                if line.startswith(("moteip-sim: realtime:", "moteip-sim: warning:")):
+                    sys.stderr.write("moteip: " + _clean_message(line, path, name) + "\n")
+                    sys.stderr.flush()
+                else:
+                    lines.append(line)      # an error: the caller raises it
+            break
+        except KeyboardInterrupt:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+    return p.wait(), "".join(lines)
+
+
 def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike | None = None,
              pcap: str | os.PathLike | None = None, trace: str | os.PathLike | None = None,
              name: str = "scenario", timeout: float | None = None,
-             pcap_node: int | None = None, pcap_view: str | None = None) -> dict:
+             pcap_node: int | None = None, pcap_view: str | None = None,
+             realtime: float | None = None) -> dict:
     """Runs one scenario (JSON text) and returns the simulator's result.
-    `pcap_node` / `pcap_view` are moteip-sim's --pcap-node / --pcap-view.
+    `pcap_node` / `pcap_view` are moteip-sim's --pcap-node / --pcap-view;
+    `realtime` paces the run to the wall clock at that speed (1: real time).
 
     Also the task a Dask worker runs: when `sim` is not a file on this
     machine, the worker finds its own (`find_simulator(build=False)`)."""
@@ -192,18 +223,26 @@ def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike
             args += ["--pcap-view", pcap_view]
     if trace is not None:
         args += ["--trace", str(trace)]
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="moteip-") as f:
-        f.write(scenario_json)
-        f.flush()
-        p = _run(simp, f.name, args, timeout)
-        if p.returncode == 2:
-            raise ScenarioError(_clean_message(p.stderr, f.name, name))
-        if p.returncode != 0:
-            why = f"signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
+    with tempfile.TemporaryDirectory(prefix="moteip-") as tmp:
+        path = os.path.join(tmp, "scenario.json")
+        with open(path, "w") as f:
+            f.write(scenario_json)
+        if realtime is not None:
+            out = os.path.join(tmp, "result.json")
+            rc, err = _run_live(simp, path, args + ["--realtime", "--speed", repr(float(realtime)),
+                                                    "--out", out], name)
+            text = pathlib.Path(out).read_text() if rc == 0 else ""
+        else:
+            p = _run(simp, path, args, timeout)
+            rc, err, text = p.returncode, p.stderr, p.stdout
+        if rc == 2:
+            raise ScenarioError(_clean_message(err, path, name))
+        if rc != 0:
+            why = f"signal {-rc}" if rc < 0 else f"exit {rc}"
             used = seed if seed is not None else _seed_of(scenario_json)
             raise RunError(f"moteip-sim failed on {name} (seed {used}, {why}): "
-                           f"{_clean_message(p.stderr, f.name, name)}")
+                           f"{_clean_message(err, path, name)}")
     try:
-        return json.loads(p.stdout)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise RunError(f"moteip-sim printed a result that is not JSON ({e})") from None

@@ -633,6 +633,7 @@ mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len)
 mip_status rly_peek_seg(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
                            size_t len, struct rly_seg *seg, struct mip_802154_addr *link_src)
 {
+#if MIP_CONF_LOWPAN
     uint8_t buf[RLY_PEEK_MAX];
     struct mip_lowpan_peek pk;
     size_t real, n;
@@ -659,6 +660,15 @@ mip_status rly_peek_seg(struct mip_relay *r, uint8_t netif, const uint8_t *frame
     if (link_src != NULL)
         *link_src = pk.link_src;
     return rly_parse(buf, n, real, false, seg);
+#else
+    (void)r;
+    (void)netif;
+    (void)frame;
+    (void)len;
+    (void)seg;
+    (void)link_src;
+    return MIP_ERR_UNSUPPORTED;
+#endif
 }
 
 #endif /* MIP_CONF_FORWARD */

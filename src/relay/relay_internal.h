@@ -137,7 +137,10 @@ bool rly_next_hop_is_dst(const struct mip_relay *r, const struct mip_addr *dst);
 mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len);
 
 /* The start of the datagram a frame carries (a frame heard or sent), parsed
- * as far as it goes, and the frame's link source (may be NULL). */
+ * as far as it goes, and the frame's link source (may be NULL). Frames are
+ * 802.15.4 frames: without MIP_CONF_LOWPAN it answers UNSUPPORTED (a node
+ * whose links are all Ethernet or raw IP overhears nothing). */
+struct mip_802154_addr;
 mip_status rly_peek_seg(struct mip_relay *r, uint8_t netif, const uint8_t *frame,
                         size_t len, struct rly_seg *seg, struct mip_802154_addr *link_src);
 

@@ -595,6 +595,7 @@ uint32_t tss_poll(struct mip_relay *r, uint32_t now)
     return next;
 }
 
+#if MIP_CONF_LOWPAN
 /* True when the frame's MAC source is the link address this node would
  * send seg's datagram to (its next hop towards seg's IP destination) on
  * radio netif `netif`. */
@@ -629,11 +630,15 @@ static void overheard_frame(struct mip_relay *r, uint8_t netif, const uint8_t *f
         return;
     tss_overheard(r, &seg);
 }
+#else
+/* Without an 802.15.4 netif no frame is overheard (implicit ACKs, 3b). */
+#define overheard_frame NULL
+#endif
 
 static unsigned events(const struct mip_relay_config *c)
 {
     (void)c;
-    return RLY_EV_LOCAL | RLY_EV_OVERHEARD;
+    return RLY_EV_LOCAL | (MIP_CONF_LOWPAN ? RLY_EV_OVERHEARD : 0u);
 }
 
 const struct rly_ops rly_tss_ops = {

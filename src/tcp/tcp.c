@@ -344,7 +344,6 @@ size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, s
     size_t k;
     if (c->rx.len == 0)
         return 0;
-    before = tcp_rcv_window(c);
     if (tcp->direct_conn == c) {
         /* The segment being read in place (tcp_input.c data_input) is all
          * the ring holds: its bytes come from where they are. */
@@ -355,10 +354,13 @@ size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, s
     } else {
         k = tcp_rxbuf_read(&c->rx, out, n);
     }
-    if (c->state == MIP_TCP_CLOSED)
+    if (k == 0 || c->state == MIP_TCP_CLOSED)
         return k;
     /* Tell the peer when the window opened by two segments or half the
-     * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3). */
+     * ring, or from zero (RFC 9293 3.8.6.2.2, RFC 1122 4.2.3.3), past the
+     * window it was last told: an application reading in small pieces
+     * opens it a little per read, and no single read would be enough. */
+    before = MIP_SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0u;
     after = tcp_rcv_window(c);
     if ((after >= before + 2u * c->cc.mss || after >= before + c->rx.size / 2u ||
          (before == 0 && after > 0)) && !(c->flags & TCPF_RCVD_FIN)) {

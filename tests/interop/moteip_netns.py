@@ -89,12 +89,15 @@ def require_root_and_binary() -> None:
                     f"cmake --build build` (or set MOTEIP_BUILD_DIR)")
 
 
-def read_ready_line(proc: subprocess.Popen, timeout: float, what: str) -> str:
-    """The first line a starting program prints on stdout (its "ready"
-    line); fails if it exits first or takes longer than timeout."""
-    assert proc.stdout is not None
+def read_ready_line(proc: subprocess.Popen, timeout: float, what: str,
+                    stream=None) -> str:
+    """The first line a starting program prints on stdout, or on `stream`
+    (moteip-sim --realtime: its stderr), its "ready" line; fails if it exits
+    first or takes longer than timeout."""
+    stream = proc.stdout if stream is None else stream
+    assert stream is not None
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(stream, selectors.EVENT_READ)
     buf = b""
     deadline = time.monotonic() + timeout
     try:
@@ -104,15 +107,36 @@ def read_ready_line(proc: subprocess.Popen, timeout: float, what: str) -> str:
                 raise AssertionError(f"{what} not ready after {timeout}s")
             if not sel.select(timeout=left):
                 continue
-            chunk = os.read(proc.stdout.fileno(), 4096)
+            chunk = os.read(stream.fileno(), 4096)
             if not chunk:
                 rc = proc.wait(timeout=5)
-                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                err = proc.stderr.read().decode(errors="replace") \
+                    if proc.stderr and proc.stderr is not stream else buf.decode(errors="replace")
                 raise AssertionError(f"{what} exited {rc} before ready: {err}")
             buf += chunk
     finally:
         sel.close()
     return buf.split(b"\n", 1)[0].decode()
+
+
+def json_on_signal(proc: subprocess.Popen, path: Path, what: str, sig: int = signal.SIGUSR1,
+                   timeout: float = 5) -> dict:
+    """Sends `sig` to a program that answers it by rewriting the JSON file
+    at `path` (moteip-slip's and moteip-simavr's counters) and returns the
+    new contents once they are there."""
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    proc.send_signal(sig)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.stat().st_mtime_ns != before:
+            try:
+                return json.loads(path.read_text())
+            except json.JSONDecodeError:
+                pass
+        if proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    raise AssertionError(f"{what} wrote no counters after signal {sig}")
 
 
 class Netns:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from pathlib import Path
 
-from moteip_netns import BUILD_DIR, Netns, read_ready_line
+from moteip_netns import BUILD_DIR, Netns, json_on_signal, read_ready_line
 
 SLIP_BIN = BUILD_DIR / "moteip-slip"
 TUN = "msl0"
@@ -108,17 +107,7 @@ class SlipBridge:
 
     def stats(self) -> dict:
         """Counters written on SIGUSR1 (the bridge keeps running)."""
-        before = self.stats_path.stat().st_mtime_ns if self.stats_path.exists() else 0
-        self.proc.send_signal(signal.SIGUSR1)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            if self.stats_path.exists() and self.stats_path.stat().st_mtime_ns != before:
-                try:
-                    return json.loads(self.stats_path.read_text())
-                except json.JSONDecodeError:
-                    pass
-            time.sleep(0.02)
-        raise AssertionError("moteip-slip wrote no stats after SIGUSR1")
+        return json_on_signal(self.proc, self.stats_path, "moteip-slip")
 
     def stop(self, timeout: float = 10) -> dict:
         """SIGTERM; asserts exit 0 and returns the final counters."""

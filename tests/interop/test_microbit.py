@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import time
 
 import pytest
 
-from board_util import (MICROBIT_CFLAGS, MICROBIT_ELF, QemuBoard, elf_size, elf_symbols,
-                        stack_counters, stack_peak, stack_rng_state)
-from moteip_netns import Netns
-from slip_util import BOARD_V6, SLIP_BIN, TUN, SlipBridge
+from board_util import (MICROBIT_CFLAGS, MICROBIT_ELF, QemuBoard, assert_closed_ports_refuse,
+                        elf_size, elf_symbols, ping6, serial_board, stack_counters,
+                        stack_peak, stack_rng_state, tcp_echo, tcp_upload, udp_echo)
+from slip_util import BOARD_V6, SLIP_BIN, TUN
 from tcp_util import body_pattern
 
 RAM_BASE, RAM_SIZE = 0x20000000, 16 * 1024
@@ -38,33 +37,12 @@ def board(tmp_path_factory):
         if not f.is_file():
             pytest.fail(f"{f} not built (scripts/test.sh interop builds it)")
     tmp = tmp_path_factory.mktemp("microbit")
-    ns = Netns()
-    qemu = bridge = None
-    try:
-        qemu = QemuBoard(ns, tmp, MICROBIT_ELF)
-        bridge = SlipBridge(ns, tmp, f"unix:{qemu.serial}", extra=["--retry-ms", "20"])
-        deadline = time.monotonic() + 15
-        while ping(ns, BOARD_V6, check=False).returncode != 0:
-            assert time.monotonic() < deadline, "the micro:bit does not answer ping"
-            assert qemu.running(), qemu.log.read_text(errors="replace")
+    with serial_board(tmp, lambda ns, d: QemuBoard(ns, d, MICROBIT_ELF), BOARD_V6) as (
+            ns, qemu, bridge):
         yield ns, qemu, bridge, tmp
-    finally:
-        if bridge is not None:
-            bridge.kill()
-        if qemu is not None:
-            qemu.kill()
-        ns.delete()
 
 
-def ping(ns: Netns, addr: str, count: int = 1, size: int = 56, check: bool = True):
-    # -w, not -W: once replies come, ping -W waits only twice the longest
-    # round trip for the rest, and the board's round trips vary with the
-    # host's load; -w waits for every reply until its deadline.
-    p = ns.cmd(["ping", "-6", "-n", "-c", str(count), "-s", str(size), "-i", "0.05",
-                "-w", str(count + 2), addr], check=False, timeout=count * 3 + 10)
-    if check:
-        assert p.returncode == 0 and f"{count} received" in p.stdout, p.stdout + p.stderr
-    return p
+ping = ping6
 
 
 @pytest.mark.parametrize("size", [0, 56, 1000, 1232])
@@ -92,47 +70,19 @@ def test_ping6_fragmented(board):
 @pytest.mark.parametrize("n", [1, 700, 20000])
 def test_tcp_echo(board, n):
     ns, *_ = board
-    data = secrets.token_bytes(n)
-    s = ns.socket(socket.AF_INET6, socket.SOCK_STREAM, timeout=20)
-    try:
-        s.connect((BOARD_V6, 7))
-        got = bytearray()
-        sent = 0
-        while sent < n:                      # interleave: the board's rings are 512 B
-            k = s.send(data[sent:sent + 512])
-            sent += k
-            s.settimeout(0.01)
-            try:
-                while True:
-                    c = s.recv(65536)
-                    if not c:
-                        break
-                    got += c
-            except (socket.timeout, BlockingIOError):
-                pass
-            s.settimeout(20)
-        s.shutdown(socket.SHUT_WR)
-        while True:
-            c = s.recv(65536)
-            if not c:
-                break
-            got += c
-    finally:
-        s.close()
-    assert bytes(got) == data
+    tcp_echo(ns, BOARD_V6, n)
+
+
+def test_tcp_upload_to_discard(board):
+    """20 KB to the discard service (port 9), which closes once it has read
+    them all."""
+    ns, *_ = board
+    tcp_upload(ns, BOARD_V6, secrets.token_bytes(20000))
 
 
 def test_udp_echo(board):
     ns, *_ = board
-    s = ns.socket(socket.AF_INET6, socket.SOCK_DGRAM, timeout=3)
-    try:
-        for n in (1, 100, 1232):
-            data = secrets.token_bytes(n)
-            s.sendto(data, (BOARD_V6, 7))
-            got, _ = s.recvfrom(2048)
-            assert got == data
-    finally:
-        s.close()
+    udp_echo(ns, BOARD_V6, (1, 100, 1232))
 
 
 @pytest.mark.parametrize("n", [0, 1, 1460, 65536])
@@ -155,19 +105,8 @@ def test_http_keepalive_and_404(board):
 
 
 def test_closed_ports_refuse(board):
-    """A TCP SYN to a closed port is answered with RST, a UDP datagram with
-    an ICMPv6 port unreachable (the deepest paths of the stack)."""
     ns, *_ = board
-    s = ns.socket(socket.AF_INET6, socket.SOCK_STREAM, timeout=5)
-    with pytest.raises(ConnectionRefusedError):
-        s.connect((BOARD_V6, 1234))
-    s.close()
-    u = ns.socket(socket.AF_INET6, socket.SOCK_DGRAM, timeout=5)
-    u.connect((BOARD_V6, 1234))
-    u.send(b"x" * 1000)
-    with pytest.raises(ConnectionRefusedError):
-        u.recv(100)
-    u.close()
+    assert_closed_ports_refuse(ns, BOARD_V6)
 
 
 def test_zz_stack_within_its_reservation(board):

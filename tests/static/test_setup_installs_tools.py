@@ -22,7 +22,9 @@ TOOLS = {
     "tshark": "tshark", "tcpdump": "tcpdump", "jq": "jq", "valgrind": "valgrind",
     "chromium": "chromium", "chromedriver": "chromium-driver", "cmake": "cmake",
     "ninja": "ninja-build", "nm": "binutils", "clang": "clang", "arm-none-eabi-gcc": "gcc-arm-none-eabi",
-    "avr-gcc": "gcc-avr", "node": "nodejs", "npm": None,   # npm: nodejs or Debian's npm, setup.sh checks
+    "avr-gcc": "gcc-avr", "avr-nm": "binutils-avr", "avr-size": "binutils-avr",
+    "qemu-system-arm": "qemu-system-arm", "node": "nodejs", "npm": None,   # npm: nodejs or Debian's npm, setup.sh checks
+    "setpriv": "util-linux",
 }
 
 #: where tests and the scripts they run live

@@ -188,6 +188,51 @@ static void test_smaller_ring_than_promised_acknowledges_only_what_it_holds(void
     ring_app_free(ra);
 }
 
+/* An application that empties a full ring in small reads (the tiny
+ * profile's apps read 64 bytes at a time) leaves the peer less than one
+ * update's worth short of the free ring: an update goes out whenever the
+ * window has opened by two segments or half the ring (whichever is less)
+ * past the one last advertised. Before
+ * 2026-11-27 each read compared with the window just before that read, so
+ * after the first update (from zero) no single small read opened it by
+ * enough: the peer kept seeing half the ring, and an upload to the tiny
+ * discard service on the ATmega1284P ran at a third of its speed, the
+ * peer sending half-ring segments into a delayed ACK. */
+static void test_small_reads_open_the_whole_window(void)
+{
+    static const struct {
+        mip_tcp_rxsize_t ring;
+        uint32_t chunk;
+    } rows[] = {
+        {512, 64}, {512, 100}, {512, 512}, {4096, 64}, {4096, 1460}, {4096, 4096},
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        struct hs *h = hs_new(true);
+        struct ring_app *ra = ring_app_new(rows[k].ring);
+        struct sb_reply synack, r;
+        uint8_t buf[4096];
+        /* what opens the window enough for an update (the peer's MSS is 1000) */
+        uint32_t step = rows[k].ring / 2u < 2000u ? rows[k].ring / 2u : 2000u;
+        fixture_advance(&h->f, 0);
+        passive_open(h, ra, rows[k].ring, -1, &synack);
+        peer_send(h, rows[k].ring);
+        CHECK(last_ack(h, &r));
+        CHECK_EQ(r.h.window, 0);                 /* full */
+        hs_clear(h);
+        while (mip_tcp_read(&h->tcp, &ra->c, buf, rows[k].chunk) > 0)
+            ;
+        CHECK(last_ack(h, &r));
+        if (rows[k].ring - r.h.window >= step)
+            fprintf(stderr, "row %u: ring %u, reads of %u: window %u\n", k,
+                    (unsigned)rows[k].ring, (unsigned)rows[k].chunk, (unsigned)r.h.window);
+        CHECK(rows[k].ring - r.h.window < step);
+        mip_tcp_abort(&h->tcp, &ra->c);
+        hs_free(h);
+        ring_app_free(ra);
+    }
+}
+
 /* mip_tcp_listen refuses a listener that promises no ring. */
 static void test_listen_needs_a_ring(void)
 {
@@ -298,6 +343,7 @@ int main(void)
     RUN(test_synack_window_is_backed_by_the_listeners_ring);
     RUN(test_smaller_ring_than_promised_acknowledges_only_what_it_holds);
     RUN(test_listen_needs_a_ring);
+    RUN(test_small_reads_open_the_whole_window);
     RUN(test_syn_offers_the_scale_its_ring_needs);
 #if MIP_TCP_LARGE_RX
     RUN(test_active_open_offers_ring_above_64k);

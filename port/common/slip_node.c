@@ -1,13 +1,16 @@
 /*
- * moteip on the BBC micro:bit (nRF51822: Cortex-M0, 16 KB RAM, 256 KB
- * flash), the tiny profile over SLIP on the UART:
+ * The tiny firmware of every board whose link is a serial line: the
+ * micro:bit (port/microbit/, Cortex-M0) and the ATmega1284P (port/avr/)
+ * run this same file on their own board.h (port/common/board_api.h).
+ * The tiny profile over SLIP on the UART:
  *
  *   fd00::2/64 (and fe80::2), ICMPv6 echo, UDP echo on port 7,
- *   TCP echo on port 7, HTTP on port 80 (GET /bytes/N, apps/http_server.h)
+ *   TCP echo on port 7, TCP discard on port 9 (apps/tcp_discard.h),
+ *   HTTP on port 80 (GET /bytes/N, apps/http_server.h)
  *
- * Run it under QEMU with moteip-slip on the other end of the serial line
- * (port/microbit/run.sh, README "On a microcontroller"); docs/PORTING.md
- * walks through this file.
+ * Run it under emulation with moteip-slip on the other end of the serial
+ * line (port/<board>/run.sh, README "On a microcontroller");
+ * docs/PORTING.md walks through this file.
  *
  * The main loop: move the bytes the UART interrupt put in the ring into the
  * SLIP netif (which runs the stack on every frame they complete), run the
@@ -19,16 +22,17 @@
 #include "moteip/tcp.h"
 #include "board.h"
 #include "http_server.h"
+#include "tcp_discard.h"
 #include "tcp_echo.h"
 #include "udp_echo.h"
 
-#ifndef MICROBIT_MTU
-#define MICROBIT_MTU 1280u            /* the IPv6 minimum, and a pbuf's room */
+#ifndef NODE_MTU
+#define NODE_MTU 1280u                /* the IPv6 minimum, and a pbuf's room */
 #endif
 
 /* Everything the node owns, in one place: sizeof(struct node) is its RAM
- * besides the stack (the linker script's STACK_SIZE). The stack instance
- * comes first: the tests read its counters from RAM at `node`
+ * besides the stack (each port's STACK_SIZE). The stack instance comes
+ * first: the tests read its counters from RAM at `node`
  * (tests/interop/board_util.py). */
 struct node {
     struct mip_stack stack;
@@ -37,11 +41,12 @@ struct node {
     struct mip_tcp tcp;
     struct mip_udp_echo udp_echo;
     struct mip_tcp_echo tcp_echo;
+    struct mip_tcp_discard discard;
     struct mip_http_server http;
-    uint8_t slip_rx[MICROBIT_MTU];
+    uint8_t slip_rx[NODE_MTU];
 };
 
-/* The node, in .bss: zeroed by the reset handler. */
+/* The node, in .bss: zeroed by the startup code. */
 static struct node node;
 
 static void node_start(struct node *n)
@@ -61,7 +66,7 @@ static void node_start(struct node *n)
     mip_stack_init(&n->stack, &cfg, board_now(&n->clock));
 
     sc.rx_buf = n->slip_rx;
-    sc.mtu = MICROBIT_MTU;
+    sc.mtu = NODE_MTU;
     sc.iid = iid;
     sc.write = board_uart_write;
     sc.write_ctx = NULL;
@@ -72,6 +77,7 @@ static void node_start(struct node *n)
     (void)mip_udp_echo_start(&n->udp_echo, &n->stack, MIP_UDP_ECHO_PORT);
     (void)mip_tcp_init(&n->tcp, &n->stack);
     (void)mip_tcp_echo_start(&n->tcp_echo, &n->tcp, MIP_TCP_ECHO_PORT);
+    (void)mip_tcp_discard_start(&n->discard, &n->tcp, MIP_TCP_DISCARD_PORT);
     (void)mip_http_server_start(&n->http, &n->tcp, MIP_HTTP_PORT);
 }
 

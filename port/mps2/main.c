@@ -1,0 +1,69 @@
+/*
+ * moteip on the MPS2 AN385 (Cortex-M3, QEMU `mps2-an385`), the full
+ * profile on its LAN9118 Ethernet:
+ *
+ *   192.0.2.2/24 and fd00::2/64 (link-local from the MAC), ICMP and ICMPv6
+ *   echo with fragmentation and reassembly, UDP echo on port 7, TCP echo
+ *   on 7, discard on 9 (apps/tcp_discard.h) and HTTP on 80 (GET /bytes/N)
+ *
+ * Run it under QEMU with the NIC on a TAP (port/mps2/run.sh,
+ * tests/interop/test_mps2.py); docs/PORTING.md describes the port.
+ *
+ * The main loop: hand the frames the LAN9118 holds to the stack, run its
+ * timers, and sleep until the next deadline or the chip's receive
+ * interrupt.
+ */
+#include <string.h>
+
+#include "node.h"
+
+static struct node node;
+
+static void node_start(struct node *n)
+{
+    static const uint8_t addr4[4] = { 192, 0, 2, 2 };
+    static const uint8_t addr6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0, 0, 0, 0, 2 };
+    uint8_t seed[16];
+    struct mip_stack_config cfg;
+    struct mip_addr a;
+
+    (void)board_entropy(seed, sizeof seed);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.entropy = seed;
+    cfg.entropy_len = sizeof seed;
+    mip_stack_init(&n->stack, &cfg, board_now(&n->clock));
+
+    n->eth_ok = lan9118_init(&n->eth);
+    if (n->eth_ok &&
+        mip_netif_add_ethernet(&n->stack, n->eth.mac, &lan9118_driver, &n->eth,
+                               &n->netif) == MIP_OK) {
+        mip_addr_set4(&a, addr4);
+        (void)mip_netif_add_addr(&n->stack, n->netif, &a, 24);
+        mip_addr_set6(&a, addr6);
+        (void)mip_netif_add_addr(&n->stack, n->netif, &a, 64);
+    }
+    (void)mip_udp_echo_start(&n->udp_echo, &n->stack, MIP_UDP_ECHO_PORT);
+    (void)mip_tcp_init(&n->tcp, &n->stack);
+    (void)mip_tcp_echo_start(&n->tcp_echo, &n->tcp, MIP_TCP_ECHO_PORT);
+    (void)mip_tcp_discard_start(&n->discard, &n->tcp, MIP_TCP_DISCARD_PORT);
+    (void)mip_http_server_start(&n->http, &n->tcp, MIP_HTTP_PORT);
+}
+
+int main(void)
+{
+    struct node *n = &node;
+
+    board_init(&n->clock);
+    node_start(n);
+    for (;;) {
+        uint32_t delay;
+        if (n->eth_ok)
+            (void)lan9118_receive(&n->eth, &n->stack, n->netif, RX_BURST,
+                                  board_now(&n->clock));
+        delay = mip_stack_poll(&n->stack, board_now(&n->clock));
+        if (n->eth_ok && lan9118_rx_waiting())
+            continue;
+        board_sleep(&n->clock, delay);
+    }
+}

@@ -1,0 +1,76 @@
+"""`cmake --install` gives a tree a firmware project can build against,
+both ways: find_package(moteip) with the exported moteip::moteip and
+moteip::apps targets, and pkg-config (moteip.pc, moteip-apps.pc). The
+library is built for the tiny profile with MOTEIP_DEFINES=MIP_CONF_LOWPAN=0,
+and the consumer (tests/install/consumer/: two stacks in memory, a ping and
+a UDP echo) must see that configuration through the target and the .pc
+file alone (it fails to compile otherwise) and run.
+
+Run by scripts/test.sh install (about 30 s on 2 cores: one library build).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CONSUMER = Path(__file__).resolve().parent / "consumer"
+JOBS = os.environ.get("JOBS", "2")
+
+
+def run(args, **kw):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=600, **kw)
+    assert p.returncode == 0, f"{' '.join(map(str, args))}\n{p.stdout}\n{p.stderr}"
+    return p
+
+
+@pytest.fixture(scope="module")
+def prefix(tmp_path_factory):
+    """An installed moteip (tiny profile, no 6LoWPAN), built from this tree."""
+    for tool in ("cmake", "ninja", "pkg-config", "cc"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is not installed (scripts/setup.sh)")
+    tmp = tmp_path_factory.mktemp("install")
+    build, prefix = tmp / "build", tmp / "prefix"
+    run(["cmake", "-S", str(REPO), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+         "-DMOTEIP_PROFILE=tiny", "-DMOTEIP_TESTS=OFF", "-DMOTEIP_DEFINES=MIP_CONF_LOWPAN=0"])
+    run(["cmake", "--build", str(build), "-j", JOBS, "--target", "moteip", "moteip_apps"])
+    run(["cmake", "--install", str(build), "--prefix", str(prefix)])
+    return prefix
+
+
+def test_installed_tree(prefix):
+    for f in ("include/moteip/stack.h", "include/moteip/wire/tcp.h", "include/moteip/apps/udp_echo.h",
+              "lib/libmoteip.a", "lib/libmoteip_apps.a", "lib/cmake/moteip/moteipConfig.cmake",
+              "lib/cmake/moteip/moteipConfigVersion.cmake", "lib/cmake/moteip/moteipTargets.cmake",
+              "lib/pkgconfig/moteip.pc", "lib/pkgconfig/moteip-apps.pc"):
+        assert (prefix / f).is_file(), f
+    pc = (prefix / "lib/pkgconfig/moteip.pc").read_text()
+    assert "-DMOTEIP_PROFILE_TINY=1" in pc and "-DMIP_CONF_LOWPAN=0" in pc, pc
+
+
+def test_consumer_with_find_package(prefix, tmp_path):
+    build = tmp_path / "b"
+    run(["cmake", "-S", str(CONSUMER), "-B", str(build), "-G", "Ninja",
+         f"-DCMAKE_PREFIX_PATH={prefix}", "-DCMAKE_C_FLAGS=-DEXPECT_LOWPAN=0"])
+    run(["cmake", "--build", str(build)])
+    out = run([str(build / "consumer")]).stdout
+    assert "tiny profile, 1 pong, 1 echo" in out, out
+
+
+def test_consumer_with_pkg_config(prefix, tmp_path):
+    """The tree moved elsewhere first: the .pc files find it from where they are."""
+    moved = tmp_path / "moved"
+    shutil.copytree(prefix, moved)
+    env = dict(os.environ, PKG_CONFIG_PATH=str(moved / "lib" / "pkgconfig"))
+    flags = run(["pkg-config", "--cflags", "--libs", "moteip-apps"], env=env).stdout.split()
+    incs = {os.path.normpath(f[2:]) for f in flags if f.startswith("-I")}
+    assert str(moved / "include") in incs and "-DMIP_CONF_LOWPAN=0" in flags, flags
+    exe = tmp_path / "consumer"
+    run(["cc", "-std=c11", "-DEXPECT_LOWPAN=0", str(CONSUMER / "main.c"), "-o", str(exe), *flags])
+    out = run([str(exe)]).stdout
+    assert "tiny profile, 1 pong, 1 echo" in out, out
