@@ -31,8 +31,9 @@
  * with sel bit 1 offers its bytes to the local hook as the node's own
  * outbound datagram instead (TSS at the source).
  * Mode byte: bits 0-1 mode (1 DTC, 2 CCTRL, else TSS), bit 2 DTC without
- * SACK signalling, bits 3-6 the CCTRL extensions keep, drop, hop, activity,
- * bit 7 our extensions (DTC endpoints, ack_repair, CCTRL link).
+ * SACK signalling, bits 3-6 the CCTRL extensions keep, drop, hop, activity
+ * (bit 3 in TSS: tss_ack_release), bit 7 our extensions (DTC endpoints,
+ * ack_repair, CCTRL link).
  * MOTEIP_FUZZ_VERBOSE=1 prints the relay's counters at the end of a run.
  *
  * What traps, besides ASan/UBSan:
@@ -402,6 +403,7 @@ static void setup(uint8_t cfgb, uint8_t modeb)
                                   (modeb & 3u) == 2u ? MIP_RELAY_CCTRL : MIP_RELAY_TSS);
     rc.dtc_sack = rc.mode == MIP_RELAY_DTC && !(modeb & 4u);
     rc.cc_keep = (modeb & 8u) != 0u;
+    rc.tss_ack_release = rc.mode == MIP_RELAY_TSS && (modeb & 8u) != 0u;
     rc.cc_drop = (modeb & 0x10u) != 0u;
     rc.cc_hop = (modeb & 0x20u) != 0u;
     rc.cc_activity = (modeb & 0x40u) != 0u;

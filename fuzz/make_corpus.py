@@ -965,10 +965,19 @@ def tcp_peer_seeds():
 MAC_CSMA_CA, MAC_CSMA, MAC_NULLMAC = 0, 1, 2
 M_AUTO, M_ZERO_BO, M_RESEND, M_ZERO, M_RDELAY = 0x04, 0x08, 0x10, 0x20, 0x40
 
+# hdr0 kind 3 ("loose"): CSMA-CA over the RDC rdc (0 X-MAC, 1 LPP, 2 a leaf of
+# OTHER, 3 the parent of OTHER and 00..03) in hdr1 bits 5-6; hdr3 0x40 64 Hz
+# wake-ups (leaf: 20 ms polls), 0x80 adaptive intervals up to 4x.
+MAC_LOOSE = 3
+RDC_XMAC, RDC_LPP, RDC_LEAF, RDC_PARENT = 0, 1, 2, 3
+
 def m_hdr(kind=MAC_CSMA_CA, flags=M_AUTO, min_be=3, max_be=5, backoffs=4, retries=3,
-          cmin=1, cmax=3, h3=None, no_overheard=False, cm=False, cm_fast=False):
+          cmin=1, cmax=3, h3=None, no_overheard=False, cm=False, cm_fast=False, rdc=None):
     h1 = min_be | ((max_be - min_be) << 3) | (0x80 if no_overheard else 0)
     h1 |= (0x20 if cm else 0) | (0x40 if cm_fast else 0)
+    if rdc is not None:
+        kind = MAC_LOOSE
+        h1 = (h1 & ~0x60) | (rdc << 5)
     h2 = 0xFF if backoffs == 255 else (backoffs | (retries << 3))
     h3 = (cmin | ((cmax - cmin) << 2)) if h3 is None else h3
     return bytes([kind | flags, h1, h2, h3])
@@ -983,10 +992,11 @@ def m_rx(dst=0, ack=False, pan=0, src=0, seq=0, cmd=False, ext_src=False):
     sel |= 0x20 if ext_src else ((src & 3) << 5)
     return bytes([1, sel & 0xFF, seq & 0xFF])
 
-def m_ack(head=True, seq=0, late_us=None):
+def m_ack(head=True, seq=0, late_us=None, pending=False):
     """op 3: an ACK for the head frame's DSN, or seq; late_us: it arrives that
-    much later (8 us units) without a poll in between."""
-    a = (1 if head else 0) | (2 if late_us is not None else 0)
+    much later (8 us units) without a poll in between; with the frame pending
+    bit."""
+    a = (1 if head else 0) | (2 if late_us is not None else 0) | (4 if pending else 0)
     return bytes([3, a, seq & 0xFF, ((late_us or 0) // 8) & 0xFF])
 
 M_TXDONE = bytes([4])               # op 4: the radio ends its transmission now
@@ -1087,6 +1097,46 @@ def mac_seeds():
     s["regress-cm-zero-timing-cca-before-radio-on"] = (m_hdr(MAC_CSMA_CA, flags=M_AUTO | M_ZERO | M_RESEND, cm=True,
                                  min_be=0, max_be=0) + m_send(0, ack=True) + m_send(1) +
                            m_cca(2) + m_time(0x8000 | 3000))
+    # X-MAC, LPP, sleepy leaf and parent (hdr0 kind 3), under CSMA-CA
+    strobe_ack = b"\x41\x88\x07\xcd\xab\x02\x00\x03\x00\x00\x13"   # from OTHER to us
+    strobe_us = b"\x41\x88\x08\xcd\xab\x02\x00\x03\x00\x00\x10"    # OTHER strobes us
+    probe = b"\x41\x88\x09\xcd\xab\xff\xff\x03\x00\x00\x20"        # OTHER's probe
+    dr_other = b"\x63\x88\x0a\xcd\xab\x02\x00\x03\x00\x04"          # OTHER's data request
+    data_us = b"\x61\x88\x0b\xcd\xab\x02\x00\x03\x00\x41\x42"       # OTHER's data for us
+    s["xmac-strobes-noack"] = m_hdr(rdc=RDC_XMAC, h3=0x40) + m_send(0, ack=True) + \
+        m_time(0x8000 | 3000)
+    s["xmac-strobe-ack-data"] = (m_hdr(rdc=RDC_XMAC, h3=0x40) + m_send(0, ack=True) +
+                                 m_send(0, ack=True) + m_time(9000) + m_raw(strobe_ack) +
+                                 m_time(3000) + m_ack() + m_time(20000) + m_ack() +
+                                 m_time(0x8000 | 2000))
+    s["xmac-receive"] = (m_hdr(rdc=RDC_XMAC) + m_time(0x8000 | 2000) + m_raw(strobe_us) +
+                         m_time(2000) + m_raw(data_us) + m_rx(3, seq=0x80) + m_send(1) +
+                         m_time(0x8000 | 3000))
+    s["xmac-adaptive"] = (m_hdr(rdc=RDC_XMAC, h3=0xC0) + m_time(0x8000 | 3000) + m_raw(data_us) +
+                          m_time(0x8000 | 3000))
+    s["lpp-probe-and-send"] = (m_hdr(rdc=RDC_LPP, h3=0x40) + m_send(0, ack=True) + m_time(2000) +
+                               m_raw(probe) + m_time(4000) + m_ack() + m_send(1) +
+                               m_raw(probe) + m_time(0x8000 | 2000))
+    s["lpp-timeout-and-receive"] = (m_hdr(rdc=RDC_LPP, h3=0xC0) + m_send(0, ack=True) +
+                                    m_time(0x8000 | 3000) + m_raw(data_us) + m_rx(0, seq=0x82) +
+                                    m_time(0x8000 | 2000))
+    s["leaf-polls"] = (m_hdr(rdc=RDC_LEAF, h3=0x40) + m_time(30000) + m_ack(pending=True) +
+                       m_time(3000) + m_raw(data_us) + m_send(0, ack=True) + m_time(30000) +
+                       bytes([11, 0]) + m_time(30000) + bytes([11, 1]) + m_time(0x8000 | 2000))
+    s["leaf-adaptive"] = (m_hdr(rdc=RDC_LEAF, h3=0xC0) + m_time(0x8000 | 2000) + m_ack() +
+                          m_time(0x8000 | 1000))
+    s["parent-holds"] = (m_hdr(rdc=RDC_PARENT) + m_send(0, ack=True) + m_send(0, ack=True) +
+                         m_send(2, ack=True) + m_send(3, ack=True) + m_time(20000) +
+                         m_raw(dr_other) + m_time(5000) + m_ack() + m_time(5000) + m_ack() +
+                         m_time(5000) + m_raw(dr_other) + m_time(0x8000 | 3000))
+    s["parent-learns-and-expires"] = (m_hdr(rdc=RDC_PARENT) + m_rx(0, ack=True, cmd=True, seq=1) +
+                                      bytes([11, 2 | (5 << 2)]) + m_send(0, ack=True) +
+                                      m_time(0x8000 | 6000))
+    # found by fuzzing the harness: a frame with the ACK request bit that
+    # carries a strobe ACK's two bytes is data (passed up), not X-MAC's
+    s["regress-xmac-ack-request-makes-it-data"] = (
+        m_hdr(rdc=RDC_XMAC) + m_raw(b"\x61\x88\x07\xcd\xab\x02\x00\x03\x00\x00\x13") +
+        m_time(2000))
     s["invalid-sends"] = (m_hdr() + m_invalid(b"") + m_invalid(b"\x41\x88") +
                           m_invalid(b"\x02\x00\x01") + m_invalid(b"\x41\x88\x00\xcd\xab") +
                           m_send(1, extra=200) + m_time(10000))

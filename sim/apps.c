@@ -42,6 +42,12 @@ struct sim_flow {
     uint64_t rtt_n;
     double   rtt_sum, rtt_min, rtt_max;
     uint32_t rexmits0, timeouts0, segs0;
+    /* record.in_flight: at each new segment the source puts on the air, the
+     * segments sent and not yet delivered ([T] Figs. 12-13) */
+    uint16_t mss;
+    uint64_t tx_high;               /* stream bytes on the air so far */
+    uint64_t inflight_n, inflight_sum;
+    uint32_t inflight_hist[32];     /* the last bin counts 31 and more */
     uint32_t rexmits, timeouts, segs_tx_snd, segs_tx_rcv;
     /* udp */
     uint32_t udp_sent, udp_recv, udp_dup;
@@ -73,7 +79,10 @@ static void flow_finish(struct sim_flow *f, bool complete)
 static void snd_fill(struct sim_flow *f)
 {
     struct sim_node *nd = &f->sim->node[f->fs->src];
-    uint8_t chunk[512];
+    /* larger than any MSS (1220 over 6LoWPAN): one write fills a segment,
+     * as uIP's application fills the segment it is asked for (a 512-byte
+     * first write went out alone as a short segment) */
+    uint8_t chunk[1500];
     if (f->fs->duration_s > 0.0 && f->total == UINT64_MAX &&
         f->sim->now_us >= f->start_us + (uint64_t)(f->fs->duration_s * 1e6))
         f->total = f->sent;     /* time is up: what was written is the stream */
@@ -240,6 +249,7 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
     uint32_t stx = fs->tx_buffer, srx = 256, rtx = 256, rrx = fs->rx_buffer;
     uint8_t *p;
     mip_status st;
+    f->mss = mss;
     if (fs->sender.tiny)
         stx = mss;
     if (fs->receiver.tiny)
@@ -611,6 +621,29 @@ void sim_apps_free(struct sim *sim)
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
 
+void sim_apps_source_tx(struct sim *sim, uint32_t node, uint32_t seq, uint32_t len)
+{
+    size_t k;
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        uint64_t end, left, n;
+        if (f->fs->kind != SIM_FLOW_TCP || f->fs->src != node || f->mss == 0u ||
+            f->snd.state < MIP_TCP_SYN_SENT)
+            continue;
+        /* stream offset of the segment's end (one connection: < 4 GB) */
+        end = (uint64_t)(uint32_t)(seq + len - (f->snd.iss + 1u));
+        if (end <= f->tx_high || end > f->total)
+            continue;           /* a retransmission, or another connection */
+        f->tx_high = end;
+        left = end > f->delivered ? end - f->delivered : 0u;
+        n = (left + f->mss - 1u) / f->mss;
+        f->inflight_n++;
+        f->inflight_sum += n;
+        f->inflight_hist[n < 31u ? n : 31u]++;
+        return;
+    }
+}
+
 struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow)
 {
     return flow < sim->n_flows ? sim->flow[flow].sensor : NULL;
@@ -693,6 +726,23 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             sj_w_member_double(w, "mean", f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0.0);
             sj_w_member_double(w, "max", f->rtt_max);
             sj_w_end_object(w);
+            if (sim->sc->record_in_flight) {
+                unsigned b, last = 0;
+                for (b = 0; b < 32u; b++)
+                    if (f->inflight_hist[b] != 0u)
+                        last = b;
+                sj_w_key(w, "in_flight");
+                sj_w_begin_object(w);
+                sj_w_member_uint(w, "samples", f->inflight_n);
+                sj_w_member_double(w, "mean", f->inflight_n ?
+                                   (double)f->inflight_sum / (double)f->inflight_n : 0.0);
+                sj_w_key(w, "hist");
+                sj_w_begin_array(w);
+                for (b = 0; b <= last && f->inflight_n; b++)
+                    sj_w_uint(w, f->inflight_hist[b]);
+                sj_w_end_array(w);
+                sj_w_end_object(w);
+            }
         } else if (fs->kind == SIM_FLOW_SENSOR) {
             sim_sensor_write(sim, f->sensor, w);
         } else if (fs->kind == SIM_FLOW_PING) {

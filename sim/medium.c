@@ -6,7 +6,9 @@
  * a listening radio locks onto the first decodable frame (as a CC2420 does
  * on its preamble) and every other signal that overlaps it interferes:
  *
- *   unit disk / PRR   any overlap corrupts the frame (no capture);
+ *   unit disk / PRR   any overlap by an interferer corrupts the frame (no
+ *                     capture); unit disk has separate reception,
+ *                     interference and carrier-sense ranges;
  *   log distance      the frame's worst SINR over its duration sets the bit
  *                     error rate (802.15.4 O-QPSK, IEEE 802.15.4-2006
  *                     E.4.1.8), so a strong frame survives a weak interferer
@@ -16,11 +18,15 @@
  * (PER = 1 - (1 - BER)^bits) and the per-kind frame loss (medium.frame_loss:
  * TCP data, pure TCP ACK, link ACK, other) are drawn from the receiver's own
  * PRNG stream; a frame lost to either counts as corrupted.
+ * With medium.overhear_header_bytes a lost frame for another node whose
+ * header arrived intact still reaches the node's relay as overheard (the
+ * TSS paper assumes overhearing needs only its 416-bit header).
  * Half-duplex: a transmitting radio hears nothing; starting to transmit
  * aborts a reception. A radio whose receiver is off (a duty-cycling MAC)
  * hears nothing either, and can still transmit: it goes to TX and back to
- * off. CCA reports busy while any signal is audible (unit
- * disk, PRR) or the summed power exceeds the CCA threshold (log distance).
+ * off. CCA reports busy while any signal within carrier-sense range is on
+ * the air (unit disk; PRR: any listed neighbour) or the summed power
+ * exceeds the CCA threshold (log distance).
  */
 #include "sim.h"
 #include "capture.h"
@@ -95,6 +101,15 @@ static double locked_power_mw(struct sim *sim, struct sim_node *r)
     return e != NULL ? dbm_to_mw(e->rx_dbm) : 0.0;
 }
 
+/* The end of the header the TSS rule needs intact (the PHY header first). */
+static uint64_t header_end_us(const struct sim *sim, const struct sim_tx *t)
+{
+    size_t n = sim->sc->overhear_header_bytes;
+    if (n > t->len)
+        n = t->len;
+    return t->start_us + mip_radio_airtime(&sim->sc->timing, n);
+}
+
 static void update_sinr(struct sim *sim, struct sim_node *r)
 {
     double p = locked_power_mw(sim, r);
@@ -106,6 +121,9 @@ static void update_sinr(struct sim *sim, struct sim_node *r)
     sinr = p / (noise + other);
     if (sinr < r->rx_min_sinr)
         r->rx_min_sinr = sinr;
+    if (sinr < r->rx_hdr_min_sinr && sim->sc->overhear_header_bytes > 0u &&
+        sim->now_us < header_end_us(sim, &sim->tx[r->rx_tx]))
+        r->rx_hdr_min_sinr = sinr;
 }
 
 static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighbor *e)
@@ -113,17 +131,27 @@ static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighb
     struct sim_node *r = &sim->node[e->node];
     bool ld = sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE;
     r->signals++;
+    if (e->sensed)
+        r->sensed++;
+    if (e->interferes)
+        r->interferers++;
     if (ld)
         r->interference_mw += dbm_to_mw(e->rx_dbm);
     if (r->radio == SIM_RADIO_LISTEN && e->decodable) {
         radio_set(sim, r, SIM_RADIO_RX);
         r->rx_tx = txid;
-        r->rx_corrupt = r->signals > 1u;
+        /* a decodable signal interferes too: any other one corrupts */
+        r->rx_corrupt = r->interferers > 1u;
+        r->rx_corrupt_us = sim->now_us;
         r->rx_min_sinr = 1e300;
+        r->rx_hdr_min_sinr = 1e300;
         if (ld)
             update_sinr(sim, r);
     } else if (r->radio == SIM_RADIO_RX) {
-        r->rx_corrupt = true;
+        if (e->interferes && !r->rx_corrupt) {
+            r->rx_corrupt = true;
+            r->rx_corrupt_us = sim->now_us;
+        }
         if (ld)
             update_sinr(sim, r);
     } else if (r->radio == SIM_RADIO_LISTEN || r->radio == SIM_RADIO_TX) {
@@ -132,73 +160,145 @@ static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighb
     }
 }
 
+/* One draw: true when a part of `bits` bits survives with probability
+ * p_ok = (1 - ber)^bits (no draw when nothing can be lost). */
+static bool survives(struct sim_node *r, double ber, uint32_t bits)
+{
+    return ber <= 0.0 || bits == 0u || rng_unit(&r->chan_rng) < pow(1.0 - ber, (double)bits);
+}
+
+/*
+ * Whether the frame t, locked onto by r, arrived intact. *collided tells a
+ * collision from a channel loss. With medium.overhear_header_bytes, *hdr_ok
+ * tells whether the first bytes (the headers the TSS paper's overhearing
+ * rule reads) arrived intact: bit errors are drawn apart for those bytes
+ * and the rest (two draws instead of one; the product is the frame's
+ * PER, so a frame for this node fares as before), and a collision spares
+ * the header when it began after the header's last bit.
+ */
 static bool reception_ok(struct sim *sim, struct sim_node *r, const struct sim_tx *t,
-                         const struct sim_neighbor *e, bool *collided)
+                         const struct sim_neighbor *e, bool *collided, bool *hdr_ok)
 {
     const struct sim_scenario *sc = sim->sc;
-    double per_ok = 1.0;
-    uint32_t bits = (uint32_t)t->len * 8u;
+    uint32_t bits = (uint32_t)t->len * 8u, hbits = 0u;
+    bool split = sc->overhear_header_bytes > 0u;
+    bool hdr = split, rest = true;
     *collided = false;
+    *hdr_ok = false;
+    if (split) {
+        hbits = (uint32_t)(sc->overhear_header_bytes < t->len ? sc->overhear_header_bytes
+                                                              : t->len) * 8u;
+        if (sc->ber_counts_phy_header)
+            hbits += (uint32_t)sc->timing.phy_hdr_bytes * 8u;
+    }
     if (sc->ber_counts_phy_header)
         bits += (uint32_t)sc->timing.phy_hdr_bytes * 8u;
     if (sc->medium == SIM_MEDIUM_LOG_DISTANCE) {
         double ber = sim_oqpsk_ber(r->rx_min_sinr);
-        per_ok = pow(1.0 - ber, (double)bits);
-        if (r->rx_corrupt && rng_unit(&r->chan_rng) >= per_ok) {
-            *collided = true;
+        if (split) {
+            hdr = survives(r, sim_oqpsk_ber(r->rx_hdr_min_sinr), hbits);
+            rest = hdr && survives(r, ber, bits - hbits);
+        } else {
+            /* one draw always, as before the header rule (same streams) */
+            rest = rng_unit(&r->chan_rng) < pow(1.0 - ber, (double)bits);
+        }
+        if (!rest) {
+            *collided = r->rx_corrupt;
+            *hdr_ok = hdr;
             return false;
         }
-        if (!r->rx_corrupt && rng_unit(&r->chan_rng) >= per_ok)
-            return false;
     } else {
         if (r->rx_corrupt) {
             *collided = true;
+            *hdr_ok = split && r->rx_corrupt_us >= header_end_us(sim, t);
             return false;
         }
         if (sc->medium == SIM_MEDIUM_PRR && e->prr < 1.0f &&
             rng_unit(&r->chan_rng) >= (double)e->prr)
             return false;
     }
-    if (sc->ber > 0.0 && rng_unit(&r->chan_rng) >= pow(1.0 - sc->ber, (double)bits))
+    if (split) {
+        hdr = survives(r, sc->ber, hbits);
+        rest = hdr && survives(r, sc->ber, bits - hbits);
+    } else {
+        rest = survives(r, sc->ber, bits);
+    }
+    if (!rest) {
+        *hdr_ok = hdr;
         return false;
+    }
     /* medium.frame_loss: one more independent draw per reception, by what
      * the frame carries; no draw when the kind's probability is 0, so the
-     * receiver's stream is unchanged for scenarios without it */
+     * receiver's stream is unchanged for scenarios without it. A frame
+     * lost this way is lost whole. */
     if (sc->frame_loss[t->kind] > 0.0 && rng_unit(&r->chan_rng) < sc->frame_loss[t->kind])
         return false;
     return true;
 }
 
+/* The signal of t ends at r: the outcome of a reception locked onto it is
+ * decided and left pending in r (delivered by deliver_pending once every
+ * receiver of t has seen the end, so the frame's end is one instant). */
 static void signal_end(struct sim *sim, uint32_t txid, const struct sim_neighbor *e)
 {
     struct sim_node *r = &sim->node[e->node];
     const struct sim_tx *t = &sim->tx[txid];
     bool ld = sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE;
     if (r->radio == SIM_RADIO_RX && r->rx_tx == txid) {
-        bool collided = false;
-        bool ok = reception_ok(sim, r, t, e, &collided);
+        bool collided = false, hdr_ok = false;
+        bool ok = reception_ok(sim, r, t, e, &collided, &hdr_ok);
         radio_set(sim, r, SIM_RADIO_LISTEN);
         if (ok) {
             r->c.frames_rx_ok++;
             sim_trace(sim, "rx", r->id, "\"from\":%u,\"len\":%u", t->sender, t->len);
-            sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
-            mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
-                             (mip_utime_t)sim->now_us);
-            sim_node_schedule(sim, r);
-        } else if (collided) {
-            r->c.frames_rx_collided++;
-            sim_trace(sim, "collision", r->id, "\"from\":%u", t->sender);
+            r->rx_pending = SIM_RX_FRAME;
+            r->rx_pending_tx = txid;
         } else {
-            r->c.frames_rx_corrupted++;
-            sim_trace(sim, "corrupt", r->id, "\"from\":%u", t->sender);
+            if (collided) {
+                r->c.frames_rx_collided++;
+                sim_trace(sim, "collision", r->id, "\"from\":%u", t->sender);
+            } else {
+                r->c.frames_rx_corrupted++;
+                sim_trace(sim, "corrupt", r->id, "\"from\":%u", t->sender);
+            }
+            if (hdr_ok) {
+                r->rx_pending = SIM_RX_HEADER;
+                r->rx_pending_tx = txid;
+            }
         }
     }
+    if (e->sensed && r->sensed > 0u)
+        r->sensed--;
+    if (e->interferes && r->interferers > 0u)
+        r->interferers--;
     if (r->signals > 0u)
         r->signals--;
     if (ld) {
         r->interference_mw -= dbm_to_mw(e->rx_dbm);
         if (r->signals == 0u || r->interference_mw < 0.0)
             r->interference_mw = 0.0;   /* no float drift left behind */
+    }
+}
+
+/* Hands r the frame t it received (or only its header, to the relay). */
+static void deliver_pending(struct sim *sim, struct sim_node *r, const struct sim_tx *t)
+{
+    uint8_t what = r->rx_pending;
+    r->rx_pending = SIM_RX_NONE;
+    if (what == SIM_RX_FRAME) {
+        sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
+        mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
+                         (mip_utime_t)sim->now_us);
+        sim_node_schedule(sim, r);
+    } else if (what == SIM_RX_HEADER) {
+        size_t n = (size_t)t->len - MIP_802154_FCS_LEN;
+        if (sim->sc->overhear_header_bytes < n)
+            n = sim->sc->overhear_header_bytes;
+        if (sim_node_overheard_header(sim, r, t->frame, n)) {
+            r->c.frames_header_only++;
+            sim_trace(sim, "header", r->id, "\"from\":%u", t->sender);
+            sim_node_schedule(sim, r);
+        }
     }
 }
 
@@ -231,7 +331,8 @@ static uint32_t tx_alloc(struct sim *sim)
 /* What a frame carries, from its headers: the TSS paper's Table 1 counts TCP
  * data and pure ACKs apart, and medium.frame_loss drops them with different
  * probabilities (the DTC paper's 10 % / 5 % / 2 %). */
-static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t len)
+static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t len,
+                              uint32_t *seq, uint32_t *payload_len)
 {
     uint8_t ip[96];
     struct mip_lowpan_peek pk;
@@ -255,6 +356,9 @@ static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t 
     thl = (size_t)(ip[ihl + 12u] >> 4) * 4u;
     flags = ip[ihl + 13u];
     payload = pk.dgram_len > ihl + thl ? pk.dgram_len - ihl - thl : 0u;
+    *seq = (uint32_t)ip[ihl + 4u] << 24 | (uint32_t)ip[ihl + 5u] << 16 |
+           (uint32_t)ip[ihl + 6u] << 8 | ip[ihl + 7u];
+    *payload_len = (uint32_t)payload;
     if (payload > 0u || (flags & 0x03u) != 0u)      /* data, FIN or SYN */
         return SIM_FRAME_TCP_DATA;
     return SIM_FRAME_TCP_ACK;
@@ -265,7 +369,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     struct sim_node *nd = ctx;
     struct sim *sim = nd->sim;
     struct sim_tx *t;
-    uint32_t id;
+    uint32_t id, seq = 0, payload = 0;
     uint16_t fcs;
     size_t i;
     if (nd->radio == SIM_RADIO_TX)
@@ -282,7 +386,9 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     t->sender = nd->id;
     t->len = (uint16_t)(len + MIP_802154_FCS_LEN);
     memcpy(t->frame, frame, len);
-    fcs = mip_ieee802154_fcs(frame, len);
+    /* The FCS matters only to a pcap reader (receivers get the frame without
+     * it), and a bitwise CRC of every frame was 40 % of a TSS run: */
+    fcs = sim->capture != NULL ? mip_ieee802154_fcs(frame, len) : 0u;
     t->frame[len] = (uint8_t)fcs;
     t->frame[len + 1u] = (uint8_t)(fcs >> 8);
     t->start_us = sim->now_us;
@@ -290,11 +396,14 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     radio_set(sim, nd, SIM_RADIO_TX);
     nd->cur_tx = id;
     nd->c.frames_tx++;
-    t->kind = classify_frame(nd, frame, len);
-    if (t->kind == SIM_FRAME_TCP_DATA)
+    t->kind = classify_frame(nd, frame, len, &seq, &payload);
+    if (t->kind == SIM_FRAME_TCP_DATA) {
         nd->c.tcp_data_frames_tx++;
-    else if (t->kind == SIM_FRAME_TCP_ACK)
+        if (sim->sc->record_in_flight && payload > 0u)
+            sim_apps_source_tx(sim, nd->id, seq, payload);
+    } else if (t->kind == SIM_FRAME_TCP_ACK) {
         nd->c.tcp_ack_frames_tx++;
+    }
     sim_capture_tx(sim, nd->id, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,
               (unsigned long long)t->end_us);
@@ -309,10 +418,21 @@ void sim_medium_tx_end(struct sim *sim, uint32_t txid)
     struct sim_tx *t = &sim->tx[txid];
     struct sim_node *nd = &sim->node[t->sender];
     size_t i;
+    /* The frame's end is one instant: every receiver first hears it end and
+     * the sender is back to listening; then the receivers get their frames
+     * (a forwarder may start at once, and its predecessor hears it: the
+     * TSS paper's overhearing with zero turnaround); then the sender learns
+     * its frame is gone. The slot stays live until then: a forwarder's
+     * transmission must not reuse it. */
     for (i = 0; i < nd->n_nbr; i++)
         signal_end(sim, txid, &nd->nbr[i]);
-    t->live = false;
     radio_set(sim, nd, nd->radio_on ? SIM_RADIO_LISTEN : SIM_RADIO_OFF);
+    for (i = 0; i < nd->n_nbr; i++) {
+        struct sim_node *r = &sim->node[nd->nbr[i].node];
+        if (r->rx_pending != SIM_RX_NONE && r->rx_pending_tx == txid)
+            deliver_pending(sim, r, t);
+    }
+    t->live = false;
     mip_mac_radio_tx_done(&nd->mac, (mip_utime_t)sim->now_us);
     sim_node_schedule(sim, nd);
 }
@@ -326,7 +446,7 @@ static bool radio_cca(void *ctx)
         return false;
     if (nd->sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE)
         return nd->interference_mw < dbm_to_mw(nd->sim->sc->cca_dbm);
-    return nd->signals == 0u;
+    return nd->sensed == 0u;
 }
 
 static void radio_on(void *ctx)
@@ -398,6 +518,7 @@ bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
             memset(&e, 0, sizeof(e));
             e.prr = (float)l->prr;
             e.decodable = l->prr > 0.0;
+            e.interferes = e.sensed = true;
             e.rx_dbm = 0.0f;
             e.node = l->b;
             ok = nbr_add(&sim->node[l->a], &cap[l->a], &e);
@@ -425,10 +546,13 @@ bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
                 bool add;
                 memset(&e, 0, sizeof(e));
                 if (sc->medium == SIM_MEDIUM_UNIT_DISK) {
-                    add = d <= sc->interference_range_m;
+                    e.interferes = d <= sc->interference_range_m;
+                    e.sensed = d <= sc->cs_range_m;
+                    add = e.interferes || e.sensed;
                     e.decodable = d <= sc->range_m;
                     e.prr = e.decodable ? 1.0f : 0.0f;
                 } else {
+                    e.interferes = e.sensed = true;
                     double dd = d < sc->d0_m ? sc->d0_m : d;
                     double pl = sc->pl_d0_db + 10.0 * sc->pl_exponent * log10(dd / sc->d0_m);
                     if (sc->shadowing_db > 0.0)

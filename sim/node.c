@@ -117,10 +117,42 @@ static void mac_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hd
     mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(nd->sim));
 }
 
+bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
+                               size_t len)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (!relay_on(nd) || mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK ||
+        h.type != MIP_802154_DATA)
+        return false;
+    /* the MAC's own filter would pass a frame for this node up instead */
+    if (h.dst.mode == MIP_802154_ADDR_SHORT &&
+        (h.dst.short_addr == (uint16_t)nd->id || h.dst.short_addr == MIP_802154_BROADCAST))
+        return false;
+    if (h.dst.mode == MIP_802154_ADDR_EXT &&
+        memcmp(h.dst.ext, nd->mac.cfg.ext_addr, sizeof(h.dst.ext)) == 0)
+        return false;
+    mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(sim));
+    return true;
+}
+
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;
     return mip_mac_send(&nd->mac, frame, len, (mip_utime_t)nd->sim->now_us);
+}
+
+/* TCPlp s.9: a sleepy leaf polls fast while its TCP waits for an ACK
+ * (unacknowledged data, a SYN or a FIN in flight). */
+static bool tcp_unacked(const struct sim_node *nd)
+{
+    const struct mip_tcp_conn *c;
+    if (!nd->tcp_on)
+        return false;
+    for (c = nd->tcp.conns; c != NULL; c = c->next)
+        if (c->snd_una != c->snd_max)
+            return true;
+    return false;
 }
 
 void sim_node_schedule(struct sim *sim, struct sim_node *nd)
@@ -134,6 +166,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         if (rd < d)
             d = rd;
     }
+    if (nd->mac.cfg.rdc.kind == MIP_RDC_LEAF)
+        mip_mac_expect_reply(&nd->mac, tcp_unacked(nd), (mip_utime_t)sim->now_us);
     md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
     if (relay_on(nd)) {
         /* The MAC's poll may have reported a frame's fate (tx_done ->
@@ -165,6 +199,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     } else {
         nd->mac_due = UINT64_MAX;
     }
+    if (sim->record != NULL)
+        sim_record_node(sim, nd);
 }
 
 static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
@@ -246,6 +282,32 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     return true;
 }
 
+/* Each sleepy leaf attaches to its parent (scenario.c checked the parent
+ * runs the parent RDC), which must hear it. */
+static bool attach_leaves(struct sim *sim)
+{
+    uint32_t i, p;
+    for (i = 0; i < sim->n; i++) {
+        struct mip_802154_addr a = { MIP_802154_ADDR_SHORT, 0, { 0 } };
+        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_LEAF)
+            continue;
+        p = sim->node[i].mac.cfg.rdc.parent;
+        if (sim_link_prr(sim, i, p, sim->sc->frame_max) <= 0.0 ||
+            sim_link_prr(sim, p, i, sim->sc->frame_max) <= 0.0) {
+            snprintf(sim->err, sizeof(sim->err), "mac: leaf %u's rdc.parent %u is not in its "
+                     "radio range both ways", i, p);
+            return false;
+        }
+        a.short_addr = (uint16_t)i;
+        if (mip_mac_add_child(&sim->node[p].mac, &a, 0) != MIP_OK) {
+            snprintf(sim->err, sizeof(sim->err), "mac: node %u cannot take leaf %u as a child", p,
+                     i);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool sim_build(struct sim *sim, struct sim_scenario *sc)
 {
     uint32_t i;
@@ -266,6 +328,8 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
             return false;
     if (!sim_medium_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!attach_leaves(sim))
+        return false;
     if (!sim_routes_build(sim, sim->err, sizeof(sim->err)))
         return false;
     if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
@@ -274,6 +338,10 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_record_init(sim)) {
+        snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
+        return false;
+    }
     /* A duty-cycling MAC has deadlines from the start (its channel checks);
      * NullRDC nodes wait for their first frame or app event as before. */
     for (i = 0; i < sim->n; i++)
@@ -352,5 +420,6 @@ void sim_free(struct sim *sim)
     sim_apps_free(sim);
     sim_services_free(sim);
     sim_border_free(sim);
+    sim_record_free(sim);
     sim_evq_free(&sim->q);
 }

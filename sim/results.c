@@ -95,6 +95,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_uint(&w, "frames_corrupted", nd->c.frames_rx_corrupted);
         sj_w_member_uint(&w, "frames_aborted", nd->c.frames_rx_lost);
         sj_w_member_uint(&w, "frames_missed_busy", nd->c.frames_missed_busy);
+        if (sim->sc->overhear_header_bytes > 0u)
+            sj_w_member_uint(&w, "frames_header_only", nd->c.frames_header_only);
         sj_w_member_double(&w, "radio_on_s", on_us / 1e6);
         sj_w_member_double(&w, "tx_s", (double)nd->c.us_tx / 1e6);
         sj_w_member_double(&w, "rx_s", (double)nd->c.us_rx / 1e6);
@@ -176,6 +178,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_key(&w, "realtime");
         sim_realtime_write(sim->rt, &w);
     }
+    sim_record_write(sim, &w);
     sj_w_end_object(&w);
     if (sj_writer_finish(&w) != 0)
         fprintf(stderr, "moteip-sim: writing the result: %s\n", sj_writer_error(&w));

@@ -48,6 +48,15 @@ static uint32_t next_hop(struct sim *sim, uint32_t a, uint32_t b)
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
 
+/* A sleepy leaf (mac rdc "leaf") talks to its parent only: it sleeps
+ * through everyone else's frames and forwards nothing. */
+static bool leaf_link(const struct sim *sim, uint32_t a, uint32_t b)
+{
+    const struct mip_rdc_config *ra = &sim->node[a].mac.cfg.rdc, *rb = &sim->node[b].mac.cfg.rdc;
+    return (ra->kind != MIP_RDC_LEAF || ra->parent == b) &&
+           (rb->kind != MIP_RDC_LEAF || rb->parent == a);
+}
+
 /* Static routes: each next hop must be in radio range, and every flow must
  * get to its end (and back, for TCP and ping). Delivery 0 with no word
  * was what a typo in a route cost before. */
@@ -62,6 +71,9 @@ static void check_static_routes(struct sim *sim)
             sim_warn(sim, "routing.routes[%zu]: node %u cannot reach its next hop %u "
                           "(not in radio range): traffic to %u through it is lost",
                      k, r->node, r->via, r->dst);
+        else if (!leaf_link(sim, r->node, r->via))
+            sim_warn(sim, "routing.routes[%zu]: a sleepy leaf talks to its parent only: "
+                          "traffic from %u to %u through %u is lost", k, r->node, r->dst, r->via);
     }
     for (k = 0; k < sc->n_flows; k++) {
         const struct sim_flow_spec *fs = &sc->flows[k];
@@ -113,7 +125,7 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
         for (k = 0; k < sim->node[u].n_nbr; k++) {
             uint32_t v = sim->node[u].nbr[k].node;
             double p1, p2, cost;
-            if (done[v] || !sim->node[u].nbr[k].decodable)
+            if (done[v] || !sim->node[u].nbr[k].decodable || !leaf_link(sim, u, v))
                 continue;
             /* v sends to u towards the root: both directions must work */
             p1 = sim_link_prr(sim, v, u, bytes);

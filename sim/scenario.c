@@ -9,6 +9,7 @@
 #include "json.h"
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,10 @@ struct ld {                     /* loader context */
     size_t errlen;
     bool failed;
     struct sim_scenario *sc;
+    /* where each leaf's "parent" came from (mac.rdc, else per node), to
+     * name it when the node it names cannot be a parent */
+    const struct sj_value *rdc_parent_key;
+    const struct sj_value **node_parent_key;
 };
 
 static bool fail(struct ld *l, const struct sj_value *v, const char *what)
@@ -215,7 +220,9 @@ static const struct sim_radio_profile radio_profiles[SIM_RADIO_PROFILES] = {
     /*            tx (+4 dBm, BUSY_TX) RX_ON / BUSY_RX, TRX_OFF */
     [SIM_RADIO_AT86RF233] = { 13.8, 11.8, 11.8, 0.3, 3.0 },
 };
-static const char *const rdc_names[] = { "nullrdc", "contikimac", NULL };
+/* Indexed by enum mip_rdc_kind. */
+static const char *const rdc_names[] = { "nullrdc", "contikimac", "xmac", "lpp", "leaf", "parent",
+                                         NULL };
 
 const char *sim_radio_profile_name(uint8_t profile)
 {
@@ -255,7 +262,8 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
     static const char *const keys[] = { "model", "range_m", "interference_range_m", "ber",
                                         "ber_counts_phy_header", "tx_power_dbm", "pl_d0_db",
                                         "d0_m", "exponent", "shadowing_db", "noise_dbm",
-                                        "sensitivity_dbm", "cca_dbm", "frame_loss", NULL };
+                                        "sensitivity_dbm", "cca_dbm", "frame_loss", "cs_range_m",
+                                        "overhear_header_bytes", NULL };
     /* medium.frame_loss keys, in the order of enum sim_frame_kind */
     static const char *const loss_keys[] = { "tcp_data", "tcp_ack", "link_ack", "other", NULL };
     const struct sj_value *o, *fl;
@@ -266,8 +274,10 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
     if (!only_keys(l, o, keys) || !get_enum(l, o, "model", models, &sc->medium, false))
         return false;
     sc->interference_range_m = -1.0;
+    sc->cs_range_m = -1.0;
     if (!get_num(l, o, "range_m", &sc->range_m, 0, 1e9) ||
         !get_num(l, o, "interference_range_m", &sc->interference_range_m, 0, 1e9) ||
+        !get_num(l, o, "cs_range_m", &sc->cs_range_m, 0, 1e9) ||
         !get_num(l, o, "ber", &sc->ber, 0, 1) ||
         !get_bool(l, o, "ber_counts_phy_header", &sc->ber_counts_phy_header) ||
         !get_num(l, o, "tx_power_dbm", &sc->tx_power_dbm, -100, 100) ||
@@ -288,10 +298,15 @@ static bool load_medium(struct ld *l, const struct sj_value *root)
             if (!get_num(l, fl, loss_keys[k], &sc->frame_loss[k], 0, 1))
                 return false;
     }
+    GET_INT_INTO(l, o, "overhear_header_bytes", sc->overhear_header_bytes, 0, 255);
     if (sc->interference_range_m < 0.0)
         sc->interference_range_m = sc->range_m;
     if (sc->interference_range_m < sc->range_m)
         return fail(l, sj_get(o, "interference_range_m"), "a value >= range_m");
+    if (sc->cs_range_m < 0.0)
+        sc->cs_range_m = sc->interference_range_m;
+    if (sc->cs_range_m < sc->range_m)
+        return fail(l, sj_get(o, "cs_range_m"), "a value >= range_m");
     return true;
 }
 
@@ -414,62 +429,6 @@ static bool load_topology(struct ld *l, const struct sj_value *root)
     return true;
 }
 
-/* One RDC object onto c: "type" starts from that kind's defaults, the other
- * keys change single parameters; then the MAC's own check, which names the
- * parameter to blame. */
-static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_config *c)
-{
-    static const char *const keys[] = { "type", "check_rate_hz", "cca_count", "cca_on_us",
-                                        "cca_gap_us", "copy_gap_us", "listen_max_us",
-                                        "burst_wait_us", "phase_lock", "phase_strobe_us",
-                                        "phase_guard_us", "phase_max_misses", NULL };
-    /* enum mip_rdc_check -> the key and what it needs */
-    static const struct { const char *key, *what; } blame[] = {
-        { NULL, NULL },
-        { "type", "an RDC this build has" },
-        { "check_rate_hz", "a rate whose interval holds two channel checks" },
-        { "cca_count", "1..8 CCAs" },
-        { "cca_on_us", "more than 0" },
-        { "copy_gap_us", "longer than phy.turnaround_us plus the PHY header's airtime "
-                         "(an ACK seen before the next copy) and shorter than cca_gap_us" },
-        { "listen_max_us", "more than 0" },
-        { "burst_wait_us", "more than 0" },
-        { "phase_strobe_us", "more than 0" },
-        { "phase_max_misses", "more than 0" },
-    };
-    struct mip_mac_config probe;
-    enum mip_rdc_check bad;
-    uint8_t kind = c->kind;
-    if (!sj_is(o, SJ_OBJECT))
-        return fail(l, o, "an object");
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", rdc_names, &kind, false))
-        return false;
-    if (sj_get(o, "type") != NULL)
-        mip_rdc_config_default(c, kind);
-    GET_INT_INTO(l, o, "check_rate_hz", c->check_rate_hz, 1, 1000);
-    GET_INT_INTO(l, o, "cca_count", c->cca_count, 1, 8);
-    GET_INT_INTO(l, o, "cca_on_us", c->cca_on_us, 1, 65535);
-    GET_INT_INTO(l, o, "cca_gap_us", c->cca_gap_us, 0, 65535);
-    GET_INT_INTO(l, o, "copy_gap_us", c->copy_gap_us, 0, 65535);
-    GET_INT_INTO(l, o, "listen_max_us", c->listen_max_us, 1, 65535);
-    GET_INT_INTO(l, o, "burst_wait_us", c->burst_wait_us, 1, 65535);
-    GET_INT_INTO(l, o, "phase_strobe_us", c->phase_strobe_us, 1, 65535);
-    GET_INT_INTO(l, o, "phase_guard_us", c->phase_guard_us, 0, 65535);
-    GET_INT_INTO(l, o, "phase_max_misses", c->phase_max_misses, 1, 255);
-    if (!get_bool(l, o, "phase_lock", &c->phase_lock))
-        return false;
-    probe = l->sc->mac;
-    probe.timing = l->sc->timing;
-    probe.rdc = *c;
-    bad = mip_mac_rdc_check(&probe);
-    if (bad == MIP_RDC_OK)
-        return true;
-    if ((size_t)bad >= sizeof(blame) / sizeof(blame[0]) || blame[bad].key == NULL)
-        return fail(l, o, "RDC parameters the MAC accepts");
-    return fail(l, sj_get(o, blame[bad].key) != NULL ? sj_get(o, blame[bad].key) : o,
-                blame[bad].what);
-}
-
 /* A node id (an integer or "last") in an array. */
 static bool node_at(struct ld *l, const struct sj_value *v, uint32_t *out)
 {
@@ -487,6 +446,201 @@ static bool node_at(struct ld *l, const struct sj_value *v, uint32_t *out)
     return true;
 }
 
+/* The RDC keys: which kinds take each, its range in the scenario's unit,
+ * and the field of struct mip_rdc_config it sets (x scale: ms -> µs). One
+ * row per key, so the list of a kind's keys (in errors and docs) and the
+ * loader cannot disagree. "type", "phase_lock" and "parent" are read
+ * apart. */
+enum { RK_CM = 1 << MIP_RDC_CONTIKIMAC, RK_XM = 1 << MIP_RDC_XMAC, RK_LPP = 1 << MIP_RDC_LPP,
+       RK_LEAF = 1 << MIP_RDC_LEAF, RK_PARENT = 1 << MIP_RDC_PARENT };
+struct rdc_key {
+    const char *key;
+    uint8_t kinds;              /* RK_* */
+    uint8_t size;               /* of the field: 1, 2 or 4 bytes */
+    size_t off;
+    uint16_t scale;
+    int64_t lo, hi;
+};
+#define RDC_FIELD(f) sizeof(((struct mip_rdc_config *)0)->f), offsetof(struct mip_rdc_config, f)
+static const struct rdc_key rdc_keys[] = {
+    { "check_rate_hz", RK_CM | RK_XM | RK_LPP, RDC_FIELD(check_rate_hz), 1, 1, 1000 },
+    { "cca_count", RK_CM, RDC_FIELD(cca_count), 1, 1, 8 },
+    { "cca_on_us", RK_CM | RK_LPP, RDC_FIELD(cca_on_us), 1, 1, 65535 },
+    { "cca_gap_us", RK_CM, RDC_FIELD(cca_gap_us), 1, 0, 65535 },
+    { "copy_gap_us", RK_CM, RDC_FIELD(copy_gap_us), 1, 0, 65535 },
+    { "listen_max_us", RK_CM, RDC_FIELD(listen_max_us), 1, 1, 65535 },
+    { "burst_wait_us", RK_CM | RK_XM | RK_LPP, RDC_FIELD(burst_wait_us), 1, 1, 65535 },
+    { "phase_strobe_us", RK_CM, RDC_FIELD(phase_strobe_us), 1, 1, 65535 },
+    { "phase_guard_us", RK_CM, RDC_FIELD(phase_guard_us), 1, 0, 65535 },
+    { "phase_max_misses", RK_CM, RDC_FIELD(phase_max_misses), 1, 1, 255 },
+    { "on_us", RK_XM, RDC_FIELD(on_us), 1, 1, 65535 },
+    { "strobe_wait_us", RK_XM, RDC_FIELD(strobe_wait_us), 1, 1, 65535 },
+    { "strobe_ack_delay_us", RK_XM, RDC_FIELD(strobe_ack_delay_us), 1, 0, 10000 },
+    { "listen_us", RK_LPP, RDC_FIELD(listen_us), 1, 1, 65535 },
+    { "probe_backoff_us", RK_LPP, RDC_FIELD(probe_backoff_us), 1, 0, 10000 },
+    { "probe_jitter_us", RK_LPP, RDC_FIELD(probe_jitter_us), 1, 0, 65535 },
+    { "poll_ms", RK_LEAF, RDC_FIELD(poll_us), 1000, 1, MIP_RDC_TIME_MAX / 1000 },
+    { "poll_fast_ms", RK_LEAF, RDC_FIELD(poll_fast_us), 1000, 0, MIP_RDC_TIME_MAX / 1000 },
+    { "wait_us", RK_LEAF | RK_PARENT, RDC_FIELD(wait_us), 1, 1, 65535 },
+    { "child_timeout_ms", RK_PARENT, RDC_FIELD(child_timeout_us), 1000, 1,
+      MIP_RDC_TIME_MAX / 1000 },
+    { "adapt_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, RDC_FIELD(adapt_max_us), 1000, 0,
+      MIP_RDC_TIME_MAX / 1000 },
+};
+#define RDC_KEYS (sizeof(rdc_keys) / sizeof(rdc_keys[0]))
+
+/* Whether `key` belongs to an RDC of `kind` (type, phase_lock, parent too). */
+static bool rdc_key_of(const char *key, uint8_t kind)
+{
+    size_t k;
+    if (strcmp(key, "type") == 0)
+        return true;
+    if (strcmp(key, "phase_lock") == 0)
+        return kind == MIP_RDC_CONTIKIMAC || kind == MIP_RDC_XMAC;
+    if (strcmp(key, "parent") == 0)
+        return kind == MIP_RDC_LEAF;
+    for (k = 0; k < RDC_KEYS; k++)
+        if (strcmp(key, rdc_keys[k].key) == 0)
+            return (rdc_keys[k].kinds & (1u << kind)) != 0u;
+    return false;
+}
+
+/* Every key of o must be one of kind's: the error lists them. */
+static bool rdc_only_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
+{
+    static const char *const extra[] = { "type", "phase_lock", "parent" };
+    char path[160], list[400] = "";
+    size_t i, k;
+    for (i = 0; i < sj_len(o); i++) {
+        const struct sj_value *m = sj_at(o, i);
+        if (rdc_key_of(m->key, kind))
+            continue;
+        for (k = 0; k < 3u + RDC_KEYS; k++) {
+            const char *key = k < 3u ? extra[k] : rdc_keys[k - 3u].key;
+            if (!rdc_key_of(key, kind))
+                continue;
+            strncat(list, list[0] ? ", " : "", sizeof(list) - strlen(list) - 1u);
+            strncat(list, key, sizeof(list) - strlen(list) - 1u);
+        }
+        sj_path(m, path, sizeof(path));
+        l->failed = true;
+        snprintf(l->err, l->errlen, "%s: %s: unknown key for the %s RDC; its keys: %s",
+                 l->fname, path, rdc_names[kind], list);
+        return false;
+    }
+    return true;
+}
+
+static void rdc_store(struct mip_rdc_config *c, const struct rdc_key *k, int64_t v)
+{
+    uint8_t *f = (uint8_t *)c + k->off;
+    uint32_t x = (uint32_t)(v * k->scale);
+    if (k->size == 1u)
+        *f = (uint8_t)x;
+    else if (k->size == 2u)
+        memcpy(f, &(uint16_t){ (uint16_t)x }, 2);
+    else
+        memcpy(f, &x, 4);
+}
+
+static int64_t rdc_load_value(const struct mip_rdc_config *c, const struct rdc_key *k)
+{
+    const uint8_t *f = (const uint8_t *)c + k->off;
+    uint16_t h;
+    uint32_t w;
+    if (k->size == 1u)
+        return *f / k->scale;
+    if (k->size == 2u) {
+        memcpy(&h, f, 2);
+        return h / k->scale;
+    }
+    memcpy(&w, f, 4);
+    return w / k->scale;
+}
+
+/* One RDC object onto c: "type" starts from that kind's defaults, the other
+ * keys (those of its kind only) change single parameters; then the MAC's
+ * own check, which names the parameter to blame. `parent_key` gets the
+ * value of "parent" when the object has one. */
+static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_config *c,
+                     const struct sj_value **parent_key)
+{
+    /* enum mip_rdc_check -> the key and what it needs */
+    static const struct { const char *key, *what; } blame[] = {
+        { NULL, NULL },
+        { "type", "an RDC this build has" },
+        { "check_rate_hz", "a rate whose interval holds a wake-up (ContikiMAC: two channel "
+                           "checks; LPP: the probe and its listen)" },
+        { "cca_count", "1..8 CCAs" },
+        { "cca_on_us", "more than 0" },
+        { "copy_gap_us", "longer than phy.turnaround_us plus the PHY header's airtime "
+                         "(an ACK seen before the next copy) and shorter than cca_gap_us" },
+        { "listen_max_us", "more than 0" },
+        { "burst_wait_us", "more than 0" },
+        { "phase_strobe_us", "more than 0" },
+        { "phase_max_misses", "more than 0" },
+        { "on_us", "shorter than the interval and at least strobe_wait_us plus a strobe's "
+                   "airtime (a strobe heard whole in every wake-up)" },
+        { "strobe_wait_us", "at least two strobes' airtime plus strobe_ack_delay_us plus "
+                            "phy.turnaround_us (the strobe ACK fits before the next strobe)" },
+        { "strobe_ack_delay_us", "at most 10000" },
+        { "listen_us", "longer than probe_backoff_us + phy.cca_us + phy.turnaround_us (a "
+                       "sender's frame starts while the prober listens)" },
+        { "probe_backoff_us", "at most 10000" },
+        { "probe_jitter_us", "half of it and a wake-up (CCA, probe, listen) shorter than "
+                             "the interval" },
+        { "parent", "the node id of the leaf's parent (a node running the parent RDC)" },
+        { "poll_ms", "1.." },
+        { "poll_fast_ms", "0 (off) or 1.." },
+        { "wait_us", "more than 0" },
+        { "child_timeout_ms", "1.." },
+        { "adapt_max_ms", "0 (a fixed interval) or at least the RDC's own interval "
+                          "(1/check_rate_hz, a leaf's poll_ms); the parent has none" },
+        { "type", "an RDC the MAC protocol can carry: a leaf needs mac.type \"csma_ca\" "
+                  "(it reads the pending bit of its data requests' ACKs)" },
+    };
+    struct mip_mac_config probe;
+    enum mip_rdc_check bad;
+    const struct sj_value *v;
+    uint8_t kind = c->kind;
+    uint32_t pid;
+    size_t k;
+    if (!sj_is(o, SJ_OBJECT))
+        return fail(l, o, "an object");
+    if (!get_enum(l, o, "type", rdc_names, &kind, false) || !rdc_only_keys(l, o, kind))
+        return false;
+    if (sj_get(o, "type") != NULL)
+        mip_rdc_config_default(c, kind);
+    for (k = 0; k < RDC_KEYS; k++) {
+        int64_t x = rdc_load_value(c, &rdc_keys[k]);
+        if (!get_int(l, o, rdc_keys[k].key, &x, rdc_keys[k].lo, rdc_keys[k].hi))
+            return false;
+        if (sj_get(o, rdc_keys[k].key) != NULL)
+            rdc_store(c, &rdc_keys[k], x);
+    }
+    if (!get_bool(l, o, "phase_lock", &c->phase_lock))
+        return false;
+    v = sj_get(o, "parent");
+    if (v != NULL) {
+        if (!node_at(l, v, &pid))
+            return false;
+        c->parent = (uint16_t)pid;
+        *parent_key = v;
+    }
+    probe = l->sc->mac;
+    probe.timing = l->sc->timing;
+    probe.rdc = *c;
+    bad = mip_mac_rdc_check(&probe);
+    if (bad == MIP_RDC_OK)
+        return true;
+    if ((size_t)bad >= sizeof(blame) / sizeof(blame[0]) || blame[bad].key == NULL)
+        return fail(l, o, "RDC parameters the MAC accepts");
+    if (sj_get(o, blame[bad].key) == NULL && strcmp(blame[bad].key, "parent") == 0)
+        return fail_missing(l, o, "parent", blame[bad].what);
+    return fail(l, sj_get(o, blame[bad].key) != NULL ? sj_get(o, blame[bad].key) : o,
+                blame[bad].what);
+}
+
 /* mac.nodes: [{ "ids": [...], "rdc": {...} }, ...], each RDC object applied
  * over mac.rdc for the nodes listed (a later entry wins). */
 static bool load_mac_nodes(struct ld *l, const struct sj_value *arr)
@@ -500,10 +654,15 @@ static bool load_mac_nodes(struct ld *l, const struct sj_value *arr)
     sc->node_rdc = calloc(sc->n_nodes, sizeof(*sc->node_rdc));
     if (sc->node_rdc == NULL)
         return fail(l, arr, "fewer nodes (out of memory)");
-    for (i = 0; i < sc->n_nodes; i++)
+    l->node_parent_key = calloc(sc->n_nodes, sizeof(*l->node_parent_key));
+    if (l->node_parent_key == NULL)
+        return fail(l, arr, "fewer nodes (out of memory)");
+    for (i = 0; i < sc->n_nodes; i++) {
         sc->node_rdc[i] = sc->mac.rdc;
+        l->node_parent_key[i] = l->rdc_parent_key;
+    }
     for (k = 0; k < sj_len(arr); k++) {
-        const struct sj_value *e = sj_at(arr, k), *ids, *rdc;
+        const struct sj_value *e = sj_at(arr, k), *ids, *rdc, *pkey = l->rdc_parent_key;
         struct mip_rdc_config c = sc->mac.rdc;
         if (!sj_is(e, SJ_OBJECT))
             return fail(l, e, "an object {\"ids\": [...], \"rdc\": {...}}");
@@ -517,12 +676,40 @@ static bool load_mac_nodes(struct ld *l, const struct sj_value *arr)
             return fail_missing(l, e, "rdc", "an RDC object");
         if (!sj_is(ids, SJ_ARRAY) || sj_len(ids) == 0u)
             return fail(l, ids, "a non-empty array of node ids");
-        if (!load_rdc(l, rdc, &c))
+        if (!load_rdc(l, rdc, &c, &pkey))
             return false;
         for (j = 0; j < sj_len(ids); j++) {
             if (!node_at(l, sj_at(ids, j), &id))
                 return false;
             sc->node_rdc[id] = c;
+            l->node_parent_key[id] = pkey;
+        }
+    }
+    return true;
+}
+
+/* Every leaf's parent is another node, one that runs the parent RDC. */
+static bool check_leaves(struct ld *l)
+{
+    struct sim_scenario *sc = l->sc;
+    uint32_t i, p;
+    char what[128];
+    for (i = 0; i < sc->n_nodes; i++) {
+        const struct mip_rdc_config *c = sc->node_rdc != NULL ? &sc->node_rdc[i] : &sc->mac.rdc;
+        const struct sj_value *key = sc->node_rdc != NULL ? l->node_parent_key[i]
+                                                          : l->rdc_parent_key;
+        if (c->kind != MIP_RDC_LEAF)
+            continue;
+        p = c->parent;
+        if (p == i) {
+            snprintf(what, sizeof(what), "a node other than the leaf %u itself", i);
+            return fail(l, key, what);
+        }
+        if ((sc->node_rdc != NULL ? sc->node_rdc[p].kind : sc->mac.rdc.kind) != MIP_RDC_PARENT) {
+            snprintf(what, sizeof(what), "a node running the parent RDC (leaf %u's parent %u "
+                     "runs %s)", i, p,
+                     rdc_names[sc->node_rdc != NULL ? sc->node_rdc[p].kind : sc->mac.rdc.kind]);
+            return fail(l, key, what);
         }
     }
     return true;
@@ -533,7 +720,8 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     static const char *const kinds[] = { "csma_ca", "csma", "nullmac", NULL };
     static const char *const keys[] = { "type", "min_be", "max_be", "max_backoffs", "max_retries",
                                         "retry_delay_max_us", "min_periods", "max_periods",
-                                        "link_acks", "rdc", "nodes", NULL };
+                                        "sense_first", "continuous_backoff", "link_acks", "rdc",
+                                        "nodes", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
     uint8_t kind = sc->mac.kind;
@@ -555,9 +743,15 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
         return fail(l, sj_get(o, "min_be"), "min_be <= max_be");
     if (sc->mac.csma_min_periods > sc->mac.csma_max_periods)
         return fail(l, sj_get(o, "min_periods"), "min_periods <= max_periods");
-    if (sj_get(o, "rdc") != NULL && !load_rdc(l, sj_get(o, "rdc"), &sc->mac.rdc))
+    if (!get_bool(l, o, "sense_first", &sc->mac.csma_sense_first) ||
+        !get_bool(l, o, "continuous_backoff", &sc->mac.csma_continuous))
+        return false;
+    if (sj_get(o, "rdc") != NULL &&
+        !load_rdc(l, sj_get(o, "rdc"), &sc->mac.rdc, &l->rdc_parent_key))
         return false;
     if (sj_get(o, "nodes") != NULL && !load_mac_nodes(l, sj_get(o, "nodes")))
+        return false;
+    if (!check_leaves(l))
         return false;
     /* ContikiMAC ends a unicast train at its link ACK, whatever the
      * protocol above it: ACK requests on when any node duty-cycles. */
@@ -590,7 +784,7 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
     static const char *const modes[] = { "off", "tss", "dtc", "cctrl", NULL };
     static const char *const keys[] = { "mode", "max_local_rexmit", "rto_mult", "alpha",
                                         "rtt_init_ms", "rto_min_ms", "idle_timeout_s",
-                                        "backpressure", "ack_gamma", "forward_delay_ms",
+                                        "backpressure", "ack_gamma", "forward_delay_ms", "ack_release",
                                         "keep", "drop", "hop", "hop_beta", "hop_max",
                                         "activity", "link", "sack", "endpoints", "ack_repair", NULL };
     const struct sj_value *o;
@@ -615,7 +809,8 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
         !get_q8(l, o, "ack_gamma", &c->ack_gamma_q8, 0.25, 16))
         return false;
     GET_INT_INTO(l, o, "forward_delay_ms", c->forward_delay_ms, 0, 60000);
-    if (!get_bool(l, o, "keep", &c->cc_keep) || !get_bool(l, o, "drop", &c->cc_drop) ||
+    if (!get_bool(l, o, "ack_release", &c->tss_ack_release) ||
+        !get_bool(l, o, "keep", &c->cc_keep) || !get_bool(l, o, "drop", &c->cc_drop) ||
         !get_bool(l, o, "hop", &c->cc_hop) || !get_q8(l, o, "hop_beta", &c->cc_hop_beta_q8, 0.25, 16) ||
         !get_bool(l, o, "activity", &c->cc_activity) || !get_bool(l, o, "sack", &c->dtc_sack) ||
         !get_bool(l, o, "endpoints", &c->dtc_endpoints) ||
@@ -644,6 +839,19 @@ static bool get_prefix(struct ld *l, const struct sj_value *v, struct mip_addr *
     if (zero || b[0] == 0xff || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80))
         return fail(l, v, what);
     return true;
+}
+
+/* "record": what the run keeps beyond its counters (sim/record.c). */
+static bool load_record(struct ld *l, const struct sj_value *root)
+{
+    static const char *const keys[] = { "relay_rtt", "cache_hold", "in_flight", NULL };
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    if (!get_obj(l, root, "record", &o, false) || o == NULL)
+        return !l->failed;
+    return only_keys(l, o, keys) && get_bool(l, o, "relay_rtt", &sc->record_relay_rtt) &&
+           get_bool(l, o, "cache_hold", &sc->record_cache_hold) &&
+           get_bool(l, o, "in_flight", &sc->record_in_flight);
 }
 
 static bool load_link(struct ld *l, const struct sj_value *root)
@@ -1129,6 +1337,7 @@ void sim_scenario_defaults(struct sim_scenario *sc)
     sc->medium = SIM_MEDIUM_UNIT_DISK;
     sc->range_m = 50.0;
     sc->interference_range_m = 50.0;
+    sc->cs_range_m = 50.0;
     sc->tx_power_dbm = 0.0;
     sc->pl_d0_db = 40.0;        /* 2.4 GHz free space at 1 m */
     sc->d0_m = 1.0;
@@ -1172,7 +1381,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 {
     static const char *const keys[] = { "name", "seed", "duration_s", "stop_when_done", "phy",
                                         "radio", "medium", "topology", "mac", "link", "routing",
-                                        "relay", "flows", "services", "border", NULL };
+                                        "relay", "flows", "services", "border", "record", NULL };
     struct sj_error jerr;
     struct sj_doc *doc;
     const struct sj_value *root, *v;
@@ -1191,6 +1400,8 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
     l.errlen = errlen;
     l.failed = false;
     l.sc = sc;
+    l.rdc_parent_key = NULL;
+    l.node_parent_key = NULL;
     ok = sj_is(root, SJ_OBJECT) ? true : fail(&l, root, "a scenario object");
     if (ok)
         ok = only_keys(&l, root, keys);
@@ -1211,7 +1422,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
          load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
-         load_border(&l, root);
+         load_border(&l, root) && load_record(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");
@@ -1221,6 +1432,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
                       "\"prr\" with topology type \"links\"");
         sc->medium = SIM_MEDIUM_PRR;
     }
+    free(l.node_parent_key);
     sj_doc_free(doc);
     if (!ok)
         sim_scenario_free(sc);

@@ -170,11 +170,16 @@ struct sim_scenario {
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
+    double   cs_range_m;        /* unit disk: carrier sense (>= range_m) */
     double   tx_power_dbm, pl_d0_db, d0_m, pl_exponent, shadowing_db,
              noise_dbm, sensitivity_dbm, cca_dbm, capture_db;   /* log distance */
     double   ber;               /* uniform bit error overlay, all models */
     double   prr_default;       /* PRR model: links not listed */
     bool     ber_counts_phy_header;
+    /* > 0: a frame for another node whose first this-many MPDU bytes
+     * arrived intact is handed to the node's relay as an overheard header
+     * even when the rest is lost (the TSS paper's 416-bit rule) */
+    uint16_t overhear_header_bytes;
     /* independent drop probability per reception by frame kind (enum
      * sim_frame_kind), on top of the channel model; 0 = none */
     double   frame_loss[SIM_FRAME_KINDS];
@@ -212,6 +217,8 @@ struct sim_scenario {
     struct sim_border_spec border;
     struct sim_service_spec *services;
     size_t   n_services;
+    /* records kept beyond the counters (sim/record.c, "record") */
+    bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
 
 void sim_scenario_defaults(struct sim_scenario *sc);
@@ -225,12 +232,18 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
 /* ------------------------------------------------------------------ runtime */
 
 enum sim_radio_state { SIM_RADIO_OFF = 0, SIM_RADIO_LISTEN, SIM_RADIO_RX, SIM_RADIO_TX };
+/* What a frame's end left for a receiver to take (sim_medium_tx_end). */
+enum sim_rx_pending { SIM_RX_NONE = 0, SIM_RX_FRAME, SIM_RX_HEADER };
 
 struct sim_neighbor {           /* a node that hears (or is disturbed by) a sender */
     uint32_t node;
     float    rx_dbm;            /* received power (log distance) */
     float    prr;               /* link reception ratio (PRR, unit disk: 1 or 0) */
     bool     decodable;         /* within reception range / above sensitivity */
+    bool     interferes;        /* corrupts a frame it overlaps (unit disk:
+                                   within interference_range_m; others: all) */
+    bool     sensed;            /* makes CCA busy (unit disk: within
+                                   cs_range_m; others: all) */
 };
 
 struct sim_tx {                 /* one transmission on the air */
@@ -245,6 +258,9 @@ struct sim_tx {                 /* one transmission on the air */
 struct sim_node_counters {
     uint64_t frames_tx, frames_rx_ok, frames_rx_collided, frames_rx_corrupted,
              frames_rx_lost, frames_missed_busy;
+    /* frames lost here whose header arrived intact and went to the relay
+     * as overheard (medium.overhear_header_bytes) */
+    uint64_t frames_header_only;
     /* transmissions (retries included) of frames whose header shows a TCP
      * segment with data, SYN or FIN, or a pure TCP ACK (FRAGNs: neither) */
     uint64_t tcp_data_frames_tx, tcp_ack_frames_tx;
@@ -279,10 +295,17 @@ struct sim_node {
     bool     radio_on;          /* receiver enabled by the MAC */
     uint64_t radio_since_us;
     uint32_t rx_tx;             /* transmission being received */
+    uint8_t  rx_pending;        /* enum sim_rx_pending ... */
+    uint32_t rx_pending_tx;     /* ... of this transmission (a new reception
+                                   may have started since its end) */
     bool     rx_corrupt;        /* collided: an interferer overlapped */
+    uint64_t rx_corrupt_us;     /* ... since then (the header rule) */
     double   rx_min_sinr;       /* log distance: worst SINR so far (linear) */
+    double   rx_hdr_min_sinr;   /* ... over the overheard header's airtime */
     double   interference_mw;   /* sum of signals on the air here now */
     uint32_t signals;           /* transmissions audible here now */
+    uint32_t sensed;            /* ... of which CCA senses */
+    uint32_t interferers;       /* ... of which corrupt a reception */
     uint32_t cur_tx;            /* our own transmission, when radio == TX */
     /* neighbours of this node as a sender */
     struct sim_neighbor *nbr;
@@ -293,6 +316,7 @@ struct sim_node {
 };
 
 struct sim_flow;
+struct sim_record;
 struct sim_capture;
 struct sim_border;
 struct sim_service;
@@ -318,6 +342,7 @@ struct sim {
     struct sim_border *border;  /* the border router's host side (border.c), or NULL */
     struct sim_service *services;   /* sc->n_services servers (services.c) */
     struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
+    struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     char     err[256];
 };
 
@@ -339,6 +364,11 @@ void sim_write_result(struct sim *sim, FILE *out);
 
 /* Internal, between the sim files. */
 void sim_node_schedule(struct sim *sim, struct sim_node *nd);   /* after any stack/MAC call */
+/* A frame for another node lost at nd but for its first len bytes (no FCS):
+ * the relay overhears the header. False when nd does not take it (its own
+ * frame, an ACK, no relay). */
+bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
+                               size_t len);
 mip_time_t sim_ms(const struct sim *sim);
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);
@@ -355,6 +385,14 @@ void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out);
 const char *sim_radio_profile_name(uint8_t profile);
 const char *sim_rdc_name(uint8_t kind);
 void sim_apps_free(struct sim *sim);
+/* The source node put a TCP segment [seq, seq + len) on the air (in_flight). */
+void sim_apps_source_tx(struct sim *sim, uint32_t node, uint32_t seq, uint32_t len);
+/* Records (record.c): made at build, looked at after every touch of a node,
+ * written into the result. */
+bool sim_record_init(struct sim *sim);
+void sim_record_node(struct sim *sim, struct sim_node *nd);
+void sim_record_write(struct sim *sim, struct sj_writer *w);
+void sim_record_free(struct sim *sim);
 /* Sensor flows (sim/sensor.c). sim_sensor_new returns NULL on failure (out
  * of memory) and otherwise the flow, with err[0] != 0 when the build
  * failed (the caller frees it). */

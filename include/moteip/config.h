@@ -171,13 +171,16 @@
 #endif
 
 /* The radio duty cycling layers compiled in (rdc.h): NullRDC (the radio
- * always on) is always there; further RDCs are the sum of 2 (ContikiMAC).
- * A build that lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for
- * it; with 0 the MAC engine also leaves out the duty cycling glue. A node
- * that runs one RDC sets just its bit. Cortex-M0+ code of each:
- * bench/footprint (mac/contikimac; docs/MAC.md). */
+ * always on) is always there; further RDCs are the sum of 2 (ContikiMAC),
+ * 4 (X-MAC), 8 (LPP), 16 (sleepy leaf) and 32 (its parent). A build that
+ * lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for it; with 0
+ * the MAC engine also leaves out the duty cycling glue. A node that runs
+ * one RDC sets just its bit: each is 1.2-2.1 KB of Cortex-M0+ code
+ * (bench/footprint mac/contikimac, mac/xmac, mac/lpp, mac/leaf,
+ * mac/parent; docs/MAC.md), and the parent's table of held frames
+ * (MIP_RDC_INDIRECT) is RAM in every struct mip_mac of a build that has it. */
 #ifndef MIP_CONF_RDC
-#define MIP_CONF_RDC 2
+#define MIP_CONF_RDC 62
 #endif
 
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP

@@ -9,7 +9,10 @@
  *            and a random delay between retries (TCPlp s.7.1; 0 = standard).
  *   CSMA     plain CSMA without link ACKs, as in the TSS paper: wait a
  *            random 1..3 backoff periods (tau), send if the channel is clear,
- *            else draw again (bounded by max_backoffs).
+ *            else draw again (bounded by max_backoffs). With
+ *            csma_sense_first the channel is sensed before any backoff and
+ *            a clear channel is taken at once; with csma_continuous the
+ *            backoff is a uniform time in [1 tau, 3 tau], not whole periods.
  *   NULLMAC  no carrier sense, no ACKs: send at once.
  *
  * Under the protocol sits the radio duty cycling layer (rdc.h), chosen by
@@ -75,7 +78,8 @@ enum mip_mac_tx_status {
     MIP_MAC_TX_RADIO_ERROR      /* the driver refused to transmit */
 };
 
-#define MIP_MAC_STATS_LIST(X)                                                 \
+#define MIP_MAC_STATS_LIST(X) MIP_MAC_STATS_BASE(X) MIP_MAC_STATS_RDC(X)
+#define MIP_MAC_STATS_BASE(X)                                                 \
     X(tx_frames)       /* frames accepted by mip_mac_send */                 \
     X(tx_attempts)     /* transmissions on air, retries included */          \
     X(tx_ok)                                                                  \
@@ -91,8 +95,9 @@ enum mip_mac_tx_status {
     X(rx_duplicates)   /* dropped by (source, seq) */                        \
     X(rx_not_for_us)   /* filtered by address / PAN */                       \
     X(rx_malformed)    /* MHR did not parse */                               \
-    X(overheard)       /* frames handed to the promiscuous listener */    \
-    /* radio duty cycling (rdc.h) */                                          \
+    X(overheard)       /* frames handed to the promiscuous listener */
+/* radio duty cycling (rdc.h) */
+#define MIP_MAC_STATS_RDC(X)                                                  \
     X(rdc_checks)      /* periodic channel checks made */                    \
     X(rdc_detections)  /* CCAs that found the channel busy: listened on */   \
     X(rdc_fast_sleeps) /* listens ended without a frame (silence, limit) */  \
@@ -101,7 +106,19 @@ enum mip_mac_tx_status {
     X(rdc_phase_locked)/* attempts started at a learned phase */             \
     X(rdc_phase_misses)/* phase-locked attempts without an ACK */            \
     X(rdc_phase_evicted)/* phases dropped: misses, or the table full */      \
-    X(rdc_bursts)      /* frames sent to a receiver kept awake */
+    X(rdc_bursts)      /* frames sent to a receiver kept awake */        \
+    X(rdc_strobes)     /* X-MAC: strobes sent */                         \
+    X(rdc_strobe_acks) /* X-MAC: strobes for us answered */              \
+    X(rdc_probes)      /* LPP: probes sent */                            \
+    X(rdc_probe_timeouts)/* LPP: attempts without the receiver's probe */ \
+    X(rdc_polls)       /* leaf: data requests queued; parent: received */ \
+    X(rdc_polls_pending)/* ACKs of data requests with the pending bit */ \
+    X(rdc_poll_timeouts)/* leaf: no frame within wait_us of a pending bit */ \
+    X(rdc_polls_skipped)/* leaf: data requests that found the queue full */ \
+    X(rdc_ind_held)    /* parent: frames held for a sleeping child */    \
+    X(rdc_ind_evicted) /* parent: held frames dropped (table full, retries) */ \
+    X(rdc_ind_expired) /* parent: held frames dropped (too old, child gone) */ \
+    X(rdc_child_evicted)/* parent: children forgotten (table full, silent) */
 
 enum mip_mac_stat {
 #define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,
@@ -127,6 +144,15 @@ struct mip_mac_config {
      * unit backoff periods (1..3) */
     uint8_t  csma_min_periods;
     uint8_t  csma_max_periods;
+    /* CSMA: false (default) backs off before the first CCA; true senses
+     * first, sends at once on a clear channel and backs off only after a
+     * busy CCA (the TSS paper's "senses the transmission medium and backs
+     * off in case of a busy medium", section IV.A). */
+    bool     csma_sense_first;
+    /* CSMA: false (default) backs off a whole number of periods; true a
+     * time drawn uniformly in [min, max] periods to the microsecond (the
+     * paper's "a random time between 1 tau and 3 tau"). */
+    bool     csma_continuous;
     /* Radio duty cycling: kind and parameters (rdc.h; NullRDC) */
     struct mip_rdc_config rdc;
 };
@@ -157,7 +183,6 @@ struct mip_mac_dup {
 };
 
 struct mip_mac {
-    struct mip_mac_config cfg;
     const struct mip_radio_driver *radio;
     void *radio_ctx;
     struct mip_mac_callbacks cb;
@@ -177,12 +202,21 @@ struct mip_mac {
     mip_utime_t ack_due;
     mip_utime_t deadline;       /* end of the access step or of the ACK wait */
     mip_utime_t now;            /* latest time any call carried */
+    /* (after the scalars the engine reads most: on Cortex-M0+ a field at
+     * a small offset is one instruction away) */
+    struct mip_mac_config cfg;
     /* radio duty cycling (src/mac/mac_rdc.h) */
     const struct mip_rdc_ops *rdc_ops;  /* cfg.rdc.kind's table */
     bool     radio_on;          /* the receiver as last switched by the engine */
     bool     rdc_armed;         /* the RDC's own timer runs ... */
     mip_utime_t rdc_due;        /* ... and is due then */
     union mip_rdc_state rdc;
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
+    bool     ctl_pending;       /* an RDC control frame to send at ctl_due */
+    uint8_t  ctl_len;
+    mip_utime_t ctl_due;
+    uint8_t  ctl_out[MIP_RDC_CTL_MAX];
+#endif
     /* queue: ring of MIP_MAC_QUEUE frames; q[q_head] is the one on its way */
     uint8_t  q_head;
     uint8_t  q_count;
@@ -216,7 +250,7 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
 enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg);
 
 /* Queues a frame (no FCS, 3..MIP_MAC_FRAME_MAX bytes, an MHR that parses,
- * not an ACK frame). The MAC writes its macDSN into byte 2 (the sequence
+ * neither an ACK nor a MAC command frame: those are the MAC's own). The MAC writes its macDSN into byte 2 (the sequence
  * number), so the netif may leave it 0; retries keep that number. NOBUFS
  * when the queue is full (counted tx_queue_full), INVALID for a bad frame.
  * The frame is copied. Call mip_mac_poll() afterwards to start it. May be
@@ -245,6 +279,20 @@ uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now);
  * `now`. The owner builds the driver table (the mac floor sits below core
  * and does not include netif.h). */
 mip_status mip_mac_netif_transmit(void *mac, const uint8_t *frame, size_t len);
+
+/* Sleepy leaves (rdc.h). The owner of a LEAF node says whether it expects
+ * a reply now (TCPlp s.9: TCP has unacknowledged data); while it does, the
+ * leaf polls every poll_fast_us, the next poll at most that far away.
+ * Nothing happens on other kinds or with poll_fast_us 0. */
+void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now);
+/* The owner of a PARENT node adds a child (a sleepy leaf attaching): from
+ * now on unicasts to `child` wait for its data requests. A full table
+ * forgets its least recently heard child (counted rdc_child_evicted, its
+ * held frames reported MIP_MAC_TX_NOACK). UNSUPPORTED on other kinds,
+ * INVALID for a broadcast or absent address. Children are also learned
+ * from their data requests. */
+mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *child,
+                             mip_utime_t now);
 
 uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which);
 const char *mip_mac_stat_name(enum mip_mac_stat which);  /* NULL out of range */

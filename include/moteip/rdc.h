@@ -23,6 +23,19 @@
  *   CONTIKIMAC  Dunkels, "The ContikiMAC Radio Duty Cycling Protocol", SICS
  *               T2011:13, with the defaults of Contiki 2.5 (the system of
  *               Buergi's thesis, seeds/001): see below.
+ *   XMAC        Buettner et al., "X-MAC", SenSys 2006, as Contiki 2.5 runs
+ *               it: short strobes naming the receiver, an early strobe ACK,
+ *               then the data frame; listen-before-strobe (below).
+ *   LPP         Low Power Probing (Musaloiu-E. et al., Koala, IPSN 2008) as
+ *               Contiki 2.5 runs it: receivers announce their wake-ups with
+ *               probes; a sender listens for its receiver's probe (below).
+ *   LEAF,       802.15.4 indirect transmission as Thread's sleepy end
+ *   PARENT      devices use it (TCPlp s.9, Appendix C): the leaf sleeps and
+ *               polls its always-on parent with data requests; the parent
+ *               holds the leaf's frames until it polls (below).
+ *
+ * Every duty-cycled kind can stretch its interval while nothing arrives
+ * (adapt_max_us, TCPlp Appendix C, below).
  *
  * Build switch: MIP_CONF_RDC (config.h) selects which RDCs are compiled in;
  * mip_mac_init answers MIP_ERR_UNSUPPORTED for one left out.
@@ -81,6 +94,89 @@
  *
  * ContikiMAC adds no header and no frame of its own: its frames are the
  * data frames and ACKs of 802.15.4, with the frame pending bit for bursts.
+ *
+ * X-MAC (Contiki 2.5's xmac.c defaults; T as above):
+ *
+ *   Wake-ups. Every T the radio listens for on_us (1/160 s = 6250 µs):
+ *     idle duty cycle = on_us / T (6250 / 125000 = 5 %).
+ *   A strobe for someone else ends the wake-up at once; one for us is
+ *   answered with a strobe ACK strobe_ack_delay_us (the receiver's
+ *   processing, 1 ms) plus turnaround_us after it, and the radio stays on
+ *   for the data frame for two intervals (Contiki's "two power cycles");
+ *   the data frame (its ACK sent) ends it, unless it carries the frame
+ *   pending bit: then the radio stays on burst_wait_us for the next one.
+ *   A wake-up that ends with the channel busy listens one longest frame
+ *   longer, so it never cuts a frame off.
+ *   Sending. Listen-before-strobe: the radio listens strobe_wait_us (7/8 of
+ *   on_us) first; any frame heard but a strobe ACK for us is a collision
+ *   (the attempt fails, the protocol retries). Then a strobe every
+ *   strobe_wait_us: the strobe, the radio off strobe_ack_delay_us, then
+ *   listening for the strobe ACK. After it, the data frame goes out (a
+ *   turnaround later) and, when it asks, waits for its 802.15.4 ACK. No
+ *   strobe ACK within strobe time = T_max + 3 on_us (Contiki's
+ *   4 on + off) ends the attempt without one. A receiver learned from its
+ *   strobe ACK (phase_lock, Contiki's encounter optimisation) is strobed
+ *   from 2 on_us before its next expected wake-up.
+ *   Broadcast (as Contiki sends it): the data frame itself every
+ *   strobe_wait_us for the strobe time, the radio off between copies, then
+ *   once more.
+ *
+ * LPP (Contiki 2.5's lpp.c defaults):
+ *
+ *   Probes. Every T the receiver turns its radio on, reads the channel after
+ *   cca_on_us and, when it is clear, sends a probe (a turnaround later) and
+ *   listens listen_us (1/128 s = 7812 µs) for a frame:
+ *     idle duty cycle = (cca_on_us + turnaround_us + probe airtime
+ *                        + listen_us) / T   (8804 / 125000 = 7.04 %).
+ *   A busy channel skips the probe and moves the next wake-up earlier by a
+ *   random share of half the off time (Contiki's off_time_adjustment).
+ *   A frame for us ends the listen (its ACK sent), unless it carries the
+ *   frame pending bit: then the radio stays on burst_wait_us.
+ *   Sending. The sender listens for its receiver's probe, at most 1.5 T_max
+ *   (Contiki's UNICAST_TIMEOUT); after it waits a random 0..probe_backoff_us,
+ *   reads the channel (cca_us) and sends a turnaround later; the receiver
+ *   is still listening. A busy channel waits for the next probe. A
+ *   broadcast is sent after every probe heard for T_max.
+ *
+ * Sleepy leaves (802.15.4 indirect transmission, Thread's sleepy end
+ * device; TCPlp s.9 and Appendix C):
+ *
+ *   LEAF    the radio is off but to send (CCA, frame, ACK). Every poll_us
+ *           (240 s, OpenThread's default) it queues a data request (an
+ *           802.15.4 MAC command, ahead of its other frames) to its parent;
+ *           an ACK with the frame pending bit keeps the radio on wait_us
+ *           (macMaxFrameTotalWaitTime, 31776 µs with 802.15.4's defaults)
+ *           for the frame, and a frame with the pending bit for the next.
+ *           While the owner says a reply is expected
+ *           (mip_mac_expect_reply, e.g. TCP has unacknowledged data), it
+ *           polls every poll_fast_us (100 ms, TCPlp s.9) instead.
+ *   PARENT  the radio is always on. A unicast to one of its children (added
+ *           with mip_mac_add_child, or learned from its data requests) is
+ *           held in a table of MIP_RDC_INDIRECT frames until the child
+ *           polls; the ACK of the data request carries the frame pending
+ *           bit then, and the oldest held frame for that child goes ahead of
+ *           the queue (with the pending bit set when more wait). A child
+ *           that has not polled for child_timeout_us is forgotten, and so
+ *           is a frame held that long (both reported MIP_MAC_TX_NOACK). A
+ *           full table evicts the oldest frame of a child that is not being
+ *           served; a frame sent back to the table after a failed attempt
+ *           more than max_retries times is dropped.
+ *
+ * Adaptive interval (TCPlp Appendix C), for every duty-cycled kind when
+ * adapt_max_us is not 0: the interval starts at the kind's own (T, or
+ * poll_us for a leaf); each interval in which no frame for us arrived
+ * doubles it, up to adapt_max_us (rounded down to a multiple of the
+ * shortest); a frame for us brings it back to the shortest. It needs no
+ * knowledge of TCP. Wake-ups stay on the grid of the shortest interval, so
+ * ContikiMAC's and X-MAC's learned phases stay valid; senders strobe (or
+ * wait for a probe) long enough for the longest interval, T_max.
+ *
+ * Frames of our own: X-MAC's strobe and strobe ACK and LPP's probe are
+ * 802.15.4 data frames without the ACK request bit whose 2-byte payload is
+ * { 0x00, type } (0x00 is a 6LoWPAN NALP dispatch, "not a LoWPAN frame"):
+ * type 0x10 strobe (to the receiver), 0x13 strobe ACK (to the strober),
+ * 0x20 probe (to the broadcast address, from the prober). The data request
+ * is the 802.15.4 MAC command 0x04 (docs/MAC.md).
  */
 #ifndef MOTEIP_RDC_H
 #define MOTEIP_RDC_H
@@ -93,26 +189,49 @@
 
 /* Which RDCs this build has (config.h MIP_CONF_RDC). NullRDC is always in. */
 #define MIP_RDC_HAS_CONTIKIMAC ((MIP_CONF_RDC & 2) != 0)
+#define MIP_RDC_HAS_XMAC       ((MIP_CONF_RDC & 4) != 0)
+#define MIP_RDC_HAS_LPP        ((MIP_CONF_RDC & 8) != 0)
+#define MIP_RDC_HAS_LEAF       ((MIP_CONF_RDC & 16) != 0)
+#define MIP_RDC_HAS_PARENT     ((MIP_CONF_RDC & 32) != 0)
 
-/* Neighbours whose wake-up phase ContikiMAC remembers (16 bytes each). */
+/* Neighbours whose wake-up phase ContikiMAC and X-MAC remember (24 bytes
+ * each). */
 #ifndef MIP_RDC_PHASES
 #define MIP_RDC_PHASES MIP_PROFILE_DEFAULT(4u, 8u)
 #endif
+/* A parent's children (24 bytes each) and the frames it holds for them
+ * (a frame of MIP_RADIO_FRAME_MAX bytes + 12 each). */
+#ifndef MIP_RDC_CHILDREN
+#define MIP_RDC_CHILDREN MIP_PROFILE_DEFAULT(2u, 8u)
+#endif
+#ifndef MIP_RDC_INDIRECT
+#define MIP_RDC_INDIRECT MIP_PROFILE_DEFAULT(2u, 8u)
+#endif
+/* Longest control frame an RDC sends outside the queue (a strobe with two
+ * extended addresses: MHR 21 + 2). */
+#define MIP_RDC_CTL_MAX 24u
 
 /* Indexes of the RDC table (src/mac/mac.c); values are stable. */
 enum mip_rdc_kind {
     MIP_RDC_NULLRDC = 0,
-    MIP_RDC_CONTIKIMAC = 1
+    MIP_RDC_CONTIKIMAC = 1,
+    MIP_RDC_XMAC = 2,
+    MIP_RDC_LPP = 3,
+    MIP_RDC_LEAF = 4,
+    MIP_RDC_PARENT = 5
 };
 
 /* Per-node RDC parameters; mip_rdc_config_default fills the defaults named
  * here, whatever the kind. Times in µs. */
 struct mip_rdc_config {
     uint8_t  kind;              /* enum mip_rdc_kind (NULLRDC) */
+    /* ContikiMAC, X-MAC and LPP: wake-ups per second, 1..1000 (8, Contiki
+     * 2.5's NETSTACK_RDC_CHANNEL_CHECK_RATE; T = 1e6 / rate) */
+    uint16_t check_rate_hz;
     /* ContikiMAC. Defaults: the report's 802.15.4 timing and Contiki 2.5. */
-    uint16_t check_rate_hz;     /* channel checks per second, 1..1000 (8) */
     uint8_t  cca_count;         /* CCAs per channel check, 1..8 (2) */
-    uint16_t cca_on_us;         /* Tr: radio on per CCA before the reading (192) */
+    uint16_t cca_on_us;         /* Tr: radio on per CCA before the reading
+                                 * (192); LPP: before the probe's CCA */
     uint16_t cca_gap_us;        /* Tc: radio off between CCAs (500) */
     uint16_t copy_gap_us;       /* Ti: between copies of a frame (400). The
                                  * report's constraints: turnaround_us plus
@@ -121,8 +240,9 @@ struct mip_rdc_config {
     uint16_t listen_max_us;     /* longest listen after a busy CCA without a
                                  * frame for us (12500, Contiki's 1/80 s) */
     uint16_t burst_wait_us;     /* awake for the next frame of a burst (31250,
-                                 * Contiki's 1/32 s) */
-    bool     phase_lock;        /* learn and use neighbours' phases (true) */
+                                 * Contiki's 1/32 s); X-MAC and LPP too */
+    bool     phase_lock;        /* learn and use neighbours' phases (true);
+                                 * X-MAC's encounter optimisation too */
     uint16_t phase_strobe_us;   /* longest train to a phase-locked or awake
                                  * receiver (16667, Contiki's 1/60 s) */
     uint16_t phase_guard_us;    /* start that much before the learned phase,
@@ -131,16 +251,63 @@ struct mip_rdc_config {
                                  * drift x the time between two sends) */
     uint8_t  phase_max_misses;  /* misses in a row that drop a phase, 1..255
                                  * (16, Contiki's MAX_NOACKS) */
+    /* X-MAC (Contiki 2.5 xmac.c) */
+    uint16_t on_us;             /* awake per wake-up (6250: DEFAULT_ON_TIME,
+                                 * 1/160 s) */
+    uint16_t strobe_wait_us;    /* one strobe to the next, and the listen
+                                 * before the first (5468: 7/8 on_us) */
+    uint16_t strobe_ack_delay_us; /* the strober's radio off after a strobe,
+                                 * and the receiver's time to answer it
+                                 * (1000: WAIT_TIME_BEFORE_STROBE_ACK) */
+    /* LPP (Contiki 2.5 lpp.c) */
+    uint16_t listen_us;         /* listen after a probe (7812: LISTEN_TIME,
+                                 * 1/128 s) */
+    uint16_t probe_backoff_us;  /* a sender waits a random 0..this after the
+                                 * probe (2240: 802.15.4's first backoff
+                                 * window, 7 x 320) */
+    uint16_t probe_jitter_us;   /* each interval T +- this / 2, at random
+                                 * (7812: one listen; 0 = Contiki's exact
+                                 * intervals, which leave two hidden probers
+                                 * in step for ever without clock drift) */
+    /* Sleepy leaf */
+    uint16_t parent;            /* the parent's short address (0xFFFF: none,
+                                 * refused) */
+    uint16_t wait_us;           /* listen for a frame after an ACK or frame
+                                 * with the pending bit (31776:
+                                 * macMaxFrameTotalWaitTime of 802.15.4-2006
+                                 * with its default backoffs, 1986 symbols) */
+    uint32_t poll_us;           /* data request interval (240000000: 240 s,
+                                 * OpenThread's default) */
+    uint32_t poll_fast_us;      /* interval while a reply is expected
+                                 * (100000, TCPlp s.9; 0: never faster) */
+    /* Parent */
+    uint32_t child_timeout_us;  /* forget a child silent this long, drop a
+                                 * frame held this long (480000000: two
+                                 * default poll intervals) */
+    /* Every duty-cycled kind: the longest interval when adaptive, >= the
+     * kind's own interval (0: fixed interval). TCPlp Appendix C. */
+    uint32_t adapt_max_us;
 };
 
+/* Longest time any of the above may span (deadlines are compared modulo
+ * 2^32 µs, so each must lie within 2^31 µs). */
+#define MIP_RDC_TIME_MAX 1800000000u
+
 /* One remembered neighbour. `offset` is the instant, µs after the start of
- * our own wake-up interval, at which a first copy reaches it. */
+ * our own wake-up interval, at which a first copy reaches it (ContikiMAC),
+ * or at which it was last found awake (X-MAC). */
 struct mip_rdc_phase {
     struct mip_802154_addr addr;
     uint32_t offset;
     uint32_t used;              /* LRU stamp */
     uint8_t  misses;
     uint8_t  valid;
+};
+
+/* The adaptive interval (rdc.c): `level` doublings of the shortest. */
+struct mip_rdc_adapt {
+    uint8_t  level;
+    bool     heard;             /* a frame for us since the last wake-up */
 };
 
 /* ContikiMAC's state (internal: src/mac/contikimac.c). */
@@ -156,6 +323,7 @@ struct mip_contikimac {
     bool     radio;             /* the sender's CCAs want the radio on */
     bool     burst_tx;          /* burst_dst stays awake until burst_until */
     uint32_t period;            /* T = 1e6 / check_rate_hz */
+    uint32_t skip;              /* intervals to the next check (adaptive) */
     mip_utime_t cycle;          /* start of the current wake-up interval */
     mip_utime_t since;          /* listening since / burst received until */
     mip_utime_t train;          /* start of the current train of copies */
@@ -164,8 +332,92 @@ struct mip_contikimac {
     mip_utime_t burst_until;
     struct mip_802154_addr dst; /* receiver of the current attempt */
     struct mip_802154_addr burst_dst;
+    struct mip_rdc_adapt adapt;
     uint32_t lru;               /* LRU clock of the phase table */
     struct mip_rdc_phase phase[MIP_RDC_PHASES];
+};
+
+/* What a sender keeps about a receiver it may send a burst to (X-MAC, LPP). */
+struct mip_rdc_burst {
+    struct mip_802154_addr dst;
+    mip_utime_t until;
+    bool     on;
+};
+
+/* X-MAC's state (internal: src/mac/xmac.c). */
+struct mip_xmac {
+    uint8_t  rx;                /* receiver: sleep, on, wait for data, burst */
+    uint8_t  tx;                /* sender: its step in state RDC */
+    bool     radio;             /* the sender listens */
+    bool     extended;          /* this wake-up was stretched for a frame */
+    uint16_t strobes;           /* strobes or copies of the current attempt */
+    uint32_t period;            /* T */
+    uint32_t skip;              /* intervals to the next wake-up */
+    mip_utime_t cycle;          /* start of the current wake-up interval */
+    mip_utime_t until;          /* end of the receiver's current listen */
+    mip_utime_t t0;             /* start of the current attempt's strobing */
+    mip_utime_t strobe_at;      /* start of the latest strobe or copy */
+    struct mip_802154_addr dst; /* receiver of the current attempt */
+    struct mip_rdc_burst burst;
+    struct mip_rdc_adapt adapt;
+    uint32_t lru;
+    struct mip_rdc_phase phase[MIP_RDC_PHASES];
+};
+
+/* LPP's state (internal: src/mac/lpp.c). */
+struct mip_lpp {
+    uint8_t  rx;                /* receiver: sleep, CCA, turnaround, probe, listen, burst */
+    uint8_t  tx;                /* sender: its step in state RDC */
+    bool     radio;             /* the sender listens for probes */
+    bool     extended;
+    bool     bcast;             /* the current attempt is a broadcast */
+    uint16_t copies;            /* frames sent in the current attempt */
+    uint32_t period;            /* T */
+    uint32_t iv;                /* this wake-up to the next (adaptive) */
+    uint32_t adjust;            /* the next wake-up that much earlier */
+    mip_utime_t wake;           /* the next (or current) wake-up */
+    mip_utime_t until;          /* end of the receiver's current listen */
+    mip_utime_t t0;             /* start of the current attempt */
+    struct mip_802154_addr dst;
+    struct mip_rdc_burst burst;
+    struct mip_rdc_adapt adapt;
+};
+
+/* A sleepy leaf's state (internal: src/mac/leaf.c). */
+struct mip_leaf {
+    bool     waiting;           /* listening for a frame from the parent */
+    bool     got;               /* a frame came since the last poll */
+    bool     expecting;         /* the owner expects a reply (fast polls) */
+    mip_utime_t poll_due;       /* the next data request */
+    mip_utime_t until;          /* end of the current wait */
+    struct mip_rdc_adapt adapt;
+};
+
+/* A parent's child and a frame held for one (internal: src/mac/parent.c). */
+struct mip_rdc_child {
+    struct mip_802154_addr addr;
+    mip_utime_t seen;           /* its last data request (or its adding) */
+    mip_utime_t awake_until;    /* it listens for our frames until then */
+    uint8_t  valid;
+    uint8_t  out;               /* a held frame of it went to the queue ... */
+    uint8_t  out_seq;           /* ... with this DSN ... */
+    uint8_t  out_returns;       /* ... sent back this often before */
+};
+
+struct mip_rdc_held {
+    uint8_t  used;
+    uint8_t  child;             /* index into children[] */
+    uint8_t  returns;           /* times sent back here after a failed attempt */
+    uint8_t  len;
+    mip_utime_t since;          /* held since */
+    uint32_t order;             /* arrival stamp: oldest first */
+    uint8_t  data[MIP_RADIO_FRAME_MAX];
+};
+
+struct mip_parent {
+    uint32_t order;
+    struct mip_rdc_child child[MIP_RDC_CHILDREN];
+    struct mip_rdc_held held[MIP_RDC_INDIRECT];
 };
 
 /* Every RDC's state, in struct mip_mac; one node runs one RDC at a time. */
@@ -174,6 +426,18 @@ union mip_rdc_state {
 #if MIP_RDC_HAS_CONTIKIMAC
     struct mip_contikimac cm;
 #endif
+#if MIP_RDC_HAS_XMAC
+    struct mip_xmac xm;
+#endif
+#if MIP_RDC_HAS_LPP
+    struct mip_lpp lpp;
+#endif
+#if MIP_RDC_HAS_LEAF
+    struct mip_leaf leaf;
+#endif
+#if MIP_RDC_HAS_PARENT
+    struct mip_parent parent;
+#endif
 };
 
 /* The parameter a configuration breaks (mip_mac_rdc_check), named after its
@@ -181,21 +445,48 @@ union mip_rdc_state {
 enum mip_rdc_check {
     MIP_RDC_OK = 0,
     MIP_RDC_BAD_KIND,               /* unknown, or left out of this build */
-    MIP_RDC_BAD_CHECK_RATE,         /* 1..1000, and two checks fit an interval */
+    MIP_RDC_BAD_CHECK_RATE,         /* 1..1000, and a wake-up fits an interval */
     MIP_RDC_BAD_CCA_COUNT,          /* 1..8 */
     MIP_RDC_BAD_CCA_ON,             /* > 0 */
     MIP_RDC_BAD_COPY_GAP,           /* turnaround + PHY header < Ti < Tc */
     MIP_RDC_BAD_LISTEN_MAX,         /* > 0 */
     MIP_RDC_BAD_BURST_WAIT,         /* > 0 */
     MIP_RDC_BAD_PHASE_STROBE,       /* > 0 */
-    MIP_RDC_BAD_PHASE_MISSES        /* > 0 */
+    MIP_RDC_BAD_PHASE_MISSES,       /* > 0 */
+    MIP_RDC_BAD_ON,                 /* X-MAC: a whole strobe fits one wake-up
+                                     * after strobe_wait_us, and on_us < T */
+    MIP_RDC_BAD_STROBE_WAIT,        /* X-MAC: a strobe, the ACK delay, a
+                                     * turnaround and a strobe ACK fit it */
+    MIP_RDC_BAD_STROBE_ACK_DELAY,   /* X-MAC: <= 10000 */
+    MIP_RDC_BAD_LISTEN,             /* LPP: backoff + CCA + turnaround < it < T */
+    MIP_RDC_BAD_PROBE_BACKOFF,      /* LPP: <= 10000 */
+    MIP_RDC_BAD_PROBE_JITTER,       /* LPP: a wake-up + half of it < T */
+    MIP_RDC_BAD_PARENT,             /* leaf: a unicast short address */
+    MIP_RDC_BAD_POLL,               /* leaf: 1 ms .. MIP_RDC_TIME_MAX */
+    MIP_RDC_BAD_POLL_FAST,          /* leaf: 0, or 1 ms .. MIP_RDC_TIME_MAX */
+    MIP_RDC_BAD_WAIT,               /* leaf: > 0 */
+    MIP_RDC_BAD_CHILD_TIMEOUT,      /* parent: 1 ms .. MIP_RDC_TIME_MAX */
+    MIP_RDC_BAD_ADAPT_MAX,          /* 0, or the kind's interval .. MIP_RDC_TIME_MAX */
+    MIP_RDC_BAD_PROTOCOL            /* leaf: under MIP_MAC_CSMA_CA (it reads the
+                                     * pending bit of its data requests' ACKs) */
 };
 
 /* The defaults of every RDC's parameters, with `kind` chosen (a kind this
  * build lacks keeps its number; init refuses it). */
 void mip_rdc_config_default(struct mip_rdc_config *c, uint8_t kind);
 
-/* ContikiMAC's wake-up interval T, 1e6 / check_rate_hz µs (0 for rate 0). */
+/* The wake-up interval T = 1e6 / check_rate_hz µs (0 for rate 0). */
 uint32_t mip_rdc_period_us(const struct mip_rdc_config *c);
+
+/* Adaptive interval (TCPlp Appendix C). The interval after this wake-up,
+ * in µs, for a kind whose shortest interval is base_us: the shortest again
+ * when a frame came since the last call, else twice the last one, at most
+ * mip_rdc_adapt_longest(); base_us when max_us is 0. */
+uint32_t mip_rdc_adapt_next(struct mip_rdc_adapt *a, uint32_t base_us, uint32_t max_us);
+/* A frame for us arrived: the next interval is the shortest. */
+void mip_rdc_adapt_heard(struct mip_rdc_adapt *a);
+/* The longest interval: max_us rounded down to a multiple of base_us (base_us
+ * when max_us is 0 or below it). */
+uint32_t mip_rdc_adapt_longest(uint32_t base_us, uint32_t max_us);
 
 #endif

@@ -127,6 +127,11 @@ struct mip_relay_config {
                                      time: 2.0 (512) */
     uint16_t forward_delay_ms;    /* delayed forwarding of a buffered segment
                                      after an implicit ACK (TSS forward_delayed) */
+    bool     tss_ack_release;     /* the limit of forward_delayed (docs/RELAY.md):
+                                     an implicit ACK frees the cache but releases
+                                     nothing; the buffered (or queued) segment
+                                     waits for the TCP ACK, so one segment is on
+                                     the path at a time (false) */
     /* CCTRL extensions */
     bool     cc_keep;             /* keep the segment for up to 3 retransmissions */
     bool     cc_drop;             /* drop received copies of the cached segment */

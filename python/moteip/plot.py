@@ -39,6 +39,18 @@ def default_name(x: str, y: str) -> str:
     return f"{y.replace('[', '').replace(']', '')}-vs-{x.replace('[', '').replace(']', '')}.png"
 
 
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or MissingExtra: for experiments'
+    own figures (experiments/tss.py and others)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingExtra("plot", "matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | None = None,
          out: str | os.PathLike | None = None, logx: bool = False, logy: bool = False,
          title: str | None = None, reference: dict | None = None,

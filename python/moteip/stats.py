@@ -7,6 +7,7 @@ regularized incomplete beta function evaluated by its continued fraction
 """
 from __future__ import annotations
 
+import functools
 import math
 
 
@@ -54,8 +55,10 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t >= 0 else tail
 
 
+@functools.lru_cache(maxsize=256)
 def t_quantile(p: float, df: float) -> float:
-    """The t value with P(T <= t) = p (0.5 < p < 1)."""
+    """The t value with P(T <= t) = p (0.5 < p < 1). Cached: a summary asks
+    for the same few (p, df) once per point and metric."""
     if not 0.5 < p < 1.0 or df <= 0:
         raise ValueError("t_quantile needs 0.5 < p < 1 and df > 0")
     lo, hi = 0.0, 1.0

@@ -56,10 +56,7 @@ static uint32_t check_us(const struct mip_rdc_config *p)
  * timer runs at least once an interval, so the gap stays small. */
 static void cycle_now(struct mip_mac *m)
 {
-    struct mip_contikimac *c = cm(m);
-    uint32_t elapsed = m->now - c->cycle;
-    if (elapsed >= c->period)
-        c->cycle += elapsed / c->period * c->period;
+    mip_rdc_cycle_now(&cm(m)->cycle, cm(m)->period, m->now);
 }
 
 /* --- parameters -------------------------------------------------------------- */
@@ -81,6 +78,9 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
      * (Ta + Td < Ti) and two CCAs cannot both fall into one gap (Ti < Tc). */
     if (ack_seen >= p->copy_gap_us || p->copy_gap_us >= p->cca_gap_us)
         return MIP_RDC_BAD_COPY_GAP;
+    if (p->adapt_max_us != 0u &&
+        (p->adapt_max_us < mip_rdc_period_us(p) || p->adapt_max_us > MIP_RDC_TIME_MAX))
+        return MIP_RDC_BAD_ADAPT_MAX;
     if (p->listen_max_us == 0u)
         return MIP_RDC_BAD_LISTEN_MAX;
     if (p->burst_wait_us == 0u)
@@ -97,7 +97,7 @@ static void sleep_until_next_check(struct mip_mac *m)
     struct mip_contikimac *c = cm(m);
     c->rx = RX_SLEEP;
     cycle_now(m);
-    mip_mac_rdc_timer(m, c->cycle + c->period - m->now);
+    mip_mac_rdc_timer(m, c->cycle + c->skip * c->period - m->now);
 }
 
 static void init(struct mip_mac *m)
@@ -105,6 +105,7 @@ static void init(struct mip_mac *m)
     struct mip_contikimac *c = cm(m);
     uint32_t first;
     c->period = mip_rdc_period_us(par(m));
+    c->skip = 1;
     /* Each node's checks start at a phase of its own. */
     first = mip_rng_below(&m->rng, c->period);
     c->cycle = m->now + first - c->period;
@@ -122,6 +123,9 @@ static void check_start(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
     cycle_now(m);
+    /* The adaptive interval: checks on the grid of T, skipping more of its
+     * points while nothing arrives (rdc.h). */
+    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, par(m)->adapt_max_us) / c->period;
     /* While the sender side has the radio, it hears whatever comes. */
     if (mip_mac_radio_needed(m) || c->radio) {
         sleep_until_next_check(m);
@@ -214,6 +218,10 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
     struct mip_contikimac *c = cm(m);
     if (what == MIP_RDC_RX_ACK)
         return;                 /* the sender side's business */
+    if (what == MIP_RDC_RX_OURS) {
+        mip_rdc_adapt_heard(&c->adapt);
+        c->skip = 1;
+    }
     if (what == MIP_RDC_RX_OURS && h->frame_pending) {
         /* More frames follow: stay awake for the next one. */
         c->rx = RX_BURST;
@@ -235,28 +243,7 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
 
 static struct mip_rdc_phase *phase_find(struct mip_mac *m, const struct mip_802154_addr *a)
 {
-    struct mip_contikimac *c = cm(m);
-    unsigned i;
-    for (i = 0; i < MIP_RDC_PHASES; i++)
-        if (c->phase[i].valid && mip_mac_addr_equal(&c->phase[i].addr, a))
-            return &c->phase[i];
-    return NULL;
-}
-
-/* A free entry, or the least recently used one (counted as evicted). */
-static struct mip_rdc_phase *phase_alloc(struct mip_mac *m)
-{
-    struct mip_contikimac *c = cm(m);
-    struct mip_rdc_phase *old = &c->phase[0];
-    unsigned i;
-    for (i = 0; i < MIP_RDC_PHASES; i++) {
-        if (!c->phase[i].valid)
-            return &c->phase[i];
-        if ((int32_t)(c->phase[i].used - old->used) < 0)
-            old = &c->phase[i];
-    }
-    count(m, MIP_MAC_STAT_rdc_phase_evicted);
-    return old;
+    return mip_rdc_phase_find(cm(m)->phase, a);
 }
 
 /* The ACKed copy started at cm.copy_start. The receiver's check caught the
@@ -265,19 +252,12 @@ static struct mip_rdc_phase *phase_alloc(struct mip_mac *m)
 static void phase_learn(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    struct mip_rdc_phase *e = phase_find(m, &c->dst);
+    struct mip_rdc_phase *e = mip_rdc_phase_get(m, c->phase, &c->dst);
     mip_utime_t target = c->copy_start;
-    int32_t off;
     if (c->copies > 1u)
         target -= airtime(m, mip_mac_head(m)->len) + par(m)->copy_gap_us;
-    if (e == NULL) {
-        e = phase_alloc(m);
-        e->addr = c->dst;
-        e->valid = 1;
-    }
     cycle_now(m);
-    off = (int32_t)(target - c->cycle) % (int32_t)c->period;
-    e->offset = (uint32_t)(off < 0 ? off + (int32_t)c->period : off);
+    e->offset = mip_rdc_offset(target, c->cycle, c->period);
     e->misses = 0;
     e->used = ++c->lru;
 }
@@ -314,21 +294,6 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
 
 /* --- the sender -------------------------------------------------------------------- */
 
-/* Sets the frame pending bit of a unicast when the next queued frame goes
- * to the same receiver: it will stay awake for that one. */
-static void mark_burst(struct mip_mac *m, struct mip_mac_qframe *q)
-{
-    struct mip_802154_hdr h;
-    const struct mip_mac_qframe *next;
-    size_t hl;
-    if (m->q_count < 2u)
-        return;
-    next = &m->q[(m->q_head + 1u) % MIP_MAC_QUEUE];
-    if (mip_ieee802154_parse(next->data, next->len, &h, &hl) == MIP_OK &&
-        h.ack_request && mip_mac_addr_equal(&h.dst, &cm(m)->dst))
-        q->data[0] |= FCF_FRAME_PENDING;
-}
-
 static uint32_t train_limit(const struct mip_mac *m)
 {
     const struct mip_contikimac *c = &m->rdc.cm;
@@ -336,8 +301,9 @@ static uint32_t train_limit(const struct mip_mac *m)
     if (c->known || c->awake)
         return p->phase_strobe_us;
     /* The whole interval and two checks: every check of the receiver's
-     * falls inside the train, whatever its phase (Contiki's STROBE_TIME). */
-    return c->period + 2u * check_us(p);
+     * falls inside the train, whatever its phase (Contiki's STROBE_TIME);
+     * the longest interval when the receiver may have stretched its own. */
+    return mip_rdc_adapt_longest(c->period, p->adapt_max_us) + 2u * check_us(p);
 }
 
 /* Another copy fits: it would start copy_gap_us from now. */
@@ -441,7 +407,7 @@ static void send(struct mip_mac *m)
     }
     c->dst = h.dst;
     if (m->ack_wanted) {
-        mark_burst(m, q);
+        mip_rdc_mark_burst(m, &c->dst);
         if (c->burst_tx && mip_mac_addr_equal(&c->burst_dst, &c->dst) &&
             mip_utime_before(m->now, c->burst_until)) {
             c->awake = true;
@@ -528,9 +494,14 @@ static void ack_timeout(struct mip_mac *m)
     mip_mac_noack(m);
 }
 
-static void acked(struct mip_mac *m)
+static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_contikimac *c = cm(m);
+    (void)h;
+    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
+     * expects the reply through it: its interval back to the shortest */
+    mip_rdc_adapt_heard(&c->adapt);
+    c->skip = 1;
     /* A first copy ACKed without a phase to aim at says only that the
      * receiver was awake then, perhaps for another reason (its own sending,
      * a burst, a listen): nothing to learn. Aimed at its phase, it confirms
@@ -551,7 +522,8 @@ static bool radio_wanted(const struct mip_mac *m)
 }
 
 static const struct mip_rdc_ops ops = {
-    check, init, send, sent, step, ack_timeout, acked, rx, timer, radio_wanted
+    check, init, send, sent, step, ack_timeout, acked, mip_rdc_take_none, rx, timer,
+    radio_wanted, mip_rdc_nothing
 };
 
 const struct mip_rdc_ops *mip_rdc_contikimac(void)

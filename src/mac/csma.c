@@ -3,20 +3,32 @@
  * its own implicit and transport-level acknowledgements instead): wait a
  * random number of unit backoff periods tau in [csma_min_periods,
  * csma_max_periods], send if the channel is clear, else draw again.
+ * csma_sense_first skips the first wait (sense, and back off only after a
+ * busy channel); csma_continuous draws the wait to the microsecond.
  */
 #include "mac_proto.h"
 
 static void backoff(struct mip_mac *m)
 {
-    uint32_t span = (uint32_t)m->cfg.csma_max_periods - m->cfg.csma_min_periods + 1u;
-    uint32_t periods = m->cfg.csma_min_periods + mip_rng_below(&m->rng, span);
-    mip_mac_timer(m, MIP_MAC_STEP_BACKOFF, periods * m->cfg.timing.backoff_us);
+    uint32_t tau = m->cfg.timing.backoff_us, delay;
+    if (m->cfg.csma_continuous) {
+        /* [min, max] tau, inclusive, in µs: 255 periods of 65535 µs fit */
+        uint32_t span = ((uint32_t)m->cfg.csma_max_periods - m->cfg.csma_min_periods) * tau;
+        delay = m->cfg.csma_min_periods * tau + mip_rng_below(&m->rng, span + 1u);
+    } else {
+        uint32_t span = (uint32_t)m->cfg.csma_max_periods - m->cfg.csma_min_periods + 1u;
+        delay = (m->cfg.csma_min_periods + mip_rng_below(&m->rng, span)) * tau;
+    }
+    mip_mac_timer(m, MIP_MAC_STEP_BACKOFF, delay);
 }
 
 static void begin(struct mip_mac *m)
 {
     m->nb = 0;
-    backoff(m);
+    if (m->cfg.csma_sense_first)
+        mip_mac_timer(m, MIP_MAC_STEP_BACKOFF, 0);      /* straight to the CCA */
+    else
+        backoff(m);
 }
 
 static void cca_done(struct mip_mac *m)

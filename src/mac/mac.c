@@ -37,20 +37,49 @@ static const struct mip_rdc_ops *(*const mac_rdcs[])(void) = {
 #else
     NULL,
 #endif
+#if MIP_RDC_HAS_XMAC
+    mip_rdc_xmac,
+#else
+    NULL,
+#endif
+#if MIP_RDC_HAS_LPP
+    mip_rdc_lpp,
+#else
+    NULL,
+#endif
+#if MIP_RDC_HAS_LEAF
+    mip_rdc_leaf,
+#else
+    NULL,
+#endif
+#if MIP_RDC_HAS_PARENT
+    mip_rdc_parent,
+#else
+    NULL,
+#endif
 };
 #define RDC_KINDS (sizeof(mac_rdcs) / sizeof(mac_rdcs[0]))
 
 #if MIP_CONF_STAT_NAMES
-/* Fixed-width rows, not pointers: see src/core/stats.c. */
-static const char mac_stat_names[MIP_MAC_STAT_COUNT][20] = {
+/* Fixed-width rows, not pointers: see src/core/stats.c. A build without
+ * duty cycling names no rdc_* counter (they stay 0): the rows end there. */
+#if MIP_RDC_DUTY_CYCLING
+#define MAC_STATS_NAMED MIP_MAC_STAT_COUNT
+#else
+#define MAC_STATS_NAMED MIP_MAC_STAT_rdc_checks
+#endif
+static const char mac_stat_names[MAC_STATS_NAMED][20] = {
 #define MIP_MAC_STAT_NAME(n) #n,
-    MIP_MAC_STATS_LIST(MIP_MAC_STAT_NAME)
+    MIP_MAC_STATS_BASE(MIP_MAC_STAT_NAME)
+#if MIP_RDC_DUTY_CYCLING
+    MIP_MAC_STATS_RDC(MIP_MAC_STAT_NAME)
+#endif
 #undef MIP_MAC_STAT_NAME
 };
 
 const char *mip_mac_stat_name(enum mip_mac_stat which)
 {
-    return (unsigned)which < MIP_MAC_STAT_COUNT ? mac_stat_names[which] : NULL;
+    return (unsigned)which < MAC_STATS_NAMED ? mac_stat_names[which] : NULL;
 }
 #else
 const char *mip_mac_stat_name(enum mip_mac_stat which)
@@ -216,7 +245,8 @@ mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip
     size_t hl;
     if (m == NULL || frame == NULL || len < 3u || len > MIP_MAC_FRAME_MAX)
         return MIP_ERR_INVALID;
-    if (mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK || h.type == MIP_802154_ACK)
+    if (mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK || h.type == MIP_802154_ACK ||
+        h.type == MIP_802154_CMD)
         return MIP_ERR_INVALID;
     m->now = now;
     if (m->q_count >= MIP_MAC_QUEUE) {
@@ -322,6 +352,10 @@ bool mip_mac_radio_needed(const struct mip_mac *m)
 {
     if (m->ack_pending_tx || m->radio_tx != MIP_MAC_RADIO_IDLE)
         return true;
+#if MIP_RDC_CTL
+    if (m->ctl_pending)
+        return true;
+#endif
     switch (m->state) {
     case MIP_MAC_ST_ACCESS:
         return m->step == MIP_MAC_STEP_CCA || m->step == MIP_MAC_STEP_TURNAROUND ||
@@ -336,27 +370,81 @@ bool mip_mac_radio_needed(const struct mip_mac *m)
 }
 #endif
 
-void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
+static void report(struct mip_mac *m, const uint8_t *frame, size_t len,
+                   enum mip_mac_tx_status st, uint8_t retries)
 {
     static const uint8_t stat_of[] = {
         MIP_MAC_STAT_tx_ok, MIP_MAC_STAT_tx_noack, MIP_MAC_STAT_tx_channel_busy,
         MIP_MAC_STAT_tx_radio_error
     };
-    struct mip_mac_qframe *q = head(m);
     bool outer = m->in_call;
     count(m, (enum mip_mac_stat)stat_of[st]);
-    m->state = MIP_MAC_ST_IDLE;
-    /* The frame stays at the head during the callback, so a send from it
-     * cannot reuse its slot while the callback still reads it. */
     if (m->cb.tx_done != NULL) {
         m->in_call = true;
-        m->cb.tx_done(m->cb.ctx, q->data, q->len, st, m->retries, m->now);
+        m->cb.tx_done(m->cb.ctx, frame, len, st, retries, m->now);
         m->in_call = outer;
     }
+}
+
+static void dequeue(struct mip_mac *m)
+{
+    m->state = MIP_MAC_ST_IDLE;
     m->q_head = (uint8_t)((m->q_head + 1u) % MIP_MAC_QUEUE);
     m->q_count--;
     m->retries = 0;
 }
+
+void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
+{
+    struct mip_mac_qframe *q = head(m);
+    m->state = MIP_MAC_ST_IDLE;
+    /* The frame stays at the head during the callback, so a send from it
+     * cannot reuse its slot while the callback still reads it. A MAC
+     * command (a leaf's data request) is the RDC's own: no outcome. */
+#if MIP_RDC_HAS_LEAF
+    if ((q->data[0] & 0x07u) != (uint8_t)MIP_802154_CMD)
+#endif
+        report(m, q->data, q->len, st, m->retries);
+    dequeue(m);
+}
+
+#if MIP_RDC_QUEUE
+mip_status mip_mac_push_front(struct mip_mac *m, const uint8_t *frame, size_t len)
+{
+    struct mip_mac_qframe *q;
+    unsigned at, k;
+    if (len < 3u || len > MIP_MAC_FRAME_MAX)
+        return MIP_ERR_INVALID;
+    if (m->q_count >= MIP_MAC_QUEUE)
+        return MIP_ERR_NOBUFS;
+    if (m->state == MIP_MAC_ST_IDLE) {
+        m->q_head = (uint8_t)((m->q_head + MIP_MAC_QUEUE - 1u) % MIP_MAC_QUEUE);
+        q = head(m);
+    } else {
+        /* behind the head: the frames after it move back one slot */
+        for (k = m->q_count; k > 1u; k--) {
+            at = (m->q_head + k) % MIP_MAC_QUEUE;
+            m->q[at] = m->q[(at + MIP_MAC_QUEUE - 1u) % MIP_MAC_QUEUE];
+        }
+        q = &m->q[(m->q_head + 1u) % MIP_MAC_QUEUE];
+    }
+    memcpy(q->data, frame, len);
+    q->len = (uint8_t)len;
+    m->q_count++;
+    return MIP_OK;
+}
+
+void mip_mac_handoff(struct mip_mac *m)
+{
+    dequeue(m);
+}
+
+void mip_mac_report(struct mip_mac *m, const uint8_t *frame, size_t len,
+                    enum mip_mac_tx_status st, uint8_t retries)
+{
+    report(m, frame, len, st, retries);
+}
+#endif
 
 /* --- receiving ----------------------------------------------------------- */
 
@@ -413,7 +501,7 @@ static void rx_ack(struct mip_mac *m, const struct mip_802154_hdr *h)
     if (m->state == MIP_MAC_ST_ACK_WAIT && h->seq == head(m)->data[2] &&
         !mip_utime_before(m->deadline, m->now)) {
         count(m, MIP_MAC_STAT_acks_rx);
-        rdc(m)->acked(m);
+        rdc(m)->acked(m, h);
         mip_mac_finish(m, MIP_MAC_TX_OK);
         return;
     }
@@ -440,6 +528,10 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
         rdc(m)->rx(m, &h, MIP_RDC_RX_ACK);
         return;
     }
+#if MIP_RDC_TAKES
+    if (rdc(m)->take(m, frame, len, hl, &h))
+        return;
+#endif
     outer = m->in_call;
     if (h.type != MIP_802154_DATA || !for_us(m, &h)) {
         count(m, MIP_MAC_STAT_rx_not_for_us);
@@ -452,13 +544,8 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
         rdc(m)->rx(m, &h, MIP_RDC_RX_OTHER);
         return;
     }
-    if (h.ack_request && is_unicast(&h)) {
-        /* A second ACK due before the first went out can only come from a
-         * radio that delivers overlapping frames; the newer one wins. */
-        mip_ieee802154_emit_ack(h.seq, false, m->ack_out);
-        m->ack_pending_tx = true;
-        m->ack_due = now + m->cfg.timing.turnaround_us;
-    }
+    if (h.ack_request && is_unicast(&h))
+        mip_mac_ack(m, h.seq, false);
     if (duplicate(m, &h)) {
         count(m, MIP_MAC_STAT_rx_duplicates);
     } else {
@@ -472,6 +559,16 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
     rdc(m)->rx(m, &h, MIP_RDC_RX_OURS);
 }
 
+/* A second ACK due before the first went out can only come from a radio
+ * that delivers overlapping frames (or a parent answering a repeated data
+ * request); the newer one wins. */
+void mip_mac_ack(struct mip_mac *m, uint8_t seq, bool frame_pending)
+{
+    mip_ieee802154_emit_ack(seq, frame_pending, m->ack_out);
+    m->ack_pending_tx = true;
+    m->ack_due = m->now + m->cfg.timing.turnaround_us;
+}
+
 void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now)
 {
     uint8_t was;
@@ -480,6 +577,12 @@ void mip_mac_radio_tx_done(struct mip_mac *m, mip_utime_t now)
     m->now = now;
     was = m->radio_tx;
     m->radio_tx = MIP_MAC_RADIO_IDLE;
+#if MIP_RDC_CTL
+    if (was == MIP_MAC_RADIO_CTL) {
+        rdc(m)->ctl_sent(m);
+        return;
+    }
+#endif
     if (was != MIP_MAC_RADIO_DATA || m->state != MIP_MAC_ST_TX)
         return;
     rdc(m)->sent(m);
@@ -493,10 +596,22 @@ void mip_rdc_sent_plain(struct mip_mac *m)
         mip_mac_await_ack(m, m->cfg.timing.ack_wait_us);
         return;
     }
+#if MIP_RDC_DUTY_CYCLING
+    rdc(m)->acked(m, NULL);
+#endif
     mip_mac_finish(m, MIP_MAC_TX_OK);
 }
 
 /* --- time ---------------------------------------------------------------- */
+
+/* The radio cannot listen while it sends: a CCA in progress, or one
+ * about to be acted on, no longer tells the truth about the channel. */
+static void cca_voided(struct mip_mac *m)
+{
+    if (m->state == MIP_MAC_ST_ACCESS &&
+        (m->step == MIP_MAC_STEP_CCA || m->step == MIP_MAC_STEP_TURNAROUND))
+        m->state = MIP_MAC_ST_DEFER;
+}
 
 static void send_ack(struct mip_mac *m)
 {
@@ -508,12 +623,33 @@ static void send_ack(struct mip_mac *m)
         return;
     }
     count(m, MIP_MAC_STAT_acks_tx);
-    /* The radio cannot listen while it sends: a CCA in progress, or one
-     * about to be acted on, no longer tells the truth about the channel. */
-    if (m->state == MIP_MAC_ST_ACCESS &&
-        (m->step == MIP_MAC_STEP_CCA || m->step == MIP_MAC_STEP_TURNAROUND))
-        m->state = MIP_MAC_ST_DEFER;
+    cca_voided(m);
 }
+
+#if MIP_RDC_CTL
+void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t delay_us)
+{
+    if (len == 0u || len > sizeof(m->ctl_out))
+        return;
+    memcpy(m->ctl_out, frame, len);
+    m->ctl_len = (uint8_t)len;
+    m->ctl_pending = true;
+    m->ctl_due = m->now + delay_us;
+}
+
+static void send_ctl(struct mip_mac *m)
+{
+    m->ctl_pending = false;
+    m->radio_tx = MIP_MAC_RADIO_CTL;
+    if (m->radio->transmit(m->radio_ctx, m->ctl_out, m->ctl_len) != MIP_OK) {
+        m->radio_tx = MIP_MAC_RADIO_IDLE;
+        count(m, MIP_MAC_STAT_tx_radio_error);
+        rdc(m)->ctl_sent(m);
+        return;
+    }
+    cca_voided(m);
+}
+#endif
 
 static bool frame_wants_ack(const struct mip_mac_qframe *q)
 {
@@ -532,6 +668,12 @@ static bool run_one(struct mip_mac *m)
         send_ack(m);
         return true;
     }
+#if MIP_RDC_CTL
+    if (m->ctl_pending && m->radio_tx == MIP_MAC_RADIO_IDLE && due(m, m->ctl_due)) {
+        send_ctl(m);
+        return true;
+    }
+#endif
 #if MIP_RDC_DUTY_CYCLING
     if (m->rdc_armed && due(m, m->rdc_due)) {
         m->rdc_armed = false;
@@ -584,6 +726,13 @@ static uint32_t next_delay(const struct mip_mac *m)
     uint32_t d = UINT32_MAX, x;
     if (m->ack_pending_tx && m->radio_tx == MIP_MAC_RADIO_IDLE)
         d = until(m, m->ack_due);
+#if MIP_RDC_CTL
+    if (m->ctl_pending && m->radio_tx == MIP_MAC_RADIO_IDLE) {
+        x = until(m, m->ctl_due);
+        if (x < d)
+            d = x;
+    }
+#endif
 #if MIP_RDC_DUTY_CYCLING
     if (m->rdc_armed) {
         x = until(m, m->rdc_due);

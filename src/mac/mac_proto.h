@@ -50,7 +50,8 @@ enum mip_mac_step {
 enum mip_mac_radio_use {
     MIP_MAC_RADIO_IDLE = 0,
     MIP_MAC_RADIO_DATA,
-    MIP_MAC_RADIO_ACK
+    MIP_MAC_RADIO_ACK,
+    MIP_MAC_RADIO_CTL           /* an RDC's control frame (mip_mac_ctl) */
 };
 
 struct mip_mac_proto {

@@ -20,8 +20,14 @@
  *   no ACK is due) or mip_mac_noack(m) (the protocol retries or gives up).
  *
  * Receiving runs beside that: the RDC keeps a timer of its own
- * (mip_mac_rdc_timer -> rdc->timer; channel checks, listening windows)
- * and hears of every frame the radio delivered (rdc->rx).
+ * (mip_mac_rdc_timer -> rdc->timer; channel checks, listening windows),
+ * sees every frame but ACKs before the engine does (rdc->take: its own
+ * control frames, which the engine then ignores) and hears of every frame
+ * the radio delivered (rdc->rx). Control frames of its own (strobes, strobe
+ * ACKs, probes) go out through one slot beside the ACK's (mip_mac_ctl ->
+ * rdc->ctl_sent), whatever the engine's state; frames that need channel
+ * access and retries (a leaf's data requests, a parent's held frames) go
+ * into the queue ahead of the others (mip_mac_push_front).
  *
  * The radio. An RDC never calls the driver's on/off itself: the engine asks
  * rdc->radio_wanted() after every step of mip_mac_poll (and at init) and
@@ -46,6 +52,14 @@
  * duty cycling needs (switching the radio, the RDC's timer and state). A
  * NullRDC-only build leaves it out and keeps the radio on from init. */
 #define MIP_RDC_DUTY_CYCLING (MIP_CONF_RDC != 0)
+/* What only some RDCs need from the engine, so a build without them
+ * compiles none of it: control frames outside the queue (X-MAC, LPP),
+ * frames of their own seen before the engine's filter (X-MAC, LPP, the
+ * parent), queue surgery (leaf, parent), MAC commands that report no
+ * outcome (the leaf's data requests). */
+#define MIP_RDC_CTL    (MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP)
+#define MIP_RDC_TAKES  (MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP || MIP_RDC_HAS_PARENT)
+#define MIP_RDC_QUEUE  (MIP_RDC_HAS_LEAF || MIP_RDC_HAS_PARENT)
 
 /* What rdc->rx is told about a frame the radio delivered. */
 enum mip_rdc_rx {
@@ -68,22 +82,43 @@ struct mip_rdc_ops {
     void (*step)(struct mip_mac *m);
     /* State ACK_WAIT: the deadline of mip_mac_await_ack passed, no ACK. */
     void (*ack_timeout)(struct mip_mac *m);
-    /* The ACK for the head frame arrived; the engine then finishes the
-     * frame with MIP_MAC_TX_OK. */
-    void (*acked)(struct mip_mac *m);
+    /* The ACK `h` for the head frame arrived, or (h NULL) the plain way
+     * (mip_rdc_sent_plain) sent it without waiting for one; the engine then
+     * finishes the frame with MIP_MAC_TX_OK. */
+    void (*acked)(struct mip_mac *m, const struct mip_802154_hdr *h);
+    /* Every parsed frame but ACKs, before the engine's filter: true when it
+     * is the RDC's own (a strobe, a probe, a data request), which the
+     * engine then neither acknowledges, counts nor passes up. */
+    bool (*take)(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr_len,
+                 const struct mip_802154_hdr *h);
     /* The radio delivered a frame (after the engine handled it; h is NULL
-     * for one that did not parse). */
+     * for one that did not parse). Not called for frames `take` took. */
     void (*rx)(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what);
     /* The RDC's own timer (mip_mac_rdc_timer) is due. */
     void (*timer)(struct mip_mac *m);
     /* Whether the radio should be on now. */
     bool (*radio_wanted)(const struct mip_mac *m);
+    /* The control frame of mip_mac_ctl left the radio (or the radio
+     * refused it). */
+    void (*ctl_sent)(struct mip_mac *m);
 };
 
 /* Each RDC's table (getters, as for the protocols: no data symbols). */
 const struct mip_rdc_ops *mip_rdc_nullrdc(void);
 #if MIP_RDC_HAS_CONTIKIMAC
 const struct mip_rdc_ops *mip_rdc_contikimac(void);
+#endif
+#if MIP_RDC_HAS_XMAC
+const struct mip_rdc_ops *mip_rdc_xmac(void);
+#endif
+#if MIP_RDC_HAS_LPP
+const struct mip_rdc_ops *mip_rdc_lpp(void);
+#endif
+#if MIP_RDC_HAS_LEAF
+const struct mip_rdc_ops *mip_rdc_leaf(void);
+#endif
+#if MIP_RDC_HAS_PARENT
+const struct mip_rdc_ops *mip_rdc_parent(void);
 #endif
 
 /* --- engine functions for RDCs --------------------------------------------- */
@@ -104,9 +139,70 @@ void mip_mac_rdc_timer(struct mip_mac *m, uint32_t delay_us);
 bool mip_mac_radio_needed(const struct mip_mac *m);
 /* The head frame of the queue (valid while q_count > 0). */
 struct mip_mac_qframe *mip_mac_head(struct mip_mac *m);
+#if MIP_RDC_CTL
+/* A control frame (len <= MIP_RDC_CTL_MAX, no FCS) sent `delay_us` from
+ * now, or as soon as the radio is free after that, outside the queue and
+ * its channel access; replaces one not yet sent. rdc->ctl_sent follows. */
+void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t delay_us);
 #endif
+#if MIP_RDC_QUEUE
+/* Puts a frame (copied, DSN as it is) at the front of the queue: first when
+ * the MAC is idle, else right behind the frame on its way. NOBUFS when the
+ * queue is full; INVALID for a bad length. */
+mip_status mip_mac_push_front(struct mip_mac *m, const uint8_t *frame, size_t len);
+/* The head frame leaves the queue without an outcome (the RDC keeps it and
+ * reports it later with mip_mac_report); the MAC is idle again. */
+void mip_mac_handoff(struct mip_mac *m);
+/* Reports the outcome of a frame outside the queue, as mip_mac_finish does
+ * for the head (counters, cb.tx_done). */
+void mip_mac_report(struct mip_mac *m, const uint8_t *frame, size_t len,
+                    enum mip_mac_tx_status st, uint8_t retries);
+#endif
+/* h names us (our short or extended address, our PAN) as its receiver;
+ * broadcast does not count. */
+bool mip_rdc_to_us(const struct mip_mac *m, const struct mip_802154_hdr *h);
+/* The frame's destination is `a` (an 802.15.4 MHR that parses). */
+bool mip_mac_frame_to(const uint8_t *frame, size_t len, const struct mip_802154_addr *a);
+/* Our own address for frames we build: the short one unless it is 0xFFFE
+ * or 0xFFFF (802.15.4: "use the extended address"). */
+void mip_mac_own_addr(const struct mip_mac *m, struct mip_802154_addr *out);
+/* Writes an intra-PAN frame of `type` (data or command) from us to dst
+ * with `payload` into out (MIP_RDC_CTL_MAX bytes); its length, 0 when it
+ * does not fit. */
+size_t mip_rdc_build(const struct mip_mac *m, uint8_t type, bool ack_request,
+                     const struct mip_802154_addr *dst, uint8_t seq,
+                     const uint8_t *payload, size_t plen, uint8_t *out);
+/* The frame (an MHR of hdr_len bytes) is an RDC control frame of ours:
+ * a data frame without the ACK request bit whose payload is exactly
+ * { 0x00, type }; its type or -1. */
+int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
+                     const struct mip_802154_hdr *h);
+/* Sets the frame pending bit of the head frame when the next queued frame
+ * is a unicast asking for an ACK to the same receiver `dst` (a burst). */
+void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst);
+#endif
+#if MIP_RDC_DUTY_CYCLING
+/* Moves *cycle to the start of the interval of `period` holding now. */
+void mip_rdc_cycle_now(mip_utime_t *cycle, uint32_t period, mip_utime_t now);
+/* t's offset in its interval of the grid starting at cycle: 0..period-1. */
+uint32_t mip_rdc_offset(mip_utime_t t, mip_utime_t cycle, uint32_t period);
+/* The entry of a phase table (MIP_RDC_PHASES) for `a`, or NULL. */
+struct mip_rdc_phase *mip_rdc_phase_find(struct mip_rdc_phase *tab,
+                                         const struct mip_802154_addr *a);
+/* The entry for `a`, else a free one, else the least recently used (counted
+ * rdc_phase_evicted), set to `a` and valid; the caller fills the rest. */
+struct mip_rdc_phase *mip_rdc_phase_get(struct mip_mac *m, struct mip_rdc_phase *tab,
+                                        const struct mip_802154_addr *a);
+#endif
+/* NullRDC's rows for hooks an RDC does not need. */
+bool mip_rdc_take_none(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr_len,
+                       const struct mip_802154_hdr *h);
+void mip_rdc_nothing(struct mip_mac *m);
 /* Two 802.15.4 addresses are the same (mode and value). */
 bool mip_mac_addr_equal(const struct mip_802154_addr *a, const struct mip_802154_addr *b);
+/* An 802.15.4 ACK for `seq` turnaround_us from now, with the frame pending
+ * bit as given (the engine's own ACKs carry it clear). */
+void mip_mac_ack(struct mip_mac *m, uint8_t seq, bool frame_pending);
 /* NullRDC's `sent`, for RDCs that send some attempts the plain way (its
  * `send` is mip_mac_transmit, its `ack_timeout` mip_mac_noack). */
 void mip_rdc_sent_plain(struct mip_mac *m);

@@ -1,7 +1,9 @@
-/* RDC parameters shared by every kind (rdc.h). */
+/* RDC parameters shared by every kind (rdc.h), and the helpers the
+ * duty-cycling RDCs share (mac_rdc.h): frames of their own, bursts, the
+ * adaptive interval. */
 #include <string.h>
 
-#include "moteip/rdc.h"
+#include "mac_rdc.h"
 
 void mip_rdc_config_default(struct mip_rdc_config *c, uint8_t kind)
 {
@@ -20,9 +22,221 @@ void mip_rdc_config_default(struct mip_rdc_config *c, uint8_t kind)
     c->phase_strobe_us = 16667;
     c->phase_guard_us = 0;
     c->phase_max_misses = 16;
+    /* X-MAC: Contiki 2.5 xmac.c, DEFAULT_ON_TIME 1/160 s, strobe wait 7/8
+     * of it, WAIT_TIME_BEFORE_STROBE_ACK 1/1000 s. */
+    c->on_us = 6250;
+    c->strobe_wait_us = 6250u * 7u / 8u;
+    c->strobe_ack_delay_us = 1000;
+    /* LPP: Contiki 2.5 lpp.c, LISTEN_TIME 1/128 s; the first 802.15.4
+     * backoff window after a probe. */
+    c->listen_us = 7812;
+    c->probe_backoff_us = 7u * 320u;
+    c->probe_jitter_us = 7812;
+    /* Sleepy leaf and parent: OpenThread's poll interval, TCPlp s.9's fast
+     * one, 802.15.4-2006's macMaxFrameTotalWaitTime with macMinBE 3,
+     * macMaxBE 5, macMaxCSMABackoffs 4: (8 + 16 + 31 x 2) x 20 symbols +
+     * phyMaxFrameDuration 266 symbols = 1986 x 16 µs. */
+    c->parent = 0xFFFFu;
+    c->wait_us = 31776;
+    c->poll_us = 240000000u;
+    c->poll_fast_us = 100000u;
+    c->child_timeout_us = 480000000u;
+    c->adapt_max_us = 0;
 }
 
 uint32_t mip_rdc_period_us(const struct mip_rdc_config *c)
 {
     return c->check_rate_hz != 0u ? 1000000u / c->check_rate_hz : 0u;
 }
+
+#if MIP_RDC_DUTY_CYCLING
+
+/* --- the adaptive interval (TCPlp Appendix C) ----------------------------- */
+
+uint32_t mip_rdc_adapt_longest(uint32_t base_us, uint32_t max_us)
+{
+    if (base_us == 0u || max_us <= base_us)
+        return base_us;
+    return max_us / base_us * base_us;
+}
+
+uint32_t mip_rdc_adapt_next(struct mip_rdc_adapt *a, uint32_t base_us, uint32_t max_us)
+{
+    uint32_t longest = mip_rdc_adapt_longest(base_us, max_us);
+    uint32_t iv;
+    if (a->heard)
+        a->level = 0;
+    else if (a->level < 31u && (base_us << a->level) < longest)
+        a->level++;
+    a->heard = false;
+    /* base << level, stopping short of an overflow: clamped anyway */
+    iv = a->level >= 31u || base_us > (longest >> a->level) ? longest : base_us << a->level;
+    return iv < longest ? iv : longest;
+}
+
+void mip_rdc_adapt_heard(struct mip_rdc_adapt *a)
+{
+    a->heard = true;
+    a->level = 0;
+}
+
+/* --- frames of our own ---------------------------------------------------- */
+
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP || MIP_RDC_HAS_LEAF
+void mip_mac_own_addr(const struct mip_mac *m, struct mip_802154_addr *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (m->cfg.short_addr < 0xFFFEu) {
+        out->mode = MIP_802154_ADDR_SHORT;
+        out->short_addr = m->cfg.short_addr;
+    } else {
+        out->mode = MIP_802154_ADDR_EXT;
+        memcpy(out->ext, m->cfg.ext_addr, 8);
+    }
+}
+
+size_t mip_rdc_build(const struct mip_mac *m, uint8_t type, bool ack_request,
+                     const struct mip_802154_addr *dst, uint8_t seq,
+                     const uint8_t *payload, size_t plen, uint8_t *out)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    memset(&h, 0, sizeof(h));
+    h.type = type;
+    h.ack_request = ack_request;
+    h.pan_id_compress = true;
+    h.version = 1;
+    h.seq = seq;
+    h.dst_pan = m->cfg.pan_id;
+    h.src_pan = m->cfg.pan_id;
+    h.dst = *dst;
+    mip_mac_own_addr(m, &h.src);
+    if (mip_ieee802154_emit(&h, out, MIP_RDC_CTL_MAX, &hl) != MIP_OK ||
+        hl + plen > MIP_RDC_CTL_MAX)
+        return 0;
+    memcpy(out + hl, payload, plen);
+    return hl + plen;
+}
+#endif
+
+#if MIP_RDC_CTL
+int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
+                     const struct mip_802154_hdr *h)
+{
+    if (h->type != MIP_802154_DATA || h->ack_request || len != hdr_len + 2u ||
+        frame[hdr_len] != 0x00u)
+        return -1;
+    return frame[hdr_len + 1u];
+}
+#endif
+
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_PARENT
+bool mip_rdc_to_us(const struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    if (h->dst_pan != m->cfg.pan_id && h->dst_pan != MIP_802154_PAN_NONE)
+        return false;
+    if (h->dst.mode == MIP_802154_ADDR_EXT)
+        return memcmp(h->dst.ext, m->cfg.ext_addr, 8) == 0;
+    return h->dst.mode == MIP_802154_ADDR_SHORT && h->dst.short_addr == m->cfg.short_addr;
+}
+
+#endif
+
+#if MIP_RDC_HAS_PARENT
+bool mip_mac_frame_to(const uint8_t *frame, size_t len, const struct mip_802154_addr *a)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    return mip_ieee802154_parse(frame, len, &h, &hl) == MIP_OK && mip_mac_addr_equal(&h.dst, a);
+}
+#endif
+
+/* --- phases and wake-up grids (ContikiMAC, X-MAC) ------------------------- */
+
+#if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC
+void mip_rdc_cycle_now(mip_utime_t *cycle, uint32_t period, mip_utime_t now)
+{
+    uint32_t elapsed = now - *cycle;
+    if (elapsed >= period)
+        *cycle += elapsed / period * period;
+}
+
+uint32_t mip_rdc_offset(mip_utime_t t, mip_utime_t cycle, uint32_t period)
+{
+    int32_t off = (int32_t)(t - cycle) % (int32_t)period;
+    return (uint32_t)(off < 0 ? off + (int32_t)period : off);
+}
+
+struct mip_rdc_phase *mip_rdc_phase_find(struct mip_rdc_phase *tab,
+                                         const struct mip_802154_addr *a)
+{
+    unsigned i;
+    for (i = 0; i < MIP_RDC_PHASES; i++)
+        if (tab[i].valid && mip_mac_addr_equal(&tab[i].addr, a))
+            return &tab[i];
+    return NULL;
+}
+
+struct mip_rdc_phase *mip_rdc_phase_get(struct mip_mac *m, struct mip_rdc_phase *tab,
+                                        const struct mip_802154_addr *a)
+{
+    struct mip_rdc_phase *e = mip_rdc_phase_find(tab, a), *old = &tab[0];
+    unsigned i;
+    if (e != NULL)
+        return e;
+    for (i = 0; i < MIP_RDC_PHASES && e == NULL; i++) {
+        if (!tab[i].valid)
+            e = &tab[i];
+        else if ((int32_t)(tab[i].used - old->used) < 0)
+            old = &tab[i];
+    }
+    if (e == NULL) {
+        m->stats[MIP_MAC_STAT_rdc_phase_evicted]++;
+        e = old;
+    }
+    e->addr = *a;
+    e->valid = 1;
+    return e;
+}
+#endif
+
+/* The frame pending bit of the frame control field's first byte. */
+#define FCF_FRAME_PENDING 0x10u
+
+#if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
+void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
+{
+    struct mip_802154_hdr h;
+    const struct mip_mac_qframe *next;
+    size_t hl;
+    if (m->q_count < 2u)
+        return;
+    next = &m->q[(m->q_head + 1u) % MIP_MAC_QUEUE];
+    if (mip_ieee802154_parse(next->data, next->len, &h, &hl) == MIP_OK &&
+        h.type == MIP_802154_DATA && h.ack_request && mip_mac_addr_equal(&h.dst, dst))
+        mip_mac_head(m)->data[0] |= FCF_FRAME_PENDING;
+}
+#endif
+
+#endif
+
+/* The sleepy-leaf and parent entry points of a build without them. */
+#if !MIP_RDC_HAS_LEAF
+void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now)
+{
+    (void)m;
+    (void)expecting;
+    (void)now;
+}
+#endif
+
+#if !MIP_RDC_HAS_PARENT
+mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *child,
+                             mip_utime_t now)
+{
+    (void)m;
+    (void)child;
+    (void)now;
+    return MIP_ERR_UNSUPPORTED;
+}
+#endif

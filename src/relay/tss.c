@@ -136,6 +136,11 @@ static void release_buffer(struct mip_relay *r, int fi, uint16_t delay)
     }
     if (rly_seq_gt(sl->seq, f->confirmed))
         return;
+    /* tss_ack_release: only the ACK of everything before it releases it (a
+     * late ACK of older data, after the implicit ACK, does not) */
+    if (r->cfg.tss_ack_release &&
+        (!(f->flags & MIP_RELAY_F_ACKED) || rly_seq_lt(f->acked, sl->seq)))
+        return;
     sl->used = MIP_RELAY_SLOT_CACHE;
     sl->rexmits = 0;
     if (rly_seq_gt(end, f->transmitted))
@@ -505,7 +510,10 @@ void tss_overheard(struct mip_relay *r, const struct rly_seg *seg)
         f->confirmed = seg_end(seg);
         if (rly_seq_gt(f->confirmed, f->transmitted))
             f->transmitted = f->confirmed;
-        release_buffer(r, fi, r->cfg.forward_delay_ms);
+        /* tss_ack_release: forward_delayed with a delay that lasts until
+         * the segment's ACK is back here (3a releases the buffer then) */
+        if (!r->cfg.tss_ack_release)
+            release_buffer(r, fi, r->cfg.forward_delay_ms);
         return;
     }
     if (seg->seg_len == 0u && (seg->flags & MIP_TCP_ACK)) {

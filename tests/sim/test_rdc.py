@@ -224,16 +224,20 @@ def test_per_node_rdc_and_per_delivery_metrics(tmp_path):
 
 
 @pytest.mark.parametrize("rdc,key,expect", [
-    ({"type": "xmac"}, "mac.rdc.type", 'expected one of "nullrdc", "contikimac", got "xmac"'),
+    ({"type": "bmac"}, "mac.rdc.type", 'expected one of "nullrdc", "contikimac", "xmac", "lpp", '
+     '"leaf", "parent", got "bmac"'),
     ({"type": "contikimac", "check_rate_hz": -8}, "mac.rdc.check_rate_hz",
      "expected an integer in [1, 1000], got -8"),
     ({"type": "contikimac", "check_rate_hz": 1000}, "mac.rdc.check_rate_hz",
-     "expected a rate whose interval holds two channel checks, got 1000"),
+     "expected a rate whose interval holds a wake-up (ContikiMAC: two channel checks; LPP: "
+     "the probe and its listen), got 1000"),
     ({"type": "contikimac", "copy_gap_us": 500}, "mac.rdc.copy_gap_us",
      "expected longer than phy.turnaround_us plus the PHY header's airtime"),
     ({"type": "contikimac", "cca_count": 0}, "mac.rdc.cca_count",
      "expected an integer in [1, 8], got 0"),
-    ({"rate": 8}, "mac.rdc.rate", "unknown key; known keys here: type, check_rate_hz"),
+    ({"rate": 8}, "mac.rdc.rate", "unknown key for the nullrdc RDC; its keys: type"),
+    ({"type": "contikimac", "rate": 8}, "mac.rdc.rate",
+     "unknown key for the contikimac RDC; its keys: type, phase_lock, check_rate_hz, cca_count"),
 ])
 def test_bad_rdc_parameter_names_its_key(tmp_path, rdc, key, expect):
     sc = pair({"type": "nullmac", "rdc": rdc}, [])

@@ -142,10 +142,14 @@ def test_footprint_doc_is_current(footprint_json):
                          + "; ".join(stale))
 
 
-# config.h MIP_CONF_RDC: a build with NullRDC alone compiles no ContikiMAC
-# code and no duty-cycling glue in the MAC engine; one with ContikiMAC has
-# both. Warnings are errors, as in CMakeLists.txt.
-@pytest.mark.parametrize("rdc", [0, 2])
+# config.h MIP_CONF_RDC: a build with NullRDC alone compiles none of the
+# duty-cycling RDCs and no duty-cycling glue in the MAC engine; one that
+# selects a single RDC compiles that one and only that one. Warnings are
+# errors, as in CMakeLists.txt.
+RDC_FILES = {2: "contikimac", 4: "xmac", 8: "lpp", 16: "leaf", 32: "parent"}
+
+
+@pytest.mark.parametrize("rdc", [0, 2, 4, 8, 16, 32])
 @pytest.mark.parametrize("profile", ["TINY", "FULL"])
 def test_mac_with_one_rdc_m0plus(tmp_path, rdc, profile):
     def syms(name):
@@ -158,15 +162,23 @@ def test_mac_with_one_rdc_m0plus(tmp_path, rdc, profile):
         assert p.returncode == 0, p.stdout
         return subprocess.run(["arm-none-eabi-nm", str(obj)], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True).stdout
-    engine, cm, null = syms("mac"), syms("contikimac"), syms("nullrdc")
+    engine, null = syms("mac"), syms("nullrdc")
     assert "T mip_rdc_nullrdc" in null
+    for bit, name in RDC_FILES.items():
+        own = syms(name)
+        if rdc & bit:
+            assert f"T mip_rdc_{name}" in own
+            assert f"U mip_rdc_{name}" in engine
+        else:
+            assert own.strip() == "", f"{name} compiled in with MIP_CONF_RDC={rdc}:\n{own}"
+            assert f"mip_rdc_{name}" not in engine
     if rdc:
-        assert "T mip_rdc_contikimac" in cm
-        assert "U mip_rdc_contikimac" in engine and "T mip_mac_radio_needed" in engine
+        assert "T mip_mac_radio_needed" in engine
     else:
-        assert cm.strip() == "", f"ContikiMAC compiled in with MIP_CONF_RDC=0:\n{cm}"
-        assert "mip_rdc_contikimac" not in engine
         assert "mip_mac_radio_needed" not in engine and "mip_mac_rdc_timer" not in engine
+    # control frames and queue surgery only for the RDCs that use them
+    assert ("T mip_mac_ctl" in engine) == bool(rdc & (4 | 8))
+    assert ("T mip_mac_push_front" in engine) == bool(rdc & (16 | 32))
 
 
 # Issue 18: the micro profile's linked image (bench/footprint, profiles

@@ -80,8 +80,12 @@ BAD = [
     ("rdc_rate.toml", _sub('type = "csma_ca"\n', 'type = "csma_ca"\nrdc = { type = "contikimac", '
                                                   'check_rate_hz = -8 }\n'),
      "rdc_rate.toml: mac.rdc.check_rate_hz: expected an integer in [1, 1000], got -8", False),
-    ("rdc_kind.toml", _sub('type = "csma_ca"\n', 'type = "csma_ca"\nrdc = { type = "lpp" }\n'),
-     'rdc_kind.toml: mac.rdc.type: expected one of "nullrdc", "contikimac", got "lpp"', False),
+    ("rdc_kind.toml", _sub('type = "csma_ca"\n', 'type = "csma_ca"\nrdc = { type = "bmac" }\n'),
+     'rdc_kind.toml: mac.rdc.type: expected one of "nullrdc", "contikimac", "xmac", "lpp", '
+     '"leaf", "parent", got "bmac"', False),
+    ("rdc_leaf.toml", _sub('type = "csma_ca"\n', 'type = "csma_ca"\nrdc = { type = "leaf" }\n'),
+     "rdc_leaf.toml: mac.rdc.parent: missing; expected the node id of the leaf's parent (a node "
+     "running the parent RDC)", False),
     ("rdc_node.toml", _append('\n[[mac.nodes]]\nids = [7]\nrdc = { type = "contikimac" }\n'),
      'rdc_node.toml: mac.nodes[0].ids[0]: expected an integer node id 0..2 or "last", got 7',
      False),

@@ -10,6 +10,7 @@ imports them all below.
 """
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 from dataclasses import dataclass, field
@@ -65,6 +66,9 @@ class Experiment:
     #: configurations compared, each a label and the keys it sets: one sweep
     #: per arm (out/NAME/LABEL/), merged into one summary with an "arm" key
     arms: list[tuple[str, dict]] | None = None
+    #: (summary, out dir) -> paths of plots the PlotSpecs cannot draw (time
+    #: series, distributions), made from the raw results in the out dir
+    figures: Callable[[dict, pathlib.Path], list[str]] | None = None
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -110,7 +114,10 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
         summary = merge_arms(arms, base)
         write_json_atomic(outdir / "summary.json", summary)
         write_summary_csv(outdir / "summary.csv", summary)
-    rep = e.report(summary)
+    # the report and the figures also see the scenario (analytic values come
+    # from its parameters) and where the raw results are
+    context = {**summary, "scenario_data": sc.data, "out": str(outdir)}
+    rep = e.report(context)
     nruns = runs or e.runs
     text = (f"{e.title}\nsource: {e.source}; scenario: examples/{e.scenario}; {nruns} runs per "
             f"point; mean ± 95 % CI\n\n" + render(rep.headers, rep.rows))
@@ -127,6 +134,11 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
         except MissingExtra as err:   # the numbers do not need matplotlib
             no_plots = f"plots: none ({err})"
             break
+    if e.figures is not None and no_plots is None:
+        try:
+            plots += [str(p) for p in e.figures(context, outdir)]
+        except MissingExtra as err:
+            no_plots = f"plots: none ({err})"
     text += "\n\nplots: " + ", ".join(plots) if plots else ""
     text += "\n\n" + no_plots if no_plots else ""
     text += (f"\nsweep: {outdir} (summary.csv, summary.json, runs.csv)" if e.arms is None else
@@ -160,6 +172,22 @@ def point(summary: dict, **params) -> dict | None:
 
 # --- helpers for reports ----------------------------------------------------------------
 
+def raw_results(out: str | os.PathLike, arm: str | None = None, **params) -> list[tuple[int, dict]]:
+    """(seed, raw result) of every run on disk under `out` (an arm's sweep
+    directory when `arm` is given) whose parameters include `params` (dots
+    spelled __), in seed order: what figures are drawn from."""
+    d = pathlib.Path(out) / arm if arm else pathlib.Path(out)
+    want = {k.replace("__", "."): v for k, v in params.items()}
+    found = []
+    for r in sorted((d / "runs").glob("*.json")):
+        rec = json.loads(r.read_text())
+        if all(rec["params"].get(k) == v for k, v in want.items()):
+            res = d / "results" / r.name
+            if res.is_file():
+                found.append((rec["seed"], json.loads(res.read_text())))
+    return sorted(found, key=lambda t: t[0])
+
+
 def metric(point: dict, name: str) -> dict | None:
     return point["metrics"].get(name)
 
@@ -169,4 +197,5 @@ def points_by(summary: dict, key: str) -> dict:
     return {p["params"][key]: p for p in summary["points"]}
 
 
-from . import coap, demo, physics, relay  # noqa: E402,F401  (registration)
+from . import (cctrl_figures, coap, demo, dtc_figures, energy, physics, relay,  # noqa: E402,F401
+               tss, uip)  # (registration)

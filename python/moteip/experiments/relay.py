@@ -6,6 +6,7 @@ from . import Experiment, PlotSpec, Report, metric, point, register
 
 # --- tss-table1 --------------------------------------------------------------------------
 
+TSS_SOURCE = "Braun, Voigt, Dunkels, TCP Support for Sensor Networks (WONS 2007, seeds/004)"
 TSS_BERS = [0, 1e-6, 1e-5, 1e-4]
 #: Table 1 of the TSS paper, totals over 100 runs divided by 100 (per run).
 TSS_TABLE1 = {
@@ -25,13 +26,64 @@ TSS_TABLE1 = {
                   "e2e": [0.0, 1.99, 4.17, 19.09],
                   "throughput": [4997, 4309, 2626, 288]},
 }
-TSS_OPTIMAL_SEGMENTS = [10015.0, 10029.19, 10157.82, 11538.52]
+#: The paper's "optimal" row, shown beside ours (which is computed, below).
+TSS_OPTIMAL_PAPER = [10015.0, 10029.19, 10157.82, 11538.52]
+#: Our arms and the paper configuration each one answers. The "-ackrel" arms
+#: add the forwarding rule the paper leaves open, derived as the limit of its
+#: forward_delayed (relay.ack_release, docs/RELAY.md): one segment on the path.
+TSS_PAPER_ARM = {"tcp": "tcp", "tss-backpressure": "tss-backpressure", "tss-cwnd3": "tss-cwnd3",
+                 "tss-backpressure-ackrel": "tss-backpressure", "tss-cwnd3-ackrel": "tss-cwnd3"}
+_TSS_BP = {"relay.mode": "tss", "flows[0].sender.cwnd_hold_backlog": 3}
+_TSS_C3 = {"relay.mode": "tss", "flows[0].sender.cwnd_cap": 3}
+TSS_ARMS = [("tcp", {"relay.mode": "off"}),
+            ("tss-backpressure", dict(_TSS_BP)),
+            ("tss-cwnd3", dict(_TSS_C3)),
+            ("tss-backpressure-ackrel", {**_TSS_BP, "relay.ack_release": True}),
+            ("tss-cwnd3-ackrel", {**_TSS_C3, "relay.ack_release": True})]
+
+#: TCP/IP header bytes of the chain's frames without payload: IPv4 20 + TCP
+#: 20 (no SACK, no timestamps); a SYN carries 8 more (MSS, window scale).
+TSS_IP_TCP = 40
+TSS_SYN_OPTIONS = 8
 
 _ROWS = [("segments", "transmitted TCP segments", "totals.tcp_data_frames_tx"),
          ("acks", "transmitted TCP ACKs", "totals.tcp_ack_frames_tx"),
          ("total", "total packets", None),
          ("e2e", "e2e retransmissions", "flows[0].e2e_retransmissions"),
          ("throughput", "throughput (b/s)", "flows[0].goodput_bps")]
+#: rows that explain the others (no paper value)
+_DIAG_ROWS = [("frames lost to collisions (all receivers)", "totals.frames_collided"),
+              ("local retransmissions", "relay_local_rexmits"),
+              ("ACKs recovered", "relay_acks_recovered")]
+
+
+def tss_optimal(scenario: dict, ber: float) -> dict:
+    """The paper's optimum, computed from the scenario's channel: every frame
+    that must cross a hop is sent again on that hop only when bit errors
+    lost it, so a frame of n bits costs 1 / (1 - PER) transmissions per hop,
+    PER = 1 - (1 - BER)^n ([T] IV.B.1). Data: the segments and the two SYNs;
+    ACKs: one per segment and the handshake's. Collisions are not counted
+    (nor are they in the paper's row)."""
+    nodes = scenario["topology"]["nodes"]
+    hops = nodes - 1
+    flow = scenario["flows"][0]
+    hdr = scenario["link"]["header_bytes"]
+
+    def per_hop(frame_bytes: int) -> float:
+        return 1.0 / (1.0 - ber) ** (8 * frame_bytes)
+
+    data = flow["segments"] * per_hop(flow["segment_bytes"] + TSS_IP_TCP + hdr)
+    syns = 2 * per_hop(TSS_IP_TCP + TSS_SYN_OPTIONS + hdr)
+    acks = (flow["segments"] + 1) * per_hop(TSS_IP_TCP + hdr)
+    return {"segments": hops * (data + syns), "acks": hops * acks,
+            "total": hops * (data + syns + acks),
+            "data_bits": 8 * (flow["segment_bytes"] + TSS_IP_TCP + hdr)}
+
+
+def tss_metrics(result: dict, params: dict) -> dict:
+    nodes = result["node_stats"]
+    return {"relay_local_rexmits": sum(n.get("relay", {}).get("local_rexmits", 0) for n in nodes),
+            "relay_acks_recovered": sum(n.get("relay", {}).get("acks_recovered", 0) for n in nodes)}
 
 
 def _total(p: dict) -> dict | None:
@@ -43,22 +95,75 @@ def _total(p: dict) -> dict | None:
     return {"n": a["n"], "mean": a["mean"] + b["mean"], "ci95": None}
 
 
+def _mean(summary: dict, arm: str, ber: float, key: str) -> float | None:
+    p = point(summary, arm=arm, medium__ber=ber)
+    if p is None:
+        return None
+    s = _total(p) if key == "total" else metric(p, dict((k, n) for k, _, n in _ROWS)[key])
+    return s["mean"] if s else None
+
+
+def tss_conclusions(summary: dict) -> list[str]:
+    """The paper's three conclusions that the table tests, each: holds here or not."""
+    arms = summary["vary"]["arm"]
+    bers = [b for b in TSS_BERS if point(summary, arm="tcp", medium__ber=b)]
+    out = []
+    for arm in [a for a in arms if a != "tcp"]:
+        fewer = [b for b in bers if (_mean(summary, arm, b, "total") or 0) <
+                 (_mean(summary, "tcp", b, "total") or 0)]
+        faster = [b for b in bers if (_mean(summary, arm, b, "throughput") or 0) >
+                  (_mean(summary, "tcp", b, "throughput") or 0)]
+        out.append(f"{arm}: fewer packets than TCP at BER {', '.join(num(b) for b in fewer) or 'none'}; "
+                   f"faster than TCP at BER {', '.join(num(b) for b in faster) or 'none'} "
+                   f"(paper: both at every BER)")
+    for bp, c3 in (("tss-backpressure", "tss-cwnd3"), ("tss-backpressure-ackrel", "tss-cwnd3-ackrel")):
+        a, b = _mean(summary, bp, 1e-4, "throughput"), _mean(summary, c3, 1e-4, "throughput")
+        if a is not None and b is not None:
+            out.append(f"BER 1e-4: {bp} {num(a)} b/s vs {c3} {num(b)} b/s: backpressure "
+                       f"{'faster' if a > b else 'not faster'} (paper: 465 vs 288, faster)")
+    return out
+
+
 def tss_report(summary: dict) -> Report:
     rows = []
     arms = summary["vary"]["arm"]
     for arm in arms:
+        paper = TSS_TABLE1[TSS_PAPER_ARM.get(arm, arm)] if TSS_PAPER_ARM.get(arm, arm) in TSS_TABLE1 else None
         for key, label, name in _ROWS:
             cells = []
             for i, ber in enumerate(TSS_BERS):
                 p = point(summary, arm=arm, medium__ber=ber)
                 s = (_total(p) if name is None else metric(p, name)) if p else None
-                cells.append(f"{mean_ci(s)} ({num(TSS_TABLE1[arm][key][i])})")
+                cells.append(f"{mean_ci(s)} ({num(paper[key][i])})" if paper else mean_ci(s))
             rows.append([arm, label] + cells)
-    rows.append(["optimal", "transmitted TCP segments", *[f"({num(v)})" for v in TSS_OPTIMAL_SEGMENTS]])
+        for label, name in _DIAG_ROWS:
+            if arm == "tcp" and name.startswith("relay_"):
+                continue
+            cells = []
+            for ber in TSS_BERS:
+                p = point(summary, arm=arm, medium__ber=ber)
+                cells.append(mean_ci(metric(p, name)) if p else "-")
+            rows.append([arm, label] + cells)
+    sc = summary.get("scenario_data")
+    if sc is not None:
+        opt = [tss_optimal(sc, b) for b in TSS_BERS]
+        rows.append(["optimal", "transmitted TCP segments",
+                     *[f"{num(o['segments'])} ({num(v)})" for o, v in zip(opt, TSS_OPTIMAL_PAPER)]])
+        rows.append(["optimal (ours)", "transmitted TCP ACKs", *[num(o["acks"]) for o in opt]])
+        rows.append(["optimal (ours)", "total packets", *[num(o["total"]) for o in opt]])
     missing = [a for a in TSS_TABLE1 if a not in arms]
     notes = ["Cells: moteip-sim mean ± 95 % CI (the paper's Table 1 value per run, its 100-run "
-             "totals divided by 100). Segment and ACK counts are transmissions on the air, "
-             "every hop and every retransmission included."]
+             "totals divided by 100; the -ackrel arms show the value of the paper's variant they "
+             "add a rule to). Segment and ACK counts are transmissions on the air, every hop and "
+             "every retransmission included.",
+             "optimal: every frame resent only on the hop where bit errors lost it, "
+             "N / (1 - PER), PER = 1 - (1 - BER)^n with n = the frame's bits, computed from the "
+             "scenario (1416-bit segments, 480-bit SYNs, 416-bit ACKs; the paper's value in "
+             "brackets); 'optimal (ours)' extends it to the ACKs.",
+             "-ackrel: TSS with relay.ack_release, the limit of the paper's forward_delayed "
+             "(a buffered segment waits for the TCP ACK of the one before: one segment on the "
+             "path)."]
+    notes += ["Conclusions: " + c for c in tss_conclusions(summary)]
     if missing:
         notes.append("Not run: " + ", ".join(missing) + ".")
     return Report(["configuration", "metric"] + [f"BER {num(b)}" for b in TSS_BERS], rows, notes)
@@ -67,13 +172,12 @@ def tss_report(summary: dict) -> Report:
 register(Experiment(
     name="tss-table1",
     title="TSS Table 1: TCP with and without TSS on an 11-node chain (100 kb/s CSMA, no link ACKs)",
-    source="Braun, Voigt, Dunkels, TCP Support for Sensor Networks, section IV, Table 1",
+    source=TSS_SOURCE + ", section IV.B.1-2, Table 1 (setup IV.A)",
     scenario="tss-table1.toml",
     runs=100,
     report=tss_report,
-    arms=[("tcp", {"relay.mode": "off"}),
-          ("tss-backpressure", {"relay.mode": "tss", "flows[0].sender.cwnd_hold_backlog": 3}),
-          ("tss-cwnd3", {"relay.mode": "tss", "flows[0].sender.cwnd_cap": 3})],
+    metrics_fn=tss_metrics,
+    arms=TSS_ARMS,
     plots=[PlotSpec("throughput-vs-ber.png", "medium.ber", "flows[0].goodput_bps", hue="arm",
                     logx=True, ylabel="throughput (b/s)"),
            PlotSpec("segments-vs-ber.png", "medium.ber", "totals.tcp_data_frames_tx", hue="arm",
@@ -82,6 +186,10 @@ register(Experiment(
 
 
 # --- dtc -------------------------------------------------------------------------------------
+
+#: DTC's only evaluation among the seeds: Paper D of Dunkels' licentiate thesis.
+DTC_SOURCE = ("Dunkels, Voigt, Alonso, Making TCP/IP Viable for Wireless Sensor Networks (EWSN 2004 "
+              "work in progress; Paper D, chapter 9 of Dunkels' licentiate thesis, seeds/000)")
 
 #: [D] section 9.6.2: 10 hops, 10 % / 5 % / 2 % loss, 500 packets, mean of 30 runs.
 DTC_PAPER_E2E = {"tcp": 51.0, "dtc": 6.0}
@@ -117,7 +225,7 @@ def dtc_report(summary: dict) -> Report:
         cells.append(mean_ci(metric(p, "totals.frames_tx")))
         rows.append(cells)
     notes = [
-        "Paper: Dunkels et al., DTC, section 9.6.2: 51 source retransmissions without DTC, 6 with "
+        f"Paper: {DTC_SOURCE}, section 9.6.2: 51 source retransmissions without DTC, 6 with "
         "it (10 hops, 500 packets, 10 % data / 5 % ACK / 2 % link-ACK loss, mean of 30 runs); "
         "Fig. 9.3 (no values in the text): DTC lowers the load on the nodes near the sender.",
         "Loss model (examples/dtc.toml): medium.frame_loss per reception, 802.15.4 CSMA-CA with "
@@ -142,7 +250,7 @@ def dtc_report(summary: dict) -> Report:
 register(Experiment(
     name="dtc",
     title="DTC: source retransmissions on a 10-hop chain (10 % data, 5 % ACK, 2 % link-ACK loss)",
-    source="Dunkels, Alonso, Voigt, Ritter, Schiller, Distributed TCP Caching, section 9.6.2",
+    source=f"{DTC_SOURCE}, section 9.6.2 (text)",
     scenario="dtc.toml",
     runs=30,
     report=dtc_report,
@@ -165,6 +273,9 @@ register(Experiment(
 
 # --- cctrl -----------------------------------------------------------------------------------
 
+#: cctrl's evaluation: Buergi's master thesis.
+CCTRL_SOURCE = ("Buergi, Performance Optimization for TCP-based Wireless Sensor Networks (MSc thesis, "
+                "Bern 2011, seeds/001)")
 CCTRL_HOPS = [2, 3, 4, 5, 6]
 CCTRL_PAYLOAD = 16          # bytes per segment ([B] Table 5.1)
 
@@ -274,7 +385,7 @@ def cctrl_report(summary: dict) -> Report:
 register(Experiment(
     name="cctrl",
     title="cctrl: TCP segments through 2..6 hops in 600 s with in-network caching (uIP-like ends)",
-    source="Buergi, cctrl (Contiki cache-and-control module), chapter 5",
+    source=CCTRL_SOURCE + ", section 5.3, Figs. 5.2-5.12 (values from the text)",
     scenario="cctrl.toml",
     runs=15,
     report=cctrl_report,

@@ -43,6 +43,69 @@ static void test_csma_tau_and_period_settings(void)
     CHECK_EQ(n.cca_at[0], T0 + 2000 + 128);
 }
 
+/* The TSS paper's reading (section IV.A): sense first, send at once on a
+ * clear channel, back off only after a busy one; with csma_continuous the
+ * backoff is any µs in [1, 3] tau. Rows: (sense_first, continuous). */
+static void test_csma_sense_first_and_continuous_backoff(void)
+{
+    static const struct { bool sense_first, continuous; } rows[] = {
+        { true, false }, { true, true }, { false, true },
+    };
+    unsigned r;
+    for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+        uint32_t seed, gap, lo = UINT32_MAX, hi = 0, off_grid = 0;
+        for (seed = 0; seed < 200; seed++) {
+            struct node n;
+            node_config(&n, MIP_MAC_CSMA);
+            n.cfg.timing.backoff_us = 10000;            /* tau = 10 ms */
+            n.cfg.csma_sense_first = rows[r].sense_first;
+            n.cfg.csma_continuous = rows[r].continuous;
+            node_start_seed(&n, seed);
+            /* sense first: busy once, then clear; else clear at once */
+            n.cca_script = rows[r].sense_first ? "bc" : "c";
+            CHECK_EQ(node_send(&n, PEER, false, 1), MIP_OK);
+            node_run_all(&n);
+            CHECK_EQ(n.ntx, 1);
+            CHECK_EQ(n.done[0].st, MIP_MAC_TX_OK);
+            if (rows[r].sense_first) {
+                /* the first CCA comes without any backoff */
+                CHECK_EQ(n.ncca, 2);
+                CHECK_EQ(n.cca_at[0], T0 + 128u);
+                gap = n.cca_at[1] - n.cca_at[0] - 128u;
+            } else {
+                CHECK_EQ(n.ncca, 1);
+                gap = n.cca_at[0] - T0 - 128u;
+            }
+            CHECK_EQ(n.tx[0].t, n.cca_at[n.ncca - 1] + 192);
+            CHECK(gap >= 10000u && gap <= 30000u);
+            if (gap % 10000u != 0u)
+                off_grid++;
+            if (gap < lo)
+                lo = gap;
+            if (gap > hi)
+                hi = gap;
+        }
+        if (rows[r].continuous) {
+            /* spread over the interval, not on the period grid */
+            CHECK(off_grid > 190u);
+            CHECK(lo < 11000u && hi > 29000u);
+        } else {
+            CHECK_EQ(off_grid, 0);
+        }
+    }
+    {
+        /* sense first on a clear channel: no backoff at all */
+        struct node n;
+        node_config(&n, MIP_MAC_CSMA);
+        n.cfg.csma_sense_first = true;
+        node_start(&n);
+        node_send(&n, PEER, false, 1);
+        node_run_all(&n);
+        CHECK_EQ(n.ncca, 1);
+        CHECK_EQ(n.tx[0].t, T0 + 128u + 192u);
+    }
+}
+
 static void test_csma_busy_redraws_then_gives_up(void)
 {
     struct node n;
@@ -183,6 +246,7 @@ int main(void)
 {
     RUN(test_csma_backoff_range_and_no_ack_wait);
     RUN(test_csma_tau_and_period_settings);
+    RUN(test_csma_sense_first_and_continuous_backoff);
     RUN(test_csma_busy_redraws_then_gives_up);
     RUN(test_csma_receiver_still_acks);
     RUN(test_nullmac_sends_at_once);

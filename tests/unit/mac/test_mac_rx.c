@@ -67,6 +67,7 @@ static void test_init_validates_and_turns_radio_on(void)
     CHECK_EQ(n.cfg.retry_delay_max_us, 0);
     CHECK_EQ(n.cfg.csma_min_periods, 1);
     CHECK_EQ(n.cfg.csma_max_periods, 3);
+    CHECK(!n.cfg.csma_sense_first && !n.cfg.csma_continuous);
     node_start(&n);
     CHECK(n.radio_on);
     CHECK_EQ(mip_mac_poll(&n.mac, n.now), UINT32_MAX);

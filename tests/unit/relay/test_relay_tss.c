@@ -256,6 +256,46 @@ static void test_ack_releases_buffer(void)
     node_free(&n);
 }
 
+/* tss_ack_release (the limit of forward_delayed): the implicit ACK frees the
+ * cache but the buffered segment waits, beyond any forward delay and RTO,
+ * until the TCP ACK of the segment before it; then it goes at once. */
+static void test_ack_release_waits_for_the_tcp_ack(void)
+{
+    struct node n;
+    struct tseg d1;
+    struct sent s;
+    struct mip_relay_config c;
+    mip_relay_config_default(&c, MIP_RELAY_TSS);
+    CHECK(!c.tss_ack_release);
+    c.tss_ack_release = true;
+    node_init_cfg(&n, &c);
+    handshake(&n, false, 100);
+    d1 = feed_data(&n, false, 1000, 40, 10);
+    feed_data(&n, false, 1040, 40, 11);
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_BUFFER), 1);
+    overhear_fwd(&n, &d1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 1);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 0);
+    CHECK_EQ(n.r->flows[0].confirmed, 1040);
+    advance(&n, 10u * (n.r->cfg.forward_delay_ms + 150u));
+    CHECK_EQ(n.f.ntx, 1);                   /* neither forwarded nor resent */
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_BUFFER), 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_delayed_forwards), 0);
+    /* a late ACK of older data is forwarded but releases nothing */
+    feed_ack(&n, false, 1000, 49);
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_BUFFER), 1);
+    feed_ack(&n, false, 1040, 50);
+    CHECK_EQ(n.f.ntx, 4);                   /* the buffered segment, the ACK */
+    CHECK(sent_at(&n, 2, &s));
+    CHECK_EQ(s.h.seq, 1040);
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_delayed_forwards), 1);
+    CHECK_EQ(slots_used(&n, MIP_RELAY_SLOT_CACHE), 1);
+    node_free(&n);
+}
+
 static void test_data_beyond_transmitted_dropped(void)
 {
     struct node n;
@@ -885,6 +925,7 @@ int main(void)
     RUN(test_tcp_ack_clears_cache);
     RUN(test_backpressure_buffer_released_after_delay);
     RUN(test_ack_releases_buffer);
+    RUN(test_ack_release_waits_for_the_tcp_ack);
     RUN(test_data_beyond_transmitted_dropped);
     RUN(test_regenerate_ack_v4);
     RUN(test_regenerate_ack_v6);

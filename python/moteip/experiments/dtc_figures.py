@@ -1,0 +1,187 @@
+"""DTC beyond the paper's one example ([D] section 9.6.2): the grid of path
+lengths and loss rates behind its "factor of four to eight", and Fig. 9.3,
+the load on every node of the path (docs/results.md, "DTC")."""
+from __future__ import annotations
+
+import pathlib
+
+from ..plot import pyplot
+from ..table import mean_ci, num
+from . import Experiment, Report, metric, point, register
+from .relay import DTC_SOURCE, dtc_metrics
+
+#: [D] 9.6.2: "For path lengths between 5 and 10 hops and packet loss rates between
+#: 5% and 15%, the number of retransmissions that the TCP sender has to perform
+#: decreases by a factor of four to eight."
+GRID_HOPS = [5, 6, 7, 8, 9, 10]
+GRID_LOSS = [0.05, 0.10, 0.15]
+PAPER_FACTOR = (4.0, 8.0)
+
+
+def loss_model(p: float, scaled: bool) -> dict:
+    """medium.frame_loss for a data loss rate p. scaled: ACKs and link ACKs
+    keep the example's ratios to it (10 % / 5 % / 2 %); else every packet p."""
+    if scaled:
+        return {"tcp_data": p, "tcp_ack": round(p / 2, 6), "link_ack": round(p / 5, 6)}
+    return {"tcp_data": p, "tcp_ack": p, "link_ack": p}
+
+
+GRID_ARMS = [("tcp", {"relay.mode": "off"}), ("dtc", {"relay.mode": "dtc"})]
+
+
+def _grid_vary(scaled: bool) -> dict:
+    return {"topology.nodes": [h + 1 for h in GRID_HOPS],
+            "medium.frame_loss": [loss_model(p, scaled) for p in GRID_LOSS]}
+
+
+def grid_report(summary: dict) -> Report:
+    rows = []
+    factors = []
+    scaled = summary["vary"]["medium.frame_loss"][0]["tcp_ack"] != summary["vary"]["medium.frame_loss"][0]["tcp_data"]
+    for fl in summary["vary"]["medium.frame_loss"]:
+        for nodes in summary["vary"]["topology.nodes"]:
+            t = point(summary, arm="tcp", topology__nodes=nodes, medium__frame_loss=fl)
+            d = point(summary, arm="dtc", topology__nodes=nodes, medium__frame_loss=fl)
+            te = metric(t, "flows[0].e2e_retransmissions") if t else None
+            de = metric(d, "flows[0].e2e_retransmissions") if d else None
+            f = te["mean"] / de["mean"] if te and de and de["mean"] else None
+            if f is not None:
+                factors.append(f)
+            rows.append([f"{fl['tcp_data']:.0%}", str(nodes - 1), mean_ci(te), mean_ci(de), num(f, 3),
+                         mean_ci(metric(d, "relay_local_rexmits")) if d else "-"])
+    lo = min(factors) if factors else None
+    hi = max(factors) if factors else None
+    notes = [f"{DTC_SOURCE}: 'a factor of four to eight' over 5-10 hops and 5-15 % loss; the "
+             "grid itself is not published.",
+             "Loss model: medium.frame_loss per reception, " +
+             ("TCP ACKs at half and link ACKs at a fifth of the data loss (the example's "
+              "10 % / 5 % / 2 %)" if scaled else "every packet (data, TCP ACK, link ACK) at the "
+              "same rate") + "; the rest as examples/dtc.toml (CSMA-CA, one link retry, one "
+             "segment in flight, 500 segments).",
+             f"Factor = TCP's source retransmissions / DTC's: here {num(lo, 3)} to {num(hi, 3)} "
+             f"(paper: {PAPER_FACTOR[0]:g} to {PAPER_FACTOR[1]:g})."]
+    return Report(["data loss", "hops", "TCP e2e retransmissions", "DTC e2e retransmissions",
+                   "factor", "DTC local rexmits"], rows, notes)
+
+
+def grid_figures(summary: dict, out: pathlib.Path) -> list[str]:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for fl in summary["vary"]["medium.frame_loss"]:
+        xs, ys = [], []
+        for nodes in summary["vary"]["topology.nodes"]:
+            t = point(summary, arm="tcp", topology__nodes=nodes, medium__frame_loss=fl)
+            d = point(summary, arm="dtc", topology__nodes=nodes, medium__frame_loss=fl)
+            te = metric(t, "flows[0].e2e_retransmissions") if t else None
+            de = metric(d, "flows[0].e2e_retransmissions") if d else None
+            if te and de and de["mean"]:
+                xs.append(nodes - 1)
+                ys.append(te["mean"] / de["mean"])
+        ax.plot(xs, ys, marker="o", label=f"data loss {fl['tcp_data']:.0%}")
+    ax.axhspan(*PAPER_FACTOR, color="grey", alpha=0.2, label="[D]: 4 to 8")
+    ax.set_xlabel("hops")
+    ax.set_ylabel("TCP / DTC source retransmissions")
+    ax.set_title("dtc-grid: the factor behind [D] 9.6.2", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / "factor-vs-hops.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return [str(path)]
+
+
+for _name, _scaled, _what in (("dtc-grid", True, "ACK losses scaled with the data loss"),
+                              ("dtc-grid-uniform", False, "every packet at the same loss")):
+    register(Experiment(
+        name=_name,
+        title=f"DTC over 5-10 hops x 5-15 % loss: the factor of source retransmissions ({_what})",
+        source=f"{DTC_SOURCE}, section 9.6.2 (text)",
+        scenario="dtc.toml",
+        runs=30,
+        vary=_grid_vary(_scaled),
+        arms=GRID_ARMS,
+        metrics_fn=dtc_metrics,
+        report=grid_report,
+        figures=grid_figures,
+    ))
+
+
+# --- dtc-load: Fig. 9.3 -------------------------------------------------------------------------
+
+LOAD_ARMS = [("tcp", {"relay.mode": "off"}), ("dtc", {"relay.mode": "dtc"}),
+             ("dtc-ours", {"relay.mode": "dtc", "relay.endpoints": True, "relay.ack_repair": True})]
+
+
+def load_metrics(result: dict, params: dict) -> dict:
+    m = {f"node{n['id']}.frames_tx": n["frames_tx"] for n in result["node_stats"]}
+    m.update({f"node{n['id']}.data_tx": n["tcp_data_frames_tx"] for n in result["node_stats"]})
+    m.update(dtc_metrics(result, params))
+    return m
+
+
+def load_report(summary: dict) -> Report:
+    arms = summary["vary"]["arm"]
+    nodes = summary["scenario_data"]["topology"]["nodes"]
+    rows = []
+    for i in range(nodes):
+        cells = [str(i)]
+        base = None
+        for arm in arms:
+            p = point(summary, arm=arm)
+            s = metric(p, f"node{i}.frames_tx") if p else None
+            cells.append(mean_ci(s))
+            if arm == "tcp" and s:
+                base = s["mean"]
+            elif s and base:
+                cells.append(f"{100.0 * (s['mean'] / base - 1):+.1f} %")
+        rows.append(cells)
+    heads = ["node"]
+    for arm in arms:
+        heads.append(f"{arm} frames")
+        if arm != "tcp":
+            heads.append("vs tcp")
+    notes = [f"{DTC_SOURCE}, Fig. 9.3 'DTC load reduction close to sender': every frame each "
+             "node sent (data, TCP ACKs, link ACKs, retries) on the 10-hop example of "
+             "examples/dtc.toml (10 % / 5 % / 2 % loss); node 0 is the TCP sender (the sink in "
+             "[D]'s scenario), node 10 the receiver. The figure's values are not in the text.",
+             "Plot: load-per-node.png."]
+    return Report(heads, rows, notes)
+
+
+def load_figures(summary: dict, out: pathlib.Path) -> list[str]:
+    plt = pyplot()
+    arms = summary["vary"]["arm"]
+    nodes = summary["scenario_data"]["topology"]["nodes"]
+    fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=120)
+    width = 0.8 / len(arms)
+    for k, arm in enumerate(arms):
+        p = point(summary, arm=arm)
+        ys = [metric(p, f"node{i}.frames_tx")["mean"] if p and metric(p, f"node{i}.frames_tx") else 0
+              for i in range(nodes)]
+        es = [(metric(p, f"node{i}.frames_tx") or {}).get("ci95") or 0 for i in range(nodes)] if p else None
+        ax.bar([i + k * width for i in range(nodes)], ys, width=width, yerr=es, capsize=2, label=arm)
+    ax.set_xlabel("node (0 = TCP sender)")
+    ax.set_ylabel("frames sent")
+    ax.set_title("dtc-load: [D] Fig. 9.3, load per node", fontsize=10)
+    ax.grid(True, alpha=0.3, axis="y")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / "load-per-node.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return [str(path)]
+
+
+register(Experiment(
+    name="dtc-load",
+    title="DTC: frames sent by every node of the 10-hop path ([D] Fig. 9.3)",
+    source=f"{DTC_SOURCE}, section 9.6.2, Fig. 9.3",
+    scenario="dtc.toml",
+    runs=30,
+    arms=LOAD_ARMS,
+    metrics_fn=load_metrics,
+    report=load_report,
+    figures=load_figures,
+))
+

@@ -1,0 +1,192 @@
+/*
+ * Sleepy leaf (include/moteip/rdc.h): IEEE 802.15.4 indirect transmission
+ * seen from the child, as Thread's sleepy end devices run it (OpenThread's
+ * defaults; TCPlp s.9 and Appendix C).
+ *
+ * The radio is off but for what the engine needs to send (CCA, frame, ACK
+ * wait). Every poll interval the leaf puts a data request (MAC command
+ * 0x04, ACK requested) to its parent at the front of its queue; it goes
+ * through the protocol's channel access and retries like any frame. An ACK
+ * with the frame pending bit keeps the radio on wait_us for the parent's
+ * frame, and a frame with the pending bit for the next. The interval is
+ * poll_us, or poll_fast_us while the owner expects a reply
+ * (mip_mac_expect_reply), or the adaptive one (adapt_max_us).
+ */
+#include "mac_rdc.h"
+
+#if MIP_RDC_HAS_LEAF
+
+#define CMD_DATA_REQUEST 0x04u
+
+static struct mip_leaf *lf(struct mip_mac *m)
+{
+    return &m->rdc.leaf;
+}
+
+static const struct mip_rdc_config *par(const struct mip_mac *m)
+{
+    return &m->cfg.rdc;
+}
+
+static enum mip_rdc_check check(const struct mip_mac_config *cfg)
+{
+    const struct mip_rdc_config *p = &cfg->rdc;
+    /* the pending bit comes in the ACK of a data request: a protocol that
+     * waits for ACKs */
+    if (cfg->kind != MIP_MAC_CSMA_CA)
+        return MIP_RDC_BAD_PROTOCOL;
+    if (p->parent >= 0xFFFEu)
+        return MIP_RDC_BAD_PARENT;
+    if (p->poll_us < 1000u || p->poll_us > MIP_RDC_TIME_MAX)
+        return MIP_RDC_BAD_POLL;
+    /* (one longer than poll_us never makes a difference: no error) */
+    if (p->poll_fast_us != 0u && (p->poll_fast_us < 1000u || p->poll_fast_us > MIP_RDC_TIME_MAX))
+        return MIP_RDC_BAD_POLL_FAST;
+    if (p->wait_us == 0u)
+        return MIP_RDC_BAD_WAIT;
+    if (p->adapt_max_us != 0u && (p->adapt_max_us < p->poll_us || p->adapt_max_us > MIP_RDC_TIME_MAX))
+        return MIP_RDC_BAD_ADAPT_MAX;
+    return MIP_RDC_OK;
+}
+
+/* The RDC timer at the next poll or the end of the current wait. */
+static void arm(struct mip_mac *m)
+{
+    struct mip_leaf *c = lf(m);
+    mip_utime_t at = c->poll_due;
+    if (c->waiting && mip_utime_before(c->until, at))
+        at = c->until;
+    mip_mac_rdc_timer(m, mip_utime_before(m->now, at) ? at - m->now : 0u);
+}
+
+static void init(struct mip_mac *m)
+{
+    struct mip_leaf *c = lf(m);
+    /* A node that boots at a random moment of its interval. */
+    c->poll_due = m->now + mip_rng_below(&m->rng, par(m)->poll_us);
+    arm(m);
+}
+
+static bool data_request_queued(const struct mip_mac *m)
+{
+    unsigned k;
+    for (k = 0; k < m->q_count; k++)
+        if ((m->q[(m->q_head + k) % MIP_MAC_QUEUE].data[0] & 0x07u) == (uint8_t)MIP_802154_CMD)
+            return true;
+    return false;
+}
+
+/* The next interval: adaptive or fixed, the fast one while a reply is due. */
+static uint32_t interval(struct mip_mac *m)
+{
+    const struct mip_rdc_config *p = par(m);
+    uint32_t iv = mip_rdc_adapt_next(&lf(m)->adapt, p->poll_us, p->adapt_max_us);
+    if (lf(m)->expecting && p->poll_fast_us != 0u && p->poll_fast_us < iv)
+        iv = p->poll_fast_us;
+    return iv;
+}
+
+static void poll(struct mip_mac *m)
+{
+    static const uint8_t payload[1] = { CMD_DATA_REQUEST };
+    struct mip_802154_addr parent;
+    uint8_t f[MIP_RDC_CTL_MAX];
+    size_t len;
+    lf(m)->poll_due = m->now + interval(m);
+    if (data_request_queued(m))
+        return;                 /* the last one is still on its way */
+    parent.mode = MIP_802154_ADDR_SHORT;
+    parent.short_addr = par(m)->parent;
+    len = mip_rdc_build(m, MIP_802154_CMD, true, &parent, m->next_seq, payload, 1, f);
+    if (len == 0u || mip_mac_push_front(m, f, len) != MIP_OK) {
+        m->stats[MIP_MAC_STAT_rdc_polls_skipped]++;     /* the queue is full */
+        return;
+    }
+    m->next_seq++;
+    m->stats[MIP_MAC_STAT_rdc_polls]++;
+}
+
+static void timer(struct mip_mac *m)
+{
+    struct mip_leaf *c = lf(m);
+    if (c->waiting && !mip_utime_before(m->now, c->until)) {
+        c->waiting = false;
+        if (!c->got)
+            m->stats[MIP_MAC_STAT_rdc_poll_timeouts]++;
+    }
+    if (!mip_utime_before(m->now, c->poll_due))
+        poll(m);
+    arm(m);
+}
+
+static void wait_for_frame(struct mip_mac *m)
+{
+    struct mip_leaf *c = lf(m);
+    c->waiting = true;
+    c->until = m->now + par(m)->wait_us;
+    arm(m);
+}
+
+/* The ACK of our data request says whether the parent holds a frame. */
+static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    if ((mip_mac_head(m)->data[0] & 0x07u) != (uint8_t)MIP_802154_CMD || h == NULL ||
+        !h->frame_pending)
+        return;
+    m->stats[MIP_MAC_STAT_rdc_polls_pending]++;
+    lf(m)->got = false;
+    wait_for_frame(m);
+}
+
+static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what)
+{
+    struct mip_leaf *c = lf(m);
+    if (what != MIP_RDC_RX_OURS)
+        return;
+    mip_rdc_adapt_heard(&c->adapt);
+    c->got = true;
+    /* Appendix C: a frame brings the interval to the shortest at once */
+    if (par(m)->adapt_max_us != 0u && mip_utime_before(m->now + par(m)->poll_us, c->poll_due))
+        c->poll_due = m->now + par(m)->poll_us;
+    if (h->frame_pending) {
+        wait_for_frame(m);      /* more are coming */
+        return;
+    }
+    c->waiting = false;         /* its ACK still goes out: the engine wants it */
+    arm(m);
+}
+
+static bool radio_wanted(const struct mip_mac *m)
+{
+    return mip_mac_radio_needed(m) || m->rdc.leaf.waiting;
+}
+
+void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now)
+{
+    struct mip_leaf *c;
+    uint32_t fast;
+    if (m == NULL || m->cfg.rdc.kind != MIP_RDC_LEAF)
+        return;
+    c = lf(m);
+    c->expecting = expecting;
+    fast = par(m)->poll_fast_us;
+    if (!expecting || fast == 0u)
+        return;
+    m->now = now;
+    if (mip_utime_before(now + fast, c->poll_due)) {
+        c->poll_due = now + fast;
+        arm(m);
+    }
+}
+
+static const struct mip_rdc_ops ops = {
+    check, init, mip_mac_transmit, mip_rdc_sent_plain, mip_rdc_nothing, mip_mac_noack, acked,
+    mip_rdc_take_none, rx, timer, radio_wanted, mip_rdc_nothing
+};
+
+const struct mip_rdc_ops *mip_rdc_leaf(void)
+{
+    return &ops;
+}
+
+#endif

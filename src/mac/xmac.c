@@ -1,0 +1,486 @@
+/*
+ * X-MAC (include/moteip/rdc.h; Buettner, Yee, Anderson and Han, "X-MAC: a
+ * short preamble MAC protocol for duty-cycled wireless sensor networks",
+ * SenSys 2006) with the defaults of Contiki 2.5's xmac.c, the X-MAC of
+ * Buergi's experiments (seeds/001 s.3.3.1).
+ *
+ * Two machines share m->rdc.xm:
+ *   receiver  (xm.rx, on the RDC timer) sleep -> on for on_us every T ->
+ *             sleep; a strobe for us -> strobe ACK -> wait for the data
+ *             frame; a strobe for another -> sleep at once; a frame for us
+ *             with the pending bit -> awake burst_wait_us;
+ *   sender    (xm.tx, while the engine is in state RDC) [wait for the
+ *             receiver's expected wake-up] -> listen strobe_wait_us ->
+ *             strobe, radio off, listen ... -> strobe ACK -> turnaround ->
+ *             the data frame (its 802.15.4 ACK, when it asks, is the
+ *             engine's); broadcast: the data frame itself every
+ *             strobe_wait_us, radio off between.
+ */
+#include "mac_rdc.h"
+
+#if MIP_RDC_HAS_XMAC
+
+enum { RX_SLEEP = 0, RX_ON, RX_WAIT, RX_BURST };
+enum { TX_PHASE_WAIT = 0, TX_LISTEN, TX_STROBE, TX_GAP, TX_TURN, TX_DATA, TX_COPY,
+       TX_COPY_GAP, TX_LAST };
+
+#define TYPE_STROBE     0x10u
+#define TYPE_STROBE_ACK 0x13u
+#define FCF_FRAME_PENDING 0x10u
+/* A strobe between short addresses: MHR 9 + { 0x00, type }. */
+#define STROBE_LEN 11u
+
+static struct mip_xmac *xm(struct mip_mac *m)
+{
+    return &m->rdc.xm;
+}
+
+static const struct mip_rdc_config *par(const struct mip_mac *m)
+{
+    return &m->cfg.rdc;
+}
+
+static void count(struct mip_mac *m, enum mip_mac_stat s)
+{
+    m->stats[s]++;
+}
+
+static uint32_t airtime(const struct mip_radio_timing *t, size_t len_no_fcs)
+{
+    return mip_radio_airtime(t, len_no_fcs + MIP_802154_FCS_LEN);
+}
+
+/* Contiki's strobe time, 4 on + off: an interval and three wake-ups, the
+ * longest interval when receivers stretch theirs. */
+static uint32_t strobe_time(const struct mip_mac *m)
+{
+    const struct mip_rdc_config *p = par(m);
+    return mip_rdc_adapt_longest(m->rdc.xm.period, p->adapt_max_us) + 3u * p->on_us;
+}
+
+/* --- parameters ------------------------------------------------------------ */
+
+static enum mip_rdc_check check(const struct mip_mac_config *cfg)
+{
+    const struct mip_rdc_config *p = &cfg->rdc;
+    uint32_t period = mip_rdc_period_us(p);
+    uint32_t strobe = airtime(&cfg->timing, STROBE_LEN);
+    if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u)
+        return MIP_RDC_BAD_CHECK_RATE;
+    /* A strobe starting anywhere in the first strobe_wait_us of a wake-up
+     * ends inside it: one of every strobe_wait_us is heard whole. */
+    if (p->on_us == 0u || p->on_us >= period || (uint32_t)p->strobe_wait_us + strobe > p->on_us)
+        return MIP_RDC_BAD_ON;
+    if (p->strobe_ack_delay_us > 10000u)
+        return MIP_RDC_BAD_STROBE_ACK_DELAY;
+    /* The strobe, the receiver's delay and turnaround, and its strobe ACK
+     * fit before the next strobe. */
+    if ((uint32_t)p->strobe_wait_us < 2u * strobe + p->strobe_ack_delay_us + cfg->timing.turnaround_us)
+        return MIP_RDC_BAD_STROBE_WAIT;
+    if (p->burst_wait_us == 0u)
+        return MIP_RDC_BAD_BURST_WAIT;
+    if (p->adapt_max_us != 0u && (p->adapt_max_us < period || p->adapt_max_us > MIP_RDC_TIME_MAX))
+        return MIP_RDC_BAD_ADAPT_MAX;
+    return MIP_RDC_OK;
+}
+
+/* --- the receiver ------------------------------------------------------------ */
+
+static void cycle_now(struct mip_mac *m)
+{
+    mip_rdc_cycle_now(&xm(m)->cycle, xm(m)->period, m->now);
+}
+
+static void sleep_until_wake(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    c->rx = RX_SLEEP;
+    cycle_now(m);
+    mip_mac_rdc_timer(m, c->cycle + c->skip * c->period - m->now);
+}
+
+/* The receiver listens until now + us (its wake-up, a wait, a burst). */
+static void listen_for(struct mip_mac *m, uint8_t state, uint32_t us)
+{
+    struct mip_xmac *c = xm(m);
+    c->rx = state;
+    c->until = m->now + us;
+    c->extended = false;
+    mip_mac_rdc_timer(m, us);
+}
+
+static void init(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    uint32_t first;
+    c->period = mip_rdc_period_us(par(m));
+    c->skip = 1;
+    /* Each node wakes at a phase of its own. */
+    first = mip_rng_below(&m->rng, c->period);
+    c->cycle = m->now + first - c->period;
+    c->rx = RX_SLEEP;
+    mip_mac_rdc_timer(m, first);
+}
+
+static void wake(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    cycle_now(m);
+    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, par(m)->adapt_max_us) / c->period;
+    count(m, MIP_MAC_STAT_rdc_checks);
+    listen_for(m, RX_ON, par(m)->on_us);
+}
+
+/* A listen ends. One that ends with the channel busy stays on for one
+ * longest frame, once, so a frame under way is not cut off. */
+static void listen_end(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    uint32_t longest = airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
+    if (!c->extended && m->radio_on && m->radio_tx == MIP_MAC_RADIO_IDLE &&
+        !m->radio->cca(m->radio_ctx)) {
+        c->extended = true;
+        c->until = m->now + longest;
+        mip_mac_rdc_timer(m, longest);
+        return;
+    }
+    if (c->rx == RX_WAIT)
+        count(m, MIP_MAC_STAT_rdc_fast_sleeps);    /* the data frame never came */
+    sleep_until_wake(m);
+}
+
+static void timer(struct mip_mac *m)
+{
+    if (xm(m)->rx == RX_SLEEP)
+        wake(m);
+    else
+        listen_end(m);
+}
+
+/* --- the sender: helpers --------------------------------------------------------- */
+
+static bool sender_listening(const struct mip_mac *m)
+{
+    return m->state == MIP_MAC_ST_RDC && m->rdc.xm.tx == TX_LISTEN;
+}
+
+/* Listen-before-strobe heard something: another sender is at work. */
+static void collision(struct mip_mac *m)
+{
+    xm(m)->radio = false;
+    count(m, MIP_MAC_STAT_rdc_collisions);
+    mip_mac_noack(m);
+}
+
+/* A strobe for us: answer it after the time Contiki's sender leaves for
+ * that, and listen for the data frame two intervals. */
+static void strobe_for_us(struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    struct mip_xmac *c = xm(m);
+    const struct mip_rdc_config *p = par(m);
+    static const uint8_t payload[2] = { 0x00u, TYPE_STROBE_ACK };
+    uint8_t f[MIP_RDC_CTL_MAX];
+    size_t len;
+    uint32_t delay = (uint32_t)p->strobe_ack_delay_us + m->cfg.timing.turnaround_us;
+    /* Our own attempt yields: its protocol tries again later. */
+    if (m->state == MIP_MAC_ST_RDC)
+        collision(m);
+    len = mip_rdc_build(m, MIP_802154_DATA, false, &h->src, h->seq, payload, 2, f);
+    if (len == 0u)
+        return;
+    mip_mac_ctl(m, f, len, delay);
+    count(m, MIP_MAC_STAT_rdc_strobe_acks);
+    listen_for(m, RX_WAIT, delay + airtime(&m->cfg.timing, len) + 2u * c->period);
+}
+
+/* The phase table: where in our own interval the receiver was found awake. */
+static void phase_learn(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    struct mip_rdc_phase *e;
+    if (!par(m)->phase_lock)
+        return;
+    e = mip_rdc_phase_get(m, c->phase, &c->dst);
+    cycle_now(m);
+    e->offset = mip_rdc_offset(m->now, c->cycle, c->period);
+    e->used = ++c->lru;
+}
+
+static void got_strobe_ack(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    phase_learn(m);
+    c->radio = false;
+    c->tx = TX_TURN;
+    mip_mac_rdc_wait(m, m->cfg.timing.turnaround_us);
+}
+
+/* --- frames from the radio ---------------------------------------------------------- */
+
+static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr_len,
+                 const struct mip_802154_hdr *h)
+{
+    struct mip_xmac *c = xm(m);
+    int type = mip_rdc_ctl_type(frame, len, hdr_len, h);
+    bool mine;
+    if (type != (int)TYPE_STROBE && type != (int)TYPE_STROBE_ACK)
+        return false;
+    mine = mip_rdc_to_us(m, h);
+    if (type == (int)TYPE_STROBE_ACK) {
+        if (mine && sender_listening(m) && c->strobes > 0u && mip_mac_addr_equal(&h->src, &c->dst))
+            got_strobe_ack(m);
+        return true;            /* someone else's handshake */
+    }
+    if (mine) {
+        strobe_for_us(m, h);
+    } else if (sender_listening(m)) {
+        collision(m);           /* another strobe train is under way */
+    } else if (c->rx == RX_ON) {
+        count(m, MIP_MAC_STAT_rdc_fast_sleeps);
+        sleep_until_wake(m);    /* X-MAC: the strobe names someone else */
+    }
+    return true;
+}
+
+static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what)
+{
+    struct mip_xmac *c = xm(m);
+    if (what == MIP_RDC_RX_ACK)
+        return;
+    if (sender_listening(m)) {
+        collision(m);           /* Contiki: any frame but our strobe ACK */
+        if (what != MIP_RDC_RX_OURS)
+            return;
+    }
+    if (what != MIP_RDC_RX_OURS)
+        return;
+    mip_rdc_adapt_heard(&c->adapt);
+    c->skip = 1;
+    if (h->frame_pending) {
+        listen_for(m, RX_BURST, par(m)->burst_wait_us);
+        return;
+    }
+    /* The data frame came (its ACK keeps the radio on until sent). */
+    if (c->rx != RX_SLEEP)
+        sleep_until_wake(m);
+}
+
+/* --- the sender ---------------------------------------------------------------------- */
+
+static bool is_broadcast(const struct mip_802154_addr *a)
+{
+    return a->mode == MIP_802154_ADDR_NONE ||
+           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
+}
+
+static void listen_first(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    c->tx = TX_LISTEN;
+    c->radio = true;
+    c->t0 = m->now;
+    c->strobe_at = m->now;
+    c->strobes = 0;
+    mip_mac_rdc_wait(m, par(m)->strobe_wait_us);
+}
+
+/* µs until the strobes should start: 2 on_us before the instant of our
+ * interval at which the receiver was last found awake (Contiki's encounter
+ * optimisation); 0 when that is already past. */
+static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
+{
+    struct mip_xmac *c = xm(m);
+    mip_utime_t t, start;
+    cycle_now(m);
+    t = c->cycle + e->offset;
+    if (mip_utime_before(t, m->now))
+        t += c->period;
+    e->used = ++c->lru;
+    start = t - 2u * par(m)->on_us;
+    return mip_utime_before(m->now, start) ? start - m->now : 0u;
+}
+
+static void send(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    struct mip_mac_qframe *q = mip_mac_head(m);
+    struct mip_802154_hdr h;
+    struct mip_rdc_phase *e;
+    size_t hl;
+    uint32_t wait;
+    c->radio = false;
+    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
+        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+        return;
+    }
+    c->dst = h.dst;
+    if (!is_broadcast(&c->dst)) {
+        if (m->ack_wanted)
+            mip_rdc_mark_burst(m, &c->dst);
+        if (c->burst.on && mip_mac_addr_equal(&c->burst.dst, &c->dst) &&
+            mip_utime_before(m->now, c->burst.until)) {
+            count(m, MIP_MAC_STAT_rdc_bursts);
+            c->tx = TX_DATA;
+            mip_mac_transmit(m);
+            return;
+        }
+        e = par(m)->phase_lock ? mip_rdc_phase_find(c->phase, &c->dst) : NULL;
+        if (e != NULL) {
+            count(m, MIP_MAC_STAT_rdc_phase_locked);
+            wait = phase_wait(m, e);
+            if (wait > 0u) {
+                c->tx = TX_PHASE_WAIT;
+                mip_mac_rdc_wait(m, wait);
+                return;
+            }
+        }
+    }
+    listen_first(m);
+}
+
+/* One more strobe (unicast) or copy of the data frame (broadcast). */
+static void strobe(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    static const uint8_t payload[2] = { 0x00u, TYPE_STROBE };
+    uint8_t f[MIP_RDC_CTL_MAX];
+    size_t len;
+    c->strobe_at = m->now;
+    if (c->strobes < UINT16_MAX)
+        c->strobes++;
+    if (is_broadcast(&c->dst)) {
+        c->radio = false;
+        if (c->strobes > 1u)
+            count(m, MIP_MAC_STAT_rdc_copies);
+        if (mip_mac_defer_if_busy(m))
+            return;
+        c->tx = TX_COPY;
+        mip_mac_transmit(m);
+        return;
+    }
+    len = mip_rdc_build(m, MIP_802154_DATA, false, &c->dst, mip_mac_head(m)->data[2], payload, 2, f);
+    if (len == 0u) {
+        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);
+        return;
+    }
+    c->tx = TX_STROBE;
+    count(m, MIP_MAC_STAT_rdc_strobes);
+    mip_mac_ctl(m, f, len, 0);
+    /* ctl_sent moves on; this deadline only ends a strobe the radio never
+     * got out */
+    mip_mac_rdc_wait(m, par(m)->strobe_wait_us);
+}
+
+/* The wait before the next strobe (or copy) ended. */
+static void next_strobe(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    if (m->now - c->t0 < strobe_time(m)) {
+        strobe(m);
+        return;
+    }
+    c->radio = false;
+    if (is_broadcast(&c->dst)) {
+        /* Contiki sends the frame once more after the strobe time */
+        if (mip_mac_defer_if_busy(m))
+            return;
+        c->tx = TX_LAST;
+        mip_mac_transmit(m);
+        return;
+    }
+    mip_mac_noack(m);           /* no strobe ACK: the receiver did not wake */
+}
+
+static void ctl_sent(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    if (m->state != MIP_MAC_ST_RDC || c->tx != TX_STROBE)
+        return;                 /* a strobe ACK of the receiver side */
+    c->tx = TX_GAP;
+    c->radio = false;
+    mip_mac_rdc_wait(m, par(m)->strobe_ack_delay_us);
+}
+
+static uint32_t to_next_strobe(const struct mip_mac *m)
+{
+    mip_utime_t next = m->rdc.xm.strobe_at + par(m)->strobe_wait_us;
+    return mip_utime_before(m->now, next) ? next - m->now : 0u;
+}
+
+static void step(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    switch (c->tx) {
+    case TX_PHASE_WAIT:
+        listen_first(m);
+        break;
+    case TX_GAP:
+        /* back on for the strobe ACK, until the next strobe is due */
+        c->tx = TX_LISTEN;
+        c->radio = true;
+        mip_mac_rdc_wait(m, to_next_strobe(m));
+        break;
+    case TX_TURN:
+        if (mip_mac_defer_if_busy(m))
+            break;
+        c->tx = TX_DATA;
+        mip_mac_transmit(m);
+        break;
+    default:                    /* TX_LISTEN, TX_STROBE, TX_COPY_GAP */
+        next_strobe(m);
+        break;
+    }
+}
+
+/* A transmission of the head frame ended: a broadcast copy or the data. */
+static void sent(struct mip_mac *m)
+{
+    struct mip_xmac *c = xm(m);
+    if (c->tx == TX_COPY) {
+        c->tx = TX_COPY_GAP;
+        mip_mac_rdc_wait(m, to_next_strobe(m));
+        return;
+    }
+    if (c->tx == TX_LAST) {
+        mip_mac_finish(m, MIP_MAC_TX_OK);
+        return;
+    }
+    mip_rdc_sent_plain(m);      /* the data frame: its ACK, when it asks */
+}
+
+static void ack_timeout(struct mip_mac *m)
+{
+    xm(m)->burst.on = false;
+    mip_mac_noack(m);
+}
+
+static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    struct mip_xmac *c = xm(m);
+    (void)h;
+    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
+     * expects the reply through it: its interval back to the shortest */
+    mip_rdc_adapt_heard(&c->adapt);
+    c->skip = 1;
+    /* A frame sent with the pending bit keeps its receiver awake. */
+    c->burst.on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
+    c->burst.dst = c->dst;
+    c->burst.until = m->now + par(m)->burst_wait_us;
+}
+
+static bool radio_wanted(const struct mip_mac *m)
+{
+    const struct mip_xmac *c = &m->rdc.xm;
+    return mip_mac_radio_needed(m) || c->radio || c->rx != RX_SLEEP;
+}
+
+static const struct mip_rdc_ops ops = {
+    check, init, send, sent, step, ack_timeout, acked, take, rx, timer, radio_wanted, ctl_sent
+};
+
+const struct mip_rdc_ops *mip_rdc_xmac(void)
+{
+    return &ops;
+}
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * Frames the RDC tests hand to a MAC or expect from it: RDC control frames
+ * (a data frame whose payload is { 0x00, type }, docs/MAC.md), 802.15.4
+ * data requests and ACKs. On top of mac_fixture.h.
+ */
+#ifndef MOTEIP_TEST_RDC_FRAMES_H
+#define MOTEIP_TEST_RDC_FRAMES_H
+
+#include "mac_fixture.h"
+
+/* An RDC control frame from src to dst (0xFFFF: broadcast). */
+static inline size_t ctl_frame(uint8_t *buf, uint16_t dst, uint16_t src, uint8_t seq, uint8_t type)
+{
+    size_t n = build_data(buf, dst, src, PAN, false, seq, 0x00, 0);
+    buf[n++] = type;
+    return n;
+}
+
+/* The control frame type of a recorded transmission, or -1. */
+static inline int ctl_type_of(const struct node_tx *t)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (mip_ieee802154_parse(t->data, t->len, &h, &hl) != MIP_OK || h.type != MIP_802154_DATA ||
+        t->len != hl + 2u || t->data[hl] != 0x00u)
+        return -1;
+    return t->data[hl + 1u];
+}
+
+/* The 802.15.4 header of a recorded transmission (CHECKed to parse). */
+static inline struct mip_802154_hdr hdr_of(const struct node_tx *t)
+{
+    struct mip_802154_hdr h;
+    size_t hl;
+    memset(&h, 0, sizeof(h));
+    CHECK_EQ(mip_ieee802154_parse(t->data, t->len, &h, &hl), MIP_OK);
+    return h;
+}
+
+/* A data request (MAC command 0x04) from src to dst, ACK requested. */
+static inline size_t data_request(uint8_t *buf, uint16_t dst, uint16_t src, uint8_t seq)
+{
+    struct mip_802154_hdr h;
+    size_t n = 0;
+    memset(&h, 0, sizeof(h));
+    h.type = MIP_802154_CMD;
+    h.ack_request = true;
+    h.pan_id_compress = true;
+    h.version = 1;
+    h.seq = seq;
+    h.dst_pan = PAN;
+    h.src_pan = PAN;
+    h.dst.mode = MIP_802154_ADDR_SHORT;
+    h.dst.short_addr = dst;
+    h.src.mode = MIP_802154_ADDR_SHORT;
+    h.src.short_addr = src;
+    CHECK_EQ(mip_ieee802154_emit(&h, buf, 64, &n), MIP_OK);
+    buf[n++] = 0x04;
+    return n;
+}
+
+/* Delivers an ACK for `seq` (pending bit as given) at the current time. */
+static inline void deliver_ack(struct node *n, uint8_t seq, bool pending)
+{
+    uint8_t ack[MIP_802154_ACK_LEN];
+    mip_ieee802154_emit_ack(seq, pending, ack);
+    (void)node_rx(n, ack, sizeof(ack));
+}
+
+/* Runs until transmission number k is on air (at most `within` µs). */
+static inline void run_to_tx(struct node *n, unsigned k, mip_utime_t within)
+{
+    mip_utime_t end = n->now + within;
+    unsigned i;
+    for (i = 0; i < 100000u && n->ntx <= k; i++)
+        if (!node_step(n, end))
+            break;
+    CHECK(n->ntx > k);
+}
+
+#endif
