@@ -649,7 +649,11 @@ static void deliver(const uint8_t *f, size_t len)
 {
     unsigned before = H.inputs;
     int want = note_rx(f, len);
+    /* raw bytes may be an ACK frame: it may end the head frame's attempt */
+    if (len >= 3u && (f[0] & 7u) == MIP_802154_ACK)
+        H.doing = IN_RX_ACK;
     mip_mac_radio_rx(&H.mac, f, len, H.now);
+    H.doing = IN_OTHER;
     if (want >= 0)
         CHECK(H.inputs - before == (unsigned)want, "frame %s", want ? "not passed up"
                                                                     : "passed up twice");

@@ -12,7 +12,7 @@
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
 #                project built against it with find_package(moteip) and with pkg-config
-#     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 30)
+#     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 15; scripts/fuzz-long.sh for campaigns)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
 #     tool       pytest tests/tool: the `moteip` command and Python package (TOML
@@ -35,7 +35,7 @@
 # individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
 # build step that fails counts as one failure.
 #
-# Environment: MOTEIP_FUZZ_SECONDS (default 30), MOTEIP_SKIP_SETUP=1 (skip
+# Environment: MOTEIP_FUZZ_SECONDS (default 15), MOTEIP_SKIP_SETUP=1 (skip
 # scripts/setup.sh), JOBS (build/test parallelism, default nproc).
 set -euo pipefail
 
@@ -71,7 +71,7 @@ want() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; 
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 export JOBS                 # tests/install builds the library with it
-FUZZ_SECONDS=${MOTEIP_FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${MOTEIP_FUZZ_SECONDS:-15}
 case "$FUZZ_SECONDS" in ''|*[!0-9]*) echo "test.sh: MOTEIP_FUZZ_SECONDS must be a whole number of seconds" >&2; exit 2 ;; esac
 RES="$ROOT/out/test-results"
 mkdir -p "$RES"

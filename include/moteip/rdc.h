@@ -130,6 +130,8 @@
  *                        + listen_us) / T   (8804 / 125000 = 7.04 %).
  *   A busy channel skips the probe and moves the next wake-up earlier by a
  *   random share of half the off time (Contiki's off_time_adjustment).
+ *   Each interval varies by a random +- probe_jitter_us / 2 (ours: exact
+ *   clocks would keep two hidden probers colliding for ever).
  *   A frame for us ends the listen (its ACK sent), unless it carries the
  *   frame pending bit: then the radio stays on burst_wait_us.
  *   Sending. The sender listens for its receiver's probe, at most 1.5 T_max

@@ -111,7 +111,8 @@ int main(void)
     (void)mip_udp_echo_start(&echo, &b, MIP_UDP_ECHO_PORT);
     mip_addr_set6(&dst, b6);
     if (mip_ping_send(&a, &dst, 7, 1, (const uint8_t *)"hello", 5) != MIP_OK ||
-        mip_udp_sendto(&a, NULL, 4000, &dst, MIP_UDP_ECHO_PORT, (const uint8_t *)"world", 5) !=
+        mip_udp_sendto(&a, NULL, 4000, &dst, MIP_UDP_ECHO_PORT, MIP_NETIF_ANY,
+                       (const uint8_t *)"world", 5) !=
             MIP_OK)
         return 1;
     for (round = 0; round < 4; round++) {
