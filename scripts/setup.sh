@@ -28,8 +28,8 @@ PACKAGES=(
     qemu-system-arm simavr libsimavr-dev libelf-dev pkg-config
     # python test runner
     python3 python3-venv python3-pip ca-certificates
-    # tools
-    valgrind jq
+    # tools (xz-utils: bench/lwip-cost unpacks lwIP's Debian source, a .tar.xz)
+    valgrind jq xz-utils
     # moteip view: npm vendors its JavaScript (scripts/vendor-js.sh); its browser
     # test drives headless Chromium through chromedriver
     nodejs chromium chromium-driver

@@ -31,9 +31,8 @@ void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una)
 
 /* Inserts [s, e) (offsets) into the sorted, disjoint list, merging
  * overlapping and adjacent blocks; if that leaves NB + 1 blocks, the lowest
- * one is dropped. */
-/* Out of line: inlined into its two callers it is larger (34 B on
- * Cortex-M0+). */
+ * one is dropped. Out of line: inlined into its two callers it is 34 B
+ * larger on Cortex-M0+. */
 MIP_NOINLINE static void work_insert(struct sack_work *w, uint32_t s, uint32_t e)
 {
     unsigned i = 0, j;

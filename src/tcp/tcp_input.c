@@ -731,7 +731,9 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         tcp_conn_abort(tcp, c, MIP_TCP_ERR_ABORTED);
         return;
     }
-    tcp_direct_settle(tcp, c);     /* (input from inside a callback) */
+    /* Input from inside this connection's own `readable` (nested): what
+     * the outer segment left unread goes into the ring first. */
+    tcp_direct_settle(tcp, c);
     ooo_before = tcp_rxbuf_has_ooo(&c->rx);
     if (seq == c->rcv_nxt && c->rx.len == 0 && !ooo_before) {
         /* Into an empty ring in order: the application's `readable` reads
