@@ -5,12 +5,12 @@ Every command that runs something goes the same way, once per scenario:
     scenario.load(path)        TOML or JSON syntax, the front end's own keys
                                (description, [sweep]), values JSON cannot carry
         |
-    expand(sc, vary, fixed)    --set applied once; then one Point per
+    expand(sc, vary, fixed)    -> Plan: --set applied once; then one Point per
                                combination of the varied values, its scenario
                                JSON built here and never again; its id a hash
                                of that JSON, the parameters and the simulator
         |
-    check(sc, points, sim)     --set checked by `moteip-sim --check` (so its
+    check(plan, sim)           --set checked by `moteip-sim --check` (so its
                                errors name --set), then every distinct point
                                once, before anything runs; the warnings come
                                back with the point that gave them
@@ -29,14 +29,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import pathlib
+import os
 from dataclasses import dataclass
 from typing import Any
 
+from .jsontypes import JsonObj
 from .scenario import Scenario, apply, validate
-
-#: Scenario data as the simulator reads it (a JSON object).
-Data = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ class Task:
         return f"{self.point.id}-s{self.seed}"
 
 
-def _point(data: Data, params: dict[str, Any], sim_id: str) -> Point:
+def _point(data: JsonObj, params: dict[str, Any], sim_id: str) -> Point:
     text = json.dumps(data, sort_keys=True)
     h = hashlib.sha256((text + "\n" + json.dumps(params, sort_keys=True) + "\n" + sim_id).encode())
     return Point(h.hexdigest()[:12], params, text)
@@ -108,7 +106,8 @@ def expand(sc: Scenario, vary: dict[str, list[Any]] | None = None,
     return Plan(sc, fixed, vary, points, json.dumps(base, sort_keys=True) if fixed else None)
 
 
-def check(plan: Plan, sim: pathlib.Path, strict: bool = False) -> list[tuple[Point, str]]:
+def check(plan: Plan, sim: str | os.PathLike[str],
+          strict: bool = False) -> list[tuple[Point, str]]:
     """Checks a plan before anything runs, each distinct scenario JSON once
     with the simulator's loader: the scenario with --set applied first,
     then each point. Raises ScenarioError naming the file, the key and the
