@@ -19,6 +19,9 @@ values that JSON cannot carry (dates, NaN), the `[sweep]` table and `--vary`
 keys.
 
 Keys are paths: `medium.ber`, `flows[0].dst` (`flows.0.dst` is the same key).
+
+Loading is the first step of the one pass every command takes; expanding
+the sweep into points, checking them and running them is moteip.plan's.
 """
 from __future__ import annotations
 
