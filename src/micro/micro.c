@@ -92,7 +92,7 @@ static uint32_t rd32(const uint8_t *p)
     return mip_rd32(p);
 }
 
-static uint16_t drop(struct mip_micro *m, uint8_t reason)
+MIP_NOINLINE static uint16_t drop(struct mip_micro *m, uint8_t reason)
 {
     m->stat[reason]++;
     return 0;
@@ -302,7 +302,7 @@ static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8
 
 /* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
  * both 0: no sample yet); the RTO stays within RTO_MIN .. RTO_MAX ticks. */
-static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
+MIP_NOINLINE static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
 {
     int8_t e = (int8_t)(r - (c->sa >> 3));
     uint8_t rto;
