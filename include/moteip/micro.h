@@ -137,10 +137,11 @@ enum {
 };
 
 /* One TCP connection: 32 bytes on Cortex-M0+ with IPv4 (the port numbers
- * and sequence numbers in host order). */
+ * in host order; the sequence numbers as on the wire, big-endian bytes:
+ * mip_rd32() reads them). */
 struct mip_micro_conn {
-    uint32_t rcv_nxt;        /* next sequence number expected */
-    uint32_t snd_una;        /* first unacknowledged sequence number */
+    uint8_t rcv_nxt[4];      /* next sequence number expected */
+    uint8_t snd_una[4];      /* first unacknowledged sequence number */
     uint16_t lport, rport;   /* local and remote port */
     uint16_t len;            /* sequence space in flight: data, SYN or FIN */
     uint16_t mss;            /* peer's MSS, at most MIP_MICRO_MSS */

@@ -87,9 +87,26 @@ static uint8_t differ(const uint8_t *a, const uint8_t *b, uint8_t n)
     return 0;
 }
 
-static uint32_t rd32(const uint8_t *p)
+/* Sequence numbers stay as they are on the wire, 4 bytes big-endian (in
+ * the packet and in struct mip_micro_conn), as in uIP: an 8-bit CPU then
+ * copies and compares them byte by byte instead of swapping and carrying
+ * 32-bit values through its registers. seq_add: d = a + n (d may be a;
+ * n <= 0xFF00, config.h keeps lengths below that). */
+MIP_NOINLINE static void seq_add(uint8_t *d, const uint8_t *a, uint16_t n)
 {
-    return mip_rd32(p);
+    uint8_t i = 4;
+
+    while (i--) {
+        n = (uint16_t)(n + a[i]);
+        d[i] = (uint8_t)n;
+        n >>= 8;
+    }
+}
+
+/* a - b, modulo 2^32. */
+MIP_NOINLINE static uint32_t seq_sub(const uint8_t *a, const uint8_t *b)
+{
+    return mip_rd32(a) - mip_rd32(b);
 }
 
 MIP_NOINLINE static uint16_t drop(struct mip_micro *m, uint8_t reason)
@@ -172,12 +189,15 @@ static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
     return mip_cksum_finish(mip_cksum_add(s, p + IPH, l4len));
 }
 
-/* Completes the datagram whose addresses and l4len-byte message are in
- * buf: the IP header and the message's checksum. Returns its length. */
+/* Completes the datagram whose destination address and l4len-byte message
+ * are in buf: our address as the source, the rest of the IP header and the
+ * message's checksum. Returns its length. */
 static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
 {
     uint8_t *p = m->buf, *ck = p + IPH + 2;
     uint16_t sum;
+
+    cpy(p + SRC, m->addr, ALEN);
 
 #if MIP_CONF_IPV6
     p[0] = 0x60;
@@ -213,23 +233,13 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
     return (uint16_t)(IPH + l4len);
 }
 
-/* A segment of connection c with `flags` and the dlen bytes already at
- * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
- * starts, or SND.NXT for a segment that carries nothing new (ACK, RST). */
-static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
-                         uint16_t dlen)
+/* Completes the TCP header at buf + IPH whose ports, sequence and
+ * acknowledgment numbers (and the destination address) are in place:
+ * `flags`, the window, the MSS option on a SYN; then IP. */
+MIP_NOINLINE static uint16_t tcp_out(struct mip_micro *m, uint8_t flags, uint16_t wnd, uint16_t dlen)
 {
     uint8_t *t = m->buf + IPH, hl = 20;
-    uint32_t seq = c->snd_una;
 
-    if (!(flags & (SYN | FIN)) && dlen == 0)
-        seq += c->len;
-    cpy(m->buf + SRC, m->addr, ALEN);
-    cpy(m->buf + DST, c->ripaddr, ALEN);
-    mip_wr16(t, c->lport);
-    mip_wr16(t + 2, c->rport);
-    mip_wr32(t + 4, seq);
-    mip_wr32(t + 8, c->rcv_nxt);
     if (flags & SYN) {
         t[20] = MIP_TCP_OPT_MSS;
         t[21] = 4;
@@ -238,9 +248,25 @@ static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, ui
     }
     t[12] = (uint8_t)(hl << 2);
     t[13] = flags;
-    mip_wr16(t + 14, (c->flags & MIP_MICRO_F_STOPPED) ? 0 : MIP_MICRO_MSS);
+    mip_wr16(t + 14, wnd);
     t[18] = t[19] = 0;
     return ip_send(m, MIP_IPPROTO_TCP, (uint16_t)(hl + dlen));
+}
+
+/* A segment of connection c with `flags` and the dlen bytes already at
+ * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
+ * starts, or SND.NXT for a segment that carries nothing new (an ACK). */
+static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
+                         uint16_t dlen)
+{
+    uint8_t *t = m->buf + IPH;
+
+    cpy(m->buf + DST, c->ripaddr, ALEN);
+    mip_wr16(t, c->lport);
+    mip_wr16(t + 2, c->rport);
+    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN)) || dlen ? 0 : c->len);
+    cpy(t + 8, c->rcv_nxt, 4);
+    return tcp_out(m, flags, (c->flags & MIP_MICRO_F_STOPPED) ? 0 : MIP_MICRO_MSS, dlen);
 }
 
 /* --- TCP -------------------------------------------------------------------- */
@@ -297,7 +323,7 @@ static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8
     cpy(msg, ripaddr, ALEN);
     mip_wr16(msg + ALEN, lport);
     mip_wr16(msg + ALEN + 2, rport);
-    c->snd_una = m->isn_clock + mip_micro_prf(m->key, msg, sizeof msg);
+    mip_wr32(c->snd_una, m->isn_clock + mip_micro_prf(m->key, msg, sizeof msg));
 }
 
 /* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
@@ -392,7 +418,7 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
 {
     uint8_t *p = m->buf, *t = p + IPH, hl, flags, ev = 0, i;
     struct mip_micro_conn *c, tmp;
-    uint32_t seq, ack;
+    uint32_t d;
     uint16_t sport, dport, dlen;
 
     if (l4len < 20)
@@ -406,8 +432,6 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
     flags = t[13];
     sport = mip_rd16(t);
     dport = mip_rd16(t + 2);
-    seq = rd32(t + 4);
-    ack = rd32(t + 8);
     m->appdata = t + hl;
     m->dlen = 0;
 
@@ -427,7 +451,7 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
                 if (!c)
                     return drop(m, STAT(drop_tcp_full));
                 conn_init(m, c, p + SRC, dport, sport, MIP_MICRO_SYN_RCVD);
-                c->rcv_nxt = seq + 1;
+                seq_add(c->rcv_nxt, t + 4, 1);
                 c->mss = opt_mss(t, hl);
                 return tcp_send(m, c, SYN | ACK, 0);
             }
@@ -436,10 +460,10 @@ reset:
     cpy(tmp.ripaddr, p + SRC, ALEN);
     tmp.lport = dport;
     tmp.rport = sport;
-    tmp.rcv_nxt = seq + dlen + !!(flags & SYN) + (flags & FIN);
+    seq_add(tmp.rcv_nxt, t + 4, (uint16_t)(dlen + !!(flags & SYN) + (flags & FIN)));
     m->stat[STAT(tcp_rst_tx)]++;
     if (flags & ACK) {
-        tmp.snd_una = ack;
+        cpy(tmp.snd_una, t + 8, 4);
         return tcp_send(m, &tmp, RST, 0);
     }
     return tcp_send(m, &tmp, RST | ACK, 0);
@@ -448,7 +472,7 @@ found:
     if (c->state == MIP_MICRO_SYN_SENT) {
         /* RFC 9293 3.10.7.3: the ACK must be for our SYN, or we reset
          * (unless it is a RST); a RST counts only with that ACK. */
-        if ((flags & ACK) && ack != c->snd_una + 1) {
+        if ((flags & ACK) && seq_sub(t + 8, c->snd_una) != 1) {
             if (flags & RST)
                 return drop(m, STAT(drop_tcp_rst));
             goto reset;
@@ -460,13 +484,13 @@ found:
         }
         if (!(flags & SYN))
             return drop(m, STAT(drop_tcp_state));
-        c->rcv_nxt = seq + 1;
+        seq_add(c->rcv_nxt, t + 4, 1);
         c->mss = opt_mss(t, hl);
         if (!(flags & ACK)) {               /* simultaneous open */
             c->state = MIP_MICRO_SYN_RCVD;
             return tcp_send(m, c, SYN | ACK, 0);
         }
-        c->snd_una++;
+        seq_add(c->snd_una, c->snd_una, 1);
         c->len = 0;
         c->wnd = mip_rd16(t + 14);
         if (c->wnd > c->mss)
@@ -475,22 +499,23 @@ found:
         m->dlen = 1;                        /* owes an ACK */
         return app_send(m, c, MIP_MICRO_EV_CONNECTED);
     }
+    d = seq_sub(t + 4, c->rcv_nxt);
     if (flags & RST) {
         /* RFC 5961 3.2: exactly RCV.NXT resets; elsewhere in the window it
          * earns a challenge ACK; outside, a silent drop. */
-        if (seq == c->rcv_nxt)
+        if (d == 0)
             goto aborted;
-        if (seq - c->rcv_nxt < MIP_MICRO_MSS)
+        if (d < MIP_MICRO_MSS)
             return challenge(m, c, STAT(drop_tcp_rst));
         return drop(m, STAT(drop_tcp_rst));
     }
     if (flags & SYN) {
         /* A SYN again in SYN_RCVD: our SYN-ACK was lost. Else RFC 5961 4.2. */
-        if (c->state == MIP_MICRO_SYN_RCVD && seq + 1 == c->rcv_nxt)
+        if (c->state == MIP_MICRO_SYN_RCVD && d == 0xFFFFFFFFu)
             return tcp_send(m, c, SYN | ACK, 0);
         return challenge(m, c, STAT(drop_tcp_syn));
     }
-    if (seq != c->rcv_nxt) {
+    if (d) {
         /* Out of order, old, or a retransmitted FIN in TIME_WAIT: no queue
          * here, so ACK what we have and drop it. */
         m->stat[STAT(drop_tcp_seq)]++;
@@ -500,13 +525,14 @@ found:
         return drop(m, STAT(drop_tcp_state));
     /* RFC 5961 5.2: SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT, with
      * 2^16 for MAX.SND.WND (no window scaling here). */
-    if ((uint32_t)(ack - c->snd_una + 0xFFFFu) > (uint32_t)c->len + 0xFFFFu)
+    d = seq_sub(t + 8, c->snd_una);
+    if ((uint32_t)(d + 0xFFFFu) > (uint32_t)c->len + 0xFFFFu)
         return challenge(m, c, STAT(drop_tcp_ack));
-    if (c->len && ack == c->snd_una + c->len) {
+    if (c->len && d == c->len) {
         ev = MIP_MICRO_EV_ACKED;
         if (c->nrtx == 0 && c->timer <= c->rto)     /* Karn */
             rtt_sample(c, (uint8_t)(c->rto - c->timer));
-        c->snd_una = ack;
+        cpy(c->snd_una, t + 8, 4);
         c->len = 0;
         c->nrtx = 0;
     }
@@ -549,12 +575,12 @@ found:
         flags = 0;
     }
     if (dlen) {
-        c->rcv_nxt += dlen;
+        seq_add(c->rcv_nxt, c->rcv_nxt, dlen);
         m->dlen = dlen;
         ev |= MIP_MICRO_EV_NEWDATA;
     }
     if ((flags & FIN) && !(c->state == MIP_MICRO_ESTABLISHED && c->len)) {
-        c->rcv_nxt++;
+        seq_add(c->rcv_nxt, c->rcv_nxt, 1);
         ev |= MIP_MICRO_EV_CLOSED;
         if (c->state == MIP_MICRO_ESTABLISHED) {
             /* No half-close: our FIN goes with the ACK of theirs. */
@@ -626,7 +652,6 @@ bound:
     u[3] = u[1];            /* the reply goes back to the sender */
     mip_wr16(u, port);
     cpy(p + DST, p + SRC, ALEN);
-    cpy(p + SRC, m->addr, ALEN);
     return udp_out(m, n);
 }
 
@@ -649,7 +674,6 @@ uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO
 
     if (len > MIP_MICRO_BUF_SIZE - IPH - 8u)
         len = MIP_MICRO_BUF_SIZE - IPH - 8u;
-    cpy(m->buf + SRC, m->addr, ALEN);
     cpy(m->buf + DST, ripaddr, ALEN);
     mip_wr16(u, lport);
     mip_wr16(u + 2, rport);
@@ -717,7 +741,6 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
             return drop(m, STAT(drop_cksum));
         ic[0] = ECHO_REP;
         cpy(p + DST, p + SRC, ALEN);
-        cpy(p + SRC, m->addr, ALEN);
         return ip_send(m, P_ICMP, l4len);
     }
     if (proto == MIP_IPPROTO_TCP)
