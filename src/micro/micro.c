@@ -109,7 +109,8 @@ MIP_NOINLINE static uint32_t seq_sub(const uint8_t *a, const uint8_t *b)
     return mip_rd32(a) - mip_rd32(b);
 }
 
-MIP_NOINLINE static uint16_t drop(struct mip_micro *m, uint8_t reason)
+/* Counts one event or drop (returns 0: nothing to send). */
+MIP_NOINLINE static uint16_t count(struct mip_micro *m, uint8_t reason)
 {
     m->stat[reason]++;
     return 0;
@@ -229,7 +230,7 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
         sum = 0xFFFFu;              /* RFC 768: 0 means "no checksum" */
 #endif
     mip_wr16(ck, sum);
-    m->stat[STAT(tx)]++;
+    (void)count(m, STAT(tx));
     return (uint16_t)(IPH + l4len);
 }
 
@@ -356,7 +357,7 @@ static uint16_t challenge(struct mip_micro *m, struct mip_micro_conn *c, uint8_t
 {
     m->stat[reason]++;
     if (!m->chal) {
-        m->stat[STAT(tcp_challenge_limited)]++;
+        (void)count(m, STAT(tcp_challenge_limited));
         return 0;
     }
     m->chal--;
@@ -422,12 +423,12 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
     uint16_t sport, dport, dlen;
 
     if (l4len < 20)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
     if (BAD_SUM(l4sum(p, MIP_IPPROTO_TCP, l4len)))
-        return drop(m, STAT(drop_cksum));
+        return count(m, STAT(drop_cksum));
     hl = (uint8_t)((t[12] >> 4) << 2);
     if (hl < 20 || hl > l4len)
-        return drop(m, STAT(drop_tcp_hdr));
+        return count(m, STAT(drop_tcp_hdr));
     dlen = (uint16_t)(l4len - hl);
     flags = t[13];
     sport = mip_rd16(t);
@@ -443,13 +444,13 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
     /* No connection: a SYN for a listening port opens one; anything else
      * but a RST is answered with a RST (RFC 9293 3.10.7.1). */
     if (flags & RST)
-        return drop(m, STAT(drop_tcp_rst));
+        return count(m, STAT(drop_tcp_rst));
     if ((flags & (SYN | ACK)) == SYN)
         for (i = 0; i < MIP_MICRO_LISTEN; i++)
             if (m->listen[i] == dport) {
                 c = conn_alloc(m);
                 if (!c)
-                    return drop(m, STAT(drop_tcp_full));
+                    return count(m, STAT(drop_tcp_full));
                 conn_init(m, c, p + SRC, dport, sport, MIP_MICRO_SYN_RCVD);
                 seq_add(c->rcv_nxt, t + 4, 1);
                 c->mss = opt_mss(t, hl);
@@ -461,7 +462,7 @@ reset:
     tmp.lport = dport;
     tmp.rport = sport;
     seq_add(tmp.rcv_nxt, t + 4, (uint16_t)(dlen + !!(flags & SYN) + (flags & FIN)));
-    m->stat[STAT(tcp_rst_tx)]++;
+    (void)count(m, STAT(tcp_rst_tx));
     if (flags & ACK) {
         cpy(tmp.snd_una, t + 8, 4);
         return tcp_send(m, &tmp, RST, 0);
@@ -474,16 +475,16 @@ found:
          * (unless it is a RST); a RST counts only with that ACK. */
         if ((flags & ACK) && seq_sub(t + 8, c->snd_una) != 1) {
             if (flags & RST)
-                return drop(m, STAT(drop_tcp_rst));
+                return count(m, STAT(drop_tcp_rst));
             goto reset;
         }
         if (flags & RST) {
             if (!(flags & ACK))
-                return drop(m, STAT(drop_tcp_rst));
+                return count(m, STAT(drop_tcp_rst));
             goto aborted;
         }
         if (!(flags & SYN))
-            return drop(m, STAT(drop_tcp_state));
+            return count(m, STAT(drop_tcp_state));
         seq_add(c->rcv_nxt, t + 4, 1);
         c->mss = opt_mss(t, hl);
         if (!(flags & ACK)) {               /* simultaneous open */
@@ -507,7 +508,7 @@ found:
             goto aborted;
         if (d < MIP_MICRO_MSS)
             return challenge(m, c, STAT(drop_tcp_rst));
-        return drop(m, STAT(drop_tcp_rst));
+        return count(m, STAT(drop_tcp_rst));
     }
     if (flags & SYN) {
         /* A SYN again in SYN_RCVD: our SYN-ACK was lost. Else RFC 5961 4.2. */
@@ -518,15 +519,17 @@ found:
     if (d) {
         /* Out of order, old, or a retransmitted FIN in TIME_WAIT: no queue
          * here, so ACK what we have and drop it. */
-        m->stat[STAT(drop_tcp_seq)]++;
+        (void)count(m, STAT(drop_tcp_seq));
         return tcp_send(m, c, ACK, 0);
     }
     if (!(flags & ACK))
-        return drop(m, STAT(drop_tcp_state));
+        return count(m, STAT(drop_tcp_state));
     /* RFC 5961 5.2: SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT, with
-     * 2^16 for MAX.SND.WND (no window scaling here). */
+     * 2^16 for MAX.SND.WND (no window scaling here): d = SEG.ACK - SND.UNA
+     * in -0xFFFF .. len, tested on its 16-bit halves. */
     d = seq_sub(t + 8, c->snd_una);
-    if ((uint32_t)(d + 0xFFFFu) > (uint32_t)c->len + 0xFFFFu)
+    if ((uint16_t)(d >> 16) == 0 ? (uint16_t)d > c->len
+                                 : (uint16_t)(d >> 16) != 0xFFFFu || (uint16_t)d == 0)
         return challenge(m, c, STAT(drop_tcp_ack));
     if (c->len && d == c->len) {
         ev = MIP_MICRO_EV_ACKED;
@@ -545,7 +548,7 @@ found:
     switch (c->state) {
     case MIP_MICRO_SYN_RCVD:
         if (!ev)
-            return drop(m, STAT(drop_tcp_state));
+            return count(m, STAT(drop_tcp_state));
         c->state = MIP_MICRO_ESTABLISHED;
         ev = MIP_MICRO_EV_CONNECTED;
         break;
@@ -628,16 +631,16 @@ static uint16_t udp_in(struct mip_micro *m, uint16_t l4len)
     uint16_t ulen = l4len >= 8u ? mip_rd16(u + 4) : 0, port = mip_rd16(u + 2), n;
 
     if (ulen < 8u || ulen > l4len)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
 #if !MIP_CONF_IPV6
     if (mip_rd16(u + 6) != 0)       /* IPv4: 0 = no checksum */
 #endif
         if (BAD_SUM(l4sum(p, MIP_IPPROTO_UDP, ulen)))
-            return drop(m, STAT(drop_cksum));
+            return count(m, STAT(drop_cksum));
     for (i = 0; i < MIP_MICRO_UDP_PORTS; i++)
         if (port && m->udp_ports[i] == port)
             goto bound;
-    return drop(m, STAT(drop_udp));
+    return count(m, STAT(drop_udp));
 bound:
     m->appdata = u + 8;
     m->dlen = (uint16_t)(ulen - 8u);
@@ -688,39 +691,39 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
     uint8_t *p = m->buf, proto;
     uint16_t l4len;
 
-    m->stat[STAT(rx)]++;
+    (void)count(m, STAT(rx));
     if (len > MIP_MICRO_BUF_SIZE || len < IPH)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
 #if MIP_CONF_IPV6
     if ((p[0] >> 4) != 6)
-        return drop(m, STAT(drop_ip_hdr));
+        return count(m, STAT(drop_ip_hdr));
     l4len = mip_rd16(p + 4);
     if (l4len > len - IPH)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
     proto = p[6];
     if (proto == MIP_IPV6_NH_FRAGMENT)
-        return drop(m, STAT(drop_frag));
+        return count(m, STAT(drop_frag));
     /* Only our address; a multicast source is never valid (RFC 4291 2.7). */
     if (differ(p + DST, m->addr, ALEN) || p[SRC] == 0xFF)
-        return drop(m, STAT(drop_bad_addr));
+        return count(m, STAT(drop_bad_addr));
 #else
     {
         uint8_t hl = (uint8_t)((p[0] & 0x0Fu) << 2);
         uint16_t tot = mip_rd16(p + 2);
 
         if ((p[0] >> 4) != 4 || hl < IPH)
-            return drop(m, STAT(drop_ip_hdr));
+            return count(m, STAT(drop_ip_hdr));
         if (tot > len || tot < hl)
-            return drop(m, STAT(drop_short));
+            return count(m, STAT(drop_short));
         if (BAD_SUM(mip_cksum_finish(mip_cksum_add(0, p, hl))))
-            return drop(m, STAT(drop_ip_cksum));
+            return count(m, STAT(drop_ip_cksum));
         if ((p[6] & 0x3Fu) | p[7])  /* MF or an offset */
-            return drop(m, STAT(drop_frag));
+            return count(m, STAT(drop_frag));
         /* RFC 1122 3.2.1.3: a source that is multicast, broadcast (class
          * D/E and up), "this network" (0/8) or loopback is invalid. */
         if (differ(p + DST, m->addr, ALEN) || p[SRC] >= 224u || p[SRC] == 127u ||
             p[SRC] == 0)
-            return drop(m, STAT(drop_bad_addr));
+            return count(m, STAT(drop_bad_addr));
         l4len = (uint16_t)(tot - hl);
         proto = p[9];
         /* Options are ignored (RFC 1122 3.2.1.8 allows it of a host without
@@ -734,11 +737,11 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
         uint8_t *ic = p + IPH;
 
         if (l4len < 8u)
-            return drop(m, STAT(drop_short));
+            return count(m, STAT(drop_short));
         if (ic[0] != ECHO_REQ)
-            return drop(m, STAT(drop_icmp));
+            return count(m, STAT(drop_icmp));
         if (BAD_SUM(l4sum(p, P_ICMP, l4len)))
-            return drop(m, STAT(drop_cksum));
+            return count(m, STAT(drop_cksum));
         ic[0] = ECHO_REP;
         cpy(p + DST, p + SRC, ALEN);
         return ip_send(m, P_ICMP, l4len);
@@ -749,7 +752,7 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
     if (proto == MIP_IPPROTO_UDP)
         return udp_in(m, l4len);
 #endif
-    return drop(m, STAT(drop_proto));
+    return count(m, STAT(drop_proto));
 }
 
 /* --- timers and the API ----------------------------------------------------- */
