@@ -140,9 +140,12 @@ enum {
  * in host order; the sequence numbers as on the wire, big-endian bytes:
  * mip_rd32() reads them). */
 struct mip_micro_conn {
+    /* The remote address and the ports first, together: they are the
+     * message of the ISN function (micro.c, conn_init). */
+    uint8_t ripaddr[MIP_MICRO_ADDR_LEN]; /* remote address */
+    uint16_t lport, rport;   /* local and remote port */
     uint8_t rcv_nxt[4];      /* next sequence number expected */
     uint8_t snd_una[4];      /* first unacknowledged sequence number */
-    uint16_t lport, rport;   /* local and remote port */
     uint16_t len;            /* sequence space in flight: data, SYN or FIN */
     uint16_t mss;            /* peer's MSS, at most MIP_MICRO_MSS */
     uint16_t wnd;            /* what we may send: min(peer's window, mss) */
@@ -152,7 +155,6 @@ struct mip_micro_conn {
     uint8_t rto;             /* retransmission timeout, ticks */
     uint8_t sa, sv;          /* smoothed RTT * 8 and variance * 4, ticks */
     uint8_t nrtx;            /* retransmissions of the segment in flight */
-    uint8_t ripaddr[MIP_MICRO_ADDR_LEN]; /* remote address */
 };
 
 struct mip_micro;

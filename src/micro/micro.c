@@ -16,6 +16,8 @@
  */
 #include "moteip/micro.h"
 
+#include <stddef.h>
+
 
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/checksum.h"
@@ -307,12 +309,14 @@ static struct mip_micro_conn *conn_alloc(struct mip_micro *m)
     return f;
 }
 
+_Static_assert(offsetof(struct mip_micro_conn, lport) == ALEN &&
+                   offsetof(struct mip_micro_conn, rport) == ALEN + 2,
+               "conn_init hashes ripaddr and the ports as one message");
+
 /* Sets up c for a handshake: SYN in flight from an unpredictable ISN. */
 static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8_t *ripaddr,
                       uint16_t lport, uint16_t rport, uint8_t state)
 {
-    uint8_t msg[ALEN + 4];
-
     zero(c, sizeof *c);
     cpy(c->ripaddr, ripaddr, ALEN);
     c->lport = lport;
@@ -321,10 +325,10 @@ static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8
     c->len = 1;
     c->rto = c->timer = MIP_MICRO_RTO_INIT;
     c->mss = DEFAULT_MSS;
-    cpy(msg, ripaddr, ALEN);
-    mip_wr16(msg + ALEN, lport);
-    mip_wr16(msg + ALEN + 2, rport);
-    mip_wr32(c->snd_una, m->isn_clock + mip_micro_prf(m->key, msg, sizeof msg));
+    /* F's message: the remote address and the two ports, as they lie at
+     * the start of *c (in host byte order: F is keyed, any fixed
+     * encoding of the tuple will do). */
+    mip_wr32(c->snd_una, m->isn_clock + mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4));
 }
 
 /* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
