@@ -278,18 +278,19 @@ static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, ui
  * of a bad length end the walk. */
 static uint16_t opt_mss(const uint8_t *t, uint8_t hl)
 {
+    const uint8_t *o = t + 20, *e = t + hl;
     uint16_t mss = DEFAULT_MSS;
-    uint8_t i = 20, n;
+    uint8_t n;
 
-    while (i < hl && t[i] != MIP_TCP_OPT_EOL) {
+    while (o < e && *o != MIP_TCP_OPT_EOL) {
         n = 1;
-        if (t[i] != MIP_TCP_OPT_NOP) {
-            if (i + 1 >= hl || (n = t[i + 1]) < 2 || n > hl - i)
+        if (*o != MIP_TCP_OPT_NOP) {
+            if (e - o < 2 || (n = o[1]) < 2 || n > e - o)
                 break;
-            if (t[i] == MIP_TCP_OPT_MSS && n == 4)
-                mss = mip_rd16(t + i + 2);
+            if (*o == MIP_TCP_OPT_MSS && n == 4)
+                mss = mip_rd16(o + 2);
         }
-        i += n;
+        o += n;
     }
     return mss > MIP_MICRO_MSS ? MIP_MICRO_MSS : mss;
 }
@@ -799,13 +800,10 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
         c->nrtx++;
         m->stat[STAT(tcp_rexmit)]++;
         c->timer = (uint8_t)(c->rto << (c->nrtx > 4u ? 4u : c->nrtx));
-        if (st == MIP_MICRO_SYN_RCVD)
-            return tcp_send(m, c, SYN | ACK, 0);
-        if (st == MIP_MICRO_SYN_SENT)
-            return tcp_send(m, c, SYN, 0);
         if (st == MIP_MICRO_ESTABLISHED)
             return app_send(m, c, MIP_MICRO_EV_REXMIT);
-        return tcp_send(m, c, FIN | ACK, 0);
+        /* SYN_RCVD: SYN-ACK; SYN_SENT: SYN; else our FIN. */
+        return tcp_send(m, c, st == MIP_MICRO_SYN_SENT ? SYN : st == MIP_MICRO_SYN_RCVD ? SYN | ACK : FIN | ACK, 0);
     }
     if (st == MIP_MICRO_ESTABLISHED)
         return app_send(m, c, MIP_MICRO_EV_POLL);
