@@ -829,11 +829,11 @@ void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
 
 int mip_micro_listen(struct mip_micro *m, uint16_t port)
 {
-    uint8_t i;
+    uint16_t *l;
 
-    for (i = 0; i < MIP_MICRO_LISTEN; i++)
-        if (m->listen[i] == 0 && port) {
-            m->listen[i] = port;
+    for (l = m->listen; port && l < m->listen + MIP_MICRO_LISTEN; l++)
+        if (*l == 0) {
+            *l = port;
             return 0;
         }
     return -1;
@@ -841,11 +841,11 @@ int mip_micro_listen(struct mip_micro *m, uint16_t port)
 
 void mip_micro_unlisten(struct mip_micro *m, uint16_t port)
 {
-    uint8_t i;
+    uint16_t *l;
 
-    for (i = 0; i < MIP_MICRO_LISTEN; i++)
-        if (m->listen[i] == port)
-            m->listen[i] = 0;
+    for (l = m->listen; l < m->listen + MIP_MICRO_LISTEN; l++)
+        if (*l == port)
+            *l = 0;
 }
 
 #if MIP_MICRO_CONF_CONNECT
