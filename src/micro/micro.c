@@ -258,7 +258,8 @@ MIP_NOINLINE static uint16_t tcp_out(struct mip_micro *m, uint8_t flags, uint16_
 
 /* A segment of connection c with `flags` and the dlen bytes already at
  * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
- * starts, or SND.NXT for a segment that carries nothing new (an ACK). */
+ * starts (data, always sent with PSH; the SYN; the FIN), or SND.NXT for a
+ * segment that carries nothing new (an ACK, a RST). */
 static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
                          uint16_t dlen)
 {
@@ -267,7 +268,7 @@ static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, ui
     cpy(m->buf + DST, c->ripaddr, ALEN);
     mip_wr16(t, c->lport);
     mip_wr16(t + 2, c->rport);
-    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN)) || dlen ? 0 : c->len);
+    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN | PSH)) ? 0 : c->len);
     cpy(t + 8, c->rcv_nxt, 4);
     return tcp_out(m, flags, (c->flags & MIP_MICRO_F_STOPPED) ? 0 : MIP_MICRO_MSS, dlen);
 }
