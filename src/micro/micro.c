@@ -421,6 +421,18 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
     return 0;
 }
 
+/* The peer's window from the segment's header t, within its MSS. A zero
+ * window restarts the retransmission count: a live peer answers the
+ * probes, and they are never given up. */
+MIP_NOINLINE static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
+{
+    c->wnd = mip_rd16(t + 14);
+    if (c->wnd == 0)
+        c->nrtx = 0;
+    if (c->wnd > c->mss)
+        c->wnd = c->mss;
+}
+
 static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
 {
     uint8_t *p = m->buf, *t = p + IPH, hl, flags, ev = 0, i;
@@ -499,9 +511,7 @@ found:
         }
         seq_add(c->snd_una, c->snd_una, 1);
         c->len = 0;
-        c->wnd = mip_rd16(t + 14);
-        if (c->wnd > c->mss)
-            c->wnd = c->mss;
+        take_wnd(c, t);
         c->state = MIP_MICRO_ESTABLISHED;
         m->dlen = 1;                        /* owes an ACK */
         return app_send(m, c, MIP_MICRO_EV_CONNECTED);
@@ -545,11 +555,7 @@ found:
         c->len = 0;
         c->nrtx = 0;
     }
-    c->wnd = mip_rd16(t + 14);
-    if (c->wnd == 0)
-        c->nrtx = 0;                /* a live peer answers the probes: never give up */
-    if (c->wnd > c->mss)
-        c->wnd = c->mss;
+    take_wnd(c, t);
 
     switch (c->state) {
     case MIP_MICRO_SYN_RCVD:
