@@ -188,9 +188,12 @@ struct mip_micro {
     uint16_t udp_ports[MIP_MICRO_UDP_PORTS]; /* bound ports, 0 = free */
 #endif
     uint8_t addr[MIP_MICRO_ADDR_LEN];   /* our address */
-    uint16_t stat[MIP_MICRO_STAT_COUNT];
+    /* After the small fields and before the tables: on AVR (ldd reaches
+     * 63 bytes from a pointer) this order gave the smallest code
+     * (bench/footprint: 82 B less than the buffer last). */
+    uint8_t buf[MIP_MICRO_BUF_SIZE];    /* the packet buffer */
     struct mip_micro_conn conn[MIP_MICRO_CONNS];
-    uint8_t buf[MIP_MICRO_BUF_SIZE];    /* the packet buffer (last: short offsets first) */
+    uint16_t stat[MIP_MICRO_STAT_COUNT];
 };
 
 /* Clears `m`; sets our address, the application and the 8 bytes of
