@@ -378,6 +378,17 @@ static int app_knows(uint8_t st)
     return (uint8_t)(st - MIP_MICRO_SYN_SENT) <= MIP_MICRO_FIN_WAIT_2 - MIP_MICRO_SYN_SENT;
 }
 
+/* Ends connection c (its slot is free) and tells the application with
+ * `ev` if it knows of the connection. */
+MIP_NOINLINE static void conn_end(struct mip_micro *m, struct mip_micro_conn *c, uint8_t ev)
+{
+    uint8_t st = c->state;
+
+    c->state = MIP_MICRO_CLOSED;
+    if (app_knows(st))
+        m->app(m, c, ev);
+}
+
 /* Calls the application with `ev` and sends what it asked for: data (only
  * ESTABLISHED, only with nothing in flight or as the retransmission), a
  * FIN once nothing is in flight, a RST; else the ACK that received data
@@ -621,10 +632,7 @@ time_wait:
     return 0;
 
 aborted:
-    i = c->state;
-    c->state = MIP_MICRO_CLOSED;
-    if (app_knows(i))
-        m->app(m, c, MIP_MICRO_EV_ABORTED);
+    conn_end(m, c, MIP_MICRO_EV_ABORTED);
     return 0;
 }
 
@@ -787,11 +795,8 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
         return 0;
     if (st == MIP_MICRO_TIME_WAIT || st == MIP_MICRO_FIN_WAIT_2) {
         /* 2 MSL; and FIN_WAIT_2 cannot last for ever either. */
-        if (++c->timer >= MIP_MICRO_TIME_WAIT_TICKS) {
-            c->state = MIP_MICRO_CLOSED;
-            if (app_knows(st))
-                m->app(m, c, MIP_MICRO_EV_TIMEDOUT);
-        }
+        if (++c->timer >= MIP_MICRO_TIME_WAIT_TICKS)
+            conn_end(m, c, MIP_MICRO_EV_TIMEDOUT);
         return 0;
     }
     if (c->len) {
@@ -799,9 +804,7 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
             return 0;
         if (c->nrtx >= (st == MIP_MICRO_SYN_RCVD ? MIP_MICRO_MAXSYNRTX : MIP_MICRO_MAXRTX)) {
             m->stat[STAT(tcp_timeout)]++;
-            c->state = MIP_MICRO_CLOSED;
-            if (app_knows(st))
-                m->app(m, c, MIP_MICRO_EV_TIMEDOUT);
+            conn_end(m, c, MIP_MICRO_EV_TIMEDOUT);
             return tcp_send(m, c, RST | ACK, 0);
         }
         c->nrtx++;
