@@ -236,13 +236,20 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
     return (uint16_t)(IPH + l4len);
 }
 
-/* Completes the TCP header at buf + IPH whose ports, sequence and
- * acknowledgment numbers (and the destination address) are in place:
- * `flags`, the window, the MSS option on a SYN; then IP. */
-MIP_NOINLINE static uint16_t tcp_out(struct mip_micro *m, uint8_t flags, uint16_t wnd, uint16_t dlen)
+/* A segment of connection c with `flags` and the dlen bytes already at
+ * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
+ * starts (data, always sent with PSH; the SYN; the FIN), or SND.NXT for a
+ * segment that carries nothing new (an ACK, a RST). */
+static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
+                         uint16_t dlen)
 {
     uint8_t *t = m->buf + IPH, hl = 20;
 
+    cpy(m->buf + DST, c->ripaddr, ALEN);
+    mip_wr16(t, c->lport);
+    mip_wr16(t + 2, c->rport);
+    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN | PSH)) ? 0 : c->len);
+    cpy(t + 8, c->rcv_nxt, 4);
     if (flags & SYN) {
         t[20] = MIP_TCP_OPT_MSS;
         t[21] = 4;
@@ -251,26 +258,9 @@ MIP_NOINLINE static uint16_t tcp_out(struct mip_micro *m, uint8_t flags, uint16_
     }
     t[12] = (uint8_t)(hl << 2);
     t[13] = flags;
-    mip_wr16(t + 14, wnd);
+    mip_wr16(t + 14, (c->flags & MIP_MICRO_F_STOPPED) ? 0 : MIP_MICRO_MSS);
     t[18] = t[19] = 0;
     return ip_send(m, MIP_IPPROTO_TCP, (uint16_t)(hl + dlen));
-}
-
-/* A segment of connection c with `flags` and the dlen bytes already at
- * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
- * starts (data, always sent with PSH; the SYN; the FIN), or SND.NXT for a
- * segment that carries nothing new (an ACK, a RST). */
-static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
-                         uint16_t dlen)
-{
-    uint8_t *t = m->buf + IPH;
-
-    cpy(m->buf + DST, c->ripaddr, ALEN);
-    mip_wr16(t, c->lport);
-    mip_wr16(t + 2, c->rport);
-    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN | PSH)) ? 0 : c->len);
-    cpy(t + 8, c->rcv_nxt, 4);
-    return tcp_out(m, flags, (c->flags & MIP_MICRO_F_STOPPED) ? 0 : MIP_MICRO_MSS, dlen);
 }
 
 /* --- TCP -------------------------------------------------------------------- */
@@ -294,6 +284,13 @@ static uint16_t opt_mss(const uint8_t *t, uint8_t hl)
         o += n;
     }
     return mss > MIP_MICRO_MSS ? MIP_MICRO_MSS : mss;
+}
+
+/* The peer's SYN in header t (hl bytes): RCV.NXT after it, its MSS. */
+MIP_NOINLINE static void take_syn(struct mip_micro_conn *c, const uint8_t *t, uint8_t hl)
+{
+    seq_add(c->rcv_nxt, t + 4, 1);
+    c->mss = opt_mss(t, hl);
 }
 
 /* A free slot: a closed one, else the oldest TIME_WAIT (RFC 9293 3.6.1
@@ -481,8 +478,7 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
                 if (!c)
                     return count(m, STAT(drop_tcp_full));
                 conn_init(m, c, p + SRC, dport, sport, MIP_MICRO_SYN_RCVD);
-                seq_add(c->rcv_nxt, t + 4, 1);
-                c->mss = opt_mss(t, hl);
+                take_syn(c, t, hl);
                 return tcp_send(m, c, SYN | ACK, 0);
             }
 reset:
@@ -514,8 +510,7 @@ found:
         }
         if (!(flags & SYN))
             return count(m, STAT(drop_tcp_state));
-        seq_add(c->rcv_nxt, t + 4, 1);
-        c->mss = opt_mss(t, hl);
+        take_syn(c, t, hl);
         if (!(flags & ACK)) {               /* simultaneous open */
             c->state = MIP_MICRO_SYN_RCVD;
             return tcp_send(m, c, SYN | ACK, 0);
