@@ -772,20 +772,12 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
 
 /* --- timers and the API ----------------------------------------------------- */
 
-uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
+/* One tick of connection c's timers (mip_micro_periodic). A function of
+ * its own so that avr-gcc addresses c's fields from c, not from m. */
+MIP_NOINLINE static uint16_t conn_tick(struct mip_micro *m, struct mip_micro_conn *c)
 {
-    struct mip_micro_conn *c;
-    uint8_t st;
+    uint8_t st = c->state;
 
-    m->dlen = 0;
-    if (i == 0) {
-        m->isn_clock += ISN_PER_TICK;
-        m->chal = MIP_MICRO_CHALLENGE_LIMIT;
-    }
-    if (i >= MIP_MICRO_CONNS)
-        return 0;
-    c = &m->conn[i];
-    st = c->state;
     if (st == MIP_MICRO_CLOSED)
         return 0;
     if (st == MIP_MICRO_TIME_WAIT || st == MIP_MICRO_FIN_WAIT_2) {
@@ -813,6 +805,18 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
     if (st == MIP_MICRO_ESTABLISHED)
         return app_send(m, c, MIP_MICRO_EV_POLL);
     return 0;
+}
+
+uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
+{
+    m->dlen = 0;
+    if (i == 0) {
+        m->isn_clock += ISN_PER_TICK;
+        m->chal = MIP_MICRO_CHALLENGE_LIMIT;
+    }
+    if (i >= MIP_MICRO_CONNS)
+        return 0;
+    return conn_tick(m, &m->conn[i]);
 }
 
 void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
