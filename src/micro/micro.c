@@ -790,7 +790,7 @@ MIP_NOINLINE static uint16_t conn_tick(struct mip_micro *m, struct mip_micro_con
         if (--c->timer)
             return 0;
         if (c->nrtx >= (st == MIP_MICRO_SYN_RCVD ? MIP_MICRO_MAXSYNRTX : MIP_MICRO_MAXRTX)) {
-            m->stat[STAT(tcp_timeout)]++;
+            (void)count(m, STAT(tcp_timeout));
             conn_end(m, c, MIP_MICRO_EV_TIMEDOUT);
             return tcp_send(m, c, RST | ACK, 0);
         }
