@@ -136,7 +136,7 @@ enum {
     MIP_MICRO_STAT_COUNT
 };
 
-/* One TCP connection: 32 bytes on Cortex-M0+ with IPv4 (the port numbers
+/* One TCP connection: 30 bytes on Cortex-M0+ with IPv4 (the port numbers
  * in host order; the sequence numbers as on the wire, big-endian bytes:
  * mip_rd32() reads them). */
 struct mip_micro_conn {
