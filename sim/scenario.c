@@ -1490,9 +1490,11 @@ static bool prefixes_overlap(const struct mip_addr *a, uint8_t alen, const struc
 static const char *const border_kinds[] = { "tun", "tap", NULL };
 static const struct key border_keys[] = {
     K_NODE(struct sim_border_spec, "node", node),
-    K_OWN("device", "name of a TUN or TAP device on the host (*required*)"),
+    { .key = "device", .type = KT_OWN, .flags = KF_REQ,
+      .what = "name of a TUN or TAP device on the host" },
     K_ENUM(struct sim_border_spec, "type", kind, border_kinds, SIM_BORDER_TUN),
-    K_OWN("address", "the router's IPv6 address/prefix on the host link (*required*)"),
+    { .key = "address", .type = KT_OWN, .flags = KF_REQ,
+      .what = "the router's IPv6 address/prefix on the host link" },
     { .key = "routes", .type = KT_OWN, .what = "array of {\"dst\": PREFIX, \"via\": ADDRESS}",
       .note = "[{\"dst\": \"::/0\"}]" },
     { .key = "reach", .type = KT_OWN, .what = "array of node ids",
