@@ -562,16 +562,12 @@ static const struct key topo_keys[] = {
 };
 static const struct table topo_table = TABLE(topo_keys);
 
-static bool load_topology(struct ld *l, const struct sj_value *root)
+/* The node count the topology's type takes it from. */
+static bool count_nodes(struct ld *l, const struct sj_value *o, int64_t *nodes)
 {
-    const struct sj_value *o, *v;
     struct sim_scenario *sc = l->sc;
-    int64_t nodes = 0, rows = 0, cols = 0;
-    uint32_t i;
-    if (!get_obj(l, root, "topology", &o, true))
-        return false;
-    if (!only_keys(l, o, &topo_table, 1) || !read_keys(l, o, &topo_table, sc))
-        return false;
+    const struct sj_value *v;
+    int64_t rows = 0, cols = 0;
     switch (sc->topology) {
     case SIM_TOPO_GRID:
         if (!read_key(l, o, find_key(&topo_table, "rows"), &rows) ||
@@ -579,30 +575,32 @@ static bool load_topology(struct ld *l, const struct sj_value *root)
             return false;
         if (rows == 0 || cols == 0)
             return fail_missing(l, o, rows == 0 ? "rows" : "cols", "an integer >= 1");
-        nodes = rows * cols;
-        if (nodes > 65000)
+        *nodes = rows * cols;
+        if (*nodes > 65000)
             return fail(l, sj_get(o, "rows"), "rows * cols <= 65000");
         sc->grid_cols = (uint32_t)cols;
-        break;
+        return true;
     case SIM_TOPO_POSITIONS:
         v = sj_get(o, "positions");
         if (v == NULL)
             return fail_missing(l, o, "positions", "an array of [x, y] in metres");
         if (!sj_is(v, SJ_ARRAY) || sj_len(v) < 1u || sj_len(v) > 65000u)
             return fail(l, v, "an array of 1..65000 [x, y] positions in metres");
-        nodes = (int64_t)sj_len(v);
-        break;
+        *nodes = (int64_t)sj_len(v);
+        return true;
     default:
         if (sj_get(o, "nodes") == NULL)
             return fail_missing(l, o, "nodes", "an integer 1..65000");
-        if (!read_key(l, o, find_key(&topo_table, "nodes"), &nodes))
-            return false;
-        break;
+        return read_key(l, o, find_key(&topo_table, "nodes"), nodes);
     }
-    sc->n_nodes = (uint32_t)nodes;
-    sc->pos = calloc(sc->n_nodes, sizeof(*sc->pos));
-    if (sc->pos == NULL)
-        return fail(l, o, "fewer nodes (out of memory)");
+}
+
+/* Every node's position (or, for "links", the links). */
+static bool place_nodes(struct ld *l, const struct sj_value *o)
+{
+    struct sim_scenario *sc = l->sc;
+    const struct sj_value *v;
+    uint32_t i;
     if (sc->topology == SIM_TOPO_CHAIN || sc->topology == SIM_TOPO_GRID) {
         if (sj_get(o, "spacing_m") == NULL)
             return fail_missing(l, o, "spacing_m", "a distance in metres");
@@ -643,6 +641,23 @@ static bool load_topology(struct ld *l, const struct sj_value *root)
             return false;
     }
     return true;
+}
+
+static bool load_topology(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    int64_t nodes = 0;
+    if (!get_obj(l, root, "topology", &o, true))
+        return false;
+    if (!only_keys(l, o, &topo_table, 1) || !read_keys(l, o, &topo_table, sc) ||
+        !count_nodes(l, o, &nodes))
+        return false;
+    sc->n_nodes = (uint32_t)nodes;
+    sc->pos = calloc(sc->n_nodes, sizeof(*sc->pos));
+    if (sc->pos == NULL)
+        return fail(l, o, "fewer nodes (out of memory)");
+    return place_nodes(l, o);
 }
 
 /* A node id (an integer or "last") in an array. */
@@ -1507,6 +1522,48 @@ static const struct key border_route_keys[] = {
 };
 static const struct table border_route_table = TABLE(border_route_keys);
 
+/* border.routes: the routes towards the host; none may overlap the mesh's
+ * prefix (`what` says so), a next hop must be on the host link. */
+static bool load_border_routes(struct ld *l, const struct sj_value *arr,
+                               struct sim_border_spec *b, const struct mip_addr *mesh,
+                               const char *what)
+{
+    size_t k;
+    if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) > SIM_BORDER_ROUTES_MAX)
+        return fail(l, arr, "an array of at most 8 {\"dst\": PREFIX, \"via\": ADDRESS}");
+    b->n_routes = (uint8_t)sj_len(arr);
+    for (k = 0; k < b->n_routes; k++) {
+        struct sim_border_route *r = &b->routes[k];
+        const struct sj_value *e = sj_at(arr, k), *d;
+        if (!sj_is(e, SJ_OBJECT))
+            return fail(l, e, "an object {\"dst\": PREFIX, \"via\": ADDRESS}");
+        if (!only_keys(l, e, &border_route_table, 1))
+            return false;
+        d = sj_get(e, "dst");
+        if (d == NULL)
+            return fail_missing(l, e, "dst", "a prefix, e.g. \"::/0\"");
+        if (sj_as_string(d, NULL) != NULL && strcmp(sj_as_string(d, NULL), "::/0") == 0) {
+            mip_addr_set6(&r->prefix, (const uint8_t[16]){ 0 });
+            r->prefix_len = 0;
+        } else if (!get_prefix(l, d, &r->prefix, &r->prefix_len)) {
+            return false;
+        } else if (prefixes_overlap(&r->prefix, r->prefix_len, mesh, 64)) {
+            return fail(l, d, what);
+        }
+        d = sj_get(e, "via");
+        if (d != NULL) {
+            uint8_t vlen;
+            if (!get_prefix(l, d, &r->via, &vlen) || vlen != 128)
+                return l->failed ? false : fail(l, d, "an IPv6 address without a /length");
+            if (!prefixes_overlap(&r->via, 128, &b->addr, b->addr_len))
+                return fail(l, d, "a next hop on the host link (inside border.address's "
+                                  "prefix)");
+            r->has_via = true;
+        }
+    }
+    return true;
+}
+
 static bool load_border(struct ld *l, const struct sj_value *root)
 {
     struct sim_scenario *sc = l->sc;
@@ -1555,39 +1612,8 @@ static bool load_border(struct ld *l, const struct sj_value *root)
         b->n_routes = 1;
         memset(&b->routes[0], 0, sizeof(b->routes[0]));
         mip_addr_set6(&b->routes[0].prefix, (const uint8_t[16]){ 0 });
-    } else {
-        if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) > SIM_BORDER_ROUTES_MAX)
-            return fail(l, arr, "an array of at most 8 {\"dst\": PREFIX, \"via\": ADDRESS}");
-        b->n_routes = (uint8_t)sj_len(arr);
-        for (k = 0; k < b->n_routes; k++) {
-            struct sim_border_route *r = &b->routes[k];
-            const struct sj_value *e = sj_at(arr, k), *d;
-            if (!sj_is(e, SJ_OBJECT))
-                return fail(l, e, "an object {\"dst\": PREFIX, \"via\": ADDRESS}");
-            if (!only_keys(l, e, &border_route_table, 1))
-                return false;
-            d = sj_get(e, "dst");
-            if (d == NULL)
-                return fail_missing(l, e, "dst", "a prefix, e.g. \"::/0\"");
-            if (sj_as_string(d, NULL) != NULL && strcmp(sj_as_string(d, NULL), "::/0") == 0) {
-                mip_addr_set6(&r->prefix, (const uint8_t[16]){ 0 });
-                r->prefix_len = 0;
-            } else if (!get_prefix(l, d, &r->prefix, &r->prefix_len)) {
-                return false;
-            } else if (prefixes_overlap(&r->prefix, r->prefix_len, &mesh, 64)) {
-                return fail(l, d, what);
-            }
-            d = sj_get(e, "via");
-            if (d != NULL) {
-                uint8_t vlen;
-                if (!get_prefix(l, d, &r->via, &vlen) || vlen != 128)
-                    return l->failed ? false : fail(l, d, "an IPv6 address without a /length");
-                if (!prefixes_overlap(&r->via, 128, &b->addr, b->addr_len))
-                    return fail(l, d, "a next hop on the host link (inside border.address's "
-                                      "prefix)");
-                r->has_via = true;
-            }
-        }
+    } else if (!load_border_routes(l, arr, b, &mesh, what)) {
+        return false;
     }
     arr = sj_get(o, "reach");
     if (arr != NULL) {
