@@ -188,6 +188,8 @@ struct key {
     int64_t lo, hi;             /* KT_INT */
     double dlo, dhi;            /* KT_NUM, KT_Q8 */
     const char *const *names;   /* KT_ENUM, NULL-terminated */
+    uint16_t scale;             /* KT_INT: field = value x scale (ms -> us); 0 = 1 */
+    uint8_t kinds;              /* RDC keys: the kinds that take it (RK_*) */
     double def;                 /* with KF_DEF */
     const char *what;           /* KT_OWN: what the value is (docs) */
     const char *note;           /* docs: where the default comes from when it
@@ -271,18 +273,18 @@ static void put_uint(uint8_t *f, size_t size, uint64_t x)
 static bool read_key(struct ld *l, const struct sj_value *o, const struct key *k, void *base)
 {
     uint8_t *f = (uint8_t *)base + k->off;
-    int64_t i;
-    double d;
-    bool b;
-    uint8_t e;
-    uint32_t n;
+    int64_t i = 0;
+    double d = 0.0;
+    bool b = false;
+    uint8_t e = 0;
+    uint32_t n = 0;
     if (sj_get(o, k->key) == NULL && (k->flags & KF_REQ) == 0u && k->type != KT_NODE)
         return true;
     switch (k->type) {
     case KT_INT:
         if (!get_int(l, o, k->key, &i, k->lo, k->hi))
             return false;
-        put_uint(f, k->size, (uint64_t)i);
+        put_uint(f, k->size, (uint64_t)i * (k->scale != 0u ? k->scale : 1u));
         return true;
     case KT_NUM:
         if (!get_num(l, o, k->key, &d, k->dlo, k->dhi))
@@ -680,78 +682,58 @@ static bool node_at(struct ld *l, const struct sj_value *v, uint32_t *out)
 /* The RDC keys: which kinds take each, its range in the scenario's unit,
  * and the field of struct mip_rdc_config it sets (x scale: ms -> µs). One
  * row per key, so the list of a kind's keys (in errors and docs) and the
- * loader cannot disagree. "type", "phase_lock" and "parent" are read
- * apart. */
+ * loader cannot disagree. "type" and "parent" are read apart. */
 enum { RK_CM = 1 << MIP_RDC_CONTIKIMAC, RK_XM = 1 << MIP_RDC_XMAC, RK_LPP = 1 << MIP_RDC_LPP,
-       RK_LEAF = 1 << MIP_RDC_LEAF, RK_PARENT = 1 << MIP_RDC_PARENT };
-struct rdc_key {
-    const char *key;
-    uint8_t kinds;              /* RK_* */
-    uint8_t size;               /* of the field: 1, 2 or 4 bytes */
-    size_t off;
-    uint16_t scale;
-    int64_t lo, hi;
+       RK_LEAF = 1 << MIP_RDC_LEAF, RK_PARENT = 1 << MIP_RDC_PARENT, RK_ALL = 0xff };
+#define RDC struct mip_rdc_config
+#define RDC_INT(k, kn, f, sc, l, h) \
+    { .key = (k), .type = KT_INT, .kinds = (kn), FIELD(RDC, f), .scale = (sc), .lo = (l), .hi = (h) }
+static const struct key rdc_keys[] = {
+    { .key = "type", .type = KT_ENUM, .flags = KF_LATER, .kinds = RK_ALL, FIELD(RDC, kind),
+      .names = rdc_names },
+    { .key = "phase_lock", .type = KT_BOOL, .kinds = RK_CM | RK_XM, FIELD(RDC, phase_lock) },
+    { .key = "parent", .type = KT_NODE, .flags = KF_LATER, .kinds = RK_LEAF, FIELD(RDC, parent) },
+    RDC_INT("check_rate_hz", RK_CM | RK_XM | RK_LPP, check_rate_hz, 1, 1, 1000),
+    RDC_INT("cca_count", RK_CM, cca_count, 1, 1, 8),
+    RDC_INT("cca_on_us", RK_CM | RK_LPP, cca_on_us, 1, 1, 65535),
+    RDC_INT("cca_gap_us", RK_CM, cca_gap_us, 1, 0, 65535),
+    RDC_INT("copy_gap_us", RK_CM, copy_gap_us, 1, 0, 65535),
+    RDC_INT("listen_max_us", RK_CM, listen_max_us, 1, 1, 65535),
+    RDC_INT("burst_wait_us", RK_CM | RK_XM | RK_LPP, burst_wait_us, 1, 1, 65535),
+    RDC_INT("phase_strobe_us", RK_CM, phase_strobe_us, 1, 1, 65535),
+    RDC_INT("phase_guard_us", RK_CM, phase_guard_us, 1, 0, 65535),
+    RDC_INT("phase_max_misses", RK_CM, phase_max_misses, 1, 1, 255),
+    RDC_INT("on_us", RK_XM, on_us, 1, 1, 65535),
+    RDC_INT("strobe_wait_us", RK_XM, strobe_wait_us, 1, 1, 65535),
+    RDC_INT("strobe_ack_delay_us", RK_XM, strobe_ack_delay_us, 1, 0, 10000),
+    RDC_INT("listen_us", RK_LPP, listen_us, 1, 1, 65535),
+    RDC_INT("probe_backoff_us", RK_LPP, probe_backoff_us, 1, 0, 10000),
+    RDC_INT("probe_jitter_us", RK_LPP, probe_jitter_us, 1, 0, 65535),
+    RDC_INT("poll_ms", RK_LEAF, poll_us, 1000, 1, MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("poll_fast_ms", RK_LEAF, poll_fast_us, 1000, 0, MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("wait_us", RK_LEAF | RK_PARENT, wait_us, 1, 1, 65535),
+    RDC_INT("child_timeout_ms", RK_PARENT, child_timeout_us, 1000, 1, MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("adapt_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, adapt_max_us, 1000, 0,
+            MIP_RDC_TIME_MAX / 1000),
 };
-#define RDC_FIELD(f) sizeof(((struct mip_rdc_config *)0)->f), offsetof(struct mip_rdc_config, f)
-static const struct rdc_key rdc_keys[] = {
-    { "check_rate_hz", RK_CM | RK_XM | RK_LPP, RDC_FIELD(check_rate_hz), 1, 1, 1000 },
-    { "cca_count", RK_CM, RDC_FIELD(cca_count), 1, 1, 8 },
-    { "cca_on_us", RK_CM | RK_LPP, RDC_FIELD(cca_on_us), 1, 1, 65535 },
-    { "cca_gap_us", RK_CM, RDC_FIELD(cca_gap_us), 1, 0, 65535 },
-    { "copy_gap_us", RK_CM, RDC_FIELD(copy_gap_us), 1, 0, 65535 },
-    { "listen_max_us", RK_CM, RDC_FIELD(listen_max_us), 1, 1, 65535 },
-    { "burst_wait_us", RK_CM | RK_XM | RK_LPP, RDC_FIELD(burst_wait_us), 1, 1, 65535 },
-    { "phase_strobe_us", RK_CM, RDC_FIELD(phase_strobe_us), 1, 1, 65535 },
-    { "phase_guard_us", RK_CM, RDC_FIELD(phase_guard_us), 1, 0, 65535 },
-    { "phase_max_misses", RK_CM, RDC_FIELD(phase_max_misses), 1, 1, 255 },
-    { "on_us", RK_XM, RDC_FIELD(on_us), 1, 1, 65535 },
-    { "strobe_wait_us", RK_XM, RDC_FIELD(strobe_wait_us), 1, 1, 65535 },
-    { "strobe_ack_delay_us", RK_XM, RDC_FIELD(strobe_ack_delay_us), 1, 0, 10000 },
-    { "listen_us", RK_LPP, RDC_FIELD(listen_us), 1, 1, 65535 },
-    { "probe_backoff_us", RK_LPP, RDC_FIELD(probe_backoff_us), 1, 0, 10000 },
-    { "probe_jitter_us", RK_LPP, RDC_FIELD(probe_jitter_us), 1, 0, 65535 },
-    { "poll_ms", RK_LEAF, RDC_FIELD(poll_us), 1000, 1, MIP_RDC_TIME_MAX / 1000 },
-    { "poll_fast_ms", RK_LEAF, RDC_FIELD(poll_fast_us), 1000, 0, MIP_RDC_TIME_MAX / 1000 },
-    { "wait_us", RK_LEAF | RK_PARENT, RDC_FIELD(wait_us), 1, 1, 65535 },
-    { "child_timeout_ms", RK_PARENT, RDC_FIELD(child_timeout_us), 1000, 1,
-      MIP_RDC_TIME_MAX / 1000 },
-    { "adapt_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, RDC_FIELD(adapt_max_us), 1000, 0,
-      MIP_RDC_TIME_MAX / 1000 },
-};
-#define RDC_KEYS (sizeof(rdc_keys) / sizeof(rdc_keys[0]))
-
-/* Whether `key` belongs to an RDC of `kind` (type, phase_lock, parent too). */
-static bool rdc_key_of(const char *key, uint8_t kind)
-{
-    size_t k;
-    if (strcmp(key, "type") == 0)
-        return true;
-    if (strcmp(key, "phase_lock") == 0)
-        return kind == MIP_RDC_CONTIKIMAC || kind == MIP_RDC_XMAC;
-    if (strcmp(key, "parent") == 0)
-        return kind == MIP_RDC_LEAF;
-    for (k = 0; k < RDC_KEYS; k++)
-        if (strcmp(key, rdc_keys[k].key) == 0)
-            return (rdc_keys[k].kinds & (1u << kind)) != 0u;
-    return false;
-}
+static const struct table rdc_table = TABLE(rdc_keys);
 
 /* Every key of o must be one of kind's: the error lists them. */
 static bool rdc_only_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
 {
-    static const char *const extra[] = { "type", "phase_lock", "parent" };
     char path[160], list[400] = "";
-    size_t i, k;
+    const struct key *k;
+    size_t i, j;
     for (i = 0; i < sj_len(o); i++) {
         const struct sj_value *m = sj_at(o, i);
-        if (rdc_key_of(m->key, kind))
+        k = find_key(&rdc_table, m->key);
+        if (k != NULL && (k->kinds & (1u << kind)) != 0u)
             continue;
-        for (k = 0; k < 3u + RDC_KEYS; k++) {
-            const char *key = k < 3u ? extra[k] : rdc_keys[k - 3u].key;
-            if (!rdc_key_of(key, kind))
+        for (j = 0; j < rdc_table.n; j++) {
+            if ((rdc_keys[j].kinds & (1u << kind)) == 0u)
                 continue;
             strncat(list, list[0] ? ", " : "", sizeof(list) - strlen(list) - 1u);
-            strncat(list, key, sizeof(list) - strlen(list) - 1u);
+            strncat(list, rdc_keys[j].key, sizeof(list) - strlen(list) - 1u);
         }
         sj_path(m, path, sizeof(path));
         l->failed = true;
@@ -760,33 +742,6 @@ static bool rdc_only_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
         return false;
     }
     return true;
-}
-
-static void rdc_store(struct mip_rdc_config *c, const struct rdc_key *k, int64_t v)
-{
-    uint8_t *f = (uint8_t *)c + k->off;
-    uint32_t x = (uint32_t)(v * k->scale);
-    if (k->size == 1u)
-        *f = (uint8_t)x;
-    else if (k->size == 2u)
-        memcpy(f, &(uint16_t){ (uint16_t)x }, 2);
-    else
-        memcpy(f, &x, 4);
-}
-
-static int64_t rdc_load_value(const struct mip_rdc_config *c, const struct rdc_key *k)
-{
-    const uint8_t *f = (const uint8_t *)c + k->off;
-    uint16_t h;
-    uint32_t w;
-    if (k->size == 1u)
-        return *f / k->scale;
-    if (k->size == 2u) {
-        memcpy(&h, f, 2);
-        return h / k->scale;
-    }
-    memcpy(&w, f, 4);
-    return w / k->scale;
 }
 
 /* One RDC object onto c: "type" starts from that kind's defaults, the other
@@ -835,21 +790,13 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
     const struct sj_value *v;
     uint8_t kind = c->kind;
     uint32_t pid;
-    size_t k;
     if (!sj_is(o, SJ_OBJECT))
         return fail(l, o, "an object");
     if (!get_enum(l, o, "type", rdc_names, &kind, false) || !rdc_only_keys(l, o, kind))
         return false;
     if (sj_get(o, "type") != NULL)
         mip_rdc_config_default(c, kind);
-    for (k = 0; k < RDC_KEYS; k++) {
-        int64_t x = rdc_load_value(c, &rdc_keys[k]);
-        if (!get_int(l, o, rdc_keys[k].key, &x, rdc_keys[k].lo, rdc_keys[k].hi))
-            return false;
-        if (sj_get(o, rdc_keys[k].key) != NULL)
-            rdc_store(c, &rdc_keys[k], x);
-    }
-    if (!get_bool(l, o, "phase_lock", &c->phase_lock))
+    if (!read_keys(l, o, &rdc_table, c))
         return false;
     v = sj_get(o, "parent");
     if (v != NULL) {
