@@ -1,4 +1,10 @@
 /*
+ * port/linux/: the Linux host port on the top floor: moteip-host (this
+ * file: the full stack on a TAP), micro_host.c (the micro profile on a TUN),
+ * the TAP/TUN driver (linux_tap.c, also the simulator's border router's
+ * device) and the link impairment (impair.c). It may include any public
+ * header and apps/; nothing under src/ or apps/ includes it.
+ *
  * moteip-host: runs one moteip stack on a Linux TAP device.
  *
  *   moteip-host --tap NAME --addr 192.0.2.2/24 --addr fd00::2/64
