@@ -7,8 +7,9 @@
 #                (micro, IPv4 and IPv6 variants), all ASan+UBSan
 #     release    build-only: -DCMAKE_BUILD_TYPE=Release (-O3, -Werror) of the full and
 #                tiny profiles, so optimiser-only warnings fail the run
-#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
-#                installs every program the tests call (tests/static)
+#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, setup.sh
+#                installs every program the tests call, includes follow DESIGN.md's floors
+#                (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
 #                project built against it with find_package(moteip) and with pkg-config
@@ -290,7 +291,7 @@ if want globals; then
     else
         run_pytest globals "$RES/pytest-globals.xml" \
             tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py \
-            tests/static/test_setup_installs_tools.py
+            tests/static/test_setup_installs_tools.py tests/static/test_include_direction.py
     fi
 fi
 

@@ -1,4 +1,8 @@
 /*
+ * src/micro/: the micro profile, a stack of its own beside core/ on the
+ * same floor and not joined to it: it includes wire/ headers, its own
+ * micro.h and config.h, nothing from base/, mac/, core/ or above.
+ *
  * The micro profile: IP (one version), ICMP echo, TCP (and optionally UDP)
  * over one packet buffer, in uIP's model (micro.h, docs/MICRO.md).
  *

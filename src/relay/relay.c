@@ -1,4 +1,10 @@
 /*
+ * src/relay/: in-network TCP support (TSS, DTC, cctrl), beside tcp/ on
+ * the same floor and not joined to it: it may include core/, mac/, wire/
+ * and base/ headers and config.h, never tcp/ (TCP headers are read with
+ * wire/tcp.h) or apps/. The stack reaches it through the forward and local
+ * hooks it registers; its owner feeds it overheard frames and link reports.
+ *
  * The relay's public face: configuration, and the entry points of the
  * stack (the forward and local hooks), of the owner (overheard frames, link
  * reports, poll) and of tests (backlog, counters). Each parses what it is

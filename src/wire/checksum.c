@@ -1,4 +1,10 @@
 /*
+ * src/wire/: the pure header codecs on the ground floor, one file per
+ * protocol: parse with every length checked, emit, lengths. No state, no
+ * decisions, no clock. Files here include only the C library, the
+ * include/moteip/wire/ headers, status.h and config.h: nothing from base/
+ * or any floor above. This file is the one every profile links (micro too).
+ *
  * Internet checksum (RFC 1071) and incremental update (RFC 1624).
  */
 #include "moteip/wire/checksum.h"

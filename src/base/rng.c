@@ -1,6 +1,14 @@
-/* xoshiro128** (Blackman & Vigna): small, fast on 32-bit cores, and good
+/*
+ * src/base: the ground floor beside wire/, for what every floor above may
+ * use but that is not a header codec. Today that is the instance's random
+ * generator (this file): the MAC draws its backoffs from it and core its
+ * identifiers, so it sits below both. Files here include only the C library
+ * and their own public headers (moteip/rng.h); nothing from wire/ or above.
+ *
+ * xoshiro128** (Blackman & Vigna): small, fast on 32-bit cores, and good
  * enough for identifiers and jitter. Secrets (TCP ISN keys) are drawn once
- * from it and then used with a keyed hash. */
+ * from it and then used with a keyed hash.
+ */
 #include "moteip/rng.h"
 
 static uint32_t rotl32(uint32_t x, unsigned k)
