@@ -115,7 +115,7 @@ enum {
     X(drop_proto)           /* no such protocol (or an IPv6 extension header) */ \
     X(drop_icmp)            /* an ICMP message other than an echo request */  \
     X(drop_cksum)           /* ICMP, TCP or UDP checksum */                   \
-    X(drop_tcp_hdr)         /* data offset below 20 or past the end */       \
+    X(drop_tcp_hdr)         /* data offset below 20 or past the end; port 0 */ \
     X(drop_tcp_rst)         /* RST for no connection, or out of window (RFC 5961 3.2) */ \
     X(drop_tcp_full)        /* SYN for a listening port, no free connection */ \
     X(drop_tcp_seq)         /* not the next sequence number: ACKed, dropped */ \
@@ -164,7 +164,7 @@ typedef void (*mip_micro_app_fn)(struct mip_micro *m, struct mip_micro_conn *c,
 /* A datagram for a bound port (m->appdata, m->dlen; its source address and
  * port are in buf: mip_micro_udp_src). A reply written at
  * mip_micro_udp_sdata(m) and given to mip_micro_send() goes back to the
- * sender. */
+ * sender, unless its source port is 0 (RFC 768: no reply wanted). */
 typedef void (*mip_micro_udp_fn)(struct mip_micro *m, uint16_t lport);
 #endif
 
@@ -218,7 +218,8 @@ void mip_micro_unlisten(struct mip_micro *m, uint16_t port);
 #if MIP_MICRO_CONF_CONNECT
 /* Opens a connection to ripaddr:rport from an ephemeral port. The SYN goes
  * out at the connection's next mip_micro_periodic(); EV_CONNECTED, or
- * EV_ABORTED (refused) or EV_TIMEDOUT follows. NULL when no slot is free. */
+ * EV_ABORTED (refused) or EV_TIMEDOUT follows. NULL when no slot is free
+ * or rport is 0 (reserved). */
 struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
                                          const uint8_t ripaddr[MIP_MICRO_ADDR_LEN],
                                          uint16_t rport);
@@ -228,8 +229,8 @@ struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
 /* Binds `port` for udp_app (set m->udp_app first). 0, or -1 when full. */
 int mip_micro_udp_bind(struct mip_micro *m, uint16_t port);
 /* Sends the `len` bytes at mip_micro_udp_sdata(m) from lport to
- * ripaddr:rport. Returns the datagram's length in buf, for the driver.
- * Not from inside a callback. */
+ * ripaddr:rport. Returns the datagram's length in buf, for the driver;
+ * 0 (nothing) if a port is 0. Not from inside a callback. */
 uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO_ADDR_LEN],
                             uint16_t rport, uint16_t lport, uint16_t len);
 #define mip_micro_udp_sdata(m) ((m)->buf + MIP_MICRO_IPH + 8u)

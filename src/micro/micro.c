@@ -453,12 +453,14 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
     if (BAD_SUM(l4sum(p, MIP_IPPROTO_TCP, l4len)))
         return count(m, STAT(drop_cksum));
     hl = (uint8_t)((t[12] >> 4) << 2);
-    if (hl < 20 || hl > l4len)
+    sport = mip_rd16(t);
+    dport = mip_rd16(t + 2);
+    /* Port 0 is reserved (RFC 6335 6), and a free listening slot holds
+     * 0: dropped without a RST, as the full stack does. */
+    if (hl < 20 || hl > l4len || !sport || !dport)
         return count(m, STAT(drop_tcp_hdr));
     dlen = (uint16_t)(l4len - hl);
     flags = t[13];
-    sport = mip_rd16(t);
-    dport = mip_rd16(t + 2);
     m->appdata = t + hl;
     m->dlen = 0;
 
@@ -662,7 +664,7 @@ bound:
     m->slen = 0;
     m->udp_app(m, port);
     n = m->slen;
-    if (!n)
+    if (!n || !mip_rd16(u))         /* source port 0: no reply wanted (RFC 768) */
         return 0;
     if (n > MIP_MICRO_BUF_SIZE - IPH - 8u)
         n = MIP_MICRO_BUF_SIZE - IPH - 8u;
@@ -690,6 +692,8 @@ uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO
 {
     uint8_t *u = m->buf + IPH;
 
+    if (!rport || !lport)
+        return 0;
     if (len > MIP_MICRO_BUF_SIZE - IPH - 8u)
         len = MIP_MICRO_BUF_SIZE - IPH - 8u;
     cpy(m->buf + DST, ripaddr, ALEN);
@@ -864,7 +868,7 @@ struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
 {
     struct mip_micro_conn *c = conn_alloc(m), *o;
 
-    if (!c)
+    if (!c || !rport)
         return NULL;
     /* The next free ephemeral port (RFC 6335 8.1.2: 49152-65535), from a
      * random start; at most MIP_MICRO_CONNS are in use, so this ends. */
