@@ -488,13 +488,13 @@ reset:
     cpy(tmp.ripaddr, p + SRC, ALEN);
     tmp.lport = dport;
     tmp.rport = sport;
-    seq_add(tmp.rcv_nxt, t + 4, (uint16_t)(dlen + !!(flags & SYN) + (flags & FIN)));
+    seq_add(tmp.rcv_nxt, t + 4, (uint16_t)(dlen + (uint8_t)((flags & FIN) + ((flags & SYN) >> 1))));
     (void)count(m, STAT(tcp_rst_tx));
-    if (flags & ACK) {
+    /* RFC 9293 3.10.7.1: SEQ = SEG.ACK if there is one, else 0 with
+     * the ACK of the segment. */
+    if (flags & ACK)
         cpy(tmp.snd_una, t + 8, 4);
-        return tcp_send(m, &tmp, RST, 0);
-    }
-    return tcp_send(m, &tmp, RST | ACK, 0);
+    return tcp_send(m, &tmp, (uint8_t)(RST | ((flags & ACK) ^ ACK)), 0);
 
 found:
     if (c->state == MIP_MICRO_SYN_SENT) {
