@@ -488,7 +488,10 @@ reset:
     cpy(tmp.ripaddr, p + SRC, ALEN);
     tmp.lport = dport;
     tmp.rport = sport;
-    seq_add(tmp.rcv_nxt, t + 4, (uint16_t)(dlen + (uint8_t)((flags & FIN) + ((flags & SYN) >> 1))));
+    /* The segment's length: data, SYN and FIN (a byte sum: avr-gcc
+     * spilled the 16-bit form). */
+    seq_add(tmp.rcv_nxt, t + 4,
+            (uint16_t)(dlen + (uint8_t)((flags & FIN) + ((flags & SYN) >> 1))));
     (void)count(m, STAT(tcp_rst_tx));
     /* RFC 9293 3.10.7.1: SEQ = SEG.ACK if there is one, else 0 with
      * the ACK of the segment. */
