@@ -832,11 +832,11 @@ void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
     uint32_t r;
 
     zero(m, sizeof *m);
-    cpy(m->addr, addr, ALEN);
-    cpy((uint8_t *)m->key, entropy, sizeof m->key);
     m->app = app;
     m->ctx = ctx;
     m->chal = MIP_MICRO_CHALLENGE_LIMIT;
+    cpy((uint8_t *)m->key, entropy, sizeof m->key);
+    cpy(m->addr, addr, ALEN);
     /* Derived through the hash, so IP IDs and ports do not show the key. */
     r = mip_micro_prf(m->key, m->addr, ALEN);
     m->ipid = (uint16_t)r;
