@@ -179,6 +179,12 @@ uint32_t mip_micro_prf(const uint16_t key[4], const uint8_t *msg, uint8_t n)
 
 /* --- output ----------------------------------------------------------------- */
 
+/* The internet checksum of n bytes at p, on top of the partial sum s. */
+MIP_NOINLINE static uint16_t cksum(uint32_t s, const uint8_t *p, uint16_t n)
+{
+    return mip_cksum_finish(mip_cksum_add(s, p, n));
+}
+
 /* The checksum of the l4len-byte upper-layer message at buf + IPH, with the
  * pseudo header (not for ICMPv4): 0 over a correct message. */
 static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
@@ -189,7 +195,7 @@ static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
     if (proto != P_ICMP)
 #endif
         s = mip_cksum_add((uint32_t)proto + l4len, p + SRC, 2u * ALEN);
-    return mip_cksum_finish(mip_cksum_add(s, p + IPH, l4len));
+    return cksum(s, p + IPH, l4len);
 }
 
 /* Completes the datagram whose destination address and l4len-byte message
@@ -200,6 +206,7 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
     uint8_t *p = m->buf, *ck = p + IPH + 2;
     uint16_t sum;
 
+    (void)count(m, STAT(tx));
     cpy(p + SRC, m->addr, ALEN);
 
 #if MIP_CONF_IPV6
@@ -217,7 +224,7 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
     p[8] = MIP_DEFAULT_TTL;
     p[9] = proto;
     p[10] = p[11] = 0;
-    mip_wr16(p + 10, mip_cksum_finish(mip_cksum_add(0, p, IPH)));
+    mip_wr16(p + 10, cksum(0, p, IPH));
 #endif
     if (proto == MIP_IPPROTO_TCP)
         ck = p + IPH + 16;
@@ -232,7 +239,6 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
         sum = 0xFFFFu;              /* RFC 768: 0 means "no checksum" */
 #endif
     mip_wr16(ck, sum);
-    (void)count(m, STAT(tx));
     return (uint16_t)(IPH + l4len);
 }
 
@@ -737,7 +743,7 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
             return count(m, STAT(drop_ip_hdr));
         if (tot > len || tot < hl)
             return count(m, STAT(drop_short));
-        if (BAD_SUM(mip_cksum_finish(mip_cksum_add(0, p, hl))))
+        if (BAD_SUM(cksum(0, p, hl)))
             return count(m, STAT(drop_ip_cksum));
         if ((p[6] & 0x3Fu) | p[7])  /* MF or an offset */
             return count(m, STAT(drop_frag));
