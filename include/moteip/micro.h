@@ -26,10 +26,10 @@
  *    (retransmission, TIME_WAIT, FIN_WAIT_2, SYN_RCVD) counts these ticks;
  *    the stack reads no clock.
  *  - Randomness is injected: mip_micro_init() takes 8 bytes of entropy,
- *    the key of the initial sequence numbers (RFC 6528: a 4-us clock plus
- *    a keyed PRF, Speck32/64 in CBC-MAC, of the connection's remote
- *    address and ports) and the start
- *    of the ephemeral ports and IP identifications.
+ *    the key of the initial sequence numbers (RFC 6528: a clock of 2^16
+ *    per tick, 3.8-us units at the default 250-ms tick, plus a keyed PRF,
+ *    Speck32/64 in CBC-MAC, of the connection's remote address and ports)
+ *    and the start of the ephemeral ports and IP identifications.
  *
  * Application contract. `app` is called from mip_micro_input() and
  * mip_micro_periodic() with the connection and a set of MIP_MICRO_EV_*
@@ -191,7 +191,7 @@ struct mip_micro {
     mip_micro_app_fn app;
     void *ctx;                   /* the owner's, for the callbacks */
     uint16_t lastport;           /* last ephemeral port used */
-    uint32_t isn_clock;          /* RFC 6528 M: 4-us units, advanced per tick */
+    uint16_t isn_ticks;          /* RFC 6528 M: ticks; M = isn_ticks << 16 */
     uint16_t key[4];             /* RFC 6528 secret: the Speck32/64 key */
     struct mip_micro_conn conn[MIP_MICRO_CONNS];
     uint16_t stat[MIP_MICRO_STAT_COUNT];

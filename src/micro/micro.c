@@ -51,7 +51,6 @@
 #define ACK MIP_TCP_ACK
 
 #define RTO_MAX 15u                  /* ticks; << 4 still fits the 8-bit timer */
-#define ISN_PER_TICK (250ul * MIP_MICRO_TICK_MS) /* RFC 6528 M: 4-us units */
 
 #define STAT(n) MIP_MICRO_STAT_##n
 
@@ -333,7 +332,10 @@ static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8
     /* F's message: the remote address and the two ports, as they lie at
      * the start of *c (in host byte order: F is keyed, any fixed
      * encoding of the tuple will do). */
-    mip_wr32(c->snd_una, m->isn_clock + mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4));
+    /* M = ticks * 2^16: 3.8-us units at the default 250-ms tick (RFC 6528
+     * asks for about 4), a 16-bit count and no 32-bit add per tick. */
+    mip_wr32(c->snd_una, ((uint32_t)m->isn_ticks << 16) +
+                             mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4));
 }
 
 /* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
@@ -824,7 +826,7 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
 {
     m->dlen = 0;
     if (i == 0) {
-        m->isn_clock += ISN_PER_TICK;
+        m->isn_ticks++;
         m->chal = MIP_MICRO_CHALLENGE_LIMIT;
     }
     if (i >= MIP_MICRO_CONNS)
