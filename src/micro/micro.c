@@ -366,13 +366,11 @@ MIP_NOINLINE static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
  * MIP_MICRO_CHALLENGE_LIMIT per tick; `reason` counts the drop. */
 static uint16_t challenge(struct mip_micro *m, struct mip_micro_conn *c, uint8_t reason)
 {
-    m->stat[reason]++;
-    if (!m->chal) {
-        (void)count(m, STAT(tcp_challenge_limited));
-        return 0;
-    }
+    (void)count(m, reason);
+    if (!m->chal)
+        return count(m, STAT(tcp_challenge_limited));
     m->chal--;
-    m->stat[STAT(tcp_challenge_ack)]++;
+    (void)count(m, STAT(tcp_challenge_ack));
     return tcp_send(m, c, ACK, 0);
 }
 
