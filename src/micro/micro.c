@@ -291,9 +291,11 @@ static uint16_t opt_mss(const uint8_t *t, uint8_t hl)
     return mss > MIP_MICRO_MSS ? MIP_MICRO_MSS : mss;
 }
 
-/* The peer's SYN in header t (hl bytes): RCV.NXT after it, its MSS. */
+/* The peer's SYN in header t (hl bytes): RCV.NXT after it, its MSS;
+ * SYN_RCVD (a SYN-ACK in SYN_SENT goes on to ESTABLISHED). */
 MIP_NOINLINE static void take_syn(struct mip_micro_conn *c, const uint8_t *t, uint8_t hl)
 {
+    c->state = MIP_MICRO_SYN_RCVD;
     seq_add(c->rcv_nxt, t + 4, 1);
     c->mss = opt_mss(t, hl);
 }
@@ -319,13 +321,12 @@ _Static_assert(offsetof(struct mip_micro_conn, lport) == ALEN &&
 
 /* Sets up c for a handshake: SYN in flight from an unpredictable ISN. */
 static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8_t *ripaddr,
-                      uint16_t lport, uint16_t rport, uint8_t state)
+                      uint16_t lport, uint16_t rport)
 {
     zero(c, sizeof *c);
     cpy(c->ripaddr, ripaddr, ALEN);
     c->lport = lport;
     c->rport = rport;
-    c->state = state;
     c->len = 1;
     c->rto = c->timer = MIP_MICRO_RTO_INIT;
     c->mss = DEFAULT_MSS;
@@ -485,7 +486,7 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
                 c = conn_alloc(m);
                 if (!c)
                     return count(m, STAT(drop_tcp_full));
-                conn_init(m, c, p + SRC, dport, sport, MIP_MICRO_SYN_RCVD);
+                conn_init(m, c, p + SRC, dport, sport);
                 take_syn(c, t, hl);
                 return tcp_send(m, c, SYN | ACK, 0);
             }
@@ -522,10 +523,8 @@ found:
         if (!(flags & SYN))
             return count(m, STAT(drop_tcp_state));
         take_syn(c, t, hl);
-        if (!(flags & ACK)) {               /* simultaneous open */
-            c->state = MIP_MICRO_SYN_RCVD;
+        if (!(flags & ACK))                 /* simultaneous open */
             return tcp_send(m, c, SYN | ACK, 0);
-        }
         seq_add(c->snd_una, c->snd_una, 1);
         c->len = 0;
         take_wnd(c, t);
@@ -886,7 +885,8 @@ again:
     for (o = m->conn; o < m->conn + MIP_MICRO_CONNS; o++)
         if (o->state != MIP_MICRO_CLOSED && o->lport == m->lastport)
             goto again;
-    conn_init(m, c, ripaddr, m->lastport, rport, MIP_MICRO_SYN_SENT);
+    conn_init(m, c, ripaddr, m->lastport, rport);
+    c->state = MIP_MICRO_SYN_SENT;
     c->timer = 1;                   /* the SYN goes out at the next tick */
     return c;
 }
