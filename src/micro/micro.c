@@ -323,6 +323,8 @@ _Static_assert(offsetof(struct mip_micro_conn, lport) == ALEN &&
 static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8_t *ripaddr,
                       uint16_t lport, uint16_t rport)
 {
+    uint32_t f;
+
     zero(c, sizeof *c);
     cpy(c->ripaddr, ripaddr, ALEN);
     c->lport = lport;
@@ -335,8 +337,9 @@ static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8
      * encoding of the tuple will do). */
     /* M = ticks * 2^16: 3.8-us units at the default 250-ms tick (RFC 6528
      * asks for about 4), a 16-bit count and no 32-bit add per tick. */
-    mip_wr32(c->snd_una, ((uint32_t)m->isn_ticks << 16) +
-                             mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4));
+    f = mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4);
+    mip_wr16(c->snd_una, (uint16_t)((uint16_t)(f >> 16) + m->isn_ticks));
+    mip_wr16(c->snd_una + 2, (uint16_t)f);
 }
 
 /* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
