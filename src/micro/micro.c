@@ -274,19 +274,20 @@ static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, ui
  * of a bad length end the walk. */
 static uint16_t opt_mss(const uint8_t *t, uint8_t hl)
 {
-    const uint8_t *o = t + 20, *e = t + hl;
+    const uint8_t *o = t + 20;
     uint16_t mss = DEFAULT_MSS;
-    uint8_t n;
+    uint8_t left = (uint8_t)(hl - 20u), n;   /* bytes of options left */
 
-    while (o < e && *o != MIP_TCP_OPT_EOL) {
+    while (left && *o != MIP_TCP_OPT_EOL) {
         n = 1;
         if (*o != MIP_TCP_OPT_NOP) {
-            if (e - o < 2 || (n = o[1]) < 2 || n > e - o)
+            if (left < 2 || (n = o[1]) < 2 || n > left)
                 break;
             if (*o == MIP_TCP_OPT_MSS && n == 4)
                 mss = mip_rd16(o + 2);
         }
         o += n;
+        left = (uint8_t)(left - n);
     }
     return mss > MIP_MICRO_MSS ? MIP_MICRO_MSS : mss;
 }
