@@ -879,17 +879,19 @@ struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
                                          uint16_t rport)
 {
     struct mip_micro_conn *c = conn_alloc(m), *o;
+    uint16_t port = m->lastport;
 
     if (!c || !rport)
         return NULL;
     /* The next free ephemeral port (RFC 6335 8.1.2: 49152-65535), from a
      * random start; at most MIP_MICRO_CONNS are in use, so this ends. */
 again:
-    m->lastport = (uint16_t)(m->lastport + 1u) | 0xC000u;
+    port = (uint16_t)(port + 1u) | 0xC000u;
     for (o = m->conn; o < m->conn + MIP_MICRO_CONNS; o++)
-        if (o->state != MIP_MICRO_CLOSED && o->lport == m->lastport)
+        if (o->state != MIP_MICRO_CLOSED && o->lport == port)
             goto again;
-    conn_init(m, c, ripaddr, m->lastport, rport);
+    m->lastport = port;
+    conn_init(m, c, ripaddr, port, rport);
     c->state = MIP_MICRO_SYN_SENT;
     c->timer = 1;                   /* the SYN goes out at the next tick */
     return c;
