@@ -76,9 +76,15 @@ static uint16_t fold16(uint32_t sum)
  * returns is already folded. */
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
-    uint16_t s = fold16(sum), w;
+    /* The incoming sum's upper half is the first word added: its fold. */
+    uint16_t s = (uint16_t)sum, w = (uint16_t)(sum >> 16);
 
-    while (len != 0u) {
+    for (;;) {
+        s = (uint16_t)(s + w);
+        if (s < w)
+            s++;
+        if (len == 0u)
+            return s;
         w = (uint16_t)((uint16_t)data[0] << 8);
         if (len > 1u) {
             w |= data[1];
@@ -86,11 +92,7 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
         }
         len--;
         data += 2;
-        s = (uint16_t)(s + w);
-        if (s < w)
-            s++;
     }
-    return s;
 }
 #else
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
