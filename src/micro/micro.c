@@ -43,6 +43,7 @@
 #define DEFAULT_MSS 536u             /* RFC 9293 3.7.1 */
 #endif
 #define DST (SRC + ALEN)
+_Static_assert(DST + ALEN == IPH, "l4sum: the addresses end where the message starts");
 
 #define FIN MIP_TCP_FIN
 #define SYN MIP_TCP_SYN
@@ -186,15 +187,14 @@ MIP_NOINLINE static uint16_t cksum(uint32_t s, const uint8_t *p, uint16_t n)
 
 /* The checksum of the l4len-byte upper-layer message at buf + IPH, with the
  * pseudo header (not for ICMPv4): 0 over a correct message. */
-static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
+MIP_NOINLINE static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
 {
-    uint32_t s = 0;
-
 #if !MIP_CONF_IPV6
-    if (proto != P_ICMP)
+    if (proto == P_ICMP)
+        return cksum(0, p + IPH, l4len);
 #endif
-        s = mip_cksum_add((uint32_t)proto + l4len, p + SRC, 2u * ALEN);
-    return cksum(s, p + IPH, l4len);
+    /* The addresses end where the message starts: one pass over both. */
+    return cksum((uint32_t)proto + l4len, p + SRC, (uint16_t)(2u * ALEN + l4len));
 }
 
 /* Completes the datagram whose destination address and l4len-byte message
