@@ -241,14 +241,15 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
     return (uint16_t)(IPH + l4len);
 }
 
-/* A segment of connection c with `flags` and the dlen bytes already at
- * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
- * starts (data, always sent with PSH; the SYN; the FIN), or SND.NXT for a
- * segment that carries nothing new (an ACK, a RST). */
-static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
-                         uint16_t dlen)
+/* A segment of connection c with `flags`; with PSH, the c->len bytes of
+ * data already at MIP_MICRO_SDATA. Its sequence number is snd_una, where
+ * what is in flight starts (data, always sent with PSH; the SYN; the
+ * FIN), or SND.NXT for a segment that carries nothing new (an ACK, a
+ * RST). */
+static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags)
 {
     uint8_t *t = m->buf + IPH, hl = 20;
+    uint16_t dlen = (flags & PSH) ? c->len : 0;
 
     cpy(m->buf + DST, c->ripaddr, ALEN);
     mip_wr16(t, c->lport);
@@ -376,7 +377,7 @@ static uint16_t challenge(struct mip_micro *m, struct mip_micro_conn *c, uint8_t
         return count(m, STAT(tcp_challenge_limited));
     m->chal--;
     (void)count(m, STAT(tcp_challenge_ack));
-    return tcp_send(m, c, ACK, 0);
+    return tcp_send(m, c, ACK);
 }
 
 /* Whether the application knows of a connection in state st: not yet in
@@ -411,7 +412,7 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
         m->app(m, c, ev);
     if (m->req & MIP_MICRO_REQ_ABORT) {
         c->state = MIP_MICRO_CLOSED;
-        return tcp_send(m, c, RST | ACK, 0);
+        return tcp_send(m, c, RST | ACK);
     }
     if (m->req & MIP_MICRO_REQ_CLOSE)
         c->flags |= MIP_MICRO_F_CLOSE;
@@ -425,18 +426,18 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
                 c->timer = c->rto;
             }
             c->len = n;
-            return tcp_send(m, c, PSH | ACK, n);
+            return tcp_send(m, c, PSH | ACK);
         }
         if (c->len == 0 && (c->flags & MIP_MICRO_F_CLOSE)) {
             c->state = MIP_MICRO_FIN_WAIT_1;
             c->len = 1;
             c->nrtx = 0;
             c->timer = c->rto;
-            return tcp_send(m, c, FIN | ACK, 0);
+            return tcp_send(m, c, FIN | ACK);
         }
     }
     if (m->dlen || (ev & MIP_MICRO_EV_CLOSED))
-        return tcp_send(m, c, c->state == MIP_MICRO_LAST_ACK ? FIN | ACK : ACK, 0);
+        return tcp_send(m, c, c->state == MIP_MICRO_LAST_ACK ? FIN | ACK : ACK);
     return 0;
 }
 
@@ -492,7 +493,7 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
                     return count(m, STAT(drop_tcp_full));
                 conn_init(m, c, p + SRC, dport, sport);
                 take_syn(c, t, hl);
-                return tcp_send(m, c, SYN | ACK, 0);
+                return tcp_send(m, c, SYN | ACK);
             }
 reset:
     zero(&tmp, sizeof tmp);
@@ -508,7 +509,7 @@ reset:
      * the ACK of the segment. */
     if (flags & ACK)
         cpy(tmp.snd_una, t + 8, 4);
-    return tcp_send(m, &tmp, (uint8_t)(RST | ((flags & ACK) ^ ACK)), 0);
+    return tcp_send(m, &tmp, (uint8_t)(RST | ((flags & ACK) ^ ACK)));
 
 found:
     if (c->state == MIP_MICRO_SYN_SENT) {
@@ -528,7 +529,7 @@ found:
             return count(m, STAT(drop_tcp_state));
         take_syn(c, t, hl);
         if (!(flags & ACK))                 /* simultaneous open */
-            return tcp_send(m, c, SYN | ACK, 0);
+            return tcp_send(m, c, SYN | ACK);
         seq_add(c->snd_una, c->snd_una, 1);
         c->len = 0;
         take_wnd(c, t);
@@ -549,14 +550,14 @@ found:
     if (flags & SYN) {
         /* A SYN again in SYN_RCVD: our SYN-ACK was lost. Else RFC 5961 4.2. */
         if (c->state == MIP_MICRO_SYN_RCVD && d == 0xFFFFFFFFu)
-            return tcp_send(m, c, SYN | ACK, 0);
+            return tcp_send(m, c, SYN | ACK);
         return challenge(m, c, STAT(drop_tcp_syn));
     }
     if (d) {
         /* Out of order, old, or a retransmitted FIN in TIME_WAIT: no queue
          * here, so ACK what we have and drop it. */
         (void)count(m, STAT(drop_tcp_seq));
-        return tcp_send(m, c, ACK, 0);
+        return tcp_send(m, c, ACK);
     }
     if (!(flags & ACK))
         return count(m, STAT(drop_tcp_state));
@@ -808,7 +809,7 @@ MIP_NOINLINE static uint16_t conn_tick(struct mip_micro *m, struct mip_micro_con
         if (c->nrtx >= (st == MIP_MICRO_SYN_RCVD ? MIP_MICRO_MAXSYNRTX : MIP_MICRO_MAXRTX)) {
             (void)count(m, STAT(tcp_timeout));
             conn_end(m, c, MIP_MICRO_EV_TIMEDOUT);
-            return tcp_send(m, c, RST | ACK, 0);
+            return tcp_send(m, c, RST | ACK);
         }
         c->nrtx++;
         m->stat[STAT(tcp_rexmit)]++;
@@ -816,7 +817,7 @@ MIP_NOINLINE static uint16_t conn_tick(struct mip_micro *m, struct mip_micro_con
         if (st == MIP_MICRO_ESTABLISHED)
             return app_send(m, c, MIP_MICRO_EV_REXMIT);
         /* SYN_RCVD: SYN-ACK; SYN_SENT: SYN; else our FIN. */
-        return tcp_send(m, c, st == MIP_MICRO_SYN_SENT ? SYN : st == MIP_MICRO_SYN_RCVD ? SYN | ACK : FIN | ACK, 0);
+        return tcp_send(m, c, st == MIP_MICRO_SYN_SENT ? SYN : st == MIP_MICRO_SYN_RCVD ? SYN | ACK : FIN | ACK);
     }
     if (st == MIP_MICRO_ESTABLISHED)
         return app_send(m, c, MIP_MICRO_EV_POLL);
