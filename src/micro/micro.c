@@ -465,7 +465,7 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
         return count(m, STAT(drop_short));
     if (BAD_SUM(l4sum(p, MIP_IPPROTO_TCP, l4len)))
         return count(m, STAT(drop_cksum));
-    hl = (uint8_t)((t[12] >> 4) << 2);
+    hl = (uint8_t)((t[12] >> 2) & 0x3Cu);
     sport = mip_rd16(t);
     dport = mip_rd16(t + 2);
     /* Port 0 is reserved (RFC 6335 6), and a free listening slot holds
