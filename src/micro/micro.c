@@ -744,7 +744,7 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
         uint8_t hl = (uint8_t)((p[0] & 0x0Fu) << 2);
         uint16_t tot = mip_rd16(p + 2), i;
 
-        if ((p[0] >> 4) != 4 || hl < IPH)
+        if ((uint8_t)(p[0] - 0x45u) > 0x4Fu - 0x45u)   /* version 4, IHL 5..15 */
             return count(m, STAT(drop_ip_hdr));
         if (tot > len || tot < hl)
             return count(m, STAT(drop_short));
