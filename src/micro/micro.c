@@ -454,6 +454,10 @@ MIP_NOINLINE static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
         c->wnd = c->mss;
 }
 
+_Static_assert(MIP_MICRO_FIN_WAIT_1 + 2 == MIP_MICRO_CLOSING &&
+                   MIP_MICRO_FIN_WAIT_2 + 2 == MIP_MICRO_TIME_WAIT,
+               "tcp_in: a FIN moves FIN_WAIT_1/2 two states on");
+
 static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
 {
     uint8_t *p = m->buf, *t = p + IPH, hl, flags, ev = 0, i;
@@ -616,6 +620,10 @@ found:
         m->dlen = dlen;
         ev |= MIP_MICRO_EV_NEWDATA;
     }
+    if (c->state == MIP_MICRO_FIN_WAIT_1 && !c->len) {
+        c->state = MIP_MICRO_FIN_WAIT_2;    /* our FIN is acknowledged */
+        c->timer = 0;
+    }
     if ((flags & FIN) && !(c->state == MIP_MICRO_ESTABLISHED && c->len)) {
         seq_add(c->rcv_nxt, c->rcv_nxt, 1);
         ev |= MIP_MICRO_EV_CLOSED;
@@ -625,15 +633,13 @@ found:
             c->len = 1;
             c->nrtx = 0;
             c->timer = c->rto;
-        } else if (c->state == MIP_MICRO_FIN_WAIT_1 && c->len) {
-            c->state = MIP_MICRO_CLOSING;
         } else {
-            c->state = MIP_MICRO_TIME_WAIT;
-            c->timer = 0;
+            /* FIN_WAIT_1 -> CLOSING (our FIN in flight), FIN_WAIT_2 ->
+             * TIME_WAIT (its 2 MSL from now). */
+            if (c->state == MIP_MICRO_FIN_WAIT_2)
+                c->timer = 0;
+            c->state = (uint8_t)(c->state + 2u);
         }
-    } else if (c->state == MIP_MICRO_FIN_WAIT_1 && !c->len) {
-        c->state = MIP_MICRO_FIN_WAIT_2;
-        c->timer = 0;
     }
     return app_send(m, c, ev);
 
