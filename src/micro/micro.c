@@ -455,8 +455,10 @@ MIP_NOINLINE static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
 }
 
 _Static_assert(MIP_MICRO_FIN_WAIT_1 + 2 == MIP_MICRO_CLOSING &&
-                   MIP_MICRO_FIN_WAIT_2 + 2 == MIP_MICRO_TIME_WAIT,
-               "tcp_in: a FIN moves FIN_WAIT_1/2 two states on");
+                   MIP_MICRO_FIN_WAIT_2 + 2 == MIP_MICRO_TIME_WAIT &&
+                   MIP_MICRO_LAST_ACK > MIP_MICRO_TIME_WAIT,
+               "tcp_in: a FIN moves FIN_WAIT_1/2 two states on; the states after "
+               "FIN_WAIT_2 are those that wait for our FIN's ACK");
 
 static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
 {
@@ -583,26 +585,20 @@ found:
     }
     take_wnd(c, t);
 
-    switch (c->state) {
-    case MIP_MICRO_SYN_RCVD:
+    if (c->state == MIP_MICRO_SYN_RCVD) {
         if (!ev)
             return count(m, STAT(drop_tcp_state));
         c->state = MIP_MICRO_ESTABLISHED;
         ev = MIP_MICRO_EV_CONNECTED;
-        break;
-    case MIP_MICRO_ESTABLISHED:
-    case MIP_MICRO_FIN_WAIT_1:
-    case MIP_MICRO_FIN_WAIT_2:
-        break;
-    case MIP_MICRO_CLOSING:
-        if (ev)
-            goto time_wait;
-        return 0;
-    case MIP_MICRO_LAST_ACK:
-        if (ev)
-            c->state = MIP_MICRO_CLOSED;
-        return 0;
-    default:                        /* TIME_WAIT */
+    } else if (c->state > MIP_MICRO_FIN_WAIT_2) {
+        /* CLOSING, TIME_WAIT, LAST_ACK: only the ACK of our FIN matters
+         * (nothing is in flight in TIME_WAIT). */
+        if (ev) {
+            if (c->state == MIP_MICRO_LAST_ACK)
+                c->state = MIP_MICRO_CLOSED;
+            else
+                goto time_wait;
+        }
         return 0;
     }
 
