@@ -594,10 +594,12 @@ found:
         /* CLOSING, TIME_WAIT, LAST_ACK: only the ACK of our FIN matters
          * (nothing is in flight in TIME_WAIT). */
         if (ev) {
-            if (c->state == MIP_MICRO_LAST_ACK)
+            if (c->state == MIP_MICRO_LAST_ACK) {
                 c->state = MIP_MICRO_CLOSED;
-            else
-                goto time_wait;
+            } else {
+                c->state = MIP_MICRO_TIME_WAIT;     /* from CLOSING */
+                c->timer = 0;
+            }
         }
         return 0;
     }
@@ -638,11 +640,6 @@ found:
         }
     }
     return app_send(m, c, ev);
-
-time_wait:
-    c->state = MIP_MICRO_TIME_WAIT;
-    c->timer = 0;
-    return 0;
 
 aborted:
     conn_end(m, c, MIP_MICRO_EV_ABORTED);
