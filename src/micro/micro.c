@@ -406,6 +406,7 @@ MIP_NOINLINE static void conn_end(struct mip_micro *m, struct mip_micro_conn *c,
 static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t ev)
 {
     uint16_t n;
+    uint8_t flags;
 
     m->slen = 0;
     m->req = 0;
@@ -418,7 +419,15 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
     if (m->req & MIP_MICRO_REQ_CLOSE)
         c->flags |= MIP_MICRO_F_CLOSE;
     if (c->state == MIP_MICRO_ESTABLISHED && (c->len == 0 || (ev & MIP_MICRO_EV_REXMIT))) {
+        /* Data, or else the FIN once nothing is in flight (never on
+         * EV_REXMIT: something is). */
         n = m->slen;
+        flags = PSH | ACK;
+        if (!n && c->len == 0 && (c->flags & MIP_MICRO_F_CLOSE)) {
+            c->state = MIP_MICRO_FIN_WAIT_1;
+            n = 1;
+            flags = FIN | ACK;
+        }
         if (n) {
             if (n > MIP_MICRO_MSS)
                 n = MIP_MICRO_MSS;
@@ -427,14 +436,7 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
                 c->timer = c->rto;
             }
             c->len = n;
-            return tcp_send(m, c, PSH | ACK);
-        }
-        if (c->len == 0 && (c->flags & MIP_MICRO_F_CLOSE)) {
-            c->state = MIP_MICRO_FIN_WAIT_1;
-            c->len = 1;
-            c->nrtx = 0;
-            c->timer = c->rto;
-            return tcp_send(m, c, FIN | ACK);
+            return tcp_send(m, c, flags);
         }
     }
     if (m->dlen || (ev & MIP_MICRO_EV_CLOSED))
