@@ -536,15 +536,13 @@ found:
         }
         if (!(flags & SYN))
             return count(m, STAT(drop_tcp_state));
-        take_syn(c, t, hl);
+        take_syn(c, t, hl);                 /* SYN_RCVD */
         if (!(flags & ACK))                 /* simultaneous open */
             return tcp_send(m, c, SYN | ACK);
-        seq_add(c->snd_una, c->snd_una, 1);
-        c->len = 0;
-        take_wnd(c, t);
-        c->state = MIP_MICRO_ESTABLISHED;
-        m->dlen = 1;                        /* owes an ACK */
-        return app_send(m, c, MIP_MICRO_EV_CONNECTED);
+        /* A SYN-ACK: from here as the ACK of our SYN-ACK in SYN_RCVD
+         * would be (its data and FIN taken too), and it is owed an ACK. */
+        m->dlen = 1;
+        goto ack;
     }
     d = seq_sub(t + 4, c->rcv_nxt);
     if (flags & RST) {
@@ -573,6 +571,7 @@ found:
     /* RFC 5961 5.2: SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT, with
      * 2^16 for MAX.SND.WND (no window scaling here): d = SEG.ACK - SND.UNA
      * in -0xFFFF .. len, tested on its 16-bit halves. */
+ack:
     d = seq_sub(t + 8, c->snd_una);
     if ((uint16_t)(d >> 16) == 0 ? (uint16_t)d > c->len
                                  : (uint16_t)(d >> 16) != 0xFFFFu || (uint16_t)d == 0)

@@ -422,6 +422,40 @@ static void test_active_open(void)
     CHECK(mip_micro_connect(&f.m, fx_peer, PORT)->lport != c->lport);
 }
 
+/* A SYN-ACK goes through the same ACK path as the ACK of a SYN-ACK: data
+ * and a FIN on it are taken, and it is answered by one ACK. */
+static void test_syn_ack_with_data_and_fin(void)
+{
+    static const uint8_t data[3] = {'a', 'b', 'c'};
+    struct fx f;
+    struct mip_micro_conn *c;
+    uint16_t n;
+    uint32_t isn;
+
+    fx_init(&f);
+    c = mip_micro_connect(&f.m, fx_peer, PORT);
+    mip_micro_periodic(&f.m, 0);
+    isn = FX_SEQ(&f);
+    n = fx_input(&f, fx_seg(&f, PORT, c->lport, 9000, isn + 1, SYN | ACK | PSH, NULL, 0, data, 3));
+    CHECK(fx_valid(&f, n));
+    CHECK_EQ(FX_FLAGS(&f), ACK);
+    CHECK_EQ(FX_ACK(&f), 9004);
+    CHECK_EQ(c->state, MIP_MICRO_ESTABLISHED);
+    CHECK_EQ(fx_last_event(&f), MIP_MICRO_EV_CONNECTED | MIP_MICRO_EV_NEWDATA);
+    CHECK_EQ(f.app.ngot, 3);
+    CHECK_MEM(f.app.got, data, 3);
+    fx_init(&f);
+    c = mip_micro_connect(&f.m, fx_peer, PORT);
+    mip_micro_periodic(&f.m, 0);
+    isn = FX_SEQ(&f);
+    n = fx_input(&f, fx_seg(&f, PORT, c->lport, 9000, isn + 1, SYN | ACK | FIN, NULL, 0, NULL, 0));
+    CHECK(fx_valid(&f, n));
+    CHECK_EQ(FX_FLAGS(&f), FIN | ACK);
+    CHECK_EQ(FX_ACK(&f), 9002);
+    CHECK_EQ(c->state, MIP_MICRO_LAST_ACK);
+    CHECK_EQ(fx_last_event(&f), MIP_MICRO_EV_CONNECTED | MIP_MICRO_EV_CLOSED);
+}
+
 static void test_active_open_refused(void)
 {
     struct fx f;
@@ -576,6 +610,7 @@ int main(void)
     RUN(test_speck_known_answer);
     RUN(test_isn_depends_on_tuple_key_and_clock);
     RUN(test_active_open);
+    RUN(test_syn_ack_with_data_and_fin);
     RUN(test_active_open_refused);
     RUN(test_zero_window_probe_and_stop);
     RUN(test_all_connections_busy);
