@@ -447,7 +447,7 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
 /* The peer's window from the segment's header t, within its MSS. A zero
  * window restarts the retransmission count: a live peer answers the
  * probes, and they are never given up. */
-MIP_NOINLINE static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
+static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
 {
     c->wnd = mip_rd16(t + 14);
     if (c->wnd == 0)
