@@ -100,7 +100,8 @@
 #ifndef MIP_MICRO_UDP_PORTS
 #define MIP_MICRO_UDP_PORTS 2u
 #endif
-/* The tick of mip_micro_periodic(), which every timer counts. */
+/* The tick of mip_micro_periodic(), which every timer counts. The ISN
+ * clock advances 2^16 per tick: about RFC 6528's 4 us at 250 ms. */
 #ifndef MIP_MICRO_TICK_MS
 #define MIP_MICRO_TICK_MS 250u
 #endif

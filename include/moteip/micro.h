@@ -26,10 +26,10 @@
  *    (retransmission, TIME_WAIT, FIN_WAIT_2, SYN_RCVD) counts these ticks;
  *    the stack reads no clock.
  *  - Randomness is injected: mip_micro_init() takes 8 bytes of entropy,
- *    the key of the initial sequence numbers (RFC 6528: a 4-us clock plus
- *    a keyed PRF, Speck32/64 in CBC-MAC, of the connection's remote
- *    address and ports) and the start
- *    of the ephemeral ports and IP identifications.
+ *    the key of the initial sequence numbers (RFC 6528: a clock of 2^16
+ *    per tick, 3.8-us units at the default 250-ms tick, plus a keyed PRF,
+ *    Speck32/64 in CBC-MAC, of the connection's remote address and ports)
+ *    and the start of the ephemeral ports and IP identifications.
  *
  * Application contract. `app` is called from mip_micro_input() and
  * mip_micro_periodic() with the connection and a set of MIP_MICRO_EV_*
@@ -115,7 +115,7 @@ enum {
     X(drop_proto)           /* no such protocol (or an IPv6 extension header) */ \
     X(drop_icmp)            /* an ICMP message other than an echo request */  \
     X(drop_cksum)           /* ICMP, TCP or UDP checksum */                   \
-    X(drop_tcp_hdr)         /* data offset below 20 or past the end */       \
+    X(drop_tcp_hdr)         /* data offset below 20 or past the end; port 0 */ \
     X(drop_tcp_rst)         /* RST for no connection, or out of window (RFC 5961 3.2) */ \
     X(drop_tcp_full)        /* SYN for a listening port, no free connection */ \
     X(drop_tcp_seq)         /* not the next sequence number: ACKed, dropped */ \
@@ -164,7 +164,7 @@ typedef void (*mip_micro_app_fn)(struct mip_micro *m, struct mip_micro_conn *c,
 /* A datagram for a bound port (m->appdata, m->dlen; its source address and
  * port are in buf: mip_micro_udp_src). A reply written at
  * mip_micro_udp_sdata(m) and given to mip_micro_send() goes back to the
- * sender. */
+ * sender, unless its source port is 0 (RFC 768: no reply wanted). */
 typedef void (*mip_micro_udp_fn)(struct mip_micro *m, uint16_t lport);
 #endif
 
@@ -177,21 +177,22 @@ struct mip_micro {
     uint8_t req;                 /* set by mip_micro_close()/abort() */
     uint8_t chal;                /* challenge ACKs left in this tick */
     uint16_t ipid;               /* next IPv4 identification */
-    uint16_t lastport;           /* last ephemeral port used */
-    uint32_t isn_clock;          /* RFC 6528 M: 4-us units, advanced per tick */
-    uint16_t key[4];             /* RFC 6528 secret: the Speck32/64 key */
-    mip_micro_app_fn app;
-    void *ctx;                   /* the owner's, for the callbacks */
     uint16_t listen[MIP_MICRO_LISTEN]; /* listening ports, 0 = free */
 #if MIP_MICRO_CONF_UDP
     mip_micro_udp_fn udp_app;
     uint16_t udp_ports[MIP_MICRO_UDP_PORTS]; /* bound ports, 0 = free */
 #endif
     uint8_t addr[MIP_MICRO_ADDR_LEN];   /* our address */
-    /* After the small fields and before the tables: on AVR (ldd reaches
-     * 63 bytes from a pointer) this order gave the smallest code
-     * (bench/footprint: 82 B less than the buffer last). */
+    /* The buffer after the fields used on every datagram and before the
+     * rest: on AVR, ldd reaches 63 bytes from a pointer, and at offset 18
+     * the IP and TCP headers are within reach of m (bench/footprint: the
+     * buffer last was 82 B larger, these fields before it 22 B). */
     uint8_t buf[MIP_MICRO_BUF_SIZE];    /* the packet buffer */
+    mip_micro_app_fn app;
+    void *ctx;                   /* the owner's, for the callbacks */
+    uint16_t lastport;           /* last ephemeral port used */
+    uint16_t isn_ticks;          /* RFC 6528 M: ticks; M = isn_ticks << 16 */
+    uint16_t key[4];             /* RFC 6528 secret: the Speck32/64 key */
     struct mip_micro_conn conn[MIP_MICRO_CONNS];
     uint16_t stat[MIP_MICRO_STAT_COUNT];
 };
@@ -218,7 +219,8 @@ void mip_micro_unlisten(struct mip_micro *m, uint16_t port);
 #if MIP_MICRO_CONF_CONNECT
 /* Opens a connection to ripaddr:rport from an ephemeral port. The SYN goes
  * out at the connection's next mip_micro_periodic(); EV_CONNECTED, or
- * EV_ABORTED (refused) or EV_TIMEDOUT follows. NULL when no slot is free. */
+ * EV_ABORTED (refused) or EV_TIMEDOUT follows. NULL when no slot is free
+ * or rport is 0 (reserved). */
 struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
                                          const uint8_t ripaddr[MIP_MICRO_ADDR_LEN],
                                          uint16_t rport);
@@ -228,8 +230,8 @@ struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
 /* Binds `port` for udp_app (set m->udp_app first). 0, or -1 when full. */
 int mip_micro_udp_bind(struct mip_micro *m, uint16_t port);
 /* Sends the `len` bytes at mip_micro_udp_sdata(m) from lport to
- * ripaddr:rport. Returns the datagram's length in buf, for the driver.
- * Not from inside a callback. */
+ * ripaddr:rport. Returns the datagram's length in buf, for the driver;
+ * 0 (nothing) if a port is 0. Not from inside a callback. */
 uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO_ADDR_LEN],
                             uint16_t rport, uint16_t lport, uint16_t len);
 #define mip_micro_udp_sdata(m) ((m)->buf + MIP_MICRO_IPH + 8u)

@@ -47,6 +47,7 @@
 #define DEFAULT_MSS 536u             /* RFC 9293 3.7.1 */
 #endif
 #define DST (SRC + ALEN)
+_Static_assert(DST + ALEN == IPH, "l4sum: the addresses end where the message starts");
 
 #define FIN MIP_TCP_FIN
 #define SYN MIP_TCP_SYN
@@ -55,7 +56,6 @@
 #define ACK MIP_TCP_ACK
 
 #define RTO_MAX 15u                  /* ticks; << 4 still fits the 8-bit timer */
-#define ISN_PER_TICK (250ul * MIP_MICRO_TICK_MS) /* RFC 6528 M: 4-us units */
 
 #define STAT(n) MIP_MICRO_STAT_##n
 
@@ -67,8 +67,9 @@
 
 /* Byte loops instead of the C library's: newlib's memcpy, memmove, memset
  * and memcmp, tuned for speed, add 550 B on Cortex-M0+, more than this
- * stack's IP layer; our copies are at most one datagram. */
-static void cpy(uint8_t *d, const uint8_t *s, uint16_t n)
+ * stack's IP layer. cpy moves addresses, sequence numbers and the key:
+ * an 8-bit count (2 B less at each call on AVR). */
+static void cpy(uint8_t *d, const uint8_t *s, uint8_t n)
 {
     while (n--)
         *d++ = *s++;
@@ -183,17 +184,22 @@ uint32_t mip_micro_prf(const uint16_t key[4], const uint8_t *msg, uint8_t n)
 
 /* --- output ----------------------------------------------------------------- */
 
+/* The internet checksum of n bytes at p, on top of the partial sum s. */
+MIP_NOINLINE static uint16_t cksum(uint32_t s, const uint8_t *p, uint16_t n)
+{
+    return mip_cksum_finish(mip_cksum_add(s, p, n));
+}
+
 /* The checksum of the l4len-byte upper-layer message at buf + IPH, with the
  * pseudo header (not for ICMPv4): 0 over a correct message. */
-static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
+MIP_NOINLINE static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
 {
-    uint32_t s = 0;
-
 #if !MIP_CONF_IPV6
-    if (proto != P_ICMP)
+    if (proto == P_ICMP)
+        return cksum(0, p + IPH, l4len);
 #endif
-        s = mip_cksum_add((uint32_t)proto + l4len, p + SRC, 2u * ALEN);
-    return mip_cksum_finish(mip_cksum_add(s, p + IPH, l4len));
+    /* The addresses end where the message starts: one pass over both. */
+    return cksum((uint32_t)proto + l4len, p + SRC, (uint16_t)(2u * ALEN + l4len));
 }
 
 /* Completes the datagram whose destination address and l4len-byte message
@@ -204,6 +210,7 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
     uint8_t *p = m->buf, *ck = p + IPH + 2;
     uint16_t sum;
 
+    (void)count(m, STAT(tx));
     cpy(p + SRC, m->addr, ALEN);
 
 #if MIP_CONF_IPV6
@@ -221,7 +228,7 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
     p[8] = MIP_DEFAULT_TTL;
     p[9] = proto;
     p[10] = p[11] = 0;
-    mip_wr16(p + 10, mip_cksum_finish(mip_cksum_add(0, p, IPH)));
+    mip_wr16(p + 10, cksum(0, p, IPH));
 #endif
     if (proto == MIP_IPPROTO_TCP)
         ck = p + IPH + 16;
@@ -236,18 +243,18 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
         sum = 0xFFFFu;              /* RFC 768: 0 means "no checksum" */
 #endif
     mip_wr16(ck, sum);
-    (void)count(m, STAT(tx));
     return (uint16_t)(IPH + l4len);
 }
 
-/* A segment of connection c with `flags` and the dlen bytes already at
- * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
- * starts (data, always sent with PSH; the SYN; the FIN), or SND.NXT for a
- * segment that carries nothing new (an ACK, a RST). */
-static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
-                         uint16_t dlen)
+/* A segment of connection c with `flags`; with PSH, the c->len bytes of
+ * data already at MIP_MICRO_SDATA. Its sequence number is snd_una, where
+ * what is in flight starts (data, always sent with PSH; the SYN; the
+ * FIN), or SND.NXT for a segment that carries nothing new (an ACK, a
+ * RST). */
+static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags)
 {
     uint8_t *t = m->buf + IPH, hl = 20;
+    uint16_t dlen = (flags & PSH) ? c->len : 0;
 
     cpy(m->buf + DST, c->ripaddr, ALEN);
     mip_wr16(t, c->lport);
@@ -273,26 +280,29 @@ static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, ui
  * of a bad length end the walk. */
 static uint16_t opt_mss(const uint8_t *t, uint8_t hl)
 {
-    const uint8_t *o = t + 20, *e = t + hl;
+    const uint8_t *o = t + 20;
     uint16_t mss = DEFAULT_MSS;
-    uint8_t n;
+    uint8_t left = (uint8_t)(hl - 20u), n;   /* bytes of options left */
 
-    while (o < e && *o != MIP_TCP_OPT_EOL) {
+    while (left && *o != MIP_TCP_OPT_EOL) {
         n = 1;
         if (*o != MIP_TCP_OPT_NOP) {
-            if (e - o < 2 || (n = o[1]) < 2 || n > e - o)
+            if (left < 2 || (n = o[1]) < 2 || n > left)
                 break;
             if (*o == MIP_TCP_OPT_MSS && n == 4)
                 mss = mip_rd16(o + 2);
         }
         o += n;
+        left = (uint8_t)(left - n);
     }
     return mss > MIP_MICRO_MSS ? MIP_MICRO_MSS : mss;
 }
 
-/* The peer's SYN in header t (hl bytes): RCV.NXT after it, its MSS. */
+/* The peer's SYN in header t (hl bytes): RCV.NXT after it, its MSS;
+ * SYN_RCVD (a SYN-ACK in SYN_SENT goes on to ESTABLISHED). */
 MIP_NOINLINE static void take_syn(struct mip_micro_conn *c, const uint8_t *t, uint8_t hl)
 {
+    c->state = MIP_MICRO_SYN_RCVD;
     seq_add(c->rcv_nxt, t + 4, 1);
     c->mss = opt_mss(t, hl);
 }
@@ -318,20 +328,25 @@ _Static_assert(offsetof(struct mip_micro_conn, lport) == ALEN &&
 
 /* Sets up c for a handshake: SYN in flight from an unpredictable ISN. */
 static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8_t *ripaddr,
-                      uint16_t lport, uint16_t rport, uint8_t state)
+                      uint16_t lport, uint16_t rport)
 {
+    uint32_t f;
+
     zero(c, sizeof *c);
     cpy(c->ripaddr, ripaddr, ALEN);
     c->lport = lport;
     c->rport = rport;
-    c->state = state;
     c->len = 1;
     c->rto = c->timer = MIP_MICRO_RTO_INIT;
     c->mss = DEFAULT_MSS;
     /* F's message: the remote address and the two ports, as they lie at
      * the start of *c (in host byte order: F is keyed, any fixed
      * encoding of the tuple will do). */
-    mip_wr32(c->snd_una, m->isn_clock + mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4));
+    /* M = ticks * 2^16: 3.8-us units at the default 250-ms tick (RFC 6528
+     * asks for about 4), a 16-bit count and no 32-bit add per tick. */
+    f = mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4);
+    mip_wr16(c->snd_una, (uint16_t)((uint16_t)(f >> 16) + m->isn_ticks));
+    mip_wr16(c->snd_una + 2, (uint16_t)f);
 }
 
 /* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
@@ -362,14 +377,12 @@ MIP_NOINLINE static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
  * MIP_MICRO_CHALLENGE_LIMIT per tick; `reason` counts the drop. */
 static uint16_t challenge(struct mip_micro *m, struct mip_micro_conn *c, uint8_t reason)
 {
-    m->stat[reason]++;
-    if (!m->chal) {
-        (void)count(m, STAT(tcp_challenge_limited));
-        return 0;
-    }
+    (void)count(m, reason);
+    if (!m->chal)
+        return count(m, STAT(tcp_challenge_limited));
     m->chal--;
-    m->stat[STAT(tcp_challenge_ack)]++;
-    return tcp_send(m, c, ACK, 0);
+    (void)count(m, STAT(tcp_challenge_ack));
+    return tcp_send(m, c, ACK);
 }
 
 /* Whether the application knows of a connection in state st: not yet in
@@ -397,6 +410,7 @@ MIP_NOINLINE static void conn_end(struct mip_micro *m, struct mip_micro_conn *c,
 static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t ev)
 {
     uint16_t n;
+    uint8_t flags;
 
     m->slen = 0;
     m->req = 0;
@@ -404,12 +418,20 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
         m->app(m, c, ev);
     if (m->req & MIP_MICRO_REQ_ABORT) {
         c->state = MIP_MICRO_CLOSED;
-        return tcp_send(m, c, RST | ACK, 0);
+        return tcp_send(m, c, RST | ACK);
     }
     if (m->req & MIP_MICRO_REQ_CLOSE)
         c->flags |= MIP_MICRO_F_CLOSE;
     if (c->state == MIP_MICRO_ESTABLISHED && (c->len == 0 || (ev & MIP_MICRO_EV_REXMIT))) {
+        /* Data, or else the FIN once nothing is in flight (never on
+         * EV_REXMIT: something is). */
         n = m->slen;
+        flags = PSH | ACK;
+        if (!n && c->len == 0 && (c->flags & MIP_MICRO_F_CLOSE)) {
+            c->state = MIP_MICRO_FIN_WAIT_1;
+            n = 1;
+            flags = FIN | ACK;
+        }
         if (n) {
             if (n > MIP_MICRO_MSS)
                 n = MIP_MICRO_MSS;
@@ -418,25 +440,18 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
                 c->timer = c->rto;
             }
             c->len = n;
-            return tcp_send(m, c, PSH | ACK, n);
-        }
-        if (c->len == 0 && (c->flags & MIP_MICRO_F_CLOSE)) {
-            c->state = MIP_MICRO_FIN_WAIT_1;
-            c->len = 1;
-            c->nrtx = 0;
-            c->timer = c->rto;
-            return tcp_send(m, c, FIN | ACK, 0);
+            return tcp_send(m, c, flags);
         }
     }
     if (m->dlen || (ev & MIP_MICRO_EV_CLOSED))
-        return tcp_send(m, c, c->state == MIP_MICRO_LAST_ACK ? FIN | ACK : ACK, 0);
+        return tcp_send(m, c, c->state == MIP_MICRO_LAST_ACK ? FIN | ACK : ACK);
     return 0;
 }
 
 /* The peer's window from the segment's header t, within its MSS. A zero
  * window restarts the retransmission count: a live peer answers the
  * probes, and they are never given up. */
-MIP_NOINLINE static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
+static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
 {
     c->wnd = mip_rd16(t + 14);
     if (c->wnd == 0)
@@ -444,6 +459,12 @@ MIP_NOINLINE static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
     if (c->wnd > c->mss)
         c->wnd = c->mss;
 }
+
+_Static_assert(MIP_MICRO_FIN_WAIT_1 + 2 == MIP_MICRO_CLOSING &&
+                   MIP_MICRO_FIN_WAIT_2 + 2 == MIP_MICRO_TIME_WAIT &&
+                   MIP_MICRO_LAST_ACK > MIP_MICRO_TIME_WAIT,
+               "tcp_in: a FIN moves FIN_WAIT_1/2 two states on; the states after "
+               "FIN_WAIT_2 are those that wait for our FIN's ACK");
 
 static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
 {
@@ -456,13 +477,15 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
         return count(m, STAT(drop_short));
     if (BAD_SUM(l4sum(p, MIP_IPPROTO_TCP, l4len)))
         return count(m, STAT(drop_cksum));
-    hl = (uint8_t)((t[12] >> 4) << 2);
-    if (hl < 20 || hl > l4len)
+    hl = (uint8_t)((t[12] >> 2) & 0x3Cu);
+    sport = mip_rd16(t);
+    dport = mip_rd16(t + 2);
+    /* Port 0 is reserved (RFC 6335 6), and a free listening slot holds
+     * 0: dropped without a RST, as the full stack does. */
+    if (hl < 20 || hl > l4len || !sport || !dport)
         return count(m, STAT(drop_tcp_hdr));
     dlen = (uint16_t)(l4len - hl);
     flags = t[13];
-    sport = mip_rd16(t);
-    dport = mip_rd16(t + 2);
     m->appdata = t + hl;
     m->dlen = 0;
 
@@ -481,22 +504,25 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
                 c = conn_alloc(m);
                 if (!c)
                     return count(m, STAT(drop_tcp_full));
-                conn_init(m, c, p + SRC, dport, sport, MIP_MICRO_SYN_RCVD);
+                conn_init(m, c, p + SRC, dport, sport);
                 take_syn(c, t, hl);
-                return tcp_send(m, c, SYN | ACK, 0);
+                return tcp_send(m, c, SYN | ACK);
             }
 reset:
     zero(&tmp, sizeof tmp);
     cpy(tmp.ripaddr, p + SRC, ALEN);
     tmp.lport = dport;
     tmp.rport = sport;
-    seq_add(tmp.rcv_nxt, t + 4, (uint16_t)(dlen + !!(flags & SYN) + (flags & FIN)));
+    /* The segment's length: data, SYN and FIN (a byte sum: avr-gcc
+     * spilled the 16-bit form). */
+    seq_add(tmp.rcv_nxt, t + 4,
+            (uint16_t)(dlen + (uint8_t)((flags & FIN) + ((flags & SYN) >> 1))));
     (void)count(m, STAT(tcp_rst_tx));
-    if (flags & ACK) {
+    /* RFC 9293 3.10.7.1: SEQ = SEG.ACK if there is one, else 0 with
+     * the ACK of the segment. */
+    if (flags & ACK)
         cpy(tmp.snd_una, t + 8, 4);
-        return tcp_send(m, &tmp, RST, 0);
-    }
-    return tcp_send(m, &tmp, RST | ACK, 0);
+    return tcp_send(m, &tmp, (uint8_t)(RST | ((flags & ACK) ^ ACK)));
 
 found:
     if (c->state == MIP_MICRO_SYN_SENT) {
@@ -514,17 +540,13 @@ found:
         }
         if (!(flags & SYN))
             return count(m, STAT(drop_tcp_state));
-        take_syn(c, t, hl);
-        if (!(flags & ACK)) {               /* simultaneous open */
-            c->state = MIP_MICRO_SYN_RCVD;
-            return tcp_send(m, c, SYN | ACK, 0);
-        }
-        seq_add(c->snd_una, c->snd_una, 1);
-        c->len = 0;
-        take_wnd(c, t);
-        c->state = MIP_MICRO_ESTABLISHED;
-        m->dlen = 1;                        /* owes an ACK */
-        return app_send(m, c, MIP_MICRO_EV_CONNECTED);
+        take_syn(c, t, hl);                 /* SYN_RCVD */
+        if (!(flags & ACK))                 /* simultaneous open */
+            return tcp_send(m, c, SYN | ACK);
+        /* A SYN-ACK: from here as the ACK of our SYN-ACK in SYN_RCVD
+         * would be (its data and FIN taken too), and it is owed an ACK. */
+        m->dlen = 1;
+        goto ack;
     }
     d = seq_sub(t + 4, c->rcv_nxt);
     if (flags & RST) {
@@ -539,20 +561,21 @@ found:
     if (flags & SYN) {
         /* A SYN again in SYN_RCVD: our SYN-ACK was lost. Else RFC 5961 4.2. */
         if (c->state == MIP_MICRO_SYN_RCVD && d == 0xFFFFFFFFu)
-            return tcp_send(m, c, SYN | ACK, 0);
+            return tcp_send(m, c, SYN | ACK);
         return challenge(m, c, STAT(drop_tcp_syn));
     }
     if (d) {
         /* Out of order, old, or a retransmitted FIN in TIME_WAIT: no queue
          * here, so ACK what we have and drop it. */
         (void)count(m, STAT(drop_tcp_seq));
-        return tcp_send(m, c, ACK, 0);
+        return tcp_send(m, c, ACK);
     }
     if (!(flags & ACK))
         return count(m, STAT(drop_tcp_state));
     /* RFC 5961 5.2: SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT, with
      * 2^16 for MAX.SND.WND (no window scaling here): d = SEG.ACK - SND.UNA
      * in -0xFFFF .. len, tested on its 16-bit halves. */
+ack:
     d = seq_sub(t + 8, c->snd_una);
     if ((uint16_t)(d >> 16) == 0 ? (uint16_t)d > c->len
                                  : (uint16_t)(d >> 16) != 0xFFFFu || (uint16_t)d == 0)
@@ -567,26 +590,22 @@ found:
     }
     take_wnd(c, t);
 
-    switch (c->state) {
-    case MIP_MICRO_SYN_RCVD:
+    if (c->state == MIP_MICRO_SYN_RCVD) {
         if (!ev)
             return count(m, STAT(drop_tcp_state));
         c->state = MIP_MICRO_ESTABLISHED;
         ev = MIP_MICRO_EV_CONNECTED;
-        break;
-    case MIP_MICRO_ESTABLISHED:
-    case MIP_MICRO_FIN_WAIT_1:
-    case MIP_MICRO_FIN_WAIT_2:
-        break;
-    case MIP_MICRO_CLOSING:
-        if (ev)
-            goto time_wait;
-        return 0;
-    case MIP_MICRO_LAST_ACK:
-        if (ev)
-            c->state = MIP_MICRO_CLOSED;
-        return 0;
-    default:                        /* TIME_WAIT */
+    } else if (c->state > MIP_MICRO_FIN_WAIT_2) {
+        /* CLOSING, TIME_WAIT, LAST_ACK: only the ACK of our FIN matters
+         * (nothing is in flight in TIME_WAIT). */
+        if (ev) {
+            if (c->state == MIP_MICRO_LAST_ACK) {
+                c->state = MIP_MICRO_CLOSED;
+            } else {
+                c->state = MIP_MICRO_TIME_WAIT;     /* from CLOSING */
+                c->timer = 0;
+            }
+        }
         return 0;
     }
 
@@ -604,6 +623,10 @@ found:
         m->dlen = dlen;
         ev |= MIP_MICRO_EV_NEWDATA;
     }
+    if (c->state == MIP_MICRO_FIN_WAIT_1 && !c->len) {
+        c->state = MIP_MICRO_FIN_WAIT_2;    /* our FIN is acknowledged */
+        c->timer = 0;
+    }
     if ((flags & FIN) && !(c->state == MIP_MICRO_ESTABLISHED && c->len)) {
         seq_add(c->rcv_nxt, c->rcv_nxt, 1);
         ev |= MIP_MICRO_EV_CLOSED;
@@ -613,22 +636,15 @@ found:
             c->len = 1;
             c->nrtx = 0;
             c->timer = c->rto;
-        } else if (c->state == MIP_MICRO_FIN_WAIT_1 && c->len) {
-            c->state = MIP_MICRO_CLOSING;
         } else {
-            c->state = MIP_MICRO_TIME_WAIT;
-            c->timer = 0;
+            /* FIN_WAIT_1 -> CLOSING (our FIN in flight), FIN_WAIT_2 ->
+             * TIME_WAIT (its 2 MSL from now). */
+            if (c->state == MIP_MICRO_FIN_WAIT_2)
+                c->timer = 0;
+            c->state = (uint8_t)(c->state + 2u);
         }
-    } else if (c->state == MIP_MICRO_FIN_WAIT_1 && !c->len) {
-        c->state = MIP_MICRO_FIN_WAIT_2;
-        c->timer = 0;
     }
     return app_send(m, c, ev);
-
-time_wait:
-    c->state = MIP_MICRO_TIME_WAIT;
-    c->timer = 0;
-    return 0;
 
 aborted:
     conn_end(m, c, MIP_MICRO_EV_ABORTED);
@@ -666,7 +682,7 @@ bound:
     m->slen = 0;
     m->udp_app(m, port);
     n = m->slen;
-    if (!n)
+    if (!n || !mip_rd16(u))         /* source port 0: no reply wanted (RFC 768) */
         return 0;
     if (n > MIP_MICRO_BUF_SIZE - IPH - 8u)
         n = MIP_MICRO_BUF_SIZE - IPH - 8u;
@@ -694,6 +710,8 @@ uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO
 {
     uint8_t *u = m->buf + IPH;
 
+    if (!rport || !lport)
+        return 0;
     if (len > MIP_MICRO_BUF_SIZE - IPH - 8u)
         len = MIP_MICRO_BUF_SIZE - IPH - 8u;
     cpy(m->buf + DST, ripaddr, ALEN);
@@ -728,13 +746,13 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
 #else
     {
         uint8_t hl = (uint8_t)((p[0] & 0x0Fu) << 2);
-        uint16_t tot = mip_rd16(p + 2);
+        uint16_t tot = mip_rd16(p + 2), i;
 
-        if ((p[0] >> 4) != 4 || hl < IPH)
+        if ((uint8_t)(p[0] - 0x45u) > 0x4Fu - 0x45u)   /* version 4, IHL 5..15 */
             return count(m, STAT(drop_ip_hdr));
         if (tot > len || tot < hl)
             return count(m, STAT(drop_short));
-        if (BAD_SUM(mip_cksum_finish(mip_cksum_add(0, p, hl))))
+        if (BAD_SUM(cksum(0, p, hl)))
             return count(m, STAT(drop_ip_cksum));
         if ((p[6] & 0x3Fu) | p[7])  /* MF or an offset */
             return count(m, STAT(drop_frag));
@@ -749,7 +767,8 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
          * source routing): cut them out so the transport header sits at a
          * fixed offset. */
         if (hl > IPH)
-            cpy(p + IPH, p + hl, l4len);     /* forward: safe as a memmove */
+            for (i = 0; i < l4len; i++)     /* forward: safe as a memmove */
+                p[IPH + i] = p[hl + i];
     }
 #endif
     if (proto == P_ICMP) {
@@ -796,7 +815,7 @@ MIP_NOINLINE static uint16_t conn_tick(struct mip_micro *m, struct mip_micro_con
         if (c->nrtx >= (st == MIP_MICRO_SYN_RCVD ? MIP_MICRO_MAXSYNRTX : MIP_MICRO_MAXRTX)) {
             (void)count(m, STAT(tcp_timeout));
             conn_end(m, c, MIP_MICRO_EV_TIMEDOUT);
-            return tcp_send(m, c, RST | ACK, 0);
+            return tcp_send(m, c, RST | ACK);
         }
         c->nrtx++;
         m->stat[STAT(tcp_rexmit)]++;
@@ -804,7 +823,7 @@ MIP_NOINLINE static uint16_t conn_tick(struct mip_micro *m, struct mip_micro_con
         if (st == MIP_MICRO_ESTABLISHED)
             return app_send(m, c, MIP_MICRO_EV_REXMIT);
         /* SYN_RCVD: SYN-ACK; SYN_SENT: SYN; else our FIN. */
-        return tcp_send(m, c, st == MIP_MICRO_SYN_SENT ? SYN : st == MIP_MICRO_SYN_RCVD ? SYN | ACK : FIN | ACK, 0);
+        return tcp_send(m, c, st == MIP_MICRO_SYN_SENT ? SYN : st == MIP_MICRO_SYN_RCVD ? SYN | ACK : FIN | ACK);
     }
     if (st == MIP_MICRO_ESTABLISHED)
         return app_send(m, c, MIP_MICRO_EV_POLL);
@@ -815,7 +834,7 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
 {
     m->dlen = 0;
     if (i == 0) {
-        m->isn_clock += ISN_PER_TICK;
+        m->isn_ticks++;
         m->chal = MIP_MICRO_CHALLENGE_LIMIT;
     }
     if (i >= MIP_MICRO_CONNS)
@@ -829,11 +848,11 @@ void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
     uint32_t r;
 
     zero(m, sizeof *m);
-    cpy(m->addr, addr, ALEN);
-    cpy((uint8_t *)m->key, entropy, sizeof m->key);
     m->app = app;
     m->ctx = ctx;
     m->chal = MIP_MICRO_CHALLENGE_LIMIT;
+    cpy((uint8_t *)m->key, entropy, sizeof m->key);
+    cpy(m->addr, addr, ALEN);
     /* Derived through the hash, so IP IDs and ports do not show the key. */
     r = mip_micro_prf(m->key, m->addr, ALEN);
     m->ipid = (uint16_t)r;
@@ -867,17 +886,20 @@ struct mip_micro_conn *mip_micro_connect(struct mip_micro *m,
                                          uint16_t rport)
 {
     struct mip_micro_conn *c = conn_alloc(m), *o;
+    uint16_t port = m->lastport;
 
-    if (!c)
+    if (!c || !rport)
         return NULL;
     /* The next free ephemeral port (RFC 6335 8.1.2: 49152-65535), from a
      * random start; at most MIP_MICRO_CONNS are in use, so this ends. */
 again:
-    m->lastport = (uint16_t)(m->lastport + 1u) | 0xC000u;
+    port = (uint16_t)(port + 1u) | 0xC000u;
     for (o = m->conn; o < m->conn + MIP_MICRO_CONNS; o++)
-        if (o->state != MIP_MICRO_CLOSED && o->lport == m->lastport)
+        if (o->state != MIP_MICRO_CLOSED && o->lport == port)
             goto again;
-    conn_init(m, c, ripaddr, m->lastport, rport, MIP_MICRO_SYN_SENT);
+    m->lastport = port;
+    conn_init(m, c, ripaddr, port, rport);
+    c->state = MIP_MICRO_SYN_SENT;
     c->timer = 1;                   /* the SYN goes out at the next tick */
     return c;
 }

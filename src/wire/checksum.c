@@ -65,26 +65,20 @@ static uint32_t sum_words32(const uint8_t *data, size_t n4)
 #endif
 
 #if MIP_CONF_CKSUM_SMALL
-/* The one's complement sum of the two halves of `sum`: its exact 16-bit
- * fold (what fold_once twice gives) in 16-bit arithmetic. */
-static uint16_t fold16(uint32_t sum)
-{
-    uint16_t s = (uint16_t)sum, hi = (uint16_t)(sum >> 16);
-
-    s = (uint16_t)(s + hi);
-    if (s < hi)
-        s++;
-    return s;
-}
-
 /* The smallest form (config.h): a 16-bit sum with the end-around carry
  * added at each word, as on an 8-bit CPU by hand; the running sum it
  * returns is already folded. */
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
-    uint16_t s = fold16(sum), w;
+    /* The incoming sum's upper half is the first word added: its fold. */
+    uint16_t s = (uint16_t)sum, w = (uint16_t)(sum >> 16);
 
-    while (len != 0u) {
+    for (;;) {
+        s = (uint16_t)(s + w);
+        if (s < w)
+            s++;
+        if (len == 0u)
+            return s;
         w = (uint16_t)((uint16_t)data[0] << 8);
         if (len > 1u) {
             w |= data[1];
@@ -92,11 +86,7 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
         }
         len--;
         data += 2;
-        s = (uint16_t)(s + w);
-        if (s < w)
-            s++;
     }
-    return s;
 }
 #else
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
@@ -143,7 +133,8 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 uint16_t mip_cksum_finish(uint32_t sum)
 {
 #if MIP_CONF_CKSUM_SMALL
-    return (uint16_t)~fold16(sum);
+    /* Adding nothing folds the sum. */
+    return (uint16_t)~mip_cksum_add(sum, NULL, 0);
 #else
     while (sum >> 16)
         sum = fold_once(sum);

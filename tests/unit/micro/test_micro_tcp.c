@@ -255,6 +255,48 @@ static void test_no_listener_gets_rst(void)
     CHECK_EQ(f.m.stat[MIP_MICRO_STAT_drop_tcp_rst], 1);
 }
 
+/* Port 0 is reserved (RFC 6335 6): a segment from or to it is dropped
+ * and counted, with no RST, as the full stack does (tcp_input.c). A free
+ * listening slot holds 0, so before this a SYN to port 0 opened a
+ * connection. One row per case; with a port listened on and without. */
+static void test_port_zero_is_dropped(void)
+{
+    static const struct {
+        uint16_t sport, dport;
+        uint8_t flags;
+        uint8_t listen;         /* listen on PORT first */
+    } rows[] = {
+        {PEER_PORT, 0, SYN, 0},         /* every listening slot free (0) */
+        {PEER_PORT, 0, SYN, 1},         /* the other slots free */
+        {0, PORT, SYN, 1},              /* from port 0 to a listener */
+        {PEER_PORT, 0, ACK, 0},         /* no connection: no RST either */
+        {0, 81, ACK, 0},
+        {0, 81, SYN, 0},
+    };
+    struct fx f;
+    unsigned k, i;
+
+    for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        fx_init(&f);
+        if (rows[k].listen)
+            CHECK_EQ(mip_micro_listen(&f.m, PORT), 0);
+        CHECK_EQ(fx_input(&f, fx_seg(&f, rows[k].sport, rows[k].dport, PEER_ISN, 5,
+                                     rows[k].flags, NULL, 0, NULL, 0)), 0);
+        for (i = 0; i < MIP_MICRO_CONNS; i++)
+            CHECK_EQ(f.m.conn[i].state, MIP_MICRO_CLOSED);
+        CHECK_EQ(f.m.stat[MIP_MICRO_STAT_drop_tcp_hdr], 1);
+        CHECK_EQ(f.m.stat[MIP_MICRO_STAT_tcp_rst_tx], 0);
+    }
+    /* nor can we listen on it, or connect to it */
+    fx_init(&f);
+    CHECK_EQ(mip_micro_listen(&f.m, 0), -1);
+#if MIP_MICRO_CONF_CONNECT
+    CHECK(mip_micro_connect(&f.m, fx_peer, 0) == NULL);
+    for (i = 0; i < MIP_MICRO_CONNS; i++)
+        CHECK_EQ(f.m.conn[i].state, MIP_MICRO_CLOSED);
+#endif
+}
+
 /* RFC 5961: one row per blind attack, what the node answers, whether the
  * connection lives. */
 static void test_rfc5961(void)
@@ -330,7 +372,7 @@ static void test_speck_known_answer(void)
 }
 
 /* RFC 6528: different tuples and different keys give unrelated ISNs; the
- * 4-us clock advances them with time. */
+ * clock (about 4 us: 2^16 per 250-ms tick) advances them with time. */
 static void test_isn_depends_on_tuple_key_and_clock(void)
 {
     struct fx f, g;
@@ -350,7 +392,7 @@ static void test_isn_depends_on_tuple_key_and_clock(void)
     fx_init(&f);
     mip_micro_periodic(&f.m, 0);
     fx_connect(&f, &d);
-    CHECK_EQ(d - a, 250u * MIP_MICRO_TICK_MS);
+    CHECK_EQ(d - a, 1ul << 16);                     /* 2^16 per tick: 3.8 us at 250 ms */
     (void)una;
 }
 
@@ -378,6 +420,40 @@ static void test_active_open(void)
     CHECK_EQ(fx_last_event(&f), MIP_MICRO_EV_CONNECTED);
     /* a second connection gets another port */
     CHECK(mip_micro_connect(&f.m, fx_peer, PORT)->lport != c->lport);
+}
+
+/* A SYN-ACK goes through the same ACK path as the ACK of a SYN-ACK: data
+ * and a FIN on it are taken, and it is answered by one ACK. */
+static void test_syn_ack_with_data_and_fin(void)
+{
+    static const uint8_t data[3] = {'a', 'b', 'c'};
+    struct fx f;
+    struct mip_micro_conn *c;
+    uint16_t n;
+    uint32_t isn;
+
+    fx_init(&f);
+    c = mip_micro_connect(&f.m, fx_peer, PORT);
+    mip_micro_periodic(&f.m, 0);
+    isn = FX_SEQ(&f);
+    n = fx_input(&f, fx_seg(&f, PORT, c->lport, 9000, isn + 1, SYN | ACK | PSH, NULL, 0, data, 3));
+    CHECK(fx_valid(&f, n));
+    CHECK_EQ(FX_FLAGS(&f), ACK);
+    CHECK_EQ(FX_ACK(&f), 9004);
+    CHECK_EQ(c->state, MIP_MICRO_ESTABLISHED);
+    CHECK_EQ(fx_last_event(&f), MIP_MICRO_EV_CONNECTED | MIP_MICRO_EV_NEWDATA);
+    CHECK_EQ(f.app.ngot, 3);
+    CHECK_MEM(f.app.got, data, 3);
+    fx_init(&f);
+    c = mip_micro_connect(&f.m, fx_peer, PORT);
+    mip_micro_periodic(&f.m, 0);
+    isn = FX_SEQ(&f);
+    n = fx_input(&f, fx_seg(&f, PORT, c->lport, 9000, isn + 1, SYN | ACK | FIN, NULL, 0, NULL, 0));
+    CHECK(fx_valid(&f, n));
+    CHECK_EQ(FX_FLAGS(&f), FIN | ACK);
+    CHECK_EQ(FX_ACK(&f), 9002);
+    CHECK_EQ(c->state, MIP_MICRO_LAST_ACK);
+    CHECK_EQ(fx_last_event(&f), MIP_MICRO_EV_CONNECTED | MIP_MICRO_EV_CLOSED);
 }
 
 static void test_active_open_refused(void)
@@ -484,6 +560,36 @@ static void test_udp_echo_and_unbound(void)
     CHECK_EQ(fx_input(&f, fx_ip(&f, 17, 11, 6)), 0);
     CHECK_EQ(f.m.stat[MIP_MICRO_STAT_drop_udp], 1);
 }
+/* UDP's source port 0 means "no reply expected" (RFC 768): the datagram is
+ * delivered, an answer is not sent to port 0; port 0 is never a
+ * destination, for input or for mip_micro_udp_send. */
+static void test_udp_port_zero(void)
+{
+    struct fx f;
+    uint8_t *u;
+
+    fx_init(&f);
+    f.m.udp_app = udp_echo;
+    CHECK_EQ(mip_micro_udp_bind(&f.m, 7), 0);
+    CHECK_EQ(mip_micro_udp_bind(&f.m, 0), -1);
+    u = f.m.buf + FX_IPH;
+    mip_wr16(u, 0);
+    mip_wr16(u + 2, 7);
+    mip_wr16(u + 4, 8 + 3);
+    memcpy(u + 8, "abc", 3);
+    udp_port_seen = 0;
+    CHECK_EQ(fx_input(&f, fx_ip(&f, 17, 11, 6)), 0);
+    CHECK_EQ(udp_port_seen, 7);                     /* delivered */
+    CHECK_EQ(f.m.stat[MIP_MICRO_STAT_tx], 0);       /* not answered */
+    mip_wr16(u, 5555);
+    mip_wr16(u + 2, 0);
+    mip_wr16(u + 4, 8 + 3);
+    CHECK_EQ(fx_input(&f, fx_ip(&f, 17, 11, 6)), 0);
+    CHECK_EQ(f.m.stat[MIP_MICRO_STAT_drop_udp], 1);
+    CHECK_EQ(mip_micro_udp_send(&f.m, fx_peer, 0, 7, 3), 0);
+    CHECK_EQ(mip_micro_udp_send(&f.m, fx_peer, 7, 0, 3), 0);
+    CHECK_EQ(f.m.stat[MIP_MICRO_STAT_tx], 0);
+}
 #endif
 
 int main(void)
@@ -498,16 +604,19 @@ int main(void)
     RUN(test_we_close_first_then_time_wait_ends);
     RUN(test_fin_wait_2_is_timed);
     RUN(test_no_listener_gets_rst);
+    RUN(test_port_zero_is_dropped);
     RUN(test_rfc5961);
     RUN(test_challenge_acks_are_rate_limited);
     RUN(test_speck_known_answer);
     RUN(test_isn_depends_on_tuple_key_and_clock);
     RUN(test_active_open);
+    RUN(test_syn_ack_with_data_and_fin);
     RUN(test_active_open_refused);
     RUN(test_zero_window_probe_and_stop);
     RUN(test_all_connections_busy);
 #if MIP_MICRO_CONF_UDP
     RUN(test_udp_echo_and_unbound);
+    RUN(test_udp_port_zero);
 #endif
     return TESTING_DONE();
 }
