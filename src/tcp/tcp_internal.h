@@ -188,7 +188,7 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
  * was made in and the next: 65.5 to 131 s. ACKs are checked for a cookie
  * only within TCP_COOKIE_LIFE_MS of the latest one sent. */
 #define TCP_COOKIE_TICK_SHIFT 16u
-#define TCP_COOKIE_LIFE_MS (2u << TCP_COOKIE_TICK_SHIFT)
+#define TCP_COOKIE_LIFE_MS ((uint32_t)2u << TCP_COOKIE_TICK_SHIFT)  /* 32-bit: 0 in a 16-bit int */
 
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
