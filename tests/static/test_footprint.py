@@ -237,3 +237,23 @@ def test_micro_ram(micro_json, target):
     for pr in ("micro", "micro6"):
         s = micro_json[target][pr]["linked"]
         assert s["data"] == 0 and s["bss"] == 0, (pr, s)
+
+
+# Issue 18 item 4: bench/tcp-image measures the TCP linked with --gc-sections
+# beside its per-object sum (docs/TCP.md "What blocks 10,000 B").
+@pytest.mark.parametrize("profile", ["tiny", "full"])
+def test_tcp_image_agrees_with_footprint(footprint_json, profile):
+    p = subprocess.run([str(ROOT / "bench" / "tcp-image"), profile], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout
+    words = p.stdout.split()
+    per, linked = int(words[words.index("per-object") + 1]), int(words[words.index("linked") + 1])
+    row = sum(s["text"] for m, s in footprint_json["cortex-m0plus"][profile].items()
+              if m.startswith("tcp/"))
+    assert per == row, f"bench/tcp-image per-object {per} B, bench/footprint's tcp row {row} B"
+    if profile == "tiny":
+        # MIP_TCP_SACK is 0: the scoreboard and the SACK blocks are never called
+        assert linked < per - 500, p.stdout
+    else:
+        # everything is reachable; the image only adds alignment
+        assert abs(linked - per) <= 64, p.stdout
