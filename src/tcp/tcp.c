@@ -119,12 +119,6 @@ void mip_tcp_local_addr(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
     memcpy(out->bytes, b, mip_addr_len(out->family));
 }
 
-void tcp_conn_link(struct mip_tcp *tcp, struct mip_tcp_conn *c)
-{
-    c->next = tcp->conns;
-    tcp->conns = c;
-}
-
 static void tcp_conn_unlink(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     struct mip_tcp_conn **pp;
@@ -219,6 +213,20 @@ uint8_t tcp_conn_netif(const struct mip_addr *remote, uint8_t netif)
            (remote->bytes[1] & 0xC0) == 0x80 ? netif : MIP_NETIF_ANY;
 }
 
+void tcp_conn_open(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct mip_addr *remote,
+                   uint8_t netif)
+{
+    c->remote = *remote;
+    c->netif = tcp_conn_netif(remote, netif);
+    c->snd_una = c->snd_nxt = c->snd_max = c->iss + ((c->flags & TCPF_SYN_ACKED) ? 1u : 0u);
+    tcp_rtt_init(&c->rtt);
+#if MIP_TCP_TIMESTAMPS
+    c->ts_offset = tcp_ts_offset(tcp, c->iss);
+#endif
+    c->next = tcp->conns;
+    tcp->conns = c;
+}
+
 #if MIP_TCP_LARGE_RX
 uint8_t tcp_wscale_for(mip_tcp_rxsize_t rx_size)
 {
@@ -266,21 +274,14 @@ mip_status mip_tcp_connect(struct mip_tcp *tcp, struct mip_tcp_conn *c,
     }
     if (c->lport == 0)
         return MIP_ERR_INUSE;
-    c->remote = *dst;
     c->local = ref;
     mss = tcp_local_mss(tcp, dst, &c->netif);
-    c->netif = tcp_conn_netif(dst, c->netif);
     c->iss = tcp_isn(tcp->secret, &k, s->now);    /* k.lport is c->lport */
-    c->snd_una = c->snd_nxt = c->snd_max = c->iss;
+    tcp_conn_open(tcp, c, dst, c->netif);
     c->rcv_wscale = tcp_wscale_for(c->rx.size);
-    tcp_rtt_init(&c->rtt);
     tcp_cc_init(&c->cc, mss, c->cfg.cwnd_cap);
-#if MIP_TCP_TIMESTAMPS
-    c->ts_offset = tcp_ts_offset(tcp, c->iss);
-#endif
     c->state = MIP_TCP_SYN_SENT;
     c->rtt_start = s->now;        /* the first SYN is timed (Karn: only it) */
-    tcp_conn_link(tcp, c);
     TCP_STAT(tcp, conns_opened);
     /* A SYN that could not leave is retried by the timer like a lost one. */
     (void)tcp_send_syn(tcp, c);

@@ -405,16 +405,13 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
         return NULL;
     }
     c->local = ref;
-    c->remote = e->remote;
     c->lport = e->lport;
     c->rport = e->rport;
-    c->netif = tcp_conn_netif(&c->remote, e->netif);
     c->iss = e->iss;
-    c->snd_una = c->iss + 1u;
-    c->snd_nxt = c->snd_max = c->iss + 1u;
+    c->flags |= TCPF_SYN_ACKED;   /* snd_una = iss + 1 (tcp_conn_open) */
+    tcp_conn_open(tcp, c, &e->remote, e->netif);
     c->rcv_nxt = e->irs + 1u;
     c->rcv_adv = c->rcv_nxt + synack_window(l);
-    c->flags |= TCPF_SYN_ACKED;
     /* take_options reads only these four fields */
     o.present = e->flags;         /* MSS (TCPS_USED) and the offered options */
     o.mss = e->mss;
@@ -427,13 +424,8 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->cfg.sack = (e->flags & TCPS_SACK) != 0;
     c->cfg.timestamps = (e->flags & TCPS_TS) != 0;
     take_options(c, &o, tcp_local_mss(tcp, &c->remote, NULL), &in->h);
-#if MIP_TCP_TIMESTAMPS
-    c->ts_offset = tcp_ts_offset(tcp, c->iss);
-#endif
-    tcp_rtt_init(&c->rtt);
     c->retries = e->retries;      /* SYN-ACK timeouts: conn_established */
     e->flags = 0;
-    tcp_conn_link(tcp, c);
     TCP_STAT(tcp, conns_accepted);
     conn_established(tcp, c);
     return c;

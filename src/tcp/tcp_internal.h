@@ -149,7 +149,12 @@ void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 uint8_t tcp_chack_budget(struct mip_tcp *tcp);
 /* A connection's random timestamp offset (RFC 7323 5.4), from its ISS. */
 uint32_t tcp_ts_offset(const struct mip_tcp *tcp, uint32_t iss);
-void tcp_conn_link(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* What an opening connection (active or passive) starts with, once its
+ * iss, ports and local address are set: the peer, the output netif
+ * (tcp_conn_netif), snd_una = snd_nxt = snd_max = iss (+ 1 when
+ * TCPF_SYN_ACKED is set), RTT and timestamp offset; then it is linked. */
+void tcp_conn_open(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct mip_addr *remote,
+                   uint8_t netif);
 /* Calls the application's callback `which` (TCP_CB(connected), readable,
  * writable or closed) when there is one. */
 void tcp_notify(struct mip_tcp_conn *c, size_t which);
@@ -183,7 +188,7 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
  * was made in and the next: 65.5 to 131 s. ACKs are checked for a cookie
  * only within TCP_COOKIE_LIFE_MS of the latest one sent. */
 #define TCP_COOKIE_TICK_SHIFT 16u
-#define TCP_COOKIE_LIFE_MS (2u << TCP_COOKIE_TICK_SHIFT)
+#define TCP_COOKIE_LIFE_MS ((uint32_t)2u << TCP_COOKIE_TICK_SHIFT)  /* 32-bit: 0 in a 16-bit int */
 
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);

@@ -133,13 +133,17 @@ void tcp_seg_init(struct mip_tcp *tcp, const struct mip_tcp_conn *c, struct tcp_
 #endif
 }
 
-/* Records what a sent segment told the peer about our receive side. */
-static void seg_sent(struct mip_tcp_conn *c, const struct tcp_seg *seg)
+/* Emits a segment of connection c and records what it told the peer
+ * about our receive side: the right edge and that no ACK is owed. Recorded
+ * also when the segment could not leave (no buffer), as it always was. */
+static mip_status conn_emit(struct mip_tcp *tcp, struct mip_tcp_conn *c, struct tcp_seg *seg)
 {
+    mip_status st = tcp_emit(tcp, seg);
     uint32_t edge = c->rcv_nxt + ((uint32_t)seg->h.window << ((seg->h.flags & MIP_TCP_SYN) ? 0 : c->rcv_wscale));
     if (MIP_SEQ_GT(edge, c->rcv_adv))
         c->rcv_adv = edge;
     c->flags &= (uint16_t)~(TCPF_ACKNOW | TCPF_DELACK);
+    return st;
 }
 
 #if MIP_TCP_SACK
@@ -188,8 +192,7 @@ mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         seg.opts.ts_ecr = 0;
     }
 #endif
-    st = tcp_emit(tcp, &seg);
-    seg_sent(c, &seg);
+    st = conn_emit(tcp, c, &seg);
     if (MIP_SEQ_LEQ(c->snd_max, c->iss))
         c->snd_max = c->iss + 1;
     c->snd_nxt = c->iss + 1;
@@ -209,8 +212,7 @@ void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 #if MIP_TCP_SACK
     add_sack_blocks(c, &seg);
 #endif
-    (void)tcp_emit(tcp, &seg);
-    seg_sent(c, &seg);
+    (void)conn_emit(tcp, c, &seg);
 }
 
 /* Sequence number of the first byte of the send ring (the SYN occupies
@@ -237,8 +239,7 @@ static mip_status send_data(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_
     tcp_seg_init(tcp, c, &seg, seq, flags);
     seg.data_off = (uint16_t)(seq - ring_seq(c));
     seg.data_len = (uint16_t)len;
-    st = tcp_emit(tcp, &seg);
-    seg_sent(c, &seg);
+    st = conn_emit(tcp, c, &seg);
     return st;
 }
 

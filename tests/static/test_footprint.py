@@ -20,10 +20,24 @@ def _run(*args):
 
 
 @pytest.fixture(scope="module")
-def footprint_json():
-    p = _run("--json")
+def footprint_run():
+    p = _run("--json", "-v")     # -v: the compilers' warnings on stderr
     assert p.returncode == 0, f"bench/footprint --json failed:\n{p.stderr}{p.stdout}"
-    return json.loads(p.stdout)
+    return p
+
+
+@pytest.fixture(scope="module")
+def footprint_json(footprint_run):
+    return json.loads(footprint_run.stdout)
+
+
+def test_no_compiler_warnings(footprint_run):
+    """Every module compiles for both targets without a warning. avr-gcc's
+    int is 16 bits, so a constant such as `2u << 16` is 0 there: until
+    2026-11-25 the SYN cookies' lifetime (TCP_COOKIE_LIFE_MS) was, and a
+    full-profile AVR build never accepted a cookie it had sent."""
+    warnings = sorted({line for line in footprint_run.stderr.splitlines() if "warning:" in line})
+    assert not warnings, "compiler warnings in the stack:\n  " + "\n  ".join(warnings)
 
 
 def test_all_targets_and_profiles(footprint_json):
@@ -222,3 +236,23 @@ def test_micro_ram(micro_json, target):
     for pr in ("micro", "micro6"):
         s = micro_json[target][pr]["linked"]
         assert s["data"] == 0 and s["bss"] == 0, (pr, s)
+
+
+# Issue 18 item 4: bench/tcp-image measures the TCP linked with --gc-sections
+# beside its per-object sum (docs/TCP.md "What blocks 10,000 B").
+@pytest.mark.parametrize("profile", ["tiny", "full"])
+def test_tcp_image_agrees_with_footprint(footprint_json, profile):
+    p = subprocess.run([str(ROOT / "bench" / "tcp-image"), profile], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout
+    words = p.stdout.split()
+    per, linked = int(words[words.index("per-object") + 1]), int(words[words.index("linked") + 1])
+    row = sum(s["text"] for m, s in footprint_json["cortex-m0plus"][profile].items()
+              if m.startswith("tcp/"))
+    assert per == row, f"bench/tcp-image per-object {per} B, bench/footprint's tcp row {row} B"
+    if profile == "tiny":
+        # MIP_TCP_SACK is 0: the scoreboard and the SACK blocks are never called
+        assert linked < per - 500, p.stdout
+    else:
+        # everything is reachable; the image only adds alignment
+        assert abs(linked - per) <= 64, p.stdout
