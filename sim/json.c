@@ -1,5 +1,7 @@
-/* Strict JSON reader and writer; the contract is in json.h. */
+/* Strict JSON reader (on cJSON) and writer; the contract is in json.h. */
 #include "json.h"
+
+#include <cJSON.h>
 
 #include <errno.h>
 #include <locale.h>
@@ -16,7 +18,7 @@
 
 /* ------------------------------------------------------------------ arena */
 
-/* Values and strings live in big chunks so a document is freed in a few
+/* Values live in big chunks so a document is freed in a few
  * calls and small nodes cost no per-allocation header. */
 #define ARENA_CHUNK 65536u
 
@@ -27,8 +29,9 @@ struct sj_chunk {
 };
 
 struct sj_doc {
-    struct sj_chunk *chunks;
+    struct sj_chunk *chunks;        /* the sj_value nodes */
     const struct sj_value *root;
+    cJSON *cj;                      /* cJSON's tree: the strings the nodes point to */
 };
 
 static void *arena_alloc(struct sj_doc *doc, size_t n, size_t align)
@@ -75,6 +78,7 @@ void sj_doc_free(struct sj_doc *doc)
         next = c->next;
         free(c);
     }
+    cJSON_Delete(doc->cj);
     free(doc);
 }
 
@@ -131,30 +135,6 @@ static uint32_t utf8_decode(const unsigned char *p, size_t n)
     default: return ((uint32_t)(p[0] & 0x07u) << 18) | ((uint32_t)(p[1] & 0x3Fu) << 12) |
                     ((uint32_t)(p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
     }
-}
-
-static size_t utf8_encode(uint32_t cp, unsigned char out[4])
-{
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0u | (cp >> 6));
-        out[1] = (unsigned char)(0x80u | (cp & 0x3Fu));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0u | (cp >> 12));
-        out[1] = (unsigned char)(0x80u | ((cp >> 6) & 0x3Fu));
-        out[2] = (unsigned char)(0x80u | (cp & 0x3Fu));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0u | (cp >> 18));
-    out[1] = (unsigned char)(0x80u | ((cp >> 12) & 0x3Fu));
-    out[2] = (unsigned char)(0x80u | ((cp >> 6) & 0x3Fu));
-    out[3] = (unsigned char)(0x80u | (cp & 0x3Fu));
-    return 4;
 }
 
 /* snprintf-like appending into a fixed buffer: len counts what the full
@@ -252,7 +232,20 @@ static void sb_json_string(struct sbuf *b, const char *s, size_t len, size_t max
     sb_putn(b, "\"", 1);
 }
 
-/* ----------------------------------------------------------------- parser */
+/* ----------------------------------------------------------------- reader */
+
+/*
+ * cJSON builds the tree: it unescapes the strings and converts the numbers.
+ * It does not give what json.h promises, though: it lets through what RFC
+ * 8259 forbids (json.h lists what), knows no duplicate keys, keeps no exact
+ * integers and no positions, and tells only where it stopped. So one pass
+ * of ours walks the text in step with cJSON's tree: it checks each token,
+ * records where each value and key starts, and hangs struct sj_value nodes
+ * over cJSON's strings. Without a tree (cJSON refused the text) the same
+ * pass runs to say what is wrong and where, in words a scenario's author can
+ * act on; should it find nothing, cJSON refused something RFC 8259 allows
+ * and the message says where cJSON stopped.
+ */
 
 struct parser {
     const unsigned char *p, *end;
@@ -264,16 +257,10 @@ struct parser {
     const unsigned char *col_pos;
     uint32_t col_at;
     unsigned max_depth;
-    struct sj_doc *doc;
+    struct sj_doc *doc;             /* NULL: check only, no tree to build */
     struct sj_error *err;
     bool failed;
-    /* Children of the containers being parsed, innermost last; a container
-     * copies its run into the arena when it closes. */
-    struct sj_value **stk;
-    size_t stk_len, stk_cap;
-    /* Decoded string or number text before it is copied out. */
-    char *scratch;
-    size_t scratch_len, scratch_cap;
+    const unsigned char *differs;   /* where cJSON's tree stopped matching the text */
     /* Open-addressing set of (parent, key) over all members so far, for
      * duplicate keys in O(1) per member whatever the object size. */
     const struct sj_value **set;
@@ -391,6 +378,8 @@ static void describe_input(const struct parser *ps, const unsigned char *x, char
     }
 }
 
+/* RFC 8259 whitespace only: cJSON also skips every other byte up to 0x20,
+ * NUL included. */
 static void skip_ws(struct parser *ps)
 {
     while (ps->p < ps->end) {
@@ -406,61 +395,39 @@ static void skip_ws(struct parser *ps)
     }
 }
 
-static bool scratch_put(struct parser *ps, const void *s, size_t n)
+/* A value of ours for the cJSON item at ps->p, placed there; NULL when only
+ * checking. */
+static struct sj_value *new_value(struct parser *ps, const struct sj_value *parent)
 {
-    if (ps->scratch_cap - ps->scratch_len < n + 1u) {
-        size_t cap = ps->scratch_cap ? ps->scratch_cap : 256u;
-        char *nb;
-        while (cap - ps->scratch_len < n + 1u)
-            cap *= 2u;
-        nb = realloc(ps->scratch, cap);
-        if (nb == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        ps->scratch = nb;
-        ps->scratch_cap = cap;
+    struct sj_value *v;
+
+    if (ps->doc == NULL)
+        return NULL;
+    v = arena_alloc(ps->doc, sizeof *v, _Alignof(struct sj_value));
+    if (v == NULL) {
+        fail_oom(ps);
+        return NULL;
     }
-    memcpy(ps->scratch + ps->scratch_len, s, n);
-    ps->scratch_len += n;
-    ps->scratch[ps->scratch_len] = '\0';
-    return true;
+    memset(v, 0, sizeof *v);
+    v->parent = parent;
+    v->line = ps->line;
+    v->column = column_of(ps, ps->p);
+    return v;
 }
 
-static bool stk_push(struct parser *ps, struct sj_value *v)
+/* True when building and cJSON's item is what the text at ps->p says it
+ * is. Where it is not, cJSON read the text differently (it skips bytes that
+ * RFC 8259 does not, NUL among them): the walk goes on checking only, so
+ * that it finds and reports what is wrong there. */
+static bool agree(struct parser *ps, const cJSON *item, int type)
 {
-    if (ps->stk_len == ps->stk_cap) {
-        size_t cap = ps->stk_cap ? ps->stk_cap * 2u : 64u;
-        struct sj_value **ns = realloc(ps->stk, cap * sizeof *ns);
-        if (ns == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        ps->stk = ns;
-        ps->stk_cap = cap;
-    }
-    ps->stk[ps->stk_len++] = v;
-    return true;
-}
-
-/* Moves the children pushed since base into the container. */
-static bool close_container(struct parser *ps, struct sj_value *v, size_t base)
-{
-    size_t n = ps->stk_len - base;
-    const struct sj_value **items = NULL;
-
-    if (n != 0) {
-        items = arena_alloc(ps->doc, n * sizeof *items, _Alignof(const struct sj_value *));
-        if (items == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        memcpy(items, ps->stk + base, n * sizeof *items);
-    }
-    v->u.kids.items = items;
-    v->u.kids.count = n;
-    ps->stk_len = base;
-    return true;
+    if (ps->doc == NULL)
+        return false;
+    if (item != NULL && (item->type & 0xFF) == type)
+        return true;
+    ps->differs = ps->p;
+    ps->doc = NULL;
+    return false;
 }
 
 static uint64_t member_hash(const struct sj_value *parent, const char *key, size_t len)
@@ -553,13 +520,14 @@ static long hex4(const struct parser *ps, const unsigned char *q)
     return v;
 }
 
-/* ps->p is at the opening quote. The result is copied into the arena. */
-static bool parse_string(struct parser *ps, const char **out, size_t *out_len)
+/* Checks the string at ps->p (the opening quote) and moves past it. *len
+ * gets the length of the unescaped UTF-8, which is what cJSON decodes it
+ * to; cJSON's own NUL-terminated copy loses it at a "\u0000". */
+static bool check_string(struct parser *ps, size_t *len)
 {
     const unsigned char *open = ps->p;
-    char *s;
+    size_t n = 0;
 
-    ps->scratch_len = 0;
     ps->p++;
     for (;;) {
         const unsigned char *q = ps->p;
@@ -572,16 +540,14 @@ static bool parse_string(struct parser *ps, const char **out, size_t *out_len)
         c = *q;
         if (c == '"') {
             ps->p++;
-            break;
+            *len = n;
+            return true;
         }
         if (c < 0x20) {
             fail_at(ps, q, "unescaped control character U+%04X in string", (unsigned)c);
             return false;
         }
         if (c == '\\') {
-            static const char simple_from[] = "\"\\/bfnrt";
-            static const char simple_to[] = "\"\\/\b\f\n\r\t";
-            const char *hit;
             unsigned char e;
             long cp;
 
@@ -590,9 +556,8 @@ static bool parse_string(struct parser *ps, const char **out, size_t *out_len)
                 return false;
             }
             e = q[1];
-            if (e != '\0' && (hit = strchr(simple_from, e)) != NULL) {
-                if (!scratch_put(ps, &simple_to[hit - simple_from], 1))
-                    return false;
+            if (e != '\0' && strchr("\"\\/bfnrt", e) != NULL) {
+                n++;
                 ps->p += 2;
                 continue;
             }
@@ -624,36 +589,22 @@ static bool parse_string(struct parser *ps, const char **out, size_t *out_len)
                     return false;
                 }
                 ps->p += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            {
-                unsigned char enc[4];
-                if (!scratch_put(ps, enc, utf8_encode((uint32_t)cp, enc)))
-                    return false;
+                n += 4;
+            } else {
+                n += cp < 0x80 ? 1u : cp < 0x800 ? 2u : 3u;
             }
             continue;
         }
         {
-            size_t n = c < 0x80 ? 1u : utf8_seq_len(q, (size_t)(ps->end - q));
-            if (n == 0) {
+            size_t k = c < 0x80 ? 1u : utf8_seq_len(q, (size_t)(ps->end - q));
+            if (k == 0) {
                 fail_at(ps, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)c);
                 return false;
             }
-            if (!scratch_put(ps, q, n))
-                return false;
-            ps->p += n;
+            n += k;
+            ps->p += k;
         }
     }
-    s = arena_alloc(ps->doc, ps->scratch_len + 1u, 1);
-    if (s == NULL) {
-        fail_oom(ps);
-        return false;
-    }
-    memcpy(s, ps->scratch ? ps->scratch : "", ps->scratch_len);
-    s[ps->scratch_len] = '\0';
-    *out = s;
-    *out_len = ps->scratch_len;
-    return true;
 }
 
 static bool is_digit(const struct parser *ps, const unsigned char *q)
@@ -661,13 +612,16 @@ static bool is_digit(const struct parser *ps, const unsigned char *q)
     return q < ps->end && *q >= '0' && *q <= '9';
 }
 
-static bool parse_number(struct parser *ps, struct sj_value *v)
+/* cJSON 1.7.15 reads at most this many characters of a number. */
+#define NUMBER_MAX_CHARS 63
+
+/* Checks the number at ps->p and moves past it; v (when building) gets
+ * cJSON's double and, from the text, the exact integer. */
+static bool check_number(struct parser *ps, const cJSON *item, struct sj_value *v)
 {
     const unsigned char *start = ps->p, *q = ps->p;
-    const char *dp = localeconv()->decimal_point;
     bool neg = false, integer = true, fits = true;
     uint64_t mag = 0;
-    double d;
 
     if (*q == '-') {
         neg = true;
@@ -715,29 +669,21 @@ static bool parse_number(struct parser *ps, struct sj_value *v)
         while (is_digit(ps, q))
             q++;
     }
-
-    /* strtod wants the locale's decimal point, which is not always '.'. */
-    ps->scratch_len = 0;
-    {
-        const unsigned char *r;
-        for (r = start; r < q; r++) {
-            bool ok = *r == '.' ? scratch_put(ps, dp, strlen(dp)) : scratch_put(ps, r, 1);
-            if (!ok)
-                return false;
-        }
+    if (q - start > NUMBER_MAX_CHARS) {
+        fail_at(ps, start, "number longer than %d characters", NUMBER_MAX_CHARS);
+        return false;
     }
-    d = strtod(ps->scratch, NULL);
-    if (isinf(d)) {
+    if (item != NULL && isinf(item->valuedouble)) {
         fail_at(ps, start, "number %.*s%s is out of the range of a double",
                 q - start > 24 ? 24 : (int)(q - start), (const char *)start,
                 q - start > 24 ? "..." : "");
         return false;
     }
-
+    ps->p = q;
+    if (v == NULL)
+        return true;
     v->type = SJ_NUMBER;
-    v->u.num.d = d;
-    v->u.num.is_int = false;
-    v->u.num.i = 0;
+    v->u.num.d = item->valuedouble;
     if (integer && fits) {
         if (!neg && mag <= (uint64_t)INT64_MAX) {
             v->u.num.is_int = true;
@@ -747,45 +693,93 @@ static bool parse_number(struct parser *ps, struct sj_value *v)
             v->u.num.i = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
         }
     }
-    ps->p = q;
     return true;
 }
 
-static struct sj_value *new_value(struct parser *ps, const struct sj_value *parent)
-{
-    struct sj_value *v = arena_alloc(ps->doc, sizeof *v, _Alignof(struct sj_value));
+static bool parse_value(struct parser *ps, const cJSON *item, struct sj_value *v,
+                        unsigned depth);
 
-    if (v == NULL) {
+/* The children of a container: one cJSON item per element or member, in
+ * the same order, each to get a value of ours. */
+struct kids {
+    const cJSON *next;              /* cJSON's next child */
+    const struct sj_value **items;
+    size_t count, cap;
+};
+
+static bool kids_begin(struct parser *ps, const cJSON *item, struct sj_value *v,
+                       enum sj_type type, struct kids *k)
+{
+    const cJSON *c;
+
+    memset(k, 0, sizeof *k);
+    if (!agree(ps, item, type == SJ_ARRAY ? cJSON_Array : cJSON_Object) || v == NULL)
+        return true;
+    v->type = type;
+    k->next = item->child;
+    for (c = item->child; c != NULL; c = c->next)
+        k->cap++;
+    if (k->cap == 0)
+        return true;
+    k->items = arena_alloc(ps->doc, k->cap * sizeof *k->items, _Alignof(const struct sj_value *));
+    if (k->items == NULL)
         fail_oom(ps);
-        return NULL;
-    }
-    memset(v, 0, sizeof *v);
-    v->parent = parent;
-    v->line = ps->line;
-    v->column = column_of(ps, ps->p);
-    return v;
+    return k->items != NULL;
 }
 
-static struct sj_value *parse_value(struct parser *ps, const struct sj_value *parent,
-                                    unsigned depth);
-
-static bool parse_array(struct parser *ps, struct sj_value *v, unsigned depth)
+/* The value of the next child, at ps->p; *c its cJSON item. */
+static bool kids_next(struct parser *ps, struct kids *k, const struct sj_value *parent,
+                      struct sj_value **v, const cJSON **c)
 {
-    size_t base = ps->stk_len;
+    *v = NULL;
+    *c = NULL;
+    if (ps->doc == NULL)
+        return true;
+    if (k->items == NULL || k->next == NULL || k->count == k->cap) {
+        agree(ps, NULL, -1);
+        return true;
+    }
+    *c = k->next;
+    k->next = k->next->next;
+    *v = new_value(ps, parent);
+    if (*v == NULL)
+        return false;
+    (*v)->index = k->count;
+    k->items[k->count++] = *v;
+    return true;
+}
 
-    v->type = SJ_ARRAY;
+static bool kids_end(struct parser *ps, struct kids *k, struct sj_value *v)
+{
+    if (ps->doc == NULL || v == NULL)
+        return true;
+    if (k->next != NULL) {
+        agree(ps, NULL, -1);
+        return true;
+    }
+    v->u.kids.items = k->items;
+    v->u.kids.count = k->count;
+    return true;
+}
+
+static bool parse_array(struct parser *ps, const cJSON *item, struct sj_value *v,
+                        unsigned depth)
+{
+    struct kids k;
+
+    if (!kids_begin(ps, item, v, SJ_ARRAY, &k))
+        return false;
     ps->p++;
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ']') {
         ps->p++;
-        return close_container(ps, v, base);
+        return kids_end(ps, &k, v);
     }
     for (;;) {
-        struct sj_value *child = parse_value(ps, v, depth + 1u);
-        if (child == NULL)
-            return false;
-        child->index = ps->stk_len - base;
-        if (!stk_push(ps, child))
+        struct sj_value *child;
+        const cJSON *c;
+
+        if (!kids_next(ps, &k, v, &child, &c) || !parse_value(ps, c, child, depth + 1u))
             return false;
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
@@ -800,29 +794,30 @@ static bool parse_array(struct parser *ps, struct sj_value *v, unsigned depth)
         }
         if (ps->p < ps->end && *ps->p == ']') {
             ps->p++;
-            return close_container(ps, v, base);
+            return kids_end(ps, &k, v);
         }
         fail_at(ps, ps->p, "expected ',' or ']' after array element");
         return false;
     }
 }
 
-static bool parse_object(struct parser *ps, struct sj_value *v, unsigned depth)
+static bool parse_object(struct parser *ps, const cJSON *item, struct sj_value *v,
+                         unsigned depth)
 {
-    size_t base = ps->stk_len;
+    struct kids k;
     bool first = true;
 
-    v->type = SJ_OBJECT;
+    if (!kids_begin(ps, item, v, SJ_OBJECT, &k))
+        return false;
     ps->p++;
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == '}') {
         ps->p++;
-        return close_container(ps, v, base);
+        return kids_end(ps, &k, v);
     }
     for (;;) {
-        const struct sj_value *dup;
         struct sj_value *child;
-        const char *key;
+        const cJSON *c;
         size_t key_len;
         uint32_t kl, kc;
 
@@ -835,16 +830,26 @@ static bool parse_object(struct parser *ps, struct sj_value *v, unsigned depth)
         first = false;
         kl = ps->line;
         kc = column_of(ps, ps->p);
-        if (!parse_string(ps, &key, &key_len))
+        if (!kids_next(ps, &k, v, &child, &c) || !check_string(ps, &key_len))
             return false;
-        dup = set_find(ps, v, key, key_len);
-        if (dup != NULL) {
-            char shown[96];
-            struct sbuf b = { shown, sizeof shown, 0 };
-            sb_json_string(&b, key, key_len, 32);
-            fail_pos(ps, kl, kc, "duplicate key %s (first at line %lu, column %lu)", shown,
-                     (unsigned long)dup->key_line, (unsigned long)dup->key_column);
-            return false;
+        if (child != NULL) {
+            const struct sj_value *dup;
+
+            child->key = c->string;
+            child->key_len = key_len;
+            child->key_line = kl;
+            child->key_column = kc;
+            dup = set_find(ps, v, child->key, key_len);
+            if (dup != NULL) {
+                char shown[96];
+                struct sbuf b = { shown, sizeof shown, 0 };
+                sb_json_string(&b, child->key, key_len, 32);
+                fail_pos(ps, kl, kc, "duplicate key %s (first at line %lu, column %lu)", shown,
+                         (unsigned long)dup->key_line, (unsigned long)dup->key_column);
+                return false;
+            }
+            if (!set_insert(ps, child))
+                return false;
         }
         skip_ws(ps);
         if (ps->p >= ps->end || *ps->p != ':') {
@@ -853,15 +858,12 @@ static bool parse_object(struct parser *ps, struct sj_value *v, unsigned depth)
         }
         ps->p++;
         skip_ws(ps);
-        child = parse_value(ps, v, depth + 1u);
-        if (child == NULL)
-            return false;
-        child->key = key;
-        child->key_len = key_len;
-        child->key_line = kl;
-        child->key_column = kc;
-        child->index = ps->stk_len - base;
-        if (!set_insert(ps, child) || !stk_push(ps, child))
+        if (child != NULL) {
+            /* The key set the position; the value's own goes here. */
+            child->line = ps->line;
+            child->column = column_of(ps, ps->p);
+        }
+        if (!parse_value(ps, c, child, depth + 1u))
             return false;
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
@@ -876,7 +878,7 @@ static bool parse_object(struct parser *ps, struct sj_value *v, unsigned depth)
         }
         if (ps->p < ps->end && *ps->p == '}') {
             ps->p++;
-            return close_container(ps, v, base);
+            return kids_end(ps, &k, v);
         }
         fail_at(ps, ps->p, "expected ',' or '}' after object member");
         return false;
@@ -898,55 +900,79 @@ static bool match_word(struct parser *ps, const char *w)
     return true;
 }
 
-/* depth: number of containers around the value. */
-static struct sj_value *parse_value(struct parser *ps, const struct sj_value *parent,
-                                    unsigned depth)
+/* The value at ps->p, whose cJSON item is item and whose sj_value (placed,
+ * with parent, key and index set) is v; both NULL when only checking.
+ * depth: number of containers around the value. */
+static bool parse_value(struct parser *ps, const cJSON *item, struct sj_value *v,
+                        unsigned depth)
 {
-    struct sj_value *v;
-    bool ok = true;
+    static const struct {
+        const char *word;
+        int cjson_type;
+        enum sj_type type;
+        bool boolean;
+    } words[] = {
+        { "true", cJSON_True, SJ_BOOL, true },
+        { "false", cJSON_False, SJ_BOOL, false },
+        { "null", cJSON_NULL, SJ_NULL, false },
+    };
+    size_t i;
+    char got[32];
 
     if (ps->p >= ps->end) {
         fail_at(ps, ps->p, "expected a value, got end of input");
-        return NULL;
+        return false;
     }
-    v = new_value(ps, parent);
-    if (v == NULL)
-        return NULL;
     switch (*ps->p) {
     case '{':
     case '[':
         if (depth + 1u > ps->max_depth) {
             fail_at(ps, ps->p, "nesting deeper than %u levels", ps->max_depth);
-            return NULL;
+            return false;
         }
-        ok = *ps->p == '{' ? parse_object(ps, v, depth) : parse_array(ps, v, depth);
-        break;
+        return *ps->p == '{' ? parse_object(ps, item, v, depth) : parse_array(ps, item, v, depth);
     case '"':
+        if (!agree(ps, item, cJSON_String) || v == NULL)
+            return check_string(ps, &i);
         v->type = SJ_STRING;
-        ok = parse_string(ps, &v->u.str.s, &v->u.str.len);
-        break;
+        v->u.str.s = item->valuestring;
+        return check_string(ps, &v->u.str.len);
     case '-': case '0': case '1': case '2': case '3': case '4':
     case '5': case '6': case '7': case '8': case '9':
-        ok = parse_number(ps, v);
-        break;
+        if (!agree(ps, item, cJSON_Number))
+            return check_number(ps, NULL, NULL);
+        return check_number(ps, item, v);
     default:
-        if (match_word(ps, "true")) {
-            v->type = SJ_BOOL;
-            v->u.boolean = true;
-        } else if (match_word(ps, "false")) {
-            v->type = SJ_BOOL;
-            v->u.boolean = false;
-        } else if (match_word(ps, "null")) {
-            v->type = SJ_NULL;
-        } else {
-            char got[32];
-            describe_input(ps, ps->p, got, sizeof got);
-            fail_at(ps, ps->p, "expected a value, got %s", got);
-            ok = false;
+        for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+            if (!match_word(ps, words[i].word))
+                continue;
+            if (agree(ps, item, words[i].cjson_type) && v != NULL) {
+                v->type = words[i].type;
+                v->u.boolean = words[i].boolean;
+            }
+            return true;
         }
-        break;
+        describe_input(ps, ps->p, got, sizeof got);
+        fail_at(ps, ps->p, "expected a value, got %s", got);
+        return false;
     }
-    return ok ? v : NULL;
+}
+
+/* Line and column of x, counted from the start of the text. */
+static void fail_anywhere(struct parser *ps, const unsigned char *start, const unsigned char *x,
+                          const char *why)
+{
+    ps->line = 1;
+    ps->line_start = ps->col_pos = start;
+    ps->col_at = 1;
+    for (ps->p = start; ps->p < x; ps->p++) {
+        if (*ps->p == '\n') {
+            ps->line++;
+            ps->line_start = ps->col_pos = ps->p + 1;
+            ps->col_at = 1;
+        }
+    }
+    fail_at(ps, x, "%s", why);
 }
 
 struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *limits,
@@ -956,7 +982,9 @@ struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *li
     size_t max_size = limits && limits->max_size ? limits->max_size : SJ_DEFAULT_MAX_SIZE;
     unsigned max_depth = limits && limits->max_depth ? limits->max_depth : SJ_DEFAULT_MAX_DEPTH;
     struct sj_doc *doc;
-    const struct sj_value *root = NULL;
+    struct sj_value *root = NULL;
+    const unsigned char *start;
+    const char *cj_end = NULL;
 
     if (err != NULL) {
         err->line = err->column = 0;
@@ -970,43 +998,50 @@ struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *li
         error_nopos(err, "no input");
         return NULL;
     }
-    doc = malloc(sizeof *doc);
+    doc = calloc(1, sizeof *doc);
     if (doc == NULL) {
         error_nopos(err, "out of memory");
         return NULL;
     }
-    doc->chunks = NULL;
-    doc->root = NULL;
+    start = (const unsigned char *)(text ? text : "");
+    if (len >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0) {
+        start += 3;
+        len -= 3;
+    }
+    /* Not NUL-terminated: cJSON stops after the value, the walk checks the
+     * rest. */
+    doc->cj = cJSON_ParseWithLengthOpts((const char *)start, len, &cj_end, false);
 
     memset(&ps, 0, sizeof ps);
-    ps.p = (const unsigned char *)(text ? text : "");
-    ps.end = ps.p + len;
+    ps.p = start;
+    ps.end = start + len;
     ps.line = 1;
-    ps.line_start = ps.col_pos = ps.p;
+    ps.line_start = ps.col_pos = start;
     ps.col_at = 1;
     ps.max_depth = max_depth > SJ_MAX_DEPTH_CAP ? SJ_MAX_DEPTH_CAP : max_depth;
-    ps.doc = doc;
+    ps.doc = doc->cj != NULL ? doc : NULL;
     ps.err = err;
 
-    if (len >= 3 && memcmp(ps.p, "\xEF\xBB\xBF", 3) == 0) {
-        ps.p += 3;
-        ps.line_start = ps.col_pos = ps.p;
-    }
     skip_ws(&ps);
-    if (ps.p >= ps.end)
+    if (ps.p >= ps.end) {
         fail_at(&ps, ps.p, "empty input (expected a JSON value)");
-    else
-        root = parse_value(&ps, NULL, 0);
-    if (root != NULL) {
-        skip_ws(&ps);
-        if (ps.p < ps.end) {
-            char got[32];
-            describe_input(&ps, ps.p, got, sizeof got);
-            fail_at(&ps, ps.p, "unexpected %s after the JSON value", got);
+    } else {
+        root = new_value(&ps, NULL);
+        if (parse_value(&ps, doc->cj, root, 0)) {
+            skip_ws(&ps);
+            if (ps.p < ps.end) {
+                char got[32];
+                describe_input(&ps, ps.p, got, sizeof got);
+                fail_at(&ps, ps.p, "unexpected %s after the JSON value", got);
+            }
         }
     }
-    free(ps.stk);
-    free(ps.scratch);
+    if (!ps.failed && (doc->cj == NULL || ps.differs != NULL)) {
+        const unsigned char *x = doc->cj == NULL ? (const unsigned char *)cj_end : ps.differs;
+        fail_anywhere(&ps, start, x != NULL && x >= start && x <= ps.end ? x : start,
+                      doc->cj == NULL ? "the JSON library (cJSON) cannot read this"
+                                      : "the JSON library (cJSON) read this differently");
+    }
     free(ps.set);
     if (ps.failed) {
         sj_doc_free(doc);
