@@ -612,9 +612,6 @@ static bool is_digit(const struct parser *ps, const unsigned char *q)
     return q < ps->end && *q >= '0' && *q <= '9';
 }
 
-/* cJSON 1.7.15 reads at most this many characters of a number. */
-#define NUMBER_MAX_CHARS 63
-
 /* Checks the number at ps->p and moves past it; v (when building) gets
  * cJSON's double and, from the text, the exact integer. */
 static bool check_number(struct parser *ps, const cJSON *item, struct sj_value *v)
@@ -668,10 +665,6 @@ static bool check_number(struct parser *ps, const cJSON *item, struct sj_value *
         }
         while (is_digit(ps, q))
             q++;
-    }
-    if (q - start > NUMBER_MAX_CHARS) {
-        fail_at(ps, start, "number longer than %d characters", NUMBER_MAX_CHARS);
-        return false;
     }
     if (item != NULL && isinf(item->valuedouble)) {
         fail_at(ps, start, "number %.*s%s is out of the range of a double",

@@ -463,6 +463,67 @@ static void test_errors_strings(void)
     CHECK(fails("[\"\xFF\"]", 1, 3, "invalid UTF-8 byte 0xFF"));
 }
 
+/* What cJSON, which builds the tree, lets through or cannot read: our walk
+ * over the text must still refuse it, with a position. */
+static void test_errors_cjson_is_laxer(void)
+{
+    static const struct {
+        const char *text;
+        size_t len;                 /* 0: strlen(text) */
+        uint32_t line, col;
+        const char *want;
+    } cases[] = {
+        /* cJSON skips every byte up to 0x20 as whitespace, NUL included. */
+        { "[1,\v2]", 0, 1, 4, "expected a value, got byte 0x0B" },
+        { "\f1", 0, 1, 1, "expected a value, got byte 0x0C" },
+        { "[\x01 1]", 0, 1, 2, "expected a value, got byte 0x01" },
+        { "{\"a\"\x1f:1}", 0, 1, 5, "expected ':' after object key" },
+        { "[1]\x01", 0, 1, 4, "unexpected byte 0x01 after the JSON value" },
+        { "[1,\0 2]", 7, 1, 4, "expected a value, got byte 0x00" },
+        /* cJSON reads "01" as 1 and "1." as 1.0, and \u12G4 as some code
+         * point. */
+        { "{\"a\":[0,01]}", 0, 1, 9, "leading zeros are not allowed" },
+        { "[2.]", 0, 1, 4, "expected a digit after '.'" },
+        { "[\"\\u12G4\"]", 0, 1, 3, "expected 4 hex digits after \\u" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK(fails_at(cases[i].text, cases[i].len ? cases[i].len : strlen(cases[i].text), NULL,
+                       cases[i].line, cases[i].col, cases[i].want));
+}
+
+/* A number of any length is read whole (upstream cJSON 1.7.15 read only
+ * its first 63 characters; Debian's build has the fix of CVE-2023-26819). */
+static void test_long_number(void)
+{
+    static const struct {
+        const char *head;           /* then 300 zeros, then tail */
+        const char *tail;
+        double want;
+    } cases[] = {
+        { "[1.", "25]", 1.0 },       /* 1.000...00025 */
+        { "[0.", "1e300]", 0.1 },    /* 0.000...0001e300 */
+        { "[1", "]", 1e300 },        /* an integer too long for int64 */
+    };
+    char text[400];
+    size_t k;
+
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct sj_error err;
+        struct sj_doc *doc;
+        double d = 0;
+        int64_t i = 0;
+
+        snprintf(text, sizeof text, "%s%0300d%s", cases[k].head, 0, cases[k].tail);
+        doc = parse_str(text, &err);
+        CHECK(doc != NULL && sj_as_double(sj_at(sj_doc_root(doc), 0), &d) &&
+              fabs(d - cases[k].want) <= 1e-15 * cases[k].want);
+        CHECK(doc != NULL && !sj_as_int64(sj_at(sj_doc_root(doc), 0), &i));
+        sj_doc_free(doc);
+    }
+}
+
 static void test_errors_duplicate_keys(void)
 {
     struct sj_error err;
@@ -936,6 +997,8 @@ int main(void)
     RUN(test_errors_structure);
     RUN(test_errors_literals_and_numbers);
     RUN(test_errors_strings);
+    RUN(test_errors_cjson_is_laxer);
+    RUN(test_long_number);
     RUN(test_errors_duplicate_keys);
     RUN(test_large_object);
     RUN(test_limits);
