@@ -235,36 +235,46 @@ static void sb_json_string(struct sbuf *b, const char *s, size_t len, size_t max
 /* ----------------------------------------------------------------- reader */
 
 /*
- * cJSON builds the tree: it unescapes the strings and converts the numbers.
- * It does not give what json.h promises, though: it lets through what RFC
- * 8259 forbids (json.h lists what), knows no duplicate keys, keeps no exact
- * integers and no positions, and tells only where it stopped. So one pass
- * of ours walks the text in step with cJSON's tree: it checks each token,
- * records where each value and key starts, and hangs struct sj_value nodes
- * over cJSON's strings. Without a tree (cJSON refused the text) the same
- * pass runs to say what is wrong and where, in words a scenario's author can
- * act on; should it find nothing, cJSON refused something RFC 8259 allows
- * and the message says where cJSON stopped.
+ * cJSON parses: it decides whether the text is JSON and builds the tree.
+ * A lexer of ours runs over the same text for what cJSON does not give
+ * (json.h lists it): it checks every string and number against RFC 8259
+ * and reads their exact length and integer value, refuses bytes that start
+ * no token, and counts nesting. It checks no grammar; it remembers the last
+ * token and whether it is inside an object, to say what was due where a
+ * token is wrong. The tree walk takes the lexer's strings and numbers in
+ * document order, which is the order of cJSON's string and number items.
+ *
+ * Where cJSON refuses the text, its error offset (return_parse_end) names
+ * the wrong token: the first one that starts there or later. Two details
+ * make this exact. cJSON reports a failure at the end of its input on the
+ * last byte, so it gets the text with a NUL after it: cJSON skips that as
+ * whitespace, and an offset on the NUL means the text ended too soon. And
+ * where a key is due, cJSON's string reader steps past the byte it refuses
+ * (its offset is one past the token that is not a key); the lexer knows
+ * that a key is due and stops at that token itself.
  */
 
-struct parser {
-    const unsigned char *p, *end;
-    const unsigned char *line_start;
-    uint32_t line;
-    /* Column cache: positions are asked for mostly in increasing order, so
-     * counting from the last answer keeps long single-line documents
-     * linear. */
-    const unsigned char *col_pos;
-    uint32_t col_at;
-    unsigned max_depth;
-    struct sj_doc *doc;             /* NULL: check only, no tree to build */
+/* Token kinds: the bytes { } [ ] , : for themselves, and these. */
+enum { K_END = 1, K_STRING, K_NUMBER, K_WORD, K_BAD };
+
+/* What the last token was, which says what may come next. */
+enum prev { P_NONE, P_OPEN, P_COMMA, P_COLON, P_KEY, P_VALUE };
+
+struct lexer {
+    const unsigned char *start, *p, *end;
+    const unsigned char *stop;      /* cJSON failed here; NULL if it did not */
+    unsigned depth, max_depth;
+    unsigned char in_object[SJ_MAX_DEPTH_CAP / 8u + 1u];  /* a bit per level */
+    enum prev prev;
+    const unsigned char *prev_at;   /* of the last token */
+    /* The token just read: where it starts, and for strings and numbers
+     * what cJSON does not keep. */
+    const unsigned char *at;
+    size_t str_len;
+    bool is_int;
+    int64_t i;
     struct sj_error *err;
     bool failed;
-    const unsigned char *differs;   /* where cJSON's tree stopped matching the text */
-    /* Open-addressing set of (parent, key) over all members so far, for
-     * duplicate keys in O(1) per member whatever the object size. */
-    const struct sj_value **set;
-    size_t set_cap, set_count;
 };
 
 static void set_error(struct sj_error *err, uint32_t line, uint32_t col, const char *fmt,
@@ -296,200 +306,73 @@ static void error_nopos(struct sj_error *err, const char *fmt, ...)
     va_end(ap);
 }
 
-/* x must lie on the current line (at or after line_start). */
-static uint32_t column_of(struct parser *ps, const unsigned char *x)
+/* Line and column of x: counted from the start on the error path only. */
+static void position(const struct lexer *lx, const unsigned char *x, uint32_t *line,
+                     uint32_t *col)
 {
     const unsigned char *q;
-    uint32_t col;
 
-    if (x >= ps->col_pos) {
-        q = ps->col_pos;
-        col = ps->col_at;
-    } else {
-        q = ps->line_start;
-        col = 1;
+    *line = *col = 1;
+    for (q = lx->start; q < x; q++) {
+        if (*q == '\n') {
+            ++*line;
+            *col = 1;
+        } else if ((*q & 0xC0u) != 0x80u) {
+            ++*col;
+        }
     }
-    for (; q < x; q++)
-        if ((*q & 0xC0u) != 0x80u)
-            col++;
-    ps->col_pos = x;
-    ps->col_at = col;
-    return col;
 }
 
-static void fail_pos(struct parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
-    SJ_PRINTF(4, 5);
-static void fail_pos(struct parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ps->failed)
-        return;
-    ps->failed = true;
-    va_start(ap, fmt);
-    set_error(ps->err, line, col, fmt, ap);
-    va_end(ap);
-}
-
-static void fail_at(struct parser *ps, const unsigned char *x, const char *fmt, ...)
+static bool fail_at(struct lexer *lx, const unsigned char *x, const char *fmt, ...)
     SJ_PRINTF(3, 4);
-static void fail_at(struct parser *ps, const unsigned char *x, const char *fmt, ...)
+static bool fail_at(struct lexer *lx, const unsigned char *x, const char *fmt, ...)
 {
+    uint32_t line, col;
     va_list ap;
 
-    if (ps->failed)
-        return;
-    ps->failed = true;
+    if (lx->failed)
+        return false;
+    lx->failed = true;
+    position(lx, x, &line, &col);
     va_start(ap, fmt);
-    set_error(ps->err, ps->line, column_of(ps, x), fmt, ap);
+    set_error(lx->err, line, col, fmt, ap);
     va_end(ap);
+    return false;
 }
 
-static void fail_oom(struct parser *ps)
+static bool fail_oom(struct lexer *lx)
 {
-    if (ps->failed)
-        return;
-    ps->failed = true;
-    error_nopos(ps->err, "out of memory");
+    if (!lx->failed)
+        error_nopos(lx->err, "out of memory");
+    lx->failed = true;
+    return false;
+}
+
+static bool is_word_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
 }
 
 /* What the input holds at x, for "got ..." in messages. */
-static void describe_input(const struct parser *ps, const unsigned char *x, char *buf,
+static void describe_input(const struct lexer *lx, const unsigned char *x, char *buf,
                            size_t size)
 {
     size_t n;
 
-    if (x >= ps->end) {
+    if (x >= lx->end) {
         snprintf(buf, size, "end of input");
     } else if ((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z')) {
-        for (n = 0; x + n < ps->end && n < 16; n++) {
-            unsigned char c = x[n];
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_'))
-                break;
-        }
+        for (n = 0; x + n < lx->end && n < 16 && is_word_byte(x[n]); n++)
+            ;
         snprintf(buf, size, "'%.*s'", (int)n, (const char *)x);
     } else if (*x >= 0x20 && *x < 0x7F) {
         snprintf(buf, size, "'%c'", *x);
-    } else if (*x >= 0x80 && (n = utf8_seq_len(x, (size_t)(ps->end - x))) != 0) {
+    } else if (*x >= 0x80 && (n = utf8_seq_len(x, (size_t)(lx->end - x))) != 0) {
         snprintf(buf, size, "U+%04lX", (unsigned long)utf8_decode(x, n));
     } else {
         snprintf(buf, size, "byte 0x%02X", (unsigned)*x);
     }
-}
-
-/* RFC 8259 whitespace only: cJSON also skips every other byte up to 0x20,
- * NUL included. */
-static void skip_ws(struct parser *ps)
-{
-    while (ps->p < ps->end) {
-        unsigned char c = *ps->p;
-        if (c == '\n') {
-            ps->line++;
-            ps->line_start = ps->col_pos = ps->p + 1;
-            ps->col_at = 1;
-        } else if (c != ' ' && c != '\t' && c != '\r') {
-            return;
-        }
-        ps->p++;
-    }
-}
-
-/* A value of ours for the cJSON item at ps->p, placed there; NULL when only
- * checking. */
-static struct sj_value *new_value(struct parser *ps, const struct sj_value *parent)
-{
-    struct sj_value *v;
-
-    if (ps->doc == NULL)
-        return NULL;
-    v = arena_alloc(ps->doc, sizeof *v, _Alignof(struct sj_value));
-    if (v == NULL) {
-        fail_oom(ps);
-        return NULL;
-    }
-    memset(v, 0, sizeof *v);
-    v->parent = parent;
-    v->line = ps->line;
-    v->column = column_of(ps, ps->p);
-    return v;
-}
-
-/* True when building and cJSON's item is what the text at ps->p says it
- * is. Where it is not, cJSON read the text differently (it skips bytes that
- * RFC 8259 does not, NUL among them): the walk goes on checking only, so
- * that it finds and reports what is wrong there. */
-static bool agree(struct parser *ps, const cJSON *item, int type)
-{
-    if (ps->doc == NULL)
-        return false;
-    if (item != NULL && (item->type & 0xFF) == type)
-        return true;
-    ps->differs = ps->p;
-    ps->doc = NULL;
-    return false;
-}
-
-static uint64_t member_hash(const struct sj_value *parent, const char *key, size_t len)
-{
-    uint64_t h = 0xCBF29CE484222325u;
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 0x100000001B3u;
-    }
-    h ^= (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15u;
-    return h ^ (h >> 29);
-}
-
-static const struct sj_value *set_find(const struct parser *ps, const struct sj_value *parent,
-                                       const char *key, size_t len)
-{
-    size_t mask, i;
-
-    if (ps->set_cap == 0)
-        return NULL;
-    mask = ps->set_cap - 1u;
-    for (i = (size_t)member_hash(parent, key, len) & mask; ps->set[i] != NULL; i = (i + 1u) & mask) {
-        const struct sj_value *m = ps->set[i];
-        if (m->parent == parent && m->key_len == len && memcmp(m->key, key, len) == 0)
-            return m;
-    }
-    return NULL;
-}
-
-static bool set_insert(struct parser *ps, const struct sj_value *m)
-{
-    size_t mask, i;
-
-    if ((ps->set_count + 1u) * 2u > ps->set_cap) {
-        size_t cap = ps->set_cap ? ps->set_cap * 2u : 64u, j;
-        const struct sj_value **ns = calloc(cap, sizeof *ns);
-        if (ns == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        for (j = 0; j < ps->set_cap; j++) {
-            const struct sj_value *o = ps->set[j];
-            if (o == NULL)
-                continue;
-            for (i = (size_t)member_hash(o->parent, o->key, o->key_len) & (cap - 1u);
-                 ns[i] != NULL; i = (i + 1u) & (cap - 1u))
-                ;
-            ns[i] = o;
-        }
-        free(ps->set);
-        ps->set = ns;
-        ps->set_cap = cap;
-    }
-    mask = ps->set_cap - 1u;
-    for (i = (size_t)member_hash(m->parent, m->key, m->key_len) & mask; ps->set[i] != NULL;
-         i = (i + 1u) & mask)
-        ;
-    ps->set[i] = m;
-    ps->set_count++;
-    return true;
 }
 
 static int hex_val(unsigned char c)
@@ -504,12 +387,12 @@ static int hex_val(unsigned char c)
 }
 
 /* The 4 hex digits at q, or -1. */
-static long hex4(const struct parser *ps, const unsigned char *q)
+static long hex4(const struct lexer *lx, const unsigned char *q)
 {
     long v = 0;
     int i;
 
-    if (ps->end - q < 4)
+    if (lx->end - q < 4)
         return -1;
     for (i = 0; i < 4; i++) {
         int h = hex_val(q[i]);
@@ -520,464 +403,440 @@ static long hex4(const struct parser *ps, const unsigned char *q)
     return v;
 }
 
-/* Checks the string at ps->p (the opening quote) and moves past it. *len
- * gets the length of the unescaped UTF-8, which is what cJSON decodes it
- * to; cJSON's own NUL-terminated copy loses it at a "\u0000". */
-static bool check_string(struct parser *ps, size_t *len)
+/* Checks the string at lx->p (its opening quote) and moves past it;
+ * str_len gets the length of the unescaped UTF-8, which cJSON's
+ * NUL-terminated copy loses at a "\u0000". */
+static bool lex_string(struct lexer *lx)
 {
-    const unsigned char *open = ps->p;
+    const unsigned char *open = lx->p, *q = lx->p + 1;
     size_t n = 0;
 
-    ps->p++;
     for (;;) {
-        const unsigned char *q = ps->p;
         unsigned char c;
+        long cp, lo = -1;
 
-        if (q >= ps->end) {
-            fail_at(ps, open, "unterminated string");
-            return false;
-        }
+        if (q >= lx->end)
+            return fail_at(lx, open, "unterminated string");
         c = *q;
-        if (c == '"') {
-            ps->p++;
-            *len = n;
-            return true;
-        }
-        if (c < 0x20) {
-            fail_at(ps, q, "unescaped control character U+%04X in string", (unsigned)c);
-            return false;
-        }
-        if (c == '\\') {
-            unsigned char e;
-            long cp;
-
-            if (q + 1 >= ps->end) {
-                fail_at(ps, open, "unterminated string");
-                return false;
-            }
-            e = q[1];
-            if (e != '\0' && strchr("\"\\/bfnrt", e) != NULL) {
-                n++;
-                ps->p += 2;
-                continue;
-            }
-            if (e != 'u') {
-                char got[32];
-                describe_input(ps, q + 1, got, sizeof got);
-                fail_at(ps, q, "invalid escape sequence: '\\' followed by %s", got);
-                return false;
-            }
-            cp = hex4(ps, q + 2);
-            if (cp < 0) {
-                fail_at(ps, q, "expected 4 hex digits after \\u");
-                return false;
-            }
-            ps->p += 6;
-            if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                fail_at(ps, q, "lone low surrogate \\u%04lX", (unsigned long)cp);
-                return false;
-            }
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                long lo = -1;
-                if (ps->end - ps->p >= 2 && ps->p[0] == '\\' && ps->p[1] == 'u')
-                    lo = hex4(ps, ps->p + 2);
-                if (lo < 0xDC00 || lo > 0xDFFF) {
-                    fail_at(ps, q,
-                            "lone high surrogate \\u%04lX (a low surrogate \\uDC00..\\uDFFF "
-                            "must follow)",
-                            (unsigned long)cp);
-                    return false;
-                }
-                ps->p += 6;
-                n += 4;
-            } else {
-                n += cp < 0x80 ? 1u : cp < 0x800 ? 2u : 3u;
-            }
+        if (c == '"')
+            break;
+        if (c < 0x20)
+            return fail_at(lx, q, "unescaped control character U+%04X in string", (unsigned)c);
+        if (c >= 0x80) {
+            size_t k = utf8_seq_len(q, (size_t)(lx->end - q));
+            if (k == 0)
+                return fail_at(lx, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)c);
+            n += k;
+            q += k;
             continue;
         }
-        {
-            size_t k = c < 0x80 ? 1u : utf8_seq_len(q, (size_t)(ps->end - q));
-            if (k == 0) {
-                fail_at(ps, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)c);
-                return false;
-            }
-            n += k;
-            ps->p += k;
+        if (c != '\\') {
+            n++;
+            q++;
+            continue;
+        }
+        if (q + 1 >= lx->end)
+            return fail_at(lx, open, "unterminated string");
+        if (q[1] != '\0' && strchr("\"\\/bfnrt", q[1]) != NULL) {
+            n++;
+            q += 2;
+            continue;
+        }
+        if (q[1] != 'u') {
+            char got[32];
+            describe_input(lx, q + 1, got, sizeof got);
+            return fail_at(lx, q, "invalid escape sequence: '\\' followed by %s", got);
+        }
+        cp = hex4(lx, q + 2);
+        if (cp < 0)
+            return fail_at(lx, q, "expected 4 hex digits after \\u");
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            return fail_at(lx, q, "lone low surrogate \\u%04lX", (unsigned long)cp);
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (lx->end - q >= 8 && q[6] == '\\' && q[7] == 'u')
+                lo = hex4(lx, q + 8);
+            if (lo < 0xDC00 || lo > 0xDFFF)
+                return fail_at(lx, q,
+                               "lone high surrogate \\u%04lX (a low surrogate \\uDC00..\\uDFFF "
+                               "must follow)",
+                               (unsigned long)cp);
+            n += 4;
+            q += 12;
+        } else {
+            n += cp < 0x80 ? 1u : cp < 0x800 ? 2u : 3u;
+            q += 6;
         }
     }
+    lx->str_len = n;
+    lx->p = q + 1;
+    return true;
 }
 
-static bool is_digit(const struct parser *ps, const unsigned char *q)
+static bool is_digit(const struct lexer *lx, const unsigned char *q)
 {
-    return q < ps->end && *q >= '0' && *q <= '9';
+    return q < lx->end && *q >= '0' && *q <= '9';
 }
 
-/* Checks the number at ps->p and moves past it; v (when building) gets
- * cJSON's double and, from the text, the exact integer. */
-static bool check_number(struct parser *ps, const cJSON *item, struct sj_value *v)
+/* Checks the number at lx->p and moves past it; is_int and i get the exact
+ * integer of an integer literal that fits in int64_t. */
+static bool lex_number(struct lexer *lx)
 {
-    const unsigned char *start = ps->p, *q = ps->p;
-    bool neg = false, integer = true, fits = true;
+    const unsigned char *q = lx->p;
+    bool neg = *q == '-', fits = true;
     uint64_t mag = 0;
 
-    if (*q == '-') {
-        neg = true;
+    lx->is_int = false;
+    if (neg)
         q++;
-    }
-    if (!is_digit(ps, q)) {
-        fail_at(ps, q, "expected a digit after '-'");
-        return false;
-    }
+    if (!is_digit(lx, q))
+        return fail_at(lx, q, "expected a digit after '-'");
     if (*q == '0') {
+        if (is_digit(lx, ++q))
+            return fail_at(lx, lx->p, "leading zeros are not allowed in numbers");
+    }
+    for (; is_digit(lx, q); q++) {
+        unsigned dig = (unsigned)(*q - '0');
+        fits = fits && mag <= (UINT64_MAX - dig) / 10u;
+        mag = mag * 10u + dig;
+    }
+    lx->is_int = fits && mag <= (uint64_t)INT64_MAX + (neg ? 1u : 0u);
+    if (lx->is_int)
+        lx->i = !neg ? (int64_t)mag : mag > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)mag;
+    if (q < lx->end && *q == '.') {
+        lx->is_int = false;
+        if (!is_digit(lx, ++q))
+            return fail_at(lx, q, "expected a digit after '.'");
+        while (is_digit(lx, q))
+            q++;
+    }
+    if (q < lx->end && (*q == 'e' || *q == 'E')) {
+        lx->is_int = false;
         q++;
-        if (is_digit(ps, q)) {
-            fail_at(ps, start, "leading zeros are not allowed in numbers");
-            return false;
-        }
-    } else {
-        while (is_digit(ps, q)) {
-            unsigned dig = (unsigned)(*q - '0');
-            if (mag > (UINT64_MAX - dig) / 10u)
-                fits = false;
-            else
-                mag = mag * 10u + dig;
+        if (q < lx->end && (*q == '+' || *q == '-'))
             q++;
-        }
-    }
-    if (q < ps->end && *q == '.') {
-        integer = false;
-        q++;
-        if (!is_digit(ps, q)) {
-            fail_at(ps, q, "expected a digit after '.'");
-            return false;
-        }
-        while (is_digit(ps, q))
+        if (!is_digit(lx, q))
+            return fail_at(lx, q, "expected a digit in the exponent");
+        while (is_digit(lx, q))
             q++;
     }
-    if (q < ps->end && (*q == 'e' || *q == 'E')) {
-        integer = false;
-        q++;
-        if (q < ps->end && (*q == '+' || *q == '-'))
-            q++;
-        if (!is_digit(ps, q)) {
-            fail_at(ps, q, "expected a digit in the exponent");
-            return false;
-        }
-        while (is_digit(ps, q))
-            q++;
-    }
-    if (item != NULL && isinf(item->valuedouble)) {
-        fail_at(ps, start, "number %.*s%s is out of the range of a double",
-                q - start > 24 ? 24 : (int)(q - start), (const char *)start,
-                q - start > 24 ? "..." : "");
-        return false;
-    }
-    ps->p = q;
-    if (v == NULL)
-        return true;
-    v->type = SJ_NUMBER;
-    v->u.num.d = item->valuedouble;
-    if (integer && fits) {
-        if (!neg && mag <= (uint64_t)INT64_MAX) {
-            v->u.num.is_int = true;
-            v->u.num.i = (int64_t)mag;
-        } else if (neg && mag <= (uint64_t)INT64_MAX + 1u) {
-            v->u.num.is_int = true;
-            v->u.num.i = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
-        }
-    }
+    lx->p = q;
     return true;
 }
 
-static bool parse_value(struct parser *ps, const cJSON *item, struct sj_value *v,
-                        unsigned depth);
-
-/* The children of a container: one cJSON item per element or member, in
- * the same order, each to get a value of ours. */
-struct kids {
-    const cJSON *next;              /* cJSON's next child */
-    const struct sj_value **items;
-    size_t count, cap;
-};
-
-static bool kids_begin(struct parser *ps, const cJSON *item, struct sj_value *v,
-                       enum sj_type type, struct kids *k)
+/* The token at lx->at does not belong where it is: say what was due. */
+static bool unexpected(struct lexer *lx, int kind, bool in_object, bool key_due)
 {
-    const cJSON *c;
-
-    memset(k, 0, sizeof *k);
-    if (!agree(ps, item, type == SJ_ARRAY ? cJSON_Array : cJSON_Object) || v == NULL)
-        return true;
-    v->type = type;
-    k->next = item->child;
-    for (c = item->child; c != NULL; c = c->next)
-        k->cap++;
-    if (k->cap == 0)
-        return true;
-    k->items = arena_alloc(ps->doc, k->cap * sizeof *k->items, _Alignof(const struct sj_value *));
-    if (k->items == NULL)
-        fail_oom(ps);
-    return k->items != NULL;
-}
-
-/* The value of the next child, at ps->p; *c its cJSON item. */
-static bool kids_next(struct parser *ps, struct kids *k, const struct sj_value *parent,
-                      struct sj_value **v, const cJSON **c)
-{
-    *v = NULL;
-    *c = NULL;
-    if (ps->doc == NULL)
-        return true;
-    if (k->items == NULL || k->next == NULL || k->count == k->cap) {
-        agree(ps, NULL, -1);
-        return true;
-    }
-    *c = k->next;
-    k->next = k->next->next;
-    *v = new_value(ps, parent);
-    if (*v == NULL)
-        return false;
-    (*v)->index = k->count;
-    k->items[k->count++] = *v;
-    return true;
-}
-
-static bool kids_end(struct parser *ps, struct kids *k, struct sj_value *v)
-{
-    if (ps->doc == NULL || v == NULL)
-        return true;
-    if (k->next != NULL) {
-        agree(ps, NULL, -1);
-        return true;
-    }
-    v->u.kids.items = k->items;
-    v->u.kids.count = k->count;
-    return true;
-}
-
-static bool parse_array(struct parser *ps, const cJSON *item, struct sj_value *v,
-                        unsigned depth)
-{
-    struct kids k;
-
-    if (!kids_begin(ps, item, v, SJ_ARRAY, &k))
-        return false;
-    ps->p++;
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == ']') {
-        ps->p++;
-        return kids_end(ps, &k, v);
-    }
-    for (;;) {
-        struct sj_value *child;
-        const cJSON *c;
-
-        if (!kids_next(ps, &k, v, &child, &c) || !parse_value(ps, c, child, depth + 1u))
-            return false;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            uint32_t cl = ps->line, cc = column_of(ps, ps->p);
-            ps->p++;
-            skip_ws(ps);
-            if (ps->p < ps->end && *ps->p == ']') {
-                fail_pos(ps, cl, cc, "trailing comma before ']'");
-                return false;
-            }
-            continue;
-        }
-        if (ps->p < ps->end && *ps->p == ']') {
-            ps->p++;
-            return kids_end(ps, &k, v);
-        }
-        fail_at(ps, ps->p, "expected ',' or ']' after array element");
-        return false;
-    }
-}
-
-static bool parse_object(struct parser *ps, const cJSON *item, struct sj_value *v,
-                         unsigned depth)
-{
-    struct kids k;
-    bool first = true;
-
-    if (!kids_begin(ps, item, v, SJ_OBJECT, &k))
-        return false;
-    ps->p++;
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == '}') {
-        ps->p++;
-        return kids_end(ps, &k, v);
-    }
-    for (;;) {
-        struct sj_value *child;
-        const cJSON *c;
-        size_t key_len;
-        uint32_t kl, kc;
-
-        if (ps->p >= ps->end || *ps->p != '"') {
-            char got[32];
-            describe_input(ps, ps->p, got, sizeof got);
-            fail_at(ps, ps->p, "expected a string key%s, got %s", first ? " or '}'" : "", got);
-            return false;
-        }
-        first = false;
-        kl = ps->line;
-        kc = column_of(ps, ps->p);
-        if (!kids_next(ps, &k, v, &child, &c) || !check_string(ps, &key_len))
-            return false;
-        if (child != NULL) {
-            const struct sj_value *dup;
-
-            child->key = c->string;
-            child->key_len = key_len;
-            child->key_line = kl;
-            child->key_column = kc;
-            dup = set_find(ps, v, child->key, key_len);
-            if (dup != NULL) {
-                char shown[96];
-                struct sbuf b = { shown, sizeof shown, 0 };
-                sb_json_string(&b, child->key, key_len, 32);
-                fail_pos(ps, kl, kc, "duplicate key %s (first at line %lu, column %lu)", shown,
-                         (unsigned long)dup->key_line, (unsigned long)dup->key_column);
-                return false;
-            }
-            if (!set_insert(ps, child))
-                return false;
-        }
-        skip_ws(ps);
-        if (ps->p >= ps->end || *ps->p != ':') {
-            fail_at(ps, ps->p, "expected ':' after object key");
-            return false;
-        }
-        ps->p++;
-        skip_ws(ps);
-        if (child != NULL) {
-            /* The key set the position; the value's own goes here. */
-            child->line = ps->line;
-            child->column = column_of(ps, ps->p);
-        }
-        if (!parse_value(ps, c, child, depth + 1u))
-            return false;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            uint32_t cl = ps->line, cc = column_of(ps, ps->p);
-            ps->p++;
-            skip_ws(ps);
-            if (ps->p < ps->end && *ps->p == '}') {
-                fail_pos(ps, cl, cc, "trailing comma before '}'");
-                return false;
-            }
-            continue;
-        }
-        if (ps->p < ps->end && *ps->p == '}') {
-            ps->p++;
-            return kids_end(ps, &k, v);
-        }
-        fail_at(ps, ps->p, "expected ',' or '}' after object member");
-        return false;
-    }
-}
-
-static bool match_word(struct parser *ps, const char *w)
-{
-    size_t n = strlen(w);
-    const unsigned char *after = ps->p + n;
-
-    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, w, n) != 0)
-        return false;
-    /* "nullx" is one bad word, not null followed by garbage. */
-    if (after < ps->end && ((*after >= 'a' && *after <= 'z') || (*after >= 'A' && *after <= 'Z') ||
-                            (*after >= '0' && *after <= '9') || *after == '_'))
-        return false;
-    ps->p = after;
-    return true;
-}
-
-/* The value at ps->p, whose cJSON item is item and whose sj_value (placed,
- * with parent, key and index set) is v; both NULL when only checking.
- * depth: number of containers around the value. */
-static bool parse_value(struct parser *ps, const cJSON *item, struct sj_value *v,
-                        unsigned depth)
-{
-    static const struct {
-        const char *word;
-        int cjson_type;
-        enum sj_type type;
-        bool boolean;
-    } words[] = {
-        { "true", cJSON_True, SJ_BOOL, true },
-        { "false", cJSON_False, SJ_BOOL, false },
-        { "null", cJSON_NULL, SJ_NULL, false },
-    };
-    size_t i;
+    const unsigned char *x = lx->at;
     char got[32];
 
-    if (ps->p >= ps->end) {
-        fail_at(ps, ps->p, "expected a value, got end of input");
-        return false;
-    }
-    switch (*ps->p) {
-    case '{':
-    case '[':
-        if (depth + 1u > ps->max_depth) {
-            fail_at(ps, ps->p, "nesting deeper than %u levels", ps->max_depth);
-            return false;
-        }
-        return *ps->p == '{' ? parse_object(ps, item, v, depth) : parse_array(ps, item, v, depth);
-    case '"':
-        if (!agree(ps, item, cJSON_String) || v == NULL)
-            return check_string(ps, &i);
-        v->type = SJ_STRING;
-        v->u.str.s = item->valuestring;
-        return check_string(ps, &v->u.str.len);
-    case '-': case '0': case '1': case '2': case '3': case '4':
-    case '5': case '6': case '7': case '8': case '9':
-        if (!agree(ps, item, cJSON_Number))
-            return check_number(ps, NULL, NULL);
-        return check_number(ps, item, v);
-    default:
-        for (i = 0; i < sizeof words / sizeof words[0]; i++) {
-            if (!match_word(ps, words[i].word))
-                continue;
-            if (agree(ps, item, words[i].cjson_type) && v != NULL) {
-                v->type = words[i].type;
-                v->u.boolean = words[i].boolean;
-            }
-            return true;
-        }
-        describe_input(ps, ps->p, got, sizeof got);
-        fail_at(ps, ps->p, "expected a value, got %s", got);
-        return false;
-    }
+    describe_input(lx, x, got, sizeof got);
+    if (lx->prev == P_NONE)
+        return kind == K_END ? fail_at(lx, x, "empty input (expected a JSON value)")
+                             : fail_at(lx, x, "expected a value, got %s", got);
+    if (lx->prev == P_COMMA && kind == (in_object ? '}' : ']'))
+        return fail_at(lx, lx->prev_at, "trailing comma before '%c'", kind);
+    if (key_due)
+        return fail_at(lx, x, "expected a string key%s, got %s",
+                       lx->prev == P_OPEN ? " or '}'" : "", got);
+    if (lx->prev == P_KEY)
+        return fail_at(lx, x, "expected ':' after object key");
+    if (lx->prev != P_VALUE)
+        return fail_at(lx, x, "expected a value, got %s", got);
+    if (lx->depth == 0)
+        return kind == K_END ? fail_at(lx, x, "the JSON library (cJSON) cannot read this")
+                             : fail_at(lx, x, "unexpected %s after the JSON value", got);
+    return fail_at(lx, x, in_object ? "expected ',' or '}' after object member"
+                                    : "expected ',' or ']' after array element");
 }
 
-/* Line and column of x, counted from the start of the text. */
-static void fail_anywhere(struct parser *ps, const unsigned char *start, const unsigned char *x,
-                          const char *why)
+/* Reads and checks the next token; returns its kind, or 0 after an error.
+ * K_END comes only when cJSON read the text. */
+static int lex_next(struct lexer *lx)
 {
-    ps->line = 1;
-    ps->line_start = ps->col_pos = start;
-    ps->col_at = 1;
-    for (ps->p = start; ps->p < x; ps->p++) {
-        if (*ps->p == '\n') {
-            ps->line++;
-            ps->line_start = ps->col_pos = ps->p + 1;
-            ps->col_at = 1;
+    const unsigned char *q;
+    size_t word = 0;
+    int kind;
+    bool obj, key_due;
+
+    while (lx->p < lx->end &&
+           (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\n' || *lx->p == '\r'))
+        lx->p++;
+    q = lx->at = lx->p;
+    if (q == lx->end) {
+        kind = K_END;
+    } else if (memchr("{}[],:", *q, 6) != NULL) {
+        kind = *q;
+    } else if (*q == '"') {
+        kind = K_STRING;
+    } else if (*q == '-' || (*q >= '0' && *q <= '9')) {
+        kind = K_NUMBER;
+    } else {
+        while (q + word < lx->end && is_word_byte(q[word]))
+            word++;
+        kind = (word == 4 && memcmp(q, "true", 4) == 0) ||
+                       (word == 5 && memcmp(q, "false", 5) == 0) ||
+                       (word == 4 && memcmp(q, "null", 4) == 0)
+                   ? K_WORD
+                   : K_BAD;
+    }
+    obj = lx->depth > 0 && (lx->in_object[(lx->depth - 1u) / 8u] >> ((lx->depth - 1u) % 8u) & 1u);
+    key_due = obj && (lx->prev == P_COMMA || (lx->prev == P_OPEN && kind != '}'));
+    if (kind == K_BAD || (key_due && kind != K_STRING) ||
+        (lx->prev == P_VALUE && lx->depth == 0 && kind != K_END) ||
+        ((kind == '}' || kind == ']') && (lx->depth == 0 || obj != (kind == '}'))))
+        return unexpected(lx, kind, obj, key_due);
+    /* A malformed string or number is named as such, even where cJSON
+     * stopped at it. */
+    if ((kind == K_STRING && !lex_string(lx)) || (kind == K_NUMBER && !lex_number(lx)))
+        return 0;
+    if (lx->stop != NULL && q >= lx->stop)
+        return unexpected(lx, kind, obj, key_due);
+    lx->prev_at = q;
+    switch (kind) {
+    case '{':
+    case '[':
+        if (lx->depth == lx->max_depth)
+            return fail_at(lx, q, "nesting deeper than %u levels", lx->max_depth);
+        if (kind == '{')
+            lx->in_object[lx->depth / 8u] |= (unsigned char)(1u << (lx->depth % 8u));
+        else
+            lx->in_object[lx->depth / 8u] &= (unsigned char)~(1u << (lx->depth % 8u));
+        lx->depth++;
+        lx->prev = P_OPEN;
+        lx->p++;
+        break;
+    case '}':
+    case ']':
+        lx->depth--;
+        lx->prev = P_VALUE;
+        lx->p++;
+        break;
+    case ',': lx->prev = P_COMMA; lx->p++; break;
+    case ':': lx->prev = P_COLON; lx->p++; break;
+    case K_STRING: lx->prev = key_due ? P_KEY : P_VALUE; break;
+    case K_NUMBER: lx->prev = P_VALUE; break;
+    case K_WORD: lx->prev = P_VALUE; lx->p += word; break;
+    default: break;                 /* K_END */
+    }
+    return kind;
+}
+
+/* Moves the lexer to the next string or number, which must be of kind
+ * want: the one the tree walk is at. */
+static bool lex_scalar(struct lexer *lx, int want)
+{
+    int k;
+
+    do
+        k = lex_next(lx);
+    while (k != 0 && k != K_STRING && k != K_NUMBER && k != K_END);
+    if (k == 0)
+        return false;
+    if (k != want)
+        return fail_at(lx, lx->at, "the JSON library (cJSON) read this differently");
+    return true;
+}
+
+/* The tree walk: cJSON's items, in document order, become sj_values. */
+struct walk {
+    struct lexer lx;
+    struct sj_doc *doc;
+    /* Open-addressing set of (parent, key) over all members so far, for
+     * duplicate keys in O(1) per member whatever the object size; with
+     * where each key is, for the message. */
+    struct member {
+        const struct sj_value *m;
+        const unsigned char *at;
+    } *set;
+    size_t set_cap, set_count;
+};
+
+static size_t member_hash(const struct sj_value *parent, const char *key, size_t len)
+{
+    uint64_t h = 0xCBF29CE484222325u;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)key[i];
+        h *= 0x100000001B3u;
+    }
+    h ^= (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15u;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* Adds the member m whose key starts at at, or refuses it as a duplicate. */
+static bool add_member(struct walk *w, const struct sj_value *m, const unsigned char *at)
+{
+    size_t i, j;
+
+    if ((w->set_count + 1u) * 2u > w->set_cap) {
+        size_t cap = w->set_cap ? w->set_cap * 2u : 64u;
+        struct member *ns = calloc(cap, sizeof *ns);
+        if (ns == NULL)
+            return fail_oom(&w->lx);
+        for (j = 0; j < w->set_cap; j++) {
+            const struct sj_value *o = w->set[j].m;
+            if (o == NULL)
+                continue;
+            for (i = member_hash(o->parent, o->key, o->key_len) & (cap - 1u); ns[i].m != NULL;
+                 i = (i + 1u) & (cap - 1u))
+                ;
+            ns[i] = w->set[j];
+        }
+        free(w->set);
+        w->set = ns;
+        w->set_cap = cap;
+    }
+    for (i = member_hash(m->parent, m->key, m->key_len) & (w->set_cap - 1u); w->set[i].m != NULL;
+         i = (i + 1u) & (w->set_cap - 1u)) {
+        const struct sj_value *o = w->set[i].m;
+        if (o->parent == m->parent && o->key_len == m->key_len &&
+            memcmp(o->key, m->key, m->key_len) == 0) {
+            char shown[96];
+            struct sbuf b = { shown, sizeof shown, 0 };
+            uint32_t line, col;
+
+            sb_json_string(&b, m->key, m->key_len, 32);
+            position(&w->lx, w->set[i].at, &line, &col);
+            return fail_at(&w->lx, at, "duplicate key %s (first at line %lu, column %lu)", shown,
+                           (unsigned long)line, (unsigned long)col);
         }
     }
-    fail_at(ps, x, "%s", why);
+    w->set[i].m = m;
+    w->set[i].at = at;
+    w->set_count++;
+    return true;
+}
+
+static struct sj_value *build(struct walk *w, const cJSON *item, const struct sj_value *parent,
+                              size_t index)
+{
+    struct lexer *lx = &w->lx;
+    struct sj_value *v = arena_alloc(w->doc, sizeof *v, _Alignof(struct sj_value));
+    const cJSON *c;
+
+    if (v == NULL) {
+        fail_oom(lx);
+        return NULL;
+    }
+    memset(v, 0, sizeof *v);
+    v->parent = parent;
+    v->index = index;
+    if (parent != NULL && parent->type == SJ_OBJECT) {
+        if (!lex_scalar(lx, K_STRING))
+            return NULL;
+        v->key = item->string;
+        v->key_len = lx->str_len;
+        if (!add_member(w, v, lx->at))
+            return NULL;
+    }
+    switch (item->type & 0xFF) {
+    case cJSON_NULL: v->type = SJ_NULL; break;
+    case cJSON_False:
+    case cJSON_True:
+        v->type = SJ_BOOL;
+        v->u.boolean = (item->type & 0xFF) == cJSON_True;
+        break;
+    case cJSON_Number:
+        if (!lex_scalar(lx, K_NUMBER))
+            return NULL;
+        if (isinf(item->valuedouble)) {
+            int n = (int)(lx->p - lx->at);
+            fail_at(lx, lx->at, "number %.*s%s is out of the range of a double", n > 24 ? 24 : n,
+                    (const char *)lx->at, n > 24 ? "..." : "");
+            return NULL;
+        }
+        v->type = SJ_NUMBER;
+        v->u.num.d = item->valuedouble;
+        v->u.num.is_int = lx->is_int;
+        v->u.num.i = lx->is_int ? lx->i : 0;
+        break;
+    case cJSON_String:
+        if (!lex_scalar(lx, K_STRING))
+            return NULL;
+        v->type = SJ_STRING;
+        v->u.str.s = item->valuestring;
+        v->u.str.len = lx->str_len;
+        break;
+    case cJSON_Array:
+    case cJSON_Object: {
+        const struct sj_value **items;
+        size_t n = 0;
+
+        v->type = (item->type & 0xFF) == cJSON_Array ? SJ_ARRAY : SJ_OBJECT;
+        for (c = item->child; c != NULL; c = c->next)
+            n++;
+        if (n == 0)
+            break;
+        items = arena_alloc(w->doc, n * sizeof *items, _Alignof(const struct sj_value *));
+        if (items == NULL) {
+            fail_oom(lx);
+            return NULL;
+        }
+        v->u.kids.items = items;
+        for (c = item->child; c != NULL; c = c->next) {
+            if ((items[v->u.kids.count] = build(w, c, v, v->u.kids.count)) == NULL)
+                return NULL;
+            v->u.kids.count++;
+        }
+        break;
+    }
+    default:
+        fail_at(lx, lx->p, "the JSON library (cJSON) read this differently");
+        return NULL;
+    }
+    return v;
+}
+
+/* text[len] is a NUL (see above); text starts after any byte order mark. */
+static struct sj_doc *parse_nul_terminated(const char *text, size_t len, unsigned max_depth,
+                                           struct sj_error *err)
+{
+    struct walk w;
+    struct sj_doc *doc = calloc(1, sizeof *doc);
+    const char *cj_end = NULL;
+    const struct sj_value *root = NULL;
+
+    if (doc == NULL) {
+        error_nopos(err, "out of memory");
+        return NULL;
+    }
+    memset(&w, 0, sizeof w);
+    w.doc = doc;
+    w.lx.start = w.lx.p = (const unsigned char *)text;
+    w.lx.end = w.lx.start + len;
+    w.lx.max_depth = max_depth;
+    w.lx.err = err;
+    doc->cj = cJSON_ParseWithLengthOpts(text, len + 1u, &cj_end, false);
+    if (doc->cj != NULL) {
+        root = build(&w, doc->cj, NULL, 0);
+        while (root != NULL && !w.lx.failed && lex_next(&w.lx) != K_END)
+            ;
+    } else {
+        w.lx.stop = cj_end != NULL && cj_end >= text && cj_end <= text + len
+                        ? (const unsigned char *)cj_end
+                        : w.lx.start;
+        while (lex_next(&w.lx) != 0)
+            ;
+    }
+    free(w.set);
+    if (w.lx.failed || root == NULL) {
+        if (!w.lx.failed)
+            error_nopos(err, "out of memory");
+        sj_doc_free(doc);
+        return NULL;
+    }
+    doc->root = root;
+    return doc;
 }
 
 struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *limits,
                         struct sj_error *err)
 {
-    struct parser ps;
     size_t max_size = limits && limits->max_size ? limits->max_size : SJ_DEFAULT_MAX_SIZE;
     unsigned max_depth = limits && limits->max_depth ? limits->max_depth : SJ_DEFAULT_MAX_DEPTH;
     struct sj_doc *doc;
-    struct sj_value *root = NULL;
-    const unsigned char *start;
-    const char *cj_end = NULL;
+    char *copy;
 
     if (err != NULL) {
         err->line = err->column = 0;
@@ -991,56 +850,21 @@ struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *li
         error_nopos(err, "no input");
         return NULL;
     }
-    doc = calloc(1, sizeof *doc);
-    if (doc == NULL) {
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
+    copy = malloc(len + 1u);
+    if (copy == NULL) {
         error_nopos(err, "out of memory");
         return NULL;
     }
-    start = (const unsigned char *)(text ? text : "");
-    if (len >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0) {
-        start += 3;
-        len -= 3;
-    }
-    /* Not NUL-terminated: cJSON stops after the value, the walk checks the
-     * rest. */
-    doc->cj = cJSON_ParseWithLengthOpts((const char *)start, len, &cj_end, false);
-
-    memset(&ps, 0, sizeof ps);
-    ps.p = start;
-    ps.end = start + len;
-    ps.line = 1;
-    ps.line_start = ps.col_pos = start;
-    ps.col_at = 1;
-    ps.max_depth = max_depth > SJ_MAX_DEPTH_CAP ? SJ_MAX_DEPTH_CAP : max_depth;
-    ps.doc = doc->cj != NULL ? doc : NULL;
-    ps.err = err;
-
-    skip_ws(&ps);
-    if (ps.p >= ps.end) {
-        fail_at(&ps, ps.p, "empty input (expected a JSON value)");
-    } else {
-        root = new_value(&ps, NULL);
-        if (parse_value(&ps, doc->cj, root, 0)) {
-            skip_ws(&ps);
-            if (ps.p < ps.end) {
-                char got[32];
-                describe_input(&ps, ps.p, got, sizeof got);
-                fail_at(&ps, ps.p, "unexpected %s after the JSON value", got);
-            }
-        }
-    }
-    if (!ps.failed && (doc->cj == NULL || ps.differs != NULL)) {
-        const unsigned char *x = doc->cj == NULL ? (const unsigned char *)cj_end : ps.differs;
-        fail_anywhere(&ps, start, x != NULL && x >= start && x <= ps.end ? x : start,
-                      doc->cj == NULL ? "the JSON library (cJSON) cannot read this"
-                                      : "the JSON library (cJSON) read this differently");
-    }
-    free(ps.set);
-    if (ps.failed) {
-        sj_doc_free(doc);
-        return NULL;
-    }
-    doc->root = root;
+    if (len != 0)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    doc = parse_nul_terminated(copy, len,
+                               max_depth > SJ_MAX_DEPTH_CAP ? SJ_MAX_DEPTH_CAP : max_depth, err);
+    free(copy);
     return doc;
 }
 

@@ -15,26 +15,24 @@
  *
  * How. cJSON (libcjson, Debian's libcjson-dev) parses the text, unescapes
  * the strings and converts the numbers; the sj_value nodes point into its
- * tree. One pass of ours over the text, in step with cJSON's tree, adds
- * what cJSON does not do:
- *   - positions: of every value and key, and of the first error;
- *   - what cJSON lets through, refused here: leading zeros ("01"), a '.'
- *     or an exponent without digits ("1.", "1.e5"), numbers out of the
- *     range of a double (cJSON gives infinity), control characters and
- *     invalid UTF-8 in strings, "\u" without 4 hex digits, bytes up to
- *     0x20 other than RFC 8259's four whitespace characters (cJSON skips
- *     them all, NUL included), duplicate keys (cJSON keeps both);
+ * tree. A lexer of ours (strings and numbers; no grammar) runs over the
+ * same text and adds what cJSON does not do:
+ *   - refuses what cJSON lets through: leading zeros ("01"), a '.' or an
+ *     exponent without digits ("1.", "1.e5"), numbers out of the range of
+ *     a double (cJSON gives infinity), control characters and invalid
+ *     UTF-8 in strings, "\u" without 4 hex digits, bytes up to 0x20 other
+ *     than RFC 8259's four whitespace characters (cJSON skips them all, NUL
+ *     included), duplicate keys (cJSON keeps both), nesting beyond
+ *     max_depth;
  *   - exact integers (cJSON keeps a double, and an int saturated to 32
  *     bits), read from the text: see Numbers;
  *   - string lengths: cJSON's copies end at the first NUL, so a "\u0000"
- *     would cut them; the length is counted from the text.
- * When cJSON refuses a text the pass runs alone to find the error and say
- * it in the words below. Should cJSON refuse a text that RFC 8259 allows
- * (an old cJSON build without the fix of CVE-2023-26819 reads at most 63
- * characters of a number), the error says "the JSON library (cJSON) cannot
- * read this" at the position where cJSON stopped. cJSON allocates with
- * malloc (this reader is the simulator's, not the stack's); no cJSON hooks
- * or other global settings are used.
+ *     would cut them; the length is counted from the text;
+ *   - the position of the first error, and words for it.
+ * Where cJSON refuses a text, its error offset says which token is wrong
+ * and the lexer says what was due there. cJSON allocates with malloc (this
+ * reader is the simulator's, not the stack's); no cJSON hooks or other
+ * global settings are used.
  *
  * Errors. struct sj_error gets the position of the first error and a
  * message that starts with it (duplicate keys and numbers out of range are
@@ -45,7 +43,7 @@
  * column counts characters (UTF-8 sequences), a tab is one column, and only
  * '\n' starts a new line.
  *
- * Positions and paths of values. Every value keeps its line/column, its
+ * Paths of values. Values keep no position, but every value knows its
  * parent, and its key (object member) or index (array element), so a loader
  * can report a semantic error long after parsing:
  *     char path[128], got[64];
@@ -93,8 +91,6 @@ enum sj_type {
  * but the accessors below also accept NULL, which lets lookups chain. */
 struct sj_value {
     enum sj_type type;
-    uint32_t line, column;          /* of the value's first character */
-    uint32_t key_line, key_column;  /* of the member's key; 0 if no key */
     const struct sj_value *parent;  /* NULL for the root */
     const char *key;                /* member name if parent is an object */
     size_t key_len;
