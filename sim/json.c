@@ -581,12 +581,14 @@ static int lex_next(struct lexer *lx)
     }
     obj = lx->depth > 0 && (lx->in_object[(lx->depth - 1u) / 8u] >> ((lx->depth - 1u) % 8u) & 1u);
     key_due = obj && (lx->prev == P_COMMA || (lx->prev == P_OPEN && kind != '}'));
+    /* Where cJSON stopped at a string or number that is malformed, that is
+     * the error; one that follows a value or a key is out of place
+     * whatever it holds. */
     if (kind == K_BAD || (key_due && kind != K_STRING) ||
         (lx->prev == P_VALUE && lx->depth == 0 && kind != K_END) ||
+        ((kind == K_STRING || kind == K_NUMBER) && (lx->prev == P_VALUE || lx->prev == P_KEY)) ||
         ((kind == '}' || kind == ']') && (lx->depth == 0 || obj != (kind == '}'))))
         return unexpected(lx, kind, obj, key_due);
-    /* A malformed string or number is named as such, even where cJSON
-     * stopped at it. */
     if ((kind == K_STRING && !lex_string(lx)) || (kind == K_NUMBER && !lex_number(lx)))
         return 0;
     if (lx->stop != NULL && q >= lx->stop)
