@@ -3,6 +3,7 @@
 
 #include <cJSON.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -15,77 +16,6 @@
 #else
 #define SJ_PRINTF(f, a)
 #endif
-
-/* ------------------------------------------------------------------ arena */
-
-/* Values live in big chunks so a document is freed in a few
- * calls and small nodes cost no per-allocation header. */
-#define ARENA_CHUNK 65536u
-
-struct sj_chunk {
-    struct sj_chunk *next;
-    size_t used, cap;
-    _Alignas(max_align_t) unsigned char data[];
-};
-
-struct sj_doc {
-    struct sj_chunk *chunks;        /* the sj_value nodes */
-    const struct sj_value *root;
-    cJSON *cj;                      /* cJSON's tree: the strings the nodes point to */
-};
-
-static void *arena_alloc(struct sj_doc *doc, size_t n, size_t align)
-{
-    struct sj_chunk *c = doc->chunks;
-    size_t off;
-
-    if (n == 0)
-        n = 1;
-    if (c != NULL) {
-        off = (c->used + align - 1u) & ~(align - 1u);
-        if (off <= c->cap && c->cap - off >= n) {
-            c->used = off + n;
-            return c->data + off;
-        }
-    }
-    {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        struct sj_chunk *nc = malloc(sizeof *nc + cap);
-        if (nc == NULL)
-            return NULL;
-        nc->cap = cap;
-        nc->used = n;
-        /* A dedicated oversized chunk goes behind the current one so the
-         * current one keeps serving small allocations. */
-        if (c != NULL && n > ARENA_CHUNK) {
-            nc->next = c->next;
-            c->next = nc;
-        } else {
-            nc->next = c;
-            doc->chunks = nc;
-        }
-        return nc->data;
-    }
-}
-
-void sj_doc_free(struct sj_doc *doc)
-{
-    struct sj_chunk *c, *next;
-
-    if (doc == NULL)
-        return;
-    for (c = doc->chunks; c != NULL; c = next) {
-        next = c->next;
-        free(c);
-    }
-    cJSON_Delete(doc->cj);
-    free(doc);
-}
-
-const struct sj_value *sj_doc_root(const struct sj_doc *doc)
-{
-    return doc != NULL ? doc->root : NULL;
-}
 
 /* ------------------------------------------------------------ text helpers */
 
@@ -232,64 +162,16 @@ static void sb_json_string(struct sbuf *b, const char *s, size_t len, size_t max
     sb_putn(b, "\"", 1);
 }
 
-/* ----------------------------------------------------------------- reader */
-
-/*
- * cJSON parses: it decides whether the text is JSON and builds the tree.
- * A lexer of ours runs over the same text for what cJSON does not give
- * (json.h lists it): it checks every string and number against RFC 8259
- * and reads their exact length and integer value, refuses bytes that start
- * no token, and counts nesting. It checks no grammar; it remembers the last
- * token and whether it is inside an object, to say what was due where a
- * token is wrong. The tree walk takes the lexer's strings and numbers in
- * document order, which is the order of cJSON's string and number items.
- *
- * Where cJSON refuses the text, its error offset (return_parse_end) names
- * the wrong token: the first one that starts there or later. Two details
- * make this exact. cJSON reports a failure at the end of its input on the
- * last byte, so it gets the text with a NUL after it: cJSON skips that as
- * whitespace, and an offset on the NUL means the text ended too soon. And
- * where a key is due, cJSON's string reader steps past the byte it refuses
- * (its offset is one past the token that is not a key); the lexer knows
- * that a key is due and stops at that token itself.
- */
-
-/* Token kinds: the bytes { } [ ] , : for themselves, and these. */
-enum { K_END = 1, K_STRING, K_NUMBER, K_WORD, K_BAD };
-
-/* What the last token was, which says what may come next. */
-enum prev { P_NONE, P_OPEN, P_COMMA, P_COLON, P_KEY, P_VALUE };
-
-struct lexer {
-    const unsigned char *start, *p, *end;
-    const unsigned char *stop;      /* cJSON failed here; NULL if it did not */
-    unsigned depth, max_depth;
-    unsigned char in_object[SJ_MAX_DEPTH_CAP / 8u + 1u];  /* a bit per level */
-    enum prev prev;
-    const unsigned char *prev_at;   /* of the last token */
-    /* The token just read: where it starts, and for strings and numbers
-     * what cJSON does not keep. */
-    const unsigned char *at;
-    size_t str_len;
-    bool is_int;
-    int64_t i;
-    struct sj_error *err;
-    bool failed;
-};
-
 static void set_error(struct sj_error *err, uint32_t line, uint32_t col, const char *fmt,
                       va_list ap)
 {
-    struct sbuf b;
+    struct sbuf b = { err ? err->msg : NULL, err ? sizeof err->msg : 0, 0 };
     char msg[sizeof err->msg];
 
     if (err == NULL)
         return;
     err->line = line;
     err->column = col;
-    b.buf = err->msg;
-    b.size = sizeof err->msg;
-    b.len = 0;
     err->msg[0] = '\0';
     if (line != 0)
         sb_printf(&b, "line %lu, column %lu: ", (unsigned long)line, (unsigned long)col);
@@ -306,9 +188,61 @@ static void error_nopos(struct sj_error *err, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Line and column of x: counted from the start on the error path only. */
-static void position(const struct lexer *lx, const unsigned char *x, uint32_t *line,
-                     uint32_t *col)
+/* ----------------------------------------------------------------- reader */
+
+/*
+ * cJSON parses: it decides whether the text is JSON and builds the tree.
+ * A lexer of ours runs over the same text for what cJSON does not give
+ * (json.h lists it): it checks every string and number against RFC 8259
+ * and reads their exact length and integer value, refuses bytes that start
+ * no token, and counts nesting. It checks next to no grammar; it remembers
+ * the last token and whether it is inside an object, to say what was due
+ * where a token is wrong. The tree walk takes the lexer's strings and
+ * numbers in document order, which is the order of cJSON's string and
+ * number items.
+ *
+ * Where cJSON refuses the text, its error offset (return_parse_end) names
+ * the wrong token: the first one that starts there or later. Two details
+ * make this exact. cJSON reports a failure at the end of its input on the
+ * last byte, so it gets the text with a NUL after it: cJSON skips that as
+ * whitespace, and an offset on the NUL means the text ended too soon. And
+ * where a key is due, cJSON's string reader steps past the byte it refuses
+ * (its offset is one past the token that is not a key); the lexer knows
+ * that a key is due and stops at that token itself.
+ */
+
+struct sj_doc {
+    cJSON *cj;                      /* the strings the values point to */
+    struct sj_value *values;        /* all of them, root first */
+    const struct sj_value **kids;   /* the children of every container */
+    size_t nvalues, nkids;          /* in use */
+};
+
+/* Token kinds: the bytes { } [ ] , : for themselves, and these. */
+enum { K_END = 1, K_STRING, K_NUMBER, K_WORD, K_BAD };
+
+/* What the last token was, which says what may come next. */
+enum prev { P_NONE, P_OPEN, P_COMMA, P_COLON, P_KEY, P_VALUE };
+
+struct lexer {
+    const unsigned char *start, *p, *end;
+    const unsigned char *stop;      /* cJSON failed here; NULL when it did not */
+    unsigned depth, max_depth;
+    bool in_object[SJ_MAX_DEPTH_CAP];
+    enum prev prev;
+    const unsigned char *prev_at;
+    /* The token just read, and what cJSON does not keep of it. */
+    const unsigned char *at;
+    size_t str_len;
+    bool is_int;
+    int64_t i;
+    struct sj_error *err;
+    bool failed;
+};
+
+/* Line and column of x, counted on the error path only. */
+static void position(const struct lexer *lx, const unsigned char *x, unsigned long *line,
+                     unsigned long *col)
 {
     const unsigned char *q;
 
@@ -317,9 +251,8 @@ static void position(const struct lexer *lx, const unsigned char *x, uint32_t *l
         if (*q == '\n') {
             ++*line;
             *col = 1;
-        } else if ((*q & 0xC0u) != 0x80u) {
+        } else if ((*q & 0xC0u) != 0x80u)
             ++*col;
-        }
     }
 }
 
@@ -327,44 +260,41 @@ static bool fail_at(struct lexer *lx, const unsigned char *x, const char *fmt, .
     SJ_PRINTF(3, 4);
 static bool fail_at(struct lexer *lx, const unsigned char *x, const char *fmt, ...)
 {
-    uint32_t line, col;
+    unsigned long line, col;
     va_list ap;
 
-    if (lx->failed)
-        return false;
+    if (!lx->failed) {
+        position(lx, x, &line, &col);
+        va_start(ap, fmt);
+        set_error(lx->err, (uint32_t)line, (uint32_t)col, fmt, ap);
+        va_end(ap);
+    }
     lx->failed = true;
-    position(lx, x, &line, &col);
-    va_start(ap, fmt);
-    set_error(lx->err, line, col, fmt, ap);
-    va_end(ap);
     return false;
 }
 
-static bool fail_oom(struct lexer *lx)
+/* ctype's isalpha() would depend on the locale. */
+static bool is_letter(unsigned char c)
 {
-    if (!lx->failed)
-        error_nopos(lx->err, "out of memory");
-    lx->failed = true;
-    return false;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 static bool is_word_byte(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return is_letter(c) || isdigit(c) || c == '_';
 }
 
 /* What the input holds at x, for "got ..." in messages. */
 static void describe_input(const struct lexer *lx, const unsigned char *x, char *buf,
                            size_t size)
 {
-    size_t n;
+    size_t n = 0;
 
     if (x >= lx->end) {
         snprintf(buf, size, "end of input");
-    } else if ((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z')) {
-        for (n = 0; x + n < lx->end && n < 16 && is_word_byte(x[n]); n++)
-            ;
+    } else if (is_letter(*x)) {
+        while (x + n < lx->end && n < 16 && is_word_byte(x[n]))
+            n++;
         snprintf(buf, size, "'%.*s'", (int)n, (const char *)x);
     } else if (*x >= 0x20 && *x < 0x7F) {
         snprintf(buf, size, "'%c'", *x);
@@ -375,70 +305,41 @@ static void describe_input(const struct lexer *lx, const unsigned char *x, char 
     }
 }
 
-static int hex_val(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The 4 hex digits at q, or -1. */
 static long hex4(const struct lexer *lx, const unsigned char *q)
 {
     long v = 0;
     int i;
 
-    if (lx->end - q < 4)
-        return -1;
     for (i = 0; i < 4; i++) {
-        int h = hex_val(q[i]);
-        if (h < 0)
+        if (q + i >= lx->end || !isxdigit(q[i]))
             return -1;
-        v = v * 16 + h;
+        v = v * 16 + (isdigit(q[i]) ? q[i] - '0' : (q[i] | 0x20) - 'a' + 10);
     }
     return v;
 }
 
 /* Checks the string at lx->p (its opening quote) and moves past it;
- * str_len gets the length of the unescaped UTF-8, which cJSON's
- * NUL-terminated copy loses at a "\u0000". */
+ * str_len gets the length of the unescaped UTF-8. */
 static bool lex_string(struct lexer *lx)
 {
     const unsigned char *open = lx->p, *q = lx->p + 1;
-    size_t n = 0;
+    size_t n = 0, k;
+    long cp, lo;
 
-    for (;;) {
-        unsigned char c;
-        long cp, lo = -1;
-
-        if (q >= lx->end)
-            return fail_at(lx, open, "unterminated string");
-        c = *q;
-        if (c == '"')
-            break;
-        if (c < 0x20)
-            return fail_at(lx, q, "unescaped control character U+%04X in string", (unsigned)c);
-        if (c >= 0x80) {
-            size_t k = utf8_seq_len(q, (size_t)(lx->end - q));
-            if (k == 0)
-                return fail_at(lx, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)c);
-            n += k;
+    for (; q < lx->end && *q != '"'; n += k) {
+        if (*q < 0x20)
+            return fail_at(lx, q, "unescaped control character U+%04X in string", (unsigned)*q);
+        if (*q != '\\') {
+            if ((k = utf8_seq_len(q, (size_t)(lx->end - q))) == 0)
+                return fail_at(lx, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)*q);
             q += k;
-            continue;
-        }
-        if (c != '\\') {
-            n++;
-            q++;
             continue;
         }
         if (q + 1 >= lx->end)
             return fail_at(lx, open, "unterminated string");
+        k = 1;
         if (q[1] != '\0' && strchr("\"\\/bfnrt", q[1]) != NULL) {
-            n++;
             q += 2;
             continue;
         }
@@ -447,12 +348,12 @@ static bool lex_string(struct lexer *lx)
             describe_input(lx, q + 1, got, sizeof got);
             return fail_at(lx, q, "invalid escape sequence: '\\' followed by %s", got);
         }
-        cp = hex4(lx, q + 2);
-        if (cp < 0)
+        if ((cp = hex4(lx, q + 2)) < 0)
             return fail_at(lx, q, "expected 4 hex digits after \\u");
         if (cp >= 0xDC00 && cp <= 0xDFFF)
             return fail_at(lx, q, "lone low surrogate \\u%04lX", (unsigned long)cp);
         if (cp >= 0xD800 && cp <= 0xDBFF) {
+            lo = -1;
             if (lx->end - q >= 8 && q[6] == '\\' && q[7] == 'u')
                 lo = hex4(lx, q + 8);
             if (lo < 0xDC00 || lo > 0xDFFF)
@@ -460,13 +361,15 @@ static bool lex_string(struct lexer *lx)
                                "lone high surrogate \\u%04lX (a low surrogate \\uDC00..\\uDFFF "
                                "must follow)",
                                (unsigned long)cp);
-            n += 4;
-            q += 12;
-        } else {
-            n += cp < 0x80 ? 1u : cp < 0x800 ? 2u : 3u;
+            k = 4;
             q += 6;
+        } else {
+            k = cp < 0x80 ? 1u : cp < 0x800 ? 2u : 3u;
         }
+        q += 6;
     }
+    if (q >= lx->end)
+        return fail_at(lx, open, "unterminated string");
     lx->str_len = n;
     lx->p = q + 1;
     return true;
@@ -474,32 +377,27 @@ static bool lex_string(struct lexer *lx)
 
 static bool is_digit(const struct lexer *lx, const unsigned char *q)
 {
-    return q < lx->end && *q >= '0' && *q <= '9';
+    return q < lx->end && isdigit(*q);
 }
 
 /* Checks the number at lx->p and moves past it; is_int and i get the exact
- * integer of an integer literal that fits in int64_t. */
+ * value of an integer literal that fits in int64_t. */
 static bool lex_number(struct lexer *lx)
 {
     const unsigned char *q = lx->p;
     bool neg = *q == '-', fits = true;
     uint64_t mag = 0;
 
-    lx->is_int = false;
-    if (neg)
-        q++;
+    q += neg;
     if (!is_digit(lx, q))
         return fail_at(lx, q, "expected a digit after '-'");
-    if (*q == '0') {
-        if (is_digit(lx, ++q))
-            return fail_at(lx, lx->p, "leading zeros are not allowed in numbers");
-    }
+    if (*q == '0' && is_digit(lx, q + 1))
+        return fail_at(lx, lx->p, "leading zeros are not allowed in numbers");
     for (; is_digit(lx, q); q++) {
-        unsigned dig = (unsigned)(*q - '0');
-        fits = fits && mag <= (UINT64_MAX - dig) / 10u;
-        mag = mag * 10u + dig;
+        fits = fits && mag <= (UINT64_MAX - (unsigned)(*q - '0')) / 10u;
+        mag = mag * 10u + (unsigned)(*q - '0');
     }
-    lx->is_int = fits && mag <= (uint64_t)INT64_MAX + (neg ? 1u : 0u);
+    lx->is_int = fits && mag <= (uint64_t)INT64_MAX + neg;
     if (lx->is_int)
         lx->i = !neg ? (int64_t)mag : mag > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)mag;
     if (q < lx->end && *q == '.') {
@@ -511,9 +409,7 @@ static bool lex_number(struct lexer *lx)
     }
     if (q < lx->end && (*q == 'e' || *q == 'E')) {
         lx->is_int = false;
-        q++;
-        if (q < lx->end && (*q == '+' || *q == '-'))
-            q++;
+        q += q + 1 < lx->end && (q[1] == '+' || q[1] == '-') ? 2 : 1;
         if (!is_digit(lx, q))
             return fail_at(lx, q, "expected a digit in the exponent");
         while (is_digit(lx, q))
@@ -524,29 +420,31 @@ static bool lex_number(struct lexer *lx)
 }
 
 /* The token at lx->at does not belong where it is: say what was due. */
-static bool unexpected(struct lexer *lx, int kind, bool in_object, bool key_due)
+static int unexpected(struct lexer *lx, int kind, bool in_object, bool key_due)
 {
     const unsigned char *x = lx->at;
     char got[32];
 
     describe_input(lx, x, got, sizeof got);
-    if (lx->prev == P_NONE)
-        return kind == K_END ? fail_at(lx, x, "empty input (expected a JSON value)")
-                             : fail_at(lx, x, "expected a value, got %s", got);
-    if (lx->prev == P_COMMA && kind == (in_object ? '}' : ']'))
-        return fail_at(lx, lx->prev_at, "trailing comma before '%c'", kind);
-    if (key_due)
-        return fail_at(lx, x, "expected a string key%s, got %s",
-                       lx->prev == P_OPEN ? " or '}'" : "", got);
-    if (lx->prev == P_KEY)
-        return fail_at(lx, x, "expected ':' after object key");
-    if (lx->prev != P_VALUE)
-        return fail_at(lx, x, "expected a value, got %s", got);
-    if (lx->depth == 0)
-        return kind == K_END ? fail_at(lx, x, "the JSON library (cJSON) cannot read this")
-                             : fail_at(lx, x, "unexpected %s after the JSON value", got);
-    return fail_at(lx, x, in_object ? "expected ',' or '}' after object member"
-                                    : "expected ',' or ']' after array element");
+    if (lx->prev == P_NONE && kind == K_END)
+        fail_at(lx, x, "empty input (expected a JSON value)");
+    else if (lx->prev == P_COMMA && kind == (in_object ? '}' : ']'))
+        fail_at(lx, lx->prev_at, "trailing comma before '%c'", kind);
+    else if (key_due)
+        fail_at(lx, x, "expected a string key%s, got %s", lx->prev == P_OPEN ? " or '}'" : "",
+                got);
+    else if (lx->prev == P_KEY)
+        fail_at(lx, x, "expected ':' after object key");
+    else if (lx->prev != P_VALUE)
+        fail_at(lx, x, "expected a value, got %s", got);
+    else if (lx->depth == 0 && kind == K_END)
+        fail_at(lx, x, "the JSON library (cJSON) cannot read this");
+    else if (lx->depth == 0)
+        fail_at(lx, x, "unexpected %s after the JSON value", got);
+    else
+        fail_at(lx, x, in_object ? "expected ',' or '}' after object member"
+                                 : "expected ',' or ']' after array element");
+    return 0;
 }
 
 /* Reads and checks the next token; returns its kind, or 0 after an error.
@@ -558,8 +456,7 @@ static int lex_next(struct lexer *lx)
     int kind;
     bool obj, key_due;
 
-    while (lx->p < lx->end &&
-           (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\n' || *lx->p == '\r'))
+    while (lx->p < lx->end && memchr(" \t\n\r", *lx->p, 4) != NULL)
         lx->p++;
     q = lx->at = lx->p;
     if (q == lx->end) {
@@ -568,22 +465,20 @@ static int lex_next(struct lexer *lx)
         kind = *q;
     } else if (*q == '"') {
         kind = K_STRING;
-    } else if (*q == '-' || (*q >= '0' && *q <= '9')) {
+    } else if (*q == '-' || isdigit(*q)) {
         kind = K_NUMBER;
     } else {
         while (q + word < lx->end && is_word_byte(q[word]))
             word++;
-        kind = (word == 4 && memcmp(q, "true", 4) == 0) ||
-                       (word == 5 && memcmp(q, "false", 5) == 0) ||
-                       (word == 4 && memcmp(q, "null", 4) == 0)
+        kind = (word == 4 && (!memcmp(q, "true", 4) || !memcmp(q, "null", 4))) ||
+                       (word == 5 && !memcmp(q, "false", 5))
                    ? K_WORD
                    : K_BAD;
     }
-    obj = lx->depth > 0 && (lx->in_object[(lx->depth - 1u) / 8u] >> ((lx->depth - 1u) % 8u) & 1u);
+    obj = lx->depth > 0 && lx->in_object[lx->depth - 1u];
     key_due = obj && (lx->prev == P_COMMA || (lx->prev == P_OPEN && kind != '}'));
-    /* Where cJSON stopped at a string or number that is malformed, that is
-     * the error; one that follows a value or a key is out of place
-     * whatever it holds. */
+    /* A string or number after a value or a key is out of place whatever it
+     * holds; one where cJSON stopped but a value was due is malformed. */
     if (kind == K_BAD || (key_due && kind != K_STRING) ||
         (lx->prev == P_VALUE && lx->depth == 0 && kind != K_END) ||
         ((kind == K_STRING || kind == K_NUMBER) && (lx->prev == P_VALUE || lx->prev == P_KEY)) ||
@@ -594,32 +489,17 @@ static int lex_next(struct lexer *lx)
     if (lx->stop != NULL && q >= lx->stop)
         return unexpected(lx, kind, obj, key_due);
     lx->prev_at = q;
-    switch (kind) {
-    case '{':
-    case '[':
+    lx->prev = kind == ',' ? P_COMMA : kind == ':' ? P_COLON : key_due ? P_KEY : P_VALUE;
+    if (kind == '{' || kind == '[') {
         if (lx->depth == lx->max_depth)
             return fail_at(lx, q, "nesting deeper than %u levels", lx->max_depth);
-        if (kind == '{')
-            lx->in_object[lx->depth / 8u] |= (unsigned char)(1u << (lx->depth % 8u));
-        else
-            lx->in_object[lx->depth / 8u] &= (unsigned char)~(1u << (lx->depth % 8u));
-        lx->depth++;
+        lx->in_object[lx->depth++] = kind == '{';
         lx->prev = P_OPEN;
-        lx->p++;
-        break;
-    case '}':
-    case ']':
+    } else if (kind == '}' || kind == ']') {
         lx->depth--;
-        lx->prev = P_VALUE;
-        lx->p++;
-        break;
-    case ',': lx->prev = P_COMMA; lx->p++; break;
-    case ':': lx->prev = P_COLON; lx->p++; break;
-    case K_STRING: lx->prev = key_due ? P_KEY : P_VALUE; break;
-    case K_NUMBER: lx->prev = P_VALUE; break;
-    case K_WORD: lx->prev = P_VALUE; lx->p += word; break;
-    default: break;                 /* K_END */
     }
+    if (kind != K_STRING && kind != K_NUMBER && kind != K_END)
+        lx->p += kind == K_WORD ? word : 1u;
     return kind;
 }
 
@@ -632,81 +512,61 @@ static bool lex_scalar(struct lexer *lx, int want)
     do
         k = lex_next(lx);
     while (k != 0 && k != K_STRING && k != K_NUMBER && k != K_END);
-    if (k == 0)
-        return false;
-    if (k != want)
+    if (k != 0 && k != want)
         return fail_at(lx, lx->at, "the JSON library (cJSON) read this differently");
-    return true;
+    return k != 0;
 }
 
 /* The tree walk: cJSON's items, in document order, become sj_values. */
 struct walk {
     struct lexer lx;
     struct sj_doc *doc;
-    /* Open-addressing set of (parent, key) over all members so far, for
-     * duplicate keys in O(1) per member whatever the object size; with
-     * where each key is, for the message. */
+    /* Open-addressing set of (parent, key) over all members, sized for
+     * them all, for duplicate keys in O(1) each; with where each key is. */
     struct member {
         const struct sj_value *m;
         const unsigned char *at;
     } *set;
-    size_t set_cap, set_count;
+    size_t mask;
 };
 
-static size_t member_hash(const struct sj_value *parent, const char *key, size_t len)
+/* Counts the values and members of the tree under item. */
+static void count(const cJSON *item, size_t *values, size_t *members)
+{
+    const cJSON *c;
+
+    ++*values;
+    for (c = item->child; c != NULL; c = c->next) {
+        *members += (item->type & 0xFF) == cJSON_Object;
+        count(c, values, members);
+    }
+}
+
+/* Adds the member m, whose key starts at at, or refuses it as a duplicate. */
+static bool add_member(struct walk *w, const struct sj_value *m, const unsigned char *at)
 {
     uint64_t h = 0xCBF29CE484222325u;
     size_t i;
 
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 0x100000001B3u;
-    }
-    h ^= (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15u;
-    return (size_t)(h ^ (h >> 29));
-}
-
-/* Adds the member m whose key starts at at, or refuses it as a duplicate. */
-static bool add_member(struct walk *w, const struct sj_value *m, const unsigned char *at)
-{
-    size_t i, j;
-
-    if ((w->set_count + 1u) * 2u > w->set_cap) {
-        size_t cap = w->set_cap ? w->set_cap * 2u : 64u;
-        struct member *ns = calloc(cap, sizeof *ns);
-        if (ns == NULL)
-            return fail_oom(&w->lx);
-        for (j = 0; j < w->set_cap; j++) {
-            const struct sj_value *o = w->set[j].m;
-            if (o == NULL)
-                continue;
-            for (i = member_hash(o->parent, o->key, o->key_len) & (cap - 1u); ns[i].m != NULL;
-                 i = (i + 1u) & (cap - 1u))
-                ;
-            ns[i] = w->set[j];
-        }
-        free(w->set);
-        w->set = ns;
-        w->set_cap = cap;
-    }
-    for (i = member_hash(m->parent, m->key, m->key_len) & (w->set_cap - 1u); w->set[i].m != NULL;
-         i = (i + 1u) & (w->set_cap - 1u)) {
+    for (i = 0; i < m->key_len; i++)
+        h = (h ^ (unsigned char)m->key[i]) * 0x100000001B3u;
+    h ^= (uint64_t)(uintptr_t)m->parent * 0x9E3779B97F4A7C15u;
+    for (i = (size_t)(h ^ (h >> 29)) & w->mask; w->set[i].m != NULL; i = (i + 1u) & w->mask) {
         const struct sj_value *o = w->set[i].m;
         if (o->parent == m->parent && o->key_len == m->key_len &&
             memcmp(o->key, m->key, m->key_len) == 0) {
             char shown[96];
             struct sbuf b = { shown, sizeof shown, 0 };
-            uint32_t line, col;
+            unsigned long line, col;
 
             sb_json_string(&b, m->key, m->key_len, 32);
             position(&w->lx, w->set[i].at, &line, &col);
             return fail_at(&w->lx, at, "duplicate key %s (first at line %lu, column %lu)", shown,
-                           (unsigned long)line, (unsigned long)col);
+                           line, col);
         }
     }
     w->set[i].m = m;
     w->set[i].at = at;
-    w->set_count++;
     return true;
 }
 
@@ -714,14 +574,10 @@ static struct sj_value *build(struct walk *w, const cJSON *item, const struct sj
                               size_t index)
 {
     struct lexer *lx = &w->lx;
-    struct sj_value *v = arena_alloc(w->doc, sizeof *v, _Alignof(struct sj_value));
+    struct sj_value *v = &w->doc->values[w->doc->nvalues++];
     const cJSON *c;
+    int type = item->type & 0xFF;
 
-    if (v == NULL) {
-        fail_oom(lx);
-        return NULL;
-    }
-    memset(v, 0, sizeof *v);
     v->parent = parent;
     v->index = index;
     if (parent != NULL && parent->type == SJ_OBJECT) {
@@ -732,18 +588,17 @@ static struct sj_value *build(struct walk *w, const cJSON *item, const struct sj
         if (!add_member(w, v, lx->at))
             return NULL;
     }
-    switch (item->type & 0xFF) {
-    case cJSON_NULL: v->type = SJ_NULL; break;
-    case cJSON_False:
-    case cJSON_True:
+    if (type == cJSON_NULL) {
+        v->type = SJ_NULL;
+    } else if (type == cJSON_False || type == cJSON_True) {
         v->type = SJ_BOOL;
-        v->u.boolean = (item->type & 0xFF) == cJSON_True;
-        break;
-    case cJSON_Number:
+        v->u.boolean = type == cJSON_True;
+    } else if (type == cJSON_Number) {
+        int n;
         if (!lex_scalar(lx, K_NUMBER))
             return NULL;
+        n = (int)(lx->p - lx->at);
         if (isinf(item->valuedouble)) {
-            int n = (int)(lx->p - lx->at);
             fail_at(lx, lx->at, "number %.*s%s is out of the range of a double", n > 24 ? 24 : n,
                     (const char *)lx->at, n > 24 ? "..." : "");
             return NULL;
@@ -752,38 +607,23 @@ static struct sj_value *build(struct walk *w, const cJSON *item, const struct sj
         v->u.num.d = item->valuedouble;
         v->u.num.is_int = lx->is_int;
         v->u.num.i = lx->is_int ? lx->i : 0;
-        break;
-    case cJSON_String:
+    } else if (type == cJSON_String) {
         if (!lex_scalar(lx, K_STRING))
             return NULL;
         v->type = SJ_STRING;
         v->u.str.s = item->valuestring;
         v->u.str.len = lx->str_len;
-        break;
-    case cJSON_Array:
-    case cJSON_Object: {
-        const struct sj_value **items;
-        size_t n = 0;
+    } else if (type == cJSON_Array || type == cJSON_Object) {
+        const struct sj_value **items = &w->doc->kids[w->doc->nkids];
 
-        v->type = (item->type & 0xFF) == cJSON_Array ? SJ_ARRAY : SJ_OBJECT;
-        for (c = item->child; c != NULL; c = c->next)
-            n++;
-        if (n == 0)
-            break;
-        items = arena_alloc(w->doc, n * sizeof *items, _Alignof(const struct sj_value *));
-        if (items == NULL) {
-            fail_oom(lx);
-            return NULL;
-        }
+        v->type = type == cJSON_Array ? SJ_ARRAY : SJ_OBJECT;
         v->u.kids.items = items;
-        for (c = item->child; c != NULL; c = c->next) {
+        for (c = item->child; c != NULL; c = c->next)
+            w->doc->nkids++;
+        for (c = item->child; c != NULL; c = c->next, v->u.kids.count++)
             if ((items[v->u.kids.count] = build(w, c, v, v->u.kids.count)) == NULL)
                 return NULL;
-            v->u.kids.count++;
-        }
-        break;
-    }
-    default:
+    } else {
         fail_at(lx, lx->p, "the JSON library (cJSON) read this differently");
         return NULL;
     }
@@ -797,24 +637,30 @@ static struct sj_doc *parse_nul_terminated(const char *text, size_t len, unsigne
     struct walk w;
     struct sj_doc *doc = calloc(1, sizeof *doc);
     const char *cj_end = NULL;
-    const struct sj_value *root = NULL;
+    size_t values = 0, members = 0;
+    bool ok = false;
 
-    if (doc == NULL) {
-        error_nopos(err, "out of memory");
-        return NULL;
-    }
     memset(&w, 0, sizeof w);
     w.doc = doc;
     w.lx.start = w.lx.p = (const unsigned char *)text;
     w.lx.end = w.lx.start + len;
     w.lx.max_depth = max_depth;
     w.lx.err = err;
-    doc->cj = cJSON_ParseWithLengthOpts(text, len + 1u, &cj_end, false);
-    if (doc->cj != NULL) {
-        root = build(&w, doc->cj, NULL, 0);
-        while (root != NULL && !w.lx.failed && lex_next(&w.lx) != K_END)
+    if (doc != NULL)
+        doc->cj = cJSON_ParseWithLengthOpts(text, len + 1u, &cj_end, false);
+    if (doc != NULL && doc->cj != NULL) {
+        count(doc->cj, &values, &members);
+        for (w.mask = 1; w.mask < 2u * members; w.mask *= 2u)
             ;
-    } else {
+        doc->values = calloc(values, sizeof *doc->values);
+        doc->kids = calloc(values, sizeof *doc->kids);
+        w.set = calloc(w.mask--, sizeof *w.set);
+        if (doc->values != NULL && doc->kids != NULL && w.set != NULL) {
+            ok = build(&w, doc->cj, NULL, 0) != NULL;
+            while (ok && lex_next(&w.lx) != K_END)
+                ok = !w.lx.failed;
+        }
+    } else if (doc != NULL) {
         w.lx.stop = cj_end != NULL && cj_end >= text && cj_end <= text + len
                         ? (const unsigned char *)cj_end
                         : w.lx.start;
@@ -822,13 +668,12 @@ static struct sj_doc *parse_nul_terminated(const char *text, size_t len, unsigne
             ;
     }
     free(w.set);
-    if (w.lx.failed || root == NULL) {
+    if (!ok) {
         if (!w.lx.failed)
             error_nopos(err, "out of memory");
         sj_doc_free(doc);
         return NULL;
     }
-    doc->root = root;
     return doc;
 }
 
@@ -856,16 +701,15 @@ struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *li
         text += 3;
         len -= 3;
     }
-    copy = malloc(len + 1u);
-    if (copy == NULL) {
+    if ((copy = malloc(len + 1u)) == NULL) {
         error_nopos(err, "out of memory");
         return NULL;
     }
     if (len != 0)
         memcpy(copy, text, len);
     copy[len] = '\0';
-    doc = parse_nul_terminated(copy, len,
-                               max_depth > SJ_MAX_DEPTH_CAP ? SJ_MAX_DEPTH_CAP : max_depth, err);
+    doc = parse_nul_terminated(copy, len, max_depth < SJ_MAX_DEPTH_CAP ? max_depth
+                                                                      : SJ_MAX_DEPTH_CAP, err);
     free(copy);
     return doc;
 }
@@ -874,9 +718,9 @@ struct sj_doc *sj_parse_file(const char *path, const struct sj_limits *limits,
                              struct sj_error *err)
 {
     size_t max_size = limits && limits->max_size ? limits->max_size : SJ_DEFAULT_MAX_SIZE;
-    size_t len = 0, cap = 0;
-    char *buf = NULL;
-    struct sj_doc *doc;
+    size_t len = 0, cap = 0, got;
+    char *buf = NULL, *nb;
+    struct sj_doc *doc = NULL;
     FILE *f;
 
     if (err != NULL) {
@@ -884,53 +728,52 @@ struct sj_doc *sj_parse_file(const char *path, const struct sj_limits *limits,
         err->msg[0] = '\0';
     }
     errno = 0;
-    f = fopen(path, "rb");
-    if (f == NULL) {
+    if ((f = fopen(path, "rb")) == NULL) {
         error_nopos(err, "cannot open: %s", errno ? strerror(errno) : "unknown error");
         return NULL;
     }
     /* Reads at most one byte past the limit: enough to know it is over. */
     for (;;) {
-        size_t got;
         if (len == cap) {
-            size_t ncap = cap ? cap * 2u : 65536u;
-            char *nb;
-            if (ncap > max_size + 1u)
-                ncap = max_size + 1u;
-            nb = realloc(buf, ncap);
-            if (nb == NULL) {
-                fclose(f);
-                free(buf);
+            cap = cap * 2u > 65536u ? cap * 2u : 65536u;
+            cap = cap < max_size + 1u ? cap : max_size + 1u;
+            if ((nb = realloc(buf, cap)) == NULL) {
                 error_nopos(err, "out of memory");
-                return NULL;
+                break;
             }
             buf = nb;
-            cap = ncap;
         }
         errno = 0;
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
+        len += got = fread(buf + len, 1, cap - len, f);
         if (len > max_size) {
-            fclose(f);
-            free(buf);
             error_nopos(err, "file is larger than the limit of %zu bytes", max_size);
-            return NULL;
+        } else if (got == 0 && ferror(f)) {
+            error_nopos(err, "read error: %s", errno ? strerror(errno) : "I/O error");
+        } else if (got == 0) {
+            doc = sj_parse(buf, len, limits, err);
+        } else {
+            continue;
         }
-        if (got == 0) {
-            if (ferror(f)) {
-                int e = errno;
-                fclose(f);
-                free(buf);
-                error_nopos(err, "read error: %s", e ? strerror(e) : "I/O error");
-                return NULL;
-            }
-            break;
-        }
+        break;
     }
     fclose(f);
-    doc = sj_parse(buf, len, limits, err);
     free(buf);
     return doc;
+}
+
+void sj_doc_free(struct sj_doc *doc)
+{
+    if (doc == NULL)
+        return;
+    cJSON_Delete(doc->cj);
+    free(doc->values);
+    free(doc->kids);
+    free(doc);
+}
+
+const struct sj_value *sj_doc_root(const struct sj_doc *doc)
+{
+    return doc != NULL && doc->values != NULL ? &doc->values[0] : NULL;
 }
 
 /* -------------------------------------------------------------- accessors */
