@@ -1140,58 +1140,42 @@ void sj_w_string(struct sj_writer *w, const char *s)
     sj_w_string_n(w, s, strlen(s));
 }
 
+/* A number or literal: text goes out as it is. */
+static void w_scalar(struct sj_writer *w, const char *text)
+{
+    if (!w_before(w, false))
+        return;
+    w_puts(w, text);
+    w_after_value(w);
+}
+
 void sj_w_int(struct sj_writer *w, int64_t v)
 {
     char buf[32];
 
-    if (!w_before(w, false))
-        return;
     snprintf(buf, sizeof buf, "%lld", (long long)v);
-    w_puts(w, buf);
-    w_after_value(w);
+    w_scalar(w, buf);
 }
 
 void sj_w_uint(struct sj_writer *w, uint64_t v)
 {
     char buf[32];
 
-    if (!w_before(w, false))
-        return;
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    w_puts(w, buf);
-    w_after_value(w);
+    w_scalar(w, buf);
 }
 
 void sj_w_double(struct sj_writer *w, double v)
 {
-    char buf[40];
+    char buf[40] = "null";
 
-    if (!w_before(w, false))
-        return;
-    if (isfinite(v)) {
+    if (isfinite(v))
         format_double(v, buf);
-        w_puts(w, buf);
-    } else {
-        w_puts(w, "null");
-    }
-    w_after_value(w);
+    w_scalar(w, buf);
 }
 
-void sj_w_bool(struct sj_writer *w, bool v)
-{
-    if (!w_before(w, false))
-        return;
-    w_puts(w, v ? "true" : "false");
-    w_after_value(w);
-}
-
-void sj_w_null(struct sj_writer *w)
-{
-    if (!w_before(w, false))
-        return;
-    w_puts(w, "null");
-    w_after_value(w);
-}
+void sj_w_bool(struct sj_writer *w, bool v) { w_scalar(w, v ? "true" : "false"); }
+void sj_w_null(struct sj_writer *w) { w_scalar(w, "null"); }
 
 int sj_writer_finish(struct sj_writer *w)
 {
