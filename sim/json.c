@@ -486,13 +486,14 @@ static int lex_next(struct lexer *lx)
         return unexpected(lx, kind, obj, key_due);
     if ((kind == K_STRING && !lex_string(lx)) || (kind == K_NUMBER && !lex_number(lx)))
         return 0;
+    /* cJSON's own limit is SJ_MAX_DEPTH_CAP: it stops at the same bracket. */
+    if ((kind == '{' || kind == '[') && lx->depth == lx->max_depth)
+        return fail_at(lx, q, "nesting deeper than %u levels", lx->max_depth);
     if (lx->stop != NULL && q >= lx->stop)
         return unexpected(lx, kind, obj, key_due);
     lx->prev_at = q;
     lx->prev = kind == ',' ? P_COMMA : kind == ':' ? P_COLON : key_due ? P_KEY : P_VALUE;
     if (kind == '{' || kind == '[') {
-        if (lx->depth == lx->max_depth)
-            return fail_at(lx, q, "nesting deeper than %u levels", lx->max_depth);
         lx->in_object[lx->depth++] = kind == '{';
         lx->prev = P_OPEN;
     } else if (kind == '}' || kind == ']') {

@@ -461,6 +461,34 @@ static void test_errors_cjson_is_laxer(void)
                        cases[i].line, cases[i].col, cases[i].want));
 }
 
+/* cJSON's error offset is not always where the error is: where a key is
+ * due it points one past the token, and at the end of the text it points
+ * at the last byte. The position and the words still come out right. */
+static void test_errors_where_cjson_stops_elsewhere(void)
+{
+    static const struct {
+        const char *text;
+        uint32_t col;
+        const char *want;
+    } cases[] = {
+        { "{\"a\":1,,\"b\":2}", 8, "expected a string key, got ','" },
+        { "{1:2}", 2, "expected a string key or '}', got '1'" },
+        { "{\"a\":1,]", 8, "expected a string key, got ']'" },
+        { "{\"a\":1,", 8, "expected a string key, got end of input" },
+        { "{\"a\"", 5, "expected ':' after object key" },
+        { "[1,2", 5, "expected ',' or ']' after array element" },
+        { "[1,", 4, "expected a value, got end of input" },
+        { "{\"a\":", 6, "expected a value, got end of input" },
+        { "[1e5", 5, "expected ',' or ']' after array element" },
+        { "[true false]", 7, "expected ',' or ']' after array element" },
+        { "{\"a\":1}}", 8, "unexpected '}' after the JSON value" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK(fails(cases[i].text, 1, cases[i].col, cases[i].want));
+}
+
 /* A number of any length is read whole (upstream cJSON 1.7.15 read only
  * its first 63 characters; Debian's build has the fix of CVE-2023-26819). */
 static void test_long_number(void)
@@ -573,6 +601,21 @@ static void test_limits(void)
     doc = sj_parse(text, 14, &lim, &err);
     CHECK(doc != NULL);
     sj_doc_free(doc);
+
+    /* Deeper limits stop at SJ_MAX_DEPTH_CAP, which is cJSON's own limit:
+     * the error is ours, at the first bracket too deep. */
+    {
+        enum { D = SJ_MAX_DEPTH_CAP + 1 };
+        static char deep[2 * D];
+
+        lim.max_depth = 5000;
+        memset(deep, '[', D);
+        memset(deep + D, ']', D);
+        doc = sj_parse(deep + 1, 2 * (D - 1), &lim, &err);
+        CHECK(doc != NULL);
+        sj_doc_free(doc);
+        CHECK(fails_at(deep, 2 * D, &lim, 1, D, "nesting deeper than 1000 levels"));
+    }
 
     /* Size: checked before anything is parsed, so without a position. */
     lim.max_depth = 0;
@@ -963,6 +1006,7 @@ int main(void)
     RUN(test_errors_literals_and_numbers);
     RUN(test_errors_strings);
     RUN(test_errors_cjson_is_laxer);
+    RUN(test_errors_where_cjson_stops_elsewhere);
     RUN(test_long_number);
     RUN(test_errors_duplicate_keys);
     RUN(test_large_object);
