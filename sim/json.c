@@ -477,11 +477,13 @@ static int lex_next(struct lexer *lx)
     }
     obj = lx->depth > 0 && lx->in_object[lx->depth - 1u];
     key_due = obj && (lx->prev == P_COMMA || (lx->prev == P_OPEN && kind != '}'));
-    /* A string or number after a value or a key is out of place whatever it
-     * holds; one where cJSON stopped but a value was due is malformed. */
+    /* A value after a value or a key is out of place whatever it holds;
+     * where a value was due and cJSON stopped at it, it is malformed or
+     * nested too deep. */
     if (kind == K_BAD || (key_due && kind != K_STRING) ||
         (lx->prev == P_VALUE && lx->depth == 0 && kind != K_END) ||
-        ((kind == K_STRING || kind == K_NUMBER) && (lx->prev == P_VALUE || lx->prev == P_KEY)) ||
+        ((lx->prev == P_VALUE || lx->prev == P_KEY) && kind != K_END &&
+         memchr("}],:", kind, 4) == NULL) ||
         ((kind == '}' || kind == ']') && (lx->depth == 0 || obj != (kind == '}'))))
         return unexpected(lx, kind, obj, key_due);
     if ((kind == K_STRING && !lex_string(lx)) || (kind == K_NUMBER && !lex_number(lx)))
@@ -631,65 +633,31 @@ static struct sj_value *build(struct walk *w, const cJSON *item, const struct sj
     return v;
 }
 
-/* text[len] is a NUL (see above); text starts after any byte order mark. */
-static struct sj_doc *parse_nul_terminated(const char *text, size_t len, unsigned max_depth,
-                                           struct sj_error *err)
+static void clear_error(struct sj_error *err)
 {
-    struct walk w;
-    struct sj_doc *doc = calloc(1, sizeof *doc);
-    const char *cj_end = NULL;
-    size_t values = 0, members = 0;
-    bool ok = false;
-
-    memset(&w, 0, sizeof w);
-    w.doc = doc;
-    w.lx.start = w.lx.p = (const unsigned char *)text;
-    w.lx.end = w.lx.start + len;
-    w.lx.max_depth = max_depth;
-    w.lx.err = err;
-    if (doc != NULL)
-        doc->cj = cJSON_ParseWithLengthOpts(text, len + 1u, &cj_end, false);
-    if (doc != NULL && doc->cj != NULL) {
-        count(doc->cj, &values, &members);
-        for (w.mask = 1; w.mask < 2u * members; w.mask *= 2u)
-            ;
-        doc->values = calloc(values, sizeof *doc->values);
-        doc->kids = calloc(values, sizeof *doc->kids);
-        w.set = calloc(w.mask--, sizeof *w.set);
-        if (doc->values != NULL && doc->kids != NULL && w.set != NULL) {
-            ok = build(&w, doc->cj, NULL, 0) != NULL;
-            while (ok && lex_next(&w.lx) != K_END)
-                ok = !w.lx.failed;
-        }
-    } else if (doc != NULL) {
-        w.lx.stop = cj_end != NULL && cj_end >= text && cj_end <= text + len
-                        ? (const unsigned char *)cj_end
-                        : w.lx.start;
-        while (lex_next(&w.lx) != 0)
-            ;
+    if (err != NULL) {
+        err->line = err->column = 0;
+        err->msg[0] = '\0';
     }
-    free(w.set);
-    if (!ok) {
-        if (!w.lx.failed)
-            error_nopos(err, "out of memory");
-        sj_doc_free(doc);
-        return NULL;
-    }
-    return doc;
 }
+
+/* cJSON's own nesting limit: past it, cJSON stops at the same bracket as
+ * the lexer. */
+_Static_assert(SJ_MAX_DEPTH_CAP <= CJSON_NESTING_LIMIT, "the lexer's depth limit is cJSON's");
 
 struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *limits,
                         struct sj_error *err)
 {
     size_t max_size = limits && limits->max_size ? limits->max_size : SJ_DEFAULT_MAX_SIZE;
     unsigned max_depth = limits && limits->max_depth ? limits->max_depth : SJ_DEFAULT_MAX_DEPTH;
+    size_t values = 0, members = 0;
+    const char *cj_end = NULL;
     struct sj_doc *doc;
+    struct walk w;
     char *copy;
+    bool ok = false;
 
-    if (err != NULL) {
-        err->line = err->column = 0;
-        err->msg[0] = '\0';
-    }
+    clear_error(err);
     if (len > max_size) {
         error_nopos(err, "input is %zu bytes, more than the limit of %zu", len, max_size);
         return NULL;
@@ -702,16 +670,52 @@ struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *li
         text += 3;
         len -= 3;
     }
-    if ((copy = malloc(len + 1u)) == NULL) {
+    /* cJSON gets the text with a NUL after it (see above). */
+    doc = calloc(1, sizeof *doc);
+    copy = malloc(len + 1u);
+    if (doc == NULL || copy == NULL) {
+        free(doc);
+        free(copy);
         error_nopos(err, "out of memory");
         return NULL;
     }
     if (len != 0)
         memcpy(copy, text, len);
     copy[len] = '\0';
-    doc = parse_nul_terminated(copy, len, max_depth < SJ_MAX_DEPTH_CAP ? max_depth
-                                                                      : SJ_MAX_DEPTH_CAP, err);
+    memset(&w, 0, sizeof w);
+    w.doc = doc;
+    w.lx.start = w.lx.p = (const unsigned char *)copy;
+    w.lx.end = w.lx.start + len;
+    w.lx.max_depth = max_depth < SJ_MAX_DEPTH_CAP ? max_depth : SJ_MAX_DEPTH_CAP;
+    w.lx.err = err;
+    doc->cj = cJSON_ParseWithLengthOpts(copy, len + 1u, &cj_end, false);
+    if (doc->cj != NULL) {
+        count(doc->cj, &values, &members);
+        for (w.mask = 1; w.mask < 2u * members; w.mask *= 2u)
+            ;
+        doc->values = calloc(values, sizeof *doc->values);
+        doc->kids = calloc(values, sizeof *doc->kids);
+        w.set = calloc(w.mask--, sizeof *w.set);
+        if (doc->values != NULL && doc->kids != NULL && w.set != NULL) {
+            ok = build(&w, doc->cj, NULL, 0) != NULL;
+            while (ok && lex_next(&w.lx) != K_END)
+                ok = !w.lx.failed;
+        }
+    } else {
+        w.lx.stop = cj_end != NULL && cj_end >= copy && cj_end <= copy + len
+                        ? (const unsigned char *)cj_end
+                                                           : w.lx.start;
+        while (lex_next(&w.lx) != 0)
+            ;
+    }
+    free(w.set);
     free(copy);
+    if (!ok) {
+        if (!w.lx.failed)
+            error_nopos(err, "out of memory");
+        sj_doc_free(doc);
+        return NULL;
+    }
     return doc;
 }
 
@@ -724,10 +728,7 @@ struct sj_doc *sj_parse_file(const char *path, const struct sj_limits *limits,
     struct sj_doc *doc = NULL;
     FILE *f;
 
-    if (err != NULL) {
-        err->line = err->column = 0;
-        err->msg[0] = '\0';
-    }
+    clear_error(err);
     errno = 0;
     if ((f = fopen(path, "rb")) == NULL) {
         error_nopos(err, "cannot open: %s", errno ? strerror(errno) : "unknown error");
