@@ -5,8 +5,8 @@
  * Input: [0] max_depth (0 = the default 64, else 1..255); then the text.
  *
  * 1. sj_parse either gives a document or an error whose message starts
- *    with "line L, column C: " (L, C >= 1), or names no position only for
- *    the size limit.
+ *    with "line L, column C: " (L, C >= 1, a character of the text or the
+ *    end of a line), or names no position only for the size limit.
  * 2. A document is what json.h promises: parent, index and key links
  *    agree; strings are NUL-terminated at their length and valid UTF-8; an
  *    exact integer converts to its double; no object has a key twice;
@@ -62,6 +62,24 @@ static bool valid_utf8(const unsigned char *p, size_t n)
         i += k;
     }
     return true;
+}
+
+/* Line and column name a character of the text, or the end of its line:
+ * where cJSON stopped, mapped back, stays inside what was read. */
+static bool position_in_text(const uint8_t *text, size_t len, uint32_t line, uint32_t column)
+{
+    uint32_t l = 1, chars = 0;
+    size_t i;
+
+    for (i = 0; i < len && l < line; i++)
+        if (text[i] == '\n')
+            l++;
+    if (l != line)
+        return false;
+    for (; i < len && text[i] != '\n'; i++)
+        if ((text[i] & 0xC0u) != 0x80u)
+            chars++;
+    return column <= chars + 1u;
 }
 
 static void check_value(const struct sj_value *v, const struct sj_value *parent, size_t index)
@@ -191,8 +209,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     doc = sj_parse((const char *)data + 1, size - 1u, &lim, &err);
     if (doc == NULL) {
         CHECKF(err.msg[0] != '\0');
-        if (err.line != 0)
+        if (err.line != 0) {
             CHECKF(err.column >= 1 && strncmp(err.msg, "line ", 5) == 0);
+            CHECKF(position_in_text(data + 1, size - 1u, err.line, err.column));
+        }
         return 0;
     }
     check_value(sj_doc_root(doc), NULL, 0);
