@@ -195,11 +195,10 @@ static void error_nopos(struct sj_error *err, const char *fmt, ...)
  * A lexer of ours runs over the same text for what cJSON does not give
  * (json.h lists it): it checks every string and number against RFC 8259
  * and reads their exact length and integer value, refuses bytes that start
- * no token, and counts nesting. It checks next to no grammar; it remembers
- * the last token and whether it is inside an object, to say what was due
- * where a token is wrong. The tree walk takes the lexer's strings and
- * numbers in document order, which is the order of cJSON's string and
- * number items.
+ * no token, and counts nesting. Of the grammar it knows only what the last
+ * token lets come next, enough to say what was due where a token is wrong.
+ * The tree walk takes the lexer's strings and numbers in document order,
+ * which is the order of cJSON's string and number items.
  *
  * Where cJSON refuses the text, its error offset (return_parse_end) names
  * the wrong token: the first one that starts there or later. Two details
@@ -251,8 +250,9 @@ static void position(const struct lexer *lx, const unsigned char *x, unsigned lo
         if (*q == '\n') {
             ++*line;
             *col = 1;
-        } else if ((*q & 0xC0u) != 0x80u)
+        } else if ((*q & 0xC0u) != 0x80u) {
             ++*col;
+        }
     }
 }
 
