@@ -125,8 +125,9 @@ struct sj_doc;  /* owns the arena holding every value of one document */
 
 /* Zero fields (or a NULL pointer) mean the defaults. max_depth counts
  * nested arrays/objects: with 64, 64 nested '[' parse and 65 do not.
- * Memory use is at most about 90 times max_size (in "[1,1,...]" each
- * 2 bytes cost a cJSON item, its malloc header and an sj_value). */
+ * Memory use is at most about 80 times max_size (in "[1,1,...]" each
+ * 2 bytes cost a cJSON item, its malloc header, an sj_value and a pointer
+ * to it). */
 struct sj_limits {
     unsigned max_depth;
     size_t max_size;                /* bytes of input */

@@ -431,7 +431,7 @@ static void test_errors_strings(void)
     CHECK(fails("[\"\xFF\"]", 1, 3, "invalid UTF-8 byte 0xFF"));
 }
 
-/* What cJSON, which builds the tree, lets through or cannot read: our walk
+/* What cJSON, which builds the tree, lets through or cannot read: our lexer
  * over the text must still refuse it, with a position. */
 static void test_errors_cjson_is_laxer(void)
 {
