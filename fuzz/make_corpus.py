@@ -1614,6 +1614,35 @@ def fwd_seeds():
     s["fwd-small-frames"] = frecs(lp_frames(u(FW_FAR, 600), fmax=60))
     return s
 
+# --- fuzz_sim_json -------------------------------------------------------------
+#
+# [max_depth byte, 0 = default][text]: the bench scenarios, and small texts
+# near what cJSON lets through and we refuse (see sim/json.h).
+
+def json_seeds():
+    bench = os.path.join(HERE, "..", "bench", "scenarios")
+    seeds = {}
+    for name in ("tss-chain-1000seg.json", "contikimac-chain-tcp.json"):
+        with open(os.path.join(bench, name), "rb") as fh:
+            seeds["bench-" + name[:-5]] = b"\0" + fh.read()
+    texts = {
+        "every-type": b'{"n":null,"t":true,"f":false,"i":-42,"d":2.5e-3,"s":"a\\u00e9\\ud83d\\ude00",'
+                      b'"a":[1,[2,{}],[]],"big":9007199254740993}',
+        "nul-in-key": b'{"k\\u0000":1,"k":2}',
+        "escapes": b'["\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041"]',
+        "lax-whitespace": b"[1,\x0b2]",
+        "lax-number": b"[01, 1., 1e400]",
+        "lax-hex": b'["\\u12G4"]',
+        "duplicate": b'{"a":1,"a\\u0000":2,"a":3}',
+        "deep": b"[" * 40 + b"]" * 40,
+        "utf8": b'["caf\xc3\xa9", "\xed\xa0\x80"]',
+        "bom": b"\xef\xbb\xbf{}",
+    }
+    for name, text in texts.items():
+        seeds[name] = b"\0" + text
+    seeds["depth-3"] = b"\x03" + b'{"a":{"b":[[1]]}}'
+    return seeds
+
 def main():
     eth_files, raw_files = {}, {}
     for name, items in ip_seeds(OUR_LL_ETH).items():
@@ -1635,6 +1664,7 @@ def main():
     n += write_dir("fuzz_relay_input", relay_seeds())
     n += write_dir("fuzz_lowpan_fwd", fwd_seeds())
     n += write_dir("fuzz_slip", slip_seeds())
+    n += write_dir("fuzz_sim_json", json_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ PACKAGES=(
     # emulated boards (tests/interop/test_microbit.py, test_avr.py: tools/moteip-simavr
     # links the static libsimavr, which needs libelf; pkg-config finds them)
     qemu-system-arm simavr libsimavr-dev libelf-dev pkg-config
+    # the simulator's scenario reader (sim/json.c)
+    libcjson-dev
     # python test runner
     python3 python3-venv python3-pip ca-certificates
     # tools (xz-utils: bench/lwip-cost unpacks lwIP's Debian source, a .tar.xz)

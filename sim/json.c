@@ -1,6 +1,9 @@
-/* Strict JSON reader and writer; the contract is in json.h. */
+/* Strict JSON reader (on cJSON) and writer; the contract is in json.h. */
 #include "json.h"
 
+#include <cJSON.h>
+
+#include <ctype.h>
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -13,75 +16,6 @@
 #else
 #define SJ_PRINTF(f, a)
 #endif
-
-/* ------------------------------------------------------------------ arena */
-
-/* Values and strings live in big chunks so a document is freed in a few
- * calls and small nodes cost no per-allocation header. */
-#define ARENA_CHUNK 65536u
-
-struct sj_chunk {
-    struct sj_chunk *next;
-    size_t used, cap;
-    _Alignas(max_align_t) unsigned char data[];
-};
-
-struct sj_doc {
-    struct sj_chunk *chunks;
-    const struct sj_value *root;
-};
-
-static void *arena_alloc(struct sj_doc *doc, size_t n, size_t align)
-{
-    struct sj_chunk *c = doc->chunks;
-    size_t off;
-
-    if (n == 0)
-        n = 1;
-    if (c != NULL) {
-        off = (c->used + align - 1u) & ~(align - 1u);
-        if (off <= c->cap && c->cap - off >= n) {
-            c->used = off + n;
-            return c->data + off;
-        }
-    }
-    {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        struct sj_chunk *nc = malloc(sizeof *nc + cap);
-        if (nc == NULL)
-            return NULL;
-        nc->cap = cap;
-        nc->used = n;
-        /* A dedicated oversized chunk goes behind the current one so the
-         * current one keeps serving small allocations. */
-        if (c != NULL && n > ARENA_CHUNK) {
-            nc->next = c->next;
-            c->next = nc;
-        } else {
-            nc->next = c;
-            doc->chunks = nc;
-        }
-        return nc->data;
-    }
-}
-
-void sj_doc_free(struct sj_doc *doc)
-{
-    struct sj_chunk *c, *next;
-
-    if (doc == NULL)
-        return;
-    for (c = doc->chunks; c != NULL; c = next) {
-        next = c->next;
-        free(c);
-    }
-    free(doc);
-}
-
-const struct sj_value *sj_doc_root(const struct sj_doc *doc)
-{
-    return doc != NULL ? doc->root : NULL;
-}
 
 /* ------------------------------------------------------------ text helpers */
 
@@ -131,30 +65,6 @@ static uint32_t utf8_decode(const unsigned char *p, size_t n)
     default: return ((uint32_t)(p[0] & 0x07u) << 18) | ((uint32_t)(p[1] & 0x3Fu) << 12) |
                     ((uint32_t)(p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
     }
-}
-
-static size_t utf8_encode(uint32_t cp, unsigned char out[4])
-{
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0u | (cp >> 6));
-        out[1] = (unsigned char)(0x80u | (cp & 0x3Fu));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0u | (cp >> 12));
-        out[1] = (unsigned char)(0x80u | ((cp >> 6) & 0x3Fu));
-        out[2] = (unsigned char)(0x80u | (cp & 0x3Fu));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0u | (cp >> 18));
-    out[1] = (unsigned char)(0x80u | ((cp >> 12) & 0x3Fu));
-    out[2] = (unsigned char)(0x80u | ((cp >> 6) & 0x3Fu));
-    out[3] = (unsigned char)(0x80u | (cp & 0x3Fu));
-    return 4;
 }
 
 /* snprintf-like appending into a fixed buffer: len counts what the full
@@ -252,47 +162,16 @@ static void sb_json_string(struct sbuf *b, const char *s, size_t len, size_t max
     sb_putn(b, "\"", 1);
 }
 
-/* ----------------------------------------------------------------- parser */
-
-struct parser {
-    const unsigned char *p, *end;
-    const unsigned char *line_start;
-    uint32_t line;
-    /* Column cache: positions are asked for mostly in increasing order, so
-     * counting from the last answer keeps long single-line documents
-     * linear. */
-    const unsigned char *col_pos;
-    uint32_t col_at;
-    unsigned max_depth;
-    struct sj_doc *doc;
-    struct sj_error *err;
-    bool failed;
-    /* Children of the containers being parsed, innermost last; a container
-     * copies its run into the arena when it closes. */
-    struct sj_value **stk;
-    size_t stk_len, stk_cap;
-    /* Decoded string or number text before it is copied out. */
-    char *scratch;
-    size_t scratch_len, scratch_cap;
-    /* Open-addressing set of (parent, key) over all members so far, for
-     * duplicate keys in O(1) per member whatever the object size. */
-    const struct sj_value **set;
-    size_t set_cap, set_count;
-};
-
 static void set_error(struct sj_error *err, uint32_t line, uint32_t col, const char *fmt,
                       va_list ap)
 {
-    struct sbuf b;
+    struct sbuf b = { err ? err->msg : NULL, err ? sizeof err->msg : 0, 0 };
     char msg[sizeof err->msg];
 
     if (err == NULL)
         return;
     err->line = line;
     err->column = col;
-    b.buf = err->msg;
-    b.size = sizeof err->msg;
-    b.len = 0;
     err->msg[0] = '\0';
     if (line != 0)
         sb_printf(&b, "line %lu, column %lu: ", (unsigned long)line, (unsigned long)col);
@@ -309,659 +188,476 @@ static void error_nopos(struct sj_error *err, const char *fmt, ...)
     va_end(ap);
 }
 
-/* x must lie on the current line (at or after line_start). */
-static uint32_t column_of(struct parser *ps, const unsigned char *x)
+/* ----------------------------------------------------------------- reader */
+
+/*
+ * cJSON parses: it decides whether the text is JSON and builds the tree.
+ * A lexer of ours runs over the same text for what cJSON does not give
+ * (json.h lists it): it checks every string and number against RFC 8259
+ * and reads their exact length and integer value, refuses bytes that start
+ * no token, and counts nesting. Of the grammar it knows only what the last
+ * token lets come next, enough to say what was due where a token is wrong.
+ * The tree walk takes the lexer's strings and numbers in document order,
+ * which is the order of cJSON's string and number items.
+ *
+ * Where cJSON refuses the text, its error offset (return_parse_end) names
+ * the wrong token: the first one that starts there or later. Two details
+ * make this exact. cJSON reports a failure at the end of its input on the
+ * last byte, so it gets the text with a NUL after it: cJSON skips that as
+ * whitespace, and an offset on the NUL means the text ended too soon. And
+ * where a key is due, cJSON's string reader steps past the byte it refuses
+ * (its offset is one past the token that is not a key); the lexer knows
+ * that a key is due and stops at that token itself.
+ */
+
+struct sj_doc {
+    cJSON *cj;                      /* the strings the values point to */
+    struct sj_value *values;        /* all of them, root first */
+    const struct sj_value **kids;   /* the children of every container */
+    size_t nvalues, nkids;          /* in use */
+};
+
+/* Token kinds: the bytes { } [ ] , : for themselves, and these. */
+enum { K_END = 1, K_STRING, K_NUMBER, K_WORD, K_BAD };
+
+/* What the last token was, which says what may come next. */
+enum prev { P_NONE, P_OPEN, P_COMMA, P_COLON, P_KEY, P_VALUE };
+
+struct lexer {
+    const unsigned char *start, *p, *end;
+    const unsigned char *stop;      /* cJSON failed here; NULL when it did not */
+    unsigned depth, max_depth;
+    bool in_object[SJ_MAX_DEPTH_CAP];
+    enum prev prev;
+    const unsigned char *prev_at;
+    /* The token just read, and what cJSON does not keep of it. */
+    const unsigned char *at;
+    size_t str_len;
+    bool is_int;
+    int64_t i;
+    struct sj_error *err;
+    bool failed;
+};
+
+/* Line and column of x, counted on the error path only. */
+static void position(const struct lexer *lx, const unsigned char *x, unsigned long *line,
+                     unsigned long *col)
 {
     const unsigned char *q;
-    uint32_t col;
 
-    if (x >= ps->col_pos) {
-        q = ps->col_pos;
-        col = ps->col_at;
-    } else {
-        q = ps->line_start;
-        col = 1;
+    *line = *col = 1;
+    for (q = lx->start; q < x; q++) {
+        if (*q == '\n') {
+            ++*line;
+            *col = 1;
+        } else if ((*q & 0xC0u) != 0x80u) {
+            ++*col;
+        }
     }
-    for (; q < x; q++)
-        if ((*q & 0xC0u) != 0x80u)
-            col++;
-    ps->col_pos = x;
-    ps->col_at = col;
-    return col;
 }
 
-static void fail_pos(struct parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
-    SJ_PRINTF(4, 5);
-static void fail_pos(struct parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ps->failed)
-        return;
-    ps->failed = true;
-    va_start(ap, fmt);
-    set_error(ps->err, line, col, fmt, ap);
-    va_end(ap);
-}
-
-static void fail_at(struct parser *ps, const unsigned char *x, const char *fmt, ...)
+static bool fail_at(struct lexer *lx, const unsigned char *x, const char *fmt, ...)
     SJ_PRINTF(3, 4);
-static void fail_at(struct parser *ps, const unsigned char *x, const char *fmt, ...)
+static bool fail_at(struct lexer *lx, const unsigned char *x, const char *fmt, ...)
 {
+    unsigned long line, col;
     va_list ap;
 
-    if (ps->failed)
-        return;
-    ps->failed = true;
-    va_start(ap, fmt);
-    set_error(ps->err, ps->line, column_of(ps, x), fmt, ap);
-    va_end(ap);
+    if (!lx->failed) {
+        position(lx, x, &line, &col);
+        va_start(ap, fmt);
+        set_error(lx->err, (uint32_t)line, (uint32_t)col, fmt, ap);
+        va_end(ap);
+    }
+    lx->failed = true;
+    return false;
 }
 
-static void fail_oom(struct parser *ps)
+/* ctype's isalpha() would depend on the locale. */
+static bool is_letter(unsigned char c)
 {
-    if (ps->failed)
-        return;
-    ps->failed = true;
-    error_nopos(ps->err, "out of memory");
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_word_byte(unsigned char c)
+{
+    return is_letter(c) || isdigit(c) || c == '_';
 }
 
 /* What the input holds at x, for "got ..." in messages. */
-static void describe_input(const struct parser *ps, const unsigned char *x, char *buf,
+static void describe_input(const struct lexer *lx, const unsigned char *x, char *buf,
                            size_t size)
 {
-    size_t n;
+    size_t n = 0;
 
-    if (x >= ps->end) {
+    if (x >= lx->end) {
         snprintf(buf, size, "end of input");
-    } else if ((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z')) {
-        for (n = 0; x + n < ps->end && n < 16; n++) {
-            unsigned char c = x[n];
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_'))
-                break;
-        }
+    } else if (is_letter(*x)) {
+        while (x + n < lx->end && n < 16 && is_word_byte(x[n]))
+            n++;
         snprintf(buf, size, "'%.*s'", (int)n, (const char *)x);
     } else if (*x >= 0x20 && *x < 0x7F) {
         snprintf(buf, size, "'%c'", *x);
-    } else if (*x >= 0x80 && (n = utf8_seq_len(x, (size_t)(ps->end - x))) != 0) {
+    } else if (*x >= 0x80 && (n = utf8_seq_len(x, (size_t)(lx->end - x))) != 0) {
         snprintf(buf, size, "U+%04lX", (unsigned long)utf8_decode(x, n));
     } else {
         snprintf(buf, size, "byte 0x%02X", (unsigned)*x);
     }
 }
 
-static void skip_ws(struct parser *ps)
-{
-    while (ps->p < ps->end) {
-        unsigned char c = *ps->p;
-        if (c == '\n') {
-            ps->line++;
-            ps->line_start = ps->col_pos = ps->p + 1;
-            ps->col_at = 1;
-        } else if (c != ' ' && c != '\t' && c != '\r') {
-            return;
-        }
-        ps->p++;
-    }
-}
-
-static bool scratch_put(struct parser *ps, const void *s, size_t n)
-{
-    if (ps->scratch_cap - ps->scratch_len < n + 1u) {
-        size_t cap = ps->scratch_cap ? ps->scratch_cap : 256u;
-        char *nb;
-        while (cap - ps->scratch_len < n + 1u)
-            cap *= 2u;
-        nb = realloc(ps->scratch, cap);
-        if (nb == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        ps->scratch = nb;
-        ps->scratch_cap = cap;
-    }
-    memcpy(ps->scratch + ps->scratch_len, s, n);
-    ps->scratch_len += n;
-    ps->scratch[ps->scratch_len] = '\0';
-    return true;
-}
-
-static bool stk_push(struct parser *ps, struct sj_value *v)
-{
-    if (ps->stk_len == ps->stk_cap) {
-        size_t cap = ps->stk_cap ? ps->stk_cap * 2u : 64u;
-        struct sj_value **ns = realloc(ps->stk, cap * sizeof *ns);
-        if (ns == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        ps->stk = ns;
-        ps->stk_cap = cap;
-    }
-    ps->stk[ps->stk_len++] = v;
-    return true;
-}
-
-/* Moves the children pushed since base into the container. */
-static bool close_container(struct parser *ps, struct sj_value *v, size_t base)
-{
-    size_t n = ps->stk_len - base;
-    const struct sj_value **items = NULL;
-
-    if (n != 0) {
-        items = arena_alloc(ps->doc, n * sizeof *items, _Alignof(const struct sj_value *));
-        if (items == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        memcpy(items, ps->stk + base, n * sizeof *items);
-    }
-    v->u.kids.items = items;
-    v->u.kids.count = n;
-    ps->stk_len = base;
-    return true;
-}
-
-static uint64_t member_hash(const struct sj_value *parent, const char *key, size_t len)
-{
-    uint64_t h = 0xCBF29CE484222325u;
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 0x100000001B3u;
-    }
-    h ^= (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15u;
-    return h ^ (h >> 29);
-}
-
-static const struct sj_value *set_find(const struct parser *ps, const struct sj_value *parent,
-                                       const char *key, size_t len)
-{
-    size_t mask, i;
-
-    if (ps->set_cap == 0)
-        return NULL;
-    mask = ps->set_cap - 1u;
-    for (i = (size_t)member_hash(parent, key, len) & mask; ps->set[i] != NULL; i = (i + 1u) & mask) {
-        const struct sj_value *m = ps->set[i];
-        if (m->parent == parent && m->key_len == len && memcmp(m->key, key, len) == 0)
-            return m;
-    }
-    return NULL;
-}
-
-static bool set_insert(struct parser *ps, const struct sj_value *m)
-{
-    size_t mask, i;
-
-    if ((ps->set_count + 1u) * 2u > ps->set_cap) {
-        size_t cap = ps->set_cap ? ps->set_cap * 2u : 64u, j;
-        const struct sj_value **ns = calloc(cap, sizeof *ns);
-        if (ns == NULL) {
-            fail_oom(ps);
-            return false;
-        }
-        for (j = 0; j < ps->set_cap; j++) {
-            const struct sj_value *o = ps->set[j];
-            if (o == NULL)
-                continue;
-            for (i = (size_t)member_hash(o->parent, o->key, o->key_len) & (cap - 1u);
-                 ns[i] != NULL; i = (i + 1u) & (cap - 1u))
-                ;
-            ns[i] = o;
-        }
-        free(ps->set);
-        ps->set = ns;
-        ps->set_cap = cap;
-    }
-    mask = ps->set_cap - 1u;
-    for (i = (size_t)member_hash(m->parent, m->key, m->key_len) & mask; ps->set[i] != NULL;
-         i = (i + 1u) & mask)
-        ;
-    ps->set[i] = m;
-    ps->set_count++;
-    return true;
-}
-
-static int hex_val(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The 4 hex digits at q, or -1. */
-static long hex4(const struct parser *ps, const unsigned char *q)
+static long hex4(const struct lexer *lx, const unsigned char *q)
 {
     long v = 0;
     int i;
 
-    if (ps->end - q < 4)
-        return -1;
     for (i = 0; i < 4; i++) {
-        int h = hex_val(q[i]);
-        if (h < 0)
+        if (q + i >= lx->end || !isxdigit(q[i]))
             return -1;
-        v = v * 16 + h;
+        v = v * 16 + (isdigit(q[i]) ? q[i] - '0' : (q[i] | 0x20) - 'a' + 10);
     }
     return v;
 }
 
-/* ps->p is at the opening quote. The result is copied into the arena. */
-static bool parse_string(struct parser *ps, const char **out, size_t *out_len)
+/* Checks the string at lx->p (its opening quote) and moves past it;
+ * str_len gets the length of the unescaped UTF-8. */
+static bool lex_string(struct lexer *lx)
 {
-    const unsigned char *open = ps->p;
-    char *s;
+    const unsigned char *open = lx->p, *q = lx->p + 1;
+    size_t n = 0, k;
+    long cp, lo;
 
-    ps->scratch_len = 0;
-    ps->p++;
-    for (;;) {
-        const unsigned char *q = ps->p;
-        unsigned char c;
-
-        if (q >= ps->end) {
-            fail_at(ps, open, "unterminated string");
-            return false;
-        }
-        c = *q;
-        if (c == '"') {
-            ps->p++;
-            break;
-        }
-        if (c < 0x20) {
-            fail_at(ps, q, "unescaped control character U+%04X in string", (unsigned)c);
-            return false;
-        }
-        if (c == '\\') {
-            static const char simple_from[] = "\"\\/bfnrt";
-            static const char simple_to[] = "\"\\/\b\f\n\r\t";
-            const char *hit;
-            unsigned char e;
-            long cp;
-
-            if (q + 1 >= ps->end) {
-                fail_at(ps, open, "unterminated string");
-                return false;
-            }
-            e = q[1];
-            if (e != '\0' && (hit = strchr(simple_from, e)) != NULL) {
-                if (!scratch_put(ps, &simple_to[hit - simple_from], 1))
-                    return false;
-                ps->p += 2;
-                continue;
-            }
-            if (e != 'u') {
-                char got[32];
-                describe_input(ps, q + 1, got, sizeof got);
-                fail_at(ps, q, "invalid escape sequence: '\\' followed by %s", got);
-                return false;
-            }
-            cp = hex4(ps, q + 2);
-            if (cp < 0) {
-                fail_at(ps, q, "expected 4 hex digits after \\u");
-                return false;
-            }
-            ps->p += 6;
-            if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                fail_at(ps, q, "lone low surrogate \\u%04lX", (unsigned long)cp);
-                return false;
-            }
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                long lo = -1;
-                if (ps->end - ps->p >= 2 && ps->p[0] == '\\' && ps->p[1] == 'u')
-                    lo = hex4(ps, ps->p + 2);
-                if (lo < 0xDC00 || lo > 0xDFFF) {
-                    fail_at(ps, q,
-                            "lone high surrogate \\u%04lX (a low surrogate \\uDC00..\\uDFFF "
-                            "must follow)",
-                            (unsigned long)cp);
-                    return false;
-                }
-                ps->p += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            {
-                unsigned char enc[4];
-                if (!scratch_put(ps, enc, utf8_encode((uint32_t)cp, enc)))
-                    return false;
-            }
+    for (; q < lx->end && *q != '"'; n += k) {
+        if (*q < 0x20)
+            return fail_at(lx, q, "unescaped control character U+%04X in string", (unsigned)*q);
+        if (*q != '\\') {
+            if ((k = utf8_seq_len(q, (size_t)(lx->end - q))) == 0)
+                return fail_at(lx, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)*q);
+            q += k;
             continue;
         }
-        {
-            size_t n = c < 0x80 ? 1u : utf8_seq_len(q, (size_t)(ps->end - q));
-            if (n == 0) {
-                fail_at(ps, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)c);
-                return false;
-            }
-            if (!scratch_put(ps, q, n))
-                return false;
-            ps->p += n;
-        }
-    }
-    s = arena_alloc(ps->doc, ps->scratch_len + 1u, 1);
-    if (s == NULL) {
-        fail_oom(ps);
-        return false;
-    }
-    memcpy(s, ps->scratch ? ps->scratch : "", ps->scratch_len);
-    s[ps->scratch_len] = '\0';
-    *out = s;
-    *out_len = ps->scratch_len;
-    return true;
-}
-
-static bool is_digit(const struct parser *ps, const unsigned char *q)
-{
-    return q < ps->end && *q >= '0' && *q <= '9';
-}
-
-static bool parse_number(struct parser *ps, struct sj_value *v)
-{
-    const unsigned char *start = ps->p, *q = ps->p;
-    const char *dp = localeconv()->decimal_point;
-    bool neg = false, integer = true, fits = true;
-    uint64_t mag = 0;
-    double d;
-
-    if (*q == '-') {
-        neg = true;
-        q++;
-    }
-    if (!is_digit(ps, q)) {
-        fail_at(ps, q, "expected a digit after '-'");
-        return false;
-    }
-    if (*q == '0') {
-        q++;
-        if (is_digit(ps, q)) {
-            fail_at(ps, start, "leading zeros are not allowed in numbers");
-            return false;
-        }
-    } else {
-        while (is_digit(ps, q)) {
-            unsigned dig = (unsigned)(*q - '0');
-            if (mag > (UINT64_MAX - dig) / 10u)
-                fits = false;
-            else
-                mag = mag * 10u + dig;
-            q++;
-        }
-    }
-    if (q < ps->end && *q == '.') {
-        integer = false;
-        q++;
-        if (!is_digit(ps, q)) {
-            fail_at(ps, q, "expected a digit after '.'");
-            return false;
-        }
-        while (is_digit(ps, q))
-            q++;
-    }
-    if (q < ps->end && (*q == 'e' || *q == 'E')) {
-        integer = false;
-        q++;
-        if (q < ps->end && (*q == '+' || *q == '-'))
-            q++;
-        if (!is_digit(ps, q)) {
-            fail_at(ps, q, "expected a digit in the exponent");
-            return false;
-        }
-        while (is_digit(ps, q))
-            q++;
-    }
-
-    /* strtod wants the locale's decimal point, which is not always '.'. */
-    ps->scratch_len = 0;
-    {
-        const unsigned char *r;
-        for (r = start; r < q; r++) {
-            bool ok = *r == '.' ? scratch_put(ps, dp, strlen(dp)) : scratch_put(ps, r, 1);
-            if (!ok)
-                return false;
-        }
-    }
-    d = strtod(ps->scratch, NULL);
-    if (isinf(d)) {
-        fail_at(ps, start, "number %.*s%s is out of the range of a double",
-                q - start > 24 ? 24 : (int)(q - start), (const char *)start,
-                q - start > 24 ? "..." : "");
-        return false;
-    }
-
-    v->type = SJ_NUMBER;
-    v->u.num.d = d;
-    v->u.num.is_int = false;
-    v->u.num.i = 0;
-    if (integer && fits) {
-        if (!neg && mag <= (uint64_t)INT64_MAX) {
-            v->u.num.is_int = true;
-            v->u.num.i = (int64_t)mag;
-        } else if (neg && mag <= (uint64_t)INT64_MAX + 1u) {
-            v->u.num.is_int = true;
-            v->u.num.i = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
-        }
-    }
-    ps->p = q;
-    return true;
-}
-
-static struct sj_value *new_value(struct parser *ps, const struct sj_value *parent)
-{
-    struct sj_value *v = arena_alloc(ps->doc, sizeof *v, _Alignof(struct sj_value));
-
-    if (v == NULL) {
-        fail_oom(ps);
-        return NULL;
-    }
-    memset(v, 0, sizeof *v);
-    v->parent = parent;
-    v->line = ps->line;
-    v->column = column_of(ps, ps->p);
-    return v;
-}
-
-static struct sj_value *parse_value(struct parser *ps, const struct sj_value *parent,
-                                    unsigned depth);
-
-static bool parse_array(struct parser *ps, struct sj_value *v, unsigned depth)
-{
-    size_t base = ps->stk_len;
-
-    v->type = SJ_ARRAY;
-    ps->p++;
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == ']') {
-        ps->p++;
-        return close_container(ps, v, base);
-    }
-    for (;;) {
-        struct sj_value *child = parse_value(ps, v, depth + 1u);
-        if (child == NULL)
-            return false;
-        child->index = ps->stk_len - base;
-        if (!stk_push(ps, child))
-            return false;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            uint32_t cl = ps->line, cc = column_of(ps, ps->p);
-            ps->p++;
-            skip_ws(ps);
-            if (ps->p < ps->end && *ps->p == ']') {
-                fail_pos(ps, cl, cc, "trailing comma before ']'");
-                return false;
-            }
+        if (q + 1 >= lx->end)
+            return fail_at(lx, open, "unterminated string");
+        k = 1;
+        if (q[1] != '\0' && strchr("\"\\/bfnrt", q[1]) != NULL) {
+            q += 2;
             continue;
         }
-        if (ps->p < ps->end && *ps->p == ']') {
-            ps->p++;
-            return close_container(ps, v, base);
-        }
-        fail_at(ps, ps->p, "expected ',' or ']' after array element");
-        return false;
-    }
-}
-
-static bool parse_object(struct parser *ps, struct sj_value *v, unsigned depth)
-{
-    size_t base = ps->stk_len;
-    bool first = true;
-
-    v->type = SJ_OBJECT;
-    ps->p++;
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == '}') {
-        ps->p++;
-        return close_container(ps, v, base);
-    }
-    for (;;) {
-        const struct sj_value *dup;
-        struct sj_value *child;
-        const char *key;
-        size_t key_len;
-        uint32_t kl, kc;
-
-        if (ps->p >= ps->end || *ps->p != '"') {
+        if (q[1] != 'u') {
             char got[32];
-            describe_input(ps, ps->p, got, sizeof got);
-            fail_at(ps, ps->p, "expected a string key%s, got %s", first ? " or '}'" : "", got);
-            return false;
+            describe_input(lx, q + 1, got, sizeof got);
+            return fail_at(lx, q, "invalid escape sequence: '\\' followed by %s", got);
         }
-        first = false;
-        kl = ps->line;
-        kc = column_of(ps, ps->p);
-        if (!parse_string(ps, &key, &key_len))
-            return false;
-        dup = set_find(ps, v, key, key_len);
-        if (dup != NULL) {
+        if ((cp = hex4(lx, q + 2)) < 0)
+            return fail_at(lx, q, "expected 4 hex digits after \\u");
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            return fail_at(lx, q, "lone low surrogate \\u%04lX", (unsigned long)cp);
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            lo = -1;
+            if (lx->end - q >= 8 && q[6] == '\\' && q[7] == 'u')
+                lo = hex4(lx, q + 8);
+            if (lo < 0xDC00 || lo > 0xDFFF)
+                return fail_at(lx, q,
+                               "lone high surrogate \\u%04lX (a low surrogate \\uDC00..\\uDFFF "
+                               "must follow)",
+                               (unsigned long)cp);
+            k = 4;
+            q += 6;
+        } else {
+            k = cp < 0x80 ? 1u : cp < 0x800 ? 2u : 3u;
+        }
+        q += 6;
+    }
+    if (q >= lx->end)
+        return fail_at(lx, open, "unterminated string");
+    lx->str_len = n;
+    lx->p = q + 1;
+    return true;
+}
+
+static bool is_digit(const struct lexer *lx, const unsigned char *q)
+{
+    return q < lx->end && isdigit(*q);
+}
+
+/* Checks the number at lx->p and moves past it; is_int and i get the exact
+ * value of an integer literal that fits in int64_t. */
+static bool lex_number(struct lexer *lx)
+{
+    const unsigned char *q = lx->p;
+    bool neg = *q == '-', fits = true;
+    uint64_t mag = 0;
+
+    q += neg;
+    if (!is_digit(lx, q))
+        return fail_at(lx, q, "expected a digit after '-'");
+    if (*q == '0' && is_digit(lx, q + 1))
+        return fail_at(lx, lx->p, "leading zeros are not allowed in numbers");
+    for (; is_digit(lx, q); q++) {
+        fits = fits && mag <= (UINT64_MAX - (unsigned)(*q - '0')) / 10u;
+        mag = mag * 10u + (unsigned)(*q - '0');
+    }
+    lx->is_int = fits && mag <= (uint64_t)INT64_MAX + neg;
+    if (lx->is_int)
+        lx->i = !neg ? (int64_t)mag : mag > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)mag;
+    if (q < lx->end && *q == '.') {
+        lx->is_int = false;
+        if (!is_digit(lx, ++q))
+            return fail_at(lx, q, "expected a digit after '.'");
+        while (is_digit(lx, q))
+            q++;
+    }
+    if (q < lx->end && (*q == 'e' || *q == 'E')) {
+        lx->is_int = false;
+        q += q + 1 < lx->end && (q[1] == '+' || q[1] == '-') ? 2 : 1;
+        if (!is_digit(lx, q))
+            return fail_at(lx, q, "expected a digit in the exponent");
+        while (is_digit(lx, q))
+            q++;
+    }
+    lx->p = q;
+    return true;
+}
+
+/* The token at lx->at does not belong where it is: say what was due. */
+static int unexpected(struct lexer *lx, int kind, bool in_object, bool key_due)
+{
+    const unsigned char *x = lx->at;
+    char got[32];
+
+    describe_input(lx, x, got, sizeof got);
+    if (lx->prev == P_NONE && kind == K_END)
+        fail_at(lx, x, "empty input (expected a JSON value)");
+    else if (lx->prev == P_COMMA && kind == (in_object ? '}' : ']'))
+        fail_at(lx, lx->prev_at, "trailing comma before '%c'", kind);
+    else if (key_due)
+        fail_at(lx, x, "expected a string key%s, got %s", lx->prev == P_OPEN ? " or '}'" : "",
+                got);
+    else if (lx->prev == P_KEY)
+        fail_at(lx, x, "expected ':' after object key");
+    else if (lx->prev != P_VALUE)
+        fail_at(lx, x, "expected a value, got %s", got);
+    else if (lx->depth == 0 && kind == K_END)
+        fail_at(lx, x, "the JSON library (cJSON) cannot read this");
+    else if (lx->depth == 0)
+        fail_at(lx, x, "unexpected %s after the JSON value", got);
+    else
+        fail_at(lx, x, in_object ? "expected ',' or '}' after object member"
+                                 : "expected ',' or ']' after array element");
+    return 0;
+}
+
+/* Reads and checks the next token; returns its kind, or 0 after an error.
+ * K_END comes only when cJSON read the text. */
+static int lex_next(struct lexer *lx)
+{
+    const unsigned char *q;
+    size_t word = 0;
+    int kind;
+    bool obj, key_due;
+
+    while (lx->p < lx->end && memchr(" \t\n\r", *lx->p, 4) != NULL)
+        lx->p++;
+    q = lx->at = lx->p;
+    if (q == lx->end) {
+        kind = K_END;
+    } else if (memchr("{}[],:", *q, 6) != NULL) {
+        kind = *q;
+    } else if (*q == '"') {
+        kind = K_STRING;
+    } else if (*q == '-' || isdigit(*q)) {
+        kind = K_NUMBER;
+    } else {
+        while (q + word < lx->end && is_word_byte(q[word]))
+            word++;
+        kind = (word == 4 && (!memcmp(q, "true", 4) || !memcmp(q, "null", 4))) ||
+                       (word == 5 && !memcmp(q, "false", 5))
+                   ? K_WORD
+                   : K_BAD;
+    }
+    obj = lx->depth > 0 && lx->in_object[lx->depth - 1u];
+    key_due = obj && (lx->prev == P_COMMA || (lx->prev == P_OPEN && kind != '}'));
+    /* A value after a value or a key is out of place whatever it holds;
+     * where a value was due and cJSON stopped at it, it is malformed or
+     * nested too deep. */
+    if (kind == K_BAD || (key_due && kind != K_STRING) ||
+        (lx->prev == P_VALUE && lx->depth == 0 && kind != K_END) ||
+        ((lx->prev == P_VALUE || lx->prev == P_KEY) && kind != K_END &&
+         memchr("}],:", kind, 4) == NULL) ||
+        ((kind == '}' || kind == ']') && (lx->depth == 0 || obj != (kind == '}'))))
+        return unexpected(lx, kind, obj, key_due);
+    if ((kind == K_STRING && !lex_string(lx)) || (kind == K_NUMBER && !lex_number(lx)))
+        return 0;
+    /* cJSON's own limit is SJ_MAX_DEPTH_CAP: it stops at the same bracket. */
+    if ((kind == '{' || kind == '[') && lx->depth == lx->max_depth)
+        return fail_at(lx, q, "nesting deeper than %u levels", lx->max_depth);
+    if (lx->stop != NULL && q >= lx->stop)
+        return unexpected(lx, kind, obj, key_due);
+    lx->prev_at = q;
+    lx->prev = kind == ',' ? P_COMMA : kind == ':' ? P_COLON : key_due ? P_KEY : P_VALUE;
+    if (kind == '{' || kind == '[') {
+        lx->in_object[lx->depth++] = kind == '{';
+        lx->prev = P_OPEN;
+    } else if (kind == '}' || kind == ']') {
+        lx->depth--;
+    }
+    if (kind != K_STRING && kind != K_NUMBER && kind != K_END)
+        lx->p += kind == K_WORD ? word : 1u;
+    return kind;
+}
+
+/* Moves the lexer to the next string or number, which must be of kind
+ * want: the one the tree walk is at. */
+static bool lex_scalar(struct lexer *lx, int want)
+{
+    int k;
+
+    do
+        k = lex_next(lx);
+    while (k != 0 && k != K_STRING && k != K_NUMBER && k != K_END);
+    if (k != 0 && k != want)
+        return fail_at(lx, lx->at, "the JSON library (cJSON) read this differently");
+    return k != 0;
+}
+
+/* The tree walk: cJSON's items, in document order, become sj_values. */
+struct walk {
+    struct lexer lx;
+    struct sj_doc *doc;
+    /* Open-addressing set of (parent, key) over all members, sized for
+     * them all, for duplicate keys in O(1) each; with where each key is. */
+    struct member {
+        const struct sj_value *m;
+        const unsigned char *at;
+    } *set;
+    size_t mask;
+};
+
+/* Counts the values and members of the tree under item. */
+static void count(const cJSON *item, size_t *values, size_t *members)
+{
+    const cJSON *c;
+
+    ++*values;
+    for (c = item->child; c != NULL; c = c->next) {
+        *members += (item->type & 0xFF) == cJSON_Object;
+        count(c, values, members);
+    }
+}
+
+/* Adds the member m, whose key starts at at, or refuses it as a duplicate. */
+static bool add_member(struct walk *w, const struct sj_value *m, const unsigned char *at)
+{
+    uint64_t h = 0xCBF29CE484222325u;
+    size_t i;
+
+    for (i = 0; i < m->key_len; i++)
+        h = (h ^ (unsigned char)m->key[i]) * 0x100000001B3u;
+    h ^= (uint64_t)(uintptr_t)m->parent * 0x9E3779B97F4A7C15u;
+    for (i = (size_t)(h ^ (h >> 29)) & w->mask; w->set[i].m != NULL; i = (i + 1u) & w->mask) {
+        const struct sj_value *o = w->set[i].m;
+        if (o->parent == m->parent && o->key_len == m->key_len &&
+            memcmp(o->key, m->key, m->key_len) == 0) {
             char shown[96];
             struct sbuf b = { shown, sizeof shown, 0 };
-            sb_json_string(&b, key, key_len, 32);
-            fail_pos(ps, kl, kc, "duplicate key %s (first at line %lu, column %lu)", shown,
-                     (unsigned long)dup->key_line, (unsigned long)dup->key_column);
-            return false;
+            unsigned long line, col;
+
+            sb_json_string(&b, m->key, m->key_len, 32);
+            position(&w->lx, w->set[i].at, &line, &col);
+            return fail_at(&w->lx, at, "duplicate key %s (first at line %lu, column %lu)", shown,
+                           line, col);
         }
-        skip_ws(ps);
-        if (ps->p >= ps->end || *ps->p != ':') {
-            fail_at(ps, ps->p, "expected ':' after object key");
-            return false;
-        }
-        ps->p++;
-        skip_ws(ps);
-        child = parse_value(ps, v, depth + 1u);
-        if (child == NULL)
-            return false;
-        child->key = key;
-        child->key_len = key_len;
-        child->key_line = kl;
-        child->key_column = kc;
-        child->index = ps->stk_len - base;
-        if (!set_insert(ps, child) || !stk_push(ps, child))
-            return false;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            uint32_t cl = ps->line, cc = column_of(ps, ps->p);
-            ps->p++;
-            skip_ws(ps);
-            if (ps->p < ps->end && *ps->p == '}') {
-                fail_pos(ps, cl, cc, "trailing comma before '}'");
-                return false;
-            }
-            continue;
-        }
-        if (ps->p < ps->end && *ps->p == '}') {
-            ps->p++;
-            return close_container(ps, v, base);
-        }
-        fail_at(ps, ps->p, "expected ',' or '}' after object member");
-        return false;
     }
-}
-
-static bool match_word(struct parser *ps, const char *w)
-{
-    size_t n = strlen(w);
-    const unsigned char *after = ps->p + n;
-
-    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, w, n) != 0)
-        return false;
-    /* "nullx" is one bad word, not null followed by garbage. */
-    if (after < ps->end && ((*after >= 'a' && *after <= 'z') || (*after >= 'A' && *after <= 'Z') ||
-                            (*after >= '0' && *after <= '9') || *after == '_'))
-        return false;
-    ps->p = after;
+    w->set[i].m = m;
+    w->set[i].at = at;
     return true;
 }
 
-/* depth: number of containers around the value. */
-static struct sj_value *parse_value(struct parser *ps, const struct sj_value *parent,
-                                    unsigned depth)
+static struct sj_value *build(struct walk *w, const cJSON *item, const struct sj_value *parent,
+                              size_t index)
 {
-    struct sj_value *v;
-    bool ok = true;
+    struct lexer *lx = &w->lx;
+    struct sj_value *v = &w->doc->values[w->doc->nvalues++];
+    const cJSON *c;
+    int type = item->type & 0xFF;
 
-    if (ps->p >= ps->end) {
-        fail_at(ps, ps->p, "expected a value, got end of input");
-        return NULL;
+    v->parent = parent;
+    v->index = index;
+    if (parent != NULL && parent->type == SJ_OBJECT) {
+        if (!lex_scalar(lx, K_STRING))
+            return NULL;
+        v->key = item->string;
+        v->key_len = lx->str_len;
+        if (!add_member(w, v, lx->at))
+            return NULL;
     }
-    v = new_value(ps, parent);
-    if (v == NULL)
-        return NULL;
-    switch (*ps->p) {
-    case '{':
-    case '[':
-        if (depth + 1u > ps->max_depth) {
-            fail_at(ps, ps->p, "nesting deeper than %u levels", ps->max_depth);
+    if (type == cJSON_NULL) {
+        v->type = SJ_NULL;
+    } else if (type == cJSON_False || type == cJSON_True) {
+        v->type = SJ_BOOL;
+        v->u.boolean = type == cJSON_True;
+    } else if (type == cJSON_Number) {
+        int n;
+        if (!lex_scalar(lx, K_NUMBER))
+            return NULL;
+        n = (int)(lx->p - lx->at);
+        if (isinf(item->valuedouble)) {
+            fail_at(lx, lx->at, "number %.*s%s is out of the range of a double", n > 24 ? 24 : n,
+                    (const char *)lx->at, n > 24 ? "..." : "");
             return NULL;
         }
-        ok = *ps->p == '{' ? parse_object(ps, v, depth) : parse_array(ps, v, depth);
-        break;
-    case '"':
+        v->type = SJ_NUMBER;
+        v->u.num.d = item->valuedouble;
+        v->u.num.is_int = lx->is_int;
+        v->u.num.i = lx->is_int ? lx->i : 0;
+    } else if (type == cJSON_String) {
+        if (!lex_scalar(lx, K_STRING))
+            return NULL;
         v->type = SJ_STRING;
-        ok = parse_string(ps, &v->u.str.s, &v->u.str.len);
-        break;
-    case '-': case '0': case '1': case '2': case '3': case '4':
-    case '5': case '6': case '7': case '8': case '9':
-        ok = parse_number(ps, v);
-        break;
-    default:
-        if (match_word(ps, "true")) {
-            v->type = SJ_BOOL;
-            v->u.boolean = true;
-        } else if (match_word(ps, "false")) {
-            v->type = SJ_BOOL;
-            v->u.boolean = false;
-        } else if (match_word(ps, "null")) {
-            v->type = SJ_NULL;
-        } else {
-            char got[32];
-            describe_input(ps, ps->p, got, sizeof got);
-            fail_at(ps, ps->p, "expected a value, got %s", got);
-            ok = false;
-        }
-        break;
+        v->u.str.s = item->valuestring;
+        v->u.str.len = lx->str_len;
+    } else if (type == cJSON_Array || type == cJSON_Object) {
+        const struct sj_value **items = &w->doc->kids[w->doc->nkids];
+
+        v->type = type == cJSON_Array ? SJ_ARRAY : SJ_OBJECT;
+        v->u.kids.items = items;
+        for (c = item->child; c != NULL; c = c->next)
+            w->doc->nkids++;
+        for (c = item->child; c != NULL; c = c->next, v->u.kids.count++)
+            if ((items[v->u.kids.count] = build(w, c, v, v->u.kids.count)) == NULL)
+                return NULL;
+    } else {
+        fail_at(lx, lx->p, "the JSON library (cJSON) read this differently");
+        return NULL;
     }
-    return ok ? v : NULL;
+    return v;
 }
 
-struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *limits,
-                        struct sj_error *err)
+static void clear_error(struct sj_error *err)
 {
-    struct parser ps;
-    size_t max_size = limits && limits->max_size ? limits->max_size : SJ_DEFAULT_MAX_SIZE;
-    unsigned max_depth = limits && limits->max_depth ? limits->max_depth : SJ_DEFAULT_MAX_DEPTH;
-    struct sj_doc *doc;
-    const struct sj_value *root = NULL;
-
     if (err != NULL) {
         err->line = err->column = 0;
         err->msg[0] = '\0';
     }
+}
+
+/* cJSON's own nesting limit: past it, cJSON stops at the same bracket as
+ * the lexer. */
+_Static_assert(SJ_MAX_DEPTH_CAP <= CJSON_NESTING_LIMIT, "the lexer's depth limit is cJSON's");
+
+struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *limits,
+                        struct sj_error *err)
+{
+    size_t max_size = limits && limits->max_size ? limits->max_size : SJ_DEFAULT_MAX_SIZE;
+    unsigned max_depth = limits && limits->max_depth ? limits->max_depth : SJ_DEFAULT_MAX_DEPTH;
+    size_t values = 0, members = 0;
+    const char *cj_end = NULL;
+    struct sj_doc *doc;
+    struct walk w;
+    char *copy;
+    bool ok = false;
+
+    clear_error(err);
     if (len > max_size) {
         error_nopos(err, "input is %zu bytes, more than the limit of %zu", len, max_size);
         return NULL;
@@ -970,49 +666,56 @@ struct sj_doc *sj_parse(const char *text, size_t len, const struct sj_limits *li
         error_nopos(err, "no input");
         return NULL;
     }
-    doc = malloc(sizeof *doc);
-    if (doc == NULL) {
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
+    /* cJSON gets the text with a NUL after it (see above). */
+    doc = calloc(1, sizeof *doc);
+    copy = malloc(len + 1u);
+    if (doc == NULL || copy == NULL) {
+        free(doc);
+        free(copy);
         error_nopos(err, "out of memory");
         return NULL;
     }
-    doc->chunks = NULL;
-    doc->root = NULL;
-
-    memset(&ps, 0, sizeof ps);
-    ps.p = (const unsigned char *)(text ? text : "");
-    ps.end = ps.p + len;
-    ps.line = 1;
-    ps.line_start = ps.col_pos = ps.p;
-    ps.col_at = 1;
-    ps.max_depth = max_depth > SJ_MAX_DEPTH_CAP ? SJ_MAX_DEPTH_CAP : max_depth;
-    ps.doc = doc;
-    ps.err = err;
-
-    if (len >= 3 && memcmp(ps.p, "\xEF\xBB\xBF", 3) == 0) {
-        ps.p += 3;
-        ps.line_start = ps.col_pos = ps.p;
-    }
-    skip_ws(&ps);
-    if (ps.p >= ps.end)
-        fail_at(&ps, ps.p, "empty input (expected a JSON value)");
-    else
-        root = parse_value(&ps, NULL, 0);
-    if (root != NULL) {
-        skip_ws(&ps);
-        if (ps.p < ps.end) {
-            char got[32];
-            describe_input(&ps, ps.p, got, sizeof got);
-            fail_at(&ps, ps.p, "unexpected %s after the JSON value", got);
+    if (len != 0)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    memset(&w, 0, sizeof w);
+    w.doc = doc;
+    w.lx.start = w.lx.p = (const unsigned char *)copy;
+    w.lx.end = w.lx.start + len;
+    w.lx.max_depth = max_depth < SJ_MAX_DEPTH_CAP ? max_depth : SJ_MAX_DEPTH_CAP;
+    w.lx.err = err;
+    doc->cj = cJSON_ParseWithLengthOpts(copy, len + 1u, &cj_end, false);
+    if (doc->cj != NULL) {
+        count(doc->cj, &values, &members);
+        for (w.mask = 1; w.mask < 2u * members; w.mask *= 2u)
+            ;
+        doc->values = calloc(values, sizeof *doc->values);
+        doc->kids = calloc(values, sizeof *doc->kids);
+        w.set = calloc(w.mask--, sizeof *w.set);
+        if (doc->values != NULL && doc->kids != NULL && w.set != NULL) {
+            ok = build(&w, doc->cj, NULL, 0) != NULL;
+            while (ok && lex_next(&w.lx) != K_END)
+                ok = !w.lx.failed;
         }
+    } else {
+        w.lx.stop = cj_end != NULL && cj_end >= copy && cj_end <= copy + len
+                        ? (const unsigned char *)cj_end
+                                                           : w.lx.start;
+        while (lex_next(&w.lx) != 0)
+            ;
     }
-    free(ps.stk);
-    free(ps.scratch);
-    free(ps.set);
-    if (ps.failed) {
+    free(w.set);
+    free(copy);
+    if (!ok) {
+        if (!w.lx.failed)
+            error_nopos(err, "out of memory");
         sj_doc_free(doc);
         return NULL;
     }
-    doc->root = root;
     return doc;
 }
 
@@ -1020,63 +723,59 @@ struct sj_doc *sj_parse_file(const char *path, const struct sj_limits *limits,
                              struct sj_error *err)
 {
     size_t max_size = limits && limits->max_size ? limits->max_size : SJ_DEFAULT_MAX_SIZE;
-    size_t len = 0, cap = 0;
-    char *buf = NULL;
-    struct sj_doc *doc;
+    size_t len = 0, cap = 0, got;
+    char *buf = NULL, *nb;
+    struct sj_doc *doc = NULL;
     FILE *f;
 
-    if (err != NULL) {
-        err->line = err->column = 0;
-        err->msg[0] = '\0';
-    }
+    clear_error(err);
     errno = 0;
-    f = fopen(path, "rb");
-    if (f == NULL) {
+    if ((f = fopen(path, "rb")) == NULL) {
         error_nopos(err, "cannot open: %s", errno ? strerror(errno) : "unknown error");
         return NULL;
     }
     /* Reads at most one byte past the limit: enough to know it is over. */
     for (;;) {
-        size_t got;
         if (len == cap) {
-            size_t ncap = cap ? cap * 2u : 65536u;
-            char *nb;
-            if (ncap > max_size + 1u)
-                ncap = max_size + 1u;
-            nb = realloc(buf, ncap);
-            if (nb == NULL) {
-                fclose(f);
-                free(buf);
+            cap = cap * 2u > 65536u ? cap * 2u : 65536u;
+            cap = cap < max_size + 1u ? cap : max_size + 1u;
+            if ((nb = realloc(buf, cap)) == NULL) {
                 error_nopos(err, "out of memory");
-                return NULL;
+                break;
             }
             buf = nb;
-            cap = ncap;
         }
         errno = 0;
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
+        len += got = fread(buf + len, 1, cap - len, f);
         if (len > max_size) {
-            fclose(f);
-            free(buf);
             error_nopos(err, "file is larger than the limit of %zu bytes", max_size);
-            return NULL;
+        } else if (got == 0 && ferror(f)) {
+            error_nopos(err, "read error: %s", errno ? strerror(errno) : "I/O error");
+        } else if (got == 0) {
+            doc = sj_parse(buf, len, limits, err);
+        } else {
+            continue;
         }
-        if (got == 0) {
-            if (ferror(f)) {
-                int e = errno;
-                fclose(f);
-                free(buf);
-                error_nopos(err, "read error: %s", e ? strerror(e) : "I/O error");
-                return NULL;
-            }
-            break;
-        }
+        break;
     }
     fclose(f);
-    doc = sj_parse(buf, len, limits, err);
     free(buf);
     return doc;
+}
+
+void sj_doc_free(struct sj_doc *doc)
+{
+    if (doc == NULL)
+        return;
+    cJSON_Delete(doc->cj);
+    free(doc->values);
+    free(doc->kids);
+    free(doc);
+}
+
+const struct sj_value *sj_doc_root(const struct sj_doc *doc)
+{
+    return doc != NULL && doc->values != NULL ? &doc->values[0] : NULL;
 }
 
 /* -------------------------------------------------------------- accessors */
@@ -1443,58 +1142,42 @@ void sj_w_string(struct sj_writer *w, const char *s)
     sj_w_string_n(w, s, strlen(s));
 }
 
+/* A number or literal: text goes out as it is. */
+static void w_scalar(struct sj_writer *w, const char *text)
+{
+    if (!w_before(w, false))
+        return;
+    w_puts(w, text);
+    w_after_value(w);
+}
+
 void sj_w_int(struct sj_writer *w, int64_t v)
 {
     char buf[32];
 
-    if (!w_before(w, false))
-        return;
     snprintf(buf, sizeof buf, "%lld", (long long)v);
-    w_puts(w, buf);
-    w_after_value(w);
+    w_scalar(w, buf);
 }
 
 void sj_w_uint(struct sj_writer *w, uint64_t v)
 {
     char buf[32];
 
-    if (!w_before(w, false))
-        return;
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    w_puts(w, buf);
-    w_after_value(w);
+    w_scalar(w, buf);
 }
 
 void sj_w_double(struct sj_writer *w, double v)
 {
-    char buf[40];
+    char buf[40] = "null";
 
-    if (!w_before(w, false))
-        return;
-    if (isfinite(v)) {
+    if (isfinite(v))
         format_double(v, buf);
-        w_puts(w, buf);
-    } else {
-        w_puts(w, "null");
-    }
-    w_after_value(w);
+    w_scalar(w, buf);
 }
 
-void sj_w_bool(struct sj_writer *w, bool v)
-{
-    if (!w_before(w, false))
-        return;
-    w_puts(w, v ? "true" : "false");
-    w_after_value(w);
-}
-
-void sj_w_null(struct sj_writer *w)
-{
-    if (!w_before(w, false))
-        return;
-    w_puts(w, "null");
-    w_after_value(w);
-}
+void sj_w_bool(struct sj_writer *w, bool v) { w_scalar(w, v ? "true" : "false"); }
+void sj_w_null(struct sj_writer *w) { w_scalar(w, "null"); }
 
 int sj_writer_finish(struct sj_writer *w)
 {

@@ -3,24 +3,47 @@
  * for results.
  *
  * Reading. sj_parse() turns a whole buffer into a read-only tree of
- * struct sj_value, all allocated from one arena owned by the returned
- * struct sj_doc; sj_doc_free() releases everything at once, and no value
- * may be used after that. Anything RFC 8259 does not allow is an error:
- * trailing commas, leading zeros, comments, single quotes, NaN/Infinity,
- * unescaped control characters in strings, invalid escapes, lone UTF-16
- * surrogates, invalid UTF-8 in strings, duplicate keys in one object, any
- * data after the top-level value, and empty input. A leading UTF-8 byte
- * order mark is skipped (RFC 8259 section 8.1 lets parsers ignore it).
- * Input is bounded by sj_limits: nesting depth and input size.
+ * struct sj_value owned by the returned struct sj_doc; sj_doc_free()
+ * releases everything at once, and no value may be used after that.
+ * Anything RFC 8259 does not allow is an error: trailing commas, leading
+ * zeros, comments, single quotes, NaN/Infinity, unescaped control
+ * characters in strings, invalid escapes, lone UTF-16 surrogates, invalid
+ * UTF-8 in strings, duplicate keys in one object, any data after the
+ * top-level value, and empty input. A leading UTF-8 byte order mark is
+ * skipped (RFC 8259 section 8.1 lets parsers ignore it). Input is bounded
+ * by sj_limits: nesting depth and input size.
+ *
+ * How. cJSON (libcjson, Debian's libcjson-dev) parses the text, unescapes
+ * the strings and converts the numbers; the sj_value nodes point into its
+ * tree. A lexer of ours (strings and numbers; no grammar) runs over the
+ * same text and adds what cJSON does not do:
+ *   - refuses what cJSON lets through: leading zeros ("01"), a '.' or an
+ *     exponent without digits ("1.", "1.e5"), numbers out of the range of
+ *     a double (cJSON gives infinity), control characters and invalid
+ *     UTF-8 in strings, "\u" without 4 hex digits, bytes up to 0x20 other
+ *     than RFC 8259's four whitespace characters (cJSON skips them all, NUL
+ *     included), duplicate keys (cJSON keeps both), nesting beyond
+ *     max_depth;
+ *   - exact integers (cJSON keeps a double, and an int saturated to 32
+ *     bits), read from the text: see Numbers;
+ *   - string lengths: cJSON's copies end at the first NUL, so a "\u0000"
+ *     would cut them; the length is counted from the text;
+ *   - the position of the first error, and words for it.
+ * Where cJSON refuses a text, its error offset says which token is wrong
+ * and the lexer says what was due there. cJSON allocates with malloc (this
+ * reader is the simulator's, not the stack's); no cJSON hooks or other
+ * global settings are used.
  *
  * Errors. struct sj_error gets the position of the first error and a
- * message that starts with it, e.g.
+ * message that starts with it (duplicate keys and numbers out of range are
+ * found only in a text cJSON can read: in '{"a":1,"a":2,}' the trailing
+ * comma is reported), e.g.
  *     "line 3, column 14: expected ',' or '}' after object member"
  * so a caller prints "<file>: <msg>". Lines and columns are 1-based; a
  * column counts characters (UTF-8 sequences), a tab is one column, and only
  * '\n' starts a new line.
  *
- * Positions and paths of values. Every value keeps its line/column, its
+ * Paths of values. Values keep no position, but every value knows its
  * parent, and its key (object member) or index (array element), so a loader
  * can report a semantic error long after parsing:
  *     char path[128], got[64];
@@ -36,8 +59,8 @@
  * "1e3" and "3.0" have is_int false. sj_as_int64() only accepts is_int
  * numbers, so a node id of 2.5 or 1e3 is refused rather than truncated.
  * A literal beyond the range of a double (1e400) is a parse error; one
- * that underflows becomes 0 or a subnormal. Conversion uses strtod() and is
- * independent of the C locale's decimal point.
+ * that underflows becomes 0 or a subnormal. cJSON converts with strtod()
+ * in the C locale's decimal point, so the C locale does not matter.
  *
  * Strings are unescaped to UTF-8 and NUL-terminated; as "\u0000" is valid
  * JSON, a string or key may contain a NUL before its end, so the length is
@@ -68,8 +91,6 @@ enum sj_type {
  * but the accessors below also accept NULL, which lets lookups chain. */
 struct sj_value {
     enum sj_type type;
-    uint32_t line, column;          /* of the value's first character */
-    uint32_t key_line, key_column;  /* of the member's key; 0 if no key */
     const struct sj_value *parent;  /* NULL for the root */
     const char *key;                /* member name if parent is an object */
     size_t key_len;
@@ -104,7 +125,9 @@ struct sj_doc;  /* owns the arena holding every value of one document */
 
 /* Zero fields (or a NULL pointer) mean the defaults. max_depth counts
  * nested arrays/objects: with 64, 64 nested '[' parse and 65 do not.
- * Memory use is at most about 50 times max_size. */
+ * Memory use is at most about 80 times max_size (in "[1,1,...]" each
+ * 2 bytes cost a cJSON item, its malloc header, an sj_value and a pointer
+ * to it). */
 struct sj_limits {
     unsigned max_depth;
     size_t max_size;                /* bytes of input */
