@@ -543,6 +543,21 @@ static inline void pair_connect(struct pair *p, bool v6, struct app *cli, struct
     CHECK_EQ(cli->conn.state, MIP_TCP_ESTABLISHED);
     CHECK_EQ(srv->conn.state, MIP_TCP_ESTABLISHED);
 }
+
+/* Ends a test of pair_connect's pair: aborts the client's connection if it
+ * is still open (with `deliver_rst`, its RST then has 100 ms to reach the
+ * server), then the server's, frees the pair and both apps (calloc'ed).
+ * Aborting a closed connection does nothing. */
+static inline void pair_close(struct pair *p, struct app *cli, struct app *srv, bool deliver_rst)
+{
+    mip_tcp_abort(&p->side[0].tcp, &cli->conn);
+    if (deliver_rst)
+        pair_run(p, 1, 100);
+    mip_tcp_abort(&p->side[1].tcp, &srv->conn);
+    pair_free(p);
+    free(cli);
+    free(srv);
+}
 #endif
 
 #endif

@@ -414,9 +414,7 @@ static void test_simultaneous_close(void)
     pair_run(&p, 1, 2u * MIP_TCP_MSL_MS + 10u);
     CHECK_EQ(tw_count(&p.side[0].tcp), 0);
     CHECK_EQ(tw_count(&p.side[1].tcp), 0);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 static void test_half_close(void)
@@ -465,9 +463,7 @@ static void test_half_close(void)
     CHECK_EQ(tw_count(&p.side[1].tcp), 0);
     pair_run(&p, 1, 2u * MIP_TCP_MSL_MS + 10u);
     CHECK_EQ(tw_count(&p.side[0].tcp), 0);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 /* --- TIME_WAIT ---------------------------------------------------------------- */
