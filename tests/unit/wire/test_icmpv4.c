@@ -7,6 +7,7 @@
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/checksum.h"
 #include "moteip/wire/icmpv4.h"
+#include "exact.h"
 #include "testing.h"
 
 /* A captured Windows "ping": echo request id 1 seq 1, 32-byte payload. */
@@ -18,14 +19,9 @@ static const uint8_t echo_request[40] = {
 
 static mip_status parse_exact(const uint8_t *buf, size_t len, struct mip_icmp_hdr *out)
 {
-    uint8_t *copy = malloc(len ? len : 1u);
-    mip_status st;
+    uint8_t *copy = dup_exact(buf, len);
+    mip_status st = copy != NULL ? mip_icmp_parse(copy, len, out) : MIP_ERR_NOBUFS;
 
-    if (copy == NULL)
-        return MIP_ERR_NOBUFS;
-    if (len)
-        memcpy(copy, buf, len);
-    st = mip_icmp_parse(copy, len, out);
     free(copy);
     return st;
 }
