@@ -5,18 +5,11 @@
 #include <stdlib.h>
 
 #include "moteip/wire/icmpv6.h"
+#include "exact.h"
 #include "testing.h"
 
 /* Echo request, id 0x1234 seq 1, as sent by ping(8), payload elided. */
 static const uint8_t echo_req[8] = {0x80, 0x00, 0x4b, 0x9e, 0x12, 0x34, 0x00, 0x01};
-
-static uint8_t *dup_prefix(const uint8_t *src, size_t n)
-{
-    uint8_t *p = malloc(n);
-    if (p != NULL && n != 0u)
-        memcpy(p, src, n);
-    return p;
-}
 
 static void test_icmpv6_parse_known_echo_request(void)
 {
@@ -74,7 +67,7 @@ static void test_icmpv6_parse_every_truncation_fails(void)
     size_t n;
 
     for (n = 0; n < sizeof(echo_req); n++) {
-        uint8_t *p = dup_prefix(echo_req, n);
+        uint8_t *p = dup_exact(echo_req, n);
         CHECK(n == 0 || p != NULL);
         CHECK_EQ(mip_icmp_parse(p, n, &h), MIP_ERR_TRUNCATED);
         free(p);
