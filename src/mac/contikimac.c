@@ -365,10 +365,7 @@ static void own_cca_done(struct mip_mac *m)
 static void send(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    struct mip_mac_qframe *q = mip_mac_head(m);
-    struct mip_802154_hdr h;
     struct mip_rdc_phase *e;
-    size_t hl;
     c->known = false;
     c->awake = false;
     c->radio = false;
@@ -378,11 +375,8 @@ static void send(struct mip_mac *m)
         mip_mac_rdc_wait(m, c->since - m->now);
         return;
     }
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
-        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+    if (!mip_rdc_head_dst(m, &c->dst))
         return;
-    }
-    c->dst = h.dst;
     if (m->ack_wanted) {
         mip_rdc_mark_burst(m, &c->dst);
         if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {

@@ -216,12 +216,6 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
 
 /* --- the sender ---------------------------------------------------------------- */
 
-static bool is_broadcast(const struct mip_802154_addr *a)
-{
-    return a->mode == MIP_802154_ADDR_NONE ||
-           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
-}
-
 /* Contiki's UNICAST_TIMEOUT (1.5 intervals) and PACKET_LIFETIME (one). */
 static uint32_t wait_limit(const struct mip_mac *m)
 {
@@ -255,16 +249,10 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
 static void send(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
-    struct mip_mac_qframe *q = mip_mac_head(m);
-    struct mip_802154_hdr h;
-    size_t hl;
     c->radio = false;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
-        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+    if (!mip_rdc_head_dst(m, &c->dst))
         return;
-    }
-    c->dst = h.dst;
-    c->bcast = is_broadcast(&c->dst);
+    c->bcast = mip_rdc_is_broadcast(&c->dst);
     c->copies = 0;
     if (!c->bcast && m->ack_wanted) {
         mip_rdc_mark_burst(m, &c->dst);

@@ -180,6 +180,12 @@ int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
 /* Sets the frame pending bit of the head frame when the next queued frame
  * is a unicast asking for an ACK to the same receiver `dst` (a burst). */
 void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst);
+/* rdc->send's first step: the head frame's receiver into *dst. False, the
+ * frame finished as MIP_MAC_TX_RADIO_ERROR, when its MHR does not parse
+ * (mip_mac_send checked that it does). */
+bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst);
+/* No address (an implicit broadcast) or the short broadcast address. */
+bool mip_rdc_is_broadcast(const struct mip_802154_addr *a);
 /* Our burst keeps `dst` awake now: the last frame ACKed by it had the
  * pending bit, and burst_wait_us has not passed since. */
 bool mip_rdc_burst_open(const struct mip_mac *m, const struct mip_rdc_burst *b,

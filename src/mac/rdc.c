@@ -250,6 +250,27 @@ void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
         mip_mac_head(m)->data[0] |= FCF_FRAME_PENDING;
 }
 
+bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst)
+{
+    const struct mip_mac_qframe *q = mip_mac_head(m);
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
+        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+        return false;
+    }
+    *dst = h.dst;
+    return true;
+}
+
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
+bool mip_rdc_is_broadcast(const struct mip_802154_addr *a)
+{
+    return a->mode == MIP_802154_ADDR_NONE ||
+           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
+}
+#endif
+
 bool mip_rdc_burst_open(const struct mip_mac *m, const struct mip_rdc_burst *b,
                         const struct mip_802154_addr *dst)
 {

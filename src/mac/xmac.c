@@ -241,12 +241,6 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
 
 /* --- the sender ---------------------------------------------------------------------- */
 
-static bool is_broadcast(const struct mip_802154_addr *a)
-{
-    return a->mode == MIP_802154_ADDR_NONE ||
-           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
-}
-
 static void listen_first(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
@@ -277,18 +271,12 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
 static void send(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
-    struct mip_mac_qframe *q = mip_mac_head(m);
-    struct mip_802154_hdr h;
     struct mip_rdc_phase *e;
-    size_t hl;
     uint32_t wait;
     c->radio = false;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
-        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+    if (!mip_rdc_head_dst(m, &c->dst))
         return;
-    }
-    c->dst = h.dst;
-    if (!is_broadcast(&c->dst)) {
+    if (!mip_rdc_is_broadcast(&c->dst)) {
         if (m->ack_wanted)
             mip_rdc_mark_burst(m, &c->dst);
         if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {
@@ -321,7 +309,7 @@ static void strobe(struct mip_mac *m)
     c->strobe_at = m->now;
     if (c->strobes < UINT16_MAX)
         c->strobes++;
-    if (is_broadcast(&c->dst)) {
+    if (mip_rdc_is_broadcast(&c->dst)) {
         c->radio = false;
         if (c->strobes > 1u)
             mip_rdc_count(m, MIP_MAC_STAT_rdc_copies);
@@ -353,7 +341,7 @@ static void next_strobe(struct mip_mac *m)
         return;
     }
     c->radio = false;
-    if (is_broadcast(&c->dst)) {
+    if (mip_rdc_is_broadcast(&c->dst)) {
         /* Contiki sends the frame once more after the strobe time */
         if (mip_mac_defer_if_busy(m))
             return;
