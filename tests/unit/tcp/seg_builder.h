@@ -336,6 +336,14 @@ static inline bool hs_next(struct hs *h, struct sb_reply *r)
     return false;
 }
 
+/* The stack sent exactly one segment since the last hs_clear: it into *r
+ * (both checked; *r is zeroed when there is none). */
+static inline void hs_expect_one(struct hs *h, struct sb_reply *r)
+{
+    CHECK_EQ(hs_count(h), 1);
+    CHECK(hs_next(h, r));
+}
+
 /* A segment from the peer on the connection under test, with the peer's
  * current numbers (and timestamp when negotiated). */
 static inline struct sb_seg hs_seg(const struct hs *h, uint8_t flags)

@@ -476,8 +476,7 @@ static void test_delayed_ack(void)
     fixture_advance(&h->f, 49);
     CHECK_EQ(h->f.ntx, 0);
     fixture_advance(&h->f, 1);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.ack, h->snd_nxt);
     CHECK_EQ(r.h.seq, a->conn.snd_nxt);
@@ -491,8 +490,7 @@ static void test_delayed_ack(void)
     hs_send_data(h, buf, full);
     CHECK_EQ(h->f.ntx, 0);
     hs_send_data(h, buf, full);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.ack, h->snd_nxt);
     CHECK_EQ(a->ngot, 5 + 2 * full);
@@ -567,8 +565,7 @@ static void test_out_of_order_acked_at_once_with_sack(void)
 
     /* [100, 200) ahead of a hole: ACK at once, one SACK block. */
     send_at(h, base, 100, 100);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.ack, base);
     CHECK_EQ(mip_tcp_stat(&h->tcp, MIP_TCP_STAT_ooo_segs), 1);
@@ -983,14 +980,12 @@ static void nagle(bool nodelay)
         }
     } else {
         /* The first goes (nothing in flight); the rest wait for its ACK. */
-        CHECK_EQ(hs_count(h), 1);
-        CHECK(hs_next(h, &r));
+        hs_expect_one(h, &r);
         CHECK_EQ(r.len, 10);
         hs_absorb(h, &r);
         hs_clear(h);
         hs_send_ack(h);
-        CHECK_EQ(hs_count(h), 1);
-        CHECK(hs_next(h, &r));
+        hs_expect_one(h, &r);
         CHECK_EQ(r.len, 40);
         CHECK_EQ(r.h.seq, a->conn.iss + 11u);
         CHECK_EQ(r.h.flags, MIP_TCP_ACK | MIP_TCP_PSH);
@@ -1001,8 +996,7 @@ static void nagle(bool nodelay)
             uint8_t big[600];
             memset(big, 'b', sizeof(big));
             CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, big, sizeof(big)), sizeof(big));
-            CHECK_EQ(hs_count(h), 1);
-            CHECK(hs_next(h, &r));
+            hs_expect_one(h, &r);
             CHECK_EQ(r.len, a->conn.cc.mss);
             CHECK_EQ(a->conn.cc.mss, 536);
         }
