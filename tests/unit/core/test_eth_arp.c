@@ -200,12 +200,24 @@ static void test_truncated_ethernet_dropped(void)
 
 /* --- resolution ------------------------------------------------------------ */
 
+/* PEER's ARP reply to us arrives: the datagram queued for it (data, n
+ * bytes) goes out to PEER_MAC, and its buffer is free again. */
+static void peer_answers_queued_goes_out(struct fixture *f, uint8_t eth, const uint8_t *data,
+                                         size_t n)
+{
+    uint8_t frame[64];
+    size_t len = build_arp_frame(frame, OUR_MAC, 2, PEER_MAC, PEER, OUR_MAC, US);
+    fixture_input(f, eth, frame, len);
+    CHECK_EQ(f->ntx, 1);
+    CHECK_UDP4_FRAME(&f->tx[0], PEER_MAC, PEER, data, n);
+    CHECK_EQ(f->s->pool.in_use, 0);
+}
+
 static void test_send_to_unresolved_neighbor_queued_until_arp_reply(void)
 {
     struct fixture f;
-    uint8_t eth, frame[64];
+    uint8_t eth;
     static const uint8_t data[10] = {'h', 'e', 'l', 'l', 'o', '-', 'a', 'r', 'p', '!'};
-    size_t len;
     struct mip_neigh *e;
     eth_fixture_init(&f, &eth, US, NULL);
     CHECK_EQ(send_udp(&f, PEER, data, sizeof(data)), MIP_ERR_PENDING);
@@ -219,11 +231,7 @@ static void test_send_to_unresolved_neighbor_queued_until_arp_reply(void)
 
     fixture_clear(&f);
     f.now += 20;
-    len = build_arp_frame(frame, OUR_MAC, 2, PEER_MAC, PEER, OUR_MAC, US);
-    fixture_input(&f, eth, frame, len);
-    CHECK_EQ(f.ntx, 1);
-    CHECK_UDP4_FRAME(&f.tx[0], PEER_MAC, PEER, data, sizeof(data));
-    CHECK_EQ(f.s->pool.in_use, 0);
+    peer_answers_queued_goes_out(&f, eth, data, sizeof(data));
     CHECK_EQ(fixture_stat(&f, MIP_STAT_neigh_resolved), 1);
     e = test_neigh(&f, eth, PEER);
     CHECK(e != NULL && e->state == MIP_NEIGH_REACHABLE);
@@ -254,20 +262,15 @@ static void test_learning_a_new_neighbor_keeps_another_queued_packet(void)
     CHECK(test_neigh(&f, eth, "192.0.2.9") != NULL);
     CHECK_EQ(f.s->pool.in_use, 1);
     fixture_clear(&f);
-    len = build_arp_frame(frame, OUR_MAC, 2, PEER_MAC, PEER, OUR_MAC, US);
-    fixture_input(&f, eth, frame, len);
-    CHECK_EQ(f.ntx, 1);
-    CHECK_UDP4_FRAME(&f.tx[0], PEER_MAC, PEER, data, sizeof(data));
-    CHECK_EQ(f.s->pool.in_use, 0);
+    peer_answers_queued_goes_out(&f, eth, data, sizeof(data));
     fixture_free(&f);
 }
 
 static void test_second_send_while_incomplete_replaces_queued_packet(void)
 {
     struct fixture f;
-    uint8_t eth, frame[64];
+    uint8_t eth;
     static const uint8_t first[4] = {1, 1, 1, 1}, second[6] = {2, 2, 2, 2, 2, 2};
-    size_t len;
     eth_fixture_init(&f, &eth, US, NULL);
     CHECK_EQ(send_udp(&f, PEER, first, sizeof(first)), MIP_ERR_PENDING);
     CHECK_EQ(send_udp(&f, PEER, second, sizeof(second)), MIP_ERR_PENDING);
@@ -276,11 +279,7 @@ static void test_second_send_while_incomplete_replaces_queued_packet(void)
     CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_neigh_queue_replaced), 1);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_arp_requests_tx), 1);
     fixture_clear(&f);
-    len = build_arp_frame(frame, OUR_MAC, 2, PEER_MAC, PEER, OUR_MAC, US);
-    fixture_input(&f, eth, frame, len);
-    CHECK_EQ(f.ntx, 1);
-    CHECK_UDP4_FRAME(&f.tx[0], PEER_MAC, PEER, second, sizeof(second));
-    CHECK_EQ(f.s->pool.in_use, 0);
+    peer_answers_queued_goes_out(&f, eth, second, sizeof(second));
     fixture_free(&f);
 }
 

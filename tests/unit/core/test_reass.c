@@ -612,11 +612,10 @@ static void test_ipv4_timeout_sends_reassembly_time_exceeded(void)
     struct dgram d;
     uint8_t first[600];
     const uint8_t *r;
-    size_t n;
     init_rx(&f, &c);
     CHECK_EQ(mip_stack_poll(f.s, f.now), MIP_POLL_IDLE);
     make_udp(&d, false, 0xC0, 12000, 1000);
-    n = send_first(&f, &d, 512, first);
+    send_first(&f, &d, 512, first);
     send_piece(&f, &d, 768, d.l4len - 768);
     CHECK_EQ(mip_stack_poll(f.s, f.now), MIP_REASS_TIMEOUT_MS);
     CHECK_EQ(fixture_advance(&f, 1000), MIP_REASS_TIMEOUT_MS - 1000);
@@ -654,9 +653,8 @@ static void test_ipv6_timeout_sends_reassembly_time_exceeded(void)
     struct dgram d;
     uint8_t first[600];
     const uint8_t *r;
-    size_t n;
     start_rx(&f, &c, &d, true, 0xC2, 12002, 1000);
-    n = send_first(&f, &d, 512, first);
+    send_first(&f, &d, 512, first);
     CHECK_EQ(fixture_advance(&f, MIP_REASS_TIMEOUT_MS - 1), 1);
     CHECK_EQ(f.ntx, 0);
     CHECK_EQ(fixture_advance(&f, 1), MIP_POLL_IDLE);
@@ -759,10 +757,9 @@ static void test_ipv4_reassembled_closed_port_quotes_first_fragment(void)
     struct dgram d;
     uint8_t first[600];
     const uint8_t *r;
-    size_t n;
     fixture_init(&f, false);                /* nothing bound */
     make_udp(&d, false, 0xE0, 14000, 1000);
-    n = send_first(&f, &d, 512, first);
+    send_first(&f, &d, 512, first);
     send_piece(&f, &d, 512, d.l4len - 512);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
     CHECK_EQ(f.ntx, 1);
@@ -784,10 +781,9 @@ static void test_ipv6_reassembled_closed_port_quotes_first_fragment(void)
     struct dgram d;
     uint8_t first[600];
     const uint8_t *r;
-    size_t n;
     fixture_init(&f, false);
     make_udp(&d, true, 0xE1, 14001, 1000);
-    n = send_first(&f, &d, 512, first);
+    send_first(&f, &d, 512, first);
     send_piece(&f, &d, 512, d.l4len - 512);
     CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_udp_no_port), 1);
     CHECK_EQ(f.ntx, 1);
