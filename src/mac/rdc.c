@@ -80,13 +80,6 @@ void mip_rdc_adapt_heard(struct mip_rdc_adapt *a)
     a->level = 0;
 }
 
-enum mip_rdc_check mip_rdc_check_adapt(const struct mip_rdc_config *p, uint32_t shortest_us)
-{
-    if (p->adapt_max_us != 0u &&
-        (p->adapt_max_us < shortest_us || p->adapt_max_us > MIP_RDC_TIME_MAX))
-        return MIP_RDC_BAD_ADAPT_MAX;
-    return MIP_RDC_OK;
-}
 
 /* --- frames of our own ---------------------------------------------------- */
 
@@ -180,19 +173,17 @@ uint32_t mip_rdc_grid_start(struct mip_mac *m, struct mip_rdc_grid *g)
     return first;
 }
 
-uint32_t mip_rdc_grid_next(struct mip_mac *m, struct mip_rdc_grid *g)
-{
-    mip_rdc_cycle_now(&g->cycle, g->period, m->now);
-    return g->cycle + g->skip * g->period - m->now;
-}
-
-void mip_rdc_grid_adapt(struct mip_mac *m, struct mip_rdc_grid *g, struct mip_rdc_adapt *a)
+void mip_rdc_grid_adapt(struct mip_mac *m, struct mip_rdc_grid *g,
+                        struct mip_rdc_adapt *a)
 {
     mip_rdc_cycle_now(&g->cycle, g->period, m->now);
     /* The adaptive interval: wake-ups on the grid of T, skipping more of
      * its points while nothing arrives (rdc.h). */
     g->skip = mip_rdc_adapt_next(a, g->period, mip_rdc_par(m)->adapt_max_us) / g->period;
 }
+
+
+
 
 uint32_t mip_rdc_offset(mip_utime_t t, mip_utime_t cycle, uint32_t period)
 {
@@ -233,9 +224,6 @@ struct mip_rdc_phase *mip_rdc_phase_get(struct mip_mac *m, struct mip_rdc_phase 
 }
 #endif
 
-/* The frame pending bit of the frame control field's first byte. */
-#define FCF_FRAME_PENDING 0x10u
-
 #if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
 void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
 {
@@ -247,7 +235,7 @@ void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
     next = &m->q[(m->q_head + 1u) % MIP_MAC_QUEUE];
     if (mip_ieee802154_parse(next->data, next->len, &h, &hl) == MIP_OK &&
         h.type == MIP_802154_DATA && h.ack_request && mip_mac_addr_equal(&h.dst, dst))
-        mip_mac_head(m)->data[0] |= FCF_FRAME_PENDING;
+        mip_mac_head(m)->data[0] |= MIP_RDC_FRAME_PENDING;
 }
 
 bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst)
@@ -263,31 +251,21 @@ bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst)
     return true;
 }
 
-#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
-bool mip_rdc_is_broadcast(const struct mip_802154_addr *a)
-{
-    return a->mode == MIP_802154_ADDR_NONE ||
-           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
-}
-#endif
-
-bool mip_rdc_burst_open(const struct mip_mac *m, const struct mip_rdc_burst *b,
-                        const struct mip_802154_addr *dst)
-{
-    return b->on && mip_mac_addr_equal(&b->dst, dst) && mip_utime_before(m->now, b->until);
-}
-
-void mip_rdc_acked(struct mip_mac *m, struct mip_rdc_adapt *a, struct mip_rdc_burst *b,
-                   const struct mip_802154_addr *dst)
+void mip_rdc_acked(struct mip_mac *m, struct mip_rdc_adapt *a,
+                   struct mip_rdc_burst *b, const struct mip_802154_addr *dst)
 {
     /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
      * expects the reply through it: its interval back to the shortest */
     mip_rdc_adapt_heard(a);
     /* A frame sent with the pending bit keeps its receiver awake. */
-    b->on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
+    b->on = (mip_mac_head(m)->data[0] & MIP_RDC_FRAME_PENDING) != 0u;
     b->dst = *dst;
     b->until = m->now + mip_rdc_par(m)->burst_wait_us;
 }
+
+
+
+
 #endif
 
 #endif
