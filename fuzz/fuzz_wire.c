@@ -285,42 +285,23 @@ static void fz_ipv6(const uint8_t *d, size_t n)
     }
 }
 
-/* --- icmpv4 / icmpv6 ----------------------------------------------------- */
+/* --- icmp: the header icmpv4 and icmpv6 share ------------------------------ */
 
-static void fz_icmpv4(const uint8_t *d, size_t n)
+static void fz_icmp(const uint8_t *d, size_t n)
 {
-    struct mip_icmpv4_hdr h, h2;
+    struct mip_icmp_hdr h, h2;
     uint8_t out[8];
-    mip_status st = mip_icmpv4_parse(d, n, &h);
+    mip_status st = mip_icmp_parse(d, n, &h);
 
     if (n < 8) {
         CHECK(st == MIP_ERR_TRUNCATED);
         return;
     }
     CHECK(st == MIP_OK);
-    CHECK(mip_icmpv4_emit(&h, out, 7) == MIP_ERR_NOSPACE);
-    CHECK(mip_icmpv4_emit(&h, out, 8) == MIP_OK);
+    CHECK(mip_icmp_emit(&h, out, 7) == MIP_ERR_NOSPACE);
+    CHECK(mip_icmp_emit(&h, out, 8) == MIP_OK);
     CHECK(memcmp(out, d, 8) == 0);
-    CHECK(mip_icmpv4_parse(out, 8, &h2) == MIP_OK);
-    CHECK(h.type == h2.type && h.code == h2.code && h.checksum == h2.checksum &&
-          h.rest == h2.rest);
-}
-
-static void fz_icmpv6(const uint8_t *d, size_t n)
-{
-    struct mip_icmpv6_hdr h, h2;
-    uint8_t out[8];
-    mip_status st = mip_icmpv6_parse(d, n, &h);
-
-    if (n < 8) {
-        CHECK(st == MIP_ERR_TRUNCATED);
-        return;
-    }
-    CHECK(st == MIP_OK);
-    CHECK(mip_icmpv6_emit(&h, out, 7) == MIP_ERR_NOSPACE);
-    CHECK(mip_icmpv6_emit(&h, out, 8) == MIP_OK);
-    CHECK(memcmp(out, d, 8) == 0);
-    CHECK(mip_icmpv6_parse(out, 8, &h2) == MIP_OK);
+    CHECK(mip_icmp_parse(out, 8, &h2) == MIP_OK);
     CHECK(h.type == h2.type && h.code == h2.code && h.checksum == h2.checksum &&
           h.rest == h2.rest);
 }
@@ -888,8 +869,10 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
 
 typedef void (*codec_fn)(const uint8_t *, size_t);
 
+/* fz_icmp twice: it had a slot per IP version, and the corpora's first
+ * bytes still pick the codecs after it by these positions. */
 static const codec_fn codecs[] = {
-    fz_eth, fz_arp, fz_ipv4, fz_ipv6, fz_icmpv4, fz_icmpv6, fz_nd, fz_udp, fz_tcp,
+    fz_eth, fz_arp, fz_ipv4, fz_ipv6, fz_icmp, fz_icmp, fz_nd, fz_udp, fz_tcp,
     fz_checksum, fz_ieee802154, fz_sixlowpan,
 };
 

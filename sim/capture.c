@@ -33,7 +33,7 @@ static size_t context_record(const struct mip_netif_lowpan *lp, uint8_t *buf, si
 {
     struct mip_802154_hdr mh;
     struct mip_ipv6_hdr ip;
-    struct mip_icmpv6_hdr ic;
+    struct mip_icmp_hdr ic;
     size_t mhr, off;
     uint8_t *icmp;
     uint16_t sum;
@@ -71,7 +71,7 @@ static size_t context_record(const struct mip_netif_lowpan *lp, uint8_t *buf, si
     memset(&ic, 0, sizeof ic);
     ic.type = ND_RA_TYPE;
     ic.rest = 64u << 24;    /* cur hop limit 64, no flags, router lifetime 0 */
-    (void)mip_icmpv6_emit(&ic, icmp, ND_RA_LEN);
+    (void)mip_icmp_emit(&ic, icmp, ND_RA_LEN);
     icmp[ND_RA_LEN + 0] = ND_OPT_6CO;
     icmp[ND_RA_LEN + 1] = ND_6CO_LEN / 8u;
     icmp[ND_RA_LEN + 2] = 64;                   /* context length */

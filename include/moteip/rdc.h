@@ -312,6 +312,23 @@ struct mip_rdc_adapt {
     bool     heard;             /* a frame for us since the last wake-up */
 };
 
+/* A wake-up grid (ContikiMAC, X-MAC): points `period` apart from `cycle`,
+ * the start of the current interval; the next wake-up is `skip` points on
+ * (the adaptive interval). */
+struct mip_rdc_grid {
+    uint32_t period;            /* T = 1e6 / check_rate_hz */
+    uint32_t skip;              /* intervals to the next wake-up (adaptive) */
+    mip_utime_t cycle;          /* start of the current wake-up interval */
+};
+
+/* What a sender keeps about a receiver it may send a burst to: dst stays
+ * awake until `until` when `on` (ContikiMAC, X-MAC, LPP). */
+struct mip_rdc_burst {
+    struct mip_802154_addr dst;
+    mip_utime_t until;
+    bool     on;
+};
+
 /* ContikiMAC's state (internal: src/mac/contikimac.c). */
 struct mip_contikimac {
     uint8_t  rx;                /* receiver: sleep, CCA, gap, listen, burst */
@@ -323,27 +340,16 @@ struct mip_contikimac {
     bool     known;             /* this attempt starts at a learned phase */
     bool     awake;             /* this attempt goes to a receiver kept awake */
     bool     radio;             /* the sender's CCAs want the radio on */
-    bool     burst_tx;          /* burst_dst stays awake until burst_until */
-    uint32_t period;            /* T = 1e6 / check_rate_hz */
-    uint32_t skip;              /* intervals to the next check (adaptive) */
-    mip_utime_t cycle;          /* start of the current wake-up interval */
+    struct mip_rdc_grid grid;   /* the checks' */
     mip_utime_t since;          /* listening since / burst received until */
     mip_utime_t train;          /* start of the current train of copies */
     mip_utime_t copy_start;     /* start of the latest copy */
     mip_utime_t copy_end;       /* end of the latest copy */
-    mip_utime_t burst_until;
     struct mip_802154_addr dst; /* receiver of the current attempt */
-    struct mip_802154_addr burst_dst;
+    struct mip_rdc_burst burst;
     struct mip_rdc_adapt adapt;
     uint32_t lru;               /* LRU clock of the phase table */
     struct mip_rdc_phase phase[MIP_RDC_PHASES];
-};
-
-/* What a sender keeps about a receiver it may send a burst to (X-MAC, LPP). */
-struct mip_rdc_burst {
-    struct mip_802154_addr dst;
-    mip_utime_t until;
-    bool     on;
 };
 
 /* X-MAC's state (internal: src/mac/xmac.c). */
@@ -353,9 +359,7 @@ struct mip_xmac {
     bool     radio;             /* the sender listens */
     bool     extended;          /* this wake-up was stretched for a frame */
     uint16_t strobes;           /* strobes or copies of the current attempt */
-    uint32_t period;            /* T */
-    uint32_t skip;              /* intervals to the next wake-up */
-    mip_utime_t cycle;          /* start of the current wake-up interval */
+    struct mip_rdc_grid grid;   /* the wake-ups' */
     mip_utime_t until;          /* end of the receiver's current listen */
     mip_utime_t t0;             /* start of the current attempt's strobing */
     mip_utime_t strobe_at;      /* start of the latest strobe or copy */

@@ -58,7 +58,7 @@ static void icmpv4_echo(struct mip_stack *s, const struct mip_ip_rx *rx, const u
 
 /* An error about a datagram we sent: hand the quoted header to its
  * transport (RFC 1122 3.2.2.1 and friends: MUST pass to the transport). */
-static void icmpv4_error_in(struct mip_stack *s, const struct mip_icmpv4_hdr *ih,
+static void icmpv4_error_in(struct mip_stack *s, const struct mip_icmp_hdr *ih,
                             const uint8_t *msg, size_t len)
 {
     struct mip_ipv4_hdr q;
@@ -96,8 +96,8 @@ static void icmpv4_error_in(struct mip_stack *s, const struct mip_icmpv4_hdr *ih
 
 void icmpv4_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg, size_t len)
 {
-    struct mip_icmpv4_hdr ih;
-    if (mip_icmpv4_parse(msg, len, &ih) != MIP_OK) {
+    struct mip_icmp_hdr ih;
+    if (mip_icmp_parse(msg, len, &ih) != MIP_OK) {
         STAT(s, drop_icmp_truncated);
         return;
     }

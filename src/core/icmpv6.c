@@ -64,7 +64,7 @@ static void icmpv6_echo(struct mip_stack *s, const struct mip_ip_rx *rx, const u
         STAT(s, icmp_echo_replied);
 }
 
-static void icmpv6_error_in(struct mip_stack *s, const struct mip_icmpv6_hdr *ih,
+static void icmpv6_error_in(struct mip_stack *s, const struct mip_icmp_hdr *ih,
                             const uint8_t *msg, size_t len)
 {
     struct mip_ip_error err;
@@ -104,10 +104,10 @@ static void icmpv6_error_in(struct mip_stack *s, const struct mip_icmpv6_hdr *ih
 
 void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg, size_t len)
 {
-    struct mip_icmpv6_hdr ih;
+    struct mip_icmp_hdr ih;
     struct mip_netif *nif;
     uint32_t sum;
-    if (mip_icmpv6_parse(msg, len, &ih) != MIP_OK) {
+    if (mip_icmp_parse(msg, len, &ih) != MIP_OK) {
         STAT(s, drop_icmp_truncated);
         return;
     }

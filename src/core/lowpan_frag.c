@@ -232,15 +232,14 @@ static int piece_fits(struct mip_stack *s, const struct mip_lowpan_dgram *r,
 
 static const struct dgram_table *reass_table(struct mip_stack *s, struct dgram_table *t)
 {
+    static const struct dgram_table reass = {
+        NULL, sizeof(((struct mip_stack *)0)->lowpan_reass[0]), MIP_LOWPAN_REASS_SLOTS,
+        MIP_LOWPAN_REASS_PER_SRC, MIP_LOWPAN_REASS_PROTECT_MS,
+        MIP_STAT_drop_lowpan_frag_no_slot, MIP_STAT_drop_lowpan_frag_src_limit,
+        MIP_STAT_drop_lowpan_frag_evicted, MIP_STAT_drop_lowpan_frag_superseded,
+    };
+    *t = reass;
     t->base = (uint8_t *)s->lowpan_reass;
-    t->stride = sizeof(s->lowpan_reass[0]);
-    t->n = MIP_LOWPAN_REASS_SLOTS;
-    t->per_src = MIP_LOWPAN_REASS_PER_SRC;
-    t->protect_ms = MIP_LOWPAN_REASS_PROTECT_MS;
-    t->no_slot = MIP_STAT_drop_lowpan_frag_no_slot;
-    t->src_limit = MIP_STAT_drop_lowpan_frag_src_limit;
-    t->evicted = MIP_STAT_drop_lowpan_frag_evicted;
-    t->superseded = MIP_STAT_drop_lowpan_frag_superseded;
     return t;
 }
 
@@ -294,15 +293,14 @@ static void frag_add(struct mip_stack *s, struct mip_netif *nif, const struct mi
 #if MIP_LOWPAN_VRB_SLOTS > 0
 static const struct dgram_table *vrb_table(struct mip_stack *s, struct dgram_table *t)
 {
+    static const struct dgram_table vrb = {
+        NULL, sizeof(((struct mip_stack *)0)->lowpan_vrb[0]), MIP_LOWPAN_VRB_SLOTS,
+        MIP_LOWPAN_VRB_PER_SRC, MIP_LOWPAN_REASS_PROTECT_MS,
+        MIP_STAT_drop_lowpan_vrb_no_slot, MIP_STAT_drop_lowpan_vrb_src_limit,
+        MIP_STAT_drop_lowpan_vrb_evicted, MIP_STAT_drop_lowpan_vrb_superseded,
+    };
+    *t = vrb;
     t->base = (uint8_t *)s->lowpan_vrb;
-    t->stride = sizeof(s->lowpan_vrb[0]);
-    t->n = MIP_LOWPAN_VRB_SLOTS;
-    t->per_src = MIP_LOWPAN_VRB_PER_SRC;
-    t->protect_ms = MIP_LOWPAN_REASS_PROTECT_MS;
-    t->no_slot = MIP_STAT_drop_lowpan_vrb_no_slot;
-    t->src_limit = MIP_STAT_drop_lowpan_vrb_src_limit;
-    t->evicted = MIP_STAT_drop_lowpan_vrb_evicted;
-    t->superseded = MIP_STAT_drop_lowpan_vrb_superseded;
     return t;
 }
 

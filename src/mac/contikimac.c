@@ -23,8 +23,6 @@ enum { TX_PHASE_WAIT = 0, TX_CCA, TX_CCA_GAP, TX_COPY_GAP, TX_BURST_WAIT };
 /* Two clear samples in a row while listening end it: they lie
  * cca_on_us + cca_gap_us apart, longer than a gap between copies. */
 #define SILENT_SAMPLES 2u
-/* The frame pending bit of the frame control field's first byte. */
-#define FCF_FRAME_PENDING 0x10u
 
 static struct mip_contikimac *cm(struct mip_mac *m)
 {
@@ -46,7 +44,7 @@ static uint32_t check_us(const struct mip_rdc_config *p)
  * timer runs at least once an interval, so the gap stays small. */
 static void cycle_now(struct mip_mac *m)
 {
-    mip_rdc_cycle_now(&cm(m)->cycle, cm(m)->period, m->now);
+    mip_rdc_cycle_now(&cm(m)->grid.cycle, cm(m)->grid.period, m->now);
 }
 
 /* --- parameters -------------------------------------------------------------- */
@@ -68,8 +66,7 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
      * (Ta + Td < Ti) and two CCAs cannot both fall into one gap (Ti < Tc). */
     if (ack_seen >= p->copy_gap_us || p->copy_gap_us >= p->cca_gap_us)
         return MIP_RDC_BAD_COPY_GAP;
-    if (p->adapt_max_us != 0u &&
-        (p->adapt_max_us < mip_rdc_period_us(p) || p->adapt_max_us > MIP_RDC_TIME_MAX))
+    if (mip_rdc_check_adapt(p, mip_rdc_period_us(p)) != MIP_RDC_OK)
         return MIP_RDC_BAD_ADAPT_MAX;
     if (p->listen_max_us == 0u)
         return MIP_RDC_BAD_LISTEN_MAX;
@@ -86,21 +83,14 @@ static void sleep_until_next_check(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
     c->rx = RX_SLEEP;
-    cycle_now(m);
-    mip_mac_rdc_timer(m, c->cycle + c->skip * c->period - m->now);
+    mip_mac_rdc_timer(m, mip_rdc_grid_next(m, &c->grid));
 }
 
 static void init(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    uint32_t first;
-    c->period = mip_rdc_period_us(mip_rdc_par(m));
-    c->skip = 1;
-    /* Each node's checks start at a phase of its own. */
-    first = mip_rng_below(&m->rng, c->period);
-    c->cycle = m->now + first - c->period;
     c->rx = RX_SLEEP;
-    mip_mac_rdc_timer(m, first);
+    mip_mac_rdc_timer(m, mip_rdc_grid_start(m, &c->grid));
 }
 
 /* The radio is on and free to read the channel. */
@@ -112,10 +102,7 @@ static bool can_sample(const struct mip_mac *m)
 static void check_start(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    cycle_now(m);
-    /* The adaptive interval: checks on the grid of T, skipping more of its
-     * points while nothing arrives (rdc.h). */
-    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, mip_rdc_par(m)->adapt_max_us) / c->period;
+    mip_rdc_grid_adapt(m, &c->grid, &c->adapt);
     /* While the sender side has the radio, it hears whatever comes. */
     if (mip_mac_radio_needed(m) || c->radio) {
         sleep_until_next_check(m);
@@ -210,7 +197,7 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
         return;                 /* the sender side's business */
     if (what == MIP_RDC_RX_OURS) {
         mip_rdc_adapt_heard(&c->adapt);
-        c->skip = 1;
+        c->grid.skip = 1;
     }
     if (what == MIP_RDC_RX_OURS && h->frame_pending) {
         /* More frames follow: stay awake for the next one. */
@@ -247,7 +234,7 @@ static void phase_learn(struct mip_mac *m)
     if (c->copies > 1u)
         target -= airtime(m, mip_mac_head(m)->len) + mip_rdc_par(m)->copy_gap_us;
     cycle_now(m);
-    e->offset = mip_rdc_offset(target, c->cycle, c->period);
+    e->offset = mip_rdc_offset(target, c->grid.cycle, c->grid.period);
     e->misses = 0;
     e->used = ++c->lru;
 }
@@ -274,10 +261,10 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
     mip_utime_t start;
     int32_t ahead;
     cycle_now(m);
-    start = c->cycle + e->offset - p->phase_guard_us - check_us(p);
+    start = c->grid.cycle + e->offset - p->phase_guard_us - check_us(p);
     ahead = (int32_t)(start - m->now);
     if (ahead < 0)
-        start += ((uint32_t)-ahead + c->period - 1u) / c->period * c->period;
+        start += ((uint32_t)-ahead + c->grid.period - 1u) / c->grid.period * c->grid.period;
     e->used = ++c->lru;
     return start - m->now;
 }
@@ -293,7 +280,7 @@ static uint32_t train_limit(const struct mip_mac *m)
     /* The whole interval and two checks: every check of the receiver's
      * falls inside the train, whatever its phase (Contiki's STROBE_TIME);
      * the longest interval when the receiver may have stretched its own. */
-    return mip_rdc_adapt_longest(c->period, p->adapt_max_us) + 2u * check_us(p);
+    return mip_rdc_adapt_longest(c->grid.period, p->adapt_max_us) + 2u * check_us(p);
 }
 
 /* Another copy fits: it would start copy_gap_us from now. */
@@ -378,10 +365,7 @@ static void own_cca_done(struct mip_mac *m)
 static void send(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
-    struct mip_mac_qframe *q = mip_mac_head(m);
-    struct mip_802154_hdr h;
     struct mip_rdc_phase *e;
-    size_t hl;
     c->known = false;
     c->awake = false;
     c->radio = false;
@@ -391,15 +375,11 @@ static void send(struct mip_mac *m)
         mip_mac_rdc_wait(m, c->since - m->now);
         return;
     }
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
-        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+    if (!mip_rdc_head_dst(m, &c->dst))
         return;
-    }
-    c->dst = h.dst;
     if (m->ack_wanted) {
         mip_rdc_mark_burst(m, &c->dst);
-        if (c->burst_tx && mip_mac_addr_equal(&c->burst_dst, &c->dst) &&
-            mip_utime_before(m->now, c->burst_until)) {
+        if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {
             c->awake = true;
             mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             train_start(m);
@@ -480,7 +460,7 @@ static void ack_timeout(struct mip_mac *m)
     if (!c->awake)
         phase_miss(m);
     else
-        c->burst_tx = false;
+        c->burst.on = false;
     mip_mac_noack(m);
 }
 
@@ -488,20 +468,14 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_contikimac *c = cm(m);
     (void)h;
-    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
-     * expects the reply through it: its interval back to the shortest */
-    mip_rdc_adapt_heard(&c->adapt);
-    c->skip = 1;
+    mip_rdc_acked(m, &c->adapt, &c->burst, &c->dst);
+    c->grid.skip = 1;
     /* A first copy ACKed without a phase to aim at says only that the
      * receiver was awake then, perhaps for another reason (its own sending,
      * a burst, a listen): nothing to learn. Aimed at its phase, it confirms
      * the phase. */
     if (!c->awake && mip_rdc_par(m)->phase_lock && (c->copies > 1u || c->known))
         phase_learn(m);
-    /* A frame sent with the pending bit keeps its receiver awake. */
-    c->burst_tx = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
-    c->burst_dst = c->dst;
-    c->burst_until = m->now + mip_rdc_par(m)->burst_wait_us;
 }
 
 static bool radio_wanted(const struct mip_mac *m)

@@ -31,14 +31,10 @@ static void begin(struct mip_mac *m)
         backoff(m);
 }
 
-static void cca_done(struct mip_mac *m)
+/* A busy CCA: gives up at the max_backoffs-th (the first when it is 0);
+ * NB stops there, so it cannot wrap. */
+static void channel_busy(struct mip_mac *m)
 {
-    if (mip_mac_cca_clear(m)) {
-        mip_mac_timer(m, MIP_MAC_STEP_TURNAROUND, m->cfg.timing.turnaround_us);
-        return;
-    }
-    /* Gives up at the max_backoffs-th busy CCA (the first when it is 0);
-     * NB stops there, so it cannot wrap. */
     m->nb++;
     if (m->nb >= m->cfg.max_backoffs) {
         mip_mac_finish(m, MIP_MAC_TX_CHANNEL_BUSY);
@@ -49,34 +45,12 @@ static void cca_done(struct mip_mac *m)
 
 static void step(struct mip_mac *m)
 {
-    switch (m->step) {
-    case MIP_MAC_STEP_BACKOFF:
-        if (!mip_mac_defer_if_busy(m))
-            mip_mac_timer(m, MIP_MAC_STEP_CCA, m->cfg.timing.cca_us);
-        break;
-    case MIP_MAC_STEP_CCA:
-        if (!mip_mac_defer_if_busy(m))
-            cca_done(m);
-        break;
-    default:                    /* TURNAROUND */
-        mip_mac_start_tx(m);
-        break;
-    }
+    mip_mac_csma_step(m, channel_busy);
 }
 
-/* Receivers still ACK a frame that asks, but the sender never waits. */
-static bool wait_ack(const struct mip_mac *m)
-{
-    (void)m;
-    return false;
-}
-
-static void noack(struct mip_mac *m)
-{
-    mip_mac_finish(m, MIP_MAC_TX_NOACK);
-}
-
-static const struct mip_mac_proto proto = { begin, step, mip_mac_resume_cca, wait_ack, noack };
+static const struct mip_mac_proto proto = {
+    begin, step, mip_mac_resume_cca, mip_mac_wait_ack_never, mip_mac_noack_finish
+};
 
 const struct mip_mac_proto *mip_mac_proto_csma(void)
 {

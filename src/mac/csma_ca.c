@@ -18,13 +18,10 @@ static void begin(struct mip_mac *m)
     backoff(m);
 }
 
-static void cca_done(struct mip_mac *m)
+/* A busy CCA: back off again with a larger exponent, until NB runs out;
+ * then the frame starts over (retry_on_busy) or fails. */
+static void channel_busy(struct mip_mac *m)
 {
-    if (mip_mac_cca_clear(m)) {
-        /* RX -> TX switch before the first bit */
-        mip_mac_timer(m, MIP_MAC_STEP_TURNAROUND, m->cfg.timing.turnaround_us);
-        return;
-    }
     /* NB > macMaxCSMABackoffs fails; tested before the increment so an
      * 8-bit NB cannot wrap with max_backoffs = 255. */
     if (m->nb >= m->cfg.max_backoffs) {
@@ -45,22 +42,10 @@ static void cca_done(struct mip_mac *m)
 
 static void step(struct mip_mac *m)
 {
-    switch (m->step) {
-    case MIP_MAC_STEP_BACKOFF:
-        if (!mip_mac_defer_if_busy(m))
-            mip_mac_timer(m, MIP_MAC_STEP_CCA, m->cfg.timing.cca_us);
-        break;
-    case MIP_MAC_STEP_CCA:
-        if (!mip_mac_defer_if_busy(m))
-            cca_done(m);
-        break;
-    case MIP_MAC_STEP_TURNAROUND:
-        mip_mac_start_tx(m);
-        break;
-    default:                    /* RETRY_DELAY */
+    if (m->step == MIP_MAC_STEP_RETRY_DELAY)
         begin(m);
-        break;
-    }
+    else
+        mip_mac_csma_step(m, channel_busy);
 }
 
 static bool wait_ack(const struct mip_mac *m)

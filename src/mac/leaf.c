@@ -39,9 +39,7 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_POLL_FAST;
     if (p->wait_us == 0u)
         return MIP_RDC_BAD_WAIT;
-    if (p->adapt_max_us != 0u && (p->adapt_max_us < p->poll_us || p->adapt_max_us > MIP_RDC_TIME_MAX))
-        return MIP_RDC_BAD_ADAPT_MAX;
-    return MIP_RDC_OK;
+    return mip_rdc_check_adapt(p, p->poll_us);
 }
 
 /* The RDC timer at the next poll or the end of the current wait. */

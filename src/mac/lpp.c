@@ -22,7 +22,6 @@ enum { RX_SLEEP = 0, RX_CCA, RX_TURN, RX_PROBE, RX_LISTEN, RX_BURST };
 enum { TX_WAIT = 0, TX_BACKOFF, TX_CCA, TX_TURN, TX_DATA };
 
 #define TYPE_PROBE 0x20u
-#define FCF_FRAME_PENDING 0x10u
 /* A probe from a short address: MHR 9 + { 0x00, type }. */
 #define PROBE_LEN 11u
 
@@ -59,9 +58,7 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_LISTEN;
     if (p->burst_wait_us == 0u)
         return MIP_RDC_BAD_BURST_WAIT;
-    if (p->adapt_max_us != 0u && (p->adapt_max_us < period || p->adapt_max_us > MIP_RDC_TIME_MAX))
-        return MIP_RDC_BAD_ADAPT_MAX;
-    return MIP_RDC_OK;
+    return mip_rdc_check_adapt(p, period);
 }
 
 /* --- the receiver ------------------------------------------------------------ */
@@ -219,12 +216,6 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
 
 /* --- the sender ---------------------------------------------------------------- */
 
-static bool is_broadcast(const struct mip_802154_addr *a)
-{
-    return a->mode == MIP_802154_ADDR_NONE ||
-           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
-}
-
 /* Contiki's UNICAST_TIMEOUT (1.5 intervals) and PACKET_LIFETIME (one). */
 static uint32_t wait_limit(const struct mip_mac *m)
 {
@@ -258,21 +249,14 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
 static void send(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
-    struct mip_mac_qframe *q = mip_mac_head(m);
-    struct mip_802154_hdr h;
-    size_t hl;
     c->radio = false;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
-        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+    if (!mip_rdc_head_dst(m, &c->dst))
         return;
-    }
-    c->dst = h.dst;
-    c->bcast = is_broadcast(&c->dst);
+    c->bcast = mip_rdc_is_broadcast(&c->dst);
     c->copies = 0;
     if (!c->bcast && m->ack_wanted) {
         mip_rdc_mark_burst(m, &c->dst);
-        if (c->burst.on && mip_mac_addr_equal(&c->burst.dst, &c->dst) &&
-            mip_utime_before(m->now, c->burst.until)) {
+        if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {
             mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             c->tx = TX_DATA;
             mip_mac_transmit(m);
@@ -345,13 +329,8 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_lpp *c = lp(m);
     (void)h;
-    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
-     * expects the reply through it: its interval back to the shortest */
-    mip_rdc_adapt_heard(&c->adapt);
+    mip_rdc_acked(m, &c->adapt, &c->burst, &c->dst);
     c->iv = c->period;
-    c->burst.on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
-    c->burst.dst = c->dst;
-    c->burst.until = m->now + mip_rdc_par(m)->burst_wait_us;
 }
 
 static bool radio_wanted(const struct mip_mac *m)

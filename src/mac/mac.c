@@ -336,6 +336,38 @@ void mip_mac_start_tx(struct mip_mac *m)
     rdc(m)->send(m);
 }
 
+void mip_mac_csma_step(struct mip_mac *m, void (*busy)(struct mip_mac *m))
+{
+    switch (m->step) {
+    case MIP_MAC_STEP_BACKOFF:
+        if (!mip_mac_defer_if_busy(m))
+            mip_mac_timer(m, MIP_MAC_STEP_CCA, m->cfg.timing.cca_us);
+        break;
+    case MIP_MAC_STEP_CCA:
+        if (mip_mac_defer_if_busy(m))
+            break;
+        if (mip_mac_cca_clear(m))       /* RX -> TX switch before the first bit */
+            mip_mac_timer(m, MIP_MAC_STEP_TURNAROUND, m->cfg.timing.turnaround_us);
+        else
+            busy(m);
+        break;
+    default:                    /* TURNAROUND */
+        mip_mac_start_tx(m);
+        break;
+    }
+}
+
+bool mip_mac_wait_ack_never(const struct mip_mac *m)
+{
+    (void)m;
+    return false;
+}
+
+void mip_mac_noack_finish(struct mip_mac *m)
+{
+    mip_mac_finish(m, MIP_MAC_TX_NOACK);
+}
+
 void mip_mac_transmit(struct mip_mac *m)
 {
     struct mip_mac_qframe *q = head(m);

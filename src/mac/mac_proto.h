@@ -91,5 +91,18 @@ void mip_mac_start_tx(struct mip_mac *m);
 bool mip_mac_cca_clear(struct mip_mac *m);
 /* Reports the head frame's outcome, drops it from the queue, back to IDLE. */
 void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st);
+/* proto->step of the carrier-sensing protocols, their steps from the end
+ * of a backoff to the frame's start: BACKOFF ends in a CCA cca_us later;
+ * a clear CCA turns the radio around (TURNAROUND), a busy one calls the
+ * protocol's `busy` (back off again, retry or give up); TURNAROUND starts
+ * the transmission. Each step defers while the radio sends an ACK. A
+ * protocol with steps of its own (RETRY_DELAY) handles them before it
+ * calls this. */
+void mip_mac_csma_step(struct mip_mac *m, void (*busy)(struct mip_mac *m));
+/* proto->wait_ack and proto->noack of the protocols without link-layer
+ * retries (CSMA, NullMAC): receivers still ACK a frame that asks, but the
+ * sender never waits, and a missing ACK ends the frame as NOACK. */
+bool mip_mac_wait_ack_never(const struct mip_mac *m);
+void mip_mac_noack_finish(struct mip_mac *m);
 
 #endif

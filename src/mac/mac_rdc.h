@@ -225,4 +225,69 @@ static inline uint32_t mip_rdc_airtime(const struct mip_radio_timing *t, size_t 
     return mip_radio_airtime(t, len_no_fcs + MIP_802154_FCS_LEN);
 }
 
+/* Helpers two or three duty-cycling RDCs share. The small ones are
+ * inline, so that a build with one RDC (MIP_CONF_RDC) pays no call for
+ * them; the larger ones are functions in rdc.c. */
+#define MIP_RDC_FRAME_PENDING 0x10u     /* in the frame control field's first byte */
+#if MIP_RDC_DUTY_CYCLING
+/* The adaptive interval's cap (adapt_max_us) is 0 (none) or lies between
+ * the shortest interval and MIP_RDC_TIME_MAX: MIP_RDC_OK, else
+ * MIP_RDC_BAD_ADAPT_MAX. */
+static inline enum mip_rdc_check mip_rdc_check_adapt(const struct mip_rdc_config *p,
+                                                     uint32_t shortest_us)
+{
+    if (p->adapt_max_us != 0u &&
+        (p->adapt_max_us < shortest_us || p->adapt_max_us > MIP_RDC_TIME_MAX))
+        return MIP_RDC_BAD_ADAPT_MAX;
+    return MIP_RDC_OK;
+}
+#endif
+#if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC
+/* Starts grid g (ContikiMAC, X-MAC): its period from the parameters, the
+ * next wake-up one interval on, the first a random time into the first
+ * interval; returns the delay to that one. */
+uint32_t mip_rdc_grid_start(struct mip_mac *m, struct mip_rdc_grid *g);
+
+/* The delay from now to g's next wake-up (g->skip points after the start
+ * of the current interval). */
+static inline uint32_t mip_rdc_grid_next(struct mip_mac *m, struct mip_rdc_grid *g)
+{
+    mip_rdc_cycle_now(&g->cycle, g->period, m->now);
+    return g->cycle + g->skip * g->period - m->now;
+}
+
+/* At a wake-up: g's current interval, and how many points on the next one
+ * is, from the adaptive interval `a`. */
+void mip_rdc_grid_adapt(struct mip_mac *m, struct mip_rdc_grid *g,
+                        struct mip_rdc_adapt *a);
+#endif
+#if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
+/* rdc->send's first step: the head frame's receiver into *dst. False, the
+ * frame finished as MIP_MAC_TX_RADIO_ERROR, when its MHR does not parse
+ * (mip_mac_send checked that it does). */
+bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst);
+
+/* No address (an implicit broadcast) or the short broadcast address. */
+static inline bool mip_rdc_is_broadcast(const struct mip_802154_addr *a)
+{
+    return a->mode == MIP_802154_ADDR_NONE ||
+           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
+}
+
+/* Our burst keeps `dst` awake now: the last frame ACKed by it had the
+ * pending bit, and burst_wait_us has not passed since. */
+static inline bool mip_rdc_burst_open(const struct mip_mac *m, const struct mip_rdc_burst *b,
+                                      const struct mip_802154_addr *dst)
+{
+    return b->on && mip_mac_addr_equal(&b->dst, dst) && mip_utime_before(m->now, b->until);
+}
+
+/* rdc->acked's common part: the head frame to `dst` was ACKed. Our own
+ * interval `a` goes back to the shortest (a reply is likely), and with
+ * the frame's pending bit set dst stays awake burst_wait_us for the next
+ * one (`b`). */
+void mip_rdc_acked(struct mip_mac *m, struct mip_rdc_adapt *a,
+                   struct mip_rdc_burst *b, const struct mip_802154_addr *dst);
+#endif
+
 #endif

@@ -14,18 +14,9 @@ static void step(struct mip_mac *m)
     mip_mac_start_tx(m);
 }
 
-static bool wait_ack(const struct mip_mac *m)
-{
-    (void)m;
-    return false;
-}
-
-static void noack(struct mip_mac *m)
-{
-    mip_mac_finish(m, MIP_MAC_TX_NOACK);
-}
-
-static const struct mip_mac_proto proto = { send_now, step, send_now, wait_ack, noack };
+static const struct mip_mac_proto proto = {
+    send_now, step, send_now, mip_mac_wait_ack_never, mip_mac_noack_finish
+};
 
 const struct mip_mac_proto *mip_mac_proto_nullmac(void)
 {

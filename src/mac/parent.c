@@ -21,7 +21,6 @@
 #if MIP_RDC_HAS_PARENT
 
 #define CMD_DATA_REQUEST 0x04u
-#define FCF_FRAME_PENDING 0x10u
 #define NO_CHILD 0xFFu
 
 static struct mip_parent *pa(struct mip_mac *m)
@@ -192,7 +191,7 @@ static void release(struct mip_mac *m, unsigned i)
         return;
     memcpy(f, s->data, s->len);
     if (n > 1u)
-        f[0] |= FCF_FRAME_PENDING;
+        f[0] |= MIP_RDC_FRAME_PENDING;
     if (mip_mac_push_front(m, f, s->len) != MIP_OK)
         return;                 /* the queue is full: it waits for the next poll */
     ch->out = 1;
@@ -246,7 +245,7 @@ static void hold(struct mip_mac *m, unsigned i)
     s->since = m->now;
     s->order = ++c->order;
     memcpy(s->data, q->data, q->len);
-    s->data[0] &= (uint8_t)~FCF_FRAME_PENDING;
+    s->data[0] &= (uint8_t)~MIP_RDC_FRAME_PENDING;
     mip_rdc_count(m, MIP_MAC_STAT_rdc_ind_held);
     mip_mac_handoff(m);
     arm(m);

@@ -80,6 +80,7 @@ void mip_rdc_adapt_heard(struct mip_rdc_adapt *a)
     a->level = 0;
 }
 
+
 /* --- frames of our own ---------------------------------------------------- */
 
 #if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP || MIP_RDC_HAS_LEAF
@@ -161,6 +162,29 @@ void mip_rdc_cycle_now(mip_utime_t *cycle, uint32_t period, mip_utime_t now)
         *cycle += elapsed / period * period;
 }
 
+uint32_t mip_rdc_grid_start(struct mip_mac *m, struct mip_rdc_grid *g)
+{
+    uint32_t first;
+    g->period = mip_rdc_period_us(mip_rdc_par(m));
+    g->skip = 1;
+    /* Each node wakes at a phase of its own. */
+    first = mip_rng_below(&m->rng, g->period);
+    g->cycle = m->now + first - g->period;
+    return first;
+}
+
+void mip_rdc_grid_adapt(struct mip_mac *m, struct mip_rdc_grid *g,
+                        struct mip_rdc_adapt *a)
+{
+    mip_rdc_cycle_now(&g->cycle, g->period, m->now);
+    /* The adaptive interval: wake-ups on the grid of T, skipping more of
+     * its points while nothing arrives (rdc.h). */
+    g->skip = mip_rdc_adapt_next(a, g->period, mip_rdc_par(m)->adapt_max_us) / g->period;
+}
+
+
+
+
 uint32_t mip_rdc_offset(mip_utime_t t, mip_utime_t cycle, uint32_t period)
 {
     int32_t off = (int32_t)(t - cycle) % (int32_t)period;
@@ -200,9 +224,6 @@ struct mip_rdc_phase *mip_rdc_phase_get(struct mip_mac *m, struct mip_rdc_phase 
 }
 #endif
 
-/* The frame pending bit of the frame control field's first byte. */
-#define FCF_FRAME_PENDING 0x10u
-
 #if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
 void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
 {
@@ -214,8 +235,37 @@ void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
     next = &m->q[(m->q_head + 1u) % MIP_MAC_QUEUE];
     if (mip_ieee802154_parse(next->data, next->len, &h, &hl) == MIP_OK &&
         h.type == MIP_802154_DATA && h.ack_request && mip_mac_addr_equal(&h.dst, dst))
-        mip_mac_head(m)->data[0] |= FCF_FRAME_PENDING;
+        mip_mac_head(m)->data[0] |= MIP_RDC_FRAME_PENDING;
 }
+
+bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst)
+{
+    const struct mip_mac_qframe *q = mip_mac_head(m);
+    struct mip_802154_hdr h;
+    size_t hl;
+    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
+        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+        return false;
+    }
+    *dst = h.dst;
+    return true;
+}
+
+void mip_rdc_acked(struct mip_mac *m, struct mip_rdc_adapt *a,
+                   struct mip_rdc_burst *b, const struct mip_802154_addr *dst)
+{
+    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
+     * expects the reply through it: its interval back to the shortest */
+    mip_rdc_adapt_heard(a);
+    /* A frame sent with the pending bit keeps its receiver awake. */
+    b->on = (mip_mac_head(m)->data[0] & MIP_RDC_FRAME_PENDING) != 0u;
+    b->dst = *dst;
+    b->until = m->now + mip_rdc_par(m)->burst_wait_us;
+}
+
+
+
+
 #endif
 
 #endif

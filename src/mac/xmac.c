@@ -26,7 +26,6 @@ enum { TX_PHASE_WAIT = 0, TX_LISTEN, TX_STROBE, TX_GAP, TX_TURN, TX_DATA, TX_COP
 
 #define TYPE_STROBE     0x10u
 #define TYPE_STROBE_ACK 0x13u
-#define FCF_FRAME_PENDING 0x10u
 /* A strobe between short addresses: MHR 9 + { 0x00, type }. */
 #define STROBE_LEN 11u
 
@@ -40,7 +39,7 @@ static struct mip_xmac *xm(struct mip_mac *m)
 static uint32_t strobe_time(const struct mip_mac *m)
 {
     const struct mip_rdc_config *p = mip_rdc_par(m);
-    return mip_rdc_adapt_longest(m->rdc.xm.period, p->adapt_max_us) + 3u * p->on_us;
+    return mip_rdc_adapt_longest(m->rdc.xm.grid.period, p->adapt_max_us) + 3u * p->on_us;
 }
 
 /* --- parameters ------------------------------------------------------------ */
@@ -64,24 +63,21 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_STROBE_WAIT;
     if (p->burst_wait_us == 0u)
         return MIP_RDC_BAD_BURST_WAIT;
-    if (p->adapt_max_us != 0u && (p->adapt_max_us < period || p->adapt_max_us > MIP_RDC_TIME_MAX))
-        return MIP_RDC_BAD_ADAPT_MAX;
-    return MIP_RDC_OK;
+    return mip_rdc_check_adapt(p, period);
 }
 
 /* --- the receiver ------------------------------------------------------------ */
 
 static void cycle_now(struct mip_mac *m)
 {
-    mip_rdc_cycle_now(&xm(m)->cycle, xm(m)->period, m->now);
+    mip_rdc_cycle_now(&xm(m)->grid.cycle, xm(m)->grid.period, m->now);
 }
 
 static void sleep_until_wake(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
     c->rx = RX_SLEEP;
-    cycle_now(m);
-    mip_mac_rdc_timer(m, c->cycle + c->skip * c->period - m->now);
+    mip_mac_rdc_timer(m, mip_rdc_grid_next(m, &c->grid));
 }
 
 /* The receiver listens until now + us (its wake-up, a wait, a burst). */
@@ -97,21 +93,14 @@ static void listen_for(struct mip_mac *m, uint8_t state, uint32_t us)
 static void init(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
-    uint32_t first;
-    c->period = mip_rdc_period_us(mip_rdc_par(m));
-    c->skip = 1;
-    /* Each node wakes at a phase of its own. */
-    first = mip_rng_below(&m->rng, c->period);
-    c->cycle = m->now + first - c->period;
     c->rx = RX_SLEEP;
-    mip_mac_rdc_timer(m, first);
+    mip_mac_rdc_timer(m, mip_rdc_grid_start(m, &c->grid));
 }
 
 static void wake(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
-    cycle_now(m);
-    c->skip = mip_rdc_adapt_next(&c->adapt, c->period, mip_rdc_par(m)->adapt_max_us) / c->period;
+    mip_rdc_grid_adapt(m, &c->grid, &c->adapt);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
     listen_for(m, RX_ON, mip_rdc_par(m)->on_us);
 }
@@ -175,7 +164,7 @@ static void strobe_for_us(struct mip_mac *m, const struct mip_802154_hdr *h)
         return;
     mip_mac_ctl(m, f, len, delay);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_strobe_acks);
-    listen_for(m, RX_WAIT, delay + mip_rdc_airtime(&m->cfg.timing, len) + 2u * c->period);
+    listen_for(m, RX_WAIT, delay + mip_rdc_airtime(&m->cfg.timing, len) + 2u * c->grid.period);
 }
 
 /* The phase table: where in our own interval the receiver was found awake. */
@@ -187,7 +176,7 @@ static void phase_learn(struct mip_mac *m)
         return;
     e = mip_rdc_phase_get(m, c->phase, &c->dst);
     cycle_now(m);
-    e->offset = mip_rdc_offset(m->now, c->cycle, c->period);
+    e->offset = mip_rdc_offset(m->now, c->grid.cycle, c->grid.period);
     e->used = ++c->lru;
 }
 
@@ -240,7 +229,7 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
     if (what != MIP_RDC_RX_OURS)
         return;
     mip_rdc_adapt_heard(&c->adapt);
-    c->skip = 1;
+    c->grid.skip = 1;
     if (h->frame_pending) {
         listen_for(m, RX_BURST, mip_rdc_par(m)->burst_wait_us);
         return;
@@ -251,12 +240,6 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
 }
 
 /* --- the sender ---------------------------------------------------------------------- */
-
-static bool is_broadcast(const struct mip_802154_addr *a)
-{
-    return a->mode == MIP_802154_ADDR_NONE ||
-           (a->mode == MIP_802154_ADDR_SHORT && a->short_addr == MIP_802154_BROADCAST);
-}
 
 static void listen_first(struct mip_mac *m)
 {
@@ -277,9 +260,9 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
     struct mip_xmac *c = xm(m);
     mip_utime_t t, start;
     cycle_now(m);
-    t = c->cycle + e->offset;
+    t = c->grid.cycle + e->offset;
     if (mip_utime_before(t, m->now))
-        t += c->period;
+        t += c->grid.period;
     e->used = ++c->lru;
     start = t - 2u * mip_rdc_par(m)->on_us;
     return mip_utime_before(m->now, start) ? start - m->now : 0u;
@@ -288,22 +271,15 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
 static void send(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
-    struct mip_mac_qframe *q = mip_mac_head(m);
-    struct mip_802154_hdr h;
     struct mip_rdc_phase *e;
-    size_t hl;
     uint32_t wait;
     c->radio = false;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
-        mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
+    if (!mip_rdc_head_dst(m, &c->dst))
         return;
-    }
-    c->dst = h.dst;
-    if (!is_broadcast(&c->dst)) {
+    if (!mip_rdc_is_broadcast(&c->dst)) {
         if (m->ack_wanted)
             mip_rdc_mark_burst(m, &c->dst);
-        if (c->burst.on && mip_mac_addr_equal(&c->burst.dst, &c->dst) &&
-            mip_utime_before(m->now, c->burst.until)) {
+        if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {
             mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             c->tx = TX_DATA;
             mip_mac_transmit(m);
@@ -333,7 +309,7 @@ static void strobe(struct mip_mac *m)
     c->strobe_at = m->now;
     if (c->strobes < UINT16_MAX)
         c->strobes++;
-    if (is_broadcast(&c->dst)) {
+    if (mip_rdc_is_broadcast(&c->dst)) {
         c->radio = false;
         if (c->strobes > 1u)
             mip_rdc_count(m, MIP_MAC_STAT_rdc_copies);
@@ -365,7 +341,7 @@ static void next_strobe(struct mip_mac *m)
         return;
     }
     c->radio = false;
-    if (is_broadcast(&c->dst)) {
+    if (mip_rdc_is_broadcast(&c->dst)) {
         /* Contiki sends the frame once more after the strobe time */
         if (mip_mac_defer_if_busy(m))
             return;
@@ -443,14 +419,8 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_xmac *c = xm(m);
     (void)h;
-    /* TCPlp's footnote to Appendix C: a node that forwards (or sends)
-     * expects the reply through it: its interval back to the shortest */
-    mip_rdc_adapt_heard(&c->adapt);
-    c->skip = 1;
-    /* A frame sent with the pending bit keeps its receiver awake. */
-    c->burst.on = (mip_mac_head(m)->data[0] & FCF_FRAME_PENDING) != 0u;
-    c->burst.dst = c->dst;
-    c->burst.until = m->now + mip_rdc_par(m)->burst_wait_us;
+    mip_rdc_acked(m, &c->adapt, &c->burst, &c->dst);
+    c->grid.skip = 1;
 }
 
 static bool radio_wanted(const struct mip_mac *m)

@@ -1,5 +1,6 @@
 /*
- * ICMPv6 header (RFC 4443) and Neighbor Discovery messages (RFC 4861).
+ * Neighbor Discovery messages (RFC 4861); the ICMPv6 header (RFC 4443) is
+ * icmp.c's, shared with ICMPv4.
  */
 #include "moteip/wire/icmpv6.h"
 #include "moteip/wire/bytes.h"
@@ -10,28 +11,6 @@
 #define ND_OPT_UNIT       8u
 #define ND_LLADDR_MAX     14u   /* largest address whose option fits 16 bytes */
 #define ND_NA_FLAGS_MASK  0xE0u
-
-mip_status mip_icmpv6_parse(const uint8_t *buf, size_t len, struct mip_icmpv6_hdr *out)
-{
-    if (len < MIP_ICMPV6_HDR_LEN)
-        return MIP_ERR_TRUNCATED;
-    out->type = buf[0];
-    out->code = buf[1];
-    out->checksum = mip_rd16(buf + 2);
-    out->rest = mip_rd32(buf + 4);
-    return MIP_OK;
-}
-
-mip_status mip_icmpv6_emit(const struct mip_icmpv6_hdr *h, uint8_t *buf, size_t cap)
-{
-    if (cap < MIP_ICMPV6_HDR_LEN)
-        return MIP_ERR_NOSPACE;
-    buf[0] = h->type;
-    buf[1] = h->code;
-    mip_wr16(buf + 2, h->checksum);
-    mip_wr32(buf + 4, h->rest);
-    return MIP_OK;
-}
 
 /* --- Neighbor Discovery --------------------------------------------------- */
 

@@ -2,8 +2,9 @@
  * ICMPv6 (RFC 4443) and Neighbor Discovery (RFC 4861) message codecs.
  *
  * The common 8-byte header (type, code, checksum, 4 bytes of "rest") is
- * shared by echo and the error messages; ND messages have their own fixed
- * parts followed by TLV options, read through a bounded iterator.
+ * shared by echo and the error messages, and with ICMPv4 (icmp.h); ND
+ * messages have their own fixed parts followed by TLV options, read through
+ * a bounded iterator.
  */
 #ifndef MOTEIP_WIRE_ICMPV6_H
 #define MOTEIP_WIRE_ICMPV6_H
@@ -12,8 +13,9 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include "moteip/status.h"
+#include "moteip/wire/icmp.h"
 
-#define MIP_ICMPV6_HDR_LEN 8u
+#define MIP_ICMPV6_HDR_LEN MIP_ICMP_HDR_LEN
 
 #define MIP_ICMPV6_DEST_UNREACH   1u
 #define MIP_ICMPV6_PACKET_TOO_BIG 2u
@@ -32,17 +34,6 @@
 #define MIP_ICMPV6_UNREACH_PORT    4u
 #define MIP_ICMPV6_TE_HOPLIMIT     0u
 #define MIP_ICMPV6_TE_REASS        1u
-
-struct mip_icmpv6_hdr {
-    uint8_t  type;
-    uint8_t  code;
-    uint16_t checksum;
-    uint32_t rest;   /* echo id/seq, MTU, pointer, or unused */
-};
-
-/* TRUNCATED if len < 8; checksum not verified (needs the pseudo header). */
-mip_status mip_icmpv6_parse(const uint8_t *buf, size_t len, struct mip_icmpv6_hdr *out);
-mip_status mip_icmpv6_emit(const struct mip_icmpv6_hdr *h, uint8_t *buf, size_t cap);
 
 /* --- Neighbor Discovery -------------------------------------------------- */
 

@@ -48,6 +48,40 @@ static inline size_t build_frag4(uint8_t *buf, const char *src, const char *dst,
     return build_ipv4(buf, src, dst, proto, 64, id, more ? MIP_IPV4_FLAG_MF : 0, offset, data, n);
 }
 
+/* The reassemblers' bookkeeping (reasm4, reasm6). reasm_put places
+ * dlen bytes of data at off in out and marks them in seen: false when they
+ * run past cap or overlap a piece already placed. */
+static inline bool reasm_put(uint8_t *seen, uint8_t *out, size_t cap, size_t off,
+                             const uint8_t *data, size_t dlen)
+{
+    size_t b;
+    if (off + dlen > cap)
+        return false;
+    for (b = off; b < off + dlen; b++) {
+        if (seen[b])
+            return false;
+        seen[b] = 1;
+    }
+    memcpy(out + off, data, dlen);
+    return true;
+}
+
+/* The reassembled length: total (where the last piece ended; -1 when it
+ * never came), or -1 when a byte before it is missing. *count (unless
+ * NULL) gets n, the pieces used. */
+static inline long reasm_done(const uint8_t *seen, long total, unsigned n, unsigned *count)
+{
+    size_t b;
+    if (count != NULL)
+        *count = n;
+    if (total < 0)
+        return -1;
+    for (b = 0; b < (size_t)total; b++)
+        if (!seen[b])
+            return -1;
+    return total;
+}
+
 /*
  * Reassembles the IPv4 fragments with identification `id` among
  * f->tx[first..f->ntx) into out (cap bytes). Returns the payload length, or
@@ -60,7 +94,6 @@ static inline long reasm4(const struct fixture *f, unsigned first, uint16_t id,
     static uint8_t seen[65536];
     long total = -1;
     unsigned i, n = 0;
-    size_t b;
     memset(seen, 0, sizeof(seen));
     for (i = first; i < f->ntx; i++) {
         const uint8_t *p = f->tx[i].data;
@@ -72,26 +105,13 @@ static inline long reasm4(const struct fixture *f, unsigned first, uint16_t id,
         ihl = (size_t)(p[0] & 0x0Fu) * 4u;
         dlen = ip4_total(p) - ihl;
         off = ip4_off(p);
-        if (off + dlen > cap)
+        if (!reasm_put(seen, out, cap, off, p + ihl, dlen))
             return -1;
-        for (b = off; b < off + dlen; b++) {
-            if (seen[b])
-                return -1;
-            seen[b] = 1;
-        }
-        memcpy(out + off, p + ihl, dlen);
         if (!ip4_mf(p))
             total = (long)(off + dlen);
         n++;
     }
-    if (count != NULL)
-        *count = n;
-    if (total < 0)
-        return -1;
-    for (b = 0; b < (size_t)total; b++)
-        if (!seen[b])
-            return -1;
-    return total;
+    return reasm_done(seen, total, n, count);
 }
 
 /* --- IPv6 ------------------------------------------------------------ */
@@ -134,7 +154,6 @@ static inline long reasm6(const struct fixture *f, unsigned first, uint32_t id,
     static uint8_t seen[65536];
     long total = -1;
     unsigned i, n = 0;
-    size_t b;
     memset(seen, 0, sizeof(seen));
     for (i = first; i < f->ntx; i++) {
         const uint8_t *p = f->tx[i].data;
@@ -143,28 +162,15 @@ static inline long reasm6(const struct fixture *f, unsigned first, uint32_t id,
             continue;
         dlen = (size_t)ip6_plen(p) - 8u;
         off = (size_t)(mip_rd16(p + 42) & 0xFFF8u);
-        if (off + dlen > cap)
+        if (!reasm_put(seen, out, cap, off, p + 48, dlen))
             return -1;
-        for (b = off; b < off + dlen; b++) {
-            if (seen[b])
-                return -1;
-            seen[b] = 1;
-        }
-        memcpy(out + off, p + 48, dlen);
         if (nh != NULL && off == 0)
             *nh = p[40];
         if (!(p[43] & 1u))
             total = (long)(off + dlen);
         n++;
     }
-    if (count != NULL)
-        *count = n;
-    if (total < 0)
-        return -1;
-    for (b = 0; b < (size_t)total; b++)
-        if (!seen[b])
-            return -1;
-    return total;
+    return reasm_done(seen, total, n, count);
 }
 
 /* --- a UDP sink ------------------------------------------------------ */

@@ -481,49 +481,37 @@ static void test_ipv6_too_big_gets_packet_too_big_with_mtu(void)
     fixture_free(&f);
 }
 
-static void test_ipv6_link_local_never_forwarded(void)
+/* IPv6 datagrams a router never forwards: link-local sources and
+ * destinations (even with the hop limit run out, no error), multicast,
+ * and anything while forwarding is off. Each row's datagrams into one
+ * fixture: all dropped as not for us, nothing sent. */
+static void test_ipv6_not_forwarded(void)
 {
-    struct fixture f;
-    uint8_t pkt[256];
-    size_t len;
-    init_fwd(&f, true, 1500);
-    len = udp6(pkt, "fe80::1", "fd01::9", 64, 20);   /* link-local source */
-    fixture_input(&f, 0, pkt, len);
-    len = udp6(pkt, "fd00::1", "fe80::9", 64, 20);   /* link-local destination */
-    fixture_input(&f, 0, pkt, len);
-    len = udp6(pkt, "fe80::1", "fd01::9", 1, 20);    /* not even an error */
-    fixture_input(&f, 0, pkt, len);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ipv6_not_for_us), 3);
-    CHECK_EQ(drops_total(&f), 3);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_ip_forwarded), 0);
-    CHECK_EQ(f.ntx, 0);
-    fixture_free(&f);
-}
-
-static void test_ipv6_multicast_not_forwarded(void)
-{
-    struct fixture f;
-    uint8_t pkt[256];
-    size_t len;
-    init_fwd(&f, true, 1500);
-    len = udp6(pkt, "fd00::1", "ff05::1:3", 64, 20);
-    fixture_input(&f, 0, pkt, len);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ipv6_not_for_us), 1);
-    CHECK_EQ(f.ntx, 0);
-    fixture_free(&f);
-}
-
-static void test_ipv6_not_forwarded_when_forwarding_off(void)
-{
-    struct fixture f;
-    uint8_t pkt[256];
-    size_t len;
-    init_fwd(&f, false, 1500);
-    len = udp6(pkt, "fd00::1", "fd01::9", 64, 20);
-    fixture_input(&f, 0, pkt, len);
-    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ipv6_not_for_us), 1);
-    CHECK_EQ(f.ntx, 0);
-    fixture_free(&f);
+    static const struct {
+        bool forwarding;
+        unsigned n;
+        struct { const char *src, *dst; uint8_t hop; } pkt[3];
+    } rows[] = {
+        {true, 3, {{"fe80::1", "fd01::9", 64},      /* link-local source */
+                   {"fd00::1", "fe80::9", 64},      /* link-local destination */
+                   {"fe80::1", "fd01::9", 1}}},     /* not even an error */
+        {true, 1, {{"fd00::1", "ff05::1:3", 64}}},
+        {false, 1, {{"fd00::1", "fd01::9", 64}}},
+    };
+    unsigned i, k;
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct fixture f;
+        uint8_t pkt[256];
+        init_fwd(&f, rows[i].forwarding, 1500);
+        for (k = 0; k < rows[i].n; k++)
+            fixture_input(&f, 0, pkt, udp6(pkt, rows[i].pkt[k].src, rows[i].pkt[k].dst,
+                                           rows[i].pkt[k].hop, 20));
+        CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_ipv6_not_for_us), rows[i].n);
+        CHECK_EQ(drops_total(&f), rows[i].n);
+        CHECK_EQ(fixture_stat(&f, MIP_STAT_ip_forwarded), 0);
+        CHECK_EQ(f.ntx, 0);
+        fixture_free(&f);
+    }
 }
 
 /* --- the forward hook ------------------------------------------------ */
@@ -802,9 +790,7 @@ int main(void)
     RUN(test_ipv6_hop_limit_expired_gets_time_exceeded);
     RUN(test_ipv6_no_route_gets_destination_unreachable);
     RUN(test_ipv6_too_big_gets_packet_too_big_with_mtu);
-    RUN(test_ipv6_link_local_never_forwarded);
-    RUN(test_ipv6_multicast_not_forwarded);
-    RUN(test_ipv6_not_forwarded_when_forwarding_off);
+    RUN(test_ipv6_not_forwarded);
     RUN(test_forward_hook_verdicts_honoured);
     RUN(test_local_hook_sees_own_and_delivered_datagrams);
 #endif

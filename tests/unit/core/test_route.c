@@ -46,40 +46,64 @@ static mip_status lookup(struct fixture *f, const char *dst, uint8_t *netif, cha
     return st;
 }
 
+/* Longest-prefix match over one family: `routes` added (out of order, so
+ * the scan order cannot be what picks the winner; gw NULL: on-link), then
+ * every probe finds its next hop, on netif 0. */
+struct lpm_route {
+    const char *prefix;
+    uint8_t len;
+    const char *gw;
+};
+
+struct lpm_probe {
+    const char *dst, *nh;
+};
+
+static void check_lpm(const struct lpm_route *routes, size_t nr, const struct lpm_probe *probes,
+                      size_t np)
+{
+    struct fixture f;
+    char nh[MIP_ADDR_TEXT_MAX];
+    size_t i;
+    init_empty(&f);
+    for (i = 0; i < nr; i++) {
+        struct mip_addr p = A(routes[i].prefix), g;
+        if (routes[i].gw != NULL)
+            g = A(routes[i].gw);
+        CHECK_EQ(mip_route_add(f.s, &p, routes[i].len, routes[i].gw != NULL ? &g : NULL, 0),
+                 MIP_OK);
+    }
+    for (i = 0; i < np; i++) {
+        uint8_t nif = 0xEE;
+        CHECK_EQ(lookup(&f, probes[i].dst, &nif, nh), MIP_OK);
+        if (strcmp(nh, probes[i].nh) != 0)
+            fprintf(stderr, "%s: next hop %s, not %s\n", probes[i].dst, nh, probes[i].nh);
+        CHECK(strcmp(nh, probes[i].nh) == 0);
+        CHECK_EQ(nif, 0);
+    }
+    fixture_free(&f);
+}
+
 #if MIP_CONF_IPV4
 static void test_longest_prefix_match_ipv4(void)
 {
-    struct fixture f;
-    struct mip_addr p, g0 = A("10.0.0.1"), g16 = A("10.0.0.16"), g24 = A("10.0.0.24");
-    char nh[MIP_ADDR_TEXT_MAX];
-    uint8_t nif = 0xEE;
-    init_empty(&f);
-    /* added out of order so the scan order cannot be what picks the winner */
-    p = A("172.16.5.0");
-    CHECK_EQ(mip_route_add(f.s, &p, 24, &g24, 0), MIP_OK);
-    p = A("0.0.0.0");
-    CHECK_EQ(mip_route_add(f.s, &p, 0, &g0, 0), MIP_OK);
-    p = A("172.16.5.9");
-    CHECK_EQ(mip_route_add(f.s, &p, 32, NULL, 0), MIP_OK);
-    p = A("172.16.0.0");
-    CHECK_EQ(mip_route_add(f.s, &p, 16, &g16, 0), MIP_OK);
-
-    CHECK_EQ(lookup(&f, "172.16.5.9", &nif, nh), MIP_OK);        /* /32 on-link */
-    CHECK(strcmp(nh, "172.16.5.9") == 0);
-    CHECK_EQ(nif, 0);
-    CHECK_EQ(lookup(&f, "172.16.5.8", &nif, nh), MIP_OK);        /* /24 */
-    CHECK(strcmp(nh, "10.0.0.24") == 0);
-    CHECK_EQ(lookup(&f, "172.16.5.255", &nif, nh), MIP_OK);
-    CHECK(strcmp(nh, "10.0.0.24") == 0);
-    CHECK_EQ(lookup(&f, "172.16.4.9", &nif, nh), MIP_OK);        /* /16 */
-    CHECK(strcmp(nh, "10.0.0.16") == 0);
-    CHECK_EQ(lookup(&f, "172.16.255.255", &nif, nh), MIP_OK);
-    CHECK(strcmp(nh, "10.0.0.16") == 0);
-    CHECK_EQ(lookup(&f, "172.17.5.9", &nif, nh), MIP_OK);        /* /0 */
-    CHECK(strcmp(nh, "10.0.0.1") == 0);
-    CHECK_EQ(lookup(&f, "255.255.255.255", &nif, nh), MIP_OK);
-    CHECK(strcmp(nh, "10.0.0.1") == 0);
-    fixture_free(&f);
+    static const struct lpm_route routes[] = {
+        {"172.16.5.0", 24, "10.0.0.24"},
+        {"0.0.0.0", 0, "10.0.0.1"},
+        {"172.16.5.9", 32, NULL},
+        {"172.16.0.0", 16, "10.0.0.16"},
+    };
+    static const struct lpm_probe probes[] = {
+        {"172.16.5.9", "172.16.5.9"},           /* /32 on-link */
+        {"172.16.5.8", "10.0.0.24"},            /* /24 */
+        {"172.16.5.255", "10.0.0.24"},
+        {"172.16.4.9", "10.0.0.16"},            /* /16 */
+        {"172.16.255.255", "10.0.0.16"},
+        {"172.17.5.9", "10.0.0.1"},             /* /0 */
+        {"255.255.255.255", "10.0.0.1"},
+    };
+    check_lpm(routes, sizeof(routes) / sizeof(routes[0]), probes,
+              sizeof(probes) / sizeof(probes[0]));
 }
 
 static void test_longest_prefix_match_picks_netif(void)
@@ -110,29 +134,20 @@ static void test_longest_prefix_match_picks_netif(void)
 
 static void test_longest_prefix_match_ipv6(void)
 {
-    struct fixture f;
-    struct mip_addr p, g0 = A("fe80::1"), g32 = A("fe80::32"), g48 = A("fe80::48");
-    char nh[MIP_ADDR_TEXT_MAX];
-    uint8_t nif = 0xEE;
-    init_empty(&f);
-    p = A("2001:db8:1::");
-    CHECK_EQ(mip_route_add(f.s, &p, 48, &g48, 0), MIP_OK);
-    p = A("::");
-    CHECK_EQ(mip_route_add(f.s, &p, 0, &g0, 0), MIP_OK);
-    p = A("2001:db8:1::9");
-    CHECK_EQ(mip_route_add(f.s, &p, 128, NULL, 0), MIP_OK);
-    p = A("2001:db8::");
-    CHECK_EQ(mip_route_add(f.s, &p, 32, &g32, 0), MIP_OK);
-    CHECK_EQ(lookup(&f, "2001:db8:1::9", &nif, nh), MIP_OK);
-    CHECK(strcmp(nh, "2001:db8:1::9") == 0);
-    CHECK_EQ(nif, 0);
-    CHECK_EQ(lookup(&f, "2001:db8:1::8", &nif, nh), MIP_OK);
-    CHECK(strcmp(nh, "fe80::48") == 0);
-    CHECK_EQ(lookup(&f, "2001:db8:2::9", &nif, nh), MIP_OK);
-    CHECK(strcmp(nh, "fe80::32") == 0);
-    CHECK_EQ(lookup(&f, "2001:db9::9", &nif, nh), MIP_OK);
-    CHECK(strcmp(nh, "fe80::1") == 0);
-    fixture_free(&f);
+    static const struct lpm_route routes[] = {
+        {"2001:db8:1::", 48, "fe80::48"},
+        {"::", 0, "fe80::1"},
+        {"2001:db8:1::9", 128, NULL},
+        {"2001:db8::", 32, "fe80::32"},
+    };
+    static const struct lpm_probe probes[] = {
+        {"2001:db8:1::9", "2001:db8:1::9"},     /* /128 on-link */
+        {"2001:db8:1::8", "fe80::48"},          /* /48 */
+        {"2001:db8:2::9", "fe80::32"},          /* /32 */
+        {"2001:db9::9", "fe80::1"},             /* /0 */
+    };
+    check_lpm(routes, sizeof(routes) / sizeof(routes[0]), probes,
+              sizeof(probes) / sizeof(probes[0]));
 }
 
 static void test_prefix_length_not_on_byte_boundary(void)

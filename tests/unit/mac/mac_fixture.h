@@ -198,26 +198,35 @@ static inline void node_init(struct node *n, uint8_t kind)
     node_start(n);
 }
 
-/* A data frame: intra-PAN, short addresses, DSN 0 (the MAC writes it), one
- * payload byte `tag` at the end and `extra` bytes before it. */
-static inline size_t build_data(uint8_t *buf, uint16_t dst, uint16_t src, uint16_t dst_pan, bool ackreq,
-                         uint8_t seq, uint8_t tag, size_t extra)
+/* An intra-PAN MHR of `type` (data, command) from short address src to
+ * short address dst in PAN `pan` into buf; returns its length. */
+static inline size_t build_short_mhr(uint8_t *buf, uint8_t type, uint16_t dst, uint16_t src,
+                                     uint16_t pan, bool ackreq, uint8_t seq)
 {
     struct mip_802154_hdr h;
     size_t n = 0;
     memset(&h, 0, sizeof(h));
-    h.type = MIP_802154_DATA;
+    h.type = type;
     h.ack_request = ackreq;
     h.pan_id_compress = true;
     h.version = 1;
     h.seq = seq;
-    h.dst_pan = dst_pan;
-    h.src_pan = dst_pan;
+    h.dst_pan = pan;
+    h.src_pan = pan;
     h.dst.mode = MIP_802154_ADDR_SHORT;
     h.dst.short_addr = dst;
     h.src.mode = MIP_802154_ADDR_SHORT;
     h.src.short_addr = src;
     CHECK_EQ(mip_ieee802154_emit(&h, buf, 64, &n), MIP_OK);
+    return n;
+}
+
+/* A data frame: intra-PAN, short addresses, DSN 0 (the MAC writes it), one
+ * payload byte `tag` at the end and `extra` bytes before it. */
+static inline size_t build_data(uint8_t *buf, uint16_t dst, uint16_t src, uint16_t dst_pan, bool ackreq,
+                         uint8_t seq, uint8_t tag, size_t extra)
+{
+    size_t n = build_short_mhr(buf, MIP_802154_DATA, dst, src, dst_pan, ackreq, seq);
     memset(buf + n, 0x5A, extra);
     n += extra;
     buf[n++] = tag;

@@ -40,21 +40,7 @@ static inline struct mip_802154_hdr hdr_of(const struct node_tx *t)
 /* A data request (MAC command 0x04) from src to dst, ACK requested. */
 static inline size_t data_request(uint8_t *buf, uint16_t dst, uint16_t src, uint8_t seq)
 {
-    struct mip_802154_hdr h;
-    size_t n = 0;
-    memset(&h, 0, sizeof(h));
-    h.type = MIP_802154_CMD;
-    h.ack_request = true;
-    h.pan_id_compress = true;
-    h.version = 1;
-    h.seq = seq;
-    h.dst_pan = PAN;
-    h.src_pan = PAN;
-    h.dst.mode = MIP_802154_ADDR_SHORT;
-    h.dst.short_addr = dst;
-    h.src.mode = MIP_802154_ADDR_SHORT;
-    h.src.short_addr = src;
-    CHECK_EQ(mip_ieee802154_emit(&h, buf, 64, &n), MIP_OK);
+    size_t n = build_short_mhr(buf, MIP_802154_CMD, dst, src, PAN, true, seq);
     buf[n++] = 0x04;
     return n;
 }

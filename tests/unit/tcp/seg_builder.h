@@ -336,6 +336,14 @@ static inline bool hs_next(struct hs *h, struct sb_reply *r)
     return false;
 }
 
+/* The stack sent exactly one segment since the last hs_clear: it into *r
+ * (both checked; *r is zeroed when there is none). */
+static inline void hs_expect_one(struct hs *h, struct sb_reply *r)
+{
+    CHECK_EQ(hs_count(h), 1);
+    CHECK(hs_next(h, r));
+}
+
 /* A segment from the peer on the connection under test, with the peer's
  * current numbers (and timestamp when negotiated). */
 static inline struct sb_seg hs_seg(const struct hs *h, uint8_t flags)
@@ -542,6 +550,21 @@ static inline void pair_connect(struct pair *p, bool v6, struct app *cli, struct
     pair_run(p, 1, 50);
     CHECK_EQ(cli->conn.state, MIP_TCP_ESTABLISHED);
     CHECK_EQ(srv->conn.state, MIP_TCP_ESTABLISHED);
+}
+
+/* Ends a test of pair_connect's pair: aborts the client's connection if it
+ * is still open (with `deliver_rst`, its RST then has 100 ms to reach the
+ * server), then the server's, frees the pair and both apps (calloc'ed).
+ * Aborting a closed connection does nothing. */
+static inline void pair_close(struct pair *p, struct app *cli, struct app *srv, bool deliver_rst)
+{
+    mip_tcp_abort(&p->side[0].tcp, &cli->conn);
+    if (deliver_rst)
+        pair_run(p, 1, 100);
+    mip_tcp_abort(&p->side[1].tcp, &srv->conn);
+    pair_free(p);
+    free(cli);
+    free(srv);
 }
 #endif
 

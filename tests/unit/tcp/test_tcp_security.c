@@ -359,8 +359,7 @@ static void test_accept_refused_sends_rst(void)
     CHECK_EQ(a->accepted, 1);
     CHECK_EQ(a->connected, 0);
     CHECK_EQ(stat(h, MIP_TCP_STAT_accept_refused), 1);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_RST);
     CHECK_EQ(r.h.seq, sa.h.seq + 1u);
     CHECK_EQ(r.h.src_port, 80);
@@ -393,8 +392,7 @@ static void test_closed_port_gets_rst(void)
     s.seq = 4000000000u;
     s.flags = MIP_TCP_SYN;
     hs_send(h, &s);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_RST | MIP_TCP_ACK);
     CHECK_EQ(r.h.seq, 0);
     CHECK_EQ(r.h.ack, 4000000001u);

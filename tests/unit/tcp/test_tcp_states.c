@@ -210,8 +210,7 @@ static void active_handshake(bool v6, bool all)
     CHECK_EQ(a->conn.snd_una, a->conn.iss + 1u);
     CHECK_EQ(a->conn.cc.mss, all ? 500 : 536);
     CHECK_EQ(a->conn.snd_wscale, (all && (want & MIP_TCP_HAS_WSCALE)) ? 7 : 0);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.seq, a->conn.iss + 1u);
     CHECK_EQ(r.h.ack, 5000001u);
@@ -283,8 +282,7 @@ static void test_syn_sent_bad_ack_gets_rst(void)
     s.win = 1000;
     hs_send(h, &s);
     CHECK_EQ(a->conn.state, MIP_TCP_SYN_SENT);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_RST);
     CHECK_EQ(r.h.seq, syn.h.seq + 5u);
     /* A RST acknowledging our SYN refuses the connection. */
@@ -414,9 +412,7 @@ static void test_simultaneous_close(void)
     pair_run(&p, 1, 2u * MIP_TCP_MSL_MS + 10u);
     CHECK_EQ(tw_count(&p.side[0].tcp), 0);
     CHECK_EQ(tw_count(&p.side[1].tcp), 0);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 static void test_half_close(void)
@@ -465,9 +461,7 @@ static void test_half_close(void)
     CHECK_EQ(tw_count(&p.side[1].tcp), 0);
     pair_run(&p, 1, 2u * MIP_TCP_MSL_MS + 10u);
     CHECK_EQ(tw_count(&p.side[0].tcp), 0);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 /* --- TIME_WAIT ---------------------------------------------------------------- */
@@ -499,8 +493,7 @@ static struct mip_tcp_tw *reach_timewait(struct hs *h, struct app *a)
     hs_send(h, &s);
     h->snd_nxt++;
     /* One ACK of the FIN, and the struct is back at once. */
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.seq, iss + 2u);
     CHECK_EQ(r.h.ack, irs + 2u);
@@ -537,8 +530,7 @@ static void test_timewait_record_and_expiry(void)
     s = hs_seg(h, MIP_TCP_FIN | MIP_TCP_ACK);
     s.seq = h->snd_nxt - 1u;
     hs_send(h, &s);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.seq, iss + 2u);
     CHECK_EQ(r.h.ack, h->snd_nxt);
@@ -562,8 +554,7 @@ static void test_timewait_record_and_expiry(void)
     s.seq = h->snd_nxt - 10u;
     s.opts.present = 0;
     hs_send(h, &s);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK(tw->used);
 
@@ -575,8 +566,7 @@ static void test_timewait_record_and_expiry(void)
     /* Afterwards the 4-tuple is unknown: a stray ACK draws RST. */
     hs_clear(h);
     hs_send_ack(h);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_RST);
     CHECK_EQ(r.h.seq, h->rcv_nxt);
     mip_tcp_unlisten(&h->tcp, &h->l);
@@ -605,8 +595,7 @@ static void test_timewait_answers_carry_timestamps(void)
         s = hs_seg(h, MIP_TCP_FIN | MIP_TCP_ACK);
         s.seq = h->snd_nxt - 1u;
         hs_send(h, &s);
-        CHECK_EQ(hs_count(h), 1);
-        CHECK(hs_next(h, &r));
+        hs_expect_one(h, &r);
         CHECK_EQ(r.h.flags, MIP_TCP_ACK);
         CHECK_EQ(r.h.ack, h->snd_nxt);
         CHECK(tw->used);
@@ -629,8 +618,7 @@ static void test_timewait_answers_carry_timestamps(void)
     if (h->ts)
         s.opts.ts_val = h->ts_val - 5000u;
     hs_send(h, &s);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
 #if MIP_TCP_TIMESTAMPS
     CHECK_EQ(r.o.ts_ecr, h->ts_val);

@@ -147,45 +147,59 @@ static void connect_then_silence_client(struct pair *p, struct app *cli, struct 
     CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"0123456789", 10), 10);
 }
 
-static void test_data_retransmission_backoff_and_timeout(void)
+/* How many of the recorded frames carry the 10 bytes at una
+ * (connect_then_silence_client's write). */
+static unsigned data_copies(uint32_t una)
 {
-    static struct pair p;
-    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
-    struct mip_tcp_listener l;
-    struct mip_tcp *tcp = &p.side[0].tcp;
-    uint32_t rto, una;
-    unsigned i, data = 0;
-    pair_init(&p, true);
-    connect_then_silence_client(&p, cli, srv, &l, MIP_TCP_MAX_RETRIES, &rto, &una);
-    CHECK_EQ(rto, MIP_TCP_RTO_MIN_MS);   /* a 1 ms RTT gives the minimum */
-    pair_run(&p, 1, 600000);
-    /* The segment, MIP_TCP_MAX_RETRIES copies, then the RST of giving up. */
+    unsigned i, n = 0;
     for (i = 0; i < rec.n; i++)
         if (rec.len[i] == 10 && rec.seq[i] == una)
-            data++;
-    CHECK_EQ(data, 1u + MIP_TCP_MAX_RETRIES);
-    CHECK_EQ(rec.n, 2u + MIP_TCP_MAX_RETRIES);
-    for (i = 1; i < 1u + MIP_TCP_MAX_RETRIES && i < rec.n; i++)
-        CHECK_EQ(rec.t[i] - rec.t[i - 1], rto_after(rto, i - 1));
-    if (rec.n == 2u + MIP_TCP_MAX_RETRIES) {
-        i = rec.n - 1;
-        CHECK_EQ(rec.flags[i] & MIP_TCP_RST, MIP_TCP_RST);
-        CHECK_EQ(rec.t[i] - rec.t[i - 1], rto_after(rto, MIP_TCP_MAX_RETRIES));
+            n++;
+    return n;
+}
+
+/* A silent peer: the segment, max_retries copies at backed-off RTOs, then
+ * the RST of giving up and MIP_TCP_ERR_TIMEOUT; with the compile-time
+ * limit (MIP_TCP_MAX_RETRIES) and a run-time one (struct mip_tcp
+ * max_retries 2). */
+static void test_retransmission_limit_then_timeout(void)
+{
+    static const uint8_t limits[] = { MIP_TCP_MAX_RETRIES, 2 };
+    unsigned row;
+    for (row = 0; row < sizeof(limits); row++) {
+        static struct pair p;
+        struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+        struct mip_tcp_listener l;
+        struct mip_tcp *tcp = &p.side[0].tcp;
+        const unsigned max = limits[row];
+        uint32_t rto, una;
+        unsigned i;
+        pair_init(&p, true);
+        CHECK_EQ(tcp->max_retries, MIP_TCP_MAX_RETRIES);
+        connect_then_silence_client(&p, cli, srv, &l, (uint8_t)max, &rto, &una);
+        CHECK_EQ(rto, MIP_TCP_RTO_MIN_MS);   /* a 1 ms RTT gives the minimum */
+        pair_run(&p, 1, 600000);
+        CHECK_EQ(data_copies(una), 1u + max);
+        CHECK_EQ(rec.n, 2u + max);
+        for (i = 1; i < 1u + max && i < rec.n; i++)
+            CHECK_EQ(rec.t[i] - rec.t[i - 1], rto_after(rto, i - 1));
+        if (rec.n == 2u + max) {
+            i = rec.n - 1;
+            CHECK_EQ(rec.flags[i] & MIP_TCP_RST, MIP_TCP_RST);
+            CHECK_EQ(rec.t[i] - rec.t[i - 1], rto_after(rto, max));
+        }
+        CHECK_EQ(cli->closed, 1);
+        CHECK_EQ(cli->errors, 1);
+        CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
+        CHECK_EQ(cli->conn.error, MIP_TCP_ERR_TIMEOUT);
+        CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_rexmits), max);
+        CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_timeouts), max);
+        CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_conns_timed_out), 1);
+        CHECK(tcp->conns == NULL);
+        /* The server never heard anything. */
+        CHECK_EQ(srv->conn.state, MIP_TCP_ESTABLISHED);
+        pair_close(&p, cli, srv, false);
     }
-    CHECK_EQ(cli->closed, 1);
-    CHECK_EQ(cli->errors, 1);
-    CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
-    CHECK_EQ(cli->conn.error, MIP_TCP_ERR_TIMEOUT);
-    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_rexmits), MIP_TCP_MAX_RETRIES);
-    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_timeouts), MIP_TCP_MAX_RETRIES);
-    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_conns_timed_out), 1);
-    CHECK(tcp->conns == NULL);
-    /* The server never heard anything. */
-    CHECK_EQ(srv->conn.state, MIP_TCP_ESTABLISHED);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
 }
 
 /* The RTO minimum against delayed ACKs: both ends delay ACKs by delack_ms
@@ -235,11 +249,7 @@ static void lone_segment_not_resent(uint16_t delack_ms)
     CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_rexmits), 0);
     CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_timeouts), 0);
     CHECK_EQ(mip_tcp_stat(&p.side[1].tcp, MIP_TCP_STAT_drop_out_of_window), 0);
-    mip_tcp_abort(tcp, &cli->conn);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 static void test_lone_segment_waits_for_delayed_ack(void) { lone_segment_not_resent(0); }
@@ -296,11 +306,7 @@ static void test_rto_retransmission_fits_mss_and_window(void)
     CHECK_EQ(rec.fragments, 0);
     CHECK_EQ(cli->conn.snd_una, cli->conn.snd_max);
     CHECK_EQ(cli->errors, 0);
-    mip_tcp_abort(tcp, &cli->conn);
-    pair_run(&p, 1, 100);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, true);
 }
 
 /* An RTO retransmission from snd_una may carry bytes that Nagle held back
@@ -337,11 +343,7 @@ static void test_rto_retransmission_with_new_data(void)
     CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_drop_bad_ack), 0);
     CHECK_EQ(cli->conn.state, MIP_TCP_ESTABLISHED);
     CHECK_EQ(cli->errors, 0);
-    mip_tcp_abort(tcp, &cli->conn);
-    pair_run(&p, 1, 100);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, true);
 }
 
 /* The SYN cache resends its SYN-ACK with the same backoff and forgets the
@@ -474,8 +476,7 @@ static void test_delayed_ack(void)
     fixture_advance(&h->f, 49);
     CHECK_EQ(h->f.ntx, 0);
     fixture_advance(&h->f, 1);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.ack, h->snd_nxt);
     CHECK_EQ(r.h.seq, a->conn.snd_nxt);
@@ -489,8 +490,7 @@ static void test_delayed_ack(void)
     hs_send_data(h, buf, full);
     CHECK_EQ(h->f.ntx, 0);
     hs_send_data(h, buf, full);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.ack, h->snd_nxt);
     CHECK_EQ(a->ngot, 5 + 2 * full);
@@ -565,8 +565,7 @@ static void test_out_of_order_acked_at_once_with_sack(void)
 
     /* [100, 200) ahead of a hole: ACK at once, one SACK block. */
     send_at(h, base, 100, 100);
-    CHECK_EQ(hs_count(h), 1);
-    CHECK(hs_next(h, &r));
+    hs_expect_one(h, &r);
     CHECK_EQ(r.h.flags, MIP_TCP_ACK);
     CHECK_EQ(r.h.ack, base);
     CHECK_EQ(mip_tcp_stat(&h->tcp, MIP_TCP_STAT_ooo_segs), 1);
@@ -703,44 +702,7 @@ static void test_zero_window_persist_and_resume(void)
     CHECK_EQ(bad, 0);
     CHECK_EQ(cli->conn.snd_una, cli->conn.snd_max);
     CHECK_EQ(cli->conn.tx.len, 0);
-    mip_tcp_abort(tcp, &cli->conn);
-    pair_run(&p, 1, 100);
-    pair_free(&p);
-    free(cli);
-    free(srv);
-}
-
-/* The run-time limit (struct mip_tcp max_retries): 2 retransmissions, then
- * the RST of giving up and MIP_TCP_ERR_TIMEOUT. */
-static void test_max_retries_runtime_limit(void)
-{
-    static struct pair p;
-    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
-    struct mip_tcp_listener l;
-    struct mip_tcp *tcp = &p.side[0].tcp;
-    uint32_t rto, una;
-    unsigned i, data = 0;
-    pair_init(&p, true);
-    CHECK_EQ(tcp->max_retries, MIP_TCP_MAX_RETRIES);
-    connect_then_silence_client(&p, cli, srv, &l, 2, &rto, &una);
-    pair_run(&p, 1, 600000);
-    for (i = 0; i < rec.n; i++)
-        if (rec.len[i] == 10 && rec.seq[i] == una)
-            data++;
-    CHECK_EQ(data, 3);                    /* the segment and 2 copies */
-    CHECK_EQ(rec.n, 4);
-    if (rec.n == 4)
-        CHECK_EQ(rec.flags[3] & MIP_TCP_RST, MIP_TCP_RST);
-    CHECK_EQ(cli->closed, 1);
-    CHECK_EQ(cli->errors, 1);
-    CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
-    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_rexmits), 2);
-    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_conns_timed_out), 1);
-    CHECK(tcp->conns == NULL);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, true);
 }
 
 /* Frame n (< 32) of side s is lost when bit n of lose_mask[s] is set;
@@ -801,11 +763,7 @@ static void first_data_rto(bool passive, bool lose, uint32_t gap)
         CHECK_EQ(rec.t[1] - rec.t[0], gap);
         CHECK_EQ(rec.t[2] - rec.t[1], 2u * gap);
     }
-    mip_tcp_abort(&p.side[0].tcp, &cli->conn);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 /* The active opener's SYN was lost: no RTT sample (Karn), so the data's
@@ -849,10 +807,7 @@ static void test_rto_min_runtime_floor(void)
         CHECK_EQ(rec.t[3] - rec.t[2], 4000);
     }
     CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 /* max_retries 255: a silent peer is retried for ever, the gaps capped at
@@ -864,18 +819,16 @@ static void test_max_retries_never_give_up(void)
     struct mip_tcp_listener l;
     struct mip_tcp *tcp = &p.side[0].tcp;
     uint32_t rto, una;
-    unsigned i, data = 0;
+    unsigned i;
     pair_init(&p, true);
     connect_then_silence_client(&p, cli, srv, &l, 255, &rto, &una);
     pair_run_for(&p, 20u * 60u * 1000u);  /* 20 minutes */
     for (i = 0; i < rec.n; i++) {
-        if (rec.len[i] == 10 && rec.seq[i] == una)
-            data++;
         CHECK_EQ(rec.flags[i] & MIP_TCP_RST, 0);
         if (i > 0)
             CHECK_EQ(rec.t[i] - rec.t[i - 1], rto_after(rto, i - 1));
     }
-    CHECK_EQ(data, rec.n);
+    CHECK_EQ(data_copies(una), rec.n);
     /* 300 ms doubling to 60 s takes 8 gaps (76.5 s), then one a minute */
     CHECK(rec.n >= 25 && rec.n <= 27);
     CHECK(rec.n >= 2 && rec.t[rec.n - 1] - rec.t[rec.n - 2] == MIP_TCP_RTO_MAX_MS);
@@ -892,11 +845,7 @@ static void test_max_retries_never_give_up(void)
     pair_run_for(&p, MIP_TCP_RTO_MAX_MS + 1000u);
     CHECK_EQ(cli->conn.snd_una, una + 10u);
     CHECK_EQ(cli->conn.retries, 0);
-    mip_tcp_abort(tcp, &cli->conn);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 /* --- keepalive ----------------------------------------------------------------- */
@@ -947,10 +896,7 @@ static void test_keepalive_peer_gone(void)
     CHECK_EQ(cli->error, MIP_TCP_ERR_KEEPALIVE);
     CHECK_EQ(cli->conn.error, MIP_TCP_ERR_KEEPALIVE);
     CHECK_EQ(cli->t_closed, rec.t[rec.n - 1]);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 /* Keepalive turned on after the handshake (c->cfg.keepalive_ms on an
@@ -983,10 +929,7 @@ static void test_keepalive_enabled_when_established(void)
     }
     CHECK_EQ(cli->errors, 1);
     CHECK_EQ(cli->error, MIP_TCP_ERR_KEEPALIVE);
-    mip_tcp_abort(&p.side[1].tcp, &srv->conn);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, false);
 }
 
 static void test_keepalive_peer_alive(void)
@@ -1010,11 +953,7 @@ static void test_keepalive_peer_alive(void)
     CHECK_EQ(mip_tcp_write(&p.side[0].tcp, &cli->conn, (const uint8_t *)"still", 5), 5);
     pair_run_for(&p, 1000);
     CHECK_EQ(srv->ngot, 5);
-    mip_tcp_abort(&p.side[0].tcp, &cli->conn);
-    pair_run(&p, 1, 100);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, true);
 }
 
 /* --- Nagle ---------------------------------------------------------------------- */
@@ -1041,14 +980,12 @@ static void nagle(bool nodelay)
         }
     } else {
         /* The first goes (nothing in flight); the rest wait for its ACK. */
-        CHECK_EQ(hs_count(h), 1);
-        CHECK(hs_next(h, &r));
+        hs_expect_one(h, &r);
         CHECK_EQ(r.len, 10);
         hs_absorb(h, &r);
         hs_clear(h);
         hs_send_ack(h);
-        CHECK_EQ(hs_count(h), 1);
-        CHECK(hs_next(h, &r));
+        hs_expect_one(h, &r);
         CHECK_EQ(r.len, 40);
         CHECK_EQ(r.h.seq, a->conn.iss + 11u);
         CHECK_EQ(r.h.flags, MIP_TCP_ACK | MIP_TCP_PSH);
@@ -1059,8 +996,7 @@ static void nagle(bool nodelay)
             uint8_t big[600];
             memset(big, 'b', sizeof(big));
             CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, big, sizeof(big)), sizeof(big));
-            CHECK_EQ(hs_count(h), 1);
-            CHECK(hs_next(h, &r));
+            hs_expect_one(h, &r);
             CHECK_EQ(r.len, a->conn.cc.mss);
             CHECK_EQ(a->conn.cc.mss, 536);
         }
@@ -1151,11 +1087,7 @@ static void test_cwnd_cap_limits_flight(void)
     CHECK(rec.max_flight <= 3u * cli->conn.cc.mss);
     CHECK(rec.max_flight > 2u * cli->conn.cc.mss);      /* the cap was reached */
     CHECK(cli->conn.cc.cwnd <= 3u * cli->conn.cc.mss);
-    mip_tcp_abort(tcp, &cli->conn);
-    pair_run(&p, 1, 100);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, true);
 }
 
 #if MIP_CONF_FORWARD
@@ -1233,19 +1165,14 @@ static void test_cwnd_hold_while_backlog(void)
     push_acked(&p, cli, &sent, 12u * cli->conn.cc.mss);
     CHECK(cli->conn.cc.cwnd > cw0);
     CHECK_EQ(srv->ngot, sent);
-    mip_tcp_abort(tcp, &cli->conn);
-    pair_run(&p, 1, 100);
-    pair_free(&p);
-    free(cli);
-    free(srv);
+    pair_close(&p, cli, srv, true);
 }
 #endif
 
 int main(void)
 {
     RUN(test_syn_retransmission_backoff_and_timeout);
-    RUN(test_data_retransmission_backoff_and_timeout);
-    RUN(test_max_retries_runtime_limit);
+    RUN(test_retransmission_limit_then_timeout);
     RUN(test_max_retries_never_give_up);
     RUN(test_rto_min_runtime_floor);
     RUN(test_data_rto_3s_after_lost_syn);

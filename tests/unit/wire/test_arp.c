@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "moteip/wire/arp.h"
+#include "exact.h"
 #include "testing.h"
 
 /* A captured request: "Who has 24.166.173.159? Tell 24.166.172.1". */
@@ -16,14 +17,9 @@ static const uint8_t arp_request[28] = {
 
 static mip_status parse_exact(const uint8_t *buf, size_t len, struct mip_arp *out)
 {
-    uint8_t *copy = malloc(len ? len : 1u);
-    mip_status st;
+    uint8_t *copy = dup_exact(buf, len);
+    mip_status st = copy != NULL ? mip_arp_parse(copy, len, out) : MIP_ERR_NOBUFS;
 
-    if (copy == NULL)
-        return MIP_ERR_NOBUFS;
-    if (len)
-        memcpy(copy, buf, len);
-    st = mip_arp_parse(copy, len, out);
     free(copy);
     return st;
 }

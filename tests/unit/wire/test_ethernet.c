@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "moteip/wire/ethernet.h"
+#include "exact.h"
 #include "testing.h"
 
 /* Header of a real broadcast ARP frame. */
@@ -16,14 +17,9 @@ static const uint8_t arp_frame_hdr[14] = {
  * reports any read past len. */
 static mip_status parse_exact(const uint8_t *buf, size_t len, struct mip_eth_hdr *out)
 {
-    uint8_t *copy = malloc(len ? len : 1u);
-    mip_status st;
+    uint8_t *copy = dup_exact(buf, len);
+    mip_status st = copy != NULL ? mip_eth_parse(copy, len, out) : MIP_ERR_NOBUFS;
 
-    if (copy == NULL)
-        return MIP_ERR_NOBUFS;
-    if (len)
-        memcpy(copy, buf, len);
-    st = mip_eth_parse(copy, len, out);
     free(copy);
     return st;
 }

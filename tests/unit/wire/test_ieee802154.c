@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "moteip/wire/ieee802154.h"
+#include "exact.h"
 #include "testing.h"
 
 /* A 6LoWPAN data frame as NuttX documents it (net/sixlowpan/README.txt):
@@ -34,14 +35,6 @@ static const uint8_t zephyr_raw[20] = {
     0x60, 0xe2, 0x16, 0x21, 0x1c, 0x4a, 0xc2, 0xae,
     0xaa, 0xbb, 0xcc,
 };
-
-static uint8_t *dup_exact(const uint8_t *src, size_t n)
-{
-    uint8_t *p = malloc(n ? n : 1u);
-    if (p != NULL && n != 0u)
-        memcpy(p, src, n);
-    return p;
-}
 
 static mip_status parse_exact(const uint8_t *buf, size_t len, struct mip_802154_hdr *h,
                               size_t *hl)

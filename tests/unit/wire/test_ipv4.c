@@ -6,6 +6,7 @@
 
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/ipv4.h"
+#include "exact.h"
 #include "testing.h"
 
 /* The classic example header: UDP, 192.168.0.1 -> 192.168.0.199, DF,
@@ -27,14 +28,9 @@ static void classic_packet(uint8_t pkt[CLASSIC_TOTAL])
  * reports any read past len. */
 static mip_status parse_exact(const uint8_t *buf, size_t len, struct mip_ipv4_hdr *out)
 {
-    uint8_t *copy = malloc(len ? len : 1u);
-    mip_status st;
+    uint8_t *copy = dup_exact(buf, len);
+    mip_status st = copy != NULL ? mip_ipv4_parse(copy, len, out) : MIP_ERR_NOBUFS;
 
-    if (copy == NULL)
-        return MIP_ERR_NOBUFS;
-    if (len)
-        memcpy(copy, buf, len);
-    st = mip_ipv4_parse(copy, len, out);
     free(copy);
     return st;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "moteip/wire/ipv6.h"
+#include "exact.h"
 #include "testing.h"
 
 #define NH_UDP  17u
@@ -479,14 +480,6 @@ static void test_ext_offset_past_len_is_truncated(void)
     CHECK_EQ(w.upper_offset, 40);
 }
 
-static uint8_t *dup_prefix(const uint8_t *src, size_t n)
-{
-    uint8_t *p = malloc(n);
-    if (p != NULL && n != 0u)
-        memcpy(p, src, n);
-    return p;
-}
-
 /* Every prefix of a chain that ends in an extension header is short. */
 static void check_every_truncation(const struct chain *c)
 {
@@ -494,7 +487,7 @@ static void check_every_truncation(const struct chain *c)
     size_t n;
 
     for (n = 0; n < c->len; n++) {
-        uint8_t *p = dup_prefix(c->b, n);
+        uint8_t *p = dup_exact(c->b, n);
         CHECK(n == 0 || p != NULL);
         CHECK_EQ(mip_ipv6_walk_ext(p, n, c->b[6], 40, true, &w), MIP_ERR_TRUNCATED);
         free(p);

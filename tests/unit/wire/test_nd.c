@@ -6,21 +6,10 @@
 #include <stdlib.h>
 
 #include "moteip/wire/icmpv6.h"
+#include "exact.h"
+#include "ns_pkt.h"
 #include "testing.h"
 
-/* A whole NS packet: fe80::211:22ff:fe33:4455 -> ff02::1:ff66:7788 asking
- * for fe80::2aa:bbff:fe66:7788, SLLA 00:11:22:33:44:55. */
-static const uint8_t ns_pkt[72] = {
-    0x60, 0x00, 0x00, 0x00, 0x00, 0x20, 0x3a, 0xff,
-    0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55,
-    0xff, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x01, 0xff, 0x66, 0x77, 0x88,
-    0x87, 0x00, 0x01, 0xe3, 0x00, 0x00, 0x00, 0x00,
-    0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x02, 0xaa, 0xbb, 0xff, 0xfe, 0x66, 0x77, 0x88,
-    0x01, 0x01, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55,
-};
 #define NS_ICMP (ns_pkt + 40)
 #define NS_ICMP_LEN 32u
 
@@ -61,14 +50,6 @@ static const uint8_t redirect_msg[64] = {
 };
 static const size_t redirect_bounds[] = {40, 48, 64};
 static const size_t ns_bounds[] = {24, 32};
-
-static uint8_t *dup_prefix(const uint8_t *src, size_t n)
-{
-    uint8_t *p = malloc(n);
-    if (p != NULL && n != 0u)
-        memcpy(p, src, n);
-    return p;
-}
 
 /* RFC 4443 2.3 checksum of an ICMPv6 message between src and dst. */
 static uint16_t icmpv6_sum(const uint8_t src[16], const uint8_t dst[16],
@@ -329,7 +310,7 @@ static void check_every_truncation(const uint8_t *msg, size_t len,
     size_t n, b;
 
     for (n = 0; n < len; n++) {
-        uint8_t *p = dup_prefix(msg, n);
+        uint8_t *p = dup_exact(msg, n);
         bool boundary = false;
         mip_status st;
 
@@ -445,7 +426,7 @@ static void test_nd_opt_iter_reads_only_what_is_given(void)
     size_t n;
 
     for (n = 0; n <= sizeof(two_opts); n++) {
-        uint8_t *p = dup_prefix(two_opts, n);
+        uint8_t *p = dup_exact(two_opts, n);
         size_t ok = 0;
         mip_status st;
 

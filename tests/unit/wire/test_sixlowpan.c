@@ -12,15 +12,8 @@
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/checksum.h"
 #include "moteip/wire/sixlowpan.h"
+#include "exact.h"
 #include "testing.h"
-
-static uint8_t *dup_exact(const uint8_t *src, size_t n)
-{
-    uint8_t *p = malloc(n ? n : 1u);
-    if (p != NULL && n != 0u)
-        memcpy(p, src, n);
-    return p;
-}
 
 static void parse6(const char *text, uint8_t out[16])
 {

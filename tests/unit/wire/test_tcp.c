@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "moteip/wire/tcp.h"
+#include "exact.h"
 #include "testing.h"
 
 /* A SYN from Linux 6.x (curl to port 80): MSS 1460, SACK_PERM, TS, NOP,
@@ -17,14 +18,6 @@ static const uint8_t linux_syn[40] = {
     0x9c, 0x3d, 0x7e, 0x11, 0x00, 0x00, 0x00, 0x00,
     0x01, 0x03, 0x03, 0x07,
 };
-
-static uint8_t *dup_prefix(const uint8_t *src, size_t n)
-{
-    uint8_t *p = malloc(n);
-    if (p != NULL && n != 0u)
-        memcpy(p, src, n);
-    return p;
-}
 
 static void test_tcp_parse_linux_syn(void)
 {
@@ -85,7 +78,7 @@ static void test_tcp_parse_every_truncation_fails(void)
     size_t n;
 
     for (n = 0; n < sizeof(linux_syn); n++) {
-        uint8_t *p = dup_prefix(linux_syn, n);
+        uint8_t *p = dup_exact(linux_syn, n);
         CHECK(n == 0 || p != NULL);
         CHECK_EQ(mip_tcp_parse(p, n, &h), MIP_ERR_TRUNCATED);
         free(p);

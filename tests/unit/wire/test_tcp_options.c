@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "moteip/wire/tcp.h"
+#include "exact.h"
 #include "testing.h"
 
 /* Option area of a Linux SYN: MSS 1460, SACK_PERM, TS, NOP, WSCALE 7. */
@@ -16,14 +17,6 @@ static const uint8_t linux_syn_opts[20] = {
 };
 /* Offsets where an option (or NOP) ends: valid shorter option areas. */
 static const size_t linux_syn_bounds[] = {0, 4, 6, 16, 17, 20};
-
-static uint8_t *dup_prefix(const uint8_t *src, size_t n)
-{
-    uint8_t *p = malloc(n);
-    if (p != NULL && n != 0u)
-        memcpy(p, src, n);
-    return p;
-}
 
 static void test_tcp_opts_parse_linux_syn(void)
 {
@@ -236,33 +229,22 @@ static void test_tcp_opts_unknown_are_skipped_by_length(void)
     CHECK_EQ(o.mss, 536);
 }
 
-static void test_tcp_opts_zero_length_is_malformed(void)
+/* An option length of 0 or 1 cannot cover its own kind and length bytes
+ * (RFC 9293 s.3.1): malformed for every kind with a length byte. */
+static void test_tcp_opts_length_below_two_is_malformed(void)
 {
     static const uint8_t kinds[] = {2, 3, 4, 5, 8, 30, 254};
-    uint8_t opts[8];
+    uint8_t opts[8], len;
     struct mip_tcp_opts o;
     size_t i;
 
-    for (i = 0; i < sizeof(kinds); i++) {
-        memset(opts, 1, sizeof(opts));
-        opts[2] = kinds[i];
-        opts[3] = 0;
-        CHECK_EQ(mip_tcp_opts_parse(opts, sizeof(opts), &o), MIP_ERR_MALFORMED);
-    }
-}
-
-static void test_tcp_opts_one_length_is_malformed(void)
-{
-    static const uint8_t kinds[] = {2, 3, 4, 5, 8, 30, 254};
-    uint8_t opts[8];
-    struct mip_tcp_opts o;
-    size_t i;
-
-    for (i = 0; i < sizeof(kinds); i++) {
-        memset(opts, 1, sizeof(opts));
-        opts[2] = kinds[i];
-        opts[3] = 1;
-        CHECK_EQ(mip_tcp_opts_parse(opts, sizeof(opts), &o), MIP_ERR_MALFORMED);
+    for (len = 0; len < 2; len++) {
+        for (i = 0; i < sizeof(kinds); i++) {
+            memset(opts, 1, sizeof(opts));
+            opts[2] = kinds[i];
+            opts[3] = len;
+            CHECK_EQ(mip_tcp_opts_parse(opts, sizeof(opts), &o), MIP_ERR_MALFORMED);
+        }
     }
 }
 
@@ -340,7 +322,7 @@ static void test_tcp_opts_every_truncation_of_linux_syn(void)
     size_t n, b;
 
     for (n = 0; n < sizeof(linux_syn_opts); n++) {
-        uint8_t *p = dup_prefix(linux_syn_opts, n);
+        uint8_t *p = dup_exact(linux_syn_opts, n);
         bool boundary = false;
 
         for (b = 0; b < sizeof(linux_syn_bounds) / sizeof(linux_syn_bounds[0]); b++)
@@ -373,7 +355,7 @@ static void test_tcp_opts_every_truncation_of_each_option(void)
             CHECK_EQ(mip_tcp_opts_parse(opts[n], lens[n], &o), MIP_OK);
             CHECK(o.present != 0);
             for (cut = 1; cut < lens[n]; cut++) {
-                uint8_t *p = dup_prefix(opts[n], cut);
+                uint8_t *p = dup_exact(opts[n], cut);
                 CHECK_EQ(mip_tcp_opts_parse(p, cut, &o), MIP_ERR_MALFORMED);
                 free(p);
             }
@@ -410,8 +392,7 @@ int main(void)
     RUN(test_tcp_opts_eol_ends_parsing);
     RUN(test_tcp_opts_nops_are_skipped);
     RUN(test_tcp_opts_unknown_are_skipped_by_length);
-    RUN(test_tcp_opts_zero_length_is_malformed);
-    RUN(test_tcp_opts_one_length_is_malformed);
+    RUN(test_tcp_opts_length_below_two_is_malformed);
     RUN(test_tcp_opts_overlong_length_is_malformed);
     RUN(test_tcp_opts_known_option_wrong_length_is_malformed);
     RUN(test_tcp_opts_bad_sack_lengths_are_malformed);

@@ -7,6 +7,7 @@
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/checksum.h"
 #include "moteip/wire/udp.h"
+#include "exact.h"
 #include "testing.h"
 
 /* 192.168.0.1:1024 -> 192.168.0.199:53, payload "moteip!", checksum
@@ -20,14 +21,9 @@ static const uint8_t datagram[15] = {
 
 static mip_status parse_exact(const uint8_t *buf, size_t len, struct mip_udp_hdr *out)
 {
-    uint8_t *copy = malloc(len ? len : 1u);
-    mip_status st;
+    uint8_t *copy = dup_exact(buf, len);
+    mip_status st = copy != NULL ? mip_udp_parse(copy, len, out) : MIP_ERR_NOBUFS;
 
-    if (copy == NULL)
-        return MIP_ERR_NOBUFS;
-    if (len)
-        memcpy(copy, buf, len);
-    st = mip_udp_parse(copy, len, out);
     free(copy);
     return st;
 }

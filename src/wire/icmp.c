@@ -1,12 +1,12 @@
 /*
- * ICMPv4 (RFC 792) message header codec.
+ * The header ICMPv4 (RFC 792) and ICMPv6 (RFC 4443) share.
  */
-#include "moteip/wire/icmpv4.h"
+#include "moteip/wire/icmp.h"
 #include "moteip/wire/bytes.h"
 
-mip_status mip_icmpv4_parse(const uint8_t *buf, size_t len, struct mip_icmpv4_hdr *out)
+mip_status mip_icmp_parse(const uint8_t *buf, size_t len, struct mip_icmp_hdr *out)
 {
-    if (len < MIP_ICMPV4_HDR_LEN)
+    if (len < MIP_ICMP_HDR_LEN)
         return MIP_ERR_TRUNCATED;
     out->type = buf[0];
     out->code = buf[1];
@@ -15,9 +15,9 @@ mip_status mip_icmpv4_parse(const uint8_t *buf, size_t len, struct mip_icmpv4_hd
     return MIP_OK;
 }
 
-mip_status mip_icmpv4_emit(const struct mip_icmpv4_hdr *h, uint8_t *buf, size_t cap)
+mip_status mip_icmp_emit(const struct mip_icmp_hdr *h, uint8_t *buf, size_t cap)
 {
-    if (cap < MIP_ICMPV4_HDR_LEN)
+    if (cap < MIP_ICMP_HDR_LEN)
         return MIP_ERR_NOSPACE;
     buf[0] = h->type;
     buf[1] = h->code;
