@@ -150,7 +150,7 @@
  *           (macMaxFrameTotalWaitTime, 31776 µs with 802.15.4's defaults)
  *           for the frame, and a frame with the pending bit for the next.
  *           While the owner says a reply is expected
- *           (mip_mac_expect_reply, e.g. TCP has unacknowledged data), it
+ *           (mip_mac_expect_reply, e.g. mip_stack_awaits_reply()), it
  *           polls every poll_fast_us (100 ms, TCPlp s.9) instead.
  *   PARENT  the radio is always on. A unicast to one of its children (added
  *           with mip_mac_add_child, or learned from its data requests) is
