@@ -1,4 +1,13 @@
-/* Connection memory for the TCP apps. See tcp_app.h. */
+/*
+ * apps/: small applications on the public API (UDP echo and discard, TCP
+ * echo, discard and chargen, an HTTP server, CoAP, a BSD-like socket
+ * wrapper), one floor above tcp/ and relay/. They may include
+ * include/moteip/ and each other, never sim/, port/ or tools/: a program
+ * (moteip-host, a board's firmware, the simulator) starts them and owns
+ * their memory. This file: the connection memory the TCP apps share.
+ *
+ * Connection memory for the TCP apps. See tcp_app.h.
+ */
 #include "tcp_app.h"
 
 struct mip_tcp_conn *mip_tcp_app_slot_take(struct mip_tcp_app_slot *s,

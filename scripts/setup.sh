@@ -107,7 +107,7 @@ fi
 # pyproject.toml changes too.
 want=$(cat "$REQ" "$ROOT/python/pyproject.toml" | sha256sum | cut -d' ' -f1)
 have=$(cat "$STAMP" 2>/dev/null || true)
-if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import pytest, pytest_timeout, moteip, distributed, matplotlib, selenium' >/dev/null 2>&1; then
+if [ "$want" = "$have" ] && "$VENV/bin/python" -c 'import pytest, pytest_timeout, moteip, distributed, matplotlib, selenium, ruff, mypy' >/dev/null 2>&1; then
     log "python venv up to date ($("$VENV/bin/python" -m pytest --version 2>&1 | head -n1))"
 else
     log "installing $(basename "$REQ") into .venv"

@@ -7,15 +7,17 @@
 #                (micro, IPv4 and IPv6 variants), all ASan+UBSan
 #     release    build-only: -DCMAKE_BUILD_TYPE=Release (-O3, -Werror) of the full and
 #                tiny profiles, so optimiser-only warnings fail the run
-#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, and setup.sh
-#                installs every program the tests call (tests/static)
+#     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, setup.sh
+#                installs every program the tests call, includes follow DESIGN.md's floors
+#                (tests/static)
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
 #                project built against it with find_package(moteip) and with pkg-config
 #     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 15; scripts/fuzz-long.sh for campaigns)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
-#     tool       pytest tests/tool: the `moteip` command and Python package (TOML
+#     tool       ruff check and mypy --strict over python/moteip (one test each), then
+#                pytest tests/tool: the `moteip` command and Python package (TOML
 #                scenarios, run, sweep, resume, Dask LocalCluster on loopback, plots,
 #                reproduce, the viewer in headless Chromium, a wheel in a fresh venv,
 #                docs/TUTORIAL.md); no root needed
@@ -32,7 +34,7 @@
 # the ATmega1284P firmware), build-mps2/ (arm-none-eabi, the MPS2 AN385
 # firmware), build-micro/ (micro, sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
-# individual tests (ctest + pytest + fuzzers + the footprint check); a setup or
+# individual tests (ctest + pytest + fuzzers + the footprint check + ruff + mypy); a setup or
 # build step that fails counts as one failure.
 #
 # Environment: MOTEIP_FUZZ_SECONDS (default 15), MOTEIP_SKIP_SETUP=1 (skip
@@ -289,7 +291,7 @@ if want globals; then
     else
         run_pytest globals "$RES/pytest-globals.xml" \
             tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py \
-            tests/static/test_setup_installs_tools.py
+            tests/static/test_setup_installs_tools.py tests/static/test_include_direction.py
     fi
 fi
 
@@ -366,8 +368,31 @@ if want sim; then
     fi
 fi
 
+# run_check NAME CMD...: one command that passes or fails as a whole, counted as one test
+run_check() {
+    local name=$1 rc=0; shift
+    "$@" </dev/null || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        record "$name" PASS 1 0 0 "passed"
+    else
+        record "$name" FAIL 0 1 0 "exit $rc, see above"
+    fi
+}
+
 # --- tool: the moteip command and Python package ------------------------------------
 if want tool; then
+    # lint and types of the front end (its experiments and the viewer's server
+    # included); configured in python/pyproject.toml, pinned in requirements-dev.txt
+    banner "tool: ruff check python/moteip"
+    if [ -x "$VENV_PY" ]; then
+        run_check "ruff check" "$VENV_PY" -m ruff check --no-cache python/moteip
+        banner "tool: mypy --strict python/moteip"
+        run_check "mypy --strict" "$VENV_PY" -m mypy --strict --config-file python/pyproject.toml \
+            --cache-dir "$ROOT/out/mypy-cache" python/moteip
+    else
+        record "ruff check" FAIL 0 1 0 "no .venv (scripts/setup.sh failed?)"
+        record "mypy --strict" FAIL 0 1 0 "no .venv (scripts/setup.sh failed?)"
+    fi
     banner "tool: pytest tests/tool"
     if [ "${BUILD_OK[build]:-0}" != 1 ]; then
         record tool FAIL 0 1 0 "not run: build/ did not build"

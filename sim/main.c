@@ -1,4 +1,11 @@
 /*
+ * sim/: moteip-sim, the discrete-event simulator of multi-hop 802.15.4
+ * networks that runs the real stack on every node (docs/SIMULATOR.md,
+ * the map in docs/ARCHITECTURE.md). It sits on the top floor: it may
+ * include every floor of the stack (src/ through include/moteip), apps/
+ * (the services it runs on nodes) and, for the border router only,
+ * port/linux's TUN/TAP driver; nothing below includes sim/.
+ *
  * moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] [--pcap-view auto|radio|ip]
  *            [--pcap-node N] [--trace FILE] [--seed N] [--perf] [--check] [--strict]
  *            [--realtime [--speed X]]
@@ -21,19 +28,282 @@
 #include "realtime.h"
 #include <math.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+struct sim_args {
+    const char *scen, *out, *pcap_path, *trace_path;
+    bool perf, seed_given, check_only, strict, realtime, help;
+    double speed;                       /* --speed; 0: not given */
+    unsigned long long seed;
+    enum sim_capture_view pcap_view;
+    uint32_t pcap_node;
+};
+
+/* --- the command line: one table parses it and prints the usage --------- */
+
+struct sim_option;
+/* Checks `v` (NULL for a flag) into `a`; false with a message in err. */
+typedef bool (*sim_opt_fn)(const struct sim_option *opt, const char *v, struct sim_args *a,
+                           char *err, size_t cap);
+
+struct sim_option {
+    const char *name;          /* "--out" */
+    const char *arg;           /* its value in the usage; NULL: a flag */
+    sim_opt_fn parse;
+    size_t field;              /* offsetof(struct sim_args, what `parse` fills) */
+    bool inside_prev;          /* usage: "[--realtime [--speed X]]" */
+    const char *help;          /* --help: what it does (at most two lines) */
+};
+
+static void *opt_field(const struct sim_option *opt, struct sim_args *a)
+{
+    return (char *)a + opt->field;
+}
+
+static bool opt_path(const struct sim_option *opt, const char *v, struct sim_args *a,
+                     char *err, size_t cap)
+{
+    (void)err;
+    (void)cap;
+    *(const char **)opt_field(opt, a) = v;
+    return true;
+}
+
+static bool opt_flag(const struct sim_option *opt, const char *v, struct sim_args *a,
+                     char *err, size_t cap)
+{
+    (void)v;
+    (void)err;
+    (void)cap;
+    *(bool *)opt_field(opt, a) = true;
+    return true;
+}
+
+static bool opt_view(const struct sim_option *opt, const char *v, struct sim_args *a,
+                     char *err, size_t cap)
+{
+    static const char names[][6] = { "auto", "radio", "ip" };
+    static const enum sim_capture_view views[] = { SIM_CAPTURE_AUTO, SIM_CAPTURE_RADIO,
+                                                   SIM_CAPTURE_IP };
+    size_t k;
+
+    (void)opt;
+    for (k = 0; k < sizeof(views) / sizeof(views[0]); k++) {
+        if (strcmp(v, names[k]) == 0) {
+            a->pcap_view = views[k];
+            return true;
+        }
+    }
+    snprintf(err, cap, "--pcap-view: expected auto, radio or ip, got '%s'", v);
+    return false;
+}
+
+static bool opt_node(const struct sim_option *opt, const char *v, struct sim_args *a,
+                     char *err, size_t cap)
+{
+    char *end;
+    unsigned long n;
+
+    (void)opt;
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n >= SIM_CAPTURE_ALL) {
+        snprintf(err, cap, "--pcap-node: expected a node id, got '%s'", v);
+        return false;
+    }
+    a->pcap_node = (uint32_t)n;
+    return true;
+}
+
+static bool opt_seed(const struct sim_option *opt, const char *v, struct sim_args *a,
+                     char *err, size_t cap)
+{
+    char *end;
+
+    (void)opt;
+    errno = 0;
+    a->seed = strtoull(v, &end, 10);
+    /* t1 fix: strtoull skips leading blanks and accepts a sign, so " -5"
+     * used to become 2^64 - 5: insist on a leading digit. */
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0) {
+        snprintf(err, cap, "--seed: expected a non-negative integer, got '%s'", v);
+        return false;
+    }
+    a->seed_given = true;
+    return true;
+}
+
+static bool opt_speed(const struct sim_option *opt, const char *v, struct sim_args *a,
+                      char *err, size_t cap)
+{
+    char *end;
+
+    (void)opt;
+    errno = 0;
+    a->speed = strtod(v, &end);
+    if (end == v || *end != '\0' || errno != 0 || !isfinite(a->speed) ||
+        !(a->speed >= 1e-3 && a->speed <= 1e6)) {
+        snprintf(err, cap, "--speed: expected simulated seconds per wall "
+                 "second in [0.001, 1e6], got '%s'", v);
+        return false;
+    }
+    return true;
+}
+
+#define F(member) offsetof(struct sim_args, member)
+
+/* The command line, in usage order; --help is last and not in the usage. */
+static const struct sim_option options[] = {
+    { "--out", "RESULT.json", opt_path, F(out), false,
+      "write the result JSON there (default: stdout)" },
+    { "--pcap", "FILE", opt_path, F(pcap_path), false,
+      "every frame on the air at its start time (pcap)" },
+    { "--pcap-view", "auto|radio|ip", opt_view, F(pcap_view), false,
+      "radio: 802.15.4 frames; ip: IP datagrams (link mode raw);\n"
+      "auto (default): ip for link mode raw, else radio" },
+    { "--pcap-node", "N", opt_node, F(pcap_node), false,
+      "what node N's own interface sees, not the whole medium" },
+    { "--trace", "FILE", opt_path, F(trace_path), false,
+      "JSON lines: the network, then its events" },
+    { "--seed", "N", opt_seed, F(seed), false, "overrides the scenario's seed" },
+    { "--perf", NULL, opt_flag, F(perf), false,
+      "events/s, simulated s per wall s, bytes per node (stderr)" },
+    { "--check", NULL, opt_flag, F(check_only), false,
+      "validate the scenario and build the network; no run" },
+    { "--strict", NULL, opt_flag, F(strict), false, "warnings are errors (exit 2)" },
+    { "--realtime", NULL, opt_flag, F(realtime), false,
+      "run on the wall clock, with the scenario's border router" },
+    { "--speed", "X", opt_speed, F(speed), true,
+      "with --realtime: simulated s per wall s, 0.001..1e6 (default 1)" },
+    { "--help", NULL, opt_flag, F(help), false, "print this help and exit" },
+};
+
+#undef F
+
+#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+static void print_synopsis(FILE *f)
+{
+    size_t k;
+
+    fputs("usage: moteip-sim SCENARIO.json", f);
+    for (k = 0; k + 1 < N_OPTIONS; k++) {          /* all but --help */
+        const struct sim_option *opt = &options[k];
+        fprintf(f, " [%s%s%s", opt->name, opt->arg ? " " : "", opt->arg ? opt->arg : "");
+        if (options[k + 1].inside_prev)
+            continue;                      /* closed after the one inside it */
+        fputs(opt->inside_prev ? "]]" : "]", f);
+    }
+    fputc('\n', f);
+}
+
+/* The message (if any) and the usage line on stderr; exit status 2. */
 static int usage(const char *msg)
 {
     if (msg != NULL)
         fprintf(stderr, "moteip-sim: %s\n", msg);
-    fprintf(stderr, "usage: moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] "
-                    "[--pcap-view auto|radio|ip] [--pcap-node N] [--trace FILE] [--seed N] "
-                    "[--perf] [--check] [--strict] [--realtime [--speed X]]\n");
+    print_synopsis(stderr);
     return 2;
 }
+
+static void help(void)
+{
+    size_t k;
+
+    print_synopsis(stderr);
+    for (k = 0; k < N_OPTIONS; k++) {
+        char label[40];
+        const char *h = options[k].help, *nl = strchr(h, '\n');
+        snprintf(label, sizeof(label), "%s%s%s", options[k].name, options[k].arg ? " " : "",
+                 options[k].arg ? options[k].arg : "");
+        fprintf(stderr, "  %-26s %.*s\n", label, nl ? (int)(nl - h) : (int)strlen(h), h);
+        if (nl != NULL)
+            fprintf(stderr, "  %-26s %s\n", "", nl + 1);
+    }
+}
+
+static const struct sim_option *find_option(const char *arg)
+{
+    size_t k;
+
+    if (strcmp(arg, "-h") == 0)
+        arg = "--help";
+    for (k = 0; k < N_OPTIONS; k++)
+        if (strcmp(arg, options[k].name) == 0)
+            return &options[k];
+    return NULL;
+}
+
+/* A word that names no option: the scenario, unless it looks like an
+ * option or a scenario was named already. */
+static bool take_scenario(const char *arg, struct sim_args *a, char *err, size_t cap)
+{
+    if (arg[0] == '-' && arg[1] != '\0') {
+        snprintf(err, cap, "unknown option '%s'", arg);
+        return false;
+    }
+    if (a->scen != NULL) {
+        snprintf(err, cap, "more than one scenario ('%s', '%s')", a->scen, arg);
+        return false;
+    }
+    a->scen = arg;
+    return true;
+}
+
+/* Checks that need the whole command line. */
+static bool finish_args(const struct sim_args *a, char *err, size_t cap)
+{
+    if (a->scen == NULL) {
+        snprintf(err, cap, "no scenario file");
+        return false;
+    }
+    if (a->speed != 0.0 && !a->realtime) {
+        snprintf(err, cap, "--speed needs --realtime");
+        return false;
+    }
+    return true;
+}
+
+/* Returns false with a message in err; a->help when --help came first. */
+static bool parse_args(int argc, char **argv, struct sim_args *a, char *err, size_t cap)
+{
+    int i;
+
+    memset(a, 0, sizeof(*a));
+    a->pcap_view = SIM_CAPTURE_AUTO;
+    a->pcap_node = SIM_CAPTURE_ALL;
+    for (i = 1; i < argc && !a->help; i++) {
+        const struct sim_option *opt = find_option(argv[i]);
+
+        if (opt == NULL) {
+            if (!take_scenario(argv[i], a, err, cap))
+                return false;
+            continue;
+        }
+        if (opt->arg != NULL && i + 1 >= argc) {
+            snprintf(err, cap, "%s needs a value", argv[i]);
+            return false;
+        }
+        if (!opt->parse(opt, opt->arg != NULL ? argv[++i] : NULL, a, err, cap))
+            return false;
+    }
+    return a->help || finish_args(a, err, cap);
+}
+
+/* --- the run ------------------------------------------------------------- */
+
+struct sim_main {
+    struct sim_args a;
+    struct sim_scenario sc;
+    struct sim sim;
+    struct sim_realtime rt;
+    struct sim_capture capture;
+    FILE *of;                           /* the result: stdout or --out */
+    char err[512];
+};
 
 static double wall_s(void)
 {
@@ -42,225 +312,178 @@ static double wall_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int main(int argc, char **argv)
+/* The network from the scenario; 0, or 2 for a bad scenario or --strict. */
+static int build_network(struct sim_main *m)
 {
-    const char *scen = NULL, *out = NULL, *pcap_path = NULL, *trace_path = NULL;
-    bool perf = false, seed_given = false, check_only = false, strict = false;
-    bool realtime = false;
-    double speed = 0.0;                 /* --speed; 0: not given */
-    struct sim_realtime rt;
-    unsigned long long seed = 0;
-    enum sim_capture_view pcap_view = SIM_CAPTURE_AUTO;
-    uint32_t pcap_node = SIM_CAPTURE_ALL;
-    struct sim_capture capture;
-    struct sim_scenario sc;
-    struct sim sim;
-    char err[512];
-    int i, rc = 0;
-    double t0, t1;
-    FILE *of = stdout;
+    if (!sim_build(&m->sim, &m->sc)) {
+        fprintf(stderr, "moteip-sim: %s: %s\n", m->a.scen, m->sim.err);
+        return 2;
+    }
+    if (m->a.strict && m->sim.warnings > 0) {
+        fprintf(stderr, "moteip-sim: %s: %u warning%s, and --strict makes them errors\n",
+                m->a.scen, m->sim.warnings, m->sim.warnings == 1 ? "" : "s");
+        return 2;
+    }
+    return 0;
+}
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--out") == 0 || strcmp(a, "--pcap") == 0 || strcmp(a, "--trace") == 0 ||
-            strcmp(a, "--seed") == 0 || strcmp(a, "--pcap-view") == 0 ||
-            strcmp(a, "--pcap-node") == 0 || strcmp(a, "--speed") == 0) {
-            if (i + 1 >= argc) {
-                snprintf(err, sizeof(err), "%s needs a value", a);
-                return usage(err);
-            }
-            if (strcmp(a, "--out") == 0) {
-                out = argv[++i];
-            } else if (strcmp(a, "--pcap") == 0) {
-                pcap_path = argv[++i];
-            } else if (strcmp(a, "--trace") == 0) {
-                trace_path = argv[++i];
-            } else if (strcmp(a, "--pcap-view") == 0) {
-                const char *v = argv[++i];
-                if (strcmp(v, "auto") == 0) {
-                    pcap_view = SIM_CAPTURE_AUTO;
-                } else if (strcmp(v, "radio") == 0) {
-                    pcap_view = SIM_CAPTURE_RADIO;
-                } else if (strcmp(v, "ip") == 0) {
-                    pcap_view = SIM_CAPTURE_IP;
-                } else {
-                    snprintf(err, sizeof(err), "--pcap-view: expected auto, radio or ip, got '%s'", v);
-                    return usage(err);
-                }
-            } else if (strcmp(a, "--speed") == 0) {
-                char *end;
-                const char *v = argv[++i];
-                errno = 0;
-                speed = strtod(v, &end);
-                if (end == v || *end != '\0' || errno != 0 || !isfinite(speed) ||
-                    !(speed >= 1e-3 && speed <= 1e6)) {
-                    snprintf(err, sizeof(err), "--speed: expected simulated seconds per wall "
-                             "second in [0.001, 1e6], got '%s'", v);
-                    return usage(err);
-                }
-            } else if (strcmp(a, "--pcap-node") == 0) {
-                char *end;
-                const char *v = argv[++i];
-                unsigned long n;
-                errno = 0;
-                n = strtoul(v, &end, 10);
-                if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n >= SIM_CAPTURE_ALL) {
-                    snprintf(err, sizeof(err), "--pcap-node: expected a node id, got '%s'", v);
-                    return usage(err);
-                }
-                pcap_node = (uint32_t)n;
-            } else {
-                char *end;
-                const char *v = argv[++i];
-                errno = 0;
-                seed = strtoull(v, &end, 10);
-                /* t1 fix: strtoull skips leading blanks and accepts a sign, so " -5"
-                 * used to become 2^64 - 5: insist on a leading digit. */
-                if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0) {
-                    snprintf(err, sizeof(err), "--seed: expected a non-negative integer, got '%s'", v);
-                    return usage(err);
-                }
-                seed_given = true;
-            }
-        } else if (strcmp(a, "--perf") == 0) {
-            perf = true;
-        } else if (strcmp(a, "--check") == 0) {
-            check_only = true;
-        } else if (strcmp(a, "--strict") == 0) {
-            strict = true;
-        } else if (strcmp(a, "--realtime") == 0) {
-            realtime = true;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(NULL);
-            return 0;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            snprintf(err, sizeof(err), "unknown option '%s'", a);
-            return usage(err);
-        } else if (scen == NULL) {
-            scen = a;
-        } else {
-            snprintf(err, sizeof(err), "more than one scenario ('%s', '%s')", scen, a);
-            return usage(err);
-        }
-    }
-    if (scen == NULL)
-        return usage("no scenario file");
-    if (speed != 0.0 && !realtime)
-        return usage("--speed needs --realtime");
-    if (!sim_scenario_load(scen, &sc, err, sizeof(err))) {
-        fprintf(stderr, "moteip-sim: %s\n", err);
-        return 2;
-    }
-    if (seed_given)
-        sc.seed = seed;
-    t0 = wall_s();
-    if (!sim_build(&sim, &sc)) {
-        fprintf(stderr, "moteip-sim: %s: %s\n", scen, sim.err);
-        sim_free(&sim);
-        sim_scenario_free(&sc);
-        return 2;
-    }
-    if (strict && sim.warnings > 0) {
-        fprintf(stderr, "moteip-sim: %s: %u warning%s, and --strict makes them errors\n", scen,
-                sim.warnings, sim.warnings == 1 ? "" : "s");
-        sim_free(&sim);
-        sim_scenario_free(&sc);
-        return 2;
-    }
-    if (check_only) {
-        sim_free(&sim);
-        sim_scenario_free(&sc);
-        return 0;
-    }
-    if (sc.border.on && !realtime) {
+/* The border router's device and the wall-clock pacing (--realtime). */
+static int attach_host(struct sim_main *m)
+{
+    if (m->sc.border.on && !m->a.realtime) {
         fprintf(stderr, "moteip-sim: %s: border: a border router runs only with --realtime "
-                        "(the host's programs live on the wall clock)\n", scen);
-        rc = 2;
-    } else if (sc.border.on && !sim_border_open(&sim, err, sizeof(err))) {
-        fprintf(stderr, "moteip-sim: %s: %s\n", scen, err);
-        rc = 2;
-    } else if (realtime && !sim_realtime_init(&rt, speed != 0.0 ? speed : 1.0, err, sizeof(err))) {
-        fprintf(stderr, "moteip-sim: %s\n", err);
-        rc = 1;
-    } else if (realtime) {
-        sim.rt = &rt;
+                        "(the host's programs live on the wall clock)\n", m->a.scen);
+        return 2;
     }
-    if (rc != 0) {
-        sim_free(&sim);
-        sim_scenario_free(&sc);
-        return rc;
+    if (m->sc.border.on && !sim_border_open(&m->sim, m->err, sizeof(m->err))) {
+        fprintf(stderr, "moteip-sim: %s: %s\n", m->a.scen, m->err);
+        return 2;
     }
-    if (pcap_path != NULL) {
-        struct pcap_status ps = sim_capture_open(&sim, &capture, pcap_path, pcap_view, pcap_node);
+    if (m->a.realtime && !sim_realtime_init(&m->rt, m->a.speed != 0.0 ? m->a.speed : 1.0,
+                                            m->err, sizeof(m->err))) {
+        fprintf(stderr, "moteip-sim: %s\n", m->err);
+        return 1;
+    }
+    if (m->a.realtime)
+        m->sim.rt = &m->rt;
+    return 0;
+}
+
+/* --pcap, --trace (and the network into it), --out. */
+static int open_outputs(struct sim_main *m)
+{
+    int rc = 0;
+
+    if (m->a.pcap_path != NULL) {
+        struct pcap_status ps = sim_capture_open(&m->sim, &m->capture, m->a.pcap_path,
+                                                 m->a.pcap_view, m->a.pcap_node);
         if (ps.code != 0) {
             fprintf(stderr, "moteip-sim: --pcap: %s\n", ps.text);
             rc = ps.code == EINVAL ? 2 : 1;
         }
-    } else if (pcap_view != SIM_CAPTURE_AUTO || pcap_node != SIM_CAPTURE_ALL) {
+    } else if (m->a.pcap_view != SIM_CAPTURE_AUTO || m->a.pcap_node != SIM_CAPTURE_ALL) {
         fprintf(stderr, "moteip-sim: --pcap-view and --pcap-node need --pcap FILE\n");
         rc = 2;
     }
-    if (rc == 0 && trace_path != NULL && (sim.trace = fopen(trace_path, "w")) == NULL) {
-        fprintf(stderr, "moteip-sim: --trace %s: %s\n", trace_path, strerror(errno));
+    if (rc == 0 && m->a.trace_path != NULL &&
+        (m->sim.trace = fopen(m->a.trace_path, "w")) == NULL) {
+        fprintf(stderr, "moteip-sim: --trace %s: %s\n", m->a.trace_path, strerror(errno));
         rc = 1;
     }
-    sim_trace_network(&sim);
-    if (rc == 0 && out != NULL && (of = fopen(out, "w")) == NULL) {
-        fprintf(stderr, "moteip-sim: --out %s: %s\n", out, strerror(errno));
-        of = stdout;
+    sim_trace_network(&m->sim);
+    if (rc == 0 && m->a.out != NULL && (m->of = fopen(m->a.out, "w")) == NULL) {
+        fprintf(stderr, "moteip-sim: --out %s: %s\n", m->a.out, strerror(errno));
+        m->of = stdout;
         rc = 1;
     }
-    if (rc == 0 && sim.rt != NULL) {
-        char addr[64] = "";
-        if (sc.border.on)
-            (void)mip_addr_format(&sc.border.addr, addr, sizeof(addr));
-        /* the line a script waits for before it talks to the network */
-        fprintf(stderr, "moteip-sim: realtime: running %u nodes for %.3f simulated s at "
-                        "speed %g", sim.n, (double)sim.end_us / 1e6, rt.speed);
-        if (sc.border.on)
-            fprintf(stderr, "; border router node %u on %s '%s' as %s/%u", sc.border.node,
-                    sc.border.kind == SIM_BORDER_TUN ? "tun" : "tap", sc.border.device, addr,
-                    sc.border.addr_len);
-        fputc('\n', stderr);
+    return rc;
+}
+
+/* The line a script waits for before it talks to the network. */
+static void announce_realtime(const struct sim_main *m)
+{
+    const struct sim_border_spec *b = &m->sc.border;
+    char addr[64] = "";
+
+    if (b->on)
+        (void)mip_addr_format(&b->addr, addr, sizeof(addr));
+    fprintf(stderr, "moteip-sim: realtime: running %u nodes for %.3f simulated s at "
+                    "speed %g", m->sim.n, (double)m->sim.end_us / 1e6, m->rt.speed);
+    if (b->on)
+        fprintf(stderr, "; border router node %u on %s '%s' as %s/%u", b->node,
+                b->kind == SIM_BORDER_TUN ? "tun" : "tap", b->device, addr, b->addr_len);
+    fputc('\n', stderr);
+}
+
+static int run_and_write(struct sim_main *m, double t0)
+{
+    struct sim *sim = &m->sim;
+    double t1, w;
+    int rc = 0;
+
+    if (sim->rt != NULL)
+        sim_realtime_run(sim, sim->rt);
+    else
+        sim_run(sim);
+    t1 = wall_s();
+    sim_write_result(sim, m->of);
+    /* t1 fix: a result that could not be written (e.g. stdout on a full disk)
+     * is exit 1 as documented, not 0; sim_write_result has said why. */
+    if (fflush(m->of) != 0 || ferror(m->of))
+        rc = 1;
+    if (m->a.perf) {
+        w = t1 - t0;
+        fprintf(stderr, "moteip-sim: %u nodes, %.3f simulated s, %llu events, %.3f wall s, "
+                        "%.0f events/s, %.1f simulated s per wall s, %zu bytes per node\n",
+                sim->n, (double)sim->now_us / 1e6, (unsigned long long)sim->events, w,
+                w > 0 ? (double)sim->events / w : 0.0,
+                w > 0 ? ((double)sim->now_us / 1e6) / w : 0.0, sizeof(struct sim_node));
     }
-    if (rc == 0) {
-        if (sim.rt != NULL)
-            sim_realtime_run(&sim, sim.rt);
-        else
-            sim_run(&sim);
-        t1 = wall_s();
-        sim_write_result(&sim, of);
-        /* t1 fix: a result that could not be written (e.g. stdout on a full disk)
-         * is exit 1 as documented, not 0; sim_write_result has said why. */
-        if (fflush(of) != 0 || ferror(of))
-            rc = 1;
-        if (perf) {
-            double w = t1 - t0;
-            fprintf(stderr, "moteip-sim: %u nodes, %.3f simulated s, %llu events, %.3f wall s, "
-                            "%.0f events/s, %.1f simulated s per wall s, %zu bytes per node\n",
-                    sim.n, (double)sim.now_us / 1e6, (unsigned long long)sim.events, w,
-                    w > 0 ? (double)sim.events / w : 0.0,
-                    w > 0 ? ((double)sim.now_us / 1e6) / w : 0.0, sizeof(struct sim_node));
-        }
-    }
-    if (of != stdout && fclose(of) != 0) {
-        fprintf(stderr, "moteip-sim: --out %s: %s\n", out, strerror(errno));
+    return rc;
+}
+
+static int close_outputs(struct sim_main *m, int rc)
+{
+    if (m->of != stdout && fclose(m->of) != 0) {
+        fprintf(stderr, "moteip-sim: --out %s: %s\n", m->a.out, strerror(errno));
         rc = 1;
     }
-    if (sim.trace != NULL && fclose(sim.trace) != 0) {
-        fprintf(stderr, "moteip-sim: --trace %s: %s\n", trace_path, strerror(errno));
+    if (m->sim.trace != NULL && fclose(m->sim.trace) != 0) {
+        fprintf(stderr, "moteip-sim: --trace %s: %s\n", m->a.trace_path, strerror(errno));
         rc = 1;
     }
-    if (sim.capture != NULL) {
-        struct pcap_status ps = sim_capture_close(&sim);
+    if (m->sim.capture != NULL) {
+        struct pcap_status ps = sim_capture_close(&m->sim);
         if (ps.code != 0) {
             fprintf(stderr, "moteip-sim: --pcap: %s\n", ps.text);
             rc = 1;
         }
     }
-    if (sim.rt != NULL)
-        sim_realtime_close(sim.rt);
-    sim_free(&sim);
-    sim_scenario_free(&sc);
+    if (m->sim.rt != NULL)
+        sim_realtime_close(m->sim.rt);
     return rc;
+}
+
+/* Load, build, (--check stops here), attach, open outputs, run, close. */
+static int sim_main_run(struct sim_main *m)
+{
+    double t0;
+    int rc;
+
+    if (!sim_scenario_load(m->a.scen, &m->sc, m->err, sizeof(m->err))) {
+        fprintf(stderr, "moteip-sim: %s\n", m->err);
+        return 2;
+    }
+    if (m->a.seed_given)
+        m->sc.seed = m->a.seed;
+    t0 = wall_s();
+    rc = build_network(m);
+    if (rc == 0 && !m->a.check_only)
+        rc = attach_host(m);
+    if (rc == 0 && !m->a.check_only) {
+        rc = open_outputs(m);
+        if (rc == 0 && m->sim.rt != NULL)
+            announce_realtime(m);
+        if (rc == 0)
+            rc = run_and_write(m, t0);
+        rc = close_outputs(m, rc);
+    }
+    sim_free(&m->sim);
+    sim_scenario_free(&m->sc);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct sim_main m;
+
+    memset(&m, 0, sizeof(m));
+    m.of = stdout;
+    if (!parse_args(argc, argv, &m.a, m.err, sizeof(m.err)))
+        return usage(m.err);
+    if (m.a.help) {
+        help();
+        return 0;
+    }
+    return sim_main_run(&m);
 }

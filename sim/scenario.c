@@ -53,30 +53,6 @@ static bool fail_missing(struct ld *l, const struct sj_value *obj, const char *k
 }
 
 /* Rejects keys not in the NULL-terminated list. */
-static bool only_keys(struct ld *l, const struct sj_value *obj, const char *const *keys)
-{
-    size_t i, k;
-    for (i = 0; i < sj_len(obj); i++) {
-        const struct sj_value *m = sj_at(obj, i);
-        bool known = false;
-        for (k = 0; keys[k] != NULL; k++)
-            if (strcmp(m->key, keys[k]) == 0)
-                known = true;
-        if (!known) {
-            char path[160], list[320] = "";
-            sj_path(m, path, sizeof(path));
-            for (k = 0; keys[k] != NULL; k++) {
-                strncat(list, k ? ", " : "", sizeof(list) - strlen(list) - 1u);
-                strncat(list, keys[k], sizeof(list) - strlen(list) - 1u);
-            }
-            l->failed = true;
-            snprintf(l->err, l->errlen, "%s: %s: unknown key; known keys here: %s", l->fname,
-                     path, list);
-            return false;
-        }
-    }
-    return true;
-}
 
 static bool get_obj(struct ld *l, const struct sj_value *parent, const char *key,
                     const struct sj_value **out, bool required)
@@ -117,14 +93,6 @@ static bool get_int(struct ld *l, const struct sj_value *o, const char *key, int
     *out = i;
     return true;
 }
-
-#define GET_INT_INTO(l, o, key, field, lo, hi)                                  \
-    do {                                                                        \
-        int64_t tmp_ = (int64_t)(field);                                        \
-        if (!get_int((l), (o), (key), &tmp_, (lo), (hi)))                       \
-            return false;                                                       \
-        (field) = tmp_;                                                         \
-    } while (0)
 
 static bool get_bool(struct ld *l, const struct sj_value *o, const char *key, bool *out)
 {
@@ -183,31 +151,228 @@ static bool get_node(struct ld *l, const struct sj_value *o, const char *key, ui
 
 /* --- sections --------------------------------------------------------------------- */
 
-static bool load_phy(struct ld *l, const struct sj_value *root)
+/* --- key tables ------------------------------------------------------------------- */
+
+/*
+ * Each object of a scenario is described by a table of its keys: the type
+ * and range of each value, the field it sets (offset into the struct the
+ * object fills), its default and whether it must be given. One generic pass
+ * (read_keys) refuses unknown keys and reads every key it can; what depends
+ * on several keys or on the topology is left to the object's named checks
+ * after it. The tables are also the schema docs/SIMULATOR.md lists
+ * (sim_scenario_keys_md), so a default is written once, here.
+ */
+enum key_type {
+    KT_INT,                     /* integer in [lo, hi] into an unsigned field of `size` bytes */
+    KT_NUM,                     /* number in [dlo, dhi] into a double */
+    KT_BOOL,                    /* true or false into a bool */
+    KT_ENUM,                    /* one of names[]: its index into a 1-byte field */
+    KT_Q8,                      /* number in [dlo, dhi] into 1/256 fixed point */
+    KT_NODE,                    /* node id 0..n-1 or "last" into a uint32_t */
+    KT_OWN                      /* read by the object's own code (objects, arrays, text) */
+};
+
+enum {
+    KF_REQ = 1u << 0,           /* missing is an error */
+    KF_DEF = 1u << 1,           /* `def` is the default (else `note` says, or it is 0) */
+    KF_LATER = 1u << 2,         /* read by the object's own code with read_key() */
+    KF_LOCAL = 1u << 3          /* ... into a local variable (off 0), not a field */
+};
+
+struct key {
+    const char *key;
+    uint8_t type;               /* enum key_type */
+    uint8_t flags;              /* KF_* */
+    uint8_t size;               /* of the field, bytes */
+    size_t off;                 /* of the field in the object's struct */
+    int64_t lo, hi;             /* KT_INT */
+    double dlo, dhi;            /* KT_NUM, KT_Q8 */
+    const char *const *names;   /* KT_ENUM, NULL-terminated */
+    uint16_t scale;             /* KT_INT: field = value x scale (ms -> us); 0 = 1 */
+    uint8_t kinds;              /* RDC keys: the kinds that take it (RK_*) */
+    double def;                 /* with KF_DEF */
+    const char *what;           /* KT_OWN: what the value is (docs) */
+    const char *note;           /* docs: where the default comes from when it
+                                   is not one value */
+};
+
+struct table {
+    const struct key *keys;
+    size_t n;
+};
+
+#define FIELD(T, f) .size = sizeof(((T *)0)->f), .off = offsetof(T, f)
+#define K_INT(T, k, f, l, h, d) \
+    { .key = (k), .type = KT_INT, .flags = KF_DEF, FIELD(T, f), .lo = (l), .hi = (h), .def = (d) }
+#define K_NUM(T, k, f, l, h, d) \
+    { .key = (k), .type = KT_NUM, .flags = KF_DEF, FIELD(T, f), .dlo = (l), .dhi = (h), .def = (d) }
+#define K_BOOL(T, k, f, d) { .key = (k), .type = KT_BOOL, .flags = KF_DEF, FIELD(T, f), .def = (d) }
+#define K_ENUM(T, k, f, n, d) \
+    { .key = (k), .type = KT_ENUM, .flags = KF_DEF, FIELD(T, f), .names = (n), .def = (d) }
+#define K_OWN(k, w) { .key = (k), .type = KT_OWN, .what = (w) }
+#define TABLE(a) { (a), sizeof(a) / sizeof((a)[0]) }
+
+static const struct key *find_key(const struct table *t, const char *key)
 {
-    static const char *const keys[] = { "bitrate", "phy_header_bytes", "turnaround_us",
-                                        "cca_us", "backoff_us", "ack_wait_us", NULL };
-    const struct sj_value *o;
-    struct mip_radio_timing *t = &l->sc->timing;
-    bool ack_given;
-    if (!get_obj(l, root, "phy", &o, false) || o == NULL)
-        return !l->failed;
-    if (!only_keys(l, o, keys))
+    size_t i;
+    for (i = 0; i < t->n; i++)
+        if (strcmp(t->keys[i].key, key) == 0)
+            return &t->keys[i];
+    return NULL;
+}
+
+/* Rejects keys in none of the nt tables; the error lists them all, each
+ * once, in table order. */
+static bool only_keys(struct ld *l, const struct sj_value *obj, const struct table *t, size_t nt)
+{
+    size_t i, j, k;
+    for (i = 0; i < sj_len(obj); i++) {
+        const struct sj_value *m = sj_at(obj, i);
+        char path[160], list[400] = "";
+        bool known = false;
+        for (j = 0; j < nt && !known; j++)
+            known = find_key(&t[j], m->key) != NULL;
+        if (known)
+            continue;
+        for (j = 0; j < nt; j++) {
+            for (k = 0; k < t[j].n; k++) {
+                const char *key = t[j].keys[k].key;
+                size_t e;
+                bool seen = false;
+                for (e = 0; e < j && !seen; e++)
+                    seen = find_key(&t[e], key) != NULL;
+                if (seen)
+                    continue;
+                strncat(list, list[0] ? ", " : "", sizeof(list) - strlen(list) - 1u);
+                strncat(list, key, sizeof(list) - strlen(list) - 1u);
+            }
+        }
+        sj_path(m, path, sizeof(path));
+        l->failed = true;
+        snprintf(l->err, l->errlen, "%s: %s: unknown key; known keys here: %s", l->fname, path,
+                 list);
         return false;
-    GET_INT_INTO(l, o, "bitrate", t->bitrate, 1000, 100000000);
-    GET_INT_INTO(l, o, "phy_header_bytes", t->phy_hdr_bytes, 0, 64);
-    GET_INT_INTO(l, o, "turnaround_us", t->turnaround_us, 0, 65535);
-    GET_INT_INTO(l, o, "cca_us", t->cca_us, 0, 65535);
-    GET_INT_INTO(l, o, "backoff_us", t->backoff_us, 1, 65535);
-    ack_given = sj_get(o, "ack_wait_us") != NULL;
-    GET_INT_INTO(l, o, "ack_wait_us", t->ack_wait_us, 0, 65535);
-    if (!ack_given) {
-        /* macAckWaitDuration is 54 symbols = 864 us at 250 kb/s: scale it
-         * with the bit rate unless the scenario says otherwise. */
-        t->ack_wait_us = (uint16_t)((864.0 * 250000.0) / (double)t->bitrate + 0.5);
     }
     return true;
 }
+
+static void put_uint(uint8_t *f, size_t size, uint64_t x)
+{
+    if (size == 1u)
+        *f = (uint8_t)x;
+    else if (size == 2u)
+        memcpy(f, &(uint16_t){ (uint16_t)x }, 2);
+    else if (size == 4u)
+        memcpy(f, &(uint32_t){ (uint32_t)x }, 4);
+    else
+        memcpy(f, &x, 8);
+}
+
+/* Reads key k of o, when present (or missing and required), into the field
+ * at base + k->off. */
+static bool read_key(struct ld *l, const struct sj_value *o, const struct key *k, void *base)
+{
+    uint8_t *f = (uint8_t *)base + k->off;
+    int64_t i = 0;
+    double d = 0.0;
+    bool b = false;
+    uint8_t e = 0;
+    uint32_t n = 0;
+    if (sj_get(o, k->key) == NULL && (k->flags & KF_REQ) == 0u && k->type != KT_NODE)
+        return true;
+    switch (k->type) {
+    case KT_INT:
+        if (!get_int(l, o, k->key, &i, k->lo, k->hi))
+            return false;
+        put_uint(f, k->size, (uint64_t)i * (k->scale != 0u ? k->scale : 1u));
+        return true;
+    case KT_NUM:
+        if (!get_num(l, o, k->key, &d, k->dlo, k->dhi))
+            return false;
+        memcpy(f, &d, sizeof(d));
+        return true;
+    case KT_Q8:
+        if (!get_num(l, o, k->key, &d, k->dlo, k->dhi))
+            return false;
+        i = (int64_t)(d * 256.0 + 0.5);
+        /* 1.0 in a 1-byte field is the largest it holds */
+        put_uint(f, k->size, k->size == 1u && i > 255 ? 255u : (uint64_t)i);
+        return true;
+    case KT_BOOL:
+        if (!get_bool(l, o, k->key, &b))
+            return false;
+        memcpy(f, &b, sizeof(b));
+        return true;
+    case KT_ENUM:
+        if (!get_enum(l, o, k->key, k->names, &e, (k->flags & KF_REQ) != 0u))
+            return false;
+        *f = e;
+        return true;
+    case KT_NODE:
+        if (!get_node(l, o, k->key, &n))
+            return false;
+        memcpy(f, &n, sizeof(n));
+        return true;
+    default:
+        return true;
+    }
+}
+
+/* The table pass: every key of t not left to the object's own code. */
+static bool read_keys(struct ld *l, const struct sj_value *o, const struct table *t, void *base)
+{
+    size_t i;
+    for (i = 0; i < t->n; i++)
+        if ((t->keys[i].flags & KF_LATER) == 0u && !read_key(l, o, &t->keys[i], base))
+            return false;
+    return true;
+}
+
+/* Sets every field whose key has a constant default. */
+static void put_defaults(const struct table *t, void *base)
+{
+    size_t i;
+    for (i = 0; i < t->n; i++) {
+        const struct key *k = &t->keys[i];
+        uint8_t *f = (uint8_t *)base + k->off;
+        if ((k->flags & KF_DEF) == 0u)
+            continue;
+        if (k->type == KT_NUM) {
+            memcpy(f, &k->def, sizeof(k->def));
+        } else if (k->type == KT_BOOL) {
+            bool b = k->def != 0.0;
+            memcpy(f, &b, sizeof(b));
+        } else {
+            put_uint(f, k->size, (uint64_t)k->def);
+        }
+    }
+}
+
+/* An optional object member `key` of parent that takes the keys of t:
+ * *out is NULL when it is absent. */
+static bool open_object(struct ld *l, const struct sj_value *parent, const char *key,
+                        const struct table *t, const struct sj_value **out)
+{
+    if (!get_obj(l, parent, key, out, false))
+        return false;
+    return *out == NULL || only_keys(l, *out, t, 1);
+}
+
+/* --- sections --------------------------------------------------------------------- */
+
+#define SC struct sim_scenario
+/* Keys without KF_DEF: the default is a library's (mip_*_default), a
+ * preset's or derived from other keys, as `note` says. */
+#define K_INT_L(T, k, f, l, h) { .key = (k), .type = KT_INT, FIELD(T, f), .lo = (l), .hi = (h) }
+#define K_NUM_L(T, k, f, l, h, n) \
+    { .key = (k), .type = KT_NUM, FIELD(T, f), .dlo = (l), .dhi = (h), .note = (n) }
+#define K_BOOL_L(T, k, f) { .key = (k), .type = KT_BOOL, FIELD(T, f) }
+#define K_Q8_L(T, k, f, l, h) { .key = (k), .type = KT_Q8, FIELD(T, f), .dlo = (l), .dhi = (h) }
+#define K_NODE(T, k, f) { .key = (k), .type = KT_NODE, .flags = KF_REQ, FIELD(T, f) }
+/* A value the object's code reads into a local variable (int64_t, bool). */
+#define K_LOCAL_INT(k, l, h, n) \
+    { .key = (k), .type = KT_INT, .flags = KF_LATER | KF_LOCAL, .size = 8, .lo = (l), .hi = (h), \
+      .note = (n) }
 
 /* Radio profiles, indexed by enum sim_radio_profile_kind; figures and their
  * datasheets in docs/SIMULATOR.md. `off` is where a duty-cycling MAC leaves
@@ -234,76 +399,121 @@ const char *sim_rdc_name(uint8_t kind)
     return kind < sizeof(rdc_names) / sizeof(rdc_names[0]) - 1u ? rdc_names[kind] : "?";
 }
 
+static const struct key root_keys[] = {
+    K_OWN("name", "text of up to 63 bytes"),
+    K_INT(SC, "seed", seed, 0, INT64_MAX, 1),
+    K_NUM(SC, "duration_s", duration_s, 1e-6, 1e7, 60),
+    K_BOOL(SC, "stop_when_done", stop_when_done, true),
+    K_OWN("phy", "object"), K_OWN("radio", "object"), K_OWN("medium", "object"),
+    { .key = "topology", .type = KT_OWN, .flags = KF_REQ, .what = "object" },
+    K_OWN("mac", "object"), K_OWN("link", "object"), K_OWN("routing", "object"),
+    K_OWN("relay", "object"), K_OWN("flows", "array of flow objects"),
+    K_OWN("services", "array of service objects"), K_OWN("border", "object"),
+    K_OWN("record", "object"),
+};
+static const struct table root_table = TABLE(root_keys);
+
+/* Defaults: mip_radio_timing_default(), 802.15.4 O-QPSK 2.4 GHz. */
+static const struct key phy_keys[] = {
+    K_INT_L(SC, "bitrate", timing.bitrate, 1000, 100000000),
+    K_INT_L(SC, "phy_header_bytes", timing.phy_hdr_bytes, 0, 64),
+    K_INT_L(SC, "turnaround_us", timing.turnaround_us, 0, 65535),
+    K_INT_L(SC, "cca_us", timing.cca_us, 0, 65535),
+    K_INT_L(SC, "backoff_us", timing.backoff_us, 1, 65535),
+    { .key = "ack_wait_us", .type = KT_INT, FIELD(SC, timing.ack_wait_us), .lo = 0, .hi = 65535,
+      .note = "864 × 250000 / `bitrate` (54 symbols)" },
+};
+static const struct table phy_table = TABLE(phy_keys);
+
+static bool load_phy(struct ld *l, const struct sj_value *root)
+{
+    struct mip_radio_timing *t = &l->sc->timing;
+    const struct sj_value *o;
+    if (!open_object(l, root, "phy", &phy_table, &o) || o == NULL)
+        return !l->failed;
+    if (!read_keys(l, o, &phy_table, l->sc))
+        return false;
+    if (sj_get(o, "ack_wait_us") == NULL) {
+        /* macAckWaitDuration is 54 symbols = 864 us at 250 kb/s: scale it
+         * with the bit rate unless the scenario says otherwise. */
+        t->ack_wait_us = (uint16_t)((864.0 * 250000.0) / (double)t->bitrate + 0.5);
+    }
+    return true;
+}
+
+static const struct key radio_keys[] = {
+    { .key = "profile", .type = KT_ENUM, .flags = KF_DEF | KF_LATER, FIELD(SC, radio_profile),
+      .names = profile_names, .def = SIM_RADIO_CC2420 },
+    K_NUM_L(SC, "tx_ma", radio.tx_ma, 0, 1000, "the profile's"),
+    K_NUM_L(SC, "rx_ma", radio.rx_ma, 0, 1000, "the profile's"),
+    K_NUM_L(SC, "listen_ma", radio.listen_ma, 0, 1000, "`rx_ma` when given, else the profile's"),
+    K_NUM_L(SC, "sleep_ma", radio.off_ma, 0, 1000, "the profile's"),
+    K_NUM_L(SC, "voltage", radio.voltage, 0, 100, "the profile's"),
+};
+static const struct table radio_table = TABLE(radio_keys);
+
 static bool load_radio(struct ld *l, const struct sj_value *root)
 {
-    static const char *const keys[] = { "profile", "tx_ma", "rx_ma", "listen_ma", "sleep_ma",
-                                        "voltage", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
-    struct sim_radio_profile *r = &sc->radio;
-    if (!get_obj(l, root, "radio", &o, false) || o == NULL)
+    if (!open_object(l, root, "radio", &radio_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "profile", profile_names, &sc->radio_profile, false))
+    if (!read_key(l, o, &radio_keys[0], sc))
         return false;
-    *r = radio_profiles[sc->radio_profile];
-    if (!get_num(l, o, "tx_ma", &r->tx_ma, 0, 1000) || !get_num(l, o, "rx_ma", &r->rx_ma, 0, 1000))
+    sc->radio = radio_profiles[sc->radio_profile];
+    if (!read_keys(l, o, &radio_table, sc))
         return false;
     /* listening draws the receive current unless told otherwise */
-    if (sj_get(o, "rx_ma") != NULL)
-        r->listen_ma = r->rx_ma;
-    return get_num(l, o, "listen_ma", &r->listen_ma, 0, 1000) &&
-           get_num(l, o, "sleep_ma", &r->off_ma, 0, 1000) &&
-           get_num(l, o, "voltage", &r->voltage, 0, 100);
+    if (sj_get(o, "rx_ma") != NULL && sj_get(o, "listen_ma") == NULL)
+        sc->radio.listen_ma = sc->radio.rx_ma;
+    return true;
 }
+
+static const char *const medium_models[] = { "unit_disk", "log_distance", "prr", NULL };
+static const struct key medium_keys[] = {
+    K_ENUM(SC, "model", medium, medium_models, SIM_MEDIUM_UNIT_DISK),
+    K_NUM(SC, "range_m", range_m, 0, 1e9, 50),
+    K_NUM_L(SC, "interference_range_m", interference_range_m, 0, 1e9, "`range_m`"),
+    K_NUM(SC, "ber", ber, 0, 1, 0),
+    K_BOOL(SC, "ber_counts_phy_header", ber_counts_phy_header, false),
+    K_NUM(SC, "tx_power_dbm", tx_power_dbm, -100, 100, 0),
+    K_NUM(SC, "pl_d0_db", pl_d0_db, 0, 200, 40),        /* 2.4 GHz free space at 1 m */
+    K_NUM(SC, "d0_m", d0_m, 1e-3, 1e6, 1),
+    K_NUM(SC, "exponent", pl_exponent, 1, 10, 3),
+    K_NUM(SC, "shadowing_db", shadowing_db, 0, 50, 4),
+    K_NUM(SC, "noise_dbm", noise_dbm, -200, 0, -100),
+    K_NUM(SC, "sensitivity_dbm", sensitivity_dbm, -200, 0, -95),  /* CC2420 */
+    K_NUM(SC, "cca_dbm", cca_dbm, -200, 0, -77),  /* CC2420 default CCA threshold */
+    K_OWN("frame_loss", "object"),
+    K_NUM_L(SC, "cs_range_m", cs_range_m, 0, 1e9, "`interference_range_m`"),
+    K_INT(SC, "overhear_header_bytes", overhear_header_bytes, 0, 255, 0),
+};
+static const struct table medium_table = TABLE(medium_keys);
+
+/* medium.frame_loss, by enum sim_frame_kind */
+static const struct key loss_keys[] = {
+    K_NUM(SC, "tcp_data", frame_loss[SIM_FRAME_TCP_DATA], 0, 1, 0),
+    K_NUM(SC, "tcp_ack", frame_loss[SIM_FRAME_TCP_ACK], 0, 1, 0),
+    K_NUM(SC, "link_ack", frame_loss[SIM_FRAME_LINK_ACK], 0, 1, 0),
+    K_NUM(SC, "other", frame_loss[SIM_FRAME_OTHER], 0, 1, 0),
+};
+static const struct table loss_table = TABLE(loss_keys);
 
 static bool load_medium(struct ld *l, const struct sj_value *root)
 {
-    static const char *const models[] = { "unit_disk", "log_distance", "prr", NULL };
-    static const char *const keys[] = { "model", "range_m", "interference_range_m", "ber",
-                                        "ber_counts_phy_header", "tx_power_dbm", "pl_d0_db",
-                                        "d0_m", "exponent", "shadowing_db", "noise_dbm",
-                                        "sensitivity_dbm", "cca_dbm", "frame_loss", "cs_range_m",
-                                        "overhear_header_bytes", NULL };
-    /* medium.frame_loss keys, in the order of enum sim_frame_kind */
-    static const char *const loss_keys[] = { "tcp_data", "tcp_ack", "link_ack", "other", NULL };
     const struct sj_value *o, *fl;
     struct sim_scenario *sc = l->sc;
-    size_t k;
-    if (!get_obj(l, root, "medium", &o, false) || o == NULL)
+    if (!open_object(l, root, "medium", &medium_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "model", models, &sc->medium, false))
+    if (!read_keys(l, o, &medium_table, sc) ||
+        !open_object(l, o, "frame_loss", &loss_table, &fl) ||
+        (fl != NULL && !read_keys(l, fl, &loss_table, sc)))
         return false;
-    sc->interference_range_m = -1.0;
-    sc->cs_range_m = -1.0;
-    if (!get_num(l, o, "range_m", &sc->range_m, 0, 1e9) ||
-        !get_num(l, o, "interference_range_m", &sc->interference_range_m, 0, 1e9) ||
-        !get_num(l, o, "cs_range_m", &sc->cs_range_m, 0, 1e9) ||
-        !get_num(l, o, "ber", &sc->ber, 0, 1) ||
-        !get_bool(l, o, "ber_counts_phy_header", &sc->ber_counts_phy_header) ||
-        !get_num(l, o, "tx_power_dbm", &sc->tx_power_dbm, -100, 100) ||
-        !get_num(l, o, "pl_d0_db", &sc->pl_d0_db, 0, 200) ||
-        !get_num(l, o, "d0_m", &sc->d0_m, 1e-3, 1e6) ||
-        !get_num(l, o, "exponent", &sc->pl_exponent, 1, 10) ||
-        !get_num(l, o, "shadowing_db", &sc->shadowing_db, 0, 50) ||
-        !get_num(l, o, "noise_dbm", &sc->noise_dbm, -200, 0) ||
-        !get_num(l, o, "sensitivity_dbm", &sc->sensitivity_dbm, -200, 0) ||
-        !get_num(l, o, "cca_dbm", &sc->cca_dbm, -200, 0))
-        return false;
-    if (!get_obj(l, o, "frame_loss", &fl, false))
-        return false;
-    if (fl != NULL) {
-        if (!only_keys(l, fl, loss_keys))
-            return false;
-        for (k = 0; loss_keys[k] != NULL; k++)
-            if (!get_num(l, fl, loss_keys[k], &sc->frame_loss[k], 0, 1))
-                return false;
-    }
-    GET_INT_INTO(l, o, "overhear_header_bytes", sc->overhear_header_bytes, 0, 255);
-    if (sc->interference_range_m < 0.0)
+    if (sj_get(o, "interference_range_m") == NULL)
         sc->interference_range_m = sc->range_m;
     if (sc->interference_range_m < sc->range_m)
         return fail(l, sj_get(o, "interference_range_m"), "a value >= range_m");
-    if (sc->cs_range_m < 0.0)
+    if (sj_get(o, "cs_range_m") == NULL)
         sc->cs_range_m = sc->interference_range_m;
     if (sc->cs_range_m < sc->range_m)
         return fail(l, sj_get(o, "cs_range_m"), "a value >= range_m");
@@ -339,54 +549,60 @@ static bool load_links(struct ld *l, const struct sj_value *arr)
     return true;
 }
 
-static bool load_topology(struct ld *l, const struct sj_value *root)
+static const char *const topo_kinds[] = { "chain", "grid", "random", "positions", "links", NULL };
+static const struct key topo_keys[] = {
+    { .key = "type", .type = KT_ENUM, .flags = KF_REQ, FIELD(SC, topology), .names = topo_kinds },
+    K_LOCAL_INT("nodes", 1, 65000, "*required* for chain, random, links"),
+    K_NUM(SC, "spacing_m", spacing_m, 0, 1e9, 0),
+    K_LOCAL_INT("rows", 1, 65000, "*required* for grid"),
+    K_LOCAL_INT("cols", 1, 65000, "*required* for grid"),
+    K_NUM(SC, "width_m", width_m, 0, 1e9, 0),
+    K_NUM(SC, "height_m", height_m, 0, 1e9, 0),
+    K_OWN("positions", "array of [x, y] in metres (positions)"),
+    K_OWN("links", "array of [a, b] or [a, b, prr] (links)"),
+    K_BOOL(SC, "symmetric", links_symmetric, true),
+};
+static const struct table topo_table = TABLE(topo_keys);
+
+/* The node count the topology's type takes it from. */
+static bool count_nodes(struct ld *l, const struct sj_value *o, int64_t *nodes)
 {
-    static const char *const kinds[] = { "chain", "grid", "random", "positions", "links", NULL };
-    static const char *const keys[] = { "type", "nodes", "spacing_m", "rows", "cols", "width_m",
-                                        "height_m", "positions", "links", "symmetric", NULL };
-    const struct sj_value *o, *v;
     struct sim_scenario *sc = l->sc;
-    int64_t nodes = 0, rows = 0, cols = 0;
-    uint32_t i;
-    if (!get_obj(l, root, "topology", &o, true))
-        return false;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &sc->topology, true))
-        return false;
-    if (!get_num(l, o, "spacing_m", &sc->spacing_m, 0, 1e9) ||
-        !get_num(l, o, "width_m", &sc->width_m, 0, 1e9) ||
-        !get_num(l, o, "height_m", &sc->height_m, 0, 1e9) ||
-        !get_bool(l, o, "symmetric", &sc->links_symmetric))
-        return false;
+    const struct sj_value *v;
+    int64_t rows = 0, cols = 0;
     switch (sc->topology) {
     case SIM_TOPO_GRID:
-        if (!get_int(l, o, "rows", &rows, 1, 65000) || !get_int(l, o, "cols", &cols, 1, 65000))
+        if (!read_key(l, o, find_key(&topo_table, "rows"), &rows) ||
+            !read_key(l, o, find_key(&topo_table, "cols"), &cols))
             return false;
         if (rows == 0 || cols == 0)
             return fail_missing(l, o, rows == 0 ? "rows" : "cols", "an integer >= 1");
-        nodes = rows * cols;
-        if (nodes > 65000)
+        *nodes = rows * cols;
+        if (*nodes > 65000)
             return fail(l, sj_get(o, "rows"), "rows * cols <= 65000");
         sc->grid_cols = (uint32_t)cols;
-        break;
+        return true;
     case SIM_TOPO_POSITIONS:
         v = sj_get(o, "positions");
         if (v == NULL)
             return fail_missing(l, o, "positions", "an array of [x, y] in metres");
         if (!sj_is(v, SJ_ARRAY) || sj_len(v) < 1u || sj_len(v) > 65000u)
             return fail(l, v, "an array of 1..65000 [x, y] positions in metres");
-        nodes = (int64_t)sj_len(v);
-        break;
+        *nodes = (int64_t)sj_len(v);
+        return true;
     default:
         if (sj_get(o, "nodes") == NULL)
             return fail_missing(l, o, "nodes", "an integer 1..65000");
-        if (!get_int(l, o, "nodes", &nodes, 1, 65000))
-            return false;
-        break;
+        return read_key(l, o, find_key(&topo_table, "nodes"), nodes);
     }
-    sc->n_nodes = (uint32_t)nodes;
-    sc->pos = calloc(sc->n_nodes, sizeof(*sc->pos));
-    if (sc->pos == NULL)
-        return fail(l, o, "fewer nodes (out of memory)");
+}
+
+/* Every node's position (or, for "links", the links). */
+static bool place_nodes(struct ld *l, const struct sj_value *o)
+{
+    struct sim_scenario *sc = l->sc;
+    const struct sj_value *v;
+    uint32_t i;
     if (sc->topology == SIM_TOPO_CHAIN || sc->topology == SIM_TOPO_GRID) {
         if (sj_get(o, "spacing_m") == NULL)
             return fail_missing(l, o, "spacing_m", "a distance in metres");
@@ -429,6 +645,23 @@ static bool load_topology(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+static bool load_topology(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    int64_t nodes = 0;
+    if (!get_obj(l, root, "topology", &o, true))
+        return false;
+    if (!only_keys(l, o, &topo_table, 1) || !read_keys(l, o, &topo_table, sc) ||
+        !count_nodes(l, o, &nodes))
+        return false;
+    sc->n_nodes = (uint32_t)nodes;
+    sc->pos = calloc(sc->n_nodes, sizeof(*sc->pos));
+    if (sc->pos == NULL)
+        return fail(l, o, "fewer nodes (out of memory)");
+    return place_nodes(l, o);
+}
+
 /* A node id (an integer or "last") in an array. */
 static bool node_at(struct ld *l, const struct sj_value *v, uint32_t *out)
 {
@@ -449,78 +682,58 @@ static bool node_at(struct ld *l, const struct sj_value *v, uint32_t *out)
 /* The RDC keys: which kinds take each, its range in the scenario's unit,
  * and the field of struct mip_rdc_config it sets (x scale: ms -> µs). One
  * row per key, so the list of a kind's keys (in errors and docs) and the
- * loader cannot disagree. "type", "phase_lock" and "parent" are read
- * apart. */
+ * loader cannot disagree. "type" and "parent" are read apart. */
 enum { RK_CM = 1 << MIP_RDC_CONTIKIMAC, RK_XM = 1 << MIP_RDC_XMAC, RK_LPP = 1 << MIP_RDC_LPP,
-       RK_LEAF = 1 << MIP_RDC_LEAF, RK_PARENT = 1 << MIP_RDC_PARENT };
-struct rdc_key {
-    const char *key;
-    uint8_t kinds;              /* RK_* */
-    uint8_t size;               /* of the field: 1, 2 or 4 bytes */
-    size_t off;
-    uint16_t scale;
-    int64_t lo, hi;
+       RK_LEAF = 1 << MIP_RDC_LEAF, RK_PARENT = 1 << MIP_RDC_PARENT, RK_ALL = 0xff };
+#define RDC struct mip_rdc_config
+#define RDC_INT(k, kn, f, sc, l, h) \
+    { .key = (k), .type = KT_INT, .kinds = (kn), FIELD(RDC, f), .scale = (sc), .lo = (l), .hi = (h) }
+static const struct key rdc_keys[] = {
+    { .key = "type", .type = KT_ENUM, .flags = KF_LATER, .kinds = RK_ALL, FIELD(RDC, kind),
+      .names = rdc_names },
+    { .key = "phase_lock", .type = KT_BOOL, .kinds = RK_CM | RK_XM, FIELD(RDC, phase_lock) },
+    { .key = "parent", .type = KT_NODE, .flags = KF_LATER, .kinds = RK_LEAF, FIELD(RDC, parent) },
+    RDC_INT("check_rate_hz", RK_CM | RK_XM | RK_LPP, check_rate_hz, 1, 1, 1000),
+    RDC_INT("cca_count", RK_CM, cca_count, 1, 1, 8),
+    RDC_INT("cca_on_us", RK_CM | RK_LPP, cca_on_us, 1, 1, 65535),
+    RDC_INT("cca_gap_us", RK_CM, cca_gap_us, 1, 0, 65535),
+    RDC_INT("copy_gap_us", RK_CM, copy_gap_us, 1, 0, 65535),
+    RDC_INT("listen_max_us", RK_CM, listen_max_us, 1, 1, 65535),
+    RDC_INT("burst_wait_us", RK_CM | RK_XM | RK_LPP, burst_wait_us, 1, 1, 65535),
+    RDC_INT("phase_strobe_us", RK_CM, phase_strobe_us, 1, 1, 65535),
+    RDC_INT("phase_guard_us", RK_CM, phase_guard_us, 1, 0, 65535),
+    RDC_INT("phase_max_misses", RK_CM, phase_max_misses, 1, 1, 255),
+    RDC_INT("on_us", RK_XM, on_us, 1, 1, 65535),
+    RDC_INT("strobe_wait_us", RK_XM, strobe_wait_us, 1, 1, 65535),
+    RDC_INT("strobe_ack_delay_us", RK_XM, strobe_ack_delay_us, 1, 0, 10000),
+    RDC_INT("listen_us", RK_LPP, listen_us, 1, 1, 65535),
+    RDC_INT("probe_backoff_us", RK_LPP, probe_backoff_us, 1, 0, 10000),
+    RDC_INT("probe_jitter_us", RK_LPP, probe_jitter_us, 1, 0, 65535),
+    RDC_INT("poll_ms", RK_LEAF, poll_us, 1000, 1, MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("poll_fast_ms", RK_LEAF, poll_fast_us, 1000, 0, MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("wait_us", RK_LEAF | RK_PARENT, wait_us, 1, 1, 65535),
+    RDC_INT("child_timeout_ms", RK_PARENT, child_timeout_us, 1000, 1, MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("adapt_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, adapt_max_us, 1000, 0,
+            MIP_RDC_TIME_MAX / 1000),
 };
-#define RDC_FIELD(f) sizeof(((struct mip_rdc_config *)0)->f), offsetof(struct mip_rdc_config, f)
-static const struct rdc_key rdc_keys[] = {
-    { "check_rate_hz", RK_CM | RK_XM | RK_LPP, RDC_FIELD(check_rate_hz), 1, 1, 1000 },
-    { "cca_count", RK_CM, RDC_FIELD(cca_count), 1, 1, 8 },
-    { "cca_on_us", RK_CM | RK_LPP, RDC_FIELD(cca_on_us), 1, 1, 65535 },
-    { "cca_gap_us", RK_CM, RDC_FIELD(cca_gap_us), 1, 0, 65535 },
-    { "copy_gap_us", RK_CM, RDC_FIELD(copy_gap_us), 1, 0, 65535 },
-    { "listen_max_us", RK_CM, RDC_FIELD(listen_max_us), 1, 1, 65535 },
-    { "burst_wait_us", RK_CM | RK_XM | RK_LPP, RDC_FIELD(burst_wait_us), 1, 1, 65535 },
-    { "phase_strobe_us", RK_CM, RDC_FIELD(phase_strobe_us), 1, 1, 65535 },
-    { "phase_guard_us", RK_CM, RDC_FIELD(phase_guard_us), 1, 0, 65535 },
-    { "phase_max_misses", RK_CM, RDC_FIELD(phase_max_misses), 1, 1, 255 },
-    { "on_us", RK_XM, RDC_FIELD(on_us), 1, 1, 65535 },
-    { "strobe_wait_us", RK_XM, RDC_FIELD(strobe_wait_us), 1, 1, 65535 },
-    { "strobe_ack_delay_us", RK_XM, RDC_FIELD(strobe_ack_delay_us), 1, 0, 10000 },
-    { "listen_us", RK_LPP, RDC_FIELD(listen_us), 1, 1, 65535 },
-    { "probe_backoff_us", RK_LPP, RDC_FIELD(probe_backoff_us), 1, 0, 10000 },
-    { "probe_jitter_us", RK_LPP, RDC_FIELD(probe_jitter_us), 1, 0, 65535 },
-    { "poll_ms", RK_LEAF, RDC_FIELD(poll_us), 1000, 1, MIP_RDC_TIME_MAX / 1000 },
-    { "poll_fast_ms", RK_LEAF, RDC_FIELD(poll_fast_us), 1000, 0, MIP_RDC_TIME_MAX / 1000 },
-    { "wait_us", RK_LEAF | RK_PARENT, RDC_FIELD(wait_us), 1, 1, 65535 },
-    { "child_timeout_ms", RK_PARENT, RDC_FIELD(child_timeout_us), 1000, 1,
-      MIP_RDC_TIME_MAX / 1000 },
-    { "adapt_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, RDC_FIELD(adapt_max_us), 1000, 0,
-      MIP_RDC_TIME_MAX / 1000 },
-};
-#define RDC_KEYS (sizeof(rdc_keys) / sizeof(rdc_keys[0]))
-
-/* Whether `key` belongs to an RDC of `kind` (type, phase_lock, parent too). */
-static bool rdc_key_of(const char *key, uint8_t kind)
-{
-    size_t k;
-    if (strcmp(key, "type") == 0)
-        return true;
-    if (strcmp(key, "phase_lock") == 0)
-        return kind == MIP_RDC_CONTIKIMAC || kind == MIP_RDC_XMAC;
-    if (strcmp(key, "parent") == 0)
-        return kind == MIP_RDC_LEAF;
-    for (k = 0; k < RDC_KEYS; k++)
-        if (strcmp(key, rdc_keys[k].key) == 0)
-            return (rdc_keys[k].kinds & (1u << kind)) != 0u;
-    return false;
-}
+static const struct table rdc_table = TABLE(rdc_keys);
 
 /* Every key of o must be one of kind's: the error lists them. */
 static bool rdc_only_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
 {
-    static const char *const extra[] = { "type", "phase_lock", "parent" };
     char path[160], list[400] = "";
-    size_t i, k;
+    const struct key *k;
+    size_t i, j;
     for (i = 0; i < sj_len(o); i++) {
         const struct sj_value *m = sj_at(o, i);
-        if (rdc_key_of(m->key, kind))
+        k = find_key(&rdc_table, m->key);
+        if (k != NULL && (k->kinds & (1u << kind)) != 0u)
             continue;
-        for (k = 0; k < 3u + RDC_KEYS; k++) {
-            const char *key = k < 3u ? extra[k] : rdc_keys[k - 3u].key;
-            if (!rdc_key_of(key, kind))
+        for (j = 0; j < rdc_table.n; j++) {
+            if ((rdc_keys[j].kinds & (1u << kind)) == 0u)
                 continue;
             strncat(list, list[0] ? ", " : "", sizeof(list) - strlen(list) - 1u);
-            strncat(list, key, sizeof(list) - strlen(list) - 1u);
+            strncat(list, rdc_keys[j].key, sizeof(list) - strlen(list) - 1u);
         }
         sj_path(m, path, sizeof(path));
         l->failed = true;
@@ -529,33 +742,6 @@ static bool rdc_only_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
         return false;
     }
     return true;
-}
-
-static void rdc_store(struct mip_rdc_config *c, const struct rdc_key *k, int64_t v)
-{
-    uint8_t *f = (uint8_t *)c + k->off;
-    uint32_t x = (uint32_t)(v * k->scale);
-    if (k->size == 1u)
-        *f = (uint8_t)x;
-    else if (k->size == 2u)
-        memcpy(f, &(uint16_t){ (uint16_t)x }, 2);
-    else
-        memcpy(f, &x, 4);
-}
-
-static int64_t rdc_load_value(const struct mip_rdc_config *c, const struct rdc_key *k)
-{
-    const uint8_t *f = (const uint8_t *)c + k->off;
-    uint16_t h;
-    uint32_t w;
-    if (k->size == 1u)
-        return *f / k->scale;
-    if (k->size == 2u) {
-        memcpy(&h, f, 2);
-        return h / k->scale;
-    }
-    memcpy(&w, f, 4);
-    return w / k->scale;
 }
 
 /* One RDC object onto c: "type" starts from that kind's defaults, the other
@@ -604,21 +790,13 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
     const struct sj_value *v;
     uint8_t kind = c->kind;
     uint32_t pid;
-    size_t k;
     if (!sj_is(o, SJ_OBJECT))
         return fail(l, o, "an object");
     if (!get_enum(l, o, "type", rdc_names, &kind, false) || !rdc_only_keys(l, o, kind))
         return false;
     if (sj_get(o, "type") != NULL)
         mip_rdc_config_default(c, kind);
-    for (k = 0; k < RDC_KEYS; k++) {
-        int64_t x = rdc_load_value(c, &rdc_keys[k]);
-        if (!get_int(l, o, rdc_keys[k].key, &x, rdc_keys[k].lo, rdc_keys[k].hi))
-            return false;
-        if (sj_get(o, rdc_keys[k].key) != NULL)
-            rdc_store(c, &rdc_keys[k], x);
-    }
-    if (!get_bool(l, o, "phase_lock", &c->phase_lock))
+    if (!read_keys(l, o, &rdc_table, c))
         return false;
     v = sj_get(o, "parent");
     if (v != NULL) {
@@ -645,7 +823,9 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
  * over mac.rdc for the nodes listed (a later entry wins). */
 static bool load_mac_nodes(struct ld *l, const struct sj_value *arr)
 {
-    static const char *const keys[] = { "ids", "rdc", NULL };
+    static const struct key keys[] = { K_OWN("ids", "array of node ids"),
+                                       K_OWN("rdc", "RDC object") };
+    static const struct table t = TABLE(keys);
     struct sim_scenario *sc = l->sc;
     size_t k, j;
     uint32_t i, id;
@@ -666,7 +846,7 @@ static bool load_mac_nodes(struct ld *l, const struct sj_value *arr)
         struct mip_rdc_config c = sc->mac.rdc;
         if (!sj_is(e, SJ_OBJECT))
             return fail(l, e, "an object {\"ids\": [...], \"rdc\": {...}}");
-        if (!only_keys(l, e, keys))
+        if (!only_keys(l, e, &t, 1))
             return false;
         ids = sj_get(e, "ids");
         rdc = sj_get(e, "rdc");
@@ -715,39 +895,45 @@ static bool check_leaves(struct ld *l)
     return true;
 }
 
+static const char *const mac_kinds[] = { "csma_ca", "csma", "nullmac", NULL };
+/* Defaults: mip_mac_config_default() for the type (docs/MAC.md). */
+static const struct key mac_keys[] = {
+    { .key = "type", .type = KT_ENUM, .flags = KF_DEF | KF_LATER, FIELD(SC, mac.kind),
+      .names = mac_kinds, .def = MIP_MAC_CSMA_CA },
+    K_INT_L(SC, "min_be", mac.min_be, 0, 8),
+    K_INT_L(SC, "max_be", mac.max_be, 0, 8),
+    K_INT_L(SC, "max_backoffs", mac.max_backoffs, 0, 255),
+    K_INT_L(SC, "max_retries", mac.max_retries, 0, 15),
+    K_INT_L(SC, "retry_delay_max_us", mac.retry_delay_max_us, 0, 10000000),
+    K_INT_L(SC, "min_periods", mac.csma_min_periods, 0, 255),
+    K_INT_L(SC, "max_periods", mac.csma_max_periods, 0, 255),
+    K_BOOL_L(SC, "sense_first", mac.csma_sense_first),
+    K_BOOL_L(SC, "continuous_backoff", mac.csma_continuous),
+    { .key = "link_acks", .type = KT_BOOL, .flags = KF_LATER, FIELD(SC, link_acks),
+      .note = "true with csma_ca or when any node runs a duty-cycling RDC, else false" },
+    K_BOOL_L(SC, "retry_on_busy", mac.retry_on_busy),
+    K_OWN("rdc", "RDC object (below)"),
+    K_OWN("nodes", "array of {\"ids\": [...], \"rdc\": {...}}"),
+};
+static const struct table mac_table = TABLE(mac_keys);
+
 static bool load_mac(struct ld *l, const struct sj_value *root)
 {
-    static const char *const kinds[] = { "csma_ca", "csma", "nullmac", NULL };
-    static const char *const keys[] = { "type", "min_be", "max_be", "max_backoffs", "max_retries",
-                                        "retry_delay_max_us", "min_periods", "max_periods",
-                                        "sense_first", "continuous_backoff", "link_acks",
-                                        "retry_on_busy", "rdc", "nodes", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
-    uint8_t kind = sc->mac.kind;
     bool acks_given, duty;
     uint32_t i;
-    if (!get_obj(l, root, "mac", &o, false) || o == NULL)
+    if (!open_object(l, root, "mac", &mac_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &kind, false))
+    if (!read_key(l, o, &mac_keys[0], sc))
         return false;
-    mip_mac_config_default(&sc->mac, kind, 0, 0, NULL);
-    GET_INT_INTO(l, o, "min_be", sc->mac.min_be, 0, 8);
-    GET_INT_INTO(l, o, "max_be", sc->mac.max_be, 0, 8);
-    GET_INT_INTO(l, o, "max_backoffs", sc->mac.max_backoffs, 0, 255);
-    GET_INT_INTO(l, o, "max_retries", sc->mac.max_retries, 0, 15);
-    GET_INT_INTO(l, o, "retry_delay_max_us", sc->mac.retry_delay_max_us, 0, 10000000);
-    GET_INT_INTO(l, o, "min_periods", sc->mac.csma_min_periods, 0, 255);
-    GET_INT_INTO(l, o, "max_periods", sc->mac.csma_max_periods, 0, 255);
-    if (!get_bool(l, o, "retry_on_busy", &sc->mac.retry_on_busy))
+    mip_mac_config_default(&sc->mac, sc->mac.kind, 0, 0, NULL);
+    if (!read_keys(l, o, &mac_table, sc))
         return false;
     if (sc->mac.min_be > sc->mac.max_be)
         return fail(l, sj_get(o, "min_be"), "min_be <= max_be");
     if (sc->mac.csma_min_periods > sc->mac.csma_max_periods)
         return fail(l, sj_get(o, "min_periods"), "min_periods <= max_periods");
-    if (!get_bool(l, o, "sense_first", &sc->mac.csma_sense_first) ||
-        !get_bool(l, o, "continuous_backoff", &sc->mac.csma_continuous))
-        return false;
     if (sj_get(o, "rdc") != NULL &&
         !load_rdc(l, sj_get(o, "rdc"), &sc->mac.rdc, &l->rdc_parent_key))
         return false;
@@ -761,66 +947,55 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     for (i = 0; sc->node_rdc != NULL && i < sc->n_nodes; i++)
         duty = duty || sc->node_rdc[i].kind != MIP_RDC_NULLRDC;
     acks_given = sj_get(o, "link_acks") != NULL;
-    sc->link_acks = kind == MIP_MAC_CSMA_CA || duty;
-    if (!get_bool(l, o, "link_acks", &sc->link_acks))
+    sc->link_acks = sc->mac.kind == MIP_MAC_CSMA_CA || duty;
+    if (!read_key(l, o, find_key(&mac_table, "link_acks"), sc))
         return false;
-    if (acks_given && sc->link_acks && kind != MIP_MAC_CSMA_CA && !duty)
+    if (acks_given && sc->link_acks && sc->mac.kind != MIP_MAC_CSMA_CA && !duty)
         return fail(l, sj_get(o, "link_acks"),
                     "false: only csma_ca or a duty-cycling rdc waits for link ACKs");
     return true;
 }
 
-/* A multiplier in natural units into 1/256 fixed point. */
-static bool get_q8(struct ld *l, const struct sj_value *o, const char *key, uint16_t *out,
-                   double lo, double hi)
-{
-    double d = (double)*out / 256.0;
-    if (!get_num(l, o, key, &d, lo, hi))
-        return false;
-    *out = (uint16_t)(d * 256.0 + 0.5);
-    return true;
-}
+static const char *const relay_modes[] = { "off", "tss", "dtc", "cctrl", NULL };
+/* Defaults: mip_relay_config_default() for the mode (docs/RELAY.md). */
+#define RC struct mip_relay_config
+static const struct key relay_keys[] = {
+    { .key = "mode", .type = KT_ENUM, .flags = KF_REQ | KF_LATER, FIELD(RC, mode),
+      .names = relay_modes },
+    K_INT_L(RC, "max_local_rexmit", max_local_rexmit, 0, 15),
+    K_Q8_L(RC, "rto_mult", rto_mult_q8, 0.25, 16),
+    K_Q8_L(RC, "alpha", alpha_q8, 1.0 / 256.0, 1),
+    K_INT_L(RC, "rtt_init_ms", rtt_init_ms, 1, 60000),
+    K_INT_L(RC, "rto_min_ms", rto_min_ms, 0, 60000),
+    K_INT_L(RC, "idle_timeout_s", idle_timeout_s, 1, 65535),
+    K_BOOL_L(RC, "backpressure", tss_backpressure),
+    K_Q8_L(RC, "ack_gamma", ack_gamma_q8, 0.25, 16),
+    K_INT_L(RC, "forward_delay_ms", forward_delay_ms, 0, 60000),
+    K_BOOL_L(RC, "ack_release", tss_ack_release),
+    K_BOOL_L(RC, "keep", cc_keep),
+    K_BOOL_L(RC, "drop", cc_drop),
+    K_BOOL_L(RC, "hop", cc_hop),
+    K_Q8_L(RC, "hop_beta", cc_hop_beta_q8, 0.25, 16),
+    K_INT_L(RC, "hop_max", cc_hop_max, 1, 64),
+    K_BOOL_L(RC, "activity", cc_activity),
+    K_BOOL_L(RC, "link", cc_link),
+    K_BOOL_L(RC, "sack", dtc_sack),
+    K_BOOL_L(RC, "endpoints", dtc_endpoints),
+    K_BOOL_L(RC, "ack_repair", ack_repair),
+};
+static const struct table relay_table = TABLE(relay_keys);
 
 static bool load_relay(struct ld *l, const struct sj_value *root)
 {
-    static const char *const modes[] = { "off", "tss", "dtc", "cctrl", NULL };
-    static const char *const keys[] = { "mode", "max_local_rexmit", "rto_mult", "alpha",
-                                        "rtt_init_ms", "rto_min_ms", "idle_timeout_s",
-                                        "backpressure", "ack_gamma", "forward_delay_ms", "ack_release",
-                                        "keep", "drop", "hop", "hop_beta", "hop_max",
-                                        "activity", "link", "sack", "endpoints", "ack_repair", NULL };
     const struct sj_value *o;
     struct mip_relay_config *c = &l->sc->relay;
-    uint8_t mode = MIP_RELAY_OFF;
-    uint16_t alpha;
-    if (!get_obj(l, root, "relay", &o, false) || o == NULL)
+    if (!open_object(l, root, "relay", &relay_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "mode", modes, &mode, true))
+    c->mode = MIP_RELAY_OFF;
+    if (!read_key(l, o, &relay_keys[0], c))
         return false;
-    mip_relay_config_default(c, mode);
-    GET_INT_INTO(l, o, "max_local_rexmit", c->max_local_rexmit, 0, 15);
-    alpha = c->alpha_q8;
-    if (!get_q8(l, o, "rto_mult", &c->rto_mult_q8, 0.25, 16) ||
-        !get_q8(l, o, "alpha", &alpha, 1.0 / 256.0, 1))
-        return false;
-    c->alpha_q8 = (uint8_t)(alpha > 255u ? 255u : alpha);
-    GET_INT_INTO(l, o, "rtt_init_ms", c->rtt_init_ms, 1, 60000);
-    GET_INT_INTO(l, o, "rto_min_ms", c->rto_min_ms, 0, 60000);
-    GET_INT_INTO(l, o, "idle_timeout_s", c->idle_timeout_s, 1, 65535);
-    if (!get_bool(l, o, "backpressure", &c->tss_backpressure) ||
-        !get_q8(l, o, "ack_gamma", &c->ack_gamma_q8, 0.25, 16))
-        return false;
-    GET_INT_INTO(l, o, "forward_delay_ms", c->forward_delay_ms, 0, 60000);
-    if (!get_bool(l, o, "ack_release", &c->tss_ack_release) ||
-        !get_bool(l, o, "keep", &c->cc_keep) || !get_bool(l, o, "drop", &c->cc_drop) ||
-        !get_bool(l, o, "hop", &c->cc_hop) || !get_q8(l, o, "hop_beta", &c->cc_hop_beta_q8, 0.25, 16) ||
-        !get_bool(l, o, "activity", &c->cc_activity) || !get_bool(l, o, "sack", &c->dtc_sack) ||
-        !get_bool(l, o, "endpoints", &c->dtc_endpoints) ||
-        !get_bool(l, o, "link", &c->cc_link) ||
-        !get_bool(l, o, "ack_repair", &c->ack_repair))
-        return false;
-    GET_INT_INTO(l, o, "hop_max", c->cc_hop_max, 1, 64);
-    return true;
+    mip_relay_config_default(c, c->mode);
+    return read_keys(l, o, &relay_table, c);
 }
 
 /* An IPv6 address with an optional /len, global or unique-local (not
@@ -843,43 +1018,48 @@ static bool get_prefix(struct ld *l, const struct sj_value *v, struct mip_addr *
     return true;
 }
 
+static const struct key record_keys[] = {
+    K_BOOL(SC, "relay_rtt", record_relay_rtt, false),
+    K_BOOL(SC, "cache_hold", record_cache_hold, false),
+    K_BOOL(SC, "in_flight", record_in_flight, false),
+};
+static const struct table record_table = TABLE(record_keys);
+
 /* "record": what the run keeps beyond its counters (sim/record.c). */
 static bool load_record(struct ld *l, const struct sj_value *root)
 {
-    static const char *const keys[] = { "relay_rtt", "cache_hold", "in_flight", NULL };
     const struct sj_value *o;
-    struct sim_scenario *sc = l->sc;
-    if (!get_obj(l, root, "record", &o, false) || o == NULL)
+    if (!open_object(l, root, "record", &record_table, &o) || o == NULL)
         return !l->failed;
-    return only_keys(l, o, keys) && get_bool(l, o, "relay_rtt", &sc->record_relay_rtt) &&
-           get_bool(l, o, "cache_hold", &sc->record_cache_hold) &&
-           get_bool(l, o, "in_flight", &sc->record_in_flight);
+    return read_keys(l, o, &record_table, l->sc);
 }
+
+static const char *const link_modes[] = { "iphc", "raw", NULL };
+static const char *const link_ips[] = { "ipv6", "ipv4", NULL };
+static const char *const link_frags[] = { "reassemble", "forward", NULL };
+static const struct key link_keys[] = {
+    K_ENUM(SC, "mode", link_mode, link_modes, MIP_LOWPAN_IPHC),
+    K_ENUM(SC, "ip", ipv4, link_ips, 0),
+    K_INT(SC, "header_bytes", link_hdr_bytes, 12, 64, 12),
+    K_INT(SC, "frame_max", frame_max, 32, MIP_RADIO_FRAME_MAX + 2, 127),
+    { .key = "prefix", .type = KT_OWN, .what = "IPv6 /64 prefix as text", .note = "\"fd00::/64\"" },
+    K_ENUM(SC, "fragments", frag_mode, link_frags, MIP_LOWPAN_FRAG_REASSEMBLE),
+    K_INT(SC, "frag_gap_us", frag_gap_us, 0, 65535, 0),
+};
+static const struct table link_table = TABLE(link_keys);
 
 static bool load_link(struct ld *l, const struct sj_value *root)
 {
-    static const char *const modes[] = { "iphc", "raw", NULL };
-    static const char *const ips[] = { "ipv6", "ipv4", NULL };
-    static const char *const frags[] = { "reassemble", "forward", NULL };
-    static const char *const keys[] = { "mode", "ip", "header_bytes", "frame_max", "prefix",
-                                        "fragments", "frag_gap_us", NULL };
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
-    uint8_t ip = 0;
-    if (!get_obj(l, root, "link", &o, false) || o == NULL)
+    if (!open_object(l, root, "link", &link_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "mode", modes, &sc->link_mode, false) ||
-        !get_enum(l, o, "ip", ips, &ip, false) ||
-        !get_enum(l, o, "fragments", frags, &sc->frag_mode, false))
+    if (!read_keys(l, o, &link_table, sc))
         return false;
-    GET_INT_INTO(l, o, "frag_gap_us", sc->frag_gap_us, 0, 65535);
     if (sc->frag_gap_us != 0u && sc->frag_mode != MIP_LOWPAN_FRAG_FORWARD)
         return fail(l, sj_get(o, "frag_gap_us"), "0 unless fragments is \"forward\"");
     if (sc->frag_mode != MIP_LOWPAN_FRAG_REASSEMBLE && sc->link_mode != MIP_LOWPAN_IPHC)
         return fail(l, sj_get(o, "fragments"), "\"reassemble\" with mode \"raw\" (no 6LoWPAN fragments)");
-    sc->ipv4 = ip == 1;
-    GET_INT_INTO(l, o, "header_bytes", sc->link_hdr_bytes, 12, 64);
-    GET_INT_INTO(l, o, "frame_max", sc->frame_max, 32, MIP_RADIO_FRAME_MAX + 2);
     if (sc->ipv4 && sc->link_mode != MIP_LOWPAN_RAW_IP)
         return fail(l, sj_get(o, "ip"), "\"ipv6\" with mode \"iphc\" (6LoWPAN carries IPv6)");
     if (sc->link_mode == MIP_LOWPAN_RAW_IP &&
@@ -901,20 +1081,31 @@ static bool load_link(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+static const char *const routing_kinds[] = { "shortest", "static", NULL };
+static const char *const routing_metrics[] = { "hops", "etx", NULL };
+static const struct key routing_keys[] = {
+    K_ENUM(SC, "type", routing, routing_kinds, SIM_ROUTING_SHORTEST),
+    K_ENUM(SC, "metric", metric, routing_metrics, SIM_METRIC_HOPS),
+    K_BOOL(SC, "symmetric", routes_symmetric, true),
+    K_OWN("routes", "array of {node, dst, via} (static, where it is *required*)"),
+};
+static const struct table routing_table = TABLE(routing_keys);
+
+static const struct key route_keys[] = {
+    K_NODE(struct sim_static_route, "node", node),
+    K_NODE(struct sim_static_route, "dst", dst),
+    K_NODE(struct sim_static_route, "via", via),
+};
+static const struct table route_table = TABLE(route_keys);
+
 static bool load_routing(struct ld *l, const struct sj_value *root)
 {
-    static const char *const kinds[] = { "shortest", "static", NULL };
-    static const char *const metrics[] = { "hops", "etx", NULL };
-    static const char *const keys[] = { "type", "metric", "symmetric", "routes", NULL };
-    static const char *const rkeys[] = { "node", "dst", "via", NULL };
     const struct sj_value *o, *arr;
     struct sim_scenario *sc = l->sc;
     size_t k;
-    if (!get_obj(l, root, "routing", &o, false) || o == NULL)
+    if (!open_object(l, root, "routing", &routing_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &sc->routing, false) ||
-        !get_enum(l, o, "metric", metrics, &sc->metric, false) ||
-        !get_bool(l, o, "symmetric", &sc->routes_symmetric))
+    if (!read_keys(l, o, &routing_table, sc))
         return false;
     arr = sj_get(o, "routes");
     if (sc->routing == SIM_ROUTING_STATIC) {
@@ -930,9 +1121,7 @@ static bool load_routing(struct ld *l, const struct sj_value *root)
             const struct sj_value *r = sj_at(arr, k);
             if (!sj_is(r, SJ_OBJECT))
                 return fail(l, r, "an object {node, dst, via}");
-            if (!only_keys(l, r, rkeys) || !get_node(l, r, "node", &sc->routes[k].node) ||
-                !get_node(l, r, "dst", &sc->routes[k].dst) ||
-                !get_node(l, r, "via", &sc->routes[k].via))
+            if (!only_keys(l, r, &route_table, 1) || !read_keys(l, r, &route_table, &sc->routes[k]))
                 return false;
         }
     } else if (arr != NULL) {
@@ -941,32 +1130,42 @@ static bool load_routing(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+#define EP struct sim_tcp_endpoint
+static const char *const endpoint_profiles[] = { "full", "tiny", NULL };
+static const struct key endpoint_keys[] = {
+    { .key = "profile", .type = KT_ENUM, .flags = KF_DEF | KF_LATER, FIELD(EP, tiny),
+      .names = endpoint_profiles, .def = 0 },
+    K_INT(EP, "cwnd_cap", cwnd_cap, 0, 255, 0),
+    { .key = "sack", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, sack), .def = true,
+      .note = "false with profile \"tiny\"" },
+    { .key = "timestamps", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, timestamps), .def = true,
+      .note = "false with profile \"tiny\"" },
+    K_BOOL(EP, "nodelay", nodelay, false),
+    { .key = "delayed_ack", .type = KT_BOOL, .flags = KF_LATER | KF_LOCAL, .size = 1,
+      .note = "true" },
+    K_INT(EP, "delack_ms", delack_ms, 0, 500, MIP_TCP_DELACK_MS),
+    K_INT(EP, "cwnd_hold_backlog", cwnd_hold_backlog, 0, 255, 0),
+    { .key = "max_retries", .type = KT_INT, .flags = KF_DEF, FIELD(EP, max_retries), .lo = 1,
+      .hi = 255, .def = 0, .note = "the stack's; a sensor flow's sender 12" },
+    K_INT(EP, "rto_min_ms", rto_min_ms, 0, 60000, 0),
+};
+static const struct table endpoint_table = TABLE(endpoint_keys);
+
 static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char *key,
                           struct sim_tcp_endpoint *e)
 {
-    static const char *const keys[] = { "profile", "cwnd_cap", "sack", "timestamps", "nodelay",
-                                        "delayed_ack", "delack_ms", "cwnd_hold_backlog", "max_retries",
-                                        "rto_min_ms", NULL };
-    static const char *const profiles[] = { "full", "tiny", NULL };
     const struct sj_value *o;
-    uint8_t prof = 0;
     bool delayed = true;
-    if (!get_obj(l, flow, key, &o, false) || o == NULL)
+    if (!open_object(l, flow, key, &endpoint_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_enum(l, o, "profile", profiles, &prof, false))
+    if (!read_key(l, o, &endpoint_keys[0], e))
         return false;
-    e->tiny = prof == 1;
     if (e->tiny) {
         e->sack = false;
         e->timestamps = false;
     }
-    GET_INT_INTO(l, o, "cwnd_cap", e->cwnd_cap, 0, 255);
-    GET_INT_INTO(l, o, "delack_ms", e->delack_ms, 0, 500);
-    GET_INT_INTO(l, o, "cwnd_hold_backlog", e->cwnd_hold_backlog, 0, 255);
-    GET_INT_INTO(l, o, "max_retries", e->max_retries, 1, 255);
-    GET_INT_INTO(l, o, "rto_min_ms", e->rto_min_ms, 0, 60000);
-    if (!get_bool(l, o, "sack", &e->sack) || !get_bool(l, o, "timestamps", &e->timestamps) ||
-        !get_bool(l, o, "nodelay", &e->nodelay) || !get_bool(l, o, "delayed_ack", &delayed))
+    if (!read_keys(l, o, &endpoint_table, e) ||
+        !read_key(l, o, find_key(&endpoint_table, "delayed_ack"), &delayed))
         return false;
     if (!delayed)
         e->delack_ms = 0;
@@ -976,53 +1175,201 @@ static bool load_endpoint(struct ld *l, const struct sj_value *flow, const char 
     return true;
 }
 
-/* The keys only a sensor flow takes. */
-static const char *const sensor_only[] = { "transport", "reading_bytes", "batch", "queue",
-                                           "coap_payload", "coap_ack_timeout_ms", "loss",
-                                           "drain_s", NULL };
-
+/* Flows: the keys every flow takes, then those of each type. */
+#define FS struct sim_flow_spec
+static const char *const flow_kinds[] = { "tcp", "udp", "ping", "sensor", NULL };
+static const struct key flow_keys[] = {
+    { .key = "type", .type = KT_ENUM, .flags = KF_REQ | KF_LATER, FIELD(FS, kind),
+      .names = flow_kinds },
+    K_NODE(FS, "src", src),
+    K_NODE(FS, "dst", dst),
+    /* 7000s: no port Wireshark gives to a dissector (5000 is gsm_ipa's);
+     * UDP reporters share the sink's port, which demuxes by source */
+    { .key = "port", .type = KT_INT, FIELD(FS, port), .lo = 1, .hi = 65535,
+      .note = "7400 + the flow's index (tcp, sensor); 6000 (udp)" },
+    K_NUM(FS, "start_s", start_s, 0, 1e7, 0),
+};
+/* tx_buffer down to 16: a send buffer under the MSS (which TCP keeps at 64
+ * or more) makes smaller segments, e.g. cctrl's 16-byte ones (uIP's client
+ * writes one string per poll) */
+static const struct key tcp_flow_keys[] = {
+    K_LOCAL_INT("bytes", 1, INT64_MAX / 2, "exactly one of `bytes`, `segments`, `duration_s`"),
+    K_LOCAL_INT("segments", 1, 100000000, "with `segment_bytes`"),
+    K_LOCAL_INT("segment_bytes", 1, 65535, "with `segments` (≥ 64; it sets the MSS)"),
+    K_NUM(FS, "duration_s", duration_s, 1e-6, 1e7, 0),
+    { .key = "mss", .type = KT_INT, .flags = KF_DEF, FIELD(FS, mss), .lo = 64, .hi = 65535,
+      .def = 0, .note = "from the path MTU" },
+    K_INT(FS, "tx_buffer", tx_buffer, 16, 65535, 2048),
+    K_INT(FS, "rx_buffer", rx_buffer, 64, 65535, 2048),
+    K_OWN("sender", "endpoint object"),
+    K_OWN("receiver", "endpoint object"),
+};
+static const struct key udp_flow_keys[] = {
+    K_NUM(FS, "interval_s", interval_s, 1e-3, 1e7, 1),
+    { .key = "count", .type = KT_INT, .flags = KF_DEF, FIELD(FS, count), .lo = 0,
+      .hi = 100000000, .def = 0, .note = "until the end" },
+    K_INT(FS, "payload_bytes", payload_bytes, 12, 1232, 32),
+};
+/* count: the ICMP sequence number is 16 bits; payload: the first 8 bytes
+ * carry the send time, and 1232 fills the IPv6 minimum MTU (40 + 8 + 1232
+ * = 1280) */
+static const struct key ping_flow_keys[] = {
+    K_NUM(FS, "interval_s", interval_s, 1e-3, 1e7, 1),
+    K_INT(FS, "count", count, 0, 65535, 10),
+    K_INT(FS, "payload_bytes", payload_bytes, 8, 1232, 16),
+};
 /* A sensor flow (TCPlp s.9, sim/sensor.c). Defaults from the paper: 82-byte
  * readings every second, a 64-reading queue for TCP and 104 for CoAP ("an
  * additional 40 readings fit in TCP's send buffer": 40 * 82 B), batches of
  * 64, segments and CoAP messages of five frames (MSS 408 B, RIOT's figure
  * for five frames), TCP giving up after 12 retransmissions, Contiki's CoAP
  * ACK_TIMEOUT of 3 s. */
-static bool load_sensor(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f)
+static const char *const sensor_transports[] = { "tcp", "coap", "cocoa", NULL };
+static const struct key sensor_flow_keys[] = {
+    { .key = "transport", .type = KT_ENUM, .flags = KF_DEF | KF_LATER, FIELD(FS, transport),
+      .names = sensor_transports, .def = SIM_SENSOR_TCP },
+    K_INT(FS, "reading_bytes", reading_bytes, 12, 255, 82),
+    K_NUM(FS, "interval_s", interval_s, 1e-3, 1e7, 1),
+    { .key = "count", .type = KT_INT, .flags = KF_DEF, FIELD(FS, count), .lo = 0,
+      .hi = 100000000, .def = 0, .note = "until the end" },
+    K_INT(FS, "batch", batch, 1, 65535, 64),
+    { .key = "queue", .type = KT_INT, .flags = KF_DEF, FIELD(FS, queue), .lo = 1, .hi = 65535,
+      .def = 64, .note = "104 with coap or cocoa" },
+    K_INT(FS, "coap_payload", coap_payload, 32, 65535, 408),
+    K_INT(FS, "coap_ack_timeout_ms", coap_ack_timeout_ms, 100, 60000, 3000),
+    K_NUM(FS, "loss", loss, 0.0, 0.9, 0),
+    K_NUM(FS, "drain_s", drain_s, 0.0, 1e6, 120),
+    K_INT(FS, "mss", mss, 64, 65535, 408),
+    K_INT(FS, "tx_buffer", tx_buffer, 16, 65535, 40 * 82),
+    K_INT(FS, "rx_buffer", rx_buffer, 64, 65535, 40 * 82),
+    K_OWN("sender", "endpoint object"),
+    K_OWN("receiver", "endpoint object"),
+};
+/* Every key of a flow, in the order its errors list them. */
+static const struct table flow_tables[] = {
+    TABLE(flow_keys), TABLE(tcp_flow_keys), TABLE(udp_flow_keys), TABLE(sensor_flow_keys),
+};
+enum { FT_ANY, FT_TCP, FT_UDP, FT_SENSOR };
+static const struct table ping_table = TABLE(ping_flow_keys);
+
+/* A flow of `kind`, index k, before its keys are read. */
+static void flow_defaults(struct sim_flow_spec *f, uint8_t kind, size_t k)
 {
-    static const char *const transports[] = { "tcp", "coap", "cocoa", NULL };
-    bool queue_given = sj_get(o, "queue") != NULL;
-    f->transport = SIM_SENSOR_TCP;
-    f->reading_bytes = 82;
-    f->batch = 64;
-    f->coap_payload = 408;
-    f->coap_ack_timeout_ms = 3000;
-    f->drain_s = 120.0;
-    f->mss = 408;
-    f->tx_buffer = 40u * 82u;
-    f->rx_buffer = 40u * 82u;
-    f->sender.max_retries = 12;
-    if (!get_enum(l, o, "transport", transports, &f->transport, false))
+    put_defaults(&flow_tables[FT_ANY], f);
+    put_defaults(&flow_tables[FT_TCP], f);
+    put_defaults(&flow_tables[FT_UDP], f);
+    put_defaults(&endpoint_table, &f->sender);
+    put_defaults(&endpoint_table, &f->receiver);
+    f->kind = kind;
+    f->port = (uint16_t)(7400u + k);
+    if (kind == SIM_FLOW_UDP)
+        f->port = 6000u;
+    if (kind == SIM_FLOW_PING) {
+        f->port = 0;            /* ICMP: no port */
+        put_defaults(&ping_table, f);
+    }
+    if (kind == SIM_FLOW_SENSOR) {
+        put_defaults(&flow_tables[FT_SENSOR], f);
+        f->sender.max_retries = 12;
+    }
+}
+
+/* The keys of other flow types this one has: sensor keys outside sensor
+ * flows, and a ping flow's port or TCP keys. */
+static bool check_flow_kind_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
+{
+    const struct table *s = &flow_tables[FT_SENSOR];
+    char what[160];
+    size_t i, t;
+    for (i = 0; kind != SIM_FLOW_SENSOR && i < s->n; i++) {
+        const char *key = s->keys[i].key;
+        if (sj_get(o, key) != NULL && find_key(&flow_tables[FT_ANY], key) == NULL &&
+            find_key(&flow_tables[FT_TCP], key) == NULL &&
+            find_key(&flow_tables[FT_UDP], key) == NULL)
+            return fail(l, sj_get(o, key), "a key of sensor flows only "
+                        "(this flow's type is not \"sensor\")");
+    }
+    for (t = FT_ANY; kind == SIM_FLOW_PING && t <= FT_TCP; t++) {
+        for (i = 0; i < flow_tables[t].n; i++) {
+            const char *key = flow_tables[t].keys[i].key;
+            if (sj_get(o, key) == NULL || (t == FT_ANY && strcmp(key, "port") != 0))
+                continue;
+            snprintf(what, sizeof(what), "no \"%s\" in a ping flow (it takes src, dst, "
+                     "interval_s, count, payload_bytes, start_s)", key);
+            return fail(l, sj_get(o, key), what);
+        }
+    }
+    return true;
+}
+
+static bool load_tcp_flow(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f)
+{
+    const struct table *t = &flow_tables[FT_TCP];
+    int64_t segments = 0, seg_bytes = 0, bytes = 0;
+    int given;
+    if (!read_key(l, o, find_key(t, "bytes"), &bytes) ||
+        !read_key(l, o, find_key(t, "segments"), &segments) ||
+        !read_key(l, o, find_key(t, "segment_bytes"), &seg_bytes) || !read_keys(l, o, t, f))
         return false;
-    f->queue = f->transport == SIM_SENSOR_TCP ? 64u : 104u;
-    GET_INT_INTO(l, o, "reading_bytes", f->reading_bytes, 12, 255);
-    if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
+    given = (bytes > 0) + (segments > 0) + (f->duration_s > 0.0);
+    if (given != 1)
+        return fail(l, o, "exactly one of \"bytes\", \"segments\" (with "
+                          "\"segment_bytes\") or \"duration_s\"");
+    if (segments > 0 && seg_bytes == 0)
+        return fail_missing(l, o, "segment_bytes", "the payload bytes of each segment");
+    if (seg_bytes > 0 && segments == 0)
+        return fail(l, sj_get(o, "segment_bytes"), "to come with \"segments\"");
+    f->bytes = segments > 0 ? (uint64_t)segments * (uint64_t)seg_bytes : (uint64_t)bytes;
+    if (seg_bytes > 0) {
+        if (sj_get(o, "mss") != NULL)
+            return fail(l, sj_get(o, "mss"), "no \"mss\" with \"segment_bytes\" (it sets the MSS)");
+        if (seg_bytes < 64)
+            return fail(l, sj_get(o, "segment_bytes"), "at least 64 bytes");
+        f->mss = (uint16_t)seg_bytes;
+    }
+    if (!load_endpoint(l, o, "sender", &f->sender) ||
+        !load_endpoint(l, o, "receiver", &f->receiver))
         return false;
-    GET_INT_INTO(l, o, "count", f->count, 0, 100000000);
-    GET_INT_INTO(l, o, "queue", f->queue, 1, 65535);
-    GET_INT_INTO(l, o, "batch", f->batch, 1, 65535);
+    if (sj_get(o, "interval_s") || sj_get(o, "count") || sj_get(o, "payload_bytes"))
+        return fail(l, o, "no UDP keys (interval_s, count, payload_bytes) in a tcp flow");
+    return true;
+}
+
+static bool load_udp_flow(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f)
+{
+    if (!read_keys(l, o, &flow_tables[FT_UDP], f))
+        return false;
+    if (sj_get(o, "bytes") || sj_get(o, "segments") || sj_get(o, "sender") ||
+        sj_get(o, "receiver") || sj_get(o, "duration_s"))
+        return fail(l, o, "no TCP keys (bytes, segments, duration_s, sender, receiver) "
+                          "in a udp flow");
+    return true;
+}
+
+static bool load_ping_flow(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f,
+                           size_t k)
+{
+    if (!read_keys(l, o, &ping_table, f))
+        return false;
+    if (k > 65535u)     /* the flow index is the ICMP identifier */
+        return fail(l, o, "a ping flow among the first 65536 flows");
+    return true;
+}
+
+static bool load_sensor_flow(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f)
+{
+    const struct table *t = &flow_tables[FT_SENSOR];
+    if (!read_key(l, o, &t->keys[0], f))
+        return false;
+    if (f->transport != SIM_SENSOR_TCP)
+        f->queue = 104;         /* 64 + the 40 readings TCP's send buffer holds */
+    if (!read_keys(l, o, t, f))
+        return false;
     if (f->batch > f->queue)
-        return fail(l, sj_get(o, queue_given ? "queue" : "batch"),
+        return fail(l, sj_get(o, sj_get(o, "queue") != NULL ? "queue" : "batch"),
                     "a batch no larger than the queue");
-    GET_INT_INTO(l, o, "coap_payload", f->coap_payload, 32, 65535);
     if (f->coap_payload < 16u + f->reading_bytes)
         return fail(l, sj_get(o, "coap_payload"), "room for one reading and 16 bytes of CoAP header");
-    GET_INT_INTO(l, o, "coap_ack_timeout_ms", f->coap_ack_timeout_ms, 100, 60000);
-    if (!get_num(l, o, "loss", &f->loss, 0.0, 0.9) ||
-        !get_num(l, o, "drain_s", &f->drain_s, 0.0, 1e6))
-        return false;
-    GET_INT_INTO(l, o, "mss", f->mss, 64, 65535);
-    GET_INT_INTO(l, o, "tx_buffer", f->tx_buffer, 16, 65535);
-    GET_INT_INTO(l, o, "rx_buffer", f->rx_buffer, 64, 65535);
     if (!load_endpoint(l, o, "sender", &f->sender) || !load_endpoint(l, o, "receiver", &f->receiver))
         return false;
     if (sj_get(o, "bytes") || sj_get(o, "segments") || sj_get(o, "duration_s") ||
@@ -1032,22 +1379,16 @@ static bool load_sensor(struct ld *l, const struct sj_value *o, struct sim_flow_
     return true;
 }
 
+static bool is_tcp_flow(const struct sim_flow_spec *f)
+{
+    return f->kind == SIM_FLOW_TCP || (f->kind == SIM_FLOW_SENSOR && f->transport == SIM_SENSOR_TCP);
+}
+
 static bool load_flows(struct ld *l, const struct sj_value *root)
 {
-    static const char *const kinds[] = { "tcp", "udp", "ping", "sensor", NULL };
-    /* keys of the other kinds, each an error in a ping flow */
-    static const char *const not_ping[] = { "port", "bytes", "segments", "segment_bytes",
-                                            "duration_s", "mss", "tx_buffer", "rx_buffer",
-                                            "sender", "receiver", NULL };
-    static const char *const keys[] = { "type", "src", "dst", "port", "start_s", "bytes",
-                                        "segments", "segment_bytes", "duration_s", "mss",
-                                        "tx_buffer", "rx_buffer", "sender", "receiver",
-                                        "interval_s", "count", "payload_bytes", "transport",
-                                        "reading_bytes", "batch", "queue", "coap_payload",
-                                        "coap_ack_timeout_ms", "loss", "drain_s", NULL };
     const struct sj_value *arr = sj_get(root, "flows");
     struct sim_scenario *sc = l->sc;
-    size_t k, n;
+    size_t k, j, n;
     if (arr == NULL)
         return true;
     if (!sj_is(arr, SJ_ARRAY))
@@ -1060,122 +1401,40 @@ static bool load_flows(struct ld *l, const struct sj_value *root)
     for (k = 0; k < n; k++) {
         const struct sj_value *o = sj_at(arr, k);
         struct sim_flow_spec *f = &sc->flows[k];
-        int64_t segments = 0, seg_bytes = 0, bytes = 0;
-        int given;
+        bool ok;
         if (!sj_is(o, SJ_OBJECT))
             return fail(l, o, "a flow object");
-        /* 7000s: no port Wireshark gives to a dissector (5000 is gsm_ipa's) */
-        f->port = (uint16_t)(7400u + k);
-        f->tx_buffer = 2048;
-        f->rx_buffer = 2048;
-        f->sender.sack = f->receiver.sack = true;
-        f->sender.timestamps = f->receiver.timestamps = true;
-        f->sender.nodelay = f->receiver.nodelay = false;
-        f->sender.delack_ms = f->receiver.delack_ms = MIP_TCP_DELACK_MS;
-        f->interval_s = 1.0;
-        f->payload_bytes = 32;
-        if (!only_keys(l, o, keys) || !get_enum(l, o, "type", kinds, &f->kind, true))
+        if (!only_keys(l, o, flow_tables, sizeof(flow_tables) / sizeof(flow_tables[0])) ||
+            !read_key(l, o, &flow_keys[0], f) || !check_flow_kind_keys(l, o, f->kind))
             return false;
-        if (f->kind != SIM_FLOW_SENSOR) {
-            size_t j;
-            for (j = 0; sensor_only[j] != NULL; j++)
-                if (sj_get(o, sensor_only[j]) != NULL)
-                    return fail(l, sj_get(o, sensor_only[j]), "a key of sensor flows only "
-                                "(this flow's type is not \"sensor\")");
-        }
-        if (f->kind == SIM_FLOW_UDP)
-            f->port = 6000u;    /* reporters share the sink's port; it demuxes by source */
-        if (f->kind == SIM_FLOW_PING) {
-            size_t j;
-            f->port = 0;        /* ICMP: no port */
-            f->count = 10;
-            f->payload_bytes = 16;
-            for (j = 0; not_ping[j] != NULL; j++) {
-                char what[160];
-                if (sj_get(o, not_ping[j]) == NULL)
-                    continue;
-                snprintf(what, sizeof(what), "no \"%s\" in a ping flow (it takes src, dst, "
-                         "interval_s, count, payload_bytes, start_s)", not_ping[j]);
-                return fail(l, sj_get(o, not_ping[j]), what);
-            }
-        }
-        if (!get_node(l, o, "src", &f->src) || !get_node(l, o, "dst", &f->dst))
+        flow_defaults(f, f->kind, k);
+        if (!read_keys(l, o, &flow_tables[FT_ANY], f))
             return false;
         if (f->src == f->dst)
             return fail(l, sj_get(o, "dst"), "a node other than src");
-        GET_INT_INTO(l, o, "port", f->port, 1, 65535);
-        if (!get_num(l, o, "start_s", &f->start_s, 0, 1e7))
-            return false;
-        if (f->kind == SIM_FLOW_SENSOR) {
-            if (!load_sensor(l, o, f))
-                return false;
-        } else if (f->kind == SIM_FLOW_TCP) {
-            if (!get_int(l, o, "bytes", &bytes, 1, INT64_MAX / 2) ||
-                !get_int(l, o, "segments", &segments, 1, 100000000) ||
-                !get_int(l, o, "segment_bytes", &seg_bytes, 1, 65535) ||
-                !get_num(l, o, "duration_s", &f->duration_s, 1e-6, 1e7))
-                return false;
-            given = (bytes > 0) + (segments > 0) + (f->duration_s > 0.0);
-            if (given != 1)
-                return fail(l, o, "exactly one of \"bytes\", \"segments\" (with "
-                                  "\"segment_bytes\") or \"duration_s\"");
-            if (segments > 0 && seg_bytes == 0)
-                return fail_missing(l, o, "segment_bytes", "the payload bytes of each segment");
-            if (seg_bytes > 0 && segments == 0)
-                return fail(l, sj_get(o, "segment_bytes"), "to come with \"segments\"");
-            f->bytes = segments > 0 ? (uint64_t)segments * (uint64_t)seg_bytes : (uint64_t)bytes;
-            GET_INT_INTO(l, o, "mss", f->mss, 64, 65535);
-            if (seg_bytes > 0) {
-                if (sj_get(o, "mss") != NULL)
-                    return fail(l, sj_get(o, "mss"), "no \"mss\" with \"segment_bytes\" (it sets the MSS)");
-                if (seg_bytes < 64)
-                    return fail(l, sj_get(o, "segment_bytes"), "at least 64 bytes");
-                f->mss = (uint16_t)seg_bytes;
-            }
-            /* tx_buffer down to 16: a send buffer under the MSS (which TCP
-             * keeps at 64 or more) makes smaller segments, e.g. cctrl's
-             * 16-byte ones (uIP's client writes one string per poll) */
-            GET_INT_INTO(l, o, "tx_buffer", f->tx_buffer, 16, 65535);
-            GET_INT_INTO(l, o, "rx_buffer", f->rx_buffer, 64, 65535);
-            if (!load_endpoint(l, o, "sender", &f->sender) ||
-                !load_endpoint(l, o, "receiver", &f->receiver))
-                return false;
-            if (sj_get(o, "interval_s") || sj_get(o, "count") || sj_get(o, "payload_bytes"))
-                return fail(l, o, "no UDP keys (interval_s, count, payload_bytes) in a tcp flow");
-        } else if (f->kind == SIM_FLOW_PING) {
-            /* count: the ICMP sequence number is 16 bits; payload: the
-             * first 8 bytes carry the send time, and 1232 fills the IPv6
-             * minimum MTU (40 + 8 + 1232 = 1280) */
-            if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
-                return false;
-            GET_INT_INTO(l, o, "count", f->count, 0, 65535);
-            GET_INT_INTO(l, o, "payload_bytes", f->payload_bytes, 8, 1232);
-            if (k > 65535u)     /* the flow index is the ICMP identifier */
-                return fail(l, o, "a ping flow among the first 65536 flows");
-        } else {
-            if (!get_num(l, o, "interval_s", &f->interval_s, 1e-3, 1e7))
-                return false;
-            GET_INT_INTO(l, o, "count", f->count, 0, 100000000);
-            GET_INT_INTO(l, o, "payload_bytes", f->payload_bytes, 12, 1232);
-            if (sj_get(o, "bytes") || sj_get(o, "segments") || sj_get(o, "sender") ||
-                sj_get(o, "receiver") || sj_get(o, "duration_s"))
-                return fail(l, o, "no TCP keys (bytes, segments, duration_s, sender, receiver) "
-                                  "in a udp flow");
+        switch (f->kind) {
+        case SIM_FLOW_TCP:
+            ok = load_tcp_flow(l, o, f);
+            break;
+        case SIM_FLOW_PING:
+            ok = load_ping_flow(l, o, f, k);
+            break;
+        case SIM_FLOW_SENSOR:
+            ok = load_sensor_flow(l, o, f);
+            break;
+        default:
+            ok = load_udp_flow(l, o, f);
+            break;
         }
+        if (!ok)
+            return false;
     }
     /* two TCP flows may not listen on the same (node, port) */
-    for (k = 0; k < n; k++) {
-        size_t j;
-        for (j = 0; j < k; j++) {
-            bool tcp_k = sc->flows[k].kind == SIM_FLOW_TCP ||
-                         (sc->flows[k].kind == SIM_FLOW_SENSOR && sc->flows[k].transport == SIM_SENSOR_TCP);
-            bool tcp_j = sc->flows[j].kind == SIM_FLOW_TCP ||
-                         (sc->flows[j].kind == SIM_FLOW_SENSOR && sc->flows[j].transport == SIM_SENSOR_TCP);
-            if (tcp_k && tcp_j &&
+    for (k = 0; k < n; k++)
+        for (j = 0; j < k; j++)
+            if (is_tcp_flow(&sc->flows[k]) && is_tcp_flow(&sc->flows[j]) &&
                 sc->flows[k].dst == sc->flows[j].dst && sc->flows[k].port == sc->flows[j].port)
                 return fail(l, sj_at(arr, k), "a port not used by an earlier tcp flow to the same node");
-        }
-    }
     return true;
 }
 
@@ -1189,12 +1448,71 @@ static bool prefixes_overlap(const struct mip_addr *a, uint8_t alen, const struc
 /* border: { node, device, type, address, routes, reach } (docs/SIMULATOR.md,
  * "Real time and the border router"). The mesh is IPv6 under link.prefix;
  * no prefix on the host side may overlap it (the default route aside). */
+
+static const char *const border_kinds[] = { "tun", "tap", NULL };
+static const struct key border_keys[] = {
+    K_NODE(struct sim_border_spec, "node", node),
+    { .key = "device", .type = KT_OWN, .flags = KF_REQ,
+      .what = "name of a TUN or TAP device on the host" },
+    K_ENUM(struct sim_border_spec, "type", kind, border_kinds, SIM_BORDER_TUN),
+    { .key = "address", .type = KT_OWN, .flags = KF_REQ,
+      .what = "the router's IPv6 address/prefix on the host link" },
+    { .key = "routes", .type = KT_OWN, .what = "array of {\"dst\": PREFIX, \"via\": ADDRESS}",
+      .note = "[{\"dst\": \"::/0\"}]" },
+    { .key = "reach", .type = KT_OWN, .what = "array of node ids",
+      .note = "every node with a path to the border router" },
+};
+static const struct table border_table = TABLE(border_keys);
+static const struct key border_route_keys[] = {
+    { .key = "dst", .type = KT_OWN, .flags = KF_REQ, .what = "prefix, e.g. \"::/0\"" },
+    { .key = "via", .type = KT_OWN, .what = "IPv6 address on the host link", .note = "on-link" },
+};
+static const struct table border_route_table = TABLE(border_route_keys);
+
+/* border.routes: the routes towards the host; none may overlap the mesh's
+ * prefix (`what` says so), a next hop must be on the host link. */
+static bool load_border_routes(struct ld *l, const struct sj_value *arr,
+                               struct sim_border_spec *b, const struct mip_addr *mesh,
+                               const char *what)
+{
+    size_t k;
+    if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) > SIM_BORDER_ROUTES_MAX)
+        return fail(l, arr, "an array of at most 8 {\"dst\": PREFIX, \"via\": ADDRESS}");
+    b->n_routes = (uint8_t)sj_len(arr);
+    for (k = 0; k < b->n_routes; k++) {
+        struct sim_border_route *r = &b->routes[k];
+        const struct sj_value *e = sj_at(arr, k), *d;
+        if (!sj_is(e, SJ_OBJECT))
+            return fail(l, e, "an object {\"dst\": PREFIX, \"via\": ADDRESS}");
+        if (!only_keys(l, e, &border_route_table, 1))
+            return false;
+        d = sj_get(e, "dst");
+        if (d == NULL)
+            return fail_missing(l, e, "dst", "a prefix, e.g. \"::/0\"");
+        if (sj_as_string(d, NULL) != NULL && strcmp(sj_as_string(d, NULL), "::/0") == 0) {
+            mip_addr_set6(&r->prefix, (const uint8_t[16]){ 0 });
+            r->prefix_len = 0;
+        } else if (!get_prefix(l, d, &r->prefix, &r->prefix_len)) {
+            return false;
+        } else if (prefixes_overlap(&r->prefix, r->prefix_len, mesh, 64)) {
+            return fail(l, d, what);
+        }
+        d = sj_get(e, "via");
+        if (d != NULL) {
+            uint8_t vlen;
+            if (!get_prefix(l, d, &r->via, &vlen) || vlen != 128)
+                return l->failed ? false : fail(l, d, "an IPv6 address without a /length");
+            if (!prefixes_overlap(&r->via, 128, &b->addr, b->addr_len))
+                return fail(l, d, "a next hop on the host link (inside border.address's "
+                                  "prefix)");
+            r->has_via = true;
+        }
+    }
+    return true;
+}
+
 static bool load_border(struct ld *l, const struct sj_value *root)
 {
-    static const char *const keys[] = { "node", "device", "type", "address", "routes", "reach",
-                                        NULL };
-    static const char *const kinds[] = { "tun", "tap", NULL };
-    static const char *const rkeys[] = { "dst", "via", NULL };
     struct sim_scenario *sc = l->sc;
     struct sim_border_spec *b = &sc->border;
     const struct sj_value *o, *v, *arr;
@@ -1202,10 +1520,9 @@ static bool load_border(struct ld *l, const struct sj_value *root)
     uint8_t mesh16[16] = { 0 };
     char what[160];
     size_t k;
-    if (!get_obj(l, root, "border", &o, false) || o == NULL)
+    if (!open_object(l, root, "border", &border_table, &o) || o == NULL)
         return !l->failed;
-    if (!only_keys(l, o, keys) || !get_node(l, o, "node", &b->node) ||
-        !get_enum(l, o, "type", kinds, &b->kind, false))
+    if (!read_keys(l, o, &border_table, b))
         return false;
     b->on = true;
     if (sc->ipv4)
@@ -1242,39 +1559,8 @@ static bool load_border(struct ld *l, const struct sj_value *root)
         b->n_routes = 1;
         memset(&b->routes[0], 0, sizeof(b->routes[0]));
         mip_addr_set6(&b->routes[0].prefix, (const uint8_t[16]){ 0 });
-    } else {
-        if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) > SIM_BORDER_ROUTES_MAX)
-            return fail(l, arr, "an array of at most 8 {\"dst\": PREFIX, \"via\": ADDRESS}");
-        b->n_routes = (uint8_t)sj_len(arr);
-        for (k = 0; k < b->n_routes; k++) {
-            struct sim_border_route *r = &b->routes[k];
-            const struct sj_value *e = sj_at(arr, k), *d;
-            if (!sj_is(e, SJ_OBJECT))
-                return fail(l, e, "an object {\"dst\": PREFIX, \"via\": ADDRESS}");
-            if (!only_keys(l, e, rkeys))
-                return false;
-            d = sj_get(e, "dst");
-            if (d == NULL)
-                return fail_missing(l, e, "dst", "a prefix, e.g. \"::/0\"");
-            if (sj_as_string(d, NULL) != NULL && strcmp(sj_as_string(d, NULL), "::/0") == 0) {
-                mip_addr_set6(&r->prefix, (const uint8_t[16]){ 0 });
-                r->prefix_len = 0;
-            } else if (!get_prefix(l, d, &r->prefix, &r->prefix_len)) {
-                return false;
-            } else if (prefixes_overlap(&r->prefix, r->prefix_len, &mesh, 64)) {
-                return fail(l, d, what);
-            }
-            d = sj_get(e, "via");
-            if (d != NULL) {
-                uint8_t vlen;
-                if (!get_prefix(l, d, &r->via, &vlen) || vlen != 128)
-                    return l->failed ? false : fail(l, d, "an IPv6 address without a /length");
-                if (!prefixes_overlap(&r->via, 128, &b->addr, b->addr_len))
-                    return fail(l, d, "a next hop on the host link (inside border.address's "
-                                      "prefix)");
-                r->has_via = true;
-            }
-        }
+    } else if (!load_border_routes(l, arr, b, &mesh, what)) {
+        return false;
     }
     arr = sj_get(o, "reach");
     if (arr != NULL) {
@@ -1292,9 +1578,22 @@ static bool load_border(struct ld *l, const struct sj_value *root)
 }
 
 /* services: [{ type, node, port, mss }] (sim/services.c). */
+
+/* services: [{ type, node, port, mss }] (sim/services.c). */
+#define SV struct sim_service_spec
+static const struct key service_keys[] = {
+    { .key = "type", .type = KT_ENUM, .flags = KF_REQ | KF_LATER, FIELD(SV, kind),
+      .names = sim_service_names },
+    K_NODE(SV, "node", node),
+    { .key = "port", .type = KT_INT, FIELD(SV, port), .lo = 1, .hi = 65535,
+      .note = "the type's well-known port: 80, 7, 9, 19, 7" },
+    { .key = "mss", .type = KT_INT, .flags = KF_DEF | KF_LATER, FIELD(SV, mss), .lo = 64,
+      .hi = 65535, .def = 0, .note = "from the MTU; none for udp_echo" },
+};
+static const struct table service_table = TABLE(service_keys);
+
 static bool load_services(struct ld *l, const struct sj_value *root)
 {
-    static const char *const keys[] = { "type", "node", "port", "mss", NULL };
     /* the well-known port of each kind (enum sim_service_kind) */
     static const uint16_t ports[SIM_SVC_KINDS] = { 80, 7, 9, 19, 7 };
     const struct sj_value *arr = sj_get(root, "services");
@@ -1314,14 +1613,15 @@ static bool load_services(struct ld *l, const struct sj_value *root)
         struct sim_service_spec *v = &sc->services[k];
         if (!sj_is(o, SJ_OBJECT))
             return fail(l, o, "a service object");
-        if (!only_keys(l, o, keys) || !get_enum(l, o, "type", sim_service_names, &v->kind, true) ||
-            !get_node(l, o, "node", &v->node))
+        if (!only_keys(l, o, &service_table, 1) || !read_key(l, o, &service_keys[0], v))
             return false;
         v->port = ports[v->kind];
-        GET_INT_INTO(l, o, "port", v->port, 1, 65535);
+        if (!read_keys(l, o, &service_table, v))
+            return false;
         if (v->kind == SIM_SVC_UDP_ECHO && sj_get(o, "mss") != NULL)
             return fail(l, sj_get(o, "mss"), "no mss for a UDP service");
-        GET_INT_INTO(l, o, "mss", v->mss, 64, 65535);
+        if (!read_key(l, o, find_key(&service_table, "mss"), v))
+            return false;
         for (j = 0; j < k; j++) {
             const struct sim_service_spec *u = &sc->services[j];
             if (u->node == v->node && u->port == v->port &&
@@ -1333,37 +1633,26 @@ static bool load_services(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* The tables whose fields are in struct sim_scenario itself. */
+static const struct table *const scenario_tables[] = {
+    &root_table, &phy_table, &radio_table, &medium_table, &loss_table, &topo_table,
+    &mac_table, &link_table, &routing_table, &record_table,
+};
+
 void sim_scenario_defaults(struct sim_scenario *sc)
 {
+    size_t i;
     memset(sc, 0, sizeof(*sc));
     strcpy(sc->name, "unnamed");
-    sc->seed = 1;
-    sc->duration_s = 60.0;
-    sc->stop_when_done = true;
+    for (i = 0; i < sizeof(scenario_tables) / sizeof(scenario_tables[0]); i++)
+        put_defaults(scenario_tables[i], sc);
+    /* what the tables take from elsewhere or from other keys */
     mip_radio_timing_default(&sc->timing);
-    sc->radio_profile = SIM_RADIO_CC2420;
-    sc->radio = radio_profiles[SIM_RADIO_CC2420];
-    sc->medium = SIM_MEDIUM_UNIT_DISK;
-    sc->range_m = 50.0;
-    sc->interference_range_m = 50.0;
-    sc->cs_range_m = 50.0;
-    sc->tx_power_dbm = 0.0;
-    sc->pl_d0_db = 40.0;        /* 2.4 GHz free space at 1 m */
-    sc->d0_m = 1.0;
-    sc->pl_exponent = 3.0;
-    sc->shadowing_db = 4.0;
-    sc->noise_dbm = -100.0;
-    sc->sensitivity_dbm = -95.0;    /* CC2420 */
-    sc->cca_dbm = -77.0;            /* CC2420 default CCA threshold */
-    sc->links_symmetric = true;
-    mip_mac_config_default(&sc->mac, MIP_MAC_CSMA_CA, 0, 0, NULL);
-    sc->link_mode = MIP_LOWPAN_IPHC;
-    sc->link_hdr_bytes = 12;
-    sc->frame_max = 127;
-    sc->link_acks = true;
-    sc->routing = SIM_ROUTING_SHORTEST;
-    sc->metric = SIM_METRIC_HOPS;
-    sc->routes_symmetric = true;
+    sc->radio = radio_profiles[sc->radio_profile];
+    sc->interference_range_m = sc->range_m;
+    sc->cs_range_m = sc->interference_range_m;
+    mip_mac_config_default(&sc->mac, sc->mac.kind, 0, 0, NULL);
+    sc->link_acks = true;               /* csma_ca waits for link ACKs */
     sc->prefix[0] = 0xfd;               /* fd00::/64 */
 }
 
@@ -1388,15 +1677,11 @@ void sim_scenario_free(struct sim_scenario *sc)
 bool sim_scenario_parse(const char *text, size_t len, const char *fname,
                         struct sim_scenario *sc, char *err, size_t errlen)
 {
-    static const char *const keys[] = { "name", "seed", "duration_s", "stop_when_done", "phy",
-                                        "radio", "medium", "topology", "mac", "link", "routing",
-                                        "relay", "flows", "services", "border", "record", NULL };
     struct sj_error jerr;
     struct sj_doc *doc;
     const struct sj_value *root, *v;
     struct ld l;
     bool ok;
-    int64_t seed;
     sim_scenario_defaults(sc);
     doc = sj_parse(text, len, NULL, &jerr);
     if (doc == NULL) {
@@ -1413,7 +1698,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
     l.node_parent_key = NULL;
     ok = sj_is(root, SJ_OBJECT) ? true : fail(&l, root, "a scenario object");
     if (ok)
-        ok = only_keys(&l, root, keys);
+        ok = only_keys(&l, root, &root_table, 1);
     if (ok && (v = sj_get(root, "name")) != NULL) {
         const char *s = sj_as_string(v, NULL);
         if (s == NULL || strlen(s) >= sizeof(sc->name))
@@ -1421,13 +1706,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
         else
             strcpy(sc->name, s);
     }
-    if (ok && sj_get(root, "seed") != NULL) {
-        ok = get_int(&l, root, "seed", &seed, 0, INT64_MAX);
-        if (ok)
-            sc->seed = (uint64_t)seed;
-    }
-    ok = ok && get_num(&l, root, "duration_s", &sc->duration_s, 1e-6, 1e7) &&
-         get_bool(&l, root, "stop_when_done", &sc->stop_when_done) && load_phy(&l, root) &&
+    ok = ok && read_keys(&l, root, &root_table, sc) && load_phy(&l, root) &&
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
          load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
@@ -1476,4 +1755,139 @@ bool sim_scenario_load(const char *path, struct sim_scenario *sc, char *err, siz
     ok = sim_scenario_parse(buf, (size_t)n, path, sc, err, errlen);
     free(buf);
     return ok;
+}
+
+/* --- the schema as Markdown (docs/SIMULATOR.md) ----------------------------------- */
+
+static void md_value(FILE *f, const struct key *k)
+{
+    size_t i;
+    switch (k->type) {
+    case KT_INT:
+        if (k->hi >= INT64_MAX / 2)
+            fprintf(f, "integer %lld..", (long long)k->lo);
+        else
+            fprintf(f, "integer %lld..%lld", (long long)k->lo, (long long)k->hi);
+        break;
+    case KT_NUM:
+    case KT_Q8:
+        fprintf(f, "number %g..%g", k->dlo, k->dhi);
+        break;
+    case KT_BOOL:
+        fputs("true, false", f);
+        break;
+    case KT_ENUM:
+        for (i = 0; k->names[i] != NULL; i++)
+            fprintf(f, "%s`\"%s\"`", i ? ", " : "", k->names[i]);
+        break;
+    case KT_NODE:
+        fputs("node id or `\"last\"`", f);
+        break;
+    default:
+        fputs(k->what, f);
+        break;
+    }
+}
+
+/* The value of k's field in base, which holds the defaults. */
+static void md_default(FILE *f, const struct key *k, const void *base)
+{
+    const uint8_t *p = (const uint8_t *)base + k->off;
+    uint64_t u = 0;
+    double d;
+    bool b;
+    if (k->type == KT_NUM) {
+        memcpy(&d, p, sizeof(d));
+        fprintf(f, "%g", d);
+        return;
+    }
+    if (k->type == KT_BOOL) {
+        memcpy(&b, p, sizeof(b));
+        fputs(b ? "true" : "false", f);
+        return;
+    }
+    if (k->size == 1u) {
+        u = *p;
+    } else if (k->size == 2u) {
+        uint16_t h;
+        memcpy(&h, p, sizeof(h));
+        u = h;
+    } else if (k->size == 4u) {
+        uint32_t w;
+        memcpy(&w, p, sizeof(w));
+        u = w;
+    } else {
+        memcpy(&u, p, sizeof(u));
+    }
+    if (k->type == KT_ENUM)
+        fprintf(f, "`\"%s\"`", k->names[u]);
+    else if (k->type == KT_Q8)
+        fprintf(f, "%g", (double)u / 256.0);
+    else
+        fprintf(f, "%llu", (unsigned long long)u);
+}
+
+static void md_table(FILE *f, const char *title, const struct table *t, const void *base,
+                     const char *note_all)
+{
+    size_t i;
+    fprintf(f, "\n**%s**\n\n| key | value | default |\n|---|---|---|\n", title);
+    for (i = 0; i < t->n; i++) {
+        const struct key *k = &t->keys[i];
+        bool local = (k->flags & KF_LOCAL) != 0u;
+        fprintf(f, "| `%s` | ", k->key);
+        md_value(f, k);
+        fputs(" | ", f);
+        if ((k->flags & KF_REQ) != 0u) {
+            fputs("*required*", f);
+        } else if (k->type == KT_OWN || local ||
+                   (k->note != NULL && (k->flags & KF_DEF) == 0u)) {
+            fputs(k->note != NULL ? k->note : (note_all != NULL && k->type != KT_OWN ? note_all : ""),
+                  f);
+        } else if (note_all != NULL && (k->flags & KF_DEF) == 0u) {
+            fputs(note_all, f);
+        } else {
+            md_default(f, k, base);
+            if (k->note != NULL)
+                fprintf(f, " (%s)", k->note);
+        }
+        fputs(" |\n", f);
+    }
+}
+
+void sim_scenario_keys_md(FILE *f)
+{
+    struct sim_scenario sc;
+    struct sim_flow_spec fl[4];
+    struct sim_service_spec sv;
+    struct sim_border_spec bd;
+    uint8_t kind;
+    sim_scenario_defaults(&sc);
+    memset(fl, 0, sizeof(fl));
+    for (kind = 0; kind < 4u; kind++)
+        flow_defaults(&fl[kind], kind, 0);
+    memset(&sv, 0, sizeof(sv));
+    memset(&bd, 0, sizeof(bd));
+    md_table(f, "(top level)", &root_table, &sc, NULL);
+    md_table(f, "phy", &phy_table, &sc, NULL);
+    md_table(f, "radio", &radio_table, &sc, NULL);
+    md_table(f, "medium", &medium_table, &sc, NULL);
+    md_table(f, "medium.frame_loss", &loss_table, &sc, NULL);
+    md_table(f, "topology", &topo_table, &sc, NULL);
+    md_table(f, "mac (defaults of csma_ca)", &mac_table, &sc, NULL);
+    md_table(f, "link", &link_table, &sc, NULL);
+    md_table(f, "routing", &routing_table, &sc, NULL);
+    md_table(f, "routing.routes[]", &route_table, NULL, NULL);
+    md_table(f, "relay", &relay_table, NULL, "the mode's (docs/RELAY.md)");
+    md_table(f, "flows[]: every type", &flow_tables[FT_ANY], &fl[SIM_FLOW_TCP], NULL);
+    md_table(f, "flows[]: tcp", &flow_tables[FT_TCP], &fl[SIM_FLOW_TCP], NULL);
+    md_table(f, "flows[]: udp", &flow_tables[FT_UDP], &fl[SIM_FLOW_UDP], NULL);
+    md_table(f, "flows[]: ping", &ping_table, &fl[SIM_FLOW_PING], NULL);
+    md_table(f, "flows[]: sensor", &flow_tables[FT_SENSOR], &fl[SIM_FLOW_SENSOR], NULL);
+    md_table(f, "flows[].sender, flows[].receiver (tcp, sensor)", &endpoint_table,
+             &fl[SIM_FLOW_TCP].sender, NULL);
+    md_table(f, "services[]", &service_table, &sv, NULL);
+    md_table(f, "border", &border_table, &bd, NULL);
+    md_table(f, "border.routes[]", &border_route_table, NULL, NULL);
+    md_table(f, "record", &record_table, &sc, NULL);
 }

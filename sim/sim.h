@@ -230,6 +230,10 @@ void sim_scenario_free(struct sim_scenario *sc);
 bool sim_scenario_load(const char *path, struct sim_scenario *sc, char *err, size_t errlen);
 bool sim_scenario_parse(const char *text, size_t len, const char *fname,
                         struct sim_scenario *sc, char *err, size_t errlen);
+/* Writes every scenario key (type, range, default) as Markdown tables, the
+ * list docs/SIMULATOR.md holds (tests/unit/sim/test_scenario_keys.c checks
+ * that it does). */
+void sim_scenario_keys_md(FILE *f);
 
 /* ------------------------------------------------------------------ runtime */
 

@@ -132,8 +132,8 @@
 #ifndef MIP_MICRO_CHALLENGE_LIMIT
 #define MIP_MICRO_CHALLENGE_LIMIT 2u
 #endif
-#if MIP_MICRO_BUF_SIZE < (MIP_CONF_IPV6 ? 1280u : 576u) || MIP_MICRO_BUF_SIZE > 65535u
-#error "MIP_MICRO_BUF_SIZE must hold a 576-byte (IPv4) or 1280-byte (IPv6) datagram"
+#if MIP_MICRO_BUF_SIZE < (MIP_CONF_IPV6 ? 1280u : 576u) || MIP_MICRO_BUF_SIZE > 0xFF00u
+#error "MIP_MICRO_BUF_SIZE must hold a 576-byte (IPv4) or 1280-byte (IPv6) datagram, and at most 0xFF00 (micro.c adds lengths to sequence numbers in 16 bits)"
 #endif
 #if MIP_MICRO_CONNS < 1 || MIP_MICRO_CONNS > 255 || MIP_MICRO_LISTEN < 1
 #error "MIP_MICRO_CONNS must be 1..255 and MIP_MICRO_LISTEN at least 1"

@@ -1,5 +1,12 @@
-/* The ATmega1284P's drivers: Timer1 clock and sleep, EEPROM seed, USART0,
- * stack painting. See board.h. */
+/*
+ * port/avr/: the ATmega1284P port (under simavr), top floor: board.h and
+ * this file implement port/common/board_api.h for the shared SLIP node
+ * (port/common/). It may include public headers, apps/ and port/common/;
+ * nothing includes it but port/common's "board.h" in its own build.
+ *
+ * The ATmega1284P's drivers: Timer1 clock and sleep, EEPROM seed, USART0,
+ * stack painting. See board.h.
+ */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
 #include <avr/io.h>

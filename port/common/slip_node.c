@@ -1,4 +1,10 @@
 /*
+ * port/common/: what several ports share, top floor: the SLIP node (this
+ * file) and the micro node, the board interface they run on (board_api.h,
+ * which each port's board.h implements), the tick clock and the Cortex-M
+ * reset handler. It may include public headers and apps/; it reaches a board
+ * only through board_api.h (its "board.h" is the port being built).
+ *
  * The tiny firmware of every board whose link is a serial line: the
  * micro:bit (port/microbit/, Cortex-M0) and the ATmega1284P (port/avr/)
  * run this same file on their own board.h (port/common/board_api.h).

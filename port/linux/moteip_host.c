@@ -1,4 +1,10 @@
 /*
+ * port/linux/: the Linux host port on the top floor: moteip-host (this
+ * file: the full stack on a TAP), micro_host.c (the micro profile on a TUN),
+ * the TAP/TUN driver (linux_tap.c, also the simulator's border router's
+ * device) and the link impairment (impair.c). It may include any public
+ * header and apps/; nothing under src/ or apps/ includes it.
+ *
  * moteip-host: runs one moteip stack on a Linux TAP device.
  *
  *   moteip-host --tap NAME --addr 192.0.2.2/24 --addr fd00::2/64
@@ -36,6 +42,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +101,8 @@ static const char svc_opt[SVC_COUNT][10] = { "--echo", "--discard", "--chargen",
 #define BUILD_PROFILE "full"
 #endif
 
+#define MAX_OPTIONS 32            /* rows of `options` (checked below it) */
+
 struct host_opts {
     const char *tap;
     uint16_t svc_port[SVC_COUNT];
@@ -102,13 +111,11 @@ struct host_opts {
     struct mip_addr client_addr;
     uint16_t client_port;
     uint64_t client_send, client_expect;
-    bool have_send, have_expect;
-    unsigned client_timeout_s;
-    unsigned client_idle_s;           /* --client-idle: idle time after connecting */
-    bool have_idle;
-    uint32_t client_keepalive_ms;     /* --client-keepalive (0: off) */
-    uint32_t client_rx_ring;          /* --client-rx-ring (0: the app slot's ring) */
-    unsigned tcp_max_retries;         /* --tcp-max-retries (0: the default) */
+    uint64_t client_timeout_s;        /* 0 until given: then 30 + --client-idle */
+    uint64_t client_idle_s;           /* --client-idle: idle time after connecting */
+    uint64_t client_keepalive_ms;     /* --client-keepalive (0: off) */
+    uint64_t client_rx_ring;          /* --client-rx-ring (0: the app slot's ring) */
+    uint64_t tcp_max_retries;         /* --tcp-max-retries (0: the default) */
     uint16_t coap_port;               /* --coap PORT (0: off) */
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
@@ -117,101 +124,12 @@ struct host_opts {
     uint8_t mac[6];
     bool have_mac;
     bool forward;
+    bool given[MAX_OPTIONS];          /* by row of `options` */
     size_t n_addrs;
     struct host_addr addrs[MAX_ADDRS];
     size_t n_routes;
     struct host_route routes[MAX_ROUTES];
 };
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: " PROG " --tap NAME --addr ADDR/PREFIX [--addr ADDR/PREFIX]...\n"
-            "                   [--route PREFIX via GATEWAY]... [--stats-json FILE]\n"
-            "                   [--mac MAC] [--forward] [--profile tiny|full]\n"
-            "                   [--echo PORT] [--discard PORT] [--chargen PORT] [--http PORT]\n"
-            "                   [--coap PORT]\n"
-            "                   [--tcp-client ADDR:PORT [--client-send N] [--client-expect N]\n"
-            "                    [--client-timeout SECONDS] [--client-keepalive MS]\n"
-            "                    [--client-idle SECONDS] [--client-rx-ring BYTES]]\n"
-            "                   [--tcp-max-retries N]\n"
-            "                   [--impair SPEC]\n"
-            "\n"
-            "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
-            "(attached, or created when it does not exist), with UDP echo on port 7\n"
-            "and UDP discard on port 9, until SIGINT or SIGTERM.\n"
-            "\n"
-            "  --tap NAME           TAP device to attach to (required)\n"
-            "  --addr ADDR/PREFIX   an IPv4 or IPv6 address with its prefix length,\n"
-            "                       e.g. 192.0.2.2/24 or fd00::2/64 (repeatable)\n"
-            "  --route PREFIX via GATEWAY\n"
-            "                       a static route, e.g. --route 0.0.0.0/0 via 192.0.2.1\n"
-            "                       or --route ::/0 via fd00::1 (repeatable)\n"
-            "  --stats-json FILE    on exit, write the stack's counters to FILE as\n"
-            "                       {\"counters\": {...}, \"pbuf_high_water\": N, ...}\n"
-            "  --mac MAC            the stack's MAC address (default: random\n"
-            "                       02:00:00:xx:xx:xx)\n"
-            "  --forward            forward datagrams not addressed to the stack\n"
-            "  --profile tiny|full  refuse to run unless the stack was built with this\n"
-            "                       profile (this one: " BUILD_PROFILE ")\n"
-            "\n"
-            "TCP services (each off unless given; %u connections each, with a %u-byte\n"
-            "send ring and a %u-byte receive ring per connection):\n"
-            "  --echo PORT          echo (RFC 862)\n"
-            "  --discard PORT       discard (RFC 863); counts bytes and the CRC-32 of\n"
-            "                       the last connection (stats JSON apps.tcp_discard)\n"
-            "  --chargen PORT       character generator (RFC 864)\n"
-            "  --http PORT          HTTP/1.1: GET /bytes/N answers N bytes of the pattern\n"
-            "                       (7*i + (i>>8) + (i>>16)) & 0xFF; other paths 404\n"
-            "  --coap PORT          CoAP over UDP (5683 is the standard port): /hello,\n"
-            "                       /bytes?n=N (the pattern, block-wise), /sink (POST/PUT,\n"
-            "                       Block1; answers \"length crc32\"), /.well-known/core\n"
-            "\n"
-            "TCP client test (instead of running until a signal):\n"
-            "  --tcp-client ADDR:PORT\n"
-            "                       connect to ADDR:PORT (IPv6 as [ADDR]:PORT), send the\n"
-            "                       --client-send bytes, then half-close; check that\n"
-            "                       exactly --client-expect bytes arrive before the\n"
-            "                       peer closes, all equal to the same pattern; print\n"
-            "                       one result line and exit 0 (ok) or 1 (failed)\n"
-            "  --client-send N      bytes to send (default 0)\n"
-            "  --client-expect N    bytes to receive (default 0)\n"
-            "  --client-timeout S   give up after S seconds, counted from the start\n"
-            "                       (default 30 plus --client-idle; must be longer\n"
-            "                       than --client-idle)\n"
-            "  --client-keepalive MS\n"
-            "                       TCP keepalive: probe after MS milliseconds without\n"
-            "                       a segment from the peer, then every MS/4 (at least\n"
-            "                       500 ms); 4 unanswered probes end the connection\n"
-            "                       (\"connection failed: keepalive\"). 1..86400000\n"
-            "  --client-idle S      after connecting, keep the connection idle for S\n"
-            "                       seconds (0..86400, default 0) before sending and\n"
-            "                       half-closing\n"
-            "  --client-rx-ring BYTES\n"
-            "                       the client connection's receive ring (default %u;\n"
-            "                       1..%lu): above 65535 the window is offered with\n"
-            "                       a window scale (RFC 7323)\n"
-            "\n"
-            "TCP settings (services and client):\n"
-            "  --tcp-max-retries N  retransmission timeouts in a row before an\n"
-            "                       established connection gives up (\"connection\n"
-            "                       failed: timeout\"); 1..255 (default %u); 255 = never,\n"
-            "                       the handshake included (else it gives up after %u)\n"
-            "\n"
-            "Testing:\n"
-            "  --impair SPEC        impair the link in both directions, like netem:\n"
-            "                       comma-separated loss=P, dup=P (percent), delay=MS,\n"
-            "                       reorder=P (that share of frames skips the delay),\n"
-            "                       seed=N; e.g. --impair loss=5 or delay=10,reorder=25\n"
-            "  --help               print this help and exit\n"
-            "\n"
-            "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
-            "bad command line. With --tcp-client: 0 when the test passed, else 1.\n",
-            (unsigned)MIP_TCP_APP_CONNS, (unsigned)MIP_TCP_APP_TX_SIZE,
-            (unsigned)MIP_TCP_APP_RX_SIZE, (unsigned)MIP_TCP_APP_RX_SIZE,
-            (unsigned long)MIP_TCP_RX_SIZE_MAX, (unsigned)MIP_TCP_MAX_RETRIES,
-            (unsigned)MIP_TCP_SYN_RETRIES);
-}
 
 /* Prints "moteip-host: OPT: message" and exits 2. */
 static void bad_arg(const char *opt, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
@@ -403,252 +321,447 @@ static int parse_endpoint(const char *v, struct mip_addr *a, uint16_t *port)
     return *port == 0 ? -1 : 0;
 }
 
-/* The value of an option taking one argument. */
-static const char *opt_value(int argc, char **argv, int *i)
-{
-    const char *opt = argv[*i];
+/* --- the command line: one table parses it and prints --help --------------- */
 
-    if (*i + 1 >= argc)
-        bad_arg(opt, "missing value");
-    (*i)++;
-    return argv[*i];
+struct host_option;
+/* Checks the row's values (v[0..nargs-1]) and stores them in `o`; a bad
+ * one ends the program through bad_arg (exit 2, one line naming the row). */
+typedef void (*opt_parse_fn)(const struct host_option *opt, char **v, struct host_opts *o);
+
+enum {
+    OPT_ONCE = 1u,        /* a second one is "given more than once" */
+    OPT_CLIENT = 2u,      /* "only with --tcp-client" */
+    OPT_REPEAT = 4u,      /* "[...]..." in the synopsis */
+    OPT_REQUIRED = 8u,    /* no brackets in the synopsis (checked by finish_args) */
+};
+
+struct host_option {
+    const char *name;             /* "--tap" */
+    const char *arg;              /* its values in --help; NULL: a flag */
+    uint8_t nargs;                /* values taken after the name: 0, 1 or 3 */
+    uint8_t flags;                /* OPT_* */
+    opt_parse_fn parse;
+    size_t field;                 /* offsetof(struct host_opts, what `parse` fills) */
+    uint64_t min, max;            /* opt_number's range */
+    const char *what;             /* opt_number: "'V' is not <what>", may print min and max */
+    const char *section;          /* --help: a heading before this row */
+    const char *help;             /* --help text; a '\n' starts an indented line */
+    unsigned long hv[3];          /* numbers that `section` and `help` print (%lu) */
+};
+
+static void usage(FILE *f);
+
+static void *opt_field(const struct host_option *opt, struct host_opts *o)
+{
+    return (char *)o + opt->field;
+}
+
+static void opt_help(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    (void)opt;
+    (void)v;
+    (void)o;
+    usage(stdout);
+    fflush(stdout);
+    exit(0);
+}
+
+static void opt_tap(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    if (!valid_ifname(v[0]))
+        bad_arg(opt->name, "'%s' is not a valid interface name (1..%d characters, "
+                "no '/', ':' or spaces)", v[0], IFNAMSIZ - 1);
+    o->tap = v[0];
+}
+
+static void opt_addr(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    struct host_addr *h;
+
+    if (o->n_addrs >= MAX_ADDRS)
+        bad_arg(opt->name, "more than %d addresses", MAX_ADDRS);
+    h = &o->addrs[o->n_addrs];
+    if (parse_prefix(v[0], &h->addr, &h->prefix_len) != 0)
+        bad_arg(opt->name, "'%s' is not an IP address/prefix", v[0]);
+    if (!is_unicast(&h->addr))
+        bad_arg(opt->name, "'%s' is not a unicast address", v[0]);
+    h->text = v[0];
+    o->n_addrs++;
+}
+
+static void opt_route(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    const char *arg = opt->name;
+    struct host_route *r;
+    uint8_t gw_len;
+
+    if (o->n_routes >= MAX_ROUTES)
+        bad_arg(arg, "more than %d routes", MAX_ROUTES);
+    r = &o->routes[o->n_routes];
+    r->prefix_text = v[0];
+    if (parse_prefix(r->prefix_text, &r->prefix, &r->prefix_len) != 0)
+        bad_arg(arg, "'%s' is not an IP prefix", r->prefix_text);
+    if (strcmp(v[1], "via") != 0)
+        bad_arg(arg, "expected 'via' after '%s', got '%s'", r->prefix_text, v[1]);
+    r->gateway_text = v[2];
+    if (strchr(r->gateway_text, '/') != NULL ||
+        parse_prefix(r->gateway_text, &r->gateway, &gw_len) != 0)
+        bad_arg(arg, "gateway '%s' is not an IP address", r->gateway_text);
+    if (r->gateway.family != r->prefix.family)
+        bad_arg(arg, "gateway '%s' and prefix '%s' are of different IP versions",
+                r->gateway_text, r->prefix_text);
+    if (!host_bits_clear(&r->prefix, r->prefix_len))
+        bad_arg(arg, "'%s' has bits set past its prefix length", r->prefix_text);
+    if (!is_unicast(&r->gateway))
+        bad_arg(arg, "gateway '%s' is not a unicast address", r->gateway_text);
+    o->n_routes++;
+}
+
+/* A file name: not empty (the directory is checked once all is parsed). */
+static void opt_file(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    if (v[0][0] == '\0')
+        bad_arg(opt->name, "empty file name");
+    *(const char **)opt_field(opt, o) = v[0];
+}
+
+static void opt_mac(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    static const uint8_t zero[6];
+
+    if (mip_mac_parse(v[0], o->mac) != 0)
+        bad_arg(opt->name, "'%s' is not a MAC address (like 02:00:00:00:00:02)", v[0]);
+    if (o->mac[0] & 0x01u)
+        bad_arg(opt->name, "'%s' is a multicast address; the stack needs a unicast one", v[0]);
+    if (memcmp(o->mac, zero, 6) == 0)
+        bad_arg(opt->name, "'%s' is the all-zero address", v[0]);
+    o->mac_text = v[0];
+    o->have_mac = true;
+}
+
+static void opt_flag(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    (void)v;
+    *(bool *)opt_field(opt, o) = true;
+}
+
+static void opt_profile(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    if (strcmp(v[0], "tiny") != 0 && strcmp(v[0], "full") != 0)
+        bad_arg(opt->name, "'%s' is not a profile (tiny or full)", v[0]);
+    if (strcmp(v[0], BUILD_PROFILE) != 0)
+        bad_arg(opt->name, "this moteip-host is built with the " BUILD_PROFILE
+                " profile, not '%s'", v[0]);
+    o->profile = v[0];
+}
+
+/* A TCP service's port: no port twice, among the services. */
+static void opt_service(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    uint16_t port = parse_port(v[0]);
+    unsigned k;
+
+    if (port == 0)
+        bad_arg(opt->name, "'%s' is not a port number (1..65535)", v[0]);
+    for (k = 0; k < SVC_COUNT; k++)
+        if (o->svc_port[k] == port)
+            bad_arg(opt->name, "port %u is already used by %s", (unsigned)port, svc_opt[k]);
+    *(uint16_t *)opt_field(opt, o) = port;
+}
+
+static void opt_coap(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    o->coap_port = parse_port(v[0]);
+    if (o->coap_port == 0 || o->coap_port == MIP_UDP_ECHO_PORT ||
+        o->coap_port == MIP_UDP_DISCARD_PORT)
+        bad_arg(opt->name, "'%s' is not a free UDP port (1..65535, not 7 or 9)", v[0]);
+}
+
+static void opt_client(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    if (parse_endpoint(v[0], &o->client_addr, &o->client_port) != 0)
+        bad_arg(opt->name, "'%s' is not ADDR:PORT (IPv6: [ADDR]:PORT)", v[0]);
+    if (!is_unicast(&o->client_addr))
+        bad_arg(opt->name, "'%s' is not a unicast address", v[0]);
+    o->client_text = v[0];
+}
+
+/* A decimal number in [min, max] into a uint64_t field. */
+static void opt_number(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    char what[128];
+    uint64_t t;
+
+    if (parse_count(v[0], &t) != 0 || t < opt->min || t > opt->max) {
+        snprintf(what, sizeof(what), opt->what, (unsigned long long)opt->min,
+                 (unsigned long long)opt->max);
+        bad_arg(opt->name, "'%s' is not %s", v[0], what);
+    }
+    *(uint64_t *)opt_field(opt, o) = t;
+}
+
+static void opt_impair(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    char err[160];
+
+    if (impair_parse(v[0], &o->impair, err, sizeof(err)) != 0)
+        bad_arg(opt->name, "'%s': %s", v[0], err);
+    o->impair_text = v[0];
+}
+
+#define F(member) offsetof(struct host_opts, member)
+#define SECONDS_MAX 86400u
+
+/* The command line, in --help order. */
+static const struct host_option options[] = {
+    { "--tap", "NAME", 1, OPT_ONCE | OPT_REQUIRED, opt_tap, F(tap), 0, 0, NULL, NULL,
+      "TAP device to attach to (required)", { 0 } },
+    { "--addr", "ADDR/PREFIX", 1, OPT_REPEAT, opt_addr, F(addrs), 0, 0, NULL, NULL,
+      "an IPv4 or IPv6 address with its prefix length,\n"
+      "e.g. 192.0.2.2/24 or fd00::2/64 (repeatable)", { 0 } },
+    { "--route", "PREFIX via GATEWAY", 3, OPT_REPEAT, opt_route, F(routes), 0, 0, NULL, NULL,
+      "a static route, e.g. --route 0.0.0.0/0 via 192.0.2.1\n"
+      "or --route ::/0 via fd00::1 (repeatable)", { 0 } },
+    { "--stats-json", "FILE", 1, OPT_ONCE, opt_file, F(stats_json), 0, 0, NULL, NULL,
+      "on exit, write the stack's counters to FILE as\n"
+      "{\"counters\": {...}, \"pbuf_high_water\": N, ...}", { 0 } },
+    { "--mac", "MAC", 1, OPT_ONCE, opt_mac, F(mac), 0, 0, NULL, NULL,
+      "the stack's MAC address (default: random\n02:00:00:xx:xx:xx)", { 0 } },
+    { "--forward", NULL, 0, 0, opt_flag, F(forward), 0, 0, NULL, NULL,
+      "forward datagrams not addressed to the stack", { 0 } },
+    { "--profile", "tiny|full", 1, 0, opt_profile, F(profile), 0, 0, NULL, NULL,
+      "refuse to run unless the stack was built with this\n"
+      "profile (this one: " BUILD_PROFILE ")", { 0 } },
+    { "--echo", "PORT", 1, OPT_ONCE, opt_service, F(svc_port[SVC_ECHO]), 0, 0, NULL,
+      "TCP services (each off unless given; %lu connections each, with a %lu-byte\n"
+      "send ring and a %lu-byte receive ring per connection):",
+      "echo (RFC 862)",
+      { MIP_TCP_APP_CONNS, MIP_TCP_APP_TX_SIZE, MIP_TCP_APP_RX_SIZE } },
+    { "--discard", "PORT", 1, OPT_ONCE, opt_service, F(svc_port[SVC_DISCARD]), 0, 0, NULL,
+      NULL, "discard (RFC 863); counts bytes and the CRC-32 of\n"
+      "the last connection (stats JSON apps.tcp_discard)", { 0 } },
+    { "--chargen", "PORT", 1, OPT_ONCE, opt_service, F(svc_port[SVC_CHARGEN]), 0, 0, NULL,
+      NULL, "character generator (RFC 864)", { 0 } },
+    { "--http", "PORT", 1, OPT_ONCE, opt_service, F(svc_port[SVC_HTTP]), 0, 0, NULL, NULL,
+      "HTTP/1.1: GET /bytes/N answers N bytes of the pattern\n"
+      "(7*i + (i>>8) + (i>>16)) & 0xFF; other paths 404", { 0 } },
+    { "--coap", "PORT", 1, OPT_ONCE, opt_coap, F(coap_port), 0, 0, NULL, NULL,
+      "CoAP over UDP (5683 is the standard port): /hello,\n"
+      "/bytes?n=N (the pattern, block-wise), /sink (POST/PUT,\n"
+      "Block1; answers \"length crc32\"), /.well-known/core", { 0 } },
+    { "--tcp-client", "ADDR:PORT", 1, OPT_ONCE, opt_client, F(client_text), 0, 0, NULL,
+      "TCP client test (instead of running until a signal):",
+      "connect to ADDR:PORT (IPv6 as [ADDR]:PORT), send the\n"
+      "--client-send bytes, then half-close; check that\n"
+      "exactly --client-expect bytes arrive before the\n"
+      "peer closes, all equal to the same pattern; print\n"
+      "one result line and exit 0 (ok) or 1 (failed)", { 0 } },
+    { "--client-send", "N", 1, OPT_ONCE | OPT_CLIENT, opt_number, F(client_send),
+      0, UINT64_MAX, "a byte count (a decimal number)", NULL, "bytes to send (default 0)",
+      { 0 } },
+    { "--client-expect", "N", 1, OPT_ONCE | OPT_CLIENT, opt_number, F(client_expect),
+      0, UINT64_MAX, "a byte count (a decimal number)", NULL,
+      "bytes to receive (default 0)", { 0 } },
+    { "--client-timeout", "S", 1, OPT_ONCE | OPT_CLIENT, opt_number, F(client_timeout_s),
+      1, SECONDS_MAX, "a number of seconds (%llu..%llu)", NULL,
+      "give up after S seconds, counted from the start\n"
+      "(default 30 plus --client-idle; must be longer\n"
+      "than --client-idle)", { 0 } },
+    { "--client-keepalive", "MS", 1, OPT_ONCE | OPT_CLIENT, opt_number,
+      F(client_keepalive_ms), 1, SECONDS_MAX * 1000u,
+      "a number of milliseconds (%llu..%llu)", NULL,
+      "TCP keepalive: probe after MS milliseconds without\n"
+      "a segment from the peer, then every MS/4 (at least\n"
+      "500 ms); 4 unanswered probes end the connection\n"
+      "(\"connection failed: keepalive\"). 1..86400000", { 0 } },
+    { "--client-idle", "S", 1, OPT_ONCE | OPT_CLIENT, opt_number, F(client_idle_s),
+      0, SECONDS_MAX, "a number of seconds (%llu..%llu)", NULL,
+      "after connecting, keep the connection idle for S\n"
+      "seconds (0..86400, default 0) before sending and\n"
+      "half-closing", { 0 } },
+    { "--client-rx-ring", "BYTES", 1, OPT_ONCE | OPT_CLIENT, opt_number, F(client_rx_ring),
+      1, MIP_TCP_RX_SIZE_MAX, "a ring size (%llu..%llu bytes)", NULL,
+      "the client connection's receive ring (default %lu;\n"
+      "1..%lu): above 65535 the window is offered with\n"
+      "a window scale (RFC 7323)", { MIP_TCP_APP_RX_SIZE, MIP_TCP_RX_SIZE_MAX } },
+    { "--tcp-max-retries", "N", 1, OPT_ONCE, opt_number, F(tcp_max_retries), 1, 255,
+      "a retry count (%llu..%llu, 255 = never give up)",
+      "TCP settings (services and client):",
+      "retransmission timeouts in a row before an\n"
+      "established connection gives up (\"connection\n"
+      "failed: timeout\"); 1..255 (default %lu); 255 = never,\n"
+      "the handshake included (else it gives up after %lu)",
+      { MIP_TCP_MAX_RETRIES, MIP_TCP_SYN_RETRIES } },
+    { "--impair", "SPEC", 1, OPT_ONCE, opt_impair, F(impair), 0, 0, NULL, "Testing:",
+      "impair the link in both directions, like netem:\n"
+      "comma-separated loss=P, dup=P (percent), delay=MS,\n"
+      "reorder=P (that share of frames skips the delay),\n"
+      "seed=N; e.g. --impair loss=5 or delay=10,reorder=25", { 0 } },
+    { "--help", NULL, 0, 0, opt_help, 0, 0, 0, NULL, NULL, "print this help and exit",
+      { 0 } },
+};
+static const size_t n_options = sizeof(options) / sizeof(options[0]);
+_Static_assert(sizeof(options) / sizeof(options[0]) <= MAX_OPTIONS, "raise MAX_OPTIONS");
+
+#undef F
+
+#define HELP_COLUMN 23           /* where an option's help text starts */
+
+/* Prints `text` (a format over the row's hv[]) with every line after a
+ * '\n' indented by `indent` spaces. */
+static void print_indented(FILE *f, const char *text, const unsigned long hv[3], int indent)
+{
+    char buf[1024];
+    const char *p = buf;
+
+    snprintf(buf, sizeof(buf), text, hv[0], hv[1], hv[2]);
+    for (;;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(f, "%.*s\n", len, p);
+        if (nl == NULL)
+            return;
+        p = nl + 1;
+        fprintf(f, "%*s", indent, "");
+    }
+}
+
+/* "usage: moteip-host --tap NAME [--addr ADDR/PREFIX]... ...", wrapped. */
+static void print_synopsis(FILE *f)
+{
+    static const char head[] = "usage: " PROG;
+    size_t col = sizeof(head) - 1, k;
+
+    fputs(head, f);
+    for (k = 0; k < n_options; k++) {
+        const struct host_option *opt = &options[k];
+        char item[64];
+        bool req = (opt->flags & OPT_REQUIRED) != 0;
+        size_t len = (size_t)snprintf(item, sizeof(item), "%s%s%s%s%s%s", req ? "" : "[",
+                                      opt->name, opt->arg ? " " : "", opt->arg ? opt->arg : "",
+                                      req ? "" : "]", (opt->flags & OPT_REPEAT) ? "..." : "");
+        if (col + 1 + len > 78) {
+            fprintf(f, "\n%*s", (int)(sizeof(head) - 1), "");
+            col = sizeof(head) - 1;
+        }
+        fprintf(f, " %s", item);
+        col += 1 + len;
+    }
+    fputc('\n', f);
+}
+
+static void usage(FILE *f)
+{
+    size_t k;
+
+    print_synopsis(f);
+    fputs("\n"
+          "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
+          "(attached, or created when it does not exist), with UDP echo on port 7\n"
+          "and UDP discard on port 9, until SIGINT or SIGTERM.\n"
+          "\n", f);
+    for (k = 0; k < n_options; k++) {
+        const struct host_option *opt = &options[k];
+        int len;
+
+        if (opt->section != NULL) {
+            fputc('\n', f);
+            print_indented(f, opt->section, opt->hv, 0);
+        }
+        len = fprintf(f, "  %s%s%s", opt->name, opt->arg ? " " : "", opt->arg ? opt->arg : "");
+        if (len > HELP_COLUMN - 2)
+            fprintf(f, "\n%*s", HELP_COLUMN, "");
+        else
+            fprintf(f, "%*s", HELP_COLUMN - len, "");
+        print_indented(f, opt->help, opt->hv, HELP_COLUMN);
+    }
+    fputs("\n"
+          "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
+          "bad command line. With --tcp-client: 0 when the test passed, else 1.\n", f);
+}
+
+static const struct host_option *find_option(const char *arg)
+{
+    size_t k;
+
+    if (strcmp(arg, "-h") == 0)
+        arg = "--help";
+    for (k = 0; k < n_options; k++)
+        if (strcmp(arg, options[k].name) == 0)
+            return &options[k];
+    return NULL;
+}
+
+/* Checks that need the whole command line, in the order of their messages. */
+static void finish_args(struct host_opts *o)
+{
+    size_t k;
+
+    if (o->tap == NULL)
+        bad_arg("--tap", "missing (required): the TAP device to attach to");
+    for (k = 0; k < n_options && o->client_text == NULL; k++)
+        if ((options[k].flags & OPT_CLIENT) && o->given[k])
+            bad_arg(options[k].name, "only with --tcp-client");
+    if (o->client_timeout_s == 0)
+        o->client_timeout_s = 30u + o->client_idle_s;
+    else if (o->client_timeout_s <= o->client_idle_s)
+        bad_arg("--client-timeout", "%u s is not longer than --client-idle (%u s)",
+                (unsigned)o->client_timeout_s, (unsigned)o->client_idle_s);
+#if !MIP_CONF_FORWARD
+    if (o->forward)
+        bad_arg("--forward", "this build has no forwarding (MIP_CONF_FORWARD=0)");
+#endif
+}
+
+/* Fail now rather than after a long run: the stats file's directory. */
+static void check_stats_dir(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+
+    if (slash == NULL) {
+        snprintf(dir, sizeof(dir), ".");
+    } else if (slash == path) {
+        snprintf(dir, sizeof(dir), "/");
+    } else {
+        size_t n = (size_t)(slash - path);
+        if (n >= sizeof(dir))
+            bad_arg("--stats-json", "path too long");
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    if (access(dir, W_OK | X_OK) != 0)
+        bad_arg("--stats-json", "cannot write into directory '%s': %s", dir, strerror(errno));
 }
 
 static void parse_args(int argc, char **argv, struct host_opts *o)
 {
+    static const char count[][6] = { "no", "one", "two", "three" };
     int i;
 
     memset(o, 0, sizeof(*o));
     for (i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        const struct host_option *opt = find_option(arg);
+        size_t row;
 
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            fflush(stdout);
-            exit(0);
-        } else if (strcmp(arg, "--tap") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            if (o->tap != NULL)
-                bad_arg(arg, "given more than once");
-            if (!valid_ifname(v))
-                bad_arg(arg, "'%s' is not a valid interface name (1..%d characters, "
-                        "no '/', ':' or spaces)", v, IFNAMSIZ - 1);
-            o->tap = v;
-        } else if (strcmp(arg, "--addr") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            struct host_addr *h;
-
-            if (o->n_addrs >= MAX_ADDRS)
-                bad_arg(arg, "more than %d addresses", MAX_ADDRS);
-            h = &o->addrs[o->n_addrs];
-            if (parse_prefix(v, &h->addr, &h->prefix_len) != 0)
-                bad_arg(arg, "'%s' is not an IP address/prefix", v);
-            if (!is_unicast(&h->addr))
-                bad_arg(arg, "'%s' is not a unicast address", v);
-            h->text = v;
-            o->n_addrs++;
-        } else if (strcmp(arg, "--route") == 0) {
-            struct host_route *r;
-            uint8_t gw_len;
-
-            if (i + 3 >= argc)
-                bad_arg(arg, "needs three arguments: --route PREFIX via GATEWAY");
-            if (o->n_routes >= MAX_ROUTES)
-                bad_arg(arg, "more than %d routes", MAX_ROUTES);
-            r = &o->routes[o->n_routes];
-            r->prefix_text = argv[i + 1];
-            if (parse_prefix(r->prefix_text, &r->prefix, &r->prefix_len) != 0)
-                bad_arg(arg, "'%s' is not an IP prefix", r->prefix_text);
-            if (strcmp(argv[i + 2], "via") != 0)
-                bad_arg(arg, "expected 'via' after '%s', got '%s'", r->prefix_text, argv[i + 2]);
-            r->gateway_text = argv[i + 3];
-            if (strchr(r->gateway_text, '/') != NULL ||
-                parse_prefix(r->gateway_text, &r->gateway, &gw_len) != 0)
-                bad_arg(arg, "gateway '%s' is not an IP address", r->gateway_text);
-            if (r->gateway.family != r->prefix.family)
-                bad_arg(arg, "gateway '%s' and prefix '%s' are of different IP versions",
-                        r->gateway_text, r->prefix_text);
-            if (!host_bits_clear(&r->prefix, r->prefix_len))
-                bad_arg(arg, "'%s' has bits set past its prefix length", r->prefix_text);
-            if (!is_unicast(&r->gateway))
-                bad_arg(arg, "gateway '%s' is not a unicast address", r->gateway_text);
-            o->n_routes++;
-            i += 3;
-        } else if (strcmp(arg, "--stats-json") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            if (o->stats_json != NULL)
-                bad_arg(arg, "given more than once");
-            if (v[0] == '\0')
-                bad_arg(arg, "empty file name");
-            o->stats_json = v;
-        } else if (strcmp(arg, "--mac") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            static const uint8_t zero[6];
-            if (o->have_mac)
-                bad_arg(arg, "given more than once");
-            if (mip_mac_parse(v, o->mac) != 0)
-                bad_arg(arg, "'%s' is not a MAC address (like 02:00:00:00:00:02)", v);
-            if (o->mac[0] & 0x01u)
-                bad_arg(arg, "'%s' is a multicast address; the stack needs a unicast one", v);
-            if (memcmp(o->mac, zero, 6) == 0)
-                bad_arg(arg, "'%s' is the all-zero address", v);
-            o->mac_text = v;
-            o->have_mac = true;
-        } else if (strcmp(arg, "--forward") == 0) {
-            o->forward = true;
-        } else if (strcmp(arg, "--profile") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            if (strcmp(v, "tiny") != 0 && strcmp(v, "full") != 0)
-                bad_arg(arg, "'%s' is not a profile (tiny or full)", v);
-            if (strcmp(v, BUILD_PROFILE) != 0)
-                bad_arg(arg, "this moteip-host is built with the " BUILD_PROFILE
-                        " profile, not '%s'", v);
-            o->profile = v;
-        } else if (strcmp(arg, "--echo") == 0 || strcmp(arg, "--discard") == 0 ||
-                   strcmp(arg, "--chargen") == 0 || strcmp(arg, "--http") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            unsigned k, svc = 0;
-            uint16_t port;
-            for (k = 0; k < SVC_COUNT; k++)
-                if (strcmp(arg, svc_opt[k]) == 0)
-                    svc = k;
-            if (o->svc_port[svc] != 0)
-                bad_arg(arg, "given more than once");
-            port = parse_port(v);
-            if (port == 0)
-                bad_arg(arg, "'%s' is not a port number (1..65535)", v);
-            for (k = 0; k < SVC_COUNT; k++)
-                if (o->svc_port[k] == port)
-                    bad_arg(arg, "port %u is already used by %s", (unsigned)port, svc_opt[k]);
-            o->svc_port[svc] = port;
-        } else if (strcmp(arg, "--coap") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            if (o->coap_port != 0)
-                bad_arg(arg, "given more than once");
-            o->coap_port = parse_port(v);
-            if (o->coap_port == 0 || o->coap_port == MIP_UDP_ECHO_PORT ||
-                o->coap_port == MIP_UDP_DISCARD_PORT)
-                bad_arg(arg, "'%s' is not a free UDP port (1..65535, not 7 or 9)", v);
-        } else if (strcmp(arg, "--tcp-client") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            if (o->client_text != NULL)
-                bad_arg(arg, "given more than once");
-            if (parse_endpoint(v, &o->client_addr, &o->client_port) != 0)
-                bad_arg(arg, "'%s' is not ADDR:PORT (IPv6: [ADDR]:PORT)", v);
-            if (!is_unicast(&o->client_addr))
-                bad_arg(arg, "'%s' is not a unicast address", v);
-            o->client_text = v;
-        } else if (strcmp(arg, "--client-send") == 0 || strcmp(arg, "--client-expect") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            bool send = strcmp(arg, "--client-send") == 0;
-            if (send ? o->have_send : o->have_expect)
-                bad_arg(arg, "given more than once");
-            if (parse_count(v, send ? &o->client_send : &o->client_expect) != 0)
-                bad_arg(arg, "'%s' is not a byte count (a decimal number)", v);
-            if (send)
-                o->have_send = true;
-            else
-                o->have_expect = true;
-        } else if (strcmp(arg, "--client-timeout") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            uint64_t t;
-            if (o->client_timeout_s != 0)
-                bad_arg(arg, "given more than once");
-            if (parse_count(v, &t) != 0 || t == 0 || t > 86400u)
-                bad_arg(arg, "'%s' is not a number of seconds (1..86400)", v);
-            o->client_timeout_s = (unsigned)t;
-        } else if (strcmp(arg, "--client-keepalive") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            uint64_t t;
-            if (o->client_keepalive_ms != 0)
-                bad_arg(arg, "given more than once");
-            if (parse_count(v, &t) != 0 || t == 0 || t > 86400000u)
-                bad_arg(arg, "'%s' is not a number of milliseconds (1..86400000)", v);
-            o->client_keepalive_ms = (uint32_t)t;
-        } else if (strcmp(arg, "--client-rx-ring") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            uint64_t t;
-            if (o->client_rx_ring != 0)
-                bad_arg(arg, "given more than once");
-            if (parse_count(v, &t) != 0 || t == 0 || t > MIP_TCP_RX_SIZE_MAX)
-                bad_arg(arg, "'%s' is not a ring size (1..%lu bytes)", v,
-                        (unsigned long)MIP_TCP_RX_SIZE_MAX);
-            o->client_rx_ring = (uint32_t)t;
-        } else if (strcmp(arg, "--client-idle") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            uint64_t t;
-            if (o->have_idle)
-                bad_arg(arg, "given more than once");
-            if (parse_count(v, &t) != 0 || t > 86400u)
-                bad_arg(arg, "'%s' is not a number of seconds (0..86400)", v);
-            o->client_idle_s = (unsigned)t;
-            o->have_idle = true;
-        } else if (strcmp(arg, "--tcp-max-retries") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            uint64_t t;
-            if (o->tcp_max_retries != 0)
-                bad_arg(arg, "given more than once");
-            if (parse_count(v, &t) != 0 || t == 0 || t > 255u)
-                bad_arg(arg, "'%s' is not a retry count (1..255, 255 = never give up)", v);
-            o->tcp_max_retries = (unsigned)t;
-        } else if (strcmp(arg, "--impair") == 0) {
-            const char *v = opt_value(argc, argv, &i);
-            char err[160];
-            if (o->impair_text != NULL)
-                bad_arg(arg, "given more than once");
-            if (impair_parse(v, &o->impair, err, sizeof(err)) != 0)
-                bad_arg(arg, "'%s': %s", v, err);
-            o->impair_text = v;
-        } else if (arg[0] == '-') {
-            bad_arg(arg, "unknown option (see --help)");
-        } else {
-            bad_arg(arg, "unexpected argument (see --help)");
-        }
+        if (opt == NULL)
+            bad_arg(arg, arg[0] == '-' ? "unknown option (see --help)"
+                                       : "unexpected argument (see --help)");
+        if (i + opt->nargs >= argc && opt->nargs == 1)
+            bad_arg(arg, "missing value");
+        if (i + opt->nargs >= argc)
+            bad_arg(arg, "needs %s arguments: %s %s", count[opt->nargs], opt->name, opt->arg);
+        row = (size_t)(opt - options);
+        if ((opt->flags & OPT_ONCE) && o->given[row])
+            bad_arg(arg, "given more than once");
+        opt->parse(opt, argv + i + 1, o);
+        o->given[row] = true;
+        i += opt->nargs;
     }
-    if (o->tap == NULL)
-        bad_arg("--tap", "missing (required): the TAP device to attach to");
-    if (o->client_text == NULL) {
-        if (o->have_send)
-            bad_arg("--client-send", "only with --tcp-client");
-        if (o->have_expect)
-            bad_arg("--client-expect", "only with --tcp-client");
-        if (o->client_timeout_s != 0)
-            bad_arg("--client-timeout", "only with --tcp-client");
-        if (o->client_keepalive_ms != 0)
-            bad_arg("--client-keepalive", "only with --tcp-client");
-        if (o->have_idle)
-            bad_arg("--client-idle", "only with --tcp-client");
-        if (o->client_rx_ring != 0)
-            bad_arg("--client-rx-ring", "only with --tcp-client");
-    }
-    if (o->client_timeout_s == 0)
-        o->client_timeout_s = 30u + o->client_idle_s;
-    else if (o->client_timeout_s <= o->client_idle_s)
-        bad_arg("--client-timeout", "%u s is not longer than --client-idle (%u s)",
-                o->client_timeout_s, o->client_idle_s);
-#if !MIP_CONF_FORWARD
-    if (o->forward)
-        bad_arg("--forward", "this build has no forwarding (MIP_CONF_FORWARD=0)");
-#endif
-    if (o->stats_json != NULL) {
-        /* Fail now rather than after a long run. */
-        char dir[PATH_MAX];
-        const char *slash = strrchr(o->stats_json, '/');
-        if (slash == NULL) {
-            snprintf(dir, sizeof(dir), ".");
-        } else if (slash == o->stats_json) {
-            snprintf(dir, sizeof(dir), "/");
-        } else {
-            size_t n = (size_t)(slash - o->stats_json);
-            if (n >= sizeof(dir))
-                bad_arg("--stats-json", "path too long");
-            memcpy(dir, o->stats_json, n);
-            dir[n] = '\0';
-        }
-        if (access(dir, W_OK | X_OK) != 0)
-            bad_arg("--stats-json", "cannot write into directory '%s': %s", dir,
-                    strerror(errno));
-    }
+    finish_args(o);
+    if (o->stats_json != NULL)
+        check_stats_dir(o->stats_json);
 }
 
 static mip_time_t now_ms(void)
@@ -856,22 +969,27 @@ struct host_tcp {
     struct mip_coap_demo coap;
 };
 
-static int write_stats_json(const char *path, const struct mip_stack *s,
-                            const struct mip_udp_echo *echo,
-                            const struct mip_udp_discard *discard,
-                            const struct host_tcp *t,
-                            const struct host_link *link,
-                            const struct mip_tap *tap)
+/* Everything the program keeps, about 1 MB with the TCP apps' rings: one
+ * local in main, on the 8 MB main-thread stack, so the host needs neither
+ * heap nor mutable globals. */
+struct host {
+    struct host_opts o;
+    struct mip_stack s;
+    struct host_tcp t;
+    struct host_link link;
+    struct mip_udp_echo echo;
+    struct mip_udp_discard discard;
+    struct mip_tap tap;
+    int sfd;                          /* SIGINT and SIGTERM, read with the TAP */
+    uint8_t nif;
+    mip_time_t client_deadline;       /* --tcp-client: when the test gives up */
+    uint8_t rxbuf[RX_BUF_SIZE];
+};
+
+static void stats_counters(FILE *f, const struct mip_stack *s)
 {
-    char tmp[PATH_MAX];
-    FILE *f;
     int i, first = 1;
 
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
-        return -ENAMETOOLONG;
-    f = fopen(tmp, "w");
-    if (f == NULL)
-        return -errno;
     fprintf(f, "{\n  \"counters\": {");
     for (i = 0; i < (int)MIP_STAT_COUNT; i++) {
         const char *name = mip_stat_name((enum mip_stat)i);
@@ -883,13 +1001,21 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
     }
     fprintf(f, "\n  },\n");
     fprintf(f, "  \"pbuf_high_water\": %u,\n", (unsigned)s->pool.high_water);
+}
+
+static void stats_udp_apps(FILE *f, const struct host *h)
+{
     fprintf(f, "  \"apps\": {\n");
     fprintf(f, "    \"udp_echo\": {\"datagrams\": %lu, \"bytes\": %lu, \"ignored\": %lu, "
             "\"send_errors\": %lu},\n",
-            (unsigned long)echo->datagrams, (unsigned long)echo->bytes,
-            (unsigned long)echo->ignored, (unsigned long)echo->send_errors);
+            (unsigned long)h->echo.datagrams, (unsigned long)h->echo.bytes,
+            (unsigned long)h->echo.ignored, (unsigned long)h->echo.send_errors);
     fprintf(f, "    \"udp_discard\": {\"datagrams\": %lu, \"bytes\": %lu},\n",
-            (unsigned long)discard->datagrams, (unsigned long)discard->bytes);
+            (unsigned long)h->discard.datagrams, (unsigned long)h->discard.bytes);
+}
+
+static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
+{
     fprintf(f, "    \"tcp_echo\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
             "\"errors\": %lu, \"active\": %lu, \"bytes\": %llu},\n",
             (unsigned)t->echo.port, (unsigned long)t->echo.accepted,
@@ -916,6 +1042,12 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
             (unsigned long)t->http.status_2xx, (unsigned long)t->http.status_4xx,
             (unsigned long)t->http.status_5xx, (unsigned long long)t->http.body_bytes);
     fprintf(f, "  },\n");
+}
+
+static void stats_coap_tcp(FILE *f, const struct host_tcp *t)
+{
+    int i, first = 1;
+
     fprintf(f, "  \"coap\": {\"port\": %u, \"bodies\": %lu",
             (unsigned)t->coap.ep.port, (unsigned long)t->coap.sink_bodies);
     for (i = 0; i < (int)MIP_COAP_STAT_COUNT; i++)
@@ -923,7 +1055,6 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
                 (unsigned long)mip_coap_stat(&t->coap.ep, (enum mip_coap_stat)i));
     fprintf(f, "},\n");
     fprintf(f, "  \"tcp\": {");
-    first = 1;
     for (i = 0; i < (int)MIP_TCP_STAT_COUNT; i++) {
         const char *name = mip_tcp_stat_name((enum mip_tcp_stat)i);
         if (name == NULL)
@@ -933,8 +1064,12 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
         first = 0;
     }
     fprintf(f, "\n  },\n");
-    if (link->impaired) {
-        const struct impair *im = &link->im;
+}
+
+static void stats_link(FILE *f, const struct host *h)
+{
+    if (h->link.impaired) {
+        const struct impair *im = &h->link.im;
         fprintf(f, "  \"impair\": {\"rx_frames\": %llu, \"rx_dropped\": %llu, "
                 "\"rx_duplicated\": %llu, \"rx_delayed\": %llu, \"rx_overflow\": %llu, "
                 "\"tx_frames\": %llu, \"tx_dropped\": %llu, \"tx_duplicated\": %llu, "
@@ -946,115 +1081,108 @@ static int write_stats_json(const char *path, const struct mip_stack *s,
                 (unsigned long long)im->delayed[1], (unsigned long long)im->overflow[1]);
     }
     fprintf(f, "  \"tap\": {\"tx_errors\": %lu}\n}\n",
-            (unsigned long)(tap->tx_errors + tap->tx_short));
+            (unsigned long)(h->tap.tx_errors + h->tap.tx_short));
+}
+
+/* Writes the counters to `path` atomically (a temporary file renamed over
+ * it). Returns 0 or -errno. */
+static int write_stats_json(const char *path, const struct host *h)
+{
+    char tmp[PATH_MAX];
+    FILE *f;
+    int e;
+
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
+        return -ENAMETOOLONG;
+    f = fopen(tmp, "w");
+    if (f == NULL)
+        return -errno;
+    stats_counters(f, &h->s);
+    stats_udp_apps(f, h);
+    stats_tcp_apps(f, &h->t);
+    stats_coap_tcp(f, &h->t);
+    stats_link(f, h);
     if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        int e = errno ? errno : EIO;
+        e = errno ? errno : EIO;
         fclose(f);
         unlink(tmp);
         return -e;
     }
-    if (fclose(f) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return -e;
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        e = errno;
         unlink(tmp);
         return -e;
     }
     return 0;
 }
 
-/* Everything the program keeps, about 1 MB with the TCP apps' rings: one
- * local in main, on the 8 MB main-thread stack, so the host needs neither
- * heap nor mutable globals. */
-struct host_mem {
-    struct host_opts o;
-    struct mip_stack s;
-    struct host_tcp t;
-    struct host_link link;
-    uint8_t rxbuf[RX_BUF_SIZE];
-};
-
-int main(int argc, char **argv)
+/* Signals arrive through a descriptor, polled with the TAP. */
+static void setup_signals(struct host *h)
 {
-    struct host_mem mem;
-    struct host_opts *o;
-    struct mip_stack *s;
-    struct mip_stack_config cfg;
-    struct mip_udp_echo echo;
-    struct mip_udp_discard discard;
-    struct mip_tap tap;
-    struct host_tcp *t;
-    struct host_link *link;
-    mip_time_t client_deadline = 0;
-    uint8_t entropy[32];
-    uint8_t *rxbuf;
-    uint8_t nif = 0;
     sigset_t sigs;
-    int sfd, rc, exit_code = 0;
-    char err[256], line[1024], text[MIP_ADDR_TEXT_MAX];
-    size_t i, used;
-    bool running = true;
 
-    memset(&mem, 0, sizeof(mem));
-    o = &mem.o;
-    s = &mem.s;
-    t = &mem.t;
-    link = &mem.link;
-    rxbuf = mem.rxbuf;
-    parse_args(argc, argv, o);
-
-    /* Signals arrive through a descriptor, polled with the TAP. */
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
     if (sigprocmask(SIG_BLOCK, &sigs, NULL) != 0)
         fail("sigprocmask: %s", strerror(errno));
-    sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (sfd < 0)
+    h->sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (h->sfd < 0)
         fail("signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
+}
+
+/* The stack on the TAP: entropy, the device, the Ethernet netif (through
+ * the impairment with --impair). */
+static void setup_netif(struct host *h)
+{
+    struct host_opts *o = &h->o;
+    struct mip_stack_config cfg;
+    uint8_t entropy[32];
+    char err[256];
+    int rc;
 
     rc = fill_random(entropy, sizeof(entropy));
     if (rc < 0)
         fail("getrandom: %s", strerror(-rc));
-    if (!o->have_mac) {
-        rc = mip_mac_random(o->mac);
-        if (rc < 0)
-            fail("getrandom: %s", strerror(-rc));
-    }
-
-    if (mip_tap_open(&tap, o->tap, err, sizeof(err)) != 0)
+    if (!o->have_mac && (rc = mip_mac_random(o->mac)) < 0)
+        fail("getrandom: %s", strerror(-rc));
+    if (mip_tap_open(&h->tap, o->tap, err, sizeof(err)) != 0)
         fail("--tap: %s", err);
-
     memset(&cfg, 0, sizeof(cfg));
     cfg.entropy = entropy;
     cfg.entropy_len = sizeof(entropy);
     cfg.forwarding = o->forward;
-    mip_stack_init(s, &cfg, now_ms());
+    mip_stack_init(&h->s, &cfg, now_ms());
     memset(entropy, 0, sizeof(entropy));
 
-    link->s = s;
-    link->tap = &tap;
+    h->link.s = &h->s;
+    h->link.tap = &h->tap;
     if (o->impair_text != NULL) {
-        if (!o->impair.have_seed) {
-            rc = fill_random((uint8_t *)&o->impair.seed, sizeof(o->impair.seed));
-            if (rc < 0)
-                fail("getrandom: %s", strerror(-rc));
-        }
-        impair_init(&link->im, &o->impair, link_deliver_rx, link, link_deliver_tx, link);
-        link->impaired = true;
-        rc = (int)mip_netif_add_ethernet(s, o->mac, &impaired_driver, link, &nif);
+        if (!o->impair.have_seed &&
+            (rc = fill_random((uint8_t *)&o->impair.seed, sizeof(o->impair.seed))) < 0)
+            fail("getrandom: %s", strerror(-rc));
+        impair_init(&h->link.im, &o->impair, link_deliver_rx, &h->link, link_deliver_tx,
+                    &h->link);
+        h->link.impaired = true;
+        rc = (int)mip_netif_add_ethernet(&h->s, o->mac, &impaired_driver, &h->link, &h->nif);
     } else {
-        rc = (int)mip_netif_add_ethernet(s, o->mac, &mip_tap_driver, &tap, &nif);
+        rc = (int)mip_netif_add_ethernet(&h->s, o->mac, &mip_tap_driver, &h->tap, &h->nif);
     }
-    link->nif = nif;
+    h->link.nif = h->nif;
     if (rc != MIP_OK)
         fail("cannot add the Ethernet netif: %s", mip_status_name((mip_status)rc));
+}
+
+/* --addr and --route; what the stack refuses is still a usage error. */
+static void setup_addrs_routes(struct host *h)
+{
+    const struct host_opts *o = &h->o;
+    size_t i;
+
     for (i = 0; i < o->n_addrs; i++) {
-        mip_status st = mip_netif_add_addr(s, nif, &o->addrs[i].addr, o->addrs[i].prefix_len);
+        mip_status st = mip_netif_add_addr(&h->s, h->nif, &o->addrs[i].addr,
+                                           o->addrs[i].prefix_len);
         if (st == MIP_ERR_NOBUFS)
             bad_arg("--addr", "'%s': too many addresses of this family (at most %d IPv4, %d IPv6)",
                     o->addrs[i].text, MIP_CONF_IPV4 ? MIP_NETIF_ADDR4_MAX : 0,
@@ -1064,184 +1192,239 @@ int main(int argc, char **argv)
                     mip_status_name(st));
     }
     for (i = 0; i < o->n_routes; i++) {
-        struct host_route *r = &o->routes[i];
-        mip_status st = mip_route_add(s, &r->prefix, r->prefix_len, &r->gateway, nif);
+        const struct host_route *r = &o->routes[i];
+        mip_status st = mip_route_add(&h->s, &r->prefix, r->prefix_len, &r->gateway, h->nif);
         if (st != MIP_OK)
             bad_arg("--route", "'%s via %s' cannot be added: %s", r->prefix_text,
                     r->gateway_text, st == MIP_ERR_NOBUFS ? "route table full" :
                     mip_status_name(st));
     }
-    rc = (int)mip_udp_echo_start(&echo, s, MIP_UDP_ECHO_PORT);
+}
+
+static mip_status start_service(struct host_tcp *t, unsigned svc, uint16_t port)
+{
+    switch (svc) {
+    case SVC_ECHO:    return mip_tcp_echo_start(&t->echo, &t->tcp, port);
+    case SVC_DISCARD: return mip_tcp_discard_start(&t->discard, &t->tcp, port);
+    case SVC_CHARGEN: return mip_tcp_chargen_start(&t->chargen, &t->tcp, port);
+    default:          return mip_http_server_start(&t->http, &t->tcp, port);
+    }
+}
+
+/* UDP echo and discard (always), CoAP, TCP and its services. */
+static void setup_apps(struct host *h)
+{
+    const struct host_opts *o = &h->o;
+    struct host_tcp *t = &h->t;
+    unsigned i;
+    int rc;
+
+    rc = (int)mip_udp_echo_start(&h->echo, &h->s, MIP_UDP_ECHO_PORT);
     if (rc != MIP_OK)
         fail("cannot start UDP echo on port %u: %s", MIP_UDP_ECHO_PORT,
              mip_status_name((mip_status)rc));
-    rc = (int)mip_udp_discard_start(&discard, s, MIP_UDP_DISCARD_PORT);
+    rc = (int)mip_udp_discard_start(&h->discard, &h->s, MIP_UDP_DISCARD_PORT);
     if (rc != MIP_OK)
         fail("cannot start UDP discard on port %u: %s", MIP_UDP_DISCARD_PORT,
              mip_status_name((mip_status)rc));
-
-    if (o->coap_port != 0) {
-        rc = (int)mip_coap_demo_start(&t->coap, s, o->coap_port, false);
-        if (rc != MIP_OK)
-            fail("--coap: cannot start CoAP on UDP port %u: %s", (unsigned)o->coap_port,
-                 mip_status_name((mip_status)rc));
-    }
-    rc = (int)mip_tcp_init(&t->tcp, s);
+    if (o->coap_port != 0 &&
+        (rc = (int)mip_coap_demo_start(&t->coap, &h->s, o->coap_port, false)) != MIP_OK)
+        fail("--coap: cannot start CoAP on UDP port %u: %s", (unsigned)o->coap_port,
+             mip_status_name((mip_status)rc));
+    rc = (int)mip_tcp_init(&t->tcp, &h->s);
     if (rc != MIP_OK)
         fail("cannot start TCP: %s", mip_status_name((mip_status)rc));
     if (o->tcp_max_retries != 0)
         t->tcp.max_retries = (uint8_t)o->tcp_max_retries;
     for (i = 0; i < SVC_COUNT; i++) {
-        uint16_t port = o->svc_port[i];
-        mip_status st = MIP_OK;
-        if (port == 0)
+        mip_status st;
+        if (o->svc_port[i] == 0)
             continue;
-        switch (i) {
-        case SVC_ECHO:    st = mip_tcp_echo_start(&t->echo, &t->tcp, port); break;
-        case SVC_DISCARD: st = mip_tcp_discard_start(&t->discard, &t->tcp, port); break;
-        case SVC_CHARGEN: st = mip_tcp_chargen_start(&t->chargen, &t->tcp, port); break;
-        default:          st = mip_http_server_start(&t->http, &t->tcp, port); break;
-        }
+        st = start_service(t, i, o->svc_port[i]);
         if (st != MIP_OK)
-            fail("%s: cannot listen on TCP port %u: %s", svc_opt[i], (unsigned)port,
+            fail("%s: cannot listen on TCP port %u: %s", svc_opt[i], (unsigned)o->svc_port[i],
                  mip_status_name(st));
     }
+}
 
-    used = (size_t)snprintf(line, sizeof(line), PROG ": %s up,", tap.name);
-    for (i = 0; i < o->n_addrs && used < sizeof(line); i++) {
-        format_addr(&o->addrs[i].addr, text, sizeof(text));
+/* "moteip-host: TAP up, ADDR/LEN ..." on stdout: the tests wait for it. */
+static void print_ready(const struct host *h)
+{
+    char line[1024], text[MIP_ADDR_TEXT_MAX];
+    size_t i, used;
+
+    used = (size_t)snprintf(line, sizeof(line), PROG ": %s up,", h->tap.name);
+    for (i = 0; i < h->o.n_addrs && used < sizeof(line); i++) {
+        format_addr(&h->o.addrs[i].addr, text, sizeof(text));
         used += (size_t)snprintf(line + used, sizeof(line) - used, " %s/%u", text,
-                                 (unsigned)o->addrs[i].prefix_len);
+                                 (unsigned)h->o.addrs[i].prefix_len);
     }
-    if (o->n_addrs == 0 && used < sizeof(line))
+    if (h->o.n_addrs == 0 && used < sizeof(line))
         snprintf(line + used, sizeof(line) - used, " link-local only");
     printf("%s\n", line);
     fflush(stdout);
+}
 
-    if (o->client_text != NULL) {
-        struct host_client *hc = &t->client;
-        struct mip_tcp_conn *conn;
-        mip_status st;
+static void start_client(struct host *h)
+{
+    const struct host_opts *o = &h->o;
+    struct host_client *hc = &h->t.client;
+    struct mip_tcp_conn *conn;
+    mip_status st;
 
-        hc->tcp = &t->tcp;
-        hc->to_send = o->client_send;
-        hc->to_expect = o->client_expect;
-        hc->idle_ms = o->client_idle_s * 1000u;
-        conn = mip_tcp_app_slot_take(&hc->mem, &client_cb, hc);
-        if (o->client_rx_ring != 0) {
-            /* The port may allocate: a ring of the size asked for, with
-             * its reassembly bitmap, in place of the slot's. */
-            hc->rx_ring = calloc(1, o->client_rx_ring);
-            hc->rx_bitmap = calloc(1, (o->client_rx_ring + 7u) / 8u);
-            if (hc->rx_ring == NULL || hc->rx_bitmap == NULL)
-                fail("--client-rx-ring: out of memory for %u bytes", (unsigned)o->client_rx_ring);
-            mip_tcp_conn_init(conn, &client_cb, hc, hc->mem.tx, (uint16_t)sizeof(hc->mem.tx),
-                              hc->rx_ring, hc->rx_bitmap, (mip_tcp_rxsize_t)o->client_rx_ring);
-        }
-        conn->cfg.keepalive_ms = o->client_keepalive_ms;
-        st = mip_tcp_connect(&t->tcp, conn, &o->client_addr, o->client_port);
-        if (st != MIP_OK) {
-            client_fail(hc, "connect: %s", mip_status_name(st));
-            hc->done = true;
-        }
-        client_deadline = now_ms() + (mip_time_t)(o->client_timeout_s * 1000u);
+    hc->tcp = &h->t.tcp;
+    hc->to_send = o->client_send;
+    hc->to_expect = o->client_expect;
+    hc->idle_ms = (uint32_t)o->client_idle_s * 1000u;
+    conn = mip_tcp_app_slot_take(&hc->mem, &client_cb, hc);
+    if (o->client_rx_ring != 0) {
+        /* The port may allocate: a ring of the size asked for, with
+         * its reassembly bitmap, in place of the slot's. */
+        hc->rx_ring = calloc(1, o->client_rx_ring);
+        hc->rx_bitmap = calloc(1, (o->client_rx_ring + 7u) / 8u);
+        if (hc->rx_ring == NULL || hc->rx_bitmap == NULL)
+            fail("--client-rx-ring: out of memory for %u bytes", (unsigned)o->client_rx_ring);
+        mip_tcp_conn_init(conn, &client_cb, hc, hc->mem.tx, (uint16_t)sizeof(hc->mem.tx),
+                          hc->rx_ring, hc->rx_bitmap, (mip_tcp_rxsize_t)o->client_rx_ring);
     }
+    conn->cfg.keepalive_ms = (uint32_t)o->client_keepalive_ms;
+    st = mip_tcp_connect(&h->t.tcp, conn, &o->client_addr, o->client_port);
+    if (st != MIP_OK) {
+        client_fail(hc, "connect: %s", mip_status_name(st));
+        hc->done = true;
+    }
+    h->client_deadline = now_ms() + (mip_time_t)(o->client_timeout_s * 1000u);
+}
+
+/* True when the client test is over: done, or out of time (then failed). */
+static bool client_over(struct host *h)
+{
+    struct host_client *hc = &h->t.client;
+
+    if (h->o.client_text == NULL)
+        return false;
+    if (hc->done)
+        return true;
+    if (!mip_time_before(now_ms(), h->client_deadline)) {
+        client_fail(hc, "timed out after %u s (state %s, sent %llu, received %llu)",
+                    (unsigned)h->o.client_timeout_s, mip_tcp_state_name(hc->mem.conn.state),
+                    (unsigned long long)hc->sent, (unsigned long long)hc->received);
+        return true;
+    }
+    return false;
+}
+
+/* Ends --client-idle when its time has come; returns the stack's delay. */
+static uint32_t client_wake(struct host *h, uint32_t delay)
+{
+    struct host_client *hc = &h->t.client;
+    mip_time_t now = now_ms();
+
+    if (h->o.client_text == NULL || !hc->idling || mip_time_before(now, hc->idle_until))
+        return delay;
+    /* Writing outside a stack callback: the stack's clock must be
+     * current (the RTO is armed from it), so poll first. */
+    hc->idling = false;
+    (void)mip_stack_poll(&h->s, now);
+    client_send(hc);
+    return mip_stack_poll(&h->s, now);
+}
+
+/* The poll timeout: the stack's delay, cut by the impairment's next frame,
+ * the client's deadline and the end of its idle time; -1 for none. */
+static int poll_timeout(struct host *h, uint32_t delay)
+{
+    if (h->link.impaired) {
+        uint32_t d2 = impair_run(&h->link.im, now_ms());
+        if (d2 < delay)
+            delay = d2;
+    }
+    if (h->o.client_text != NULL) {
+        const struct host_client *hc = &h->t.client;
+        mip_time_t now = now_ms();
+        uint32_t left = mip_time_before(now, h->client_deadline) ?
+                        (uint32_t)(h->client_deadline - now) : 0u;
+        if (hc->idling) {
+            uint32_t idle_left = mip_time_before(now, hc->idle_until) ?
+                                 (uint32_t)(hc->idle_until - now) : 0u;
+            if (idle_left < left)
+                left = idle_left;
+        }
+        if (delay == MIP_POLL_IDLE || delay > left)
+            delay = left;
+    }
+    return delay == MIP_POLL_IDLE ? -1 : (delay > (uint32_t)INT_MAX ? INT_MAX : (int)delay);
+}
+
+/* Up to RX_BUDGET frames from the TAP into the stack. Returns 0, or -1
+ * when the device failed. */
+static int read_frames(struct host *h)
+{
+    int k;
+
+    for (k = 0; k < RX_BUDGET; k++) {
+        ssize_t len = mip_tap_read(&h->tap, h->rxbuf, RX_BUF_SIZE);
+        if (len == 0)
+            break;
+        if (len < 0) {
+            fprintf(stderr, PROG ": reading %s: %s\n", h->tap.name, strerror((int)-len));
+            return -1;
+        }
+        if (h->link.impaired)
+            impair_frame(&h->link.im, IMPAIR_RX, h->rxbuf, (size_t)len, now_ms());
+        else
+            mip_stack_input(&h->s, h->nif, h->rxbuf, (size_t)len, now_ms());
+    }
+    return 0;
+}
+
+static bool stop_signal(struct host *h)
+{
+    struct signalfd_siginfo si;
+    ssize_t r = read(h->sfd, &si, sizeof(si));
+
+    return r == (ssize_t)sizeof(si) && (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM);
+}
+
+/* Until a signal, a device failure or the end of the client test. Returns
+ * the exit status so far. */
+static int run_loop(struct host *h)
+{
+    int exit_code = 0;
+    bool running = true;
 
     while (running) {
-        struct pollfd pfd[2];
+        struct pollfd pfd[2] = { { h->tap.fd, POLLIN, 0 }, { h->sfd, POLLIN, 0 } };
         uint32_t delay;
-        int n;
 
-        if (o->client_text != NULL) {
-            mip_time_t now = now_ms();
-            if (t->client.done)
-                break;
-            if (!mip_time_before(now, client_deadline)) {
-                client_fail(&t->client, "timed out after %u s (state %s, sent %llu, "
-                            "received %llu)", o->client_timeout_s,
-                            mip_tcp_state_name(t->client.mem.conn.state),
-                            (unsigned long long)t->client.sent,
-                            (unsigned long long)t->client.received);
-                break;
-            }
-        }
-        delay = mip_stack_poll(s, now_ms());
-        if (o->client_text != NULL && t->client.idling) {
-            mip_time_t now = now_ms();
-            if (!mip_time_before(now, t->client.idle_until)) {
-                /* Writing outside a stack callback: the stack's clock must be
-                 * current (the RTO is armed from it), so poll first. */
-                t->client.idling = false;
-                (void)mip_stack_poll(s, now);
-                client_send(&t->client);
-                delay = mip_stack_poll(s, now);
-            }
-        }
-        if (o->client_text != NULL && t->client.done)
+        if (client_over(h))
+            break;
+        delay = client_wake(h, mip_stack_poll(&h->s, now_ms()));
+        if (h->o.client_text != NULL && h->t.client.done)
             break;            /* ended by a timer (retry limit, keepalive) */
-        if (link->impaired) {
-            uint32_t d2 = impair_run(&link->im, now_ms());
-            if (d2 < delay)
-                delay = d2;
-        }
-        if (o->client_text != NULL) {
-            mip_time_t now = now_ms();
-            uint32_t left = mip_time_before(now, client_deadline) ?
-                            (uint32_t)(client_deadline - now) : 0u;
-            if (t->client.idling) {
-                uint32_t idle_left = mip_time_before(now, t->client.idle_until) ?
-                                     (uint32_t)(t->client.idle_until - now) : 0u;
-                if (idle_left < left)
-                    left = idle_left;
-            }
-            if (delay == MIP_POLL_IDLE || delay > left)
-                delay = left;
-        }
-        int timeout = delay == MIP_POLL_IDLE ? -1 : (delay > (uint32_t)INT_MAX ? INT_MAX : (int)delay);
-
-        pfd[0].fd = tap.fd;
-        pfd[0].events = POLLIN;
-        pfd[0].revents = 0;
-        pfd[1].fd = sfd;
-        pfd[1].events = POLLIN;
-        pfd[1].revents = 0;
-        n = poll(pfd, 2, timeout);
-        if (n < 0) {
+        if (poll(pfd, 2, poll_timeout(h, delay)) < 0) {
             if (errno == EINTR)
                 continue;
             fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+            return EXIT_RUNTIME;
+        }
+        if ((pfd[0].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) && read_frames(h) != 0) {
             exit_code = EXIT_RUNTIME;
-            break;
+            running = false;
         }
-        if (pfd[0].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) {
-            int k;
-
-            for (k = 0; k < RX_BUDGET; k++) {
-                ssize_t len = mip_tap_read(&tap, rxbuf, RX_BUF_SIZE);
-                if (len == 0)
-                    break;
-                if (len < 0) {
-                    fprintf(stderr, PROG ": reading %s: %s\n", tap.name, strerror((int)-len));
-                    exit_code = EXIT_RUNTIME;
-                    running = false;
-                    break;
-                }
-                if (link->impaired)
-                    impair_frame(&link->im, IMPAIR_RX, rxbuf, (size_t)len, now_ms());
-                else
-                    mip_stack_input(s, nif, rxbuf, (size_t)len, now_ms());
-            }
-        }
-        if (pfd[1].revents & POLLIN) {
-            struct signalfd_siginfo si;
-            ssize_t r = read(sfd, &si, sizeof(si));
-            if (r == (ssize_t)sizeof(si) && (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM))
-                running = false;
-        }
+        if ((pfd[1].revents & POLLIN) && stop_signal(h))
+            running = false;
     }
+    return exit_code;
+}
 
-    if (o->client_text != NULL) {
-        struct host_client *hc = &t->client;
+/* The client's result line and the stats file; returns the exit status. */
+static int finish(struct host *h, int exit_code)
+{
+    int rc;
+
+    if (h->o.client_text != NULL) {
+        const struct host_client *hc = &h->t.client;
         if (!hc->done || hc->failed) {
             printf(PROG ": tcp-client: FAILED: %s\n", hc->failed ? hc->why : "interrupted");
             if (exit_code == 0)
@@ -1252,15 +1435,28 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    if (o->stats_json != NULL) {
-        rc = write_stats_json(o->stats_json, s, &echo, &discard, t, link, &tap);
-        if (rc < 0) {
-            fprintf(stderr, PROG ": --stats-json: cannot write '%s': %s\n", o->stats_json,
-                    strerror(-rc));
-            exit_code = EXIT_RUNTIME;
-        }
+    if (h->o.stats_json != NULL && (rc = write_stats_json(h->o.stats_json, h)) < 0) {
+        fprintf(stderr, PROG ": --stats-json: cannot write '%s': %s\n", h->o.stats_json,
+                strerror(-rc));
+        exit_code = EXIT_RUNTIME;
     }
-    mip_tap_close(&tap);
-    close(sfd);
+    mip_tap_close(&h->tap);
+    close(h->sfd);
     return exit_code;
+}
+
+int main(int argc, char **argv)
+{
+    struct host h;
+
+    memset(&h, 0, sizeof(h));
+    parse_args(argc, argv, &h.o);
+    setup_signals(&h);
+    setup_netif(&h);
+    setup_addrs_routes(&h);
+    setup_apps(&h);
+    print_ready(&h);
+    if (h.o.client_text != NULL)
+        start_client(&h);
+    return finish(&h, run_loop(&h));
 }

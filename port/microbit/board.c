@@ -1,4 +1,12 @@
-/* The micro:bit's drivers: TIMER0 clock and sleep, RNG, UART. See board.h. */
+/*
+ * port/microbit/: the micro:bit port (nRF51822 under QEMU), top floor:
+ * board.h and this file implement port/common/board_api.h for the shared
+ * SLIP node (port/common/). It may include public headers, apps/ and
+ * port/common/; nothing includes it but port/common's "board.h" in its own
+ * build.
+ *
+ * The micro:bit's drivers: TIMER0 clock and sleep, RNG, UART. See board.h.
+ */
 #include "board.h"
 #include "nrf51.h"
 #include "moteip/wire/slip.h"

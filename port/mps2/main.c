@@ -1,4 +1,9 @@
 /*
+ * port/mps2/: the MPS2 AN385 port (Cortex-M3 under QEMU, full profile on
+ * its LAN9118), top floor. It may include public headers, apps/ and
+ * port/common/'s Cortex-M pieces (reset handler, tick clock); nothing
+ * includes it.
+ *
  * moteip on the MPS2 AN385 (Cortex-M3, QEMU `mps2-an385`), the full
  * profile on its LAN9118 Ethernet:
  *

@@ -16,16 +16,24 @@ disk; the command line (`moteip --help`) is a thin layer over these calls.
 from __future__ import annotations
 
 import os
+import pathlib
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from . import plan as _plan
 from . import scenario as _scenario
 from .errors import MoteipError, RunError, ScenarioError, UsageError
+from .jsontypes import JsonObj
 from .metrics import from_result as result_metrics
 from .plot import plot
-from .scenario import Scenario, load as load_scenario
+from .scenario import Scenario
+from .scenario import load as load_scenario
 from .simulator import find_simulator, run_json
 from .sweep import Interrupted, aggregate, load_summary, sweep
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = ["run", "sweep", "plot", "result_metrics", "load_scenario", "load_summary", "aggregate",
            "to_dataframe", "find_simulator", "Scenario", "MoteipError", "UsageError",
@@ -37,11 +45,11 @@ def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def run(scenario: "str | os.PathLike | dict | Scenario", seed: int | None = None,
-        params: dict[str, Any] | None = None, pcap: str | os.PathLike | None = None,
-        trace: str | os.PathLike | None = None, sim: str | os.PathLike | None = None,
+def run(scenario: str | os.PathLike[str] | JsonObj | Scenario, seed: int | None = None,
+        params: dict[str, Any] | None = None, pcap: str | os.PathLike[str] | None = None,
+        trace: str | os.PathLike[str] | None = None, sim: str | os.PathLike[str] | None = None,
         strict: bool = False, pcap_node: int | None = None, pcap_view: str | None = None,
-        log: Callable[[str], None] | None = _stderr, realtime: float | None = None) -> dict:
+        log: Callable[[str], None] | None = _stderr, realtime: float | None = None) -> JsonObj:
     """Runs one scenario (a .toml/.json path, a dict or a Scenario), with
     `params` ({key path: value}) set on top, and returns the simulator's
     result dict (schema: docs/SIMULATOR.md). Raises ScenarioError for a bad
@@ -51,16 +59,31 @@ def run(scenario: "str | os.PathLike | dict | Scenario", seed: int | None = None
     "radio" or "ip" (docs/SIMULATOR.md, Captures). `realtime` paces the run
     to the wall clock at that speed (1.0: real time; a scenario with a
     border router needs it), passing the simulator's stderr through."""
-    sc = _scenario.coerce(scenario)
-    simp = find_simulator(build=True) if sim is None else sim
-    for w in _scenario.validate(sc, simp, params or {}, origin="--set", strict=strict):
+    return run_plan(_plan.expand(_scenario.coerce(scenario), fixed=params), seed=seed, pcap=pcap,
+                    trace=trace, sim=sim, strict=strict, pcap_node=pcap_node,
+                    pcap_view=pcap_view, log=log, realtime=realtime)
+
+
+def run_plan(plan: _plan.Plan, seed: int | None = None, pcap: str | os.PathLike[str] | None = None,
+             trace: str | os.PathLike[str] | None = None,
+             sim: str | os.PathLike[str] | None = None, strict: bool = False,
+             pcap_node: int | None = None, pcap_view: str | None = None,
+             log: Callable[[str], None] | None = _stderr,
+             realtime: float | None = None) -> dict[str, Any]:
+    """`run` once the scenario is loaded and expanded (moteip.plan; no
+    sweep: one point, its --set keys in `plan.fixed`): checks the point,
+    then runs its JSON."""
+    (point,) = plan.points
+    simp = pathlib.Path(sim) if sim is not None else find_simulator(build=True)
+    for _, w in _plan.check(plan, simp, strict):
         if log is not None:
-            log(f"{w.split(': ', 1)[0]}: {sc.name}: {w.split(': ', 1)[1]}")
-    return run_json(sc.to_json(params or {}), seed, simp, pcap=pcap, trace=trace, name=sc.name,
-                    pcap_node=pcap_node, pcap_view=pcap_view, realtime=realtime)
+            log(_plan.warning_line(plan.scenario.name, w))
+    return run_json(point.scenario_json, seed, simp, pcap=pcap, trace=trace,
+                    name=plan.scenario.name, pcap_node=pcap_node, pcap_view=pcap_view,
+                    realtime=realtime)
 
 
-def to_dataframe(summary: dict):
+def to_dataframe(summary: JsonObj) -> pandas.DataFrame:
     """A summary as a pandas DataFrame: one row per point and metric, with
     the varied keys, metric, n, mean, std, ci95, min, max."""
     import pandas as pd

@@ -25,13 +25,14 @@ import argparse
 import json
 import pathlib
 import sys
+from typing import Any
 
-from . import __version__, experiments
-from . import run as api_run
+from . import __version__, experiments, run_plan
 from .errors import MoteipError, UsageError
+from .plan import check, expand, warning_line
 from .plot import default_name, plot
 from .report import run_table, sweep_table
-from .scenario import canonical_key, load, parse_value, parse_vary, validate
+from .scenario import canonical_key, load, parse_value, parse_vary
 from .simulator import find_simulator
 from .sweep import Interrupted, load_summary, sweep
 
@@ -54,7 +55,7 @@ def _assignment(text: str, opt: str) -> tuple[str, object]:
         raise UsageError(f"{opt} {text!r}: {e}") from None
 
 
-def _varies(specs: list[str]) -> dict:
+def _varies(specs: list[str]) -> dict[str, list[Any]]:
     out = {}
     for s in specs:
         k, vals = parse_vary(s)
@@ -85,7 +86,7 @@ def _warn(msg: str) -> None:
     _err(msg)
 
 
-def cmd_run(a) -> int:
+def cmd_run(a: argparse.Namespace) -> int:
     sc = load(a.scenario)
     params = dict(_assignment(s, "--set") for s in a.set)
     if a.pcap is None and (a.pcap_node is not None or a.pcap_view is not None):
@@ -94,39 +95,39 @@ def cmd_run(a) -> int:
     _writable(a.trace, "--trace")
     if a.speed is not None and not a.realtime:
         raise UsageError("--speed needs --realtime")
-    result = api_run(sc, seed=a.seed, params=params, pcap=a.pcap, trace=a.trace,
-                     sim=find_simulator(build=True, log=_log), strict=a.strict,
-                     pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
-                     realtime=(a.speed or 1.0) if a.realtime else None)
+    the_plan = expand(sc, fixed=params)
+    result = run_plan(the_plan, seed=a.seed, pcap=a.pcap, trace=a.trace,
+                      sim=find_simulator(build=True, log=_log), strict=a.strict,
+                      pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
+                      realtime=(a.speed or 1.0) if a.realtime else None)
     # the seed the run used: --seed, else the scenario's (also when set with --set seed=N)
     out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
         f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     # what was run, beside the result: `moteip view` runs it again for a trace
-    out.with_name(out.stem + ".scenario.json").write_text(sc.to_json(params, "--set") + "\n")
+    out.with_name(out.stem + ".scenario.json").write_text(the_plan.points[0].scenario_json + "\n")
     print(f"{sc.name}: seed {result.get('seed')}")
     print(run_table(result))
-    print(f"\nresult: {out}" + (f"\npcap: {a.pcap}" if a.pcap else "") + (f"\ntrace: {a.trace}" if a.trace else ""))
+    print(f"\nresult: {out}" + (f"\npcap: {a.pcap}" if a.pcap else "")
+          + (f"\ntrace: {a.trace}" if a.trace else ""))
     return 0
 
 
-def cmd_check(a) -> int:
+def cmd_check(a: argparse.Namespace) -> int:
     sc = load(a.scenario)
     sim = find_simulator(build=True, log=_log)
     vary = dict(sc.sweep.vary)
     vary.update(_varies(a.vary))
-    from .sweep import plan
-
-    points = plan(sc, vary)
-    for p in points:
-        for w in validate(sc, sim, p.params, strict=a.strict):
-            _warn(f"{w.split(': ', 1)[0]}: {sc.name}: {w.split(': ', 1)[1]}")
-    print(f"{sc.name}: ok ({len(points)} point{'s' if len(points) != 1 else ''})")
+    the_plan = expand(sc, vary)
+    for _, w in check(the_plan, sim, a.strict):
+        _warn(warning_line(sc.name, w))
+    n = len(the_plan.points)
+    print(f"{sc.name}: ok ({n} point{'s' if n != 1 else ''})")
     return 0
 
 
-def cmd_sweep(a) -> int:
+def cmd_sweep(a: argparse.Namespace) -> int:
     sc = load(a.scenario)
     params = dict(_assignment(s, "--set") for s in a.set)
     res = sweep(sc, vary=_varies(a.vary), runs=a.runs, seed=a.seed, out=a.out, dask=a.dask,
@@ -138,7 +139,7 @@ def cmd_sweep(a) -> int:
     return 0
 
 
-def cmd_metrics(a) -> int:
+def cmd_metrics(a: argparse.Namespace) -> int:
     s = load_summary(a.results)
     names = sorted({n for p in s["points"] for n in p["metrics"]})
     print("varied keys: " + (", ".join(s["vary"]) or "(none)"))
@@ -146,7 +147,7 @@ def cmd_metrics(a) -> int:
     return 0
 
 
-def cmd_plot(a) -> int:
+def cmd_plot(a: argparse.Namespace) -> int:
     s = load_summary(a.results)
     where = dict(_assignment(w, "--where") for w in a.where)
     # beside the sweep unless told otherwise
@@ -158,7 +159,7 @@ def cmd_plot(a) -> int:
     return 0
 
 
-def cmd_reproduce(a) -> int:
+def cmd_reproduce(a: argparse.Namespace) -> int:
     if a.list or not a.name:
         if not a.list:
             raise UsageError("reproduce: name an experiment, or --list them")
@@ -171,7 +172,7 @@ def cmd_reproduce(a) -> int:
     return 0
 
 
-def cmd_cwnd(a) -> int:
+def cmd_cwnd(a: argparse.Namespace) -> int:
     from . import series as ser
 
     data = ser.cc_series(a.trace, a.flow)
@@ -193,7 +194,7 @@ def cmd_cwnd(a) -> int:
     return 0
 
 
-def cmd_view(a) -> int:
+def cmd_view(a: argparse.Namespace) -> int:
     from . import viewer
 
     files = viewer.locate(a.path, run=a.run, log=_log)
@@ -247,7 +248,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true", help="warnings are errors: exit 2")
     c.set_defaults(fn=cmd_check)
 
-    def progress_opts(q):
+    def progress_opts(q: argparse.ArgumentParser) -> None:
         g = q.add_mutually_exclusive_group()
         g.add_argument("--progress", dest="progress", action="store_true", default=None,
                        help="a progress bar even when stderr is not a terminal")
@@ -359,7 +360,7 @@ def _nonneg(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.fn(args)
+        return int(args.fn(args))
     except Interrupted as e:
         _err(str(e))
         return 130

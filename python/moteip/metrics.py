@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .jsontypes import JsonObj
 from .scenario import canonical_key
 
 #: Families whose absent members count as 0 (the simulator omits zero counters).
@@ -47,7 +48,7 @@ def _number(v: Any) -> float | int | None:
     return None
 
 
-def _flatten(prefix: str, v: Any, out: dict) -> None:
+def _flatten(prefix: str, v: Any, out: JsonObj) -> None:
     if isinstance(v, dict):
         for k, x in v.items():
             _flatten(f"{prefix}.{k}" if prefix else k, x, out)
@@ -57,7 +58,7 @@ def _flatten(prefix: str, v: Any, out: dict) -> None:
         out[prefix] = n
 
 
-def from_result(result: dict) -> dict[str, float]:
+def from_result(result: JsonObj) -> dict[str, float]:
     """The flat metrics of one simulator result."""
     m: dict[str, float] = {}
     for k in ("sim_time_s", "events"):

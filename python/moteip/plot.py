@@ -6,19 +6,22 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+from types import ModuleType
+from typing import Any
 
 from .errors import MissingExtra, UsageError
+from .jsontypes import JsonObj
 from .metrics import label as metric_label
 from .scenario import canonical_key
 
 
-def _select(summary: dict, x: str, hue: str | None, where: dict | None) -> list[dict]:
+def _select(summary: JsonObj, x: str, hue: str | None, where: JsonObj | None) -> list[JsonObj]:
     vary = summary["vary"]
     for role, k in (("--x", x), ("--hue", hue)):
         if k is not None and k not in vary:
             raise UsageError(f"{role} {k}: not a varied key of this sweep; varied keys: "
                              f"{', '.join(vary) or '(none)'}")
-    points = summary["points"]
+    points: list[JsonObj] = summary["points"]
     for k, v in ((canonical_key(k), v) for k, v in (where or {}).items()):
         if k not in vary:
             raise UsageError(f"--where {k}: not a varied key of this sweep; varied keys: {', '.join(vary)}")
@@ -39,7 +42,7 @@ def default_name(x: str, y: str) -> str:
     return f"{y.replace('[', '').replace(']', '')}-vs-{x.replace('[', '').replace(']', '')}.png"
 
 
-def pyplot():
+def pyplot() -> ModuleType:
     """matplotlib.pyplot on the Agg backend, or MissingExtra: for experiments'
     own figures (experiments/tss.py and others)."""
     try:
@@ -51,9 +54,9 @@ def pyplot():
     return plt
 
 
-def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | None = None,
-         out: str | os.PathLike | None = None, logx: bool = False, logy: bool = False,
-         title: str | None = None, reference: dict | None = None,
+def plot(summary: JsonObj, x: str, y: str, hue: str | None = None, where: JsonObj | None = None,
+         out: str | os.PathLike[str] | None = None, logx: bool = False, logy: bool = False,
+         title: str | None = None, reference: dict[Any, float] | None = None,
          ylabel: str | None = None, xlabel: str | None = None,
          reference_label: str = "published / analytic") -> pathlib.Path:
     """Writes a PNG and returns its path (default: METRIC-vs-KEY.png in the
@@ -78,7 +81,7 @@ def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | No
         raise UsageError(f"--y {y}: no such metric in this sweep"
                          + (f"; similar: {', '.join(near)}" if near else
                             f"; e.g. {', '.join(names[:8])}"))
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[JsonObj]] = {}
     for p in points:
         groups.setdefault(json.dumps(p["params"][hue]) if hue else "", []).append(p)
     xs_all = [p["params"][x] for p in points]
@@ -112,7 +115,8 @@ def plot(summary: dict, x: str, y: str, hue: str | None = None, where: dict | No
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if logx:
         ax.set_xscale("symlog" if numeric and min(xs_all) <= 0 else "log",
-                      **({"linthresh": min(v for v in xs_all if v > 0)} if numeric and min(xs_all) <= 0 else {}))
+                      **({"linthresh": min(v for v in xs_all if v > 0)}
+                         if numeric and min(xs_all) <= 0 else {}))
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel or metric_label(x))

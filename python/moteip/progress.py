@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TextIO
 
 
 def _clock(s: float) -> str:
@@ -13,7 +14,8 @@ def _clock(s: float) -> str:
 
 
 class Progress:
-    def __init__(self, total: int, done: int = 0, enabled: bool | None = None, stream=None):
+    def __init__(self, total: int, done: int = 0, enabled: bool | None = None,
+                 stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.total, self.done, self.start_done = total, done, done
         self.tty = self.stream.isatty() if enabled is None else enabled

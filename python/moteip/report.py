@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from .errors import UsageError
+from .jsontypes import JsonObj
 from .table import mean_ci, num, render
 
 #: Per flow type, the metrics a table shows by default.
@@ -27,7 +28,7 @@ def default_metrics(names: set[str], max_flows: int = 3) -> list[str]:
     return out
 
 
-def run_table(result: dict) -> str:
+def run_table(result: JsonObj) -> str:
     """A single run: one row per flow, then the network's totals."""
     rows = []
     for f in result.get("flows", []):
@@ -78,7 +79,7 @@ def run_table(result: dict) -> str:
     return text
 
 
-def sweep_table(summary: dict, metrics: list[str] | None = None) -> str:
+def sweep_table(summary: JsonObj, metrics: list[str] | None = None) -> str:
     """One row per point: the varied parameters, the run count, and each
     metric as mean ± 95 % CI half-width."""
     names = {n for p in summary["points"] for n in p["metrics"]}

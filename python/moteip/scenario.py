@@ -19,6 +19,9 @@ values that JSON cannot carry (dates, NaN), the `[sweep]` table and `--vary`
 keys.
 
 Keys are paths: `medium.ber`, `flows[0].dst` (`flows.0.dst` is the same key).
+
+Loading is the first step of the one pass every command takes; expanding
+the sweep into points, checking them and running them is moteip.plan's.
 """
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ScenarioError, UsageError
+from .jsontypes import JsonObj
 
 #: Top-level keys of the front end, removed before the simulator sees a scenario.
 TOOL_KEYS = ("description", "sweep")
@@ -43,11 +47,14 @@ SWEEP_KEYS = ("runs", "vary", "table")
 
 # --- key paths ---------------------------------------------------------------------
 
+#: A parsed key: names of tables and indexes of arrays, ('flows', 0, 'dst').
+KeyPath = tuple[str | int, ...]
+
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\.[0-9]+|\[[0-9]+\])*\Z")
 _KEY_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\.([0-9]+)|\[([0-9]+)\]")
 
 
-def parse_key(key: str) -> tuple:
+def parse_key(key: str) -> KeyPath:
     """'flows[0].dst' or 'flows.0.dst' -> ('flows', 0, 'dst'). Raises
     UsageError for anything else."""
     if not isinstance(key, str) or not _KEY.match(key):
@@ -55,7 +62,7 @@ def parse_key(key: str) -> tuple:
     return tuple(name if name else int(dot or idx) for name, dot, idx in _KEY_PART.findall(key))
 
 
-def key_str(parts: tuple) -> str:
+def key_str(parts: KeyPath) -> str:
     """('flows', 0, 'dst') -> 'flows[0].dst' (the simulator's spelling)."""
     out = ""
     for p in parts:
@@ -70,7 +77,7 @@ def canonical_key(key: str) -> str:
     return key_str(parse_key(key))
 
 
-def get_key(data: Any, parts: tuple, default: Any = None) -> Any:
+def get_key(data: Any, parts: KeyPath, default: Any = None) -> Any:
     cur = data
     for p in parts:
         if isinstance(p, int):
@@ -84,7 +91,7 @@ def get_key(data: Any, parts: tuple, default: Any = None) -> Any:
     return cur
 
 
-def set_key(data: dict, parts: tuple, value: Any, origin: str) -> None:
+def set_key(data: JsonObj, parts: KeyPath, value: Any, origin: str) -> None:
     """Sets a value at a key path, creating missing tables on the way; an
     array index must exist. `origin` names where the key came from, for the
     error message."""
@@ -113,6 +120,15 @@ def set_key(data: dict, parts: tuple, value: Any, origin: str) -> None:
                 cur = cur[p]
 
 
+def apply(data: dict[str, Any], params: dict[str, Any], origin: str) -> dict[str, Any]:
+    """A copy of scenario `data` with each key path of `params` set to its
+    value (`origin`, --set or --vary, names them in an error)."""
+    out = copy.deepcopy(data)
+    for k, v in params.items():
+        set_key(out, parse_key(k), v, origin)
+    return out
+
+
 # --- values ----------------------------------------------------------------------------
 
 def parse_value(text: str) -> Any:
@@ -127,7 +143,7 @@ def parse_value(text: str) -> Any:
         return t
 
 
-def parse_vary(spec: str) -> tuple[str, list]:
+def parse_vary(spec: str) -> tuple[str, list[Any]]:
     """'medium.ber=0,1e-5,1e-4' -> ('medium.ber', [0, 1e-05, 0.0001]);
     'topology.nodes=2..5' -> ('topology.nodes', [2, 3, 4, 5])."""
     if "=" not in spec:
@@ -147,7 +163,7 @@ def parse_vary(spec: str) -> tuple[str, list]:
     return key, values
 
 
-def _check_json_values(value: Any, path: tuple, name: str) -> None:
+def _check_json_values(value: Any, path: KeyPath, name: str) -> None:
     """TOML values JSON cannot carry are errors here, not in the simulator."""
     if isinstance(value, dict):
         for k, v in value.items():
@@ -167,7 +183,7 @@ def _check_json_values(value: Any, path: tuple, name: str) -> None:
 @dataclass
 class SweepDefaults:
     runs: int | None = None
-    vary: dict[str, list] = field(default_factory=dict)
+    vary: dict[str, list[Any]] = field(default_factory=dict)
     table: list[str] = field(default_factory=list)
 
 
@@ -176,7 +192,7 @@ class Scenario:
     """A loaded scenario: `data` is what the simulator gets (before any
     sweep parameters), `name` is the file it came from (for messages)."""
 
-    data: dict
+    data: JsonObj
     name: str
     description: str = ""
     sweep: SweepDefaults = field(default_factory=SweepDefaults)
@@ -190,12 +206,9 @@ class Scenario:
         s = self.data.get("seed", 1)
         return s if isinstance(s, int) and not isinstance(s, bool) else 1
 
-    def with_params(self, params: dict[str, Any], origin: str = "--vary") -> dict:
+    def with_params(self, params: dict[str, Any], origin: str = "--vary") -> dict[str, Any]:
         """A copy of `data` with each key path set to its value."""
-        d = copy.deepcopy(self.data)
-        for k, v in params.items():
-            set_key(d, parse_key(k), v, origin)
-        return d
+        return apply(self.data, params, origin)
 
     def to_json(self, params: dict[str, Any] | None = None, origin: str = "--vary") -> str:
         return json.dumps(self.with_params(params or {}, origin), sort_keys=True)
@@ -239,7 +252,7 @@ def _sweep_defaults(raw: Any, name: str) -> SweepDefaults:
     return sd
 
 
-def from_dict(raw: dict, name: str = "scenario") -> Scenario:
+def from_dict(raw: JsonObj, name: str = "scenario") -> Scenario:
     """A scenario from a dict (the parsed TOML or JSON; not validated by the
     simulator yet: see `validate`)."""
     if not isinstance(raw, dict):
@@ -253,7 +266,7 @@ def from_dict(raw: dict, name: str = "scenario") -> Scenario:
     return Scenario(data=data, name=name, description=desc, sweep=sweep)
 
 
-def load(path: str | os.PathLike) -> Scenario:
+def load(path: str | os.PathLike[str]) -> Scenario:
     """Reads a .toml or .json scenario file. Raises ScenarioError naming the
     file (and line, for syntax errors)."""
     p = pathlib.Path(path)
@@ -278,7 +291,7 @@ def load(path: str | os.PathLike) -> Scenario:
     return from_dict(raw, name)
 
 
-def coerce(scenario: "Scenario | dict | str | os.PathLike") -> Scenario:
+def coerce(scenario: Scenario | JsonObj | str | os.PathLike[str]) -> Scenario:
     """A Scenario from whatever the API was given: a Scenario, a dict or a path."""
     if isinstance(scenario, Scenario):
         return scenario
@@ -287,17 +300,20 @@ def coerce(scenario: "Scenario | dict | str | os.PathLike") -> Scenario:
     return load(scenario)
 
 
-def validate(sc: Scenario, sim, params: dict[str, Any] | None = None,
-             origin: str = "--vary", strict: bool = False) -> list[str]:
+def validate(sc: Scenario, sim: str | os.PathLike[str], params: dict[str, Any] | None = None,
+             origin: str = "--vary", strict: bool = False,
+             scenario_json: str | None = None) -> list[str]:
     """Validates the scenario (with sweep parameters applied) with the
     simulator's loader; the error names the sweep parameters that were set.
     `origin` is where the parameters came from: "--vary" (a sweep) or
-    "--set" (a single run). Returns the simulator's warnings ("warning:
-    ..."), which `strict` turns into a ScenarioError."""
+    "--set" (a single run). `scenario_json` is the scenario with them
+    applied when the caller has it already (moteip.plan). Returns the
+    simulator's warnings ("warning: ..."), which `strict` turns into a
+    ScenarioError."""
     from .simulator import check
 
     params = params or {}
-    text = sc.to_json(params, origin)
+    text = scenario_json if scenario_json is not None else sc.to_json(params, origin)
     try:
         for k, v in params.items():  # NaN, dates: as for a TOML value, not a JSON syntax error
             _check_json_values(v, parse_key(k), sc.name)

@@ -20,13 +20,14 @@ import os
 import pathlib
 
 from .errors import MissingExtra, UsageError
+from .jsontypes import JsonObj
 
 FIELDS = ("t_s", "cwnd", "ssthresh", "rto_ms", "wnd", "srtt_ms", "flight")
 #: ssthresh before the first loss ("arbitrarily high", RFC 5681)
 SSTHRESH_UNSET = 0xFFFFFFFF
 
 
-def cc_series(trace: str | os.PathLike, flow: int | None = None) -> dict[int, list[dict]]:
+def cc_series(trace: str | os.PathLike[str], flow: int | None = None) -> dict[int, list[JsonObj]]:
     """{flow: [{t_s, cwnd, ssthresh, rto_ms, wnd, srtt_ms, flight}, ...]} in
     time order, from a trace file; only `flow` when given. ssthresh is None
     while it is unset."""
@@ -35,7 +36,7 @@ def cc_series(trace: str | os.PathLike, flow: int | None = None) -> dict[int, li
         fh = path.open()
     except OSError as e:
         raise UsageError(f"{trace}: cannot read the trace: {e.strerror or e}") from None
-    out: dict[int, list[dict]] = {}
+    out: dict[int, list[JsonObj]] = {}
     with fh:
         for n, line in enumerate(fh, 1):
             if '"tcp_cc"' not in line:
@@ -57,7 +58,7 @@ def cc_series(trace: str | os.PathLike, flow: int | None = None) -> dict[int, li
     return out
 
 
-def time_at_window(series: list[dict], t0: float | None = None, t1: float | None = None) -> float | None:
+def time_at_window(series: list[JsonObj], t0: float | None = None, t1: float | None = None) -> float | None:
     """The share of [t0, t1] (default: the series' span) during which cwnd was
     at least the peer's window: congestion control did not limit the flight."""
     if not series:
@@ -65,7 +66,7 @@ def time_at_window(series: list[dict], t0: float | None = None, t1: float | None
     t0 = series[0]["t_s"] if t0 is None else t0
     t1 = series[-1]["t_s"] if t1 is None else t1
     total = at = 0.0
-    for a, b in zip(series, series[1:] + [dict(series[-1], t_s=t1)]):
+    for a, b in zip(series, series[1:] + [dict(series[-1], t_s=t1)], strict=True):
         lo, hi = max(a["t_s"], t0), min(b["t_s"], t1)
         if hi <= lo:
             continue
@@ -75,7 +76,7 @@ def time_at_window(series: list[dict], t0: float | None = None, t1: float | None
     return at / total if total > 0 else None
 
 
-def write_cc_csv(series: dict[int, list[dict]], out: str | os.PathLike) -> pathlib.Path:
+def write_cc_csv(series: dict[int, list[JsonObj]], out: str | os.PathLike[str]) -> pathlib.Path:
     path = pathlib.Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as fh:
@@ -86,7 +87,7 @@ def write_cc_csv(series: dict[int, list[dict]], out: str | os.PathLike) -> pathl
     return path
 
 
-def plot_cc(rows: list[dict], out: str | os.PathLike, title: str = "",
+def plot_cc(rows: list[JsonObj], out: str | os.PathLike[str], title: str = "",
             t0: float | None = None, t1: float | None = None, mss: int | None = None) -> pathlib.Path:
     """cwnd, ssthresh and the peer's window (in segments of `mss` bytes when
     given, else bytes) as steps over time, the RTO on a second axis."""

@@ -34,8 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 from .errors import RunError, ScenarioError
+from .jsontypes import JsonObj
 
 #: The repository root when this package is used from a checkout.
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -71,7 +73,7 @@ def build_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("MOTEIP_BUILD_DIR", REPO_ROOT / "build"))
 
 
-def find_simulator(build: bool = True, log=None) -> pathlib.Path:
+def find_simulator(build: bool = True, log: Callable[[str], None] | None = None) -> pathlib.Path:
     """The path of a usable moteip-sim, building it first when `build` is set
     and this is a checkout. Raises RunError saying what to do when none is
     found or the build fails. `log(str)` receives progress lines."""
@@ -100,7 +102,7 @@ def find_simulator(build: bool = True, log=None) -> pathlib.Path:
     raise RunError(NOT_FOUND)
 
 
-def _build(bdir: pathlib.Path, log) -> None:
+def _build(bdir: pathlib.Path, log: Callable[[str], None] | None) -> None:
     for tool in ("cmake", "ninja"):
         if shutil.which(tool) is None:
             raise RunError(f"{tool} is not installed: run scripts/setup.sh first")
@@ -125,7 +127,8 @@ def _build(bdir: pathlib.Path, log) -> None:
             log(f"built moteip-sim in {bdir} ({time.monotonic() - t0:.1f} s)")
 
 
-def _run(sim: pathlib.Path, path: str, args: list[str], timeout: float | None):
+def _run(sim: pathlib.Path, path: str, args: list[str],
+         timeout: float | None) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run([str(sim), path, *args], capture_output=True, text=True,
                               timeout=timeout)
@@ -148,7 +151,8 @@ def _clean_message(stderr: str, tmp: str, name: str) -> str:
 WARNING = "warning: "
 
 
-def check(scenario_json: str, name: str, sim: pathlib.Path, strict: bool = False) -> list[str]:
+def check(scenario_json: str, name: str, sim: str | os.PathLike[str],
+          strict: bool = False) -> list[str]:
     """Validates a scenario with the simulator's own loader (`--check`):
     the one definition of the schema. Raises ScenarioError naming `name` and
     the key. Returns the simulator's warnings (e.g. a static route out of
@@ -157,7 +161,7 @@ def check(scenario_json: str, name: str, sim: pathlib.Path, strict: bool = False
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="moteip-") as f:
         f.write(scenario_json)
         f.flush()
-        p = _run(sim, f.name, ["--check"] + (["--strict"] if strict else []), 60)
+        p = _run(pathlib.Path(sim), f.name, ["--check"] + (["--strict"] if strict else []), 60)
         if p.returncode == 2:
             raise ScenarioError(_clean_message(p.stderr, f.name, name))
         if p.returncode != 0:
@@ -183,6 +187,7 @@ def _run_live(sim: pathlib.Path, path: str, args: list[str], name: str) -> tuple
     p = subprocess.Popen([str(sim), path, *args], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     lines = []
+    assert p.stderr is not None  # stderr=PIPE
     while True:
         try:
             for line in p.stderr:
@@ -198,11 +203,11 @@ def _run_live(sim: pathlib.Path, path: str, args: list[str], name: str) -> tuple
     return p.wait(), "".join(lines)
 
 
-def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike | None = None,
-             pcap: str | os.PathLike | None = None, trace: str | os.PathLike | None = None,
+def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike[str] | None = None,
+             pcap: str | os.PathLike[str] | None = None, trace: str | os.PathLike[str] | None = None,
              name: str = "scenario", timeout: float | None = None,
              pcap_node: int | None = None, pcap_view: str | None = None,
-             realtime: float | None = None) -> dict:
+             realtime: float | None = None) -> JsonObj:
     """Runs one scenario (JSON text) and returns the simulator's result.
     `pcap_node` / `pcap_view` are moteip-sim's --pcap-node / --pcap-view;
     `realtime` paces the run to the wall clock at that speed (1: real time).
@@ -243,6 +248,10 @@ def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike
             raise RunError(f"moteip-sim failed on {name} (seed {used}, {why}): "
                            f"{_clean_message(err, path, name)}")
     try:
-        return json.loads(text)
+        result = json.loads(text)
     except json.JSONDecodeError as e:
         raise RunError(f"moteip-sim printed a result that is not JSON ({e})") from None
+    if not isinstance(result, dict):
+        raise RunError(f"moteip-sim printed a result that is not a JSON object "
+                       f"({type(result).__name__})")
+    return result

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import math
 
+from .jsontypes import JsonObj
+
 
 def _betacf(a: float, b: float, x: float) -> float:
     tiny = 1e-300
@@ -75,7 +77,7 @@ def t_quantile(p: float, df: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def summarize(values: list[float]) -> dict:
+def summarize(values: list[float]) -> JsonObj:
     """{n, mean, std, ci95, min, max}: `std` is the sample standard deviation
     (n - 1), `ci95` the half width of the 95 % interval of the mean
     (t(0.975, n-1) * std / sqrt(n)); both are None for a single value."""
@@ -83,9 +85,9 @@ def summarize(values: list[float]) -> dict:
     if n == 0:
         return {"n": 0, "mean": None, "std": None, "ci95": None, "min": None, "max": None}
     mean = math.fsum(values) / n
+    std: float | None = None
+    ci: float | None = None
     if n > 1:
         std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
         ci = t_quantile(0.975, n - 1) * std / math.sqrt(n)
-    else:
-        std = ci = None
     return {"n": n, "mean": mean, "std": std, "ci95": ci, "min": min(values), "max": max(values)}

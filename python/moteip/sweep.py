@@ -19,30 +19,35 @@ recomputed identically: a resumed sweep, a sweep with more seeds, or one
 adding values -- never after the stack or the simulator was rebuilt
 differently. Every seed is used at
 every point (common random numbers), seeds are `seed`, `seed`+1, ...
+
+The points come from moteip.plan in one pass (expand, then check every
+point before anything runs); this module runs their tasks and keeps and
+summarises what they return.
 """
 from __future__ import annotations
 
 import csv
-import dataclasses
 import hashlib
-import itertools
 import json
 import logging
 import os
 import pathlib
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Protocol
 
 from . import metrics as metrics_mod
+from . import plan
 from . import scenario as scenario_mod
 from .errors import MissingExtra, RunError, UsageError
+from .jsontypes import JsonObj
+from .plan import Task
+from .plan import params_text as _params_text
 from .progress import Progress
 from .simulator import find_simulator, run_json
 from .stats import summarize
-
 
 _DASK_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://")
 
@@ -60,23 +65,6 @@ class Interrupted(Exception):
         self.done, self.total, self.out = done, total, out
 
 
-@dataclass
-class Point:
-    id: str
-    params: dict
-    scenario_json: str
-
-
-@dataclass
-class Task:
-    point: Point
-    seed: int
-
-    @property
-    def run_id(self) -> str:
-        return f"{self.point.id}-s{self.seed}"
-
-
 def simulator_id(sim: pathlib.Path) -> str:
     """A digest of the simulator binary: runs of another build are not reused."""
     h = hashlib.sha256()
@@ -84,25 +72,6 @@ def simulator_id(sim: pathlib.Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()[:16]
-
-
-def plan(sc: scenario_mod.Scenario, vary: dict[str, list], sim_id: str = "") -> list[Point]:
-    """One point per combination of the varied values, in the order given
-    (the last key varies fastest). The id covers the scenario, the
-    parameters and the simulator build."""
-    keys = list(vary)
-    points = []
-    seen = set()
-    for combo in itertools.product(*(vary[k] for k in keys)):
-        params = dict(zip(keys, combo))
-        text = sc.to_json(params)
-        h = hashlib.sha256((text + "\n" + json.dumps(params, sort_keys=True) + "\n" + sim_id).encode())
-        pid = h.hexdigest()[:12]
-        if pid in seen:  # a value listed twice is one point, not two sharing (and
-            continue     # counting twice) the same runs
-        seen.add(pid)
-        points.append(Point(pid, params, text))
-    return points
 
 
 def write_json_atomic(path: pathlib.Path, obj: Any, compact: bool = False) -> None:
@@ -129,7 +98,12 @@ def _stderr(msg: str) -> None:
 # calling thread as each finishes; KeyboardInterrupt propagates after the engine has
 # stopped.
 
-def _timed_run(text: str, seed: int, sim: str, name: str):
+#: done(task, result, wall seconds) and failed(task, error), called as runs finish
+Done = Callable[[Task, JsonObj, float], None]
+Failed = Callable[[Task, Exception], None]
+
+
+def _timed_run(text: str, seed: int, sim: str, name: str) -> tuple[JsonObj, float]:
     """One run and its wall time; also the task a Dask worker runs (module
     level, so it pickles by name)."""
     t0 = time.monotonic()
@@ -137,7 +111,13 @@ def _timed_run(text: str, seed: int, sim: str, name: str):
     return r, time.monotonic() - t0
 
 
-def _report(f, t: Task, done, failed) -> None:
+class _Outcome(Protocol):
+    """A finished future, of concurrent.futures or of Dask."""
+
+    def result(self) -> tuple[JsonObj, float]: ...
+
+
+def _report(f: _Outcome, t: Task, done: Done, failed: Failed) -> None:
     """Hands a finished future's outcome to done() or failed()."""
     try:
         r, w = f.result()
@@ -147,7 +127,8 @@ def _report(f, t: Task, done, failed) -> None:
         done(t, r, w)
 
 
-def _run_local(tasks: list[Task], sim: pathlib.Path, name: str, jobs: int, done, failed) -> None:
+def _run_local(tasks: list[Task], sim: pathlib.Path, name: str, jobs: int, done: Done,
+               failed: Failed) -> None:
     ex = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="moteip-run")
     try:
         pending = {ex.submit(_timed_run, t.point.scenario_json, t.seed, str(sim), name): t
@@ -161,7 +142,7 @@ def _run_local(tasks: list[Task], sim: pathlib.Path, name: str, jobs: int, done,
 
 
 def _run_dask(tasks: list[Task], sim: pathlib.Path, name: str, address: str, jobs: int,
-              done, failed, log) -> None:
+              done: Done, failed: Failed, log: Callable[[str], None]) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -204,13 +185,14 @@ def _run_dask(tasks: list[Task], sim: pathlib.Path, name: str, address: str, job
 
 # --- the sweep -----------------------------------------------------------------------------
 
-def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None,
-          seed: int | None = None, out: str | os.PathLike | None = None,
+def sweep(scenario: str | os.PathLike[str] | JsonObj | scenario_mod.Scenario,
+          vary: dict[str, list[Any]] | None = None, runs: int | None = None,
+          seed: int | None = None, out: str | os.PathLike[str] | None = None,
           dask: str | None = None, jobs: int | None = None,
-          metrics_fn: Callable[[dict, dict], dict] | None = None,
+          metrics_fn: Callable[[JsonObj, JsonObj], JsonObj] | None = None,
           progress: bool | None = None, log: Callable[[str], None] | None = _stderr,
-          sim: str | os.PathLike | None = None, params: dict[str, Any] | None = None,
-          strict: bool = False) -> dict:
+          sim: str | os.PathLike[str] | None = None, params: dict[str, Any] | None = None,
+          strict: bool = False) -> JsonObj:
     """Runs a sweep and returns {"out": dir, "summary": ..., "runs": [records]}.
 
     scenario   a path (.toml/.json), a dict or a Scenario
@@ -249,18 +231,14 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     simp = pathlib.Path(sim) if sim is not None else find_simulator(build=True, log=log)
 
     fixed = {scenario_mod.canonical_key(k): v for k, v in (params or {}).items()}
-    if fixed:
-        scenario_mod.validate(sc, simp, fixed, origin="--set", strict=strict)
-        sc = dataclasses.replace(sc, data=sc.with_params(fixed, "--set"))
     sim_id = simulator_id(simp)
-    points = plan(sc, merged, sim_id)
+    the_plan = plan.expand(sc, merged, fixed, sim_id)
+    points = the_plan.points
     warned: set[str] = set()
-    for p in points:  # every point is checked before anything runs
-        for w in scenario_mod.validate(sc, simp, p.params, strict=strict):
-            if w not in warned:
-                warned.add(w)
-                log(f"{w.split(': ', 1)[0]}: {sc.name}: {w.split(': ', 1)[1]}"
-                    + (f" (with {_params_text(p.params)})" if p.params else ""))
+    for p, w in plan.check(the_plan, simp, strict):  # every point, before anything runs
+        if w not in warned:  # each distinct warning once, with the first point that gave it
+            warned.add(w)
+            log(plan.warning_line(sc.name, w, p.params))
     seeds = list(range(first, first + nruns))
 
     for sub in ("runs", "results", "scenarios"):
@@ -275,7 +253,7 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
         if not path.exists():
             path.write_text(p.scenario_json + "\n")
 
-    tasks = [Task(p, s) for p in points for s in seeds]
+    tasks = the_plan.tasks(seeds)
     pending = [t for t in tasks if not (outdir / "runs" / f"{t.run_id}.json").exists()]
     ondisk = len(tasks) - len(pending)
     where = f"dask {dask}" if dask else f"{jobs} local process{'es' if jobs != 1 else ''}"
@@ -287,7 +265,7 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     bar = Progress(len(tasks), ondisk, enabled=progress)
     failures: list[tuple[Task, Exception]] = []
 
-    def done(t: Task, result: dict, wall: float) -> None:
+    def done(t: Task, result: JsonObj, wall: float) -> None:
         m = metrics_mod.from_result(result)
         if metrics_fn is not None:
             m.update(metrics_fn(result, t.point.params))
@@ -325,16 +303,7 @@ def sweep(scenario, vary: dict[str, list] | None = None, runs: int | None = None
     return {"out": str(outdir), "summary": summary, "runs": records}
 
 
-def _params_text(params: dict, limit: int = 0) -> str:
-    """k=v pairs of a point; with a limit, longer values are cut to it (a
-    progress line need not carry a whole flows list)."""
-    def value(v) -> str:
-        t = json.dumps(v)
-        return t if not limit or len(t) <= limit else t[:limit - 3] + "..."
-    return " ".join(f"{k}={value(v)}" for k, v in params.items()) or "(base)"
-
-
-def load_records(outdir: pathlib.Path, tasks: list[Task]) -> list[dict]:
+def load_records(outdir: pathlib.Path, tasks: list[Task]) -> list[JsonObj]:
     recs = []
     for t in tasks:
         p = outdir / "runs" / f"{t.run_id}.json"
@@ -343,9 +312,9 @@ def load_records(outdir: pathlib.Path, tasks: list[Task]) -> list[dict]:
     return recs
 
 
-def aggregate(manifest: dict, records: list[dict]) -> dict:
+def aggregate(manifest: JsonObj, records: list[JsonObj]) -> JsonObj:
     """Per point and metric: n, mean, std, ci95, min, max over the seeds."""
-    by_point: dict[str, list[dict]] = {}
+    by_point: dict[str, list[JsonObj]] = {}
     for r in records:
         by_point.setdefault(r["point"], []).append(r)
     names = sorted({k for r in records for k in r["metrics"]})
@@ -354,9 +323,11 @@ def aggregate(manifest: dict, records: list[dict]) -> dict:
         recs = by_point.get(p["id"], [])
         ms = {}
         for name in names:
-            vals = [r["metrics"][name] if name in r["metrics"] else
-                    (0 if metrics_mod.missing_is_zero(name) else None) for r in recs]
-            vals = [v for v in vals if v is not None]
+            vals: list[float] = []
+            for r in recs:
+                v = r["metrics"].get(name, 0 if metrics_mod.missing_is_zero(name) else None)
+                if v is not None:
+                    vals.append(v)
             if vals:
                 ms[name] = summarize(vals)
         points.append({"id": p["id"], "params": p["params"], "runs": len(recs), "metrics": ms})
@@ -365,7 +336,7 @@ def aggregate(manifest: dict, records: list[dict]) -> dict:
             "seeds": manifest["seeds"], "table": manifest.get("table", []), "points": points}
 
 
-def write_summary_csv(path: pathlib.Path, summary: dict) -> None:
+def write_summary_csv(path: pathlib.Path, summary: JsonObj) -> None:
     keys = list(summary["vary"])
     with open(path.with_name(path.name + ".tmp"), "w", newline="") as f:
         w = csv.writer(f)
@@ -380,7 +351,7 @@ def write_summary_csv(path: pathlib.Path, summary: dict) -> None:
     os.replace(path.with_name(path.name + ".tmp"), path)
 
 
-def write_runs_csv(path: pathlib.Path, vary: dict, records: list[dict]) -> None:
+def write_runs_csv(path: pathlib.Path, vary: JsonObj, records: list[JsonObj]) -> None:
     keys = list(vary)
     names = sorted({k for r in records for k in r["metrics"]})
     with open(path.with_name(path.name + ".tmp"), "w", newline="") as f:
@@ -395,7 +366,7 @@ def write_runs_csv(path: pathlib.Path, vary: dict, records: list[dict]) -> None:
     os.replace(path.with_name(path.name + ".tmp"), path)
 
 
-def load_summary(path: str | os.PathLike) -> dict:
+def load_summary(path: str | os.PathLike[str]) -> JsonObj:
     """A summary from a sweep directory or its summary.json."""
     p = pathlib.Path(path)
     if p.is_dir():
@@ -403,7 +374,8 @@ def load_summary(path: str | os.PathLike) -> dict:
     try:
         s = json.loads(p.read_text())
     except FileNotFoundError:
-        raise UsageError(f"{path}: no summary.json here (give a sweep directory or its summary.json)") from None
+        raise UsageError(f"{path}: no summary.json here (give a sweep directory or its "
+                         f"summary.json)") from None
     except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e:
         raise UsageError(f"{p}: not a sweep summary ({e})") from None
     if not isinstance(s, dict) or not isinstance(s.get("points"), list) or "vary" not in s:

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import math
 
+from .jsontypes import JsonObj
 
-def num(v, digits: int = 4) -> str:
+
+def num(v: object, digits: int = 4) -> str:
     """A number in at most `digits` significant digits; ints stay exact."""
     if v is None:
         return "-"
@@ -23,7 +25,7 @@ def num(v, digits: int = 4) -> str:
     return str(v)
 
 
-def mean_ci(s: dict | None) -> str:
+def mean_ci(s: JsonObj | None) -> str:
     """'mean ± ci95' of a summary cell, the interval in two significant digits
     and the mean to the same decimal place; the mean alone for one run."""
     if not s or s.get("mean") is None:
@@ -47,9 +49,9 @@ def render(headers: list[str], rows: list[list[str]], right: set[int] | None = N
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     right = set(range(1, len(headers))) if right is None else right
 
-    def line(r):
+    def line(r: list[str]) -> str:
         return "  ".join(c.rjust(w) if i in right else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+                         for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
 
     out = [line(cells[0]), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells[1:]]

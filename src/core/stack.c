@@ -1,4 +1,13 @@
-/* The stack instance: init, frame input, and the tickless poll. */
+/*
+ * src/core/: the stack instance (struct mip_stack) and everything under
+ * transport: netifs (Ethernet with ARP/ND, raw IP, SLIP, 6LoWPAN), IPv4 and
+ * IPv6 input, output, forwarding and reassembly, ICMP, UDP, routes,
+ * neighbours, pbufs, counters. It may include wire/, base/ and mac/ headers
+ * and config.h; tcp/ and relay/ attach from above at run time (protocol
+ * handler table, pollers, forward and local hooks), never by an include.
+ *
+ * The stack instance: init, frame input, and the tickless poll.
+ */
 #include "core.h"
 #include <string.h>
 

@@ -123,7 +123,7 @@ static void wake(struct mip_mac *m)
 }
 
 /* No probe this time (the channel was busy): listen anyway, and wake up a
- * random share of half the off time earlier next time (Contiki's
+ * pseudo-random share of half the off time earlier next time (Contiki's
  * off_time_adjustment), so two probers that collided fall apart. */
 static void skip_probe(struct mip_mac *m)
 {

@@ -1,4 +1,11 @@
 /*
+ * src/mac/: the 802.15.4 MAC (CSMA-CA, CSMA, NullMAC behind mac_proto.h)
+ * and radio duty cycling (behind mac_rdc.h) over the radio driver interface
+ * (radio.h), one floor above the ground. It may include wire/ and base/
+ * headers and config.h, never core/ or above: received frames leave through
+ * the input callback given to mip_mac_init, and the stack sends through the
+ * netif driver table its owner points at mip_mac_send.
+ *
  * The MAC engine: queue, sequence numbers, reception (filter, ACK, duplicate
  * detection), ACK matching and the frame's outcome. Channel access is the
  * protocol's (mac_proto.h), what an attempt is on air and when the radio

@@ -1,4 +1,8 @@
 /*
+ * src/micro/: the micro profile, a stack of its own beside core/ on the
+ * same floor and not joined to it: it includes wire/ headers, its own
+ * micro.h and config.h, nothing from base/, mac/, core/ or above.
+ *
  * The micro profile: IP (one version), ICMP echo, TCP (and optionally UDP)
  * over one packet buffer, in uIP's model (micro.h, docs/MICRO.md).
  *
@@ -15,6 +19,8 @@
  * them), so SND.NXT is snd_una + len.
  */
 #include "moteip/micro.h"
+
+#include <stddef.h>
 
 
 #include "moteip/wire/bytes.h"
@@ -87,12 +93,30 @@ static uint8_t differ(const uint8_t *a, const uint8_t *b, uint8_t n)
     return 0;
 }
 
-static uint32_t rd32(const uint8_t *p)
+/* Sequence numbers stay as they are on the wire, 4 bytes big-endian (in
+ * the packet and in struct mip_micro_conn), as in uIP: an 8-bit CPU then
+ * copies and compares them byte by byte instead of swapping and carrying
+ * 32-bit values through its registers. seq_add: d = a + n (d may be a;
+ * n <= 0xFF00, config.h keeps lengths below that). */
+MIP_NOINLINE static void seq_add(uint8_t *d, const uint8_t *a, uint16_t n)
 {
-    return mip_rd32(p);
+    uint8_t i = 4;
+
+    while (i--) {
+        n = (uint16_t)(n + a[i]);
+        d[i] = (uint8_t)n;
+        n >>= 8;
+    }
 }
 
-static uint16_t drop(struct mip_micro *m, uint8_t reason)
+/* a - b, modulo 2^32. */
+MIP_NOINLINE static uint32_t seq_sub(const uint8_t *a, const uint8_t *b)
+{
+    return mip_rd32(a) - mip_rd32(b);
+}
+
+/* Counts one event or drop (returns 0: nothing to send). */
+MIP_NOINLINE static uint16_t count(struct mip_micro *m, uint8_t reason)
 {
     m->stat[reason]++;
     return 0;
@@ -172,12 +196,15 @@ static uint16_t l4sum(const uint8_t *p, uint8_t proto, uint16_t l4len)
     return mip_cksum_finish(mip_cksum_add(s, p + IPH, l4len));
 }
 
-/* Completes the datagram whose addresses and l4len-byte message are in
- * buf: the IP header and the message's checksum. Returns its length. */
+/* Completes the datagram whose destination address and l4len-byte message
+ * are in buf: our address as the source, the rest of the IP header and the
+ * message's checksum. Returns its length. */
 static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
 {
     uint8_t *p = m->buf, *ck = p + IPH + 2;
     uint16_t sum;
+
+    cpy(p + SRC, m->addr, ALEN);
 
 #if MIP_CONF_IPV6
     p[0] = 0x60;
@@ -209,27 +236,24 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
         sum = 0xFFFFu;              /* RFC 768: 0 means "no checksum" */
 #endif
     mip_wr16(ck, sum);
-    m->stat[STAT(tx)]++;
+    (void)count(m, STAT(tx));
     return (uint16_t)(IPH + l4len);
 }
 
 /* A segment of connection c with `flags` and the dlen bytes already at
  * MIP_MICRO_SDATA. Its sequence number is snd_una, where what is in flight
- * starts, or SND.NXT for a segment that carries nothing new (ACK, RST). */
+ * starts (data, always sent with PSH; the SYN; the FIN), or SND.NXT for a
+ * segment that carries nothing new (an ACK, a RST). */
 static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags,
                          uint16_t dlen)
 {
     uint8_t *t = m->buf + IPH, hl = 20;
-    uint32_t seq = c->snd_una;
 
-    if (!(flags & (SYN | FIN)) && dlen == 0)
-        seq += c->len;
-    cpy(m->buf + SRC, m->addr, ALEN);
     cpy(m->buf + DST, c->ripaddr, ALEN);
     mip_wr16(t, c->lport);
     mip_wr16(t + 2, c->rport);
-    mip_wr32(t + 4, seq);
-    mip_wr32(t + 8, c->rcv_nxt);
+    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN | PSH)) ? 0 : c->len);
+    cpy(t + 8, c->rcv_nxt, 4);
     if (flags & SYN) {
         t[20] = MIP_TCP_OPT_MSS;
         t[21] = 4;
@@ -249,20 +273,28 @@ static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, ui
  * of a bad length end the walk. */
 static uint16_t opt_mss(const uint8_t *t, uint8_t hl)
 {
+    const uint8_t *o = t + 20, *e = t + hl;
     uint16_t mss = DEFAULT_MSS;
-    uint8_t i = 20, n;
+    uint8_t n;
 
-    while (i < hl && t[i] != MIP_TCP_OPT_EOL) {
+    while (o < e && *o != MIP_TCP_OPT_EOL) {
         n = 1;
-        if (t[i] != MIP_TCP_OPT_NOP) {
-            if (i + 1 >= hl || (n = t[i + 1]) < 2 || n > hl - i)
+        if (*o != MIP_TCP_OPT_NOP) {
+            if (e - o < 2 || (n = o[1]) < 2 || n > e - o)
                 break;
-            if (t[i] == MIP_TCP_OPT_MSS && n == 4)
-                mss = mip_rd16(t + i + 2);
+            if (*o == MIP_TCP_OPT_MSS && n == 4)
+                mss = mip_rd16(o + 2);
         }
-        i += n;
+        o += n;
     }
     return mss > MIP_MICRO_MSS ? MIP_MICRO_MSS : mss;
+}
+
+/* The peer's SYN in header t (hl bytes): RCV.NXT after it, its MSS. */
+MIP_NOINLINE static void take_syn(struct mip_micro_conn *c, const uint8_t *t, uint8_t hl)
+{
+    seq_add(c->rcv_nxt, t + 4, 1);
+    c->mss = opt_mss(t, hl);
 }
 
 /* A free slot: a closed one, else the oldest TIME_WAIT (RFC 9293 3.6.1
@@ -280,12 +312,14 @@ static struct mip_micro_conn *conn_alloc(struct mip_micro *m)
     return f;
 }
 
+_Static_assert(offsetof(struct mip_micro_conn, lport) == ALEN &&
+                   offsetof(struct mip_micro_conn, rport) == ALEN + 2,
+               "conn_init hashes ripaddr and the ports as one message");
+
 /* Sets up c for a handshake: SYN in flight from an unpredictable ISN. */
 static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8_t *ripaddr,
                       uint16_t lport, uint16_t rport, uint8_t state)
 {
-    uint8_t msg[ALEN + 4];
-
     zero(c, sizeof *c);
     cpy(c->ripaddr, ripaddr, ALEN);
     c->lport = lport;
@@ -294,15 +328,15 @@ static void conn_init(struct mip_micro *m, struct mip_micro_conn *c, const uint8
     c->len = 1;
     c->rto = c->timer = MIP_MICRO_RTO_INIT;
     c->mss = DEFAULT_MSS;
-    cpy(msg, ripaddr, ALEN);
-    mip_wr16(msg + ALEN, lport);
-    mip_wr16(msg + ALEN + 2, rport);
-    c->snd_una = m->isn_clock + mip_micro_prf(m->key, msg, sizeof msg);
+    /* F's message: the remote address and the two ports, as they lie at
+     * the start of *c (in host byte order: F is keyed, any fixed
+     * encoding of the tuple will do). */
+    mip_wr32(c->snd_una, m->isn_clock + mip_micro_prf(m->key, (const uint8_t *)c, ALEN + 4));
 }
 
 /* RFC 6298 2.2-2.3 on a sample of `r` ticks (sa: SRTT * 8, sv: RTTVAR * 4;
  * both 0: no sample yet); the RTO stays within RTO_MIN .. RTO_MAX ticks. */
-static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
+MIP_NOINLINE static void rtt_sample(struct mip_micro_conn *c, uint8_t r)
 {
     int8_t e = (int8_t)(r - (c->sa >> 3));
     uint8_t rto;
@@ -330,7 +364,7 @@ static uint16_t challenge(struct mip_micro *m, struct mip_micro_conn *c, uint8_t
 {
     m->stat[reason]++;
     if (!m->chal) {
-        m->stat[STAT(tcp_challenge_limited)]++;
+        (void)count(m, STAT(tcp_challenge_limited));
         return 0;
     }
     m->chal--;
@@ -343,6 +377,17 @@ static uint16_t challenge(struct mip_micro *m, struct mip_micro_conn *c, uint8_t
 static int app_knows(uint8_t st)
 {
     return (uint8_t)(st - MIP_MICRO_SYN_SENT) <= MIP_MICRO_FIN_WAIT_2 - MIP_MICRO_SYN_SENT;
+}
+
+/* Ends connection c (its slot is free) and tells the application with
+ * `ev` if it knows of the connection. */
+MIP_NOINLINE static void conn_end(struct mip_micro *m, struct mip_micro_conn *c, uint8_t ev)
+{
+    uint8_t st = c->state;
+
+    c->state = MIP_MICRO_CLOSED;
+    if (app_knows(st))
+        m->app(m, c, ev);
 }
 
 /* Calls the application with `ev` and sends what it asked for: data (only
@@ -388,26 +433,36 @@ static uint16_t app_send(struct mip_micro *m, struct mip_micro_conn *c, uint8_t 
     return 0;
 }
 
+/* The peer's window from the segment's header t, within its MSS. A zero
+ * window restarts the retransmission count: a live peer answers the
+ * probes, and they are never given up. */
+MIP_NOINLINE static void take_wnd(struct mip_micro_conn *c, const uint8_t *t)
+{
+    c->wnd = mip_rd16(t + 14);
+    if (c->wnd == 0)
+        c->nrtx = 0;
+    if (c->wnd > c->mss)
+        c->wnd = c->mss;
+}
+
 static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
 {
     uint8_t *p = m->buf, *t = p + IPH, hl, flags, ev = 0, i;
     struct mip_micro_conn *c, tmp;
-    uint32_t seq, ack;
+    uint32_t d;
     uint16_t sport, dport, dlen;
 
     if (l4len < 20)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
     if (BAD_SUM(l4sum(p, MIP_IPPROTO_TCP, l4len)))
-        return drop(m, STAT(drop_cksum));
+        return count(m, STAT(drop_cksum));
     hl = (uint8_t)((t[12] >> 4) << 2);
     if (hl < 20 || hl > l4len)
-        return drop(m, STAT(drop_tcp_hdr));
+        return count(m, STAT(drop_tcp_hdr));
     dlen = (uint16_t)(l4len - hl);
     flags = t[13];
     sport = mip_rd16(t);
     dport = mip_rd16(t + 2);
-    seq = rd32(t + 4);
-    ack = rd32(t + 8);
     m->appdata = t + hl;
     m->dlen = 0;
 
@@ -419,16 +474,15 @@ static uint16_t tcp_in(struct mip_micro *m, uint16_t l4len)
     /* No connection: a SYN for a listening port opens one; anything else
      * but a RST is answered with a RST (RFC 9293 3.10.7.1). */
     if (flags & RST)
-        return drop(m, STAT(drop_tcp_rst));
+        return count(m, STAT(drop_tcp_rst));
     if ((flags & (SYN | ACK)) == SYN)
         for (i = 0; i < MIP_MICRO_LISTEN; i++)
             if (m->listen[i] == dport) {
                 c = conn_alloc(m);
                 if (!c)
-                    return drop(m, STAT(drop_tcp_full));
+                    return count(m, STAT(drop_tcp_full));
                 conn_init(m, c, p + SRC, dport, sport, MIP_MICRO_SYN_RCVD);
-                c->rcv_nxt = seq + 1;
-                c->mss = opt_mss(t, hl);
+                take_syn(c, t, hl);
                 return tcp_send(m, c, SYN | ACK, 0);
             }
 reset:
@@ -436,10 +490,10 @@ reset:
     cpy(tmp.ripaddr, p + SRC, ALEN);
     tmp.lport = dport;
     tmp.rport = sport;
-    tmp.rcv_nxt = seq + dlen + !!(flags & SYN) + (flags & FIN);
-    m->stat[STAT(tcp_rst_tx)]++;
+    seq_add(tmp.rcv_nxt, t + 4, (uint16_t)(dlen + !!(flags & SYN) + (flags & FIN)));
+    (void)count(m, STAT(tcp_rst_tx));
     if (flags & ACK) {
-        tmp.snd_una = ack;
+        cpy(tmp.snd_una, t + 8, 4);
         return tcp_send(m, &tmp, RST, 0);
     }
     return tcp_send(m, &tmp, RST | ACK, 0);
@@ -448,78 +502,75 @@ found:
     if (c->state == MIP_MICRO_SYN_SENT) {
         /* RFC 9293 3.10.7.3: the ACK must be for our SYN, or we reset
          * (unless it is a RST); a RST counts only with that ACK. */
-        if ((flags & ACK) && ack != c->snd_una + 1) {
+        if ((flags & ACK) && seq_sub(t + 8, c->snd_una) != 1) {
             if (flags & RST)
-                return drop(m, STAT(drop_tcp_rst));
+                return count(m, STAT(drop_tcp_rst));
             goto reset;
         }
         if (flags & RST) {
             if (!(flags & ACK))
-                return drop(m, STAT(drop_tcp_rst));
+                return count(m, STAT(drop_tcp_rst));
             goto aborted;
         }
         if (!(flags & SYN))
-            return drop(m, STAT(drop_tcp_state));
-        c->rcv_nxt = seq + 1;
-        c->mss = opt_mss(t, hl);
+            return count(m, STAT(drop_tcp_state));
+        take_syn(c, t, hl);
         if (!(flags & ACK)) {               /* simultaneous open */
             c->state = MIP_MICRO_SYN_RCVD;
             return tcp_send(m, c, SYN | ACK, 0);
         }
-        c->snd_una++;
+        seq_add(c->snd_una, c->snd_una, 1);
         c->len = 0;
-        c->wnd = mip_rd16(t + 14);
-        if (c->wnd > c->mss)
-            c->wnd = c->mss;
+        take_wnd(c, t);
         c->state = MIP_MICRO_ESTABLISHED;
         m->dlen = 1;                        /* owes an ACK */
         return app_send(m, c, MIP_MICRO_EV_CONNECTED);
     }
+    d = seq_sub(t + 4, c->rcv_nxt);
     if (flags & RST) {
         /* RFC 5961 3.2: exactly RCV.NXT resets; elsewhere in the window it
          * earns a challenge ACK; outside, a silent drop. */
-        if (seq == c->rcv_nxt)
+        if (d == 0)
             goto aborted;
-        if (seq - c->rcv_nxt < MIP_MICRO_MSS)
+        if (d < MIP_MICRO_MSS)
             return challenge(m, c, STAT(drop_tcp_rst));
-        return drop(m, STAT(drop_tcp_rst));
+        return count(m, STAT(drop_tcp_rst));
     }
     if (flags & SYN) {
         /* A SYN again in SYN_RCVD: our SYN-ACK was lost. Else RFC 5961 4.2. */
-        if (c->state == MIP_MICRO_SYN_RCVD && seq + 1 == c->rcv_nxt)
+        if (c->state == MIP_MICRO_SYN_RCVD && d == 0xFFFFFFFFu)
             return tcp_send(m, c, SYN | ACK, 0);
         return challenge(m, c, STAT(drop_tcp_syn));
     }
-    if (seq != c->rcv_nxt) {
+    if (d) {
         /* Out of order, old, or a retransmitted FIN in TIME_WAIT: no queue
          * here, so ACK what we have and drop it. */
-        m->stat[STAT(drop_tcp_seq)]++;
+        (void)count(m, STAT(drop_tcp_seq));
         return tcp_send(m, c, ACK, 0);
     }
     if (!(flags & ACK))
-        return drop(m, STAT(drop_tcp_state));
+        return count(m, STAT(drop_tcp_state));
     /* RFC 5961 5.2: SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT, with
-     * 2^16 for MAX.SND.WND (no window scaling here). */
-    if ((uint32_t)(ack - c->snd_una + 0xFFFFu) > (uint32_t)c->len + 0xFFFFu)
+     * 2^16 for MAX.SND.WND (no window scaling here): d = SEG.ACK - SND.UNA
+     * in -0xFFFF .. len, tested on its 16-bit halves. */
+    d = seq_sub(t + 8, c->snd_una);
+    if ((uint16_t)(d >> 16) == 0 ? (uint16_t)d > c->len
+                                 : (uint16_t)(d >> 16) != 0xFFFFu || (uint16_t)d == 0)
         return challenge(m, c, STAT(drop_tcp_ack));
-    if (c->len && ack == c->snd_una + c->len) {
+    if (c->len && d == c->len) {
         ev = MIP_MICRO_EV_ACKED;
         if (c->nrtx == 0 && c->timer <= c->rto)     /* Karn */
             rtt_sample(c, (uint8_t)(c->rto - c->timer));
-        c->snd_una = ack;
+        cpy(c->snd_una, t + 8, 4);
         c->len = 0;
         c->nrtx = 0;
     }
-    c->wnd = mip_rd16(t + 14);
-    if (c->wnd == 0)
-        c->nrtx = 0;                /* a live peer answers the probes: never give up */
-    if (c->wnd > c->mss)
-        c->wnd = c->mss;
+    take_wnd(c, t);
 
     switch (c->state) {
     case MIP_MICRO_SYN_RCVD:
         if (!ev)
-            return drop(m, STAT(drop_tcp_state));
+            return count(m, STAT(drop_tcp_state));
         c->state = MIP_MICRO_ESTABLISHED;
         ev = MIP_MICRO_EV_CONNECTED;
         break;
@@ -549,12 +600,12 @@ found:
         flags = 0;
     }
     if (dlen) {
-        c->rcv_nxt += dlen;
+        seq_add(c->rcv_nxt, c->rcv_nxt, dlen);
         m->dlen = dlen;
         ev |= MIP_MICRO_EV_NEWDATA;
     }
     if ((flags & FIN) && !(c->state == MIP_MICRO_ESTABLISHED && c->len)) {
-        c->rcv_nxt++;
+        seq_add(c->rcv_nxt, c->rcv_nxt, 1);
         ev |= MIP_MICRO_EV_CLOSED;
         if (c->state == MIP_MICRO_ESTABLISHED) {
             /* No half-close: our FIN goes with the ACK of theirs. */
@@ -580,10 +631,7 @@ time_wait:
     return 0;
 
 aborted:
-    i = c->state;
-    c->state = MIP_MICRO_CLOSED;
-    if (app_knows(i))
-        m->app(m, c, MIP_MICRO_EV_ABORTED);
+    conn_end(m, c, MIP_MICRO_EV_ABORTED);
     return 0;
 }
 
@@ -602,16 +650,16 @@ static uint16_t udp_in(struct mip_micro *m, uint16_t l4len)
     uint16_t ulen = l4len >= 8u ? mip_rd16(u + 4) : 0, port = mip_rd16(u + 2), n;
 
     if (ulen < 8u || ulen > l4len)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
 #if !MIP_CONF_IPV6
     if (mip_rd16(u + 6) != 0)       /* IPv4: 0 = no checksum */
 #endif
         if (BAD_SUM(l4sum(p, MIP_IPPROTO_UDP, ulen)))
-            return drop(m, STAT(drop_cksum));
+            return count(m, STAT(drop_cksum));
     for (i = 0; i < MIP_MICRO_UDP_PORTS; i++)
         if (port && m->udp_ports[i] == port)
             goto bound;
-    return drop(m, STAT(drop_udp));
+    return count(m, STAT(drop_udp));
 bound:
     m->appdata = u + 8;
     m->dlen = (uint16_t)(ulen - 8u);
@@ -626,7 +674,6 @@ bound:
     u[3] = u[1];            /* the reply goes back to the sender */
     mip_wr16(u, port);
     cpy(p + DST, p + SRC, ALEN);
-    cpy(p + SRC, m->addr, ALEN);
     return udp_out(m, n);
 }
 
@@ -649,7 +696,6 @@ uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO
 
     if (len > MIP_MICRO_BUF_SIZE - IPH - 8u)
         len = MIP_MICRO_BUF_SIZE - IPH - 8u;
-    cpy(m->buf + SRC, m->addr, ALEN);
     cpy(m->buf + DST, ripaddr, ALEN);
     mip_wr16(u, lport);
     mip_wr16(u + 2, rport);
@@ -664,39 +710,39 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
     uint8_t *p = m->buf, proto;
     uint16_t l4len;
 
-    m->stat[STAT(rx)]++;
+    (void)count(m, STAT(rx));
     if (len > MIP_MICRO_BUF_SIZE || len < IPH)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
 #if MIP_CONF_IPV6
     if ((p[0] >> 4) != 6)
-        return drop(m, STAT(drop_ip_hdr));
+        return count(m, STAT(drop_ip_hdr));
     l4len = mip_rd16(p + 4);
     if (l4len > len - IPH)
-        return drop(m, STAT(drop_short));
+        return count(m, STAT(drop_short));
     proto = p[6];
     if (proto == MIP_IPV6_NH_FRAGMENT)
-        return drop(m, STAT(drop_frag));
+        return count(m, STAT(drop_frag));
     /* Only our address; a multicast source is never valid (RFC 4291 2.7). */
     if (differ(p + DST, m->addr, ALEN) || p[SRC] == 0xFF)
-        return drop(m, STAT(drop_bad_addr));
+        return count(m, STAT(drop_bad_addr));
 #else
     {
         uint8_t hl = (uint8_t)((p[0] & 0x0Fu) << 2);
         uint16_t tot = mip_rd16(p + 2);
 
         if ((p[0] >> 4) != 4 || hl < IPH)
-            return drop(m, STAT(drop_ip_hdr));
+            return count(m, STAT(drop_ip_hdr));
         if (tot > len || tot < hl)
-            return drop(m, STAT(drop_short));
+            return count(m, STAT(drop_short));
         if (BAD_SUM(mip_cksum_finish(mip_cksum_add(0, p, hl))))
-            return drop(m, STAT(drop_ip_cksum));
+            return count(m, STAT(drop_ip_cksum));
         if ((p[6] & 0x3Fu) | p[7])  /* MF or an offset */
-            return drop(m, STAT(drop_frag));
+            return count(m, STAT(drop_frag));
         /* RFC 1122 3.2.1.3: a source that is multicast, broadcast (class
          * D/E and up), "this network" (0/8) or loopback is invalid. */
         if (differ(p + DST, m->addr, ALEN) || p[SRC] >= 224u || p[SRC] == 127u ||
             p[SRC] == 0)
-            return drop(m, STAT(drop_bad_addr));
+            return count(m, STAT(drop_bad_addr));
         l4len = (uint16_t)(tot - hl);
         proto = p[9];
         /* Options are ignored (RFC 1122 3.2.1.8 allows it of a host without
@@ -710,14 +756,13 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
         uint8_t *ic = p + IPH;
 
         if (l4len < 8u)
-            return drop(m, STAT(drop_short));
+            return count(m, STAT(drop_short));
         if (ic[0] != ECHO_REQ)
-            return drop(m, STAT(drop_icmp));
+            return count(m, STAT(drop_icmp));
         if (BAD_SUM(l4sum(p, P_ICMP, l4len)))
-            return drop(m, STAT(drop_cksum));
+            return count(m, STAT(drop_cksum));
         ic[0] = ECHO_REP;
         cpy(p + DST, p + SRC, ALEN);
-        cpy(p + SRC, m->addr, ALEN);
         return ip_send(m, P_ICMP, l4len);
     }
     if (proto == MIP_IPPROTO_TCP)
@@ -726,16 +771,48 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
     if (proto == MIP_IPPROTO_UDP)
         return udp_in(m, l4len);
 #endif
-    return drop(m, STAT(drop_proto));
+    return count(m, STAT(drop_proto));
 }
 
 /* --- timers and the API ----------------------------------------------------- */
 
+/* One tick of connection c's timers (mip_micro_periodic). A function of
+ * its own so that avr-gcc addresses c's fields from c, not from m. */
+MIP_NOINLINE static uint16_t conn_tick(struct mip_micro *m, struct mip_micro_conn *c)
+{
+    uint8_t st = c->state;
+
+    if (st == MIP_MICRO_CLOSED)
+        return 0;
+    if (st == MIP_MICRO_TIME_WAIT || st == MIP_MICRO_FIN_WAIT_2) {
+        /* 2 MSL; and FIN_WAIT_2 cannot last for ever either. */
+        if (++c->timer >= MIP_MICRO_TIME_WAIT_TICKS)
+            conn_end(m, c, MIP_MICRO_EV_TIMEDOUT);
+        return 0;
+    }
+    if (c->len) {
+        if (--c->timer)
+            return 0;
+        if (c->nrtx >= (st == MIP_MICRO_SYN_RCVD ? MIP_MICRO_MAXSYNRTX : MIP_MICRO_MAXRTX)) {
+            (void)count(m, STAT(tcp_timeout));
+            conn_end(m, c, MIP_MICRO_EV_TIMEDOUT);
+            return tcp_send(m, c, RST | ACK, 0);
+        }
+        c->nrtx++;
+        m->stat[STAT(tcp_rexmit)]++;
+        c->timer = (uint8_t)(c->rto << (c->nrtx > 4u ? 4u : c->nrtx));
+        if (st == MIP_MICRO_ESTABLISHED)
+            return app_send(m, c, MIP_MICRO_EV_REXMIT);
+        /* SYN_RCVD: SYN-ACK; SYN_SENT: SYN; else our FIN. */
+        return tcp_send(m, c, st == MIP_MICRO_SYN_SENT ? SYN : st == MIP_MICRO_SYN_RCVD ? SYN | ACK : FIN | ACK, 0);
+    }
+    if (st == MIP_MICRO_ESTABLISHED)
+        return app_send(m, c, MIP_MICRO_EV_POLL);
+    return 0;
+}
+
 uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
 {
-    struct mip_micro_conn *c;
-    uint8_t st;
-
     m->dlen = 0;
     if (i == 0) {
         m->isn_clock += ISN_PER_TICK;
@@ -743,43 +820,7 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
     }
     if (i >= MIP_MICRO_CONNS)
         return 0;
-    c = &m->conn[i];
-    st = c->state;
-    if (st == MIP_MICRO_CLOSED)
-        return 0;
-    if (st == MIP_MICRO_TIME_WAIT || st == MIP_MICRO_FIN_WAIT_2) {
-        /* 2 MSL; and FIN_WAIT_2 cannot last for ever either. */
-        if (++c->timer >= MIP_MICRO_TIME_WAIT_TICKS) {
-            c->state = MIP_MICRO_CLOSED;
-            if (app_knows(st))
-                m->app(m, c, MIP_MICRO_EV_TIMEDOUT);
-        }
-        return 0;
-    }
-    if (c->len) {
-        if (--c->timer)
-            return 0;
-        if (c->nrtx >= (st == MIP_MICRO_SYN_RCVD ? MIP_MICRO_MAXSYNRTX : MIP_MICRO_MAXRTX)) {
-            m->stat[STAT(tcp_timeout)]++;
-            c->state = MIP_MICRO_CLOSED;
-            if (app_knows(st))
-                m->app(m, c, MIP_MICRO_EV_TIMEDOUT);
-            return tcp_send(m, c, RST | ACK, 0);
-        }
-        c->nrtx++;
-        m->stat[STAT(tcp_rexmit)]++;
-        c->timer = (uint8_t)(c->rto << (c->nrtx > 4u ? 4u : c->nrtx));
-        if (st == MIP_MICRO_SYN_RCVD)
-            return tcp_send(m, c, SYN | ACK, 0);
-        if (st == MIP_MICRO_SYN_SENT)
-            return tcp_send(m, c, SYN, 0);
-        if (st == MIP_MICRO_ESTABLISHED)
-            return app_send(m, c, MIP_MICRO_EV_REXMIT);
-        return tcp_send(m, c, FIN | ACK, 0);
-    }
-    if (st == MIP_MICRO_ESTABLISHED)
-        return app_send(m, c, MIP_MICRO_EV_POLL);
-    return 0;
+    return conn_tick(m, &m->conn[i]);
 }
 
 void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
@@ -801,11 +842,11 @@ void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
 
 int mip_micro_listen(struct mip_micro *m, uint16_t port)
 {
-    uint8_t i;
+    uint16_t *l;
 
-    for (i = 0; i < MIP_MICRO_LISTEN; i++)
-        if (m->listen[i] == 0 && port) {
-            m->listen[i] = port;
+    for (l = m->listen; port && l < m->listen + MIP_MICRO_LISTEN; l++)
+        if (*l == 0) {
+            *l = port;
             return 0;
         }
     return -1;
@@ -813,11 +854,11 @@ int mip_micro_listen(struct mip_micro *m, uint16_t port)
 
 void mip_micro_unlisten(struct mip_micro *m, uint16_t port)
 {
-    uint8_t i;
+    uint16_t *l;
 
-    for (i = 0; i < MIP_MICRO_LISTEN; i++)
-        if (m->listen[i] == port)
-            m->listen[i] = 0;
+    for (l = m->listen; l < m->listen + MIP_MICRO_LISTEN; l++)
+        if (*l == port)
+            *l = 0;
 }
 
 #if MIP_MICRO_CONF_CONNECT

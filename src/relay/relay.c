@@ -1,4 +1,10 @@
 /*
+ * src/relay/: in-network TCP support (TSS, DTC, cctrl), beside tcp/ on
+ * the same floor and not joined to it: it may include core/, mac/, wire/
+ * and base/ headers and config.h, never tcp/ (TCP headers are read with
+ * wire/tcp.h) or apps/. The stack reaches it through the forward and local
+ * hooks it registers; its owner feeds it overheard frames and link reports.
+ *
  * The relay's public face: configuration, and the entry points of the
  * stack (the forward and local hooks), of the owner (overheard frames, link
  * reports, poll) and of tests (backlog, counters). Each parses what it is
@@ -43,10 +49,35 @@ static unsigned events_of(const struct mip_relay *r, const struct rly_ops *o)
     return o != NULL && o->events != NULL ? o->events(&r->cfg) : 0u;
 }
 
+/* What differs between the modes' defaults; 0 keeps the common value set
+ * in mip_relay_config_default. Indexed by mode (a table, not a switch:
+ * DESIGN.md); OFF takes TSS's. */
+struct mode_defaults {
+    uint8_t  max_local_rexmit;
+    uint16_t rto_mult_q8;
+    uint8_t  alpha_q8;
+    uint16_t rtt_init_ms;
+    bool     dtc_sack;
+};
+
+static const struct mode_defaults mode_defaults[] = {
+    [MIP_RELAY_OFF]   = { 4u, 384u, 0u, 0u, false },
+    /* [T] III.A.2: four local retransmissions, beta = 1.5 */
+    [MIP_RELAY_TSS]   = { 4u, 384u, 0u, 0u, false },
+    /* [D] gives no limit: TSS's; 1.5 * rtt ([T] II.A); SACK between caches
+     * (the Med-Hoc-Net version, [B] 3.1.2) */
+    [MIP_RELAY_DTC]   = { 4u, 384u, 0u, 0u, true },
+    /* [B] 4.1.3: one local retransmission (keep: 3); n = 3; alpha 0.25;
+     * first RTO 3 * 667 = 2 s */
+    [MIP_RELAY_CCTRL] = { 1u, 768u, 64u, 667u, false },
+};
+
 /* --- configuration -------------------------------------------------------- */
 
 void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode)
 {
+    const struct mode_defaults *d;
+
     memset(cfg, 0, sizeof(*cfg));
     cfg->mode = mode;
     cfg->rto_min_ms = 10u;
@@ -58,23 +89,15 @@ void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode)
     cfg->tss_backpressure = true;
     cfg->cc_hop_beta_q8 = 320u;
     cfg->cc_hop_max = 6u;
-    switch (mode) {
-    case MIP_RELAY_CCTRL:
-        cfg->max_local_rexmit = 1u;   /* [B] 4.1.3; keep: 3 */
-        cfg->rto_mult_q8 = 768u;      /* n = 3 */
-        cfg->alpha_q8 = 64u;          /* 0.25 */
-        cfg->rtt_init_ms = 667u;      /* first RTO 3 * 667 = 2 s */
-        break;
-    case MIP_RELAY_DTC:
-        cfg->max_local_rexmit = 4u;   /* [D] gives no limit: TSS's */
-        cfg->rto_mult_q8 = 384u;      /* 1.5 * rtt ([T] II.A) */
-        cfg->dtc_sack = true;         /* the Med-Hoc-Net version ([B] 3.1.2) */
-        break;
-    default:                          /* TSS, OFF */
-        cfg->max_local_rexmit = 4u;   /* [T] III.A.2 */
-        cfg->rto_mult_q8 = 384u;      /* beta = 1.5 ([T] III.A.2) */
-        break;
-    }
+    /* an unknown mode gets TSS's values; check_config refuses it anyway */
+    d = &mode_defaults[mode <= MIP_RELAY_CCTRL ? mode : MIP_RELAY_TSS];
+    cfg->max_local_rexmit = d->max_local_rexmit;
+    cfg->rto_mult_q8 = d->rto_mult_q8;
+    if (d->alpha_q8 != 0u)
+        cfg->alpha_q8 = d->alpha_q8;
+    if (d->rtt_init_ms != 0u)
+        cfg->rtt_init_ms = d->rtt_init_ms;
+    cfg->dtc_sack = d->dtc_sack;
 }
 
 static mip_status check_config(const struct mip_relay_config *c)

@@ -1,4 +1,12 @@
-/* TCP instance and the application API: open, write, read, close. */
+/*
+ * src/tcp/: TCP (tcb state machine, SYN cache, timers, RTT, congestion
+ * control, SACK, rings), one floor above core/. It may include core/, mac/,
+ * wire/ and base/ headers and config.h; never relay/, its sibling, nor
+ * apps/. It joins the stack as an IP protocol handler and a poller at
+ * mip_tcp_init.
+ *
+ * TCP instance and the application API: open, write, read, close.
+ */
 #include "tcp_internal.h"
 #include <string.h>
 

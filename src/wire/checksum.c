@@ -1,4 +1,10 @@
 /*
+ * src/wire/: the pure header codecs on the ground floor, one file per
+ * protocol: parse with every length checked, emit, lengths. No state, no
+ * decisions, no clock. Files here include only the C library, the
+ * include/moteip/wire/ headers, status.h and config.h: nothing from base/
+ * or any floor above. This file is the one every profile links (micro too).
+ *
  * Internet checksum (RFC 1071) and incremental update (RFC 1624).
  */
 #include "moteip/wire/checksum.h"
@@ -8,12 +14,14 @@
 
 #include "moteip/config.h"
 
+#if !MIP_CONF_CKSUM_SMALL
 /* One end-around-carry step. Preserves the one's complement value and never
  * turns a non-zero sum into zero, so 0xFFFF ("-0") survives folding. */
 static uint32_t fold_once(uint32_t sum)
 {
     return (sum & 0xFFFFu) + (sum >> 16);
 }
+#endif
 
 #if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
 /* The one's complement sum of the 16-bit big-endian words of `n4 * 4`
@@ -57,12 +65,24 @@ static uint32_t sum_words32(const uint8_t *data, size_t n4)
 #endif
 
 #if MIP_CONF_CKSUM_SMALL
+/* The one's complement sum of the two halves of `sum`: its exact 16-bit
+ * fold (what fold_once twice gives) in 16-bit arithmetic. */
+static uint16_t fold16(uint32_t sum)
+{
+    uint16_t s = (uint16_t)sum, hi = (uint16_t)(sum >> 16);
+
+    s = (uint16_t)(s + hi);
+    if (s < hi)
+        s++;
+    return s;
+}
+
 /* The smallest form (config.h): a 16-bit sum with the end-around carry
  * added at each word, as on an 8-bit CPU by hand; the running sum it
  * returns is already folded. */
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
-    uint16_t s = (uint16_t)fold_once(fold_once(sum)), w;
+    uint16_t s = fold16(sum), w;
 
     while (len != 0u) {
         w = (uint16_t)((uint16_t)data[0] << 8);
@@ -122,9 +142,13 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 
 uint16_t mip_cksum_finish(uint32_t sum)
 {
+#if MIP_CONF_CKSUM_SMALL
+    return (uint16_t)~fold16(sum);
+#else
     while (sum >> 16)
         sum = fold_once(sum);
     return (uint16_t)~sum;
+#endif
 }
 
 uint32_t mip_cksum_pseudo4(const uint8_t src[4], const uint8_t dst[4],

@@ -82,3 +82,35 @@ def test_every_tool_the_tests_call_is_installed_by_setup():
 def test_every_tool_the_tests_call_is_on_the_path():
     absent = [t for t in used_tools() if shutil.which(t) is None]
     assert absent == [], f"not on the PATH (run scripts/setup.sh): {absent}"
+
+
+# --- Python tools: the test command runs them from the venv, which setup.sh fills from
+# requirements-dev.txt -----------------------------------------------------------------------
+
+def venv_modules(text: str) -> set[str]:
+    """Modules a script runs with the venv's interpreter ("$VENV_PY" -m NAME)."""
+    return set(re.findall(r'"\$VENV_PY"\s+-m\s+([\w.]+)', text))
+
+
+def requirements() -> set[str]:
+    """Distributions requirements-dev.txt names, normalised (pytest-timeout: pytest_timeout)."""
+    names = set()
+    for line in (ROOT / "requirements-dev.txt").read_text().splitlines():
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9_.-]*)", line.split("#")[0])
+        if m and not line.lstrip().startswith("-"):
+            names.add(re.sub(r"[-.]+", "_", m.group(1)).lower())
+    return names
+
+
+def test_the_module_finder_reads_test_sh_calls():
+    text = '"${prefix[@]}" "$VENV_PY" -m pytest -q\nrun_check ruff "$VENV_PY" -m ruff check x\n'
+    assert venv_modules(text) == {"pytest", "ruff"}
+
+
+def test_every_python_tool_the_test_command_runs_is_in_requirements_dev():
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert "pip install" in setup and "requirements-dev.txt" in setup
+    mods = venv_modules((ROOT / "scripts" / "test.sh").read_text())
+    assert {"pytest", "ruff", "mypy"} <= mods   # the finder works here
+    missing = sorted(mods - requirements())
+    assert missing == [], f"run by scripts/test.sh but not in requirements-dev.txt: {missing}"

@@ -1,4 +1,8 @@
 /*
+ * tools/: host programs beside the stack, top floor. moteip-simavr
+ * includes no moteip header (it runs a firmware, it does not link the
+ * stack); nothing includes tools/.
+ *
  * moteip-simavr: runs an AVR firmware on libsimavr (cycle-accurate) with
  * USART0 on a Unix socket, so moteip-slip can bridge the board's SLIP line
  * to a TUN device (port/avr/run.sh, tests/interop/test_avr.py), and counts

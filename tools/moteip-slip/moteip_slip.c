@@ -1,4 +1,8 @@
 /*
+ * tools/: host programs beside the stack, top floor. They may include
+ * public headers (moteip-slip uses the SLIP codec, wire/slip.h); nothing
+ * includes tools/.
+ *
  * moteip-slip: a bridge between SLIP (RFC 1055) on a serial byte stream and
  * a Linux TUN device, so Linux talks IP to a board (real, or emulated by
  * QEMU or simavr) over its UART. Contiki's tunslip does the same job.

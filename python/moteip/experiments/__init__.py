@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
 from ..errors import MissingExtra, UsageError
+from ..jsontypes import JsonObj
 from ..plot import plot
 from ..scenario import load
 from ..sweep import sweep, write_json_atomic, write_summary_csv
@@ -26,6 +28,10 @@ from ..table import render
 #: repository's examples/ that a wheel holds as files), or $MOTEIP_EXAMPLES.
 EXAMPLES = pathlib.Path(os.environ.get("MOTEIP_EXAMPLES",
                                        pathlib.Path(__file__).resolve().parents[1] / "examples"))
+
+
+#: the configurations an experiment compares: (label, {key: value} it sets)
+Arms = list[tuple[str, JsonObj]]
 
 
 @dataclass
@@ -48,10 +54,10 @@ class PlotSpec:
     ylabel: str | None = None
     xlabel: str | None = None
     #: summary -> {x value: published y} for a dashed reference line
-    reference: Callable[[dict], dict] | None = None
+    reference: Callable[[JsonObj], dict[Any, float]] | None = None
     reference_label: str = "published / analytic"
     #: fixes keys the summary varies beside x and hue ({key: value})
-    where: dict | None = None
+    where: JsonObj | None = None
 
 
 @dataclass
@@ -61,16 +67,16 @@ class Experiment:
     source: str
     scenario: str  # a file in examples/
     runs: int
-    report: Callable[[dict], Report]
-    vary: dict | None = None  # None: the scenario's [sweep].vary
-    metrics_fn: Callable[[dict, dict], dict] | None = None
+    report: Callable[[JsonObj], Report]
+    vary: dict[str, list[Any]] | None = None  # None: the scenario's [sweep].vary
+    metrics_fn: Callable[[JsonObj, JsonObj], JsonObj] | None = None
     plots: list[PlotSpec] = field(default_factory=list)
     #: configurations compared, each a label and the keys it sets: one sweep
     #: per arm (out/NAME/LABEL/), merged into one summary with an "arm" key
-    arms: list[tuple[str, dict]] | None = None
+    arms: Arms | None = None
     #: (summary, out dir) -> paths of plots the PlotSpecs cannot draw (time
     #: series, distributions), made from the raw results in the out dir
-    figures: Callable[[dict, pathlib.Path], list[str]] | None = None
+    figures: Callable[[JsonObj, pathlib.Path], list[str]] | None = None
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -95,8 +101,8 @@ def get(name: str) -> Experiment:
 
 
 def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs: int | None = None,
-              out: str | os.PathLike | None = None, progress: bool | None = None,
-              log: Callable[[str], None] | None = None) -> dict:
+              out: str | os.PathLike[str] | None = None, progress: bool | None = None,
+              log: Callable[[str], None] | None = None) -> JsonObj:
     """Runs an experiment; returns {"summary", "report", "text", "plots", "out"}."""
     e = get(name)
     outdir = pathlib.Path(out) if out else pathlib.Path("out") / e.name
@@ -150,7 +156,7 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
     return {"summary": summary, "report": rep, "text": text, "plots": plots, "out": str(outdir)}
 
 
-def merge_arms(arms: dict[str, dict], vary: dict) -> dict:
+def merge_arms(arms: dict[str, JsonObj], vary: JsonObj) -> JsonObj:
     """One summary from one per arm: each point gets an "arm" parameter and
     keeps only the commonly varied keys (an arm's fixed keys live in its name)."""
     first = next(iter(arms.values()))
@@ -163,11 +169,12 @@ def merge_arms(arms: dict[str, dict], vary: dict) -> dict:
             "seeds": first["seeds"], "table": first.get("table", []), "points": points}
 
 
-def point(summary: dict, **params) -> dict | None:
+def point(summary: JsonObj, **params: Any) -> JsonObj | None:
     """The point whose parameters include all of `params` (keys with dots
     spelled with __: medium__ber)."""
     want = {k.replace("__", "."): v for k, v in params.items()}
-    for p in summary["points"]:
+    points: list[JsonObj] = summary["points"]
+    for p in points:
         if all(p["params"].get(k) == v for k, v in want.items()):
             return p
     return None
@@ -175,7 +182,8 @@ def point(summary: dict, **params) -> dict | None:
 
 # --- helpers for reports ----------------------------------------------------------------
 
-def raw_results(out: str | os.PathLike, arm: str | None = None, **params) -> list[tuple[int, dict]]:
+def raw_results(out: str | os.PathLike[str], arm: str | None = None,
+                **params: Any) -> list[tuple[int, JsonObj]]:
     """(seed, raw result) of every run on disk under `out` (an arm's sweep
     directory when `arm` is given) whose parameters include `params` (dots
     spelled __), in seed order: what figures are drawn from."""
@@ -191,14 +199,38 @@ def raw_results(out: str | os.PathLike, arm: str | None = None, **params) -> lis
     return sorted(found, key=lambda t: t[0])
 
 
-def metric(point: dict, name: str) -> dict | None:
-    return point["metrics"].get(name)
+def metric(point: JsonObj | None, name: str) -> JsonObj | None:
+    """A metric's summary cell at a point; None when the point or the
+    metric is missing (a report shows "-")."""
+    if point is None:
+        return None
+    cell: JsonObj | None = point["metrics"].get(name)
+    return cell
 
 
-def points_by(summary: dict, key: str) -> dict:
+def mean(point: JsonObj | None, name: str) -> float | None:
+    """The mean of a metric at a point; None when either is missing."""
+    cell = metric(point, name)
+    if cell is None:
+        return None
+    m: float | None = cell["mean"]
+    return m
+
+
+def points_by(summary: JsonObj, key: str) -> dict[Any, JsonObj]:
     """{value of key: point} for a sweep varying only `key`."""
     return {p["params"][key]: p for p in summary["points"]}
 
 
-from . import (cctrl_figures, coap, demo, dtc_figures, energy, physics, relay,  # noqa: E402,F401
-               tcplp, tss, uip)  # (registration)
+from . import (  # noqa: E402,F401
+    cctrl_figures,
+    coap,
+    demo,
+    dtc_figures,
+    energy,
+    physics,
+    relay,
+    tcplp,  # (registration)
+    tss,
+    uip,
+)

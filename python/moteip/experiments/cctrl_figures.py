@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pathlib
 
+from ..jsontypes import JsonObj
 from ..plot import pyplot
 from ..table import mean_ci, num
-from . import Experiment, Report, metric, point, register
-from .relay import CCTRL_HOPS, CCTRL_SOURCE, _CCTRL_FLOW, _KEEP, cctrl_metrics
+from . import Arms, Experiment, Report, metric, point, register
+from .relay import _CCTRL_FLOW, _KEEP, CCTRL_HOPS, CCTRL_SOURCE, cctrl_metrics
 
 # --- cctrl-double: section 5.4 -------------------------------------------------------------------
 
@@ -29,9 +30,9 @@ DOUBLE_PAPER_NULLMAC_SEGMENTS = 2000        # "just about 2000 ... on average" (
 ROUTE2_START_S = 0.5
 
 
-def double_flows(hops: int, connections: int) -> list[dict]:
+def double_flows(hops: int, connections: int) -> list[JsonObj]:
     flows = []
-    for r, (client, server) in enumerate(zip(DOUBLE_CLIENTS[hops], DOUBLE_SERVERS)):
+    for r, (client, server) in enumerate(zip(DOUBLE_CLIENTS[hops], DOUBLE_SERVERS, strict=True)):
         for c in range(connections):
             flows.append({**_CCTRL_FLOW, "src": client, "dst": server, "port": 5000 + c,
                           "start_s": r * ROUTE2_START_S})
@@ -45,7 +46,7 @@ def double_flows(hops: int, connections: int) -> list[dict]:
 #: within 25 m disturb a reception (two hops along a route, and across the routes
 #: near N3) instead of only the route neighbours: the sensitivity to that choice
 _I25 = {"medium.interference_range_m": 25}
-DOUBLE_CONFIGS = [("unmodified", {"relay.mode": "off"}, 1),
+DOUBLE_CONFIGS: list[tuple[str, JsonObj, int]] = [("unmodified", {"relay.mode": "off"}, 1),
                   ("cctrl", {**_KEEP, "relay.activity": True}, 2),
                   ("dual-unmodified", {"relay.mode": "off"}, 2),
                   ("keep-link", {**_KEEP, "relay.link": True, "relay.ack_repair": True}, 1),
@@ -53,15 +54,15 @@ DOUBLE_CONFIGS = [("unmodified", {"relay.mode": "off"}, 1),
                   ("cctrl-i25", {**_KEEP, "relay.activity": True, **_I25}, 2)]
 
 
-def _double_arms() -> list[tuple[str, dict]]:
-    arms = []
+def _double_arms() -> list[tuple[str, JsonObj]]:
+    arms: Arms = []
     for label, keys, conns in DOUBLE_CONFIGS:
         for h in CCTRL_HOPS:
             arms.append((f"{label}/{h}", {**keys, "flows": double_flows(h, conns)}))
     return arms
 
 
-def _double_mean(summary: dict, config: str) -> float | None:
+def _double_mean(summary: JsonObj, config: str) -> float | None:
     vals = []
     for h in CCTRL_HOPS:
         p = point(summary, arm=f"{config}/{h}")
@@ -72,7 +73,7 @@ def _double_mean(summary: dict, config: str) -> float | None:
     return sum(vals) / len(vals)
 
 
-def double_report(summary: dict) -> Report:
+def double_report(summary: JsonObj) -> Report:
     rows = []
     for label, _k, _c in DOUBLE_CONFIGS:
         base = _double_mean(summary, "unmodified-i25" if label.endswith("-i25") else "unmodified")
@@ -101,7 +102,7 @@ def double_report(summary: dict) -> Report:
                   rows, notes)
 
 
-def double_figures(summary: dict, out: pathlib.Path) -> list[str]:
+def double_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     for label, _k, _c in DOUBLE_CONFIGS:
@@ -142,12 +143,12 @@ register(Experiment(
 
 # --- cctrl-crc: Fig. 5.7 -------------------------------------------------------------------------
 
-CRC_MACS = [("NullMAC", {}),
+CRC_MACS: Arms = [("NullMAC", {}),
             ("ContikiMAC", {"mac.rdc": {"type": "contikimac"}})]
-CRC_CONFIGS = [("unmodified", {"relay.mode": "off"}), ("keep", dict(_KEEP))]
+CRC_CONFIGS: Arms = [("unmodified", {"relay.mode": "off"}), ("keep", dict(_KEEP))]
 
 
-def crc_metrics(result: dict, params: dict) -> dict:
+def crc_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     """Frames received with a bad FCS (lost to bit errors or collisions, at any
     receiver, addressed to it or overheard) per TCP data segment the client
     sent (its retransmissions included): [B]'s 'bad Rime packets per
@@ -160,7 +161,7 @@ def crc_metrics(result: dict, params: dict) -> dict:
     return m
 
 
-def crc_report(summary: dict) -> Report:
+def crc_report(summary: JsonObj) -> Report:
     rows = []
     for arm in summary["vary"]["arm"]:
         cells = [arm]

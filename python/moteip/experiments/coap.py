@@ -3,6 +3,7 @@
 examples/tcplp-coap.toml and docs/results.md."""
 from __future__ import annotations
 
+from ..jsontypes import JsonObj
 from ..table import mean_ci, num
 from . import Experiment, PlotSpec, Report, metric, point, register
 
@@ -10,7 +11,7 @@ LOSSES = [0.0, 0.05, 0.10, 0.15, 0.21]
 ARMS = ("tcp", "coap", "cocoa")
 
 
-def coap_report(summary: dict) -> Report:
+def coap_report(summary: JsonObj) -> Report:
     rows = []
     for arm in ARMS:
         for what, key in (("reliability", "flows[0].reliability"),
@@ -32,7 +33,7 @@ def coap_report(summary: dict) -> Report:
         "Always-on radios (NullRDC): the duty-cycle half of Fig. 9 and Table 8 needs the "
         "sleepy-leaf MAC.",
     ]
-    return Report(["transport", "metric"] + [f"loss {num(l)}" for l in LOSSES], rows, notes)
+    return Report(["transport", "metric"] + [f"loss {num(loss)}" for loss in LOSSES], rows, notes)
 
 
 register(Experiment(

@@ -1,13 +1,14 @@
 """The README demo: TCP over a 10-hop chain at several bit error rates."""
 from __future__ import annotations
 
+from ..jsontypes import JsonObj
 from ..table import mean_ci, num
-from . import Experiment, PlotSpec, Report, metric, points_by, register
+from . import Experiment, PlotSpec, Report, metric, register
 
 FRAME_BITS = 127 * 8  # a full 802.15.4 frame, FCS included
 
 
-def report(summary: dict) -> Report:
+def report(summary: JsonObj) -> Report:
     rows = []
     for p in summary["points"]:
         ber = p["params"]["medium.ber"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pathlib
 
+from ..jsontypes import JsonObj
 from ..plot import pyplot
 from ..table import mean_ci, num
-from . import Experiment, Report, metric, point, register
+from . import Arms, Experiment, Report, mean, metric, point, register
 from .relay import DTC_SOURCE, dtc_metrics
 
 #: [D] 9.6.2: "For path lengths between 5 and 10 hops and packet loss rates between
@@ -18,7 +19,7 @@ GRID_LOSS = [0.05, 0.10, 0.15]
 PAPER_FACTOR = (4.0, 8.0)
 
 
-def loss_model(p: float, scaled: bool) -> dict:
+def loss_model(p: float, scaled: bool) -> JsonObj:
     """medium.frame_loss for a data loss rate p. scaled: ACKs and link ACKs
     keep the example's ratios to it (10 % / 5 % / 2 %); else every packet p."""
     if scaled:
@@ -26,18 +27,19 @@ def loss_model(p: float, scaled: bool) -> dict:
     return {"tcp_data": p, "tcp_ack": p, "link_ack": p}
 
 
-GRID_ARMS = [("tcp", {"relay.mode": "off"}), ("dtc", {"relay.mode": "dtc"})]
+GRID_ARMS: Arms = [("tcp", {"relay.mode": "off"}), ("dtc", {"relay.mode": "dtc"})]
 
 
-def _grid_vary(scaled: bool) -> dict:
+def _grid_vary(scaled: bool) -> JsonObj:
     return {"topology.nodes": [h + 1 for h in GRID_HOPS],
             "medium.frame_loss": [loss_model(p, scaled) for p in GRID_LOSS]}
 
 
-def grid_report(summary: dict) -> Report:
+def grid_report(summary: JsonObj) -> Report:
     rows = []
     factors = []
-    scaled = summary["vary"]["medium.frame_loss"][0]["tcp_ack"] != summary["vary"]["medium.frame_loss"][0]["tcp_data"]
+    loss = summary["vary"]["medium.frame_loss"][0]
+    scaled = loss["tcp_ack"] != loss["tcp_data"]
     for fl in summary["vary"]["medium.frame_loss"]:
         for nodes in summary["vary"]["topology.nodes"]:
             t = point(summary, arm="tcp", topology__nodes=nodes, medium__frame_loss=fl)
@@ -64,7 +66,7 @@ def grid_report(summary: dict) -> Report:
                    "factor", "DTC local rexmits"], rows, notes)
 
 
-def grid_figures(summary: dict, out: pathlib.Path) -> list[str]:
+def grid_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     for fl in summary["vary"]["medium.frame_loss"]:
@@ -109,18 +111,18 @@ for _name, _scaled, _what in (("dtc-grid", True, "ACK losses scaled with the dat
 
 # --- dtc-load: Fig. 9.3 -------------------------------------------------------------------------
 
-LOAD_ARMS = [("tcp", {"relay.mode": "off"}), ("dtc", {"relay.mode": "dtc"}),
+LOAD_ARMS: Arms = [("tcp", {"relay.mode": "off"}), ("dtc", {"relay.mode": "dtc"}),
              ("dtc-ours", {"relay.mode": "dtc", "relay.endpoints": True, "relay.ack_repair": True})]
 
 
-def load_metrics(result: dict, params: dict) -> dict:
+def load_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     m = {f"node{n['id']}.frames_tx": n["frames_tx"] for n in result["node_stats"]}
     m.update({f"node{n['id']}.data_tx": n["tcp_data_frames_tx"] for n in result["node_stats"]})
     m.update(dtc_metrics(result, params))
     return m
 
 
-def load_report(summary: dict) -> Report:
+def load_report(summary: JsonObj) -> Report:
     arms = summary["vary"]["arm"]
     nodes = summary["scenario_data"]["topology"]["nodes"]
     rows = []
@@ -149,7 +151,7 @@ def load_report(summary: dict) -> Report:
     return Report(heads, rows, notes)
 
 
-def load_figures(summary: dict, out: pathlib.Path) -> list[str]:
+def load_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
     plt = pyplot()
     arms = summary["vary"]["arm"]
     nodes = summary["scenario_data"]["topology"]["nodes"]
@@ -157,8 +159,7 @@ def load_figures(summary: dict, out: pathlib.Path) -> list[str]:
     width = 0.8 / len(arms)
     for k, arm in enumerate(arms):
         p = point(summary, arm=arm)
-        ys = [metric(p, f"node{i}.frames_tx")["mean"] if p and metric(p, f"node{i}.frames_tx") else 0
-              for i in range(nodes)]
+        ys = [mean(p, f"node{i}.frames_tx") or 0 for i in range(nodes)]
         es = [(metric(p, f"node{i}.frames_tx") or {}).get("ci95") or 0 for i in range(nodes)] if p else None
         ax.bar([i + k * width for i in range(nodes)], ys, width=width, yerr=es, capsize=2, label=arm)
     ax.set_xlabel("node (0 = TCP sender)")

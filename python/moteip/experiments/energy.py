@@ -4,8 +4,9 @@ segment and per-node load, cctrl over four MACs (Buergi), TCP over a sleepy
 leaf (TCPlp Appendix C, section 9), and TCP across an all-duty-cycled path."""
 from __future__ import annotations
 
+from ..jsontypes import JsonObj
 from ..table import mean_ci, num, render
-from . import Experiment, PlotSpec, Report, metric, point, register
+from . import Arms, Experiment, PlotSpec, Report, mean, metric, point, register
 from .relay import CCTRL_ARMS, CCTRL_HOPS, _overall, cctrl_metrics
 
 # --- contikimac-idle: idle duty cycle and the cost of a unicast --------------------
@@ -16,21 +17,21 @@ REPORT_OFF = (0.992, 0.996)
 REPORT_UNICAST = (0.0007, 0.012)
 
 
-def idle_metrics(result: dict, params: dict) -> dict:
+def idle_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     s, r = result["node_stats"][0], result["node_stats"][1]
     return {"sender_dc": s["duty_cycle"], "receiver_dc": r["duty_cycle"],
             "sender_on_s": s["radio_on_s"], "receiver_on_s": r["radio_on_s"],
             "sent": result["flows"][0]["sent"], "delivery": result["flows"][0]["delivery_ratio"]}
 
 
-def _m(p, name):
-    s = metric(p, name) if p else None
-    return s["mean"] if s else None
+def _sub(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
 
 
-def idle_report(summary: dict) -> Report:
-    def find(arm, rate, payload, tr):
-        for p in summary["points"]:
+def idle_report(summary: JsonObj) -> Report:
+    def find(arm: str, rate: float, payload: int, tr: int) -> JsonObj | None:
+        points: list[JsonObj] = summary["points"]
+        for p in points:
             q = p["params"]
             if (q["arm"], q["mac.rdc.check_rate_hz"], q["flows[0].payload_bytes"],
                     q["mac.rdc.cca_on_us"]) == (arm, rate, payload, tr):
@@ -42,16 +43,17 @@ def idle_report(summary: dict) -> Report:
         for rate in v["mac.rdc.check_rate_hz"]:
             for payload in v["flows[0].payload_bytes"]:
                 idle, uni = find("idle", rate, payload, tr), find("unicast", rate, payload, tr)
-                dc0 = _m(idle, "sender_dc")
+                dc0 = mean(idle, "sender_dc")
                 formula = 2 * tr * rate / 1e6
-                ds = _m(uni, "sender_dc") - dc0 if uni and dc0 is not None else None
-                dr = _m(uni, "receiver_dc") - _m(idle, "receiver_dc") if uni and idle else None
-                sent = _m(uni, "sent")
-                per_s = (_m(uni, "sender_on_s") - _m(idle, "sender_on_s")) * 1e3 / sent \
-                    if uni and idle and sent else None
-                per_r = (_m(uni, "receiver_on_s") - _m(idle, "receiver_on_s")) * 1e3 / sent \
-                    if uni and idle and sent else None
-                rows.append([str(tr), str(rate), str(payload), f"{dc0 * 100:.4f} %" if dc0 is not None else "-",
+                ds = _sub(mean(uni, "sender_dc"), dc0)
+                dr = _sub(mean(uni, "receiver_dc"), mean(idle, "receiver_dc"))
+                sent = mean(uni, "sent")
+                on_s = _sub(mean(uni, "sender_on_s"), mean(idle, "sender_on_s"))
+                on_r = _sub(mean(uni, "receiver_on_s"), mean(idle, "receiver_on_s"))
+                per_s = on_s * 1e3 / sent if on_s is not None and sent else None
+                per_r = on_r * 1e3 / sent if on_r is not None and sent else None
+                rows.append([str(tr), str(rate), str(payload),
+                             f"{dc0 * 100:.4f} %" if dc0 is not None else "-",
                              f"{formula * 100:.4f} %",
                              f"{(1 - dc0) * 100:.2f} %" if dc0 is not None else "-",
                              "99.2-99.6 %" if rate == 8 else "-",
@@ -92,7 +94,7 @@ _OURS = {"relay.endpoints": True, "relay.ack_repair": True}
 _CMAC = {"mac.rdc.type": "contikimac"}
 
 
-def dtc_energy_metrics(result: dict, params: dict) -> dict:
+def dtc_energy_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     nodes, t = result["node_stats"], result["totals"]
     seg = t["delivered_segments"] or None
     m = {"e2e": result["flows"][0]["e2e_retransmissions"],
@@ -110,7 +112,7 @@ def dtc_energy_metrics(result: dict, params: dict) -> dict:
     return {k: v for k, v in m.items() if v is not None}
 
 
-def dtc_energy_report(summary: dict) -> Report:
+def dtc_energy_report(summary: JsonObj) -> Report:
     arms = summary["vary"]["arm"]
     rows = []
     for arm in arms:
@@ -185,12 +187,12 @@ CCTRL_MAC_CONFIGS = ["unmodified", "basic", "keep", "keep-drop", "hop", "activit
                      "dual-unmodified", "keep-link"]
 
 
-def _cctrl_mac_arms() -> list[tuple[str, dict]]:
+def _cctrl_mac_arms() -> list[tuple[str, JsonObj]]:
     cfg = dict(CCTRL_ARMS)
     return [(f"{mac}/{c}", {**keys, **cfg[c]}) for mac, keys in CCTRL_MACS for c in CCTRL_MAC_CONFIGS]
 
 
-def cctrl_mac_report(summary: dict) -> Report:
+def cctrl_mac_report(summary: JsonObj) -> Report:
     arms = set(summary["vary"]["arm"])
     macs = [m for m, _ in CCTRL_MACS if f"{m}/unmodified" in arms]
     rows = []
@@ -263,11 +265,11 @@ _S9 = {"topology.nodes": 4, "medium.range_m": 10.5, "medium.interference_range_m
        "mac.link_acks": True, "mac.retry_delay_max_us": 40000, "mac.nodes": _S9_NODES}
 
 
-def _sleep(poll_ms: int, adapt_max_ms: int = 0) -> dict:
+def _sleep(poll_ms: int, adapt_max_ms: int = 0) -> JsonObj:
     return {f"{_LEAF}.poll_ms": poll_ms, f"{_LEAF}.adapt_max_ms": adapt_max_ms}
 
 
-TCPLP_DC_ARMS = [
+TCPLP_DC_ARMS: Arms = [
     ("fixed-20ms", _sleep(20)), ("fixed-100ms", _sleep(100)), ("fixed-500ms", _sleep(500)),
     ("fixed-2s", _sleep(2000)),
     ("adaptive-20ms-5s", _sleep(20, 5000)),
@@ -286,7 +288,7 @@ TCPLP_DC_ARMS = [
 ]
 
 
-def tcplp_dc_metrics(result: dict, params: dict) -> dict:
+def tcplp_dc_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     f = result["flows"][0]
     leaf = result["node_stats"][-1]
     m = {"leaf_duty_cycle": 100.0 * leaf["duty_cycle"], "leaf_energy_mj": leaf["energy_mj"],
@@ -302,7 +304,7 @@ def tcplp_dc_metrics(result: dict, params: dict) -> dict:
     return m
 
 
-def tcplp_dc_report(summary: dict) -> Report:
+def tcplp_dc_report(summary: JsonObj) -> Report:
     rows = []
     for arm in summary["vary"]["arm"]:
         if arm.split("/")[0] in ("idle", "s9", "down"):
@@ -311,7 +313,7 @@ def tcplp_dc_report(summary: dict) -> Report:
         idle = point(summary, arm=f"idle/{arm}")
         rows.append([arm, mean_ci(metric(p, "goodput_bps")), mean_ci(metric(p, "srtt_ms")),
                      mean_ci(metric(p, "leaf_duty_cycle")),
-                     num(metric(idle, "leaf_duty_cycle")["mean"], 3) if idle else "-",
+                     num(mean(idle, "leaf_duty_cycle"), 3) if idle else "-",
                      num(TCPLP_ADAPTIVE_UP_BPS) if arm == "adaptive-20ms-5s" else "-",
                      f"{100 * TCPLP_IDLE_DC:.1f}" if arm == "adaptive-20ms-5s" else "-"])
     down = []
@@ -363,7 +365,7 @@ register(Experiment(
 
 # --- tcp-dutycycled-path: beyond the seeds, TCP over an all-duty-cycled path -----------
 
-def dc_path_metrics(result: dict, params: dict) -> dict:
+def dc_path_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     f = result["flows"][0]
     dcs = [100.0 * n["duty_cycle"] for n in result["node_stats"]]
     interval = params.get("flows[0].interval_s", 1.0)
@@ -373,7 +375,7 @@ def dc_path_metrics(result: dict, params: dict) -> dict:
             "rto": f["rto_timeouts"], "latency_s": f["latency_mean_ms"] / 1000}
 
 
-def dc_path_report(summary: dict) -> Report:
+def dc_path_report(summary: JsonObj) -> Report:
     rows = []
     for arm in summary["vary"]["arm"]:
         for n in summary["vary"]["topology.nodes"]:

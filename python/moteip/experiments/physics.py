@@ -2,22 +2,23 @@
 "Physics checks"): measured against analytic values and TCPlp's testbed."""
 from __future__ import annotations
 
+from ..jsontypes import JsonObj
 from ..table import mean_ci, num
-from . import Experiment, PlotSpec, Report, metric, points_by, register
+from . import Experiment, PlotSpec, Report, mean, metric, points_by, register
 
 # --- per-ber: packet error rate vs bit error rate -------------------------------------
 
 PER_BITS = 8 * 84  # the 84-byte MPDU of a 64-byte UDP report (docs/SIMULATOR.md)
 
 
-def per_metrics(result: dict, params: dict) -> dict:
+def per_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     tx = result["node_stats"][0]["frames_tx"]
     rx = result["node_stats"][1]["frames_rx"]
     return {"per": (tx - rx) / tx if tx else 0.0, "frames": tx, "mpdu_bytes":
             result["node_stats"][0]["tx_s"] * 250000 / 8 / tx - 6 if tx else 0.0}
 
 
-def per_report(summary: dict) -> Report:
+def per_report(summary: JsonObj) -> Report:
     rows = []
     for ber, p in sorted(points_by(summary, "medium.ber").items()):
         exp = 1 - (1 - ber) ** PER_BITS
@@ -26,7 +27,7 @@ def per_report(summary: dict) -> Report:
         total = frames["mean"] * frames["n"] if frames else 0
         sigma = (exp * (1 - exp) / total) ** 0.5 if total else 0
         dev = (s["mean"] - exp) / sigma if sigma and s else None
-        rows.append([num(ber), f"{exp:.4f}", mean_ci(s), num(metric(p, "mpdu_bytes")["mean"]),
+        rows.append([num(ber), f"{exp:.4f}", mean_ci(s), num(mean(p, "mpdu_bytes")),
                      "-" if dev is None else f"{dev:+.2f}"])
     return Report(["BER", "PER = 1-(1-BER)^672", "measured PER", "MPDU bytes", "(mean-PER)/σ"], rows,
                   ["NullMAC, two nodes in range, 2000 UDP reports of 64 bytes per run: every frame "
@@ -78,7 +79,7 @@ def segment_frames(payload: int, frame_max: int = 127, tcp: int = TCP_HDR + TCP_
     return frames
 
 
-def frame_time_us(mpdu: int, sc: dict) -> float:
+def frame_time_us(mpdu: int, sc: JsonObj) -> float:
     """One acknowledged frame alone on the channel: the mean initial backoff
     of CSMA-CA, CCA, two turnarounds, the PPDU and its link ACK, with the
     scenario's PHY timing."""
@@ -87,10 +88,10 @@ def frame_time_us(mpdu: int, sc: dict) -> float:
     phy_hdr = phy.get("phy_header_bytes", 6)
     access = ((2 ** sc.get("mac", {}).get("min_be", 3) - 1) / 2 * phy.get("backoff_us", 320)
               + phy.get("cca_us", 128) + 2 * phy.get("turnaround_us", 192))
-    return (phy_hdr + mpdu) * 8e6 / bitrate + access + (phy_hdr + ACK_MPDU) * 8e6 / bitrate
+    return float((phy_hdr + mpdu) * 8e6 / bitrate + access + (phy_hdr + ACK_MPDU) * 8e6 / bitrate)
 
 
-def one_hop_bound(sc: dict) -> dict:
+def one_hop_bound(sc: JsonObj) -> JsonObj:
     """The serialised-airtime bound of docs/SIMULATOR.md, from the scenario:
     every frame of the transfer (fragments, TCP ACKs, the two SYNs) alone on
     the channel (frame_time_us). Full profile: TCP timestamps on every
@@ -111,7 +112,7 @@ def one_hop_bound(sc: dict) -> dict:
             "segment_us": seg_us, "total_us": total_us}
 
 
-def one_hop_report(summary: dict) -> Report:
+def one_hop_report(summary: JsonObj) -> Report:
     b = one_hop_bound(summary["scenario_data"])
     p = summary["points"][0]
     g = metric(p, "flows[0].goodput_bps")
@@ -139,14 +140,14 @@ register(Experiment(
 
 # --- hidden-terminals: delay between link retries (TCPlp section 7.1) -----------------
 
-def hidden_metrics(result: dict, params: dict) -> dict:
+def hidden_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     sent = sum(f["sent"] for f in result["flows"])
     recv = sum(f["received"] for f in result["flows"])
     return {"delivery": recv / sent if sent else 0.0,
             "collided_at_sink": result["node_stats"][1]["frames_collided"]}
 
 
-def hidden_report(summary: dict) -> Report:
+def hidden_report(summary: JsonObj) -> Report:
     rows = []
     for d, p in sorted(points_by(summary, "mac.retry_delay_max_us").items()):
         rows.append([f"{d / 1000:g} ms", mean_ci(metric(p, "delivery")),

@@ -1,15 +1,16 @@
 """In-network TCP support experiments (docs/RELAY.md, docs/results.md)."""
 from __future__ import annotations
 
+from ..jsontypes import JsonObj
 from ..table import mean_ci, num
-from . import Experiment, PlotSpec, Report, metric, point, register
+from . import Arms, Experiment, PlotSpec, Report, metric, point, register
 
 # --- tss-table1 --------------------------------------------------------------------------
 
 TSS_SOURCE = "Braun, Voigt, Dunkels, TCP Support for Sensor Networks (WONS 2007, seeds/004)"
 TSS_BERS = [0, 1e-6, 1e-5, 1e-4]
 #: Table 1 of the TSS paper, totals over 100 runs divided by 100 (per run).
-TSS_TABLE1 = {
+TSS_TABLE1: dict[str, dict[str, list[float]]] = {
     "tcp": {"segments": [10676.0, 10810.9, 11970.01, 34999.74],
             "acks": [10010.0, 10030.15, 10193.95, 12177.39],
             "total": [20686.0, 20841.05, 22163.96, 47177.13],
@@ -35,7 +36,7 @@ TSS_PAPER_ARM = {"tcp": "tcp", "tss-backpressure": "tss-backpressure", "tss-cwnd
                  "tss-backpressure-ackrel": "tss-backpressure", "tss-cwnd3-ackrel": "tss-cwnd3"}
 _TSS_BP = {"relay.mode": "tss", "flows[0].sender.cwnd_hold_backlog": 3}
 _TSS_C3 = {"relay.mode": "tss", "flows[0].sender.cwnd_cap": 3}
-TSS_ARMS = [("tcp", {"relay.mode": "off"}),
+TSS_ARMS: Arms = [("tcp", {"relay.mode": "off"}),
             ("tss-backpressure", dict(_TSS_BP)),
             ("tss-cwnd3", dict(_TSS_C3)),
             ("tss-backpressure-ackrel", {**_TSS_BP, "relay.ack_release": True}),
@@ -57,7 +58,7 @@ _DIAG_ROWS = [("frames lost to collisions (all receivers)", "totals.frames_colli
               ("ACKs recovered", "relay_acks_recovered")]
 
 
-def tss_optimal(scenario: dict, ber: float) -> dict:
+def tss_optimal(scenario: JsonObj, ber: float) -> JsonObj:
     """The paper's optimum, computed from the scenario's channel: every frame
     that must cross a hop is sent again on that hop only when bit errors
     lost it, so a frame of n bits costs 1 / (1 - PER) transmissions per hop,
@@ -80,13 +81,13 @@ def tss_optimal(scenario: dict, ber: float) -> dict:
             "data_bits": 8 * (flow["segment_bytes"] + TSS_IP_TCP + hdr)}
 
 
-def tss_metrics(result: dict, params: dict) -> dict:
+def tss_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     nodes = result["node_stats"]
     return {"relay_local_rexmits": sum(n.get("relay", {}).get("local_rexmits", 0) for n in nodes),
             "relay_acks_recovered": sum(n.get("relay", {}).get("acks_recovered", 0) for n in nodes)}
 
 
-def _total(p: dict) -> dict | None:
+def _total(p: JsonObj) -> JsonObj | None:
     a, b = metric(p, "totals.tcp_data_frames_tx"), metric(p, "totals.tcp_ack_frames_tx")
     if not a or not b:
         return None
@@ -95,15 +96,16 @@ def _total(p: dict) -> dict | None:
     return {"n": a["n"], "mean": a["mean"] + b["mean"], "ci95": None}
 
 
-def _mean(summary: dict, arm: str, ber: float, key: str) -> float | None:
+def _mean(summary: JsonObj, arm: str, ber: float, key: str) -> float | None:
     p = point(summary, arm=arm, medium__ber=ber)
     if p is None:
         return None
-    s = _total(p) if key == "total" else metric(p, dict((k, n) for k, _, n in _ROWS)[key])
+    name = {k: n for k, _, n in _ROWS}[key]
+    s = _total(p) if name is None else metric(p, name)
     return s["mean"] if s else None
 
 
-def tss_conclusions(summary: dict) -> list[str]:
+def tss_conclusions(summary: JsonObj) -> list[str]:
     """The paper's three conclusions that the table tests, each: holds here or not."""
     arms = summary["vary"]["arm"]
     bers = [b for b in TSS_BERS if point(summary, arm="tcp", medium__ber=b)]
@@ -124,7 +126,7 @@ def tss_conclusions(summary: dict) -> list[str]:
     return out
 
 
-def tss_report(summary: dict) -> Report:
+def tss_report(summary: JsonObj) -> Report:
     rows = []
     arms = summary["vary"]["arm"]
     for arm in arms:
@@ -148,7 +150,8 @@ def tss_report(summary: dict) -> Report:
     if sc is not None:
         opt = [tss_optimal(sc, b) for b in TSS_BERS]
         rows.append(["optimal", "transmitted TCP segments",
-                     *[f"{num(o['segments'])} ({num(v)})" for o, v in zip(opt, TSS_OPTIMAL_PAPER)]])
+                     *[f"{num(o['segments'])} ({num(v)})"
+                       for o, v in zip(opt, TSS_OPTIMAL_PAPER, strict=True)]])
         rows.append(["optimal (ours)", "transmitted TCP ACKs", *[num(o["acks"]) for o in opt]])
         rows.append(["optimal (ours)", "total packets", *[num(o["total"]) for o in opt]])
     missing = [a for a in TSS_TABLE1 if a not in arms]
@@ -202,7 +205,7 @@ _DTC_W4 = {"flows[0].sender.cwnd_cap": 0, "mac.retry_delay_max_us": 40000}
 _DTC_OURS = {"relay.endpoints": True, "relay.ack_repair": True}
 
 
-def dtc_metrics(result: dict, params: dict) -> dict:
+def dtc_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     """Per-node transmissions near the sender, and the relay's local
     retransmissions summed over the nodes."""
     nodes = result["node_stats"]
@@ -211,7 +214,7 @@ def dtc_metrics(result: dict, params: dict) -> dict:
     return m
 
 
-def dtc_report(summary: dict) -> Report:
+def dtc_report(summary: JsonObj) -> Report:
     rows = []
     for arm in summary["vary"]["arm"]:
         p = point(summary, arm=arm)
@@ -286,7 +289,7 @@ _CCTRL_FLOW = {"type": "tcp", "src": "last", "dst": 0, "duration_s": 600, "tx_bu
 _CCTRL_DUAL = [{**_CCTRL_FLOW, "port": 5000}, {**_CCTRL_FLOW, "port": 5001}]
 _KEEP = {"relay.mode": "cctrl", "relay.keep": True, "relay.max_local_rexmit": 3}
 
-CCTRL_ARMS = [
+CCTRL_ARMS: Arms = [
     ("unmodified", {"relay.mode": "off"}),
     ("basic", {"relay.mode": "cctrl"}),
     ("keep", dict(_KEEP)),
@@ -303,7 +306,7 @@ CCTRL_ARMS = [
 ]
 
 
-def cctrl_metrics(result: dict, params: dict) -> dict:
+def cctrl_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     """[B]'s metrics (section 5.2): segments delivered in the run (all flows),
     retransmissions (end to end + local) per delivered segment, the client's
     RTT, and radio-on time per node and delivered segment."""
@@ -345,7 +348,7 @@ CCTRL_NOTES = [
 ]
 
 
-def _overall(summary: dict, arm: str, name: str) -> float | None:
+def _overall(summary: JsonObj, arm: str, name: str) -> float | None:
     """[B]'s "overall" value: the mean of the per-hop means."""
     vals = []
     for h in CCTRL_HOPS:
@@ -357,7 +360,7 @@ def _overall(summary: dict, arm: str, name: str) -> float | None:
     return sum(vals) / len(vals)
 
 
-def cctrl_report(summary: dict) -> Report:
+def cctrl_report(summary: JsonObj) -> Report:
     rows = []
     arms = summary["vary"]["arm"]
     for arm in arms:

@@ -12,24 +12,26 @@ The single-hop bound is computed from each scenario's own parameters (frame
 sizes, PHY timing), never a constant."""
 from __future__ import annotations
 
+import functools
 import json
 import math
 import pathlib
 
-from ..scenario import Scenario
+from ..jsontypes import JsonObj
+from ..scenario import Scenario, load
 from ..table import mean_ci, num
-from . import EXAMPLES, Experiment, PlotSpec, Report, metric, point, register
+from . import EXAMPLES, Arms, Experiment, PlotSpec, Report, metric, point, register
 from .physics import frame_time_us, one_hop_bound, segment_frames
 
 # --- the frames of a TCP segment and the serialised-airtime bound -----------------------
 # (physics.py: segment_frames, frame_time_us and one_hop_bound, shared with tcp-1hop)
 
 
-def scenario_dict(sc: Scenario, params: dict | None = None) -> dict:
-    return json.loads(sc.to_json(params or {}))
+def scenario_dict(sc: Scenario, params: JsonObj | None = None) -> JsonObj:
+    return sc.with_params(params or {})
 
 
-def payload_of(flow: dict) -> int:
+def payload_of(flow: JsonObj) -> int:
     """TCP payload per segment: the MSS less the timestamps option when the
     sender uses it."""
     ts = flow.get("sender", {}).get("timestamps", True) and flow.get("receiver", {}).get(
@@ -52,7 +54,7 @@ def eq2(mss: float, rtt_s: float, p: float, w: float) -> float | None:
     return mss * 8 / rtt_s / (1 / w + 2 * p)
 
 
-def model_metrics(result: dict, params: dict, sc: Scenario) -> dict:
+def model_metrics(result: JsonObj, params: JsonObj, sc: Scenario) -> JsonObj:
     """Per run: equations 1 and 2 from the run's own RTT (mean SRTT) and
     segment loss, w the receive window in segments."""
     d = scenario_dict(sc, params)
@@ -70,7 +72,7 @@ def model_metrics(result: dict, params: dict, sc: Scenario) -> dict:
     return out
 
 
-def pct(s: dict | None) -> str:
+def pct(s: JsonObj | None) -> str:
     """A summary cell of a fraction as 'mean ± ci95' in percent."""
     if not s or s.get("mean") is None:
         return "-"
@@ -78,8 +80,10 @@ def pct(s: dict | None) -> str:
                     "ci95": None if s.get("ci95") is None else 100 * s["ci95"]}) + " %"
 
 
+@functools.cache
 def _load(name: str) -> Scenario:
-    from ..scenario import load
+    """An example scenario, read once per process: the model metrics ask
+    for it after every run of a sweep."""
     return load(EXAMPLES / name)
 
 
@@ -100,12 +104,12 @@ def _gap_us() -> int:
 
 
 HOPS_GAP_US = _gap_us()
-HOPS_ARMS = [("reassemble", {"link.fragments": "reassemble"}),
+HOPS_ARMS: Arms = [("reassemble", {"link.fragments": "reassemble"}),
              ("forward", {"link.fragments": "forward", "link.frag_gap_us": HOPS_GAP_US}),
              ("reassemble-d0", {"link.fragments": "reassemble", "mac.retry_delay_max_us": 0})]
 
 
-def hops_report(summary: dict) -> Report:
+def hops_report(summary: JsonObj) -> Report:
     sc = _load("tcplp-hops.toml")
     bound = one_hop_bound(scenario_dict(sc))
     rows = []
@@ -190,16 +194,16 @@ def payload_for_frames(k: int, frame_max: int = 127) -> int:
 
 
 MSS_FRAMES = [1, 2, 3, 4, 5, 6, 7, 8]
-MSS_ARMS = [(f"{k} frames", {"flows[0].mss": payload_for_frames(k) + 12,
+MSS_ARMS: Arms = [(f"{k} frames", {"flows[0].mss": payload_for_frames(k) + 12,
                              "flows[0].tx_buffer": 4 * payload_for_frames(k),
                              "flows[0].rx_buffer": 4 * payload_for_frames(k)})
             for k in MSS_FRAMES]
 
 
-def mss_report(summary: dict) -> Report:
+def mss_report(summary: JsonObj) -> Report:
     sc = _load("tcplp-mss.toml")
     rows = []
-    for (label, params), k in zip(MSS_ARMS, MSS_FRAMES):
+    for (label, params), k in zip(MSS_ARMS, MSS_FRAMES, strict=True):
         p = point(summary, arm=label)
         d = scenario_dict(sc, params)
         b = one_hop_bound(d)
@@ -238,11 +242,11 @@ register(Experiment(
 
 # --- tcplp-buffer (fig. 5, table 7) ---------------------------------------------------------
 
-BUFFER_ARMS = [("1 hop", {"topology.nodes": 2, "mac.retry_delay_max_us": 0}),
+BUFFER_ARMS: Arms = [("1 hop", {"topology.nodes": 2, "mac.retry_delay_max_us": 0}),
                ("3 hops", {"topology.nodes": 4, "mac.retry_delay_max_us": 40000})]
 
 
-def buffer_report(summary: dict) -> Report:
+def buffer_report(summary: JsonObj) -> Report:
     sc = _load("tcplp-buffer.toml")
     bound = one_hop_bound(scenario_dict(sc))
     rows = []
@@ -298,7 +302,7 @@ register(Experiment(
 
 # --- tcplp-model (eq. 2) -----------------------------------------------------------------
 
-def model_report(summary: dict) -> Report:
+def model_report(summary: JsonObj) -> Report:
     rows = []
     for nodes in summary["vary"]["topology.nodes"]:
         for ber in summary["vary"]["medium.ber"]:
@@ -352,7 +356,7 @@ CWND_WINDOW_S = (10.0, 110.0)
 CWND_TRACED_DELAYS = (0, 40000)
 
 
-def cwnd_traced(context: dict) -> list[tuple[int, dict, list[dict]]]:
+def cwnd_traced(context: JsonObj) -> list[tuple[int, JsonObj, list[JsonObj]]]:
     """Seed 1 again with a trace at each of CWND_TRACED_DELAYS (once: the
     trace and result stay in the experiment's directory): [(delay, result,
     tcp_cc rows of flow 0)]."""
@@ -377,7 +381,7 @@ def cwnd_traced(context: dict) -> list[tuple[int, dict, list[dict]]]:
     return traced
 
 
-def cwnd_report(context: dict) -> Report:
+def cwnd_report(context: JsonObj) -> Report:
     from .. import series
 
     summary = context
@@ -408,18 +412,19 @@ def cwnd_report(context: dict) -> Report:
     ]
     for d, res, cc in cwnd_traced(context):
         at = series.time_at_window(cc, *CWND_WINDOW_S)
-        losses = sum(1 for a, b in zip(cc, cc[1:]) if b["cwnd"] < a["cwnd"])
+        losses = sum(1 for a, b in zip(cc, cc[1:], strict=False) if b["cwnd"] < a["cwnd"])
         f = res["flows"][0]
+        at_pct = "-" if at is None else f"{100 * at:.0f}"
         notes.append(f"cwnd over time, seed {context['seeds'][0]}, delay {d / 1000:g} ms "
                      f"(trace-d{d // 1000}ms.jsonl, cwnd-d{d // 1000}ms.csv): cwnd at the window "
-                     f"{100 * at:.0f} % of {CWND_WINDOW_S[0]:g}-{CWND_WINDOW_S[1]:g} s, {losses} "
+                     f"{at_pct} % of {CWND_WINDOW_S[0]:g}-{CWND_WINDOW_S[1]:g} s, {losses} "
                      f"reductions, segment loss {100 * (f['segment_loss'] or 0):.1f} %, "
                      f"{f['goodput_bps']:.0f} b/s.")
     return Report(["max retry delay ms", "goodput b/s", "RTT ms", "segment loss", "frames / segment",
                    "fast rexmits", "RTOs", "cwnd at window", "eq. 2 b/s"], rows, notes)
 
 
-def cwnd_figures(context: dict, outdir: pathlib.Path) -> list[str]:
+def cwnd_figures(context: JsonObj, outdir: pathlib.Path) -> list[str]:
     """cwnd, ssthresh, the window and the RTO over 100 s of each traced run
     (fig. 7a)."""
     from .. import series
@@ -450,7 +455,7 @@ register(Experiment(
 
 # --- tcplp-fairness (table 9) ----------------------------------------------------------------
 
-def _flow(src: int, port: int) -> dict:
+def _flow(src: int, port: int) -> JsonObj:
     return {"type": "tcp", "src": src, "dst": 0, "duration_s": 300, "mss": 474,
             "tx_buffer": 1848, "rx_buffer": 1848, "port": port}
 
@@ -462,13 +467,13 @@ TCPLP_TABLE9 = {
     ("3", "A"): [(19.3, 0.441, 772)], ("3", "B"): [(19.8, 0.436, 755)],
     ("3", "A+B"): [(10.9, 1.95, 995), (9.43, 3.00, 1075)],
 }
-FAIR_ARMS = [("1 hop A", {"flows": [_flow(1, 7400)]}), ("1 hop B", {"flows": [_flow(2, 7401)]}),
+FAIR_ARMS: Arms = [("1 hop A", {"flows": [_flow(1, 7400)]}), ("1 hop B", {"flows": [_flow(2, 7401)]}),
              ("1 hop A+B", {"flows": [_flow(1, 7400), _flow(2, 7401)]}),
              ("3 hops A", {"flows": [_flow(4, 7400)]}), ("3 hops B", {"flows": [_flow(5, 7401)]}),
              ("3 hops A+B", {"flows": [_flow(4, 7400), _flow(5, 7401)]})]
 
 
-def fair_metrics(result: dict, params: dict) -> dict:
+def fair_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     flows = result["flows"]
     g = [f["goodput_bps"] for f in flows]
     out = {"aggregate_bps": sum(g)}
@@ -477,7 +482,7 @@ def fair_metrics(result: dict, params: dict) -> dict:
     return out
 
 
-def fair_report(summary: dict) -> Report:
+def fair_report(summary: JsonObj) -> Report:
     rows = []
     for label, params in FAIR_ARMS:
         p = point(summary, arm=label)

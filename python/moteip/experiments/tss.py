@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import math
 import pathlib
+from types import ModuleType
 
-from ..stats import summarize
+from ..jsontypes import JsonObj
 from ..plot import pyplot
+from ..stats import summarize
 from ..table import mean_ci, num
-from . import Experiment, Report, metric, point, raw_results, register
+from . import Arms, Experiment, Report, mean, metric, point, raw_results, register
 from .relay import TSS_ARMS, TSS_SOURCE, tss_metrics
 
 FIG_BER = 1e-5
-_ARMS = {label: keys for label, keys in TSS_ARMS}
-FIG_ARMS = [("tss-backpressure", {**_ARMS["tss-backpressure"], "medium.ber": FIG_BER}),
+_ARMS: dict[str, JsonObj] = dict(TSS_ARMS)
+FIG_ARMS: Arms = [("tss-backpressure", {**_ARMS["tss-backpressure"], "medium.ber": FIG_BER}),
             ("tss-backpressure-ackrel", {**_ARMS["tss-backpressure-ackrel"], "medium.ber": FIG_BER})]
 
 
-def airtimes_ms(sc: dict) -> tuple[float, float]:
+def airtimes_ms(sc: JsonObj) -> tuple[float, float]:
     """(data frame, ACK frame) airtime in ms on the scenario's chain: IPv4 +
     TCP (40 bytes) + the link header (+ the payload for data), at its bit rate."""
     bitrate = sc["phy"]["bitrate"]
@@ -37,7 +39,7 @@ def airtimes_ms(sc: dict) -> tuple[float, float]:
     return data, ack
 
 
-def _plt():
+def _plt() -> ModuleType:
     return pyplot()
 
 
@@ -49,7 +51,7 @@ def _paper_node(ours: int, nodes: int) -> int:
 
 # --- tss-rtt: Figs. 7-10 -----------------------------------------------------------------
 
-def rtt_metrics(result: dict, params: dict) -> dict:
+def rtt_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     """Per node, the mean and the coefficient of variation of its rtt estimate
     (the EWMA its RTO is 1.5 times), over every change of it in the run."""
     by: dict[int, list[float]] = {}
@@ -65,7 +67,7 @@ def rtt_metrics(result: dict, params: dict) -> dict:
     return m
 
 
-def rtt_report(summary: dict) -> Report:
+def rtt_report(summary: JsonObj) -> Report:
     sc = summary["scenario_data"]
     nodes = sc["topology"]["nodes"]
     t_data, t_ack = airtimes_ms(sc)
@@ -93,7 +95,7 @@ def rtt_report(summary: dict) -> Report:
     return Report(heads, rows, notes)
 
 
-def rtt_figures(summary: dict, out: pathlib.Path) -> list[str]:
+def rtt_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
     plt = _plt()
     sc = summary["scenario_data"]
     nodes = sc["topology"]["nodes"]
@@ -124,7 +126,7 @@ def rtt_figures(summary: dict, out: pathlib.Path) -> list[str]:
     if runs:
         _seed, res = runs[0]
         fig, axes = plt.subplots(3, 1, figsize=(6.4, 7.0), dpi=120, sharex=True)
-        for ax, paper in zip(axes, (1, 5, 9)):
+        for ax, paper in zip(axes, (1, 5, 9), strict=True):
             ours = nodes - 1 - paper
             pts = [(t / 1e3, v) for t, n, v in res.get("records", {}).get("relay_rtt", []) if n == ours]
             if pts:
@@ -164,13 +166,13 @@ HOLD_PAPER = {"share_near_min": 0.97, "mean_ms": 33.5, "max_ms": 280.0}
 HOLD_NODE = 5
 
 
-def _holds(result: dict, node: int) -> list[tuple[float, str]]:
+def _holds(result: JsonObj, node: int) -> list[tuple[float, str]]:
     return [(ms, how) for n, ms, how in result.get("records", {}).get("cache_hold", []) if n == node]
 
 
-def hold_metrics(result: dict, params: dict) -> dict:
+def hold_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     holds = _holds(result, HOLD_NODE)
-    m = {}
+    m: JsonObj = {}
     if holds:
         v = sorted(ms for ms, _ in holds)
         m["hold_n"] = len(v)
@@ -182,12 +184,12 @@ def hold_metrics(result: dict, params: dict) -> dict:
     return m
 
 
-def _near_min(result: dict, limit_ms: float) -> float | None:
+def _near_min(result: JsonObj, limit_ms: float) -> float | None:
     holds = _holds(result, HOLD_NODE)
     return sum(1 for ms, _ in holds if ms <= limit_ms) / len(holds) if holds else None
 
 
-def hold_report(summary: dict) -> Report:
+def hold_report(summary: JsonObj) -> Report:
     sc = summary["scenario_data"]
     t_data, _ = airtimes_ms(sc)
     floor = 2 * t_data
@@ -213,7 +215,7 @@ def hold_report(summary: dict) -> Report:
                    "max (ms)", "timer ran out"], rows, notes)
 
 
-def hold_figures(summary: dict, out: pathlib.Path) -> list[str]:
+def hold_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     for arm in summary["vary"]["arm"]:
@@ -263,7 +265,7 @@ register(Experiment(
 INFLIGHT_PAPER = {11: 1.4, 21: 2.5}
 
 
-def inflight_report(summary: dict) -> Report:
+def inflight_report(summary: JsonObj) -> Report:
     rows = []
     for nodes in summary["vary"]["topology.nodes"]:
         for arm in summary["vary"]["arm"]:
@@ -282,7 +284,7 @@ def inflight_report(summary: dict) -> Report:
                   rows, notes)
 
 
-def inflight_figures(summary: dict, out: pathlib.Path) -> list[str]:
+def inflight_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
     plt = _plt()
     sizes = summary["vary"]["topology.nodes"]
     fig, axes = plt.subplots(1, len(sizes), figsize=(6.4 * len(sizes) / 1.5, 4.0), dpi=120)
@@ -290,7 +292,7 @@ def inflight_figures(summary: dict, out: pathlib.Path) -> list[str]:
         axes = [axes]
     arms = summary["vary"]["arm"]
     width = 0.8 / max(1, len(arms))
-    for ax, nodes in zip(axes, sizes):
+    for ax, nodes in zip(axes, sizes, strict=True):
         for k, arm in enumerate(arms):
             hist: list[int] = []
             for _s, r in raw_results(out, arm, topology__nodes=nodes):
@@ -333,7 +335,7 @@ register(Experiment(
 
 #: Each variant changes the Table 1 scenario where the paper is open or could be read two
 #: ways (docs/results.md lists the reasoning); "relay": whether it matters only with TSS.
-SENS_VARIANTS = [
+SENS_VARIANTS: list[tuple[str, JsonObj, bool]] = [
     ("main", {}, False),
     ("tau 14.16 ms (the whole 1416-bit segment)", {"phy.backoff_us": 14160}, False),
     ("backoff before sensing, whole periods", {"mac.sense_first": False,
@@ -354,9 +356,9 @@ SENS_BERS = [0, 1e-5]
 SENS_CONFIGS = ["tcp", "tss-backpressure", "tss-cwnd3", "tss-backpressure-ackrel"]
 
 
-def _sens_arms() -> list[tuple[str, dict]]:
-    arms = []
-    for vi, (label, keys, relay_only) in enumerate(SENS_VARIANTS):
+def _sens_arms() -> Arms:
+    arms: Arms = []
+    for vi, (_label, keys, relay_only) in enumerate(SENS_VARIANTS):
         for cfg in SENS_CONFIGS:
             if relay_only and cfg == "tcp":
                 continue
@@ -366,7 +368,7 @@ def _sens_arms() -> list[tuple[str, dict]]:
     return arms
 
 
-def sens_report(summary: dict) -> Report:
+def sens_report(summary: JsonObj) -> Report:
     rows = []
     for vi, (label, _keys, _r) in enumerate(SENS_VARIANTS):
         for cfg in SENS_CONFIGS:
@@ -377,10 +379,8 @@ def sens_report(summary: dict) -> Report:
                                                          cfg == "tss-backpressure") else "", cfg]
             for ber in SENS_BERS:
                 p = point(summary, arm=arm, medium__ber=ber)
-                tot = None
-                if p and metric(p, "totals.tcp_data_frames_tx") and metric(p, "totals.tcp_ack_frames_tx"):
-                    tot = (metric(p, "totals.tcp_data_frames_tx")["mean"]
-                           + metric(p, "totals.tcp_ack_frames_tx")["mean"])
+                data, acks = mean(p, "totals.tcp_data_frames_tx"), mean(p, "totals.tcp_ack_frames_tx")
+                tot = data + acks if data is not None and acks is not None else None
                 cells += [mean_ci(metric(p, "flows[0].goodput_bps")) if p else "-", num(tot),
                           mean_ci(metric(p, "flows[0].e2e_retransmissions")) if p else "-",
                           mean_ci(metric(p, "totals.frames_collided")) if p else "-"]

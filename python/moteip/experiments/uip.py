@@ -5,10 +5,12 @@ figures 4, 5 and 7 (docs/results.md, "uIP")."""
 from __future__ import annotations
 
 import pathlib
+from typing import Any
 
+from ..jsontypes import JsonObj
 from ..plot import pyplot
 from ..table import mean_ci, num
-from . import Experiment, Report, metric, point, register
+from . import Arms, Experiment, Report, metric, point, register
 
 UIP_SOURCE = "Dunkels, Full TCP/IP for 8-Bit Architectures (MobiSys 2003, seeds/002)"
 #: section 8.2: s = 1000 bytes, t = 40 ms, t_d = 200 ms -> 4166 B/s; no delayed ACK: 25000 B/s
@@ -16,14 +18,14 @@ PAPER_EXAMPLE = {"s": 1000, "t_ms": 40.0, "td_ms": 200.0, "p": 4166.0, "p_nodela
 DELACKS = [0, 100, 200, 500]
 
 
-def _bps(p: dict | None) -> dict | None:
+def _bps(p: JsonObj | None) -> JsonObj | None:
     s = metric(p, "flows[0].goodput_bps") if p else None
     if not s:
         return None
     return {**s, "mean": s["mean"] / 8, "ci95": s["ci95"] / 8 if s["ci95"] is not None else None}
 
 
-def delack_report(summary: dict) -> Report:
+def delack_report(summary: JsonObj) -> Report:
     sc = summary["scenario_data"]
     s_bytes = sc["flows"][0]["mss"]
     base = _bps(point(summary, **{"flows[0].receiver.delack_ms": 0}))
@@ -63,8 +65,8 @@ LWIP_WINDOWS = [200, 400, 600, 800, 1000, 1200, 1600, 2000]
 LWIP_MSS = 400
 
 
-def _window_arms() -> list[tuple[str, dict]]:
-    arms = []
+def _window_arms() -> Arms:
+    arms: Arms = []
     for td in (0, 200):
         for s in UIP_SEGMENTS:
             arms.append((f"uip/delack{td}/{s}", {"flows[0].mss": s, "flows[0].tx_buffer": s,
@@ -77,7 +79,7 @@ def _window_arms() -> list[tuple[str, dict]]:
     return arms
 
 
-def window_report(summary: dict) -> Report:
+def window_report(summary: JsonObj) -> Report:
     rows = []
     for arm in summary["vary"]["arm"]:
         stack, td, win = arm.split("/")
@@ -97,10 +99,10 @@ def window_report(summary: dict) -> Report:
     return Report(["stack", "t_d (ms)", "send window (B)", "throughput (B/s)"], rows, notes)
 
 
-def window_figures(summary: dict, out: pathlib.Path) -> list[str]:
+def window_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
-    series: dict[str, list] = {}
+    series: dict[str, list[Any]] = {}
     for arm in summary["vary"]["arm"]:
         stack, td, win = arm.split("/")
         s = _bps(point(summary, arm=arm))

@@ -26,9 +26,16 @@ import shutil
 import struct
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import RunError, UsageError
+from ..jsontypes import JsonObj
+
+#: moteip-sim to run again for a trace (None: find_simulator), and where progress lines go
+Sim = str | os.PathLike[str] | None
+Log = Callable[[str], None] | None
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -41,22 +48,23 @@ DETAILS_MAX = 3000
 class RunFiles:
     label: str                         # what the page calls the run
     trace: pathlib.Path
-    result: dict | None = None
+    result: JsonObj | None = None
     pcap: pathlib.Path | None = None
     notes: list[str] = field(default_factory=list)
 
 
 # --- finding the run ----------------------------------------------------------------------
 
-def _read_json(p: pathlib.Path, what: str) -> dict:
+def _read_json(p: pathlib.Path, what: str) -> Any:
+    """Any JSON value: each caller checks the shape it needs."""
     try:
         return json.loads(p.read_text())
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{p}: cannot read the {what} ({e})") from None
 
 
-def _regenerate(scenario_json: str, seed: int, where: pathlib.Path, name: str, sim,
-                expected: dict | None, log) -> RunFiles:
+def _regenerate(scenario_json: str, seed: int, where: pathlib.Path, name: str, sim: Sim,
+                expected: JsonObj | None, log: Log) -> RunFiles:
     """Runs the scenario again with a trace and a capture into `where`
     (reused when it is there already)."""
     from ..simulator import find_simulator, run_json
@@ -77,7 +85,8 @@ def _regenerate(scenario_json: str, seed: int, where: pathlib.Path, name: str, s
     return RunFiles(f"{name} seed {seed}", trace, result, pcap, notes)
 
 
-def locate(path: str | os.PathLike, run: str | None = None, sim=None, log=None) -> RunFiles:
+def locate(path: str | os.PathLike[str], run: str | None = None, sim: Sim = None,
+           log: Log = None) -> RunFiles:
     """The trace, result and capture of what `path` names (see the module doc)."""
     p = pathlib.Path(path)
     if not p.exists():
@@ -114,7 +123,7 @@ def locate(path: str | os.PathLike, run: str | None = None, sim=None, log=None) 
                        str(result.get("scenario", p.stem)), sim, result, log)
 
 
-def _from_sweep(d: pathlib.Path, run: str | None, sim, log) -> RunFiles:
+def _from_sweep(d: pathlib.Path, run: str | None, sim: Sim, log: Log) -> RunFiles:
     manifest = _read_json(d / "sweep.json", "sweep manifest")
     ids = [f"{pt['id']}-s{s}" for pt in manifest.get("points", []) for s in manifest.get("seeds", [])]
     if not ids:
@@ -142,17 +151,17 @@ def _from_sweep(d: pathlib.Path, run: str | None, sim, log) -> RunFiles:
 RECEPTION = {"rx": 0, "collision": 1, "corrupt": 2}
 
 
-def load_trace(path: pathlib.Path) -> dict:
+def load_trace(path: pathlib.Path) -> JsonObj:
     """The trace as the page's columns (lists of numbers, not one object per
     event: a long run has hundreds of thousands)."""
-    nodes: dict[int, dict] = {}
-    links: list[list] = []
-    hops: list[list] = []
-    tx = {"t": [], "end": [], "node": [], "len": []}
-    rx = {"t": [], "node": [], "tx": [], "kind": []}
-    drops: list[list] = []
-    states: list[list] = []
-    others: list[list] = []
+    nodes: dict[int, JsonObj] = {}
+    links: list[list[Any]] = []
+    hops: list[list[Any]] = []
+    tx: dict[str, list[int]] = {"t": [], "end": [], "node": [], "len": []}
+    rx: dict[str, list[int]] = {"t": [], "node": [], "tx": [], "kind": []}
+    drops: list[list[Any]] = []
+    states: list[list[Any]] = []
+    others: list[list[Any]] = []
     last_tx: dict[int, int] = {}
     try:
         f = open(path, encoding="utf-8")
@@ -161,34 +170,34 @@ def load_trace(path: pathlib.Path) -> dict:
     with f:
         for n, line in enumerate(f, 1):
             try:
-                e = json.loads(line)
-                ev, node, t = e["ev"], int(e["node"]), int(e["t_us"])
+                rec = json.loads(line)
+                ev, node, t = rec["ev"], int(rec["node"]), int(rec["t_us"])
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 raise UsageError(f"{path}:{n}: not a moteip-sim trace line") from None
             if ev == "tx":
                 last_tx[node] = len(tx["t"])
                 tx["t"].append(t)
-                tx["end"].append(int(e.get("end_us", t)))
+                tx["end"].append(int(rec.get("end_us", t)))
                 tx["node"].append(node)
-                tx["len"].append(int(e.get("len", 0)))
+                tx["len"].append(int(rec.get("len", 0)))
             elif ev in RECEPTION:
                 rx["t"].append(t)
                 rx["node"].append(node)
-                rx["tx"].append(last_tx.get(int(e.get("from", -1)), -1))
+                rx["tx"].append(last_tx.get(int(rec.get("from", -1)), -1))
                 rx["kind"].append(RECEPTION[ev])
             elif ev == "node":
-                nodes[node] = {"id": node, "x": e.get("x"), "y": e.get("y")}
+                nodes[node] = {"id": node, "x": rec.get("x"), "y": rec.get("y")}
             elif ev == "link":
-                links.append([node, int(e["to"]), float(e.get("prr", 1))])
+                links.append([node, int(rec["to"]), float(rec.get("prr", 1))])
             elif ev == "hop":
-                hops.append([int(e["flow"]), node, int(e["to"]), bool(e.get("back"))])
+                hops.append([int(rec["flow"]), node, int(rec["to"]), bool(rec.get("back"))])
             elif ev == "link_fail":
-                drops.append([t, node, {k: v for k, v in e.items() if k not in ("t_us", "node")}])
-            elif isinstance(e.get("state"), str):
+                drops.append([t, node, {k: v for k, v in rec.items() if k not in ("t_us", "node")}])
+            elif isinstance(rec.get("state"), str):
                 # radio / duty-cycle states, from simulators that trace them
-                states.append([t, node, e["state"]])
+                states.append([t, node, rec["state"]])
             else:
-                others.append([t, node, ev, {k: v for k, v in e.items()
+                others.append([t, node, ev, {k: v for k, v in rec.items()
                                              if k not in ("t_us", "node", "ev")}])
     ids = set(nodes) | set(tx["node"]) | set(rx["node"])
     for i in ids:
@@ -213,14 +222,14 @@ def pcap_records(path: pathlib.Path) -> tuple[int, list[tuple[int, int]]]:
     return linktype, out
 
 
-def match_frames(tx: dict, linktype: int, records: list[tuple[int, int]]) -> list[int]:
+def match_frames(tx: JsonObj, linktype: int, records: list[tuple[int, int]]) -> list[int]:
     """The pcap frame number (1-based) of each transmission, 0 when the capture
     has none (a link ACK in an IP view). The records follow the transmissions
     in order; the first record of a radio view of an IPHC network is the
     6LoWPAN context (at time 0), sent by no node."""
     out = [0] * len(tx["t"])
     k = 0
-    for i, (t, n) in enumerate(zip(tx["t"], tx["len"])):
+    for i, (t, n) in enumerate(zip(tx["t"], tx["len"], strict=True)):
         while k < len(records) and records[k][0] < t:
             k += 1          # the context record, or records of another view
         if k < len(records) and records[k][0] == t and (linktype != 195 or records[k][1] == n):
@@ -233,7 +242,7 @@ def _tshark() -> str | None:
     return shutil.which("tshark")
 
 
-def _tshark_env(cfg: pathlib.Path) -> dict:
+def _tshark_env(cfg: pathlib.Path) -> JsonObj:
     cfg.mkdir(parents=True, exist_ok=True)
     return dict(os.environ, WIRESHARK_CONFIG_DIR=str(cfg))   # default preferences
 
@@ -289,7 +298,7 @@ def frame_kind(proto: str, length: int) -> str:
 
 # --- the page --------------------------------------------------------------------------------
 
-def build(files: RunFiles, details_max: int = DETAILS_MAX) -> dict:
+def build(files: RunFiles, details_max: int = DETAILS_MAX) -> JsonObj:
     """Everything the page shows, as one JSON-able dict."""
     tr = load_trace(files.trace)
     tx = tr["tx"]
@@ -309,7 +318,9 @@ def build(files: RunFiles, details_max: int = DETAILS_MAX) -> dict:
             det = details(files.pcap)
     else:
         notes.append("No capture beside the trace: frames are shown without their headers.")
-    kinds, kind_idx, info = [], {}, []
+    kinds: list[str] = []
+    kind_idx: dict[str, int] = {}
+    info: list[str] = []
     tx["kind"] = []
     for i, no in enumerate(frame_no):
         proto, text = summ.get(no, ("", ""))
@@ -341,7 +352,7 @@ def _script(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
-def render(data: dict) -> str:
+def render(data: JsonObj) -> str:
     """One self-contained HTML page: D3, the page's code and the data inline."""
     d3 = HERE / "d3.min.js"
     if not d3.is_file():
@@ -354,7 +365,7 @@ def render(data: dict) -> str:
                 .replace("/*DATA*/", _script(json.dumps(data, separators=(",", ":")))))
 
 
-def write(data: dict, out: str | os.PathLike) -> pathlib.Path:
+def write(data: JsonObj, out: str | os.PathLike[str]) -> pathlib.Path:
     p = pathlib.Path(out)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -370,7 +381,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     cache: dict[int, str] = {}
     lock = threading.Lock()
 
-    def log_message(self, fmt, *args):   # no request log on the terminal
+    def log_message(self, format: str, *args: Any) -> None:  # no request log on the terminal
         pass
 
     def _send(self, code: int, body: bytes, ctype: str) -> None:
@@ -381,7 +392,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self):  # noqa: N802 (the http.server name)
+    def do_GET(self) -> None:  # noqa: N802 (the http.server name)
         if self.path in ("/", "/index.html"):
             self._send(200, self.page, "text/html; charset=utf-8")
         elif self.path.startswith("/frame/") and self.path[7:].isdigit() and self.pcap is not None:
@@ -398,7 +409,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(404, b"not found", "text/plain; charset=utf-8")
 
 
-def serve(data: dict, pcap: pathlib.Path | None, port: int = 0, ready=None) -> None:
+def serve(data: JsonObj, pcap: pathlib.Path | None, port: int = 0,
+          ready: Callable[[str], None] | None = None) -> None:
     """Serves the page on 127.0.0.1:port (0: a free port) until interrupted;
     `ready(url)` is called once it listens. Frames not in the page are decoded
     on request (/frame/N)."""

@@ -26,8 +26,8 @@ static void test_passive_open_announces_mss_and_takes_peer_mss(void)
     c = fx_connect(&f, &una);
     CHECK_EQ(c->mss, 1460 < MIP_MICRO_MSS ? 1460 : MIP_MICRO_MSS);
     CHECK_EQ(mip_micro_mss(c), 1460 < MIP_MICRO_MSS ? 1460 : MIP_MICRO_MSS);
-    CHECK_EQ(c->rcv_nxt, PEER_ISN + 1);
-    CHECK_EQ(c->snd_una, una);
+    CHECK_EQ(mip_rd32(c->rcv_nxt), PEER_ISN + 1);
+    CHECK_EQ(mip_rd32(c->snd_una), una);
 }
 
 static void test_syn_ack_carries_mss_option(void)
@@ -132,7 +132,7 @@ static void test_ack_ends_retransmission_and_samples_rtt(void)
     CHECK_EQ(n, 0);
     CHECK_EQ(fx_last_event(&f), MIP_MICRO_EV_ACKED);
     CHECK_EQ(c->len, 0);
-    CHECK_EQ(c->snd_una, una + 10);
+    CHECK_EQ(mip_rd32(c->snd_una), una + 10);
     CHECK_EQ(c->sa, 8);                             /* first sample, 1 tick: SRTT = 1 */
     CHECK_EQ(c->sv, 2);                             /* RTTVAR = 1/2 */
 }

@@ -1,6 +1,7 @@
-/* The instance PRNG: xoshiro128** known answers, determinism per seed,
- * seed sensitivity, and mip_rng_below bounds. */
-#include "fixture.h"
+/* The instance PRNG (src/base/rng.c): xoshiro128** known answers,
+ * determinism per seed, seed sensitivity, and mip_rng_below bounds. The
+ * stack's use of it: tests/unit/core/test_stack_seed.c. */
+#include "testing.h"
 #include "moteip/rng.h"
 
 #define N_DRAWS 1000u
@@ -127,19 +128,6 @@ static void test_below_zero_bound_gives_zero(void)
         CHECK_EQ(mip_rng_below(&r, 0), 0);
 }
 
-static void test_stack_instances_with_same_entropy_agree(void)
-{
-    struct fixture a, b;
-    fixture_init(&a, false);
-    fixture_init(&b, false);
-    /* same entropy -> same identifiers and PRNG state (reproducible runs) */
-    CHECK_EQ(a.s->ipv4_next_id, b.s->ipv4_next_id);
-    CHECK_EQ(a.s->ipv6_next_frag_id, b.s->ipv6_next_frag_id);
-    CHECK_EQ(mip_rng_next(&a.s->rng), mip_rng_next(&b.s->rng));
-    fixture_free(&a);
-    fixture_free(&b);
-}
-
 int main(void)
 {
     RUN(test_next_matches_xoshiro128starstar_reference);
@@ -149,6 +137,5 @@ int main(void)
     RUN(test_below_stays_in_bounds_and_covers_range);
     RUN(test_below_hits_every_value_of_a_small_range);
     RUN(test_below_zero_bound_gives_zero);
-    RUN(test_stack_instances_with_same_entropy_agree);
     return TESTING_DONE();
 }

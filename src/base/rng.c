@@ -1,6 +1,14 @@
-/* xoshiro128** (Blackman & Vigna): small, fast on 32-bit cores, and good
+/*
+ * src/base: the ground floor beside wire/, for what every floor above may
+ * use but that is not a header codec. Today that is the instance's random
+ * generator (this file): the MAC draws its backoffs from it and core its
+ * identifiers, so it sits below both. Files here include only the C library
+ * and their own public headers (moteip/rng.h); nothing from wire/ or above.
+ *
+ * xoshiro128** (Blackman & Vigna): small, fast on 32-bit cores, and good
  * enough for identifiers and jitter. Secrets (TCP ISN keys) are drawn once
- * from it and then used with a keyed hash. */
+ * from it and then used with a keyed hash.
+ */
 #include "moteip/rng.h"
 
 static uint32_t rotl32(uint32_t x, unsigned k)
@@ -51,16 +59,20 @@ uint32_t mip_rng_next(struct mip_rng *r)
 uint32_t mip_rng_below(struct mip_rng *r, uint32_t bound)
 {
     /* Lemire's multiply-shift with rejection: unbiased, one division only
-     * on the rare rejection path. */
+     * on the rare rejection path. A draw is rejected with probability
+     * threshold / 2^32 < 1/2, so the loop is capped (no loop without a
+     * bound): after 32 rejections in a row (p < 2^-32) the last draw is
+     * taken with its tiny bias. */
     uint64_t m;
     uint32_t low, threshold;
+    unsigned tries = 32u;
     if (bound == 0)
         return 0;
     m = (uint64_t)mip_rng_next(r) * bound;
     low = (uint32_t)m;
     if (low < bound) {
         threshold = (uint32_t)(0u - bound) % bound;
-        while (low < threshold) {
+        while (low < threshold && --tries != 0u) {
             m = (uint64_t)mip_rng_next(r) * bound;
             low = (uint32_t)m;
         }
