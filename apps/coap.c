@@ -567,6 +567,22 @@ static void coap_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta 
 
 /* --- client: sending and timers ---------------------------------------------------- */
 
+/* A request outstanding (its ACK or its separate response awaited): the
+ * stack's answer to mip_stack_awaits_reply, so that a sleepy leaf polls
+ * fast for the reply (TCPlp s.9 does it for CoAP as for TCP). */
+static bool coap_awaits(const void *ctx, const struct mip_stack *s)
+{
+    const struct mip_coap_endpoint *ep = ctx;
+    size_t i;
+    (void)s;
+    if (ep->s == NULL)
+        return false;
+    for (i = 0; i < MIP_COAP_CLIENT_MAX; i++)
+        if (ep->ex[i].state != EX_FREE)
+            return true;
+    return false;
+}
+
 static uint32_t coap_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 {
     struct mip_coap_endpoint *ep = ctx;
@@ -684,7 +700,7 @@ mip_status mip_coap_start(struct mip_coap_endpoint *ep, struct mip_stack *s, uin
     st = mip_udp_bind(s, port, coap_recv, ep);
     if (st != MIP_OK)
         return st;
-    st = mip_stack_add_poller(s, coap_poll, ep);
+    st = mip_stack_add_poller(s, coap_poll, coap_awaits, ep);
     if (st != MIP_OK) {
         mip_udp_unbind(s, port);
         return st;

@@ -173,19 +173,6 @@ static size_t drv_room(void *ctx)
     return mip_mac_netif_room(&nd->mac);
 }
 
-/* TCPlp s.9: a sleepy leaf polls fast while its TCP waits for an ACK
- * (unacknowledged data, a SYN or a FIN in flight). */
-static bool tcp_unacked(const struct sim_node *nd)
-{
-    const struct mip_tcp_conn *c;
-    if (!nd->tcp_on)
-        return false;
-    for (c = nd->tcp.conns; c != NULL; c = c->next)
-        if (c->snd_una != c->snd_max)
-            return true;
-    return false;
-}
-
 void sim_node_schedule(struct sim *sim, struct sim_node *nd)
 {
     uint32_t d, md;
@@ -198,7 +185,10 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
             d = rd;
     }
     if (nd->mac.cfg.rdc.kind == MIP_RDC_LEAF)
-        mip_mac_expect_reply(&nd->mac, tcp_unacked(nd), (mip_utime_t)sim->now_us);
+        /* TCPlp s.9: a sleepy leaf polls fast while any transport waits
+         * for its peer (TCP's unacknowledged data, CoAP's requests) */
+        mip_mac_expect_reply(&nd->mac, mip_stack_awaits_reply(&nd->stack),
+                             (mip_utime_t)sim->now_us);
     md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
     if (relay_on(nd)) {
         /* The MAC's poll may have reported a frame's fate (tx_done ->

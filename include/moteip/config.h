@@ -176,12 +176,17 @@
  * 4 (X-MAC), 8 (LPP), 16 (sleepy leaf) and 32 (its parent). A build that
  * lacks one answers MIP_ERR_UNSUPPORTED from mip_mac_init for it; with 0
  * the MAC engine also leaves out the duty cycling glue. A node that runs
- * one RDC sets just its bit: each is 1.2-2.1 KB of Cortex-M0+ code
+ * one RDC sets just its bit: each is 0.7-2.1 KB of Cortex-M0+ code
  * (bench/footprint mac/contikimac, mac/xmac, mac/lpp, mac/leaf,
  * mac/parent; docs/MAC.md), and the parent's table of held frames
- * (MIP_RDC_INDIRECT) is RAM in every struct mip_mac of a build that has it. */
+ * (MIP_RDC_INDIRECT) is RAM in every struct mip_mac of a build that has it.
+ * Default: tiny 16, NullRDC and the sleepy leaf, what a battery-powered
+ * 6LoWPAN end node runs under an always-on parent (Thread's sleepy end
+ * device; the MAC modules on Cortex-M0+ 12.9 -> 4.9 KB); full 62, every RDC (the
+ * simulator chooses one per node). A tiny node that samples the channel
+ * itself sets 2, 4 or 8. */
 #ifndef MIP_CONF_RDC
-#define MIP_CONF_RDC 62
+#define MIP_CONF_RDC MIP_PROFILE_DEFAULT(16, 62)
 #endif
 
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP

@@ -304,7 +304,8 @@ mip_status mip_mac_netif_transmit_gap(void *mac, const uint8_t *frame, size_t le
                                       uint16_t gap_us);
 
 /* Sleepy leaves (rdc.h). The owner of a LEAF node says whether it expects
- * a reply now (TCPlp s.9: TCP has unacknowledged data); while it does, the
+ * a reply now (TCPlp s.9; any transport: mip_stack_awaits_reply() is true
+ * while TCP has unacknowledged data or CoAP a request outstanding); while it does, the
  * leaf polls every poll_fast_us, the next poll at most that far away.
  * Nothing happens on other kinds or with poll_fast_us 0. */
 void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now);

@@ -150,7 +150,7 @@
  *           (macMaxFrameTotalWaitTime, 31776 µs with 802.15.4's defaults)
  *           for the frame, and a frame with the pending bit for the next.
  *           While the owner says a reply is expected
- *           (mip_mac_expect_reply, e.g. TCP has unacknowledged data), it
+ *           (mip_mac_expect_reply, e.g. mip_stack_awaits_reply()), it
  *           polls every poll_fast_us (100 ms, TCPlp s.9) instead.
  *   PARENT  the radio is always on. A unicast to one of its children (added
  *           with mip_mac_add_child, or learned from its data requests) is
@@ -202,12 +202,17 @@
 #define MIP_RDC_PHASES MIP_PROFILE_DEFAULT(4u, 8u)
 #endif
 /* A parent's children (24 bytes each) and the frames it holds for them
- * (a frame of MIP_RADIO_FRAME_MAX bytes + 12 each). */
+ * (a frame of MIP_RADIO_FRAME_MAX bytes + 12 each). The full profile holds
+ * a TCPlp window for a child: six 408-byte segments of five frames (TCPlp
+ * Appendix C's buffers), 30 frames, + 2. With 8, a downlink window did not
+ * fit, the evicted fragments cost their datagrams, and TCP to a leaf ran at
+ * 7.8 kb/s with 56 RTOs per 50 KB (80 kb/s and 0.4 with 32; docs/results.md,
+ * tcplp-dutycycle). */
 #ifndef MIP_RDC_CHILDREN
 #define MIP_RDC_CHILDREN MIP_PROFILE_DEFAULT(2u, 8u)
 #endif
 #ifndef MIP_RDC_INDIRECT
-#define MIP_RDC_INDIRECT MIP_PROFILE_DEFAULT(2u, 8u)
+#define MIP_RDC_INDIRECT MIP_PROFILE_DEFAULT(2u, 32u)
 #endif
 /* Longest control frame an RDC sends outside the queue (a strobe with two
  * extended addresses: MHR 21 + 2). */

@@ -55,9 +55,13 @@ struct mip_rate_limiter {
 /* A higher floor's timers (TCP): runs what is due at `now` and returns the
  * milliseconds to its next deadline, or MIP_POLL_IDLE. */
 typedef uint32_t (*mip_poll_fn)(void *ctx, struct mip_stack *s, mip_time_t now);
+/* Whether a higher floor waits for a peer's answer just now (TCP: data, a
+ * SYN or a FIN unacknowledged; CoAP: a request without its response). */
+typedef bool (*mip_await_fn)(const void *ctx, const struct mip_stack *s);
 
 struct mip_poller {
     mip_poll_fn fn;
+    mip_await_fn await;         /* may be NULL: never waits */
     void *ctx;
 };
 
@@ -113,9 +117,18 @@ void mip_stack_input(struct mip_stack *s, uint8_t netif, const uint8_t *frame,
  * MIP_POLL_IDLE when none is pending. Calling it early is harmless. */
 uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now);
 
-/* Adds a poller run by every mip_stack_poll(). NOBUFS when all
+/* Adds a poller run by every mip_stack_poll(), with its answer to
+ * mip_stack_awaits_reply() (await may be NULL). NOBUFS when all
  * MIP_POLLERS_MAX are taken. */
-mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, void *ctx);
+mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, mip_await_fn await,
+                                void *ctx);
+
+/* True while any higher floor waits for a reply from a peer (the pollers'
+ * await functions), whatever the transport. The owner of a duty-cycled
+ * link tells its MAC (mip_mac_expect_reply: a sleepy leaf then polls its
+ * parent every poll_fast_us, TCPlp s.9); the stack itself never calls down
+ * to a MAC. */
+bool mip_stack_awaits_reply(const struct mip_stack *s);
 
 /* Reads one counter. */
 uint32_t mip_stack_stat(const struct mip_stack *s, enum mip_stat which);

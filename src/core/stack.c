@@ -113,7 +113,8 @@ mip_status mip_ip_register_proto(struct mip_stack *s, uint8_t proto,
     return MIP_OK;
 }
 
-mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, void *ctx)
+mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, mip_await_fn await,
+                                void *ctx)
 {
     unsigned i;
     if (fn == NULL)
@@ -121,11 +122,21 @@ mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, void *ctx)
     for (i = 0; i < MIP_POLLERS_MAX; i++) {
         if (s->poller[i].fn == NULL) {
             s->poller[i].fn = fn;
+            s->poller[i].await = await;
             s->poller[i].ctx = ctx;
             return MIP_OK;
         }
     }
     return MIP_ERR_NOBUFS;
+}
+
+bool mip_stack_awaits_reply(const struct mip_stack *s)
+{
+    unsigned i;
+    for (i = 0; i < MIP_POLLERS_MAX; i++)
+        if (s->poller[i].await != NULL && s->poller[i].await(s->poller[i].ctx, s))
+            return true;
+    return false;
 }
 
 void mip_ip_set_forward_hook(struct mip_stack *s, mip_fwd_hook_fn fn, void *ctx)

@@ -42,13 +42,14 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
     return mip_rdc_check_adapt(p, p->poll_us);
 }
 
-/* The RDC timer at the next poll or the end of the current wait. */
+/* The RDC timer at the next poll, or at the end of the current wait: while
+ * the leaf listens for a frame its parent announced, a data request would
+ * only take the channel from that frame (the poll due meanwhile goes out
+ * when the wait ends). */
 static void arm(struct mip_mac *m)
 {
     struct mip_leaf *c = lf(m);
-    mip_utime_t at = c->poll_due;
-    if (c->waiting && mip_utime_before(c->until, at))
-        at = c->until;
+    mip_utime_t at = c->waiting ? c->until : c->poll_due;
     mip_mac_rdc_timer(m, mip_utime_before(m->now, at) ? at - m->now : 0u);
 }
 
@@ -107,7 +108,7 @@ static void timer(struct mip_mac *m)
         if (!c->got)
             m->stats[MIP_MAC_STAT_rdc_poll_timeouts]++;
     }
-    if (!mip_utime_before(m->now, c->poll_due))
+    if (!c->waiting && !mip_utime_before(m->now, c->poll_due))
         poll(m);
     arm(m);
 }

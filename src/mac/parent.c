@@ -72,11 +72,12 @@ static struct mip_rdc_held *oldest_for(struct mip_mac *m, unsigned i, unsigned *
     return best;
 }
 
-/* A frame for child i is in the queue (released, or new while it listened). */
-static bool queued_for(struct mip_mac *m, unsigned i)
+/* A frame for child i is in the queue from position `from` on (released, or
+ * new while it listened). */
+static bool queued_for(struct mip_mac *m, unsigned i, unsigned from)
 {
     unsigned k;
-    for (k = 0; k < m->q_count; k++) {
+    for (k = from; k < m->q_count; k++) {
         const struct mip_mac_qframe *q = &m->q[(m->q_head + k) % MIP_MAC_QUEUE];
         if (mip_mac_frame_to(q->data, q->len, &pa(m)->child[i].addr))
             return true;
@@ -106,7 +107,7 @@ static void forget(struct mip_mac *m, unsigned i, enum mip_mac_stat why)
 static bool idle(struct mip_mac *m, unsigned k)
 {
     unsigned n;
-    return oldest_for(m, k, &n) == NULL && !awake(m, k) && !queued_for(m, k);
+    return oldest_for(m, k, &n) == NULL && !awake(m, k) && !queued_for(m, k, 0);
 }
 
 /* The entry of child `a`: its own, a free one, or else the one heard from
@@ -190,7 +191,8 @@ static void release(struct mip_mac *m, unsigned i)
     if (s == NULL)
         return;
     memcpy(f, s->data, s->len);
-    if (n > 1u)
+    /* (a head in progress is the frame before this one, not one after) */
+    if (n > 1u || queued_for(m, i, m->state == MIP_MAC_ST_IDLE ? 0u : 1u))
         f[0] |= MIP_RDC_FRAME_PENDING;
     if (mip_mac_push_front(m, f, s->len) != MIP_OK)
         return;                 /* the queue is full: it waits for the next poll */
@@ -253,19 +255,34 @@ static void hold(struct mip_mac *m, unsigned i)
 
 /* --- the RDC's rows ----------------------------------------------------------- */
 
+/* A frame to a listening child goes out at once unless older ones of it are
+ * held (they go first: 6LoWPAN fragments must arrive in order), or it is the
+ * held frame already released. Its pending bit tells the child whether to
+ * listen on for more; one without it sends the child back to sleep (the
+ * leaf's rx), so the child counts as asleep after its ACK (acked). */
 static void send(struct mip_mac *m)
 {
     struct mip_mac_qframe *q = mip_mac_head(m);
+    struct mip_rdc_child *ch;
     struct mip_802154_hdr h;
     size_t hl;
-    unsigned i = NO_CHILD;
+    unsigned i = NO_CHILD, n = 0;
     if (mip_ieee802154_parse(q->data, q->len, &h, &hl) == MIP_OK)
         i = child_find(m, &h.dst);
-    if (i == NO_CHILD || awake(m, i)) {
+    if (i == NO_CHILD) {
+        mip_mac_transmit(m);
+        return;
+    }
+    ch = &pa(m)->child[i];
+    if (awake(m, i) && (oldest_for(m, i, &n) == NULL || (ch->out && ch->out_seq == q->data[2]))) {
+        if (n > 0u || queued_for(m, i, 1))
+            q->data[0] |= MIP_RDC_FRAME_PENDING;
         mip_mac_transmit(m);
         return;
     }
     hold(m, i);
+    if (awake(m, i) && !queued_for(m, i, 0))
+        release(m, i);
 }
 
 /* A data request from a child (or a node that becomes one). */
@@ -284,7 +301,7 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
     i = child_get(m, &h->src);
     ch = &pa(m)->child[i];
     ch->seen = m->now;
-    pending = oldest_for(m, i, &n) != NULL || queued_for(m, i);
+    pending = oldest_for(m, i, &n) != NULL || queued_for(m, i, 0);
     if (h->ack_request)
         mip_mac_ack(m, h->seq, pending);
     if (pending) {
@@ -292,7 +309,7 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
         ack_end = (uint32_t)m->cfg.timing.turnaround_us +
                   mip_radio_airtime(&m->cfg.timing, MIP_802154_ACK_LEN + MIP_802154_FCS_LEN);
         ch->awake_until = m->now + ack_end + mip_rdc_par(m)->wait_us;
-        if (!queued_for(m, i))
+        if (!queued_for(m, i, 0))
             release(m, i);
     }
     arm(m);
@@ -322,6 +339,8 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
     if (fh.frame_pending && mip_rdc_par(m)->wait_us > ack) {
         ch->awake_until = m->now + mip_rdc_par(m)->wait_us - ack;
         release(m, i);
+    } else if (!fh.frame_pending) {
+        ch->awake_until = m->now;   /* the last one: the child sleeps again */
     }
 }
 

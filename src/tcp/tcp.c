@@ -10,6 +10,19 @@
 #include "tcp_internal.h"
 #include <string.h>
 
+/* TCPlp s.9: a connection waits for its peer while anything it sent is
+ * unacknowledged (data, a SYN or a FIN). */
+static bool tcp_awaits(const void *ctx, const struct mip_stack *s)
+{
+    const struct mip_tcp *tcp = ctx;
+    const struct mip_tcp_conn *c;
+    (void)s;
+    for (c = tcp->conns; c != NULL; c = c->next)
+        if (c->snd_una != c->snd_max)
+            return true;
+    return false;
+}
+
 mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s)
 {
     unsigned i;
@@ -32,7 +45,7 @@ mip_status mip_tcp_init(struct mip_tcp *tcp, struct mip_stack *s)
     st = mip_ip_register_proto(s, MIP_IPPROTO_TCP, tcp_input, tcp_icmp_error, tcp);
     if (st != MIP_OK)
         return st;
-    return mip_stack_add_poller(s, tcp_poll, tcp);
+    return mip_stack_add_poller(s, tcp_poll, tcp_awaits, tcp);
 }
 
 #if MIP_TCP_CHALLENGE_ACK_LIMIT > 170

@@ -4,8 +4,9 @@
    and adaptive intervals;
 2. TCP over 1-6 lossy hops delivers every byte over each MAC (a leaf as the
    last hop), with the adaptive interval too; the same seed the same bytes;
-3. the leaf's polling policies: fast polls while TCP waits for an ACK
-   (TCPlp s.9), a frame for a sleeping leaf waits at its parent;
+3. the leaf's polling policies: fast polls while TCP waits for an ACK or
+   CoAP for a response (TCPlp s.9), a frame for a sleeping leaf waits at its
+   parent;
 4. their frames decode in Wireshark with default preferences (no malformed
    frame, no expert error);
 5. a bad parameter exits 2 naming its key.
@@ -177,6 +178,26 @@ def test_leaf_polls_fast_while_tcp_waits_for_an_ack(tmp_path):
     assert leaf["rdc_polls"] >= 10 and leaf["rdc_polls_pending"] >= 10
     # without fast polls the ACKs wait for the 240 s poll: TCP gives up
     assert not slow["flows"][0]["complete"]
+
+
+def test_coap_leaf_polls_fast_for_its_responses(tmp_path):
+    """Any transport, not only TCP: a CoAP leaf (TCPlp s.9's anemometer
+    readings, CON POSTs) polls every 100 ms while a request waits for its
+    response (mip_stack_awaits_reply). Before, only TCP asked for fast
+    polls and the leaf saw each response after its 240 s poll: 4 % of the
+    readings arrived."""
+    def sc(**leaf):
+        s = leaf_pair(2, 0, **leaf)
+        s["flows"] = [{"type": "sensor", "src": 2, "dst": 0, "transport": "coap",
+                       "count": 60}]
+        return s
+    fast, slow = run_many([sc(poll_ms=240000), sc(poll_ms=240000, poll_fast_ms=0)], tmp_path)
+    f = fast["flows"][0]
+    assert f["reliability"] == 1, f
+    leaf = fast["node_stats"][2]
+    assert leaf["mac"]["rdc_polls_pending"] >= f["messages"]   # a response per message
+    assert leaf["duty_cycle"] < 0.02
+    assert slow["flows"][0]["reliability"] < 0.5
 
 
 def test_frames_for_a_sleeping_leaf_wait_at_its_parent(tmp_path):

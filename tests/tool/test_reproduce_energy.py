@@ -89,6 +89,11 @@ def test_tcplp_dutycycle_adaptive_interval(cli, tmp_path):
     assert idle["adaptive-20ms-5s"] < 0.1 < idle["fixed-20ms"]         # percent
     assert by["s9/tcp"]["reliability"]["mean"] == 1
     assert by["s9/tcp"]["leaf_duty_cycle"]["mean"] < 2.29              # Table 8's TCPlp figure
+    # CoAP over the leaf (it asks for fast polls as TCP does): Table 8's CoAP row
+    assert by["s9/coap"]["reliability"]["mean"] == 1
+    assert by["s9/coap"]["leaf_duty_cycle"]["mean"] < 1.84
+    # the downlink to the leaf (TCPlp C.2: 55.6 kb/s; 3.6 kb/s before the parent's fixes)
+    assert by["down/adaptive-20ms-5s"]["goodput_bps"]["mean"] > 0.5 * 55600
 
 
 def test_tcp_dutycycled_path_under_two_percent(cli, tmp_path):

@@ -284,6 +284,28 @@ static void test_con_get_gets_piggybacked_content(void)
     }
 }
 
+/* mip_stack_awaits_reply (a sleepy leaf polls fast while it is true,
+ * TCPlp s.9): the client's stack from a request, CON or NON, to its
+ * outcome; the server's never. Before, only TCP could say so, and a CoAP
+ * leaf polling every 4 min delivered 4 % of its readings. */
+static void test_client_stack_awaits_the_response(void)
+{
+    static const uint8_t types[] = { MIP_COAP_CON, MIP_COAP_NON };
+    unsigned k;
+    for (k = 0; k < sizeof(types); k++) {
+        struct fx *f = setup(true, false);
+        CHECK(!mip_stack_awaits_reply(f->p.side[0].s));
+        CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, types[k], MIP_COAP_GET,
+                                  "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+        CHECK(mip_stack_awaits_reply(f->p.side[0].s));
+        CHECK(!mip_stack_awaits_reply(f->p.side[1].s));
+        pair_run(&f->p, 5, 1000);
+        CHECK_EQ(f->results, 1);
+        CHECK(!mip_stack_awaits_reply(f->p.side[0].s));
+        teardown(f);
+    }
+}
+
 static void test_non_request_gets_non_response(void)
 {
     struct fx *f = setup(true, false);
@@ -710,6 +732,7 @@ static void test_stop_cancels_outstanding_requests(void)
 int main(void)
 {
     RUN(test_con_get_gets_piggybacked_content);
+    RUN(test_client_stack_awaits_the_response);
     RUN(test_non_request_gets_non_response);
     RUN(test_duplicate_con_gets_the_same_ack_without_the_handler);
     RUN(test_ping_gets_rst);

@@ -254,6 +254,41 @@ static void test_active_open_window_whatever_the_peer_isn(void)
     }
 }
 
+/* mip_stack_awaits_reply (a sleepy leaf polls fast while it is true,
+ * TCPlp s.9): from the SYN to its SYN-ACK, from data to its ACK, from the
+ * FIN to its ACK; never while everything sent is acknowledged. */
+static void test_stack_awaits_a_reply_while_anything_is_unacknowledged(void)
+{
+    struct hs *h = hs_new(true);
+    struct app *a = calloc(1, sizeof(*a));
+    struct mip_addr dst = hs_peer_addr(h);
+    struct sb_reply r;
+    uint8_t buf[100];
+    CHECK(!mip_stack_awaits_reply(h->f.s));
+    app_init(a, &h->tcp);
+    CHECK_EQ(mip_tcp_connect(&h->tcp, &a->conn, &dst, 80), MIP_OK);
+    CHECK(mip_stack_awaits_reply(h->f.s));
+    mip_tcp_abort(&h->tcp, &a->conn);
+    CHECK(!mip_stack_awaits_reply(h->f.s));
+    hs_open_active(h, a, 1000u, NULL, NULL);
+    CHECK(!mip_stack_awaits_reply(h->f.s));
+    fill_pattern(buf, sizeof(buf), 0);
+    a->conn.cfg.nodelay = true;
+    hs_clear(h);
+    CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, buf, sizeof(buf)), sizeof(buf));
+    CHECK(mip_stack_awaits_reply(h->f.s));
+    while (hs_next(h, &r))
+        hs_absorb(h, &r);
+    hs_send_ack(h);
+    CHECK_EQ(a->conn.snd_una, a->conn.snd_max);
+    CHECK(!mip_stack_awaits_reply(h->f.s));
+    CHECK_EQ(mip_tcp_close(&h->tcp, &a->conn), MIP_OK);
+    CHECK(mip_stack_awaits_reply(h->f.s));
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+
 static void test_active_open_all_options_v6(void) { active_handshake(true, true); }
 static void test_active_open_no_options_v6(void) { active_handshake(true, false); }
 #if MIP_CONF_IPV4
@@ -754,6 +789,7 @@ int main(void)
     RUN(test_passive_open_completed_by_later_data);
     RUN(test_passive_open_ignores_ack_with_data_outside_window);
     RUN(test_active_open_window_whatever_the_peer_isn);
+    RUN(test_stack_awaits_a_reply_while_anything_is_unacknowledged);
     RUN(test_passive_open_all_options_v6);
     RUN(test_passive_open_no_options_v6);
 #if MIP_CONF_IPV4
