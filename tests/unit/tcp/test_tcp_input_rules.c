@@ -93,6 +93,124 @@ static void test_window_updates_are_not_duplicate_acks(void)
     }
 }
 
+/* --- RFC 9293 3.10.7.4: which ACK moves the send window ------------------- */
+
+/* The window is taken from a segment when SND.UNA <= SEG.ACK and the
+ * segment is newer than the one it was last taken from (SND.WL1 <
+ * SEG.SEQ, or SND.WL1 = SEG.SEQ and SND.WL2 <= SEG.ACK); an ACK that
+ * advances SND.UNA is always newer. The peer has sent 10 bytes since its
+ * ACK of all our data (WL1 is their SEG.SEQ); then comes a pure ACK at
+ * its new sequence number offering window 0, its ACK field `off` from
+ * SND.UNA. Below SND.UNA it is an old ACK (a reordered one, or a peer's
+ * bug) and must leave the window alone: before 2026-11-25 (issue 12, found
+ * by fuzz/fuzz_tcp_peer.c) only WL1 was compared, the window became 0 and
+ * the stack stopped sending. At SND.UNA the window is taken (the control
+ * row). */
+static void test_old_ack_does_not_move_window(void)
+{
+    static const struct {
+        const char *name;
+        int32_t off;           /* SEG.ACK - SND.UNA */
+        bool taken;
+    } rows[] = {
+        {"50 below SND.UNA", -50, false},
+        {"1 below SND.UNA", -1, false},
+        {"at SND.UNA (control)", 0, true},
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        struct app *a = calloc(1, sizeof(*a));
+        struct hs *h = established(a, false);
+        unsigned before = testing_failures;
+        uint8_t buf[300];
+        struct sb_seg s;
+        struct sb_reply r;
+        memset(buf, 'o', sizeof(buf));
+        CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, buf, sizeof(buf)), sizeof(buf));
+        while (hs_next(h, &r))
+            hs_absorb(h, &r);
+        hs_send_ack(h);                              /* all 300 bytes */
+        CHECK_EQ(a->conn.snd_una, a->conn.snd_max);
+        hs_send_data(h, buf, 10);                    /* SND.WL1 = its SEG.SEQ */
+        CHECK_EQ(a->conn.snd_wnd, 65535);
+        s = hs_seg(h, MIP_TCP_ACK);                  /* SEG.SEQ > SND.WL1 */
+        s.ack = a->conn.snd_una + (uint32_t)rows[k].off;
+        s.win = 0;
+        hs_send(h, &s);
+        CHECK_EQ(a->conn.snd_wnd, rows[k].taken ? 0u : 65535u);
+        hs_clear(h);
+        CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, buf, 100), 100);
+        CHECK(hs_next(h, &r) == !rows[k].taken);     /* the data goes out, or waits */
+        CHECK_EQ(r.len, rows[k].taken ? 0u : 100u);
+        if (testing_failures != before)
+            fprintf(stderr, "row: %s\n", rows[k].name);
+        mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+
+/* The peer's segments arrive out of order: its second data segment first
+ * (SEQ 11, ACK of nothing, a window `early_win`), so SND.WL1 is 11; then
+ * its first (SEQ 1), whose ACK covers all our data and offers 65535. That
+ * ACK advances SND.UNA and so is newer whatever its SEG.SEQ: its window
+ * counts. Before 2026-11-25 (issue 12, found by fuzz/fuzz_tcp_peer.c)
+ * SEG.SEQ < SND.WL1 kept the early window, 0 or small, until a segment
+ * above SEQ 11 came: a peer that sends no more data froze the window (at
+ * 0: probes, not data). */
+static void test_advancing_ack_updates_window_after_reorder(void)
+{
+    static const struct {
+        const char *name;
+        uint16_t early_win;
+    } rows[] = {
+        {"zero window first", 0},
+        {"small window first", 100},
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        struct app *a = calloc(1, sizeof(*a));
+        struct hs *h = established(a, false);
+        unsigned before = testing_failures;
+        uint8_t buf[500];
+        uint32_t irs1 = h->snd_nxt, una = a->conn.snd_una;
+        unsigned i, sent;
+        struct sb_seg s;
+        struct sb_reply r;
+        memset(buf, 'r', sizeof(buf));
+        a->read_on_readable = true;
+        CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, buf, 300), 300);
+        while (hs_next(h, &r))
+            hs_absorb(h, &r);
+        s = hs_seg(h, MIP_TCP_ACK | MIP_TCP_PSH);    /* the second segment */
+        s.seq = irs1 + 10u;
+        s.ack = una;
+        s.win = rows[k].early_win;
+        s.data = buf;
+        s.len = 10;
+        hs_send(h, &s);
+        CHECK_EQ(a->conn.snd_wnd, rows[k].early_win);
+        s = hs_seg(h, MIP_TCP_ACK | MIP_TCP_PSH);    /* the first, acknowledging all */
+        s.seq = irs1;
+        s.data = buf;
+        s.len = 10;
+        hs_send(h, &s);
+        CHECK_EQ(a->conn.snd_una, una + 300u);
+        CHECK_EQ(a->conn.rcv_nxt, irs1 + 20u);
+        CHECK_EQ(a->conn.snd_wnd, 65535);
+        hs_clear(h);
+        CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, buf, 500), 500);
+        for (i = 0, sent = 0; hs_get(h, i, &r); i++)
+            sent += (unsigned)r.len;
+        CHECK_EQ(sent, 500);                         /* not 0, not 100 */
+        if (testing_failures != before)
+            fprintf(stderr, "row: %s\n", rows[k].name);
+        mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+
 /* --- RFC 5927 4.1: ICMP errors quote a segment in flight ------------------- */
 
 /* The peer's router reports `quoted` (an IP datagram the stack sent, its
@@ -457,6 +575,8 @@ static void test_ts_recent_from_the_earliest_unacknowledged_segment(void)
 int main(void)
 {
     RUN(test_window_updates_are_not_duplicate_acks);
+    RUN(test_old_ack_does_not_move_window);
+    RUN(test_advancing_ack_updates_window_after_reorder);
     RUN(test_icmp_error_checked_against_sequence_space);
     RUN(test_bare_ack_after_timeout_numbered_at_snd_max);
 #if MIP_TCP_TIMESTAMPS && MIP_TCP_SACK
