@@ -160,6 +160,49 @@ static const struct ps_step paws_drops_old_timestamp[] = {
     PS_OUT(".", 1, 21),
     PS_READ(20),
 };
+
+/* RFC 7323 5.5: the 24-day timer after which TS.Recent is no longer
+ * trusted restarts only when TS.Recent is updated. A segment dropped on
+ * day 23 (by PAWS, for lying outside the window, or for lacking TSopt)
+ * leaves TS.Recent as it was, so on day 25 the peer's clock is more than
+ * 2^31 ms past it and only the timer, run out on day 24, lets the segment
+ * in. Before 2026-11-25 (issue 12, found by fuzz/fuzz_tcp_peer.c) every
+ * segment received restarted the timer, to day 47, and the day-25 segment
+ * was dropped by PAWS (its ACK acknowledged nothing). */
+static void test_paws_drop_does_not_restart_ts_recent_timer(void)
+{
+    static const struct {
+        const char *name;
+        struct ps_step seg, count, answer;
+    } rows[] = {
+        {"PAWS (TSval older than TS.Recent)",
+         PS_IN("P.", 1, 1, .len = 10, .tsval = -(int32_t)(23u * DAY_MS) - 1),
+         PS_STAT(drop_paws, 1), PS_OUT(".", 1, 1)},
+        {"outside the window (TSval current)",
+         PS_IN("P.", 60000, 1, .len = 10),
+         PS_STAT(drop_out_of_window, 1), PS_OUT(".", 1, 1)},
+        {"without TSopt",
+         PS_IN("P.", 1, 1, .len = 10, .opts = PS_NOOPT),
+         PS_STAT(drop_no_timestamp, 1), PS_NONE()},
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        const struct ps_step steps[] = {
+            OPEN_TS,
+            PS_WAIT(23u * DAY_MS),
+            rows[k].seg,
+            rows[k].count,
+            rows[k].answer,
+            PS_WAIT(2u * DAY_MS),
+            PS_IN("P.", 1, 1, .len = 10),
+            PS_WAIT(MIP_TCP_DELACK_MS),
+            PS_OUT(".", 1, 11, .opts = MIP_TCP_HAS_TIMESTAMP),
+            PS_STAT(drop_paws, rows[k].count.stat == MIP_TCP_STAT_drop_paws ? 1 : 0),
+            PS_READ(10),
+        };
+        (void)ps_run(__FILE__, rows[k].name, steps, sizeof(steps) / sizeof(steps[0]));
+    }
+}
 #endif
 
 /* --- retransmission ---------------------------------------------------------- */
@@ -254,6 +297,7 @@ int main(void)
 #if MIP_TCP_TIMESTAMPS
     RUN_SCRIPT(paws_after_24_idle_days);
     RUN_SCRIPT(paws_drops_old_timestamp);
+    RUN(test_paws_drop_does_not_restart_ts_recent_timer);
 #endif
     RUN_SCRIPT(fin_resent_on_go_back_n);
     RUN_SCRIPT(no_fast_retransmit_below_recover);

@@ -670,6 +670,26 @@ static void test_full_syn_cache_answers_with_cookie(void)
     free(a);
 }
 
+/* The peer's SYN (port 40000, ISN 5000, no option: MSS 536, the cookie's
+ * index 3) meets a full SYN cache: the SYN-ACK in *synack carries a
+ * cookie. *s is the SYN, for the ACK to be built from. */
+static void cookie_synack(struct hs *h, struct app *a, struct sb_seg *s, struct sb_reply *synack)
+{
+    CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
+    fixture_advance(&h->f, 0);
+    hs_flood(h, 0, MIP_TCP_SYN_BACKLOG);
+    memset(s, 0, sizeof(*s));
+    s->sport = 40000;
+    s->dport = 80;
+    s->seq = 5000;
+    s->flags = MIP_TCP_SYN;
+    s->win = 65535;
+    hs_clear(h);
+    hs_send(h, s);
+    CHECK(hs_next(h, synack));
+    CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_sent), 1);
+}
+
 /* The ACK of a cookie is checked: a cookie of this or the last clock tick
  * (65.5 s each), for this 4-tuple and the peer's ISN, creates the
  * connection; anything else while cookies are out is answered with RST, as
@@ -700,19 +720,7 @@ static void test_cookie_ack_checked(void)
         struct sb_seg s;
         struct sb_reply synack, r;
         unsigned before = testing_failures;
-        CHECK_EQ(app_listen(&h->tcp, &h->l, 80, a), MIP_OK);
-        fixture_advance(&h->f, 0);
-        hs_flood(h, 0, MIP_TCP_SYN_BACKLOG);
-        memset(&s, 0, sizeof(s));
-        s.sport = 40000;
-        s.dport = 80;
-        s.seq = 5000;
-        s.flags = MIP_TCP_SYN;
-        s.win = 65535;
-        hs_clear(h);
-        hs_send(h, &s);
-        CHECK(hs_next(h, &synack));
-        CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_sent), 1);
+        cookie_synack(h, a, &s, &synack);
         fixture_advance(&h->f, rows[k].later_ms);
         if (rows[k].refresh)        /* the flood's entries are gone: fill again */
             hs_flood(h, 50, MIP_TCP_SYN_BACKLOG + 1u);
@@ -734,6 +742,49 @@ static void test_cookie_ack_checked(void)
         }
         if (testing_failures != before)
             fprintf(stderr, "row: %s\n", rows[k].name);
+        if (a->conn.state != MIP_TCP_CLOSED)
+            mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+
+/* Only the cookie's own ACK (ISN + 1) completes a handshake. Before
+ * 2026-11-25 (issue 12, found by fuzz/fuzz_tcp_peer.c) the cookie was the
+ * hash plus the MSS index, and any ACK that left an index below 8 was
+ * taken: from 3 below to 4 above the right one (index 3), each with another
+ * MSS. The index is now hashed with the rest, so each of them is refused
+ * with RST and counted. */
+static void test_cookie_ack_above_isn_plus_one_is_refused(void)
+{
+    static const int32_t offs[] = {0, 1, 2, 3, 4, 5, 7, -1, -2, -3, -4};
+    unsigned k;
+    for (k = 0; k < sizeof(offs) / sizeof(offs[0]); k++) {
+        struct app *a = calloc(1, sizeof(*a));
+        struct hs *h = hs_new(true);
+        bool right = offs[k] == 0;
+        struct sb_seg s;
+        struct sb_reply synack, r;
+        unsigned before = testing_failures;
+        cookie_synack(h, a, &s, &synack);
+        hs_clear(h);
+        s.seq = 5001;
+        s.ack = synack.h.seq + 1u + (uint32_t)offs[k];
+        s.flags = MIP_TCP_ACK;
+        hs_send(h, &s);
+        CHECK_EQ(a->accepted, right ? 1u : 0u);
+        CHECK_EQ(a->conn.state, right ? MIP_TCP_ESTABLISHED : MIP_TCP_CLOSED);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_accepted), right ? 1u : 0u);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_cookies_rejected), right ? 0u : 1u);
+        if (right) {
+            CHECK_EQ(a->conn.cc.mss, 536);
+        } else {
+            CHECK(hs_next(h, &r));
+            CHECK_EQ(r.h.flags, MIP_TCP_RST);
+            CHECK_EQ(r.h.seq, s.ack);
+        }
+        if (testing_failures != before)
+            fprintf(stderr, "row: ACK = cookie + 1 %+d\n", (int)offs[k]);
         if (a->conn.state != MIP_TCP_CLOSED)
             mip_tcp_abort(&h->tcp, &a->conn);
         hs_free(h);
@@ -907,6 +958,7 @@ int main(void)
 #if MIP_TCP_SYN_COOKIES
     RUN(test_full_syn_cache_answers_with_cookie);
     RUN(test_cookie_ack_checked);
+    RUN(test_cookie_ack_above_isn_plus_one_is_refused);
 #endif
     RUN(test_handshakes_complete_while_cache_flooded);
     RUN(test_isn_passive);
