@@ -195,8 +195,10 @@ uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);
 /* The period of the idle timer (t_idle, TCPF_IDLE): keepalive_ms when
  * keepalive is on; with it off and timestamps agreed, MIP_TCP_PAWS_IDLE_MS,
  * after which TS.Recent is no longer trusted (RFC 7323 5.5: the peer's
- * timestamp clock may have wrapped its sign bit); else 0, no timer. Every
- * received segment restarts it (tcp_input.c). */
+ * timestamp clock may have wrapped its sign bit); else 0, no timer.
+ * tcp_input.c restarts it on every segment received for keepalive, on
+ * every update of TS.Recent for PAWS (a dropped segment must not put the
+ * 24 days off). */
 static inline uint32_t tcp_idle_ms(const struct mip_tcp_conn *c)
 {
 #if MIP_TCP_TIMESTAMPS

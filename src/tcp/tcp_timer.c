@@ -130,7 +130,8 @@ static uint32_t conn_poll(struct mip_tcp *tcp, struct mip_tcp_conn *c, mip_time_
      * set up, and is never further away than its period, so that
      * c->cfg.keepalive_ms set (or shortened) on an established connection
      * takes effect, also over the 24-day PAWS timer (idle time counted
-     * from this poll; every received segment restarts it, tcp_input.c). */
+     * from this poll; tcp_input.c restarts it on every segment received
+     * when keepalive is on, else on every update of TS.Recent). */
     idle = tcp_idle_ms(c);
     if (idle != 0 && (!(c->flags & TCPF_IDLE) || c->t_idle - now > idle)) {
         c->t_idle = now + idle;

@@ -1,6 +1,7 @@
 /* RFC rules of TCP input that an outside review found broken or
  * doubtful (issue 12), each checked with a hand-played peer: duplicate
- * ACKs (RFC 5681 2), the options a SYN-ACK agreed (RFC 7323 3.2), ICMP
+ * ACKs (RFC 5681 2), which ACK sets the send window (RFC 9293 3.10.7.4;
+ * two defects fuzz/fuzz_tcp_peer.c found after the review), the options a SYN-ACK agreed (RFC 7323 3.2), ICMP
  * errors against the sequence space (RFC 5927 4.1), the ACK field of a
  * segment meeting a zero window (RFC 9293 3.10.7.4), TSopt on every
  * segment (RFC 7323 3.2), TS.Recent against Last.ACK.sent (RFC 7323 4.3)
