@@ -36,6 +36,10 @@ PORTS = {
                  "preset": "microbit", "build": "build-microbit",
                  "elf": "port/microbit/moteip-microbit.elf", "arch": "arm",
                  "ram": 16 * 1024, "flash": 256 * 1024},
+    "microbit-micro": {"chip": "nRF51822, Cortex-M0 (QEMU microbit)", "profile": "micro (IPv4)",
+                       "preset": "microbit", "build": "build-microbit",
+                       "elf": "port/microbit/moteip-microbit-micro.elf", "arch": "arm",
+                       "ram": 16 * 1024, "flash": 256 * 1024},
     "avr": {"chip": "ATmega1284P (simavr)", "profile": "tiny", "preset": "avr",
             "build": "build-avr", "elf": "port/avr/moteip-avr.elf", "arch": "avr",
             "ram": 16 * 1024, "flash": 128 * 1024},
@@ -129,11 +133,21 @@ def slip_node_workload(ns, tmp, addr: str, big: bool) -> None:
 
 
 def micro_workload(ns, addr: str) -> None:
-    """The micro firmware (port/common/micro_node.c): pings, an upload."""
+    """The micro firmware (port/common/micro_node.c, on the ATmega1284P and
+    the micro:bit): pings up to its 576-byte buffer, an upload, a closed
+    port."""
     from board_util import ping6, tcp_upload
     for size in (56, 548):
         ping6(ns, addr, count=2, size=size)
     tcp_upload(ns, addr, secrets.token_bytes(8192))
+    s = ns.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=5)
+    try:
+        s.connect((addr, 1234))
+        raise SystemExit("a connection to a closed port of the micro node was accepted")
+    except ConnectionRefusedError:
+        pass
+    finally:
+        s.close()
 
 
 def mps2_workload(ns, tmp) -> None:
@@ -197,16 +211,18 @@ def stack_peak(port: str, build_dir: Path | None = None) -> dict:
                 if board is not None:
                     board.kill()
                 ns.delete()
-        make = ((lambda ns, d: QemuBoard(ns, d, elf)) if port == "microbit"
+        qemu = PORTS[port]["arch"] == "arm"
+        micro = port.endswith("-micro")
+        make = ((lambda ns, d: QemuBoard(ns, d, elf)) if qemu
                 else (lambda ns, d: SimavrBoard(ns, d, elf)))
-        addr = BOARD_V4 if port == "avr-micro" else BOARD_V6
+        addr = BOARD_V4 if micro else BOARD_V6
         with serial_board(tmp, make, addr) as (ns, board, _):
-            if port == "avr-micro":
+            if micro:
                 micro_workload(ns, addr)
             else:
                 slip_node_workload(ns, tmp, addr, big=port == "microbit")
             syms = elf_symbols(elf, tool(port, "nm"))
-            if port == "microbit":
+            if qemu:
                 ram = board.read_memory(ARM_RAM_BASE, PORTS[port]["ram"], tmp)
                 return painted_peak(ram, ARM_RAM_BASE, syms)
             return avr_stack_peak(board.read_memory(), syms, syms["__moteip_stack_reserve"])

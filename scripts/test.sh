@@ -23,15 +23,16 @@
 #                docs/TUTORIAL.md); no root needed
 #     interop    pytest over tests/ (but tests/static, tests/sim, tests/tool, tests/install): the stack on a TAP
 #                in a network namespace against Linux, moteip-slip, the micro:bit firmware
-#                under QEMU and the ATmega1284P firmware on simavr (moteip-simavr) behind
+#                under QEMU and the ATmega1284P firmware on simavr (moteip-simavr), each in
+#                the tiny and the micro profile, behind
 #                moteip-slip, the MPS2 AN385 firmware under QEMU on a TAP, and the micro
 #                profile on a TUN (from build-micro/); needs root (uses sudo -n otherwise)
 #
 # Build trees: build/ (full profile, RelWithDebInfo; interop tests and the demo),
 # build-asan/ (full, sanitized), build-tiny/ (tiny, sanitized), build-fuzz/ (clang,
 # libFuzzer), build-release/ and build-release-tiny/ (Release, no tests),
-# build-microbit/ (arm-none-eabi, the micro:bit firmware), build-avr/ (avr-gcc,
-# the ATmega1284P firmware), build-mps2/ (arm-none-eabi, the MPS2 AN385
+# build-microbit/ (arm-none-eabi, the micro:bit firmware, tiny and micro), build-avr/
+# (avr-gcc, the ATmega1284P firmware, tiny and micro), build-mps2/ (arm-none-eabi, the MPS2 AN385
 # firmware), build-micro/ (micro, sanitized). Every part runs even if an earlier one failed; the exit status is
 # non-zero if anything failed. The last line is "N passed, N failed", counting
 # individual tests (ctest + pytest + fuzzers + the footprint check + ruff + mypy); a setup or
@@ -212,8 +213,9 @@ if want release; then
 fi
 if want interop; then
     # The firmware of the emulated boards (cross-compiled): the micro:bit for
-    # tests/interop/test_microbit.py, the ATmega1284P for test_avr.py, the
-    # MPS2 AN385 (Cortex-M3 + LAN9118, full profile) for test_mps2.py.
+    # tests/interop/test_microbit.py and test_microbit_micro.py, the
+    # ATmega1284P for test_avr.py, the MPS2 AN385 (Cortex-M3 + LAN9118,
+    # full profile) for test_mps2.py.
     build build-microbit -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
         -DMOTEIP_PORT=microbit -DMOTEIP_PROFILE=tiny -DCMAKE_BUILD_TYPE=MinSizeRel
     build build-avr -DCMAKE_TOOLCHAIN_FILE=cmake/avr-gcc.cmake \

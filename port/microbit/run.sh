@@ -6,7 +6,9 @@
 #   sudo port/microbit/run.sh [ELF]          # default build-microbit/port/microbit/moteip-microbit.elf
 #
 # The board is fd00::2 (link-local fe80::2), Linux is fd00::1 on the TUN
-# msl0 in namespace moteip-microbit-PID. The script prints the commands to
+# msl0 in namespace moteip-microbit-PID. The micro profile's firmware
+# (ELF moteip-microbit-micro.elf) is IPv4: the board is 192.0.2.2, Linux
+# 192.0.2.1, and it serves ping and TCP discard (port 9). The script prints the commands to
 # reach the board and waits; Ctrl-C stops QEMU and the bridge and deletes
 # the namespace. Needs root (namespace, TUN), qemu-system-arm, and
 # moteip-slip (built into build/ if missing).
@@ -52,12 +54,21 @@ SLIP_PID=$!
 for _ in $(seq 100); do grep -q '^ready' "$DIR/slip.out" 2>/dev/null && break; sleep 0.05; done
 grep -q '^ready' "$DIR/slip.out" || die "moteip-slip did not start: $(cat "$DIR/qemu.log")"
 ip -n "$NS" addr add fd00::1/64 dev "$TUN" nodad
+ip -n "$NS" addr add 192.0.2.1/24 dev "$TUN"
 
-cat <<EOF
-micro:bit running (QEMU pid $QEMU_PID, moteip-slip pid $SLIP_PID, namespace $NS).
+echo "micro:bit running (QEMU pid $QEMU_PID, moteip-slip pid $SLIP_PID, namespace $NS)."
+case $(basename "$ELF") in
+*micro*) cat <<EOF
+  ip netns exec $NS ping -4 192.0.2.2
+  head -c 10000 /dev/urandom | ip netns exec $NS nc -4 -N 192.0.2.2 9   # TCP discard
+EOF
+    ;;
+*) cat <<EOF
   ip netns exec $NS ping -6 fd00::2
   ip netns exec $NS curl -g 'http://[fd00::2]/bytes/1000' | od -A d -t x1 | head
   ip netns exec $NS nc -6 fd00::2 7          # TCP echo
-Ctrl-C to stop.
 EOF
+    ;;
+esac
+echo "Ctrl-C to stop."
 wait "$QEMU_PID"
