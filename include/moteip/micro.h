@@ -122,7 +122,7 @@ enum {
     X(drop_tcp_ack)         /* ACK outside SND.UNA - 2^16 .. SND.NXT (RFC 5961 5.2) */ \
     X(drop_tcp_syn)         /* SYN on a synchronized connection (RFC 5961 4.2) */ \
     X(drop_tcp_state)       /* a segment its state does not take */           \
-    X(drop_udp)             /* UDP: no socket, bad length (or UDP is off) */  \
+    X(drop_udp)             /* UDP: no socket, bad length (UDP off: drop_proto) */ \
     X(tcp_rst_tx)           /* RSTs sent for segments of no connection */     \
     X(tcp_challenge_ack)    /* RFC 5961 challenge ACKs sent */                \
     X(tcp_challenge_limited)/* ... and those the rate limit held back */      \
