@@ -139,8 +139,8 @@
  * and a bitmap of its 8-byte blocks, in struct mip_micro), ended by a timer
  * of MIP_MICRO_REASS_TICKS. A fragment of another datagram meanwhile is
  * dropped (drop_reass_busy): it never evicts the one in progress. Costs
- * about 500 B of code on Cortex-M0+ and 700 B on AVR, and RAM of the
- * buffer's size (docs/MICRO.md). IPv4 builds only. */
+ * 640 B of code on Cortex-M0+ and 864 B on AVR, and RAM of the buffer's
+ * size (docs/MICRO.md). IPv4 builds only. */
 #ifndef MIP_MICRO_CONF_REASS
 #define MIP_MICRO_CONF_REASS 0
 #endif
