@@ -8,11 +8,15 @@
  *   0 LEN(2) BYTES   a datagram as it is
  *   1                a tick: mip_micro_periodic for every connection
  *   2 LEN(2) BYTES   a datagram with its length fields and destination
- *                    address made right (to get past the IP checks)
+ *                    address made right (to get past the IP checks); its
+ *                    fragment fields cleared, unless reassembly is on
+ *                    (fuzz_micro4r_input) and bit 0 of the TOS byte is
+ *                    set: then a fragment of the peer's
  *   3                mip_micro_connect to the peer, port 80
  * Invariants, after every call: every datagram the node sends is a whole
  * IP datagram from its address, within the buffer, with right checksums;
- * every connection's state and in-flight length are in range.
+ * every connection's state and in-flight length are in range; with
+ * reassembly, its timer and end within their bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,6 +113,10 @@ static void fz_check_state(const struct mip_micro *m)
             c->state != MIP_MICRO_TIME_WAIT && c->state != MIP_MICRO_FIN_WAIT_2)
             abort();                            /* something in flight, no timer */
     }
+#if MIP_MICRO_CONF_REASS
+    if (m->reass.timer > MIP_MICRO_REASS_TICKS || m->reass.end > sizeof m->reass.data)
+        abort();
+#endif
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -163,8 +171,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #else
             m.buf[0] = 0x45;
             mip_wr16(m.buf + 2, len);
-            m.buf[6] &= 0x40;
-            m.buf[7] = 0;
+#if MIP_MICRO_CONF_REASS
+            if (!(m.buf[1] & 1u))
+#endif
+            {
+                m.buf[6] &= 0x40;
+                m.buf[7] = 0;
+            }
 #endif
             memcpy(m.buf + FZ_SRC, fz_peer, FZ_ALEN);
             memcpy(m.buf + FZ_SRC + FZ_ALEN, fz_node, FZ_ALEN);

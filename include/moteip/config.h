@@ -133,6 +133,36 @@
 #ifndef MIP_MICRO_CHALLENGE_LIMIT
 #define MIP_MICRO_CHALLENGE_LIMIT 2u
 #endif
+/* IPv4 reassembly (RFC 1122 3.3.2), off by default: without it every
+ * fragment is dropped and counted (drop_frag). uIP's way: one datagram at
+ * a time in a buffer of its own (MIP_MICRO_REASS_SIZE - 20 bytes of data
+ * and a bitmap of its 8-byte blocks, in struct mip_micro), ended by a timer
+ * of MIP_MICRO_REASS_TICKS. A fragment of another datagram meanwhile is
+ * dropped (drop_reass_busy): it never evicts the one in progress. Costs
+ * 640 B of code on Cortex-M0+ and 864 B on AVR, and RAM of the buffer's
+ * size (docs/MICRO.md). IPv4 builds only. */
+#ifndef MIP_MICRO_CONF_REASS
+#define MIP_MICRO_CONF_REASS 0
+#endif
+/* The largest datagram reassembled, IP header included (bytes; at least
+ * RFC 1122's 576, at most the packet buffer, where the whole datagram is
+ * then processed). */
+#ifndef MIP_MICRO_REASS_SIZE
+#define MIP_MICRO_REASS_SIZE MIP_MICRO_BUF_SIZE
+#endif
+/* How long a datagram may take to complete, counted from its first
+ * fragment; then it is discarded (drop_reass_timeout) and the buffer free.
+ * 40 s, as uIP (UIP_REASS_MAXAGE) and above Linux's 30 s: RFC 1122
+ * 3.3.2 recommends 60-120 s, but with one buffer and no eviction this is
+ * also how long one lost fragment keeps every other datagram out. */
+#ifndef MIP_MICRO_REASS_TICKS
+#define MIP_MICRO_REASS_TICKS (40000u / MIP_MICRO_TICK_MS)
+#endif
+#if MIP_MICRO_CONF_REASS &&                                                        \
+    (MIP_CONF_IPV6 || MIP_MICRO_REASS_SIZE < 576u || MIP_MICRO_REASS_SIZE > MIP_MICRO_BUF_SIZE || \
+     MIP_MICRO_REASS_TICKS < 1 || MIP_MICRO_REASS_TICKS > 255)
+#error "MIP_MICRO_CONF_REASS: IPv4 only; MIP_MICRO_REASS_SIZE 576..MIP_MICRO_BUF_SIZE; MIP_MICRO_REASS_TICKS 1..255"
+#endif
 #if MIP_MICRO_BUF_SIZE < (MIP_CONF_IPV6 ? 1280u : 576u) || MIP_MICRO_BUF_SIZE > 0xFF00u
 #error "MIP_MICRO_BUF_SIZE must hold a 576-byte (IPv4) or 1280-byte (IPv6) datagram, and at most 0xFF00 (micro.c adds lengths to sequence numbers in 16 bits)"
 #endif

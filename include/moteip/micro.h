@@ -20,7 +20,9 @@
  *    calls the application with MIP_MICRO_EV_REXMIT and the application
  *    produces the same bytes again.
  *  - Optional UDP (MIP_MICRO_CONF_UDP). Fragments are dropped and counted
- *    (drop_frag); IP options are removed on input.
+ *    (drop_frag), unless IPv4 reassembly is on (MIP_MICRO_CONF_REASS: one
+ *    datagram at a time, in m->reass; a completed datagram is processed as
+ *    if it had arrived whole). IP options are removed on input.
  *  - Time is injected as ticks: the owner calls mip_micro_periodic() for
  *    every connection index once each MIP_MICRO_TICK_MS. Every timer
  *    (retransmission, TIME_WAIT, FIN_WAIT_2, SYN_RCVD) counts these ticks;
@@ -110,7 +112,7 @@ enum {
     X(drop_short)           /* shorter than its headers or length fields */   \
     X(drop_ip_hdr)          /* version, header length */                      \
     X(drop_ip_cksum)        /* IPv4 header checksum */                        \
-    X(drop_frag)            /* a fragment: no reassembly in this profile */   \
+    X(drop_frag)            /* a fragment, and MIP_MICRO_CONF_REASS is off */ \
     X(drop_bad_addr)        /* not our address, or a multicast/broadcast/loopback/unspecified source */ \
     X(drop_proto)           /* no such protocol (or an IPv6 extension header) */ \
     X(drop_icmp)            /* an ICMP message other than an echo request */  \
@@ -127,7 +129,26 @@ enum {
     X(tcp_challenge_ack)    /* RFC 5961 challenge ACKs sent */                \
     X(tcp_challenge_limited)/* ... and those the rate limit held back */      \
     X(tcp_rexmit)           /* retransmission timeouts */                     \
-    X(tcp_timeout)          /* connections aborted after MIP_MICRO_MAXRTX */
+    X(tcp_timeout)          /* connections aborted after MIP_MICRO_MAXRTX */ \
+    MIP_MICRO_STATS_REASS(X)
+
+/* With MIP_MICRO_CONF_REASS: a datagram's fragments go to m->reass, and the
+ * drops name why. A fragment that cannot be taken ends the datagram it
+ * belongs to (it could never complete, or its data would be ambiguous),
+ * except a duplicate and a fragment of another datagram; drop_reass_timeout
+ * counts whole datagrams, from mip_micro_periodic(). */
+#if MIP_MICRO_CONF_REASS
+#define MIP_MICRO_STATS_REASS(X)                                              \
+    X(reass_done)           /* datagrams completed and processed */          \
+    X(drop_reass_bad)       /* a fragment of no data, or not the last and not a multiple of 8 bytes */ \
+    X(drop_reass_size)      /* a fragment past MIP_MICRO_REASS_SIZE */        \
+    X(drop_reass_busy)      /* a fragment of another datagram than the one in progress */ \
+    X(drop_reass_dup)       /* a fragment whose bytes are all there, the same: only it is dropped */ \
+    X(drop_reass_overlap)   /* overlaps received data (other bytes, or in part), or a second end */ \
+    X(drop_reass_timeout)   /* not complete MIP_MICRO_REASS_TICKS after its first fragment */
+#else
+#define MIP_MICRO_STATS_REASS(X)
+#endif
 
 enum {
 #define MIP_MICRO_X(n) MIP_MICRO_STAT_##n,
@@ -169,7 +190,8 @@ typedef void (*mip_micro_udp_fn)(struct mip_micro *m, uint16_t lport);
 #endif
 
 /* The whole state of a node. sizeof() is its RAM: MIP_MICRO_CONNS
- * connections, the buffer, and under 100 bytes besides (docs/MICRO.md). */
+ * connections, the buffer, and under 100 bytes besides (docs/MICRO.md);
+ * with MIP_MICRO_CONF_REASS, the reassembly buffer too. */
 struct mip_micro {
     uint8_t *appdata;            /* during app calls: received data */
     uint16_t dlen;               /* ... and its length */
@@ -195,6 +217,18 @@ struct mip_micro {
     uint16_t key[4];             /* RFC 6528 secret: the Speck32/64 key */
     struct mip_micro_conn conn[MIP_MICRO_CONNS];
     uint16_t stat[MIP_MICRO_STAT_COUNT];
+#if MIP_MICRO_CONF_REASS
+    /* IPv4 reassembly: one datagram at a time (uIP's way). Data only: the
+     * IP header of the fragment that completes the datagram is the one it
+     * is processed with (same addresses, identification and protocol). */
+    struct mip_micro_reass {
+        uint8_t key[7];          /* identification, protocol, source address */
+        uint8_t timer;           /* ticks left; 0: no datagram in progress */
+        uint16_t end;            /* data length once the last fragment came, else 0 */
+        uint8_t map[(MIP_MICRO_REASS_SIZE - MIP_MICRO_IPH + 63u) / 64u]; /* 8-byte blocks received */
+        uint8_t data[MIP_MICRO_REASS_SIZE - MIP_MICRO_IPH];
+    } reass;
+#endif
 };
 
 /* Clears `m`; sets our address, the application and the 8 bytes of
@@ -207,8 +241,9 @@ void mip_micro_init(struct mip_micro *m, const uint8_t addr[MIP_MICRO_ADDR_LEN],
 uint16_t mip_micro_input(struct mip_micro *m, uint16_t len);
 
 /* Runs connection `i`'s timers; call for every i < MIP_MICRO_CONNS once per
- * MIP_MICRO_TICK_MS (i == 0 also advances the ISN clock and refills the
- * challenge-ACK budget). Returns the length of a datagram to send, or 0. */
+ * MIP_MICRO_TICK_MS (i == 0 also advances the ISN clock, refills the
+ * challenge-ACK budget and runs the reassembly timer). Returns the length
+ * of a datagram to send, or 0. */
 uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i);
 
 /* Listens on `port` (host order). Returns 0, or -1 when MIP_MICRO_LISTEN

@@ -1,7 +1,9 @@
 /*
  * moteip-micro / moteip-micro6: the micro profile (include/moteip/micro.h)
  * on a Linux TUN device, the raw-IP link a SLIP line also gives. The IP
- * version is the build's (moteip-micro: IPv4, moteip-micro6: IPv6).
+ * version is the build's (moteip-micro: IPv4, moteip-micro6: IPv6;
+ * moteip-micro-reass: IPv4 with MIP_MICRO_CONF_REASS and a 4,096-byte
+ * buffer, CMakeLists.txt).
  *
  *   moteip-micro --tun NAME --addr ADDR [--echo P] [--discard P] [--http P]
  *                [--udp-echo P] [--stats-json FILE]

@@ -12,7 +12,9 @@
  * its fields in place at fixed offsets of m->buf (IP options are cut out on
  * input so that TCP always starts at MIP_MICRO_IPH), and the reply to a
  * datagram is built over it. Shared with the other profiles: the checksum
- * (wire/checksum.c) and the wire headers' constants.
+ * (wire/checksum.c) and the wire headers' constants. Optional IPv4
+ * reassembly (MIP_MICRO_CONF_REASS) has a buffer of its own and hands the
+ * completed datagram on in m->buf.
  *
  * Sequence numbers: snd_una is the first unacknowledged byte and `len`
  * what is in flight after it (data, or the SYN, or the FIN: never two of
@@ -721,6 +723,108 @@ uint16_t mip_micro_udp_send(struct mip_micro *m, const uint8_t ripaddr[MIP_MICRO
 }
 #endif
 
+/* --- IPv4 reassembly (optional) --------------------------------------------- */
+
+#if MIP_MICRO_CONF_REASS
+/* uIP's way (uip_reass): one datagram at a time, its data in m->reass and
+ * a bitmap of the 8-byte blocks received. The rules (docs/MICRO.md):
+ *  - a fragment of another datagram (identification, protocol, source)
+ *    while one is in progress is dropped: work in progress is never
+ *    evicted; its timer, started by its first fragment and not restarted,
+ *    frees the buffer;
+ *  - an overlap is not resolved by taking either copy (uIP overwrites):
+ *    a fragment that covers received bytes in part, or with other values,
+ *    or that contradicts the datagram's end, discards the whole datagram,
+ *    as RFC 8200 4.5 has IPv6 do. One whose bytes are all there already
+ *    with the same values is a duplicate (links repeat frames) and only it
+ *    is dropped;
+ *  - so is a fragment that is bad in itself (no data; not the last and not
+ *    a multiple of 8 bytes; past the buffer), and it ends its datagram,
+ *    which could never complete. */
+#define RDATA ((uint16_t)(MIP_MICRO_REASS_SIZE - IPH))  /* data bytes held */
+#define RBLOCKS ((uint16_t)((RDATA + 7u) >> 3))
+
+/* How many of the 8-byte blocks a .. b-1 are received; with `set`, marks
+ * them received. */
+static uint16_t blocks(uint8_t *map, uint16_t a, uint16_t b, uint8_t set)
+{
+    uint16_t n = 0;
+    uint8_t bit;
+
+    for (; a < b; a++) {
+        bit = (uint8_t)(1u << (a & 7u));
+        if (map[a >> 3] & bit)
+            n++;
+        if (set)
+            map[a >> 3] = (uint8_t)(map[a >> 3] | bit);
+    }
+    return n;
+}
+
+/* The fragment of n bytes at buf + IPH (its header in buf, options cut).
+ * Returns the whole datagram's data length once this fragment completes
+ * it, the data then at buf + IPH; else 0: taken and waiting, or dropped
+ * and counted. */
+static uint16_t reass(struct mip_micro *m, uint16_t n)
+{
+    struct mip_micro_reass *r = &m->reass;
+    uint8_t *p = m->buf, *d = p + IPH, key[7], reason, last = !(p[6] & 0x20u);
+    uint16_t off = (uint16_t)((uint16_t)((p[6] & 0x1Fu) << 8 | p[7]) << 3), end, a, b, got, i;
+
+    key[0] = p[4];
+    key[1] = p[5];
+    key[2] = p[9];
+    cpy(key + 3, p + SRC, ALEN);
+    if (r->timer && differ(r->key, key, sizeof key))
+        return count(m, STAT(drop_reass_busy));
+    if (!n || (!last && (n & 7u))) {
+        reason = STAT(drop_reass_bad);
+    } else if (off > RDATA || n > RDATA - off) {
+        reason = STAT(drop_reass_size);
+    } else {
+        if (!r->timer) {                    /* the first fragment: start */
+            zero(r->map, sizeof r->map);
+            r->end = 0;
+            cpy(r->key, key, sizeof key);
+            r->timer = MIP_MICRO_REASS_TICKS;
+        }
+        end = (uint16_t)(off + n);
+        a = (uint16_t)(off >> 3);
+        b = (uint16_t)((end + 7u) >> 3);
+        got = blocks(r->map, a, b, 0);
+        /* A second end elsewhere, data past the end, or an end before data
+         * received (a last fragment ending within a block that a fragment
+         * before it filled whole): a contradiction. */
+        if (r->end ? (last ? end != r->end : end > r->end)
+                   : (last && blocks(r->map, (uint16_t)(end >> 3), RBLOCKS, 0))) {
+            reason = STAT(drop_reass_overlap);
+        } else if (!got) {
+            for (i = 0; i < n; i++)
+                r->data[off + i] = d[i];
+            (void)blocks(r->map, a, b, 1);
+            if (last)
+                r->end = end;
+            b = (uint16_t)((r->end + 7u) >> 3);
+            if (!r->end || blocks(r->map, 0, b, 0) != b)
+                return 0;                   /* waiting for more */
+            r->timer = 0;
+            for (i = 0; i < r->end; i++)
+                d[i] = r->data[i];
+            (void)count(m, STAT(reass_done));
+            return r->end;
+        } else {
+            for (i = 0; i < n && r->data[off + i] == d[i]; i++)
+                ;
+            if (got == b - a && i == n)
+                return count(m, STAT(drop_reass_dup));
+            reason = STAT(drop_reass_overlap);
+        }
+    }
+    r->timer = 0;                           /* its datagram, if any, ends */
+    return count(m, reason);
+}
+#endif
+
 /* --- IP and ICMP ------------------------------------------------------------ */
 
 uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
@@ -754,8 +858,10 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
             return count(m, STAT(drop_short));
         if (BAD_SUM(cksum(0, p, hl)))
             return count(m, STAT(drop_ip_cksum));
+#if !MIP_MICRO_CONF_REASS
         if ((p[6] & 0x3Fu) | p[7])  /* MF or an offset */
             return count(m, STAT(drop_frag));
+#endif
         /* RFC 1122 3.2.1.3: a source that is multicast, broadcast (class
          * D/E and up), "this network" (0/8) or loopback is invalid. */
         if (differ(p + DST, m->addr, ALEN) || p[SRC] >= 224u || p[SRC] == 127u ||
@@ -769,6 +875,12 @@ uint16_t mip_micro_input(struct mip_micro *m, uint16_t len)
         if (hl > IPH)
             for (i = 0; i < l4len; i++)     /* forward: safe as a memmove */
                 p[IPH + i] = p[hl + i];
+#if MIP_MICRO_CONF_REASS
+        /* A fragment (MF or an offset), for us: the whole datagram goes
+         * on once it is complete, with this fragment's header. */
+        if (((p[6] & 0x3Fu) | p[7]) && !(l4len = reass(m, l4len)))
+            return 0;
+#endif
     }
 #endif
     if (proto == P_ICMP) {
@@ -836,6 +948,10 @@ uint16_t mip_micro_periodic(struct mip_micro *m, uint8_t i)
     if (i == 0) {
         m->isn_ticks++;
         m->chal = MIP_MICRO_CHALLENGE_LIMIT;
+#if MIP_MICRO_CONF_REASS
+        if (m->reass.timer && !--m->reass.timer)
+            (void)count(m, STAT(drop_reass_timeout));
+#endif
     }
     if (i >= MIP_MICRO_CONNS)
         return 0;

@@ -208,7 +208,7 @@ MICRO_AVR_CEILING = 3790
 
 @pytest.fixture(scope="module")
 def micro_json():
-    p = _run("--json", "--profile", "micro", "--profile", "micro6")
+    p = _run("--json", "--profile", "micro", "--profile", "micro6", "--profile", "micro-reass")
     assert p.returncode == 0, f"bench/footprint --profile micro failed:\n{p.stderr}{p.stdout}"
     return json.loads(p.stdout)
 
@@ -233,9 +233,18 @@ def test_micro_ram(micro_json, target):
     assert r["ram_conn"] <= 40, r
     assert r["ram_other"] <= 100, r
     assert r["ram_total"] == r["conns"] * r["ram_conn"] + r["ram_buf"] + r["ram_other"]
-    for pr in ("micro", "micro6"):
+    for pr in ("micro", "micro6", "micro-reass"):
         s = micro_json[target][pr]["linked"]
         assert s["data"] == 0 and s["bss"] == 0, (pr, s)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_micro_reassembly_is_off_by_default(micro_json, target):
+    """Issue 18 item 1: IPv4 reassembly is a switch, off by default; the
+    budgets above are for the image without it (docs/MICRO.md)."""
+    off, on = (micro_json[target][pr]["linked"] for pr in ("micro", "micro-reass"))
+    assert off["ram_reass"] == 0 and on["ram_reass"] >= 576 - 20, (off, on)
+    assert on["text"] > off["text"], (off, on)
 
 
 # Issue 18 item 4: bench/tcp-image measures the TCP linked with --gc-sections

@@ -45,7 +45,7 @@ def _build_lib(target):
     return lib
 
 
-@pytest.mark.parametrize("target", ["moteip_micro4", "moteip_micro6"])
+@pytest.mark.parametrize("target", ["moteip_micro4", "moteip_micro6", "moteip_micro4r"])
 def test_micro_has_no_writable_globals(target):
     """The micro profile (src/micro + the checksum) keeps all in struct mip_micro."""
     lib = _build_lib(target)

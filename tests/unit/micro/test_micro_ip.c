@@ -54,7 +54,11 @@ static const struct { int what; int stat; } malformed[] = {
     {BREAK_DST, MIP_MICRO_STAT_drop_bad_addr},
     {BREAK_SRC_MCAST, MIP_MICRO_STAT_drop_bad_addr},
     {BREAK_PROTO, MIP_MICRO_STAT_drop_proto},
+#if MIP_MICRO_CONF_REASS
+    {BREAK_FRAG, MIP_MICRO_STAT_drop_reass_bad},    /* MF and 28 bytes: not a multiple of 8 */
+#else
     {BREAK_FRAG, MIP_MICRO_STAT_drop_frag},
+#endif
     {BREAK_ICMP_TYPE, MIP_MICRO_STAT_drop_icmp},
     {BREAK_ICMP_SUM, MIP_MICRO_STAT_drop_cksum},
     {BREAK_ICMP_SHORT, MIP_MICRO_STAT_drop_short},
