@@ -380,7 +380,7 @@ static bool send_some(struct mip_http_conn *hc)
                 b = (size_t)hc->body_left;
             mip_http_body_fill(hc->body_off, buf + n, b);
         }
-        put = mip_tcp_write(h->tcp, c, buf, n + b);
+        put = mip_tcp_write(h->srv.tcp, c, buf, n + b);
         if (put <= n) {
             hc->head_off = (uint16_t)(hc->head_off + put);
         } else {
@@ -401,7 +401,7 @@ static bool send_some(struct mip_http_conn *hc)
         if ((uint64_t)n > hc->body_left)
             n = (size_t)hc->body_left;
         mip_http_body_fill(hc->body_off, buf, n);
-        put = mip_tcp_write(h->tcp, c, buf, n);
+        put = mip_tcp_write(h->srv.tcp, c, buf, n);
         hc->body_off += put;
         hc->body_left -= put;
         h->body_bytes += put;
@@ -432,19 +432,19 @@ static bool take_request(struct mip_http_conn *hc)
     while (hc->skip > 0) {
         uint8_t buf[MIP_TCP_APP_CHUNK];
         size_t want = hc->skip < sizeof(buf) ? (size_t)hc->skip : sizeof(buf);
-        size_t got = mip_tcp_read(h->tcp, c, buf, want);
+        size_t got = mip_tcp_read(h->srv.tcp, c, buf, want);
         if (got == 0)
             break;
         hc->skip -= got;
     }
     if (hc->skip == 0 && hc->req_len < sizeof(hc->req))
         hc->req_len = (uint16_t)(hc->req_len +
-                                 mip_tcp_read(h->tcp, c, hc->req + hc->req_len,
+                                 mip_tcp_read(h->srv.tcp, c, hc->req + hc->req_len,
                                               sizeof(hc->req) - hc->req_len));
     if (hc->skip > 0) {
         if (mip_tcp_peer_closed(c)) {
             hc->phase = PHASE_CLOSING;
-            (void)mip_tcp_close(h->tcp, c);
+            (void)mip_tcp_close(h->srv.tcp, c);
         }
         return false;
     }
@@ -453,7 +453,7 @@ static bool take_request(struct mip_http_conn *hc)
         if (mip_tcp_peer_closed(c)) {
             /* The client is done (possibly mid-request: nothing to answer). */
             hc->phase = PHASE_CLOSING;
-            (void)mip_tcp_close(h->tcp, c);
+            (void)mip_tcp_close(h->srv.tcp, c);
         }
         return false;
     }
@@ -484,10 +484,10 @@ static void http_drain(struct mip_http_conn *hc)
 {
     uint8_t buf[MIP_TCP_APP_CHUNK];
 
-    while (mip_tcp_read(hc->app->tcp, &hc->mem.conn, buf, sizeof(buf)) > 0)
+    while (mip_tcp_read(hc->app->srv.tcp, &hc->mem.conn, buf, sizeof(buf)) > 0)
         ;
     if (mip_tcp_peer_closed(&hc->mem.conn))
-        (void)mip_tcp_close(hc->app->tcp, &hc->mem.conn);
+        (void)mip_tcp_close(hc->app->srv.tcp, &hc->mem.conn);
 }
 
 /* Runs the connection until it waits for data or send space. */
@@ -506,14 +506,14 @@ static void http_run(struct mip_http_conn *hc)
                  * the linger of a client that vanished. */
                 hc->phase = PHASE_CLOSING;
                 hc->mem.conn.cfg.keepalive_ms = MIP_HTTP_LINGER_KEEPALIVE_MS;
-                (void)mip_tcp_shutdown(hc->app->tcp, &hc->mem.conn);
+                (void)mip_tcp_shutdown(hc->app->srv.tcp, &hc->mem.conn);
                 http_drain(hc);
                 return;
             }
             if (hc->close_after) {
                 /* The client asked to close: what it sends now draws RST. */
                 hc->phase = PHASE_CLOSING;
-                (void)mip_tcp_close(hc->app->tcp, &hc->mem.conn);
+                (void)mip_tcp_close(hc->app->srv.tcp, &hc->mem.conn);
                 return;
             }
             hc->phase = PHASE_READ;
@@ -550,7 +550,7 @@ static void http_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why
 
     (void)c;
     (void)why;
-    hc->app->errors++;
+    hc->app->srv.errors++;
 }
 
 static void http_closed(void *ctx, struct mip_tcp_conn *c)
@@ -558,8 +558,7 @@ static void http_closed(void *ctx, struct mip_tcp_conn *c)
     struct mip_http_conn *hc = ctx;
 
     (void)c;
-    hc->mem.used = false;
-    hc->app->active--;
+    mip_tcp_server_closed(&hc->app->srv, &hc->mem);
 }
 
 static const struct mip_tcp_callbacks http_cb = {
@@ -572,55 +571,37 @@ static const struct mip_tcp_callbacks http_cb = {
 static struct mip_tcp_conn *http_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
                                         uint16_t port)
 {
-    struct mip_http_server *h = MIP_CONTAINER_OF(l, struct mip_http_server, listener);
-    unsigned i;
+    struct mip_http_server *h = MIP_CONTAINER_OF(l, struct mip_http_server, srv.listener);
+    struct mip_tcp_app_slot *m =
+        mip_tcp_server_free_slot(&h->srv, &h->conns[0].mem, sizeof(h->conns[0]));
+    struct mip_http_conn *hc;
 
     (void)tcp;
     (void)port;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
-        struct mip_http_conn *hc = &h->conns[i];
-        if (!hc->mem.used) {
-            hc->app = h;
-            hc->phase = PHASE_READ;
-            hc->close_after = false;
-            hc->linger = false;
-            hc->req_len = 0;
-            hc->head_len = hc->head_off = 0;
-            hc->body_left = hc->body_off = 0;
-            hc->skip = 0;
-            h->accepted++;
-            h->active++;
-            return mip_tcp_app_slot_take(&hc->mem, &http_cb, hc);
-        }
-    }
-    h->refused++;
-    return NULL;
+    if (m == NULL)
+        return NULL;
+    hc = MIP_CONTAINER_OF(m, struct mip_http_conn, mem);
+    hc->app = h;
+    hc->phase = PHASE_READ;
+    hc->close_after = false;
+    hc->linger = false;
+    hc->req_len = 0;
+    hc->head_len = hc->head_off = 0;
+    hc->body_left = hc->body_off = 0;
+    hc->skip = 0;
+    return mip_tcp_app_slot_take(&hc->mem, &http_cb, hc);
 }
 
 mip_status mip_http_server_start(struct mip_http_server *h, struct mip_tcp *tcp, uint16_t port)
 {
-    mip_status st;
-
     if (h == NULL || tcp == NULL)
         return MIP_ERR_INVALID;
     memset(h, 0, sizeof(*h));
-    h->tcp = tcp;
-    st = mip_tcp_listen(tcp, &h->listener, port, MIP_TCP_APP_RX_SIZE, http_accept);
-    if (st == MIP_OK)
-        h->port = port;
-    return st;
+    return mip_tcp_server_listen(&h->srv, tcp, port, http_accept);
 }
 
 void mip_http_server_stop(struct mip_http_server *h)
 {
-    unsigned i;
-
-    if (h == NULL || h->tcp == NULL)
-        return;
-    if (h->port != 0)
-        mip_tcp_unlisten(h->tcp, &h->listener);
-    h->port = 0;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
-        if (h->conns[i].mem.used)
-            mip_tcp_abort(h->tcp, &h->conns[i].mem.conn);
+    if (h != NULL)
+        mip_tcp_server_stop(&h->srv, &h->conns[0].mem, sizeof(h->conns[0]));
 }

@@ -132,13 +132,7 @@ struct mip_http_conn {
 };
 
 struct mip_http_server {
-    struct mip_tcp *tcp;
-    struct mip_tcp_listener listener;
-    uint16_t port;           /* 0 when stopped */
-    uint32_t accepted;
-    uint32_t refused;        /* no free slot */
-    uint32_t errors;         /* connections ended by an error */
-    uint32_t active;
+    struct mip_tcp_server srv;   /* listener, port, accepted, refused, errors, active */
     uint32_t requests;       /* complete requests parsed */
     uint32_t status_2xx, status_4xx, status_5xx;   /* responses started */
     uint64_t body_bytes;     /* /bytes/N body bytes queued */

@@ -4,7 +4,8 @@
  * wrapper), one floor above tcp/ and relay/. They may include
  * include/moteip/ and each other, never sim/, port/ or tools/: a program
  * (moteip-host, a board's firmware, the simulator) starts them and owns
- * their memory. This file: the connection memory the TCP apps share.
+ * their memory. This file: the connection memory and the server bookkeeping
+ * (listen, accept, close, stop) the TCP apps share.
  *
  * Connection memory for the TCP apps. See tcp_app.h.
  */
@@ -22,4 +23,61 @@ struct mip_tcp_conn *mip_tcp_app_slot_take(struct mip_tcp_app_slot *s,
 #endif
                       (uint16_t)sizeof(s->rx));
     return &s->conn;
+}
+
+/* Slot i of the app's connection array (the slots sit `stride` bytes apart). */
+static struct mip_tcp_app_slot *slot_at(struct mip_tcp_app_slot *first, size_t stride, unsigned i)
+{
+    return (struct mip_tcp_app_slot *)(void *)((uint8_t *)first + (size_t)i * stride);
+}
+
+mip_status mip_tcp_server_listen(struct mip_tcp_server *s, struct mip_tcp *tcp, uint16_t port,
+                                 mip_tcp_accept_fn accept)
+{
+    mip_status st;
+
+    s->tcp = tcp;
+    st = mip_tcp_listen(tcp, &s->listener, port, MIP_TCP_APP_RX_SIZE, accept);
+    if (st == MIP_OK)
+        s->port = port;
+    return st;
+}
+
+struct mip_tcp_app_slot *mip_tcp_server_free_slot(struct mip_tcp_server *s,
+                                                  struct mip_tcp_app_slot *first, size_t stride)
+{
+    unsigned i;
+
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        struct mip_tcp_app_slot *m = slot_at(first, stride, i);
+        if (!m->used) {
+            s->accepted++;
+            s->active++;
+            return m;
+        }
+    }
+    s->refused++;
+    return NULL;
+}
+
+void mip_tcp_server_closed(struct mip_tcp_server *s, struct mip_tcp_app_slot *m)
+{
+    m->used = false;
+    s->active--;
+}
+
+void mip_tcp_server_stop(struct mip_tcp_server *s, struct mip_tcp_app_slot *first, size_t stride)
+{
+    unsigned i;
+
+    if (s->tcp == NULL)
+        return;
+    if (s->port != 0)
+        mip_tcp_unlisten(s->tcp, &s->listener);
+    s->port = 0;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        struct mip_tcp_app_slot *m = slot_at(first, stride, i);
+        if (m->used)
+            mip_tcp_abort(s->tcp, &m->conn);
+    }
 }

@@ -26,6 +26,7 @@
 #define MOTEIP_APPS_TCP_APP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "moteip/tcp.h"
 
@@ -63,5 +64,47 @@ struct mip_tcp_app_slot {
 /* Marks a slot used and prepares its connection with its rings. */
 struct mip_tcp_conn *mip_tcp_app_slot_take(struct mip_tcp_app_slot *s,
                                            const struct mip_tcp_callbacks *cb, void *ctx);
+
+/*
+ * What every TCP server app (echo, discard, chargen, HTTP) has: its listener
+ * and the counters moteip-host's stats and the simulator report. Embedded in
+ * the app's struct as `srv`; the app's accept function finds its struct
+ * with MIP_CONTAINER_OF(l, struct app, srv.listener).
+ *
+ * The helpers below do the bookkeeping around the app's slots: the app keeps
+ * MIP_TCP_APP_CONNS connection structs in an array, each holding a struct
+ * mip_tcp_app_slot; the helpers take the first slot (&conns[0].mem) and the
+ * array's stride (sizeof(conns[0])).
+ */
+struct mip_tcp_server {
+    struct mip_tcp *tcp;
+    struct mip_tcp_listener listener;
+    uint16_t port;             /* 0 when stopped */
+    uint32_t accepted;         /* connections accepted */
+    uint32_t refused;          /* connections refused: no free slot (RST) */
+    uint32_t errors;           /* connections ended by an error (reset, timeout) */
+    uint32_t active;           /* connections open now */
+};
+
+/* Listens on `port` with `accept` (the receive window offered is
+ * MIP_TCP_APP_RX_SIZE); s was cleared by the caller. Sets s->tcp, and
+ * s->port once listening. Returns what mip_tcp_listen returns. */
+mip_status mip_tcp_server_listen(struct mip_tcp_server *s, struct mip_tcp *tcp, uint16_t port,
+                                 mip_tcp_accept_fn accept);
+
+/* For the app's accept function: the first free slot of the
+ * MIP_TCP_APP_CONNS slots, counted as accepted and active (the app then
+ * resets its connection state and calls mip_tcp_app_slot_take), or NULL,
+ * counted as refused. */
+struct mip_tcp_app_slot *mip_tcp_server_free_slot(struct mip_tcp_server *s,
+                                                  struct mip_tcp_app_slot *first, size_t stride);
+
+/* For the app's `closed` callback: the slot is free again. */
+void mip_tcp_server_closed(struct mip_tcp_server *s, struct mip_tcp_app_slot *m);
+
+/* Stops listening and aborts the open connections (each one's `closed`
+ * callback frees its slot); counters are kept. Safe on a server never
+ * started (s->tcp NULL) or already stopped. */
+void mip_tcp_server_stop(struct mip_tcp_server *s, struct mip_tcp_app_slot *first, size_t stride);
 
 #endif

@@ -32,7 +32,7 @@ static void chargen_fill_ring(struct mip_tcp_chargen_conn *gc)
         size_t n = room < sizeof(buf) ? room : sizeof(buf), put;
 
         mip_chargen_fill(gc->sent, buf, n);
-        put = mip_tcp_write(g->tcp, c, buf, n);
+        put = mip_tcp_write(g->srv.tcp, c, buf, n);
         gc->sent += put;
         g->bytes += put;
         if (put < n || !gc->mem.used)
@@ -59,10 +59,10 @@ static void chargen_readable(void *ctx, struct mip_tcp_conn *c)
     uint8_t buf[MIP_TCP_APP_CHUNK];
     size_t n;
 
-    while ((n = mip_tcp_read(g->tcp, c, buf, sizeof(buf))) > 0)
+    while ((n = mip_tcp_read(g->srv.tcp, c, buf, sizeof(buf))) > 0)
         g->discarded += n;
     if (mip_tcp_peer_closed(c))
-        (void)mip_tcp_close(g->tcp, c);
+        (void)mip_tcp_close(g->srv.tcp, c);
 }
 
 static void chargen_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
@@ -71,7 +71,7 @@ static void chargen_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error 
 
     (void)c;
     (void)why;
-    gc->app->errors++;
+    gc->app->srv.errors++;
 }
 
 static void chargen_closed(void *ctx, struct mip_tcp_conn *c)
@@ -79,8 +79,7 @@ static void chargen_closed(void *ctx, struct mip_tcp_conn *c)
     struct mip_tcp_chargen_conn *gc = ctx;
 
     (void)c;
-    gc->mem.used = false;
-    gc->app->active--;
+    mip_tcp_server_closed(&gc->app->srv, &gc->mem);
 }
 
 static const struct mip_tcp_callbacks chargen_cb = {
@@ -94,49 +93,31 @@ static const struct mip_tcp_callbacks chargen_cb = {
 static struct mip_tcp_conn *chargen_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
                                            uint16_t port)
 {
-    struct mip_tcp_chargen *g = MIP_CONTAINER_OF(l, struct mip_tcp_chargen, listener);
-    unsigned i;
+    struct mip_tcp_chargen *g = MIP_CONTAINER_OF(l, struct mip_tcp_chargen, srv.listener);
+    struct mip_tcp_app_slot *m =
+        mip_tcp_server_free_slot(&g->srv, &g->conns[0].mem, sizeof(g->conns[0]));
+    struct mip_tcp_chargen_conn *gc;
 
     (void)tcp;
     (void)port;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
-        struct mip_tcp_chargen_conn *gc = &g->conns[i];
-        if (!gc->mem.used) {
-            gc->app = g;
-            gc->sent = 0;
-            g->accepted++;
-            g->active++;
-            return mip_tcp_app_slot_take(&gc->mem, &chargen_cb, gc);
-        }
-    }
-    g->refused++;
-    return NULL;
+    if (m == NULL)
+        return NULL;
+    gc = MIP_CONTAINER_OF(m, struct mip_tcp_chargen_conn, mem);
+    gc->app = g;
+    gc->sent = 0;
+    return mip_tcp_app_slot_take(&gc->mem, &chargen_cb, gc);
 }
 
 mip_status mip_tcp_chargen_start(struct mip_tcp_chargen *g, struct mip_tcp *tcp, uint16_t port)
 {
-    mip_status st;
-
     if (g == NULL || tcp == NULL)
         return MIP_ERR_INVALID;
     memset(g, 0, sizeof(*g));
-    g->tcp = tcp;
-    st = mip_tcp_listen(tcp, &g->listener, port, MIP_TCP_APP_RX_SIZE, chargen_accept);
-    if (st == MIP_OK)
-        g->port = port;
-    return st;
+    return mip_tcp_server_listen(&g->srv, tcp, port, chargen_accept);
 }
 
 void mip_tcp_chargen_stop(struct mip_tcp_chargen *g)
 {
-    unsigned i;
-
-    if (g == NULL || g->tcp == NULL)
-        return;
-    if (g->port != 0)
-        mip_tcp_unlisten(g->tcp, &g->listener);
-    g->port = 0;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
-        if (g->conns[i].mem.used)
-            mip_tcp_abort(g->tcp, &g->conns[i].mem.conn);
+    if (g != NULL)
+        mip_tcp_server_stop(&g->srv, &g->conns[0].mem, sizeof(g->conns[0]));
 }

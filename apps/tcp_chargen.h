@@ -40,13 +40,7 @@ struct mip_tcp_chargen_conn {
 };
 
 struct mip_tcp_chargen {
-    struct mip_tcp *tcp;
-    struct mip_tcp_listener listener;
-    uint16_t port;             /* 0 when stopped */
-    uint32_t accepted;
-    uint32_t refused;          /* no free slot */
-    uint32_t errors;           /* connections ended by an error */
-    uint32_t active;
+    struct mip_tcp_server srv;   /* listener, port, accepted, refused, errors, active */
     uint64_t bytes;            /* bytes queued for sending, all connections */
     uint64_t discarded;        /* bytes received and dropped */
     struct mip_tcp_chargen_conn conns[MIP_TCP_APP_CONNS];

@@ -29,7 +29,7 @@ static void discard_readable(void *ctx, struct mip_tcp_conn *c)
     uint8_t buf[MIP_TCP_APP_CHUNK];
     size_t n;
 
-    while ((n = mip_tcp_read(d->tcp, c, buf, sizeof(buf))) > 0) {
+    while ((n = mip_tcp_read(d->srv.tcp, c, buf, sizeof(buf))) > 0) {
         dc->bytes += n;
         d->bytes += n;
         dc->crc = mip_crc32_update(dc->crc, buf, n);
@@ -40,7 +40,7 @@ static void discard_readable(void *ctx, struct mip_tcp_conn *c)
         dc->done = true;
         d->last_bytes = dc->bytes;
         d->last_crc32 = dc->crc;
-        (void)mip_tcp_close(d->tcp, c);
+        (void)mip_tcp_close(d->srv.tcp, c);
     }
 }
 
@@ -50,7 +50,7 @@ static void discard_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error 
 
     (void)c;
     (void)why;
-    dc->app->errors++;
+    dc->app->srv.errors++;
 }
 
 static void discard_closed(void *ctx, struct mip_tcp_conn *c)
@@ -63,8 +63,7 @@ static void discard_closed(void *ctx, struct mip_tcp_conn *c)
         d->last_bytes = dc->bytes;
         d->last_crc32 = dc->crc;
     }
-    dc->mem.used = false;
-    d->active--;
+    mip_tcp_server_closed(&d->srv, &dc->mem);
 }
 
 static const struct mip_tcp_callbacks discard_cb = {
@@ -76,51 +75,33 @@ static const struct mip_tcp_callbacks discard_cb = {
 static struct mip_tcp_conn *discard_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
                                            uint16_t port)
 {
-    struct mip_tcp_discard *d = MIP_CONTAINER_OF(l, struct mip_tcp_discard, listener);
-    unsigned i;
+    struct mip_tcp_discard *d = MIP_CONTAINER_OF(l, struct mip_tcp_discard, srv.listener);
+    struct mip_tcp_app_slot *m =
+        mip_tcp_server_free_slot(&d->srv, &d->conns[0].mem, sizeof(d->conns[0]));
+    struct mip_tcp_discard_conn *dc;
 
     (void)tcp;
     (void)port;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
-        struct mip_tcp_discard_conn *dc = &d->conns[i];
-        if (!dc->mem.used) {
-            dc->app = d;
-            dc->bytes = 0;
-            dc->crc = 0;
-            dc->done = false;
-            d->accepted++;
-            d->active++;
-            return mip_tcp_app_slot_take(&dc->mem, &discard_cb, dc);
-        }
-    }
-    d->refused++;
-    return NULL;
+    if (m == NULL)
+        return NULL;
+    dc = MIP_CONTAINER_OF(m, struct mip_tcp_discard_conn, mem);
+    dc->app = d;
+    dc->bytes = 0;
+    dc->crc = 0;
+    dc->done = false;
+    return mip_tcp_app_slot_take(&dc->mem, &discard_cb, dc);
 }
 
 mip_status mip_tcp_discard_start(struct mip_tcp_discard *d, struct mip_tcp *tcp, uint16_t port)
 {
-    mip_status st;
-
     if (d == NULL || tcp == NULL)
         return MIP_ERR_INVALID;
     memset(d, 0, sizeof(*d));
-    d->tcp = tcp;
-    st = mip_tcp_listen(tcp, &d->listener, port, MIP_TCP_APP_RX_SIZE, discard_accept);
-    if (st == MIP_OK)
-        d->port = port;
-    return st;
+    return mip_tcp_server_listen(&d->srv, tcp, port, discard_accept);
 }
 
 void mip_tcp_discard_stop(struct mip_tcp_discard *d)
 {
-    unsigned i;
-
-    if (d == NULL || d->tcp == NULL)
-        return;
-    if (d->port != 0)
-        mip_tcp_unlisten(d->tcp, &d->listener);
-    d->port = 0;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
-        if (d->conns[i].mem.used)
-            mip_tcp_abort(d->tcp, &d->conns[i].mem.conn);
+    if (d != NULL)
+        mip_tcp_server_stop(&d->srv, &d->conns[0].mem, sizeof(d->conns[0]));
 }

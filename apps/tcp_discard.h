@@ -32,13 +32,7 @@ struct mip_tcp_discard_conn {
 };
 
 struct mip_tcp_discard {
-    struct mip_tcp *tcp;
-    struct mip_tcp_listener listener;
-    uint16_t port;             /* 0 when stopped */
-    uint32_t accepted;
-    uint32_t refused;          /* no free slot */
-    uint32_t errors;           /* connections ended by an error */
-    uint32_t active;
+    struct mip_tcp_server srv;   /* listener, port, accepted, refused, errors, active */
     uint64_t bytes;            /* bytes received, all connections */
     uint64_t last_bytes;       /* bytes of the last connection that ended */
     uint32_t last_crc32;       /* CRC-32 of the last connection that ended */

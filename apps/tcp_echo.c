@@ -20,16 +20,16 @@ static void echo_pump(struct mip_tcp_echo_conn *ec)
             n = sizeof(buf);
         if (n == 0)
             break;
-        got = mip_tcp_read(e->tcp, c, buf, n);
+        got = mip_tcp_read(e->srv.tcp, c, buf, n);
         if (got == 0)
             break;
-        put = mip_tcp_write(e->tcp, c, buf, got);
+        put = mip_tcp_write(e->srv.tcp, c, buf, got);
         e->bytes += put;
         if (put < got)   /* cannot happen: `room` was checked */
             break;
     }
     if (ec->mem.used && mip_tcp_peer_closed(c))
-        (void)mip_tcp_close(e->tcp, c);
+        (void)mip_tcp_close(e->srv.tcp, c);
 }
 
 static void echo_readable(void *ctx, struct mip_tcp_conn *c)
@@ -50,7 +50,7 @@ static void echo_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why
 
     (void)c;
     (void)why;
-    ec->app->errors++;
+    ec->app->srv.errors++;
 }
 
 static void echo_closed(void *ctx, struct mip_tcp_conn *c)
@@ -58,8 +58,7 @@ static void echo_closed(void *ctx, struct mip_tcp_conn *c)
     struct mip_tcp_echo_conn *ec = ctx;
 
     (void)c;
-    ec->mem.used = false;
-    ec->app->active--;
+    mip_tcp_server_closed(&ec->app->srv, &ec->mem);
 }
 
 static const struct mip_tcp_callbacks echo_cb = {
@@ -72,48 +71,30 @@ static const struct mip_tcp_callbacks echo_cb = {
 static struct mip_tcp_conn *echo_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
                                         uint16_t port)
 {
-    struct mip_tcp_echo *e = MIP_CONTAINER_OF(l, struct mip_tcp_echo, listener);
-    unsigned i;
+    struct mip_tcp_echo *e = MIP_CONTAINER_OF(l, struct mip_tcp_echo, srv.listener);
+    struct mip_tcp_app_slot *m =
+        mip_tcp_server_free_slot(&e->srv, &e->conns[0].mem, sizeof(e->conns[0]));
+    struct mip_tcp_echo_conn *ec;
 
     (void)tcp;
     (void)port;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
-        struct mip_tcp_echo_conn *ec = &e->conns[i];
-        if (!ec->mem.used) {
-            ec->app = e;
-            e->accepted++;
-            e->active++;
-            return mip_tcp_app_slot_take(&ec->mem, &echo_cb, ec);
-        }
-    }
-    e->refused++;
-    return NULL;
+    if (m == NULL)
+        return NULL;
+    ec = MIP_CONTAINER_OF(m, struct mip_tcp_echo_conn, mem);
+    ec->app = e;
+    return mip_tcp_app_slot_take(&ec->mem, &echo_cb, ec);
 }
 
 mip_status mip_tcp_echo_start(struct mip_tcp_echo *e, struct mip_tcp *tcp, uint16_t port)
 {
-    mip_status st;
-
     if (e == NULL || tcp == NULL)
         return MIP_ERR_INVALID;
     memset(e, 0, sizeof(*e));
-    e->tcp = tcp;
-    st = mip_tcp_listen(tcp, &e->listener, port, MIP_TCP_APP_RX_SIZE, echo_accept);
-    if (st == MIP_OK)
-        e->port = port;
-    return st;
+    return mip_tcp_server_listen(&e->srv, tcp, port, echo_accept);
 }
 
 void mip_tcp_echo_stop(struct mip_tcp_echo *e)
 {
-    unsigned i;
-
-    if (e == NULL || e->tcp == NULL)
-        return;
-    if (e->port != 0)
-        mip_tcp_unlisten(e->tcp, &e->listener);
-    e->port = 0;
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
-        if (e->conns[i].mem.used)
-            mip_tcp_abort(e->tcp, &e->conns[i].mem.conn);
+    if (e != NULL)
+        mip_tcp_server_stop(&e->srv, &e->conns[0].mem, sizeof(e->conns[0]));
 }

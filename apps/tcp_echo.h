@@ -28,13 +28,7 @@ struct mip_tcp_echo_conn {
 };
 
 struct mip_tcp_echo {
-    struct mip_tcp *tcp;
-    struct mip_tcp_listener listener;
-    uint16_t port;             /* 0 when stopped */
-    uint32_t accepted;         /* connections accepted */
-    uint32_t refused;          /* connections refused: no free slot */
-    uint32_t errors;           /* connections ended by an error (reset, timeout) */
-    uint32_t active;           /* connections open now */
+    struct mip_tcp_server srv;   /* listener, port, accepted, refused, errors, active */
     uint64_t bytes;            /* bytes echoed (queued for sending) */
     struct mip_tcp_echo_conn conns[MIP_TCP_APP_CONNS];
 };

@@ -1,11 +1,12 @@
-/* Strict JSON reader (on cJSON) and writer; the contract is in json.h. */
+/* Strict JSON reader (on cJSON) and the text of its errors (sj_path,
+ * sj_describe); the contract is in json.h, the writer in json_write.c. */
 #include "json.h"
+#include "json_text.h"
 
 #include <cJSON.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
  * surrogates, nothing above U+10FFFF), or 0 if it is not one. */
-static size_t utf8_seq_len(const unsigned char *p, size_t avail)
+size_t sj_utf8_seq_len(const unsigned char *p, size_t avail)
 {
     unsigned char c = p[0];
     unsigned char lo = 0x80, hi = 0xBF;
@@ -103,37 +104,6 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
         sb_putn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1u);
 }
 
-/* How the writer spells the text at p: NULL when the next *n bytes (one
- * character) go out verbatim, else the escape to write instead of them. */
-static const char *json_escape(const unsigned char *p, size_t avail, size_t *n, char tmp[8])
-{
-    unsigned char c = p[0];
-
-    *n = 1;
-    switch (c) {
-    case '"': return "\\\"";
-    case '\\': return "\\\\";
-    case '\b': return "\\b";
-    case '\f': return "\\f";
-    case '\n': return "\\n";
-    case '\r': return "\\r";
-    case '\t': return "\\t";
-    default: break;
-    }
-    if (c < 0x20) {
-        snprintf(tmp, 8, "\\u%04x", (unsigned)c);
-        return tmp;
-    }
-    if (c >= 0x80) {
-        *n = utf8_seq_len(p, avail);
-        if (*n == 0) {
-            *n = 1;
-            return "\\ufffd";
-        }
-    }
-    return NULL;
-}
-
 /* Appends s as a quoted JSON string, escaped as the writer does; stops
  * after max_chars characters and adds "..." (0 = no limit). */
 static void sb_json_string(struct sbuf *b, const char *s, size_t len, size_t max_chars)
@@ -152,7 +122,7 @@ static void sb_json_string(struct sbuf *b, const char *s, size_t len, size_t max
             break;
         }
         chars++;
-        esc = json_escape(p + i, len - i, &n, tmp);
+        esc = sj_json_escape(p + i, len - i, &n, tmp);
         if (esc != NULL)
             sb_puts(b, esc);
         else
@@ -298,7 +268,7 @@ static void describe_input(const struct lexer *lx, const unsigned char *x, char 
         snprintf(buf, size, "'%.*s'", (int)n, (const char *)x);
     } else if (*x >= 0x20 && *x < 0x7F) {
         snprintf(buf, size, "'%c'", *x);
-    } else if (*x >= 0x80 && (n = utf8_seq_len(x, (size_t)(lx->end - x))) != 0) {
+    } else if (*x >= 0x80 && (n = sj_utf8_seq_len(x, (size_t)(lx->end - x))) != 0) {
         snprintf(buf, size, "U+%04lX", (unsigned long)utf8_decode(x, n));
     } else {
         snprintf(buf, size, "byte 0x%02X", (unsigned)*x);
@@ -331,7 +301,7 @@ static bool lex_string(struct lexer *lx)
         if (*q < 0x20)
             return fail_at(lx, q, "unescaped control character U+%04X in string", (unsigned)*q);
         if (*q != '\\') {
-            if ((k = utf8_seq_len(q, (size_t)(lx->end - q))) == 0)
+            if ((k = sj_utf8_seq_len(q, (size_t)(lx->end - q))) == 0)
                 return fail_at(lx, q, "invalid UTF-8 byte 0x%02X in string", (unsigned)*q);
             q += k;
             continue;
@@ -914,30 +884,6 @@ size_t sj_path(const struct sj_value *v, char *buf, size_t size)
     return b.len;
 }
 
-/* printf("%.15g") with '.' whatever the locale. */
-static size_t format_double(double d, char out[40])
-{
-    const char *dp = localeconv()->decimal_point;
-    char tmp[64];
-    size_t dpl = strlen(dp), i, o = 0;
-
-    snprintf(tmp, sizeof tmp, "%.15g", d);
-    /* Near DBL_MAX, 15 digits can round past it, to a text that reads
-     * back as infinity; 17 digits always read back as d. */
-    if (isinf(strtod(tmp, NULL)))
-        snprintf(tmp, sizeof tmp, "%.17g", d);
-    for (i = 0; tmp[i] != '\0' && o < 39u;) {
-        if (dpl != 0 && strncmp(tmp + i, dp, dpl) == 0) {
-            out[o++] = '.';
-            i += dpl;
-        } else {
-            out[o++] = tmp[i++];
-        }
-    }
-    out[o] = '\0';
-    return o;
-}
-
 size_t sj_describe(const struct sj_value *v, char *buf, size_t size)
 {
     struct sbuf b;
@@ -955,7 +901,7 @@ size_t sj_describe(const struct sj_value *v, char *buf, size_t size)
         if (v->u.num.is_int) {
             sb_printf(&b, "%lld", (long long)v->u.num.i);
         } else {
-            format_double(v->u.num.d, num);
+            sj_format_double(v->u.num.d, num);
             sb_puts(&b, num);
         }
         break;
@@ -964,249 +910,4 @@ size_t sj_describe(const struct sj_value *v, char *buf, size_t size)
     case SJ_OBJECT: sb_puts(&b, "an object"); break;
     }
     return b.len;
-}
-
-/* ----------------------------------------------------------------- writer */
-
-static void w_fail(struct sj_writer *w, const char *why)
-{
-    if (w->error[0] == '\0')
-        snprintf(w->error, sizeof w->error, "%s", why);
-}
-
-static void w_put(struct sj_writer *w, const char *s, size_t n)
-{
-    if (w->error[0] != '\0' || n == 0)
-        return;
-    errno = 0;
-    if (fwrite(s, 1, n, w->f) != n) {
-        int e = errno;
-        snprintf(w->error, sizeof w->error, "write error: %s", e ? strerror(e) : "I/O error");
-    }
-}
-
-static void w_puts(struct sj_writer *w, const char *s)
-{
-    w_put(w, s, strlen(s));
-}
-
-static void w_newline(struct sj_writer *w, unsigned depth)
-{
-    static const char spaces[] = "                                ";
-    size_t n;
-
-    if (w->indent == 0)
-        return;
-    w_put(w, "\n", 1);
-    for (n = (size_t)depth * w->indent; n > 0;) {
-        size_t k = n < sizeof spaces - 1u ? n : sizeof spaces - 1u;
-        w_put(w, spaces, k);
-        n -= k;
-    }
-}
-
-/* Separators before a value (or a key when is_key); false on misuse. */
-static bool w_before(struct sj_writer *w, bool is_key)
-{
-    if (w->error[0] != '\0')
-        return false;
-    if (w->done) {
-        w_fail(w, "more than one top-level value");
-        return false;
-    }
-    if (w->depth == 0) {
-        if (is_key) {
-            w_fail(w, "key outside an object");
-            return false;
-        }
-        return true;
-    }
-    if (w->is_object[w->depth - 1u]) {
-        if (is_key == w->want_value) {
-            w_fail(w, is_key ? "key where a value is due" : "value in an object without a key");
-            return false;
-        }
-        if (!is_key) {
-            w->want_value = false;
-            return true;
-        }
-    } else if (is_key) {
-        w_fail(w, "key outside an object");
-        return false;
-    }
-    if (w->has_items[w->depth - 1u])
-        w_put(w, ",", 1);
-    w->has_items[w->depth - 1u] = true;
-    w_newline(w, w->depth);
-    return true;
-}
-
-static void w_after_value(struct sj_writer *w)
-{
-    if (w->depth == 0)
-        w->done = true;
-}
-
-static void w_string_body(struct sj_writer *w, const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0, run = 0;
-
-    /* Unescaped runs go out in one fwrite each. */
-    w_put(w, "\"", 1);
-    while (i < len) {
-        char tmp[8];
-        size_t n;
-        const char *esc = json_escape(p + i, len - i, &n, tmp);
-        if (esc != NULL) {
-            w_put(w, s + run, i - run);
-            w_puts(w, esc);
-            run = i + n;
-        }
-        i += n;
-    }
-    w_put(w, s + run, i - run);
-    w_put(w, "\"", 1);
-}
-
-void sj_writer_init(struct sj_writer *w, FILE *f, unsigned indent)
-{
-    memset(w, 0, sizeof *w);
-    w->f = f;
-    w->indent = indent;
-}
-
-static void w_begin(struct sj_writer *w, bool object)
-{
-    if (!w_before(w, false))
-        return;
-    if (w->depth == SJ_WRITER_MAX_DEPTH) {
-        w_fail(w, "nesting deeper than SJ_WRITER_MAX_DEPTH");
-        return;
-    }
-    w_put(w, object ? "{" : "[", 1);
-    w->is_object[w->depth] = object;
-    w->has_items[w->depth] = false;
-    w->depth++;
-}
-
-static void w_end(struct sj_writer *w, bool object)
-{
-    if (w->error[0] != '\0')
-        return;
-    if (w->depth == 0 || w->is_object[w->depth - 1u] != object) {
-        w_fail(w, object ? "end_object without a matching begin_object"
-                         : "end_array without a matching begin_array");
-        return;
-    }
-    if (w->want_value) {
-        w_fail(w, "key without a value at end_object");
-        return;
-    }
-    w->depth--;
-    if (w->has_items[w->depth])
-        w_newline(w, w->depth);
-    w_put(w, object ? "}" : "]", 1);
-    w_after_value(w);
-}
-
-void sj_w_begin_object(struct sj_writer *w) { w_begin(w, true); }
-void sj_w_end_object(struct sj_writer *w) { w_end(w, true); }
-void sj_w_begin_array(struct sj_writer *w) { w_begin(w, false); }
-void sj_w_end_array(struct sj_writer *w) { w_end(w, false); }
-
-void sj_w_key_n(struct sj_writer *w, const char *key, size_t len)
-{
-    if (!w_before(w, true))
-        return;
-    w_string_body(w, key, len);
-    w_puts(w, w->indent ? ": " : ":");
-    w->want_value = true;
-}
-
-void sj_w_key(struct sj_writer *w, const char *key)
-{
-    sj_w_key_n(w, key, strlen(key));
-}
-
-void sj_w_string_n(struct sj_writer *w, const char *s, size_t len)
-{
-    if (!w_before(w, false))
-        return;
-    w_string_body(w, s, len);
-    w_after_value(w);
-}
-
-void sj_w_string(struct sj_writer *w, const char *s)
-{
-    sj_w_string_n(w, s, strlen(s));
-}
-
-/* A number or literal: text goes out as it is. */
-static void w_scalar(struct sj_writer *w, const char *text)
-{
-    if (!w_before(w, false))
-        return;
-    w_puts(w, text);
-    w_after_value(w);
-}
-
-void sj_w_int(struct sj_writer *w, int64_t v)
-{
-    char buf[32];
-
-    snprintf(buf, sizeof buf, "%lld", (long long)v);
-    w_scalar(w, buf);
-}
-
-void sj_w_uint(struct sj_writer *w, uint64_t v)
-{
-    char buf[32];
-
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    w_scalar(w, buf);
-}
-
-void sj_w_double(struct sj_writer *w, double v)
-{
-    char buf[40] = "null";
-
-    if (isfinite(v))
-        format_double(v, buf);
-    w_scalar(w, buf);
-}
-
-void sj_w_bool(struct sj_writer *w, bool v) { w_scalar(w, v ? "true" : "false"); }
-void sj_w_null(struct sj_writer *w) { w_scalar(w, "null"); }
-
-int sj_writer_finish(struct sj_writer *w)
-{
-    if (w->error[0] == '\0' && !w->done)
-        w_fail(w, w->depth ? "unclosed array or object" : "nothing written");
-    if (w->error[0] == '\0') {
-        errno = 0;
-        if (fflush(w->f) != 0 || ferror(w->f)) {
-            int e = errno;
-            snprintf(w->error, sizeof w->error, "write error: %s",
-                     e ? strerror(e) : "I/O error");
-        }
-    }
-    return w->error[0] == '\0' ? 0 : -1;
-}
-
-const char *sj_writer_error(const struct sj_writer *w)
-{
-    return w->error[0] != '\0' ? w->error : NULL;
-}
-
-void sj_w_member_uint(struct sj_writer *w, const char *key, uint64_t v)
-{
-    sj_w_key(w, key);
-    sj_w_uint(w, v);
-}
-
-void sj_w_member_double(struct sj_writer *w, const char *key, double v)
-{
-    sj_w_key(w, key);
-    sj_w_double(w, v);
 }

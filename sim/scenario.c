@@ -550,19 +550,60 @@ static bool load_links(struct ld *l, const struct sj_value *arr)
 }
 
 static const char *const topo_kinds[] = { "chain", "grid", "random", "positions", "links", NULL };
+/* .kinds: the topology types that take the key (bit 1 << SIM_TOPO_*); a
+ * key of another type is refused rather than ignored. */
+#define TK(t) (1u << (t))
+#define TK_ALL (TK(SIM_TOPO_CHAIN) | TK(SIM_TOPO_GRID) | TK(SIM_TOPO_RANDOM) | \
+                TK(SIM_TOPO_POSITIONS) | TK(SIM_TOPO_LINKS))
+#define TOPO_INT(k, kn, n) \
+    { .key = (k), .type = KT_INT, .flags = KF_LATER | KF_LOCAL, .size = 8, .lo = 1, .hi = 65000, \
+      .note = (n), .kinds = (kn) }
+#define TOPO_NUM(k, kn, f) \
+    { .key = (k), .type = KT_NUM, .flags = KF_DEF, FIELD(SC, f), .dlo = 0, .dhi = 1e9, .def = 0, \
+      .kinds = (kn) }
+#define TOPO_OWN(k, kn, w) { .key = (k), .type = KT_OWN, .what = (w), .kinds = (kn) }
 static const struct key topo_keys[] = {
-    { .key = "type", .type = KT_ENUM, .flags = KF_REQ, FIELD(SC, topology), .names = topo_kinds },
-    K_LOCAL_INT("nodes", 1, 65000, "*required* for chain, random, links"),
-    K_NUM(SC, "spacing_m", spacing_m, 0, 1e9, 0),
-    K_LOCAL_INT("rows", 1, 65000, "*required* for grid"),
-    K_LOCAL_INT("cols", 1, 65000, "*required* for grid"),
-    K_NUM(SC, "width_m", width_m, 0, 1e9, 0),
-    K_NUM(SC, "height_m", height_m, 0, 1e9, 0),
-    K_OWN("positions", "array of [x, y] in metres (positions)"),
-    K_OWN("links", "array of [a, b] or [a, b, prr] (links)"),
-    K_BOOL(SC, "symmetric", links_symmetric, true),
+    { .key = "type", .type = KT_ENUM, .flags = KF_REQ, FIELD(SC, topology), .names = topo_kinds,
+      .kinds = TK_ALL },
+    TOPO_INT("nodes", TK(SIM_TOPO_CHAIN) | TK(SIM_TOPO_RANDOM) | TK(SIM_TOPO_LINKS),
+             "*required* for chain, random, links"),
+    TOPO_NUM("spacing_m", TK(SIM_TOPO_CHAIN) | TK(SIM_TOPO_GRID), spacing_m),
+    TOPO_INT("rows", TK(SIM_TOPO_GRID), "*required* for grid"),
+    TOPO_INT("cols", TK(SIM_TOPO_GRID), "*required* for grid"),
+    TOPO_NUM("width_m", TK(SIM_TOPO_RANDOM), width_m),
+    TOPO_NUM("height_m", TK(SIM_TOPO_RANDOM), height_m),
+    TOPO_OWN("positions", TK(SIM_TOPO_POSITIONS), "array of [x, y] in metres (positions)"),
+    TOPO_OWN("links", TK(SIM_TOPO_LINKS), "array of [a, b] or [a, b, prr] (links)"),
+    { .key = "symmetric", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, links_symmetric), .def = 1,
+      .kinds = TK(SIM_TOPO_LINKS) },
 };
 static const struct table topo_table = TABLE(topo_keys);
+
+/* A key of another topology type, e.g. "rows" in a chain, is refused at its
+ * path: the error names the types that take it. */
+static bool check_topo_kind_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
+{
+    char what[160];
+    size_t i, t;
+    for (i = 0; i < topo_table.n; i++) {
+        const struct key *k = &topo_table.keys[i];
+        size_t n = 0;
+        if (sj_get(o, k->key) == NULL || (k->kinds & TK(kind)) != 0u)
+            continue;
+        snprintf(what, sizeof(what), "a key of ");
+        for (t = 0; topo_kinds[t] != NULL; t++) {
+            if ((k->kinds & TK(t)) == 0u)
+                continue;
+            snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s",
+                     n == 0 ? "" : ", ", topo_kinds[t]);
+            n++;
+        }
+        snprintf(what + strlen(what), sizeof(what) - strlen(what),
+                 " topologies only (this topology's type is \"%s\")", topo_kinds[kind]);
+        return fail(l, sj_get(o, k->key), what);
+    }
+    return true;
+}
 
 /* The node count the topology's type takes it from. */
 static bool count_nodes(struct ld *l, const struct sj_value *o, int64_t *nodes)
@@ -653,7 +694,7 @@ static bool load_topology(struct ld *l, const struct sj_value *root)
     if (!get_obj(l, root, "topology", &o, true))
         return false;
     if (!only_keys(l, o, &topo_table, 1) || !read_keys(l, o, &topo_table, sc) ||
-        !count_nodes(l, o, &nodes))
+        !check_topo_kind_keys(l, o, sc->topology) || !count_nodes(l, o, &nodes))
         return false;
     sc->n_nodes = (uint32_t)nodes;
     sc->pos = calloc(sc->n_nodes, sizeof(*sc->pos));
@@ -1302,6 +1343,27 @@ static bool check_flow_kind_keys(struct ld *l, const struct sj_value *o, uint8_t
     return true;
 }
 
+/* The keys of tcp flows that a udp or sensor flow does not take (own: its
+ * table) and its own check did not name, e.g. "segment_bytes" in a sensor
+ * flow or "mss" in a udp flow: refused at their path, not ignored. */
+static bool check_tcp_only_keys(struct ld *l, const struct sj_value *o, const struct table *own,
+                                uint8_t kind)
+{
+    const struct table *t = &flow_tables[FT_TCP];
+    char what[160];
+    size_t i;
+    for (i = 0; i < t->n; i++) {
+        const char *key = t->keys[i].key;
+        if (sj_get(o, key) == NULL || find_key(own, key) != NULL)
+            continue;
+        snprintf(what, sizeof(what), "a key of tcp%s flows only (this flow's type is \"%s\")",
+                 find_key(&flow_tables[FT_SENSOR], key) != NULL ? " and sensor" : "",
+                 flow_kinds[kind]);
+        return fail(l, sj_get(o, key), what);
+    }
+    return true;
+}
+
 static bool load_tcp_flow(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f)
 {
     const struct table *t = &flow_tables[FT_TCP];
@@ -1343,7 +1405,7 @@ static bool load_udp_flow(struct ld *l, const struct sj_value *o, struct sim_flo
         sj_get(o, "receiver") || sj_get(o, "duration_s"))
         return fail(l, o, "no TCP keys (bytes, segments, duration_s, sender, receiver) "
                           "in a udp flow");
-    return true;
+    return check_tcp_only_keys(l, o, &flow_tables[FT_UDP], SIM_FLOW_UDP);
 }
 
 static bool load_ping_flow(struct ld *l, const struct sj_value *o, struct sim_flow_spec *f,
@@ -1376,7 +1438,7 @@ static bool load_sensor_flow(struct ld *l, const struct sj_value *o, struct sim_
         sj_get(o, "payload_bytes"))
         return fail(l, o, "no bytes, segments, duration_s or payload_bytes in a sensor flow "
                           "(it sends readings: count, interval_s, reading_bytes)");
-    return true;
+    return check_tcp_only_keys(l, o, &flow_tables[FT_SENSOR], SIM_FLOW_SENSOR);
 }
 
 static bool is_tcp_flow(const struct sim_flow_spec *f)

@@ -82,14 +82,14 @@ bool sim_services_build(struct sim *sim, char *err, size_t errlen)
     return true;
 }
 
-/* The counters of a TCP service's struct (they share their names). */
-#define TCP_SERVICE_COUNTERS(w, a)                                  \
-    do {                                                            \
-        sj_w_member_uint((w), "accepted", (a).accepted);            \
-        sj_w_member_uint((w), "refused", (a).refused);              \
-        sj_w_member_uint((w), "errors", (a).errors);                \
-        sj_w_member_uint((w), "active", (a).active);                \
-    } while (0)
+/* The counters every TCP service has (apps/tcp_app.h). */
+static void tcp_server_counters(struct sj_writer *w, const struct mip_tcp_server *s)
+{
+    sj_w_member_uint(w, "accepted", s->accepted);
+    sj_w_member_uint(w, "refused", s->refused);
+    sj_w_member_uint(w, "errors", s->errors);
+    sj_w_member_uint(w, "active", s->active);
+}
 
 void sim_services_write(struct sim *sim, struct sj_writer *w)
 {
@@ -104,7 +104,7 @@ void sim_services_write(struct sim *sim, struct sj_writer *w)
         sj_w_member_uint(w, "port", v->spec->port);
         switch (v->spec->kind) {
         case SIM_SVC_HTTP:
-            TCP_SERVICE_COUNTERS(w, v->app.http);
+            tcp_server_counters(w, &v->app.http.srv);
             sj_w_member_uint(w, "requests", v->app.http.requests);
             sj_w_member_uint(w, "status_2xx", v->app.http.status_2xx);
             sj_w_member_uint(w, "status_4xx", v->app.http.status_4xx);
@@ -112,15 +112,15 @@ void sim_services_write(struct sim *sim, struct sj_writer *w)
             sj_w_member_uint(w, "body_bytes", v->app.http.body_bytes);
             break;
         case SIM_SVC_TCP_ECHO:
-            TCP_SERVICE_COUNTERS(w, v->app.echo);
+            tcp_server_counters(w, &v->app.echo.srv);
             sj_w_member_uint(w, "bytes", v->app.echo.bytes);
             break;
         case SIM_SVC_TCP_DISCARD:
-            TCP_SERVICE_COUNTERS(w, v->app.discard);
+            tcp_server_counters(w, &v->app.discard.srv);
             sj_w_member_uint(w, "bytes", v->app.discard.bytes);
             break;
         case SIM_SVC_TCP_CHARGEN:
-            TCP_SERVICE_COUNTERS(w, v->app.chargen);
+            tcp_server_counters(w, &v->app.chargen.srv);
             sj_w_member_uint(w, "bytes", v->app.chargen.bytes);
             break;
         default:

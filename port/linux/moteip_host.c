@@ -1014,33 +1014,32 @@ static void stats_udp_apps(FILE *f, const struct host *h)
             (unsigned long)h->discard.datagrams, (unsigned long)h->discard.bytes);
 }
 
+/* A TCP server app's shared counters: the start of its object, which the
+ * caller ends with the app's own counters. */
+static void stats_tcp_server(FILE *f, const char *name, const struct mip_tcp_server *s)
+{
+    fprintf(f, "    \"%s\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
+            "\"errors\": %lu, \"active\": %lu, ", name, (unsigned)s->port,
+            (unsigned long)s->accepted, (unsigned long)s->refused, (unsigned long)s->errors,
+            (unsigned long)s->active);
+}
+
 static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
 {
-    fprintf(f, "    \"tcp_echo\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
-            "\"errors\": %lu, \"active\": %lu, \"bytes\": %llu},\n",
-            (unsigned)t->echo.port, (unsigned long)t->echo.accepted,
-            (unsigned long)t->echo.refused, (unsigned long)t->echo.errors,
-            (unsigned long)t->echo.active, (unsigned long long)t->echo.bytes);
-    fprintf(f, "    \"tcp_discard\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
-            "\"errors\": %lu, \"active\": %lu, \"bytes\": %llu, \"last_bytes\": %llu, "
-            "\"last_crc32\": %lu},\n",
-            (unsigned)t->discard.port, (unsigned long)t->discard.accepted,
-            (unsigned long)t->discard.refused, (unsigned long)t->discard.errors,
-            (unsigned long)t->discard.active, (unsigned long long)t->discard.bytes,
-            (unsigned long long)t->discard.last_bytes, (unsigned long)t->discard.last_crc32);
-    fprintf(f, "    \"tcp_chargen\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
-            "\"errors\": %lu, \"active\": %lu, \"bytes\": %llu},\n",
-            (unsigned)t->chargen.port, (unsigned long)t->chargen.accepted,
-            (unsigned long)t->chargen.refused, (unsigned long)t->chargen.errors,
-            (unsigned long)t->chargen.active, (unsigned long long)t->chargen.bytes);
-    fprintf(f, "    \"http\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
-            "\"errors\": %lu, \"active\": %lu, \"requests\": %lu, \"status_2xx\": %lu, "
-            "\"status_4xx\": %lu, \"status_5xx\": %lu, \"body_bytes\": %llu}\n",
-            (unsigned)t->http.port, (unsigned long)t->http.accepted,
-            (unsigned long)t->http.refused, (unsigned long)t->http.errors,
-            (unsigned long)t->http.active, (unsigned long)t->http.requests,
-            (unsigned long)t->http.status_2xx, (unsigned long)t->http.status_4xx,
-            (unsigned long)t->http.status_5xx, (unsigned long long)t->http.body_bytes);
+    stats_tcp_server(f, "tcp_echo", &t->echo.srv);
+    fprintf(f, "\"bytes\": %llu},\n", (unsigned long long)t->echo.bytes);
+    stats_tcp_server(f, "tcp_discard", &t->discard.srv);
+    fprintf(f, "\"bytes\": %llu, \"last_bytes\": %llu, \"last_crc32\": %lu},\n",
+            (unsigned long long)t->discard.bytes, (unsigned long long)t->discard.last_bytes,
+            (unsigned long)t->discard.last_crc32);
+    stats_tcp_server(f, "tcp_chargen", &t->chargen.srv);
+    fprintf(f, "\"bytes\": %llu},\n", (unsigned long long)t->chargen.bytes);
+    stats_tcp_server(f, "http", &t->http.srv);
+    fprintf(f, "\"requests\": %lu, \"status_2xx\": %lu, \"status_4xx\": %lu, "
+            "\"status_5xx\": %lu, \"body_bytes\": %llu}\n",
+            (unsigned long)t->http.requests, (unsigned long)t->http.status_2xx,
+            (unsigned long)t->http.status_4xx, (unsigned long)t->http.status_5xx,
+            (unsigned long long)t->http.body_bytes);
     fprintf(f, "  },\n");
 }
 
