@@ -34,13 +34,7 @@
 #include "moteip/wire/ipv6.h"
 #include "coap.h"
 
-#define CHECK(c)                                                              \
-    do {                                                                      \
-        if (!(c)) {                                                           \
-            fprintf(stderr, "CHECK FAILED %s:%d: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                          \
-        }                                                                     \
-    } while (0)
+#include "fuzz_check.h"
 
 struct node {
     struct mip_stack s;
@@ -61,18 +55,18 @@ static void codec_round_trip(const uint8_t *data, size_t len)
     if (mip_coap_parse(data, len, &m) != MIP_COAP_OK)
         return;
     out = malloc(len + 1);
-    CHECK(out != NULL);
+    CHECKF(out != NULL);
     mip_coap_w_begin(&w, out, len, m.type, m.code, m.mid, m.token, m.token_len);
     mip_coap_opt_begin(&it, &m);
     while (mip_coap_opt_next(&it, &o)) {
-        CHECK(o.value >= data && o.value + o.len <= data + len);
+        CHECKF(o.value >= data && o.value + o.len <= data + len);
         mip_coap_w_option(&w, o.number, o.value, o.len);
         if (o.number == MIP_COAP_OPT_BLOCK1 || o.number == MIP_COAP_OPT_BLOCK2)
             (void)mip_coap_block_decode(&o, &b);
     }
     mip_coap_w_payload(&w, m.payload, m.payload_len);
-    CHECK(mip_coap_w_end(&w) == len);
-    CHECK(memcmp(out, data, len) == 0);
+    CHECKF(mip_coap_w_end(&w) == len);
+    CHECKF(memcmp(out, data, len) == 0);
     free(out);
 }
 
@@ -84,16 +78,16 @@ static mip_status drv_tx(void *ctx, const uint8_t *frame, size_t len)
     size_t ulen;
 
     (void)ctx;
-    CHECK(len >= 48);
-    CHECK(mip_ipv6_parse(frame, len, &h) == MIP_OK);
+    CHECKF(len >= 48);
+    CHECKF(mip_ipv6_parse(frame, len, &h) == MIP_OK);
     if (h.next_header != 17)
         return MIP_OK;              /* ICMPv6 (port unreachable and the like) */
     udp = frame + 40;
     ulen = mip_rd16(udp + 4);
-    CHECK(ulen >= 8 && ulen <= len - 40);
-    CHECK(mip_rd16(udp) == 5683);
-    CHECK(mip_rd16(udp + 2) == 5683);
-    CHECK(mip_coap_parse(udp + 8, ulen - 8, &m) == MIP_COAP_OK);
+    CHECKF(ulen >= 8 && ulen <= len - 40);
+    CHECKF(mip_rd16(udp) == 5683);
+    CHECKF(mip_rd16(udp + 2) == 5683);
+    CHECKF(mip_coap_parse(udp + 8, ulen - 8, &m) == MIP_COAP_OK);
     return MIP_OK;
 }
 
@@ -126,7 +120,7 @@ static void upload(void *ctx, const struct mip_coap_request *req, struct mip_coa
 static void on_result(void *ctx, enum mip_coap_result r, const struct mip_coap_msg *resp)
 {
     struct node *n = ctx;
-    CHECK((r == MIP_COAP_RESPONSE) == (resp != NULL));
+    CHECKF((r == MIP_COAP_RESPONSE) == (resp != NULL));
     n->results++;
 }
 
@@ -136,7 +130,7 @@ static void deliver(struct node *n, const uint8_t *payload, size_t len, mip_time
     static const uint8_t us[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
     uint8_t *pkt = malloc(48 + len);
 
-    CHECK(pkt != NULL);
+    CHECKF(pkt != NULL);
     memset(pkt, 0, 48);
     pkt[0] = 0x60;
     mip_wr16(pkt + 4, (uint16_t)(8 + len));
@@ -171,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct node *n;
 
     n = calloc(1, sizeof *n);
-    CHECK(n != NULL);
+    CHECKF(n != NULL);
     for (i = 0; i < sizeof n->big; i++)
         n->big[i] = (uint8_t)i;
     memcpy(res, resources, sizeof res);
@@ -181,14 +175,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.entropy = entropy;
     cfg.entropy_len = sizeof entropy;
     mip_stack_init(&n->s, &cfg, now);
-    CHECK(mip_netif_add_rawip(&n->s, 1280, NULL, &drv, n, &idx) == MIP_OK);
-    CHECK(mip_addr_parse("fd00::2", &a, &plen) == MIP_OK);
-    CHECK(mip_netif_add_addr(&n->s, idx, &a, 64) == MIP_OK);
-    CHECK(mip_coap_start(&n->ep, &n->s, 5683, res, 3, size > 0 && (data[0] & 1)) == MIP_OK);
-    CHECK(mip_addr_parse("fd00::1", &peer.addr, &plen) == MIP_OK);
+    CHECKF(mip_netif_add_rawip(&n->s, 1280, NULL, &drv, n, &idx) == MIP_OK);
+    CHECKF(mip_addr_parse("fd00::2", &a, &plen) == MIP_OK);
+    CHECKF(mip_netif_add_addr(&n->s, idx, &a, 64) == MIP_OK);
+    CHECKF(mip_coap_start(&n->ep, &n->s, 5683, res, 3, size > 0 && (data[0] & 1)) == MIP_OK);
+    CHECKF(mip_addr_parse("fd00::1", &peer.addr, &plen) == MIP_OK);
     peer.port = 5683;
     peer.netif = MIP_NETIF_ANY;
-    CHECK(mip_coap_request(&n->ep, &peer, MIP_COAP_CON, MIP_COAP_GET, "x/y", NULL,
+    CHECKF(mip_coap_request(&n->ep, &peer, MIP_COAP_CON, MIP_COAP_GET, "x/y", NULL,
                            (const uint8_t *)"q", 1, on_result, n) == MIP_OK);
 
     while (size - pos >= 2) {
@@ -208,8 +202,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         now += 5000;
         (void)mip_stack_poll(&n->s, now);
     }
-    CHECK(n->results == 1);
-    CHECK(n->s.pool.in_use == 0);
+    CHECKF(n->results == 1);
+    CHECKF(n->s.pool.in_use == 0);
     mip_coap_stop(&n->ep);
     free(n);
     return 0;

@@ -26,13 +26,7 @@
 
 #include "json.h"
 
-#define CHECKF(cond)                                                         \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "CHECK FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                         \
-        }                                                                    \
-    } while (0)
+#include "fuzz_check.h"
 
 static bool valid_utf8(const unsigned char *p, size_t n)
 {

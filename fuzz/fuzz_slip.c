@@ -28,13 +28,7 @@
 #include "moteip/moteip.h"
 #include "moteip/wire/slip.h"
 
-#define CHECKF(cond)                                                         \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "CHECK FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                         \
-        }                                                                    \
-    } while (0)
+#include "fuzz_check.h"
 
 #define MTU      1280u
 #define OUT_MAX  (3u * 65536u)
