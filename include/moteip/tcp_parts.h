@@ -138,6 +138,10 @@ uint32_t tcp_cc_window(const struct mip_tcp_cc *cc);
 
 /* --- SACK scoreboard (sender side) ------------------------------------------ */
 
+/* The functions below (not the struct and its inline accessors) are
+ * compiled only where MIP_TCP_SACK (tcp.h) is on: a build without SACK
+ * has no definition of them, so a caller there fails to link. */
+
 #define MIP_TCP_SACKB_MAX 4u
 
 /* Blocks are kept as 16-bit offsets from `base`, the snd_una of the last
@@ -301,7 +305,8 @@ static inline bool tcp_rxbuf_has_ooo(const struct mip_tcp_rxbuf *r)
 /* Up to `max` blocks [left, right) of out-of-order data into blk[] (as the
  * SACK option takes them), as sequence numbers given rcv_nxt: the block holding sequence number `recent` first when there
  * is one (RFC 2018 4: the most recently received first), then the others
- * from the lowest up. Returns the count. */
+ * from the lowest up. Returns the count. Compiled only where MIP_TCP_SACK
+ * (tcp.h) is on, as the scoreboard above. */
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,
                                struct mip_tcp_sack_block *blk, unsigned max);
 

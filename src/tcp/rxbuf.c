@@ -12,8 +12,10 @@
  * just have their bits cleared, and read bytes have none. All bit work is
  * byte-at-a-time where whole bytes are covered. */
 #include <string.h>
-#include "moteip/tcp_parts.h"
+#include "moteip/tcp.h"
+#if MIP_TCP_SACK
 #include "moteip/wire/tcp.h"
+#endif
 
 void tcp_rxbuf_init(struct mip_tcp_rxbuf *r, uint8_t *mem, uint8_t *bitmap, mip_tcp_rxsize_t size)
 {
@@ -193,6 +195,9 @@ size_t tcp_rxbuf_read(struct mip_tcp_rxbuf *r, uint8_t *out, size_t n)
     return n;
 }
 
+/* Only SACK's option builder asks (tcp_output.c), so a build without SACK
+ * compiles none of it. */
+#if MIP_TCP_SACK
 unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, uint32_t recent,
                                struct mip_tcp_sack_block *blk, unsigned max)
 {
@@ -231,3 +236,4 @@ unsigned tcp_rxbuf_sack_blocks(const struct mip_tcp_rxbuf *r, uint32_t rcv_nxt, 
     }
     return n;
 }
+#endif /* MIP_TCP_SACK */

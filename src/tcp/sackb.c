@@ -4,8 +4,14 @@
  * (touching blocks are merged), all within [snd_una, snd_max], stored as
  * 16-bit offsets from the snd_una of the last update (b->base). Internally
  * each operation works on offsets from snd_una, which turns the modulo-2^32
- * comparisons into plain unsigned ones. */
-#include "moteip/tcp_parts.h"
+ * comparisons into plain unsigned ones.
+ *
+ * Compiled only where MIP_TCP_SACK is on: nothing else calls it, and a
+ * build without SACK (the tiny profile) would carry its ~560 B of
+ * Cortex-M0+ code per object for nothing. */
+#include "moteip/tcp.h"
+
+#if MIP_TCP_SACK
 #include "moteip/wire/tcp.h"
 #include <string.h>
 
@@ -160,3 +166,5 @@ uint32_t tcp_sackb_pipe(const struct mip_tcp_sackb *b, uint32_t snd_una, uint32_
     }
     return pipe;
 }
+
+#endif /* MIP_TCP_SACK */

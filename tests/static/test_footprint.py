@@ -249,19 +249,34 @@ def test_micro_reassembly_is_off_by_default(micro_json, target):
 
 # Issue 18 item 4: bench/tcp-image measures the TCP linked with --gc-sections
 # beside its per-object sum (docs/TCP.md "What blocks 10,000 B").
-@pytest.mark.parametrize("profile", ["tiny", "full"])
-def test_tcp_image_agrees_with_footprint(footprint_json, profile):
-    p = subprocess.run([str(ROOT / "bench" / "tcp-image"), profile], cwd=ROOT,
+def _tcp_image(*args):
+    """bench/tcp-image's per-object sum and linked image (B), and its output."""
+    p = subprocess.run([str(ROOT / "bench" / "tcp-image"), *args], cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert p.returncode == 0, p.stdout
     words = p.stdout.split()
-    per, linked = int(words[words.index("per-object") + 1]), int(words[words.index("linked") + 1])
+    return int(words[words.index("per-object") + 1]), int(words[words.index("linked") + 1]), p.stdout
+
+
+@pytest.mark.parametrize("profile", ["tiny", "full"])
+def test_tcp_image_agrees_with_footprint(footprint_json, profile):
+    per, linked, out = _tcp_image(profile)
     row = sum(s["text"] for m, s in footprint_json["cortex-m0plus"][profile].items()
               if m.startswith("tcp/"))
     assert per == row, f"bench/tcp-image per-object {per} B, bench/footprint's tcp row {row} B"
-    if profile == "tiny":
-        # MIP_TCP_SACK is 0: the scoreboard and the SACK blocks are never called
-        assert linked < per - 500, p.stdout
-    else:
-        # everything is reachable; the image only adds alignment
-        assert abs(linked - per) <= 64, p.stdout
+    # Everything compiled is reachable; the image only adds alignment. In
+    # tiny (MIP_TCP_SACK 0) the linked image was 784 B smaller until
+    # 2026-11-25: the scoreboard and the SACK blocks were compiled, never
+    # called.
+    assert abs(linked - per) <= 64, out
+
+
+def test_tcp_without_sack_compiles_no_sack_code():
+    """Issue 18 item 4: with MIP_TCP_SACK 0 in the full profile too, no
+    SACK code is compiled (the per-object sum is the linked image), and
+    what goes is at least the scoreboard (tcp_sackb_*, ~560 B) and the
+    receive ring's SACK-block builder."""
+    per_on, _, _ = _tcp_image("full")
+    per_off, linked_off, out = _tcp_image("full", "-DMIP_TCP_SACK=0")
+    assert abs(linked_off - per_off) <= 64, out
+    assert per_on - per_off > 700, (per_on, per_off)
