@@ -574,8 +574,8 @@ static const struct key topo_keys[] = {
     TOPO_INT("cols", TK(SIM_TOPO_GRID), "*required* for grid"),
     TOPO_NUM("width_m", TK(SIM_TOPO_RANDOM), width_m),
     TOPO_NUM("height_m", TK(SIM_TOPO_RANDOM), height_m),
-    TOPO_OWN("positions", TK(SIM_TOPO_POSITIONS), "array of [x, y] in metres (positions)"),
-    TOPO_OWN("links", TK(SIM_TOPO_LINKS), "array of [a, b] or [a, b, prr] (links)"),
+    TOPO_OWN("positions", TK(SIM_TOPO_POSITIONS), "array of [x, y] in metres"),
+    TOPO_OWN("links", TK(SIM_TOPO_LINKS), "array of [a, b] or [a, b, prr]"),
     { .key = "symmetric", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, links_symmetric), .def = 1,
       .kinds = TK(SIM_TOPO_LINKS) },
 };
@@ -1949,8 +1949,24 @@ static void md_default(FILE *f, const struct key *k, const void *base)
         fprintf(f, "%llu", (unsigned long long)u);
 }
 
+/* The kinds (names[], bits of .kinds) that take k when not all of `all`
+ * do: "; grid only". */
+static void md_kinds(FILE *f, const struct key *k, const char *const *names, unsigned all)
+{
+    size_t j, n = 0;
+    if (names == NULL || (k->kinds & all) == all)
+        return;
+    fputs("; ", f);
+    for (j = 0; names[j] != NULL; j++)
+        if ((k->kinds & (1u << j)) != 0u)
+            fprintf(f, "%s%s", n++ ? ", " : "", names[j]);
+    fputs(" only", f);
+}
+
+/* names and all: the table's kinds (NULL when its keys have none) and
+ * the mask of those a key read by every kind carries. */
 static void md_table(FILE *f, const char *title, const struct table *t, const void *base,
-                     const char *note_all)
+                     const char *note_all, const char *const *names, unsigned all)
 {
     size_t i;
     fprintf(f, "\n**%s**\n\n| key | value | default |\n|---|---|---|\n", title);
@@ -1959,6 +1975,7 @@ static void md_table(FILE *f, const char *title, const struct table *t, const vo
         bool local = (k->flags & KF_LOCAL) != 0u;
         fprintf(f, "| `%s` | ", k->key);
         md_value(f, k);
+        md_kinds(f, k, names, all);
         fputs(" | ", f);
         if ((k->flags & KF_REQ) != 0u) {
             fputs("*required*", f);
@@ -1990,26 +2007,29 @@ void sim_scenario_keys_md(FILE *f)
         flow_defaults(&fl[kind], kind, 0);
     memset(&sv, 0, sizeof(sv));
     memset(&bd, 0, sizeof(bd));
-    md_table(f, "(top level)", &root_table, &sc, NULL);
-    md_table(f, "phy", &phy_table, &sc, NULL);
-    md_table(f, "radio", &radio_table, &sc, NULL);
-    md_table(f, "medium", &medium_table, &sc, NULL);
-    md_table(f, "medium.frame_loss", &loss_table, &sc, NULL);
-    md_table(f, "topology", &topo_table, &sc, NULL);
-    md_table(f, "mac (defaults of csma_ca)", &mac_table, &sc, NULL);
-    md_table(f, "link", &link_table, &sc, NULL);
-    md_table(f, "routing", &routing_table, &sc, NULL);
-    md_table(f, "routing.routes[]", &route_table, NULL, NULL);
-    md_table(f, "relay", &relay_table, NULL, "the mode's (docs/RELAY.md)");
-    md_table(f, "flows[]: every type", &flow_tables[FT_ANY], &fl[SIM_FLOW_TCP], NULL);
-    md_table(f, "flows[]: tcp", &flow_tables[FT_TCP], &fl[SIM_FLOW_TCP], NULL);
-    md_table(f, "flows[]: udp", &flow_tables[FT_UDP], &fl[SIM_FLOW_UDP], NULL);
-    md_table(f, "flows[]: ping", &ping_table, &fl[SIM_FLOW_PING], NULL);
-    md_table(f, "flows[]: sensor", &flow_tables[FT_SENSOR], &fl[SIM_FLOW_SENSOR], NULL);
+    md_table(f, "(top level)", &root_table, &sc, NULL, NULL, 0);
+    md_table(f, "phy", &phy_table, &sc, NULL, NULL, 0);
+    md_table(f, "radio", &radio_table, &sc, NULL, NULL, 0);
+    md_table(f, "medium", &medium_table, &sc, NULL, NULL, 0);
+    md_table(f, "medium.frame_loss", &loss_table, &sc, NULL, NULL, 0);
+    md_table(f, "topology", &topo_table, &sc, NULL, topo_kinds, TK_ALL);
+    md_table(f, "mac (defaults of csma_ca)", &mac_table, &sc, NULL, mac_kinds,
+             MK_ALL);
+    md_table(f, "link", &link_table, &sc, NULL, NULL, 0);
+    md_table(f, "routing", &routing_table, &sc, NULL, NULL, 0);
+    md_table(f, "routing.routes[]", &route_table, NULL, NULL, NULL, 0);
+    md_table(f, "relay", &relay_table, NULL, "the mode's (docs/RELAY.md)", relay_modes,
+             RM_TSS | RM_DTC | RM_CC);
+    md_table(f, "flows[]: every type", &flow_tables[FT_ANY], &fl[SIM_FLOW_TCP], NULL, NULL, 0);
+    md_table(f, "flows[]: tcp", &flow_tables[FT_TCP], &fl[SIM_FLOW_TCP], NULL, NULL, 0);
+    md_table(f, "flows[]: udp", &flow_tables[FT_UDP], &fl[SIM_FLOW_UDP], NULL, NULL, 0);
+    md_table(f, "flows[]: ping", &ping_table, &fl[SIM_FLOW_PING], NULL, NULL, 0);
+    md_table(f, "flows[]: sensor", &flow_tables[FT_SENSOR], &fl[SIM_FLOW_SENSOR], NULL, NULL,
+             0);
     md_table(f, "flows[].sender, flows[].receiver (tcp, sensor)", &endpoint_table,
-             &fl[SIM_FLOW_TCP].sender, NULL);
-    md_table(f, "services[]", &service_table, &sv, NULL);
-    md_table(f, "border", &border_table, &bd, NULL);
-    md_table(f, "border.routes[]", &border_route_table, NULL, NULL);
-    md_table(f, "record", &record_table, &sc, NULL);
+             &fl[SIM_FLOW_TCP].sender, NULL, NULL, 0);
+    md_table(f, "services[]", &service_table, &sv, NULL, NULL, 0);
+    md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
+    md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
+    md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
 }
