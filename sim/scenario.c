@@ -189,7 +189,9 @@ struct key {
     double dlo, dhi;            /* KT_NUM, KT_Q8 */
     const char *const *names;   /* KT_ENUM, NULL-terminated */
     uint16_t scale;             /* KT_INT: field = value x scale (ms -> us); 0 = 1 */
-    uint8_t kinds;              /* RDC keys: the kinds that take it (RK_*) */
+    uint8_t kinds;              /* the kinds (topology or MAC type, relay mode,
+                                   RDC) that read it, bit 1 << kind; a key of
+                                   another kind is refused (check_kind_keys) */
     double def;                 /* with KF_DEF */
     const char *what;           /* KT_OWN: what the value is (docs) */
     const char *note;           /* docs: where the default comes from when it
@@ -572,34 +574,39 @@ static const struct key topo_keys[] = {
     TOPO_INT("cols", TK(SIM_TOPO_GRID), "*required* for grid"),
     TOPO_NUM("width_m", TK(SIM_TOPO_RANDOM), width_m),
     TOPO_NUM("height_m", TK(SIM_TOPO_RANDOM), height_m),
-    TOPO_OWN("positions", TK(SIM_TOPO_POSITIONS), "array of [x, y] in metres (positions)"),
-    TOPO_OWN("links", TK(SIM_TOPO_LINKS), "array of [a, b] or [a, b, prr] (links)"),
+    TOPO_OWN("positions", TK(SIM_TOPO_POSITIONS), "array of [x, y] in metres"),
+    TOPO_OWN("links", TK(SIM_TOPO_LINKS), "array of [a, b] or [a, b, prr]"),
     { .key = "symmetric", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, links_symmetric), .def = 1,
       .kinds = TK(SIM_TOPO_LINKS) },
 };
 static const struct table topo_table = TABLE(topo_keys);
 
-/* A key of another topology type, e.g. "rows" in a chain, is refused at its
- * path: the error names the types that take it. */
-static bool check_topo_kind_keys(struct ld *l, const struct sj_value *o, uint8_t kind)
+/* A key of t that the object's kind (names[kind]) does not read, e.g.
+ * "rows" in a chain or "sack" in a tss relay, is refused at its path rather
+ * than ignored: the error names the kinds that take it (their bits in the
+ * row's .kinds). `plural`, `noun` and `sel` word it: "a key of grid
+ * topologies only (this topology's type is \"chain\")". */
+static bool check_kind_keys(struct ld *l, const struct sj_value *o, const struct table *t,
+                            const char *const *names, uint8_t kind, const char *plural,
+                            const char *noun, const char *sel)
 {
-    char what[160];
-    size_t i, t;
-    for (i = 0; i < topo_table.n; i++) {
-        const struct key *k = &topo_table.keys[i];
+    char what[200];
+    size_t i, j;
+    for (i = 0; i < t->n; i++) {
+        const struct key *k = &t->keys[i];
         size_t n = 0;
-        if (sj_get(o, k->key) == NULL || (k->kinds & TK(kind)) != 0u)
+        if (sj_get(o, k->key) == NULL || (k->kinds & (1u << kind)) != 0u)
             continue;
         snprintf(what, sizeof(what), "a key of ");
-        for (t = 0; topo_kinds[t] != NULL; t++) {
-            if ((k->kinds & TK(t)) == 0u)
+        for (j = 0; names[j] != NULL; j++) {
+            if ((k->kinds & (1u << j)) == 0u)
                 continue;
             snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s",
-                     n == 0 ? "" : ", ", topo_kinds[t]);
+                     n == 0 ? "" : ", ", names[j]);
             n++;
         }
         snprintf(what + strlen(what), sizeof(what) - strlen(what),
-                 " topologies only (this topology's type is \"%s\")", topo_kinds[kind]);
+                 " %s only (this %s's %s is \"%s\")", plural, noun, sel, names[kind]);
         return fail(l, sj_get(o, k->key), what);
     }
     return true;
@@ -694,7 +701,8 @@ static bool load_topology(struct ld *l, const struct sj_value *root)
     if (!get_obj(l, root, "topology", &o, true))
         return false;
     if (!only_keys(l, o, &topo_table, 1) || !read_keys(l, o, &topo_table, sc) ||
-        !check_topo_kind_keys(l, o, sc->topology) || !count_nodes(l, o, &nodes))
+        !check_kind_keys(l, o, &topo_table, topo_kinds, sc->topology, "topologies",
+                         "topology", "type") || !count_nodes(l, o, &nodes))
         return false;
     sc->n_nodes = (uint32_t)nodes;
     sc->pos = calloc(sc->n_nodes, sizeof(*sc->pos));
@@ -937,26 +945,56 @@ static bool check_leaves(struct ld *l)
 }
 
 static const char *const mac_kinds[] = { "csma_ca", "csma", "nullmac", NULL };
+/* .kinds: the MAC types whose code reads the key (src/mac/csma_ca.c,
+ * csma.c; nullmac reads none of them), bit 1 << MIP_MAC_*. */
+#define MK(k) (1u << (k))
+#define MK_ALL (MK(MIP_MAC_CSMA_CA) | MK(MIP_MAC_CSMA) | MK(MIP_MAC_NULLMAC))
+#define MAC_INT(k, kn, f, l, h) \
+    { .key = (k), .type = KT_INT, FIELD(SC, f), .lo = (l), .hi = (h), .kinds = (kn) }
+#define MAC_BOOL(k, kn, f) { .key = (k), .type = KT_BOOL, FIELD(SC, f), .kinds = (kn) }
 /* Defaults: mip_mac_config_default() for the type (docs/MAC.md). */
 static const struct key mac_keys[] = {
     { .key = "type", .type = KT_ENUM, .flags = KF_DEF | KF_LATER, FIELD(SC, mac.kind),
-      .names = mac_kinds, .def = MIP_MAC_CSMA_CA },
-    K_INT_L(SC, "min_be", mac.min_be, 0, 8),
-    K_INT_L(SC, "max_be", mac.max_be, 0, 8),
-    K_INT_L(SC, "max_backoffs", mac.max_backoffs, 0, 255),
-    K_INT_L(SC, "max_retries", mac.max_retries, 0, 15),
-    K_INT_L(SC, "retry_delay_max_us", mac.retry_delay_max_us, 0, 10000000),
-    K_INT_L(SC, "min_periods", mac.csma_min_periods, 0, 255),
-    K_INT_L(SC, "max_periods", mac.csma_max_periods, 0, 255),
-    K_BOOL_L(SC, "sense_first", mac.csma_sense_first),
-    K_BOOL_L(SC, "continuous_backoff", mac.csma_continuous),
+      .names = mac_kinds, .def = MIP_MAC_CSMA_CA, .kinds = MK_ALL },
+    MAC_INT("min_be", MK(MIP_MAC_CSMA_CA), mac.min_be, 0, 8),
+    MAC_INT("max_be", MK(MIP_MAC_CSMA_CA), mac.max_be, 0, 8),
+    MAC_INT("max_backoffs", MK(MIP_MAC_CSMA_CA) | MK(MIP_MAC_CSMA), mac.max_backoffs, 0, 255),
+    /* also read by the parent RDC under any type: load_mac checks it */
+    MAC_INT("max_retries", MK_ALL, mac.max_retries, 0, 15),
+    MAC_INT("retry_delay_max_us", MK(MIP_MAC_CSMA_CA), mac.retry_delay_max_us, 0, 10000000),
+    MAC_INT("min_periods", MK(MIP_MAC_CSMA), mac.csma_min_periods, 0, 255),
+    MAC_INT("max_periods", MK(MIP_MAC_CSMA), mac.csma_max_periods, 0, 255),
+    MAC_BOOL("sense_first", MK(MIP_MAC_CSMA), mac.csma_sense_first),
+    MAC_BOOL("continuous_backoff", MK(MIP_MAC_CSMA), mac.csma_continuous),
     { .key = "link_acks", .type = KT_BOOL, .flags = KF_LATER, FIELD(SC, link_acks),
+      .kinds = MK_ALL,
       .note = "true with csma_ca or when any node runs a duty-cycling RDC, else false" },
-    K_BOOL_L(SC, "retry_on_busy", mac.retry_on_busy),
-    K_OWN("rdc", "RDC object (below)"),
-    K_OWN("nodes", "array of {\"ids\": [...], \"rdc\": {...}}"),
+    MAC_BOOL("retry_on_busy", MK(MIP_MAC_CSMA_CA), mac.retry_on_busy),
+    { .key = "rdc", .type = KT_OWN, .what = "RDC object (below)", .kinds = MK_ALL },
+    { .key = "nodes", .type = KT_OWN, .what = "array of {\"ids\": [...], \"rdc\": {...}}",
+      .kinds = MK_ALL },
 };
 static const struct table mac_table = TABLE(mac_keys);
+
+/* Link retries: csma_ca's, and the parent RDC's limit on a held frame's
+ * returns whatever the MAC type. Anywhere else max_retries is read by no
+ * one and is refused. */
+static bool check_max_retries(struct ld *l, const struct sj_value *o)
+{
+    const struct sim_scenario *sc = l->sc;
+    bool parent = sc->mac.rdc.kind == MIP_RDC_PARENT;
+    char what[160];
+    uint32_t i;
+    if (sj_get(o, "max_retries") == NULL || sc->mac.kind == MIP_MAC_CSMA_CA)
+        return true;
+    for (i = 0; sc->node_rdc != NULL && i < sc->n_nodes; i++)
+        parent = parent || sc->node_rdc[i].kind == MIP_RDC_PARENT;
+    if (parent)
+        return true;
+    snprintf(what, sizeof(what), "a key of csma_ca MACs, or of MACs with a parent RDC, only "
+             "(this MAC's type is \"%s\")", mac_kinds[sc->mac.kind]);
+    return fail(l, sj_get(o, "max_retries"), what);
+}
 
 static bool load_mac(struct ld *l, const struct sj_value *root)
 {
@@ -969,7 +1007,8 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     if (!read_key(l, o, &mac_keys[0], sc))
         return false;
     mip_mac_config_default(&sc->mac, sc->mac.kind, 0, 0, NULL);
-    if (!read_keys(l, o, &mac_table, sc))
+    if (!check_kind_keys(l, o, &mac_table, mac_kinds, sc->mac.kind, "MACs", "MAC", "type") ||
+        !read_keys(l, o, &mac_table, sc))
         return false;
     if (sc->mac.min_be > sc->mac.max_be)
         return fail(l, sj_get(o, "min_be"), "min_be <= max_be");
@@ -981,6 +1020,8 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
     if (sj_get(o, "nodes") != NULL && !load_mac_nodes(l, sj_get(o, "nodes")))
         return false;
     if (!check_leaves(l))
+        return false;
+    if (!check_max_retries(l, o))
         return false;
     /* ContikiMAC ends a unicast train at its link ACK, whatever the
      * protocol above it: ACK requests on when any node duty-cycles. */
@@ -998,31 +1039,48 @@ static bool load_mac(struct ld *l, const struct sj_value *root)
 }
 
 static const char *const relay_modes[] = { "off", "tss", "dtc", "cctrl", NULL };
+/* .kinds: the modes whose code reads the key (src/relay/tss.c, dtc.c,
+ * cctrl.c and the services of core.c they call), bit 1 << MIP_RELAY_*.
+ * Mode "off" takes every key (load_relay does not check it): it runs no
+ * relay, and a sweep arm that sets "relay.mode" to "off" keeps the
+ * parameters its other arms run with. */
+#define RM(m) (1u << (m))
+#define RM_TSS RM(MIP_RELAY_TSS)
+#define RM_DTC RM(MIP_RELAY_DTC)
+#define RM_CC RM(MIP_RELAY_CCTRL)
+#define RM_ALL (RM(MIP_RELAY_OFF) | RM_TSS | RM_DTC | RM_CC)
+#define RELAY_INT(k, kn, f, l, h) \
+    { .key = (k), .type = KT_INT, FIELD(RC, f), .lo = (l), .hi = (h), .kinds = (kn) }
+#define RELAY_Q8(k, kn, f, l, h) \
+    { .key = (k), .type = KT_Q8, FIELD(RC, f), .dlo = (l), .dhi = (h), .kinds = (kn) }
+#define RELAY_BOOL(k, kn, f) { .key = (k), .type = KT_BOOL, FIELD(RC, f), .kinds = (kn) }
 /* Defaults: mip_relay_config_default() for the mode (docs/RELAY.md). */
 #define RC struct mip_relay_config
 static const struct key relay_keys[] = {
     { .key = "mode", .type = KT_ENUM, .flags = KF_REQ | KF_LATER, FIELD(RC, mode),
-      .names = relay_modes },
-    K_INT_L(RC, "max_local_rexmit", max_local_rexmit, 0, 15),
-    K_Q8_L(RC, "rto_mult", rto_mult_q8, 0.25, 16),
-    K_Q8_L(RC, "alpha", alpha_q8, 1.0 / 256.0, 1),
-    K_INT_L(RC, "rtt_init_ms", rtt_init_ms, 1, 60000),
-    K_INT_L(RC, "rto_min_ms", rto_min_ms, 0, 60000),
-    K_INT_L(RC, "idle_timeout_s", idle_timeout_s, 1, 65535),
-    K_BOOL_L(RC, "backpressure", tss_backpressure),
-    K_Q8_L(RC, "ack_gamma", ack_gamma_q8, 0.25, 16),
-    K_INT_L(RC, "forward_delay_ms", forward_delay_ms, 0, 60000),
-    K_BOOL_L(RC, "ack_release", tss_ack_release),
-    K_BOOL_L(RC, "keep", cc_keep),
-    K_BOOL_L(RC, "drop", cc_drop),
-    K_BOOL_L(RC, "hop", cc_hop),
-    K_Q8_L(RC, "hop_beta", cc_hop_beta_q8, 0.25, 16),
-    K_INT_L(RC, "hop_max", cc_hop_max, 1, 64),
-    K_BOOL_L(RC, "activity", cc_activity),
-    K_BOOL_L(RC, "link", cc_link),
-    K_BOOL_L(RC, "sack", dtc_sack),
-    K_BOOL_L(RC, "endpoints", dtc_endpoints),
-    K_BOOL_L(RC, "ack_repair", ack_repair),
+      .names = relay_modes, .kinds = RM_ALL },
+    RELAY_INT("max_local_rexmit", RM_TSS | RM_DTC | RM_CC, max_local_rexmit, 0, 15),
+    RELAY_Q8("rto_mult", RM_TSS | RM_DTC | RM_CC, rto_mult_q8, 0.25, 16),
+    RELAY_Q8("alpha", RM_TSS | RM_DTC | RM_CC, alpha_q8, 1.0 / 256.0, 1),
+    RELAY_INT("rtt_init_ms", RM_TSS | RM_DTC | RM_CC, rtt_init_ms, 1, 60000),
+    RELAY_INT("rto_min_ms", RM_TSS | RM_DTC | RM_CC, rto_min_ms, 0, 60000),
+    RELAY_INT("idle_timeout_s", RM_TSS | RM_DTC | RM_CC, idle_timeout_s, 1, 65535),
+    RELAY_BOOL("backpressure", RM_TSS, tss_backpressure),
+    /* ACK recovery (rly_ack_timeout) runs in TSS only */
+    RELAY_Q8("ack_gamma", RM_TSS, ack_gamma_q8, 0.25, 16),
+    RELAY_INT("forward_delay_ms", RM_TSS, forward_delay_ms, 0, 60000),
+    RELAY_BOOL("ack_release", RM_TSS, tss_ack_release),
+    RELAY_BOOL("keep", RM_CC, cc_keep),
+    RELAY_BOOL("drop", RM_CC, cc_drop),
+    RELAY_BOOL("hop", RM_CC, cc_hop),
+    RELAY_Q8("hop_beta", RM_CC, cc_hop_beta_q8, 0.25, 16),
+    RELAY_INT("hop_max", RM_CC, cc_hop_max, 1, 64),
+    RELAY_BOOL("activity", RM_CC, cc_activity),
+    RELAY_BOOL("link", RM_CC, cc_link),
+    RELAY_BOOL("sack", RM_DTC, dtc_sack),
+    RELAY_BOOL("endpoints", RM_DTC, dtc_endpoints),
+    /* a TSS relay asks for no link reports (its ops have no link_status) */
+    RELAY_BOOL("ack_repair", RM_DTC | RM_CC, ack_repair),
 };
 static const struct table relay_table = TABLE(relay_keys);
 
@@ -1033,7 +1091,9 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
     if (!open_object(l, root, "relay", &relay_table, &o) || o == NULL)
         return !l->failed;
     c->mode = MIP_RELAY_OFF;
-    if (!read_key(l, o, &relay_keys[0], c))
+    if (!read_key(l, o, &relay_keys[0], c) ||
+        (c->mode != MIP_RELAY_OFF &&
+         !check_kind_keys(l, o, &relay_table, relay_modes, c->mode, "relays", "relay", "mode")))
         return false;
     mip_relay_config_default(c, c->mode);
     return read_keys(l, o, &relay_table, c);
@@ -1889,8 +1949,24 @@ static void md_default(FILE *f, const struct key *k, const void *base)
         fprintf(f, "%llu", (unsigned long long)u);
 }
 
+/* The kinds (names[], bits of .kinds) that take k when not all of `all`
+ * do: "; grid only". */
+static void md_kinds(FILE *f, const struct key *k, const char *const *names, unsigned all)
+{
+    size_t j, n = 0;
+    if (names == NULL || (k->kinds & all) == all)
+        return;
+    fputs("; ", f);
+    for (j = 0; names[j] != NULL; j++)
+        if ((k->kinds & (1u << j)) != 0u)
+            fprintf(f, "%s%s", n++ ? ", " : "", names[j]);
+    fputs(" only", f);
+}
+
+/* names and all: the table's kinds (NULL when its keys have none) and
+ * the mask of those a key read by every kind carries. */
 static void md_table(FILE *f, const char *title, const struct table *t, const void *base,
-                     const char *note_all)
+                     const char *note_all, const char *const *names, unsigned all)
 {
     size_t i;
     fprintf(f, "\n**%s**\n\n| key | value | default |\n|---|---|---|\n", title);
@@ -1899,6 +1975,7 @@ static void md_table(FILE *f, const char *title, const struct table *t, const vo
         bool local = (k->flags & KF_LOCAL) != 0u;
         fprintf(f, "| `%s` | ", k->key);
         md_value(f, k);
+        md_kinds(f, k, names, all);
         fputs(" | ", f);
         if ((k->flags & KF_REQ) != 0u) {
             fputs("*required*", f);
@@ -1930,26 +2007,29 @@ void sim_scenario_keys_md(FILE *f)
         flow_defaults(&fl[kind], kind, 0);
     memset(&sv, 0, sizeof(sv));
     memset(&bd, 0, sizeof(bd));
-    md_table(f, "(top level)", &root_table, &sc, NULL);
-    md_table(f, "phy", &phy_table, &sc, NULL);
-    md_table(f, "radio", &radio_table, &sc, NULL);
-    md_table(f, "medium", &medium_table, &sc, NULL);
-    md_table(f, "medium.frame_loss", &loss_table, &sc, NULL);
-    md_table(f, "topology", &topo_table, &sc, NULL);
-    md_table(f, "mac (defaults of csma_ca)", &mac_table, &sc, NULL);
-    md_table(f, "link", &link_table, &sc, NULL);
-    md_table(f, "routing", &routing_table, &sc, NULL);
-    md_table(f, "routing.routes[]", &route_table, NULL, NULL);
-    md_table(f, "relay", &relay_table, NULL, "the mode's (docs/RELAY.md)");
-    md_table(f, "flows[]: every type", &flow_tables[FT_ANY], &fl[SIM_FLOW_TCP], NULL);
-    md_table(f, "flows[]: tcp", &flow_tables[FT_TCP], &fl[SIM_FLOW_TCP], NULL);
-    md_table(f, "flows[]: udp", &flow_tables[FT_UDP], &fl[SIM_FLOW_UDP], NULL);
-    md_table(f, "flows[]: ping", &ping_table, &fl[SIM_FLOW_PING], NULL);
-    md_table(f, "flows[]: sensor", &flow_tables[FT_SENSOR], &fl[SIM_FLOW_SENSOR], NULL);
+    md_table(f, "(top level)", &root_table, &sc, NULL, NULL, 0);
+    md_table(f, "phy", &phy_table, &sc, NULL, NULL, 0);
+    md_table(f, "radio", &radio_table, &sc, NULL, NULL, 0);
+    md_table(f, "medium", &medium_table, &sc, NULL, NULL, 0);
+    md_table(f, "medium.frame_loss", &loss_table, &sc, NULL, NULL, 0);
+    md_table(f, "topology", &topo_table, &sc, NULL, topo_kinds, TK_ALL);
+    md_table(f, "mac (defaults of csma_ca)", &mac_table, &sc, NULL, mac_kinds,
+             MK_ALL);
+    md_table(f, "link", &link_table, &sc, NULL, NULL, 0);
+    md_table(f, "routing", &routing_table, &sc, NULL, NULL, 0);
+    md_table(f, "routing.routes[]", &route_table, NULL, NULL, NULL, 0);
+    md_table(f, "relay", &relay_table, NULL, "the mode's (docs/RELAY.md)", relay_modes,
+             RM_TSS | RM_DTC | RM_CC);
+    md_table(f, "flows[]: every type", &flow_tables[FT_ANY], &fl[SIM_FLOW_TCP], NULL, NULL, 0);
+    md_table(f, "flows[]: tcp", &flow_tables[FT_TCP], &fl[SIM_FLOW_TCP], NULL, NULL, 0);
+    md_table(f, "flows[]: udp", &flow_tables[FT_UDP], &fl[SIM_FLOW_UDP], NULL, NULL, 0);
+    md_table(f, "flows[]: ping", &ping_table, &fl[SIM_FLOW_PING], NULL, NULL, 0);
+    md_table(f, "flows[]: sensor", &flow_tables[FT_SENSOR], &fl[SIM_FLOW_SENSOR], NULL, NULL,
+             0);
     md_table(f, "flows[].sender, flows[].receiver (tcp, sensor)", &endpoint_table,
-             &fl[SIM_FLOW_TCP].sender, NULL);
-    md_table(f, "services[]", &service_table, &sv, NULL);
-    md_table(f, "border", &border_table, &bd, NULL);
-    md_table(f, "border.routes[]", &border_route_table, NULL, NULL);
-    md_table(f, "record", &record_table, &sc, NULL);
+             &fl[SIM_FLOW_TCP].sender, NULL, NULL, 0);
+    md_table(f, "services[]", &service_table, &sv, NULL, NULL, 0);
+    md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
+    md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
+    md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
 }

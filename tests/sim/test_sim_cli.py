@@ -221,6 +221,65 @@ SCENARIO_ERRORS = [
      lambda s: s.update(flows=[{"type": "sensor", "src": 2, "dst": 0, "segment_bytes": 100}]),
      "flows[0].segment_bytes",
      'expected a key of tcp flows only (this flow\'s type is "sensor"), got 100'),
+    # a relay or MAC key that the scenario's relay mode or MAC type does not
+    # read is refused, not ignored
+    ("backpressure_in_dtc_relay",
+     lambda s: s.update(relay={"mode": "dtc", "backpressure": False}),
+     "relay.backpressure",
+     'expected a key of tss relays only (this relay\'s mode is "dtc"), got false'),
+    ("ack_release_in_cctrl_relay",
+     lambda s: s.update(relay={"mode": "cctrl", "ack_release": True}),
+     "relay.ack_release",
+     'expected a key of tss relays only (this relay\'s mode is "cctrl"), got true'),
+    ("ack_gamma_in_dtc_relay", lambda s: s.update(relay={"mode": "dtc", "ack_gamma": 2}),
+     "relay.ack_gamma",
+     'expected a key of tss relays only (this relay\'s mode is "dtc"), got 2'),
+    ("forward_delay_in_cctrl_relay",
+     lambda s: s.update(relay={"mode": "cctrl", "forward_delay_ms": 10}),
+     "relay.forward_delay_ms",
+     'expected a key of tss relays only (this relay\'s mode is "cctrl"), got 10'),
+    ("keep_in_tss_relay", lambda s: s.update(relay={"mode": "tss", "keep": True}),
+     "relay.keep",
+     'expected a key of cctrl relays only (this relay\'s mode is "tss"), got true'),
+    ("hop_max_in_dtc_relay", lambda s: s.update(relay={"mode": "dtc", "hop_max": 4}),
+     "relay.hop_max",
+     'expected a key of cctrl relays only (this relay\'s mode is "dtc"), got 4'),
+    ("sack_in_cctrl_relay", lambda s: s.update(relay={"mode": "cctrl", "sack": True}),
+     "relay.sack",
+     'expected a key of dtc relays only (this relay\'s mode is "cctrl"), got true'),
+    ("endpoints_in_tss_relay", lambda s: s.update(relay={"mode": "tss", "endpoints": True}),
+     "relay.endpoints",
+     'expected a key of dtc relays only (this relay\'s mode is "tss"), got true'),
+    ("ack_repair_in_tss_relay", lambda s: s.update(relay={"mode": "tss", "ack_repair": True}),
+     "relay.ack_repair",
+     'expected a key of dtc, cctrl relays only (this relay\'s mode is "tss"), got true'),
+    ("min_be_in_csma_mac", lambda s: s.update(mac={"type": "csma", "min_be": 2}),
+     "mac.min_be",
+     'expected a key of csma_ca MACs only (this MAC\'s type is "csma"), got 2'),
+    ("retry_on_busy_in_nullmac", lambda s: s.update(mac={"type": "nullmac", "retry_on_busy": True}),
+     "mac.retry_on_busy",
+     'expected a key of csma_ca MACs only (this MAC\'s type is "nullmac"), got true'),
+    ("retry_delay_in_csma_mac",
+     lambda s: s.update(mac={"type": "csma", "retry_delay_max_us": 1000}),
+     "mac.retry_delay_max_us",
+     'expected a key of csma_ca MACs only (this MAC\'s type is "csma"), got 1000'),
+    ("max_backoffs_in_nullmac", lambda s: s.update(mac={"type": "nullmac", "max_backoffs": 2}),
+     "mac.max_backoffs",
+     'expected a key of csma_ca, csma MACs only (this MAC\'s type is "nullmac"), got 2'),
+    ("min_periods_in_csma_ca_mac", lambda s: s.update(mac={"min_periods": 2}),
+     "mac.min_periods",
+     'expected a key of csma MACs only (this MAC\'s type is "csma_ca"), got 2'),
+    ("sense_first_in_nullmac", lambda s: s.update(mac={"type": "nullmac", "sense_first": True}),
+     "mac.sense_first",
+     'expected a key of csma MACs only (this MAC\'s type is "nullmac"), got true'),
+    ("continuous_backoff_in_csma_ca_mac",
+     lambda s: s.update(mac={"type": "csma_ca", "continuous_backoff": True}),
+     "mac.continuous_backoff",
+     'expected a key of csma MACs only (this MAC\'s type is "csma_ca"), got true'),
+    ("max_retries_in_csma_mac", lambda s: s.update(mac={"type": "csma", "max_retries": 2}),
+     "mac.max_retries",
+     'expected a key of csma_ca MACs, or of MACs with a parent RDC, only '
+     '(this MAC\'s type is "csma"), got 2'),
     ("interference_range_below_range",
      lambda s: s.update(medium={"range_m": 50, "interference_range_m": 40}),
      "medium.interference_range_m", "expected a value >= range_m"),
@@ -241,6 +300,34 @@ def test_base_scenario_is_valid(tmp_path):
     r = run_sim(base(), tmp_path)
     assert r.rc == 0, r.stderr
     assert r.result["flows"][0]["sent"] == 2
+
+
+# Keys that the relay mode or MAC type does read stay accepted (the other
+# side of the *_in_*_relay / *_in_*_mac rows above).
+KIND_KEYS_READ = [
+    ("ack_repair_in_dtc_relay", lambda s: s.update(relay={"mode": "dtc", "ack_repair": True})),
+    ("ack_repair_in_cctrl_relay",
+     lambda s: s.update(relay={"mode": "cctrl", "ack_repair": True, "hop_max": 4})),
+    ("rtt_keys_in_every_mode",
+     lambda s: s.update(relay={"mode": "tss", "rto_mult": 2, "alpha": 0.5, "max_local_rexmit": 2,
+                               "backpressure": False, "forward_delay_ms": 10})),
+    # off runs no relay: a sweep arm that switches it off keeps the others' keys
+    ("relay_off_keeps_mode_keys",
+     lambda s: s.update(relay={"mode": "off", "forward_delay_ms": 29, "sack": True})),
+    ("max_backoffs_in_csma_mac",
+     lambda s: s.update(mac={"type": "csma", "max_backoffs": 3, "sense_first": True})),
+    # the parent RDC limits a held frame's returns by max_retries under any MAC
+    ("max_retries_with_parent_rdc",
+     lambda s: s.update(mac={"type": "csma", "max_retries": 2,
+                             "nodes": [{"ids": [1], "rdc": {"type": "parent"}}]})),
+]
+
+
+@pytest.mark.parametrize("change", [c[1] for c in KIND_KEYS_READ],
+                         ids=[c[0] for c in KIND_KEYS_READ])
+def test_keys_the_mode_or_mac_type_reads_are_accepted(tmp_path, change):
+    r = run_sim(with_(change), tmp_path)
+    assert r.rc == 0, r.stderr
 
 
 def _json_error(tmp_path: pathlib.Path, text: str):
