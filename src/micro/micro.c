@@ -669,11 +669,14 @@ static uint16_t udp_in(struct mip_micro *m, uint16_t l4len)
 
     if (ulen < 8u || ulen > l4len)
         return count(m, STAT(drop_short));
-#if !MIP_CONF_IPV6
-    if (mip_rd16(u + 6) != 0)       /* IPv4: 0 = no checksum */
+#if MIP_CONF_IPV6
+    /* A zero field is never a checksum in IPv6 (RFC 8200 8.1). */
+    if (mip_rd16(u + 6) == 0 || BAD_SUM(l4sum(p, MIP_IPPROTO_UDP, ulen)))
+#else
+    if (mip_rd16(u + 6) != 0 &&     /* IPv4: 0 = no checksum */
+        BAD_SUM(l4sum(p, MIP_IPPROTO_UDP, ulen)))
 #endif
-        if (BAD_SUM(l4sum(p, MIP_IPPROTO_UDP, ulen)))
-            return count(m, STAT(drop_cksum));
+        return count(m, STAT(drop_cksum));
     for (i = 0; i < MIP_MICRO_UDP_PORTS; i++)
         if (port && m->udp_ports[i] == port)
             goto bound;

@@ -590,6 +590,39 @@ static void test_udp_port_zero(void)
     CHECK_EQ(mip_micro_udp_send(&f.m, fx_peer, 7, 0, 3), 0);
     CHECK_EQ(f.m.stat[MIP_MICRO_STAT_tx], 0);
 }
+/* A zero UDP checksum: "no checksum" in IPv4 (RFC 768), never valid in
+ * IPv6 (RFC 8200 8.1: a receiver discards it). The datagram is built so that
+ * its sum also verifies with the field at 0 (the checksum's value moved into
+ * a payload word), so only the zero rule can drop it. */
+static void test_udp_zero_checksum(void)
+{
+    struct fx f;
+    uint8_t *u;
+    uint16_t ck;
+
+    fx_init(&f);
+    f.m.udp_app = udp_echo;
+    CHECK_EQ(mip_micro_udp_bind(&f.m, 7), 0);
+    u = f.m.buf + FX_IPH;
+    mip_wr16(u, 5555);
+    mip_wr16(u + 2, 7);
+    mip_wr16(u + 4, 8 + 4);
+    memcpy(u + 8, "ab\0\0", 4);
+    fx_ip(&f, 17, 12, 6);
+    ck = mip_rd16(u + 6);
+    mip_wr16(u + 6, 0);
+    mip_wr16(u + 10, ck);               /* the same sum, the field at 0 */
+    udp_port_seen = 0;
+#if MIP_CONF_IPV6
+    CHECK_EQ(fx_input(&f, FX_IPH + 12), 0);
+    CHECK_EQ(udp_port_seen, 0);
+    CHECK_EQ(f.m.stat[MIP_MICRO_STAT_drop_cksum], 1);
+#else
+    CHECK(fx_input(&f, FX_IPH + 12) != 0);
+    CHECK_EQ(udp_port_seen, 7);
+    CHECK_EQ(f.m.stat[MIP_MICRO_STAT_drop_cksum], 0);
+#endif
+}
 #endif
 
 int main(void)
@@ -617,6 +650,7 @@ int main(void)
 #if MIP_MICRO_CONF_UDP
     RUN(test_udp_echo_and_unbound);
     RUN(test_udp_port_zero);
+    RUN(test_udp_zero_checksum);
 #endif
     return TESTING_DONE();
 }
