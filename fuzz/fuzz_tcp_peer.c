@@ -1548,6 +1548,12 @@ static void op_data(unsigned i, unsigned x, struct cur *in)
         g.dlen = len;
         g.o.ts_val -= 1u + n;
         peer_emit(i, &g, false);
+        /* Without timestamps, or with TS.Recent stale (24 idle days), PAWS
+         * has nothing to drop it with: the stack took it in order, so it is
+         * part of the peer's stream from now on (a later FIN "without the
+         * data before it" must lie past it). */
+        if (len > 0 && H.slot[i].open && H.slot[i].c.rcv_nxt == p->snd_nxt + len)
+            p->snd_nxt += len;
         break;
     }
 }
