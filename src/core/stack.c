@@ -3,7 +3,7 @@
  * transport: netifs (Ethernet with ARP/ND, raw IP, SLIP, 6LoWPAN), IPv4 and
  * IPv6 input, output, forwarding and reassembly, ICMP, UDP, routes,
  * neighbours, pbufs, counters. It may include wire/, base/ and mac/ headers
- * and config.h; tcp/ and relay/ attach from above at run time (protocol
+ * and config.h; tcp/ and relay/ attach from above when set up (protocol
  * handler table, pollers, forward and local hooks), never by an include.
  *
  * The stack instance: init, frame input, and the tickless poll.

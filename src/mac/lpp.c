@@ -119,9 +119,10 @@ static void wake(struct mip_mac *m)
     mip_mac_rdc_timer(m, mip_rdc_par(m)->cca_on_us);
 }
 
-/* No probe this time (the channel was busy): listen anyway, and wake up a
- * pseudo-random share of half the off time earlier next time (Contiki's
- * off_time_adjustment), so two probers that collided fall apart. */
+/* No probe this round (the channel was busy): listen anyway, and wake up
+ * a share of half the off time, drawn from the instance's generator,
+ * earlier next round (Contiki's off_time_adjustment), so two probers that
+ * collided fall apart. */
 static void skip_probe(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);

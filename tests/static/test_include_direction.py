@@ -275,7 +275,7 @@ CASES = {
 }
 
 
-def _public_header_stubs(root: Path) -> None:
+def _write_public_headers(root: Path) -> None:
     """Real public headers' include lines, so umbrella floors are computed
     as in the tree (moteip.h -> stack.h -> core)."""
     for name in PUBLIC:
@@ -292,7 +292,7 @@ def _public_header_stubs(root: Path) -> None:
 @pytest.mark.parametrize("case", list(CASES))
 def test_check_catches_bad_trees(tmp_path, case):
     files, want = CASES[case]
-    _public_header_stubs(tmp_path)
+    _write_public_headers(tmp_path)
     (tmp_path / "port" / "common").mkdir(parents=True)
     (tmp_path / "port" / "common" / "board_api.h").write_text("")
     for rel, text in files.items():
