@@ -534,20 +534,32 @@ static void udp_echo(struct mip_micro *m, uint16_t lport)
     mip_micro_send(m, m->dlen);
 }
 
+/* A fresh node with udp_echo bound to port 7, and the UDP header and
+ * payload of a datagram from sport to dport laid into its buffer (the IP
+ * header is fx_ip's). Returns the UDP header. */
+static uint8_t *udp_setup(struct fx *f, uint16_t sport, uint16_t dport, const char *data,
+                          uint16_t n)
+{
+    uint8_t *u;
+    fx_init(f);
+    f->m.udp_app = udp_echo;
+    CHECK_EQ(mip_micro_udp_bind(&f->m, 7), 0);
+    u = f->m.buf + FX_IPH;
+    mip_wr16(u, sport);
+    mip_wr16(u + 2, dport);
+    mip_wr16(u + 4, (uint16_t)(8u + n));
+    memcpy(u + 8, data, n);
+    udp_port_seen = 0;
+    return u;
+}
+
 static void test_udp_echo_and_unbound(void)
 {
     struct fx f;
     uint8_t *u;
     uint16_t n;
 
-    fx_init(&f);
-    f.m.udp_app = udp_echo;
-    CHECK_EQ(mip_micro_udp_bind(&f.m, 7), 0);
-    u = f.m.buf + FX_IPH;
-    mip_wr16(u, 5555);
-    mip_wr16(u + 2, 7);
-    mip_wr16(u + 4, 8 + 3);
-    memcpy(u + 8, "abc", 3);
+    u = udp_setup(&f, 5555, 7, "abc", 3);
     n = fx_input(&f, fx_ip(&f, 17, 11, 6));
     CHECK(fx_valid(&f, n));
     CHECK_EQ(udp_port_seen, 7);
@@ -568,16 +580,8 @@ static void test_udp_port_zero(void)
     struct fx f;
     uint8_t *u;
 
-    fx_init(&f);
-    f.m.udp_app = udp_echo;
-    CHECK_EQ(mip_micro_udp_bind(&f.m, 7), 0);
+    u = udp_setup(&f, 0, 7, "abc", 3);
     CHECK_EQ(mip_micro_udp_bind(&f.m, 0), -1);
-    u = f.m.buf + FX_IPH;
-    mip_wr16(u, 0);
-    mip_wr16(u + 2, 7);
-    mip_wr16(u + 4, 8 + 3);
-    memcpy(u + 8, "abc", 3);
-    udp_port_seen = 0;
     CHECK_EQ(fx_input(&f, fx_ip(&f, 17, 11, 6)), 0);
     CHECK_EQ(udp_port_seen, 7);                     /* delivered */
     CHECK_EQ(f.m.stat[MIP_MICRO_STAT_tx], 0);       /* not answered */
@@ -600,19 +604,11 @@ static void test_udp_zero_checksum(void)
     uint8_t *u;
     uint16_t ck;
 
-    fx_init(&f);
-    f.m.udp_app = udp_echo;
-    CHECK_EQ(mip_micro_udp_bind(&f.m, 7), 0);
-    u = f.m.buf + FX_IPH;
-    mip_wr16(u, 5555);
-    mip_wr16(u + 2, 7);
-    mip_wr16(u + 4, 8 + 4);
-    memcpy(u + 8, "ab\0\0", 4);
+    u = udp_setup(&f, 5555, 7, "ab\0\0", 4);
     fx_ip(&f, 17, 12, 6);
     ck = mip_rd16(u + 6);
     mip_wr16(u + 6, 0);
     mip_wr16(u + 10, ck);               /* the same sum, the field at 0 */
-    udp_port_seen = 0;
 #if MIP_CONF_IPV6
     CHECK_EQ(fx_input(&f, FX_IPH + 12), 0);
     CHECK_EQ(udp_port_seen, 0);
