@@ -74,3 +74,27 @@ def test_consumer_with_pkg_config(prefix, tmp_path):
     run(["cc", "-std=c11", "-DEXPECT_LOWPAN=0", str(CONSUMER / "main.c"), "-o", str(exe), *flags])
     out = run([str(exe)]).stdout
     assert "tiny profile, 1 pong, 1 echo" in out, out
+
+
+@pytest.mark.parametrize("define", ["-DMIP_CONF_LOWPAN=1", "-DMIP_PBUF_COUNT=3",
+                                    "-DMOTEIP_PROFILE_FULL=1"])
+def test_consumer_with_another_configuration_is_refused(prefix, tmp_path, define):
+    """A firmware compiled with other MIP_CONF_* values (or sizes, or profile) than the
+    installed library: the compiler says only "redefined", and before mip_stack_init
+    compared the builds the program wrote past its struct mip_stack. Now init refuses
+    with MIP_ERR_CONFIG, touching nothing, and names the difference."""
+    env = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
+    flags = run(["pkg-config", "--cflags", "--libs", "moteip-apps"], env=env).stdout.split()
+    if define == "-DMOTEIP_PROFILE_FULL=1":      # the other profile, not a second one
+        flags = [f for f in flags if f != "-DMOTEIP_PROFILE_TINY=1"]
+    else:
+        flags = [f for f in flags if not f.startswith(define.split("=")[0])]
+    exe = tmp_path / "consumer"
+    run(["cc", "-std=c11", "-w", define, str(CONSUMER / "main.c"), "-o", str(exe), *flags])
+    p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "consumer: mip_stack_init refused this build: " in p.stderr, p.stderr
+    named = {"-DMIP_CONF_LOWPAN=1": "MIP_CONF_LOWPAN: library 0, program 1",
+             "-DMIP_PBUF_COUNT=3": "sizeof(struct mip_stack): library ",
+             "-DMOTEIP_PROFILE_FULL=1": "MOTEIP_PROFILE_FULL: library 0, program 1"}[define]
+    assert named in p.stderr, p.stderr
