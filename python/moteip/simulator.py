@@ -42,6 +42,8 @@ from .jsontypes import JsonObj
 
 #: The repository root when this package is used from a checkout.
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+#: The simulator a wheel carries (`pip install ./python` builds it: scikit-build-core).
+PACKAGED_SIM = pathlib.Path(__file__).resolve().parent / "bin" / "moteip-sim"
 
 _CMAKE_ARGS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DMOTEIP_PROFILE=full",
                "-DMOTEIP_SANITIZE=OFF", "-DMOTEIP_FUZZ=OFF", "-DMOTEIP_TESTS=ON"]
@@ -94,6 +96,9 @@ def find_simulator(build: bool = True, log: Callable[[str], None] | None = None)
         raise RunError(f"{sim} is missing: build it with "
                        f"`cmake -S {REPO_ROOT} -B {bdir} -G Ninja && cmake --build {bdir} "
                        f"--target moteip-sim`, or set MOTEIP_SIM")
+    packaged = PACKAGED_SIM
+    if packaged.is_file() and os.access(packaged, os.X_OK):
+        return packaged
     found = shutil.which("moteip-sim")
     if found:
         return pathlib.Path(found)
