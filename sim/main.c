@@ -128,8 +128,10 @@ static bool opt_seed(const struct sim_option *opt, const char *v, struct sim_arg
     a->seed = strtoull(v, &end, 10);
     /* t1 fix: strtoull skips leading blanks and accepts a sign, so " -5"
      * used to become 2^64 - 5: insist on a leading digit. */
-    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0) {
-        snprintf(err, cap, "--seed: expected a non-negative integer, got '%s'", v);
+    /* the scenario's seed key has the same range (K_INT "seed", sim/scenario.c) */
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || a->seed > (uint64_t)INT64_MAX) {
+        snprintf(err, cap, "--seed: expected an integer in [0, %lld], got '%s'",
+                 (long long)INT64_MAX, v);
         return false;
     }
     a->seed_given = true;

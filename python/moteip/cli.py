@@ -34,7 +34,7 @@ from .errors import MoteipError, UsageError
 from .plan import check, expand, warning_line
 from .plot import default_name, plot
 from .report import run_table, sweep_table
-from .scenario import canonical_key, load, parse_value, parse_vary
+from .scenario import SEED_MAX, canonical_key, load, parse_value, parse_vary
 from .simulator import find_simulator
 from .sweep import Interrupted, load_summary, sweep
 
@@ -225,7 +225,7 @@ def parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run one scenario and print a summary")
     r.add_argument("scenario", metavar="SCENARIO", help="a .toml (or .json) scenario file")
-    r.add_argument("--seed", type=_nonneg, help="run seed (default: the scenario's)")
+    r.add_argument("--seed", type=_seed, help="run seed (default: the scenario's)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="set a scenario key, e.g. medium.ber=1e-4 (repeatable)")
     r.add_argument("--pcap", metavar="FILE", help="write every frame to a pcap file")
@@ -265,7 +265,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="set a scenario key for every point, e.g. medium.ber=1e-4 (repeatable)")
     s.add_argument("--runs", type=_positive, help="seeds per point (default [sweep].runs, else 10)")
-    s.add_argument("--seed", type=_nonneg, help="first seed (default: the scenario's, else 1)")
+    s.add_argument("--seed", type=_seed, help="first seed (default: the scenario's, else 1)")
     s.add_argument("--out", metavar="DIR", help="sweep directory (default out/STEM)")
     s.add_argument("--jobs", type=_positive, help="parallel runs (default: CPUs)")
     s.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster: tcp://host:8786, or "
@@ -353,6 +353,14 @@ def _speed(text: str) -> float:
 
 def _positive(text: str) -> int:
     return _int(text, 1, "an integer >= 1")
+
+
+def _seed(text: str) -> int:
+    """--seed: the range of the scenario's `seed` key, which the simulator checks."""
+    v = _int(text, 0, f"an integer in [0, {SEED_MAX}]")
+    if v > SEED_MAX:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, {SEED_MAX}], got {text!r}")
+    return v
 
 
 def _nonneg(text: str) -> int:

@@ -224,8 +224,11 @@ def sweep(scenario: str | os.PathLike[str] | JsonObj | scenario_mod.Scenario,
     if not isinstance(nruns, int) or nruns < 1:
         raise UsageError(f"runs: expected an integer >= 1, got {nruns!r}")
     first = seed if seed is not None else sc.base_seed
-    if not isinstance(first, int) or first < 0:
-        raise UsageError(f"seed: expected a non-negative integer, got {first!r}")
+    if not isinstance(first, int) or not 0 <= first <= scenario_mod.SEED_MAX:
+        raise UsageError(f"seed: expected an integer in [0, {scenario_mod.SEED_MAX}], got {first!r}")
+    if first + nruns - 1 > scenario_mod.SEED_MAX:     # the runs' seeds are first, first + 1, ...
+        raise UsageError(f"seed {first} with {nruns} runs: the last run's seed {first + nruns - 1} "
+                         f"is above the largest seed, {scenario_mod.SEED_MAX}")
     jobs = jobs or os.cpu_count() or 2
     if dask is not None and dask != "local" and not dask.startswith(_DASK_SCHEMES):
         raise UsageError(f"--dask {dask!r}: expected a scheduler address such as "

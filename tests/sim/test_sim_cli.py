@@ -440,11 +440,14 @@ def test_unknown_option_is_a_usage_error(scenario_file):
     assert_usage_error(p.returncode, p.stdout, p.stderr, "unknown option '--bogus'", "usage:")
 
 
-@pytest.mark.parametrize("value", ["-3", "abc", "", "12x", " -5", "+5", "18446744073709551616"])
+@pytest.mark.parametrize("value", ["-3", "abc", "", "12x", " -5", "+5", "18446744073709551616",
+                                   "9223372036854775808", "18446744073709551615"])
 def test_bad_seed_is_a_usage_error(scenario_file, value):
+    """--seed takes the range of the scenario's seed key, [0, 2^63 - 1]: a seed the
+    scenario file could not hold is not accepted on the command line either."""
     p = run_cli(str(scenario_file), "--seed", value)
     assert_usage_error(p.returncode, p.stdout, p.stderr,
-                       f"--seed: expected a non-negative integer, got '{value}'")
+                       f"--seed: expected an integer in [0, 9223372036854775807], got '{value}'")
 
 
 def test_two_scenario_files_is_a_usage_error(scenario_file, tmp_path):
