@@ -252,3 +252,19 @@ def test_crafted_trace_cannot_run_script(browser, run10, tmp_path):
     legend = browser.execute_script("return document.querySelector('#legend').textContent")
     assert "radio " + evil_state in legend
     assert console_errors(browser) == []
+
+
+def test_a_large_capture_does_not_claim_tshark_is_missing(browser, run10, tmp_path):
+    """A static page of a capture larger than details_max carries no decoded headers
+    because of its size: with tshark installed it said "tshark was not installed"."""
+    assert shutil.which("tshark"), "tshark is installed by scripts/setup.sh"
+    files = viewer.locate(run10)
+    page = viewer.write(viewer.build(files, details_max=0), tmp_path / "big.html")
+    browser.get(page.as_uri())
+    text = browser.execute_script(
+        "const v = window.moteipView; const i = v.data.tx.frame.findIndex(n => n > 0);"
+        "v.selectTx(i); return document.querySelector('#details pre.decoded').textContent;")
+    assert "tshark was not installed" not in text, text
+    assert "the capture has more than 0 frames" in text, text
+    notes = browser.execute_script("return document.querySelector('#notes').textContent")
+    assert "tshark is not installed" not in notes

@@ -311,7 +311,7 @@ def build(files: RunFiles, details_max: int = DETAILS_MAX) -> JsonObj:
         linktype, recs = pcap_records(files.pcap)
         frame_no = match_frames(tx, linktype, recs)
         summ = summaries(files.pcap)
-        if not summ:
+        if _tshark() is None:
             notes.append("tshark is not installed: frames are shown without their decoded headers "
                          "(scripts/setup.sh installs it).")
         elif len(recs) <= details_max:
@@ -342,6 +342,10 @@ def build(files: RunFiles, details_max: int = DETAILS_MAX) -> JsonObj:
         "kinds": kinds,
         "linktype": linktype,
         "details": {str(k): v for k, v in det.items()},
+        # why a static page has no decoded headers: tshark missing, or a capture
+        # larger than details_max (decoding every frame would make the page huge)
+        "tshark": _tshark() is not None,
+        "details_max": details_max,
         "details_complete": bool(det) and len(det) >= sum(1 for n in frame_no if n),
         **tr,
     }

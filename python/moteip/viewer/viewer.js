@@ -281,9 +281,9 @@
         .then(j => { if (state.selectedTx === i) pre.text(j.text); })
         .catch(() => { if (state.selectedTx === i) pre.text("(tshark could not decode this frame)"); });
     } else {
-      pre.text(Object.keys(data.details).length ?
-        "(not decoded in this file: `moteip view` without --out decodes every frame)" :
-        "(no decoded headers: tshark was not installed when this page was made)");
+      pre.text(!data.tshark ? "(no decoded headers: tshark was not installed when this page was made)" :
+        `(not decoded in this file: the capture has more than ${data.details_max} frames; ` +
+        "`moteip view` without --out decodes any frame when it is clicked)");
     }
   }
 
