@@ -372,6 +372,10 @@ static int open_outputs(struct sim_main *m)
         fprintf(stderr, "moteip-sim: --trace %s: %s\n", m->a.trace_path, strerror(errno));
         rc = 1;
     }
+    /* In real time a reader follows the trace as it grows (moteip run --view):
+     * a line reaches the file when it happens, not when a 4 KB buffer fills. */
+    if (m->sim.trace != NULL && m->a.realtime)
+        (void)setvbuf(m->sim.trace, NULL, _IOLBF, 0);
     sim_trace_network(&m->sim);
     if (rc == 0 && m->a.out != NULL && (m->of = fopen(m->a.out, "w")) == NULL) {
         fprintf(stderr, "moteip-sim: --out %s: %s\n", m->a.out, strerror(errno));

@@ -2,7 +2,7 @@
 
     moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F [--pcap-node N]
                         [--pcap-view radio|ip]] [--trace F] [--out F] [--strict]
-                        [--realtime [--speed X]]
+                        [--realtime [--speed X] [--view [--port N] [--no-browser]]]
     moteip check SCENARIO [--vary KEY=V1,V2,...]... [--strict]
     moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--set KEY=VALUE]... [--runs N] [--seed N]
                           [--out DIR] [--jobs N] [--dask ADDR|local] [--metric M]...
@@ -97,14 +97,39 @@ def cmd_run(a: argparse.Namespace) -> int:
     _writable(a.trace, "--trace")
     if a.speed is not None and not a.realtime:
         raise UsageError("--speed needs --realtime")
+    if a.view and not a.realtime:
+        raise UsageError("--view needs --realtime (a run that is not paced is over before a page "
+                         "could follow it: `moteip view` shows it afterwards)")
     the_plan = expand(sc, fixed=params)
-    result = run_plan(the_plan, seed=a.seed, pcap=a.pcap, trace=a.trace,
-                      sim=find_simulator(build=True, log=_log), strict=a.strict,
-                      pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
-                      realtime=(a.speed or 1.0) if a.realtime else None)
+    seed = a.seed if a.seed is not None else sc.base_seed
+    out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / f"run-seed{seed}.json"
+    live = None
+    trace = a.trace
+    if a.view:          # the page follows the trace as the run writes it
+        from . import viewer
+
+        trace = trace or str(out.with_suffix(".jsonl"))
+        _writable(trace, "--trace")
+        pathlib.Path(trace).unlink(missing_ok=True)
+        live = viewer.LiveServer(f"{sc.name} seed {seed} (live)", pathlib.Path(trace), port=a.port)
+        print(f"moteip view: {live.url} (live)", flush=True)
+        if not a.no_browser:
+            import webbrowser
+
+            webbrowser.open(live.url)
+    try:
+        result = run_plan(the_plan, seed=a.seed, pcap=a.pcap, trace=trace,
+                          sim=find_simulator(build=True, log=_log), strict=a.strict,
+                          pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
+                          realtime=(a.speed or 1.0) if a.realtime else None)
+    except BaseException:
+        if live is not None:
+            live.close()
+        raise
     # the seed the run used: --seed, else the scenario's (also when set with --set seed=N)
-    out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
-        f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
+    if not a.out:
+        out = pathlib.Path("out") / sc.stem / \
+            f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     # what was run, beside the result: `moteip view` runs it again for a trace
@@ -112,7 +137,16 @@ def cmd_run(a: argparse.Namespace) -> int:
     print(f"{sc.name}: seed {result.get('seed')}")
     print(run_table(result))
     print(f"\nresult: {out}" + (f"\npcap: {a.pcap}" if a.pcap else "")
-          + (f"\ntrace: {a.trace}" if a.trace else ""))
+          + (f"\ntrace: {trace}" if trace else ""), flush=True)
+    if live is not None:
+        live.finish(result, pathlib.Path(a.pcap) if a.pcap else None)
+        print(f"moteip view: {live.url} shows the finished run (Ctrl-C stops)", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            live.close()
     return 0
 
 
@@ -242,6 +276,11 @@ def parser() -> argparse.ArgumentParser:
                         "to its host device (Ctrl-C ends the run with its result)")
     r.add_argument("--speed", type=_speed, metavar="X",
                    help="with --realtime: simulated seconds per wall second (default 1)")
+    r.add_argument("--view", action="store_true",
+                   help="with --realtime: a page on 127.0.0.1 follows the run live (radio states, "
+                        "packets, energy), then shows the finished run until Ctrl-C")
+    r.add_argument("--port", type=_nonneg, default=0, help="--view's port (default: a free one)")
+    r.add_argument("--no-browser", action="store_true", help="--view: print the URL, open nothing")
     r.set_defaults(fn=cmd_run)
 
     c = sub.add_parser("check", help="validate a scenario (and every point of its sweep)")
