@@ -26,6 +26,7 @@
 #include "border.h"
 #include "capture.h"
 #include "realtime.h"
+#include "zep_mirror.h"
 #include <math.h>
 #include <errno.h>
 #include <stddef.h>
@@ -34,7 +35,7 @@
 #include <time.h>
 
 struct sim_args {
-    const char *scen, *out, *pcap_path, *trace_path;
+    const char *scen, *out, *pcap_path, *trace_path, *zep_mirror;
     bool perf, seed_given, check_only, strict, realtime, help;
     double speed;                       /* --speed; 0: not given */
     unsigned long long seed;
@@ -170,6 +171,9 @@ static const struct sim_option options[] = {
       "what node N's own interface sees, not the whole medium" },
     { "--trace", "FILE", opt_path, F(trace_path), false,
       "JSON lines: the network, then its events" },
+    { "--zep-mirror", "ADDR:PORT", opt_path, F(zep_mirror), false,
+      "every frame on the air also as a ZEP datagram to ADDR:PORT\n"
+      "(live capture: tshark -i lo -f 'udp port PORT')" },
     { "--seed", "N", opt_seed, F(seed), false, "overrides the scenario's seed" },
     { "--perf", NULL, opt_flag, F(perf), false,
       "events/s, simulated s per wall s, bytes per node (stderr)" },
@@ -303,6 +307,7 @@ struct sim_main {
     struct sim sim;
     struct sim_realtime rt;
     struct sim_capture capture;
+    struct sim_zep_mirror zep_mirror;
     FILE *of;                           /* the result: stdout or --out */
     char err[512];
 };
@@ -371,6 +376,14 @@ static int open_outputs(struct sim_main *m)
         (m->sim.trace = fopen(m->a.trace_path, "w")) == NULL) {
         fprintf(stderr, "moteip-sim: --trace %s: %s\n", m->a.trace_path, strerror(errno));
         rc = 1;
+    }
+    if (rc == 0 && m->a.zep_mirror != NULL) {
+        if (!sim_zep_mirror_open(&m->zep_mirror, m->a.zep_mirror, m->err, sizeof(m->err))) {
+            fprintf(stderr, "moteip-sim: %s\n", m->err);
+            rc = 2;
+        } else {
+            m->sim.zep_mirror = &m->zep_mirror;
+        }
     }
     /* In real time a reader follows the trace as it grows (moteip run --view):
      * a line reaches the file when it happens, not when a 4 KB buffer fills. */
@@ -447,6 +460,8 @@ static int close_outputs(struct sim_main *m, int rc)
     }
     if (m->sim.rt != NULL)
         sim_realtime_close(m->sim.rt);
+    if (m->sim.zep_mirror != NULL)
+        sim_zep_mirror_close(m->sim.zep_mirror);
     return rc;
 }
 

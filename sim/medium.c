@@ -30,6 +30,7 @@
  */
 #include "sim.h"
 #include "capture.h"
+#include "zep_mirror.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
         nd->c.tcp_ack_frames_tx++;
     }
     sim_capture_tx(sim, nd->id, t->frame, t->len);
+    sim_zep_mirror_tx(sim, nd->id, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,
               (unsigned long long)t->end_us);
     for (i = 0; i < nd->n_nbr; i++)

@@ -327,6 +327,7 @@ struct sim_capture;
 struct sim_border;
 struct sim_service;
 struct sim_realtime;
+struct sim_zep_mirror;
 
 struct sim {
     struct sim_scenario *sc;
@@ -343,6 +344,7 @@ struct sim {
     size_t   flows_done;
     uint64_t events;
     struct sim_capture *capture; /* when --pcap (capture.h) */
+    struct sim_zep_mirror *zep_mirror; /* when --zep-mirror (zep_mirror.h) */
     unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
     struct sim_border *border;  /* the border router's host side (border.c), or NULL */

@@ -27,9 +27,8 @@ mip_utime_t zep_now_us(void)
     return (mip_utime_t)((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u);
 }
 
-/* "addr:port" or "[v6addr]:port" into *ss; 0 or -1 with err. */
-static int parse_endpoint(const char *text, size_t n, struct sockaddr_storage *ss,
-                          socklen_t *sl, char *err, size_t errlen)
+int zep_parse_endpoint(const char *text, size_t n, struct sockaddr_storage *ss,
+                       socklen_t *sl, char *err, size_t errlen)
 {
     char buf[128], *host, *port;
     struct addrinfo hints, *res = NULL;
@@ -94,7 +93,7 @@ int zep_radio_open(struct zep_radio *r, const char *spec, uint8_t channel, uint1
         snprintf(err, errlen, "expected LOCAL,REMOTE[,REMOTE...], got '%s'", spec);
         return -1;
     }
-    if (parse_endpoint(p, (size_t)(comma - p), &local, &local_len, err, errlen) != 0)
+    if (zep_parse_endpoint(p, (size_t)(comma - p), &local, &local_len, err, errlen) != 0)
         return -1;
     for (p = comma + 1; *p != '\0'; p = comma + 1) {
         comma = strchr(p, ',');
@@ -104,7 +103,7 @@ int zep_radio_open(struct zep_radio *r, const char *spec, uint8_t channel, uint1
             snprintf(err, errlen, "more than %d remotes", ZEP_REMOTES_MAX);
             return -1;
         }
-        if (parse_endpoint(p, (size_t)(comma - p), &r->remote[r->n_remote],
+        if (zep_parse_endpoint(p, (size_t)(comma - p), &r->remote[r->n_remote],
                            &r->remote_len[r->n_remote], err, errlen) != 0)
             return -1;
         if (r->remote[r->n_remote].ss_family != local.ss_family) {

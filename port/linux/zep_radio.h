@@ -81,6 +81,11 @@ extern const struct mip_radio_driver zep_radio_driver;
 /* The host's microsecond clock (CLOCK_MONOTONIC, wrapping at 2^32 µs). */
 mip_utime_t zep_now_us(void);
 
+/* Parses text[0..n), "address:port" or "[IPv6-address]:port" (numeric), into
+ * *ss and *sl. 0, or -1 with a one-line message in err. */
+int zep_parse_endpoint(const char *text, size_t n, struct sockaddr_storage *ss, socklen_t *sl,
+                       char *err, size_t errlen);
+
 /* Opens the radio: `spec` is "LOCAL,REMOTE[,REMOTE...]" with each an
  * address:port (IPv6 as [addr]:port), all of one family. 0, or -1 with a
  * message in err (one line, naming what is wrong). */

@@ -74,7 +74,8 @@ PUBLIC = {
 
 # (from folder, to folder): why DESIGN.md allows it.
 JOINS = {
-    ("sim", "port/linux"): "the border router opens its host TUN/TAP with the Linux port's driver",
+    ("sim", "port/linux"): "the border router opens its host TUN/TAP with the Linux port's driver; "
+                           "--zep-mirror parses its address with the ZEP radio's",
     ("port/avr", "port/common"): "a board builds the shared SLIP node on board_api.h",
     ("port/microbit", "port/common"): "a board builds the shared SLIP node on board_api.h",
     ("port/mps2", "port/common"): "the Cortex-M reset handler and the tick clock",
