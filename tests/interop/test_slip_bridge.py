@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 import struct
 import termios
@@ -350,3 +351,15 @@ def test_once_exits_when_the_peer_goes(ns, tmp_path, make_bridge):
     assert wait_for(lambda: not br.running(), 5), "--once: still running after the peer left"
     assert br.proc.returncode == 0
     assert TUN not in ns.ip(["link", "show"]).stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_every_stop_signal_ends_the_bridge_and_frees_its_tun(ns, tmp_path, make_bridge, sig):
+    """SIGINT and SIGHUP (a closed terminal) end the bridge as SIGTERM does: exit 0,
+    the counters written, and the TUN gone from the namespace."""
+    port = free_port(ns)
+    br = make_bridge(f"tcp-listen:127.0.0.1:{port}")
+    assert ns.ip(["link", "show"]).stdout.count(": msl") == 1
+    st = br.stop(sig=sig)
+    assert "frames_to_tun" in st
+    assert ": msl" not in ns.ip(["link", "show"]).stdout
