@@ -13,19 +13,11 @@ import subprocess
 import pytest
 
 from simrun import run_sim
+from test_sim_pcap import crc16_kermit as fcs
 
 CHAIN = {"name": "zep-mirror", "seed": 3, "duration_s": 5,
          "topology": {"type": "chain", "nodes": 4, "spacing_m": 40},
          "flows": [{"type": "ping", "src": 0, "dst": "last", "count": 3, "payload_bytes": 300}]}
-
-
-def fcs(b: bytes) -> int:
-    crc = 0
-    for x in b:
-        crc ^= x
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
-    return crc
 
 
 def collect(sock: socket.socket) -> list[bytes]:

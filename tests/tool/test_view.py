@@ -23,6 +23,7 @@ import time
 import pytest
 
 from moteip import viewer
+from test_realtime import PING3
 
 CHAIN10 = """\
 name = "view10"
@@ -353,21 +354,8 @@ def test_radio_over_time_and_the_packet_list(browser, run10, repo_root, tmp_path
     assert console_errors(browser) == []
 
 
-LIVE = """\
-name = "live3"
-duration_s = 4
-stop_when_done = false
-[topology]
-type = "chain"
-nodes = 3
-spacing_m = 40
-[[flows]]
-type = "ping"
-src = 0
-dst = "last"
-count = 30
-interval_s = 0.1
-"""
+#: the three-node ping of test_realtime.py, four simulated seconds long
+LIVE = PING3.format(duration=4)
 
 
 def test_a_realtime_run_is_viewed_live(browser, moteip_argv_module, repo_root, tmp_path):
@@ -394,7 +382,8 @@ def test_a_realtime_run_is_viewed_live(browser, moteip_argv_module, repo_root, t
         assert len(set(growing)) >= 2 and growing == sorted(growing), seen   # it grew while we watched
         assert seen[-1] == "live: finished", seen[-5:]
         assert browser.execute_script("return window.moteipView.data.result.sim_time_s") == 4
-        assert count(browser, "#packets tbody tr") > 50
+        n_tx = browser.execute_script("return window.moteipView.data.tx.t.length")
+        assert n_tx >= 16 and count(browser, "#packets tbody tr") == n_tx   # 4 pings, 2 hops
         assert browser.execute_script("return window.moteipView.data.live") is False
         keep_screenshot(browser, repo_root, tmp_path, "view-live.png")
         assert console_errors(browser) == []
