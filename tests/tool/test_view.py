@@ -354,8 +354,10 @@ def test_radio_over_time_and_the_packet_list(browser, run10, repo_root, tmp_path
     assert console_errors(browser) == []
 
 
-#: the three-node ping of test_realtime.py, four simulated seconds long
-LIVE = PING3.format(duration=4)
+#: test_realtime.py's three-node ping, with pings through the whole run (30, 0.1 s
+#: apart), so that the page sees the trace grow whenever it connects
+LIVE = PING3.format(duration=4).replace("count = 4\ninterval_s = 0.2", "count = 30\ninterval_s = 0.1")
+assert "count = 30" in LIVE
 
 
 def test_a_realtime_run_is_viewed_live(browser, moteip_argv_module, repo_root, tmp_path):
