@@ -160,9 +160,12 @@
  *           the queue (with the pending bit set when more wait). A child
  *           that has not polled for child_timeout_us is forgotten, and so
  *           is a frame held that long (both reported MIP_MAC_TX_NOACK). A
- *           full table evicts the oldest frame of a child that is not being
- *           served; a frame sent back to the table after a failed attempt
- *           more than max_retries times is dropped.
+ *           full table evicts the oldest frame of the child most over its
+ *           share (MIP_RDC_INDIRECT / children), else of the new frame's
+ *           own child, never of a child being served; a frame sent back to
+ *           the table after a failed attempt more than max_retries times is
+ *           dropped. A data request from a new node never evicts a settled
+ *           child (added by the owner, or heard polling twice).
  *
  * Adaptive interval (TCPlp Appendix C), for every duty-cycled kind when
  * adapt_max_us is not 0: the interval starts at the kind's own (T, or
@@ -413,6 +416,7 @@ struct mip_rdc_child {
     uint8_t  out;               /* a held frame of it went to the queue ... */
     uint8_t  out_seq;           /* ... with this DSN ... */
     uint8_t  out_returns;       /* ... sent back this often before */
+    uint8_t  settled;           /* added by the owner, or polled twice */
 };
 
 struct mip_rdc_held {

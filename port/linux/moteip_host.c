@@ -1169,10 +1169,12 @@ static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
     fprintf(f, "\"bytes\": %llu},\n", (unsigned long long)t->chargen.bytes);
     stats_tcp_server(f, "http", &t->http.srv);
     fprintf(f, "\"requests\": %lu, \"status_2xx\": %lu, \"status_4xx\": %lu, "
-            "\"status_5xx\": %lu, \"body_bytes\": %llu}\n",
+            "\"status_5xx\": %lu, \"body_bytes\": %llu, \"timeouts\": %lu, "
+            "\"evicted\": %lu}\n",
             (unsigned long)t->http.requests, (unsigned long)t->http.status_2xx,
             (unsigned long)t->http.status_4xx, (unsigned long)t->http.status_5xx,
-            (unsigned long long)t->http.body_bytes);
+            (unsigned long long)t->http.body_bytes, (unsigned long)t->http.timeouts,
+            (unsigned long)t->http.evicted);
     fprintf(f, "  },\n");
 }
 

@@ -23,7 +23,8 @@
  * Frames from the serial side go to the TUN, one IP datagram per write;
  * datagrams from the TUN are SLIP-encoded to the serial side (END first and
  * last). Bad input is dropped and counted, never fatal: a frame over --mtu,
- * a bad escape, a frame that is not IPv4 or IPv6, a frame cut short when
+ * a bad escape, a frame that is not IPv4 or IPv6, one shorter than its IP
+ * header (IPv4: 20 bytes and its IHL; IPv6: 40), a frame cut short when
  * the peer went away; datagrams that arrive from the TUN while no peer is
  * there, or while the serial side is not taking bytes (8 frames queued).
  * A peer that vanishes (EOF, reset, hangup) is waited for: connecting
@@ -371,6 +372,7 @@ static void parse_serial(const char *spec, struct serial_spec *s)
     X(drop_too_big)         /* a SLIP frame over the MTU */                   \
     X(drop_bad_escape)      /* ESC followed by other than ESC_END/ESC_ESC */  \
     X(drop_not_ip)          /* a frame that is not IPv4 or IPv6 */            \
+    X(drop_ip_runt)         /* a frame shorter than its IP header */          \
     X(drop_cut_short)       /* a frame unfinished when its peer went away */  \
     X(drop_tun_write)       /* the TUN refused a frame */                     \
     X(drop_tun_too_big)     /* a TUN datagram over the MTU */                 \
@@ -630,6 +632,18 @@ static void serial_accept(struct bridge *b)
     peer_attach(b, fd);
 }
 
+/* The IP header of frame f (len >= 1 bytes, version 4 or 6) fits in it:
+ * IPv4 20 bytes and IHL words of at least 5, IPv6 40. The kernel would drop
+ * a runt too, but only after the bridge counted it as written. */
+static bool ip_header_fits(const uint8_t *f, size_t len)
+{
+    size_t ihl = (size_t)(f[0] & 0x0Fu) * 4u;
+
+    if (f[0] >> 4 == 4)
+        return len >= 20u && ihl >= 20u && ihl <= len;
+    return len >= 40u;
+}
+
 /* Bytes from the serial side: decode, and write each IP frame to the TUN. */
 static void serial_input(struct bridge *b)
 {
@@ -658,6 +672,8 @@ static void serial_input(struct bridge *b)
             uint8_t v = b->dec.buf[0] >> 4;
             if (v != 4 && v != 6)
                 b->st.drop_not_ip++;
+            else if (!ip_header_fits(b->dec.buf, b->dec.len))
+                b->st.drop_ip_runt++;
             else if (write(b->tun, b->dec.buf, b->dec.len) != (ssize_t)b->dec.len)
                 b->st.drop_tun_write++;
             else
