@@ -749,6 +749,12 @@ static const struct key rdc_keys[] = {
     RDC_INT("copy_gap_us", RK_CM, copy_gap_us, 1, 0, 65535),
     RDC_INT("listen_max_us", RK_CM, listen_max_us, 1, 1, 65535),
     RDC_INT("burst_wait_us", RK_CM | RK_XM | RK_LPP, burst_wait_us, 1, 1, 65535),
+    RDC_INT("burst_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_max_us, 1000, 1,
+            MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("burst_budget_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_budget_us, 1000, 0,
+            MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("burst_window_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_window_us, 1000, 1,
+            MIP_RDC_TIME_MAX / 1000),
     RDC_INT("phase_strobe_us", RK_CM, phase_strobe_us, 1, 1, 65535),
     RDC_INT("phase_guard_us", RK_CM, phase_guard_us, 1, 0, 65535),
     RDC_INT("phase_max_misses", RK_CM, phase_max_misses, 1, 1, 255),
@@ -833,6 +839,8 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
                           "(1/check_rate_hz, a leaf's poll_ms); the parent has none" },
         { "type", "an RDC the MAC protocol can carry: a leaf needs mac.type \"csma_ca\" "
                   "(it reads the pending bit of its data requests' ACKs)" },
+        { "burst_max_ms", "1.." },
+        { "burst_budget_ms", "at most burst_window_ms" },
     };
     struct mip_mac_config probe;
     enum mip_rdc_check bad;

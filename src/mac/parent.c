@@ -297,6 +297,8 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
         return false;
     if (!mip_rdc_to_us(m, h) || h->src.mode == MIP_802154_ADDR_NONE)
         return true;            /* another node's child */
+    if (!mip_mac_rx_trusted(m, h))
+        return true;            /* no child is learned, or served, from it */
     mip_rdc_count(m, MIP_MAC_STAT_rdc_polls);
     i = child_get(m, &h->src);
     ch = &pa(m)->child[i];

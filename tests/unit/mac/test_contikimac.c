@@ -2,7 +2,7 @@
  * sleep, unicast repeated until its ACK, broadcast for a whole interval,
  * phase lock and its table, bursts, repeats dropped. The MAC protocol under
  * it is NullMAC (no backoff, no retries), so every time below is the RDC's. */
-#include "mac_fixture.h"
+#include "rdc_frames.h"
 #include "../../../src/mac/mac_proto.h"   /* engine states */
 
 #if MIP_RDC_HAS_CONTIKIMAC
@@ -461,6 +461,39 @@ static void test_repeats_are_acked_but_passed_up_once(void)
     CHECK(!n.radio_on);
 }
 
+/* Denial of sleep (issue 24, docs/MAC.md): a pending bit holds the radio
+ * only from a new frame to our own address, for at most burst_max_us per
+ * burst and burst_budget_us per burst_window_us per neighbour. Before the
+ * fix each of these attacks, a frame every 20 ms, kept the receiver on for
+ * the whole 2 s. */
+static void test_pending_bits_are_earned_and_bounded(void)
+{
+    static const struct {
+        uint16_t dst;
+        bool dup;
+        uint32_t most_us;               /* radio-on time allowed over 2 s */
+    } cases[] = {
+        { ME, false, SPARSE_2S + 40000u },   /* two windows' budget + checks */
+        { ME, true, 31250u + 40000u },          /* one burst_wait: replays add nothing */
+        { 0xFFFFu, false, 40000u },             /* broadcast: no burst at all */
+    };
+    struct node n;
+    mip_utime_t s0;
+    uint64_t on;
+    unsigned i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cm_config(&n);
+        s0 = cm_start(&n);
+        n.now = s0 + T + 100u;          /* the first frame during a check */
+        node_run(&n, n.now);
+        on = pending_attack(&n, PEER, cases[i].dst, cases[i].dup, 20000u, 2000000u);
+        CHECK(on <= cases[i].most_us);
+        if (getenv("SHOW") || on > cases[i].most_us)
+            fprintf(stderr, "case %u: on %llu us\n", i, (unsigned long long)on);
+    }
+    CHECK(node_stat(&n, MIP_MAC_STAT_rdc_burst_refused) > 0u);
+}
+
 static void test_rejects_parameters_that_break_the_timing(void)
 {
     static const struct {
@@ -515,6 +548,7 @@ int main(void)
     RUN(test_burst_sets_pending_and_sends_the_next_at_once);
     RUN(test_burst_keeps_the_receiver_awake);
     RUN(test_repeats_are_acked_but_passed_up_once);
+    RUN(test_pending_bits_are_earned_and_bounded);
     RUN(test_rejects_parameters_that_break_the_timing);
     return TESTING_DONE();
 }
