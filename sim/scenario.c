@@ -754,7 +754,7 @@ static const struct key rdc_keys[] = {
     RDC_INT("burst_budget_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_budget_us, 1000, 0,
             MIP_RDC_TIME_MAX / 1000),
     RDC_INT("burst_window_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_window_us, 1000, 1,
-            MIP_RDC_TIME_MAX / 1000),
+            MIP_RDC_BURST_WINDOW_MAX / 1000),
     RDC_INT("phase_strobe_us", RK_CM, phase_strobe_us, 1, 1, 65535),
     RDC_INT("phase_guard_us", RK_CM, phase_guard_us, 1, 0, 65535),
     RDC_INT("phase_max_misses", RK_CM, phase_max_misses, 1, 1, 255),

@@ -276,7 +276,7 @@ struct mip_rdc_config {
      * second so: the parent announces frames it then holds back). */
     uint32_t burst_max_us;      /* 252000; 1 .. MIP_RDC_TIME_MAX */
     uint32_t burst_budget_us;   /* 187500; 0 .. burst_window_us */
-    uint32_t burst_window_us;   /* 1000000; 1 .. MIP_RDC_TIME_MAX */
+    uint32_t burst_window_us;   /* 1000000; 1 .. MIP_RDC_BURST_WINDOW_MAX */
     bool     phase_lock;        /* learn and use neighbours' phases (true);
                                  * X-MAC's encounter optimisation too */
     uint16_t phase_strobe_us;   /* longest train to a phase-locked or awake
@@ -328,6 +328,11 @@ struct mip_rdc_config {
 /* Longest time any of the above may span (deadlines are compared modulo
  * 2^32 µs, so each must lie within 2^31 µs). */
 #define MIP_RDC_TIME_MAX 1800000000u
+/* Longest burst_window_us: a neighbour's entry is aged at wake-ups, at
+ * most MIP_RDC_TIME_MAX apart, once its window is over, so its stamps are
+ * at most this + MIP_RDC_TIME_MAX old (35 min) when compared: within half
+ * the µs clock's wrap (35.8 min). */
+#define MIP_RDC_BURST_WINDOW_MAX 300000000u
 
 /* One remembered neighbour. `offset` is the instant, µs after the start of
  * our own wake-up interval, at which a first copy reaches it (ContikiMAC),
@@ -535,7 +540,7 @@ enum mip_rdc_check {
                                      * pending bit of its data requests' ACKs) */
     MIP_RDC_BAD_BURST_MAX,          /* 1 .. MIP_RDC_TIME_MAX */
     MIP_RDC_BAD_BURST_BUDGET        /* at most burst_window_us, a window of
-                                     * 1 .. MIP_RDC_TIME_MAX */
+                                     * 1 .. MIP_RDC_BURST_WINDOW_MAX */
 };
 
 /* The defaults of every RDC's parameters, with `kind` chosen (a kind this

@@ -166,7 +166,7 @@ enum mip_rdc_check mip_rdc_check_burst(const struct mip_rdc_config *p)
     if (p->burst_max_us == 0u || p->burst_max_us > MIP_RDC_TIME_MAX)
         return MIP_RDC_BAD_BURST_MAX;
     if (p->burst_budget_us > p->burst_window_us || p->burst_window_us == 0u ||
-        p->burst_window_us > MIP_RDC_TIME_MAX)
+        p->burst_window_us > MIP_RDC_BURST_WINDOW_MAX)
         return MIP_RDC_BAD_BURST_BUDGET;
     return MIP_RDC_OK;
 }
