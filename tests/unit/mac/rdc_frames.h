@@ -97,4 +97,39 @@ static inline uint64_t pending_attack(struct node *n, uint16_t src, uint16_t dst
     return on_time(n) - on0;
 }
 
+/* Denial of sleep (issue 24, docs/MAC.md), for an RDC that listens at
+ * offset `listen_at` after the wake-up its start function returns: three
+ * attacks of a pending bit every 20 ms for 2 s, the first frame while it
+ * listens: new frames (at most two budget windows' worth), replays of one
+ * frame (one burst_wait_us) and broadcasts (nothing); `wake_us` is its own
+ * radio-on time over 2 s. Before bounded bursts each held the radio 2 s. */
+static inline void check_pending_bounds(void (*config)(struct node *),
+                                        mip_utime_t (*start)(struct node *),
+                                        uint32_t listen_at, uint32_t wake_us)
+{
+    const struct {
+        uint16_t dst;
+        bool dup;
+        uint32_t most_us;
+    } cases[] = {
+        { ME, false, SPARSE_2S + wake_us },
+        { ME, true, 31250u + wake_us },
+        { 0xFFFFu, false, wake_us },
+    };
+    struct node n;
+    uint64_t on;
+    unsigned i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        config(&n);
+        n.now = start(&n) + listen_at;
+        node_run(&n, n.now);
+        CHECK(n.radio_on);
+        on = pending_attack(&n, PEER, cases[i].dst, cases[i].dup, 20000u, 2000000u);
+        CHECK(on <= cases[i].most_us);
+        if (on > cases[i].most_us)
+            fprintf(stderr, "case %u: on %llu us\n", i, (unsigned long long)on);
+    }
+    CHECK(node_stat(&n, MIP_MAC_STAT_rdc_burst_refused) > 0u);
+}
+
 #endif
