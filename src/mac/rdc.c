@@ -260,6 +260,7 @@ static uint32_t extend(struct mip_mac *m, struct mip_rdc_earned *e, uint32_t wai
     return mip_utime_before(m->now, e->until) ? e->until - m->now : 0u;
 }
 
+#if MIP_RDC_HAS_XMAC
 uint32_t mip_rdc_budget_take(struct mip_mac *m, struct mip_rdc_earned *tab,
                              const struct mip_802154_addr *src, uint32_t wait_us)
 {
@@ -276,6 +277,9 @@ uint32_t mip_rdc_budget_take(struct mip_mac *m, struct mip_rdc_earned *tab,
     return extend(m, e, wait_us);
 }
 
+#endif
+
+#if MIP_RDC_HAS_LEAF
 void mip_rdc_burst_renew(struct mip_mac *m, struct mip_rdc_earned *tab,
                          const struct mip_802154_addr *src)
 {
@@ -285,6 +289,7 @@ void mip_rdc_burst_renew(struct mip_mac *m, struct mip_rdc_earned *tab,
             mip_utime_before(m->now, tab[i].until))
             tab[i].start = m->now;
 }
+#endif
 
 uint32_t mip_rdc_burst_grant(struct mip_mac *m, struct mip_rdc_earned *tab,
                              const struct mip_802154_hdr *h, enum mip_rdc_rx what,
