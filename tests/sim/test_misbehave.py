@@ -32,6 +32,7 @@ def scenario(rdc: dict, attack: dict, duration_s: float = 5, nodes: int = 2,
     ({"pending_every_ms": 20}, "pending", "rx_frames"),
     ({"pending_every_ms": 20, "pending_to": "broadcast"}, "pending", "rx_frames"),
     ({"strobe_every_ms": 20}, "strobes", "rx_frames"),          # NullRDC: a data frame
+    ({"probe_every_ms": 20}, "probes", "rx_frames"),            # NullRDC: a broadcast
     ({"poll_every_ms": 20}, "polls", "rx_not_for_us"),          # a MAC command
 ])
 def test_each_attack_sends_at_its_rate(tmp_path, attack, sent, victim_counter):
@@ -53,6 +54,21 @@ def test_replay_sends_overheard_frames_again(tmp_path):
     assert 40 <= mb["replays"] <= 81
     mac = r["node_stats"][VICTIM]["mac"]
     assert mac["rx_frames"] == 1 and mac["rx_duplicates"] >= 0.95 * mb["replays"]
+
+
+def test_polls_from_invented_addresses_reach_a_parent(tmp_path):
+    """Data requests from a new invented address each time: the parent takes
+    each for a child (issue 24's "forged data requests evict real idle
+    children"; with link-layer security it learns children only from
+    trusted ones)."""
+    sc = scenario({"type": "parent"}, {"poll_every_ms": 50},
+                  node_rdc=[{"ids": [ATTACKER], "rdc": {"type": "nullrdc"}}])
+    r = run_ok(sc, tmp_path)
+    polls = r["misbehave"][0]["polls"]
+    mac = r["node_stats"][VICTIM]["mac"]
+    assert 5000 / 50 <= polls <= 5000 / 25 + 1
+    assert mac["rdc_polls"] >= 0.95 * polls
+    assert mac["rdc_child_evicted"] >= 0.95 * polls - 8       # MIP_RDC_CHILDREN (full): 8
 
 
 def test_no_replay_before_a_frame_was_heard(tmp_path):
