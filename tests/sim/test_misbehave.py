@@ -97,14 +97,19 @@ ATTACKS = {
 #: wait, about 0.33 s, in each 1-s window (include/moteip/rdc.h, docs/MAC.md).
 UNSECURED_EXTRA = (187.5 / 12.64 * 20 + 31.25) / 1000
 
-#: Link-layer security on every node but the attacker. The key belongs to the llsec
-#: branch (issue 24 part 2); until the simulator takes it these cases skip.
-SECURITY = {"security": {"level": 5, "key": "000102030405060708090a0b0c0d0e0f",
-                         "keyless": [ATTACKER]}}
+#: Link-layer security on every node, the attacker with another key: the llsec
+#: branch's "security" key (issue 24 part 2, its tests/sim/test_llsec.py); until the
+#: simulator takes it these cases skip. A secured strobe needs X-MAC's wake-up
+#: raised to 6,500 us (llsec's test_a_level_whose_strobes_do_not_fit...).
+SECURITY = {"security": {"level": 5, "key": "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECF",
+                         "nodes": [{"ids": [ATTACKER], "key": "00112233445566778899AABBCCDDEEFF"}]}}
+SECURED_XMAC_ON_US = 6500
 
 
 def dos_scenario(rdc: str, attack: dict | None, secure: bool, duration_s: float = 20) -> dict:
     own, nodes = RDCS[rdc]
+    if secure and rdc == "xmac":
+        own = {**own, "on_us": SECURED_XMAC_ON_US}
     flows = [{"type": "udp", "src": 2, "dst": VICTIM, "interval_s": 2.0, "payload_bytes": 300,
               "start_s": 1}]
     sc = scenario(own, attack or {"pending_every_ms": 20, "start_s": 1e6}, duration_s=duration_s,
