@@ -288,6 +288,8 @@ static void deliver_pending(struct sim *sim, struct sim_node *r, const struct si
     r->rx_pending = SIM_RX_NONE;
     if (what == SIM_RX_FRAME) {
         sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
+        if (sim->misbehave != NULL)
+            sim_misbehave_heard(sim, r->id, t->frame, (size_t)t->len - MIP_802154_FCS_LEN);
         mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
                          (mip_utime_t)sim->now_us);
         sim_node_schedule(sim, r);

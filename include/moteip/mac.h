@@ -120,7 +120,11 @@ enum mip_mac_tx_status {
     X(rdc_ind_evicted) /* parent: held frames dropped (table full, retries) */ \
     X(rdc_ind_expired) /* parent: held frames dropped (too old, child gone) */ \
     X(rdc_child_evicted)/* parent: children forgotten (table full, silent) */ \
-    X(rdc_child_refused)/* parent: data requests of new nodes, every child settled */
+    X(rdc_child_refused)/* parent: data requests of new nodes, every child settled */ \
+    X(rdc_bursts_rx)   /* bursts received: awake for a neighbour's next frame */ \
+    X(rdc_burst_refused)/* pending bits that kept us awake no longer: a burst \
+                          at burst_max_us, a neighbour out of budget, no room \
+                          in the table of burst senders */
 
 enum mip_mac_stat {
 #define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,
@@ -319,6 +323,13 @@ void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now);
  * (one added here, or heard polling twice; rdc.h). */
 mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *child,
                              mip_utime_t now);
+
+/* May the received frame h (just parsed, for this MAC) change state that
+ * outlives it: a pending-bit burst, a strobe's wait, a parent's child, a
+ * route? Link-layer security answers it (was the frame authenticated at
+ * the netif's required level); without security every frame is trusted.
+ * Duplicates are the caller's business (MIP_RDC_RX_DUP). */
+bool mip_mac_rx_trusted(const struct mip_mac *m, const struct mip_802154_hdr *h);
 
 uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which);
 const char *mip_mac_stat_name(enum mip_mac_stat which);  /* NULL out of range */

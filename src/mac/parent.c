@@ -348,6 +348,8 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
         return false;
     if (!mip_rdc_to_us(m, h) || h->src.mode == MIP_802154_ADDR_NONE)
         return true;            /* another node's child */
+    if (!mip_mac_rx_trusted(m, h))
+        return true;            /* no child is learned, or served, from it */
     mip_rdc_count(m, MIP_MAC_STAT_rdc_polls);
     /* The one place a child is learned from the air: link-layer security's
      * mip_mac_rx_trusted() gates it here once it exists (an unauthenticated

@@ -97,6 +97,39 @@ static void test_pending_bit_keeps_the_leaf_listening(void)
     }
 }
 
+/* Denial of sleep (issue 24, docs/MAC.md): once the leaf listens after a
+ * pending ACK, only its parent's new frames to its own address hold it
+ * longer, for at most burst_max_us per burst and burst_budget_us per
+ * burst_window_us. Before the fix each of these, a frame every 20 ms, kept
+ * the leaf's radio on for the whole 2 s. */
+static void test_leaf_listens_on_only_for_its_parents_new_frames(void)
+{
+    static const struct {
+        uint16_t src, dst;
+        bool dup;
+        uint32_t most_us;               /* radio-on time allowed over 2 s */
+    } cases[] = {
+        { PEER, ME, false, SPARSE_2S + WAIT + 2000u },    /* two windows' budget */
+        { PEER, ME, true, 2u * WAIT + 2000u },       /* the ACK's wait and one more */
+        { OTHER, ME, false, WAIT + 2000u },          /* not the parent: nothing */
+        { PEER, 0xFFFFu, false, WAIT + 2000u },      /* broadcast: nothing */
+    };
+    struct node n;
+    uint64_t on;
+    unsigned i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        leaf_config(&n, 100000u * MS);
+        node_start(&n);
+        ack_tx(&n, 0, true, 100000u * MS);      /* the first poll: "more" */
+        n.on_us = 0;
+        n.on_since = n.now;
+        on = pending_attack(&n, cases[i].src, cases[i].dst, cases[i].dup, 20000u, 2000000u);
+        CHECK(on <= cases[i].most_us);
+        if (on > cases[i].most_us)
+            fprintf(stderr, "case %u: on %llu us\n", i, (unsigned long long)on);
+    }
+}
+
 static void test_expecting_a_reply_polls_fast(void)
 {
     struct node n;
@@ -587,6 +620,7 @@ int main(void)
 {
     RUN(test_leaf_polls_its_parent_and_sleeps);
     RUN(test_pending_bit_keeps_the_leaf_listening);
+    RUN(test_leaf_listens_on_only_for_its_parents_new_frames);
     RUN(test_expecting_a_reply_polls_fast);
     RUN(test_adaptive_poll_interval_doubles_and_resets);
     RUN(test_leaf_sends_no_data_request_while_it_listens);
