@@ -66,6 +66,7 @@ PUBLIC = {
     "micro.h": "micro",
     "relay.h": "relay",
     "rng.h": "base",
+    "cipher.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
     "config.h": None, "timer.h": None, "byte_ring.h": None,
