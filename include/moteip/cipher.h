@@ -13,7 +13,7 @@
  *
  * Contract of a table:
  *   set_key  loads a 128-bit key into ctx (copied; the caller's buffer
- *            may go). MIP_OK, or an error of the engine.
+ *            may go). False when the engine refuses it.
  *   encrypt  block := AES-128_K(block) with the key last loaded into ctx.
  *            Never fails once a key is loaded.
  * ctx belongs to the caller (no heap, no globals): for the software
@@ -25,14 +25,13 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
-#include "moteip/status.h"
 
 #define MIP_AES_BLOCK   16u
 #define MIP_AES_KEY_LEN 16u
 #define MIP_CCM_NONCE_LEN 13u   /* 802.15.4: source(8) | counter(4) | level(1) */
 
 struct mip_cipher_ops {
-    mip_status (*set_key)(void *ctx, const uint8_t key[MIP_AES_KEY_LEN]);
+    bool (*set_key)(void *ctx, const uint8_t key[MIP_AES_KEY_LEN]);
     void (*encrypt)(void *ctx, uint8_t block[MIP_AES_BLOCK]);
 };
 
@@ -60,15 +59,16 @@ const struct mip_cipher_ops *mip_aes128_soft(void);
  * (without it, m is authenticated as is: the caller passes it in `a`,
  * as 802.15.4 does for MIC-only levels, and mlen 0).
  * open: the reverse; decrypts m in place when `encrypt`, recomputes the
- * MIC and compares it with `mic` in constant time: MIP_ERR_CHECKSUM when
- * it differs (m then holds garbage the caller must drop).
- * mic_len is 0, 4, 8 or 16 (INVALID otherwise); alen + mlen < 2^16
- * (INVALID otherwise). */
-mip_status mip_ccm_star_seal(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
-                             const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
-                             bool encrypt, uint8_t *mic, size_t mic_len);
-mip_status mip_ccm_star_open(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
-                             const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
-                             bool encrypt, const uint8_t *mic, size_t mic_len);
+ * MIC and compares it with `mic` in constant time.
+ * Both return false for bad arguments: mic_len other than 0, 4, 8 or 16,
+ * alen + mlen of 0xFF00 or more, a NULL buffer with a length; open also
+ * when the MIC differs (m then holds garbage the caller must drop). (The
+ * ground floor knows no mip_status: the MAC maps false to its own.) */
+bool mip_ccm_star_seal(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
+                       const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
+                       bool encrypt, uint8_t *mic, size_t mic_len);
+bool mip_ccm_star_open(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
+                       const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
+                       bool encrypt, const uint8_t *mic, size_t mic_len);
 
 #endif

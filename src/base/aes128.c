@@ -95,13 +95,13 @@ static void aes_encrypt(void *ctx, uint8_t block[MIP_AES_BLOCK])
     }
 }
 
-static mip_status aes_set_key(void *ctx, const uint8_t key[MIP_AES_KEY_LEN])
+static bool aes_set_key(void *ctx, const uint8_t key[MIP_AES_KEY_LEN])
 {
     struct mip_aes128 *a = ctx;
     if (a == NULL || key == NULL)
-        return MIP_ERR_INVALID;
+        return false;
     memcpy(a->key, key, MIP_AES_KEY_LEN);
-    return MIP_OK;
+    return true;
 }
 
 static const struct mip_cipher_ops aes_soft_ops = { aes_set_key, aes_encrypt };

@@ -108,13 +108,13 @@ static bool args_ok(const struct mip_cipher *c, const uint8_t *nonce, const uint
            (mic != NULL || mic_len == 0u) && alen + mlen < 0xFF00u;
 }
 
-mip_status mip_ccm_star_seal(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
-                             const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
-                             bool encrypt, uint8_t *mic, size_t mic_len)
+bool mip_ccm_star_seal(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
+                       const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
+                       bool encrypt, uint8_t *mic, size_t mic_len)
 {
     uint8_t x[16];
     if (!args_ok(c, nonce, a, alen, m, mlen, mic, mic_len))
-        return MIP_ERR_INVALID;
+        return false;
     if (mic_len != 0u) {
         cbc_mac(c, nonce, a, alen, m, mlen, mic_len, x);
         memcpy(mic, x, mic_len);
@@ -122,25 +122,25 @@ mip_status mip_ccm_star_seal(const struct mip_cipher *c, const uint8_t nonce[MIP
     }
     if (encrypt)
         ctr_crypt(c, nonce, m, mlen);
-    return MIP_OK;
+    return true;
 }
 
-mip_status mip_ccm_star_open(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
-                             const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
-                             bool encrypt, const uint8_t *mic, size_t mic_len)
+bool mip_ccm_star_open(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],
+                       const uint8_t *a, size_t alen, uint8_t *m, size_t mlen,
+                       bool encrypt, const uint8_t *mic, size_t mic_len)
 {
     uint8_t x[16];
     uint8_t diff = 0;
     size_t k;
     if (!args_ok(c, nonce, a, alen, m, mlen, mic, mic_len))
-        return MIP_ERR_INVALID;
+        return false;
     if (encrypt)
         ctr_crypt(c, nonce, m, mlen);
     if (mic_len == 0u)
-        return MIP_OK;
+        return true;
     cbc_mac(c, nonce, a, alen, m, mlen, mic_len, x);
     mic_crypt(c, nonce, x, mic_len);
     for (k = 0; k < mic_len; k++)       /* constant time: no early exit */
         diff |= (uint8_t)(x[k] ^ mic[k]);
-    return diff == 0u ? MIP_OK : MIP_ERR_CHECKSUM;
+    return diff == 0u;
 }
