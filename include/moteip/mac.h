@@ -373,6 +373,12 @@ size_t mip_mac_sec_overhead(const struct mip_mac_config *cfg);
 bool mip_mac_rx_trusted(const struct mip_mac *m, const struct mip_802154_hdr *h);
 /* The next outgoing frame counter (0 without security). */
 uint32_t mip_mac_sec_counter(const struct mip_mac *m);
+/* A frame this MAC secured (as it went on air), back in plaintext, into
+ * out (cap bytes): for observers of the node's own radio (the simulator's
+ * frame classifier, a capture of what the node saw). A frame without the
+ * security bit is copied as it is. Its length, 0 when it does not fit. */
+size_t mip_mac_sec_plain(const struct mip_mac *m, const uint8_t *frame, size_t len,
+                         uint8_t *out, size_t cap);
 
 /* Queues a frame (no FCS, 3..MIP_MAC_FRAME_MAX bytes, an MHR that parses,
  * neither an ACK nor a MAC command frame: those are the MAC's own). The MAC writes its macDSN into byte 2 (the sequence

@@ -136,7 +136,7 @@ size_t mip_llsec_secure(struct mip_mac *m, uint8_t *f, size_t len, size_t cap)
 }
 
 /* One of our own frames back to plaintext (the MIC is not needed). */
-static size_t strip(struct mip_mac *m, uint8_t *f, size_t len)
+static size_t strip(const struct mip_mac *m, uint8_t *f, size_t len)
 {
     struct mip_802154_hdr h;
     struct mip_802154_sec a;
@@ -305,6 +305,17 @@ enum mip_llsec_rx mip_llsec_rx(struct mip_mac *m, const uint8_t *f, size_t len,
     return repeat ? MIP_LLSEC_RX_REPEAT : MIP_LLSEC_RX_NEW;
 }
 
+size_t mip_mac_sec_plain(const struct mip_mac *m, const uint8_t *frame, size_t len,
+                         uint8_t *out, size_t cap)
+{
+    if (m == NULL || frame == NULL || out == NULL || len > cap)
+        return 0;
+    memcpy(out, frame, len);
+    if (!mip_llsec_on(m) || len == 0u || (out[0] & FCF0_SECURITY) == 0u)
+        return len;
+    return strip(m, out, len);
+}
+
 size_t mip_mac_sec_overhead(const struct mip_mac_config *cfg)
 {
     struct mip_802154_sec a;
@@ -346,6 +357,16 @@ uint32_t mip_mac_sec_counter(const struct mip_mac *m)
 {
     (void)m;
     return 0;
+}
+
+size_t mip_mac_sec_plain(const struct mip_mac *m, const uint8_t *frame, size_t len,
+                         uint8_t *out, size_t cap)
+{
+    (void)m;
+    if (frame == NULL || out == NULL || len > cap)
+        return 0;
+    memcpy(out, frame, len);
+    return len;
 }
 
 #endif
