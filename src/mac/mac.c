@@ -78,6 +78,7 @@ static const struct mip_rdc_ops *(*const mac_rdcs[])(void) = {
 static const char mac_stat_names[MAC_STATS_NAMED][20] = {
 #define MIP_MAC_STAT_NAME(n) #n,
     MIP_MAC_STATS_BASE(MIP_MAC_STAT_NAME)
+    MIP_MAC_STATS_SEC(MIP_MAC_STAT_NAME)
 #if MIP_RDC_DUTY_CYCLING
     MIP_MAC_STATS_RDC(MIP_MAC_STAT_NAME)
 #endif
