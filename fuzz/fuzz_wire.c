@@ -723,7 +723,10 @@ static void fz_ieee802154(const uint8_t *d, size_t n)
             CHECK(memcmp(buf, d + hl, al) == 0);
             c = dup_exact(buf, out);
             CHECK(mip_ieee802154_sec_parse(c, out, &t, &al2) == MIP_OK && al2 == al);
-            CHECK(memcmp(&s, &t, sizeof s) == 0);
+            /* field by field: the struct has padding */
+            CHECK(s.level == t.level && s.key_id_mode == t.key_id_mode &&
+                  s.frame_counter == t.frame_counter && s.key_index == t.key_index &&
+                  memcmp(s.key_source, t.key_source, sizeof s.key_source) == 0);
             free(c);
             CHECK(mip_ieee802154_sec_emit(&s, buf, al - 1, &out) == MIP_ERR_NOSPACE);
         }

@@ -68,7 +68,9 @@ static void test_round_trip_every_level_and_key_mode(void)
             if (mip_ieee802154_sec_emit(&s, buf, sizeof buf, &n) != MIP_OK ||
                 n != want_len[mode] || n != mip_ieee802154_sec_len(&s) ||
                 sec_parse_exact(buf, n, &g, &m) != MIP_OK || m != n ||
-                memcmp(&g, &s, sizeof s) != 0)
+                g.level != s.level || g.key_id_mode != s.key_id_mode ||
+                g.frame_counter != s.frame_counter || g.key_index != s.key_index ||
+                memcmp(g.key_source, s.key_source, sizeof s.key_source) != 0)
                 bad++;
             /* the counter travels little-endian */
             if (buf[1] != (uint8_t)s.frame_counter || buf[4] != (uint8_t)(s.frame_counter >> 24))
