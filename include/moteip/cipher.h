@@ -17,7 +17,8 @@
  *   encrypt  block := AES-128_K(block) with the key last loaded into ctx.
  *            Never fails once a key is loaded.
  * ctx belongs to the caller (no heap, no globals): for the software
- * table a struct mip_aes128.
+ * table a struct mip_aes128. Compiled with MIP_CONF_LLSEC (config.h), its
+ * only user.
  */
 #ifndef MOTEIP_CIPHER_H
 #define MOTEIP_CIPHER_H
@@ -25,6 +26,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include "moteip/config.h"
 
 #define MIP_AES_BLOCK   16u
 #define MIP_AES_KEY_LEN 16u

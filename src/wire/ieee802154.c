@@ -1,6 +1,7 @@
 /* IEEE 802.15.4-2006 MHR codec and FCS (see wire/ieee802154.h). */
 #include <string.h>
 
+#include "moteip/config.h"
 #include "moteip/wire/ieee802154.h"
 
 /* Frame control field bits (802.15.4-2006 s.7.2.1.1), little-endian. */
@@ -191,6 +192,9 @@ void mip_ieee802154_emit_ack(uint8_t seq, bool frame_pending, uint8_t out[MIP_80
 
 /* --- auxiliary security header ------------------------------------------ */
 
+/* Only link-layer security reads or writes it (MIP_CONF_LLSEC). */
+#if MIP_CONF_LLSEC
+
 /* Security control (802.15.4-2015 Figure 9-6). */
 #define SEC_LEVEL_MASK   0x07u
 #define SEC_KEY_SHIFT    3
@@ -265,3 +269,4 @@ void mip_ieee802154_nonce(const uint8_t src_ext[8], uint32_t frame_counter, uint
     out[11] = (uint8_t)frame_counter;
     out[12] = level;
 }
+#endif

@@ -110,6 +110,7 @@ uint16_t mip_ieee802154_fcs(const uint8_t *frame, size_t len);
 void mip_ieee802154_emit_ack(uint8_t seq, bool frame_pending, uint8_t out[MIP_802154_ACK_LEN]);
 
 /* --- auxiliary security header (802.15.4-2015 s.9.4) ------------------- */
+/* (compiled where link-layer security is: MIP_CONF_LLSEC, config.h) */
 
 #define MIP_802154_SEC_LEN_MAX 14u  /* control 1 + counter 4 + key id 1..9 */
 #define MIP_802154_MIC_LEN_MAX 16u

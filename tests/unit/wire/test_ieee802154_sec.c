@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "moteip/config.h"
 #include "moteip/wire/ieee802154.h"
 #include "exact.h"
 #include "testing.h"
@@ -139,6 +140,10 @@ static void test_nonce_layout(void)
 
 int main(void)
 {
+#if !MIP_CONF_LLSEC
+    printf("built without MIP_CONF_LLSEC\n");
+    return 77;
+#endif
     RUN(test_parse_annex_c_secured_frame);
     RUN(test_round_trip_every_level_and_key_mode);
     RUN(test_mic_lengths);
