@@ -62,8 +62,9 @@ const struct mip_cipher_ops *mip_aes128_soft(void);
  * as 802.15.4 does for MIC-only levels, and mlen 0).
  * open: the reverse; decrypts m in place when `encrypt`, recomputes the
  * MIC and compares it with `mic` in constant time.
- * Both return false for bad arguments: mic_len other than 0, 4, 8 or 16,
- * alen + mlen of 0xFF00 or more, a NULL buffer with a length; open also
+ * Pointers are valid for their lengths (a, m and mic may be NULL only with
+ * length 0). Both return false for mic_len other than 0, 4, 8 or 16, or
+ * alen + mlen of 0xFF00 or more; open also
  * when the MIC differs (m then holds garbage the caller must drop). (The
  * ground floor knows no mip_status: the MAC maps false to its own.) */
 bool mip_ccm_star_seal(const struct mip_cipher *c, const uint8_t nonce[MIP_CCM_NONCE_LEN],

@@ -169,8 +169,9 @@ struct mip_mac_sec_config {
      * and CCM* still handle it). */
     uint8_t  level;
     uint8_t  key_id_mode;       /* 0 implicit, 1 key index (what we send), 2, 3 */
-    uint8_t  key_index;         /* modes 1-3: 1..255 (0 is reserved) */
-    uint8_t  key_source[8];     /* modes 2 (first 4 bytes) and 3 */
+    uint8_t  key_index;         /* modes 1-3: 1..255 (0 is reserved); mode 0: 0 */
+    uint8_t  key_source[8];     /* modes 2 (first 4 bytes) and 3; the bytes a
+                                 * mode leaves out are 0 */
     uint8_t  key[MIP_AES_KEY_LEN];
     /* The first outgoing frame counter: the bound the port stored last
      * through `persist` (0 on a first boot). */
@@ -343,7 +344,8 @@ void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t p
 
 /* INVALID for a bad kind, min_be > max_be, max_be > 8, csma min > max,
  * security at level 4 or above 7, a key id mode above 3, a key index 0 in
- * modes 1-3, reserve 0, a cipher that refuses the key,
+ * modes 1-3 (or not 0 in mode 0), key source bytes beyond the mode's not 0,
+ * reserve 0, a cipher that refuses the key,
  * retry_delay_max_us > MIP_MAC_RETRY_DELAY_MAX, a driver without transmit
  * (or without cca for the CSMA kinds, or without cca, on and off for a
  * duty-cycling RDC), RDC parameters its kind rejects (rdc.h); UNSUPPORTED

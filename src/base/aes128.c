@@ -36,64 +36,40 @@ static uint8_t xtime(uint8_t b)
     return (uint8_t)((b << 1) ^ ((b >> 7) * 0x1bu));
 }
 
-/* The next round key from the current one, in place (FIPS-197 s.5.2):
- * w[i] = w[i-4] ^ SubWord(RotWord(w[i-1])) ^ Rcon for the first word. */
-static void next_round_key(uint8_t k[16], uint8_t rcon)
-{
-    unsigned i;
-    k[0] ^= (uint8_t)(sbox[k[13]] ^ rcon);
-    k[1] ^= sbox[k[14]];
-    k[2] ^= sbox[k[15]];
-    k[3] ^= sbox[k[12]];
-    for (i = 4; i < 16u; i++)
-        k[i] ^= k[i - 4u];
-}
-
-/* SubBytes and ShiftRows together: byte (r, c) moves to (r, c - r). */
-static void sub_shift(uint8_t s[16])
-{
-    uint8_t t[16];
-    unsigned r, c;
-    for (c = 0; c < 4u; c++)
-        for (r = 0; r < 4u; r++)
-            t[4u * c + r] = sbox[s[4u * ((c + r) & 3u) + r]];
-    memcpy(s, t, 16);
-}
-
-static void mix_columns(uint8_t s[16])
-{
-    unsigned c;
-    for (c = 0; c < 16u; c += 4u) {
-        uint8_t a0 = s[c], a1 = s[c + 1u], a2 = s[c + 2u], a3 = s[c + 3u];
-        uint8_t all = (uint8_t)(a0 ^ a1 ^ a2 ^ a3);
-        s[c] ^= (uint8_t)(all ^ xtime((uint8_t)(a0 ^ a1)));
-        s[c + 1u] ^= (uint8_t)(all ^ xtime((uint8_t)(a1 ^ a2)));
-        s[c + 2u] ^= (uint8_t)(all ^ xtime((uint8_t)(a2 ^ a3)));
-        s[c + 3u] ^= (uint8_t)(all ^ xtime((uint8_t)(a3 ^ a0)));
-    }
-}
-
-static void add_key(uint8_t s[16], const uint8_t k[16])
-{
-    unsigned i;
-    for (i = 0; i < 16u; i++)
-        s[i] ^= k[i];
-}
-
-static void aes_encrypt(void *ctx, uint8_t block[MIP_AES_BLOCK])
+/* One block, in place. The state is FIPS-197's: byte 4c + r is row r of
+ * column c. Round r (0..9) adds round key r, makes round key r + 1 from
+ * it (s.5.2: w[i] = w[i-4] ^ SubWord(RotWord(w[i-1])) ^ Rcon for a
+ * column's first word), then SubBytes with ShiftRows (row r moves r
+ * columns left: t[i] = s[(i + 4r) mod 16]) and, but in the last round,
+ * MixColumns; the key of round 10 ends it. */
+static void aes_encrypt(void *ctx, uint8_t s[MIP_AES_BLOCK])
 {
     const struct mip_aes128 *a = ctx;
-    uint8_t k[16], rcon = 1;
-    unsigned round;
+    uint8_t k[16], t[16], rcon = 1, all;
+    unsigned r, i;
     memcpy(k, a->key, 16);
-    add_key(block, k);
-    for (round = 1; round <= 10u; round++) {
-        sub_shift(block);
-        if (round != 10u)
-            mix_columns(block);
-        next_round_key(k, rcon);
+    for (r = 0;; r++) {
+        for (i = 0; i < 16u; i++)
+            s[i] ^= k[i];
+        if (r == 10u)
+            return;
+        k[0] ^= (uint8_t)(sbox[k[13]] ^ rcon);
+        k[1] ^= sbox[k[14]];
+        k[2] ^= sbox[k[15]];
+        k[3] ^= sbox[k[12]];
+        for (i = 4; i < 16u; i++)
+            k[i] ^= k[i - 4u];
         rcon = xtime(rcon);
-        add_key(block, k);
+        for (i = 0; i < 16u; i++)
+            t[i] = sbox[s[(i + 4u * (i & 3u)) & 15u]];
+        for (i = 0; i < 16u; i++) {
+            /* s[i] = 2 t[i] + 3 t[i+1] + t[i+2] + t[i+3] within the column
+             * = t[i] ^ all ^ 2 (t[i] ^ t[i+1]) */
+            unsigned c = i & ~3u;
+            all = (uint8_t)(t[c] ^ t[c + 1u] ^ t[c + 2u] ^ t[c + 3u]);
+            s[i] = r == 9u ? t[i]
+                           : (uint8_t)(t[i] ^ all ^ xtime((uint8_t)(t[i] ^ t[c + ((i + 1u) & 3u)])));
+        }
     }
 }
 

@@ -649,7 +649,7 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
      * no security (802.15.4-2006 Imm-Ack): matched as before, and never
      * trusted (mip_mac_rx_trusted). */
     if (mip_llsec_on(m) && h.type != MIP_802154_ACK) {
-        enum mip_llsec_rx r = mip_llsec_rx(m, frame, len, &h, &hl, plain, &plen);
+        enum mip_llsec_rx r = mip_llsec_rx(m, frame, len, &h, plain, &plen);
         if (r == MIP_LLSEC_RX_DROP) {
             rdc(m)->rx(m, NULL, MIP_RDC_RX_OTHER);
             return;

@@ -129,13 +129,12 @@ size_t mip_llsec_secure(struct mip_mac *m, uint8_t *f, size_t len, size_t cap);
 bool mip_llsec_head_ready(struct mip_mac *m);
 /* q back to plaintext if we secured it. */
 void mip_llsec_plain(struct mip_mac *m, struct mip_mac_qframe *q);
-/* A received frame whose MHR (h, *hl; parse_mhr) is known: checks policy,
- * key, MIC and counter, and on success writes the plaintext frame (MHR
- * with the security bit clear + payload) to plain (MIP_MAC_FRAME_MAX
- * bytes), re-parses h and *hl from it and sets h->sec_level. */
+/* A received frame whose MHR (h; parse_mhr) is known: checks policy,
+ * key, MIC and counter, and on success writes the plaintext frame (the
+ * same MHR with the security bit clear, then the payload) to plain
+ * (MIP_MAC_FRAME_MAX bytes), clears h->security and sets h->sec_level. */
 enum mip_llsec_rx mip_llsec_rx(struct mip_mac *m, const uint8_t *f, size_t len,
-                               struct mip_802154_hdr *h, size_t *hl, uint8_t *plain,
-                               size_t *plain_len);
+                               struct mip_802154_hdr *h, uint8_t *plain, size_t *plain_len);
 #endif
 
 #endif

@@ -224,13 +224,13 @@ mip_status mip_ieee802154_sec_parse(const uint8_t *p, size_t len, struct mip_802
     n = mip_ieee802154_sec_len(out);
     if (len < n)
         return MIP_ERR_TRUNCATED;
-    out->frame_counter = (uint32_t)p[1] | ((uint32_t)p[2] << 8) | ((uint32_t)p[3] << 16) |
-                         ((uint32_t)p[4] << 24);
+    out->frame_counter = 0;
+    for (src = 4; src > 0u; src--)          /* little-endian */
+        out->frame_counter = out->frame_counter << 8 | p[src];
     memset(out->key_source, 0, sizeof(out->key_source));
     out->key_index = 0;
     if (out->key_id_mode != MIP_802154_KEY_IMPLICIT) {
-        src = n - 6u;           /* 0, 4 or 8 bytes of key source */
-        memcpy(out->key_source, p + 5, src);
+        memcpy(out->key_source, p + 5, n - 6u);   /* 0, 4 or 8 bytes of key source */
         out->key_index = p[n - 1u];
     }
     *aux_len = n;
@@ -240,17 +240,15 @@ mip_status mip_ieee802154_sec_parse(const uint8_t *p, size_t len, struct mip_802
 mip_status mip_ieee802154_sec_emit(const struct mip_802154_sec *s, uint8_t *buf, size_t cap,
                                    size_t *out_len)
 {
-    size_t n;
+    size_t n, i;
     if (s->level > 7u || s->key_id_mode > 3u)
         return MIP_ERR_INVALID;
     n = mip_ieee802154_sec_len(s);
     if (cap < n)
         return MIP_ERR_NOSPACE;
     buf[0] = (uint8_t)(s->level | (s->key_id_mode << SEC_KEY_SHIFT));
-    buf[1] = (uint8_t)s->frame_counter;
-    buf[2] = (uint8_t)(s->frame_counter >> 8);
-    buf[3] = (uint8_t)(s->frame_counter >> 16);
-    buf[4] = (uint8_t)(s->frame_counter >> 24);
+    for (i = 0; i < 4u; i++)
+        buf[1u + i] = (uint8_t)(s->frame_counter >> (8u * i));
     if (s->key_id_mode != MIP_802154_KEY_IMPLICIT) {
         memcpy(buf + 5, s->key_source, n - 6u);
         buf[n - 1u] = s->key_index;
@@ -262,11 +260,10 @@ mip_status mip_ieee802154_sec_emit(const struct mip_802154_sec *s, uint8_t *buf,
 void mip_ieee802154_nonce(const uint8_t src_ext[8], uint32_t frame_counter, uint8_t level,
                           uint8_t out[13])
 {
+    unsigned i;
     memcpy(out, src_ext, 8);
-    out[8] = (uint8_t)(frame_counter >> 24);
-    out[9] = (uint8_t)(frame_counter >> 16);
-    out[10] = (uint8_t)(frame_counter >> 8);
-    out[11] = (uint8_t)frame_counter;
+    for (i = 0; i < 4u; i++)                /* big-endian */
+        out[8u + i] = (uint8_t)(frame_counter >> (24u - 8u * i));
     out[12] = level;
 }
 #endif

@@ -192,9 +192,9 @@ static void test_ccm_star_refuses_bad_arguments(void)
     uint8_t buf[8] = {0}, mic[16], n[13] = {0};
     keyed(&c, &a, annex_c_key);
     CHECK_EQ(mip_ccm_star_seal(&c, n, buf, 4, buf + 4, 4, true, mic, 6), false);
-    CHECK_EQ(mip_ccm_star_seal(&c, n, NULL, 4, buf + 4, 4, true, mic, 4), false);
-    CHECK_EQ(mip_ccm_star_open(&c, NULL, buf, 4, buf + 4, 4, true, mic, 4), false);
-    CHECK_EQ(mip_ccm_star_seal(NULL, n, buf, 4, buf + 4, 4, true, mic, 4), false);
+    CHECK_EQ(mip_ccm_star_seal(&c, n, buf, 4, buf + 4, 4, true, mic, 2), false);
+    CHECK_EQ(mip_ccm_star_open(&c, n, buf, 4, buf + 4, 4, true, mic, 12), false);
+    CHECK_EQ(mip_ccm_star_seal(&c, n, buf, 4, buf + 4, 4, true, mic, 32), false);
     CHECK_EQ(mip_ccm_star_seal(&c, n, buf, 0xFF00u, buf, 0, false, mic, 4), false);
 }
 
