@@ -227,8 +227,9 @@
  * of Cortex-M0+ code with the software AES, 2,528 B with a radio's AES
  * engine (bench/footprint --profile tiny-llsec against tiny; docs/MAC.md)
  * and, per struct mip_mac, the key and config (~60 B), its state (~36 B)
- * and MIP_LLSEC_NEIGHBORS x 12 B of replay table. Default: full on, tiny off (the tiny MAC tests link a library
- * with it on, so it is tested at tiny sizes too). */
+ * and MIP_LLSEC_NEIGHBORS x 12 B of replay table. Default: full on, tiny
+ * off (the tiny MAC tests link a library with it on, so it is tested at
+ * tiny sizes too). */
 #ifndef MIP_CONF_LLSEC
 #define MIP_CONF_LLSEC MIP_PROFILE_DEFAULT(0, 1)
 #endif
