@@ -7,7 +7,7 @@
  * counter's reservation survives a reboot; the replay table's floor.
  * Two MACs over fake radios: what one transmits is handed to the other.
  */
-#include "mac_fixture.h"
+#include "llsec_fixture.h"
 
 #if !MIP_CONF_LLSEC
 int main(void)
@@ -16,21 +16,6 @@ int main(void)
     return 77;
 }
 #else
-
-static const uint8_t key[16] = {0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7,
-                                0xC8, 0xC9, 0xCA, 0xCB, 0xCC, 0xCD, 0xCE, 0xCF};
-
-/* Extended addresses of the fixture's short ones: 02 00 .. 00 hi lo. */
-static bool ext_of(void *ctx, uint16_t pan, uint16_t s, uint8_t ext[8])
-{
-    (void)ctx;
-    (void)pan;
-    memset(ext, 0, 8);
-    ext[0] = 0x02;
-    ext[6] = (uint8_t)(s >> 8);
-    ext[7] = (uint8_t)s;
-    return true;
-}
 
 /* persist hook: remembers the bounds it was asked to store */
 struct store {
@@ -51,17 +36,7 @@ static bool persist(void *ctx, uint32_t upto)
 
 static void sec_config(struct node *n, uint16_t short_addr, uint8_t level)
 {
-    uint8_t ext[8];
-    node_config(n, MIP_MAC_CSMA_CA);
-    n->cfg.short_addr = short_addr;
-    (void)ext_of(NULL, PAN, short_addr, ext);
-    memcpy(n->cfg.ext_addr, ext, 8);
-    n->cfg.sec.level = level;
-    n->cfg.sec.key_id_mode = MIP_802154_KEY_INDEX;
-    n->cfg.sec.key_index = 1;
-    memcpy(n->cfg.sec.key, key, 16);
-    n->cfg.sec.reserve = 1;
-    n->cfg.sec.ext_of = ext_of;
+    llsec_config(n, MIP_MAC_CSMA_CA, MIP_RDC_NULLRDC, short_addr, level);
 }
 
 static void sec_node(struct node *n, uint16_t short_addr, uint8_t level)
@@ -208,7 +183,7 @@ static void test_bad_frames_dropped_and_counted(void)
     b.mac.cfg.sec.ext_of = NULL;
     deliver(&a, k, &b);
     CHECK_EQ(node_stat(&b, MIP_MAC_STAT_rx_sec_no_addr), 1);
-    b.mac.cfg.sec.ext_of = ext_of;
+    b.mac.cfg.sec.ext_of = llsec_ext_of;
     CHECK_EQ(b.ninput, 0);
     CHECK_EQ(node_stat(&b, MIP_MAC_STAT_acks_tx) + b.mac.ack_pending_tx, 0);
     /* and the good frame itself still passes */

@@ -9,6 +9,7 @@
  * (mip_llsec_secure), as the peer's own MAC would.
  */
 #include "rdc_frames.h"
+#include "llsec_fixture.h"
 #include "../../../src/mac/mac_proto.h"
 
 #if !MIP_CONF_LLSEC || !MIP_RDC_HAS_CONTIKIMAC || !MIP_RDC_HAS_XMAC || !MIP_RDC_HAS_LPP || \
@@ -27,34 +28,9 @@ int main(void)
 #define MIC     4u
 #define MS      1000u
 
-static const uint8_t key[16] = {0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE,
-                                0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF};
-
-static bool ext_of(void *ctx, uint16_t pan, uint16_t s, uint8_t ext[8])
-{
-    (void)ctx;
-    (void)pan;
-    memset(ext, 0, 8);
-    ext[0] = 0x02;
-    ext[6] = (uint8_t)(s >> 8);
-    ext[7] = (uint8_t)s;
-    return true;
-}
-
-/* The fixture's config for `kind` over `rdc`, with our key and the
- * addresses of short address `me`. */
 static void sec_config(struct node *n, uint8_t kind, uint8_t rdc, uint16_t me)
 {
-    node_config(n, kind);
-    n->cfg.rdc.kind = rdc;
-    n->cfg.short_addr = me;
-    (void)ext_of(NULL, PAN, me, n->cfg.ext_addr);
-    n->cfg.sec.level = LEVEL;
-    n->cfg.sec.key_id_mode = MIP_802154_KEY_INDEX;
-    n->cfg.sec.key_index = 1;
-    n->cfg.sec.reserve = 1;
-    n->cfg.sec.ext_of = ext_of;
-    memcpy(n->cfg.sec.key, key, 16);
+    llsec_config(n, kind, rdc, me, LEVEL);
 }
 
 /* A MAC that only secures frames as PEER would (never polled). */
