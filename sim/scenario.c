@@ -1233,6 +1233,30 @@ static bool load_security_nodes(struct ld *l, const struct sj_value *arr)
     return true;
 }
 
+/* A secured frame is longer: X-MAC's strobe must still fit its wake-up,
+ * LPP's probe its interval (mip_mac_rdc_check with the node's security). */
+static bool check_secured_rdcs(struct ld *l, const struct sj_value *o)
+{
+    struct sim_scenario *sc = l->sc;
+    struct mip_mac_config probe = sc->mac;
+    char what[200];
+    uint32_t i;
+    for (i = 0; i < sc->n_nodes; i++) {
+        if (sc->node_rdc != NULL)
+            probe.rdc = sc->node_rdc[i];
+        if (sc->node_sec != NULL)
+            probe.sec.level = sc->node_sec[i].level;
+        if (mip_mac_rdc_check(&probe) != MIP_RDC_OK) {
+            snprintf(what, sizeof(what), "a level whose aux header and MIC (%u bytes) fit node "
+                     "%u's RDC timing (X-MAC: on_us >= strobe_wait_us + a secured strobe's "
+                     "airtime; LPP: a secured probe and the listen within the interval)",
+                     (unsigned)mip_mac_sec_overhead(&probe), i);
+            return fail(l, sj_get(o, "level") != NULL ? sj_get(o, "level") : o, what);
+        }
+    }
+    return true;
+}
+
 static bool load_security(struct ld *l, const struct sj_value *root)
 {
     const struct sj_value *o;
@@ -1252,7 +1276,7 @@ static bool load_security(struct ld *l, const struct sj_value *root)
         return fail_missing(l, o, "key", "32 hex digits: the network key");
     if (sj_get(o, "nodes") != NULL && !load_security_nodes(l, sj_get(o, "nodes")))
         return false;
-    return true;
+    return check_secured_rdcs(l, o);
 }
 
 static const char *const link_modes[] = { "iphc", "raw", NULL };

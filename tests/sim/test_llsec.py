@@ -169,7 +169,9 @@ def test_security_key_errors_name_the_key(tmp_path, security, key, expect):
 
 RDCS = {
     "contikimac": {"rdc": {"type": "contikimac"}},
-    "xmac": {"rdc": {"type": "xmac"}},
+    # a secured strobe is 14 bytes longer at level 6 (448 µs): the wake-up grows to hear
+    # one whole after strobe_wait_us (the loader refuses the default 6,250 µs, below)
+    "xmac": {"rdc": {"type": "xmac", "on_us": 7000}},
     "lpp": {"rdc": {"type": "lpp"}},
     "leaf": {"rdc": {"type": "nullrdc"},
              "nodes": [{"ids": [1], "rdc": {"type": "parent"}},
@@ -223,3 +225,16 @@ def test_a_keyless_attacker_injects_and_replays_in_vain(tmp_path):
     assert 0.9 * mb["replays"] <= replayed <= mb["replays"], (mac, mb)
     assert res["flows"][0]["received"] == 10 and res["flows"][0]["duplicates"] == 0
     assert mac["rx_frames"] == 10
+
+
+def test_a_level_whose_strobes_do_not_fit_x_macs_wake_up_is_refused(tmp_path):
+    """X-MAC's default wake-up (6,250 µs) hears a whole strobe after strobe_wait_us
+    (5,468 µs) only without security: a secured strobe is refused by name."""
+    sc = outsider_scenario({})
+    sc["mac"] = {"rdc": {"type": "xmac"}}
+    sc["security"] = {"level": 6, "key": KEY}
+    r = run_sim(sc, tmp_path)
+    assert r.rc == 2 and r.stdout == "", r.stderr
+    assert "security.level: " in r.stderr and "fit node 0's RDC timing" in r.stderr, r.stderr
+    sc["mac"]["rdc"]["on_us"] = 7000
+    assert run_sim(sc, tmp_path).rc == 0

@@ -78,9 +78,19 @@ static void test_contikimac_copies_share_one_counter(void)
 }
 
 /* An X-MAC receiver at the start of a wake-up. */
-static mip_utime_t xm_awake(struct node *n)
+static void xm_config(struct node *n)
 {
     sec_config(n, MIP_MAC_NULLMAC, MIP_RDC_XMAC, ME);
+    /* the default wake-up (6,250 µs) hears a whole strobe after
+     * strobe_wait_us (5,468) only without security: 10 bytes more here */
+    CHECK_EQ(mip_mac_rdc_check(&n->cfg), MIP_RDC_BAD_ON);
+    n->cfg.rdc.on_us = 6500;
+    CHECK_EQ(mip_mac_rdc_check(&n->cfg), MIP_RDC_OK);
+}
+
+static mip_utime_t xm_awake(struct node *n)
+{
+    xm_config(n);
     node_start(n);
     node_run(n, T0 + T);
     node_run(n, n->on_since + T + 1000u);     /* into the next wake-up */
@@ -96,7 +106,7 @@ static void test_xmac_strobes_are_secured_and_forged_ones_wake_no_one(void)
     unsigned k;
     peer_mac(&p);
     /* a sender's strobes: each secured, each with a counter of its own */
-    sec_config(&n, MIP_MAC_NULLMAC, MIP_RDC_XMAC, ME);
+    xm_config(&n);
     node_start(&n);
     node_run(&n, T0 + T);
     CHECK_EQ(node_send(&n, PEER, true, 5), MIP_OK);
