@@ -340,9 +340,12 @@ static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t 
     uint8_t ip[96];
     struct mip_lowpan_peek pk;
     size_t ihl, thl, payload;
-    uint8_t proto, flags;
+    uint8_t proto, flags, plain[MIP_MAC_FRAME_MAX];
     if (len >= 1u && (frame[0] & 0x07u) == (uint8_t)MIP_802154_ACK)
         return SIM_FRAME_LINK_ACK;
+    /* a secured frame: what its sender's MAC secured, back in plaintext */
+    len = mip_mac_sec_plain(&nd->mac, frame, len, plain, sizeof(plain));
+    frame = plain;
     if (mip_lowpan_peek_frame(&nd->stack, nd->netif, frame, len, ip, sizeof(ip), &pk) != MIP_OK)
         return SIM_FRAME_OTHER;
     if ((ip[0] >> 4) == 4u && pk.ip_len >= 20u) {

@@ -225,6 +225,38 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         sim_record_node(sim, nd);
 }
 
+/* A simulated node's extended address: 02:00:00:00:00:00:id_hi:id_lo (its
+ * short address is its id). */
+static void node_ext(uint32_t id, uint8_t ext[8])
+{
+    int i;
+    for (i = 0; i < 8; i++)
+        ext[i] = (uint8_t)(i < 6 ? (i == 0 ? 0x02 : 0) : (i == 6 ? id >> 8 : id));
+}
+
+/* Link-layer security's device table: every short address is a node id. */
+static bool sec_ext_of(void *ctx, uint16_t pan_id, uint16_t short_addr, uint8_t ext[8])
+{
+    const struct sim *sim = ctx;
+    (void)pan_id;
+    if (short_addr >= sim->n)
+        return false;
+    node_ext(short_addr, ext);
+    return true;
+}
+
+/* The node's security: the network's, or its own (security.nodes). */
+static void node_security(struct sim *sim, uint32_t id, struct mip_mac_config *mcfg)
+{
+    const struct sim_scenario *sc = sim->sc;
+    if (sc->node_sec != NULL) {
+        mcfg->sec.level = sc->node_sec[id].level;
+        memcpy(mcfg->sec.key, sc->node_sec[id].key, sizeof(mcfg->sec.key));
+    }
+    mcfg->sec.ext_of = sec_ext_of;
+    mcfg->sec.ext_ctx = sim;
+}
+
 static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
@@ -235,7 +267,6 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     struct mip_addr a;
     uint8_t seed[16], ext[8];
     mip_status st;
-    int i;
 
     nd->id = id;
     nd->sim = sim;
@@ -249,14 +280,18 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     derive_seed(sc->seed, id, SEED_CHANNEL, seed);
     mip_rng_seed(&nd->chan_rng, seed, sizeof(seed));
 
-    for (i = 0; i < 8; i++)
-        ext[i] = (uint8_t)(i < 6 ? (i == 0 ? 0x02 : 0) : (i == 6 ? id >> 8 : id));
+    node_ext(id, ext);
+    mcfg = sc->mac;
+    if (sc->node_rdc != NULL)
+        mcfg.rdc = sc->node_rdc[id];
+    node_security(sim, id, &mcfg);
     memset(&lcfg, 0, sizeof(lcfg));
     lcfg.mode = sc->link_mode;
     lcfg.pan_id = 0xABCD;
     lcfg.short_addr = (uint16_t)id;
     memcpy(lcfg.ext_addr, ext, 8);
-    lcfg.frame_max = sc->frame_max;
+    /* the aux header and MIC take room from every frame the netif builds */
+    lcfg.frame_max = (uint8_t)(sc->frame_max - mip_mac_sec_overhead(&mcfg));
     lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
     lcfg.ack_request = sc->link_acks;
     lcfg.has_context0 = true;
@@ -278,9 +313,6 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
         return false;
     }
 
-    mcfg = sc->mac;
-    if (sc->node_rdc != NULL)
-        mcfg.rdc = sc->node_rdc[id];
     mcfg.pan_id = 0xABCD;
     mcfg.short_addr = (uint16_t)id;
     memcpy(mcfg.ext_addr, ext, 8);

@@ -412,6 +412,7 @@ static const struct key root_keys[] = {
     K_OWN("relay", "object"), K_OWN("flows", "array of flow objects"),
     K_OWN("services", "array of service objects"), K_OWN("border", "object"),
     K_OWN("record", "object"), K_OWN("misbehave", "array of misbehaving node objects"),
+    K_OWN("security", "object"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -1143,6 +1144,150 @@ static bool load_record(struct ld *l, const struct sj_value *root)
     return read_keys(l, o, &record_table, l->sc);
 }
 
+/* "security": IEEE 802.15.4 link-layer security (docs/MAC.md "Link-layer
+ * security"), one network key for every node, key identifier mode 1 (a
+ * key index); nodes may have another key or level (an outsider, an
+ * attacker without the key). Read after "mac", whose defaults it keeps. */
+static const struct key security_keys[] = {
+    { .key = "level", .type = KT_INT, .flags = KF_DEF, FIELD(SC, mac.sec.level), .lo = 0,
+      .hi = 7, .def = 0, .note = "0: off; 1-3 MIC-32/64/128, 5-7 ENC-MIC-32/64/128; 4 (ENC "
+      "without a MIC) is refused" },
+    K_OWN("key", "32 hex digits: the network key, *required* with a level"),
+    K_INT(SC, "key_index", mac.sec.key_index, 1, 255, 1),
+    { .key = "nodes", .type = KT_OWN,
+      .what = "array of {\"ids\": [...], \"key\": \"hex\", \"level\": n}: nodes with "
+              "another key or level" },
+};
+static const struct table security_table = TABLE(security_keys);
+
+/* 32 hex digits into key. */
+static bool read_key_hex(struct ld *l, const struct sj_value *v, uint8_t key[16])
+{
+    const char *s = v != NULL ? sj_as_string(v, NULL) : NULL;
+    unsigned i, d;
+    if (s == NULL || strlen(s) != 32u)
+        return fail(l, v, "a string of 32 hex digits (a 128-bit AES key)");
+    for (i = 0; i < 32u; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return fail(l, v, "a string of 32 hex digits (a 128-bit AES key)");
+        key[i / 2u] = (uint8_t)(i % 2u == 0u ? d << 4 : key[i / 2u] | d);
+    }
+    return true;
+}
+
+static bool sec_level_ok(struct ld *l, const struct sj_value *v, int64_t level)
+{
+    if (level == MIP_802154_SEC_ENC)
+        return fail(l, v, "0-3 or 5-7 (4, encryption without a MIC, authenticates nothing)");
+    return true;
+}
+
+/* security.nodes: [{ "ids": [...], "key": "hex", "level": n }, ...]. */
+static bool load_security_nodes(struct ld *l, const struct sj_value *arr)
+{
+    static const struct key keys[] = { K_OWN("ids", "array of node ids"),
+                                       K_OWN("key", "32 hex digits"),
+                                       K_OWN("level", "0-3, 5-7") };
+    static const struct table t = TABLE(keys);
+    struct sim_scenario *sc = l->sc;
+    size_t k, j;
+    uint32_t i, id;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of {\"ids\": [...], \"key\": \"hex\", \"level\": n}");
+    sc->node_sec = calloc(sc->n_nodes, sizeof(*sc->node_sec));
+    if (sc->node_sec == NULL)
+        return fail(l, arr, "fewer nodes (out of memory)");
+    for (i = 0; i < sc->n_nodes; i++) {
+        sc->node_sec[i].level = sc->mac.sec.level;
+        memcpy(sc->node_sec[i].key, sc->mac.sec.key, 16);
+    }
+    for (k = 0; k < sj_len(arr); k++) {
+        const struct sj_value *e = sj_at(arr, k), *ids, *v;
+        struct sim_node_sec ns = { sc->mac.sec.level, { 0 } };
+        int64_t level;
+        memcpy(ns.key, sc->mac.sec.key, 16);
+        if (!sj_is(e, SJ_OBJECT))
+            return fail(l, e, "an object {\"ids\": [...], \"key\": \"hex\", \"level\": n}");
+        if (!only_keys(l, e, &t, 1))
+            return false;
+        ids = sj_get(e, "ids");
+        if (ids == NULL)
+            return fail_missing(l, e, "ids", "an array of node ids");
+        if (!sj_is(ids, SJ_ARRAY) || sj_len(ids) == 0u)
+            return fail(l, ids, "a non-empty array of node ids");
+        if ((v = sj_get(e, "level")) != NULL) {
+            if (!sj_as_int64(v, &level) || level < 0 || level > 7)
+                return fail(l, v, "an integer 0-7");
+            if (!sec_level_ok(l, v, level))
+                return false;
+            ns.level = (uint8_t)level;
+        }
+        if ((v = sj_get(e, "key")) != NULL && !read_key_hex(l, v, ns.key))
+            return false;
+        if (ns.level != 0u && sc->mac.sec.level == 0u && sj_get(e, "key") == NULL)
+            return fail_missing(l, e, "key", "32 hex digits (the network has no key)");
+        for (j = 0; j < sj_len(ids); j++) {
+            if (!node_at(l, sj_at(ids, j), &id))
+                return false;
+            sc->node_sec[id] = ns;
+        }
+    }
+    return true;
+}
+
+/* A secured frame is longer: X-MAC's strobe must still fit its wake-up,
+ * LPP's probe its interval (mip_mac_rdc_check with the node's security). */
+static bool check_secured_rdcs(struct ld *l, const struct sj_value *o)
+{
+    struct sim_scenario *sc = l->sc;
+    struct mip_mac_config probe = sc->mac;
+    char what[200];
+    uint32_t i;
+    for (i = 0; i < sc->n_nodes; i++) {
+        if (sc->node_rdc != NULL)
+            probe.rdc = sc->node_rdc[i];
+        if (sc->node_sec != NULL)
+            probe.sec.level = sc->node_sec[i].level;
+        if (mip_mac_rdc_check(&probe) != MIP_RDC_OK) {
+            snprintf(what, sizeof(what), "a level whose aux header and MIC (%u bytes) fit node "
+                     "%u's RDC timing (X-MAC: on_us >= strobe_wait_us + a secured strobe's "
+                     "airtime; LPP: a secured probe and the listen within the interval)",
+                     (unsigned)mip_mac_sec_overhead(&probe), i);
+            return fail(l, sj_get(o, "level") != NULL ? sj_get(o, "level") : o, what);
+        }
+    }
+    return true;
+}
+
+static bool load_security(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    put_defaults(&security_table, sc);
+    /* no store in the simulator (nodes never reboot): one counter at a time */
+    sc->mac.sec.reserve = 1;
+    sc->mac.sec.key_id_mode = MIP_802154_KEY_INDEX;
+    if (!open_object(l, root, "security", &security_table, &o) || o == NULL)
+        return !l->failed;
+    if (!read_keys(l, o, &security_table, sc) ||
+        !sec_level_ok(l, sj_get(o, "level"), sc->mac.sec.level))
+        return false;
+    if (sj_get(o, "key") != NULL && !read_key_hex(l, sj_get(o, "key"), sc->mac.sec.key))
+        return false;
+    if (sc->mac.sec.level != 0u && sj_get(o, "key") == NULL)
+        return fail_missing(l, o, "key", "32 hex digits: the network key");
+    if (sj_get(o, "nodes") != NULL && !load_security_nodes(l, sj_get(o, "nodes")))
+        return false;
+    return check_secured_rdcs(l, o);
+}
+
 static const char *const link_modes[] = { "iphc", "raw", NULL };
 static const char *const link_ips[] = { "ipv6", "ipv4", NULL };
 static const char *const link_frags[] = { "reassemble", "forward", NULL };
@@ -1863,6 +2008,8 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->routes);
     free(sc->flows);
     free(sc->node_rdc);
+    free(sc->node_sec);
+    sc->node_sec = NULL;
     free(sc->services);
     free(sc->misbehave);
     sc->misbehave = NULL;
@@ -1910,7 +2057,8 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
     }
     ok = ok && read_keys(&l, root, &root_table, sc) && load_phy(&l, root) &&
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
-         load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
+         load_mac(&l, root) && load_security(&l, root) && load_link(&l, root) &&
+         load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
          load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
@@ -2115,4 +2263,6 @@ void sim_scenario_keys_md(FILE *f)
     md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
     md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
+    put_defaults(&security_table, &sc);
+    md_table(f, "security", &security_table, &sc, NULL, NULL, 0);
 }

@@ -176,6 +176,12 @@ struct sim_misbehave_spec {
     double   start_s, stop_s;
 };
 
+/* One node's link-layer security (scenario key security.nodes). */
+struct sim_node_sec {
+    uint8_t level;              /* 0: none */
+    uint8_t key[16];
+};
+
 struct sim_scenario {
     char     name[64];
     uint64_t seed;
@@ -214,6 +220,10 @@ struct sim_scenario {
     struct mip_mac_config mac;  /* kind and parameters; addresses set per node */
     struct mip_rdc_config *node_rdc;    /* n_nodes RDC configs when mac.nodes
                                            overrides any, else NULL: mac.rdc */
+    /* Link-layer security (key "security"): mac.sec is the network's;
+     * node_sec, when security.nodes names any node, n_nodes levels and
+     * keys (a node with another key is an outsider), else NULL. */
+    struct sim_node_sec *node_sec;
     uint8_t  link_mode;         /* enum mip_lowpan_mode */
     uint8_t  frag_mode;         /* enum mip_lowpan_frag_mode */
     uint16_t frag_gap_us;       /* FORWARD: gap before each fragment */

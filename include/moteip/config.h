@@ -219,6 +219,21 @@
 #define MIP_CONF_RDC MIP_PROFILE_DEFAULT(16, 62)
 #endif
 
+/* IEEE 802.15.4 link-layer security in the MAC (802.15.4-2015 s.9: the
+ * auxiliary security header, AES-128 CCM*, frame counters, anti-replay;
+ * mac.h, docs/MAC.md "Link-layer security"). A node turns it on at run
+ * time with mip_mac_config.sec.level; without this switch the field does
+ * not exist and secured frames are dropped as malformed. Costs 3,088 B
+ * of Cortex-M0+ code with the software AES, 2,528 B with a radio's AES
+ * engine (bench/footprint --profile tiny-llsec against tiny; docs/MAC.md)
+ * and, per struct mip_mac, the key and config (~60 B), its state (~36 B)
+ * and MIP_LLSEC_NEIGHBORS x 12 B of replay table. Default: full on, tiny
+ * off (the tiny MAC tests link a library with it on, so it is tested at
+ * tiny sizes too). */
+#ifndef MIP_CONF_LLSEC
+#define MIP_CONF_LLSEC MIP_PROFILE_DEFAULT(0, 1)
+#endif
+
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP
  * behind a fixed link header (netif.h), and the MAC floor (mac.h). */
 #ifndef MIP_CONF_LOWPAN

@@ -42,7 +42,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
     const struct mip_rdc_config *p = &cfg->rdc;
     uint32_t period = mip_rdc_period_us(p);
     uint32_t awake = (uint32_t)p->cca_on_us + cfg->timing.turnaround_us +
-                     mip_rdc_airtime(&cfg->timing, PROBE_LEN) + p->listen_us;
+                     mip_rdc_airtime(&cfg->timing, PROBE_LEN + mip_mac_sec_overhead(cfg)) +
+                     p->listen_us;
     if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u || awake >= period)
         return MIP_RDC_BAD_CHECK_RATE;
     if (p->cca_on_us == 0u)
@@ -150,7 +151,9 @@ static void probe(struct mip_mac *m)
     mip_rdc_count(m, MIP_MAC_STAT_rdc_probes);
     c->rx = RX_PROBE;
     /* ctl_sent starts the listen; this only ends a probe never sent */
-    mip_mac_rdc_timer(m, mip_rdc_airtime(&m->cfg.timing, MIP_RDC_CTL_MAX) + mip_rdc_par(m)->listen_us);
+    mip_mac_rdc_timer(m, mip_rdc_airtime(&m->cfg.timing, MIP_RDC_CTL_MAX +
+                                         mip_mac_sec_overhead(&m->cfg)) +
+                             mip_rdc_par(m)->listen_us);
 }
 
 /* A listen ends; one that ends with the channel busy stays on for one

@@ -157,6 +157,10 @@ mip_status mip_mac_push_front(struct mip_mac *m, const uint8_t *frame, size_t le
 /* The head frame leaves the queue without an outcome (the RDC keeps it and
  * reports it later with mip_mac_report); the MAC is idle again. */
 void mip_mac_handoff(struct mip_mac *m);
+/* The head frame back in plaintext when link-layer security secured it on
+ * an earlier attempt (a frame the RDC keeps aside must not keep its
+ * counter: it is secured afresh when it goes on air again). */
+void mip_mac_head_plain(struct mip_mac *m);
 /* Reports the outcome of a frame outside the queue, as mip_mac_finish does
  * for the head (counters, cb.tx_done). */
 void mip_mac_report(struct mip_mac *m, const uint8_t *frame, size_t len,

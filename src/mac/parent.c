@@ -291,6 +291,7 @@ static void hold(struct mip_mac *m, unsigned i)
         drop_held(m, old, MIP_MAC_STAT_rdc_ind_evicted);
         s = old;
     }
+    mip_mac_head_plain(m);
     s->used = 1;
     s->child = (uint8_t)i;
     s->returns = returns;
@@ -318,7 +319,7 @@ static void send(struct mip_mac *m)
     struct mip_802154_hdr h;
     size_t hl;
     unsigned i = NO_CHILD, n = 0;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) == MIP_OK)
+    if (mip_ieee802154_parse_mhr(q->data, q->len, &h, &hl) == MIP_OK)
         i = child_find(m, &h.dst);
     if (i == NO_CHILD) {
         mip_mac_transmit(m);
@@ -394,7 +395,7 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
     uint32_t ack = (uint32_t)m->cfg.timing.turnaround_us +
                    mip_radio_airtime(&m->cfg.timing, MIP_802154_ACK_LEN + MIP_802154_FCS_LEN);
     (void)h;
-    if (mip_ieee802154_parse(q->data, q->len, &fh, &hl) != MIP_OK)
+    if (mip_ieee802154_parse_mhr(q->data, q->len, &fh, &hl) != MIP_OK)
         return;
     i = child_find(m, &fh.dst);
     if (i == NO_CHILD)

@@ -154,7 +154,7 @@ bool mip_mac_frame_to(const uint8_t *frame, size_t len, const struct mip_802154_
 {
     struct mip_802154_hdr h;
     size_t hl;
-    return mip_ieee802154_parse(frame, len, &h, &hl) == MIP_OK && mip_mac_addr_equal(&h.dst, a);
+    return mip_ieee802154_parse_mhr(frame, len, &h, &hl) == MIP_OK && mip_mac_addr_equal(&h.dst, a);
 }
 #endif
 
@@ -414,7 +414,7 @@ bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst)
     const struct mip_mac_qframe *q = mip_mac_head(m);
     struct mip_802154_hdr h;
     size_t hl;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
+    if (mip_ieee802154_parse_mhr(q->data, q->len, &h, &hl) != MIP_OK) {
         mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
         return false;
     }

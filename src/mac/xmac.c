@@ -48,7 +48,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     const struct mip_rdc_config *p = &cfg->rdc;
     uint32_t period = mip_rdc_period_us(p);
-    uint32_t strobe = mip_rdc_airtime(&cfg->timing, STROBE_LEN);
+    /* a secured strobe carries the aux header and MIC too (llsec) */
+    uint32_t strobe = mip_rdc_airtime(&cfg->timing, STROBE_LEN + mip_mac_sec_overhead(cfg));
     if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u)
         return MIP_RDC_BAD_CHECK_RATE;
     /* A strobe starting anywhere in the first strobe_wait_us of a wake-up

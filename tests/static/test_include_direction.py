@@ -68,6 +68,7 @@ PUBLIC = {
     "micro.h": "micro",
     "relay.h": "relay",
     "rng.h": "base",
+    "cipher.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
     "os.h": "os", "os_net.h": "os",
