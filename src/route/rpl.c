@@ -608,6 +608,11 @@ static uint32_t rpl_poll(void *ctx, struct mip_stack *s, mip_time_t now)
                 }
                 memset(n, 0, sizeof(*n));
             } else {
+                /* an ACK older than the timeout is as good as none: bring
+                 * the stamp forward so that it is never compared after
+                 * half the clock's wrap (neigh_slot) */
+                if ((uint32_t)(now - n->acked) >= r->cfg.parent_timeout_ms)
+                    n->acked = now - r->cfg.parent_timeout_ms;
                 next = mip_next_delay(next, now, n->heard + r->cfg.parent_timeout_ms);
             }
         }
@@ -690,7 +695,9 @@ mip_status mip_rpl_init(struct mip_rpl *r, struct mip_stack *s, uint8_t netif,
 #if MIP_CONF_RPL_STORING
          && r->cfg.mop != MIP_RPL_MOP_STORING
 #endif
-         ) || r->cfg.min_hop_rank_inc == 0u)
+         ) || r->cfg.min_hop_rank_inc == 0u ||
+        r->cfg.parent_timeout_ms > MIP_RPL_TIME_MAX_MS || r->cfg.dis_max_ms > MIP_RPL_TIME_MAX_MS ||
+        r->cfg.dis_delay_ms > MIP_RPL_TIME_MAX_MS)
         return MIP_ERR_INVALID;
     r->stack = s;
     r->netif = netif;
