@@ -48,8 +48,9 @@ void mip_routing_link_report_frame(struct mip_stack *s, uint8_t netif, const uin
     struct mip_802154_hdr h;
     struct mip_link_report r;
     size_t hl;
+    /* parse_mhr: a frame sent secured (llsec) still names its destination */
     if (s->routing.ops == NULL || s->routing.ops->link_report == NULL ||
-        mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK ||
+        mip_ieee802154_parse_mhr(frame, len, &h, &hl) != MIP_OK ||
         h.dst.mode == MIP_802154_ADDR_NONE ||
         (h.dst.mode == MIP_802154_ADDR_SHORT && h.dst.short_addr == 0xFFFFu))
         return;
