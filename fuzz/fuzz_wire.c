@@ -935,19 +935,19 @@ static void fz_srh(const uint8_t *dst, const uint8_t *d, size_t n)
     free(route);
 }
 
-static void fz_rpl_opt(const uint8_t *d, size_t n)
+static void fz_rpi(const uint8_t *d, size_t n)
 {
-    struct mip_rpl_opt o, o2;
-    uint8_t hbh[MIP_RPL_HBH_LEN];
-    mip_status st = mip_rpl_opt_parse(d, n, &o);
+    struct mip_rpi o, o2;
+    uint8_t hbh[MIP_RPI_HBH_LEN];
+    mip_status st = mip_rpi_parse(d, n, &o);
 
     if (st != MIP_OK) {
         CHECK(st == MIP_ERR_TRUNCATED || st == MIP_ERR_MALFORMED);
         return;
     }
-    CHECK(mip_rpl_opt_type_is(d[0]) && n >= 6u && d[1] >= 4u && (size_t)d[1] + 2u <= n);
-    CHECK(mip_rpl_hbh_emit(d[0], d[0], &o, hbh, sizeof hbh) == MIP_OK);
-    CHECK(mip_rpl_opt_parse(hbh + 2, 6, &o2) == MIP_OK);
+    CHECK(mip_rpi_type_is(d[0]) && n >= 6u && d[1] >= 4u && (size_t)d[1] + 2u <= n);
+    CHECK(mip_rpi_hbh_emit(d[0], d[0], &o, hbh, sizeof hbh) == MIP_OK);
+    CHECK(mip_rpi_parse(hbh + 2, 6, &o2) == MIP_OK);
     CHECK(o.down == o2.down && o.rank_error == o2.rank_error && o.fwd_error == o2.fwd_error);
     CHECK(o.instance == o2.instance && o.sender_rank == o2.sender_rank);
     CHECK(hbh[0] == d[0] && hbh[1] == 0 && hbh[3] == 4);
@@ -961,7 +961,7 @@ static void fz_rpl_ext(const uint8_t *d, size_t n)
         return;
     memcpy(dst, d, 16);
     fz_srh(dst, d + 16, n - 16);
-    fz_rpl_opt(d + 16, n - 16);
+    fz_rpi(d + 16, n - 16);
 }
 
 /* --- dispatch ------------------------------------------------------------ */

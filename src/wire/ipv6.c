@@ -100,7 +100,7 @@ static mip_status walk_options(const uint8_t *buf, size_t off, size_t end, bool 
         /* Pad1/PadN aside, the walk understands no option but RPL's in a
          * Hop-by-Hop header, which it reports. The top two bits of the type
          * say what to do with one it does not know. */
-        if (hbh && mip_rpl_opt_type_is(type) && w->rpl_opt_offset == 0u) {
+        if (hbh && mip_rpi_type_is(type) && w->rpl_opt_offset == 0u) {
             w->rpl_opt_offset = (uint16_t)i;
         } else if (type != IPV6_OPT_PADN) {
             switch (type >> 6) {

@@ -159,47 +159,47 @@ mip_status mip_srh_emit(uint8_t next_header, const uint8_t dst[16],
 
 /* --- RPL Option ----------------------------------------------------------- */
 
-mip_status mip_rpl_opt_parse(const uint8_t *opt, size_t avail, struct mip_rpl_opt *out)
+mip_status mip_rpi_parse(const uint8_t *opt, size_t avail, struct mip_rpi *out)
 {
     if (avail < 2u)
         return MIP_ERR_TRUNCATED;
-    if (!mip_rpl_opt_type_is(opt[0]))
+    if (!mip_rpi_type_is(opt[0]))
         return MIP_ERR_MALFORMED;
     if ((size_t)opt[1] + 2u > avail)
         return MIP_ERR_TRUNCATED;
-    if (opt[1] < MIP_RPL_OPT_DATA_LEN)
+    if (opt[1] < MIP_RPI_DATA_LEN)
         return MIP_ERR_MALFORMED;
-    out->down = (opt[2] & MIP_RPL_OPT_O) != 0u;
-    out->rank_error = (opt[2] & MIP_RPL_OPT_R) != 0u;
-    out->fwd_error = (opt[2] & MIP_RPL_OPT_F) != 0u;
+    out->down = (opt[2] & MIP_RPI_O) != 0u;
+    out->rank_error = (opt[2] & MIP_RPI_R) != 0u;
+    out->fwd_error = (opt[2] & MIP_RPI_F) != 0u;
     out->instance = opt[3];
     out->sender_rank = mip_rd16(opt + 4);
     return MIP_OK;
 }
 
-void mip_rpl_opt_update(uint8_t *opt, const struct mip_rpl_opt *o)
+void mip_rpi_update(uint8_t *opt, const struct mip_rpi *o)
 {
     /* The unassigned flag bits are kept as they came (RFC 6553 3: ignored
      * on reception; a forwarder has no reason to change them). */
-    opt[2] = (uint8_t)((opt[2] & 0x1Fu) | (o->down ? MIP_RPL_OPT_O : 0u) |
-                       (o->rank_error ? MIP_RPL_OPT_R : 0u) |
-                       (o->fwd_error ? MIP_RPL_OPT_F : 0u));
+    opt[2] = (uint8_t)((opt[2] & 0x1Fu) | (o->down ? MIP_RPI_O : 0u) |
+                       (o->rank_error ? MIP_RPI_R : 0u) |
+                       (o->fwd_error ? MIP_RPI_F : 0u));
     opt[3] = o->instance;
     mip_wr16(opt + 4, o->sender_rank);
 }
 
-mip_status mip_rpl_hbh_emit(uint8_t next_header, uint8_t type, const struct mip_rpl_opt *o,
+mip_status mip_rpi_hbh_emit(uint8_t next_header, uint8_t type, const struct mip_rpi *o,
                             uint8_t *buf, size_t cap)
 {
-    if (!mip_rpl_opt_type_is(type))
+    if (!mip_rpi_type_is(type))
         return MIP_ERR_INVALID;
-    if (cap < MIP_RPL_HBH_LEN)
+    if (cap < MIP_RPI_HBH_LEN)
         return MIP_ERR_NOSPACE;
     buf[0] = next_header;
     buf[1] = 0u;                    /* (0 + 1) * 8 bytes */
     buf[2] = type;
-    buf[3] = MIP_RPL_OPT_DATA_LEN;
+    buf[3] = MIP_RPI_DATA_LEN;
     buf[4] = 0u;
-    mip_rpl_opt_update(buf + 2, o);
+    mip_rpi_update(buf + 2, o);
     return MIP_OK;
 }

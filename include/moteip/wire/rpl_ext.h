@@ -99,24 +99,26 @@ mip_status mip_srh_emit(uint8_t next_header, const uint8_t dst[16],
                         uint8_t *buf, size_t cap, size_t *out_len);
 size_t mip_srh_emit_len(const uint8_t dst[16], const uint8_t (*addrs)[16], uint16_t n);
 
-/* --- RPL Option (RFC 6553, RFC 9008 4.1.1) ---------------------------- */
+/* --- RPL Option, the RPI (RFC 6553, RFC 9008 4.1.1) -------------------- */
 
 /* Option Type: RFC 9008 changed it from 0x63 (action 01: drop if
  * unrecognized) to 0x23 (action 00: skip), so that a packet leaving the
  * RPL domain is not dropped by a router that does not know it. Both are
  * parsed; which one a node sends is the DODAG Configuration option's
  * flag's to say (RFC 9008 4.1.3). */
-#define MIP_RPL_OPT_TYPE      0x23u
-#define MIP_RPL_OPT_TYPE_6553 0x63u
-#define MIP_RPL_OPT_DATA_LEN  4u     /* Opt Data Len without sub-TLVs */
-#define MIP_RPL_OPT_LEN       6u     /* type, length and the four bytes */
-#define MIP_RPL_HBH_LEN       8u     /* a Hop-by-Hop header holding only it */
+#define MIP_RPI_TYPE      0x23u
+#define MIP_RPI_TYPE_6553 0x63u
+#define MIP_RPI_DATA_LEN  4u     /* Opt Data Len without sub-TLVs */
+#define MIP_RPI_OPT_LEN   6u     /* type, length and the four bytes */
+#define MIP_RPI_HBH_LEN   8u     /* a Hop-by-Hop header holding only it */
 
-#define MIP_RPL_OPT_O 0x80u          /* Down: expected to go down the DODAG */
-#define MIP_RPL_OPT_R 0x40u          /* Rank-Error */
-#define MIP_RPL_OPT_F 0x20u          /* Forwarding-Error */
+#define MIP_RPI_O 0x80u          /* Down: expected to go down the DODAG */
+#define MIP_RPI_R 0x40u          /* Rank-Error */
+#define MIP_RPI_F 0x20u          /* Forwarding-Error */
 
-struct mip_rpl_opt {
+/* The RPL Option's contents: RFC 9008 calls them the RPL Packet
+ * Information (RPI). */
+struct mip_rpi {
     bool     down;          /* O */
     bool     rank_error;    /* R */
     bool     fwd_error;     /* F */
@@ -124,9 +126,9 @@ struct mip_rpl_opt {
     uint16_t sender_rank;
 };
 
-static inline bool mip_rpl_opt_type_is(uint8_t type)
+static inline bool mip_rpi_type_is(uint8_t type)
 {
-    return type == MIP_RPL_OPT_TYPE || type == MIP_RPL_OPT_TYPE_6553;
+    return type == MIP_RPI_TYPE || type == MIP_RPI_TYPE_6553;
 }
 
 /* Parses the option whose Type byte is opt[0], with avail bytes present
@@ -134,17 +136,17 @@ static inline bool mip_rpl_opt_type_is(uint8_t type)
  * its type is not an RPL Option type or Opt Data Len < 4 (sub-TLVs beyond
  * the four bytes are skipped: none is defined). Unassigned flag bits are
  * ignored (RFC 6553 3). */
-mip_status mip_rpl_opt_parse(const uint8_t *opt, size_t avail, struct mip_rpl_opt *out);
+mip_status mip_rpi_parse(const uint8_t *opt, size_t avail, struct mip_rpi *out);
 
 /* Writes the option's four data bytes in place (opt[0] is its Type byte,
  * already parsed): the forwarding rules of RFC 6550 11.2 change flags and
  * SenderRank hop by hop without moving anything. */
-void mip_rpl_opt_update(uint8_t *opt, const struct mip_rpl_opt *o);
+void mip_rpi_update(uint8_t *opt, const struct mip_rpi *o);
 
 /* Writes a Hop-by-Hop Options header of 8 bytes holding only the RPL
  * Option (type 0x23 or 0x63): next_header, length 0, the option. NOSPACE
  * when cap < 8; INVALID for another type. */
-mip_status mip_rpl_hbh_emit(uint8_t next_header, uint8_t type, const struct mip_rpl_opt *o,
+mip_status mip_rpi_hbh_emit(uint8_t next_header, uint8_t type, const struct mip_rpi *o,
                             uint8_t *buf, size_t cap);
 
 #endif

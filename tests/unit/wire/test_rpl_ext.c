@@ -214,18 +214,18 @@ static void test_srh_segments_left_above_n(void)
 static void test_rpl_hbh_known_bytes(void)
 {
     static const uint8_t want[8] = {58, 0, 0x23, 4, 0x80, 30, 0x02, 0x00};
-    struct mip_rpl_opt o = {true, false, false, 30, 512};
-    struct mip_rpl_opt back;
+    struct mip_rpi o = {true, false, false, 30, 512};
+    struct mip_rpi back;
     uint8_t buf[8];
 
-    CHECK_EQ(mip_rpl_hbh_emit(58, MIP_RPL_OPT_TYPE, &o, buf, sizeof buf), MIP_OK);
+    CHECK_EQ(mip_rpi_hbh_emit(58, MIP_RPI_TYPE, &o, buf, sizeof buf), MIP_OK);
     CHECK_MEM(buf, want, 8);
-    CHECK_EQ(mip_rpl_opt_parse(buf + 2, 6, &back), MIP_OK);
+    CHECK_EQ(mip_rpi_parse(buf + 2, 6, &back), MIP_OK);
     CHECK(back.down && !back.rank_error && !back.fwd_error);
     CHECK_EQ(back.instance, 30);
     CHECK_EQ(back.sender_rank, 512);
-    CHECK_EQ(mip_rpl_hbh_emit(58, 0x22, &o, buf, sizeof buf), MIP_ERR_INVALID);
-    CHECK_EQ(mip_rpl_hbh_emit(58, MIP_RPL_OPT_TYPE, &o, buf, 7), MIP_ERR_NOSPACE);
+    CHECK_EQ(mip_rpi_hbh_emit(58, 0x22, &o, buf, sizeof buf), MIP_ERR_INVALID);
+    CHECK_EQ(mip_rpi_hbh_emit(58, MIP_RPI_TYPE, &o, buf, 7), MIP_ERR_NOSPACE);
 }
 
 static void test_rpl_opt_flags_round_trip(void)
@@ -233,12 +233,12 @@ static void test_rpl_opt_flags_round_trip(void)
     unsigned bits;
 
     for (bits = 0; bits < 8; bits++) {
-        struct mip_rpl_opt o = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, 1, 0xFFFF};
-        struct mip_rpl_opt back;
+        struct mip_rpi o = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, 1, 0xFFFF};
+        struct mip_rpi back;
         uint8_t buf[8];
 
-        CHECK_EQ(mip_rpl_hbh_emit(17, MIP_RPL_OPT_TYPE_6553, &o, buf, sizeof buf), MIP_OK);
-        CHECK_EQ(mip_rpl_opt_parse(buf + 2, 6, &back), MIP_OK);
+        CHECK_EQ(mip_rpi_hbh_emit(17, MIP_RPI_TYPE_6553, &o, buf, sizeof buf), MIP_OK);
+        CHECK_EQ(mip_rpi_parse(buf + 2, 6, &back), MIP_OK);
         CHECK_EQ(back.down, o.down);
         CHECK_EQ(back.rank_error, o.rank_error);
         CHECK_EQ(back.fwd_error, o.fwd_error);
@@ -251,26 +251,26 @@ static void test_rpl_opt_flags_round_trip(void)
 static void test_rpl_opt_lengths_and_reserved(void)
 {
     uint8_t opt[10] = {0x63, 8, 0x1F, 7, 0x01, 0x00, 1, 2, 3, 4};
-    struct mip_rpl_opt o;
+    struct mip_rpi o;
     size_t k;
 
-    CHECK_EQ(mip_rpl_opt_parse(opt, sizeof opt, &o), MIP_OK);
+    CHECK_EQ(mip_rpi_parse(opt, sizeof opt, &o), MIP_OK);
     CHECK(!o.down && !o.rank_error && !o.fwd_error);
     CHECK_EQ(o.instance, 7);
     CHECK_EQ(o.sender_rank, 256);
     o.rank_error = true;
-    mip_rpl_opt_update(opt, &o);
+    mip_rpi_update(opt, &o);
     CHECK_EQ(opt[2], 0x5F);
     for (k = 0; k < sizeof opt; k++) {
         uint8_t *c = dup_exact(opt, k);
-        CHECK_EQ(mip_rpl_opt_parse(c, k, &o), MIP_ERR_TRUNCATED);
+        CHECK_EQ(mip_rpi_parse(c, k, &o), MIP_ERR_TRUNCATED);
         free(c);
     }
     opt[1] = 3;
-    CHECK_EQ(mip_rpl_opt_parse(opt, sizeof opt, &o), MIP_ERR_MALFORMED);
+    CHECK_EQ(mip_rpi_parse(opt, sizeof opt, &o), MIP_ERR_MALFORMED);
     opt[1] = 4;
     opt[0] = 0x24;
-    CHECK_EQ(mip_rpl_opt_parse(opt, sizeof opt, &o), MIP_ERR_MALFORMED);
+    CHECK_EQ(mip_rpi_parse(opt, sizeof opt, &o), MIP_ERR_MALFORMED);
 }
 
 int main(void)
