@@ -31,6 +31,7 @@
 #include "moteip/stats.h"
 #include "moteip/netif.h"
 #include "moteip/route.h"
+#include "moteip/routing.h"
 #include "moteip/neigh.h"
 #include "moteip/reass.h"
 #include "moteip/ip.h"
@@ -80,6 +81,7 @@ struct mip_stack {
     struct mip_pbuf_pool pool;
     struct mip_netif netif[MIP_NETIF_MAX];
     struct mip_route route[MIP_ROUTE_MAX];
+    struct mip_routing routing;     /* the routing driver (routing.h) */
     struct mip_neigh neigh[MIP_NEIGH_MAX];
     struct mip_reass_slot reass[MIP_REASS_SLOTS];
 #if MIP_CONF_LOWPAN

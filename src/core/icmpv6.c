@@ -139,6 +139,11 @@ void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t
         if (nif != NULL)
             nd_input(s, nif, rx, msg, len);
         break;
+    case MIP_ICMPV6_RPL:
+        if (routing_icmp_input(s, rx, msg, len))
+            break;
+        STAT(s, drop_icmp_unhandled);
+        break;
     default:
         /* RFC 4443 2.4(a)/(b): unknown types are discarded silently. */
         STAT(s, drop_icmp_unhandled);

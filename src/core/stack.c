@@ -35,6 +35,7 @@ void mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg, mip
     s->neigh_limit.last_refill = now;
 #endif
     mip_pbuf_pool_init(&s->pool);
+    s->routing.ops = &mip_routing_static;
 }
 
 bool rate_take(struct mip_rate_limiter *l, mip_time_t now, uint16_t burst, uint32_t interval)
@@ -85,6 +86,8 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
         d = s->poller[i].fn(s->poller[i].ctx, s, now);
         if (d < next) next = d;
     }
+    d = routing_poll(s, now);
+    if (d < next) next = d;
     d = neigh_poll(s, now);
     if (d < next) next = d;
     return next;
