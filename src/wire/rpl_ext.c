@@ -177,6 +177,31 @@ mip_status mip_rpi_parse(const uint8_t *opt, size_t avail, struct mip_rpi *out)
     return MIP_OK;
 }
 
+mip_status mip_rpi_find(const uint8_t *hbh, size_t avail, size_t *off)
+{
+    size_t end, i = 2u;
+
+    if (avail < 2u)
+        return MIP_ERR_TRUNCATED;
+    end = ((size_t)hbh[1] + 1u) * 8u;
+    if (end > avail)
+        return MIP_ERR_TRUNCATED;
+    while (i < end) {
+        if (hbh[i] == 0u) {          /* Pad1 */
+            i++;
+            continue;
+        }
+        if (end - i < 2u || (size_t)hbh[i + 1u] > end - i - 2u)
+            return MIP_ERR_MALFORMED;
+        if (mip_rpi_type_is(hbh[i])) {
+            *off = i;
+            return MIP_OK;
+        }
+        i += 2u + hbh[i + 1u];
+    }
+    return MIP_ERR_NOTFOUND;
+}
+
 void mip_rpi_update(uint8_t *opt, const struct mip_rpi *o)
 {
     /* The unassigned flag bits are kept as they came (RFC 6553 3: ignored

@@ -138,6 +138,12 @@ static inline bool mip_rpi_type_is(uint8_t type)
  * ignored (RFC 6553 3). */
 mip_status mip_rpi_parse(const uint8_t *opt, size_t avail, struct mip_rpi *out);
 
+/* Finds the first RPL Option in the Hop-by-Hop Options header at
+ * hbh[0..avail): *off gets the offset of its Type byte from hbh. NOTFOUND
+ * when the header holds none; TRUNCATED when the header runs past avail;
+ * MALFORMED when an option runs past the header. */
+mip_status mip_rpi_find(const uint8_t *hbh, size_t avail, size_t *off);
+
 /* Writes the option's four data bytes in place (opt[0] is its Type byte,
  * already parsed): the forwarding rules of RFC 6550 11.2 change flags and
  * SenderRank hop by hop without moving anything. */
