@@ -192,6 +192,17 @@
 #define MIP_CONF_FORWARD MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
+/* RPL (rpl.h, docs/RPL.md; not in the micro profile, which has no
+ * routing driver). MIP_CONF_RPL_ROOT: mip_rpl_root_start and global
+ * repair; MIP_CONF_RPL_STORING: storing mode (MOP 2) besides non-storing.
+ * Byte costs on Cortex-M0+: docs/RPL.md, "Sizes". */
+#ifndef MIP_CONF_RPL_ROOT
+#define MIP_CONF_RPL_ROOT MIP_PROFILE_DEFAULT(0, 1)
+#endif
+#ifndef MIP_CONF_RPL_STORING
+#define MIP_CONF_RPL_STORING MIP_PROFILE_DEFAULT(0, 1)
+#endif
+
 /* The relay's mechanisms compiled in (relay.h, full profile only): the sum
  * of 2 (TSS), 4 (DTC) and 8 (cctrl); mip_relay_init answers UNSUPPORTED
  * for a mode left out. Each costs 1.7-3 KB of Cortex-M0+ code on top of the

@@ -29,6 +29,7 @@
 #include "moteip/rpl_down.h"
 
 struct mip_stack;
+struct mip_rng;
 
 /* Compile-time bounds (config.h documents the switches' cost). */
 #ifndef MIP_RPL_NEIGH_MAX
@@ -46,6 +47,13 @@ struct mip_stack;
 #define MIP_RPL_DEFAULT_MIN_HOP_RANK_INC  256u
 #define MIP_RPL_DEFAULT_INSTANCE          0u    /* a global instance (RFC 6550 5.1) */
 #define MIP_RPL_ROOT_RANK(minhop)         (minhop)
+
+/* MRHOF (RFC 6719 5): ETX in units of 1/128 (RFC 6551 6.5) */
+#define MIP_RPL_ETX_ONE                   128u
+#define MIP_RPL_ETX_GUESS                 (2u * MIP_RPL_ETX_ONE)  /* unmeasured link */
+#define MIP_RPL_MRHOF_SWITCH_THRESHOLD    192u    /* PARENT_SWITCH_THRESHOLD: ETX 1.5 */
+#define MIP_RPL_MRHOF_MAX_LINK_METRIC     512u    /* ETX 4 */
+#define MIP_RPL_MRHOF_MAX_PATH_COST       32768u  /* ETX 256 */
 
 /* Per-node settings. A root's DODAG parameters are announced in its DIO's
  * DODAG Configuration option; a joining node takes the root's. */
@@ -92,7 +100,9 @@ struct mip_rpl_neigh {
     uint8_t  version;         /* DODAG version it advertised */
     uint16_t rank;            /* its advertised rank */
     uint16_t etx;             /* link ETX x 128 (RFC 6719 fixed point) */
-    uint8_t  etx_samples;     /* link reports taken (0: guess) */
+    uint8_t  etx_samples;     /* link reports taken (0: guess), saturating */
+    uint8_t  epoch;           /* r->epoch when its last DIO came: only
+                                 DIOs heard since our last detach count */
     mip_time_t heard;         /* last DIO or ACKed frame */
     mip_time_t acked;         /* last ACKed frame (a working link) */
 };
@@ -148,6 +158,7 @@ struct mip_rpl {
     bool     has_pio;
     struct mip_rpl_prefix_info pio;   /* the root's prefix (for SLAAC) */
     uint8_t  poison_left;     /* DIOs still to send at INFINITE_RANK */
+    uint8_t  epoch;           /* +1 at every detach */
     struct mip_rpl_trickle trickle;
     /* DIS while detached */
     mip_time_t dis_at;
@@ -160,6 +171,41 @@ struct mip_rpl {
      * here, behind its own switches. ---------------------------------- */
     struct mip_rpl_down down;         /* moteip/rpl_down.h */
 };
+
+/* --- Rules (pure functions, each unit-tested; rpl_rules.c) ------------- */
+
+/* RFC 6550 7.2 lollipop counters (DODAG version, DTSN, DAO sequence):
+ * whether a is newer than b; and the value after v. */
+bool mip_rpl_seq_newer(uint8_t a, uint8_t b);
+uint8_t mip_rpl_seq_next(uint8_t v);
+/* DAGRank(rank) = floor(rank / MinHopRankIncrease) (RFC 6550 3.5.1). */
+uint16_t mip_rpl_dag_rank(uint16_t rank, uint16_t min_hop);
+/* OF0 (RFC 6552): step_of_rank from the link's ETX (x128), and the rank
+ * through a parent. INFINITE for an INFINITE parent. */
+uint8_t mip_rpl_of0_step(uint16_t etx);
+uint16_t mip_rpl_of0_rank(uint16_t parent_rank, uint16_t etx, uint16_t min_hop);
+/* MRHOF (RFC 6719): the path cost through a neighbour (INFINITE when the
+ * link exceeds MAX_LINK_METRIC or the sum MAX_PATH_COST) and the rank. */
+uint16_t mip_rpl_mrhof_path_cost(uint16_t parent_rank, uint16_t etx);
+uint16_t mip_rpl_mrhof_rank(uint16_t parent_rank, uint16_t etx, uint16_t min_hop);
+/* The link ETX estimate after one unicast frame's outcome (samples: how
+ * many came before). */
+uint16_t mip_rpl_etx_update(uint16_t etx, uint8_t samples, bool acked, uint8_t retries);
+
+/* Trickle (RFC 6206): Imin = 2^imin_log ms, Imax = Imin * 2^doublings
+ * (at most 2^30 ms). start: I = Imin and a new interval; reset: the same
+ * when I > Imin (an inconsistency), false when I was Imin already; poll:
+ * 1 when the transmission point passed with c < k (send now), -1 when it
+ * passed suppressed, 0 otherwise; lowers *next to the next deadline.
+ * Hearing a consistent message: t->c++. */
+void mip_rpl_trickle_start(struct mip_rpl_trickle *t, uint8_t imin_log, struct mip_rng *rng,
+                           mip_time_t now);
+bool mip_rpl_trickle_reset(struct mip_rpl_trickle *t, uint8_t imin_log, struct mip_rng *rng,
+                           mip_time_t now);
+int mip_rpl_trickle_poll(struct mip_rpl_trickle *t, uint8_t imin_log, uint8_t doublings,
+                         uint8_t k, struct mip_rng *rng, mip_time_t now, uint32_t *next);
+
+/* --- The node ------------------------------------------------------------- */
 
 /* Initialises r on netif of s and registers the "rpl" routing driver.
  * The node starts DETACHED and solicits DIOs (cfg NULL: defaults).
