@@ -27,7 +27,11 @@
  * Each entry MIP_RPL_NODE_BYTES (40). The full profile's 128 covers the 100-node
  * experiments of issue 23; a root on a mote sets its own. */
 #ifndef MIP_RPL_ROOT_NODES_MAX
-#define MIP_RPL_ROOT_NODES_MAX MIP_PROFILE_DEFAULT(0, 128)
+#if MIP_CONF_RPL_ROOT
+#define MIP_RPL_ROOT_NODES_MAX MIP_PROFILE_DEFAULT(16, 128)
+#else
+#define MIP_RPL_ROOT_NODES_MAX 0
+#endif
 #endif
 /* Longest source route the root builds, in hops below it (the SRH then
  * holds this many addresses but the first); a deeper node is unreachable

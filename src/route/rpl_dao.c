@@ -21,36 +21,6 @@
 
 /* --- small shared pieces -------------------------------------------------- */
 
-uint8_t rpl_lollipop_next(uint8_t v)
-{
-    /* 128..255 count up linearly into the circular region 0..127 */
-    return v == 127u ? 0u : (uint8_t)(v + 1u);
-}
-
-bool rpl_lollipop_newer(uint8_t a, uint8_t b)
-{
-    const unsigned window = 16u;   /* SEQUENCE_WINDOW (RFC 6550 7.2) */
-    unsigned fwd, back;
-
-    if (a >= 128u && b < 128u)     /* b has wrapped into the circle */
-        return 256u + b - a > window;
-    if (a < 128u && b >= 128u)
-        return 256u + a - b <= window;
-    if (a >= 128u) {               /* both linear */
-        fwd = (unsigned)(a - b) & 0xFFu;
-        back = (unsigned)(b - a) & 0xFFu;
-    } else {                       /* both circular: serial, 7 bits */
-        fwd = (unsigned)(a - b) & 127u;
-        back = (unsigned)(b - a) & 127u;
-    }
-    if (fwd == 0u)
-        return false;
-    /* more than a window apart either way: out of sync, taken as news */
-    if (fwd > window && back > window)
-        return true;
-    return fwd <= window;
-}
-
 bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16])
 {
     const struct mip_netif *nif = mip_netif_get(r->stack, r->netif);
@@ -141,7 +111,7 @@ void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
 
     if (r->state != MIP_RPL_JOINED || r->mop == MIP_RPL_MOP_NO_DOWN)
         return;
-    d->path_seq = rpl_lollipop_next(d->path_seq);
+    d->path_seq = mip_rpl_seq_next(d->path_seq);
     d->waiting = false;
     d->tries = 0u;
     d->due = true;
@@ -216,7 +186,7 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
         return MIP_POLL_IDLE;
     if (d->refresh && mip_time_reached(now, d->refresh_at)) {
         d->refresh = false;
-        d->path_seq = rpl_lollipop_next(d->path_seq);
+        d->path_seq = mip_rpl_seq_next(d->path_seq);
         d->due = true;
         d->waiting = false;
         d->at = now;
@@ -224,7 +194,7 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
     if (d->due && mip_time_reached(now, d->at)) {
         uint32_t life = lifetime_ms(r->conf.def_lifetime, r->conf.lifetime_unit);
         d->due = false;
-        d->seq = rpl_lollipop_next(d->seq);
+        d->seq = mip_rpl_seq_next(d->seq);
         d->tries = 1u;
         d->waiting = true;
         d->at = now + MIP_RPL_DAO_ACK_TIMEOUT_MS;

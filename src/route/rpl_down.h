@@ -34,16 +34,16 @@ uint32_t rpl_down_poll(struct mip_rpl *r, mip_time_t now);
  * and forward hooks will put on). */
 bool rpl_down_knows(const struct mip_rpl *r, const uint8_t dst[16], mip_time_t now);
 
-/* The packet hooks' downward part (routing.h). output: a datagram this
- * node originates; forward: one it forwards. A root puts a source route
+/* The driver's packet hooks (routing.h; ctx is the struct mip_rpl).
+ * output: a datagram this node originates; forward: one it forwards. A root puts a source route
  * on datagrams to nodes of its table (RFC 6554; IPv6-in-IPv6 for those
  * from outside, RFC 9008 7) and sets *pkt->nexthop; every router keeps the
  * RPL Option of datagrams it forwards (RFC 6550 11.2) and a node puts one
  * on the datagrams it sends up. */
-enum mip_routing_verdict rpl_down_output(struct mip_rpl *r, struct mip_routing_pkt *pkt,
-                                         mip_time_t now);
-enum mip_routing_verdict rpl_down_forward(struct mip_rpl *r, struct mip_routing_pkt *pkt,
-                                          mip_time_t now);
+enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
+                                         struct mip_routing_pkt *pkt, mip_time_t now);
+enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
+                                          struct mip_routing_pkt *pkt, mip_time_t now);
 
 #if MIP_RPL_ROOT_NODES_MAX > 0
 /* rpl_root.c: one target's DAO into the table (life_ms 0: a No-Path DAO
@@ -64,12 +64,9 @@ mip_status rpl_icmp_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t *msg,
  * DODAGID); false when there is none. */
 bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16]);
 
-/* RFC 6550 7.2: lollipop counters. */
+/* RFC 6550 7.2: DAOSequence and Path Sequence start where a lollipop
+ * counter starts (rpl.h's mip_rpl_seq_next / _newer step and compare). */
 #define RPL_LOLLIPOP_INIT 240u
-uint8_t rpl_lollipop_next(uint8_t v);
-/* True when a is newer than b (also when they cannot be compared: a
- * counter out of sync is taken as news, RFC 6550 7.2). */
-bool rpl_lollipop_newer(uint8_t a, uint8_t b);
 
 static inline void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which)
 {

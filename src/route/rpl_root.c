@@ -41,7 +41,7 @@ bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uin
     struct mip_rpl_node *e = node_find(r, target, now);
     unsigned i;
 
-    if (e != NULL && e->path_seq != path_seq && !rpl_lollipop_newer(path_seq, e->path_seq)) {
+    if (e != NULL && e->path_seq != path_seq && !mip_rpl_seq_newer(path_seq, e->path_seq)) {
         rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_dao_stale);
         return true;
     }
@@ -276,8 +276,7 @@ static enum mip_routing_verdict root_down(struct mip_rpl *r, struct mip_routing_
 
 static uint16_t dag_rank(const struct mip_rpl *r, uint16_t rank)
 {
-    uint16_t m = r->conf.min_hop_rank_inc != 0u ? r->conf.min_hop_rank_inc : 1u;
-    return (uint16_t)(rank / m);
+    return mip_rpl_dag_rank(rank, r->conf.min_hop_rank_inc);
 }
 
 /* A forwarded datagram's RPL Option: checked against our rank (RFC 6550
@@ -338,11 +337,13 @@ static bool global_unicast(const uint8_t *a)
     return a[0] != 0xFFu && !(a[0] == 0xFEu && (a[1] & 0xC0u) == 0x80u);
 }
 
-enum mip_routing_verdict rpl_down_output(struct mip_rpl *r, struct mip_routing_pkt *pkt,
-                                         mip_time_t now)
+enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
+                                         struct mip_routing_pkt *pkt, mip_time_t now)
 {
+    struct mip_rpl *r = ctx;
     const uint8_t *b = mip_pbuf_payload(pkt->p);
 
+    (void)s;
     if (pkt->p->len < IP6_HDR || !global_unicast(b + 24))
         return MIP_ROUTING_PASS;
 #if MIP_RPL_ROOT_NODES_MAX > 0
@@ -369,13 +370,15 @@ static bool has_routing_header(struct mip_pbuf *p)
     return nh == MIP_IPV6_NH_ROUTING;
 }
 
-enum mip_routing_verdict rpl_down_forward(struct mip_rpl *r, struct mip_routing_pkt *pkt,
-                                          mip_time_t now)
+enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
+                                          struct mip_routing_pkt *pkt, mip_time_t now)
 {
+    struct mip_rpl *r = ctx;
     const uint8_t *b = mip_pbuf_payload(pkt->p);
     bool down = false;
     enum mip_routing_verdict v;
 
+    (void)s;
     if (pkt->p->len < IP6_HDR)
         return MIP_ROUTING_PASS;
 #if MIP_RPL_ROOT_NODES_MAX > 0

@@ -1,7 +1,7 @@
 /*
  * RPL's downward part (src/route/rpl_dao.c, rpl_root.c) on one stack with
- * a capturing raw-IP netif (tests/unit/core/fixture.h): lollipop counters
- * (RFC 6550 7.2); a node's DAOs (RFC 6550 9: sent after a join, retried
+ * a capturing raw-IP netif (tests/unit/core/fixture.h): a node's DAOs
+ * (RFC 6550 9: sent after a join, retried
  * for want of a DAO-ACK, given up, refreshed); the non-storing root's
  * table (added, refreshed, stale, No-Path, full without evicting a live
  * route, expired) and the source routes it puts on datagrams it sends
@@ -31,20 +31,6 @@ static mip_status t_next_hop(void *ctx, const struct mip_stack *s, const struct 
     return mip_route_table_lookup(s, dst, netif, nexthop);
 }
 
-static enum mip_routing_verdict t_out(void *ctx, struct mip_stack *s, struct mip_routing_pkt *p,
-                                      mip_time_t now)
-{
-    (void)s;
-    return rpl_down_output(ctx, p, now);
-}
-
-static enum mip_routing_verdict t_fwd(void *ctx, struct mip_stack *s, struct mip_routing_pkt *p,
-                                      mip_time_t now)
-{
-    (void)s;
-    return rpl_down_forward(ctx, p, now);
-}
-
 static uint32_t t_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 {
     (void)s;
@@ -52,7 +38,8 @@ static uint32_t t_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 }
 
 static const struct mip_routing_ops t_driver = {
-    "rpl-down-test", t_next_hop, t_poll, NULL, NULL, NULL, t_fwd, t_out, MIP_ROUTING_RPL_EXT
+    "rpl-down-test", t_next_hop, t_poll, NULL, NULL, NULL, rpl_down_forward, rpl_down_output,
+    MIP_ROUTING_RPL_EXT
 };
 
 static void addr16(uint8_t out[16], const char *text)
@@ -91,34 +78,6 @@ static void setup(struct fixture *f, struct mip_rpl *r, bool root)
         r->preferred = 0;
     }
     mip_routing_set(f->s, &t_driver, r);
-}
-
-/* --- lollipop counters (RFC 6550 7.2) ----------------------------------- */
-
-static void test_lollipop(void)
-{
-    static const struct {
-        uint8_t a, b;
-        bool newer;
-    } rows[] = {
-        {241, 240, true},  {240, 241, false}, {240, 240, false},
-        {255, 250, true},  {0, 255, true},    /* linear into circular */
-        {3, 250, true},    {250, 3, false},
-        {100, 250, false}, {250, 100, true},  /* far: the linear one wins */
-        {5, 4, true},      {4, 5, false},     {0, 127, true}, /* serial wrap */
-        {127, 0, false},   {60, 10, true},    /* out of sync: news */
-        {10, 60, true},
-    };
-    unsigned i;
-
-    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        if (rpl_lollipop_newer(rows[i].a, rows[i].b) != rows[i].newer)
-            fprintf(stderr, "row %u: %u vs %u\n", i, rows[i].a, rows[i].b);
-        CHECK_EQ(rpl_lollipop_newer(rows[i].a, rows[i].b), rows[i].newer);
-    }
-    CHECK_EQ(rpl_lollipop_next(255), 0);
-    CHECK_EQ(rpl_lollipop_next(127), 0);
-    CHECK_EQ(rpl_lollipop_next(240), 241);
 }
 
 /* --- the root ------------------------------------------------------------- */
@@ -489,8 +448,8 @@ static void test_node_dao_retries_then_gives_up(void)
     run(&f, &r, MIP_RPL_DAO_DELAY_MS);
     CHECK_EQ(f.ntx, 1);
     seq2 = check_dao(&f.tx[0], &ps2);
-    CHECK(rpl_lollipop_newer(seq2, seq));
-    CHECK(rpl_lollipop_newer(ps2, ps));
+    CHECK(mip_rpl_seq_newer(seq2, seq));
+    CHECK(mip_rpl_seq_newer(ps2, ps));
     dao_ack_in(&r, (uint8_t)(seq2 + 1), 0);
     CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_drop_dao_ack_unexpected), 1);
     dao_ack_in(&r, seq2, 0);
@@ -520,7 +479,7 @@ static void test_node_dao_refreshed_before_lifetime(void)
     run(&f, &r, 7u * 60u * 1000u + 2000u);
     CHECK(f.ntx >= 2);     /* the refresh (and its retries: no DAO-ACK here) */
     (void)check_dao(&f.tx[1], &ps2);
-    CHECK(rpl_lollipop_newer(ps2, ps));
+    CHECK(mip_rpl_seq_newer(ps2, ps));
     fixture_free(&f);
 }
 
@@ -568,7 +527,7 @@ static void test_rpl_option_rank_rules(void)
         rp.in_netif = 0;
         rp.out_netif = 0;
         rp.nexthop = &nh;
-        v = rpl_down_forward(&r, &rp, f.now);
+        v = rpl_down_forward(&r, f.s, &rp, f.now);
         if (v != rows[i].v)
             fprintf(stderr, "row %u (%s)\n", i, rows[i].what);
         CHECK_EQ(v, rows[i].v);
@@ -585,7 +544,6 @@ static void test_rpl_option_rank_rules(void)
 
 int main(void)
 {
-    RUN(test_lollipop);
     RUN(test_root_source_routes_its_datagrams);
     RUN(test_root_tunnels_what_it_forwards);
     RUN(test_root_table_updates);
