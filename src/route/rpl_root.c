@@ -18,7 +18,7 @@
 
 /* --- the root's table ---------------------------------------------------- */
 
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
 static bool node_live(const struct mip_rpl_node *e, mip_time_t now)
 {
     return e->used && mip_time_before(now, e->expires);
@@ -29,13 +29,13 @@ static struct mip_rpl_node *node_find(struct mip_rpl *r, const uint8_t target[16
 {
     unsigned i;
 
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++)
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++)
         if (node_live(&r->down.node[i], now) && memcmp(r->down.node[i].target, target, 16) == 0)
             return &r->down.node[i];
     return NULL;
 }
 
-bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
+bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
                           uint8_t path_seq, uint32_t life_ms, mip_time_t now)
 {
     struct mip_rpl_node *e = node_find(r, target, now);
@@ -60,7 +60,7 @@ bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uin
     if (e == NULL) {
         /* Only a free or expired slot: a flood of new targets, forged or
          * not, cannot push out a route that works. */
-        for (i = 0; i < MIP_RPL_ROOT_NODES_MAX && e == NULL; i++)
+        for (i = 0; i < MIP_RPL_DOWN_MAX && e == NULL; i++)
             if (!node_live(&r->down.node[i], now)) {
                 e = &r->down.node[i];
                 if (e->used)
@@ -80,12 +80,12 @@ bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uin
     return true;
 }
 
-uint32_t rpl_root_poll(struct mip_rpl *r, mip_time_t now)
+uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now)
 {
     uint32_t next = MIP_POLL_IDLE;
     unsigned i;
 
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++) {
         struct mip_rpl_node *e = &r->down.node[i];
         if (!e->used)
             continue;
@@ -141,13 +141,37 @@ static uint16_t root_route(struct mip_rpl *r, const uint8_t dst[16], mip_time_t 
 }
 #endif
 
+/* A non-storing root routes by source routes; in storing mode every
+ * router by its table. */
+static bool routes_down(const struct mip_rpl *r)
+{
+    return r->mop == MIP_RPL_MOP_STORING ? (r->state == MIP_RPL_ROOT ||
+                                            r->state == MIP_RPL_JOINED)
+                                         : r->state == MIP_RPL_ROOT;
+}
+
 bool rpl_down_knows(const struct mip_rpl *r, const uint8_t dst[16], mip_time_t now)
 {
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    return r->state == MIP_RPL_ROOT && node_find((struct mip_rpl *)r, dst, now) != NULL;
+    struct mip_addr nh;
+
+    return rpl_down_next_hop(r, dst, &nh, now);
+}
+
+bool rpl_down_next_hop(const struct mip_rpl *r, const uint8_t dst[16], struct mip_addr *nexthop,
+                       mip_time_t now)
+{
+#if MIP_RPL_DOWN_MAX > 0
+    const struct mip_rpl_node *e;
+
+    if (!routes_down(r) || (e = node_find((struct mip_rpl *)r, dst, now)) == NULL)
+        return false;
+    /* non-storing: the hooks name the real next hop (root_down) */
+    mip_addr_set6(nexthop, r->mop == MIP_RPL_MOP_STORING ? e->parent : dst);
+    return true;
 #else
     (void)r;
     (void)dst;
+    (void)nexthop;
     (void)now;
     return false;
 #endif
@@ -192,7 +216,7 @@ static uint8_t *open_gap(struct mip_stack *s, const struct mip_routing_pkt *pkt,
 
 /* --- the root's source routes --------------------------------------------- */
 
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
 /*
  * A datagram to dst, a node of the table, leaves the root: it gets a
  * route (RFC 6554). One the root originates carries the SRH itself; one
@@ -305,6 +329,12 @@ static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, struct mip_routin
         }
         o.rank_error = true;
     }
+    /* storing mode: sent down to us, but we have no route below (RFC
+     * 6550 11.2.2.3 would send it back with F set; dropped here) */
+    if (o.down && !down && r->mop == MIP_RPL_MOP_STORING && r->state != MIP_RPL_ROOT) {
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_no_down_route);
+        return MIP_ROUTING_DROP;
+    }
     o.down = down;
     o.sender_rank = r->rank;
     mip_rpi_update(b + pkt->hbh_off + off, &o);
@@ -346,14 +376,14 @@ enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
     (void)s;
     if (pkt->p->len < IP6_HDR || !global_unicast(b + 24))
         return MIP_ROUTING_PASS;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    if (r->state == MIP_RPL_ROOT)
+#if MIP_RPL_DOWN_MAX > 0
+    if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING)
         return rpl_down_knows(r, b + 24, now) ? root_down(r, pkt, false, now)
                                               : MIP_ROUTING_PASS;
-#else
-    (void)now;
 #endif
-    if (r->state == MIP_RPL_JOINED && pkt->out_netif == r->netif)
+    /* a node's own datagram going up (not down a storing route) */
+    if (r->state == MIP_RPL_JOINED && pkt->out_netif == r->netif &&
+        !rpl_down_knows(r, b + 24, now))
         rpi_originate(r, pkt);
     return MIP_ROUTING_PASS;
 }
@@ -381,19 +411,15 @@ enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
     (void)s;
     if (pkt->p->len < IP6_HDR)
         return MIP_ROUTING_PASS;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    down = r->state == MIP_RPL_ROOT && rpl_down_knows(r, b + 24, now);
-#else
-    (void)now;
-#endif
+    down = rpl_down_knows(r, b + 24, now);
     /* a source-routed datagram goes down (RFC 6554) */
     if (!down)
         down = has_routing_header(pkt->p);
     v = rpi_forward(r, pkt, down);
     if (v != MIP_ROUTING_PASS)
         return v;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    if (down && r->state == MIP_RPL_ROOT)
+#if MIP_RPL_DOWN_MAX > 0
+    if (down && r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING)
         return root_down(r, pkt, true, now);
 #endif
     return MIP_ROUTING_PASS;

@@ -17,7 +17,7 @@
 #include "moteip/wire/icmpv6.h"
 #include "moteip/wire/rpl_ext.h"
 
-#if MIP_CONF_IPV6 && MIP_CONF_FORWARD && MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_CONF_IPV6 && MIP_CONF_FORWARD && MIP_RPL_DOWN_MAX > 0
 
 static mip_status t_next_hop(void *ctx, const struct mip_stack *s, const struct mip_addr *dst,
                              uint8_t *netif, struct mip_addr *nexthop)
@@ -301,22 +301,22 @@ static void test_root_table_full_evicts_nothing_live(void)
     unsigned i;
 
     setup(&f, &r, true);
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++) {
         snprintf(text, sizeof text, "fd00::1:%x", i);
         /* the first half with a 1-unit lifetime (60 s), the rest 30 */
-        dao_in(&r, text, text, "fd00::2", 240, i < MIP_RPL_ROOT_NODES_MAX / 2 ? 1 : 30, 1,
+        dao_in(&r, text, text, "fd00::2", 240, i < MIP_RPL_DOWN_MAX / 2 ? 1 : 30, 1,
                false);
     }
-    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_ROOT_NODES_MAX);
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_DOWN_MAX);
     fixture_clear(&f);
     for (i = 0; i < 20; i++) {
         snprintf(text, sizeof text, "fd00::2:%x", i);
         dao_in(&r, text, text, "fd00::2", 240, 30, 5, true);
     }
     CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_drop_dao_table_full), 20);
-    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_ROOT_NODES_MAX);
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_DOWN_MAX);
     check_dao_ack(&f, "fd00::2:13", 5, 128);
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++) {
         struct mip_addr a;
         snprintf(text, sizeof text, "fd00::1:%x", i);
         a = fixture_addr(text);
@@ -327,8 +327,8 @@ static void test_root_table_full_evicts_nothing_live(void)
     fixture_advance(&f, 61000);
     dao_in(&r, "fd00::2:0", "fd00::2:0", "fd00::2", 240, 30, 6, false);
     CHECK(rpl_down_knows(&r, fixture_addr("fd00::2:0").bytes, f.s->now));
-    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_expired), MIP_RPL_ROOT_NODES_MAX / 2);
-    snprintf(text, sizeof text, "fd00::1:%x", MIP_RPL_ROOT_NODES_MAX - 1);
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_expired), MIP_RPL_DOWN_MAX / 2);
+    snprintf(text, sizeof text, "fd00::1:%x", MIP_RPL_DOWN_MAX - 1);
     CHECK(rpl_down_knows(&r, fixture_addr(text).bytes, f.s->now));
     fixture_free(&f);
 }

@@ -10,7 +10,7 @@
 #include "moteip/rpl_down.h"
 #include "moteip/udp.h"
 
-#if MIP_CONF_RPL_ROOT && MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_CONF_RPL_ROOT && MIP_RPL_DOWN_MAX > 0
 
 static mip_status udp_to(struct net *nt, unsigned i, unsigned j)
 {
