@@ -37,6 +37,9 @@
 #include "moteip/ip.h"
 #include "moteip/udp.h"
 #include "moteip/ping.h"
+#if MIP_CONF_SLAAC
+#include "moteip/slaac.h"
+#endif
 
 /* Per-node settings given at init (values a simulator varies per node). */
 struct mip_stack_config {
@@ -102,6 +105,9 @@ struct mip_stack {
     mip_echo_reply_fn echo_reply_fn;   /* mip_ping_set_handler() */
     void      *echo_reply_ctx;
     struct mip_poller poller[MIP_POLLERS_MAX];
+#if MIP_CONF_SLAAC
+    struct mip_slaac slaac;
+#endif
 };
 
 /* Initialises every part of *s; `now` starts its clock. cfg may be NULL

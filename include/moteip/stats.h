@@ -29,6 +29,9 @@
     X(lowpan_reassembled)   /* 6LoWPAN datagrams rebuilt from fragments */    \
     X(lowpan_frag_forwarded)/* fragments sent on by fragment forwarding */    \
     X(lowpan_vrb_completed) /* datagrams forwarded to their last fragment */  \
+    X(slaac_added)          /* addresses autoconfigured (slaac.h) */          \
+    X(slaac_expired)        /* autoconfigured addresses whose valid lifetime ended */ \
+    X(slaac_full)           /* a prefix refused: SLAAC table or netif addresses full */ \
     /* drops, by reason */                                                    \
     X(drop_link_truncated)      /* shorter than its link header */            \
     X(drop_link_not_for_us)     /* another station's unicast frame */        \

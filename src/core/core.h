@@ -38,6 +38,19 @@ bool stack_is_bcast4(const struct mip_stack *s, const uint8_t dst[4]);
 /* Hands the frame in p to the driver, counts the outcome, frees p. */
 mip_status netif_transmit(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p);
 
+#if MIP_CONF_IPV6
+/* Puts addr/prefix_len into a free slot of nif's addr6[1..] without any
+ * route; returns the slot (1..MIP_NETIF_ADDR6_MAX), or 0 when all are used. */
+uint8_t netif_put_addr6(struct mip_netif *nif, const uint8_t addr[16], uint8_t prefix_len);
+#endif
+
+/* --- slaac.c --------------------------------------------------------- */
+#if MIP_CONF_SLAAC
+/* Counts lifetimes down, deprecates and removes addresses; returns the
+ * delay to the next change (at most MIP_SLAAC_REFRESH_MS while any exists). */
+uint32_t slaac_poll(struct mip_stack *s, mip_time_t now);
+#endif
+
 /* --- stack.c --------------------------------------------------------- */
 /* Takes one token from the bucket l (at most `burst` tokens, one more
  * every `interval` ms); false when it is empty. */

@@ -122,9 +122,14 @@ static mip_status select_src_on(const struct mip_netif *nif, const struct mip_ad
         if (!ip6_is_link_scoped(dst->bytes)) {
             for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
                 const struct mip_netif_addr6 *a = &nif->addr6[i];
+                bool a_dep = (a->used & MIP_NETIF_ADDR_DEPRECATED) != 0;
+                bool p_dep = pick != NULL && (pick->used & MIP_NETIF_ADDR_DEPRECATED) != 0;
                 if (!a->used)
                     continue;
-                if (pick == NULL || mip_addr_prefix_eq(a->addr, dst->bytes, a->prefix_len))
+                /* RFC 6724: avoid deprecated addresses (rule 3) before
+                 * matching the prefix (rule 8). */
+                if (pick == NULL || (p_dep && !a_dep) ||
+                    (p_dep == a_dep && mip_addr_prefix_eq(a->addr, dst->bytes, a->prefix_len)))
                     pick = a;
             }
         }

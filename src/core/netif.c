@@ -67,21 +67,31 @@ mip_status mip_netif_add_addr(struct mip_stack *s, uint8_t index,
     if (addr->family == MIP_AF_INET6) {
         if (prefix_len > 128 || ip6_is_multicast(addr->bytes) || ip6_is_unspecified(addr->bytes))
             return MIP_ERR_INVALID;
-        for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
-            struct mip_netif_addr6 *a = &nif->addr6[i];
-            if (a->used)
-                continue;
-            memcpy(a->addr, addr->bytes, 16);
-            a->prefix_len = prefix_len;
-            a->used = 1;
-            return mip_route_add(s, addr, prefix_len, NULL, index);
-        }
-        return MIP_ERR_NOBUFS;
+        if (netif_put_addr6(nif, addr->bytes, prefix_len) == 0)
+            return MIP_ERR_NOBUFS;
+        return mip_route_add(s, addr, prefix_len, NULL, index);
     }
 #endif
     (void)i;
     return MIP_ERR_INVALID;
 }
+
+#if MIP_CONF_IPV6
+uint8_t netif_put_addr6(struct mip_netif *nif, const uint8_t addr[16], uint8_t prefix_len)
+{
+    uint8_t i;
+    for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
+        struct mip_netif_addr6 *a = &nif->addr6[i];
+        if (a->used)
+            continue;
+        memcpy(a->addr, addr, 16);
+        a->prefix_len = prefix_len;
+        a->used = 1;
+        return i;
+    }
+    return 0;
+}
+#endif
 
 bool ip6_is_unspecified(const uint8_t *a)
 {

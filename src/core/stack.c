@@ -76,6 +76,10 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
      * must be in the answer. */
     d = reass_poll(s, now);
     if (d < next) next = d;
+#if MIP_CONF_SLAAC
+    d = slaac_poll(s, now);
+    if (d < next) next = d;
+#endif
 #if MIP_CONF_LOWPAN
     d = lowpan_poll(s, now);
     if (d < next) next = d;

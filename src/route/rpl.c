@@ -13,6 +13,7 @@
 #include "rpl_down.h"
 #include "moteip/stack.h"
 #include "moteip/routing.h"
+#include "moteip/slaac.h"
 #include "moteip/wire/rpl.h"
 #include "moteip/wire/icmpv6.h"
 #include "moteip/wire/checksum.h"
@@ -299,25 +300,18 @@ static struct mip_rpl_neigh *neigh_slot(struct mip_rpl *r, uint16_t rank, mip_ti
 
 /* --- the DODAG ------------------------------------------------------------- */
 
-static void adopt_prefix(struct mip_rpl *r, const struct mip_rpl_prefix_info *pi)
+static void adopt_prefix(struct mip_rpl *r, const struct mip_rpl_prefix_info *pi,
+                         mip_time_t now)
 {
-    const struct mip_netif *nif = &r->stack->netif[r->netif];
-    struct mip_addr a;
     r->pio = *pi;
     r->has_pio = true;
     /* SLAAC from the PIO (RFC 6550 6.7.10 A flag, RFC 4862 5.5.3): the
      * prefix and the IID of our link-local address, which comes from the
-     * link-layer address, so IPHC elides it. As a /128: the prefix is not
-     * on-link in a RPL network (L clear). */
-    if (!(pi->flags & MIP_RPL_PIO_A) || pi->prefix_len != 64u || !nif->addr6[0].used ||
-        pi->valid_s == 0u)
-        return;
-    memset(&a, 0, sizeof(a));
-    a.family = MIP_AF_INET6;
-    memcpy(a.bytes, pi->prefix, 8);
-    memcpy(a.bytes + 8, nif->addr6[0].addr + 8, 8);
-    if (!mip_netif_has_addr(nif, &a))
-        (void)mip_netif_add_addr(r->stack, r->netif, &a, 128);
+     * link-layer address, so IPHC elides it; no on-link route (L is clear
+     * in a RPL network). Refusals are slaac.c's, counted there. */
+    if (pi->flags & MIP_RPL_PIO_A)
+        (void)mip_slaac_configure(r->stack, r->netif, pi->prefix, pi->prefix_len, pi->valid_s,
+                                  pi->preferred_s, now);
 }
 
 static void join(struct mip_rpl *r, const struct mip_rpl_dio *d,
@@ -444,7 +438,7 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
             STAT(r, trickle_resets);
     }
     if (has_pio)
-        adopt_prefix(r, &pio);
+        adopt_prefix(r, &pio, now);
     n = neigh_find(r, src + 8);
     if (n == NULL) {
         if (d->rank == MIP_RPL_INFINITE_RANK)
