@@ -141,6 +141,7 @@ static uint16_t root_route(struct mip_rpl *r, const uint8_t dst[16], mip_time_t 
 }
 #endif
 
+#if MIP_RPL_DOWN_MAX > 0
 /* A non-storing root routes by source routes; in storing mode every
  * router by its table. */
 static bool routes_down(const struct mip_rpl *r)
@@ -149,6 +150,7 @@ static bool routes_down(const struct mip_rpl *r)
                                             r->state == MIP_RPL_JOINED)
                                          : r->state == MIP_RPL_ROOT;
 }
+#endif
 
 bool rpl_down_knows(const struct mip_rpl *r, const uint8_t dst[16], mip_time_t now)
 {

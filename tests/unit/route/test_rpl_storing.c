@@ -6,11 +6,18 @@
  * between two nodes turns down at their common ancestor; a node that
  * changes parent tells the old one with a No-Path DAO (RFC 6550 9.8).
  */
-#include "rplnet.h"
+#include "moteip/config.h"
 #include "moteip/rpl_down.h"
-#include "moteip/udp.h"
 
-#if MIP_CONF_RPL_STORING && MIP_RPL_DOWN_MAX > 0
+/* rplnet.h needs a root (mip_rpl_root_start) */
+#if MIP_CONF_RPL_ROOT && MIP_CONF_RPL_STORING
+#include "rplnet.h"
+#include "moteip/udp.h"
+#else
+#include "testing.h"
+#endif
+
+#if MIP_CONF_RPL_ROOT && MIP_CONF_RPL_STORING && MIP_RPL_DOWN_MAX > 0
 
 static struct mip_rpl_config storing(void)
 {
