@@ -60,6 +60,14 @@ bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const ui
 uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now);
 #endif
 
+/* The driver's rx hook: the non-storing root puts a datagram it forwards
+ * to a node of its table in a tunnel (RFC 9008 7), fragmenting the outer
+ * datagram when the inner one leaves no room (RFC 2473 7.1): TAKEN; DROP
+ * when it has no route (counted); PASS for everything else. */
+enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_netif,
+                                     const uint8_t *pkt, size_t len, bool local,
+                                     struct mip_routing_pkt *err, mip_time_t now);
+
 /* Sends the ICMPv6 message msg[0..len) (type, code, checksum 0, body) to
  * dst from the address the stack picks on r's netif; fills the checksum. */
 mip_status rpl_icmp_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t *msg, size_t len);

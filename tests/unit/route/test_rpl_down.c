@@ -38,7 +38,8 @@ static uint32_t t_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 }
 
 static const struct mip_routing_ops t_driver = {
-    "rpl-down-test", t_next_hop, t_poll, NULL, NULL, NULL, rpl_down_forward, rpl_down_output,
+    "rpl-down-test", t_next_hop, t_poll, NULL, NULL, rpl_down_rx, rpl_down_forward,
+    rpl_down_output,
     MIP_ROUTING_RPL_EXT
 };
 
@@ -210,6 +211,7 @@ static void test_root_tunnels_what_it_forwards(void)
     struct mip_rpl r;
     struct mip_srh h;
     struct mip_addr a1;
+    static uint8_t pkt_big[1600];
     uint8_t pkt[128], idx = 0, a[16];
     size_t len;
     const struct fixture_frame *fr;
@@ -239,6 +241,33 @@ static void test_root_tunnels_what_it_forwards(void)
     pkt[7] = 29;
     CHECK_MEM(fr->data + 56, pkt, len);
     CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_tunnelled), 1);
+
+    /* a datagram that fills the MTU: the outer datagram is
+     * fragmented, each fragment carrying the outer header and the SRH
+     * (RFC 2473 7.1) */
+    fixture_clear(&f);
+    len = build_echo6(pkt_big, "fd01::9", "fd00::4", 30, 0x1111, 4, FIXTURE_MTU - 48);
+    fixture_input(&f, 1, pkt_big, len);
+    CHECK_EQ(f.ntx, 2);
+    if (f.ntx == 2) {
+        size_t got = 0, fo;
+        unsigned i;
+        for (i = 0; i < 2; i++) {
+            fr = &f.tx[i];
+            CHECK(fr->len <= FIXTURE_MTU);
+            CHECK_IP6(fr->data, "fd00::2", "fd00::3", MIP_IPV6_NH_ROUTING, 64, fr->len - 40);
+            CHECK_EQ(mip_srh_parse(fr->data + 40, fr->len - 40, &h), MIP_OK);
+            CHECK_EQ(h.next_header, MIP_IPV6_NH_FRAGMENT);
+            CHECK_EQ(h.segments_left, 1);
+            fo = 40u + h.len;                        /* the Fragment header */
+            CHECK_EQ(fr->data[fo], MIP_IPV6_NH_IPV6);
+            CHECK_EQ(mip_rd16(fr->data + fo + 2) & 0xFFF8u, got);
+            CHECK_EQ(mip_rd16(fr->data + fo + 2) & 1u, i == 0);
+            got += fr->len - fo - 8u;
+        }
+        CHECK_EQ(got, len);
+        CHECK_EQ(mip_rd32(f.tx[0].data + 56 + 4), mip_rd32(f.tx[1].data + 56 + 4));
+    }
 
     /* to the child: a tunnel without an SRH */
     fixture_clear(&f);
