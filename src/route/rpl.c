@@ -411,9 +411,20 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         if (d->rank == MIP_RPL_INFINITE_RANK)
             return;
         /* Rejoining the DODAG version we left: only within MaxRankIncrease
-         * of the lowest rank we had in it (kept across the detach). */
+         * of the lowest rank we had in it (kept across the detach). A DIO
+         * that cannot give such a rank is not joined at all: joining and
+         * detaching again at once would restart the DIS timer on every
+         * DIO, and each multicast DIS resets the neighbours' Trickle. */
         if (same && d->version == r->version && r->lowest_rank != MIP_RPL_INFINITE_RANK) {
             uint16_t keep = r->lowest_rank;
+            struct mip_rpl_neigh probe;
+            memset(&probe, 0, sizeof(probe));
+            probe.rank = d->rank;
+            if (r->conf.max_rank_inc != 0u &&
+                (uint32_t)rank_via(r, &probe) > (uint32_t)keep + r->conf.max_rank_inc) {
+                STAT(r, drop_rank);
+                return;
+            }
             uint8_t epoch = r->epoch;
             join(r, d, &conf);
             r->lowest_rank = keep;
@@ -619,6 +630,11 @@ static uint32_t rpl_poll(void *ctx, struct mip_stack *s, mip_time_t now)
                 }
                 memset(n, 0, sizeof(*n));
             } else {
+                /* an ACK older than the timeout is as good as none: bring
+                 * the stamp forward so that it is never compared after
+                 * half the clock's wrap (neigh_slot) */
+                if ((uint32_t)(now - n->acked) >= r->cfg.parent_timeout_ms)
+                    n->acked = now - r->cfg.parent_timeout_ms;
                 next = mip_next_delay(next, now, n->heard + r->cfg.parent_timeout_ms);
             }
         }
@@ -702,7 +718,9 @@ mip_status mip_rpl_init(struct mip_rpl *r, struct mip_stack *s, uint8_t netif,
 #if MIP_CONF_RPL_STORING
          && r->cfg.mop != MIP_RPL_MOP_STORING
 #endif
-         ) || r->cfg.min_hop_rank_inc == 0u)
+         ) || r->cfg.min_hop_rank_inc == 0u ||
+        r->cfg.parent_timeout_ms > MIP_RPL_TIME_MAX_MS || r->cfg.dis_max_ms > MIP_RPL_TIME_MAX_MS ||
+        r->cfg.dis_delay_ms > MIP_RPL_TIME_MAX_MS)
         return MIP_ERR_INVALID;
     r->stack = s;
     r->netif = netif;

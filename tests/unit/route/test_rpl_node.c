@@ -302,6 +302,19 @@ static void test_no_parent_with_greater_rank(void)
     CHECK(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_detaches) >= 1u);
     /* node 2 heard the poison and let go of node 1 */
     CHECK(net_parent(nt, 2) != 1);
+    /* a DIO of the version it left, from deeper than its lowest rank plus
+     * MaxRankIncrease (7 x 256): not joined, counted, no new DIS round */
+    {
+        uint32_t joins = mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_joins);
+        uint32_t drops = mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_rank);
+        inject_dio(nt, 9, 1, (uint16_t)(r1 + 8u * 256u), nt->rpl[0].version, 0);
+        CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_joins), joins);
+        CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_rank), drops + 1u);
+        CHECK(!mip_rpl_joined(&nt->rpl[1]));
+        /* within the limit it rejoins */
+        inject_dio(nt, 9, 1, (uint16_t)(r1 + 2u * 256u), nt->rpl[0].version, 0);
+        CHECK(mip_rpl_joined(&nt->rpl[1]));
+    }
     net_free(nt);
 }
 
@@ -325,6 +338,31 @@ static void test_local_repair_switches_to_the_other_parent(void)
     (void)udp_to(nt, 3, 0);
     net_run(nt, 100);
     CHECK_EQ(nt->got[0], 1u);
+    net_free(nt);
+}
+
+static void test_silent_parent_times_out(void)
+{
+    /* 0 - 1 - 2 with parent_timeout_ms 10 s: node 2's parent (1) goes
+     * silent (its links cut, no traffic to report on): after the timeout
+     * node 2 forgets it and, with no other candidate, detaches */
+    struct mip_rpl_config c = cfg_of(MIP_RPL_OCP_MRHOF);
+    struct net *nt;
+    c.parent_timeout_ms = 10000;
+    nt = net_new(3, &c);
+    net_line(nt);
+    net_root(nt);
+    net_run(nt, 5000);
+    CHECK_EQ(net_parent(nt, 2), 1);
+    net_link(nt, 1, 2, false);
+    net_run(nt, 9000);
+    CHECK(nt->rpl[2].state != MIP_RPL_JOINED || net_parent(nt, 2) == 1);
+    net_run(nt, 30000);
+    CHECK(!mip_rpl_joined(&nt->rpl[2]));
+    CHECK(mip_rpl_stat(&nt->rpl[2], MIP_RPL_STAT_detaches) >= 1u);
+    /* times beyond half the ms clock's wrap are refused */
+    c.parent_timeout_ms = MIP_RPL_TIME_MAX_MS + 1u;
+    CHECK_EQ(mip_rpl_init(&nt->rpl[2], nt->s[2], 0, &c, nt->now), MIP_ERR_INVALID);
     net_free(nt);
 }
 
@@ -410,6 +448,7 @@ int main(void)
     RUN(test_of0_keeps_parent_on_ties);
     RUN(test_no_parent_with_greater_rank);
     RUN(test_local_repair_switches_to_the_other_parent);
+    RUN(test_silent_parent_times_out);
     RUN(test_global_repair_new_version);
     RUN(test_forged_dio_flood_keeps_the_parent);
     RUN(test_bad_messages_are_counted);
