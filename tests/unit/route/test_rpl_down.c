@@ -582,6 +582,8 @@ static void test_rpl_option_rank_rules(void)
         enum mip_routing_verdict v;
 
         setup(&f, &r, false);
+        r.conf.dio_int_min = 3;
+        r.trickle.i_ms = 1u << 12;            /* Trickle grown past Imin */
         CHECK_EQ(mip_rpi_hbh_emit(58, MIP_RPI_TYPE, &o, hbh, sizeof hbh), MIP_OK);
         k = build_echo(icmp, 128, 1, 1, 4);
         len = build_ext6(pkt, "fd00::7", "fd00::1", 0, hbh, sizeof hbh, icmp, k);
@@ -598,6 +600,8 @@ static void test_rpl_option_rank_rules(void)
         CHECK_EQ(v, rows[i].v);
         CHECK_EQ(mip_rpi_parse(mip_pbuf_payload(rp.p) + 42, 6, &back), MIP_OK);
         CHECK_EQ(back.rank_error, rows[i].r_out);
+        /* a dropped datagram resets Trickle to Imin (RFC 6550 11.2.2.2) */
+        CHECK_EQ(r.trickle.i_ms, v == MIP_ROUTING_DROP ? 8u : 4096u);
         if (v == MIP_ROUTING_PASS) {
             CHECK(!back.down);
             CHECK_EQ(back.sender_rank, 512);
