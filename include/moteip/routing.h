@@ -92,9 +92,11 @@ enum mip_routing_verdict {
                                 core counts drop_routing */
     MIP_ROUTING_ICMP,        /* drop and send the error in icmp_*; counted
                                 the same */
-    MIP_ROUTING_TAKEN        /* rx_hook only: the driver consumed or
-                                re-sent the datagram (a source route's
-                                next hop); core does nothing more */
+    MIP_ROUTING_TAKEN        /* the driver consumed or re-sent the
+                                datagram (rx: a source route's next hop;
+                                output and forward: the root's tunnel,
+                                fragmented); core frees it, counts no drop
+                                and does nothing more */
 };
 
 typedef enum mip_routing_verdict (*mip_routing_hook_fn)(void *ctx, struct mip_stack *s,
@@ -128,7 +130,14 @@ struct mip_routing_ops {
     mip_routing_rx_fn   rx_hook;
     mip_routing_hook_fn forward_hook;
     mip_routing_hook_fn output_hook;
+    /* MIP_ROUTING_RPL_EXT: core processes RPL's data-plane headers
+     * (wire/rpl_ext.h): a Source Routing Header addressed to this router
+     * is sent on to its next address (RFC 6554 4.2), an RPL Option of
+     * type 0x63 is accepted rather than dropped as unknown, and
+     * IPv6-in-IPv6 addressed here is unwrapped once (RFC 9008 7). */
+    uint8_t flags;
 };
+#define MIP_ROUTING_RPL_EXT 0x01u
 
 /* The instance's driver (inside struct mip_stack). */
 struct mip_routing {

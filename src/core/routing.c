@@ -16,7 +16,7 @@ static mip_status static_next_hop(void *ctx, const struct mip_stack *s,
 }
 
 const struct mip_routing_ops mip_routing_static = {
-    "static", static_next_hop, NULL, NULL, NULL, NULL, NULL, NULL
+    "static", static_next_hop, NULL, NULL, NULL, NULL, NULL, NULL, 0
 };
 
 void mip_routing_set(struct mip_stack *s, const struct mip_routing_ops *ops, void *ctx)
@@ -87,7 +87,8 @@ enum mip_routing_verdict routing_hook(struct mip_stack *s, mip_routing_hook_fn f
         return MIP_ROUTING_PASS;
     pkt->icmp_type = 0;
     v = fn(s->routing.ctx, s, pkt, s->now);
-    if (v != MIP_ROUTING_PASS)
+    /* TAKEN: the driver sent it on itself (rpl's tunnel) */
+    if (v != MIP_ROUTING_PASS && v != MIP_ROUTING_TAKEN)
         STAT(s, drop_routing);
     return v;
 }
