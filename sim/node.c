@@ -441,8 +441,10 @@ void sim_free(struct sim *sim)
 {
     uint32_t i;
     if (sim->node != NULL)
-        for (i = 0; i < sim->n; i++)
+        for (i = 0; i < sim->n; i++) {
             free(sim->node[i].nbr);
+            free(sim->node[i].coap);    /* a sensor flow's (sensor.c) */
+        }
     free(sim->node);
     free(sim->tx);
     sim_apps_free(sim);
