@@ -592,6 +592,18 @@ static uint32_t coap_poll(void *ctx, struct mip_stack *s, mip_time_t now)
     (void)s;
     if (ep->s == NULL)
         return MIP_POLL_IDLE;
+    /* Expired entries go now, not when their MID comes again: a stamp
+     * compared after 2^31 ms (24.9 days) would read as the future (issue
+     * 24). The earliest expiry is a deadline, so poll comes by then. */
+    for (i = 0; i < MIP_COAP_DEDUP_MAX; i++) {
+        struct mip_coap_dedup *d = &ep->dedup[i];
+        if (!d->used)
+            continue;
+        if (mip_time_reached(now, d->expires))
+            d->used = 0;
+        else
+            delay = mip_next_delay(delay, now, d->expires);
+    }
     for (i = 0; i < MIP_COAP_CLIENT_MAX; i++) {
         struct mip_coap_exchange *x = &ep->ex[i];
         if (x->state == EX_FREE)

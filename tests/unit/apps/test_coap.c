@@ -345,6 +345,43 @@ static void test_duplicate_con_gets_the_same_ack_without_the_handler(void)
     teardown(f);
 }
 
+/* Both stacks idle for `ms`, polled as a host would: at every deadline
+ * poll reports, and at least every 10 min (a housekeeping tick). */
+static void idle(struct fx *f, uint32_t ms)
+{
+    uint32_t d0, d1, d;
+
+    while (ms > 0u) {           /* (a count: ms may exceed half the wrap) */
+        d0 = mip_stack_poll(f->p.side[0].s, f->p.now);
+        d1 = mip_stack_poll(f->p.side[1].s, f->p.now);
+        d = d0 < d1 ? d0 : d1;
+        d = d < 600000u ? d : 600000u;
+        d = d == 0u ? 1u : d > ms ? ms : d;
+        f->p.now += d;
+        ms -= d;
+    }
+}
+
+/* Issue 24 (3): an entry's expiry was only checked when its MID came
+ * again, so after 2^31 ms (24.9 days) the expired entry read as fresh: a
+ * new request reusing the MID was swallowed and the stale reply resent.
+ * Entries now expire in poll, which reports the earliest expiry. */
+static void test_dedup_entry_does_not_revive_after_half_the_wrap(void)
+{
+    struct fx *f = setup(true, false);
+    uint8_t b[64];
+
+    raw_send(f, b, build(b, sizeof b, MIP_COAP_CON, MIP_COAP_GET, 0x0202, "hello", 0, NULL));
+    CHECK_EQ(f->hello_calls, 1);
+    /* 2^31 ms after the entry expired (247 s): 24.9 days and 5 min */
+    idle(f, 0x80000000u + 300000u);
+    raw_send(f, b, build(b, sizeof b, MIP_COAP_CON, MIP_COAP_GET, 0x0202, "hello", 0, NULL));
+    CHECK_EQ(f->hello_calls, 2);
+    CHECK_EQ(mip_coap_stat(&f->server, MIP_COAP_STAT_duplicates), 0);
+    CHECK_EQ(f->raw.n, 2);
+    teardown(f);
+}
+
 static void test_ping_gets_rst(void)
 {
     struct fx *f = setup(true, false);
@@ -735,6 +772,7 @@ int main(void)
     RUN(test_client_stack_awaits_the_response);
     RUN(test_non_request_gets_non_response);
     RUN(test_duplicate_con_gets_the_same_ack_without_the_handler);
+    RUN(test_dedup_entry_does_not_revive_after_half_the_wrap);
     RUN(test_ping_gets_rst);
     RUN(test_requests_get_the_rfc_answer);
     RUN(test_malformed_messages_are_counted_and_cons_reset);
