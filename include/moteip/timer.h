@@ -14,6 +14,13 @@
 
 typedef uint32_t mip_time_t;
 
+/* How old a stored stamp may grow before the module that keeps it must
+ * refresh, invalidate or age it: a quarter of the wrap (2^30 ms, 12.4
+ * days), half the 2^31 ms the comparisons allow, so a stamp is never
+ * compared across half the wrap even when a poll comes late. A module
+ * whose stamp would otherwise outlive it reports a deadline by then. */
+#define MIP_TIME_HORIZON_MS 0x40000000u
+
 /* "No deadline": the value mip_stack_poll() returns when nothing is due. */
 #define MIP_POLL_IDLE UINT32_MAX
 

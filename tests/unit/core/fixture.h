@@ -138,6 +138,19 @@ static inline uint32_t fixture_advance(struct fixture *f, uint32_t ms)
     return mip_stack_poll(f->s, f->now);
 }
 
+/* `ms` of idle time (may exceed half the wrap), polled as a host polls: at
+ * every deadline poll reports, and at least every 10 min. */
+static inline void fixture_idle(struct fixture *f, uint32_t ms)
+{
+    uint32_t d = 0;
+    while (ms > 0u) {
+        d = d == 0u ? 1u : d < 600000u ? d : 600000u;
+        d = d < ms ? d : ms;
+        ms -= d;
+        d = fixture_advance(f, d);
+    }
+}
+
 static inline uint32_t fixture_stat(const struct fixture *f, enum mip_stat which)
 {
     return mip_stack_stat(f->s, which);
