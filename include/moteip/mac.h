@@ -66,8 +66,9 @@ struct mip_rdc_ops;
 #define MIP_MAC_DUP_AGE_US 20000000u
 #endif
 /* Longest delay between link retries: deadlines are compared modulo 2^32
- * (mip_utime_before), so none may be 2^31 µs (35 min) away. */
-#define MIP_MAC_RETRY_DELAY_MAX 0x7FFFFFFFu
+ * (mip_utime_before), so none may be 2^31 µs (35.8 min) away; 30 min, as
+ * MIP_RDC_TIME_MAX, keeps it out of timer.h's check band. */
+#define MIP_MAC_RETRY_DELAY_MAX 1800000000u
 /* Largest frame without FCS (config.h). */
 #define MIP_MAC_FRAME_MAX MIP_RADIO_FRAME_MAX
 

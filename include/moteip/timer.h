@@ -24,9 +24,36 @@ typedef uint32_t mip_time_t;
 /* "No deadline": the value mip_stack_poll() returns when nothing is due. */
 #define MIP_POLL_IDLE UINT32_MAX
 
+/*
+ * The debug check of the rule above (MIP_TIME_CHECK, on in the sanitized
+ * test builds, MOTEIP_SANITIZE=ON; never in a release or firmware build):
+ * every wrap-safe comparison, of either clock, asserts that its two times
+ * are less than MIP_TIME_CHECK_FAR apart. Two values alone cannot tell a
+ * stamp kept past half the wrap from a far deadline, so the check is a
+ * tripwire band: no legitimate deadline is that far (the longest are
+ * MIP_RDC_TIME_MAX = 30 min on the 35.8 min µs half-wrap, and TCP's PAWS
+ * idle timer, MIP_TCP_PAWS_IDLE_MS = 24 days, on the 24.9-day ms one), and
+ * a stale stamp that is compared as it ages (at every poll, as most are)
+ * is compared inside the band, the last 2^26 ticks (67 s of µs, 18.6 h of
+ * ms) before half the wrap, before it flips. docs/ARCHITECTURE.md "Time"
+ * lists every stamp and what keeps it young.
+ */
+#ifndef MIP_TIME_CHECK
+#define MIP_TIME_CHECK 0
+#endif
+#define MIP_TIME_CHECK_FAR 0x7C000000u
+#if MIP_TIME_CHECK
+#include <assert.h>
+#define MIP_TIME_ASSERT_NEAR(d) \
+    assert((int32_t)(d) > -(int32_t)MIP_TIME_CHECK_FAR && (int32_t)(d) < (int32_t)MIP_TIME_CHECK_FAR)
+#else
+#define MIP_TIME_ASSERT_NEAR(d) ((void)0)
+#endif
+
 /* True when a is strictly before b. */
 static inline bool mip_time_before(mip_time_t a, mip_time_t b)
 {
+    MIP_TIME_ASSERT_NEAR(a - b);
     return (int32_t)(a - b) < 0;
 }
 
