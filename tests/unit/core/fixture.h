@@ -84,7 +84,7 @@ static inline void fixture_init(struct fixture *f, bool forwarding)
     uint8_t idx;
     memset(f, 0, sizeof(*f));
     f->s = calloc(1, sizeof(struct mip_stack));
-    f->now = 1000;
+    f->now = testing_start(1000);
     memset(&cfg, 0, sizeof(cfg));
     cfg.entropy = seed;
     cfg.entropy_len = sizeof(seed);
