@@ -604,6 +604,18 @@ static uint32_t coap_poll(void *ctx, struct mip_stack *s, mip_time_t now)
         else
             delay = mip_next_delay(delay, now, d->expires);
     }
+    /* A peer's CoCoA state has no timer: its stamps are held within the
+     * horizon (timer.h), so the LRU order and RTO aging stay right. */
+    for (i = 0; i < MIP_COAP_PEERS_MAX; i++) {
+        struct mip_coap_rtt *r = &ep->rtt[i];
+        uint32_t d;
+        if (!r->used)
+            continue;
+        d = mip_time_hold(&r->updated, now);
+        delay = d < delay ? d : delay;
+        d = mip_time_hold(&r->last_used, now);
+        delay = d < delay ? d : delay;
+    }
     for (i = 0; i < MIP_COAP_CLIENT_MAX; i++) {
         struct mip_coap_exchange *x = &ep->ex[i];
         if (x->state == EX_FREE)

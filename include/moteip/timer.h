@@ -63,6 +63,22 @@ static inline bool mip_time_reached(mip_time_t now, mip_time_t deadline)
     return !mip_time_before(now, deadline);
 }
 
+/* For a stamp with no timer of its own (a last use kept for an LRU order):
+ * holds it at most MIP_TIME_HORIZON_MS before now, and returns when it must
+ * be held again (at least half a horizon away), for the caller's poll to
+ * fold into its deadline. A held stamp reads as "a horizon ago", older
+ * than any stamp refreshed since, so orders and ages stay right. */
+static inline uint32_t mip_time_hold(mip_time_t *stamp, mip_time_t now)
+{
+    uint32_t age = (uint32_t)(now - *stamp);
+    if (age >= MIP_TIME_HORIZON_MS) {
+        *stamp = now - MIP_TIME_HORIZON_MS;
+        age = MIP_TIME_HORIZON_MS;
+    }
+    age = MIP_TIME_HORIZON_MS - age;
+    return age > MIP_TIME_HORIZON_MS / 2u ? age : MIP_TIME_HORIZON_MS / 2u;
+}
+
 /* Folds a deadline into a running "milliseconds until the next one" value
  * (start with MIP_POLL_IDLE). A reached deadline gives 0. */
 static inline uint32_t mip_next_delay(uint32_t delay, mip_time_t now, mip_time_t deadline)

@@ -183,20 +183,13 @@ void neigh_learn(struct mip_stack *s, struct mip_netif *nif, uint8_t family,
 }
 
 /* A STALE entry has no timer of its own: its last use (the LRU order) is
- * held at most MIP_TIME_HORIZON_MS old, re-clamped at least every half
- * horizon, so no comparison of two entries' stamps spans half the wrap
- * (issue 24); clamped entries tie as "long unused". Folds the time to the
- * next clamp into `next`. */
+ * held within the horizon (timer.h), so no comparison of two entries'
+ * stamps spans half the wrap (issue 24). Folds the time to the next hold
+ * into `next`. */
 static uint32_t stale_horizon(struct mip_neigh *e, mip_time_t now, uint32_t next)
 {
-    uint32_t age = (uint32_t)(now - e->used);
-    if (age >= MIP_TIME_HORIZON_MS) {
-        e->used = now - MIP_TIME_HORIZON_MS;
-        age = MIP_TIME_HORIZON_MS;
-    }
-    age = MIP_TIME_HORIZON_MS - age;
-    age = age > MIP_TIME_HORIZON_MS / 2u ? age : MIP_TIME_HORIZON_MS / 2u;
-    return age < next ? age : next;
+    uint32_t d = mip_time_hold(&e->used, now);
+    return d < next ? d : next;
 }
 
 uint32_t neigh_poll(struct mip_stack *s, mip_time_t now)

@@ -750,6 +750,34 @@ static void test_cocoa_rto_follows_the_rtt(void)
     teardown(f);
 }
 
+/* Issue 24 audit: a peer's CoCoA state has no timer, and its aging read
+ * `now - updated` as an unsigned age: 2^32 ms (49.7 days) and a little
+ * after the last exchange it read as a little, and a small RTO went
+ * unaged. Poll now holds the stamps within MIP_TIME_HORIZON_MS. */
+static void test_cocoa_rto_ages_after_a_whole_wrap(void)
+{
+    struct fx *f = setup(true, true);
+    unsigned i;
+    uint32_t rto;
+
+    for (i = 0; i < 8; i++) {
+        CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
+                                  "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+        run_delayed(f, 50, 1000);
+    }
+    rto = mip_coap_rto(&f->client, &f->server_addr);
+    CHECK(rto < 1000);
+    idle(f, 0xFFFFFFFFu);
+    idle(f, 1000u);                     /* 2^32 ms: the wrap and a second */
+    CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
+                              "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+    /* unused for 16 RTOs and more: doubled (s.4.2.3) before this request */
+    CHECK(mip_coap_rto(&f->client, &f->server_addr) >= 2u * rto - 1u);
+    run_delayed(f, 50, 1000);
+    CHECK_EQ(f->last_result, MIP_COAP_RESPONSE);
+    teardown(f);
+}
+
 static void test_stop_cancels_outstanding_requests(void)
 {
     struct fx *f = setup(true, false);
@@ -784,6 +812,7 @@ int main(void)
     RUN(test_nstart_is_one_per_peer);
     RUN(test_separate_response_is_acked_and_reported);
     RUN(test_cocoa_rto_follows_the_rtt);
+    RUN(test_cocoa_rto_ages_after_a_whole_wrap);
     RUN(test_stop_cancels_outstanding_requests);
     return TESTING_DONE();
 }
