@@ -304,8 +304,6 @@ static void test_new_resolutions_are_rate_limited_learning_is_not(void)
     finish(&f);
 }
 
-#endif /* MIP_CONF_ETHERNET && MIP_CONF_IPV4 */
-
 /* A neighbour asks for us (ARP request from 192.0.2.<200+i>, its own MAC):
  * learnt as a resolved (STALE) entry. */
 static void arp_from(struct fixture *f, uint8_t eth, unsigned i)
@@ -345,6 +343,8 @@ static void test_lru_survives_half_the_wrap(void)
     }
     fixture_free(&f);
 }
+
+#endif /* MIP_CONF_ETHERNET && MIP_CONF_IPV4 */
 
 int main(void)
 {
