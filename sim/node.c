@@ -368,6 +368,8 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_misbehave_build(sim, sim->err, sizeof(sim->err)))
+        return false;
     if (!sim_record_init(sim)) {
         snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
         return false;
@@ -406,6 +408,10 @@ void sim_event_run(struct sim *sim, const struct sim_event *ev)
     case SIM_EV_APP:
         sim->events++;
         sim_app_event(sim, ev->arg);
+        break;
+    case SIM_EV_MISBEHAVE:
+        sim->events++;
+        sim_misbehave_event(sim, ev->arg);
         break;
     default:
         break;
@@ -453,5 +459,6 @@ void sim_free(struct sim *sim)
     sim_services_free(sim);
     sim_border_free(sim);
     sim_record_free(sim);
+    sim_misbehave_free(sim);
     sim_evq_free(&sim->q);
 }

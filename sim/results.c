@@ -170,6 +170,10 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_key(&w, "services");
         sim_services_write(sim, &w);
     }
+    if (sim->misbehave != NULL) {
+        sj_w_key(&w, "misbehave");
+        sim_misbehave_write(sim, &w);
+    }
     if (sim->border != NULL) {
         sj_w_key(&w, "border");
         sim_border_write(sim, &w);

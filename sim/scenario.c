@@ -411,7 +411,7 @@ static const struct key root_keys[] = {
     K_OWN("mac", "object"), K_OWN("link", "object"), K_OWN("routing", "object"),
     K_OWN("relay", "object"), K_OWN("flows", "array of flow objects"),
     K_OWN("services", "array of service objects"), K_OWN("border", "object"),
-    K_OWN("record", "object"),
+    K_OWN("record", "object"), K_OWN("misbehave", "array of misbehaving node objects"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -749,6 +749,12 @@ static const struct key rdc_keys[] = {
     RDC_INT("copy_gap_us", RK_CM, copy_gap_us, 1, 0, 65535),
     RDC_INT("listen_max_us", RK_CM, listen_max_us, 1, 1, 65535),
     RDC_INT("burst_wait_us", RK_CM | RK_XM | RK_LPP, burst_wait_us, 1, 1, 65535),
+    RDC_INT("burst_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_max_us, 1000, 1,
+            MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("burst_budget_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_budget_us, 1000, 0,
+            MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("burst_window_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_window_us, 1000, 1,
+            MIP_RDC_BURST_WINDOW_MAX / 1000),
     RDC_INT("phase_strobe_us", RK_CM, phase_strobe_us, 1, 1, 65535),
     RDC_INT("phase_guard_us", RK_CM, phase_guard_us, 1, 0, 65535),
     RDC_INT("phase_max_misses", RK_CM, phase_max_misses, 1, 1, 255),
@@ -833,6 +839,8 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
                           "(1/check_rate_hz, a leaf's poll_ms); the parent has none" },
         { "type", "an RDC the MAC protocol can carry: a leaf needs mac.type \"csma_ca\" "
                   "(it reads the pending bit of its data requests' ACKs)" },
+        { "burst_max_ms", "1.." },
+        { "burst_budget_ms", "at most burst_window_ms" },
     };
     struct mip_mac_config probe;
     enum mip_rdc_check bad;
@@ -1755,6 +1763,76 @@ static bool load_services(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* misbehave: [{ node, target, pending_every_ms, ... }] (sim/misbehave.c):
+ * a node that forges or replays frames for a victim. Each *_every_ms is an
+ * attack's period (0: off); a new attack is a row here and one in
+ * misbehave.c. */
+#define MB struct sim_misbehave_spec
+static const char *const misbehave_to[] = { "target", "broadcast", NULL };
+#define MB_EVERY(k, f) K_INT(MB, k, f, 0, 600000, 0)
+static const struct key misbehave_keys[] = {
+    K_NODE(MB, "node", node),
+    K_NODE(MB, "target", target),
+    MB_EVERY("pending_every_ms", pending_every_ms),
+    K_ENUM(MB, "pending_to", pending_to, misbehave_to, SIM_MISBEHAVE_TO_TARGET),
+    K_INT(MB, "payload_bytes", payload_bytes, 1, 100, 10),
+    MB_EVERY("strobe_every_ms", strobe_every_ms),
+    MB_EVERY("probe_every_ms", probe_every_ms),
+    MB_EVERY("poll_every_ms", poll_every_ms),
+    MB_EVERY("replay_every_ms", replay_every_ms),
+    K_NUM(MB, "start_s", start_s, 0, 1e9, 0),
+    { .key = "stop_s", .type = KT_NUM, .flags = KF_DEF, FIELD(MB, stop_s), .dlo = 0, .dhi = 1e9,
+      .def = 0, .note = "0: the end of the run" },
+};
+static const struct table misbehave_table = TABLE(misbehave_keys);
+
+/* One misbehaving node's object: what depends on several keys. */
+static bool check_misbehave(struct ld *l, const struct sj_value *o, const struct sim_misbehave_spec *v)
+{
+    static const char *const only_pending[] = { "pending_to", "payload_bytes" };
+    size_t j;
+    if (v->node == v->target)
+        return fail(l, sj_get(o, "target"), "a node other than the misbehaving node itself");
+    if (v->pending_every_ms == 0u && v->strobe_every_ms == 0u && v->probe_every_ms == 0u &&
+        v->poll_every_ms == 0u && v->replay_every_ms == 0u)
+        return fail(l, o, "at least one attack: pending_every_ms, strobe_every_ms, "
+                    "probe_every_ms, poll_every_ms or replay_every_ms above 0");
+    for (j = 0; j < sizeof(only_pending) / sizeof(only_pending[0]); j++)
+        if (v->pending_every_ms == 0u && sj_get(o, only_pending[j]) != NULL)
+            return fail(l, sj_get(o, only_pending[j]),
+                        "a key of the pending attack only (pending_every_ms above 0)");
+    if (v->stop_s != 0.0 && v->stop_s <= v->start_s)
+        return fail(l, sj_get(o, "stop_s"), "0 (the end of the run) or a time after start_s");
+    return true;
+}
+
+static bool load_misbehave(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *arr = sj_get(root, "misbehave");
+    struct sim_scenario *sc = l->sc;
+    size_t k, n;
+    if (arr == NULL)
+        return true;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of {\"node\", \"target\", ...}");
+    n = sj_len(arr);
+    sc->misbehave = calloc(n ? n : 1u, sizeof(*sc->misbehave));
+    if (sc->misbehave == NULL)
+        return fail(l, arr, "fewer misbehaving nodes (out of memory)");
+    sc->n_misbehave = n;
+    for (k = 0; k < n; k++) {
+        const struct sj_value *o = sj_at(arr, k);
+        struct sim_misbehave_spec *v = &sc->misbehave[k];
+        if (!sj_is(o, SJ_OBJECT))
+            return fail(l, o, "a misbehaving node object");
+        put_defaults(&misbehave_table, v);
+        if (!only_keys(l, o, &misbehave_table, 1) || !read_keys(l, o, &misbehave_table, v) ||
+            !check_misbehave(l, o, v))
+            return false;
+    }
+    return true;
+}
+
 /* The tables whose fields are in struct sim_scenario itself. */
 static const struct table *const scenario_tables[] = {
     &root_table, &phy_table, &radio_table, &medium_table, &loss_table, &topo_table,
@@ -1786,6 +1864,8 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->flows);
     free(sc->node_rdc);
     free(sc->services);
+    free(sc->misbehave);
+    sc->misbehave = NULL;
     free(sc->border.reach);
     sc->node_rdc = NULL;
     sc->services = NULL;
@@ -1832,7 +1912,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
          load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
-         load_border(&l, root) && load_record(&l, root);
+         load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");
@@ -2000,6 +2080,7 @@ void sim_scenario_keys_md(FILE *f)
     struct sim_flow_spec fl[4];
     struct sim_service_spec sv;
     struct sim_border_spec bd;
+    struct sim_misbehave_spec mb;
     uint8_t kind;
     sim_scenario_defaults(&sc);
     memset(fl, 0, sizeof(fl));
@@ -2007,6 +2088,7 @@ void sim_scenario_keys_md(FILE *f)
         flow_defaults(&fl[kind], kind, 0);
     memset(&sv, 0, sizeof(sv));
     memset(&bd, 0, sizeof(bd));
+    put_defaults(&misbehave_table, &mb);
     md_table(f, "(top level)", &root_table, &sc, NULL, NULL, 0);
     md_table(f, "phy", &phy_table, &sc, NULL, NULL, 0);
     md_table(f, "radio", &radio_table, &sc, NULL, NULL, 0);
@@ -2029,6 +2111,7 @@ void sim_scenario_keys_md(FILE *f)
     md_table(f, "flows[].sender, flows[].receiver (tcp, sensor)", &endpoint_table,
              &fl[SIM_FLOW_TCP].sender, NULL, NULL, 0);
     md_table(f, "services[]", &service_table, &sv, NULL, NULL, 0);
+    md_table(f, "misbehave[]", &misbehave_table, &mb, NULL, NULL, 0);
     md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
     md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);

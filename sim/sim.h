@@ -158,6 +158,24 @@ struct sim_service_spec {
     uint16_t mss;               /* the node's struct mip_tcp mss_max; 0: from the MTU */
 };
 
+/* Where a misbehaving node's forged pending-bit frames go. */
+enum sim_misbehave_to { SIM_MISBEHAVE_TO_TARGET = 0, SIM_MISBEHAVE_TO_BROADCAST };
+
+/* A misbehaving node (scenario key "misbehave", sim/misbehave.c): forged or
+ * replayed frames for its target, each kind every *_every_ms (0: never),
+ * between start_s and stop_s (0: the end of the run). */
+struct sim_misbehave_spec {
+    uint32_t node, target;
+    uint32_t pending_every_ms;  /* a data frame with the frame pending bit */
+    uint8_t  pending_to;        /* enum sim_misbehave_to */
+    uint16_t payload_bytes;     /* of those frames (NALP, dropped by the stack) */
+    uint32_t strobe_every_ms;   /* an X-MAC strobe naming the target */
+    uint32_t probe_every_ms;    /* an LPP probe */
+    uint32_t poll_every_ms;     /* a data request from an invented address */
+    uint32_t replay_every_ms;   /* the last data frame overheard for the target */
+    double   start_s, stop_s;
+};
+
 struct sim_scenario {
     char     name[64];
     uint64_t seed;
@@ -219,6 +237,8 @@ struct sim_scenario {
     struct sim_border_spec border;
     struct sim_service_spec *services;
     size_t   n_services;
+    struct sim_misbehave_spec *misbehave;
+    size_t   n_misbehave;
     /* records kept beyond the counters (sim/record.c, "record") */
     bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
@@ -327,6 +347,8 @@ struct sim_capture;
 struct sim_border;
 struct sim_service;
 struct sim_realtime;
+struct sim_zep_mirror;
+struct sim_misbehave;
 
 struct sim {
     struct sim_scenario *sc;
@@ -343,12 +365,14 @@ struct sim {
     size_t   flows_done;
     uint64_t events;
     struct sim_capture *capture; /* when --pcap (capture.h) */
+    struct sim_zep_mirror *zep_mirror; /* when --zep-mirror (zep_mirror.h) */
     unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
     struct sim_border *border;  /* the border router's host side (border.c), or NULL */
     struct sim_service *services;   /* sc->n_services servers (services.c) */
     struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
+    struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
     char     err[256];
 };
 
@@ -428,6 +452,14 @@ extern const char *const sim_service_names[SIM_SVC_KINDS + 1];   /* NULL-termina
 bool sim_services_build(struct sim *sim, char *err, size_t errlen);
 void sim_services_write(struct sim *sim, struct sj_writer *w);
 void sim_services_free(struct sim *sim);
+/* Misbehaving nodes (misbehave.c): their attacks scheduled at build, one
+ * SIM_EV_MISBEHAVE event each, a frame node `node` received shown to them
+ * (replays), results under "misbehave". */
+bool sim_misbehave_build(struct sim *sim, char *err, size_t errlen);
+void sim_misbehave_event(struct sim *sim, uint32_t arg);
+void sim_misbehave_heard(struct sim *sim, uint32_t node, const uint8_t *frame, size_t len);
+void sim_misbehave_write(struct sim *sim, struct sj_writer *w);
+void sim_misbehave_free(struct sim *sim);
 /* The border router (border.c): its host netif, address and routes are
  * made by sim_build (sim_border_build); the device is attached only for a
  * run (sim_border_open). */

@@ -377,11 +377,11 @@
 #ifndef MIP_REASS_TIMEOUT_MS
 #define MIP_REASS_TIMEOUT_MS 30000u   /* RFC 8200 s.4.5 uses 60 s; RFC 1122 15-120 s */
 #endif
-/* A datagram that received a fragment this recently keeps its slot; one
+/* A datagram that received a fragment this recently keeps its slot (but
+ * the newest with a single fragment, which a new datagram may take); one
  * idle longer may lose it to a new datagram when the slots are full
  * (reass.h). Above the gap between fragments of one datagram (back to back
- * on a LAN, a few hundred ms behind a duty-cycled radio hop); below it,
- * what a forged first fragment costs the other senders. */
+ * on a LAN, a few hundred ms behind a duty-cycled radio hop). */
 #ifndef MIP_REASS_PROTECT_MS
 #define MIP_REASS_PROTECT_MS 2000u
 #endif

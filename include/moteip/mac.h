@@ -127,7 +127,12 @@ enum mip_mac_tx_status {
     X(rdc_ind_held)    /* parent: frames held for a sleeping child */    \
     X(rdc_ind_evicted) /* parent: held frames dropped (table full, retries) */ \
     X(rdc_ind_expired) /* parent: held frames dropped (too old, child gone) */ \
-    X(rdc_child_evicted)/* parent: children forgotten (table full, silent) */
+    X(rdc_child_evicted)/* parent: children forgotten (table full, silent) */ \
+    X(rdc_child_refused)/* parent: data requests of new nodes, every child settled */ \
+    X(rdc_bursts_rx)   /* bursts received: awake for a neighbour's next frame */ \
+    X(rdc_burst_refused)/* pending bits that kept us awake no longer: a burst \
+                          at burst_max_us, a neighbour out of budget, no room \
+                          in the table of burst senders */
 
 enum mip_mac_stat {
 #define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,
@@ -320,12 +325,20 @@ mip_status mip_mac_netif_transmit_gap(void *mac, const uint8_t *frame, size_t le
 void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now);
 /* The owner of a PARENT node adds a child (a sleepy leaf attaching): from
  * now on unicasts to `child` wait for its data requests. A full table
- * forgets its least recently heard child (counted rdc_child_evicted, its
- * held frames reported MIP_MAC_TX_NOACK). UNSUPPORTED on other kinds,
- * INVALID for a broadcast or absent address. Children are also learned
- * from their data requests. */
+ * forgets its least recently heard child, an idle one first (counted
+ * rdc_child_evicted, its held frames reported MIP_MAC_TX_NOACK). UNSUPPORTED
+ * on other kinds, INVALID for a broadcast or absent address. Children are
+ * also learned from their data requests, which never evict a settled child
+ * (one added here, or heard polling twice; rdc.h). */
 mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *child,
                              mip_utime_t now);
+
+/* May the received frame h (just parsed, for this MAC) change state that
+ * outlives it: a pending-bit burst, a strobe's wait, a parent's child, a
+ * route? Link-layer security answers it (was the frame authenticated at
+ * the netif's required level); without security every frame is trusted.
+ * Duplicates are the caller's business (MIP_RDC_RX_DUP). */
+bool mip_mac_rx_trusted(const struct mip_mac *m, const struct mip_802154_hdr *h);
 
 uint32_t mip_mac_stat(const struct mip_mac *m, enum mip_mac_stat which);
 const char *mip_mac_stat_name(enum mip_mac_stat which);  /* NULL out of range */

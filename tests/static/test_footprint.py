@@ -200,8 +200,8 @@ def test_mac_with_one_rdc_m0plus(tmp_path, rdc, profile):
 # compilers (3,596 B Cortex-M0+, 3,798 B AVR), and its RAM: <= 40 B per
 # connection, the packet buffer, <= 100 B besides (IPv4).
 MICRO_TEXT_BUDGET = {"cortex-m0plus": 3600, "avr-atmega128": 3800}
-# Met on AVR since 2026-11-25 (docs/MICRO.md, "Size": 3,784 B, from 5,026)
-# with 16 B to spare; avr-gcc 5.4 moves by tens of bytes on small edits, so
+# Met on AVR since 2026-11-25 (docs/MICRO.md, "Size": 3,784 B, from 5,026;
+# 3,788 B since a new SYN may take a half-open slot) with 12 B to spare; avr-gcc 5.4 moves by tens of bytes on small edits, so
 # this ceiling says when a change spends the margin (raise it knowingly).
 MICRO_AVR_CEILING = 3790
 
