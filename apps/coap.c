@@ -598,6 +598,30 @@ static uint32_t coap_poll(void *ctx, struct mip_stack *s, mip_time_t now)
     (void)s;
     if (ep->s == NULL)
         return MIP_POLL_IDLE;
+    /* Expired entries go now, not when their MID comes again: a stamp
+     * compared after 2^31 ms (24.9 days) would read as the future (issue
+     * 24). The earliest expiry is a deadline, so poll comes by then. */
+    for (i = 0; i < MIP_COAP_DEDUP_MAX; i++) {
+        struct mip_coap_dedup *d = &ep->dedup[i];
+        if (!d->used)
+            continue;
+        if (mip_time_reached(now, d->expires))
+            d->used = 0;
+        else
+            delay = mip_next_delay(delay, now, d->expires);
+    }
+    /* A peer's CoCoA state has no timer: its stamps are held within the
+     * horizon (timer.h), so the LRU order and RTO aging stay right. */
+    for (i = 0; i < MIP_COAP_PEERS_MAX; i++) {
+        struct mip_coap_rtt *r = &ep->rtt[i];
+        uint32_t d;
+        if (!r->used)
+            continue;
+        d = mip_time_hold(&r->updated, now);
+        delay = d < delay ? d : delay;
+        d = mip_time_hold(&r->last_used, now);
+        delay = d < delay ? d : delay;
+    }
     for (i = 0; i < MIP_COAP_CLIENT_MAX; i++) {
         struct mip_coap_exchange *x = &ep->ex[i];
         if (x->state == EX_FREE)

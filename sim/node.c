@@ -224,8 +224,10 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     sim_apps_sample_cc(sim, nd);
     if (d != MIP_POLL_IDLE) {
         /* A deadline in the current millisecond was just run: wake at the
-         * next one rather than spinning on the same microsecond. */
-        t = ((uint64_t)ms + (d == 0u ? 1u : d)) * 1000u;
+         * next one rather than spinning on the same microsecond. The delay
+         * counts from the simulator's 64-bit millisecond, not from the node's
+         * 32-bit one, which wraps at 49.7 days (issue 24: time ran back). */
+        t = (sim->now_us / 1000u + (d == 0u ? 1u : d)) * 1000u;
         if (t != nd->stack_due) {
             nd->stack_due = t;
             (void)sim_evq_push(&sim->q, t, SIM_EV_STACK_POLL, nd->id, 0);
@@ -520,8 +522,10 @@ void sim_free(struct sim *sim)
 {
     uint32_t i;
     if (sim->node != NULL)
-        for (i = 0; i < sim->n; i++)
+        for (i = 0; i < sim->n; i++) {
             free(sim->node[i].nbr);
+            free(sim->node[i].coap);    /* a sensor flow's (sensor.c) */
+        }
     free(sim->node);
     free(sim->tx);
     sim_apps_free(sim);

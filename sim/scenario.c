@@ -404,7 +404,7 @@ const char *sim_rdc_name(uint8_t kind)
 static const struct key root_keys[] = {
     K_OWN("name", "text of up to 63 bytes"),
     K_INT(SC, "seed", seed, 0, INT64_MAX, 1),
-    K_NUM(SC, "duration_s", duration_s, 1e-6, 1e7, 60),
+    K_NUM(SC, "duration_s", duration_s, 1e-6, 3.2e8, 60),   /* ten years */
     K_BOOL(SC, "stop_when_done", stop_when_done, true),
     K_OWN("phy", "object"), K_OWN("radio", "object"), K_OWN("medium", "object"),
     { .key = "topology", .type = KT_OWN, .flags = KF_REQ, .what = "object" },

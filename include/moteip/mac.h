@@ -70,9 +70,17 @@ struct mip_rdc_ops;
 #ifndef MIP_MAC_DUP_ENTRIES
 #define MIP_MAC_DUP_ENTRIES 8u    /* (source, seq) pairs remembered */
 #endif
+/* A (source, seq) pair is forgotten this long after its frame, so a sender
+ * whose 8-bit DSN went round is heard again (Contiki-NG's SEQNO_MAX_AGE,
+ * os/net/mac/mac-sequence.c: 20 s). mip_mac_poll frees an entry at its age
+ * and reports that as a deadline, so no stamp nears half the µs wrap. */
+#ifndef MIP_MAC_DUP_AGE_US
+#define MIP_MAC_DUP_AGE_US 20000000u
+#endif
 /* Longest delay between link retries: deadlines are compared modulo 2^32
- * (mip_utime_before), so none may be 2^31 µs (35 min) away. */
-#define MIP_MAC_RETRY_DELAY_MAX 0x7FFFFFFFu
+ * (mip_utime_before), so none may be 2^31 µs (35.8 min) away; 30 min, as
+ * MIP_RDC_TIME_MAX, keeps it out of timer.h's check band. */
+#define MIP_MAC_RETRY_DELAY_MAX 1800000000u
 /* Largest frame without FCS (config.h). */
 #define MIP_MAC_FRAME_MAX MIP_RADIO_FRAME_MAX
 /* Link-layer security: senders whose last frame counter a node remembers
@@ -286,6 +294,7 @@ struct mip_mac_qframe {
 
 struct mip_mac_dup {
     struct mip_802154_addr src;
+    mip_utime_t at;             /* its latest frame (freed MIP_MAC_DUP_AGE_US later) */
     uint8_t seq;
     uint8_t used;
 };

@@ -85,7 +85,7 @@ struct mip_os_process {
 struct mip_os_etimer {
     struct mip_os_etimer *next;     /* the kernel's list of armed timers */
     mip_time_t start;
-    uint32_t interval;              /* ms, below 2^31 */
+    uint32_t interval;              /* ms, at most MIP_TIME_HORIZON_MS */
     struct mip_os_process *p;       /* NULL: a callback timer */
     void (*fn)(void *ctx);          /* callback timers: called by mip_os_run */
     void *fn_ctx;
@@ -165,7 +165,8 @@ uint32_t mip_os_run(struct mip_os *os, mip_time_t now);
 
 /* Event timers. set: expires interval ms from now; reset: interval ms after
  * its last expiry (periodic without drift); restart: interval ms from now
- * again; stop: disarmed. interval is clamped to 2^31 - 1 ms. */
+ * again; stop: disarmed. interval is clamped to MIP_TIME_HORIZON_MS (2^30 ms,
+ * 12.4 days: timer.h's bound for a stored stamp). */
 void mip_os_etimer_set(struct mip_os *os, struct mip_os_etimer *t, struct mip_os_process *p,
                        uint32_t interval_ms);
 void mip_os_etimer_reset(struct mip_os *os, struct mip_os_etimer *t);

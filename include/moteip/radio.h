@@ -17,11 +17,15 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include "moteip/status.h"
+#include "moteip/timer.h"
 
 typedef uint32_t mip_utime_t;   /* microseconds, wrapping */
 
+/* True when a is strictly before b; as mip_time_before (timer.h: the rule,
+ * and its debug check). */
 static inline bool mip_utime_before(mip_utime_t a, mip_utime_t b)
 {
+    MIP_TIME_ASSERT_NEAR(a - b);
     return (int32_t)(a - b) < 0;
 }
 

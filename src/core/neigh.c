@@ -182,6 +182,16 @@ void neigh_learn(struct mip_stack *s, struct mip_netif *nif, uint8_t family,
     }
 }
 
+/* A STALE entry has no timer of its own: its last use (the LRU order) is
+ * held within the horizon (timer.h), so no comparison of two entries'
+ * stamps spans half the wrap (issue 24). Folds the time to the next hold
+ * into `next`. */
+static uint32_t stale_horizon(struct mip_neigh *e, mip_time_t now, uint32_t next)
+{
+    uint32_t d = mip_time_hold(&e->used, now);
+    return d < next ? d : next;
+}
+
 uint32_t neigh_poll(struct mip_stack *s, mip_time_t now)
 {
     uint32_t next = MIP_POLL_IDLE;
@@ -191,8 +201,10 @@ uint32_t neigh_poll(struct mip_stack *s, mip_time_t now)
         struct mip_netif *nif;
         if (e->state == MIP_NEIGH_FREE)
             continue;
-        if (e->state == MIP_NEIGH_STALE && e->probes == 0)
+        if (e->state == MIP_NEIGH_STALE && e->probes == 0) {
+            next = stale_horizon(e, now, next);
             continue;
+        }
         if (mip_time_reached(now, e->deadline)) {
             nif = mip_netif_get(s, e->netif);
             if (e->state == MIP_NEIGH_INCOMPLETE) {
@@ -209,6 +221,7 @@ uint32_t neigh_poll(struct mip_stack *s, mip_time_t now)
                  * keep using it, re-probe on next use. */
                 e->state = MIP_NEIGH_STALE;
                 e->probes = 0;
+                next = stale_horizon(e, now, next);
                 continue;
             }
         }

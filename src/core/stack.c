@@ -113,19 +113,37 @@ mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_conf
     return MIP_OK;
 }
 
+/* A full bucket's stamp is not read: taking its first token restarts it.
+ * A bucket that is not full is refilled by every call and by
+ * mip_stack_poll, which asks to be called again by the stamp's horizon
+ * (MIP_TIME_HORIZON_MS), when the bucket is long full (burst x interval),
+ * so no stamp is compared across half the wrap (issue 24: an empty bucket
+ * stopped refilling after 24.9 quiet days). Returns that deadline. */
+static uint32_t rate_refill(struct mip_rate_limiter *l, mip_time_t now, uint16_t burst,
+                            uint32_t interval)
+{
+    uint32_t elapsed = (uint32_t)(now - l->last_refill), add;
+    if (l->tokens >= burst)
+        return MIP_POLL_IDLE;
+    if (mip_time_before(now, l->last_refill))
+        return MIP_TIME_HORIZON_MS;     /* (the caller's clock went back) */
+    add = elapsed / interval;
+    if (add >= (uint32_t)(burst - l->tokens)) {
+        l->tokens = burst;
+        return MIP_POLL_IDLE;
+    }
+    l->tokens = (uint16_t)(l->tokens + add);
+    l->last_refill = (mip_time_t)(l->last_refill + add * interval);
+    return MIP_TIME_HORIZON_MS - (elapsed - add * interval);
+}
+
 bool rate_take(struct mip_rate_limiter *l, mip_time_t now, uint16_t burst, uint32_t interval)
 {
-    uint32_t elapsed = (uint32_t)(now - l->last_refill);
-    if (mip_time_before(now, l->last_refill))
-        elapsed = 0;
-    if (elapsed >= interval) {
-        uint32_t add = elapsed / interval;
-        uint32_t t = l->tokens + (add > burst ? burst : add);
-        l->tokens = (uint16_t)(t > burst ? burst : t);
-        l->last_refill = (mip_time_t)(l->last_refill + add * interval);
-    }
+    (void)rate_refill(l, now, burst, interval);
     if (l->tokens == 0)
         return false;
+    if (l->tokens >= burst)
+        l->last_refill = now;
     l->tokens--;
     return true;
 }
@@ -169,6 +187,12 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
     if (d < next) next = d;
     d = neigh_poll(s, now);
     if (d < next) next = d;
+    d = rate_refill(&s->icmp_limit, now, MIP_ICMP_RATE_BURST, MIP_ICMP_RATE_INTERVAL_MS);
+    if (d < next) next = d;
+#if MIP_CONF_ETHERNET
+    d = rate_refill(&s->neigh_limit, now, MIP_NEIGH_RESOLVE_BURST, MIP_NEIGH_RESOLVE_INTERVAL_MS);
+    if (d < next) next = d;
+#endif
     return next;
 }
 

@@ -572,6 +572,25 @@ static bool for_us(const struct mip_mac *m, const struct mip_802154_hdr *h)
     return false;
 }
 
+/* Frees the entries MIP_MAC_DUP_AGE_US old; the time until the next one
+ * ages (UINT32_MAX: none). (now - at is exact below the whole wrap; poll
+ * comes at this deadline, long before.) */
+static uint32_t dup_age(struct mip_mac *m)
+{
+    uint32_t d = UINT32_MAX, age;
+    unsigned i;
+    for (i = 0; i < MIP_MAC_DUP_ENTRIES; i++) {
+        if (!m->dup[i].used)
+            continue;
+        age = m->now - m->dup[i].at;
+        if (age >= MIP_MAC_DUP_AGE_US)
+            m->dup[i].used = 0;
+        else if (MIP_MAC_DUP_AGE_US - age < d)
+            d = MIP_MAC_DUP_AGE_US - age;
+    }
+    return d;
+}
+
 /* One entry per recent sender holding its last sequence number: a
  * retransmission repeats it, a new frame does not. */
 static bool duplicate(struct mip_mac *m, const struct mip_802154_hdr *h)
@@ -580,19 +599,24 @@ static bool duplicate(struct mip_mac *m, const struct mip_802154_hdr *h)
     unsigned i;
     if (h->src.mode == MIP_802154_ADDR_NONE)
         return false;
+    (void)dup_age(m);
     for (i = 0; i < MIP_MAC_DUP_ENTRIES; i++) {
         d = &m->dup[i];
         if (d->used && mip_mac_addr_equal(&d->src, &h->src)) {
+            d->at = m->now;
             if (d->seq == h->seq)
                 return true;
             d->seq = h->seq;
             return false;
         }
     }
-    d = &m->dup[m->dup_next];
+    for (i = 0; i < MIP_MAC_DUP_ENTRIES && m->dup[m->dup_next].used; i++)
+        m->dup_next = (uint8_t)((m->dup_next + 1u) % MIP_MAC_DUP_ENTRIES);
+    d = &m->dup[m->dup_next];       /* a free one, else the next in turn */
     m->dup_next = (uint8_t)((m->dup_next + 1u) % MIP_MAC_DUP_ENTRIES);
     d->src = h->src;
     d->seq = h->seq;
+    d->at = m->now;
     d->used = 1;
     return false;
 }
@@ -923,6 +947,7 @@ static uint32_t next_delay(const struct mip_mac *m)
 uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now)
 {
     unsigned steps;
+    uint32_t aged, delay;
     if (m == NULL)
         return UINT32_MAX;
     if (m->in_call)
@@ -936,5 +961,7 @@ uint32_t mip_mac_poll(struct mip_mac *m, mip_utime_t now)
             break;
     }
     radio_sync(m);
-    return next_delay(m);
+    aged = dup_age(m);
+    delay = next_delay(m);
+    return aged < delay ? aged : delay;
 }

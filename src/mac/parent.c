@@ -67,6 +67,18 @@ static bool awake(const struct mip_mac *m, unsigned i)
     return mip_utime_before(m->now, m->rdc.parent.child[i].awake_until);
 }
 
+/* Child i was heard from now. awake_until is kept no earlier than seen, and
+ * seen no older than child_timeout_us (<= MIP_RDC_TIME_MAX, under half the
+ * µs wrap): a passed stamp moves up with seen, so it never ages into the
+ * half of the clock that reads as the future (issue 24). */
+static void heard(struct mip_mac *m, unsigned i)
+{
+    struct mip_rdc_child *ch = &pa(m)->child[i];
+    if (!awake(m, i))
+        ch->awake_until = m->now;
+    ch->seen = m->now;
+}
+
 /* The oldest frame held for child i (NULL: none); *n counts them. */
 static struct mip_rdc_held *oldest_for(struct mip_mac *m, unsigned i, unsigned *n)
 {
@@ -367,7 +379,7 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
     ch = &pa(m)->child[i];
     if (known)
         ch->settled = 1;        /* its second request: a child, not a passer-by */
-    ch->seen = m->now;
+    heard(m, i);
     pending = oldest_for(m, i, &n) != NULL || queued_for(m, i, 0);
     if (h->ack_request)
         mip_mac_ack(m, h->seq, pending);
@@ -437,7 +449,7 @@ mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *ch
         return MIP_ERR_INVALID;
     m->now = now;
     i = child_get(m, child, true);
-    pa(m)->child[i].seen = now;
+    heard(m, i);
     pa(m)->child[i].settled = 1;
     arm(m);
     return MIP_OK;

@@ -11,7 +11,8 @@
 
 #include "moteip/os.h"
 
-#define INTERVAL_MAX 0x7FFFFFFFu
+/* A timer's start is a stored stamp: at most a horizon long (timer.h) */
+#define INTERVAL_MAX MIP_TIME_HORIZON_MS
 
 void mip_os_init(struct mip_os *os, mip_time_t now)
 {

@@ -300,7 +300,10 @@ static bool cookie_check(const struct mip_tcp *tcp, const struct tcp_in *in,
     uint32_t tick = tcp->stack->now >> TCP_COOKIE_TICK_SHIFT, age;
     for (age = 0; age < 2u; age++) {
         uint32_t idx = (in->h.ack - 1u) & 7u;
-        if (((cookie_hash(tcp, k, in->h.seq - 1u, (tick - age) * 8u + idx) & ~7u) | idx) ==
+        /* (the tick counts modulo 2^16, as now >> 16 does: the last tick
+         * before the clock's wrap is the one before tick 0) */
+        if (((cookie_hash(tcp, k, in->h.seq - 1u,
+                          ((tick - age) & TCP_COOKIE_TICK_MASK) * 8u + idx) & ~7u) | idx) ==
             in->h.ack - 1u) {
             syn_entry_from(e, in);
             e->flags = TCPS_USED;

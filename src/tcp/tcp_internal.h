@@ -189,6 +189,7 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
  * only within TCP_COOKIE_LIFE_MS of the latest one sent. */
 #define TCP_COOKIE_TICK_SHIFT 16u
 #define TCP_COOKIE_LIFE_MS ((uint32_t)2u << TCP_COOKIE_TICK_SHIFT)  /* 32-bit: 0 in a 16-bit int */
+#define TCP_COOKIE_TICK_MASK (UINT32_MAX >> TCP_COOKIE_TICK_SHIFT)   /* ticks wrap with the clock */
 
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);

@@ -85,11 +85,13 @@ static void test_connect_to_closed_port_is_refused(void)
 static void test_connect_to_black_hole_times_out(void)
 {
     struct mip_addr dst;
+    uint32_t t0;
     setup();
+    t0 = p.now;
     p.drop = drop_all;
     CHECK_EQ(mip_addr_parse("fd00::2", &dst, NULL), MIP_OK);
     CHECK_EQ(mip_bsd_connect(&b0, &dst, 80, 3000), MIP_BSD_ETIMEDOUT);
-    CHECK(p.now >= 5000u + 3000u);
+    CHECK(p.now - t0 >= 3000u);   /* (relative: the clock may start anywhere) */
     CHECK(p.side[0].tcp.conns == NULL);          /* aborted, not left behind */
     pair_free(&p);
 }

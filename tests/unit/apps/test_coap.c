@@ -345,6 +345,43 @@ static void test_duplicate_con_gets_the_same_ack_without_the_handler(void)
     teardown(f);
 }
 
+/* Both stacks idle for `ms`, polled as a host would: at every deadline
+ * poll reports, and at least every 10 min (a housekeeping tick). */
+static void idle(struct fx *f, uint32_t ms)
+{
+    uint32_t d0, d1, d;
+
+    while (ms > 0u) {           /* (a count: ms may exceed half the wrap) */
+        d0 = mip_stack_poll(f->p.side[0].s, f->p.now);
+        d1 = mip_stack_poll(f->p.side[1].s, f->p.now);
+        d = d0 < d1 ? d0 : d1;
+        d = d < 600000u ? d : 600000u;
+        d = d == 0u ? 1u : d > ms ? ms : d;
+        f->p.now += d;
+        ms -= d;
+    }
+}
+
+/* Issue 24 (3): an entry's expiry was only checked when its MID came
+ * again, so after 2^31 ms (24.9 days) the expired entry read as fresh: a
+ * new request reusing the MID was swallowed and the stale reply resent.
+ * Entries now expire in poll, which reports the earliest expiry. */
+static void test_dedup_entry_does_not_revive_after_half_the_wrap(void)
+{
+    struct fx *f = setup(true, false);
+    uint8_t b[64];
+
+    raw_send(f, b, build(b, sizeof b, MIP_COAP_CON, MIP_COAP_GET, 0x0202, "hello", 0, NULL));
+    CHECK_EQ(f->hello_calls, 1);
+    /* 2^31 ms after the entry expired (247 s): 24.9 days and 5 min */
+    idle(f, 0x80000000u + 300000u);
+    raw_send(f, b, build(b, sizeof b, MIP_COAP_CON, MIP_COAP_GET, 0x0202, "hello", 0, NULL));
+    CHECK_EQ(f->hello_calls, 2);
+    CHECK_EQ(mip_coap_stat(&f->server, MIP_COAP_STAT_duplicates), 0);
+    CHECK_EQ(f->raw.n, 2);
+    teardown(f);
+}
+
 static void test_ping_gets_rst(void)
 {
     struct fx *f = setup(true, false);
@@ -746,6 +783,34 @@ static void test_cocoa_rto_follows_the_rtt(void)
     teardown(f);
 }
 
+/* Issue 24 audit: a peer's CoCoA state has no timer, and its aging read
+ * `now - updated` as an unsigned age: 2^32 ms (49.7 days) and a little
+ * after the last exchange it read as a little, and a small RTO went
+ * unaged. Poll now holds the stamps within MIP_TIME_HORIZON_MS. */
+static void test_cocoa_rto_ages_after_a_whole_wrap(void)
+{
+    struct fx *f = setup(true, true);
+    unsigned i;
+    uint32_t rto;
+
+    for (i = 0; i < 8; i++) {
+        CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
+                                  "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+        run_delayed(f, 50, 1000);
+    }
+    rto = mip_coap_rto(&f->client, &f->server_addr);
+    CHECK(rto < 1000);
+    idle(f, 0xFFFFFFFFu);
+    idle(f, 1000u);                     /* 2^32 ms: the wrap and a second */
+    CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
+                              "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+    /* unused for 16 RTOs and more: doubled (s.4.2.3) before this request */
+    CHECK(mip_coap_rto(&f->client, &f->server_addr) >= 2u * rto - 1u);
+    run_delayed(f, 50, 1000);
+    CHECK_EQ(f->last_result, MIP_COAP_RESPONSE);
+    teardown(f);
+}
+
 static void test_stop_cancels_outstanding_requests(void)
 {
     struct fx *f = setup(true, false);
@@ -768,6 +833,7 @@ int main(void)
     RUN(test_client_stack_awaits_the_response);
     RUN(test_non_request_gets_non_response);
     RUN(test_duplicate_con_gets_the_same_ack_without_the_handler);
+    RUN(test_dedup_entry_does_not_revive_after_half_the_wrap);
     RUN(test_ping_gets_rst);
     RUN(test_requests_get_the_rfc_answer);
     RUN(test_malformed_messages_are_counted_and_cons_reset);
@@ -780,6 +846,7 @@ int main(void)
     RUN(test_nstart_is_one_per_peer);
     RUN(test_separate_response_is_acked_and_reported);
     RUN(test_cocoa_rto_follows_the_rtt);
+    RUN(test_cocoa_rto_ages_after_a_whole_wrap);
     RUN(test_stop_cancels_outstanding_requests);
     return TESTING_DONE();
 }

@@ -85,7 +85,7 @@ static struct fixture *setup(void)
     memset(&cfg, 0, sizeof(cfg));
     cfg.entropy = entropy;
     cfg.entropy_len = sizeof(entropy);
-    f->now = 1000;
+    f->now = testing_start(1000);
     mip_stack_init(&f->stack, &cfg, f->now);
     CHECK_EQ(mip_netif_add_rawip(&f->stack, MTU, iid, &cap_driver, &f->cap, &f->netif), MIP_OK);
 #if MIP_CONF_IPV4

@@ -84,7 +84,7 @@ static inline void fixture_init(struct fixture *f, bool forwarding)
     uint8_t idx;
     memset(f, 0, sizeof(*f));
     f->s = calloc(1, sizeof(struct mip_stack));
-    f->now = 1000;
+    f->now = testing_start(1000);
     memset(&cfg, 0, sizeof(cfg));
     cfg.entropy = seed;
     cfg.entropy_len = sizeof(seed);
@@ -136,6 +136,19 @@ static inline uint32_t fixture_advance(struct fixture *f, uint32_t ms)
 {
     f->now += ms;
     return mip_stack_poll(f->s, f->now);
+}
+
+/* `ms` of idle time (may exceed half the wrap), polled as a host polls: at
+ * every deadline poll reports, and at least every 10 min. */
+static inline void fixture_idle(struct fixture *f, uint32_t ms)
+{
+    uint32_t d = 0;
+    while (ms > 0u) {
+        d = d == 0u ? 1u : d < 600000u ? d : 600000u;
+        d = d < ms ? d : ms;
+        ms -= d;
+        d = fixture_advance(f, d);
+    }
 }
 
 static inline uint32_t fixture_stat(const struct fixture *f, enum mip_stat which)

@@ -300,6 +300,21 @@ static void test_error_burst_limited_to_bucket(void)
     fixture_free(&f);
 }
 
+/* Issue 24 (5): the bucket's stamp was compared with mip_time_before, so
+ * after 2^31 ms (24.9 days) without an error it read as the future, the
+ * elapsed time as 0, and the empty bucket never refilled. */
+static void test_error_bucket_refills_after_half_the_wrap(void)
+{
+    struct fixture f;
+    fixture_init(&f, false);
+    CHECK_EQ(blast_closed_port(&f, 50), MIP_ICMP_RATE_BURST);
+    fixture_idle(&f, 0x80000000u + 1000u);     /* 24.9 days and a second */
+    CHECK_EQ(blast_closed_port(&f, 50), MIP_ICMP_RATE_BURST);
+    fixture_idle(&f, 0xFFFFFFFFu);             /* and a whole wrap */
+    CHECK_EQ(blast_closed_port(&f, 50), MIP_ICMP_RATE_BURST);
+    fixture_free(&f);
+}
+
 static void test_error_tokens_refill_one_per_interval(void)
 {
     struct fixture f;
@@ -379,6 +394,7 @@ int main(void)
     RUN(test_error_with_null_error_callback_is_ignored);
     RUN(test_error_burst_limited_to_bucket);
     RUN(test_error_tokens_refill_one_per_interval);
+    RUN(test_error_bucket_refills_after_half_the_wrap);
     RUN(test_error_tokens_accumulate_partial_intervals);
     RUN(test_error_bucket_never_exceeds_burst);
     RUN(test_echo_replies_not_rate_limited);

@@ -114,7 +114,7 @@ static struct chain *chain_new(unsigned n, uint8_t mode, uint8_t frame_max)
     struct chain *c = calloc(1, sizeof(*c));
     unsigned i, j;
     c->n = n;
-    c->now = 1000;
+    c->now = testing_start(1000);
     for (i = 0; i < n; i++) {
         struct mip_lowpan_config *cf = &c->cfg[i];
         struct mip_stack_config sc;

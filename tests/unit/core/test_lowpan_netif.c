@@ -122,7 +122,7 @@ static struct air *air_new(uint8_t mode, uint8_t frame_max, uint8_t raw_hdr)
 {
     struct air *a = calloc(1, sizeof(*a));
     unsigned i;
-    a->now = 1000;
+    a->now = testing_start(1000);
     for (i = 0; i < NODES; i++) {
         struct mip_lowpan_config *c = &a->cfg[i];
         struct mip_stack_config sc;

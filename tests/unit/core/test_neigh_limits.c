@@ -304,6 +304,46 @@ static void test_new_resolutions_are_rate_limited_learning_is_not(void)
     finish(&f);
 }
 
+/* A neighbour asks for us (ARP request from 192.0.2.<200+i>, its own MAC):
+ * learnt as a resolved (STALE) entry. */
+static void arp_from(struct fixture *f, uint8_t eth, unsigned i)
+{
+    uint8_t frame[128], mac[6] = {0x02, 0xBB, 0, 0, 0, 0};
+    char ip[40];
+    size_t len;
+    mac[5] = (uint8_t)i;
+    snprintf(ip, sizeof ip, "192.0.2.%u", 200u + i);
+    len = build_arp_frame(frame, ETH_BCAST, 1, mac, ip, ZERO_MAC, US4);
+    fixture_input(f, eth, frame, len);
+}
+
+/* Issue 24: a STALE entry has no timer, so its last use could grow older
+ * than 2^31 ms; the LRU order then read it as the newest and a full cache
+ * evicted a neighbour just heard from instead. Its stamp is now held
+ * within MIP_TIME_HORIZON_MS by poll. */
+static void test_lru_survives_half_the_wrap(void)
+{
+    struct fixture f;
+    uint8_t eth;
+    unsigned i;
+    char ip[40];
+    both_families_fixture(&f, &eth);
+    arp_from(&f, eth, 0);                       /* the long unused one */
+    fixture_idle(&f, 0x80000000u + 60000u);     /* 24.9 days and a minute */
+    for (i = 1; i < MIP_NEIGH_MAX; i++) {
+        fixture_idle(&f, 1000u);
+        arp_from(&f, eth, i);
+    }
+    fixture_idle(&f, 1000u);
+    arp_from(&f, eth, MIP_NEIGH_MAX);           /* full: one must go */
+    CHECK(test_neigh(&f, eth, "192.0.2.200") == NULL);
+    for (i = 1; i <= MIP_NEIGH_MAX; i++) {
+        snprintf(ip, sizeof ip, "192.0.2.%u", 200u + i);
+        CHECK(test_neigh(&f, eth, ip) != NULL);
+    }
+    fixture_free(&f);
+}
+
 #endif /* MIP_CONF_ETHERNET && MIP_CONF_IPV4 */
 
 int main(void)
@@ -313,6 +353,7 @@ int main(void)
     RUN(test_resolutions_hold_at_most_queue_max_buffers_oldest_dropped_first);
     RUN(test_full_cache_reuses_incomplete_entries_before_resolved_ones);
     RUN(test_new_resolutions_are_rate_limited_learning_is_not);
+    RUN(test_lru_survives_half_the_wrap);
 #endif
     return TESTING_DONE();
 }

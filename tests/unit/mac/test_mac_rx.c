@@ -109,10 +109,11 @@ static void test_no_ack_for_broadcast_or_without_request(void)
     uint8_t f[64];
     size_t len;
     node_init(&n, MIP_MAC_CSMA_CA);
+    /* nothing due but the sender's duplicate entry ageing out */
     len = build_data(f, MIP_802154_BROADCAST, PEER, PAN, true, 1, 1, 0);
-    CHECK_EQ(node_rx(&n, f, len), UINT32_MAX);
+    CHECK_EQ(node_rx(&n, f, len), MIP_MAC_DUP_AGE_US);
     len = build_data(f, ME, PEER, PAN, false, 2, 2, 0);
-    CHECK_EQ(node_rx(&n, f, len), UINT32_MAX);
+    CHECK_EQ(node_rx(&n, f, len), MIP_MAC_DUP_AGE_US);
     node_run_all(&n);
     CHECK_EQ(n.ntx, 0);
     CHECK_EQ(n.ninput, 2);
@@ -127,9 +128,9 @@ static void test_duplicates_acked_not_delivered(void)
     node_init(&n, MIP_MAC_CSMA_CA);
     len = build_data(f, ME, PEER, PAN, true, 9, 1, 0);
     node_rx(&n, f, len);
-    node_run_all(&n);
+    node_run(&n, n.now + 10000u);   /* (not to the entry's age) */
     node_rx(&n, f, len);            /* the sender missed our ACK */
-    node_run_all(&n);
+    node_run(&n, n.now + 10000u);
     CHECK_EQ(n.ninput, 1);
     CHECK_EQ(n.ntx, 2);
     CHECK_EQ(n.tx[1].data[2], 9);
@@ -140,9 +141,9 @@ static void test_duplicates_acked_not_delivered(void)
     node_rx(&n, f, len);
     /* the same number from another sender is new too */
     len = build_data(f, ME, OTHER, PAN, true, 10, 3, 0);
-    node_run_all(&n);
+    node_run(&n, n.now + 10000u);
     node_rx(&n, f, len);
-    node_run_all(&n);
+    node_run(&n, n.now + 10000u);
     CHECK_EQ(n.ninput, 3);
     CHECK_EQ(n.input_tag[2], 3);
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rx_duplicates), 1);
@@ -174,6 +175,52 @@ static void test_duplicate_table_is_bounded(void)
     node_rx(&n, f, len);
     CHECK_EQ(n.ninput, MIP_MAC_DUP_ENTRIES + 2);
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rx_duplicates), 1);
+}
+
+/* Issue 24 (4): an entry never aged, so a neighbour whose 8-bit DSN wrapped
+ * while it talked to others had its next new frame ACKed and dropped. An
+ * entry now ages out MIP_MAC_DUP_AGE_US (20 s, Contiki-NG's SEQNO_MAX_AGE)
+ * after its frame, swept by poll at that deadline, so no stamp outlives
+ * half the µs wrap (35.8 min) either. Rows: the gap before the same DSN
+ * comes again from the same sender, and whether it is delivered. */
+static void test_duplicate_entries_age_out(void)
+{
+    static const struct {
+        uint32_t gap_ms;
+        bool delivered;
+    } rows[] = {
+        { 1000u, false },       /* a retransmission */
+        { 19000u, false },      /* still within the age */
+        { 25000u, true },       /* its DSN went round: a new frame */
+        { 2147484u, true },     /* past half the wrap (2^31 µs) */
+        { 4294968u, true },     /* past the whole wrap (2^32 µs) */
+        { 4294967u + 10000u, true },
+    };
+    struct node n;
+    uint8_t f[64];
+    size_t len;
+    unsigned r;
+    uint32_t left, step;
+    mip_utime_t to;
+    for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+        node_init(&n, MIP_MAC_CSMA_CA);
+        len = build_data(f, ME, PEER, PAN, true, 9, 1, 0);
+        node_rx(&n, f, len);
+        node_run(&n, n.now + 10000u);
+        /* idle, polled at every deadline (in steps under half the wrap) */
+        for (left = rows[r].gap_ms; left > 0u; left -= step) {
+            step = left < 600000u ? left : 600000u;
+            to = n.now + step * 1000u;
+            node_run(&n, to);
+            n.now = to;
+        }
+        len = build_data(f, ME, PEER, PAN, true, 9, 2, 0);
+        node_rx(&n, f, len);
+        node_run(&n, n.now + 10000u);
+        CHECK_EQ(n.ninput, rows[r].delivered ? 2u : 1u);
+        CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rx_duplicates), rows[r].delivered ? 0u : 1u);
+        CHECK_EQ(node_stat(&n, MIP_MAC_STAT_acks_tx), 2);   /* ACKed either way */
+    }
 }
 
 static void test_other_addresses_overheard(void)
@@ -321,6 +368,7 @@ int main(void)
     RUN(test_no_ack_for_broadcast_or_without_request);
     RUN(test_duplicates_acked_not_delivered);
     RUN(test_duplicate_table_is_bounded);
+    RUN(test_duplicate_entries_age_out);
     RUN(test_other_addresses_overheard);
     RUN(test_extended_destination);
     RUN(test_malformed_counted);

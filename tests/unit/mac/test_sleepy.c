@@ -460,6 +460,42 @@ static void test_parent_drops_what_waits_too_long(void)
     CHECK_EQ(n.ntx, 1);
 }
 
+/* Issue 24 (1): awake_until moved only when a child was served, so after
+ * half the µs clock's wrap (2^31 µs = 35.8 min) of empty data requests the
+ * stale stamp read as the future and a new frame went straight to the
+ * sleeping radio (4 attempts, NOACK). A child heard from keeps its stamp
+ * no older than its last data request. */
+static void test_parent_child_sleeps_after_half_the_wrap(void)
+{
+    struct node n;
+    unsigned k, ntx;
+    parent_config(&n);
+    node_start(&n);
+    add_child(&n, PEER);
+    for (k = 0; k < 9u; k++) {      /* an empty poll every 5 min, 45 min */
+        n.now += 300000u * MS;
+        poll_from(&n, PEER, (uint8_t)k);
+        node_run(&n, n.now + 10u * MS);
+    }
+    ntx = n.ntx;
+    CHECK_EQ(ntx, 9);               /* the ACKs */
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_child_evicted), 0);
+    CHECK_EQ(node_send(&n, PEER, true, 9), MIP_OK);
+    node_run(&n, n.now + 100u * MS);
+    CHECK_EQ(n.ntx, ntx);           /* held, not sent into its sleep */
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_ind_held), 1);
+    CHECK_EQ(n.ndone, 0);
+    /* its next data request fetches it */
+    n.now += 1000u;
+    poll_from(&n, PEER, 0x40);
+    run_to_tx(&n, ntx, 5000u);
+    CHECK(is_ack(&n.tx[ntx], 0x40, true));
+    ack_tx(&n, ntx + 1u, false, 20u * MS);
+    CHECK_EQ(n.tx[ntx + 1u].data[n.tx[ntx + 1u].len - 1u], 9);
+    CHECK_EQ(n.ndone, 1);
+    CHECK_EQ(n.done[0].st, MIP_MAC_TX_OK);
+}
+
 static void test_parent_table_full_evicts_the_oldest(void)
 {
     struct node n;
@@ -632,6 +668,7 @@ int main(void)
     RUN(test_parent_sends_a_childs_frames_in_order);
     RUN(test_parent_learns_children_from_data_requests);
     RUN(test_parent_drops_what_waits_too_long);
+    RUN(test_parent_child_sleeps_after_half_the_wrap);
     RUN(test_parent_table_full_evicts_the_oldest);
     RUN(test_parent_one_childs_downlink_keeps_anothers_frame);
     RUN(test_parent_forged_data_requests_keep_settled_children);

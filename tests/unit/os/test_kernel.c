@@ -212,6 +212,21 @@ static void test_callback_timers_and_the_idle_hook(void)
     CHECK_EQ(calls, 1);
 }
 
+/* The longest timer is a stamp's horizon (timer.h, issue 24): an interval
+ * clamped to 2^31 - 1 ms put a deadline where the sanitized builds'
+ * clock-wrap check aborts, and left no room for a late poll. */
+static void test_the_longest_timer_is_the_horizon(void)
+{
+    static struct mip_os os;
+    static struct mip_os_etimer ct;
+    mip_os_init(&os, 0);
+    calls = 0;
+    mip_os_ctimer_set(&os, &ct, 0xFFFFFFFFu, count_call, NULL);
+    CHECK_EQ(mip_os_run(&os, 1000), MIP_TIME_HORIZON_MS - 1000u);
+    CHECK_EQ(mip_os_run(&os, MIP_TIME_HORIZON_MS), MIP_POLL_IDLE);
+    CHECK_EQ(calls, 1);
+}
+
 static void test_a_stopped_process_leaves_nothing_behind(void)
 {
     static struct mip_os os;
@@ -278,6 +293,7 @@ int main(void)
     RUN(test_periodic_timers_fire_on_time_without_drift);
     RUN(test_timers_work_across_the_clock_wrap);
     RUN(test_callback_timers_and_the_idle_hook);
+    RUN(test_the_longest_timer_is_the_horizon);
     RUN(test_a_stopped_process_leaves_nothing_behind);
     RUN(test_a_process_is_never_entered_twice);
     return TESTING_DONE();

@@ -38,7 +38,7 @@ static inline void stack_new(struct fixture *f, const uint8_t *seed, uint32_t no
 {
     struct mip_stack_config sc;
     f->s = calloc(1, sizeof(struct mip_stack));
-    f->now = now;
+    f->now = testing_start(now);     /* (MOTEIP_TEST_START: both callers agree) */
     memset(&sc, 0, sizeof(sc));
     sc.entropy = seed;
     sc.entropy_len = 16;

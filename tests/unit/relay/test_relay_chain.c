@@ -277,7 +277,7 @@ static void chain_init(struct chain *c, uint8_t mode, unsigned loss_pct, uint32_
     uint8_t idx;
     memset(c, 0, sizeof(*c));
     c->q = calloc(QMAX, sizeof(struct qframe));
-    c->now = 1000;
+    c->now = testing_start(1000);
     c->rng = seed;
     c->loss_pct = loss_pct;
     relay_cfg(&rc, mode);

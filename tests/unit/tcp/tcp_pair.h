@@ -62,7 +62,7 @@ static inline void pair_init(struct pair *p, bool v6)
     static const char *addr6[2] = {"fd00::1", "fd00::2"};
     int i;
     memset(p, 0, sizeof(*p));
-    p->now = 5000;
+    p->now = testing_start(5000);
     for (i = 0; i < 2; i++) {
         struct pair_side *sd = &p->side[i];
         uint8_t seed[16];
