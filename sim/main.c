@@ -7,7 +7,7 @@
  * port/linux's TUN/TAP driver; nothing below includes sim/.
  *
  * moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] [--pcap-view auto|radio|ip]
- *            [--pcap-node N] [--trace FILE] [--seed N] [--perf] [--check] [--strict]
+ *            [--pcap-node N] [--trace FILE [--trace-radio]] [--seed N] [--perf] [--check] [--strict]
  *            [--realtime [--speed X]]
  *
  * --realtime paces the run to the wall clock (realtime.h) and attaches the
@@ -35,7 +35,7 @@
 
 struct sim_args {
     const char *scen, *out, *pcap_path, *trace_path;
-    bool perf, seed_given, check_only, strict, realtime, help;
+    bool perf, seed_given, check_only, strict, realtime, help, trace_radio;
     double speed;                       /* --speed; 0: not given */
     unsigned long long seed;
     enum sim_capture_view pcap_view;
@@ -168,6 +168,8 @@ static const struct sim_option options[] = {
       "what node N's own interface sees, not the whole medium" },
     { "--trace", "FILE", opt_path, F(trace_path), false,
       "JSON lines: the network, then its events" },
+    { "--trace-radio", NULL, opt_flag, F(trace_radio), true,
+      "with --trace: every radio state change (off, listen, rx, tx)" },
     { "--seed", "N", opt_seed, F(seed), false, "overrides the scenario's seed" },
     { "--perf", NULL, opt_flag, F(perf), false,
       "events/s, simulated s per wall s, bytes per node (stderr)" },
@@ -370,7 +372,13 @@ static int open_outputs(struct sim_main *m)
         fprintf(stderr, "moteip-sim: --trace %s: %s\n", m->a.trace_path, strerror(errno));
         rc = 1;
     }
+    if (m->a.trace_radio && m->sim.trace == NULL && rc == 0) {
+        fprintf(stderr, "moteip-sim: --trace-radio needs --trace FILE\n");
+        rc = 2;
+    }
+    m->sim.trace_radio = m->a.trace_radio && m->sim.trace != NULL;
     sim_trace_network(&m->sim);
+    sim_radio_trace_start(&m->sim);
     if (rc == 0 && m->a.out != NULL && (m->of = fopen(m->a.out, "w")) == NULL) {
         fprintf(stderr, "moteip-sim: --out %s: %s\n", m->a.out, strerror(errno));
         m->of = stdout;
