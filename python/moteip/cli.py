@@ -1,8 +1,8 @@
 """The `moteip` command.
 
     moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F [--pcap-node N]
-                        [--pcap-view radio|ip]] [--trace F] [--out F] [--strict]
-                        [--realtime [--speed X]]
+                        [--pcap-view radio|ip]] [--trace F [--trace-radio]] [--out F]
+                        [--strict] [--realtime [--speed X]]
     moteip check SCENARIO [--vary KEY=V1,V2,...]... [--strict]
     moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--set KEY=VALUE]... [--runs N] [--seed N]
                           [--out DIR] [--jobs N] [--dask ADDR|local] [--metric M]...
@@ -95,11 +95,14 @@ def cmd_run(a: argparse.Namespace) -> int:
     _writable(a.trace, "--trace")
     if a.speed is not None and not a.realtime:
         raise UsageError("--speed needs --realtime")
+    if a.trace_radio and a.trace is None:
+        raise UsageError("--trace-radio needs --trace FILE")
     the_plan = expand(sc, fixed=params)
     result = run_plan(the_plan, seed=a.seed, pcap=a.pcap, trace=a.trace,
                       sim=find_simulator(build=True, log=_log), strict=a.strict,
                       pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
-                      realtime=(a.speed or 1.0) if a.realtime else None)
+                      realtime=(a.speed or 1.0) if a.realtime else None,
+                      trace_radio=a.trace_radio)
     # the seed the run used: --seed, else the scenario's (also when set with --set seed=N)
     out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
         f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
@@ -232,6 +235,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--pcap-view", choices=["radio", "ip"],
                    help="802.15.4 frames, or IP datagrams (link mode raw; its default)")
     r.add_argument("--trace", metavar="FILE", help="write a JSON-lines event trace")
+    r.add_argument("--trace-radio", action="store_true",
+                   help="with --trace: every radio state change (off, listen, rx, tx)")
     r.add_argument("--out", metavar="FILE", help="result JSON (default out/STEM/run-seedN.json)")
     r.add_argument("--strict", action="store_true",
                    help="warnings (a static route out of radio range) are errors: exit 2")
