@@ -371,7 +371,7 @@ static uint32_t tx_alloc(struct sim *sim)
 /* An IPv6 datagram (its first n bytes) carrying routing or neighbour
  * discovery control: ICMPv6 RPL (155) or ND (133-137), after any
  * hop-by-hop, routing and destination options headers. */
-static bool is_control(const uint8_t *ip, size_t n)
+bool sim_frame_is_control(const uint8_t *ip, size_t n)
 {
     size_t off = 40u;
     uint8_t nh;
@@ -406,7 +406,7 @@ static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t 
         return SIM_FRAME_OTHER;
     }
     if (proto != 6u || pk.ip_len < ihl + 20u) {
-        *control = is_control(ip, pk.ip_len);
+        *control = sim_frame_is_control(ip, pk.ip_len);
         return SIM_FRAME_OTHER;
     }
     thl = (size_t)(ip[ihl + 12u] >> 4) * 4u;

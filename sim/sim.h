@@ -462,6 +462,11 @@ void sim_sensor_delivered(const struct sim_sensor *ss, uint64_t *bytes, uint64_t
 void sim_sensor_free(struct sim_sensor *ss);
 struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow);   /* NULL: not a sensor */
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
+/* Whether an IPv6 datagram (its first n bytes, as the 6LoWPAN peek gives
+ * them) carries routing or neighbour-discovery control: ICMPv6 155 (RPL)
+ * or 133-137 (ND), after hop-by-hop, routing and destination options
+ * headers (the result's control_frames_tx). */
+bool sim_frame_is_control(const uint8_t *ip, size_t n);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
