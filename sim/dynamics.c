@@ -364,7 +364,7 @@ static void write_event(struct sim *sim, struct sj_writer *w, size_t i)
     sj_w_end_object(w);
 }
 
-/* "events" (only when the scenario has some) and "routing": per flow the
+/* "scenario_events" (only when the scenario has some) and "routing": per flow the
  * hops its delivered datagrams took against the shortest path's. */
 void sim_dyn_write(struct sim *sim, struct sj_writer *w)
 {
@@ -376,7 +376,7 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
         return;
     window_close(sim, sim->now_us);
     if (sim->sc->n_events > 0u) {
-        sj_w_key(w, "events");
+        sj_w_key(w, "scenario_events");
         sj_w_begin_array(w);
         for (i = 0; i < sim->sc->n_events; i++)
             write_event(sim, w, i);

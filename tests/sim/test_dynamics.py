@@ -47,8 +47,8 @@ def test_events_are_deterministic(tmp_path):
     assert a.stdout == b.stdout
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     r = a.result
-    assert [e["type"] for e in r["events"]] == ["node_down", "link", "node_up", "move"]
-    assert all(e["applied"] for e in r["events"])
+    assert [e["type"] for e in r["scenario_events"]] == ["node_down", "link", "node_up", "move"]
+    assert all(e["applied"] for e in r["scenario_events"])
     evs = [e["ev"] for e in trace_lines(tmp_path / "a.jsonl")]
     for name in ("node_down", "link_change", "node_up", "move", "routes"):
         assert name in evs
@@ -62,7 +62,7 @@ def test_node_down_breaks_the_flow_and_the_shortest_arm_reroutes_it(tmp_path):
     never = run_ok(grid_flow(down, repair_delay_s=1e6), tmp_path)
     f = never["flows"][0]
     assert f["complete"] is False
-    w = never["events"][0]["flows"][0]
+    w = never["scenario_events"][0]["flows"][0]
     assert w["bytes_delivered"] == 0 and w["resumed_after_s"] is None
     assert w["stall_s"] > 100          # from the last delivery before 3 s to the end
 
@@ -70,7 +70,7 @@ def test_node_down_breaks_the_flow_and_the_shortest_arm_reroutes_it(tmp_path):
     f = fixed["flows"][0]
     assert f["complete"] is True and f["integrity_ok"] is True
     assert f["bytes_delivered"] == 30000
-    e = fixed["events"][0]
+    e = fixed["scenario_events"][0]
     assert e["routes_at_s"] == pytest.approx(5.0)
     w = e["flows"][0]
     # nothing moves until the routes change, then the flow resumes after an RTO
@@ -123,7 +123,7 @@ def test_a_move_changes_neighbours_and_routes(tmp_path):
     assert st["hops_max"] == 3 and 1 < st["hops_mean"] < 3
     assert st["path_stretch"] == pytest.approx(1.0)
     # every report of the window after the move arrives
-    w = r["events"][0]["flows"][0]
+    w = r["scenario_events"][0]["flows"][0]
     assert w["lost"] == 0 and w["received"] > 0
 
 

@@ -150,8 +150,8 @@ def test_toml_events_and_the_radio_trace_pass_through(cli, tmp_path):
     r = cli("run", "dyn.toml", "--out", "r.json", "--trace", "t.jsonl", "--trace-radio")
     assert r.rc == 0, r
     result = json.loads((tmp_path / "r.json").read_text())
-    assert [e["type"] for e in result["events"]] == ["node_down", "node_up"]
-    down = result["events"][0]["flows"][0]
+    assert [e["type"] for e in result["scenario_events"]] == ["node_down", "node_up"]
+    down = result["scenario_events"][0]["flows"][0]
     assert down["sent"] == 5 and down["received"] == 0 and down["lost"] == 5
     assert result["node_stats"][1]["reboots"] == 1
     evs = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
