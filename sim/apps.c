@@ -721,6 +721,8 @@ void sim_apps_flow_counts(const struct sim *sim, uint32_t flow, struct sim_flow_
     out->udp = f->fs->kind == SIM_FLOW_UDP;
     out->started = f->started;
     out->done = f->done;
+    out->complete = f->complete;
+    out->done_us = f->done_us;
     out->delivered = f->delivered;
     out->last_rx_us = f->last_rx_us;
     if (out->tcp && src->tcp_on) {

@@ -31,7 +31,9 @@ struct dyn_flow {
     /* the open window (the latest event's) */
     bool     active;                /* started and not done at its start */
     struct sim_flow_counts c0;
-    uint64_t last_us, stall_us, resume_us;
+    uint64_t last_us, stall_us;
+    uint64_t stall_end_us;          /* the delivery that ended the longest
+                                       stall; UINT64_MAX: it never ended */
 };
 
 struct dyn_rec {                    /* one flow over one event's window, closed */
@@ -188,7 +190,7 @@ static void window_open(struct sim *sim)
         /* the stall around the event runs from the last delivery before it */
         f->last_us = f->c0.delivered > 0u ? f->c0.last_rx_us : sim->now_us;
         f->stall_us = 0;
-        f->resume_us = UINT64_MAX;
+        f->stall_end_us = UINT64_MAX;
     }
 }
 
@@ -211,12 +213,20 @@ static void window_close(struct sim *sim, uint64_t t)
         r->active = f->active;
         if (!f->active)
             continue;
-        if (!c.done && t - f->last_us > f->stall_us)
-            f->stall_us = t - f->last_us;   /* still waiting at the window's end */
+        /* a flow still waiting at the window's end, or one that gave up
+         * waiting inside it, stalled until then and did not resume */
+        if (!c.complete) {
+            uint64_t until = c.done ? c.done_us : t;
+            if (until >= f->last_us && until - f->last_us >= f->stall_us) {
+                f->stall_us = until - f->last_us;
+                f->stall_end_us = UINT64_MAX;
+            }
+        }
         r->done = c.done;
         r->bytes = minus(c.delivered, f->c0.delivered);
         r->stall_us = f->stall_us;
-        r->resume_us = f->resume_us;
+        r->resume_us = f->stall_end_us == UINT64_MAX ? UINT64_MAX
+                                                     : f->stall_end_us - sim->sc->events[d->cur].at_us;
         r->timeouts = (uint32_t)minus(c.timeouts, f->c0.timeouts);
         r->rexmits = (uint32_t)minus(c.rexmits, f->c0.rexmits);
         r->seg_tx = minus(c.data_tx, f->c0.data_tx);
@@ -234,11 +244,11 @@ void sim_dyn_delivered(struct sim *sim, uint32_t flow)
     struct dyn_flow *f = &d->flow[flow];
     if (d->cur == SIZE_MAX || !f->active)
         return;
-    if (sim->now_us - f->last_us > f->stall_us)
+    if (sim->now_us - f->last_us > f->stall_us) {
         f->stall_us = sim->now_us - f->last_us;
+        f->stall_end_us = sim->now_us;
+    }
     f->last_us = sim->now_us;
-    if (f->resume_us == UINT64_MAX)
-        f->resume_us = sim->now_us - sim->sc->events[d->cur].at_us;
 }
 
 void sim_dyn_hops(struct sim *sim, uint32_t flow, uint32_t hops)

@@ -497,7 +497,8 @@ void sim_routes_node_static(struct sim *sim, uint32_t node);
 void sim_apps_node_reboot(struct sim *sim, struct sim_node *nd);
 /* A flow's counters now, for the windows around events (dynamics.c). */
 struct sim_flow_counts {
-    bool     tcp, udp, started, done;
+    bool     tcp, udp, started, done, complete;
+    uint64_t done_us;           /* when it ended (done) */
     uint64_t delivered;         /* TCP bytes in order */
     uint64_t last_rx_us;        /* the last delivery of TCP bytes */
     uint32_t timeouts, rexmits; /* the TCP sender node's (reset by its reboot) */
