@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 
 def test_rpl_repair_stall_grows_with_the_repair_delay(cli, tmp_path):
     r = cli("reproduce", "rpl-repair", "--runs", "1", "--out", "rep", timeout=300)
@@ -24,3 +26,28 @@ def test_rpl_repair_stall_grows_with_the_repair_delay(cli, tmp_path):
     assert w + "resumed_after_s" not in by["no-repair"]
     assert by["no-repair"][w + "stall_s"]["mean"] > 100
     assert "no-repair" in r.stdout and "never (0/1)" in r.stdout
+
+
+def test_trickle_prediction():
+    """RFC 6206 with RPL's defaults (Imin 8 ms, 20 doublings, k 10): one
+    transmission per interval in its second half, intervals doubling."""
+    from moteip.experiments.routing import (trickle_expected_tx, trickle_predicted_dios,
+                                            trickle_suppression)
+    # nothing in the first half of the first 8 ms interval, one by its end
+    assert trickle_expected_tx(0, 0.004) == 0
+    assert trickle_expected_tx(0, 0.008) == pytest.approx(1)
+    # intervals 8, 16, 32 ms end at 8, 24, 56 ms: three transmissions by 56 ms
+    assert trickle_expected_tx(0, 0.056) == pytest.approx(3)
+    # half of the second interval's transmission window [16, 24) ms
+    assert trickle_expected_tx(0.008, 0.020) == pytest.approx(0.5)
+    # doubling: about log2(T / Imin) in T. The first hour: 18 intervals end by
+    # 8 ms * (2^18 - 1) = 2097 s, the 19th transmits in [3146, 4194) s: 18 + 454/1049
+    assert trickle_expected_tx(0, 3600) == pytest.approx(18 + (3600 - 0.008 * (2**18 - 1)
+                                                              - 0.004 * 2**18) / (0.004 * 2**18))
+    # Imax = 8 ms * 2^20 = 8389 s: at most one per Imax/2 once there
+    assert trickle_expected_tx(10 * 3600, 11 * 3600) < 1
+    # with no doublings, one per interval
+    assert trickle_expected_tx(0, 1.0, int_min=3, doublings=0) == pytest.approx(125)
+    assert trickle_suppression(4) == 1 and trickle_suppression(19) == pytest.approx(0.5)
+    assert trickle_suppression(30, k=0) == 1
+    assert trickle_predicted_dios([4, 19], 0, 0.056) == pytest.approx(3 * 1.5)

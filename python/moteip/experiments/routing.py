@@ -86,3 +86,50 @@ register(Experiment(
     vary={},
     plots=[PlotSpec("stall-by-arm.png", "arm", W + "stall_s", ylabel="stall (s)", xlabel="arm")],
 ))
+
+
+# --- Trickle's prediction (for rpl-convergence's control overhead) ---------------------------
+
+#: RFC 6550 section 17: DIOIntervalMin 3 (Imin = 2^3 ms), DIOIntervalDoublings 20,
+#: DIORedundancyConstant 10
+RPL_DIO_INT_MIN, RPL_DIO_INT_DOUBLINGS, RPL_DIO_REDUNDANCY = 3, 20, 10
+
+
+def trickle_expected_tx(from_s: float, to_s: float, int_min: int = RPL_DIO_INT_MIN,
+                        doublings: int = RPL_DIO_INT_DOUBLINGS) -> float:
+    """Expected transmissions of one Trickle timer (RFC 6206) in [from_s, to_s)
+    when it started (reset) at 0 and nothing suppresses or resets it: interval
+    j lasts I_j = Imin * 2^min(j, doublings) (Imin = 2^int_min ms, RPL's
+    encoding) and transmits once at a uniform point of its second half."""
+    imin = 2.0 ** int_min / 1000.0
+    imax = imin * 2.0 ** doublings
+    start, i, n = 0.0, imin, 0.0
+    while start < to_s:
+        lo, hi = start + i / 2, start + i          # where this interval transmits
+        overlap = max(0.0, min(hi, to_s) - max(lo, from_s))
+        n += overlap / (hi - lo)
+        start += i
+        i = min(2 * i, imax)
+    return n
+
+
+def trickle_suppression(neighbours: int, k: int = RPL_DIO_REDUNDANCY) -> float:
+    """The share of its intervals in which a node transmits when every node
+    of a single-hop neighbourhood of `neighbours` + 1 nodes runs Trickle with
+    redundancy k on consistent state: about k transmissions per interval in
+    the neighbourhood (RFC 6206 section 6; Levis et al., NSDI 2004), so
+    min(1, k / (neighbours + 1)) per node; k = 0 never suppresses."""
+    if k == 0:
+        return 1.0
+    return min(1.0, k / (neighbours + 1))
+
+
+def trickle_predicted_dios(degrees: list[int], from_s: float, to_s: float,
+                           int_min: int = RPL_DIO_INT_MIN, doublings: int = RPL_DIO_INT_DOUBLINGS,
+                           k: int = RPL_DIO_REDUNDANCY) -> float:
+    """DIOs a network sends in [from_s, to_s) whose nodes reset their
+    timers at about 0 and have the given neighbour counts."""
+    per = trickle_expected_tx(from_s, to_s, int_min, doublings)
+    return sum(per * trickle_suppression(d, k) for d in degrees)
+
+
