@@ -18,7 +18,7 @@
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
- * is wrong, and exits 2. The program runs until SIGINT or SIGTERM (taken
+ * is wrong, and exits 2. The program runs until SIGINT, SIGTERM or SIGHUP (taken
  * through a signalfd, no global flag), then writes the stack's counters to
  * --stats-json and exits 0. Runtime failures (the TAP cannot be opened or
  * disappears) exit 1.
@@ -658,7 +658,7 @@ static void usage(FILE *f)
     fputs("\n"
           "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
           "(attached, or created when it does not exist), with UDP echo on port 7\n"
-          "and UDP discard on port 9, until SIGINT or SIGTERM.\n"
+          "and UDP discard on port 9, until SIGINT, SIGTERM or SIGHUP.\n"
           "\n", f);
     for (k = 0; k < n_options; k++) {
         const struct host_option *opt = &options[k];
@@ -676,7 +676,7 @@ static void usage(FILE *f)
         print_indented(f, opt->help, opt->hv, HELP_COLUMN);
     }
     fputs("\n"
-          "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
+          "Exit status: 0 after SIGINT/SIGTERM/SIGHUP, 1 on a runtime failure, 2 for a\n"
           "bad command line. With --tcp-client: 0 when the test passed, else 1.\n", f);
 }
 
@@ -1123,6 +1123,7 @@ static void setup_signals(struct host *h)
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
     if (sigprocmask(SIG_BLOCK, &sigs, NULL) != 0)
         fail("sigprocmask: %s", strerror(errno));
     h->sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -1382,7 +1383,8 @@ static bool stop_signal(struct host *h)
     struct signalfd_siginfo si;
     ssize_t r = read(h->sfd, &si, sizeof(si));
 
-    return r == (ssize_t)sizeof(si) && (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM);
+    return r == (ssize_t)sizeof(si) && (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM ||
+                                         si.ssi_signo == SIGHUP);
 }
 
 /* Until a signal, a device failure or the end of the client test. Returns

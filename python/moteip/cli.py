@@ -24,7 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import signal
 import sys
+import threading
 from typing import Any
 
 from . import __version__, experiments, run_plan
@@ -362,8 +364,20 @@ def _nonneg(text: str) -> int:
     return _int(text, 0, "a non-negative integer")
 
 
+def _stop_signals_interrupt() -> None:
+    """SIGTERM and SIGHUP end a command as Ctrl-C does. `kill PID` (or a closed terminal)
+    reaches this process alone, not its process group: the KeyboardInterrupt paths are the
+    ones that stop the simulator and the sweep's runs and free the TUN, so every stop signal
+    takes them (a default SIGTERM would end Python and leave moteip-sim running)."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, signal.default_int_handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        _stop_signals_interrupt()
     try:
         return int(args.fn(args))
     except Interrupted as e:

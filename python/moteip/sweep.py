@@ -46,7 +46,7 @@ from .jsontypes import JsonObj
 from .plan import Task
 from .plan import params_text as _params_text
 from .progress import Progress
-from .simulator import find_simulator, run_json
+from .simulator import find_simulator, run_json, stop_children
 from .stats import summarize
 
 _DASK_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://")
@@ -137,6 +137,9 @@ def _run_local(tasks: list[Task], sim: pathlib.Path, name: str, jobs: int, done:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
                 _report(f, pending.pop(f), done, failed)
+    except KeyboardInterrupt:
+        stop_children()         # the runs in the workers end now, not when they are done
+        raise
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
 

@@ -226,3 +226,29 @@ def test_view_errors_exit_2(cli, udp3, tmp_path, args, message):
     (tmp_path / "res.scenario.json").unlink()
     r = cli("view", *args, "--out", "x.html")
     assert r.rc == 2 and message in r.stderr, r
+
+
+def test_crafted_trace_cannot_run_script(browser, run10, tmp_path):
+    """An outside audit ran script from a trace: a radio-state string went into the page as
+    HTML. Every string of a trace (states, event names) is shown as text, so a crafted trace
+    draws its markup literally and runs nothing."""
+    files = viewer.locate(run10)
+    lines = files.trace.read_text().splitlines()
+    evil_state = '<img src=x onerror="window.__pwned=1">'
+    evil_event = '</script><script>window.__pwned=2</script><!--'
+    extra = [json.dumps({"t_us": 1000 + n, "node": n, "ev": "radio", "state": evil_state})
+             for n in range(3)]
+    extra.append(json.dumps({"t_us": 2000, "node": 0, "ev": evil_event}))
+    trace = tmp_path / "evil.jsonl"
+    trace.write_text("\n".join(lines[:40] + extra + lines[40:]) + "\n")
+    shutil.copy(files.pcap, trace.with_suffix(".pcap"))
+    shutil.copy(files.trace.with_name("result.json"), trace.with_suffix(".json"))
+    page = viewer.write(viewer.build(viewer.locate(trace)), tmp_path / "evil.html")
+    assert "</script><script>window.__pwned" not in page.read_text()
+    browser.get(page.as_uri())
+    time.sleep(0.5)                       # an onerror handler runs once the image fails
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert browser.execute_script("return document.querySelectorAll('#legend img').length") == 0
+    legend = browser.execute_script("return document.querySelector('#legend').textContent")
+    assert "radio " + evil_state in legend
+    assert console_errors(browser) == []

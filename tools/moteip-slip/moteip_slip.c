@@ -34,7 +34,7 @@
  * The command line is a contract (tests/interop/test_slip_bridge.py): a bad
  * or missing argument prints ONE line on stderr naming the argument, and
  * exits 2. Runtime failures (no TUN, a serial device that cannot be opened
- * at start) exit 1. SIGINT/SIGTERM end the bridge (exit 0) after writing
+ * at start) exit 1. SIGINT/SIGTERM/SIGHUP end the bridge (exit 0) after writing
  * --stats-json; SIGUSR1 writes it without stopping. Once the TUN is up the
  * bridge prints one line on stdout:
  *     ready tun=NAME mtu=N serial=SPEC [pty=/dev/pts/N]
@@ -172,7 +172,7 @@ static void print_help(void)
             printf(")");
         printf("\n");
     }
-    printf("\nExit status: 0 on SIGINT/SIGTERM (or a peer gone with --once, fd:N), "
+    printf("\nExit status: 0 on SIGINT/SIGTERM/SIGHUP (or a peer gone with --once, fd:N), "
            "1 on a runtime failure, 2 on a bad argument.\n");
 }
 
@@ -733,6 +733,7 @@ static int signals_fd(void)
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGUSR1);
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
         die("sigprocmask: %s", strerror(errno));

@@ -347,6 +347,12 @@ def build(files: RunFiles, details_max: int = DETAILS_MAX) -> JsonObj:
     }
 
 
+def _json_script(data: object) -> str:
+    """JSON safe inside a <script> element whatever its strings hold: no "<" at all, so
+    neither "</script>" nor "<!--" can change how the page is tokenised."""
+    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+
+
 def _script(text: str) -> str:
     """Text safe inside a <script> element."""
     return text.replace("</", "<\\/")
@@ -362,7 +368,7 @@ def render(data: JsonObj) -> str:
     return (page.replace("/*STYLE*/", (HERE / "viewer.css").read_text())
                 .replace("/*D3*/", _script(d3.read_text()))
                 .replace("/*VIEWER*/", _script((HERE / "viewer.js").read_text()))
-                .replace("/*DATA*/", _script(json.dumps(data, separators=(",", ":")))))
+                .replace("/*DATA*/", _json_script(data)))
 
 
 def write(data: JsonObj, out: str | os.PathLike[str]) -> pathlib.Path:

@@ -106,15 +106,22 @@
   const kindColour = d3.scaleOrdinal(d3.schemeTableau10).domain(data.kinds);
   const stateColour = d3.scaleOrdinal(d3.schemeSet2);
   const legend = d3.select("#legend");
+  // Every label is data from the trace: it goes in as text, never as markup (a crafted trace's
+  // state or kind string must not run script), and colours go through style(), not a string.
+  const swatch = (sel, colour, label, round) => {
+    sel.selectAll("*").remove();
+    sel.append("i").style("background", colour).style("border-radius", round ? "6px" : null);
+    sel.append(() => document.createTextNode(label));
+  };
   legend.selectAll("span.kind").data(data.kinds).join("span").attr("class", "kind")
-    .html(d => `<i style="background:${kindColour(d)}"></i>sent: ${d}`);
+    .each(function (d) { swatch(d3.select(this), kindColour(d), `sent: ${d}`); });
   legend.selectAll("span.rxk").data([0, 1, 2]).join("span").attr("class", "rxk")
-    .html(d => `<i style="background:${rxColour[d]}"></i>${rxWord[d]}`);
-  if (data.drops.length) legend.append("span").html("<i style='background:#000'></i>link failure");
+    .each(function (d) { swatch(d3.select(this), rxColour[d], rxWord[d]); });
+  if (data.drops.length) swatch(legend.append("span"), "#000", "link failure");
   const stateNames = [...new Set(data.states.map(s => s[2]))];
   legend.selectAll("span.state").data(stateNames).join("span").attr("class", "state")
-    .html(d => `<i style="background:${stateColour(d)}"></i>radio ${d}`);
-  if (data.others.length) legend.append("span").html("<i style='background:#555;border-radius:6px'></i>other events");
+    .each(function (d) { swatch(d3.select(this), stateColour(d), `radio ${d}`); });
+  if (data.others.length) swatch(legend.append("span"), "#555", "other events", true);
 
   const tl = d3.select("#timeline");
   const M = { l: 58, r: 12, t: 8, b: 26 };
