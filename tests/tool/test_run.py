@@ -156,6 +156,11 @@ def test_toml_events_and_the_radio_trace_pass_through(cli, tmp_path):
     assert result["node_stats"][1]["reboots"] == 1
     evs = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
     assert {e["state"] for e in evs if e["ev"] == "radio"} >= {"off", "listen", "tx"}
+    # moteip view takes them as the timeline's state bands, the events as others
+    from moteip import viewer
+    page = viewer.load_trace(tmp_path / "t.jsonl")
+    assert len(page["states"]) == sum(e["ev"] == "radio" for e in evs)
+    assert {o[2] for o in page["others"]} >= {"node_down", "node_up", "routes"}
     assert "\nat 5 s node 1 down; flow 0 lost 5/5\nat 10 s node 1 up; flow 0 lost 0/" in r.stdout
     r = cli("run", "dyn.toml", "--trace-radio")
     assert r.rc == 2 and "--trace-radio needs --trace FILE" in r.stderr
