@@ -14,8 +14,14 @@
  * old routes and those through a dead node are lost. "static" routes
  * never change (a rebooted node gets its scenario routes back).
  *
- * Nothing here runs per frame or per timer: events and route rebuilds
- * cost O(n + links) each, deliveries O(1).
+ * A routing arm that nodes join (RPL) gives its view of a node
+ * (sim_dyn_set_joined): a probe asks it about every node that is up every
+ * 100 ms until all have joined (the convergence time) and again after
+ * each event (the time to rejoin).
+ *
+ * Nothing here runs per frame or per timer: events, route rebuilds and
+ * probes cost O(n + links) each (probes only while some node is out),
+ * deliveries O(1).
  */
 #include "sim.h"
 #include "json.h"
@@ -46,6 +52,12 @@ struct dyn_rec {                    /* one flow over one event's window, closed 
 };
 
 struct sim_dyn {
+    /* convergence (sim->joined): the first time every node that is up had
+     * joined, and per event the time from it until they had again */
+    uint64_t converged_us;          /* UINT64_MAX: not yet */
+    uint64_t *reconverged_us;       /* per event; UINT64_MAX: not (yet) */
+    bool     probing;               /* a probe is in the queue */
+    size_t   awaiting;              /* the event whose rejoining is timed; SIZE_MAX: none */
     struct dyn_flow *flow;
     struct dyn_rec *rec;            /* n_events x n_flows */
     uint64_t *routes_us;            /* per event: when the shortest arm recomputed (or MAX) */
@@ -140,9 +152,13 @@ bool sim_dyn_build(struct sim *sim, char *err, size_t errlen)
     d->rec = calloc(sc->n_events * sim->n_flows + 1u, sizeof(*d->rec));
     d->routes_us = calloc(sc->n_events + 1u, sizeof(*d->routes_us));
     d->applied = calloc(sc->n_events + 1u, sizeof(*d->applied));
+    d->reconverged_us = calloc(sc->n_events + 1u, sizeof(*d->reconverged_us));
+    d->converged_us = UINT64_MAX;
+    d->awaiting = SIZE_MAX;
     d->dist = malloc(sim->n * sizeof(*d->dist));
     d->queue = malloc(sim->n * sizeof(*d->queue));
     if (d->flow == NULL || d->rec == NULL || d->routes_us == NULL || d->applied == NULL ||
+        d->reconverged_us == NULL ||
         d->dist == NULL ||
         d->queue == NULL)
         goto oom;
@@ -150,6 +166,7 @@ bool sim_dyn_build(struct sim *sim, char *err, size_t errlen)
     sample_routes(sim);
     for (k = 0; k < sc->n_events; k++) {
         d->routes_us[k] = UINT64_MAX;
+        d->reconverged_us[k] = UINT64_MAX;
         if (!sim_evq_push(&sim->q, sc->events[k].at_us, SIM_EV_DYN, sc->events[k].node,
                           (uint32_t)k))
             goto oom;
@@ -171,6 +188,7 @@ void sim_dyn_free(struct sim *sim)
     free(d->rec);
     free(d->routes_us);
     free(d->applied);
+    free(d->reconverged_us);
     free(d->dist);
     free(d->queue);
     free(d);
@@ -261,6 +279,42 @@ void sim_dyn_hops(struct sim *sim, uint32_t flow, uint32_t hops)
         f->hops_max = hops;
 }
 
+/* --- convergence ------------------------------------------------------------------ */
+
+static void probe_soon(struct sim *sim, uint64_t at)
+{
+    if (sim->joined == NULL || sim->dyn->probing)
+        return;
+    sim->dyn->probing = sim_evq_push(&sim->q, at, SIM_EV_PROBE, 0, 0);
+}
+
+void sim_dyn_set_joined(struct sim *sim, sim_joined_fn joined)
+{
+    sim->joined = joined;
+    probe_soon(sim, sim->now_us);
+}
+
+/* Every node that is up has joined: the network has (re)converged. */
+static void probe(struct sim *sim)
+{
+    struct sim_dyn *d = sim->dyn;
+    uint32_t i;
+    d->probing = false;
+    for (i = 0; i < sim->n; i++)
+        if (!sim->node[i].down && !sim->joined(sim, i))
+            break;
+    if (i < sim->n) {
+        probe_soon(sim, sim->now_us + SIM_PROBE_US);
+        return;
+    }
+    if (d->converged_us == UINT64_MAX)
+        d->converged_us = sim->now_us;
+    if (d->awaiting != SIZE_MAX) {
+        d->reconverged_us[d->awaiting] = sim->now_us - sim->sc->events[d->awaiting].at_us;
+        d->awaiting = SIZE_MAX;
+    }
+}
+
 /* --- applying an event ------------------------------------------------------------ */
 
 static bool apply(struct sim *sim, const struct sim_event_spec *e)
@@ -289,6 +343,10 @@ void sim_dyn_event(struct sim *sim, uint8_t kind, uint32_t arg)
 {
     struct sim_dyn *d = sim->dyn;
     const struct sim_scenario *sc = sim->sc;
+    if (kind == SIM_EV_PROBE) {
+        probe(sim);
+        return;
+    }
     if (kind == SIM_EV_ROUTES) {
         if (!sim_routes_rebuild(sim))
             sim_warn(sim, "events[%u]: out of memory computing the routes again",
@@ -309,6 +367,12 @@ void sim_dyn_event(struct sim *sim, uint8_t kind, uint32_t arg)
                            SIM_EV_ROUTES, 0, arg);
     d->cur = arg;
     window_open(sim);
+    /* a network that had converged is timed until it has again (one that
+     * had not yet keeps its first convergence running) */
+    if (d->converged_us != UINT64_MAX) {
+        d->awaiting = arg;
+        probe_soon(sim, sim->now_us);
+    }
 }
 
 /* --- the result ------------------------------------------------------------------- */
@@ -344,6 +408,8 @@ static void write_event(struct sim *sim, struct sj_writer *w, size_t i)
     }
     if (sim->sc->routing == SIM_ROUTING_SHORTEST)
         member_s_or_null(w, "routes_at_s", d->routes_us[i]);
+    if (sim->joined != NULL)
+        member_s_or_null(w, "reconverged_after_s", d->reconverged_us[i]);
     sj_w_key(w, "flows");
     sj_w_begin_array(w);
     for (k = 0; k < sim->n_flows; k++) {
@@ -402,6 +468,8 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
         if (sim->node[n].route_peak > peak)
             peak = sim->node[n].route_peak;
     }
+    if (sim->joined != NULL)
+        member_s_or_null(w, "convergence_s", d->converged_us);
     sj_w_member_uint(w, "route_table_max", MIP_ROUTE_MAX);
     sj_w_member_uint(w, "routes_peak", peak);
     sj_w_member_double(w, "routes_mean", sim->n ? (double)sum / (double)sim->n : 0.0);

@@ -478,6 +478,7 @@ void sim_event_run(struct sim *sim, const struct sim_event *ev)
         break;
     case SIM_EV_DYN:
     case SIM_EV_ROUTES:
+    case SIM_EV_PROBE:
         sim->events++;
         sim_dyn_event(sim, ev->kind, ev->arg);
         break;

@@ -314,6 +314,14 @@ struct sim_delivered {
 struct sim_node;
 struct sim;
 
+/* A routing arm's view of a node for the convergence metric (dynamics.c):
+ * whether it has joined (a preferred parent or default route, or it is the
+ * root) and the root reaches it (a route or node-table entry for it). Its
+ * path counts as the simulator sees it: a node whose way to the root (or
+ * the root's to it) passes a node that is down, or loops, has not joined,
+ * whatever its own tables still believe. */
+typedef bool (*sim_joined_fn)(const struct sim *sim, uint32_t node);
+
 struct mip_coap_endpoint;       /* apps/coap.h */
 
 struct sim_node {
@@ -390,6 +398,7 @@ struct sim {
     bool     trace_radio;       /* --trace-radio: radio state changes in the trace */
     struct sim_dyn *dyn;        /* the events' state and metrics (dynamics.c) */
     uint32_t dyn_moves;         /* moves so far (their shadowing streams) */
+    sim_joined_fn joined;       /* NULL: the routing arm has nothing to join */
     struct sim_route_made *routes_made; /* what the shortest arm installed, */
     size_t   routes_made_n, routes_made_cap; /* when events may redo it (routes.c) */
     char     err[256];
@@ -476,6 +485,13 @@ bool sim_dyn_build(struct sim *sim, char *err, size_t errlen);
 void sim_dyn_event(struct sim *sim, uint8_t kind, uint32_t arg);
 void sim_dyn_write(struct sim *sim, struct sj_writer *w);
 void sim_dyn_free(struct sim *sim);
+/* A routing arm that nodes join (RPL) gives its view at build; from then
+ * on a probe every SIM_PROBE_US asks it about every node that is up until
+ * all have joined ("routing.convergence_s"), and again after each event
+ * until they have rejoined ("reconverged_after_s"). O(n) per probe, and
+ * probes run only while some node is out. */
+#define SIM_PROBE_US 100000u
+void sim_dyn_set_joined(struct sim *sim, sim_joined_fn joined);
 /* A TCP flow's receiver got new bytes; an IPv6/IPv4 datagram of a flow
  * reached its destination after `hops` hops (path stretch). */
 void sim_dyn_delivered(struct sim *sim, uint32_t flow);
