@@ -18,7 +18,8 @@ static size_t dgram(uint8_t *b, uint8_t nh, const uint8_t *ext, size_t ext_len, 
     b[0] = 0x60;
     b[6] = nh;
     b[7] = 64;
-    memcpy(b + 40, ext, ext_len);
+    if (ext_len > 0u)
+        memcpy(b + 40, ext, ext_len);
     b[40 + ext_len] = type;
     b[41 + ext_len] = 0;
     return 42 + ext_len;
