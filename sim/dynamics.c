@@ -119,7 +119,7 @@ static void shortest_hops(struct sim *sim)
 
 /* Routes a node's table holds that lead through a gateway (connected
  * prefixes left out), and the most it held at any sample. */
-static uint32_t routes_in_use(const struct sim_node *nd)
+uint32_t sim_node_routes(const struct sim_node *nd)
 {
     uint32_t n = 0, i;
     for (i = 0; i < MIP_ROUTE_MAX; i++)
@@ -133,7 +133,7 @@ static void sample_routes(struct sim *sim)
 {
     uint32_t i;
     for (i = 0; i < sim->n; i++) {
-        uint32_t r = routes_in_use(&sim->node[i]);
+        uint32_t r = sim_node_routes(&sim->node[i]);
         if (r > sim->node[i].route_peak)
             sim->node[i].route_peak = (uint8_t)r;
     }
@@ -464,7 +464,7 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
     sj_w_string(w, sim->sc->routing == SIM_ROUTING_STATIC ? "static" : "shortest");
     sample_routes(sim);
     for (n = 0; n < sim->n; n++) {
-        sum += routes_in_use(&sim->node[n]);
+        sum += sim_node_routes(&sim->node[n]);
         if (sim->node[n].route_peak > peak)
             peak = sim->node[n].route_peak;
     }

@@ -30,17 +30,6 @@ static void member_per_hour(struct sj_writer *w, const char *key, double x, uint
         sj_w_double(w, x * 3.6e9 / (double)run_us);
 }
 
-/* Routes through a gateway in a node's table (connected prefixes aside). */
-static uint32_t nd_routes(const struct sim_node *nd)
-{
-    uint32_t n = 0, i;
-    for (i = 0; i < MIP_ROUTE_MAX; i++)
-        if (nd->stack.route[i].prefix.family != MIP_AF_NONE &&
-            nd->stack.route[i].gateway.family != MIP_AF_NONE)
-            n++;
-    return n;
-}
-
 /* x per delivered unit, or null when nothing was delivered. */
 static void member_per(struct sj_writer *w, const char *key, double x, uint64_t units, double scale)
 {
@@ -119,7 +108,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         member_per_hour(&w, "control_frames_per_h", (double)nd->c.ctrl_frames_tx, sim->now_us);
         member_per_hour(&w, "control_bytes_per_h", (double)nd->c.ctrl_bytes_tx, sim->now_us);
         member_per_hour(&w, "energy_j_per_h", e, sim->now_us);
-        sj_w_member_uint(&w, "routes", nd_routes(nd));
+        sj_w_member_uint(&w, "routes", sim_node_routes(nd));
         sj_w_member_uint(&w, "routes_peak", nd->route_peak);
         if (nd->boots > 0u || nd->down) {
             sj_w_member_uint(&w, "reboots", nd->boots);

@@ -492,6 +492,8 @@ void sim_dyn_free(struct sim *sim);
  * probes run only while some node is out. */
 #define SIM_PROBE_US 100000u
 void sim_dyn_set_joined(struct sim *sim, sim_joined_fn joined);
+/* Routes through a gateway in nd's route table (connected prefixes aside). */
+uint32_t sim_node_routes(const struct sim_node *nd);
 /* A TCP flow's receiver got new bytes; an IPv6/IPv4 datagram of a flow
  * reached its destination after `hops` hops (path stretch). */
 void sim_dyn_delivered(struct sim *sim, uint32_t flow);
