@@ -1,6 +1,8 @@
 /*
- * Routes, computed once at start and installed as host routes (/128 or
- * /32) in every node's real route table.
+ * Routes, computed at start (and, for "shortest", again after each of the
+ * scenario's events: sim_routes_rebuild, the ideal-routing arm of
+ * sim/dynamics.c) and installed as host routes (/128 or /32) in every
+ * node's real route table.
  *
  * "shortest": for each destination that some flow uses, a shortest-path
  * tree rooted at it (hop count, or ETX = 1 / (PRR(a->b) * PRR(b->a)) from
