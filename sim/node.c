@@ -93,11 +93,19 @@ static bool relay_on(const struct sim_node *nd)
     return nd->sim->sc->relay.mode != MIP_RELAY_OFF;
 }
 
+static bool rpl_on(const struct sim_node *nd)
+{
+    return nd->sim->sc->routing == SIM_ROUTING_RPL;
+}
+
 static void mac_tx_done(void *ctx, const uint8_t *frame, size_t len,
                         enum mip_mac_tx_status st, uint8_t retries, mip_utime_t now)
 {
     struct sim_node *nd = ctx;
     (void)now;
+    /* the routing driver's link quality (RPL's ETX) */
+    mip_routing_link_report_frame(&nd->stack, nd->netif, frame, len, st == MIP_MAC_TX_OK,
+                                  st == MIP_MAC_TX_NOACK, retries, sim_ms(nd->sim));
     if (st != MIP_MAC_TX_OK)
         sim_trace(nd->sim, "link_fail", nd->id, "\"status\":%d,\"retries\":%u,\"len\":%u",
                   (int)st, retries, (unsigned)len);
@@ -202,6 +210,19 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
             md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
         }
     }
+    if (rpl_on(nd)) {
+        /* a link report from the MAC's poll may have changed the parent
+         * or reset Trickle: ask the stack again, and let the MAC see what
+         * that sent */
+        uint32_t sd = mip_stack_poll(&nd->stack, ms);
+        if (sd < d)
+            d = sd;
+        md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+        if (nd->rpl_joined_us == UINT64_MAX && mip_rpl_joined(&nd->rpl)) {
+            nd->rpl_joined_us = sim->now_us;
+            sim_trace(sim, "rpl_joined", nd->id, "\"rank\":%u", (unsigned)nd->rpl.rank);
+        }
+    }
     sim_apps_sample_cc(sim, nd);
     if (d != MIP_POLL_IDLE) {
         /* A deadline in the current millisecond was just run: wake at the
@@ -283,7 +304,12 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
         return false;
     }
     sim_node_address(sim, id, &a);
-    st = mip_netif_add_addr(&nd->stack, nd->netif, &a, a.family == MIP_AF_INET ? 32 : 128);
+    /* with RPL a node starts with its link-local address only and forms
+     * the global one from the root's prefix (the same address: the
+     * prefix and its short address's IID) */
+    st = rpl_on(nd) ? MIP_OK
+                    : mip_netif_add_addr(&nd->stack, nd->netif, &a,
+                                         a.family == MIP_AF_INET ? 32 : 128);
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: address: %s", id, mip_status_name(st));
         return false;
@@ -307,6 +333,21 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
         return false;
+    }
+    nd->rpl_joined_us = UINT64_MAX;
+    if (rpl_on(nd)) {
+        struct mip_rpl_config rc = sc->rpl;
+        rc.mop = sc->rpl_mode == SIM_RPL_STORING ? MIP_RPL_MOP_STORING : MIP_RPL_MOP_NON_STORING;
+        st = mip_rpl_init(&nd->rpl, &nd->stack, nd->netif, &rc, ms);
+        if (st == MIP_OK && id == sc->rpl_root) {
+            uint8_t prefix[16] = { 0 };
+            memcpy(prefix, sc->prefix, 8);
+            st = mip_rpl_root_start(&nd->rpl, prefix, 64, a.bytes, ms);
+        }
+        if (st != MIP_OK) {
+            snprintf(err, errlen, "node %u: rpl: %s", id, mip_status_name(st));
+            return false;
+        }
     }
     if (!relay_on(nd))
         mip_ip_set_local_hook(&nd->stack, local_in, nd);
@@ -444,7 +485,7 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
     /* A duty-cycling MAC has deadlines from the start (its channel checks);
      * NullRDC nodes wait for their first frame or app event as before. */
     for (i = 0; i < sim->n; i++)
-        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC)
+        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->routing == SIM_ROUTING_RPL)
             sim_node_schedule(sim, &sim->node[i]);
     return true;
 }

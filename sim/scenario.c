@@ -1183,8 +1183,12 @@ static bool load_link(struct ld *l, const struct sj_value *root)
     return true;
 }
 
-static const char *const routing_kinds[] = { "shortest", "static", NULL };
+static const char *const routing_kinds[] = { "shortest", "static", "rpl", NULL };
 static const char *const routing_metrics[] = { "hops", "etx", NULL };
+/* rpl: the modes (enum sim_rpl_mode) and OFs (index = OCP, RFC 6552/6719) */
+static const char *const rpl_modes[] = { "non-storing", "storing", NULL };
+static const char *const rpl_ofs[] = { "of0", "mrhof", NULL };
+#define RPL_KEY_FIRST "mode"
 static const struct key routing_keys[] = {
     K_ENUM(SC, "type", routing, routing_kinds, SIM_ROUTING_SHORTEST),
     K_ENUM(SC, "metric", metric, routing_metrics, SIM_METRIC_HOPS),
@@ -1193,6 +1197,21 @@ static const struct key routing_keys[] = {
     { .key = "repair_delay_s", .type = KT_NUM, .flags = KF_DEF, FIELD(SC, repair_delay_s),
       .dlo = 0, .dhi = 1e7, .def = 0,
       .note = "shortest only: routes computed again this long after each event" },
+    /* rpl only (load_routing refuses them with another type); defaults
+     * RFC 6550 17, mip_rpl_config_default (docs/RPL.md) */
+    K_ENUM(SC, "mode", rpl_mode, rpl_modes, SIM_RPL_NON_STORING),
+    K_ENUM(SC, "of", rpl.ocp, rpl_ofs, MIP_RPL_OCP_MRHOF),
+    K_INT(SC, "root", rpl_root, 0, 65535, 0),
+    K_INT(SC, "dio_interval_min", rpl.dio_int_min, 0, 30, MIP_RPL_DEFAULT_DIO_INT_MIN),
+    K_INT(SC, "dio_interval_doublings", rpl.dio_int_doublings, 0, 30,
+          MIP_RPL_DEFAULT_DIO_INT_DOUBLINGS),
+    K_INT(SC, "dio_redundancy", rpl.dio_redundancy, 0, 255, MIP_RPL_DEFAULT_DIO_REDUNDANCY),
+    K_INT(SC, "min_hop_rank_increase", rpl.min_hop_rank_inc, 1, 65535,
+          MIP_RPL_DEFAULT_MIN_HOP_RANK_INC),
+    K_INT(SC, "max_rank_increase", rpl.max_rank_inc, 0, 65535,
+          7 * MIP_RPL_DEFAULT_MIN_HOP_RANK_INC),
+    K_INT(SC, "dis_delay_ms", rpl.dis_delay_ms, 1, 3600000, 1000),
+    K_INT(SC, "parent_timeout_ms", rpl.parent_timeout_ms, 0, 86400000, 0),
 };
 static const struct table routing_table = TABLE(routing_keys);
 
@@ -1212,6 +1231,19 @@ static bool load_routing(struct ld *l, const struct sj_value *root)
         return !l->failed;
     if (!read_keys(l, o, &routing_table, sc))
         return false;
+    /* the rpl keys (from "mode" on) are read by rpl only */
+    for (k = (size_t)(find_key(&routing_table, RPL_KEY_FIRST) - routing_table.keys);
+         sc->routing != SIM_ROUTING_RPL && k < routing_table.n; k++)
+        if (sj_get(o, routing_table.keys[k].key) != NULL)
+            return fail(l, sj_get(o, routing_table.keys[k].key), "a key of routing type rpl only");
+    if (sc->routing == SIM_ROUTING_RPL) {
+        if (sc->rpl_root >= sc->n_nodes)
+            return fail(l, sj_get(o, "root"), "a node id below topology's node count");
+        if (sc->ipv4)
+            return fail(l, sj_get(o, "type"), "no rpl with ip \"ipv4\" (RPL is IPv6)");
+        if (sc->link_mode != MIP_LOWPAN_IPHC)
+            return fail(l, sj_get(o, "type"), "rpl needs link.mode \"iphc\"");
+    }
     arr = sj_get(o, "routes");
     if (sc->routing == SIM_ROUTING_STATIC) {
         if (arr == NULL)
@@ -1934,6 +1966,7 @@ void sim_scenario_defaults(struct sim_scenario *sc)
     size_t i;
     memset(sc, 0, sizeof(*sc));
     strcpy(sc->name, "unnamed");
+    mip_rpl_config_default(&sc->rpl);   /* what the routing keys leave alone */
     for (i = 0; i < sizeof(scenario_tables) / sizeof(scenario_tables[0]); i++)
         put_defaults(scenario_tables[i], sc);
     /* what the tables take from elsewhere or from other keys */

@@ -25,6 +25,7 @@
 #include "moteip/mac.h"
 #include "moteip/radio.h"
 #include "moteip/relay.h"
+#include "moteip/rpl.h"
 #include "evq.h"
 
 /* ---------------------------------------------------------------- scenario */
@@ -39,7 +40,8 @@ enum sim_topology_kind {
     SIM_TOPO_CHAIN = 0, SIM_TOPO_GRID, SIM_TOPO_RANDOM, SIM_TOPO_POSITIONS, SIM_TOPO_LINKS
 };
 
-enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC };
+enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC, SIM_ROUTING_RPL };
+enum sim_rpl_mode { SIM_RPL_NON_STORING = 0, SIM_RPL_STORING };
 enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
 enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING, SIM_FLOW_SENSOR };
@@ -236,6 +238,11 @@ struct sim_scenario {
     /* dynamics, sorted by time (sim/dynamics.c) */
     struct sim_event_spec *events;
     size_t   n_events;
+    /* routing.type "rpl": every node runs RPL (src/route/rpl.c), node
+     * rpl_root is the DODAG root announcing the mesh prefix */
+    uint8_t  rpl_mode;          /* enum sim_rpl_mode */
+    uint32_t rpl_root;
+    struct mip_rpl_config rpl;  /* ocp, Trickle, rank increases (mop from rpl_mode) */
     /* in-network TCP support on every node (mode MIP_RELAY_OFF: none) */
     struct mip_relay_config relay;
     /* apps */
@@ -332,6 +339,8 @@ struct sim_node {
     bool     tcp_on;
     struct mip_mac mac;
     struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
+    struct mip_rpl rpl;         /* used when sc->routing == SIM_ROUTING_RPL */
+    uint64_t rpl_joined_us;     /* first time it was in the DODAG (UINT64_MAX: never) */
     struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;

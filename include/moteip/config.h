@@ -192,6 +192,17 @@
 #define MIP_CONF_FORWARD MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
+/* RPL (rpl.h, docs/RPL.md; not in the micro profile, which has no
+ * routing driver). MIP_CONF_RPL_ROOT: mip_rpl_root_start and global
+ * repair; MIP_CONF_RPL_STORING: storing mode (MOP 2) besides non-storing.
+ * Byte costs on Cortex-M0+: docs/RPL.md, "Sizes". */
+#ifndef MIP_CONF_RPL_ROOT
+#define MIP_CONF_RPL_ROOT MIP_PROFILE_DEFAULT(0, 1)
+#endif
+#ifndef MIP_CONF_RPL_STORING
+#define MIP_CONF_RPL_STORING MIP_PROFILE_DEFAULT(0, 1)
+#endif
+
 /* The relay's mechanisms compiled in (relay.h, full profile only): the sum
  * of 2 (TSS), 4 (DTC) and 8 (cctrl); mip_relay_init answers UNSUPPORTED
  * for a mode left out. Each costs 1.7-3 KB of Cortex-M0+ code on top of the
@@ -225,6 +236,12 @@
 #define MIP_CONF_LOWPAN 1
 #endif
 
+/* Stateless address autoconfiguration (slaac.h, RFC 4862): addresses
+ * formed from a prefix a DIO or an RA announces, with their lifetimes.
+ * RAM: MIP_SLAAC_MAX * 12 + 8 bytes in struct mip_stack. */
+#ifndef MIP_CONF_SLAAC
+#define MIP_CONF_SLAAC MIP_CONF_IPV6
+#endif
 /* Counter names for mip_stat_name() (JSON output on hosts and in the
  * simulator). Costs MIP_STAT_COUNT * 32 bytes of constant data, which
  * avr-gcc places in RAM. Without it mip_stat_name() returns NULL. */
@@ -362,6 +379,10 @@
 #ifndef MIP_UDP_MAX
 #define MIP_UDP_MAX MIP_PROFILE_DEFAULT(2, 8)
 #endif
+/* Autoconfigured addresses per stack (slaac.h), all netifs together. */
+#ifndef MIP_SLAAC_MAX
+#define MIP_SLAAC_MAX MIP_PROFILE_DEFAULT(2, 4)
+#endif
 /* Upper-layer protocol handlers registered by higher floors (TCP, ...). */
 #ifndef MIP_PROTO_HANDLERS_MAX
 #define MIP_PROTO_HANDLERS_MAX 2
@@ -384,6 +405,12 @@
  * what a forged first fragment costs the other senders. */
 #ifndef MIP_REASS_PROTECT_MS
 #define MIP_REASS_PROTECT_MS 2000u
+#endif
+/* The longest the stack's poll lets pass while autoconfigured addresses
+ * exist (slaac.h): their lifetimes count down from a stamp that each poll
+ * brings forward, and which must never age past half the clock's wrap. */
+#ifndef MIP_SLAAC_REFRESH_MS
+#define MIP_SLAAC_REFRESH_MS 3600000u
 #endif
 #ifndef MIP_NEIGH_REACHABLE_MS
 #define MIP_NEIGH_REACHABLE_MS 30000u /* RFC 4861 REACHABLE_TIME */

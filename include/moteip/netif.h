@@ -67,6 +67,11 @@ struct mip_netif_addr4 {
     uint8_t used;
 };
 
+/* `used` of an IPv6 address: 0 free; bit 0 set in use; MIP_NETIF_ADDR_DEPRECATED
+ * added when its preferred lifetime has run out (slaac.h): it still
+ * receives, and is a source only when no preferred address fits. */
+#define MIP_NETIF_ADDR_DEPRECATED 0x02u
+
 struct mip_netif_addr6 {
     uint8_t addr[16];
     uint8_t prefix_len;

@@ -31,11 +31,15 @@
 #include "moteip/stats.h"
 #include "moteip/netif.h"
 #include "moteip/route.h"
+#include "moteip/routing.h"
 #include "moteip/neigh.h"
 #include "moteip/reass.h"
 #include "moteip/ip.h"
 #include "moteip/udp.h"
 #include "moteip/ping.h"
+#if MIP_CONF_SLAAC
+#include "moteip/slaac.h"
+#endif
 
 /* Per-node settings given at init (values a simulator varies per node). */
 struct mip_stack_config {
@@ -80,6 +84,7 @@ struct mip_stack {
     struct mip_pbuf_pool pool;
     struct mip_netif netif[MIP_NETIF_MAX];
     struct mip_route route[MIP_ROUTE_MAX];
+    struct mip_routing routing;     /* the routing driver (routing.h) */
     struct mip_neigh neigh[MIP_NEIGH_MAX];
     struct mip_reass_slot reass[MIP_REASS_SLOTS];
 #if MIP_CONF_LOWPAN
@@ -100,6 +105,9 @@ struct mip_stack {
     mip_echo_reply_fn echo_reply_fn;   /* mip_ping_set_handler() */
     void      *echo_reply_ctx;
     struct mip_poller poller[MIP_POLLERS_MAX];
+#if MIP_CONF_SLAAC
+    struct mip_slaac slaac;
+#endif
 };
 
 /* The build a program was compiled with, as far as memory layout goes: the

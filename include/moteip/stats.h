@@ -29,6 +29,9 @@
     X(lowpan_reassembled)   /* 6LoWPAN datagrams rebuilt from fragments */    \
     X(lowpan_frag_forwarded)/* fragments sent on by fragment forwarding */    \
     X(lowpan_vrb_completed) /* datagrams forwarded to their last fragment */  \
+    X(slaac_added)          /* addresses autoconfigured (slaac.h) */          \
+    X(slaac_expired)        /* autoconfigured addresses whose valid lifetime ended */ \
+    X(slaac_full)           /* a prefix refused: SLAAC table or netif addresses full */ \
     /* drops, by reason */                                                    \
     X(drop_link_truncated)      /* shorter than its link header */            \
     X(drop_link_not_for_us)     /* another station's unicast frame */        \
@@ -53,6 +56,7 @@
     X(drop_ip_no_route)                                                       \
     X(drop_ip_too_big)          /* over the MTU and must not fragment */      \
     X(drop_fwd_hook)            /* the forward hook (relay) said DROP */      \
+    X(drop_routing)             /* the routing driver's packet hook dropped it (its own counters say why) */ \
     X(drop_ip_martian)          /* to/from 0/8, 127/8, ::, ::1: never sent on */ \
     X(drop_frag_malformed)      /* bad fragment length or offset */           \
     X(drop_frag_overlap)        /* RFC 5722: whole datagram dropped */        \

@@ -38,6 +38,19 @@ bool stack_is_bcast4(const struct mip_stack *s, const uint8_t dst[4]);
 /* Hands the frame in p to the driver, counts the outcome, frees p. */
 mip_status netif_transmit(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p);
 
+#if MIP_CONF_IPV6
+/* Puts addr/prefix_len into a free slot of nif's addr6[1..] without any
+ * route; returns the slot (1..MIP_NETIF_ADDR6_MAX), or 0 when all are used. */
+uint8_t netif_put_addr6(struct mip_netif *nif, const uint8_t addr[16], uint8_t prefix_len);
+#endif
+
+/* --- slaac.c --------------------------------------------------------- */
+#if MIP_CONF_SLAAC
+/* Counts lifetimes down, deprecates and removes addresses; returns the
+ * delay to the next change (at most MIP_SLAAC_REFRESH_MS while any exists). */
+uint32_t slaac_poll(struct mip_stack *s, mip_time_t now);
+#endif
+
 /* --- stack.c --------------------------------------------------------- */
 /* Takes one token from the bucket l (at most `burst` tokens, one more
  * every `interval` ms); false when it is empty. */
@@ -101,6 +114,17 @@ struct mip_pbuf *ip_forward_copy(struct mip_stack *s, struct mip_netif *out,
  * error). Frees p. */
 mip_status ip_forward_send(struct mip_stack *s, uint8_t in_netif, struct mip_netif *out,
                            const struct mip_addr *nexthop, struct mip_pbuf *p);
+
+/* --- routing.c ------------------------------------------------------ */
+/* The driver's timers (MIP_POLL_IDLE without a poll). */
+uint32_t routing_poll(struct mip_stack *s, mip_time_t now);
+/* ICMPv6 type 155 to the driver; false when it takes none. */
+bool routing_icmp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg,
+                        size_t len);
+/* Runs a packet hook (NULL: PASS); a verdict other than PASS is counted
+ * drop_routing (the driver counts its own reason). */
+enum mip_routing_verdict routing_hook(struct mip_stack *s, mip_routing_hook_fn fn,
+                                      struct mip_routing_pkt *pkt);
 
 /* --- deliver.c ------------------------------------------------------- */
 /* Hands a datagram addressed to us to ICMP, UDP or a registered handler;

@@ -67,21 +67,31 @@ mip_status mip_netif_add_addr(struct mip_stack *s, uint8_t index,
     if (addr->family == MIP_AF_INET6) {
         if (prefix_len > 128 || ip6_is_multicast(addr->bytes) || ip6_is_unspecified(addr->bytes))
             return MIP_ERR_INVALID;
-        for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
-            struct mip_netif_addr6 *a = &nif->addr6[i];
-            if (a->used)
-                continue;
-            memcpy(a->addr, addr->bytes, 16);
-            a->prefix_len = prefix_len;
-            a->used = 1;
-            return mip_route_add(s, addr, prefix_len, NULL, index);
-        }
-        return MIP_ERR_NOBUFS;
+        if (netif_put_addr6(nif, addr->bytes, prefix_len) == 0)
+            return MIP_ERR_NOBUFS;
+        return mip_route_add(s, addr, prefix_len, NULL, index);
     }
 #endif
     (void)i;
     return MIP_ERR_INVALID;
 }
+
+#if MIP_CONF_IPV6
+uint8_t netif_put_addr6(struct mip_netif *nif, const uint8_t addr[16], uint8_t prefix_len)
+{
+    uint8_t i;
+    for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
+        struct mip_netif_addr6 *a = &nif->addr6[i];
+        if (a->used)
+            continue;
+        memcpy(a->addr, addr, 16);
+        a->prefix_len = prefix_len;
+        a->used = 1;
+        return i;
+    }
+    return 0;
+}
+#endif
 
 bool ip6_is_unspecified(const uint8_t *a)
 {
@@ -139,7 +149,9 @@ bool netif_accepts6(const struct mip_netif *nif, const uint8_t dst[16], bool *mc
     static const uint8_t solicited[13] = {0xFF, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xFF};
     unsigned i;
     *mcast = ip6_is_multicast(dst);
-    if (*mcast && memcmp(dst, all_nodes, 16) == 0)
+    /* all-nodes, and all-RPL-nodes (ff02::1a, RFC 6550 20.19): a node
+     * without a RPL driver counts what comes there as unhandled ICMPv6 */
+    if (*mcast && memcmp(dst, all_nodes, 15) == 0 && (dst[15] == 1 || dst[15] == 0x1A))
         return true;
     for (i = 0; i <= MIP_NETIF_ADDR6_MAX; i++) {
         const struct mip_netif_addr6 *a = &nif->addr6[i];

@@ -109,6 +109,7 @@ mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_conf
     s->neigh_limit.last_refill = now;
 #endif
     mip_pbuf_pool_init(&s->pool);
+    s->routing.ops = &mip_routing_static;
     return MIP_OK;
 }
 
@@ -150,6 +151,10 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
      * must be in the answer. */
     d = reass_poll(s, now);
     if (d < next) next = d;
+#if MIP_CONF_SLAAC
+    d = slaac_poll(s, now);
+    if (d < next) next = d;
+#endif
 #if MIP_CONF_LOWPAN
     d = lowpan_poll(s, now);
     if (d < next) next = d;
@@ -160,6 +165,8 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
         d = s->poller[i].fn(s->poller[i].ctx, s, now);
         if (d < next) next = d;
     }
+    d = routing_poll(s, now);
+    if (d < next) next = d;
     d = neigh_poll(s, now);
     if (d < next) next = d;
     return next;

@@ -5,7 +5,7 @@ The floors, bottom up (DESIGN.md, *Include direction*):
     0  base (the instance's random generator), wire (pure codecs)
     1  mac
     2  core, micro (the micro profile's stack of its own, beside core)
-    3  tcp, relay
+    3  tcp, relay, route (routing protocols: RPL)
     4  apps
     5  port/<board>, port/common, tools/<tool>, sim
 
@@ -50,7 +50,7 @@ FLOOR = {
     "base": 0, "wire": 0,
     "mac": 1,
     "core": 2, "micro": 2,
-    "tcp": 3, "relay": 3,
+    "tcp": 3, "relay": 3, "route": 3,
     "apps": 4,
     "port": 5, "tools": 5, "sim": 5,        # port/<x> and tools/<x>: by their first part
 }
@@ -61,10 +61,12 @@ UMBRELLA = "umbrella"
 PUBLIC = {
     "addr.h": "core", "ip.h": "core", "neigh.h": "core", "netif.h": "core",
     "pbuf.h": "core", "ping.h": "core", "reass.h": "core", "route.h": "core",
-    "stack.h": "core", "stats.h": "core", "udp.h": "core",
+    "stack.h": "core", "stats.h": "core", "udp.h": "core", "routing.h": "core",
+    "slaac.h": "core",
     "mac.h": "mac", "radio.h": "mac", "rdc.h": "mac",
     "micro.h": "micro",
     "relay.h": "relay",
+    "rpl.h": "route",
     "rng.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
