@@ -27,6 +27,7 @@
 #include "moteip/wire/ieee802154.h"
 #include "moteip/wire/ipv4.h"
 #include "moteip/wire/ipv6.h"
+#include "moteip/wire/rpl_ext.h"
 #include "moteip/wire/sixlowpan.h"
 #include "moteip/wire/tcp.h"
 #include "moteip/wire/udp.h"
@@ -865,6 +866,104 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
     free(c);
 }
 
+/* --- RPL's data-plane headers (RFC 6554 SRH, RFC 6553 RPL Option) ----------- */
+
+/* Input: [16 bytes: the packet's Destination Address][an SRH, or an RPL
+ * Option when the first header byte is odd ... both are tried]. Parsed
+ * headers are expanded, emitted again from their addresses and parsed
+ * back: the same route must come out. A router's swap must keep the
+ * header parsable with one segment fewer and its length unchanged. */
+static void fz_srh(const uint8_t *dst, const uint8_t *d, size_t n)
+{
+    struct mip_srh h, h2;
+    uint8_t (*route)[16];
+    uint8_t *re, *c, cur[16], back[16];
+    size_t len = 0;
+    uint16_t i, idx = 0;
+    mip_status st = mip_srh_parse(d, n, &h);
+
+    if (st != MIP_OK) {
+        CHECK(st == MIP_ERR_TRUNCATED || st == MIP_ERR_MALFORMED);
+        return;
+    }
+    CHECK(h.len <= n && h.len % 8 == 0 && h.len <= MIP_SRH_LEN_MAX);
+    CHECK(h.n >= 1 && h.cmpr_i <= 15 && h.cmpr_e <= 15 && h.pad <= 15);
+    CHECK(MIP_SRH_FIXED_LEN + (size_t)(h.n - 1) * (16u - h.cmpr_i) + (16u - h.cmpr_e) +
+          h.pad == h.len);
+    route = malloc((size_t)h.n * 16u);
+    if (route == NULL)
+        abort();
+    for (i = 1; i <= h.n; i++)
+        CHECK(mip_srh_addr(&h, i, dst, route[i - 1]) == MIP_OK);
+    CHECK(mip_srh_addr(&h, 0, dst, cur) == MIP_ERR_INVALID);
+    if (h.n <= 255) {
+        size_t want = mip_srh_emit_len(dst, (const uint8_t (*)[16])route, h.n);
+        re = malloc(want);
+        if (re == NULL)
+            abort();
+        st = mip_srh_emit(h.next_header, dst, (const uint8_t (*)[16])route, h.n, re, want,
+                          &len);
+        CHECK(st == MIP_OK || (st == MIP_ERR_INVALID && want > MIP_SRH_LEN_MAX));
+        if (st == MIP_OK) {
+            CHECK(len == want);
+            CHECK(mip_srh_parse(re, len, &h2) == MIP_OK);
+            CHECK(h2.n == h.n && h2.next_header == h.next_header && h2.segments_left == h.n);
+            for (i = 1; i <= h2.n; i++) {
+                CHECK(mip_srh_addr(&h2, i, dst, cur) == MIP_OK);
+                CHECK(memcmp(cur, route[i - 1], 16) == 0);
+            }
+        }
+        free(re);
+    }
+    /* the router's step, on an exact copy */
+    c = dup_exact(d, h.len);
+    CHECK(mip_srh_parse(c, h.len, &h2) == MIP_OK);
+    memcpy(cur, dst, 16);
+    st = mip_srh_swap(c, &h2, cur, &idx);
+    if (h.segments_left == 0 || h.segments_left > h.n) {
+        CHECK(st == MIP_ERR_INVALID && memcmp(c, d, h.len) == 0);
+    } else {
+        CHECK(st == MIP_OK && idx == h.n - h.segments_left + 1);
+        CHECK(memcmp(cur, route[idx - 1], 16) == 0);
+        CHECK(mip_srh_parse(c, h.len, &h2) == MIP_OK);
+        CHECK(h2.n == h.n && h2.segments_left == h.segments_left - 1 && h2.len == h.len);
+        /* the old destination is in slot idx */
+        CHECK(mip_srh_addr(&h2, idx, cur, back) == MIP_OK);
+        CHECK(memcmp(back, dst, 16) == 0);
+    }
+    free(c);
+    free(route);
+}
+
+static void fz_rpi(const uint8_t *d, size_t n)
+{
+    struct mip_rpi o, o2;
+    uint8_t hbh[MIP_RPI_HBH_LEN];
+    mip_status st = mip_rpi_parse(d, n, &o);
+
+    if (st != MIP_OK) {
+        CHECK(st == MIP_ERR_TRUNCATED || st == MIP_ERR_MALFORMED);
+        return;
+    }
+    CHECK(mip_rpi_type_is(d[0]) && n >= 6u && d[1] >= 4u && (size_t)d[1] + 2u <= n);
+    CHECK(mip_rpi_hbh_emit(d[0], d[0], &o, hbh, sizeof hbh) == MIP_OK);
+    CHECK(mip_rpi_parse(hbh + 2, 6, &o2) == MIP_OK);
+    CHECK(o.down == o2.down && o.rank_error == o2.rank_error && o.fwd_error == o2.fwd_error);
+    CHECK(o.instance == o2.instance && o.sender_rank == o2.sender_rank);
+    CHECK(hbh[0] == d[0] && hbh[1] == 0 && hbh[3] == 4);
+}
+
+static void fz_rpl_ext(const uint8_t *d, size_t n)
+{
+    uint8_t dst[16];
+
+    if (n < 16)
+        return;
+    memcpy(dst, d, 16);
+    fz_srh(dst, d + 16, n - 16);
+    fz_rpi(d + 16, n - 16);
+}
+
 /* --- dispatch ------------------------------------------------------------ */
 
 typedef void (*codec_fn)(const uint8_t *, size_t);
@@ -873,7 +972,7 @@ typedef void (*codec_fn)(const uint8_t *, size_t);
  * bytes still pick the codecs after it by these positions. */
 static const codec_fn codecs[] = {
     fz_eth, fz_arp, fz_ipv4, fz_ipv6, fz_icmp, fz_icmp, fz_nd, fz_udp, fz_tcp,
-    fz_checksum, fz_ieee802154, fz_sixlowpan,
+    fz_checksum, fz_ieee802154, fz_sixlowpan, fz_rpl_ext,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -534,6 +534,17 @@ def wire_seeds():
         bytes([11, ll_env[0] & 0x7F]) + ll_env[1:] +
         struct.pack(">IHBB", 0x60000000, 1, 17, 64) + v6("fe80::ff:fe00:1") +
         v6("fe80::ff:fe00:2") + udp_len1)
+    # 12: RPL's headers: [the packet's Destination Address][an SRH or an
+    # RPL Option] (fz_rpl_ext)
+    srh_one_byte = bytes([17, 1, 3, 2, 0xFF, 0x60, 0, 0, 0x02, 0x03]) + bytes(6)
+    s["srh-cmpr15"] = bytes([12]) + v6("fd00::1") + srh_one_byte
+    s["srh-uncompressed"] = (bytes([12]) + v6("fd00::1") + bytes([58, 4, 3, 1, 0, 0, 0, 0]) +
+                             v6("2001:db8::7") + bytes(16))
+    s["srh-cmpr-8-15"] = (bytes([12]) + v6("fd00::1") + bytes([6, 3, 3, 3, 0x8F, 0x70, 0, 0]) +
+                          bytes(7) + b"\x02" + bytes(7) + b"\x03" + b"\x04" + bytes(7))
+    s["rpl-opt-6553"] = bytes([12]) + v6("fd00::1") + bytes([0x63, 4, 0x80, 30, 2, 0])
+    s["rpl-opt-9008-subtlv"] = bytes([12]) + v6("fd00::1") + bytes([0x23, 6, 0x40, 1, 1, 0,
+                                                                   0, 0])
     return s
 
 # --- fuzz_tcp -------------------------------------------------------------------

@@ -128,7 +128,14 @@ struct mip_routing_ops {
     mip_routing_rx_fn   rx_hook;
     mip_routing_hook_fn forward_hook;
     mip_routing_hook_fn output_hook;
+    /* MIP_ROUTING_RPL_EXT: core processes RPL's data-plane headers
+     * (wire/rpl_ext.h): a Source Routing Header addressed to this router
+     * is sent on to its next address (RFC 6554 4.2), an RPL Option of
+     * type 0x63 is accepted rather than dropped as unknown, and
+     * IPv6-in-IPv6 addressed here is unwrapped once (RFC 9008 7). */
+    uint8_t flags;
 };
+#define MIP_ROUTING_RPL_EXT 0x01u
 
 /* The instance's driver (inside struct mip_stack). */
 struct mip_routing {

@@ -26,6 +26,7 @@
 #include "moteip/status.h"
 #include "moteip/timer.h"
 #include "moteip/wire/rpl.h"
+#include "moteip/rpl_down.h"
 
 struct mip_stack;
 struct mip_rng;
@@ -168,6 +169,7 @@ struct mip_rpl {
     /* --- downward routes (owner: rpldown; DAO/DAO-ACK, storing table,
      * non-storing root table + SRH, RFC 6553 option). Its state goes
      * here, behind its own switches. ---------------------------------- */
+    struct mip_rpl_down down;         /* moteip/rpl_down.h */
 };
 
 /* --- Rules (pure functions, each unit-tested; rpl_rules.c) ------------- */

@@ -99,6 +99,12 @@
     X(drop_lowpan_vrb_timeout)  /* incomplete when its VRB timer ran out */    \
     X(drop_lowpan_vrb_inconsistent) /* overlap / size change: rest not sent on */ \
     X(drop_lowpan_vrb_abandoned) /* a fragment of a datagram no longer sent on */ \
+    /* RPL's data-plane headers (wire/rpl_ext.h, core/ipv6_rpl.c) */          \
+    X(srh_forwarded)            /* RFC 6554 4.2: swapped, handed to forwarding */ \
+    X(rx_ipv6_decap)            /* IPv6-in-IPv6 unwrapped (RFC 9008 7) */      \
+    X(drop_srh_bad)             /* SRH lengths, or segments left > n (RFC 6554 4.2) */ \
+    X(drop_srh_multicast)       /* its next address or destination is multicast */ \
+    X(drop_srh_loop)            /* two of our addresses with another between */ \
     /* SLIP netif (netif.h, wire/slip.h) */                                  \
     X(drop_slip_too_big)        /* a frame over the MTU */                    \
     X(drop_slip_bad_escape)     /* ESC followed by other than ESC_END/ESC_ESC */ \

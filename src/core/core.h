@@ -95,6 +95,26 @@ void ipv4_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
 void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
                 bool link_mcast);
 
+/* --- ipv6_rpl.c: RPL's data-plane headers in input -------------------- */
+#if MIP_CONF_IPV6
+struct mip_ipv6_walk;
+/* The routing driver speaks RPL's headers (MIP_ROUTING_RPL_EXT). */
+bool ipv6_rpl_ext_on(const struct mip_stack *s);
+/* An RPL Option of type 0x63 that this node does not understand: drop it
+ * as RFC 8200 4.2 says for an unknown option with action 01. */
+bool ipv6_rpl_opt_refused(const struct mip_stack *s, const uint8_t *pkt,
+                          const struct mip_ipv6_walk *w);
+#if MIP_CONF_FORWARD
+/* A Source Routing Header with segments left at w->srh_offset of a
+ * datagram addressed to us (RFC 6554 4.2): sent on to its next address,
+ * or dropped and counted (with the ICMPv6 error the RFC names). False when
+ * this node does not process SRHs (not a router, or no RPL): the caller
+ * answers the walk's problem. */
+bool ipv6_srh_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
+                    const struct mip_ipv6_walk *w, bool mcast);
+#endif
+#endif
+
 /* --- ip_output.c ----------------------------------------------------- */
 /* Hands a complete IP datagram in p to the netif towards nexthop. */
 mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,

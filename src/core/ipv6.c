@@ -3,6 +3,7 @@
 #include "core.h"
 #include "moteip/wire/ipv6.h"
 #include "moteip/wire/icmpv6.h"
+#include "moteip/wire/rpl_ext.h"
 #include <string.h>
 
 #if MIP_CONF_IPV6
@@ -193,8 +194,19 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     reass_free(r);
 }
 
+static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt,
+                          size_t len, bool link_mcast, bool inner);
+
 void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
                 bool link_mcast)
+{
+    ipv6_input_at(s, nif, pkt, len, link_mcast, false);
+}
+
+/* `inner`: pkt came out of an IPv6-in-IPv6 tunnel ending here; one more
+ * is not unwrapped. */
+static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt,
+                          size_t len, bool link_mcast, bool inner)
 {
     struct mip_ipv6_hdr h;
     struct mip_ipv6_walk w;
@@ -252,8 +264,24 @@ void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
     rx.dst_multicast = mcast || link_mcast;
     rx.quote = pkt;
     st = mip_ipv6_walk_ext(pkt, len, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
+#if MIP_CONF_FORWARD
+    if (st == MIP_OK && w.srh_offset != 0u &&
+        ipv6_srh_input(s, nif, pkt, len, &w, rx.dst_multicast))
+        return;
+#endif
     if (walk_failed(s, st) || ext_problem(s, nif->index, &w, pkt, len, rx.dst_multicast))
         return;
+    if (ipv6_rpl_opt_refused(s, pkt, &w)) {
+        STAT(s, drop_ipv6_ext_header);    /* as an unknown option, action 01 */
+        return;
+    }
+    if (w.upper_proto == MIP_IPV6_NH_IPV6 && !inner && ipv6_rpl_ext_on(s)) {
+        /* RFC 9008 7: the root tunnels to the node that ends a source
+         * route; the inner datagram is processed as received here. */
+        STAT(s, rx_ipv6_decap);
+        ipv6_input_at(s, nif, pkt + w.upper_offset, len - w.upper_offset, false, true);
+        return;
+    }
     if (w.upper_proto == MIP_IPV6_NH_FRAGMENT) {
         rx.quote_len = MIP_IPV6_HDR_LEN;
         ipv6_fragment(s, nif, &rx, pkt, len, &w);

@@ -10,6 +10,7 @@
  * default route, global and local repair. docs/RPL.md has the choices.
  */
 #include "moteip/rpl.h"
+#include "rpl_down.h"
 #include "moteip/stack.h"
 #include "moteip/routing.h"
 #include "moteip/slaac.h"
@@ -219,8 +220,10 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
             best_cost = cur_cost;
         }
     }
-    if (best != cur)
+    if (best != cur) {
         STAT(r, parent_changes);
+        rpl_down_parent_changed(r, now);     /* a DAO for the new path */
+    }
     r->preferred = (int8_t)best;
     r->rank = is_leaf(r) ? (uint16_t)MIP_RPL_INFINITE_RANK : rank_via(r, &r->neigh[best]);
     if (!is_leaf(r) && r->rank < r->lowest_rank)
@@ -239,6 +242,7 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
 static void detach(struct mip_rpl *r, mip_time_t now)
 {
     bool was = r->state == MIP_RPL_JOINED;
+    rpl_down_reset(r, false);
     r->preferred = -1;
     r->state = MIP_RPL_DETACHED;
     r->epoch++;
@@ -534,8 +538,8 @@ static void rpl_icmp_input(void *ctx, struct mip_stack *s, const struct mip_ip_r
         dis_input(r, rx->src.bytes, rx->dst_multicast, &m, now);
         break;
     default:
-        /* DAO / DAO-ACK: the downward half (owner rpldown) takes them */
-        STAT(r, drop_no_handler);
+        /* DAO / DAO-ACK: the downward part (rpl_dao.c) */
+        rpl_down_input(r, rx, &m, now);
         break;
     }
 }
@@ -546,6 +550,13 @@ static mip_status rpl_next_hop(void *ctx, const struct mip_stack *s, const struc
     const struct mip_rpl *r = ctx;
     const struct mip_rpl_neigh *p;
     mip_status st = mip_route_table_lookup(s, dst, netif, nexthop);
+    if (st != MIP_OK && dst->family == MIP_AF_INET6 && rpl_down_knows(r, dst->bytes, s->now)) {
+        /* a node below the root: the packet hooks put its source route on
+         * and name the real next hop (rpl_root.c) */
+        *netif = r->netif;
+        *nexthop = *dst;
+        return MIP_OK;
+    }
     if (st == MIP_OK || r->state != MIP_RPL_JOINED || r->preferred < 0 ||
         dst->family != MIP_AF_INET6 || dst->bytes[0] == 0xFF ||
         (dst->bytes[0] == 0xFE && (dst->bytes[1] & 0xC0u) == 0x80u))
@@ -585,7 +596,7 @@ static void rpl_link_report(void *ctx, struct mip_stack *s, const struct mip_lin
 static uint32_t rpl_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 {
     struct mip_rpl *r = ctx;
-    uint32_t next = MIP_POLL_IDLE;
+    uint32_t next = rpl_down_poll(r, now);
     unsigned i;
     (void)s;
     /* neighbours not heard from within parent_timeout_ms are forgotten */
@@ -641,7 +652,8 @@ static uint32_t rpl_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 }
 
 static const struct mip_routing_ops rpl_ops = {
-    "rpl", rpl_next_hop, rpl_poll, rpl_link_report, rpl_icmp_input, NULL, NULL, NULL
+    "rpl", rpl_next_hop, rpl_poll, rpl_link_report, rpl_icmp_input, NULL,
+    rpl_down_forward, rpl_down_output, MIP_ROUTING_RPL_EXT
 };
 
 /* --- the API ------------------------------------------------------------------ */
@@ -693,6 +705,7 @@ mip_status mip_rpl_init(struct mip_rpl *r, struct mip_stack *s, uint8_t netif,
     r->lowest_rank = MIP_RPL_INFINITE_RANK;
     conf_default(r, &r->conf);
     r->state = MIP_RPL_DETACHED;
+    rpl_down_reset(r, true);
     detach(r, now);               /* starts the DIS timer */
     mip_routing_set(s, &rpl_ops, r);
     return MIP_OK;
@@ -712,6 +725,7 @@ mip_status mip_rpl_root_start(struct mip_rpl *r, const uint8_t prefix[16], uint8
         mip_netif_add_addr(r->stack, r->netif, &a, 128) != MIP_OK)
         return MIP_ERR_INVALID;
     r->state = MIP_RPL_ROOT;
+    rpl_down_reset(r, true);
     r->instance = r->cfg.instance;
     r->version = 240;               /* lollipop start (RFC 6550 7.2) */
     r->mop = r->cfg.mop;

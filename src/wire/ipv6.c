@@ -3,6 +3,7 @@
  */
 #include "moteip/wire/ipv6.h"
 #include "moteip/wire/bytes.h"
+#include "moteip/wire/rpl_ext.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static void walk_problem(struct mip_ipv6_walk *w, enum mip_ipv6_problem p, size_
  * whose bytes are all present. Stops at the first option RFC 8200 4.2 says
  * not to skip; an option overrunning its header is MALFORMED.
  */
-static mip_status walk_options(const uint8_t *buf, size_t off, size_t end,
+static mip_status walk_options(const uint8_t *buf, size_t off, size_t end, bool hbh,
                                struct mip_ipv6_walk *w)
 {
     size_t i = off + 2u;
@@ -96,9 +97,12 @@ static mip_status walk_options(const uint8_t *buf, size_t off, size_t end,
         if (olen > end - i - 2u)
             return MIP_ERR_MALFORMED;
 
-        /* Pad1/PadN aside, this build understands no option. The top two
-         * bits of the type say what to do with one it does not know. */
-        if (type != IPV6_OPT_PADN) {
+        /* Pad1/PadN aside, the walk understands no option but RPL's in a
+         * Hop-by-Hop header, which it reports. The top two bits of the type
+         * say what to do with one it does not know. */
+        if (hbh && mip_rpi_type_is(type) && w->rpl_opt_offset == 0u) {
+            w->rpl_opt_offset = (uint16_t)i;
+        } else if (type != IPV6_OPT_PADN) {
             switch (type >> 6) {
             case 0u:
                 break;
@@ -179,14 +183,18 @@ mip_status mip_ipv6_walk_ext(const uint8_t *buf, size_t len, uint8_t first_nh,
             return MIP_ERR_TRUNCATED;
 
         if (nh == MIP_IPV6_NH_ROUTING) {
-            /* No routing type is supported: one with work left to do is
-             * refused at its type (RFC 8200 4.4). */
+            /* The walk processes no routing type: one with work left to
+             * do is refused at its type (RFC 8200 4.4) unless the caller
+             * knows it (an SRH, reported). */
             if (buf[off + 3u] != 0u) {
+                if (buf[off + 2u] == MIP_SRH_TYPE)
+                    out->srh_offset = (uint16_t)off;
                 walk_problem(out, MIP_IPV6_PROBLEM_HDR_FIELD, off + 2u);
                 return MIP_OK;
             }
         } else {
-            mip_status st = walk_options(buf, off, off + hlen, out);
+            mip_status st = walk_options(buf, off, off + hlen,
+                                         nh == MIP_IPV6_NH_HOPOPTS, out);
             if (st != MIP_OK || out->problem != MIP_IPV6_PROBLEM_NONE)
                 return st;
         }

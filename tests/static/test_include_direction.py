@@ -66,7 +66,7 @@ PUBLIC = {
     "mac.h": "mac", "radio.h": "mac", "rdc.h": "mac",
     "micro.h": "micro",
     "relay.h": "relay",
-    "rpl.h": "route",
+    "rpl.h": "route", "rpl_down.h": "route",
     "rng.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",

@@ -82,6 +82,17 @@ struct mip_ipv6_walk {
                                * Hop-by-Hop, an option's type byte, or a
                                * Routing header's type byte */
     bool     problem_icmp_unless_multicast; /* option action 11 */
+
+    /* RPL's headers (wire/rpl_ext.h), found for the caller to act on:
+     * the Type byte of an RPL Option (0x23 or 0x63) in the Hop-by-Hop
+     * header, which the walk skips whatever its action bits say (whether
+     * this node understands it is the caller's to decide); and a Source
+     * Routing Header (Routing Type 3) with Segments Left > 0, where the
+     * walk stops with the HDR_FIELD problem any routing type with work
+     * left gets, so a caller that does not process it need not know it.
+     * 0: none (neither can start at offset 0). */
+    uint16_t rpl_opt_offset;
+    uint16_t srh_offset;
 };
 
 /*
@@ -96,8 +107,10 @@ struct mip_ipv6_walk {
  * TLV by TLV (Pad1, PadN skipped; unknown types by their action bits: 00
  * skip, 01 drop silently, 10 problem, 11 problem unless multicast dst).
  * A Hop-by-Hop header anywhere but first is a NEXT_HEADER problem. A Routing
- * header with segments left 0 is skipped; with segments left > 0, no type is
- * supported and it is a HDR_FIELD problem pointing at the routing type.
+ * header with segments left 0 is skipped; with segments left > 0 the walk
+ * does not process it: a HDR_FIELD problem pointing at the routing type
+ * (for type 3, srh_offset says where it is: core may process it). An RPL
+ * Option in the Hop-by-Hop header is skipped and its offset reported.
  *
  * The walk stops at the first problem (options are acted on in order, as
  * RFC 8200 4.2 processes them); upper_proto/upper_offset then name the

@@ -221,12 +221,37 @@ static void test_ext_unknown_option_action_01_is_silent_drop(void)
     size_t i;
 
     for (i = 0; i < 2; i++) {
-        chain_with_option(&c, hdrs[i], 0x63); /* RPL option (RFC 6553) */
+        chain_with_option(&c, hdrs[i], 0x5E);
         CHECK_EQ(walk(&c, &w), MIP_OK);
         CHECK_EQ(w.problem, MIP_IPV6_PROBLEM_OPTION_SILENT);
         CHECK_EQ(w.problem_pointer, 44);
         CHECK(!w.problem_icmp_unless_multicast);
     }
+}
+
+/* The RPL Option (0x63 of RFC 6553, 0x23 of RFC 9008) in a Hop-by-Hop
+ * header is reported and skipped, whatever its action bits: the caller
+ * decides whether it is understood. In a Destination Options header it is
+ * just an unknown option (0x63: action 01). */
+static void test_ext_rpl_option_reported_in_hbh_only(void)
+{
+    static const uint8_t types[2] = {0x63, 0x23};
+    struct chain c;
+    struct mip_ipv6_walk w;
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        chain_with_option(&c, MIP_IPV6_NH_HOPOPTS, types[i]);
+        CHECK_EQ(walk(&c, &w), MIP_OK);
+        CHECK_EQ(w.problem, MIP_IPV6_PROBLEM_NONE);
+        CHECK_EQ(w.rpl_opt_offset, 44);
+        CHECK_EQ(w.upper_proto, NH_UDP);
+        CHECK_EQ(w.upper_offset, 48);
+    }
+    chain_with_option(&c, MIP_IPV6_NH_DSTOPTS, 0x63);
+    CHECK_EQ(walk(&c, &w), MIP_OK);
+    CHECK_EQ(w.problem, MIP_IPV6_PROBLEM_OPTION_SILENT);
+    CHECK_EQ(w.rpl_opt_offset, 0);
 }
 
 static void test_ext_unknown_option_action_10_is_option_problem(void)
@@ -353,6 +378,12 @@ static void test_ext_routing_segments_left_nonzero_is_hdr_field_problem(void)
     CHECK_EQ(w.problem_pointer, rt + 2);
     CHECK_EQ(w.upper_proto, MIP_IPV6_NH_ROUTING);
     CHECK_EQ(w.upper_offset, rt);
+    CHECK_EQ(w.srh_offset, rt);
+    /* another routing type is refused the same, and is no SRH */
+    c.b[rt + 2] = 4;
+    CHECK_EQ(walk(&c, &w), MIP_OK);
+    CHECK_EQ(w.problem, MIP_IPV6_PROBLEM_HDR_FIELD);
+    CHECK_EQ(w.srh_offset, 0);
 }
 
 static void test_ext_fragment_header_stops_walk_with_fields(void)
@@ -544,6 +575,7 @@ int main(void)
     RUN(test_ext_first_unknown_option_wins);
     RUN(test_ext_option_in_later_header_points_into_it);
     RUN(test_ext_option_overrunning_header_is_malformed);
+    RUN(test_ext_rpl_option_reported_in_hbh_only);
     RUN(test_ext_routing_segments_left_zero_is_skipped);
     RUN(test_ext_routing_segments_left_nonzero_is_hdr_field_problem);
     RUN(test_ext_fragment_header_stops_walk_with_fields);

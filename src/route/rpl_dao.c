@@ -1,0 +1,341 @@
+/*
+ * RPL downward routes, the DAO side (RFC 6550 9): a node's DAOs (sent on
+ * joining and on a parent change, acknowledged, retried, refreshed) and
+ * the non-storing root's reception of them into its node table
+ * (rpl_root.c keeps the table and routes by it). moteip/rpl_down.h holds
+ * the state and the timing constants; docs/RPL.md says why.
+ */
+#include "rpl_down.h"
+#include "moteip/stack.h"
+#include "moteip/netif.h"
+#include "moteip/pbuf.h"
+#include "moteip/rng.h"
+#include "moteip/wire/checksum.h"
+#include "moteip/wire/bytes.h"
+#include "moteip/wire/icmpv6.h"
+#include <string.h>
+
+#define DAO_ACK_REJECT 128u   /* RFC 6550 6.5.1: 128..255 reject; "unqualified" */
+#define DAO_TARGETS_MAX 4u    /* Targets one Transit option may apply to */
+#define DAO_MSG_MAX (MIP_RPL_DAO_LEN + 16u + 20u + 2u + MIP_RPL_TRANSIT_LEN + 16u + 2u)
+
+/* --- small shared pieces -------------------------------------------------- */
+
+bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16])
+{
+    const struct mip_netif *nif = mip_netif_get(r->stack, r->netif);
+    const struct mip_netif_addr6 *best = NULL;
+    unsigned i;
+
+    if (nif == NULL)
+        return false;
+    for (i = 1; i <= MIP_NETIF_ADDR6_MAX; i++) {
+        const struct mip_netif_addr6 *a = &nif->addr6[i];
+        if (!a->used || a->addr[0] == 0xFEu || a->addr[0] == 0xFFu)
+            continue;
+        if (memcmp(a->addr, r->dodagid, 8) == 0 ||
+            (r->has_pio && memcmp(a->addr, r->pio.prefix, 8) == 0)) {
+            best = a;
+            break;
+        }
+        if (best == NULL)
+            best = a;
+    }
+    if (best == NULL)
+        return false;
+    memcpy(out, best->addr, 16);
+    return true;
+}
+
+mip_status rpl_icmp_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t *msg, size_t len)
+{
+    struct mip_stack *s = r->stack;
+    struct mip_ip_tx tx;
+    struct mip_pbuf *p;
+    uint8_t *w;
+    mip_status st;
+
+    memset(&tx, 0, sizeof(tx));
+    mip_addr_set6(&tx.dst, dst);
+    tx.proto = 58;
+    tx.netif = (dst[0] == 0xFEu || dst[0] == 0xFFu) ? r->netif : MIP_NETIF_ANY;
+    st = mip_ip_select_src(s, &tx.dst, r->netif, &tx.src);
+    if (st != MIP_OK)
+        return st;
+    msg[2] = 0u;
+    msg[3] = 0u;
+    mip_wr16(msg + 2, mip_cksum_finish(mip_cksum_add(
+                          mip_cksum_pseudo6(tx.src.bytes, dst, 58, (uint32_t)len), msg, len)));
+    p = mip_pbuf_alloc(&s->pool, MIP_PBUF_HEADROOM);
+    if (p == NULL || (w = mip_pbuf_put(p, (uint16_t)len)) == NULL) {
+        mip_pbuf_free(&s->pool, p);
+        return MIP_ERR_NOBUFS;
+    }
+    memcpy(w, msg, len);
+    return mip_ip_output(s, &tx, p);
+}
+
+/* The route lifetime of the DODAG's configuration, capped (rpl_down.h). */
+static uint32_t lifetime_ms(uint8_t units, uint16_t unit_s)
+{
+    uint32_t sec = (uint32_t)units * unit_s;
+
+    if (units == 0xFFu || sec > MIP_RPL_LIFETIME_CAP_S)
+        sec = MIP_RPL_LIFETIME_CAP_S;
+    return sec * 1000u;
+}
+
+/* --- a node's DAOs ---------------------------------------------------------- */
+
+void rpl_down_reset(struct mip_rpl *r, bool table)
+{
+    uint8_t seq = r->down.dao.seq, path = r->down.dao.path_seq;
+
+    memset(&r->down.dao, 0, sizeof(r->down.dao));
+    /* the counters go on (a restarted counter would look stale to the
+     * root); a node's first starts at the lollipop's linear start */
+    r->down.dao.seq = seq != 0u ? seq : RPL_LOLLIPOP_INIT;
+    r->down.dao.path_seq = path != 0u ? path : RPL_LOLLIPOP_INIT;
+#if MIP_RPL_ROOT_NODES_MAX > 0
+    if (table)
+        memset(r->down.node, 0, sizeof(r->down.node));
+#else
+    (void)table;
+#endif
+}
+
+void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
+{
+    struct mip_rpl_dao_tx *d = &r->down.dao;
+    const uint32_t half = MIP_RPL_DAO_DELAY_MS / 2u;
+
+    if (r->state != MIP_RPL_JOINED || r->mop == MIP_RPL_MOP_NO_DOWN)
+        return;
+    d->path_seq = mip_rpl_seq_next(d->path_seq);
+    d->waiting = false;
+    d->tries = 0u;
+    d->due = true;
+    d->at = now + half + mip_rng_below(&r->stack->rng, half + 1u);
+}
+
+/* Our DAO: one Target (our global address), one Transit (our parent's
+ * global address in non-storing mode). */
+static size_t dao_build(struct mip_rpl *r, uint8_t *buf, size_t cap, bool no_path)
+{
+    struct mip_rpl_dao dao;
+    struct mip_rpl_target t;
+    struct mip_rpl_transit tr;
+    size_t n = 0, k = 0;
+
+    memset(&dao, 0, sizeof(dao));
+    dao.instance = r->instance;
+    dao.k = true;
+    dao.seq = r->down.dao.seq;
+    memset(&t, 0, sizeof(t));
+    t.prefix_len = 128u;
+    memset(&tr, 0, sizeof(tr));
+    tr.path_seq = r->down.dao.path_seq;
+    tr.path_lifetime = no_path ? 0u : r->conf.def_lifetime;
+    if (!rpl_own_global(r, t.prefix))
+        return 0;
+    if (r->mop == MIP_RPL_MOP_NON_STORING) {
+        /* the parent's global address: the DODAG's prefix and the IID of
+         * its link-local address (its address by SLAAC, RFC 4862) */
+        if (r->preferred < 0)
+            return 0;
+        tr.has_parent = true;
+        memcpy(tr.parent, r->has_pio ? r->pio.prefix : r->dodagid, 8);
+        memcpy(tr.parent + 8, r->neigh[r->preferred].iid, 8);
+    }
+    if (mip_rpl_emit_dao(&dao, buf, cap, &n) != MIP_OK ||
+        mip_rpl_emit_target(&t, buf + n, cap - n, &k) != MIP_OK)
+        return 0;
+    n += k;
+    if (mip_rpl_emit_transit(&tr, buf + n, cap - n, &k) != MIP_OK)
+        return 0;
+    return n + k;
+}
+
+static void dao_send(struct mip_rpl *r)
+{
+    uint8_t msg[DAO_MSG_MAX], dst[16];
+    size_t len = dao_build(r, msg, sizeof msg, false);
+
+    if (len == 0u)
+        return;
+    if (r->mop == MIP_RPL_MOP_NON_STORING) {
+        memcpy(dst, r->dodagid, 16);       /* RFC 6550 9.7: to the root */
+    } else {
+        if (r->preferred < 0)
+            return;
+        memset(dst, 0, 16);                /* storing: to the parent */
+        dst[0] = 0xFEu;
+        dst[1] = 0x80u;
+        memcpy(dst + 8, r->neigh[r->preferred].iid, 8);
+    }
+    if (rpl_icmp_send(r, dst, msg, len) == MIP_OK)
+        r->stats[MIP_RPL_STAT_dao_tx]++;
+}
+
+static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
+{
+    struct mip_rpl_dao_tx *d = &r->down.dao;
+    uint32_t next = MIP_POLL_IDLE;
+
+    if (r->state != MIP_RPL_JOINED)
+        return MIP_POLL_IDLE;
+    if (d->refresh && mip_time_reached(now, d->refresh_at)) {
+        d->refresh = false;
+        d->path_seq = mip_rpl_seq_next(d->path_seq);
+        d->due = true;
+        d->waiting = false;
+        d->at = now;
+    }
+    if (d->due && mip_time_reached(now, d->at)) {
+        uint32_t life = lifetime_ms(r->conf.def_lifetime, r->conf.lifetime_unit);
+        d->due = false;
+        d->seq = mip_rpl_seq_next(d->seq);
+        d->tries = 1u;
+        d->waiting = true;
+        d->at = now + MIP_RPL_DAO_ACK_TIMEOUT_MS;
+        /* renewed at 1/2..3/4 of the lifetime */
+        d->refresh = true;
+        d->refresh_at = now + life / 2u + mip_rng_below(&r->stack->rng, life / 4u + 1u);
+        dao_send(r);
+    } else if (d->waiting && mip_time_reached(now, d->at)) {
+        if (d->tries > MIP_RPL_DAO_RETRIES) {
+            d->waiting = false;
+            rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_gave_up);
+        } else {
+            /* the same DAOSequence: a late DAO-ACK still matches */
+            d->at = now + (MIP_RPL_DAO_ACK_TIMEOUT_MS << d->tries);
+            d->tries++;
+            rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_retries);
+            dao_send(r);
+        }
+    }
+    if (d->due || d->waiting)
+        next = mip_next_delay(next, now, d->at);
+    if (d->refresh)
+        next = mip_next_delay(next, now, d->refresh_at);
+    return next;
+}
+
+static void dao_ack_input(struct mip_rpl *r, const struct mip_rpl_dao_ack *a)
+{
+    struct mip_rpl_dao_tx *d = &r->down.dao;
+
+    r->stats[MIP_RPL_STAT_dao_ack_rx]++;
+    if (!d->waiting || a->seq != d->seq || a->instance != r->instance) {
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_dao_ack_unexpected);
+        return;
+    }
+    d->waiting = false;
+    rpl_down_count(r, a->status >= DAO_ACK_REJECT ? MIP_RPL_DOWN_STAT_dao_rejected
+                                                  : MIP_RPL_DOWN_STAT_dao_acked);
+}
+
+/* --- the root's reception ---------------------------------------------------- */
+
+#if MIP_RPL_ROOT_NODES_MAX > 0
+static void dao_ack_send(struct mip_rpl *r, const struct mip_ip_rx *rx, uint8_t seq,
+                         uint8_t status)
+{
+    struct mip_rpl_dao_ack a;
+    uint8_t msg[MIP_RPL_DAO_ACK_LEN + 16u];
+    size_t n = 0;
+
+    memset(&a, 0, sizeof(a));
+    a.instance = r->instance;
+    a.seq = seq;
+    a.status = status;
+    if (mip_rpl_emit_dao_ack(&a, msg, sizeof msg, &n) != MIP_OK)
+        return;
+    if (rpl_icmp_send(r, rx->src.bytes, msg, n) == MIP_OK)
+        r->stats[MIP_RPL_STAT_dao_ack_tx]++;
+}
+
+/*
+ * A non-storing DAO at the root (RFC 6550 9.7): each group of Targets
+ * followed by its Transit option. Returns the DAO-ACK status: 0, or
+ * DAO_ACK_REJECT when the table had no room for one of them. Malformed
+ * options end it (counted; no DAO-ACK: *malformed).
+ */
+static uint8_t root_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, mip_time_t now,
+                        bool *malformed)
+{
+    uint8_t targets[DAO_TARGETS_MAX][16];
+    unsigned nt = 0, k;
+    bool after_transit = false;
+    uint8_t status = 0u;
+    size_t off = 0;
+    struct mip_rpl_opt o;
+    mip_status st;
+
+    while ((st = mip_rpl_opt_next(m->opts, m->opts_len, &off, &o)) == MIP_OK) {
+        if (o.type == MIP_RPL_OPT_TARGET) {
+            struct mip_rpl_target t;
+            if (mip_rpl_opt_target(&o, &t) != MIP_OK)
+                break;
+            if (after_transit)
+                nt = 0;
+            after_transit = false;
+            /* host routes only: a /128 Target (docs/RPL.md) */
+            if (t.prefix_len == 128u && nt < DAO_TARGETS_MAX)
+                memcpy(targets[nt++], t.prefix, 16);
+        } else if (o.type == MIP_RPL_OPT_TRANSIT) {
+            struct mip_rpl_transit tr;
+            if (mip_rpl_opt_transit(&o, &tr) != MIP_OK || !tr.has_parent)
+                break;
+            after_transit = true;
+            for (k = 0; k < nt; k++) {
+                uint32_t life = tr.path_lifetime == 0u
+                                    ? 0u
+                                    : lifetime_ms(tr.path_lifetime, r->conf.lifetime_unit);
+                if (!rpl_root_node_update(r, targets[k], tr.parent, tr.path_seq, life, now))
+                    status = DAO_ACK_REJECT;
+            }
+        }
+    }
+    *malformed = st != MIP_ERR_END;
+    if (*malformed)
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_dao_malformed);
+    return status;
+}
+#endif
+
+void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct mip_rpl_msg *m,
+                    mip_time_t now)
+{
+    if (m->code == MIP_RPL_CODE_DAO_ACK) {
+        dao_ack_input(r, &m->u.dao_ack);
+        return;
+    }
+    r->stats[MIP_RPL_STAT_dao_rx]++;
+#if MIP_RPL_ROOT_NODES_MAX > 0
+    if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING &&
+        m->u.dao.instance == r->instance &&
+        (!m->u.dao.d || memcmp(m->u.dao.dodagid, r->dodagid, 16) == 0)) {
+        bool malformed = false;
+        uint8_t status = root_dao(r, m, now, &malformed);
+        if (!malformed && m->u.dao.k)
+            dao_ack_send(r, rx, m->u.dao.seq, status);
+        return;
+    }
+#else
+    (void)rx;
+    (void)now;
+#endif
+    rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_dao_not_root);
+}
+
+uint32_t rpl_down_poll(struct mip_rpl *r, mip_time_t now)
+{
+    uint32_t next = dao_poll(r, now);
+#if MIP_RPL_ROOT_NODES_MAX > 0
+    uint32_t rest = rpl_root_poll(r, now);
+    if (rest < next)
+        next = rest;
+#endif
+    return next;
+}

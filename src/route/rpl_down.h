@@ -1,0 +1,77 @@
+/*
+ * Internal interface of RPL's downward part (rpl_dao.c, rpl_root.c) to
+ * the rest of src/route/ (rpl.c): what the upward part calls when the
+ * node joins, changes parent, receives a DAO or DAO-ACK, polls, routes
+ * and hooks packets. State: struct mip_rpl_down (moteip/rpl_down.h),
+ * r->down. Not part of the public API.
+ */
+#ifndef MOTEIP_ROUTE_RPL_DOWN_H
+#define MOTEIP_ROUTE_RPL_DOWN_H
+
+#include "moteip/rpl.h"
+#include "moteip/routing.h"
+#include "moteip/ip.h"
+
+/* Forgets the DAO state (init, detach); the root's table stays unless
+ * `table` (a new root, a new DODAG version). */
+void rpl_down_reset(struct mip_rpl *r, bool table);
+
+/* The node joined, changed its preferred parent, or was asked for new
+ * DAOs (a DTSN increment, RFC 6550 9.6): a DAO goes out after
+ * MIP_RPL_DAO_DELAY_MS/2..DELAY (a new Path Sequence). */
+void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now);
+
+/* A DAO (code 2) or DAO-ACK (code 3), parsed, from rx. Counts what it
+ * drops in r->down.stats. */
+void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct mip_rpl_msg *m,
+                    mip_time_t now);
+
+/* DAO sends, retries and refreshes; the root's table expiry. Returns ms to
+ * the next deadline (MIP_POLL_IDLE: none). */
+uint32_t rpl_down_poll(struct mip_rpl *r, mip_time_t now);
+
+/* Root only: whether dst is a node of the table (whose route the output
+ * and forward hooks will put on). */
+bool rpl_down_knows(const struct mip_rpl *r, const uint8_t dst[16], mip_time_t now);
+
+/* The driver's packet hooks (routing.h; ctx is the struct mip_rpl).
+ * output: a datagram this node originates; forward: one it forwards. A root puts a source route
+ * on datagrams to nodes of its table (RFC 6554; IPv6-in-IPv6 for those
+ * from outside, RFC 9008 7) and sets *pkt->nexthop; every router keeps the
+ * RPL Option of datagrams it forwards (RFC 6550 11.2) and a node puts one
+ * on the datagrams it sends up. */
+enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
+                                         struct mip_routing_pkt *pkt, mip_time_t now);
+enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
+                                          struct mip_routing_pkt *pkt, mip_time_t now);
+
+#if MIP_RPL_ROOT_NODES_MAX > 0
+/* rpl_root.c: one target's DAO into the table (life_ms 0: a No-Path DAO
+ * removes it). False when there was no room: a new target takes only a
+ * free or expired slot, so no working route is pushed out (counted). */
+bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
+                          uint8_t path_seq, uint32_t life_ms, mip_time_t now);
+/* Sweeps expired entries (so no stamp outlives half the clock's wrap);
+ * ms to the next sweep. */
+uint32_t rpl_root_poll(struct mip_rpl *r, mip_time_t now);
+#endif
+
+/* Sends the ICMPv6 message msg[0..len) (type, code, checksum 0, body) to
+ * dst from the address the stack picks on r's netif; fills the checksum. */
+mip_status rpl_icmp_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t *msg, size_t len);
+
+/* A global address of ours under the DODAG's prefix (the root's: the
+ * DODAGID); false when there is none. */
+bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16]);
+
+/* RFC 6550 7.2: DAOSequence and Path Sequence start where a lollipop
+ * counter starts (rpl.h's mip_rpl_seq_next / _newer step and compare). */
+#define RPL_LOLLIPOP_INIT 240u
+
+static inline void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which)
+{
+    if (r->down.stats[which] != UINT32_MAX)
+        r->down.stats[which]++;
+}
+
+#endif
