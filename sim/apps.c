@@ -770,8 +770,9 @@ static bool tcp_of(const uint8_t *ip, size_t n, size_t dgram_len, uint16_t *spor
     size_t hl;
     uint8_t proto;
     if (n >= 40u && (ip[0] >> 4) == 6u) {
-        hl = 40u;
-        proto = ip[6];
+        hl = sim_ip6_upper(ip, n, &proto);
+        if (hl == 0u)
+            return false;
     } else if (n >= 20u && (ip[0] >> 4) == 4u) {
         hl = (size_t)(ip[0] & 15u) * 4u;
         proto = ip[9];
@@ -837,7 +838,8 @@ static void flow_hops(struct sim *sim, struct sim_node *nd, const uint8_t *ip, s
     if (len >= 40u && (ip[0] >> 4) == 6u) {
         src = (uint32_t)ip[22] << 8 | ip[23];
         left = ip[7];
-        proto = ip[6];
+        if (sim_ip6_upper(ip, len, &proto) == 0u)
+            return;
     } else if (len >= 20u && (ip[0] >> 4) == 4u) {
         src = (uint32_t)ip[14] << 8 | ip[15];
         left = ip[8];

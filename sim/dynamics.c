@@ -65,6 +65,7 @@ struct sim_dyn {
     size_t   cur;                   /* the event whose window is open; SIZE_MAX: none */
     uint32_t *dist, *queue;         /* BFS scratch */
     uint64_t end_us;                /* the last window closed at (for the writer) */
+    uint32_t root_nodes_peak;       /* RPL non-storing: the root's table, most in use */
 };
 
 static const char *const dyn_names[SIM_DYN_KINDS] = { "node_down", "node_up", "link", "move" };
@@ -117,6 +118,9 @@ static void shortest_hops(struct sim *sim)
     }
 }
 
+static uint32_t rpl_root_nodes(const struct sim *sim);
+static bool rpl_joined_view(const struct sim *sim, uint32_t node);
+
 /* Routes a node's table holds that lead through a gateway (connected
  * prefixes left out), and the most it held at any sample. */
 uint32_t sim_node_routes(const struct sim_node *nd)
@@ -132,6 +136,11 @@ uint32_t sim_node_routes(const struct sim_node *nd)
 static void sample_routes(struct sim *sim)
 {
     uint32_t i;
+    if (sim->sc->routing == SIM_ROUTING_RPL) {
+        uint32_t r = rpl_root_nodes(sim);
+        if (r > sim->dyn->root_nodes_peak)
+            sim->dyn->root_nodes_peak = r;
+    }
     for (i = 0; i < sim->n; i++) {
         uint32_t r = sim_node_routes(&sim->node[i]);
         if (r > sim->node[i].route_peak)
@@ -164,6 +173,8 @@ bool sim_dyn_build(struct sim *sim, char *err, size_t errlen)
         goto oom;
     shortest_hops(sim);
     sample_routes(sim);
+    if (sc->routing == SIM_ROUTING_RPL)
+        sim_dyn_set_joined(sim, rpl_joined_view);
     for (k = 0; k < sc->n_events; k++) {
         d->routes_us[k] = UINT64_MAX;
         d->reconverged_us[k] = UINT64_MAX;
@@ -300,6 +311,7 @@ static void probe(struct sim *sim)
     struct sim_dyn *d = sim->dyn;
     uint32_t i;
     d->probing = false;
+    sample_routes(sim);
     for (i = 0; i < sim->n; i++)
         if (!sim->node[i].down && !sim->joined(sim, i))
             break;
@@ -313,6 +325,93 @@ static void probe(struct sim *sim)
         d->reconverged_us[d->awaiting] = sim->now_us - sim->sc->events[d->awaiting].at_us;
         d->awaiting = SIZE_MAX;
     }
+}
+
+/* --- the RPL arm's view ------------------------------------------------------------ */
+
+/* The node whose sim address (or link-local form of it) a is: the IID's
+ * last two bytes are the short address. UINT32_MAX: none of ours. */
+static uint32_t node_of(const struct sim *sim, const uint8_t a[16])
+{
+    uint32_t id = (uint32_t)a[14] << 8 | a[15];
+    return id < sim->n && a[11] == 0xffu && a[12] == 0xfeu ? id : UINT32_MAX;
+}
+
+/* Upward: the preferred parents lead from node to the root through nodes
+ * that are up, without a loop. */
+static bool rpl_up(const struct sim *sim, uint32_t node)
+{
+    uint32_t x = node, steps;
+    for (steps = 0; steps <= sim->n; steps++) {
+        const struct sim_node *nd = &sim->node[x];
+        uint8_t pa[16];
+        if (nd->down)
+            return false;
+        if (x == sim->sc->rpl_root)
+            return true;
+        if (!mip_rpl_joined(&nd->rpl) || !mip_rpl_parent(&nd->rpl, pa))
+            return false;
+        x = node_of(sim, pa);
+        if (x == UINT32_MAX)
+            return false;
+    }
+    return false;                       /* a loop */
+}
+
+/* Downward, non-storing: the root's node table chains node to the root
+ * (the source route it would build) through nodes that are up. Storing
+ * mode (per-node routes) counts as reachable when the way up is. */
+static bool rpl_down(const struct sim *sim, uint32_t node)
+{
+#if MIP_RPL_ROOT_NODES_MAX > 0
+    const struct mip_rpl *root = &sim->node[sim->sc->rpl_root].rpl;
+    mip_time_t now = sim_ms(sim);
+    uint32_t x = node, steps;
+    if (sim->sc->rpl_mode == SIM_RPL_STORING)
+        return true;
+    for (steps = 0; steps <= sim->n && x != sim->sc->rpl_root; steps++) {
+        unsigned i;
+        uint32_t parent = UINT32_MAX;
+        if (sim->node[x].down)
+            return false;
+        for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
+            const struct mip_rpl_node *e = &root->down.node[i];
+            if (e->used && mip_time_before(now, e->expires) && node_of(sim, e->target) == x) {
+                parent = node_of(sim, e->parent);
+                break;
+            }
+        }
+        if (parent == UINT32_MAX)
+            return false;
+        x = parent;
+    }
+    return x == sim->sc->rpl_root;
+#else
+    (void)sim;
+    (void)node;
+    return true;
+#endif
+}
+
+static bool rpl_joined_view(const struct sim *sim, uint32_t node)
+{
+    return rpl_up(sim, node) && rpl_down(sim, node);
+}
+
+/* The root's node table entries in use (non-storing). */
+static uint32_t rpl_root_nodes(const struct sim *sim)
+{
+    uint32_t n = 0;
+#if MIP_RPL_ROOT_NODES_MAX > 0
+    const struct mip_rpl *root = &sim->node[sim->sc->rpl_root].rpl;
+    unsigned i;
+    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++)
+        if (root->down.node[i].used && mip_time_before(sim_ms(sim), root->down.node[i].expires))
+            n++;
+#else
+    (void)sim;
+#endif
+    return n;
 }
 
 /* --- applying an event ------------------------------------------------------------ */
@@ -461,15 +560,30 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
     sj_w_key(w, "routing");
     sj_w_begin_object(w);
     sj_w_key(w, "type");
-    sj_w_string(w, sim->sc->routing == SIM_ROUTING_STATIC ? "static" : "shortest");
+    sj_w_string(w, sim->sc->routing == SIM_ROUTING_STATIC ? "static"
+                   : sim->sc->routing == SIM_ROUTING_RPL ? "rpl" : "shortest");
     sample_routes(sim);
     for (n = 0; n < sim->n; n++) {
         sum += sim_node_routes(&sim->node[n]);
         if (sim->node[n].route_peak > peak)
             peak = sim->node[n].route_peak;
     }
-    if (sim->joined != NULL)
+    if (sim->joined != NULL) {
+        uint32_t joined = 0;
         member_s_or_null(w, "convergence_s", d->converged_us);
+        for (n = 0; n < sim->n; n++)
+            joined += !sim->node[n].down && sim->joined(sim, n);
+        sj_w_member_uint(w, "joined_at_end", joined);
+    }
+    if (sim->sc->routing == SIM_ROUTING_RPL) {
+        uint64_t changes = 0;
+        for (n = 0; n < sim->n; n++)
+            changes += mip_rpl_stat(&sim->node[n].rpl, MIP_RPL_STAT_parent_changes);
+        sj_w_member_uint(w, "parent_changes", changes);
+        sj_w_member_uint(w, "root_table_max", MIP_RPL_ROOT_NODES_MAX);
+        sj_w_member_uint(w, "root_table", rpl_root_nodes(sim));
+        sj_w_member_uint(w, "root_table_peak", d->root_nodes_peak);
+    }
     sj_w_member_uint(w, "route_table_max", MIP_ROUTE_MAX);
     sj_w_member_uint(w, "routes_peak", peak);
     sj_w_member_double(w, "routes_mean", sim->n ? (double)sum / (double)sim->n : 0.0);

@@ -371,18 +371,27 @@ static uint32_t tx_alloc(struct sim *sim)
 /* An IPv6 datagram (its first n bytes) carrying routing or neighbour
  * discovery control: ICMPv6 RPL (155) or ND (133-137), after any
  * hop-by-hop, routing and destination options headers. */
-bool sim_frame_is_control(const uint8_t *ip, size_t n)
+size_t sim_ip6_upper(const uint8_t *ip, size_t n, uint8_t *proto)
 {
     size_t off = 40u;
-    uint8_t nh;
-    if (n < 41u || (ip[0] >> 4) != 6u)
-        return false;
-    nh = ip[6];
+    uint8_t nh = ip[6];
     while ((nh == 0u || nh == 43u || nh == 60u) && off + 2u <= n) {
         nh = ip[off];
         off += ((size_t)ip[off + 1u] + 1u) * 8u;
     }
-    return nh == 58u && off < n && (ip[off] == 155u || (ip[off] >= 133u && ip[off] <= 137u));
+    *proto = nh;
+    return off <= n ? off : 0u;
+}
+
+bool sim_frame_is_control(const uint8_t *ip, size_t n)
+{
+    size_t off;
+    uint8_t nh;
+    if (n < 41u || (ip[0] >> 4) != 6u)
+        return false;
+    off = sim_ip6_upper(ip, n, &nh);
+    return nh == 58u && off != 0u && off < n &&
+           (ip[off] == 155u || (ip[off] >= 133u && ip[off] <= 137u));
 }
 
 static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t len,
@@ -400,8 +409,10 @@ static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t 
         ihl = (size_t)(ip[0] & 0x0Fu) * 4u;
         proto = ip[9];
     } else if ((ip[0] >> 4) == 6u && pk.ip_len >= 40u) {
-        ihl = 40u;
-        proto = ip[6];
+        /* past an RPL Option or a source route to the TCP header */
+        ihl = sim_ip6_upper(ip, pk.ip_len, &proto);
+        if (ihl == 0u)
+            return SIM_FRAME_OTHER;
     } else {
         return SIM_FRAME_OTHER;
     }

@@ -485,6 +485,10 @@ double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t fram
  * or 133-137 (ND), after hop-by-hop, routing and destination options
  * headers (the result's control_frames_tx). */
 bool sim_frame_is_control(const uint8_t *ip, size_t n);
+/* The upper-layer header of an IPv6 datagram ip[0..n) (n >= 40): its
+ * offset and *proto, past hop-by-hop, routing and destination options
+ * headers (an RPL Option, a source route); 0 when they run past n. */
+size_t sim_ip6_upper(const uint8_t *ip, size_t n, uint8_t *proto);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);

@@ -237,3 +237,69 @@ def test_node_up_of_a_service_node_is_refused(tmp_path):
     r = run_sim(sc, tmp_path, "--check")
     assert r.rc == 2
     assert "events[1].node: expected a node without a service" in r.stderr
+
+
+# --- the RPL arm (routing.type "rpl") -------------------------------------------------------
+
+def rpl_grid(**routing) -> dict:
+    """4 x 4 grid 40 m apart, RPL rooted at node 0."""
+    return {
+        "name": "dyn-rpl", "seed": 1, "duration_s": 120, "stop_when_done": False,
+        "topology": {"type": "grid", "rows": 4, "cols": 4, "spacing_m": 40},
+        "routing": {"type": "rpl", **routing},
+    }
+
+
+def test_rpl_convergence_and_control_frames(tmp_path):
+    """Every node joins and the root reaches it (its node table chains it):
+    routing.convergence_s. The control frames are RPL's, retries included,
+    and the shortest arm sends none."""
+    sc = rpl_grid()
+    sc["duration_s"] = 60
+    r = run_ok(sc, tmp_path)
+    ro = r["routing"]
+    assert 0 < ro["convergence_s"] < 30
+    assert ro["joined_at_end"] == 16
+    assert ro["root_table"] == 15 and ro["root_table_peak"] == 15
+    assert ro["parent_changes"] >= 15            # each node's first parent counts
+    sent = sum(n["rpl"].get(k, 0) for n in r["node_stats"]
+               for k in ("dio_tx", "dis_tx", "dao_tx", "dao_ack_tx"))
+    ctrl = r["totals"]["control_frames_tx"]
+    assert 0 < sent <= ctrl <= r["totals"]["frames_tx"]
+    n0 = r["node_stats"][0]
+    assert n0["control_frames_per_h"] == pytest.approx(n0["control_frames_tx"] * 60)
+    sc["routing"] = {"type": "shortest"}
+    assert run_ok(sc, tmp_path)["totals"]["control_frames_tx"] == 0
+
+
+def test_rpl_rejoins_after_a_parent_dies_only_with_a_parent_timeout(tmp_path):
+    """Node 10 (parent of 11 and 14) dies at 60 s. Without a parent timeout
+    a child with nothing to send never notices: not reconverged by the end.
+    With a 10 s timeout the children find other parents."""
+    ev = [{"type": "node_down", "at_s": 60, "node": 10}]
+    sc = rpl_grid()
+    sc["events"] = ev
+    r = run_ok(sc, tmp_path)
+    assert r["scenario_events"][0]["reconverged_after_s"] is None
+    assert r["routing"]["joined_at_end"] < 15
+    sc = rpl_grid(parent_timeout_ms=10000)
+    sc["events"] = ev
+    r = run_ok(sc, tmp_path)
+    assert 0 < r["scenario_events"][0]["reconverged_after_s"] < 30
+    assert r["routing"]["joined_at_end"] == 15
+
+
+def test_tcp_over_rpl_is_classified_and_counted(tmp_path):
+    """With RPL a datagram carries an RPL Option (hop-by-hop) before TCP:
+    the frame classification, the segment counts and the hops still find
+    the TCP header."""
+    sc = rpl_grid()
+    sc["flows"] = [{"type": "tcp", "src": 15, "dst": 0, "bytes": 8000, "start_s": 20}]
+    r = run_ok(sc, tmp_path)
+    f = r["flows"][0]
+    assert f["complete"] is True
+    assert r["totals"]["tcp_data_frames_tx"] > 0 and r["totals"]["tcp_ack_frames_tx"] > 0
+    assert f["data_segments_arrived"] > 0
+    st = r["routing"]["flows"][0]
+    assert st["datagrams"] >= f["data_segments_arrived"] and st["hops_mean"] == 6
+    assert st["path_stretch"] == pytest.approx(1.0)
