@@ -1,13 +1,14 @@
 """Routing under dynamics (issue 23): what a dead node on a TCP flow's path
 costs the flow, with the simulator's ideal routing as the reference arm.
 
-rpl-repair: examples/rpl-repair.toml kills node 4 at 20 s, on the path of a
-running 60,000-byte TCP flow (8 hops, 5 x 5 grid). Arms: the ideal arm
-("shortest": routes computed again from global knowledge a fixed delay
-after the death, routing.repair_delay_s; docs/SIMULATOR.md "Dynamics") at
-0, 1, 5 and 30 s, and no repair at all. A routing protocol's arm is one
-more entry of REPAIR_ARMS (its routing keys); its repair time is then a
-result, not a parameter.
+rpl-repair: examples/rpl-repair.toml kills node 2 at 20 s, in the middle of
+the one shortest path of a running 100,000-byte TCP flow (a 2 x 5 ladder,
+4 hops, 6 round the dead node). Arms: the ideal arm ("shortest": routes
+computed again from global knowledge a fixed delay after the death,
+routing.repair_delay_s; docs/SIMULATOR.md "Dynamics") at 0, 1, 5 and 30 s,
+no repair at all, and RPL (non-storing, rooted at the flow's destination)
+with MRHOF and with OF0, and MRHOF with a 10 s parent timeout: RPL's
+repair time is a result, not a parameter.
 """
 from __future__ import annotations
 
@@ -15,13 +16,17 @@ from ..jsontypes import JsonObj
 from ..table import mean_ci, num
 from . import Arms, Experiment, PlotSpec, Report, metric, point, register
 
-#: (label, keys): the ideal arm at several repair delays, and none
+#: (label, keys): the ideal arm at several repair delays, none, and RPL
+RPL = {"routing.type": "rpl", "routing.root": 4}
 REPAIR_ARMS: Arms = [
     ("ideal-0s", {"routing.repair_delay_s": 0}),
     ("ideal-1s", {"routing.repair_delay_s": 1}),
     ("ideal-5s", {"routing.repair_delay_s": 5}),
     ("ideal-30s", {"routing.repair_delay_s": 30}),
     ("no-repair", {"routing.repair_delay_s": 280}),
+    ("rpl-mrhof", {**RPL, "routing.of": "mrhof"}),
+    ("rpl-of0", {**RPL, "routing.of": "of0"}),
+    ("rpl-mrhof-timeout", {**RPL, "routing.of": "mrhof", "routing.parent_timeout_ms": 10000}),
 ]
 
 W = "scenario_events[0].flows[0]."
@@ -44,7 +49,8 @@ def repair_report(summary: JsonObj) -> Report:
         resumed = metric(p, W + "resumed_after_s")
         rows.append([
             label,
-            num(keys.get("routing.repair_delay_s"), 3) if "routing.repair_delay_s" in keys else "-",
+            num(keys.get("routing.repair_delay_s"), 3) if "routing.repair_delay_s" in keys else
+            _cell(p, "scenario_events[0].reconverged_after_s"),
             _cell(p, W + "stall_s"),
             _cell(p, W + "resumed_after_s") if resumed else f"never (0/{n})",
             _cell(p, W + "rto_timeouts"),
@@ -53,6 +59,7 @@ def repair_report(summary: JsonObj) -> Report:
             f"{round(intact['mean'] * intact['n'])}/{intact['n']}" if intact else "-",
             _cell(p, "flows[0].bytes_delivered", 6),
             _cell(p, "flows[0].completion_time_s"),
+            _cell(p, "routing.flows[0].hops_mean"),
         ])
     notes = [
         "The window is the event's: from the death (20 s) to the run's end. stall = the longest "
@@ -67,12 +74,19 @@ def repair_report(summary: JsonObj) -> Report:
         "sender's backed-off RTO: the RTOs taken grow with the delay (doubling each time).",
         "no-repair: the routes stay through the dead node; the sender retransmits until TCP gives "
         "up (MIP_TCP_MAX_RETRIES) and the flow ends incomplete.",
-        "RPL arms (storing, non-storing) join this table when routing.type = \"rpl\" is in the "
-        "simulator: their repair time is a result of DIO/DAO timing, to be set beside the ideal "
-        "arm's.",
+        "rpl-*: RPL non-storing rooted at node 4 (the flow's destination; the ACKs go down by "
+        "the root's source routes), RFC 6550 defaults otherwise. Its repair delay column is the "
+        "time from the death until every node that is up again had a parent chain to the root "
+        "and the root a source route to it (reconverged_after_s). A child learns of the death "
+        "from its MAC's unacknowledged frames (the link reports raise the ETX) or, with "
+        "rpl-mrhof-timeout, when the parent has not been heard for 10 s; it then needs a new "
+        "parent and, for the ACKs, a DAO to the root.",
+        "hops = the mean hops of the flow's delivered segments: 4 before the death, 6 after.",
+        "Storing mode is not an arm: its downward routes are not in the simulator yet, so the "
+        "TCP handshake's SYN-ACK has no way down.",
     ]
-    return Report(["arm", "repair delay s", "stall s", "resumed after s", "RTOs", "retx",
-                   "complete", "intact", "bytes delivered", "completion s"], rows, notes)
+    return Report(["arm", "repair s", "stall s", "resumed after s", "RTOs", "retx",
+                   "complete", "intact", "bytes delivered", "completion s", "hops"], rows, notes)
 
 
 register(Experiment(
