@@ -30,6 +30,20 @@ static void member_per_hour(struct sj_writer *w, const char *key, double x, uint
         sj_w_double(w, x * 3.6e9 / (double)run_us);
 }
 
+/* Nodes i hears and is heard by (reception ratio > 0 both ways) at the
+ * end: its degree in the connectivity graph (Trickle's suppression). */
+static uint32_t usable_neighbours(const struct sim *sim, uint32_t i)
+{
+    const struct sim_node *nd = &sim->node[i];
+    uint32_t n = 0;
+    size_t k;
+    for (k = 0; k < nd->n_nbr; k++)
+        if (sim_link_prr(sim, i, nd->nbr[k].node, sim->sc->frame_max) > 0.0 &&
+            sim_link_prr(sim, nd->nbr[k].node, i, sim->sc->frame_max) > 0.0)
+            n++;
+    return n;
+}
+
 /* x per delivered unit, or null when nothing was delivered. */
 static void member_per(struct sj_writer *w, const char *key, double x, uint64_t units, double scale)
 {
@@ -108,6 +122,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         member_per_hour(&w, "control_frames_per_h", (double)nd->c.ctrl_frames_tx, sim->now_us);
         member_per_hour(&w, "control_bytes_per_h", (double)nd->c.ctrl_bytes_tx, sim->now_us);
         member_per_hour(&w, "energy_j_per_h", e, sim->now_us);
+        sj_w_member_uint(&w, "neighbours", usable_neighbours(sim, i));
         sj_w_member_uint(&w, "routes", sim_node_routes(nd));
         sj_w_member_uint(&w, "routes_peak", nd->route_peak);
         if (nd->boots > 0u || nd->down) {

@@ -56,3 +56,21 @@ def test_trickle_prediction():
     assert trickle_suppression(4) == 1 and trickle_suppression(19) == pytest.approx(0.5)
     assert trickle_suppression(30, k=0) == 1
     assert trickle_predicted_dios([4, 19], 0, 0.056) == pytest.approx(3 * 1.5)
+
+
+def test_convergence_metrics_of_a_result():
+    """rpl-convergence's per-run metrics: the latest first join, the DIOs
+    and Trickle's prediction from each node's join and degree."""
+    from moteip.experiments.routing import convergence_metrics, trickle_expected_tx
+    nodes = [{"id": 0, "neighbours": 4, "rpl": {"joined_s": 0, "dio_tx": 20}},
+             {"id": 1, "neighbours": 19, "rpl": {"joined_s": 2.5, "dio_tx": 10}}]
+    m = convergence_metrics({"sim_time_s": 600, "node_stats": nodes}, {})
+    want = trickle_expected_tx(0, 600) + 0.5 * trickle_expected_tx(0, 597.5)
+    assert m["rpl.all_joined_s"] == 2.5
+    assert m["rpl.dio_tx"] == 30
+    assert m["rpl.dio_predicted"] == pytest.approx(want)
+    assert m["rpl.dio_vs_trickle"] == pytest.approx(30 / want)
+    nodes[1]["rpl"] = {"dio_tx": 0}           # never joined: no join time, not predicted
+    m = convergence_metrics({"sim_time_s": 600, "node_stats": nodes}, {})
+    assert "rpl.all_joined_s" not in m
+    assert m["rpl.dio_predicted"] == pytest.approx(trickle_expected_tx(0, 600))
