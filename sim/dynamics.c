@@ -64,6 +64,8 @@ struct sim_dyn {
     bool     *applied;              /* per event: the run got that far */
     size_t   cur;                   /* the event whose window is open; SIZE_MAX: none */
     uint32_t *dist, *queue;         /* BFS scratch */
+    uint32_t *next, *stack;         /* the RPL view's scratch */
+    uint8_t  *memo, *joined;
     uint64_t end_us;                /* the last window closed at (for the writer) */
     uint32_t root_nodes_peak;       /* RPL non-storing: the root's table, most in use */
 };
@@ -119,7 +121,7 @@ static void shortest_hops(struct sim *sim)
 }
 
 static uint32_t rpl_root_nodes(const struct sim *sim);
-static bool rpl_joined_view(const struct sim *sim, uint32_t node);
+static void rpl_joined_view(struct sim *sim, uint8_t *joined);
 
 /* Routes a node's table holds that lead through a gateway (connected
  * prefixes left out), and the most it held at any sample. */
@@ -166,8 +168,13 @@ bool sim_dyn_build(struct sim *sim, char *err, size_t errlen)
     d->awaiting = SIZE_MAX;
     d->dist = malloc(sim->n * sizeof(*d->dist));
     d->queue = malloc(sim->n * sizeof(*d->queue));
+    d->next = malloc(sim->n * sizeof(*d->next));
+    d->stack = malloc(sim->n * sizeof(*d->stack));
+    d->memo = malloc(sim->n);
+    d->joined = malloc(sim->n);
     if (d->flow == NULL || d->rec == NULL || d->routes_us == NULL || d->applied == NULL ||
-        d->reconverged_us == NULL ||
+        d->reconverged_us == NULL || d->next == NULL || d->stack == NULL || d->memo == NULL ||
+        d->joined == NULL ||
         d->dist == NULL ||
         d->queue == NULL)
         goto oom;
@@ -202,6 +209,10 @@ void sim_dyn_free(struct sim *sim)
     free(d->reconverged_us);
     free(d->dist);
     free(d->queue);
+    free(d->next);
+    free(d->stack);
+    free(d->memo);
+    free(d->joined);
     free(d);
     sim->dyn = NULL;
 }
@@ -312,8 +323,9 @@ static void probe(struct sim *sim)
     uint32_t i;
     d->probing = false;
     sample_routes(sim);
+    sim->joined(sim, d->joined);
     for (i = 0; i < sim->n; i++)
-        if (!sim->node[i].down && !sim->joined(sim, i))
+        if (!sim->node[i].down && !d->joined[i])
             break;
     if (i < sim->n) {
         probe_soon(sim, sim->now_us + SIM_PROBE_US);
@@ -337,65 +349,76 @@ static uint32_t node_of(const struct sim *sim, const uint8_t a[16])
     return id < sim->n && a[11] == 0xffu && a[12] == 0xfeu ? id : UINT32_MAX;
 }
 
-/* Upward: the preferred parents lead from node to the root through nodes
- * that are up, without a loop. */
-static bool rpl_up(const struct sim *sim, uint32_t node)
-{
-    uint32_t x = node, steps;
-    for (steps = 0; steps <= sim->n; steps++) {
-        const struct sim_node *nd = &sim->node[x];
-        uint8_t pa[16];
-        if (nd->down)
-            return false;
-        if (x == sim->sc->rpl_root)
-            return true;
-        if (!mip_rpl_joined(&nd->rpl) || !mip_rpl_parent(&nd->rpl, pa))
-            return false;
-        x = node_of(sim, pa);
-        if (x == UINT32_MAX)
-            return false;
-    }
-    return false;                       /* a loop */
-}
+enum { MEMO_UNKNOWN = 0, MEMO_YES, MEMO_NO, MEMO_VISITING };
 
-/* Downward, non-storing: the root's node table chains node to the root
- * (the source route it would build) through nodes that are up. Storing
- * mode (per-node routes) counts as reachable when the way up is. */
-static bool rpl_down(const struct sim *sim, uint32_t node)
+/* Whether the chain next[] leads from each node to the root through nodes
+ * that are up, without a loop: memo[] (MEMO_*) filled for every node in
+ * O(n) (each node is walked once; stack is n entries of scratch). */
+static void chains_to_root(struct sim *sim, const uint32_t *next, uint8_t *memo, uint32_t *stack)
 {
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    const struct mip_rpl *root = &sim->node[sim->sc->rpl_root].rpl;
-    mip_time_t now = sim_ms(sim);
-    uint32_t x = node, steps;
-    if (sim->sc->rpl_mode == SIM_RPL_STORING)
-        return true;
-    for (steps = 0; steps <= sim->n && x != sim->sc->rpl_root; steps++) {
-        unsigned i;
-        uint32_t parent = UINT32_MAX;
-        if (sim->node[x].down)
-            return false;
-        for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
-            const struct mip_rpl_node *e = &root->down.node[i];
-            if (e->used && mip_time_before(now, e->expires) && node_of(sim, e->target) == x) {
-                parent = node_of(sim, e->parent);
+    uint32_t root = sim->sc->rpl_root, i;
+    memset(memo, MEMO_UNKNOWN, sim->n);
+    memo[root] = sim->node[root].down ? MEMO_NO : MEMO_YES;
+    for (i = 0; i < sim->n; i++) {
+        uint32_t x = i, top = 0;
+        bool dead_end = false;
+        uint8_t verdict;
+        while (memo[x] == MEMO_UNKNOWN) {
+            memo[x] = MEMO_VISITING;
+            stack[top++] = x;
+            if (sim->node[x].down || next[x] == UINT32_MAX) {
+                dead_end = true;
                 break;
             }
+            x = next[x];
         }
-        if (parent == UINT32_MAX)
-            return false;
-        x = parent;
+        /* the walk met a known node (its verdict), itself (a loop) or an
+         * end that is not the root */
+        verdict = !dead_end && memo[x] == MEMO_YES ? MEMO_YES : MEMO_NO;
+        while (top > 0)
+            memo[stack[--top]] = verdict;
     }
-    return x == sim->sc->rpl_root;
-#else
-    (void)sim;
-    (void)node;
-    return true;
-#endif
 }
 
-static bool rpl_joined_view(const struct sim *sim, uint32_t node)
+/*
+ * The RPL arm's view: upward, each node's preferred parents lead to the
+ * root through nodes that are up, without a loop; downward, in
+ * non-storing mode, the root's node table chains the node back the same
+ * way (the source route it would build, entries whose lifetime has not
+ * run out). Storing mode counts the way up only (its downward state is
+ * per node). O(n + the root's table) per call.
+ */
+static void rpl_joined_view(struct sim *sim, uint8_t *joined)
 {
-    return rpl_up(sim, node) && rpl_down(sim, node);
+    struct sim_dyn *d = sim->dyn;
+    uint32_t i;
+    for (i = 0; i < sim->n; i++) {
+        uint8_t pa[16];
+        const struct sim_node *nd = &sim->node[i];
+        d->next[i] = mip_rpl_joined(&nd->rpl) && mip_rpl_parent(&nd->rpl, pa) ? node_of(sim, pa)
+                                                                              : UINT32_MAX;
+    }
+    chains_to_root(sim, d->next, joined, d->stack);
+    for (i = 0; i < sim->n; i++)
+        joined[i] = joined[i] == MEMO_YES;
+#if MIP_RPL_ROOT_NODES_MAX > 0
+    if (sim->sc->rpl_mode != SIM_RPL_STORING) {
+        const struct mip_rpl *root = &sim->node[sim->sc->rpl_root].rpl;
+        mip_time_t now = sim_ms(sim);
+        unsigned k;
+        for (i = 0; i < sim->n; i++)
+            d->next[i] = UINT32_MAX;
+        for (k = 0; k < MIP_RPL_ROOT_NODES_MAX; k++) {
+            const struct mip_rpl_node *e = &root->down.node[k];
+            uint32_t t = node_of(sim, e->target);
+            if (e->used && mip_time_before(now, e->expires) && t != UINT32_MAX)
+                d->next[t] = node_of(sim, e->parent);
+        }
+        chains_to_root(sim, d->next, d->memo, d->stack);
+        for (i = 0; i < sim->n; i++)
+            joined[i] = joined[i] && d->memo[i] == MEMO_YES;
+    }
+#endif
 }
 
 /* The root's node table entries in use (non-storing). */
@@ -571,8 +594,9 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
     if (sim->joined != NULL) {
         uint32_t joined = 0;
         member_s_or_null(w, "convergence_s", d->converged_us);
+        sim->joined(sim, d->joined);
         for (n = 0; n < sim->n; n++)
-            joined += !sim->node[n].down && sim->joined(sim, n);
+            joined += !sim->node[n].down && d->joined[n];
         sj_w_member_uint(w, "joined_at_end", joined);
     }
     if (sim->sc->routing == SIM_ROUTING_RPL) {

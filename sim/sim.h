@@ -321,13 +321,13 @@ struct sim_delivered {
 struct sim_node;
 struct sim;
 
-/* A routing arm's view of a node for the convergence metric (dynamics.c):
- * whether it has joined (a preferred parent or default route, or it is the
+/* A routing arm's view for the convergence metric (dynamics.c): fills
+ * joined[i] (sim->n bytes) with 1 for each node i that has joined (a preferred parent or default route, or it is the
  * root) and the root reaches it (a route or node-table entry for it). Its
  * path counts as the simulator sees it: a node whose way to the root (or
  * the root's to it) passes a node that is down, or loops, has not joined,
  * whatever its own tables still believe. */
-typedef bool (*sim_joined_fn)(const struct sim *sim, uint32_t node);
+typedef void (*sim_joined_fn)(struct sim *sim, uint8_t *joined);
 
 struct mip_coap_endpoint;       /* apps/coap.h */
 

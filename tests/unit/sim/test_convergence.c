@@ -17,11 +17,12 @@
 #include "sim.h"
 #include "testing.h"
 
-static bool fake_joined(const struct sim *sim, uint32_t node)
+static void fake_joined(struct sim *sim, uint8_t *joined)
 {
-    if (node == 3u && sim->now_us >= 6000000u && sim->now_us < 7250000u)
-        return false;
-    return sim->now_us >= (uint64_t)node * 1000000u;
+    uint32_t node;
+    for (node = 0; node < sim->n; node++)
+        joined[node] = sim->now_us >= (uint64_t)node * 1000000u &&
+                       !(node == 3u && sim->now_us >= 6000000u && sim->now_us < 7250000u);
 }
 
 /* Runs `text` with the fake arm (or none) and returns the result's root. */
