@@ -173,10 +173,8 @@ bool sim_dyn_build(struct sim *sim, char *err, size_t errlen)
     d->memo = malloc(sim->n);
     d->joined = malloc(sim->n);
     if (d->flow == NULL || d->rec == NULL || d->routes_us == NULL || d->applied == NULL ||
-        d->reconverged_us == NULL || d->next == NULL || d->stack == NULL || d->memo == NULL ||
-        d->joined == NULL ||
-        d->dist == NULL ||
-        d->queue == NULL)
+        d->reconverged_us == NULL || d->dist == NULL || d->queue == NULL || d->next == NULL ||
+        d->stack == NULL || d->memo == NULL || d->joined == NULL)
         goto oom;
     shortest_hops(sim);
     sample_routes(sim);
