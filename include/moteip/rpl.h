@@ -81,6 +81,10 @@ struct mip_rpl_config {
     uint32_t parent_timeout_ms;
 };
 
+/* The longest of the times above (2^30 ms, 12.4 days): a stamp is never
+ * compared after half the 32-bit ms clock's wrap. */
+#define MIP_RPL_TIME_MAX_MS (1u << 30)
+
 /* Fills cfg with the RFC 6550 17 defaults (non-storing, MRHOF). */
 void mip_rpl_config_default(struct mip_rpl_config *cfg);
 
@@ -209,8 +213,8 @@ int mip_rpl_trickle_poll(struct mip_rpl_trickle *t, uint8_t imin_log, uint8_t do
 
 /* Initialises r on netif of s and registers the "rpl" routing driver.
  * The node starts DETACHED and solicits DIOs (cfg NULL: defaults).
- * INVALID for a mode or OF this build lacks, or a netif without
- * addresses. */
+ * INVALID for a mode or OF this build lacks, a netif without
+ * addresses, MinHopRankIncrease 0, or a time above MIP_RPL_TIME_MAX_MS. */
 mip_status mip_rpl_init(struct mip_rpl *r, struct mip_stack *s, uint8_t netif,
                         const struct mip_rpl_config *cfg, mip_time_t now);
 

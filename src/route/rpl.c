@@ -26,8 +26,13 @@
 static const uint8_t all_rpl_nodes[16] = {0xFF, 0x02, 0, 0, 0, 0, 0, 0,
                                           0, 0, 0, 0, 0, 0, 0, 0x1A};
 
-#define STAT(r, n) do { if ((r)->stats[MIP_RPL_STAT_##n] != UINT32_MAX) \
-                            (r)->stats[MIP_RPL_STAT_##n]++; } while (0)
+/* Counters saturate (stats.h's rule); one function, not 28 inline copies. */
+static void stat_inc(struct mip_rpl *r, enum mip_rpl_stat which)
+{
+    if (r->stats[which] != UINT32_MAX)
+        r->stats[which]++;
+}
+#define STAT(r, n) stat_inc((r), MIP_RPL_STAT_##n)
 
 static bool is_root(const struct mip_rpl *r)
 {
@@ -333,19 +338,20 @@ static void join(struct mip_rpl *r, const struct mip_rpl_dio *d,
     STAT(r, joins);
 }
 
-/* A default DODAG configuration for a DIO without the option (RFC 6550
- * 17 defaults, OF from our config). */
+/* The DODAG configuration of our own config: what a root announces, and
+ * what a node assumes for a DIO without the option (RFC 6550 6.7.6 lets
+ * it be left out; mip_rpl_config_default's values are RFC 6550 17's). */
 static void conf_default(const struct mip_rpl *r, struct mip_rpl_dodag_conf *c)
 {
     memset(c, 0, sizeof(*c));
-    c->dio_int_doublings = MIP_RPL_DEFAULT_DIO_INT_DOUBLINGS;
-    c->dio_int_min = MIP_RPL_DEFAULT_DIO_INT_MIN;
-    c->dio_redundancy = MIP_RPL_DEFAULT_DIO_REDUNDANCY;
-    c->min_hop_rank_inc = MIP_RPL_DEFAULT_MIN_HOP_RANK_INC;
+    c->dio_int_doublings = r->cfg.dio_int_doublings;
+    c->dio_int_min = r->cfg.dio_int_min;
+    c->dio_redundancy = r->cfg.dio_redundancy;
+    c->min_hop_rank_inc = r->cfg.min_hop_rank_inc;
     c->max_rank_inc = r->cfg.max_rank_inc;
     c->ocp = r->cfg.ocp;
-    c->def_lifetime = 0xFF;
-    c->lifetime_unit = 0xFFFF;
+    c->def_lifetime = r->cfg.def_lifetime;
+    c->lifetime_unit = r->cfg.lifetime_unit;
 }
 
 static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip_rpl_msg *m,
@@ -613,6 +619,11 @@ static uint32_t rpl_poll(void *ctx, struct mip_stack *s, mip_time_t now)
                 }
                 memset(n, 0, sizeof(*n));
             } else {
+                /* an ACK older than the timeout is as good as none: bring
+                 * the stamp forward so that it is never compared after
+                 * half the clock's wrap (neigh_slot) */
+                if ((uint32_t)(now - n->acked) >= r->cfg.parent_timeout_ms)
+                    n->acked = now - r->cfg.parent_timeout_ms;
                 next = mip_next_delay(next, now, n->heard + r->cfg.parent_timeout_ms);
             }
         }
@@ -696,7 +707,9 @@ mip_status mip_rpl_init(struct mip_rpl *r, struct mip_stack *s, uint8_t netif,
 #if MIP_CONF_RPL_STORING
          && r->cfg.mop != MIP_RPL_MOP_STORING
 #endif
-         ) || r->cfg.min_hop_rank_inc == 0u)
+         ) || r->cfg.min_hop_rank_inc == 0u ||
+        r->cfg.parent_timeout_ms > MIP_RPL_TIME_MAX_MS || r->cfg.dis_max_ms > MIP_RPL_TIME_MAX_MS ||
+        r->cfg.dis_delay_ms > MIP_RPL_TIME_MAX_MS)
         return MIP_ERR_INVALID;
     r->stack = s;
     r->netif = netif;
@@ -733,15 +746,7 @@ mip_status mip_rpl_root_start(struct mip_rpl *r, const uint8_t prefix[16], uint8
     r->grounded = true;
     r->dtsn = 240;
     memcpy(r->dodagid, dodagid, 16);
-    memset(&r->conf, 0, sizeof(r->conf));
-    r->conf.dio_int_doublings = r->cfg.dio_int_doublings;
-    r->conf.dio_int_min = r->cfg.dio_int_min;
-    r->conf.dio_redundancy = r->cfg.dio_redundancy;
-    r->conf.max_rank_inc = r->cfg.max_rank_inc;
-    r->conf.min_hop_rank_inc = r->cfg.min_hop_rank_inc;
-    r->conf.ocp = r->cfg.ocp;
-    r->conf.def_lifetime = r->cfg.def_lifetime;
-    r->conf.lifetime_unit = r->cfg.lifetime_unit;
+    conf_default(r, &r->conf);
     r->rank = MIP_RPL_ROOT_RANK(r->cfg.min_hop_rank_inc);
     r->lowest_rank = r->rank;
     r->preferred = -1;

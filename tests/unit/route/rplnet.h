@@ -133,6 +133,7 @@ static void net_line(struct net *nt)
 
 static const uint8_t net_prefix[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0};
 
+#if MIP_CONF_RPL_ROOT
 /* Node 0 the root: fd00::ff:fe00:1 (its short-address IID). */
 static void net_root(struct net *nt)
 {
@@ -140,6 +141,7 @@ static void net_root(struct net *nt)
     if (mip_rpl_root_start(&nt->rpl[0], net_prefix, 64, id, nt->now) != MIP_OK)
         abort();
 }
+#endif
 
 static struct mip_addr net_global(unsigned i)
 {

@@ -28,6 +28,7 @@ static mip_status udp_to(struct net *nt, unsigned i, unsigned j)
                           sizeof(data));
 }
 
+#if MIP_CONF_RPL_ROOT
 static void check_line_converges(uint8_t ocp)
 {
     struct mip_rpl_config c = cfg_of(ocp);
@@ -149,12 +150,16 @@ static void test_of0_keeps_parent_on_ties(void)
     net_free(nt);
 }
 
+#endif
+
 /* Builds a DIO from fe80::ff:fe00:<from+1> with `rank` of node 0's DODAG
  * and feeds it to node `to` as a received IPv6 packet over the lowpan. */
-static void inject_dio(struct net *nt, unsigned from_short, unsigned to, uint16_t rank,
-                       uint8_t version, size_t cut)
+/* With `pio`, the DIO carries node 0's PIO instead of its DODAG
+ * Configuration (both do not fit an uncompressed frame). */
+static void inject_dio_opts(struct net *nt, unsigned from_short, unsigned to, uint16_t rank,
+                            uint8_t version, size_t cut, bool pio)
 {
-    uint8_t pkt[40 + 96];
+    uint8_t pkt[40 + 128];
     uint8_t *m = pkt + 40;
     struct mip_rpl_dio d;
     size_t n, w;
@@ -168,8 +173,11 @@ static void inject_dio(struct net *nt, unsigned from_short, unsigned to, uint16_
     d.grounded = true;
     d.mop = root->mop;
     memcpy(d.dodagid, root->dodagid, 16);
-    (void)mip_rpl_emit_dio(&d, m, 96, &n);
-    (void)mip_rpl_emit_dodag_conf(&root->conf, m + n, 96 - n, &w);
+    (void)mip_rpl_emit_dio(&d, m, 128, &n);
+    if (pio)
+        (void)mip_rpl_emit_prefix_info(&root->pio, m + n, 128 - n, &w);
+    else
+        (void)mip_rpl_emit_dodag_conf(&root->conf, m + n, 128 - n, &w);
     n += w;
     if (cut)
         n = cut;
@@ -204,6 +212,65 @@ static void inject_dio(struct net *nt, unsigned from_short, unsigned to, uint16_
     }
 }
 
+static void inject_dio(struct net *nt, unsigned from_short, unsigned to, uint16_t rank,
+                       uint8_t version, size_t cut)
+{
+    inject_dio_opts(nt, from_short, to, rank, version, cut, false);
+}
+
+/* A leaf (every node of the tiny profile, which does not forward; in the
+ * full profile cfg.leaf) joins from a DIO of a DODAG whose root is not in
+ * the test (node 0's struct mip_rpl only holds the DODAG the DIO carries),
+ * forms its address from the PIO, routes upward through its parent and
+ * never sends a DIO. */
+static void test_leaf_joins_from_a_dio(void)
+{
+    struct mip_rpl_config c = cfg_of(MIP_RPL_OCP_MRHOF);
+    struct net *nt;
+    struct mip_rpl *fake;
+    struct mip_addr a = net_global(1);
+    unsigned k;
+    bool upward = false;
+    c.leaf = true;
+    nt = net_new(2, &c);
+    fake = &nt->rpl[0];
+    fake->instance = 0;
+    fake->mop = MIP_RPL_MOP_NON_STORING;
+    fake->dodagid[0] = 0xfd;
+    fake->dodagid[15] = 1;
+    fake->conf.min_hop_rank_inc = 256;
+    fake->conf.ocp = MIP_RPL_OCP_MRHOF;
+    fake->conf.dio_int_min = 3;
+    fake->conf.dio_int_doublings = 20;
+    fake->conf.dio_redundancy = 10;
+    fake->has_pio = true;
+    fake->pio.prefix_len = 64;
+    fake->pio.flags = MIP_RPL_PIO_A;
+    fake->pio.valid_s = fake->pio.preferred_s = 0xFFFFFFFFu;
+    fake->pio.prefix[0] = 0xfd;
+    inject_dio_opts(nt, 1, 1, 256, 240, 0, true);
+    CHECK(mip_rpl_joined(&nt->rpl[1]));
+    CHECK_EQ(net_parent(nt, 1), 0);
+    CHECK_EQ(nt->rpl[1].rank, MIP_RPL_INFINITE_RANK);       /* a leaf advertises none */
+    CHECK(mip_netif_has_addr(&nt->s[1]->netif[0], &a));
+    net_run(nt, 60000);
+    CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_dio_tx), 0u);
+    /* upward: the datagram leaves for the parent's link address (short 1) */
+    nt->nq = 0;
+    CHECK_EQ(udp_to(nt, 1, 0), MIP_OK);
+    for (k = 0; k < nt->nq; k++) {
+        struct mip_802154_hdr h;
+        size_t hl;
+        if (nt->q[k].from == 1 &&
+            mip_ieee802154_parse(nt->q[k].data, nt->q[k].len, &h, &hl) == MIP_OK &&
+            h.dst.mode == MIP_802154_ADDR_SHORT && h.dst.short_addr == 1)
+            upward = true;
+    }
+    CHECK(upward);
+    net_free(nt);
+}
+
+#if MIP_CONF_RPL_ROOT
 static void test_no_parent_with_greater_rank(void)
 {
     /* 0 - 1 - 2 line; node 1 hears a DIO from a stranger (short 9) whose
@@ -255,6 +322,31 @@ static void test_local_repair_switches_to_the_other_parent(void)
     (void)udp_to(nt, 3, 0);
     net_run(nt, 100);
     CHECK_EQ(nt->got[0], 1u);
+    net_free(nt);
+}
+
+static void test_silent_parent_times_out(void)
+{
+    /* 0 - 1 - 2 with parent_timeout_ms 10 s: node 2's parent (1) goes
+     * silent (its links cut, no traffic to report on): after the timeout
+     * node 2 forgets it and, with no other candidate, detaches */
+    struct mip_rpl_config c = cfg_of(MIP_RPL_OCP_MRHOF);
+    struct net *nt;
+    c.parent_timeout_ms = 10000;
+    nt = net_new(3, &c);
+    net_line(nt);
+    net_root(nt);
+    net_run(nt, 5000);
+    CHECK_EQ(net_parent(nt, 2), 1);
+    net_link(nt, 1, 2, false);
+    net_run(nt, 9000);
+    CHECK(nt->rpl[2].state != MIP_RPL_JOINED || net_parent(nt, 2) == 1);
+    net_run(nt, 30000);
+    CHECK(!mip_rpl_joined(&nt->rpl[2]));
+    CHECK(mip_rpl_stat(&nt->rpl[2], MIP_RPL_STAT_detaches) >= 1u);
+    /* times beyond half the ms clock's wrap are refused */
+    c.parent_timeout_ms = MIP_RPL_TIME_MAX_MS + 1u;
+    CHECK_EQ(mip_rpl_init(&nt->rpl[2], nt->s[2], 0, &c, nt->now), MIP_ERR_INVALID);
     net_free(nt);
 }
 
@@ -326,8 +418,12 @@ static void test_bad_messages_are_counted(void)
     net_free(nt);
 }
 
+#endif
+
 int main(void)
 {
+    RUN(test_leaf_joins_from_a_dio);
+#if MIP_CONF_RPL_ROOT
     RUN(test_line_converges_mrhof);
     RUN(test_line_converges_of0);
     RUN(test_detached_node_solicits_boundedly);
@@ -336,8 +432,10 @@ int main(void)
     RUN(test_of0_keeps_parent_on_ties);
     RUN(test_no_parent_with_greater_rank);
     RUN(test_local_repair_switches_to_the_other_parent);
+    RUN(test_silent_parent_times_out);
     RUN(test_global_repair_new_version);
     RUN(test_forged_dio_flood_keeps_the_parent);
     RUN(test_bad_messages_are_counted);
+#endif
     return TESTING_DONE();
 }
