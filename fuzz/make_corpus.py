@@ -1654,6 +1654,45 @@ def json_seeds():
     seeds["depth-3"] = b"\x03" + b'{"a":{"b":[[1]]}}'
     return seeds
 
+# --- fuzz_rpl_stack -------------------------------------------------------------
+# [mode: bit 0 root, bit 1 storing][records: step, 2-byte length, IPv6 datagram]
+
+def rpl_stack_seeds():
+    root, n3, n4, out = v6("fd00::2"), v6("fd00::3"), v6("fd00::4"), v6("fd01::9")
+
+    def r(frame, step=1):
+        return bytes([step]) + struct.pack(">H", len(frame)) + frame
+
+    def dao(src, target, parent, seq, lifetime=30):
+        body = (bytes([0, 0x80, 0, seq]) + bytes([5, 18, 0, 128]) + target +
+                bytes([6, 20, 0, 0, 240, lifetime]) + parent)
+        return ipv6(src, root, 58, icmp6(src, root, 155, 2, 0, b"")[:4] + body)
+
+    def srh(dst, route, nh=17):
+        n = len(route)
+        body = b"".join(a[15:] for a in route)
+        pad = (8 - len(body) % 8) % 8
+        return bytes([nh, (8 + len(body) + pad) // 8 - 1, 3, n, 0xFF, pad << 4, 0, 0]) + \
+            body + bytes(pad)
+
+    ping = icmp6(out, n4, 128, 0, 0x00010001, b"rpl!")
+    s = {}
+    s["root-daos-tunnel"] = bytes([1]) + (
+        r(dao(n3, n3, root, 1)) + r(dao(n4, n4, n3, 1)) +
+        r(ipv6(out, n4, 58, ping)) +
+        r(ipv6(out, n4, 17, struct.pack(">HHHH", 1, 7, 1240, 0) + bytes(1232))) +
+        r(dao(n4, n4, root, 2, lifetime=0), 50))
+    hop = ipv6(v6("fd00::1"), root, 43,
+               srh(root, [v6("fd00::5"), v6("fd00::6")]) + struct.pack(">HHHH", 1, 7, 8, 0))
+    s["srh-through-us"] = bytes([1]) + r(hop) + r(hop[:7] + b"\x01" + hop[8:])
+    inner = ipv6(out, root, 58, icmp6(out, root, 128, 0, 0x00020002, b"x"))
+    s["ipv6-in-ipv6"] = bytes([0]) + r(ipv6(v6("fd00::1"), root, 41, inner))
+    rpi = bytes([58, 0, 0x63, 4, 0x80, 30, 2, 0])
+    s["rpi-forward"] = bytes([2]) + r(ipv6(v6("fd00::7"), v6("fd00::1"), 0,
+                                           rpi + icmp6(v6("fd00::7"), v6("fd00::1"), 128, 0, 1,
+                                                       b"")))
+    return s
+
 def main():
     eth_files, raw_files = {}, {}
     for name, items in ip_seeds(OUR_LL_ETH).items():
@@ -1676,6 +1715,7 @@ def main():
     n += write_dir("fuzz_lowpan_fwd", fwd_seeds())
     n += write_dir("fuzz_slip", slip_seeds())
     n += write_dir("fuzz_sim_json", json_seeds())
+    n += write_dir("fuzz_rpl_stack", rpl_stack_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 
 if __name__ == "__main__":

@@ -23,14 +23,17 @@
 #include "moteip/config.h"
 #include "moteip/timer.h"
 
-/* Nodes a non-storing root keeps routes to (0: this build is no root).
- * Each entry MIP_RPL_NODE_BYTES (40). The full profile's 128 covers the 100-node
- * experiments of issue 23; a root on a mote sets its own. */
-#ifndef MIP_RPL_ROOT_NODES_MAX
-#if MIP_CONF_RPL_ROOT
-#define MIP_RPL_ROOT_NODES_MAX MIP_PROFILE_DEFAULT(16, 128)
+/* Downward routes a node keeps: the non-storing root's node table
+ * (target -> its DAO parent), or in storing mode every router's routes
+ * (target -> the child it came through). 0: neither (a non-storing node
+ * that is no root). Each entry MIP_RPL_NODE_BYTES (40). The full
+ * profile's 128 covers the 100-node experiments of issue 23; a root on a
+ * mote sets its own. */
+#ifndef MIP_RPL_DOWN_MAX
+#if MIP_CONF_RPL_ROOT || MIP_CONF_RPL_STORING
+#define MIP_RPL_DOWN_MAX MIP_PROFILE_DEFAULT(16, 128)
 #else
-#define MIP_RPL_ROOT_NODES_MAX 0
+#define MIP_RPL_DOWN_MAX 0
 #endif
 #endif
 /* Longest source route the root builds, in hops below it (the SRH then
@@ -60,10 +63,13 @@
  * infinite, 0xFF) lifetime counts as this. 7 days. */
 #define MIP_RPL_LIFETIME_CAP_S 604800u
 
-/* One node of a non-storing root's table. */
+/* One downward route: a node of a non-storing root's table, or a
+ * storing router's route. */
 struct mip_rpl_node {
     uint8_t    target[16];    /* the node's address (a /128 RPL Target) */
-    uint8_t    parent[16];    /* its DAO parent's global address */
+    uint8_t    parent[16];    /* non-storing: its DAO parent's global
+                                 address; storing: the next hop down (the
+                                 child's link-local address) */
     mip_time_t expires;       /* the path lifetime ends */
     uint8_t    path_seq;      /* lollipop (RFC 6550 7.2) */
     uint8_t    used;
@@ -80,6 +86,11 @@ struct mip_rpl_dao_tx {
     mip_time_t at;            /* next send (due) or give-up/retry (waiting) */
     mip_time_t refresh_at;    /* when the route is renewed */
     bool       refresh;       /* refresh_at is armed */
+    uint8_t    fwd_seq;       /* storing: DAOSequence of the children's
+                                 DAOs we send on (our own stays matched
+                                 to its DAO-ACK) */
+    bool       has_parent;    /* storing: parent_iid got our last DAO */
+    uint8_t    parent_iid[8]; /* ... and gets a No-Path DAO when we move */
 };
 
 /* Counters of the downward part (kept beside rpl.h's). */
@@ -99,7 +110,11 @@ struct mip_rpl_dao_tx {
     X(drop_dao_ack_unexpected) /* no DAO waits, or another sequence */         \
     X(drop_no_source_route) /* root: no chain of parents to the target */    \
     X(drop_srh_no_room)   /* root: the datagram has no room for its route */   \
-    X(drop_rank_error)    /* a second rank inconsistency (R already set) */
+    X(drop_rank_error)    /* a second rank inconsistency (R already set) */ \
+    X(dao_forwarded)      /* storing: a child's DAO sent on to our parent */ \
+    X(no_path_tx)         /* storing: a No-Path DAO to the parent we left */ \
+    X(drop_dao_bad_src)   /* storing: a DAO not from a link-local address */ \
+    X(drop_no_down_route) /* storing: going down, no route below us */
 enum mip_rpl_down_stat {
 #define MIP_RPL_DOWN_STAT_ENUM(n) MIP_RPL_DOWN_STAT_##n,
     MIP_RPL_DOWN_STATS_LIST(MIP_RPL_DOWN_STAT_ENUM)
@@ -109,8 +124,8 @@ enum mip_rpl_down_stat {
 
 struct mip_rpl_down {
     struct mip_rpl_dao_tx dao;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    struct mip_rpl_node node[MIP_RPL_ROOT_NODES_MAX];
+#if MIP_RPL_DOWN_MAX > 0
+    struct mip_rpl_node node[MIP_RPL_DOWN_MAX];
 #endif
     uint32_t stats[MIP_RPL_DOWN_STAT_COUNT];
 };

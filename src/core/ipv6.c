@@ -94,6 +94,9 @@ static bool walk_failed(struct mip_stack *s, mip_status st)
     return true;
 }
 
+static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt,
+                          size_t len, bool link_mcast, bool inner);
+
 static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip_ip_rx *rx,
                           const uint8_t *pkt, size_t len, const struct mip_ipv6_walk *w)
 {
@@ -179,6 +182,12 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     } else if (inner.problem != MIP_IPV6_PROBLEM_NONE ||
                inner.upper_proto == MIP_IPV6_NH_FRAGMENT) {
         STAT(s, drop_ipv6_ext_header);
+    } else if (inner.upper_proto == MIP_IPV6_NH_IPV6 && ipv6_rpl_ext_on(s)) {
+        /* the root fragments its tunnel's outer datagram when the inner
+         * one fills the MTU (RFC 9008 7, RFC 2473 7.1) */
+        STAT(s, rx_ipv6_decap);
+        ipv6_input_at(s, nif, r->data + inner.upper_offset, r->total - inner.upper_offset,
+                      false, true);
     } else {
         rx->proto = inner.upper_proto;
         rx->quote = r->hdr;
@@ -193,9 +202,6 @@ static void ipv6_fragment(struct mip_stack *s, struct mip_netif *nif, struct mip
     }
     reass_free(r);
 }
-
-static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt,
-                          size_t len, bool link_mcast, bool inner);
 
 void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, size_t len,
                 bool link_mcast)

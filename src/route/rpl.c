@@ -225,12 +225,12 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
             best_cost = cur_cost;
         }
     }
-    if (best != cur) {
+    if (best != cur)
         STAT(r, parent_changes);
-        rpl_down_parent_changed(r, now);     /* a DAO for the new path */
-    }
     r->preferred = (int8_t)best;
     r->rank = is_leaf(r) ? (uint16_t)MIP_RPL_INFINITE_RANK : rank_via(r, &r->neigh[best]);
+    if (best != cur)
+        rpl_down_parent_changed(r, now);     /* a DAO for the new path */
     if (!is_leaf(r) && r->rank < r->lowest_rank)
         r->lowest_rank = r->rank;
     /* Our advertised DAGRank changed or we moved to another parent: our
@@ -556,11 +556,11 @@ static mip_status rpl_next_hop(void *ctx, const struct mip_stack *s, const struc
     const struct mip_rpl *r = ctx;
     const struct mip_rpl_neigh *p;
     mip_status st = mip_route_table_lookup(s, dst, netif, nexthop);
-    if (st != MIP_OK && dst->family == MIP_AF_INET6 && rpl_down_knows(r, dst->bytes, s->now)) {
-        /* a node below the root: the packet hooks put its source route on
-         * and name the real next hop (rpl_root.c) */
+    if (st != MIP_OK && dst->family == MIP_AF_INET6 &&
+        rpl_down_next_hop(r, dst->bytes, nexthop, s->now)) {
+        /* a node below us (rpl_root.c): a storing route, or a non-storing
+         * root's, whose source route the packet hooks put on */
         *netif = r->netif;
-        *nexthop = *dst;
         return MIP_OK;
     }
     if (st == MIP_OK || r->state != MIP_RPL_JOINED || r->preferred < 0 ||
@@ -663,7 +663,7 @@ static uint32_t rpl_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 }
 
 static const struct mip_routing_ops rpl_ops = {
-    "rpl", rpl_next_hop, rpl_poll, rpl_link_report, rpl_icmp_input, NULL,
+    "rpl", rpl_next_hop, rpl_poll, rpl_link_report, rpl_icmp_input, rpl_down_rx,
     rpl_down_forward, rpl_down_output, MIP_ROUTING_RPL_EXT
 };
 

@@ -89,20 +89,28 @@ static uint32_t lifetime_ms(uint8_t units, uint16_t unit_s)
 
 void rpl_down_reset(struct mip_rpl *r, bool table)
 {
-    uint8_t seq = r->down.dao.seq, path = r->down.dao.path_seq;
+    uint8_t seq = r->down.dao.seq, path = r->down.dao.path_seq, iid[8];
+    bool had = r->down.dao.has_parent && !table;
 
+    memcpy(iid, r->down.dao.parent_iid, 8);
     memset(&r->down.dao, 0, sizeof(r->down.dao));
+    /* a detached node still owes its old parent a No-Path DAO when it
+     * joins elsewhere */
+    r->down.dao.has_parent = had;
+    memcpy(r->down.dao.parent_iid, iid, 8);
     /* the counters go on (a restarted counter would look stale to the
      * root); a node's first starts at the lollipop's linear start */
     r->down.dao.seq = seq != 0u ? seq : RPL_LOLLIPOP_INIT;
     r->down.dao.path_seq = path != 0u ? path : RPL_LOLLIPOP_INIT;
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
     if (table)
         memset(r->down.node, 0, sizeof(r->down.node));
 #else
     (void)table;
 #endif
 }
+
+static void no_path_send(struct mip_rpl *r);
 
 void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
 {
@@ -112,6 +120,13 @@ void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
     if (r->state != MIP_RPL_JOINED || r->mop == MIP_RPL_MOP_NO_DOWN)
         return;
     d->path_seq = mip_rpl_seq_next(d->path_seq);
+    /* storing: the parent we leave drops its route to us now rather than
+     * at the end of its lifetime (a No-Path DAO, RFC 6550 9.8) */
+    if (r->mop == MIP_RPL_MOP_STORING && d->has_parent &&
+        (r->preferred < 0 || memcmp(r->neigh[r->preferred].iid, d->parent_iid, 8) != 0)) {
+        no_path_send(r);
+        d->has_parent = false;
+    }
     d->waiting = false;
     d->tries = 0u;
     d->due = true;
@@ -156,6 +171,14 @@ static size_t dao_build(struct mip_rpl *r, uint8_t *buf, size_t cap, bool no_pat
     return n + k;
 }
 
+static void linklocal_of(const uint8_t iid[8], uint8_t dst[16])
+{
+    memset(dst, 0, 16);
+    dst[0] = 0xFEu;
+    dst[1] = 0x80u;
+    memcpy(dst + 8, iid, 8);
+}
+
 static void dao_send(struct mip_rpl *r)
 {
     uint8_t msg[DAO_MSG_MAX], dst[16];
@@ -168,13 +191,30 @@ static void dao_send(struct mip_rpl *r)
     } else {
         if (r->preferred < 0)
             return;
-        memset(dst, 0, 16);                /* storing: to the parent */
-        dst[0] = 0xFEu;
-        dst[1] = 0x80u;
-        memcpy(dst + 8, r->neigh[r->preferred].iid, 8);
+        linklocal_of(r->neigh[r->preferred].iid, dst);   /* 9.8: to the parent */
+        memcpy(r->down.dao.parent_iid, r->neigh[r->preferred].iid, 8);
+        r->down.dao.has_parent = true;
     }
     if (rpl_icmp_send(r, dst, msg, len) == MIP_OK)
         r->stats[MIP_RPL_STAT_dao_tx]++;
+}
+
+/* Storing: a No-Path DAO (our Target, Path Lifetime 0) to the parent we
+ * left, without asking for a DAO-ACK: it is a courtesy; the route there
+ * also ends with its lifetime. */
+static void no_path_send(struct mip_rpl *r)
+{
+    uint8_t msg[DAO_MSG_MAX], dst[16];
+    size_t len;
+
+    r->down.dao.seq = mip_rpl_seq_next(r->down.dao.seq);
+    len = dao_build(r, msg, sizeof msg, true);
+    if (len == 0u)
+        return;
+    msg[5] = 0u;                           /* K clear (RFC 6550 6.4.1) */
+    linklocal_of(r->down.dao.parent_iid, dst);
+    if (rpl_icmp_send(r, dst, msg, len) == MIP_OK)
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_no_path_tx);
 }
 
 static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
@@ -235,9 +275,9 @@ static void dao_ack_input(struct mip_rpl *r, const struct mip_rpl_dao_ack *a)
                                                   : MIP_RPL_DOWN_STAT_dao_acked);
 }
 
-/* --- the root's reception ---------------------------------------------------- */
+/* --- DAOs received: the non-storing root, storing routers ------------------- */
 
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
 static void dao_ack_send(struct mip_rpl *r, const struct mip_ip_rx *rx, uint8_t seq,
                          uint8_t status)
 {
@@ -256,13 +296,15 @@ static void dao_ack_send(struct mip_rpl *r, const struct mip_ip_rx *rx, uint8_t 
 }
 
 /*
- * A non-storing DAO at the root (RFC 6550 9.7): each group of Targets
- * followed by its Transit option. Returns the DAO-ACK status: 0, or
- * DAO_ACK_REJECT when the table had no room for one of them. Malformed
- * options end it (counted; no DAO-ACK: *malformed).
+ * A DAO into the table: each group of Targets followed by its Transit
+ * option (RFC 6550 9.7 non-storing at the root: the Transit's parent
+ * address; 9.8 storing at any router: the child it came from, `via`).
+ * Returns the DAO-ACK status: 0, or DAO_ACK_REJECT when the table had no
+ * room for one of them. Malformed options end it (counted; no DAO-ACK,
+ * nothing sent on: *malformed).
  */
-static uint8_t root_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, mip_time_t now,
-                        bool *malformed)
+static uint8_t table_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, const uint8_t *via,
+                         mip_time_t now, bool *malformed)
 {
     uint8_t targets[DAO_TARGETS_MAX][16];
     unsigned nt = 0, k;
@@ -285,14 +327,15 @@ static uint8_t root_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, mip_time
                 memcpy(targets[nt++], t.prefix, 16);
         } else if (o.type == MIP_RPL_OPT_TRANSIT) {
             struct mip_rpl_transit tr;
-            if (mip_rpl_opt_transit(&o, &tr) != MIP_OK || !tr.has_parent)
+            if (mip_rpl_opt_transit(&o, &tr) != MIP_OK || (via == NULL && !tr.has_parent))
                 break;
             after_transit = true;
             for (k = 0; k < nt; k++) {
                 uint32_t life = tr.path_lifetime == 0u
                                     ? 0u
                                     : lifetime_ms(tr.path_lifetime, r->conf.lifetime_unit);
-                if (!rpl_root_node_update(r, targets[k], tr.parent, tr.path_seq, life, now))
+                if (!rpl_down_route_update(r, targets[k], via != NULL ? via : tr.parent,
+                                           tr.path_seq, life, now))
                     status = DAO_ACK_REJECT;
             }
         }
@@ -304,6 +347,47 @@ static uint8_t root_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, mip_time
 }
 #endif
 
+#if MIP_RPL_DOWN_MAX > 0
+/*
+ * Storing mode (RFC 6550 9.8): a child's DAO, from its link-local address,
+ * gives routes to its Targets through it; it is acknowledged hop by hop,
+ * and its options go on to our parent in a DAO of ours (without K: the
+ * child's own refreshes repair a loss above us), so every router up to the
+ * root learns the routes.
+ */
+static void storing_dao(struct mip_rpl *r, const struct mip_ip_rx *rx,
+                        const struct mip_rpl_msg *m, mip_time_t now)
+{
+    struct mip_rpl_dao dao;
+    uint8_t msg[MIP_RPL_DAO_LEN + 160u], dst[16];
+    bool malformed = false;
+    uint8_t status;
+    size_t n = 0;
+
+    if (!(rx->src.bytes[0] == 0xFEu && (rx->src.bytes[1] & 0xC0u) == 0x80u)) {
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_dao_bad_src);
+        return;
+    }
+    status = table_dao(r, m, rx->src.bytes, now, &malformed);
+    if (malformed)
+        return;
+    if (m->u.dao.k)
+        dao_ack_send(r, rx, m->u.dao.seq, status);
+    if (r->state != MIP_RPL_JOINED || r->preferred < 0 || m->opts_len > sizeof msg - 8u)
+        return;
+    memset(&dao, 0, sizeof(dao));
+    dao.instance = r->instance;
+    r->down.dao.fwd_seq = mip_rpl_seq_next(r->down.dao.fwd_seq);
+    dao.seq = r->down.dao.fwd_seq;
+    if (mip_rpl_emit_dao(&dao, msg, sizeof msg, &n) != MIP_OK || n + m->opts_len > sizeof msg)
+        return;
+    memcpy(msg + n, m->opts, m->opts_len);
+    linklocal_of(r->neigh[r->preferred].iid, dst);
+    if (rpl_icmp_send(r, dst, msg, n + m->opts_len) == MIP_OK)
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_forwarded);
+}
+#endif
+
 void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct mip_rpl_msg *m,
                     mip_time_t now)
 {
@@ -312,15 +396,22 @@ void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct 
         return;
     }
     r->stats[MIP_RPL_STAT_dao_rx]++;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING &&
-        m->u.dao.instance == r->instance &&
+#if MIP_RPL_DOWN_MAX > 0
+    if (m->u.dao.instance == r->instance &&
         (!m->u.dao.d || memcmp(m->u.dao.dodagid, r->dodagid, 16) == 0)) {
         bool malformed = false;
-        uint8_t status = root_dao(r, m, now, &malformed);
-        if (!malformed && m->u.dao.k)
-            dao_ack_send(r, rx, m->u.dao.seq, status);
-        return;
+        uint8_t status;
+        if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING) {
+            status = table_dao(r, m, NULL, now, &malformed);
+            if (!malformed && m->u.dao.k)
+                dao_ack_send(r, rx, m->u.dao.seq, status);
+            return;
+        }
+        if (r->mop == MIP_RPL_MOP_STORING &&
+            (r->state == MIP_RPL_ROOT || (r->state == MIP_RPL_JOINED && !r->cfg.leaf))) {
+            storing_dao(r, rx, m, now);
+            return;
+        }
     }
 #else
     (void)rx;
@@ -332,8 +423,8 @@ void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct 
 uint32_t rpl_down_poll(struct mip_rpl *r, mip_time_t now)
 {
     uint32_t next = dao_poll(r, now);
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    uint32_t rest = rpl_root_poll(r, now);
+#if MIP_RPL_DOWN_MAX > 0
+    uint32_t rest = rpl_down_table_poll(r, now);
     if (rest < next)
         next = rest;
 #endif

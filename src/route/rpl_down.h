@@ -30,8 +30,11 @@ void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct 
  * the next deadline (MIP_POLL_IDLE: none). */
 uint32_t rpl_down_poll(struct mip_rpl *r, mip_time_t now);
 
-/* Root only: whether dst is a node of the table (whose route the output
- * and forward hooks will put on). */
+/* Whether dst is below us: a node of a non-storing root's table (whose
+ * source route the hooks put on; *nexthop gets dst itself), or a storing
+ * router's route (*nexthop: the child it goes through). */
+bool rpl_down_next_hop(const struct mip_rpl *r, const uint8_t dst[16], struct mip_addr *nexthop,
+                       mip_time_t now);
 bool rpl_down_knows(const struct mip_rpl *r, const uint8_t dst[16], mip_time_t now);
 
 /* The driver's packet hooks (routing.h; ctx is the struct mip_rpl).
@@ -45,16 +48,25 @@ enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
 enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
                                           struct mip_routing_pkt *pkt, mip_time_t now);
 
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
 /* rpl_root.c: one target's DAO into the table (life_ms 0: a No-Path DAO
- * removes it). False when there was no room: a new target takes only a
+ * removes it); `parent` is its DAO parent (non-storing) or the child it
+ * came from (storing). False when there was no room: a new target takes only a
  * free or expired slot, so no working route is pushed out (counted). */
-bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
+bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
                           uint8_t path_seq, uint32_t life_ms, mip_time_t now);
 /* Sweeps expired entries (so no stamp outlives half the clock's wrap);
  * ms to the next sweep. */
-uint32_t rpl_root_poll(struct mip_rpl *r, mip_time_t now);
+uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now);
 #endif
+
+/* The driver's rx hook: the non-storing root puts a datagram it forwards
+ * to a node of its table in a tunnel (RFC 9008 7), fragmenting the outer
+ * datagram when the inner one leaves no room (RFC 2473 7.1): TAKEN; DROP
+ * when it has no route (counted); PASS for everything else. */
+enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_netif,
+                                     const uint8_t *pkt, size_t len, bool local,
+                                     struct mip_routing_pkt *err, mip_time_t now);
 
 /* Sends the ICMPv6 message msg[0..len) (type, code, checksum 0, body) to
  * dst from the address the stack picks on r's netif; fills the checksum. */

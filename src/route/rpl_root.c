@@ -9,6 +9,8 @@
 #include "moteip/stack.h"
 #include "moteip/netif.h"
 #include "moteip/pbuf.h"
+#include "moteip/ip.h"
+#include "moteip/rng.h"
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/ipv6.h"
 #include "moteip/wire/rpl_ext.h"
@@ -18,7 +20,7 @@
 
 /* --- the root's table ---------------------------------------------------- */
 
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
 static bool node_live(const struct mip_rpl_node *e, mip_time_t now)
 {
     return e->used && mip_time_before(now, e->expires);
@@ -29,13 +31,13 @@ static struct mip_rpl_node *node_find(struct mip_rpl *r, const uint8_t target[16
 {
     unsigned i;
 
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++)
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++)
         if (node_live(&r->down.node[i], now) && memcmp(r->down.node[i].target, target, 16) == 0)
             return &r->down.node[i];
     return NULL;
 }
 
-bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
+bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
                           uint8_t path_seq, uint32_t life_ms, mip_time_t now)
 {
     struct mip_rpl_node *e = node_find(r, target, now);
@@ -60,7 +62,7 @@ bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uin
     if (e == NULL) {
         /* Only a free or expired slot: a flood of new targets, forged or
          * not, cannot push out a route that works. */
-        for (i = 0; i < MIP_RPL_ROOT_NODES_MAX && e == NULL; i++)
+        for (i = 0; i < MIP_RPL_DOWN_MAX && e == NULL; i++)
             if (!node_live(&r->down.node[i], now)) {
                 e = &r->down.node[i];
                 if (e->used)
@@ -80,12 +82,12 @@ bool rpl_root_node_update(struct mip_rpl *r, const uint8_t target[16], const uin
     return true;
 }
 
-uint32_t rpl_root_poll(struct mip_rpl *r, mip_time_t now)
+uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now)
 {
     uint32_t next = MIP_POLL_IDLE;
     unsigned i;
 
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++) {
         struct mip_rpl_node *e = &r->down.node[i];
         if (!e->used)
             continue;
@@ -141,16 +143,47 @@ static uint16_t root_route(struct mip_rpl *r, const uint8_t dst[16], mip_time_t 
 }
 #endif
 
+#if MIP_RPL_DOWN_MAX > 0
+/* A non-storing root routes by source routes; in storing mode every
+ * router by its table. */
+static bool routes_down(const struct mip_rpl *r)
+{
+    return r->mop == MIP_RPL_MOP_STORING ? (r->state == MIP_RPL_ROOT ||
+                                            r->state == MIP_RPL_JOINED)
+                                         : r->state == MIP_RPL_ROOT;
+}
+#endif
+
 bool rpl_down_knows(const struct mip_rpl *r, const uint8_t dst[16], mip_time_t now)
 {
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    return r->state == MIP_RPL_ROOT && node_find((struct mip_rpl *)r, dst, now) != NULL;
+    struct mip_addr nh;
+
+    return rpl_down_next_hop(r, dst, &nh, now);
+}
+
+bool rpl_down_next_hop(const struct mip_rpl *r, const uint8_t dst[16], struct mip_addr *nexthop,
+                       mip_time_t now)
+{
+#if MIP_RPL_DOWN_MAX > 0
+    const struct mip_rpl_node *e;
+
+    if (!routes_down(r) || (e = node_find((struct mip_rpl *)r, dst, now)) == NULL)
+        return false;
+    /* non-storing: the hooks name the real next hop (root_down) */
+    mip_addr_set6(nexthop, r->mop == MIP_RPL_MOP_STORING ? e->parent : dst);
+    return true;
 #else
     (void)r;
     (void)dst;
+    (void)nexthop;
     (void)now;
     return false;
 #endif
+}
+
+static bool global_unicast(const uint8_t *a)
+{
+    return a[0] != 0xFFu && !(a[0] == 0xFEu && (a[1] & 0xC0u) == 0x80u);
 }
 
 /* --- making room in a datagram ------------------------------------------- */
@@ -192,21 +225,19 @@ static uint8_t *open_gap(struct mip_stack *s, const struct mip_routing_pkt *pkt,
 
 /* --- the root's source routes --------------------------------------------- */
 
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
 /*
- * A datagram to dst, a node of the table, leaves the root: it gets a
- * route (RFC 6554). One the root originates carries the SRH itself; one
- * it forwards is put inside a new datagram from the root to dst that
- * carries it (RFC 9008 7: a router may not insert headers into another
- * node's datagram, RFC 8200 4). A child of the root needs no route.
+ * A datagram the root originates to dst, a node of the table: it carries
+ * its route itself (RFC 6554; RFC 9008 7). A child of the root needs none.
+ * (What the root forwards goes in a tunnel: tunnel_send.)
  */
 static enum mip_routing_verdict root_down(struct mip_rpl *r, struct mip_routing_pkt *pkt,
-                                          bool tunnel, mip_time_t now)
+                                          mip_time_t now)
 {
-    uint8_t hops[MIP_RPL_SRH_HOPS_MAX][16], dst[16];
+    uint8_t hops[MIP_RPL_SRH_HOPS_MAX][16], dst[16], nh;
     uint8_t *b = mip_pbuf_payload(pkt->p);
-    uint16_t k, n = 0;
-    size_t srh_len = 0, at;
+    uint16_t k;
+    size_t srh_len, at = IP6_HDR;
 
     memcpy(dst, b + 24, 16);
     k = root_route(r, dst, now, hops);
@@ -216,61 +247,146 @@ static enum mip_routing_verdict root_down(struct mip_rpl *r, struct mip_routing_
     }
     pkt->out_netif = r->netif;
     mip_addr_set6(pkt->nexthop, hops[0]);
-    if (k == 1u && !tunnel)
+    if (k == 1u)
         return MIP_ROUTING_PASS;
-    if (k > 1u)
-        srh_len = mip_srh_emit_len(hops[0], (const uint8_t (*)[16])(hops + 1), (uint16_t)(k - 1u));
-    if (tunnel) {
-        struct mip_ipv6_hdr h;
-        uint16_t inner = pkt->p->len;
-        n = (uint16_t)(IP6_HDR + srh_len);
-        b = open_gap(r->stack, pkt, 0, n);
-        if (b == NULL) {
-            rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_srh_no_room);
-            return MIP_ROUTING_DROP;
-        }
-        memset(&h, 0, sizeof(h));
-        h.payload_len = (uint16_t)(inner + srh_len);
-        h.next_header = k > 1u ? MIP_IPV6_NH_ROUTING : MIP_IPV6_NH_IPV6;
-        h.hop_limit = 64u;
-        memcpy(h.src, r->dodagid, 16);
-        memcpy(h.dst, hops[0], 16);
-        (void)mip_ipv6_emit(&h, b, IP6_HDR);
-        at = IP6_HDR;
-        if (k > 1u)
-            (void)mip_srh_emit(MIP_IPV6_NH_IPV6, hops[0], (const uint8_t (*)[16])(hops + 1),
-                               (uint16_t)(k - 1u), b + at, srh_len, &srh_len);
-        rpl_down_count(r, MIP_RPL_DOWN_STAT_tunnelled);
-    } else {
-        /* after the fixed header and a Hop-by-Hop header (RFC 8200 4.1) */
-        uint8_t nh;
-        at = IP6_HDR;
-        if (b[6] == MIP_IPV6_NH_HOPOPTS && pkt->p->len >= IP6_HDR + 2u)
-            at += ((size_t)b[IP6_HDR + 1u] + 1u) * 8u;
-        if (at > pkt->p->len) {
-            rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_srh_no_room);
-            return MIP_ROUTING_DROP;
-        }
-        b = open_gap(r->stack, pkt, at, (uint16_t)srh_len);
-        if (b == NULL) {
-            rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_srh_no_room);
-            return MIP_ROUTING_DROP;
-        }
-        /* the header that named what followed now names the SRH */
-        nh = at == IP6_HDR ? b[6] : b[IP6_HDR];
-        if (at == IP6_HDR)
-            b[6] = MIP_IPV6_NH_ROUTING;
-        else
-            b[IP6_HDR] = MIP_IPV6_NH_ROUTING;
-        (void)mip_srh_emit(nh, hops[0], (const uint8_t (*)[16])(hops + 1), (uint16_t)(k - 1u),
-                           b + at, srh_len, &srh_len);
-        memcpy(b + 24, hops[0], 16);
+    srh_len = mip_srh_emit_len(hops[0], (const uint8_t (*)[16])(hops + 1), (uint16_t)(k - 1u));
+    /* after the fixed header and a Hop-by-Hop header (RFC 8200 4.1) */
+    if (b[6] == MIP_IPV6_NH_HOPOPTS && pkt->p->len >= IP6_HDR + 2u)
+        at += ((size_t)b[IP6_HDR + 1u] + 1u) * 8u;
+    if (at > pkt->p->len || (b = open_gap(r->stack, pkt, at, (uint16_t)srh_len)) == NULL) {
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_srh_no_room);
+        return MIP_ROUTING_DROP;
     }
-    if (k > 1u)
-        rpl_down_count(r, MIP_RPL_DOWN_STAT_srh_inserted);
+    /* the header that named what followed now names the SRH */
+    nh = at == IP6_HDR ? b[6] : b[IP6_HDR];
+    if (at == IP6_HDR)
+        b[6] = MIP_IPV6_NH_ROUTING;
+    else
+        b[IP6_HDR] = MIP_IPV6_NH_ROUTING;
+    (void)mip_srh_emit(nh, hops[0], (const uint8_t (*)[16])(hops + 1), (uint16_t)(k - 1u),
+                       b + at, srh_len, &srh_len);
+    memcpy(b + 24, hops[0], 16);
+    rpl_down_count(r, MIP_RPL_DOWN_STAT_srh_inserted);
     return MIP_ROUTING_PASS;
 }
 #endif
+
+static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, uint8_t *b, size_t len,
+                                            bool down);
+
+#if MIP_RPL_DOWN_MAX > 0
+/*
+ * The root's tunnel for a datagram it forwards to a node of its table
+ * (RFC 9008 7), taken in the rx hook because the outer datagram may have to
+ * be fragmented: a 1280-byte datagram from outside (a full IPv6 minimum
+ * MTU) has no room for 40 bytes of outer header and the SRH, and the tunnel
+ * entry is the outer datagram's source, which may fragment it (RFC 2473
+ * 7.1). Each fragment carries the outer header and the SRH (the
+ * unfragmentable part), then a Fragment header and a multiple of 8 bytes of
+ * the inner datagram; the node at the end reassembles and unwraps. The
+ * fragments are built one at a time in a packet buffer and sent with
+ * mip_ip_send_raw (the hooks do not see them again).
+ */
+static enum mip_routing_verdict tunnel_send(struct mip_rpl *r, const uint8_t *pkt, size_t len,
+                                            mip_time_t now)
+{
+    struct mip_stack *s = r->stack;
+    uint8_t hops[MIP_RPL_SRH_HOPS_MAX][16];
+    struct mip_netif *nif = mip_netif_get(s, r->netif);
+    struct mip_ipv6_hdr h;
+    struct mip_pbuf *p;
+    uint8_t *b;
+    size_t srh_len = 0, unfrag, off = 0, chunk;
+    uint16_t k = root_route(r, pkt + 24, now, hops);
+    uint32_t id;
+    bool frag;
+
+    if (k == 0u) {
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_no_source_route);
+        return MIP_ROUTING_DROP;
+    }
+    if (k > 1u)
+        srh_len = mip_srh_emit_len(hops[0], (const uint8_t (*)[16])(hops + 1),
+                                   (uint16_t)(k - 1u));
+    unfrag = IP6_HDR + srh_len;
+    if (nif == NULL || unfrag + MIP_IPV6_FRAG_HDR_LEN + 8u > nif->mtu ||
+        len > 0xFFFFu - unfrag) {
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_srh_no_room);
+        return MIP_ROUTING_DROP;
+    }
+    frag = unfrag + len > nif->mtu;
+    chunk = frag ? (nif->mtu - unfrag - MIP_IPV6_FRAG_HDR_LEN) / 8u * 8u : len;
+    p = mip_pbuf_alloc(&s->pool, 0);
+    if (p == NULL || mip_pbuf_tailroom(p) < nif->mtu) {
+        mip_pbuf_free(&s->pool, p);
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_srh_no_room);
+        return MIP_ROUTING_DROP;
+    }
+    b = mip_pbuf_payload(p);
+    id = mip_rng_next(&s->rng);
+    memset(&h, 0, sizeof(h));
+    h.hop_limit = 64u;
+    memcpy(h.src, r->dodagid, 16);
+    memcpy(h.dst, hops[0], 16);
+    while (off < len) {
+        size_t n = len - off < chunk ? len - off : chunk, at = 0, w = 0;
+        h.next_header = k > 1u ? MIP_IPV6_NH_ROUTING
+                               : frag ? MIP_IPV6_NH_FRAGMENT : MIP_IPV6_NH_IPV6;
+        h.payload_len = (uint16_t)(srh_len + (frag ? MIP_IPV6_FRAG_HDR_LEN : 0u) + n);
+        (void)mip_ipv6_emit(&h, b, IP6_HDR);
+        at = IP6_HDR;
+        if (k > 1u) {
+            (void)mip_srh_emit(frag ? MIP_IPV6_NH_FRAGMENT : MIP_IPV6_NH_IPV6, hops[0],
+                               (const uint8_t (*)[16])(hops + 1), (uint16_t)(k - 1u),
+                               b + at, srh_len, &w);
+            at += w;
+        }
+        if (frag) {
+            (void)mip_ipv6_frag_emit(MIP_IPV6_NH_IPV6, (uint16_t)off, off + n < len, id,
+                                     b + at, MIP_IPV6_FRAG_HDR_LEN);
+            at += MIP_IPV6_FRAG_HDR_LEN;
+        }
+        memcpy(b + at, pkt + off, n);
+        /* the inner datagram as forwarded: its hop limit decremented, its
+         * RPL Option ours (going down) */
+        if (off == 0u) {
+            b[at + 7] = (uint8_t)(pkt[7] - 1u);
+            (void)rpi_forward(r, b + at, n, true);
+        }
+        (void)mip_ip_send_raw(s, b, at + n);
+        off += n;
+    }
+    mip_pbuf_free(&s->pool, p);
+    rpl_down_count(r, MIP_RPL_DOWN_STAT_tunnelled);
+    if (k > 1u)
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_srh_inserted);
+    return MIP_ROUTING_TAKEN;
+}
+#endif
+
+enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_netif,
+                                     const uint8_t *pkt, size_t len, bool local,
+                                     struct mip_routing_pkt *err, mip_time_t now)
+{
+#if MIP_RPL_DOWN_MAX > 0
+    struct mip_rpl *r = ctx;
+
+    (void)in_netif;
+    (void)err;
+    /* only what core would forward without complaint: the rest (hop limit,
+     * scopes, martians) core answers */
+    if (local || !s->forwarding || r->state != MIP_RPL_ROOT ||
+        r->mop != MIP_RPL_MOP_NON_STORING || len < IP6_HDR || pkt[7] <= 1u ||
+        !global_unicast(pkt + 8) || !global_unicast(pkt + 24) ||
+        !rpl_down_knows(r, pkt + 24, now))
+        return MIP_ROUTING_PASS;
+    return tunnel_send(r, pkt, len, now);
+#else
+    (void)ctx; (void)s; (void)in_netif; (void)pkt; (void)len; (void)local; (void)err;
+    (void)now;
+    return MIP_ROUTING_PASS;
+#endif
+}
 
 /* --- the RPL Option (RFC 6550 11.2) ----------------------------------------- */
 
@@ -283,16 +399,15 @@ static uint16_t dag_rank(const struct mip_rpl *r, uint16_t rank)
  * 11.2.2.2: going down from a higher rank, or up from a lower one, is an
  * inconsistency; the first sets R, a second drops the datagram) and
  * rewritten with our direction and rank. */
-static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, struct mip_routing_pkt *pkt,
+static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, uint8_t *b, size_t len,
                                             bool down)
 {
-    uint8_t *b = mip_pbuf_payload(pkt->p);
     struct mip_rpi o;
     size_t off;
 
-    if (pkt->hbh_off == 0u || pkt->hbh_off >= pkt->p->len ||
-        mip_rpi_find(b + pkt->hbh_off, pkt->p->len - pkt->hbh_off, &off) != MIP_OK ||
-        mip_rpi_parse(b + pkt->hbh_off + off, pkt->p->len - pkt->hbh_off - off, &o) != MIP_OK ||
+    if (len < IP6_HDR + 2u || b[6] != MIP_IPV6_NH_HOPOPTS ||
+        mip_rpi_find(b + IP6_HDR, len - IP6_HDR, &off) != MIP_OK ||
+        mip_rpi_parse(b + IP6_HDR + off, len - IP6_HDR - off, &o) != MIP_OK ||
         o.instance != r->instance)
         return MIP_ROUTING_PASS;
     if (r->state != MIP_RPL_ROOT &&
@@ -305,9 +420,15 @@ static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, struct mip_routin
         }
         o.rank_error = true;
     }
+    /* storing mode: sent down to us, but we have no route below (RFC
+     * 6550 11.2.2.3 would send it back with F set; dropped here) */
+    if (o.down && !down && r->mop == MIP_RPL_MOP_STORING && r->state != MIP_RPL_ROOT) {
+        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_no_down_route);
+        return MIP_ROUTING_DROP;
+    }
     o.down = down;
     o.sender_rank = r->rank;
-    mip_rpi_update(b + pkt->hbh_off + off, &o);
+    mip_rpi_update(b + IP6_HDR + off, &o);
     return MIP_ROUTING_PASS;
 }
 
@@ -332,11 +453,6 @@ static void rpi_originate(struct mip_rpl *r, struct mip_routing_pkt *pkt)
     pkt->hbh_off = IP6_HDR;
 }
 
-static bool global_unicast(const uint8_t *a)
-{
-    return a[0] != 0xFFu && !(a[0] == 0xFEu && (a[1] & 0xC0u) == 0x80u);
-}
-
 enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
                                          struct mip_routing_pkt *pkt, mip_time_t now)
 {
@@ -346,14 +462,14 @@ enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
     (void)s;
     if (pkt->p->len < IP6_HDR || !global_unicast(b + 24))
         return MIP_ROUTING_PASS;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    if (r->state == MIP_RPL_ROOT)
-        return rpl_down_knows(r, b + 24, now) ? root_down(r, pkt, false, now)
+#if MIP_RPL_DOWN_MAX > 0
+    if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING)
+        return rpl_down_knows(r, b + 24, now) ? root_down(r, pkt, now)
                                               : MIP_ROUTING_PASS;
-#else
-    (void)now;
 #endif
-    if (r->state == MIP_RPL_JOINED && pkt->out_netif == r->netif)
+    /* a node's own datagram going up (not down a storing route) */
+    if (r->state == MIP_RPL_JOINED && pkt->out_netif == r->netif &&
+        !rpl_down_knows(r, b + 24, now))
         rpi_originate(r, pkt);
     return MIP_ROUTING_PASS;
 }
@@ -381,20 +497,12 @@ enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
     (void)s;
     if (pkt->p->len < IP6_HDR)
         return MIP_ROUTING_PASS;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    down = r->state == MIP_RPL_ROOT && rpl_down_knows(r, b + 24, now);
-#else
-    (void)now;
-#endif
+    down = rpl_down_knows(r, b + 24, now);
     /* a source-routed datagram goes down (RFC 6554) */
     if (!down)
         down = has_routing_header(pkt->p);
-    v = rpi_forward(r, pkt, down);
+    v = rpi_forward(r, mip_pbuf_payload(pkt->p), pkt->p->len, down);
     if (v != MIP_ROUTING_PASS)
         return v;
-#if MIP_RPL_ROOT_NODES_MAX > 0
-    if (down && r->state == MIP_RPL_ROOT)
-        return root_down(r, pkt, true, now);
-#endif
     return MIP_ROUTING_PASS;
 }

@@ -288,6 +288,29 @@ static void test_ipv6_in_ipv6_unwrapped_once(void)
     fixture_free(&f);
 }
 
+/* The root fragments its tunnel's outer datagram when the inner one fills
+ * the MTU (RFC 2473 7.1): the end of the tunnel reassembles, then unwraps. */
+static void test_fragmented_tunnel_unwrapped_after_reassembly(void)
+{
+    static uint8_t inner[1400], frag[1400];
+    struct fixture f;
+    size_t ilen, len;
+
+    ilen = build_echo6(inner, "fd00::9", "fd00::2", 60, 0x5151, 5, 1000);
+    init_node(&f, true, true);
+    len = build_frag6(frag, "fd00::1", "fd00::2", MIP_IPV6_NH_IPV6, 77, 0, true, inner, 512);
+    fixture_input(&f, 0, frag, len);
+    CHECK_EQ(f.ntx, 0);
+    len = build_frag6(frag, "fd00::1", "fd00::2", MIP_IPV6_NH_IPV6, 77, 512, false,
+                      inner + 512, ilen - 512);
+    fixture_input(&f, 0, frag, len);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_rx_ipv6_decap), 1);
+    CHECK_EQ(f.ntx, 1);
+    if (f.ntx == 1)
+        CHECK_ECHO_REPLY(&f.tx[0], "fd00::2", "fd00::9", 0x5151, 5, 1000);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     RUN(test_srh_sent_on_to_next_address);
@@ -297,6 +320,7 @@ int main(void)
     RUN(test_srh_malformed_lengths);
     RUN(test_rpl_option_delivered_where_understood);
     RUN(test_ipv6_in_ipv6_unwrapped_once);
+    RUN(test_fragmented_tunnel_unwrapped_after_reassembly);
     return TESTING_DONE();
 }
 

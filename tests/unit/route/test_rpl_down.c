@@ -17,7 +17,7 @@
 #include "moteip/wire/icmpv6.h"
 #include "moteip/wire/rpl_ext.h"
 
-#if MIP_CONF_IPV6 && MIP_CONF_FORWARD && MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_CONF_IPV6 && MIP_CONF_FORWARD && MIP_RPL_DOWN_MAX > 0
 
 static mip_status t_next_hop(void *ctx, const struct mip_stack *s, const struct mip_addr *dst,
                              uint8_t *netif, struct mip_addr *nexthop)
@@ -38,7 +38,8 @@ static uint32_t t_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 }
 
 static const struct mip_routing_ops t_driver = {
-    "rpl-down-test", t_next_hop, t_poll, NULL, NULL, NULL, rpl_down_forward, rpl_down_output,
+    "rpl-down-test", t_next_hop, t_poll, NULL, NULL, rpl_down_rx, rpl_down_forward,
+    rpl_down_output,
     MIP_ROUTING_RPL_EXT
 };
 
@@ -210,6 +211,7 @@ static void test_root_tunnels_what_it_forwards(void)
     struct mip_rpl r;
     struct mip_srh h;
     struct mip_addr a1;
+    static uint8_t pkt_big[1600];
     uint8_t pkt[128], idx = 0, a[16];
     size_t len;
     const struct fixture_frame *fr;
@@ -239,6 +241,33 @@ static void test_root_tunnels_what_it_forwards(void)
     pkt[7] = 29;
     CHECK_MEM(fr->data + 56, pkt, len);
     CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_tunnelled), 1);
+
+    /* a datagram that fills the MTU: the outer datagram is
+     * fragmented, each fragment carrying the outer header and the SRH
+     * (RFC 2473 7.1) */
+    fixture_clear(&f);
+    len = build_echo6(pkt_big, "fd01::9", "fd00::4", 30, 0x1111, 4, FIXTURE_MTU - 48);
+    fixture_input(&f, 1, pkt_big, len);
+    CHECK_EQ(f.ntx, 2);
+    if (f.ntx == 2) {
+        size_t got = 0, fo;
+        unsigned i;
+        for (i = 0; i < 2; i++) {
+            fr = &f.tx[i];
+            CHECK(fr->len <= FIXTURE_MTU);
+            CHECK_IP6(fr->data, "fd00::2", "fd00::3", MIP_IPV6_NH_ROUTING, 64, fr->len - 40);
+            CHECK_EQ(mip_srh_parse(fr->data + 40, fr->len - 40, &h), MIP_OK);
+            CHECK_EQ(h.next_header, MIP_IPV6_NH_FRAGMENT);
+            CHECK_EQ(h.segments_left, 1);
+            fo = 40u + h.len;                        /* the Fragment header */
+            CHECK_EQ(fr->data[fo], MIP_IPV6_NH_IPV6);
+            CHECK_EQ(mip_rd16(fr->data + fo + 2) & 0xFFF8u, got);
+            CHECK_EQ(mip_rd16(fr->data + fo + 2) & 1u, i == 0);
+            got += fr->len - fo - 8u;
+        }
+        CHECK_EQ(got, len);
+        CHECK_EQ(mip_rd32(f.tx[0].data + 56 + 4), mip_rd32(f.tx[1].data + 56 + 4));
+    }
 
     /* to the child: a tunnel without an SRH */
     fixture_clear(&f);
@@ -301,22 +330,22 @@ static void test_root_table_full_evicts_nothing_live(void)
     unsigned i;
 
     setup(&f, &r, true);
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++) {
         snprintf(text, sizeof text, "fd00::1:%x", i);
         /* the first half with a 1-unit lifetime (60 s), the rest 30 */
-        dao_in(&r, text, text, "fd00::2", 240, i < MIP_RPL_ROOT_NODES_MAX / 2 ? 1 : 30, 1,
+        dao_in(&r, text, text, "fd00::2", 240, i < MIP_RPL_DOWN_MAX / 2 ? 1 : 30, 1,
                false);
     }
-    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_ROOT_NODES_MAX);
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_DOWN_MAX);
     fixture_clear(&f);
     for (i = 0; i < 20; i++) {
         snprintf(text, sizeof text, "fd00::2:%x", i);
         dao_in(&r, text, text, "fd00::2", 240, 30, 5, true);
     }
     CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_drop_dao_table_full), 20);
-    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_ROOT_NODES_MAX);
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_added), MIP_RPL_DOWN_MAX);
     check_dao_ack(&f, "fd00::2:13", 5, 128);
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++) {
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++) {
         struct mip_addr a;
         snprintf(text, sizeof text, "fd00::1:%x", i);
         a = fixture_addr(text);
@@ -327,8 +356,8 @@ static void test_root_table_full_evicts_nothing_live(void)
     fixture_advance(&f, 61000);
     dao_in(&r, "fd00::2:0", "fd00::2:0", "fd00::2", 240, 30, 6, false);
     CHECK(rpl_down_knows(&r, fixture_addr("fd00::2:0").bytes, f.s->now));
-    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_expired), MIP_RPL_ROOT_NODES_MAX / 2);
-    snprintf(text, sizeof text, "fd00::1:%x", MIP_RPL_ROOT_NODES_MAX - 1);
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_nodes_expired), MIP_RPL_DOWN_MAX / 2);
+    snprintf(text, sizeof text, "fd00::1:%x", MIP_RPL_DOWN_MAX - 1);
     CHECK(rpl_down_knows(&r, fixture_addr(text).bytes, f.s->now));
     fixture_free(&f);
 }

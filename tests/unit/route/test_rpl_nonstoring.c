@@ -6,11 +6,18 @@
  * a datagram between two nodes goes up to the root and down in a tunnel
  * (RFC 9008 7); a node that changes parent is found on its new path.
  */
-#include "rplnet.h"
+#include "moteip/config.h"
 #include "moteip/rpl_down.h"
-#include "moteip/udp.h"
 
-#if MIP_CONF_RPL_ROOT && MIP_RPL_ROOT_NODES_MAX > 0
+/* rplnet.h needs a root (mip_rpl_root_start) */
+#if MIP_CONF_RPL_ROOT
+#include "rplnet.h"
+#include "moteip/udp.h"
+#else
+#include "testing.h"
+#endif
+
+#if MIP_CONF_RPL_ROOT && MIP_RPL_DOWN_MAX > 0
 
 static mip_status udp_to(struct net *nt, unsigned i, unsigned j)
 {
