@@ -57,6 +57,7 @@ struct sim_dyn {
     uint64_t converged_us;          /* UINT64_MAX: not yet */
     uint64_t *reconverged_us;       /* per event; UINT64_MAX: not (yet) */
     bool     probing;               /* a probe is in the queue */
+    uint64_t probe_from_us;         /* when the network was last known broken */
     size_t   awaiting;              /* the event whose rejoining is timed; SIZE_MAX: none */
     struct dyn_flow *flow;
     struct dyn_rec *rec;            /* n_events x n_flows */
@@ -311,6 +312,7 @@ static void probe_soon(struct sim *sim, uint64_t at)
 void sim_dyn_set_joined(struct sim *sim, sim_joined_fn joined)
 {
     sim->joined = joined;
+    sim->dyn->probe_from_us = sim->now_us;
     probe_soon(sim, sim->now_us);
 }
 
@@ -326,7 +328,10 @@ static void probe(struct sim *sim)
         if (!sim->node[i].down && !d->joined[i])
             break;
     if (i < sim->n) {
-        probe_soon(sim, sim->now_us + SIM_PROBE_US);
+        /* every 100 ms, and at least every 1 % of the time waited so far:
+         * a network that never converges costs a few hundred probes an hour */
+        uint64_t gap = (sim->now_us - d->probe_from_us) / 100u;
+        probe_soon(sim, sim->now_us + (gap > SIM_PROBE_US ? gap : SIM_PROBE_US));
         return;
     }
     if (d->converged_us == UINT64_MAX)
@@ -378,18 +383,36 @@ static void chains_to_root(struct sim *sim, const uint32_t *next, uint8_t *memo,
     }
 }
 
+#if MIP_RPL_DOWN_MAX > 0
+/* Node r's live downward route to target t: the node it goes through
+ * (storing: the child; non-storing root: t's DAO parent); UINT32_MAX: none. */
+static uint32_t down_via(const struct sim *sim, uint32_t r, uint32_t t)
+{
+    const struct mip_rpl_down *dn = &sim->node[r].rpl.down;
+    mip_time_t now = sim_ms(sim);
+    unsigned k;
+    for (k = 0; k < MIP_RPL_DOWN_MAX; k++) {
+        const struct mip_rpl_node *e = &dn->node[k];
+        if (e->used && mip_time_before(now, e->expires) && node_of(sim, e->target) == t)
+            return node_of(sim, e->parent);
+    }
+    return UINT32_MAX;
+}
+#endif
+
 /*
  * The RPL arm's view: upward, each node's preferred parents lead to the
  * root through nodes that are up, without a loop; downward, in
- * non-storing mode, the root's node table chains the node back the same
- * way (the source route it would build, entries whose lifetime has not
- * run out). Storing mode counts the way up only (its downward state is
- * per node). O(n + the root's table) per call.
+ * non-storing mode the root's node table chains the node back the same
+ * way (the source route it would build), in storing mode the routers'
+ * routes lead from the root down to it (each hop's next hop up, at most
+ * n hops), entries whose lifetime has not run out. Non-storing: O(n + the
+ * root's table); storing: O(n x depth x a router's table).
  */
 static void rpl_joined_view(struct sim *sim, uint8_t *joined)
 {
     struct sim_dyn *d = sim->dyn;
-    uint32_t i;
+    uint32_t i, root = sim->sc->rpl_root;
     for (i = 0; i < sim->n; i++) {
         uint8_t pa[16];
         const struct sim_node *nd = &sim->node[i];
@@ -399,23 +422,36 @@ static void rpl_joined_view(struct sim *sim, uint8_t *joined)
     chains_to_root(sim, d->next, joined, d->stack);
     for (i = 0; i < sim->n; i++)
         joined[i] = joined[i] == MEMO_YES;
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
     if (sim->sc->rpl_mode != SIM_RPL_STORING) {
-        const struct mip_rpl *root = &sim->node[sim->sc->rpl_root].rpl;
-        mip_time_t now = sim_ms(sim);
-        unsigned k;
         for (i = 0; i < sim->n; i++)
             d->next[i] = UINT32_MAX;
-        for (k = 0; k < MIP_RPL_ROOT_NODES_MAX; k++) {
-            const struct mip_rpl_node *e = &root->down.node[k];
-            uint32_t t = node_of(sim, e->target);
-            if (e->used && mip_time_before(now, e->expires) && t != UINT32_MAX)
-                d->next[t] = node_of(sim, e->parent);
+        {
+            const struct mip_rpl_down *dn = &sim->node[root].rpl.down;
+            mip_time_t now = sim_ms(sim);
+            unsigned k;
+            for (k = 0; k < MIP_RPL_DOWN_MAX; k++) {
+                const struct mip_rpl_node *e = &dn->node[k];
+                uint32_t t = node_of(sim, e->target);
+                if (e->used && mip_time_before(now, e->expires) && t != UINT32_MAX)
+                    d->next[t] = node_of(sim, e->parent);
+            }
         }
         chains_to_root(sim, d->next, d->memo, d->stack);
         for (i = 0; i < sim->n; i++)
             joined[i] = joined[i] && d->memo[i] == MEMO_YES;
+        return;
     }
+    for (i = 0; i < sim->n; i++) {
+        uint32_t x = root, hops;
+        if (!joined[i] || i == root)
+            continue;
+        for (hops = 0; hops <= sim->n && x != i && x != UINT32_MAX && !sim->node[x].down; hops++)
+            x = down_via(sim, x, i);
+        joined[i] = x == i;
+    }
+#else
+    (void)root;
 #endif
 }
 
@@ -423,10 +459,10 @@ static void rpl_joined_view(struct sim *sim, uint8_t *joined)
 static uint32_t rpl_root_nodes(const struct sim *sim)
 {
     uint32_t n = 0;
-#if MIP_RPL_ROOT_NODES_MAX > 0
+#if MIP_RPL_DOWN_MAX > 0
     const struct mip_rpl *root = &sim->node[sim->sc->rpl_root].rpl;
     unsigned i;
-    for (i = 0; i < MIP_RPL_ROOT_NODES_MAX; i++)
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++)
         if (root->down.node[i].used && mip_time_before(sim_ms(sim), root->down.node[i].expires))
             n++;
 #else
@@ -491,6 +527,7 @@ void sim_dyn_event(struct sim *sim, uint8_t kind, uint32_t arg)
      * had not yet keeps its first convergence running) */
     if (d->converged_us != UINT64_MAX) {
         d->awaiting = arg;
+        d->probe_from_us = sim->now_us;
         probe_soon(sim, sim->now_us);
     }
 }
@@ -602,7 +639,7 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
         for (n = 0; n < sim->n; n++)
             changes += mip_rpl_stat(&sim->node[n].rpl, MIP_RPL_STAT_parent_changes);
         sj_w_member_uint(w, "parent_changes", changes);
-        sj_w_member_uint(w, "root_table_max", MIP_RPL_ROOT_NODES_MAX);
+        sj_w_member_uint(w, "root_table_max", MIP_RPL_DOWN_MAX);
         sj_w_member_uint(w, "root_table", rpl_root_nodes(sim));
         sj_w_member_uint(w, "root_table_peak", d->root_nodes_peak);
     }

@@ -499,10 +499,10 @@ void sim_dyn_event(struct sim *sim, uint8_t kind, uint32_t arg);
 void sim_dyn_write(struct sim *sim, struct sj_writer *w);
 void sim_dyn_free(struct sim *sim);
 /* A routing arm that nodes join (RPL) gives its view at build; from then
- * on a probe every SIM_PROBE_US asks it about every node that is up until
- * all have joined ("routing.convergence_s"), and again after each event
- * until they have rejoined ("reconverged_after_s"). O(n) per probe, and
- * probes run only while some node is out. */
+ * on a probe every SIM_PROBE_US (and at least every 1 % of the time
+ * waited) asks it about every node that is up until all have joined
+ * ("routing.convergence_s"), and again after each event until they have
+ * rejoined ("reconverged_after_s"). Probes run only while some node is out. */
 #define SIM_PROBE_US 100000u
 void sim_dyn_set_joined(struct sim *sim, sim_joined_fn joined);
 /* Routes through a gateway in nd's route table (connected prefixes aside). */

@@ -27,6 +27,7 @@ REPAIR_ARMS: Arms = [
     ("rpl-mrhof", {**RPL, "routing.of": "mrhof"}),
     ("rpl-of0", {**RPL, "routing.of": "of0"}),
     ("rpl-mrhof-timeout", {**RPL, "routing.of": "mrhof", "routing.parent_timeout_ms": 10000}),
+    ("rpl-storing-mrhof", {**RPL, "routing.of": "mrhof", "routing.mode": "storing"}),
 ]
 
 W = "scenario_events[0].flows[0]."
@@ -74,16 +75,16 @@ def repair_report(summary: JsonObj) -> Report:
         "sender's backed-off RTO: the RTOs taken grow with the delay (doubling each time).",
         "no-repair: the routes stay through the dead node; the sender retransmits until TCP gives "
         "up (MIP_TCP_MAX_RETRIES) and the flow ends incomplete.",
-        "rpl-*: RPL non-storing rooted at node 4 (the flow's destination; the ACKs go down by "
+        "rpl-*: RPL non-storing (but the last) rooted at node 4 (the flow's destination; the ACKs go down by "
         "the root's source routes), RFC 6550 defaults otherwise. Its repair delay column is the "
         "time from the death until every node that is up again had a parent chain to the root "
         "and the root a source route to it (reconverged_after_s). A child learns of the death "
         "from its MAC's unacknowledged frames (the link reports raise the ETX) or, with "
         "rpl-mrhof-timeout, when the parent has not been heard for 10 s; it then needs a new "
         "parent and, for the ACKs, a DAO to the root.",
+        "rpl-storing-mrhof: the same in storing mode (every router keeps routes to the nodes "
+        "below it; the ACKs follow them).",
         "hops = the mean hops of the flow's delivered segments: 4 before the death, 6 after.",
-        "Storing mode is not an arm: its downward routes are not in the simulator yet, so the "
-        "TCP handshake's SYN-ACK has no way down.",
     ]
     return Report(["arm", "repair s", "stall s", "resumed after s", "RTOs", "retx",
                    "complete", "intact", "bytes delivered", "completion s", "hops"], rows, notes)
@@ -205,9 +206,9 @@ def convergence_report(summary: JsonObj) -> Report:
     notes = [
         "joined: the latest first-join time of the 100 nodes (each node's rpl.joined_s: a "
         "preferred parent and a rank). converged: the first time every node had a parent chain "
-        "to the root through nodes that are up and, in non-storing mode, the root's node table "
-        "chained it back (a source route); storing mode's downward routes are not in the "
-        "simulator yet, so its convergence is upward only (docs/SIMULATOR.md, Convergence). "
+        "to the root through nodes that are up and the root reached it: non-storing, the root's "
+        "node table chained it back (a source route); storing, the routers' routes led from the "
+        "root down to it (docs/SIMULATOR.md, Convergence). "
         "runs converged: of the runs, how many by 600 s; the mean is over those.",
         "joined at end: nodes that pass that test at 600 s. parent changes: over the run, each "
         "node's first choice included (100 at least).",
