@@ -83,7 +83,7 @@ struct mip_rpl_config {
 
 /* The longest of the times above (2^30 ms, 12.4 days): a stamp is never
  * compared after half the 32-bit ms clock's wrap. */
-#define MIP_RPL_TIME_MAX_MS (1u << 30)
+#define MIP_RPL_TIME_MAX_MS ((uint32_t)1 << 30)
 
 /* Fills cfg with the RFC 6550 17 defaults (non-storing, MRHOF). */
 void mip_rpl_config_default(struct mip_rpl_config *cfg);

@@ -411,9 +411,20 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         if (d->rank == MIP_RPL_INFINITE_RANK)
             return;
         /* Rejoining the DODAG version we left: only within MaxRankIncrease
-         * of the lowest rank we had in it (kept across the detach). */
+         * of the lowest rank we had in it (kept across the detach). A DIO
+         * that cannot give such a rank is not joined at all: joining and
+         * detaching again at once would restart the DIS timer on every
+         * DIO, and each multicast DIS resets the neighbours' Trickle. */
         if (same && d->version == r->version && r->lowest_rank != MIP_RPL_INFINITE_RANK) {
             uint16_t keep = r->lowest_rank;
+            struct mip_rpl_neigh probe;
+            memset(&probe, 0, sizeof(probe));
+            probe.rank = d->rank;
+            if (r->conf.max_rank_inc != 0u &&
+                (uint32_t)rank_via(r, &probe) > (uint32_t)keep + r->conf.max_rank_inc) {
+                STAT(r, drop_rank);
+                return;
+            }
             uint8_t epoch = r->epoch;
             join(r, d, &conf);
             r->lowest_rank = keep;

@@ -299,6 +299,19 @@ static void test_no_parent_with_greater_rank(void)
     CHECK(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_detaches) >= 1u);
     /* node 2 heard the poison and let go of node 1 */
     CHECK(net_parent(nt, 2) != 1);
+    /* a DIO of the version it left, from deeper than its lowest rank plus
+     * MaxRankIncrease (7 x 256): not joined, counted, no new DIS round */
+    {
+        uint32_t joins = mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_joins);
+        uint32_t drops = mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_rank);
+        inject_dio(nt, 9, 1, (uint16_t)(r1 + 8u * 256u), nt->rpl[0].version, 0);
+        CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_joins), joins);
+        CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_rank), drops + 1u);
+        CHECK(!mip_rpl_joined(&nt->rpl[1]));
+        /* within the limit it rejoins */
+        inject_dio(nt, 9, 1, (uint16_t)(r1 + 2u * 256u), nt->rpl[0].version, 0);
+        CHECK(mip_rpl_joined(&nt->rpl[1]));
+    }
     net_free(nt);
 }
 
