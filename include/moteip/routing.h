@@ -92,9 +92,11 @@ enum mip_routing_verdict {
                                 core counts drop_routing */
     MIP_ROUTING_ICMP,        /* drop and send the error in icmp_*; counted
                                 the same */
-    MIP_ROUTING_TAKEN        /* rx_hook only: the driver consumed or
-                                re-sent the datagram (a source route's
-                                next hop); core does nothing more */
+    MIP_ROUTING_TAKEN        /* the driver consumed or re-sent the
+                                datagram (rx: a source route's next hop;
+                                output and forward: the root's tunnel,
+                                fragmented); core frees it, counts no drop
+                                and does nothing more */
 };
 
 typedef enum mip_routing_verdict (*mip_routing_hook_fn)(void *ctx, struct mip_stack *s,

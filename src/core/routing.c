@@ -86,7 +86,8 @@ enum mip_routing_verdict routing_hook(struct mip_stack *s, mip_routing_hook_fn f
         return MIP_ROUTING_PASS;
     pkt->icmp_type = 0;
     v = fn(s->routing.ctx, s, pkt, s->now);
-    if (v != MIP_ROUTING_PASS)
+    /* TAKEN: the driver sent it on itself (rpl's tunnel) */
+    if (v != MIP_ROUTING_PASS && v != MIP_ROUTING_TAKEN)
         STAT(s, drop_routing);
     return v;
 }

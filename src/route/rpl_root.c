@@ -226,6 +226,9 @@ static uint8_t *open_gap(struct mip_stack *s, const struct mip_routing_pkt *pkt,
 /* --- the root's source routes --------------------------------------------- */
 
 #if MIP_RPL_DOWN_MAX > 0
+static enum mip_routing_verdict tunnel_send(struct mip_rpl *r, const uint8_t *pkt, size_t len,
+                                            bool forwarded, mip_time_t now);
+
 /*
  * A datagram the root originates to dst, a node of the table: it carries
  * its route itself (RFC 6554; RFC 9008 7). A child of the root needs none.
@@ -253,9 +256,15 @@ static enum mip_routing_verdict root_down(struct mip_rpl *r, struct mip_routing_
     /* after the fixed header and a Hop-by-Hop header (RFC 8200 4.1) */
     if (b[6] == MIP_IPV6_NH_HOPOPTS && pkt->p->len >= IP6_HDR + 2u)
         at += ((size_t)b[IP6_HDR + 1u] + 1u) * 8u;
-    if (at > pkt->p->len || (b = open_gap(r->stack, pkt, at, (uint16_t)srh_len)) == NULL) {
-        rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_srh_no_room);
-        return MIP_ROUTING_DROP;
+    if (at > pkt->p->len)
+        return MIP_ROUTING_PASS;
+    b = open_gap(r->stack, pkt, at, (uint16_t)srh_len);
+    if (b == NULL) {
+        /* no room for the SRH in the MTU (a full-sized TCP segment): our
+         * own datagram goes in a tunnel to the node, fragmented (RFC 2473
+         * 7.1), as a forwarded one does */
+        b = mip_pbuf_payload(pkt->p);
+        return tunnel_send(r, b, pkt->p->len, false, now);
     }
     /* the header that named what followed now names the SRH */
     nh = at == IP6_HDR ? b[6] : b[IP6_HDR];
@@ -288,7 +297,7 @@ static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, uint8_t *b, size_
  * mip_ip_send_raw (the hooks do not see them again).
  */
 static enum mip_routing_verdict tunnel_send(struct mip_rpl *r, const uint8_t *pkt, size_t len,
-                                            mip_time_t now)
+                                            bool forwarded, mip_time_t now)
 {
     struct mip_stack *s = r->stack;
     uint8_t hops[MIP_RPL_SRH_HOPS_MAX][16];
@@ -349,7 +358,7 @@ static enum mip_routing_verdict tunnel_send(struct mip_rpl *r, const uint8_t *pk
         memcpy(b + at, pkt + off, n);
         /* the inner datagram as forwarded: its hop limit decremented, its
          * RPL Option ours (going down) */
-        if (off == 0u) {
+        if (off == 0u && forwarded) {
             b[at + 7] = (uint8_t)(pkt[7] - 1u);
             (void)rpi_forward(r, b + at, n, true);
         }
@@ -380,7 +389,7 @@ enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_
         !global_unicast(pkt + 8) || !global_unicast(pkt + 24) ||
         !rpl_down_knows(r, pkt + 24, now))
         return MIP_ROUTING_PASS;
-    return tunnel_send(r, pkt, len, now);
+    return tunnel_send(r, pkt, len, true, now);
 #else
     (void)ctx; (void)s; (void)in_netif; (void)pkt; (void)len; (void)local; (void)err;
     (void)now;

@@ -5,7 +5,8 @@ non-storing mode the root keeps the node table and source-routes (an SRH
 each router sends on, RFC 6554), in storing mode each router keeps routes
 from its children's DAOs. A UDP datagram from the root to every node of a
 4x4 grid arrives, and a TCP transfer from the root to the far end of a line
-delivers every byte, in both modes. tshark reads the source-routed frames
+delivers every byte, in both modes (non-storing: its full-sized segments
+go in a fragmented tunnel). tshark reads the source-routed frames
 of a capture with nothing malformed.
 """
 from __future__ import annotations
@@ -45,18 +46,17 @@ def test_root_reaches_every_node_of_a_grid(tmp_path, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_tcp_root_to_leaf_delivers_every_byte(tmp_path, mode):
-    # TCPlp's five-frame segment (seeds/003 s.6.4): a segment that fills
-    # the 1280-byte MTU leaves the root no room for a source route
-    # (drop_srh_no_room, docs/RPL.md)
+    # the default MSS: a segment fills the 1280-byte MTU, so the root sends
+    # it in a tunnel whose outer datagram it fragments (RFC 2473 7.1)
     line = {"type": "chain", "nodes": 6, "spacing_m": 10}
-    flows = [{"type": "tcp", "src": 0, "dst": 5, "bytes": 20000, "start_s": 30,
-              "mss": 474}]
+    flows = [{"type": "tcp", "src": 0, "dst": 5, "bytes": 20000, "start_s": 30}]
     r = run_ok(base(line, mode, flows, duration=600), tmp_path)
     f = r["flows"][0]
     assert f["complete"] and f["integrity_ok"], (mode, f)
     relays = r["node_stats"][1:5]
     if mode == "non-storing":              # each router on the way swapped
         assert all(n["stack"].get("srh_forwarded", 0) >= 30 for n in relays), relays
+        assert r["node_stats"][5]["stack"].get("rx_ipv6_decap", 0) >= 15
     else:
         assert all(n["stack"].get("srh_forwarded", 0) == 0 for n in relays), relays
 

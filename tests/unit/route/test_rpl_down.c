@@ -140,6 +140,42 @@ static void root_ping(struct fixture *f, const char *dst)
     (void)mip_ip_output_copy(f->s, &tx, icmp, k);
 }
 
+/* The root's own datagram that fills the MTU has no room for its SRH: it
+ * goes in a tunnel to the node, the outer datagram fragmented (each
+ * fragment with the outer header and the SRH); nothing counted dropped. */
+static void test_root_tunnels_its_own_full_datagram(void)
+{
+    static uint8_t icmp[1600];
+    struct fixture f;
+    struct mip_rpl r;
+    struct mip_ip_tx tx;
+    struct mip_srh h;
+    size_t k, i;
+
+    setup(&f, &r, true);
+    dao_in(&r, "fd00::3", "fd00::3", "fd00::2", 240, 30, 1, false);
+    dao_in(&r, "fd00::4", "fd00::4", "fd00::3", 240, 30, 1, false);
+    k = build_echo(icmp, 128, 0x7777, 2, FIXTURE_MTU - 48);
+    fix_l4_checksum6(icmp, k, 2, 58, "fd00::2", "fd00::4");
+    memset(&tx, 0, sizeof(tx));
+    tx.dst = fixture_addr("fd00::4");
+    tx.proto = 58;
+    tx.netif = MIP_NETIF_ANY;
+    CHECK_EQ(mip_ip_output_copy(f.s, &tx, icmp, k), MIP_OK);
+    CHECK_EQ(f.ntx, 2);
+    for (i = 0; i < f.ntx; i++) {
+        CHECK(f.tx[i].len <= FIXTURE_MTU);
+        CHECK_IP6(f.tx[i].data, "fd00::2", "fd00::3", MIP_IPV6_NH_ROUTING, 64,
+                  f.tx[i].len - 40);
+        CHECK_EQ(mip_srh_parse(f.tx[i].data + 40, f.tx[i].len - 40, &h), MIP_OK);
+        CHECK_EQ(h.next_header, MIP_IPV6_NH_FRAGMENT);
+    }
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_tunnelled), 1);
+    CHECK_EQ(dstat(&r, MIP_RPL_DOWN_STAT_drop_srh_no_room), 0);
+    CHECK_EQ(fixture_stat(&f, MIP_STAT_drop_routing), 0);
+    fixture_free(&f);
+}
+
 /* The DAO-ACK the root sent last: to `dst`, its sequence and status. */
 static void check_dao_ack(const struct fixture *f, const char *dst, uint8_t seq, uint8_t status)
 {
@@ -575,6 +611,7 @@ int main(void)
 {
     RUN(test_root_source_routes_its_datagrams);
     RUN(test_root_tunnels_what_it_forwards);
+    RUN(test_root_tunnels_its_own_full_datagram);
     RUN(test_root_table_updates);
     RUN(test_root_table_full_evicts_nothing_live);
     RUN(test_dao_at_a_node_is_dropped);

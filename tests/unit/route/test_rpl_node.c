@@ -248,6 +248,9 @@ static void test_leaf_joins_from_a_dio(void)
     fake->pio.flags = MIP_RPL_PIO_A;
     fake->pio.valid_s = fake->pio.preferred_s = 0xFFFFFFFFu;
     fake->pio.prefix[0] = 0xfd;
+    /* linked: the leaf's DAOs to its parent are acknowledged (unlinked,
+     * they would raise the parent's ETX until the leaf detaches) */
+    net_link(nt, 0, 1, true);
     inject_dio_opts(nt, 1, 1, 256, 240, 0, true);
     CHECK(mip_rpl_joined(&nt->rpl[1]));
     CHECK_EQ(net_parent(nt, 1), 0);
