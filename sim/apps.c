@@ -50,6 +50,7 @@ struct sim_flow {
     uint64_t inflight_n, inflight_sum;
     uint32_t inflight_hist[32];     /* the last bin counts 31 and more */
     uint32_t rexmits, timeouts, segs_tx_snd, segs_tx_rcv;
+    uint16_t rx_window;             /* the listener's receive buffer */
     /* TCP data segments handed to the sender's link (retransmissions too)
      * and delivered to the receiver's IP (duplicates too): segment loss
      * after link retries and reassembly (TCPlp fig. 6) */
@@ -71,6 +72,9 @@ struct sim_flow {
     /* ping: replies seen are marked in udp_seen, one bit per sequence number */
     uint32_t ping_sent, ping_recv, ping_dup;
     double   ping_rtt_sum, ping_rtt_min, ping_rtt_max;
+    /* dynamics: an app event that found its source down waits for the
+     * node's reboot; a reboot of an end ended the flow */
+    bool     parked, rebooted;
 };
 
 static void flow_finish(struct sim_flow *f, bool complete)
@@ -193,6 +197,8 @@ static void rcv_readable(void *ctx, struct mip_tcp_conn *c)
         f->delivered += n;
         f->last_rx_us = f->sim->now_us;
     }
+    if (got > 0u && f->sim->dyn != NULL)
+        sim_dyn_delivered(f->sim, f->index);
     /* TCP calls readable once per segment that advances the in-order data
      * (a retransmission that fills a hole: once for all it releases). */
     if (got > 0u)
@@ -252,6 +258,26 @@ static uint16_t path_mss(struct sim *sim, const struct sim_flow_spec *fs)
     return mss;
 }
 
+/* What a TCP flow sets on its end's struct mip_tcp (per node, not per
+ * connection: the last flow that sets it wins), at build and after the
+ * node's reboot. */
+static void tcp_node_settings(struct sim *sim, const struct sim_flow_spec *fs, struct sim_node *nd,
+                              bool sender)
+{
+    const struct sim_tcp_endpoint *e = sender ? &fs->sender : &fs->receiver;
+    if (sender && e->cwnd_hold_backlog != 0u && sim->sc->relay.mode != MIP_RELAY_OFF) {
+        nd->tcp.backlog = relay_backlog;
+        nd->tcp.backlog_ctx = nd;
+        nd->tcp.cwnd_hold_backlog = e->cwnd_hold_backlog;
+    }
+    if (e->max_retries != 0u)
+        nd->tcp.max_retries = e->max_retries;
+    if (e->rto_min_ms != 0u)
+        nd->tcp.rto_min_ms = e->rto_min_ms;
+    if (fs->mss != 0)
+        nd->tcp.mss_max = fs->mss;
+}
+
 static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_t errlen)
 {
     const struct sim_flow_spec *fs = f->fs;
@@ -285,29 +311,13 @@ static bool tcp_flow_build(struct sim *sim, struct sim_flow *f, char *err, size_
         (void)mip_tcp_init(&src->tcp, &src->stack);
         src->tcp_on = true;
     }
-    if (fs->sender.cwnd_hold_backlog != 0u && sim->sc->relay.mode != MIP_RELAY_OFF) {
-        src->tcp.backlog = relay_backlog;
-        src->tcp.backlog_ctx = src;
-        src->tcp.cwnd_hold_backlog = fs->sender.cwnd_hold_backlog;
-    }
     if (!dst->tcp_on) {
         (void)mip_tcp_init(&dst->tcp, &dst->stack);
         dst->tcp_on = true;
     }
-    /* Per node (struct mip_tcp), not per connection: the last flow that
-     * sets it wins. */
-    if (fs->sender.max_retries != 0u)
-        src->tcp.max_retries = fs->sender.max_retries;
-    if (fs->receiver.max_retries != 0u)
-        dst->tcp.max_retries = fs->receiver.max_retries;
-    if (fs->sender.rto_min_ms != 0u)
-        src->tcp.rto_min_ms = fs->sender.rto_min_ms;
-    if (fs->receiver.rto_min_ms != 0u)
-        dst->tcp.rto_min_ms = fs->receiver.rto_min_ms;
-    if (fs->mss != 0) {
-        src->tcp.mss_max = fs->mss;
-        dst->tcp.mss_max = fs->mss;
-    }
+    tcp_node_settings(sim, fs, src, true);
+    tcp_node_settings(sim, fs, dst, false);
+    f->rx_window = (uint16_t)rrx;
     st = mip_tcp_listen(&dst->tcp, &f->lis, fs->port, (uint16_t)rrx, rcv_accept);
     if (st != MIP_OK) {
         snprintf(err, errlen, "flows[%u]: node %u cannot listen on port %u: %s", f->index,
@@ -590,6 +600,10 @@ void sim_app_event(struct sim *sim, uint32_t idx)
     struct sim_flow *f = &sim->flow[idx];
     if (f->done)
         return;
+    if (sim->node[f->fs->src].down) {
+        f->parked = true;                   /* runs when the node is back */
+        return;
+    }
     if (f->fs->kind == SIM_FLOW_TCP) {
         if (!f->started) {
             f->started = true;
@@ -613,6 +627,49 @@ void sim_app_event(struct sim *sim, uint32_t idx)
     } else {
         f->started = true;
         udp_send(sim, f);
+    }
+}
+
+/*
+ * nd was rebooted: what its firmware starts at boot runs again, and what
+ * lived in its RAM is gone. A TCP flow with an end there that had started
+ * ends, incomplete, with error "reboot" (the connection's state is lost;
+ * the peer learns of it by a reset or its timeouts); TCP comes up with the
+ * flows' node settings and the listeners of flows that have not started;
+ * UDP sinks bind again and a ping source's reply handler is set again.
+ * App events that came while the node was down run now.
+ */
+void sim_apps_node_reboot(struct sim *sim, struct sim_node *nd)
+{
+    size_t k;
+    if (nd->tcp_on)
+        (void)mip_tcp_init(&nd->tcp, &nd->stack);
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        const struct sim_flow_spec *fs = f->fs;
+        bool src = fs->src == nd->id, dst = fs->dst == nd->id;
+        if (!src && !dst)
+            continue;
+        if (fs->kind == SIM_FLOW_TCP) {
+            if (f->started && !f->done) {
+                f->rebooted = true;
+                sim_trace(sim, "tcp_error", nd->id, "\"flow\":%u,\"why\":\"reboot\"", f->index);
+                flow_finish(f, false);
+            }
+            if (f->done)
+                continue;
+            tcp_node_settings(sim, fs, nd, src);
+            if (dst)
+                (void)mip_tcp_listen(&nd->tcp, &f->lis, fs->port, f->rx_window, rcv_accept);
+        } else if (fs->kind == SIM_FLOW_UDP && dst) {
+            (void)mip_udp_bind(&nd->stack, fs->port, udp_recv, nd);
+        } else if (fs->kind == SIM_FLOW_PING && src) {
+            mip_ping_set_handler(&nd->stack, ping_reply, nd);
+        }
+        if (src && f->parked && !f->done) {
+            f->parked = false;
+            (void)sim_evq_push(&sim->q, sim->now_us, SIM_EV_APP, fs->src, f->index);
+        }
     }
 }
 
@@ -655,6 +712,29 @@ void sim_apps_source_tx(struct sim *sim, uint32_t node, uint32_t seq, uint32_t l
     }
 }
 
+void sim_apps_flow_counts(const struct sim *sim, uint32_t flow, struct sim_flow_counts *out)
+{
+    const struct sim_flow *f = &sim->flow[flow];
+    const struct sim_node *src = &sim->node[f->fs->src];
+    memset(out, 0, sizeof(*out));
+    out->tcp = f->fs->kind == SIM_FLOW_TCP;
+    out->udp = f->fs->kind == SIM_FLOW_UDP;
+    out->started = f->started;
+    out->done = f->done;
+    out->complete = f->complete;
+    out->done_us = f->done_us;
+    out->delivered = f->delivered;
+    out->last_rx_us = f->last_rx_us;
+    if (out->tcp && src->tcp_on) {
+        out->timeouts = mip_tcp_stat(&src->tcp, MIP_TCP_STAT_timeouts);
+        out->rexmits = mip_tcp_stat(&src->tcp, MIP_TCP_STAT_rexmits);
+    }
+    out->data_tx = f->data_tx;
+    out->data_rx = f->data_rx;
+    out->sent = f->udp_sent;
+    out->received = f->udp_recv;
+}
+
 struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow)
 {
     return flow < sim->n_flows ? sim->flow[flow].sensor : NULL;
@@ -690,8 +770,9 @@ static bool tcp_of(const uint8_t *ip, size_t n, size_t dgram_len, uint16_t *spor
     size_t hl;
     uint8_t proto;
     if (n >= 40u && (ip[0] >> 4) == 6u) {
-        hl = 40u;
-        proto = ip[6];
+        hl = sim_ip6_upper(ip, n, &proto);
+        if (hl == 0u)
+            return false;
     } else if (n >= 20u && (ip[0] >> 4) == 4u) {
         hl = (size_t)(ip[0] & 15u) * 4u;
         proto = ip[9];
@@ -747,11 +828,47 @@ void sim_apps_frame_out(struct sim *sim, struct sim_node *nd, const uint8_t *fra
         f->data_tx++;
 }
 
+/* The hops a datagram of a flow took, from its hop limit (the source
+ * sends with its stack's default), for the path stretch. */
+static void flow_hops(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len)
+{
+    uint32_t src;
+    size_t k;
+    uint8_t left, proto;
+    if (len >= 40u && (ip[0] >> 4) == 6u) {
+        src = (uint32_t)ip[22] << 8 | ip[23];
+        left = ip[7];
+        if (sim_ip6_upper(ip, len, &proto) == 0u)
+            return;
+    } else if (len >= 20u && (ip[0] >> 4) == 4u) {
+        src = (uint32_t)ip[14] << 8 | ip[15];
+        left = ip[8];
+        proto = ip[9];
+    } else {
+        return;
+    }
+    if (src >= sim->n || (proto != MIP_IPPROTO_TCP && proto != 17u))
+        return;
+    for (k = 0; k < sim->n_flows; k++) {
+        const struct sim_flow_spec *fs = sim->flow[k].fs;
+        if (fs->src == src && fs->dst == nd->id &&
+            (fs->kind == SIM_FLOW_UDP) == (proto == 17u) &&
+            (fs->kind == SIM_FLOW_TCP || fs->kind == SIM_FLOW_UDP)) {
+            uint8_t ttl = sim->node[src].stack.default_ttl;
+            if (ttl >= left)
+                sim_dyn_hops(sim, (uint32_t)k, (uint32_t)(ttl - left) + 1u);
+            return;
+        }
+    }
+}
+
 void sim_apps_datagram_in(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len)
 {
     uint16_t sp, dp;
     bool data;
     size_t k;
+    if (sim->dyn != NULL)
+        flow_hops(sim, nd, ip, len);
     if (!tcp_of(ip, len, len, &sp, &dp, &data) || !data)
         return;
     for (k = 0; k < sim->n_flows; k++) {
@@ -864,7 +981,8 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             else
                 sj_w_null(w);
             sj_w_key(w, "error");
-            sj_w_string(w, f->error == 0 ? "none" : f->error < 0 ? "connect" :
+            sj_w_string(w, f->rebooted ? "reboot" : f->error == 0 ? "none" :
+                           f->error < 0 ? "connect" :
                            f->error == MIP_TCP_ERR_TIMEOUT ? "timeout" :
                            f->error == MIP_TCP_ERR_RESET ? "reset" :
                            f->error == MIP_TCP_ERR_REFUSED ? "refused" : "other");

@@ -15,7 +15,10 @@ enum sim_ev_kind {
     SIM_EV_MAC_POLL,        /* a node's mip_mac_poll deadline */
     SIM_EV_TX_END,          /* the last bit of a transmission left the air */
     SIM_EV_APP,             /* an application timer (arg: flow index) */
-    SIM_EV_MISBEHAVE        /* a misbehaving node's attack (misbehave.c) */
+    SIM_EV_MISBEHAVE,       /* a misbehaving node's attack (misbehave.c) */
+    SIM_EV_DYN,             /* a scenario event (arg: its index, sorted) */
+    SIM_EV_ROUTES,          /* shortest routing recomputes its routes */
+    SIM_EV_PROBE            /* the convergence probe (dynamics.c) */
 };
 
 struct sim_event {

@@ -7,7 +7,7 @@
  * port/linux's TUN/TAP driver; nothing below includes sim/.
  *
  * moteip-sim SCENARIO.json [--out RESULT.json] [--pcap FILE] [--pcap-view auto|radio|ip]
- *            [--pcap-node N] [--trace FILE] [--seed N] [--perf] [--check] [--strict]
+ *            [--pcap-node N] [--trace FILE [--trace-radio]] [--seed N] [--perf] [--check] [--strict]
  *            [--realtime [--speed X]]
  *
  * --realtime paces the run to the wall clock (realtime.h) and attaches the
@@ -36,7 +36,7 @@
 
 struct sim_args {
     const char *scen, *out, *pcap_path, *trace_path, *zep_mirror;
-    bool perf, seed_given, check_only, strict, realtime, help;
+    bool perf, seed_given, check_only, strict, realtime, help, trace_radio;
     double speed;                       /* --speed; 0: not given */
     unsigned long long seed;
     enum sim_capture_view pcap_view;
@@ -171,6 +171,8 @@ static const struct sim_option options[] = {
       "what node N's own interface sees, not the whole medium" },
     { "--trace", "FILE", opt_path, F(trace_path), false,
       "JSON lines: the network, then its events" },
+    { "--trace-radio", NULL, opt_flag, F(trace_radio), true,
+      "with --trace: every radio state change (off, listen, rx, tx)" },
     { "--zep-mirror", "ADDR:PORT", opt_path, F(zep_mirror), false,
       "every frame on the air also as a ZEP datagram to ADDR:PORT\n"
       "(live capture: tshark -i lo -f 'udp port PORT')" },
@@ -389,7 +391,13 @@ static int open_outputs(struct sim_main *m)
      * a line reaches the file when it happens, not when a 4 KB buffer fills. */
     if (m->sim.trace != NULL && m->a.realtime)
         (void)setvbuf(m->sim.trace, NULL, _IOLBF, 0);
+    if (m->a.trace_radio && m->sim.trace == NULL && rc == 0) {
+        fprintf(stderr, "moteip-sim: --trace-radio needs --trace FILE\n");
+        rc = 2;
+    }
+    m->sim.trace_radio = m->a.trace_radio && m->sim.trace != NULL;
     sim_trace_network(&m->sim);
+    sim_radio_trace_start(&m->sim);
     if (rc == 0 && m->a.out != NULL && (m->of = fopen(m->a.out, "w")) == NULL) {
         fprintf(stderr, "moteip-sim: --out %s: %s\n", m->a.out, strerror(errno));
         m->of = stdout;

@@ -76,10 +76,26 @@ void sim_radio_account(struct sim *sim, struct sim_node *nd)
     nd->radio_since_us = sim->now_us;
 }
 
+static const char *const radio_state_names[] = { "off", "listen", "rx", "tx" };
+
+/* With --trace-radio every change of state is a trace event ("radio",
+ * docs/SIMULATOR.md), so the trace's intervals add up to the energy
+ * account's times. */
 static void radio_set(struct sim *sim, struct sim_node *nd, uint8_t state)
 {
     sim_radio_account(sim, nd);
+    if (sim->trace_radio && state != nd->radio)
+        sim_trace(sim, "radio", nd->id, "\"state\":\"%s\"", radio_state_names[state]);
     nd->radio = state;
+}
+
+void sim_radio_trace_start(struct sim *sim)
+{
+    uint32_t i;
+    if (!sim->trace_radio)
+        return;
+    for (i = 0; i < sim->n; i++)
+        sim_trace(sim, "radio", i, "\"state\":\"%s\"", radio_state_names[sim->node[i].radio]);
 }
 
 static const struct sim_neighbor *find_nbr(const struct sim_node *snd, uint32_t node)
@@ -127,7 +143,10 @@ static void update_sinr(struct sim *sim, struct sim_node *r)
         r->rx_hdr_min_sinr = sinr;
 }
 
-static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighbor *e)
+/* may_lock: false for a signal that appears at r while its frame is
+ * already on the air (an event changed the network): r cannot catch a
+ * frame mid-way, but the signal interferes and is sensed. */
+static void signal_on(struct sim *sim, uint32_t txid, const struct sim_neighbor *e, bool may_lock)
 {
     struct sim_node *r = &sim->node[e->node];
     bool ld = sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE;
@@ -138,7 +157,10 @@ static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighb
         r->interferers++;
     if (ld)
         r->interference_mw += dbm_to_mw(e->rx_dbm);
-    if (r->radio == SIM_RADIO_LISTEN && e->decodable) {
+    if (!may_lock && r->radio == SIM_RADIO_LISTEN) {
+        if (e->decodable)
+            r->c.frames_missed_busy++;
+    } else if (r->radio == SIM_RADIO_LISTEN && e->decodable) {
         radio_set(sim, r, SIM_RADIO_RX);
         r->rx_tx = txid;
         /* a decodable signal interferes too: any other one corrupts */
@@ -159,6 +181,11 @@ static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighb
         if (e->decodable)
             r->c.frames_missed_busy++;
     }
+}
+
+static void signal_start(struct sim *sim, uint32_t txid, const struct sim_neighbor *e)
+{
+    signal_on(sim, txid, e, true);
 }
 
 /* One draw: true when a part of `bits` bits survives with probability
@@ -208,14 +235,18 @@ static bool reception_ok(struct sim *sim, struct sim_node *r, const struct sim_t
             *hdr_ok = hdr;
             return false;
         }
+        /* a link event's reception ratio (1 otherwise: no draw) */
+        if (e->prr < 1.0f && rng_unit(&r->chan_rng) >= (double)e->prr)
+            return false;
     } else {
         if (r->rx_corrupt) {
             *collided = true;
             *hdr_ok = split && r->rx_corrupt_us >= header_end_us(sim, t);
             return false;
         }
-        if (sc->medium == SIM_MEDIUM_PRR && e->prr < 1.0f &&
-            rng_unit(&r->chan_rng) >= (double)e->prr)
+        /* the PRR model's ratio, or a link event's (a unit disk link
+         * in range is 1 otherwise: no draw) */
+        if (e->prr < 1.0f && rng_unit(&r->chan_rng) >= (double)e->prr)
             return false;
     }
     if (split) {
@@ -237,6 +268,23 @@ static bool reception_ok(struct sim *sim, struct sim_node *r, const struct sim_t
     return true;
 }
 
+/* A signal described by e is gone from its receiver's counts. */
+static void signal_off(struct sim *sim, const struct sim_neighbor *e)
+{
+    struct sim_node *r = &sim->node[e->node];
+    if (e->sensed && r->sensed > 0u)
+        r->sensed--;
+    if (e->interferes && r->interferers > 0u)
+        r->interferers--;
+    if (r->signals > 0u)
+        r->signals--;
+    if (sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE) {
+        r->interference_mw -= dbm_to_mw(e->rx_dbm);
+        if (r->signals == 0u || r->interference_mw < 0.0)
+            r->interference_mw = 0.0;   /* no float drift left behind */
+    }
+}
+
 /* The signal of t ends at r: the outcome of a reception locked onto it is
  * decided and left pending in r (delivered by deliver_pending once every
  * receiver of t has seen the end, so the frame's end is one instant). */
@@ -244,7 +292,6 @@ static void signal_end(struct sim *sim, uint32_t txid, const struct sim_neighbor
 {
     struct sim_node *r = &sim->node[e->node];
     const struct sim_tx *t = &sim->tx[txid];
-    bool ld = sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE;
     if (r->radio == SIM_RADIO_RX && r->rx_tx == txid) {
         bool collided = false, hdr_ok = false;
         bool ok = reception_ok(sim, r, t, e, &collided, &hdr_ok);
@@ -268,17 +315,7 @@ static void signal_end(struct sim *sim, uint32_t txid, const struct sim_neighbor
             }
         }
     }
-    if (e->sensed && r->sensed > 0u)
-        r->sensed--;
-    if (e->interferes && r->interferers > 0u)
-        r->interferers--;
-    if (r->signals > 0u)
-        r->signals--;
-    if (ld) {
-        r->interference_mw -= dbm_to_mw(e->rx_dbm);
-        if (r->signals == 0u || r->interference_mw < 0.0)
-            r->interference_mw = 0.0;   /* no float drift left behind */
-    }
+    signal_off(sim, e);
 }
 
 /* Hands r the frame t it received (or only its header, to the relay). */
@@ -334,8 +371,34 @@ static uint32_t tx_alloc(struct sim *sim)
 /* What a frame carries, from its headers: the TSS paper's Table 1 counts TCP
  * data and pure ACKs apart, and medium.frame_loss drops them with different
  * probabilities (the DTC paper's 10 % / 5 % / 2 %). */
+/* An IPv6 datagram (its first n bytes) carrying routing or neighbour
+ * discovery control: ICMPv6 RPL (155) or ND (133-137), after any
+ * hop-by-hop, routing and destination options headers. */
+size_t sim_ip6_upper(const uint8_t *ip, size_t n, uint8_t *proto)
+{
+    size_t off = 40u;
+    uint8_t nh = ip[6];
+    while ((nh == 0u || nh == 43u || nh == 60u) && off + 2u <= n) {
+        nh = ip[off];
+        off += ((size_t)ip[off + 1u] + 1u) * 8u;
+    }
+    *proto = nh;
+    return off <= n ? off : 0u;
+}
+
+bool sim_frame_is_control(const uint8_t *ip, size_t n)
+{
+    size_t off;
+    uint8_t nh;
+    if (n < 41u || (ip[0] >> 4) != 6u)
+        return false;
+    off = sim_ip6_upper(ip, n, &nh);
+    return nh == 58u && off != 0u && off < n &&
+           (ip[off] == 155u || (ip[off] >= 133u && ip[off] <= 137u));
+}
+
 static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t len,
-                              uint32_t *seq, uint32_t *payload_len)
+                              uint32_t *seq, uint32_t *payload_len, bool *control)
 {
     uint8_t ip[96];
     struct mip_lowpan_peek pk;
@@ -352,13 +415,17 @@ static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t 
         ihl = (size_t)(ip[0] & 0x0Fu) * 4u;
         proto = ip[9];
     } else if ((ip[0] >> 4) == 6u && pk.ip_len >= 40u) {
-        ihl = 40u;
-        proto = ip[6];
+        /* past an RPL Option or a source route to the TCP header */
+        ihl = sim_ip6_upper(ip, pk.ip_len, &proto);
+        if (ihl == 0u)
+            return SIM_FRAME_OTHER;
     } else {
         return SIM_FRAME_OTHER;
     }
-    if (proto != 6u || pk.ip_len < ihl + 20u)
+    if (proto != 6u || pk.ip_len < ihl + 20u) {
+        *control = sim_frame_is_control(ip, pk.ip_len);
         return SIM_FRAME_OTHER;
+    }
     thl = (size_t)(ip[ihl + 12u] >> 4) * 4u;
     flags = ip[ihl + 13u];
     payload = pk.dgram_len > ihl + thl ? pk.dgram_len - ihl - thl : 0u;
@@ -376,6 +443,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     struct sim *sim = nd->sim;
     struct sim_tx *t;
     uint32_t id, seq = 0, payload = 0;
+    bool control = false;
     uint16_t fcs;
     size_t i;
     if (nd->radio == SIM_RADIO_TX)
@@ -402,7 +470,13 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
     radio_set(sim, nd, SIM_RADIO_TX);
     nd->cur_tx = id;
     nd->c.frames_tx++;
-    t->kind = classify_frame(nd, frame, len, &seq, &payload);
+    t->boot = nd->boots;
+    nd->c.bytes_tx += t->len;
+    t->kind = classify_frame(nd, frame, len, &seq, &payload, &control);
+    if (control) {
+        nd->c.ctrl_frames_tx++;
+        nd->c.ctrl_bytes_tx += t->len;
+    }
     if (t->kind == SIM_FRAME_TCP_DATA) {
         nd->c.tcp_data_frames_tx++;
         if (sim->sc->record_in_flight && payload > 0u)
@@ -440,6 +514,8 @@ void sim_medium_tx_end(struct sim *sim, uint32_t txid)
             deliver_pending(sim, r, t);
     }
     t->live = false;
+    if (nd->down || t->boot != nd->boots)
+        return;                 /* its MAC is frozen, or not the one that sent */
     mip_mac_radio_tx_done(&nd->mac, (mip_utime_t)sim->now_us);
     sim_node_schedule(sim, nd);
 }
@@ -507,6 +583,31 @@ static double rng_normal(struct mip_rng *r)
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
+/* The entry of a geometric model (unit disk, log distance) for two nodes
+ * d metres apart, sh the pair's shadowing deviate; false when they do not
+ * hear each other at all. */
+static bool geo_entry(const struct sim_scenario *sc, double d, double sh, struct sim_neighbor *e)
+{
+    bool add;
+    memset(e, 0, sizeof(*e));
+    if (sc->medium == SIM_MEDIUM_UNIT_DISK) {
+        e->interferes = d <= sc->interference_range_m;
+        e->sensed = d <= sc->cs_range_m;
+        add = e->interferes || e->sensed;
+        e->decodable = d <= sc->range_m;
+    } else {
+        double dd = d < sc->d0_m ? sc->d0_m : d;
+        double pl = sc->pl_d0_db + 10.0 * sc->pl_exponent * log10(dd / sc->d0_m) +
+                    sc->shadowing_db * sh;
+        e->interferes = e->sensed = true;
+        e->rx_dbm = (float)(sc->tx_power_dbm - pl);
+        add = e->rx_dbm >= sc->noise_dbm - 20.0;
+        e->decodable = e->rx_dbm >= sc->sensitivity_dbm;
+    }
+    e->prr = e->decodable ? 1.0f : 0.0f;
+    return add;
+}
+
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
 {
     struct sim_scenario *sc = sim->sc;
@@ -550,26 +651,9 @@ bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
                 double dy = sc->pos[i][1] - sc->pos[j][1];
                 double d = sqrt(dx * dx + dy * dy);
                 struct sim_neighbor e;
-                bool add;
-                memset(&e, 0, sizeof(e));
-                if (sc->medium == SIM_MEDIUM_UNIT_DISK) {
-                    e.interferes = d <= sc->interference_range_m;
-                    e.sensed = d <= sc->cs_range_m;
-                    add = e.interferes || e.sensed;
-                    e.decodable = d <= sc->range_m;
-                    e.prr = e.decodable ? 1.0f : 0.0f;
-                } else {
-                    e.interferes = e.sensed = true;
-                    double dd = d < sc->d0_m ? sc->d0_m : d;
-                    double pl = sc->pl_d0_db + 10.0 * sc->pl_exponent * log10(dd / sc->d0_m);
-                    if (sc->shadowing_db > 0.0)
-                        pl += sc->shadowing_db * rng_normal(&shadow);
-                    e.rx_dbm = (float)(sc->tx_power_dbm - pl);
-                    add = e.rx_dbm >= sc->noise_dbm - 20.0;
-                    e.decodable = e.rx_dbm >= sc->sensitivity_dbm;
-                    e.prr = e.decodable ? 1.0f : 0.0f;
-                }
-                if (!add)
+                double sh = sc->medium == SIM_MEDIUM_LOG_DISTANCE && sc->shadowing_db > 0.0
+                                ? rng_normal(&shadow) : 0.0;
+                if (!geo_entry(sc, d, sh, &e))
                     continue;
                 e.node = j;
                 ok = nbr_add(&sim->node[i], &cap[i], &e);
@@ -598,11 +682,143 @@ double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t fram
         return 0.0;
     if (sc->medium == SIM_MEDIUM_LOG_DISTANCE) {
         double sinr = dbm_to_mw(e->rx_dbm) / dbm_to_mw(sc->noise_dbm);
-        prr = pow(1.0 - sim_oqpsk_ber(sinr), bits);
+        prr = pow(1.0 - sim_oqpsk_ber(sinr), bits) * (double)e->prr;
     } else {
         prr = e->prr;
     }
     if (sc->ber > 0.0)
         prr *= pow(1.0 - sc->ber, bits);
     return prr;
+}
+
+/* --- the network changes (events, sim/dynamics.c) ------------------------------ */
+
+/*
+ * An entry a -> b changes from old to new (either NULL: none). When a is
+ * transmitting, its signal at b leaves b's counts under the old entry and
+ * joins them under the new one, so the frame's end finds them as they
+ * were added (no lock onto a frame already on the air); a reception of
+ * that frame that the new entry cannot carry is cut off.
+ */
+static void on_air_change(struct sim *sim, uint32_t a, const struct sim_neighbor *old,
+                          const struct sim_neighbor *nw)
+{
+    struct sim_node *s = &sim->node[a];
+    struct sim_node *r;
+    uint32_t txid;
+    if (s->radio != SIM_RADIO_TX || !sim->tx[s->cur_tx].live)
+        return;
+    txid = s->cur_tx;
+    r = &sim->node[(old != NULL ? old : nw)->node];
+    if (old != NULL) {
+        signal_off(sim, old);
+        if (r->radio == SIM_RADIO_RX && r->rx_tx == txid && (nw == NULL || !nw->decodable)) {
+            r->c.frames_rx_lost++;
+            radio_set(sim, r, SIM_RADIO_LISTEN);
+        }
+    }
+    if (nw != NULL) {
+        signal_on(sim, txid, nw, false);
+        if (r->radio == SIM_RADIO_RX && r->rx_tx == txid &&
+            sim->sc->medium == SIM_MEDIUM_LOG_DISTANCE)
+            update_sinr(sim, r);
+    }
+}
+
+/* Sets (nw) or removes (nw NULL) node a's entry for nw->node / b, keeping
+ * the list sorted. */
+static bool put_entry(struct sim *sim, uint32_t a, uint32_t b, const struct sim_neighbor *nw)
+{
+    struct sim_node *nd = &sim->node[a];
+    struct sim_neighbor *old = (struct sim_neighbor *)find_nbr(nd, b);
+    size_t at;
+    if (old != NULL) {
+        struct sim_neighbor keep = *old;
+        on_air_change(sim, a, &keep, nw);
+        at = (size_t)(old - nd->nbr);
+        if (nw != NULL) {
+            *old = *nw;
+        } else {
+            memmove(old, old + 1, (nd->n_nbr - at - 1u) * sizeof(*old));
+            nd->n_nbr--;
+        }
+        return true;
+    }
+    if (nw == NULL)
+        return true;
+    {
+        struct sim_neighbor *n = realloc(nd->nbr, (nd->n_nbr + 1u) * sizeof(*n));
+        if (n == NULL)
+            return false;
+        nd->nbr = n;
+    }
+    for (at = 0; at < nd->n_nbr && nd->nbr[at].node < b; at++)
+        ;
+    memmove(nd->nbr + at + 1, nd->nbr + at, (nd->n_nbr - at) * sizeof(*nd->nbr));
+    nd->nbr[at] = *nw;
+    nd->n_nbr++;
+    on_air_change(sim, a, NULL, &nd->nbr[at]);
+    return true;
+}
+
+/* A link event: a's frames reach b with ratio prr on top of the channel
+ * model (the PRR model: instead of its ratio). A link the lists lack is
+ * added, decodable, sensed and interfering (log distance: at the
+ * sensitivity level). */
+bool sim_medium_set_link(struct sim *sim, uint32_t a, uint32_t b, double prr)
+{
+    const struct sim_neighbor *cur = find_nbr(&sim->node[a], b);
+    struct sim_neighbor e;
+    if (cur != NULL) {
+        e = *cur;
+    } else {
+        memset(&e, 0, sizeof(e));
+        e.node = b;
+        e.decodable = e.interferes = e.sensed = true;
+        e.rx_dbm = (float)sim->sc->sensitivity_dbm;
+    }
+    e.prr = (float)prr;
+    return put_entry(sim, a, b, &e);
+}
+
+/* A move: node's entries with every other node, both ways, from its new
+ * position. Shadowing (log distance) is drawn anew for its pairs from a
+ * stream of (seed, node, move count): the moved node's surroundings
+ * changed. Link events' ratios on its links are forgotten. O(n) per move,
+ * like the build. */
+bool sim_medium_move(struct sim *sim, uint32_t node, double x, double y)
+{
+    struct sim_scenario *sc = sim->sc;
+    struct mip_rng shadow;
+    uint8_t seed[16];
+    uint32_t j;
+    size_t k;
+    sc->pos[node][0] = x;
+    sc->pos[node][1] = y;
+    for (k = 0; k < 8u; k++) {
+        seed[k] = (uint8_t)(sc->seed >> (8u * k));
+        seed[8u + k] = (uint8_t)((k < 4u ? node >> (8u * k) : sim->dyn_moves >> (8u * (k - 4u))) ^
+                                 0x3Cu);
+    }
+    sim->dyn_moves++;
+    mip_rng_seed(&shadow, seed, sizeof(seed));
+    for (j = 0; j < sim->n; j++) {
+        double dx, dy, sh;
+        struct sim_neighbor e;
+        bool add;
+        if (j == node)
+            continue;
+        dx = sc->pos[node][0] - sc->pos[j][0];
+        dy = sc->pos[node][1] - sc->pos[j][1];
+        sh = sc->medium == SIM_MEDIUM_LOG_DISTANCE && sc->shadowing_db > 0.0 ? rng_normal(&shadow)
+                                                                             : 0.0;
+        add = geo_entry(sc, sqrt(dx * dx + dy * dy), sh, &e);
+        e.node = j;
+        if (!put_entry(sim, node, j, add ? &e : NULL))
+            return false;
+        e.node = node;
+        if (!put_entry(sim, j, node, add ? &e : NULL))
+            return false;
+    }
+    return true;
 }

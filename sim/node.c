@@ -186,6 +186,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     uint32_t d, md;
     mip_time_t ms = sim_ms(sim);
     uint64_t t;
+    if (nd->down)
+        return;                         /* frozen until its reboot */
     d = mip_stack_poll(&nd->stack, ms);
     if (relay_on(nd)) {
         uint32_t rd = mip_relay_poll(&nd->relay, ms);
@@ -280,7 +282,19 @@ static void node_security(struct sim *sim, uint32_t id, struct mip_mac_config *m
     mcfg->sec.ext_ctx = sim;
 }
 
-static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
+
+/* The purpose of a PRNG stream of the node's boot number `boot`: the
+ * first boot keeps the streams runs had before reboots existed, each
+ * reboot draws fresh ones (a real node's new ISNs, backoffs, tokens),
+ * derived from the seed like every stream. */
+static uint32_t boot_purpose(uint32_t purpose, uint32_t boot)
+{
+    return purpose + 16u * boot;
+}
+
+/* Everything a node's firmware sets up at power-on: stack, netif and
+ * address, MAC, relay. At build (now 0) and again at each reboot. */
+static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
     struct mip_stack_config scfg;
@@ -289,19 +303,17 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     struct mip_mac_callbacks mcb;
     struct mip_addr a;
     uint8_t seed[16], ext[8];
+    uint32_t id = nd->id;
+    mip_time_t ms = sim_ms(sim);
     mip_status st;
 
-    nd->id = id;
-    nd->sim = sim;
     nd->stack_due = nd->mac_due = UINT64_MAX;
-    derive_seed(sc->seed, id, SEED_STACK, seed);
+    derive_seed(sc->seed, id, boot_purpose(SEED_STACK, nd->boots), seed);
     memset(&scfg, 0, sizeof(scfg));
     scfg.entropy = seed;
     scfg.entropy_len = sizeof(seed);
     scfg.forwarding = true;
-    mip_stack_init(&nd->stack, &scfg, 0);
-    derive_seed(sc->seed, id, SEED_CHANNEL, seed);
-    mip_rng_seed(&nd->chan_rng, seed, sizeof(seed));
+    mip_stack_init(&nd->stack, &scfg, ms);
 
     node_ext(id, ext);
     mcfg = sc->mac;
@@ -350,10 +362,9 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     mcb.tx_done = mac_tx_done;
     mcb.overheard = relay_on(nd) ? mac_overheard : NULL;
     mcb.ctx = nd;
-    derive_seed(sc->seed, id, SEED_MAC, seed);
-    nd->radio = SIM_RADIO_OFF;
-    nd->radio_since_us = 0;
-    st = mip_mac_init(&nd->mac, &mcfg, &sim_radio_driver, nd, &mcb, seed, sizeof(seed), 0);
+    derive_seed(sc->seed, id, boot_purpose(SEED_MAC, nd->boots), seed);
+    st = mip_mac_init(&nd->mac, &mcfg, &sim_radio_driver, nd, &mcb, seed, sizeof(seed),
+                      (mip_utime_t)sim->now_us);
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
         return false;
@@ -362,11 +373,11 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     if (rpl_on(nd)) {
         struct mip_rpl_config rc = sc->rpl;
         rc.mop = sc->rpl_mode == SIM_RPL_STORING ? MIP_RPL_MOP_STORING : MIP_RPL_MOP_NON_STORING;
-        st = mip_rpl_init(&nd->rpl, &nd->stack, nd->netif, &rc, 0);
+        st = mip_rpl_init(&nd->rpl, &nd->stack, nd->netif, &rc, ms);
         if (st == MIP_OK && id == sc->rpl_root) {
             uint8_t prefix[16] = { 0 };
             memcpy(prefix, sc->prefix, 8);
-            st = mip_rpl_root_start(&nd->rpl, prefix, 64, a.bytes, 0);
+            st = mip_rpl_root_start(&nd->rpl, prefix, 64, a.bytes, ms);
         }
         if (st != MIP_OK) {
             snprintf(err, errlen, "node %u: rpl: %s", id, mip_status_name(st));
@@ -376,7 +387,7 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     if (!relay_on(nd))
         mip_ip_set_local_hook(&nd->stack, local_in, nd);
     if (relay_on(nd)) {
-        st = mip_relay_init(&nd->relay, &nd->stack, &sc->relay, 0);
+        st = mip_relay_init(&nd->relay, &nd->stack, &sc->relay, ms);
         if (st != MIP_OK) {
             snprintf(err, errlen, "relay: %s", mip_status_name(st));
             return false;
@@ -385,13 +396,76 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     return true;
 }
 
+static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
+{
+    uint8_t seed[16];
+    nd->id = id;
+    nd->sim = sim;
+    nd->radio = SIM_RADIO_OFF;
+    nd->radio_since_us = 0;
+    /* the channel's draws at the node: one stream for the whole run, a
+     * reboot does not change the air */
+    derive_seed(sim->sc->seed, id, SEED_CHANNEL, seed);
+    mip_rng_seed(&nd->chan_rng, seed, sizeof(seed));
+    return node_boot(sim, nd, err, errlen);
+}
+
+/* Node down: the radio goes off (a reception in progress is lost; a frame
+ * on the air finishes, as the power rail decays), and nothing of the node
+ * runs: its pending deadlines go stale and sim_node_schedule leaves it
+ * alone. Its state stays as it was, but only a reboot (sim_node_up)
+ * brings it back. */
+void sim_node_down(struct sim *sim, struct sim_node *nd)
+{
+    (void)sim;
+    if (nd->radio == SIM_RADIO_RX)
+        nd->c.frames_rx_lost++;
+    sim_radio_driver.off(nd);
+    nd->down = true;
+    nd->stack_due = nd->mac_due = UINT64_MAX;
+}
+
+static bool attach_leaf(struct sim *sim, uint32_t leaf, uint32_t parent);
+
+/* Node up: a reboot with state loss. Stack, netif, MAC and relay are
+ * initialised again (fresh PRNG streams of the next boot), a parent
+ * takes its sleepy leaves back, static routes come from the scenario
+ * again, and the apps restart what runs at boot (apps.c). */
+bool sim_node_up(struct sim *sim, struct sim_node *nd)
+{
+    uint32_t i;
+    nd->down = false;
+    nd->boots++;
+    if (!node_boot(sim, nd, sim->err, sizeof(sim->err)))
+        return false;
+    if (nd->mac.cfg.rdc.kind == MIP_RDC_PARENT)
+        for (i = 0; i < sim->n; i++)
+            if (sim->node[i].mac.cfg.rdc.kind == MIP_RDC_LEAF &&
+                sim->node[i].mac.cfg.rdc.parent == nd->id && !attach_leaf(sim, i, nd->id))
+                return false;
+    sim_routes_node_static(sim, nd->id);
+    sim_apps_node_reboot(sim, nd);
+    sim_node_schedule(sim, nd);
+    return true;
+}
+
 /* Each sleepy leaf attaches to its parent (scenario.c checked the parent
  * runs the parent RDC), which must hear it. */
+static bool attach_leaf(struct sim *sim, uint32_t i, uint32_t p)
+{
+    struct mip_802154_addr a = { MIP_802154_ADDR_SHORT, 0, { 0 } };
+    a.short_addr = (uint16_t)i;
+    if (mip_mac_add_child(&sim->node[p].mac, &a, (mip_utime_t)sim->now_us) != MIP_OK) {
+        snprintf(sim->err, sizeof(sim->err), "mac: node %u cannot take leaf %u as a child", p, i);
+        return false;
+    }
+    return true;
+}
+
 static bool attach_leaves(struct sim *sim)
 {
     uint32_t i, p;
     for (i = 0; i < sim->n; i++) {
-        struct mip_802154_addr a = { MIP_802154_ADDR_SHORT, 0, { 0 } };
         if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_LEAF)
             continue;
         p = sim->node[i].mac.cfg.rdc.parent;
@@ -401,12 +475,8 @@ static bool attach_leaves(struct sim *sim)
                      "radio range both ways", i, p);
             return false;
         }
-        a.short_addr = (uint16_t)i;
-        if (mip_mac_add_child(&sim->node[p].mac, &a, 0) != MIP_OK) {
-            snprintf(sim->err, sizeof(sim->err), "mac: node %u cannot take leaf %u as a child", p,
-                     i);
+        if (!attach_leaf(sim, i, p))
             return false;
-        }
     }
     return true;
 }
@@ -438,6 +508,8 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
     if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
         return false;
     if (!sim_services_build(sim, sim->err, sizeof(sim->err)))
+        return false;
+    if (!sim_dyn_build(sim, sim->err, sizeof(sim->err)))
         return false;
     if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
         return false;
@@ -486,6 +558,12 @@ void sim_event_run(struct sim *sim, const struct sim_event *ev)
         sim->events++;
         sim_misbehave_event(sim, ev->arg);
         break;
+    case SIM_EV_DYN:
+    case SIM_EV_ROUTES:
+    case SIM_EV_PROBE:
+        sim->events++;
+        sim_dyn_event(sim, ev->kind, ev->arg);
+        break;
     default:
         break;
     }
@@ -533,5 +611,6 @@ void sim_free(struct sim *sim)
     sim_border_free(sim);
     sim_record_free(sim);
     sim_misbehave_free(sim);
+    sim_dyn_free(sim);
     sim_evq_free(&sim->q);
 }

@@ -20,6 +20,30 @@ static double node_charge_ma_us(const struct sim *sim, const struct sim_node *nd
            r->listen_ma * (double)nd->c.us_listen + r->off_ma * (double)nd->c.us_off;
 }
 
+/* x per simulated hour, or null for a run of no time. */
+static void member_per_hour(struct sj_writer *w, const char *key, double x, uint64_t run_us)
+{
+    sj_w_key(w, key);
+    if (run_us == 0u)
+        sj_w_null(w);
+    else
+        sj_w_double(w, x * 3.6e9 / (double)run_us);
+}
+
+/* Nodes i hears and is heard by (reception ratio > 0 both ways) at the
+ * end: its degree in the connectivity graph (Trickle's suppression). */
+static uint32_t usable_neighbours(const struct sim *sim, uint32_t i)
+{
+    const struct sim_node *nd = &sim->node[i];
+    uint32_t n = 0;
+    size_t k;
+    for (k = 0; k < nd->n_nbr; k++)
+        if (sim_link_prr(sim, i, nd->nbr[k].node, sim->sc->frame_max) > 0.0 &&
+            sim_link_prr(sim, nd->nbr[k].node, i, sim->sc->frame_max) > 0.0)
+            n++;
+    return n;
+}
+
 /* x per delivered unit, or null when nothing was delivered. */
 static void member_per(struct sj_writer *w, const char *key, double x, uint64_t units, double scale)
 {
@@ -50,7 +74,7 @@ void sim_write_result(struct sim *sim, FILE *out)
     uint32_t i;
     int k;
     uint64_t tot_tx = 0, tot_coll = 0, tot_corrupt = 0, tot_retries = 0, tot_noack = 0;
-    uint64_t tot_tcp_data = 0, tot_tcp_ack = 0;
+    uint64_t tot_tcp_data = 0, tot_tcp_ack = 0, tot_ctrl = 0, tot_ctrl_bytes = 0;
     double tot_energy = 0.0, tot_energy_mj = 0.0, tot_on_us = 0.0;
     struct sim_delivered dlv;
     sim_apps_delivered(sim, &dlv);
@@ -76,6 +100,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         tot_tx += nd->c.frames_tx;
         tot_tcp_data += nd->c.tcp_data_frames_tx;
         tot_tcp_ack += nd->c.tcp_ack_frames_tx;
+        tot_ctrl += nd->c.ctrl_frames_tx;
+        tot_ctrl_bytes += nd->c.ctrl_bytes_tx;
         tot_coll += nd->c.frames_rx_collided;
         tot_corrupt += nd->c.frames_rx_corrupted;
         tot_retries += mip_mac_stat(&nd->mac, MIP_MAC_STAT_tx_retries);
@@ -90,6 +116,20 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_uint(&w, "frames_tx", nd->c.frames_tx);
         sj_w_member_uint(&w, "tcp_data_frames_tx", nd->c.tcp_data_frames_tx);
         sj_w_member_uint(&w, "tcp_ack_frames_tx", nd->c.tcp_ack_frames_tx);
+        sj_w_member_uint(&w, "bytes_tx", nd->c.bytes_tx);
+        sj_w_member_uint(&w, "control_frames_tx", nd->c.ctrl_frames_tx);
+        sj_w_member_uint(&w, "control_bytes_tx", nd->c.ctrl_bytes_tx);
+        member_per_hour(&w, "control_frames_per_h", (double)nd->c.ctrl_frames_tx, sim->now_us);
+        member_per_hour(&w, "control_bytes_per_h", (double)nd->c.ctrl_bytes_tx, sim->now_us);
+        member_per_hour(&w, "energy_j_per_h", e, sim->now_us);
+        sj_w_member_uint(&w, "neighbours", usable_neighbours(sim, i));
+        sj_w_member_uint(&w, "routes", sim_node_routes(nd));
+        sj_w_member_uint(&w, "routes_peak", nd->route_peak);
+        if (nd->boots > 0u || nd->down) {
+            sj_w_member_uint(&w, "reboots", nd->boots);
+            sj_w_key(&w, "down_at_end");
+            sj_w_bool(&w, nd->down);
+        }
         sj_w_member_uint(&w, "frames_rx", nd->c.frames_rx_ok);
         sj_w_member_uint(&w, "frames_collided", nd->c.frames_rx_collided);
         sj_w_member_uint(&w, "frames_corrupted", nd->c.frames_rx_corrupted);
@@ -171,6 +211,14 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_member_uint(&w, "tcp_ack_frames_tx", tot_tcp_ack);
     sj_w_member_uint(&w, "frames_collided", tot_coll);
     sj_w_member_uint(&w, "frames_corrupted", tot_corrupt);
+    sj_w_member_uint(&w, "control_frames_tx", tot_ctrl);
+    sj_w_member_uint(&w, "control_bytes_tx", tot_ctrl_bytes);
+    member_per_hour(&w, "control_frames_per_node_h",
+                    sim->n ? (double)tot_ctrl / (double)sim->n : 0.0, sim->now_us);
+    member_per_hour(&w, "control_bytes_per_node_h",
+                    sim->n ? (double)tot_ctrl_bytes / (double)sim->n : 0.0, sim->now_us);
+    member_per_hour(&w, "energy_j_per_node_h", sim->n ? tot_energy / (double)sim->n : 0.0,
+                    sim->now_us);
     sj_w_member_uint(&w, "link_retries", tot_retries);
     sj_w_member_uint(&w, "link_noack", tot_noack);
     sj_w_member_double(&w, "energy_j", tot_energy);
@@ -201,6 +249,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         sim_realtime_write(sim->rt, &w);
     }
     sim_record_write(sim, &w);
+    sim_dyn_write(sim, &w);
     sj_w_end_object(&w);
     if (sj_writer_finish(&w) != 0)
         fprintf(stderr, "moteip-sim: writing the result: %s\n", sj_writer_error(&w));

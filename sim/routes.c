@@ -1,6 +1,8 @@
 /*
- * Routes, computed once at start and installed as host routes (/128 or
- * /32) in every node's real route table.
+ * Routes, computed at start (and, for "shortest", again after each of the
+ * scenario's events: sim_routes_rebuild, the ideal-routing arm of
+ * sim/dynamics.c) and installed as host routes (/128 or /32) in every
+ * node's real route table.
  *
  * "shortest": for each destination that some flow uses, a shortest-path
  * tree rooted at it (hop count, or ETX = 1 / (PRR(a->b) * PRR(b->a)) from
@@ -47,6 +49,8 @@ static uint32_t next_hop(struct sim *sim, uint32_t a, uint32_t b)
 }
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
+static bool install_shortest(struct sim *sim, char *err, size_t errlen);
+static void trace_path(struct sim *sim, size_t flow, uint32_t a, uint32_t b, bool back);
 
 /* A sleepy leaf (mac rdc "leaf") talks to its parent only: it sleeps
  * through everyone else's frames and forwards nothing. */
@@ -87,6 +91,29 @@ static void check_static_routes(struct sim *sim)
     }
 }
 
+/* The routes the shortest arm installed, (node, dst) pairs, kept when
+ * events may make it compute them again (sim_routes_rebuild removes
+ * exactly these: the border router's routes stay). */
+struct sim_route_made {
+    uint32_t node, dst;
+};
+
+static bool made_push(struct sim *sim, uint32_t node, uint32_t dst)
+{
+    if (sim->routes_made_n == sim->routes_made_cap) {
+        size_t cap = sim->routes_made_cap ? sim->routes_made_cap * 2u : 64u;
+        struct sim_route_made *n = realloc(sim->routes_made, cap * sizeof(*n));
+        if (n == NULL)
+            return false;
+        sim->routes_made = n;
+        sim->routes_made_cap = cap;
+    }
+    sim->routes_made[sim->routes_made_n].node = node;
+    sim->routes_made[sim->routes_made_n].dst = dst;
+    sim->routes_made_n++;
+    return true;
+}
+
 static mip_status add_route(struct sim *sim, uint32_t node, uint32_t dst, uint32_t via)
 {
     struct mip_addr d, gw;
@@ -95,9 +122,14 @@ static mip_status add_route(struct sim *sim, uint32_t node, uint32_t dst, uint32
     struct sim_node *nd = &sim->node[node];
     sim_node_address(sim, dst, &d);
     sim_node_address(sim, via, &gw);
+    mip_status st;
     if (mip_route_lookup(&nd->stack, &d, &idx, &nh) == MIP_OK)
         return MIP_OK;      /* first route wins */
-    return mip_route_add(&nd->stack, &d, d.family == MIP_AF_INET ? 32 : 128, &gw, nd->netif);
+    st = mip_route_add(&nd->stack, &d, d.family == MIP_AF_INET ? 32 : 128, &gw, nd->netif);
+    if (st == MIP_OK && sim->sc->n_events > 0u && sim->sc->routing == SIM_ROUTING_SHORTEST &&
+        !made_push(sim, node, dst))
+        return MIP_ERR_NOBUFS;
+    return st;
 }
 
 /* Dijkstra from root over links with cost 1 (hops) or ETX; fills
@@ -111,6 +143,8 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
         dist[i] = 1e300;
         done[i] = false;
     }
+    if (sim->node[root].down)
+        return true;                /* nobody reaches a node that is down */
     dist[root] = 0.0;
     next[root] = root;
     for (;;) {
@@ -125,7 +159,8 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
         for (k = 0; k < sim->node[u].n_nbr; k++) {
             uint32_t v = sim->node[u].nbr[k].node;
             double p1, p2, cost;
-            if (done[v] || !sim->node[u].nbr[k].decodable || !leaf_link(sim, u, v))
+            if (done[v] || !sim->node[u].nbr[k].decodable || !leaf_link(sim, u, v) ||
+                sim->node[v].down)
                 continue;
             /* v sends to u towards the root: both directions must work */
             p1 = sim_link_prr(sim, v, u, bytes);
@@ -151,12 +186,7 @@ void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist
 bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
-    uint32_t n = sim->n;
-    uint32_t *next = NULL, *rnext = NULL;
-    double *dist = NULL;
-    bool *done = NULL, ok = true;
-    size_t f, k;
-    uint32_t tree_root = UINT32_MAX;
+    size_t k;
     if (sc->routing == SIM_ROUTING_RPL)
         return true;        /* the nodes find their routes themselves */
     if (sc->routing == SIM_ROUTING_STATIC) {
@@ -172,6 +202,63 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
         check_static_routes(sim);
         return true;
     }
+    return install_shortest(sim, err, errlen);
+}
+
+/* A rebooted node's static routes: its firmware's configuration. */
+void sim_routes_node_static(struct sim *sim, uint32_t node)
+{
+    const struct sim_scenario *sc = sim->sc;
+    size_t k;
+    if (sc->routing != SIM_ROUTING_STATIC)
+        return;
+    for (k = 0; k < sc->n_routes; k++)
+        if (sc->routes[k].node == node)
+            (void)add_route(sim, node, sc->routes[k].dst, sc->routes[k].via);
+}
+
+/* The shortest arm after an event: the routes it installed go, and
+ * they are computed again on the network as it is now (nodes that are
+ * down left out, links and positions as changed). A flow that has no
+ * path now gets none (its packets are dropped for want of a route) and
+ * a warning-free "unreachable" line in the trace; the trace gets the new
+ * paths. Routes are kept only on the nodes of the paths, as at build. */
+bool sim_routes_rebuild(struct sim *sim)
+{
+    size_t k;
+    char err[160];
+    for (k = 0; k < sim->routes_made_n; k++) {
+        struct sim_node *nd = &sim->node[sim->routes_made[k].node];
+        struct mip_addr d;
+        sim_node_address(sim, sim->routes_made[k].dst, &d);
+        (void)mip_route_remove(&nd->stack, &d, d.family == MIP_AF_INET ? 32 : 128);
+    }
+    sim->routes_made_n = 0;
+    if (!install_shortest(sim, err, sizeof(err)))
+        return false;
+    if (sim->trace != NULL)
+        for (k = 0; k < sim->sc->n_flows; k++) {
+            const struct sim_flow_spec *fs = &sim->sc->flows[k];
+            trace_path(sim, k, fs->src, fs->dst, false);
+            if (fs->kind != SIM_FLOW_UDP)
+                trace_path(sim, k, fs->dst, fs->src, true);
+        }
+    return true;
+}
+
+/* Shortest-path host routes along every flow's path. At build a flow
+ * without a path is an error; after an event (some node is down) it just
+ * gets no routes. */
+static bool install_shortest(struct sim *sim, char *err, size_t errlen)
+{
+    const struct sim_scenario *sc = sim->sc;
+    uint32_t n = sim->n;
+    uint32_t *next = NULL, *rnext = NULL;
+    double *dist = NULL;
+    bool *done = NULL, ok = true;
+    bool built = sim->dyn != NULL;      /* after an event */
+    size_t f;
+    uint32_t tree_root = UINT32_MAX;
     next = malloc(n * sizeof(*next));
     rnext = malloc(n * sizeof(*rnext));
     dist = malloc(n * sizeof(*dist));
@@ -189,7 +276,11 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
             tree(sim, fs->dst, next, dist, done);
             tree_root = fs->dst;
         }
-        if (next[fs->src] == UINT32_MAX) {
+        if (next[fs->src] == UINT32_MAX || sim->node[fs->src].down) {
+            if (built) {
+                sim_trace(sim, "unreachable", fs->src, "\"flow\":%zu,\"to\":%u", f, fs->dst);
+                continue;
+            }
             snprintf(err, errlen, "flows[%zu]: node %u cannot reach node %u", f, fs->src, fs->dst);
             ok = false;
             break;
@@ -217,6 +308,10 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
         }
         if (ok && both && !sc->routes_symmetric) {
             tree(sim, fs->src, rnext, dist, done);  /* dist/done are scratch */
+            if (rnext[fs->dst] == UINT32_MAX && built) {
+                sim_trace(sim, "unreachable", fs->dst, "\"flow\":%zu,\"to\":%u", f, fs->src);
+                continue;
+            }
             if (rnext[fs->dst] == UINT32_MAX) {
                 snprintf(err, errlen, "flows[%zu]: node %u cannot reach node %u", f, fs->dst,
                          fs->src);

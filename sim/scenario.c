@@ -413,6 +413,7 @@ static const struct key root_keys[] = {
     K_OWN("services", "array of service objects"), K_OWN("border", "object"),
     K_OWN("record", "object"), K_OWN("misbehave", "array of misbehaving node objects"),
     K_OWN("security", "object"),
+    K_OWN("events", "array of event objects (dynamics)"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -1346,6 +1347,9 @@ static const struct key routing_keys[] = {
     K_ENUM(SC, "metric", metric, routing_metrics, SIM_METRIC_HOPS),
     K_BOOL(SC, "symmetric", routes_symmetric, true),
     K_OWN("routes", "array of {node, dst, via} (static, where it is *required*)"),
+    { .key = "repair_delay_s", .type = KT_NUM, .flags = KF_DEF, FIELD(SC, repair_delay_s),
+      .dlo = 0, .dhi = 1e7, .def = 0,
+      .note = "shortest only: routes computed again this long after each event" },
     /* rpl only (load_routing refuses them with another type); defaults
      * RFC 6550 17, mip_rpl_config_default (docs/RPL.md) */
     K_ENUM(SC, "mode", rpl_mode, rpl_modes, SIM_RPL_NON_STORING),
@@ -1413,6 +1417,9 @@ static bool load_routing(struct ld *l, const struct sj_value *root)
     } else if (arr != NULL) {
         return fail(l, arr, "no \"routes\" unless type is \"static\"");
     }
+    if (sc->routing != SIM_ROUTING_SHORTEST && sj_get(o, "repair_delay_s") != NULL)
+        return fail(l, sj_get(o, "repair_delay_s"), "a key of shortest routing only (the "
+                    "other types do not compute routes)");
     return true;
 }
 
@@ -2010,6 +2017,167 @@ static bool load_misbehave(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* events: [{ type, at_s | at_ms, node, ... }] (sim/dynamics.c). */
+#define EV struct sim_event_spec
+static const char *const event_kinds[] = { "node_down", "node_up", "link", "move", NULL };
+#define EK(k) (1u << (k))
+#define EK_ALL (EK(SIM_DYN_NODE_DOWN) | EK(SIM_DYN_NODE_UP) | EK(SIM_DYN_LINK) | EK(SIM_DYN_MOVE))
+static const struct key event_keys[] = {
+    { .key = "type", .type = KT_ENUM, .flags = KF_REQ | KF_LATER, FIELD(EV, kind),
+      .names = event_kinds, .kinds = EK_ALL },
+    { .key = "at_s", .type = KT_NUM, .flags = KF_LATER | KF_LOCAL, .size = 8, .dlo = 0,
+      .dhi = 1e7, .kinds = EK_ALL, .note = "exactly one of `at_s`, `at_ms`; within `duration_s`" },
+    { .key = "at_ms", .type = KT_INT, .flags = KF_LATER | KF_LOCAL, .size = 8, .lo = 0,
+      .hi = 10000000000LL, .kinds = EK_ALL, .note = "exactly one of `at_s`, `at_ms`" },
+    { .key = "node", .type = KT_NODE, .flags = KF_REQ, FIELD(EV, node), .kinds = EK_ALL },
+    { .key = "to", .type = KT_NODE, .flags = KF_REQ | KF_LATER, FIELD(EV, to),
+      .kinds = EK(SIM_DYN_LINK) },
+    { .key = "prr", .type = KT_NUM, .flags = KF_REQ | KF_LATER, FIELD(EV, prr), .dlo = 0,
+      .dhi = 1, .kinds = EK(SIM_DYN_LINK) },
+    { .key = "symmetric", .type = KT_BOOL, .flags = KF_DEF | KF_LATER, FIELD(EV, symmetric),
+      .def = 1, .kinds = EK(SIM_DYN_LINK) },
+    { .key = "x", .type = KT_NUM, .flags = KF_REQ | KF_LATER, FIELD(EV, x), .dlo = -1e9,
+      .dhi = 1e9, .kinds = EK(SIM_DYN_MOVE) },
+    { .key = "y", .type = KT_NUM, .flags = KF_REQ | KF_LATER, FIELD(EV, y), .dlo = -1e9,
+      .dhi = 1e9, .kinds = EK(SIM_DYN_MOVE) },
+};
+static const struct table event_table = TABLE(event_keys);
+
+/* Whether node runs something a reboot cannot restart yet: the border
+ * router, a service, an end of a sensor flow (their apps keep state
+ * outside the stack). */
+static const char *reboot_blocker(const struct sim_scenario *sc, uint32_t node)
+{
+    size_t k;
+    if (sc->border.on && sc->border.node == node)
+        return "the border router";
+    for (k = 0; k < sc->n_services; k++)
+        if (sc->services[k].node == node)
+            return "a service";
+    for (k = 0; k < sc->n_flows; k++)
+        if (sc->flows[k].kind == SIM_FLOW_SENSOR &&
+            (sc->flows[k].src == node || sc->flows[k].dst == node))
+            return "an end of a sensor flow";
+    return NULL;
+}
+
+static int event_cmp(const void *a, const void *b)
+{
+    const struct sim_event_spec *x = a, *y = b;
+    if (x->at_us != y->at_us)
+        return x->at_us < y->at_us ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
+}
+
+/* One event's keys; the checks that need the whole list follow in
+ * load_events. */
+static bool load_event(struct ld *l, const struct sj_value *o, struct sim_event_spec *e)
+{
+    struct sim_scenario *sc = l->sc;
+    const struct sj_value *as = sj_get(o, "at_s"), *ams = sj_get(o, "at_ms");
+    double at_s = 0.0;
+    int64_t at_ms = 0;
+    size_t i;
+    if (!only_keys(l, o, &event_table, 1) || !read_key(l, o, &event_keys[0], e) ||
+        !check_kind_keys(l, o, &event_table, event_kinds, e->kind, "events", "event", "type"))
+        return false;
+    if ((as == NULL) == (ams == NULL))
+        return as == NULL ? fail_missing(l, o, "at_s", "the event's time (or at_ms)")
+                          : fail(l, ams, "at_s or at_ms, not both");
+    if (!read_key(l, o, find_key(&event_table, "at_s"), &at_s) ||
+        !read_key(l, o, find_key(&event_table, "at_ms"), &at_ms))
+        return false;
+    e->at_us = as != NULL ? (uint64_t)llround(at_s * 1e6) : (uint64_t)at_ms * 1000u;
+    if ((double)e->at_us > sc->duration_s * 1e6)
+        return fail(l, as != NULL ? as : ams, "a time within duration_s");
+    put_defaults(&event_table, e);
+    if (!read_keys(l, o, &event_table, e))
+        return false;
+    for (i = 0; i < event_table.n; i++) {
+        const struct key *k = &event_keys[i];
+        if ((k->flags & KF_LOCAL) != 0u || (k->kinds & EK(e->kind)) == 0u || k->type == KT_ENUM)
+            continue;
+        if ((k->flags & KF_REQ) != 0u && k->type == KT_NUM && sj_get(o, k->key) == NULL)
+            return fail_missing(l, o, k->key, k->dhi <= 1.0 ? "a reception ratio in [0, 1]"
+                                                           : "a coordinate in metres");
+        if (!read_key(l, o, k, e))
+            return false;
+    }
+    if (e->kind == SIM_DYN_LINK && e->to == e->node)
+        return fail(l, sj_get(o, "to"), "a node other than node");
+    if (e->kind == SIM_DYN_MOVE && (sc->topology == SIM_TOPO_LINKS || sc->medium == SIM_MEDIUM_PRR))
+        return fail(l, sj_get(o, "type"), "an event of a topology with positions (\"links\" "
+                    "has none: change a link's prr instead)");
+    return true;
+}
+
+static bool load_events(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *arr = sj_get(root, "events");
+    struct sim_scenario *sc = l->sc;
+    bool *down;
+    size_t k, n;
+    if (arr == NULL)
+        return true;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of event objects");
+    n = sj_len(arr);
+    sc->events = calloc(n ? n : 1u, sizeof(*sc->events));
+    down = calloc(sc->n_nodes, sizeof(*down));
+    if (sc->events == NULL || down == NULL) {
+        free(down);
+        return fail(l, arr, "fewer events (out of memory)");
+    }
+    sc->n_events = n;
+    for (k = 0; k < n; k++) {
+        const struct sj_value *o = sj_at(arr, k);
+        sc->events[k].index = (uint32_t)k;
+        if (!sj_is(o, SJ_OBJECT)) {
+            free(down);
+            return fail(l, o, "an event object");
+        }
+        if (!load_event(l, o, &sc->events[k])) {
+            free(down);
+            return false;
+        }
+    }
+    qsort(sc->events, n, sizeof(*sc->events), event_cmp);
+    /* each node alternates: down, up, down, ... */
+    for (k = 0; k < n; k++) {
+        const struct sim_event_spec *e = &sc->events[k];
+        const struct sj_value *o = sj_at(arr, e->index);
+        const char *why;
+        bool bad = false;
+        if (e->kind == SIM_DYN_NODE_DOWN) {
+            bad = down[e->node];
+            if (!bad && sc->border.on && sc->border.node == e->node) {
+                free(down);
+                return fail(l, sj_get(o, "node"), "a node other than the border router's");
+            }
+            down[e->node] = true;
+        } else if (e->kind == SIM_DYN_NODE_UP) {
+            bad = !down[e->node];
+            why = bad ? NULL : reboot_blocker(sc, e->node);
+            if (why != NULL) {
+                char what[160];
+                snprintf(what, sizeof(what), "a node without %s (its reboot is not modelled)",
+                         why);
+                free(down);
+                return fail(l, sj_get(o, "node"), what);
+            }
+            down[e->node] = false;
+        }
+        if (bad) {
+            free(down);
+            return fail(l, sj_get(o, "node"), e->kind == SIM_DYN_NODE_DOWN
+                        ? "a node that is up then (a node_up must come between two node_downs)"
+                        : "a node that is down then (node_up follows a node_down)");
+        }
+    }
+    free(down);
+    return true;
+}
+
 /* The tables whose fields are in struct sim_scenario itself. */
 static const struct table *const scenario_tables[] = {
     &root_table, &phy_table, &radio_table, &medium_table, &loss_table, &topo_table,
@@ -2047,6 +2215,8 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->misbehave);
     sc->misbehave = NULL;
     free(sc->border.reach);
+    free(sc->events);
+    sc->events = NULL;
     sc->node_rdc = NULL;
     sc->services = NULL;
     sc->border.reach = NULL;
@@ -2093,7 +2263,8 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_mac(&l, root) && load_security(&l, root) && load_link(&l, root) &&
          load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
-         load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root);
+         load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root) &&
+         load_events(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");
@@ -2298,4 +2469,10 @@ void sim_scenario_keys_md(FILE *f)
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
     put_defaults(&security_table, &sc);
     md_table(f, "security", &security_table, &sc, NULL, NULL, 0);
+    {
+        struct sim_event_spec ev;
+        memset(&ev, 0, sizeof(ev));
+        put_defaults(&event_table, &ev);
+        md_table(f, "events[]", &event_table, &ev, NULL, event_kinds, EK_ALL);
+    }
 }

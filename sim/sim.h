@@ -67,6 +67,27 @@ struct sim_static_route {
     uint32_t node, dst, via;
 };
 
+/* A scheduled change of the network (scenario key "events", sim/dynamics.c). */
+enum sim_dyn_kind {
+    SIM_DYN_NODE_DOWN = 0,      /* radio off, stack, MAC and apps frozen */
+    SIM_DYN_NODE_UP,            /* a reboot: stack, MAC, TCP re-initialised */
+    SIM_DYN_LINK,               /* a link's reception ratio overridden */
+    SIM_DYN_MOVE,               /* a node placed elsewhere (positions models) */
+    SIM_DYN_KINDS
+};
+
+struct sim_event_spec {
+    uint8_t  kind;              /* enum sim_dyn_kind */
+    uint32_t index;             /* its place in the scenario's list (events are
+                                   kept sorted by time, ties in list order) */
+    uint64_t at_us;
+    uint32_t node;
+    uint32_t to;                /* link: the other end */
+    double   prr;               /* link: node -> to reception ratio */
+    bool     symmetric;         /* link: to -> node as well */
+    double   x, y;              /* move: the new position, metres */
+};
+
 struct sim_tcp_endpoint {       /* per-endpoint TCP options */
     bool     tiny;              /* tiny profile: no SACK/TS, no OOO, one-segment window */
     uint8_t  cwnd_cap;          /* segments, 0 = none */
@@ -239,6 +260,12 @@ struct sim_scenario {
     bool     routes_symmetric;
     struct sim_static_route *routes;
     size_t   n_routes;
+    /* shortest: routes are computed again this long after each event (the
+     * omniscient "ideal routing" arm; sim/dynamics.c) */
+    double   repair_delay_s;
+    /* dynamics, sorted by time (sim/dynamics.c) */
+    struct sim_event_spec *events;
+    size_t   n_events;
     /* routing.type "rpl": every node runs RPL (src/route/rpl.c), node
      * rpl_root is the DODAG root announcing the mesh prefix */
     uint8_t  rpl_mode;          /* enum sim_rpl_mode */
@@ -294,6 +321,7 @@ struct sim_tx {                 /* one transmission on the air */
     uint64_t start_us, end_us;
     uint16_t len;               /* MPDU bytes incl. FCS */
     uint8_t  kind;              /* enum sim_frame_kind */
+    uint32_t boot;              /* the sender's boot count when it started */
     uint8_t  frame[MIP_MAC_FRAME_MAX + 2];
     bool     live;
 };
@@ -307,6 +335,10 @@ struct sim_node_counters {
     /* transmissions (retries included) of frames whose header shows a TCP
      * segment with data, SYN or FIN, or a pure TCP ACK (FRAGNs: neither) */
     uint64_t tcp_data_frames_tx, tcp_ack_frames_tx;
+    /* frames and MPDU bytes sent (retries included), and of them the
+     * routing and neighbour-discovery control frames (ICMPv6 RPL 155, ND
+     * 133-137) */
+    uint64_t bytes_tx, ctrl_frames_tx, ctrl_bytes_tx;
     uint64_t us_tx, us_rx, us_listen, us_off;
 };
 
@@ -318,6 +350,14 @@ struct sim_delivered {
 
 struct sim_node;
 struct sim;
+
+/* A routing arm's view for the convergence metric (dynamics.c): fills
+ * joined[i] (sim->n bytes) with 1 for each node i that has joined (a preferred parent or default route, or it is the
+ * root) and the root reaches it (a route or node-table entry for it). Its
+ * path counts as the simulator sees it: a node whose way to the root (or
+ * the root's to it) passes a node that is down, or loops, has not joined,
+ * whatever its own tables still believe. */
+typedef void (*sim_joined_fn)(struct sim *sim, uint8_t *joined);
 
 struct mip_coap_endpoint;       /* apps/coap.h */
 
@@ -358,6 +398,11 @@ struct sim_node {
     /* deadlines scheduled in the event queue (UINT64_MAX: none) */
     uint64_t stack_due, mac_due;
     struct sim_node_counters c;
+    /* dynamics: a node that is down runs nothing and its radio is off;
+     * boots counts its reboots (its PRNG streams derive from it) */
+    bool     down;
+    uint32_t boots;
+    uint8_t  route_peak;        /* most routes in its table at once */
 };
 
 struct sim_flow;
@@ -368,6 +413,7 @@ struct sim_service;
 struct sim_realtime;
 struct sim_zep_mirror;
 struct sim_misbehave;
+struct sim_route_made;
 
 struct sim {
     struct sim_scenario *sc;
@@ -392,6 +438,12 @@ struct sim {
     struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
+    bool     trace_radio;       /* --trace-radio: radio state changes in the trace */
+    struct sim_dyn *dyn;        /* the events' state and metrics (dynamics.c) */
+    uint32_t dyn_moves;         /* moves so far (their shadowing streams) */
+    sim_joined_fn joined;       /* NULL: the routing arm has nothing to join */
+    struct sim_route_made *routes_made; /* what the shortest arm installed, */
+    size_t   routes_made_n, routes_made_cap; /* when events may redo it (routes.c) */
     char     err[256];
 };
 
@@ -423,6 +475,8 @@ bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);
 /* Adds the time since the last radio state change to that state's total. */
 void sim_radio_account(struct sim *sim, struct sim_node *nd);
+/* With --trace-radio: every node's radio state at the start of the trace. */
+void sim_radio_trace_start(struct sim *sim);
 extern const struct mip_radio_driver sim_radio_driver;
 bool sim_routes_build(struct sim *sim, char *err, size_t errlen);
 bool sim_apps_build(struct sim *sim, char *err, size_t errlen);
@@ -460,9 +514,63 @@ void sim_sensor_delivered(const struct sim_sensor *ss, uint64_t *bytes, uint64_t
 void sim_sensor_free(struct sim_sensor *ss);
 struct sim_sensor *sim_flow_sensor(struct sim *sim, uint32_t flow);   /* NULL: not a sensor */
 double sim_link_prr(const struct sim *sim, uint32_t a, uint32_t b, uint16_t frame_bytes);
+/* Whether an IPv6 datagram (its first n bytes, as the 6LoWPAN peek gives
+ * them) carries routing or neighbour-discovery control: ICMPv6 155 (RPL)
+ * or 133-137 (ND), after hop-by-hop, routing and destination options
+ * headers (the result's control_frames_tx). */
+bool sim_frame_is_control(const uint8_t *ip, size_t n);
+/* The upper-layer header of an IPv6 datagram ip[0..n) (n >= 40): its
+ * offset and *proto, past hop-by-hop, routing and destination options
+ * headers (an RPL Option, a source route); 0 when they run past n. */
+size_t sim_ip6_upper(const uint8_t *ip, size_t n, uint8_t *proto);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
+/* Dynamics (dynamics.c): built after the apps; an event of the queue;
+ * the result's "events" and "routing" members; the apps' observers. */
+bool sim_dyn_build(struct sim *sim, char *err, size_t errlen);
+void sim_dyn_event(struct sim *sim, uint8_t kind, uint32_t arg);
+void sim_dyn_write(struct sim *sim, struct sj_writer *w);
+void sim_dyn_free(struct sim *sim);
+/* A routing arm that nodes join (RPL) gives its view at build; from then
+ * on a probe every SIM_PROBE_US (and at least every 1 % of the time
+ * waited) asks it about every node that is up until all have joined
+ * ("routing.convergence_s"), and again after each event until they have
+ * rejoined ("reconverged_after_s"). Probes run only while some node is out. */
+#define SIM_PROBE_US 100000u
+void sim_dyn_set_joined(struct sim *sim, sim_joined_fn joined);
+/* Routes through a gateway in nd's route table (connected prefixes aside). */
+uint32_t sim_node_routes(const struct sim_node *nd);
+/* A TCP flow's receiver got new bytes; an IPv6/IPv4 datagram of a flow
+ * reached its destination after `hops` hops (path stretch). */
+void sim_dyn_delivered(struct sim *sim, uint32_t flow);
+void sim_dyn_hops(struct sim *sim, uint32_t flow, uint32_t hops);
+/* Node life (node.c): down freezes nd, up reboots it. */
+void sim_node_down(struct sim *sim, struct sim_node *nd);
+bool sim_node_up(struct sim *sim, struct sim_node *nd);
+/* Medium changes (medium.c): the reception ratio of a -> b (adds the link
+ * when the lists lack it), and a node's new position. Transmissions on the
+ * air keep their counts consistent. */
+bool sim_medium_set_link(struct sim *sim, uint32_t a, uint32_t b, double prr);
+bool sim_medium_move(struct sim *sim, uint32_t node, double x, double y);
+/* Routes (routes.c): the shortest arm again from the current network
+ * (down nodes left out); a node's static routes after its reboot. */
+bool sim_routes_rebuild(struct sim *sim);
+void sim_routes_node_static(struct sim *sim, uint32_t node);
+/* Apps (apps.c): nd was rebooted (flows through it lose their TCP state);
+ * an app event that found its node down waits for it to come up. */
+void sim_apps_node_reboot(struct sim *sim, struct sim_node *nd);
+/* A flow's counters now, for the windows around events (dynamics.c). */
+struct sim_flow_counts {
+    bool     tcp, udp, started, done, complete;
+    uint64_t done_us;           /* when it ended (done) */
+    uint64_t delivered;         /* TCP bytes in order */
+    uint64_t last_rx_us;        /* the last delivery of TCP bytes */
+    uint32_t timeouts, rexmits; /* the TCP sender node's (reset by its reboot) */
+    uint64_t data_tx, data_rx;  /* TCP data segments sent / arrived */
+    uint32_t sent, received;    /* UDP reports */
+};
+void sim_apps_flow_counts(const struct sim *sim, uint32_t flow, struct sim_flow_counts *out);
 /* "moteip-sim: warning: ..." on stderr, counted in sim->warnings (routes.c). */
 void sim_warn(struct sim *sim, const char *fmt, ...);
 /* Server apps on nodes (services.c): started by sim_build, results under

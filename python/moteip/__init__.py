@@ -49,19 +49,21 @@ def run(scenario: str | os.PathLike[str] | JsonObj | Scenario, seed: int | None 
         params: dict[str, Any] | None = None, pcap: str | os.PathLike[str] | None = None,
         trace: str | os.PathLike[str] | None = None, sim: str | os.PathLike[str] | None = None,
         strict: bool = False, pcap_node: int | None = None, pcap_view: str | None = None,
-        log: Callable[[str], None] | None = _stderr, realtime: float | None = None) -> JsonObj:
+        log: Callable[[str], None] | None = _stderr, realtime: float | None = None,
+        trace_radio: bool = False) -> JsonObj:
     """Runs one scenario (a .toml/.json path, a dict or a Scenario), with
     `params` ({key path: value}) set on top, and returns the simulator's
     result dict (schema: docs/SIMULATOR.md). Raises ScenarioError for a bad
     scenario, RunError when the simulator fails. The simulator's warnings
     (a static route out of radio range) go to `log`; `strict` makes them a
     ScenarioError. `pcap_node` captures one node's view, `pcap_view` is
-    "radio" or "ip" (docs/SIMULATOR.md, Captures). `realtime` paces the run
+    "radio" or "ip" (docs/SIMULATOR.md, Captures); `trace_radio` adds the
+    radio state changes to the trace. `realtime` paces the run
     to the wall clock at that speed (1.0: real time; a scenario with a
     border router needs it), passing the simulator's stderr through."""
     return run_plan(_plan.expand(_scenario.coerce(scenario), fixed=params), seed=seed, pcap=pcap,
                     trace=trace, sim=sim, strict=strict, pcap_node=pcap_node,
-                    pcap_view=pcap_view, log=log, realtime=realtime)
+                    pcap_view=pcap_view, log=log, realtime=realtime, trace_radio=trace_radio)
 
 
 def run_plan(plan: _plan.Plan, seed: int | None = None, pcap: str | os.PathLike[str] | None = None,
@@ -69,7 +71,7 @@ def run_plan(plan: _plan.Plan, seed: int | None = None, pcap: str | os.PathLike[
              sim: str | os.PathLike[str] | None = None, strict: bool = False,
              pcap_node: int | None = None, pcap_view: str | None = None,
              log: Callable[[str], None] | None = _stderr,
-             realtime: float | None = None) -> dict[str, Any]:
+             realtime: float | None = None, trace_radio: bool = False) -> dict[str, Any]:
     """`run` once the scenario is loaded and expanded (moteip.plan; no
     sweep: one point, its --set keys in `plan.fixed`): checks the point,
     then runs its JSON."""
@@ -80,7 +82,7 @@ def run_plan(plan: _plan.Plan, seed: int | None = None, pcap: str | os.PathLike[
             log(_plan.warning_line(plan.scenario.name, w))
     return run_json(point.scenario_json, seed, simp, pcap=pcap, trace=trace,
                     name=plan.scenario.name, pcap_node=pcap_node, pcap_view=pcap_view,
-                    realtime=realtime)
+                    realtime=realtime, trace_radio=trace_radio)
 
 
 def to_dataframe(summary: JsonObj) -> pandas.DataFrame:

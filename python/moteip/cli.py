@@ -1,8 +1,8 @@
 """The `moteip` command.
 
     moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F [--pcap-node N]
-                        [--pcap-view radio|ip]] [--trace F] [--out F] [--strict]
-                        [--realtime [--speed X] [--view [--port N] [--no-browser]]]
+                        [--pcap-view radio|ip]] [--trace F [--trace-radio]] [--out F]
+                        [--strict] [--realtime [--speed X] [--view [--port N] [--no-browser]]]
     moteip check SCENARIO [--vary KEY=V1,V2,...]... [--strict]
     moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--set KEY=VALUE]... [--runs N] [--seed N]
                           [--out DIR] [--jobs N] [--dask ADDR|local] [--metric M]...
@@ -97,6 +97,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     _writable(a.trace, "--trace")
     if a.speed is not None and not a.realtime:
         raise UsageError("--speed needs --realtime")
+    if a.trace_radio and a.trace is None and not a.view:
+        raise UsageError("--trace-radio needs --trace FILE")
     if a.view and not a.realtime:
         raise UsageError("--view needs --realtime (a run that is not paced is over before a page "
                          "could follow it: `moteip view` shows it afterwards)")
@@ -121,7 +123,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         result = run_plan(the_plan, seed=a.seed, pcap=a.pcap, trace=trace,
                           sim=find_simulator(build=True, log=_log), strict=a.strict,
                           pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
-                          realtime=(a.speed or 1.0) if a.realtime else None)
+                          realtime=(a.speed or 1.0) if a.realtime else None,
+                          trace_radio=a.trace_radio or a.view)   # the page draws the states
     except BaseException:
         if live is not None:
             live.close()
@@ -268,6 +271,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--pcap-view", choices=["radio", "ip"],
                    help="802.15.4 frames, or IP datagrams (link mode raw; its default)")
     r.add_argument("--trace", metavar="FILE", help="write a JSON-lines event trace")
+    r.add_argument("--trace-radio", action="store_true",
+                   help="with --trace: every radio state change (off, listen, rx, tx)")
     r.add_argument("--out", metavar="FILE", help="result JSON (default out/STEM/run-seedN.json)")
     r.add_argument("--strict", action="store_true",
                    help="warnings (a static route out of radio range) are errors: exit 2")

@@ -16,6 +16,9 @@ Names are key paths into the result, so a metric says where it came from:
     nodes.max.energy_per_delivered_kb_mj          averaged and at the busiest node
     totals.radio_on_per_delivered_segment_ms the network's radio-on time, energy
     totals.energy_per_delivered_kb_mj        per delivered segment / 1000 bytes
+    routing.flows[0].path_stretch            hops against the shortest path
+    scenario_events[0].flows[0].resumed_after_s  a flow around each scenario event
+                                             (in time order)
 
 The simulator writes only non-zero counters, so a counter missing from a run
 is 0 there (`missing_is_zero`). Per-node figures stay in the raw result,
@@ -86,6 +89,18 @@ def from_result(result: JsonObj) -> dict[str, float]:
         vals = [n[k] for n in nodes if _number(n.get(k)) is not None]
         if vals:
             m[f"nodes.max.{k}"] = max(vals)
+    # dynamics (docs/SIMULATOR.md): routing.flows[N].path_stretch by flow id,
+    # scenario_events[I].flows[N].stall_s by the event's place in time order
+    routing = result.get("routing", {})
+    _flatten("routing", {k: v for k, v in routing.items() if k != "flows"}, m)
+    for f in routing.get("flows", []):
+        _flatten(f"routing.flows[{f['flow']}]", {k: v for k, v in f.items() if k != "flow"}, m)
+    for i, ev in enumerate(result.get("scenario_events", [])):
+        _flatten(f"scenario_events[{i}]",
+                 {k: v for k, v in ev.items() if k not in ("flows", "index")}, m)
+        for f in ev.get("flows", []):
+            _flatten(f"scenario_events[{i}].flows[{f['flow']}]",
+                     {k: v for k, v in f.items() if k != "flow"}, m)
     return m
 
 

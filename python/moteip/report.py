@@ -79,6 +79,23 @@ def run_table(result: JsonObj) -> str:
         text += (f"\nborder router node {b.get('node')} on {b.get('type')} '{b.get('device')}': "
                  f"{num(b.get('frames_from_host'))} frames from the host, "
                  f"{num(b.get('frames_to_host'))} to it")
+    for e in result.get("scenario_events", []):
+        what = {"node_down": f"node {e.get('node')} down", "node_up": f"node {e.get('node')} up",
+                "link": f"link {e.get('node')}-{e.get('to')} prr {num(e.get('prr'))}",
+                "move": f"node {e.get('node')} to ({num(e.get('x'))}, {num(e.get('y'))})"
+                }.get(e.get("type"), str(e.get("type")))
+        text += f"\nat {num(e.get('at_s'))} s {what}"
+        if not e.get("applied", True):
+            text += ": not reached"
+            continue
+        for w in e.get("flows", []):
+            if "stall_s" in w:
+                r = w.get("resumed_after_s")
+                text += (f"; flow {w.get('flow')} stalled {num(w.get('stall_s'))} s, "
+                         + (f"resumed after {num(r)} s" if r is not None else "never resumed")
+                         + f", {num(w.get('rto_timeouts'))} RTOs")
+            elif "lost" in w:
+                text += f"; flow {w.get('flow')} lost {num(w.get('lost'))}/{num(w.get('sent'))}"
     rt = result.get("realtime")
     if rt:
         text += (f"\nrealtime: {num(rt.get('wall_s'))} wall s at speed {num(rt.get('speed'))}, "

@@ -237,9 +237,10 @@ def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike
              pcap: str | os.PathLike[str] | None = None, trace: str | os.PathLike[str] | None = None,
              name: str = "scenario", timeout: float | None = None,
              pcap_node: int | None = None, pcap_view: str | None = None,
-             realtime: float | None = None) -> JsonObj:
+             realtime: float | None = None, trace_radio: bool = False) -> JsonObj:
     """Runs one scenario (JSON text) and returns the simulator's result.
-    `pcap_node` / `pcap_view` are moteip-sim's --pcap-node / --pcap-view;
+    `pcap_node` / `pcap_view` are moteip-sim's --pcap-node / --pcap-view,
+    `trace_radio` its --trace-radio (radio state changes in the trace);
     `realtime` paces the run to the wall clock at that speed (1: real time).
 
     Also the task a Dask worker runs: when `sim` is not a file on this
@@ -258,6 +259,8 @@ def run_json(scenario_json: str, seed: int | None = None, sim: str | os.PathLike
             args += ["--pcap-view", pcap_view]
     if trace is not None:
         args += ["--trace", str(trace)]
+        if trace_radio:
+            args += ["--trace-radio"]
     with tempfile.TemporaryDirectory(prefix="moteip-") as tmp:
         path = os.path.join(tmp, "scenario.json")
         with open(path, "w") as f:

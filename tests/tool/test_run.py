@@ -136,3 +136,31 @@ def test_duty_cycling_keys_pass_through_and_give_energy_metrics(cli, udp3, tmp_p
     assert r.rc == 0, r
     cm = json.loads((tmp_path / "cm.json").read_text())
     assert cm["node_stats"][0]["mac"]["rdc_checks"] > 0
+
+
+def test_toml_events_and_the_radio_trace_pass_through(cli, tmp_path):
+    """[[events]] tables reach the simulator as its "events" list, and
+    --trace-radio adds the radio state changes to the trace."""
+    (tmp_path / "dyn.toml").write_text(
+        'name = "dyn"\nduration_s = 20\nstop_when_done = false\n'
+        '[topology]\ntype = "chain"\nnodes = 3\nspacing_m = 40\n'
+        '[[flows]]\ntype = "udp"\nsrc = 0\ndst = 2\ninterval_s = 1\ncount = 15\n'
+        '[[events]]\ntype = "node_down"\nat_s = 5\nnode = 1\n'
+        '[[events]]\ntype = "node_up"\nat_s = 10\nnode = 1\n')
+    r = cli("run", "dyn.toml", "--out", "r.json", "--trace", "t.jsonl", "--trace-radio")
+    assert r.rc == 0, r
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert [e["type"] for e in result["scenario_events"]] == ["node_down", "node_up"]
+    down = result["scenario_events"][0]["flows"][0]
+    assert down["sent"] == 5 and down["received"] == 0 and down["lost"] == 5
+    assert result["node_stats"][1]["reboots"] == 1
+    evs = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert {e["state"] for e in evs if e["ev"] == "radio"} >= {"off", "listen", "tx"}
+    # moteip view takes them as the timeline's state bands, the events as others
+    from moteip import viewer
+    page = viewer.load_trace(tmp_path / "t.jsonl")
+    assert len(page["states"]) == sum(e["ev"] == "radio" for e in evs)
+    assert {o[2] for o in page["others"]} >= {"node_down", "node_up", "routes"}
+    assert "\nat 5 s node 1 down; flow 0 lost 5/5\nat 10 s node 1 up; flow 0 lost 0/" in r.stdout
+    r = cli("run", "dyn.toml", "--trace-radio")
+    assert r.rc == 2 and "--trace-radio needs --trace FILE" in r.stderr

@@ -174,3 +174,20 @@ def test_runs_and_summary_csv_of_hand_made_records(tmp_path):
     assert one == [{"medium.ber": "0.0001", "metric": "flows[0].goodput_bps", "n": "1", "mean": "50.0",
                     "std": "", "ci95": "", "ci95_low": "", "ci95_high": "", "min": "50.0", "max": "50.0"}]
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_from_result_of_a_run_with_scenario_events():
+    """routing.flows by flow id, scenario_events by place, their flows by id."""
+    r = {"sim_time_s": 2.0, "events": 7, "flows": [], "node_stats": [], "totals": {},
+         "routing": {"type": "shortest", "routes_peak": 2,
+                     "flows": [{"flow": 3, "hops_mean": 4, "path_stretch": None}]},
+         "scenario_events": [{"index": 1, "type": "node_down", "at_s": 1.5, "node": 4,
+                              "applied": True,
+                              "flows": [{"flow": 3, "ended": False, "stall_s": 0.25,
+                                         "resumed_after_s": None}]}]}
+    assert from_result(r) == {
+        "sim_time_s": 2.0, "events": 7, "routing.routes_peak": 2,
+        "routing.flows[3].hops_mean": 4,
+        "scenario_events[0].at_s": 1.5, "scenario_events[0].node": 4,
+        "scenario_events[0].applied": 1,
+        "scenario_events[0].flows[3].ended": 0, "scenario_events[0].flows[3].stall_s": 0.25}

@@ -231,6 +231,7 @@ from . import (  # noqa: E402,F401
     energy,
     physics,
     relay,
+    routing,
     tcplp,  # (registration)
     tss,
     uip,
