@@ -39,6 +39,9 @@
 #if MIP_CONF_SLAAC
 #include "moteip/slaac.h"
 #endif
+#if MIP_CONF_ND6LO
+#include "moteip/nd6lo.h"
+#endif
 
 /* Per-node settings given at init (values a simulator varies per node). */
 struct mip_stack_config {
@@ -105,6 +108,9 @@ struct mip_stack {
     struct mip_poller poller[MIP_POLLERS_MAX];
 #if MIP_CONF_SLAAC
     struct mip_slaac slaac;
+#endif
+#if MIP_CONF_ND6LO
+    struct mip_nd6lo nd6lo;
 #endif
 };
 

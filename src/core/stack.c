@@ -79,6 +79,10 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
     d = slaac_poll(s, now);
     if (d < next) next = d;
 #endif
+#if MIP_CONF_ND6LO
+    d = nd6lo_poll(s, now);
+    if (d < next) next = d;
+#endif
 #if MIP_CONF_LOWPAN
     d = lowpan_poll(s, now);
     if (d < next) next = d;

@@ -571,6 +571,7 @@ static void test_cid_only_when_shorter(void)
     ip[7] = 64;
     parse6("fe80::ff:fe00:1", ip + 8);
     parse6("2001:db8:0:1::ff:fe00:2", ip + 24);
+    memset(&env, 0, sizeof env);
     env.src = &ls;
     env.dst = &ld;
     env.ctx = rt_ctx;
@@ -707,6 +708,7 @@ static void test_bad_and_unsupported_encodings(void)
     struct mip_lowpan_env env, env_none;
     uint8_t b[64];
     memset(&none, 0, sizeof none);
+    memset(&env, 0, sizeof env);
     env.src = &ls;
     env.dst = &ld;
     env.ctx = ot_ctx;
