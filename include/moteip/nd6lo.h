@@ -4,7 +4,8 @@
  * 6LBR). docs/ND.md gives the design and every choice the RFCs leave open.
  *
  * Host (mip_nd6lo_host_start): sends Router Solicitations with an SLLAO to
- * ff02::2 (RFC 6775 s.5.3: three at RTR_SOLICITATION_INTERVAL 10 s, then
+ * ff02::2, the first after a random delay below 1 s (RFC 4861 s.6.3.7)
+ * (RFC 6775 s.5.3: three at RTR_SOLICITATION_INTERVAL 10 s, then
  * binary exponential backoff truncated at MAX_RTR_SOLICITATION_INTERVAL
  * 60 s, until an RA arrives). From an RA (link-local source, hop limit 255)
  * it takes the default router (a ::/0 route through its link-local
@@ -143,7 +144,7 @@ struct mip_nd6lo {
 };
 
 /* Starts the host part on radio netif `netif` (IPHC mode): the first RS
- * goes out now. INVALID for a netif that is not an IPHC radio netif;
+ * goes out within a second (poll). INVALID for a netif that is not an IPHC radio netif;
  * INUSE when ND already runs. */
 mip_status mip_nd6lo_host_start(struct mip_stack *s, uint8_t netif, mip_time_t now);
 

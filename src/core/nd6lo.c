@@ -20,6 +20,7 @@
 #define MAX_RTR_SOLICITATIONS            3u
 #define MAX_RTR_SOLICITATION_INTERVAL_MS 60000u
 #define RETRANS_TIMER_MS                 1000u
+#define MAX_RTR_SOLICITATION_DELAY_MS    1000u
 #define MAX_UNICAST_SOLICIT              3u
 #define TENTATIVE_NCE_LIFETIME_MS        20000u
 #define MIN_MS                           60000u
@@ -144,8 +145,10 @@ mip_status mip_nd6lo_host_start(struct mip_stack *s, uint8_t netif, mip_time_t n
     nd->abro_left_ms = NEVER;
     memset(nd->ctx_left_ms, 0xFF, sizeof nd->ctx_left_ms);
     solicit_again(s);
-    s->now = now;
-    send_rs(s);
+    /* RFC 4861 s.6.3.7: the first RS waits a random delay up to
+     * MAX_RTR_SOLICITATION_DELAY (1 s), so nodes booted together do not
+     * solicit at once. */
+    nd->rs_left_ms = mip_rng_next(&s->rng) % MAX_RTR_SOLICITATION_DELAY_MS;
     return MIP_OK;
 }
 

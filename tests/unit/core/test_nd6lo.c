@@ -261,8 +261,9 @@ static void test_join_and_register(void)
     struct mip_addr mine = ad("fd00:0:0:1::ff:fe00:2"), peer = ad("fd00:0:0:1::ff:fe00:1");
     const struct mip_nd6lo_reg *r;
     uint8_t msg[4] = {1, 2, 3, 4};
+    CHECK_EQ(a->rs[1], 0);          /* a random delay below a second */
+    run(a, 1000);
     CHECK_EQ(a->rs[1], 1);
-    run(a, 100);
     CHECK_EQ(st(a, 0, MIP_STAT_nd6lo_ra_tx), 1);
     CHECK_EQ(st(a, 1, MIP_STAT_nd6lo_ra_rx), 1);
     CHECK(has(a, 1, "fd00:0:0:1::ff:fe00:2"));
@@ -299,12 +300,12 @@ static void test_duplicate_removed(void)
 {
     struct air *a = mk(1, 0, false);
     struct mip_addr dup = ad("fd00:0:0:1::ff:fe00:2");
-    run(a, 100);
+    run(a, 1100);
     CHECK_EQ(st(a, 1, MIP_STAT_nd6lo_reg_ok), 1);
     add_node(a, 2, 0xFFFE);
     CHECK_EQ(mip_netif_add_addr(a->s[2], 0, &dup, 64), MIP_OK);
     CHECK_EQ(mip_nd6lo_host_start(a->s[2], 0, a->now), MIP_OK);
-    run(a, 100);
+    run(a, 1100);
     CHECK_EQ(st(a, 0, MIP_STAT_nd6lo_reg_dup_tx), 1);
     CHECK_EQ(st(a, 2, MIP_STAT_nd6lo_reg_dup), 1);
     CHECK(!has(a, 2, "fd00:0:0:1::ff:fe00:2"));
@@ -322,10 +323,12 @@ static void test_rs_backoff(void)
     struct air *a = mk(1, 0, false);
     static const uint32_t want[] = {0, 10, 20, 40, 80, 140, 200, 260};
     unsigned i;
-    mip_time_t t0 = a->now;
+    mip_time_t t0;
     a->up[0] = false;                 /* no router */
-    run(a, 265000);
+    run(a, 266000);
     CHECK_EQ(a->nrs_at, 8);
+    t0 = a->rs_at[0];
+    CHECK((uint32_t)(t0 - 5000u) < 1000u);
     for (i = 0; i < 8 && i < a->nrs_at; i++)
         CHECK_EQ((a->rs_at[i] - t0) / 1000u, want[i]);
     /* once a router answers, solicitation stops */
@@ -348,7 +351,7 @@ static void test_reregistration(void)
     const struct mip_nd6lo_reg *r;
     uint8_t tid0;
     a->rcfg.max_reg_lifetime_min = 20;
-    run(a, 100);
+    run(a, 1100);
     r = mip_nd6lo_router_find(a->s[0], mine.bytes);
     CHECK(r != NULL);
     if (r == NULL) {
@@ -393,6 +396,8 @@ static void test_unanswered_registration(void)
 {
     struct air *a = mk(1, 0, false);
     /* let the RS and the RA through, then silence the router */
+    a->s[1]->nd6lo.rs_left_ms = 0;
+    (void)mip_stack_poll(a->s[1], a->now);
     deliver_rounds(a, 2);
     a->up[0] = false;
     run(a, 5000);
@@ -447,7 +452,7 @@ static void test_flood_keeps_registered(void)
     struct mip_addr mine = ad("fd00:0:0:1::ff:fe00:2");
     uint8_t t[16];
     unsigned i, accepted;
-    run(a, 100);
+    run(a, 1100);
     CHECK(mip_nd6lo_router_find(a->s[0], mine.bytes) != NULL);
     add_node(a, 5, 0x0099);
     memcpy(t, prefix, 16);
@@ -496,7 +501,7 @@ static void test_forged_entries_expire(void)
     CHECK_EQ(st(a, 0, MIP_STAT_nd6lo_reg_accepted), MIP_ND6LO_REG_MAX);
     add_node(a, 1, 0x0002);
     CHECK_EQ(mip_nd6lo_host_start(a->s[1], 0, a->now), MIP_OK);
-    run(a, 100);
+    run(a, 1100);
     CHECK_EQ(st(a, 1, MIP_STAT_nd6lo_reg_refused), 1);
     run(a, 2u * 60000u);
     CHECK_EQ(st(a, 0, MIP_STAT_nd6lo_reg_expired), MIP_ND6LO_REG_MAX);
@@ -512,7 +517,7 @@ static void test_abro_versions(void)
     struct air *a = mk(1, 1, true);
     const struct mip_netif_lowpan *lp;
     static const uint8_t p2[16] = {0xfd, 0, 0, 0, 0, 0, 0, 2};
-    run(a, 100);
+    run(a, 1100);
     lp = &a->s[1]->netif[0].lowpan;
     CHECK_EQ(lp->ctx_valid & 2u, 2u);
     /* older version, another prefix and context: ignored */
@@ -522,20 +527,20 @@ static void test_abro_versions(void)
     a->rcfg.ctx[0].cid = 2;
     CHECK_EQ(mip_stack_poll(a->s[1], a->now) > 0, 1);
     a->s[1]->nd6lo.rs_left_ms = 0;   /* solicit now */
-    run(a, 100);
+    run(a, 1100);
     CHECK_EQ(st(a, 1, MIP_STAT_nd6lo_abro_old), 1);
     CHECK(!has(a, 1, "fd00:0:0:2::ff:fe00:2"));
     CHECK_EQ(lp->ctx_valid & 4u, 0u);
     /* newer: context 1 replaced by context 2, prefix taken */
     a->rcfg.abro_version = 6;
     a->s[1]->nd6lo.rs_left_ms = 0;
-    run(a, 100);
+    run(a, 1100);
     CHECK(has(a, 1, "fd00:0:0:2::ff:fe00:2"));
     CHECK_EQ(lp->ctx_valid & 6u, 4u);
     /* a wrapped serial number is newer (RFC 1982 style) */
     a->rcfg.abro_version = 0x80000005u;
     a->s[1]->nd6lo.rs_left_ms = 0;
-    run(a, 100);
+    run(a, 1100);
     CHECK_EQ(st(a, 1, MIP_STAT_nd6lo_abro_old), 1);
     air_free(a);
 }
@@ -558,9 +563,9 @@ static void test_context_in_iphc(void)
     struct air *with = mk(1, 1, true), *nocomp = mk(1, 1, false), *none = mk(1, 0, false);
     size_t lw, ln, l0;
     unsigned rx;
-    run(with, 100);
-    run(nocomp, 100);
-    run(none, 100);
+    run(with, 1100);
+    run(nocomp, 1100);
+    run(none, 1100);
     lw = udp_len_to_router(with);
     /* arrived and decompressed (no socket on that port) */
     CHECK_EQ(st(with, 0, MIP_STAT_drop_udp_no_port), 1);
