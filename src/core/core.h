@@ -59,6 +59,10 @@ struct mip_nd_msg;
 bool nd6lo_input(struct mip_stack *s, struct mip_netif *nif, const struct mip_ip_rx *rx,
                  const struct mip_nd_msg *m);
 uint32_t nd6lo_poll(struct mip_stack *s, mip_time_t now);
+/* True while the host waits for a router's answer (an RS among the first
+ * MAX_RTR_SOLICITATIONS, an NS-EARO): a sleepy leaf polls its parent fast
+ * meanwhile (mip_stack_awaits_reply). */
+bool nd6lo_awaits_reply(const struct mip_stack *s);
 #endif
 
 /* --- stack.c --------------------------------------------------------- */

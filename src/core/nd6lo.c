@@ -746,6 +746,22 @@ uint32_t nd6lo_poll(struct mip_stack *s, mip_time_t now)
     return next < MIP_SLAAC_REFRESH_MS ? next : MIP_SLAAC_REFRESH_MS;
 }
 
+bool nd6lo_awaits_reply(const struct mip_stack *s)
+{
+    const struct mip_nd6lo *nd = &s->nd6lo;
+    unsigned i;
+    if (nd->role != ROLE_HOST)
+        return false;
+    /* A first solicitation (or a renewal's) unanswered: bounded by the
+     * MAX_RTR_SOLICITATIONS before the backoff. */
+    if (nd->rs_count != 0u && nd->rs_count <= MAX_RTR_SOLICITATIONS)
+        return true;
+    for (i = 0; i < MIP_NETIF_ADDR6_MAX; i++)
+        if (nd->hreg[i].state == MIP_ND6LO_H_REGISTERING)
+            return true;
+    return false;
+}
+
 uint8_t mip_nd6lo_host_reg_state(const struct mip_stack *s, const uint8_t addr[16])
 {
     const struct mip_nd6lo *nd = &s->nd6lo;

@@ -141,6 +141,10 @@ mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, mip_await_f
 bool mip_stack_awaits_reply(const struct mip_stack *s)
 {
     unsigned i;
+#if MIP_CONF_ND6LO
+    if (nd6lo_awaits_reply(s))
+        return true;
+#endif
     for (i = 0; i < MIP_POLLERS_MAX; i++)
         if (s->poller[i].await != NULL && s->poller[i].await(s->poller[i].ctx, s))
             return true;

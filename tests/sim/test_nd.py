@@ -69,3 +69,32 @@ def test_addressing_needs_iphc(tmp_path):
     r = run_sim(sc, tmp_path)
     assert r.rc != 0
     assert "addressing" in r.stderr
+
+
+LEAF = {
+    "name": "nd-leaf", "seed": 3, "duration_s": 4000,
+    "topology": {"type": "positions", "positions": [[0, 0], [20, 0], [0, 20]]},
+    "mac": {"type": "csma_ca", "rdc": {"type": "parent"},
+            "nodes": [{"ids": [2], "rdc": {"type": "leaf", "parent": 0, "poll_ms": 5000}}]},
+    "link": {"mode": "iphc", "addressing": "6lowpan-nd"},
+    "flows": [{"type": "udp", "src": 2, "dst": 0, "start_s": 30, "interval_s": 300},
+              {"type": "udp", "src": 0, "dst": 2, "start_s": 30, "interval_s": 300}],
+}
+
+
+def test_sleepy_leaf_registers_through_its_parent(tmp_path):
+    """A leaf polling its parent (the router) every 5 s registers at once:
+    while its RS or NS waits for an answer it polls fast (mip_stack_awaits_reply),
+    so no NS goes unanswered (before that, each RA and NA waited for the next
+    5 s poll and three NSs 1 s apart timed out, over and over). The
+    registration lifetime (30 min) drives its renewals: at 3/4, twice in
+    4000 s."""
+    r = run_sim(LEAF, tmp_path)
+    assert r.rc == 0, r.stderr
+    res = r.result
+    assert all(f["sent"] == f["received"] and f["sent"] >= 13 for f in res["flows"])
+    st = res["node_stats"][2]["stack"]
+    assert st["nd6lo_reg_ok"] == 3
+    assert st["nd6lo_reg_tx"] == 3
+    assert st.get("nd6lo_reg_timeout", 0) == 0
+    assert res["node_stats"][2]["duty_cycle"] < 0.01
