@@ -597,6 +597,42 @@ static void test_cid_only_when_shorter(void)
     CHECK_EQ(n, 3u + 2u + 16u);   /* source IID in the 16-bit form */
 }
 
+/* The context masks (6LoWPAN-ND, RFC 6775 s.4.2): a context marked absent
+ * is neither used nor decoded (NOTFOUND); one marked decompression-only
+ * (6CO C clear) decodes but is never used to compress. */
+static void test_context_masks(void)
+{
+    uint8_t ip[40], hc[64], out[48];
+    struct mip_802154_addr ls = link_short(0x0001), ld = link_short(0x0002);
+    struct mip_lowpan_env env;
+    size_t consumed, n, c2, ol;
+    memset(ip, 0, sizeof ip);
+    mip_wr32(ip, 0x60000000u);
+    ip[6] = 59;
+    ip[7] = 64;
+    parse6("fe80::ff:fe00:1", ip + 8);
+    parse6("2001:db8:0:1::ff:fe00:2", ip + 24);
+    memset(&env, 0, sizeof env);
+    env.src = &ls;
+    env.dst = &ld;
+    env.ctx = rt_ctx;
+    env.ctx_count = 3;
+    CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, hc, sizeof hc, &consumed, &n), MIP_OK);
+    CHECK_EQ(n, 4u);                        /* context 1 used */
+    env.ctx_nocomp = 1u << 1;
+    CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, out, sizeof out, &consumed, &n), MIP_OK);
+    CHECK_EQ(n, 3u + 16u);                  /* decompression only: inline */
+    /* ... but what names it still decodes */
+    CHECK_EQ(mip_lowpan_iphc_decompress(hc, 4, &env, 0, out, sizeof out, &c2, &ol), MIP_OK);
+    CHECK_MEM(out + 24, ip + 24, 16);
+    env.ctx_nocomp = 0;
+    env.ctx_absent = 1u << 1;
+    CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, out, sizeof out, &consumed, &n), MIP_OK);
+    CHECK_EQ(n, 3u + 16u);
+    CHECK_EQ(mip_lowpan_iphc_decompress(hc, 4, &env, 0, out, sizeof out, &c2, &ol),
+             MIP_ERR_NOTFOUND);
+}
+
 /* What the compressor accepts, the decompressor takes back: issue 12 found
  * a UDP header with Length 1 (= Payload Length, so NHC was chosen) lying
  * past the datagram's declared end, whose compressed form no receiver
@@ -908,6 +944,7 @@ int main(void)
     RUN(test_zephyr_frames);
     RUN(test_round_trips_many_shapes);
     RUN(test_cid_only_when_shorter);
+    RUN(test_context_masks);
     RUN(test_compress_accepts_only_what_decompresses);
     RUN(test_every_truncation_rejected);
     RUN(test_bad_and_unsupported_encodings);
