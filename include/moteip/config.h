@@ -238,7 +238,8 @@
  * the full profile, off in tiny (a tiny node gets its address from RPL's
  * DIO through SLAAC; MIP_CONF_ND6LO=1 adds the host part). Code size:
  * bench/footprint rows nd6lo-host and nd6lo-router (docs/FOOTPRINT.md).
- * RAM: host 56 B + 12 B per IPv6 address slot + 4 B per context ID;
+ * RAM (Cortex-M0+): host 64 B + 12 B per IPv6 address slot + 4 B per
+ * context ID (tiny-nd: 104 B);
  * router + 40 B per registration (MIP_ND6LO_REG_MAX). */
 #ifndef MIP_CONF_ND6LO
 #define MIP_CONF_ND6LO (MIP_CONF_LOWPAN && MIP_CONF_SLAAC && MIP_PROFILE_DEFAULT(0, 1))
