@@ -312,7 +312,9 @@ static void host_ra(struct mip_stack *s, const struct mip_ip_rx *rx, const struc
             fresh = host_abro(s, &o);
     if (!fresh)
         return;
-    if (m->ra_router_lifetime != 0u) {
+    if (m->ra_router_lifetime == 0u && nd->has_router && memcmp(nd->router, rx->src.bytes, 16) == 0) {
+        drop_router(s);   /* RFC 4861 s.6.3.4: no longer a default router */
+    } else if (m->ra_router_lifetime != 0u) {
         struct mip_addr any, gw;
         memset(&any, 0, sizeof any);
         any.family = MIP_AF_INET6;
@@ -579,8 +581,12 @@ static uint8_t router_register(struct mip_stack *s, const uint8_t target[16],
 {
     uint8_t rovr[8];
     struct mip_nd6lo_reg *r = reg_find(s, target);
+    struct mip_addr t;
     fold_rovr(e, rovr);
-    if (r != NULL && r->state == MIP_ND6LO_REG_REGISTERED && memcmp(r->rovr, rovr, 8) != 0) {
+    mip_addr_set6(&t, target);
+    /* one of our own addresses, or one held under another ROVR */
+    if (stack_is_own_addr(s, &t) ||
+        (r != NULL && r->state == MIP_ND6LO_REG_REGISTERED && memcmp(r->rovr, rovr, 8) != 0)) {
         STAT(s, nd6lo_reg_dup_tx);
         return MIP_ARO_DUPLICATE;
     }

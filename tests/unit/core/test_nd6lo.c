@@ -304,11 +304,18 @@ static void test_duplicate_removed(void)
     CHECK_EQ(st(a, 1, MIP_STAT_nd6lo_reg_ok), 1);
     add_node(a, 2, 0xFFFE);
     CHECK_EQ(mip_netif_add_addr(a->s[2], 0, &dup, 64), MIP_OK);
+    /* and the router's own address */
+    {
+        struct mip_addr r0 = ad("fd00:0:0:1::ff:fe00:1");
+        CHECK_EQ(mip_netif_add_addr(a->s[2], 0, &r0, 64), MIP_OK);
+    }
     CHECK_EQ(mip_nd6lo_host_start(a->s[2], 0, a->now), MIP_OK);
     run(a, 1100);
-    CHECK_EQ(st(a, 0, MIP_STAT_nd6lo_reg_dup_tx), 1);
-    CHECK_EQ(st(a, 2, MIP_STAT_nd6lo_reg_dup), 1);
+    CHECK_EQ(st(a, 0, MIP_STAT_nd6lo_reg_dup_tx), 2);
+    CHECK_EQ(st(a, 2, MIP_STAT_nd6lo_reg_dup), 2);
     CHECK(!has(a, 2, "fd00:0:0:1::ff:fe00:2"));
+    CHECK(!has(a, 2, "fd00:0:0:1::ff:fe00:1"));
+    CHECK(has(a, 0, "fd00:0:0:1::ff:fe00:1"));
     CHECK(has(a, 1, "fd00:0:0:1::ff:fe00:2"));
     CHECK(mip_nd6lo_router_find(a->s[0], dup.bytes) != NULL);
     /* node 2's own SLAAC address (EUI-64 IID) is registered */
@@ -598,6 +605,24 @@ static void test_context_in_iphc(void)
     air_free(none);
 }
 
+/* An RA with router lifetime 0 from our router ends it as default router
+ * (RFC 4861 s.6.3.4): the route goes, registrations wait, solicitation
+ * starts again. */
+static void test_router_lifetime_zero(void)
+{
+    struct air *a = mk(1, 0, false);
+    struct mip_addr far = ad("2001:db8::1"), src;
+    run(a, 1100);
+    CHECK(a->s[1]->nd6lo.has_router);
+    CHECK_EQ(mip_ip_select_src(a->s[1], &far, MIP_NETIF_ANY, &src), MIP_OK);
+    a->rcfg.router_lifetime_s = 0;
+    a->s[1]->nd6lo.rs_left_ms = 0;
+    run(a, 100);
+    CHECK(!a->s[1]->nd6lo.has_router);
+    CHECK_EQ(mip_ip_select_src(a->s[1], &far, MIP_NETIF_ANY, &src), MIP_ERR_NOROUTE);
+    air_free(a);
+}
+
 int main(void)
 {
     RUN(test_join_and_register);
@@ -609,6 +634,7 @@ int main(void)
     RUN(test_forged_entries_expire);
     RUN(test_abro_versions);
     RUN(test_context_in_iphc);
+    RUN(test_router_lifetime_zero);
     return TESTING_DONE();
 }
 
