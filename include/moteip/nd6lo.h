@@ -83,6 +83,14 @@ struct mip_nd6lo_router_config {
     struct mip_nd6lo_ctx_adv ctx[MIP_ND6LO_CTX_ADV_MAX];
 };
 
+/* Router: told of each registration that asks for reachability (EARO R
+ * flag: RFC 8505 s.5.1, e.g. an RPL 6LR injecting it as a DAO target),
+ * with the granted lifetime in seconds, and of its end (lifetime 0:
+ * deregistered or expired). Runs inside input or poll: it may not call
+ * back into 6LoWPAN-ND. */
+typedef void (*mip_nd6lo_reg_fn)(void *ctx, struct mip_stack *s, const uint8_t addr[16],
+                                 uint32_t lifetime_s);
+
 /* Registration entry states (router). */
 enum mip_nd6lo_reg_state {
     MIP_ND6LO_REG_FREE = 0,
@@ -99,6 +107,7 @@ struct mip_nd6lo_reg {
     uint8_t  llmode;         /* enum mip_802154_addr_mode */
     uint8_t  state;          /* enum mip_nd6lo_reg_state */
     uint8_t  tid;
+    bool     reach;          /* the R flag: the hook was told */
 };
 
 /* Host registration states. */
@@ -139,6 +148,8 @@ struct mip_nd6lo {
     uint32_t ctx_left_ms[MIP_LOWPAN_CTX_IDS];   /* learnt contexts' lifetimes */
 #if MIP_CONF_ND6LO_ROUTER
     const struct mip_nd6lo_router_config *rcfg;
+    mip_nd6lo_reg_fn reg_hook;
+    void    *reg_hook_ctx;
     struct mip_nd6lo_reg reg[MIP_ND6LO_REG_MAX];
 #endif
 };
@@ -155,6 +166,9 @@ mip_status mip_nd6lo_host_start(struct mip_stack *s, uint8_t netif, mip_time_t n
  * when ND already runs. */
 mip_status mip_nd6lo_router_start(struct mip_stack *s, uint8_t netif,
                                   const struct mip_nd6lo_router_config *cfg);
+
+/* Sets (fn NULL: clears) the registration hook above. */
+void mip_nd6lo_set_reg_hook(struct mip_stack *s, mip_nd6lo_reg_fn fn, void *ctx);
 
 /* The registration for addr (REGISTERED entries only); NULL when none. */
 const struct mip_nd6lo_reg *mip_nd6lo_router_find(const struct mip_stack *s,

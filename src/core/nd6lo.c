@@ -437,6 +437,20 @@ mip_status mip_nd6lo_router_start(struct mip_stack *s, uint8_t netif,
     return MIP_OK;
 }
 
+void mip_nd6lo_set_reg_hook(struct mip_stack *s, mip_nd6lo_reg_fn fn, void *ctx)
+{
+    s->nd6lo.reg_hook = fn;
+    s->nd6lo.reg_hook_ctx = ctx;
+}
+
+/* Tells the hook an entry's registration ends, and frees the entry. */
+static void reg_end(struct mip_stack *s, struct mip_nd6lo_reg *r)
+{
+    if (r->reach && s->nd6lo.reg_hook != NULL)
+        s->nd6lo.reg_hook(s->nd6lo.reg_hook_ctx, s, r->addr, 0);
+    memset(r, 0, sizeof *r);
+}
+
 const struct mip_nd6lo_reg *mip_nd6lo_router_find(const struct mip_stack *s,
                                                   const uint8_t addr[16])
 {
@@ -503,8 +517,14 @@ static struct mip_nd6lo_reg *reg_slot(struct mip_stack *s)
     unsigned i;
     for (i = 0; i < MIP_ND6LO_REG_MAX; i++) {
         struct mip_nd6lo_reg *r = &s->nd6lo.reg[i];
-        if (r->state == MIP_ND6LO_REG_FREE || r->left_ms == 0u)
+        if (r->state == MIP_ND6LO_REG_FREE)
             return r;
+        if (r->left_ms == 0u) {
+            if (r->state == MIP_ND6LO_REG_REGISTERED)
+                STAT(s, nd6lo_reg_expired);
+            reg_end(s, r);
+            return r;
+        }
         if (r->state == MIP_ND6LO_REG_TENTATIVE && (pick == NULL || r->left_ms < pick->left_ms))
             pick = r;
     }
@@ -592,7 +612,7 @@ static uint8_t router_register(struct mip_stack *s, const uint8_t target[16],
     }
     if (e->lifetime_min == 0u) {
         if (r != NULL)
-            memset(r, 0, sizeof *r);
+            reg_end(s, r);
         return MIP_ARO_SUCCESS;
     }
     if (r == NULL || r->state != MIP_ND6LO_REG_REGISTERED) {
@@ -609,7 +629,10 @@ static uint8_t router_register(struct mip_stack *s, const uint8_t target[16],
     memcpy(r->rovr, rovr, 8);
     r->tid = e->tid;
     reg_fill(r, target, ll, MIP_ND6LO_REG_REGISTERED, (uint32_t)*life * MIN_MS);
+    r->reach = e->r;
     STAT(s, nd6lo_reg_accepted);
+    if (e->r && s->nd6lo.reg_hook != NULL)
+        s->nd6lo.reg_hook(s->nd6lo.reg_hook_ctx, s, target, (uint32_t)*life * 60u);
     return MIP_ARO_SUCCESS;
 }
 
@@ -741,7 +764,7 @@ uint32_t nd6lo_poll(struct mip_stack *s, mip_time_t now)
         if (r->left_ms == 0u) {
             if (r->state == MIP_ND6LO_REG_REGISTERED)
                 STAT(s, nd6lo_reg_expired);
-            memset(r, 0, sizeof *r);
+            reg_end(s, r);
             continue;
         }
         next = min_due(next, r->left_ms);

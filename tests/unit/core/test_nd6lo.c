@@ -623,6 +623,42 @@ static void test_router_lifetime_zero(void)
     air_free(a);
 }
 
+struct hook_log {
+    unsigned calls;
+    uint8_t addr[16];
+    uint32_t lifetime_s;
+};
+
+static void reg_hook(void *ctx, struct mip_stack *s, const uint8_t addr[16], uint32_t life)
+{
+    struct hook_log *h = ctx;
+    (void)s;
+    h->calls++;
+    memcpy(h->addr, addr, 16);
+    h->lifetime_s = life;
+}
+
+/* The router tells its hook of a registration with the R flag (granted
+ * lifetime in seconds) and of its end (0): by expiry here, the host gone. */
+static void test_reg_hook(void)
+{
+    struct air *a = mk(1, 0, false);
+    struct hook_log h;
+    struct mip_addr mine = ad("fd00:0:0:1::ff:fe00:2");
+    memset(&h, 0, sizeof h);
+    mip_nd6lo_set_reg_hook(a->s[0], reg_hook, &h);
+    run(a, 1100);
+    CHECK_EQ(h.calls, 1);
+    CHECK_MEM(h.addr, mine.bytes, 16);
+    CHECK_EQ(h.lifetime_s, MIP_ND6LO_REG_LIFETIME_MIN * 60u);
+    a->up[1] = false;
+    run(a, MIP_ND6LO_REG_LIFETIME_MIN * 60000u);
+    CHECK_EQ(h.calls, 2);
+    CHECK_EQ(h.lifetime_s, 0);
+    CHECK_EQ(st(a, 0, MIP_STAT_nd6lo_reg_expired), 1);
+    air_free(a);
+}
+
 int main(void)
 {
     RUN(test_join_and_register);
@@ -635,6 +671,7 @@ int main(void)
     RUN(test_abro_versions);
     RUN(test_context_in_iphc);
     RUN(test_router_lifetime_zero);
+    RUN(test_reg_hook);
     return TESTING_DONE();
 }
 
