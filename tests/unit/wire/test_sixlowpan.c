@@ -559,23 +559,32 @@ static void test_round_trips_many_shapes(void)
 
 /* Context-based compression wins only when it is shorter: one CID byte is
  * not worth it for an address stateless compression already elides. */
+/* fe80::ff:fe00:1 -> 2001:db8:0:1::ff:fe00:2 (no next header) between
+ * short addresses 1 and 2, with the contexts rt_ctx[0..ctx_count). */
+static void ll_to_ctx1(uint8_t ip[40], struct mip_lowpan_env *env,
+                       const struct mip_802154_addr *ls, const struct mip_802154_addr *ld,
+                       uint8_t ctx_count)
+{
+    memset(ip, 0, 40);
+    mip_wr32(ip, 0x60000000u);
+    ip[6] = 59;
+    ip[7] = 64;
+    parse6("fe80::ff:fe00:1", ip + 8);
+    parse6("2001:db8:0:1::ff:fe00:2", ip + 24);
+    memset(env, 0, sizeof *env);
+    env->src = ls;
+    env->dst = ld;
+    env->ctx = rt_ctx;
+    env->ctx_count = ctx_count;
+}
+
 static void test_cid_only_when_shorter(void)
 {
     uint8_t ip[40], hc[64];
     struct mip_802154_addr ls = link_short(0x0001), ld = link_short(0x0002);
     struct mip_lowpan_env env;
     size_t consumed, n;
-    memset(ip, 0, sizeof ip);
-    mip_wr32(ip, 0x60000000u);
-    ip[6] = 59;
-    ip[7] = 64;
-    parse6("fe80::ff:fe00:1", ip + 8);
-    parse6("2001:db8:0:1::ff:fe00:2", ip + 24);
-    memset(&env, 0, sizeof env);
-    env.src = &ls;
-    env.dst = &ld;
-    env.ctx = rt_ctx;
-    env.ctx_count = 1;
+    ll_to_ctx1(ip, &env, &ls, &ld, 1);
     /* no context covers the destination: inline */
     CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, hc, sizeof hc, &consumed, &n), MIP_OK);
     CHECK_EQ(n, 3u + 16u);
@@ -606,17 +615,7 @@ static void test_context_masks(void)
     struct mip_802154_addr ls = link_short(0x0001), ld = link_short(0x0002);
     struct mip_lowpan_env env;
     size_t consumed, n, c2, ol;
-    memset(ip, 0, sizeof ip);
-    mip_wr32(ip, 0x60000000u);
-    ip[6] = 59;
-    ip[7] = 64;
-    parse6("fe80::ff:fe00:1", ip + 8);
-    parse6("2001:db8:0:1::ff:fe00:2", ip + 24);
-    memset(&env, 0, sizeof env);
-    env.src = &ls;
-    env.dst = &ld;
-    env.ctx = rt_ctx;
-    env.ctx_count = 3;
+    ll_to_ctx1(ip, &env, &ls, &ld, 3);
     CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, hc, sizeof hc, &consumed, &n), MIP_OK);
     CHECK_EQ(n, 4u);                        /* context 1 used */
     env.ctx_nocomp = 1u << 1;
