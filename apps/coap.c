@@ -201,6 +201,12 @@ static void serve(struct mip_coap_endpoint *ep, const struct mip_coap_msg *m,
             mip_coap_w_code(w, MIP_COAP_BAD_OPTION);
             return;
         }
+        /* RFC 7959 2.2: with M set the payload is exactly the block size
+         * (SZX bounds it only on the last block) */
+        if (req.block1.more && m->payload_len != mip_coap_block_size(req.block1.szx)) {
+            mip_coap_w_code(w, MIP_COAP_BAD_REQUEST);
+            return;
+        }
         req.has_block1 = true;
         req.block1_offset = req.block1.num << (req.block1.szx + 4u);
     }

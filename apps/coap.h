@@ -18,7 +18,9 @@
  *   in Block2 slices (the handler is asked again for each block and must
  *   return the same representation: stateless, as s.2.4 allows); Block1
  *   uploads are handed to the handler one block at a time with their
- *   offset, and answered 2.31 Continue while more follow.
+ *   offset, and answered 2.31 Continue while more follow; a block with
+ *   more following whose payload is not the block size is answered 4.00
+ *   (s.2.2) without reaching the handler.
  *
  * Client
  *   mip_coap_request() sends one request and reports its outcome once

@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+#include "moteip/stack.h"
+#include "moteip/timer.h"
+
 /* --- the request parser (pure) ----------------------------------------------- */
 
 static bool is_tchar(uint8_t ch)
@@ -436,11 +439,15 @@ static bool take_request(struct mip_http_conn *hc)
         if (got == 0)
             break;
         hc->skip -= got;
+        hc->last = h->srv.tcp->stack->now;
     }
-    if (hc->skip == 0 && hc->req_len < sizeof(hc->req))
-        hc->req_len = (uint16_t)(hc->req_len +
-                                 mip_tcp_read(h->srv.tcp, c, hc->req + hc->req_len,
-                                              sizeof(hc->req) - hc->req_len));
+    if (hc->skip == 0 && hc->req_len < sizeof(hc->req)) {
+        size_t got = mip_tcp_read(h->srv.tcp, c, hc->req + hc->req_len,
+                                  sizeof(hc->req) - hc->req_len);
+        hc->req_len = (uint16_t)(hc->req_len + got);
+        if (got > 0)
+            hc->last = h->srv.tcp->stack->now;
+    }
     if (hc->skip > 0) {
         if (mip_tcp_peer_closed(c)) {
             hc->phase = PHASE_CLOSING;
@@ -517,6 +524,7 @@ static void http_run(struct mip_http_conn *hc)
                 return;
             }
             hc->phase = PHASE_READ;
+            hc->last = hc->app->srv.tcp->stack->now;   /* waits for the next request */
         } else if (hc->phase == PHASE_READ) {
             if (!take_request(hc))
                 return;
@@ -568,20 +576,58 @@ static const struct mip_tcp_callbacks http_cb = {
     .error = http_error,
 };
 
+/* Before a new connection takes a slot (http_server.h): resets the
+ * connections that waited too long for a request, then, when none is free,
+ * the idlest that is not sending a response. A reset connection's `closed`
+ * callback frees its slot at once. */
+static void http_make_room(struct mip_http_server *h)
+{
+    mip_time_t now = h->srv.tcp->stack->now;
+    struct mip_http_conn *idlest = NULL;
+    unsigned i;
+    bool full = true;
+
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        struct mip_http_conn *hc = &h->conns[i];
+        if (!hc->mem.used) {
+            full = false;
+            continue;
+        }
+        if (hc->phase == PHASE_SEND)
+            continue;           /* mid-response: protected */
+        if (hc->phase == PHASE_READ &&
+            mip_time_reached(now, hc->last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
+            h->timeouts++;
+            mip_tcp_abort(h->srv.tcp, &hc->mem.conn);
+            full = false;
+            continue;
+        }
+        if (idlest == NULL || (hc->phase == PHASE_CLOSING && idlest->phase != PHASE_CLOSING) ||
+            (hc->phase == idlest->phase && mip_time_before(hc->last, idlest->last)))
+            idlest = hc;
+    }
+    if (full && idlest != NULL) {
+        h->evicted++;
+        mip_tcp_abort(h->srv.tcp, &idlest->mem.conn);
+    }
+}
+
 static struct mip_tcp_conn *http_accept(struct mip_tcp_listener *l, struct mip_tcp *tcp,
                                         uint16_t port)
 {
     struct mip_http_server *h = MIP_CONTAINER_OF(l, struct mip_http_server, srv.listener);
-    struct mip_tcp_app_slot *m =
-        mip_tcp_server_free_slot(&h->srv, &h->conns[0].mem, sizeof(h->conns[0]));
+    struct mip_tcp_app_slot *m;
     struct mip_http_conn *hc;
 
     (void)tcp;
     (void)port;
+    http_make_room(h);
+    m = mip_tcp_server_free_slot(&h->srv, &h->conns[0].mem, sizeof(h->conns[0]));
     if (m == NULL)
         return NULL;
     hc = MIP_CONTAINER_OF(m, struct mip_http_conn, mem);
     hc->app = h;
+    hc->last = h->srv.tcp->stack->now;
     hc->phase = PHASE_READ;
     hc->close_after = false;
     hc->linger = false;

@@ -37,8 +37,22 @@
  *
  * All state, including the memory of MIP_TCP_APP_CONNS connections (see
  * tcp_app.h) and a MIP_HTTP_REQ_MAX request buffer for each, lives in the
- * caller's struct; only the public TCP API is used. A connection beyond
- * MIP_TCP_APP_CONNS is refused (RST).
+ * caller's struct; only the public TCP API is used.
+ *
+ * Idle connections cannot lock clients out (before, MIP_TCP_APP_CONNS
+ * connections that never sent a request refused every other client until
+ * the peers went away). When a new connection is accepted:
+ *   - every connection that has waited MIP_HTTP_REQUEST_TIMEOUT_MS for a
+ *     request (its first, or the next on a persistent connection) without a
+ *     byte of it is reset (counted in `timeouts`);
+ *   - if still no slot is free, the idlest connection is reset (counted in
+ *     `evicted`): one closing first, else the one waiting for a request
+ *     that received its last byte longest ago. A connection sending a
+ *     response is never reset for a new one; when every one is, the new
+ *     connection is refused (RST, srv.refused).
+ * The server has no timer of its own: the timeout is applied when a new
+ * connection needs a slot, the only time an idle connection costs another
+ * client anything.
  *
  * The request parser is a pure function (mip_http_parse_request), tested on
  * its own in tests/unit/apps/test_http_server.c.
@@ -61,6 +75,13 @@
  * a response the client asked to close, the server closes at once. */
 #ifndef MIP_HTTP_LINGER_KEEPALIVE_MS
 #define MIP_HTTP_LINGER_KEEPALIVE_MS 10000u
+#endif
+
+/* How long a connection may wait for a request before a new connection
+ * may reset it: Apache httpd's mod_reqtimeout allows 20 s for a request
+ * head by default ("header=20-40"). */
+#ifndef MIP_HTTP_REQUEST_TIMEOUT_MS
+#define MIP_HTTP_REQUEST_TIMEOUT_MS 20000u
 #endif
 
 #define MIP_HTTP_PORT 80u
@@ -124,6 +145,8 @@ struct mip_http_conn {
     bool     close_after;    /* close once the response is out */
     bool     linger;         /* ... lingering: a refused request (http_run) */
     uint16_t req_len;        /* bytes in req */
+    mip_time_t last;         /* accepted, last request byte read, or last
+                                response queued: the idle clock */
     uint16_t head_len, head_off;
     uint64_t body_left, body_off;
     uint64_t skip;           /* request body bytes still to drop */
@@ -136,6 +159,9 @@ struct mip_http_server {
     uint32_t requests;       /* complete requests parsed */
     uint32_t status_2xx, status_4xx, status_5xx;   /* responses started */
     uint64_t body_bytes;     /* /bytes/N body bytes queued */
+    uint32_t timeouts;       /* connections reset: no request within
+                                MIP_HTTP_REQUEST_TIMEOUT_MS */
+    uint32_t evicted;        /* connections reset, the idlest, for a new one */
     struct mip_http_conn conns[MIP_TCP_APP_CONNS];
 };
 

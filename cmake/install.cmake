@@ -8,6 +8,12 @@
 #                               exported targets moteip::moteip, moteip::apps
 #                               (micro: moteip::micro4, moteip::micro6)
 #   lib/pkgconfig/moteip.pc, moteip-apps.pc  (micro: moteip-micro4.pc, moteip-micro6.pc)
+#   share/moteip/port/common/   the port helpers a bare-metal firmware builds
+#                               with its own board.h: slip_node.c (the main.c of
+#                               a SLIP node), micro_node.c, board_api.h,
+#                               tick_clock.h, cortexm.h (docs/PORTING.md)
+#   bin/moteip-sim, moteip-slip, moteip-host, moteip-simavr   the host tools, when
+#                               this build made them (Linux, full profile)
 #
 # The library was compiled for one profile and one set of MIP_CONF_* and
 # size macros (config.h); every struct a caller allocates depends on them.
@@ -30,6 +36,16 @@ if(TARGET moteip_apps AND "moteip_apps" IN_LIST MOTEIP_INSTALL_TARGETS)
   install(FILES ${MOTEIP_APPS_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/moteip/apps)
 endif()
 install(EXPORT moteipTargets NAMESPACE moteip:: DESTINATION ${MOTEIP_CMAKE_DIR})
+install(FILES ${CMAKE_SOURCE_DIR}/port/common/board_api.h ${CMAKE_SOURCE_DIR}/port/common/tick_clock.h
+              ${CMAKE_SOURCE_DIR}/port/common/cortexm.h ${CMAKE_SOURCE_DIR}/port/common/slip_node.c
+              ${CMAKE_SOURCE_DIR}/port/common/micro_node.c
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/moteip/port/common)
+# OPTIONAL: a build that made only the libraries (--target moteip) installs them alone.
+foreach(tool moteip-sim moteip-slip moteip-host moteip-simavr)
+  if(TARGET ${tool})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
+  endif()
+endforeach()
 
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/moteipConfig.cmake.in
   ${CMAKE_BINARY_DIR}/moteipConfig.cmake INSTALL_DESTINATION ${MOTEIP_CMAKE_DIR})

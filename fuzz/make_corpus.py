@@ -1541,6 +1541,24 @@ def slip_seeds():
         "noise": bytes([2, 10]) + bytes(range(256)),
     }
 
+# --- fuzz_zep: one ZEP datagram (wire/zep.h) ------------------------------------
+
+def fcs802154(b):
+    crc = 0
+    for x in b:
+        crc ^= x
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+    return crc
+
+def zep_seeds():
+    mpdu = bytes([0x41, 0xd8, 0x07, 0xcd, 0xab, 0xff, 0xff, 0x01, 0x00, 0x7a, 0x33, 0x3a, 0x80, 0x00])
+    fr = mpdu + struct.pack("<H", fcs802154(mpdu))
+    v2 = (b"EX\x02\x01\x1a" + struct.pack(">H", 1) + b"\x01\xff" + struct.pack(">II", 0xE8000001, 0) +
+          struct.pack(">I", 5) + bytes(10) + bytes([len(fr)]) + fr)
+    v1 = b"EX\x01\x0b" + struct.pack(">H", 9) + b"\x00\xc8" + bytes(7) + bytes([len(fr)]) + fr
+    return {"v2-data": v2, "v1-lqi": v1, "v2-ack": b"EX\x02\x02\x00\x00\x00\x07"}
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -1664,6 +1682,7 @@ def main():
     n += write_dir("fuzz_relay_input", relay_seeds())
     n += write_dir("fuzz_lowpan_fwd", fwd_seeds())
     n += write_dir("fuzz_slip", slip_seeds())
+    n += write_dir("fuzz_zep", zep_seeds())
     n += write_dir("fuzz_sim_json", json_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)
 

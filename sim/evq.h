@@ -14,7 +14,8 @@ enum sim_ev_kind {
     SIM_EV_STACK_POLL = 0,  /* a node's mip_stack_poll deadline */
     SIM_EV_MAC_POLL,        /* a node's mip_mac_poll deadline */
     SIM_EV_TX_END,          /* the last bit of a transmission left the air */
-    SIM_EV_APP              /* an application timer (arg: flow index) */
+    SIM_EV_APP,             /* an application timer (arg: flow index) */
+    SIM_EV_MISBEHAVE        /* a misbehaving node's attack (misbehave.c) */
 };
 
 struct sim_event {

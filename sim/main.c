@@ -26,6 +26,7 @@
 #include "border.h"
 #include "capture.h"
 #include "realtime.h"
+#include "zep_mirror.h"
 #include <math.h>
 #include <errno.h>
 #include <stddef.h>
@@ -34,7 +35,7 @@
 #include <time.h>
 
 struct sim_args {
-    const char *scen, *out, *pcap_path, *trace_path;
+    const char *scen, *out, *pcap_path, *trace_path, *zep_mirror;
     bool perf, seed_given, check_only, strict, realtime, help;
     double speed;                       /* --speed; 0: not given */
     unsigned long long seed;
@@ -128,8 +129,10 @@ static bool opt_seed(const struct sim_option *opt, const char *v, struct sim_arg
     a->seed = strtoull(v, &end, 10);
     /* t1 fix: strtoull skips leading blanks and accepts a sign, so " -5"
      * used to become 2^64 - 5: insist on a leading digit. */
-    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0) {
-        snprintf(err, cap, "--seed: expected a non-negative integer, got '%s'", v);
+    /* the scenario's seed key has the same range (K_INT "seed", sim/scenario.c) */
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || a->seed > (uint64_t)INT64_MAX) {
+        snprintf(err, cap, "--seed: expected an integer in [0, %lld], got '%s'",
+                 (long long)INT64_MAX, v);
         return false;
     }
     a->seed_given = true;
@@ -168,6 +171,9 @@ static const struct sim_option options[] = {
       "what node N's own interface sees, not the whole medium" },
     { "--trace", "FILE", opt_path, F(trace_path), false,
       "JSON lines: the network, then its events" },
+    { "--zep-mirror", "ADDR:PORT", opt_path, F(zep_mirror), false,
+      "every frame on the air also as a ZEP datagram to ADDR:PORT\n"
+      "(live capture: tshark -i lo -f 'udp port PORT')" },
     { "--seed", "N", opt_seed, F(seed), false, "overrides the scenario's seed" },
     { "--perf", NULL, opt_flag, F(perf), false,
       "events/s, simulated s per wall s, bytes per node (stderr)" },
@@ -301,6 +307,7 @@ struct sim_main {
     struct sim sim;
     struct sim_realtime rt;
     struct sim_capture capture;
+    struct sim_zep_mirror zep_mirror;
     FILE *of;                           /* the result: stdout or --out */
     char err[512];
 };
@@ -370,6 +377,18 @@ static int open_outputs(struct sim_main *m)
         fprintf(stderr, "moteip-sim: --trace %s: %s\n", m->a.trace_path, strerror(errno));
         rc = 1;
     }
+    if (rc == 0 && m->a.zep_mirror != NULL) {
+        if (!sim_zep_mirror_open(&m->zep_mirror, m->a.zep_mirror, m->err, sizeof(m->err))) {
+            fprintf(stderr, "moteip-sim: %s\n", m->err);
+            rc = 2;
+        } else {
+            m->sim.zep_mirror = &m->zep_mirror;
+        }
+    }
+    /* In real time a reader follows the trace as it grows (moteip run --view):
+     * a line reaches the file when it happens, not when a 4 KB buffer fills. */
+    if (m->sim.trace != NULL && m->a.realtime)
+        (void)setvbuf(m->sim.trace, NULL, _IOLBF, 0);
     sim_trace_network(&m->sim);
     if (rc == 0 && m->a.out != NULL && (m->of = fopen(m->a.out, "w")) == NULL) {
         fprintf(stderr, "moteip-sim: --out %s: %s\n", m->a.out, strerror(errno));
@@ -441,6 +460,8 @@ static int close_outputs(struct sim_main *m, int rc)
     }
     if (m->sim.rt != NULL)
         sim_realtime_close(m->sim.rt);
+    if (m->sim.zep_mirror != NULL)
+        sim_zep_mirror_close(m->sim.zep_mirror);
     return rc;
 }
 

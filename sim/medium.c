@@ -30,6 +30,7 @@
  */
 #include "sim.h"
 #include "capture.h"
+#include "zep_mirror.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,8 @@ static void deliver_pending(struct sim *sim, struct sim_node *r, const struct si
     r->rx_pending = SIM_RX_NONE;
     if (what == SIM_RX_FRAME) {
         sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
+        if (sim->misbehave != NULL)
+            sim_misbehave_heard(sim, r->id, t->frame, (size_t)t->len - MIP_802154_FCS_LEN);
         mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
                          (mip_utime_t)sim->now_us);
         sim_node_schedule(sim, r);
@@ -337,9 +340,12 @@ static uint8_t classify_frame(struct sim_node *nd, const uint8_t *frame, size_t 
     uint8_t ip[96];
     struct mip_lowpan_peek pk;
     size_t ihl, thl, payload;
-    uint8_t proto, flags;
+    uint8_t proto, flags, plain[MIP_MAC_FRAME_MAX];
     if (len >= 1u && (frame[0] & 0x07u) == (uint8_t)MIP_802154_ACK)
         return SIM_FRAME_LINK_ACK;
+    /* a secured frame: what its sender's MAC secured, back in plaintext */
+    len = mip_mac_sec_plain(&nd->mac, frame, len, plain, sizeof(plain));
+    frame = plain;
     if (mip_lowpan_peek_frame(&nd->stack, nd->netif, frame, len, ip, sizeof(ip), &pk) != MIP_OK)
         return SIM_FRAME_OTHER;
     if ((ip[0] >> 4) == 4u && pk.ip_len >= 20u) {
@@ -405,6 +411,7 @@ static mip_status radio_transmit(void *ctx, const uint8_t *frame, size_t len)
         nd->c.tcp_ack_frames_tx++;
     }
     sim_capture_tx(sim, nd->id, t->frame, t->len);
+    sim_zep_mirror_tx(sim, nd->id, t->frame, t->len);
     sim_trace(sim, "tx", nd->id, "\"len\":%u,\"end_us\":%llu", t->len,
               (unsigned long long)t->end_us);
     for (i = 0; i < nd->n_nbr; i++)

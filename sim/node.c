@@ -93,11 +93,19 @@ static bool relay_on(const struct sim_node *nd)
     return nd->sim->sc->relay.mode != MIP_RELAY_OFF;
 }
 
+static bool rpl_on(const struct sim_node *nd)
+{
+    return nd->sim->sc->routing == SIM_ROUTING_RPL;
+}
+
 static void mac_tx_done(void *ctx, const uint8_t *frame, size_t len,
                         enum mip_mac_tx_status st, uint8_t retries, mip_utime_t now)
 {
     struct sim_node *nd = ctx;
     (void)now;
+    /* the routing driver's link quality (RPL's ETX) */
+    mip_routing_link_report_frame(&nd->stack, nd->netif, frame, len, st == MIP_MAC_TX_OK,
+                                  st == MIP_MAC_TX_NOACK, retries, sim_ms(nd->sim));
     if (st != MIP_MAC_TX_OK)
         sim_trace(nd->sim, "link_fail", nd->id, "\"status\":%d,\"retries\":%u,\"len\":%u",
                   (int)st, retries, (unsigned)len);
@@ -200,6 +208,19 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
             md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
         }
     }
+    if (rpl_on(nd)) {
+        /* a link report from the MAC's poll may have changed the parent
+         * or reset Trickle: ask the stack again, and let the MAC see what
+         * that sent */
+        uint32_t sd = mip_stack_poll(&nd->stack, ms);
+        if (sd < d)
+            d = sd;
+        md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+        if (nd->rpl_joined_us == UINT64_MAX && mip_rpl_joined(&nd->rpl)) {
+            nd->rpl_joined_us = sim->now_us;
+            sim_trace(sim, "rpl_joined", nd->id, "\"rank\":%u", (unsigned)nd->rpl.rank);
+        }
+    }
     sim_apps_sample_cc(sim, nd);
     if (d != MIP_POLL_IDLE) {
         /* A deadline in the current millisecond was just run: wake at the
@@ -225,6 +246,38 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         sim_record_node(sim, nd);
 }
 
+/* A simulated node's extended address: 02:00:00:00:00:00:id_hi:id_lo (its
+ * short address is its id). */
+static void node_ext(uint32_t id, uint8_t ext[8])
+{
+    int i;
+    for (i = 0; i < 8; i++)
+        ext[i] = (uint8_t)(i < 6 ? (i == 0 ? 0x02 : 0) : (i == 6 ? id >> 8 : id));
+}
+
+/* Link-layer security's device table: every short address is a node id. */
+static bool sec_ext_of(void *ctx, uint16_t pan_id, uint16_t short_addr, uint8_t ext[8])
+{
+    const struct sim *sim = ctx;
+    (void)pan_id;
+    if (short_addr >= sim->n)
+        return false;
+    node_ext(short_addr, ext);
+    return true;
+}
+
+/* The node's security: the network's, or its own (security.nodes). */
+static void node_security(struct sim *sim, uint32_t id, struct mip_mac_config *mcfg)
+{
+    const struct sim_scenario *sc = sim->sc;
+    if (sc->node_sec != NULL) {
+        mcfg->sec.level = sc->node_sec[id].level;
+        memcpy(mcfg->sec.key, sc->node_sec[id].key, sizeof(mcfg->sec.key));
+    }
+    mcfg->sec.ext_of = sec_ext_of;
+    mcfg->sec.ext_ctx = sim;
+}
+
 static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
@@ -235,7 +288,6 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     struct mip_addr a;
     uint8_t seed[16], ext[8];
     mip_status st;
-    int i;
 
     nd->id = id;
     nd->sim = sim;
@@ -249,14 +301,18 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     derive_seed(sc->seed, id, SEED_CHANNEL, seed);
     mip_rng_seed(&nd->chan_rng, seed, sizeof(seed));
 
-    for (i = 0; i < 8; i++)
-        ext[i] = (uint8_t)(i < 6 ? (i == 0 ? 0x02 : 0) : (i == 6 ? id >> 8 : id));
+    node_ext(id, ext);
+    mcfg = sc->mac;
+    if (sc->node_rdc != NULL)
+        mcfg.rdc = sc->node_rdc[id];
+    node_security(sim, id, &mcfg);
     memset(&lcfg, 0, sizeof(lcfg));
     lcfg.mode = sc->link_mode;
     lcfg.pan_id = 0xABCD;
     lcfg.short_addr = (uint16_t)id;
     memcpy(lcfg.ext_addr, ext, 8);
-    lcfg.frame_max = sc->frame_max;
+    /* the aux header and MIC take room from every frame the netif builds */
+    lcfg.frame_max = (uint8_t)(sc->frame_max - mip_mac_sec_overhead(&mcfg));
     lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
     lcfg.ack_request = sc->link_acks;
     /* With 6LoWPAN-ND the router announces context 0 (a 6CO) instead. */
@@ -273,17 +329,18 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
         return false;
     }
     sim_node_address(sim, id, &a);
-    /* 6LoWPAN-ND: hosts form theirs from the router's RA (the same value) */
-    st = sc->addressing == SIM_ADDR_ND6LO && id != 0 ? MIP_OK :
-         mip_netif_add_addr(&nd->stack, nd->netif, &a, a.family == MIP_AF_INET ? 32 : 128);
+    /* with RPL a node starts with its link-local address only and forms
+     * the global one from the root's prefix, and with 6LoWPAN-ND a host
+     * from its router's RA (the same address either way: the prefix and
+     * its short address's IID) */
+    st = rpl_on(nd) || (sc->addressing == SIM_ADDR_ND6LO && id != 0)
+             ? MIP_OK
+             : mip_netif_add_addr(&nd->stack, nd->netif, &a, a.family == MIP_AF_INET ? 32 : 128);
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: address: %s", id, mip_status_name(st));
         return false;
     }
 
-    mcfg = sc->mac;
-    if (sc->node_rdc != NULL)
-        mcfg.rdc = sc->node_rdc[id];
     mcfg.pan_id = 0xABCD;
     mcfg.short_addr = (uint16_t)id;
     memcpy(mcfg.ext_addr, ext, 8);
@@ -300,6 +357,21 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
         return false;
+    }
+    nd->rpl_joined_us = UINT64_MAX;
+    if (rpl_on(nd)) {
+        struct mip_rpl_config rc = sc->rpl;
+        rc.mop = sc->rpl_mode == SIM_RPL_STORING ? MIP_RPL_MOP_STORING : MIP_RPL_MOP_NON_STORING;
+        st = mip_rpl_init(&nd->rpl, &nd->stack, nd->netif, &rc, 0);
+        if (st == MIP_OK && id == sc->rpl_root) {
+            uint8_t prefix[16] = { 0 };
+            memcpy(prefix, sc->prefix, 8);
+            st = mip_rpl_root_start(&nd->rpl, prefix, 64, a.bytes, 0);
+        }
+        if (st != MIP_OK) {
+            snprintf(err, errlen, "node %u: rpl: %s", id, mip_status_name(st));
+            return false;
+        }
     }
     if (!relay_on(nd))
         mip_ip_set_local_hook(&nd->stack, local_in, nd);
@@ -408,6 +480,8 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_misbehave_build(sim, sim->err, sizeof(sim->err)))
+        return false;
     if (!sim_record_init(sim)) {
         snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
         return false;
@@ -418,7 +492,8 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
      * NullRDC nodes wait for their first frame or app event as before
      * (6LoWPAN-ND's first solicitation is one). */
     for (i = 0; i < sim->n; i++)
-        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->addressing == SIM_ADDR_ND6LO)
+        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->routing == SIM_ROUTING_RPL ||
+            sc->addressing == SIM_ADDR_ND6LO)
             sim_node_schedule(sim, &sim->node[i]);
     return true;
 }
@@ -449,6 +524,10 @@ void sim_event_run(struct sim *sim, const struct sim_event *ev)
     case SIM_EV_APP:
         sim->events++;
         sim_app_event(sim, ev->arg);
+        break;
+    case SIM_EV_MISBEHAVE:
+        sim->events++;
+        sim_misbehave_event(sim, ev->arg);
         break;
     default:
         break;
@@ -494,5 +573,6 @@ void sim_free(struct sim *sim)
     sim_services_free(sim);
     sim_border_free(sim);
     sim_record_free(sim);
+    sim_misbehave_free(sim);
     sim_evq_free(&sim->q);
 }

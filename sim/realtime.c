@@ -52,9 +52,10 @@ bool sim_realtime_init(struct sim_realtime *rt, double speed, char *err, size_t 
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);    /* the terminal went away: end as on SIGTERM */
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
         (rt->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-        snprintf(err, errlen, "--realtime: cannot take SIGINT/SIGTERM: %s", strerror(errno));
+        snprintf(err, errlen, "--realtime: cannot take SIGINT/SIGTERM/SIGHUP: %s", strerror(errno));
         rt->sigfd = -1;
         return false;
     }

@@ -133,6 +133,24 @@ void sim_write_result(struct sim *sim, FILE *out)
             }
             sj_w_end_object(&w);
         }
+        if (sim->sc->routing == SIM_ROUTING_RPL) {
+            uint8_t pa[16];
+            sj_w_key(&w, "rpl");
+            sj_w_begin_object(&w);
+            sj_w_key(&w, "joined");
+            sj_w_bool(&w, mip_rpl_joined(&nd->rpl));
+            if (nd->rpl_joined_us != UINT64_MAX)
+                sj_w_member_double(&w, "joined_s", (double)nd->rpl_joined_us / 1e6);
+            sj_w_member_uint(&w, "rank", nd->rpl.rank);
+            if (mip_rpl_parent(&nd->rpl, pa))
+                sj_w_member_uint(&w, "parent", (uint32_t)pa[14] << 8 | pa[15]);
+            for (k = 0; k < MIP_RPL_STAT_COUNT; k++) {
+                uint32_t v = mip_rpl_stat(&nd->rpl, (enum mip_rpl_stat)k);
+                if (v != 0 && mip_rpl_stat_name((unsigned)k) != NULL)
+                    sj_w_member_uint(&w, mip_rpl_stat_name((unsigned)k), v);
+            }
+            sj_w_end_object(&w);
+        }
         if (nd->tcp_on) {
             sj_w_key(&w, "tcp");
             sj_w_begin_object(&w);
@@ -169,6 +187,10 @@ void sim_write_result(struct sim *sim, FILE *out)
     if (sim->services != NULL) {
         sj_w_key(&w, "services");
         sim_services_write(sim, &w);
+    }
+    if (sim->misbehave != NULL) {
+        sj_w_key(&w, "misbehave");
+        sim_misbehave_write(sim, &w);
     }
     if (sim->border != NULL) {
         sj_w_key(&w, "border");

@@ -157,6 +157,8 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
     bool *done = NULL, ok = true;
     size_t f, k;
     uint32_t tree_root = UINT32_MAX;
+    if (sc->routing == SIM_ROUTING_RPL)
+        return true;        /* the nodes find their routes themselves */
     if (sc->routing == SIM_ROUTING_STATIC) {
         for (k = 0; k < sc->n_routes; k++) {
             const struct sim_static_route *r = &sc->routes[k];

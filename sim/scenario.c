@@ -411,7 +411,8 @@ static const struct key root_keys[] = {
     K_OWN("mac", "object"), K_OWN("link", "object"), K_OWN("routing", "object"),
     K_OWN("relay", "object"), K_OWN("flows", "array of flow objects"),
     K_OWN("services", "array of service objects"), K_OWN("border", "object"),
-    K_OWN("record", "object"),
+    K_OWN("record", "object"), K_OWN("misbehave", "array of misbehaving node objects"),
+    K_OWN("security", "object"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -749,6 +750,12 @@ static const struct key rdc_keys[] = {
     RDC_INT("copy_gap_us", RK_CM, copy_gap_us, 1, 0, 65535),
     RDC_INT("listen_max_us", RK_CM, listen_max_us, 1, 1, 65535),
     RDC_INT("burst_wait_us", RK_CM | RK_XM | RK_LPP, burst_wait_us, 1, 1, 65535),
+    RDC_INT("burst_max_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_max_us, 1000, 1,
+            MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("burst_budget_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_budget_us, 1000, 0,
+            MIP_RDC_TIME_MAX / 1000),
+    RDC_INT("burst_window_ms", RK_CM | RK_XM | RK_LPP | RK_LEAF, burst_window_us, 1000, 1,
+            MIP_RDC_BURST_WINDOW_MAX / 1000),
     RDC_INT("phase_strobe_us", RK_CM, phase_strobe_us, 1, 1, 65535),
     RDC_INT("phase_guard_us", RK_CM, phase_guard_us, 1, 0, 65535),
     RDC_INT("phase_max_misses", RK_CM, phase_max_misses, 1, 1, 255),
@@ -833,6 +840,8 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
                           "(1/check_rate_hz, a leaf's poll_ms); the parent has none" },
         { "type", "an RDC the MAC protocol can carry: a leaf needs mac.type \"csma_ca\" "
                   "(it reads the pending bit of its data requests' ACKs)" },
+        { "burst_max_ms", "1.." },
+        { "burst_budget_ms", "at most burst_window_ms" },
     };
     struct mip_mac_config probe;
     enum mip_rdc_check bad;
@@ -1135,6 +1144,150 @@ static bool load_record(struct ld *l, const struct sj_value *root)
     return read_keys(l, o, &record_table, l->sc);
 }
 
+/* "security": IEEE 802.15.4 link-layer security (docs/MAC.md "Link-layer
+ * security"), one network key for every node, key identifier mode 1 (a
+ * key index); nodes may have another key or level (an outsider, an
+ * attacker without the key). Read after "mac", whose defaults it keeps. */
+static const struct key security_keys[] = {
+    { .key = "level", .type = KT_INT, .flags = KF_DEF, FIELD(SC, mac.sec.level), .lo = 0,
+      .hi = 7, .def = 0, .note = "0: off; 1-3 MIC-32/64/128, 5-7 ENC-MIC-32/64/128; 4 (ENC "
+      "without a MIC) is refused" },
+    K_OWN("key", "32 hex digits: the network key, *required* with a level"),
+    K_INT(SC, "key_index", mac.sec.key_index, 1, 255, 1),
+    { .key = "nodes", .type = KT_OWN,
+      .what = "array of {\"ids\": [...], \"key\": \"hex\", \"level\": n}: nodes with "
+              "another key or level" },
+};
+static const struct table security_table = TABLE(security_keys);
+
+/* 32 hex digits into key. */
+static bool read_key_hex(struct ld *l, const struct sj_value *v, uint8_t key[16])
+{
+    const char *s = v != NULL ? sj_as_string(v, NULL) : NULL;
+    unsigned i, d;
+    if (s == NULL || strlen(s) != 32u)
+        return fail(l, v, "a string of 32 hex digits (a 128-bit AES key)");
+    for (i = 0; i < 32u; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return fail(l, v, "a string of 32 hex digits (a 128-bit AES key)");
+        key[i / 2u] = (uint8_t)(i % 2u == 0u ? d << 4 : key[i / 2u] | d);
+    }
+    return true;
+}
+
+static bool sec_level_ok(struct ld *l, const struct sj_value *v, int64_t level)
+{
+    if (level == MIP_802154_SEC_ENC)
+        return fail(l, v, "0-3 or 5-7 (4, encryption without a MIC, authenticates nothing)");
+    return true;
+}
+
+/* security.nodes: [{ "ids": [...], "key": "hex", "level": n }, ...]. */
+static bool load_security_nodes(struct ld *l, const struct sj_value *arr)
+{
+    static const struct key keys[] = { K_OWN("ids", "array of node ids"),
+                                       K_OWN("key", "32 hex digits"),
+                                       K_OWN("level", "0-3, 5-7") };
+    static const struct table t = TABLE(keys);
+    struct sim_scenario *sc = l->sc;
+    size_t k, j;
+    uint32_t i, id;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of {\"ids\": [...], \"key\": \"hex\", \"level\": n}");
+    sc->node_sec = calloc(sc->n_nodes, sizeof(*sc->node_sec));
+    if (sc->node_sec == NULL)
+        return fail(l, arr, "fewer nodes (out of memory)");
+    for (i = 0; i < sc->n_nodes; i++) {
+        sc->node_sec[i].level = sc->mac.sec.level;
+        memcpy(sc->node_sec[i].key, sc->mac.sec.key, 16);
+    }
+    for (k = 0; k < sj_len(arr); k++) {
+        const struct sj_value *e = sj_at(arr, k), *ids, *v;
+        struct sim_node_sec ns = { sc->mac.sec.level, { 0 } };
+        int64_t level;
+        memcpy(ns.key, sc->mac.sec.key, 16);
+        if (!sj_is(e, SJ_OBJECT))
+            return fail(l, e, "an object {\"ids\": [...], \"key\": \"hex\", \"level\": n}");
+        if (!only_keys(l, e, &t, 1))
+            return false;
+        ids = sj_get(e, "ids");
+        if (ids == NULL)
+            return fail_missing(l, e, "ids", "an array of node ids");
+        if (!sj_is(ids, SJ_ARRAY) || sj_len(ids) == 0u)
+            return fail(l, ids, "a non-empty array of node ids");
+        if ((v = sj_get(e, "level")) != NULL) {
+            if (!sj_as_int64(v, &level) || level < 0 || level > 7)
+                return fail(l, v, "an integer 0-7");
+            if (!sec_level_ok(l, v, level))
+                return false;
+            ns.level = (uint8_t)level;
+        }
+        if ((v = sj_get(e, "key")) != NULL && !read_key_hex(l, v, ns.key))
+            return false;
+        if (ns.level != 0u && sc->mac.sec.level == 0u && sj_get(e, "key") == NULL)
+            return fail_missing(l, e, "key", "32 hex digits (the network has no key)");
+        for (j = 0; j < sj_len(ids); j++) {
+            if (!node_at(l, sj_at(ids, j), &id))
+                return false;
+            sc->node_sec[id] = ns;
+        }
+    }
+    return true;
+}
+
+/* A secured frame is longer: X-MAC's strobe must still fit its wake-up,
+ * LPP's probe its interval (mip_mac_rdc_check with the node's security). */
+static bool check_secured_rdcs(struct ld *l, const struct sj_value *o)
+{
+    struct sim_scenario *sc = l->sc;
+    struct mip_mac_config probe = sc->mac;
+    char what[200];
+    uint32_t i;
+    for (i = 0; i < sc->n_nodes; i++) {
+        if (sc->node_rdc != NULL)
+            probe.rdc = sc->node_rdc[i];
+        if (sc->node_sec != NULL)
+            probe.sec.level = sc->node_sec[i].level;
+        if (mip_mac_rdc_check(&probe) != MIP_RDC_OK) {
+            snprintf(what, sizeof(what), "a level whose aux header and MIC (%u bytes) fit node "
+                     "%u's RDC timing (X-MAC: on_us >= strobe_wait_us + a secured strobe's "
+                     "airtime; LPP: a secured probe and the listen within the interval)",
+                     (unsigned)mip_mac_sec_overhead(&probe), i);
+            return fail(l, sj_get(o, "level") != NULL ? sj_get(o, "level") : o, what);
+        }
+    }
+    return true;
+}
+
+static bool load_security(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *o;
+    struct sim_scenario *sc = l->sc;
+    put_defaults(&security_table, sc);
+    /* no store in the simulator (nodes never reboot): one counter at a time */
+    sc->mac.sec.reserve = 1;
+    sc->mac.sec.key_id_mode = MIP_802154_KEY_INDEX;
+    if (!open_object(l, root, "security", &security_table, &o) || o == NULL)
+        return !l->failed;
+    if (!read_keys(l, o, &security_table, sc) ||
+        !sec_level_ok(l, sj_get(o, "level"), sc->mac.sec.level))
+        return false;
+    if (sj_get(o, "key") != NULL && !read_key_hex(l, sj_get(o, "key"), sc->mac.sec.key))
+        return false;
+    if (sc->mac.sec.level != 0u && sj_get(o, "key") == NULL)
+        return fail_missing(l, o, "key", "32 hex digits: the network key");
+    if (sj_get(o, "nodes") != NULL && !load_security_nodes(l, sj_get(o, "nodes")))
+        return false;
+    return check_secured_rdcs(l, o);
+}
+
 static const char *const link_modes[] = { "iphc", "raw", NULL };
 static const char *const link_ips[] = { "ipv6", "ipv4", NULL };
 static const char *const link_frags[] = { "reassemble", "forward", NULL };
@@ -1186,13 +1339,32 @@ static bool load_link(struct ld *l, const struct sj_value *root)
     return true;
 }
 
-static const char *const routing_kinds[] = { "shortest", "static", NULL };
+static const char *const routing_kinds[] = { "shortest", "static", "rpl", NULL };
 static const char *const routing_metrics[] = { "hops", "etx", NULL };
+/* rpl: the modes (enum sim_rpl_mode) and OFs (index = OCP, RFC 6552/6719) */
+static const char *const rpl_modes[] = { "non-storing", "storing", NULL };
+static const char *const rpl_ofs[] = { "of0", "mrhof", NULL };
+#define RPL_KEY_FIRST "mode"
 static const struct key routing_keys[] = {
     K_ENUM(SC, "type", routing, routing_kinds, SIM_ROUTING_SHORTEST),
     K_ENUM(SC, "metric", metric, routing_metrics, SIM_METRIC_HOPS),
     K_BOOL(SC, "symmetric", routes_symmetric, true),
     K_OWN("routes", "array of {node, dst, via} (static, where it is *required*)"),
+    /* rpl only (load_routing refuses them with another type); defaults
+     * RFC 6550 17, mip_rpl_config_default (docs/RPL.md) */
+    K_ENUM(SC, "mode", rpl_mode, rpl_modes, SIM_RPL_NON_STORING),
+    K_ENUM(SC, "of", rpl.ocp, rpl_ofs, MIP_RPL_OCP_MRHOF),
+    K_INT(SC, "root", rpl_root, 0, 65535, 0),
+    K_INT(SC, "dio_interval_min", rpl.dio_int_min, 0, 30, MIP_RPL_DEFAULT_DIO_INT_MIN),
+    K_INT(SC, "dio_interval_doublings", rpl.dio_int_doublings, 0, 30,
+          MIP_RPL_DEFAULT_DIO_INT_DOUBLINGS),
+    K_INT(SC, "dio_redundancy", rpl.dio_redundancy, 0, 255, MIP_RPL_DEFAULT_DIO_REDUNDANCY),
+    K_INT(SC, "min_hop_rank_increase", rpl.min_hop_rank_inc, 1, 65535,
+          MIP_RPL_DEFAULT_MIN_HOP_RANK_INC),
+    K_INT(SC, "max_rank_increase", rpl.max_rank_inc, 0, 65535,
+          7 * MIP_RPL_DEFAULT_MIN_HOP_RANK_INC),
+    K_INT(SC, "dis_delay_ms", rpl.dis_delay_ms, 1, 3600000, 1000),
+    K_INT(SC, "parent_timeout_ms", rpl.parent_timeout_ms, 0, 86400000, 0),
 };
 static const struct table routing_table = TABLE(routing_keys);
 
@@ -1212,6 +1384,19 @@ static bool load_routing(struct ld *l, const struct sj_value *root)
         return !l->failed;
     if (!read_keys(l, o, &routing_table, sc))
         return false;
+    /* the rpl keys (from "mode" on) are read by rpl only */
+    for (k = (size_t)(find_key(&routing_table, RPL_KEY_FIRST) - routing_table.keys);
+         sc->routing != SIM_ROUTING_RPL && k < routing_table.n; k++)
+        if (sj_get(o, routing_table.keys[k].key) != NULL)
+            return fail(l, sj_get(o, routing_table.keys[k].key), "a key of routing type rpl only");
+    if (sc->routing == SIM_ROUTING_RPL) {
+        if (sc->rpl_root >= sc->n_nodes)
+            return fail(l, sj_get(o, "root"), "a node id below topology's node count");
+        if (sc->ipv4)
+            return fail(l, sj_get(o, "type"), "no rpl with ip \"ipv4\" (RPL is IPv6)");
+        if (sc->link_mode != MIP_LOWPAN_IPHC)
+            return fail(l, sj_get(o, "type"), "rpl needs link.mode \"iphc\"");
+    }
     arr = sj_get(o, "routes");
     if (sc->routing == SIM_ROUTING_STATIC) {
         if (arr == NULL)
@@ -1759,6 +1944,76 @@ static bool load_services(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* misbehave: [{ node, target, pending_every_ms, ... }] (sim/misbehave.c):
+ * a node that forges or replays frames for a victim. Each *_every_ms is an
+ * attack's period (0: off); a new attack is a row here and one in
+ * misbehave.c. */
+#define MB struct sim_misbehave_spec
+static const char *const misbehave_to[] = { "target", "broadcast", NULL };
+#define MB_EVERY(k, f) K_INT(MB, k, f, 0, 600000, 0)
+static const struct key misbehave_keys[] = {
+    K_NODE(MB, "node", node),
+    K_NODE(MB, "target", target),
+    MB_EVERY("pending_every_ms", pending_every_ms),
+    K_ENUM(MB, "pending_to", pending_to, misbehave_to, SIM_MISBEHAVE_TO_TARGET),
+    K_INT(MB, "payload_bytes", payload_bytes, 1, 100, 10),
+    MB_EVERY("strobe_every_ms", strobe_every_ms),
+    MB_EVERY("probe_every_ms", probe_every_ms),
+    MB_EVERY("poll_every_ms", poll_every_ms),
+    MB_EVERY("replay_every_ms", replay_every_ms),
+    K_NUM(MB, "start_s", start_s, 0, 1e9, 0),
+    { .key = "stop_s", .type = KT_NUM, .flags = KF_DEF, FIELD(MB, stop_s), .dlo = 0, .dhi = 1e9,
+      .def = 0, .note = "0: the end of the run" },
+};
+static const struct table misbehave_table = TABLE(misbehave_keys);
+
+/* One misbehaving node's object: what depends on several keys. */
+static bool check_misbehave(struct ld *l, const struct sj_value *o, const struct sim_misbehave_spec *v)
+{
+    static const char *const only_pending[] = { "pending_to", "payload_bytes" };
+    size_t j;
+    if (v->node == v->target)
+        return fail(l, sj_get(o, "target"), "a node other than the misbehaving node itself");
+    if (v->pending_every_ms == 0u && v->strobe_every_ms == 0u && v->probe_every_ms == 0u &&
+        v->poll_every_ms == 0u && v->replay_every_ms == 0u)
+        return fail(l, o, "at least one attack: pending_every_ms, strobe_every_ms, "
+                    "probe_every_ms, poll_every_ms or replay_every_ms above 0");
+    for (j = 0; j < sizeof(only_pending) / sizeof(only_pending[0]); j++)
+        if (v->pending_every_ms == 0u && sj_get(o, only_pending[j]) != NULL)
+            return fail(l, sj_get(o, only_pending[j]),
+                        "a key of the pending attack only (pending_every_ms above 0)");
+    if (v->stop_s != 0.0 && v->stop_s <= v->start_s)
+        return fail(l, sj_get(o, "stop_s"), "0 (the end of the run) or a time after start_s");
+    return true;
+}
+
+static bool load_misbehave(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *arr = sj_get(root, "misbehave");
+    struct sim_scenario *sc = l->sc;
+    size_t k, n;
+    if (arr == NULL)
+        return true;
+    if (!sj_is(arr, SJ_ARRAY))
+        return fail(l, arr, "an array of {\"node\", \"target\", ...}");
+    n = sj_len(arr);
+    sc->misbehave = calloc(n ? n : 1u, sizeof(*sc->misbehave));
+    if (sc->misbehave == NULL)
+        return fail(l, arr, "fewer misbehaving nodes (out of memory)");
+    sc->n_misbehave = n;
+    for (k = 0; k < n; k++) {
+        const struct sj_value *o = sj_at(arr, k);
+        struct sim_misbehave_spec *v = &sc->misbehave[k];
+        if (!sj_is(o, SJ_OBJECT))
+            return fail(l, o, "a misbehaving node object");
+        put_defaults(&misbehave_table, v);
+        if (!only_keys(l, o, &misbehave_table, 1) || !read_keys(l, o, &misbehave_table, v) ||
+            !check_misbehave(l, o, v))
+            return false;
+    }
+    return true;
+}
+
 /* The tables whose fields are in struct sim_scenario itself. */
 static const struct table *const scenario_tables[] = {
     &root_table, &phy_table, &radio_table, &medium_table, &loss_table, &topo_table,
@@ -1770,6 +2025,7 @@ void sim_scenario_defaults(struct sim_scenario *sc)
     size_t i;
     memset(sc, 0, sizeof(*sc));
     strcpy(sc->name, "unnamed");
+    mip_rpl_config_default(&sc->rpl);   /* what the routing keys leave alone */
     for (i = 0; i < sizeof(scenario_tables) / sizeof(scenario_tables[0]); i++)
         put_defaults(scenario_tables[i], sc);
     /* what the tables take from elsewhere or from other keys */
@@ -1789,7 +2045,11 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->routes);
     free(sc->flows);
     free(sc->node_rdc);
+    free(sc->node_sec);
+    sc->node_sec = NULL;
     free(sc->services);
+    free(sc->misbehave);
+    sc->misbehave = NULL;
     free(sc->border.reach);
     sc->node_rdc = NULL;
     sc->services = NULL;
@@ -1834,9 +2094,10 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
     }
     ok = ok && read_keys(&l, root, &root_table, sc) && load_phy(&l, root) &&
          load_radio(&l, root) && load_medium(&l, root) && load_topology(&l, root) &&
-         load_mac(&l, root) && load_link(&l, root) && load_routing(&l, root) &&
+         load_mac(&l, root) && load_security(&l, root) && load_link(&l, root) &&
+         load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
-         load_border(&l, root) && load_record(&l, root);
+         load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");
@@ -2004,6 +2265,7 @@ void sim_scenario_keys_md(FILE *f)
     struct sim_flow_spec fl[4];
     struct sim_service_spec sv;
     struct sim_border_spec bd;
+    struct sim_misbehave_spec mb;
     uint8_t kind;
     sim_scenario_defaults(&sc);
     memset(fl, 0, sizeof(fl));
@@ -2011,6 +2273,7 @@ void sim_scenario_keys_md(FILE *f)
         flow_defaults(&fl[kind], kind, 0);
     memset(&sv, 0, sizeof(sv));
     memset(&bd, 0, sizeof(bd));
+    put_defaults(&misbehave_table, &mb);
     md_table(f, "(top level)", &root_table, &sc, NULL, NULL, 0);
     md_table(f, "phy", &phy_table, &sc, NULL, NULL, 0);
     md_table(f, "radio", &radio_table, &sc, NULL, NULL, 0);
@@ -2033,7 +2296,10 @@ void sim_scenario_keys_md(FILE *f)
     md_table(f, "flows[].sender, flows[].receiver (tcp, sensor)", &endpoint_table,
              &fl[SIM_FLOW_TCP].sender, NULL, NULL, 0);
     md_table(f, "services[]", &service_table, &sv, NULL, NULL, 0);
+    md_table(f, "misbehave[]", &misbehave_table, &mb, NULL, NULL, 0);
     md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
     md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
+    put_defaults(&security_table, &sc);
+    md_table(f, "security", &security_table, &sc, NULL, NULL, 0);
 }

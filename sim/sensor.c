@@ -11,7 +11,7 @@
  *   coap   CON POST /r (apps/coap.h, RFC 7252 timers) of as many whole
  *          readings as fit coap_payload bytes, one message outstanding
  *          (NSTART 1), with a Block1 option numbering the messages of one
- *          batch; a message given up after MAX_RETRANSMIT loses its
+ *          batch (NUM only: M unset, RFC 7959 2.2); a message given up after MAX_RETRANSMIT loses its
  *          readings (TCPlp: CoAP "gives up ... and moves to the next
  *          packet"; `readings_given_up` counts them, though some did arrive
  *          and only their responses were lost);
@@ -324,6 +324,7 @@ static void coap_drain(struct sim_sensor *ss)
     uint8_t buf[MIP_COAP_MSG_MAX];
     uint32_t i, n;
     mip_status st;
+    bool more;
     if (!ss->draining || ss->in_flight || ss->q_len == 0)
         return;
     n = coap_per_msg(ss);
@@ -332,9 +333,13 @@ static void coap_drain(struct sim_sensor *ss)
     for (i = 0; i < n; i++) {
         reading(ss, q_front(ss, i), buf + i * ss->fs->reading_bytes);
     }
+    /* Block1 numbers the batch's messages (NUM); M stays 0: with M set RFC
+     * 7959 2.2 wants a payload of exactly the block size, and a message
+     * carries whole readings (the server answers 4.00). Same bytes on air. */
+    more = ss->q_len > n;
     b1.num = ss->block_no;
-    b1.more = ss->q_len > n;
-    b1.szx = 6;                      /* the numbering of the batch's messages */
+    b1.more = false;
+    b1.szx = 6;
     sim_node_address(ss->sim, ss->fs->dst, &peer.addr);
     peer.port = SENSOR_COAP_PORT;
     peer.netif = MIP_NETIF_ANY;
@@ -346,7 +351,7 @@ static void coap_drain(struct sim_sensor *ss)
     ss->coap_msgs++;
     ss->msg_n = n;
     q_pop(ss, n);
-    ss->block_no = b1.more ? ss->block_no + 1u : 0u;
+    ss->block_no = more ? ss->block_no + 1u : 0u;
     if (ss->q_len == 0)
         ss->draining = false;
     (void)nd;

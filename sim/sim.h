@@ -25,6 +25,7 @@
 #include "moteip/mac.h"
 #include "moteip/radio.h"
 #include "moteip/relay.h"
+#include "moteip/rpl.h"
 #include "evq.h"
 
 /* ---------------------------------------------------------------- scenario */
@@ -39,7 +40,8 @@ enum sim_topology_kind {
     SIM_TOPO_CHAIN = 0, SIM_TOPO_GRID, SIM_TOPO_RANDOM, SIM_TOPO_POSITIONS, SIM_TOPO_LINKS
 };
 
-enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC };
+enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC, SIM_ROUTING_RPL };
+enum sim_rpl_mode { SIM_RPL_NON_STORING = 0, SIM_RPL_STORING };
 /* link.addressing: "static" gives every node its address and context 0 at
  * start; "6lowpan-nd" makes node 0 a 6LoWPAN-ND router (6LBR) announcing
  * link.prefix and context 0, and every other node a host that solicits,
@@ -163,6 +165,30 @@ struct sim_service_spec {
     uint16_t mss;               /* the node's struct mip_tcp mss_max; 0: from the MTU */
 };
 
+/* Where a misbehaving node's forged pending-bit frames go. */
+enum sim_misbehave_to { SIM_MISBEHAVE_TO_TARGET = 0, SIM_MISBEHAVE_TO_BROADCAST };
+
+/* A misbehaving node (scenario key "misbehave", sim/misbehave.c): forged or
+ * replayed frames for its target, each kind every *_every_ms (0: never),
+ * between start_s and stop_s (0: the end of the run). */
+struct sim_misbehave_spec {
+    uint32_t node, target;
+    uint32_t pending_every_ms;  /* a data frame with the frame pending bit */
+    uint8_t  pending_to;        /* enum sim_misbehave_to */
+    uint16_t payload_bytes;     /* of those frames (NALP, dropped by the stack) */
+    uint32_t strobe_every_ms;   /* an X-MAC strobe naming the target */
+    uint32_t probe_every_ms;    /* an LPP probe */
+    uint32_t poll_every_ms;     /* a data request from an invented address */
+    uint32_t replay_every_ms;   /* the last data frame overheard for the target */
+    double   start_s, stop_s;
+};
+
+/* One node's link-layer security (scenario key security.nodes). */
+struct sim_node_sec {
+    uint8_t level;              /* 0: none */
+    uint8_t key[16];
+};
+
 struct sim_scenario {
     char     name[64];
     uint64_t seed;
@@ -201,6 +227,10 @@ struct sim_scenario {
     struct mip_mac_config mac;  /* kind and parameters; addresses set per node */
     struct mip_rdc_config *node_rdc;    /* n_nodes RDC configs when mac.nodes
                                            overrides any, else NULL: mac.rdc */
+    /* Link-layer security (key "security"): mac.sec is the network's;
+     * node_sec, when security.nodes names any node, n_nodes levels and
+     * keys (a node with another key is an outsider), else NULL. */
+    struct sim_node_sec *node_sec;
     uint8_t  link_mode;         /* enum mip_lowpan_mode */
     uint8_t  frag_mode;         /* enum mip_lowpan_frag_mode */
     uint16_t frag_gap_us;       /* FORWARD: gap before each fragment */
@@ -215,6 +245,11 @@ struct sim_scenario {
     bool     routes_symmetric;
     struct sim_static_route *routes;
     size_t   n_routes;
+    /* routing.type "rpl": every node runs RPL (src/route/rpl.c), node
+     * rpl_root is the DODAG root announcing the mesh prefix */
+    uint8_t  rpl_mode;          /* enum sim_rpl_mode */
+    uint32_t rpl_root;
+    struct mip_rpl_config rpl;  /* ocp, Trickle, rank increases (mop from rpl_mode) */
     /* in-network TCP support on every node (mode MIP_RELAY_OFF: none) */
     struct mip_relay_config relay;
     /* apps */
@@ -225,6 +260,8 @@ struct sim_scenario {
     struct sim_border_spec border;
     struct sim_service_spec *services;
     size_t   n_services;
+    struct sim_misbehave_spec *misbehave;
+    size_t   n_misbehave;
     /* records kept beyond the counters (sim/record.c, "record") */
     bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
@@ -298,6 +335,8 @@ struct sim_node {
     bool     tcp_on;
     struct mip_mac mac;
     struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
+    struct mip_rpl rpl;         /* used when sc->routing == SIM_ROUTING_RPL */
+    uint64_t rpl_joined_us;     /* first time it was in the DODAG (UINT64_MAX: never) */
     struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
@@ -334,6 +373,8 @@ struct sim_capture;
 struct sim_border;
 struct sim_service;
 struct sim_realtime;
+struct sim_zep_mirror;
+struct sim_misbehave;
 
 struct sim {
     struct sim_scenario *sc;
@@ -350,12 +391,14 @@ struct sim {
     size_t   flows_done;
     uint64_t events;
     struct sim_capture *capture; /* when --pcap (capture.h) */
+    struct sim_zep_mirror *zep_mirror; /* when --zep-mirror (zep_mirror.h) */
     unsigned warnings;          /* sim_warn() calls; --strict makes them errors */
     FILE    *trace;             /* JSON lines when --trace */
     struct sim_border *border;  /* the border router's host side (border.c), or NULL */
     struct sim_service *services;   /* sc->n_services servers (services.c) */
     struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
+    struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
     char     err[256];
 };
 
@@ -435,6 +478,14 @@ extern const char *const sim_service_names[SIM_SVC_KINDS + 1];   /* NULL-termina
 bool sim_services_build(struct sim *sim, char *err, size_t errlen);
 void sim_services_write(struct sim *sim, struct sj_writer *w);
 void sim_services_free(struct sim *sim);
+/* Misbehaving nodes (misbehave.c): their attacks scheduled at build, one
+ * SIM_EV_MISBEHAVE event each, a frame node `node` received shown to them
+ * (replays), results under "misbehave". */
+bool sim_misbehave_build(struct sim *sim, char *err, size_t errlen);
+void sim_misbehave_event(struct sim *sim, uint32_t arg);
+void sim_misbehave_heard(struct sim *sim, uint32_t node, const uint8_t *frame, size_t len);
+void sim_misbehave_write(struct sim *sim, struct sj_writer *w);
+void sim_misbehave_free(struct sim *sim);
 /* The border router (border.c): its host netif, address and routes are
  * made by sim_build (sim_border_build); the device is attached only for a
  * run (sim_border_open). */

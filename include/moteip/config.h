@@ -192,6 +192,19 @@
 #define MIP_CONF_FORWARD MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
+/* RPL (rpl.h, docs/RPL.md; not in the micro profile, which has no
+ * routing driver). MIP_CONF_RPL_ROOT: mip_rpl_root_start and global
+ * repair, 300 B of Cortex-M0+ code in route/rpl.c; MIP_CONF_RPL_STORING:
+ * storing mode (MOP 2) besides non-storing, 0 B in route/rpl.c (the
+ * downward half's storing tables are its own cost). All of RPL: docs/RPL.md,
+ * "Sizes". */
+#ifndef MIP_CONF_RPL_ROOT
+#define MIP_CONF_RPL_ROOT MIP_PROFILE_DEFAULT(0, 1)
+#endif
+#ifndef MIP_CONF_RPL_STORING
+#define MIP_CONF_RPL_STORING MIP_PROFILE_DEFAULT(0, 1)
+#endif
+
 /* The relay's mechanisms compiled in (relay.h, full profile only): the sum
  * of 2 (TSS), 4 (DTC) and 8 (cctrl); mip_relay_init answers UNSUPPORTED
  * for a mode left out. Each costs 1.7-3 KB of Cortex-M0+ code on top of the
@@ -217,6 +230,21 @@
  * itself sets 2, 4 or 8. */
 #ifndef MIP_CONF_RDC
 #define MIP_CONF_RDC MIP_PROFILE_DEFAULT(16, 62)
+#endif
+
+/* IEEE 802.15.4 link-layer security in the MAC (802.15.4-2015 s.9: the
+ * auxiliary security header, AES-128 CCM*, frame counters, anti-replay;
+ * mac.h, docs/MAC.md "Link-layer security"). A node turns it on at run
+ * time with mip_mac_config.sec.level; without this switch the field does
+ * not exist and secured frames are dropped as malformed. Costs 3,088 B
+ * of Cortex-M0+ code with the software AES, 2,528 B with a radio's AES
+ * engine (bench/footprint --profile tiny-llsec against tiny; docs/MAC.md)
+ * and, per struct mip_mac, the key and config (~60 B), its state (~36 B)
+ * and MIP_LLSEC_NEIGHBORS x 12 B of replay table. Default: full on, tiny
+ * off (the tiny MAC tests link a library with it on, so it is tested at
+ * tiny sizes too). */
+#ifndef MIP_CONF_LLSEC
+#define MIP_CONF_LLSEC MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
 /* The 802.15.4 radio netif: 6LoWPAN (IPHC, fragmentation) and raw IP
@@ -427,11 +455,11 @@
 #ifndef MIP_REASS_TIMEOUT_MS
 #define MIP_REASS_TIMEOUT_MS 30000u   /* RFC 8200 s.4.5 uses 60 s; RFC 1122 15-120 s */
 #endif
-/* A datagram that received a fragment this recently keeps its slot; one
+/* A datagram that received a fragment this recently keeps its slot (but
+ * the newest with a single fragment, which a new datagram may take); one
  * idle longer may lose it to a new datagram when the slots are full
  * (reass.h). Above the gap between fragments of one datagram (back to back
- * on a LAN, a few hundred ms behind a duty-cycled radio hop); below it,
- * what a forged first fragment costs the other senders. */
+ * on a LAN, a few hundred ms behind a duty-cycled radio hop). */
 #ifndef MIP_REASS_PROTECT_MS
 #define MIP_REASS_PROTECT_MS 2000u
 #endif

@@ -33,6 +33,17 @@
  * de-duplicated by (source, sequence number), and passed up through
  * cb.input. Frames not for us go to cb.overheard when set (promiscuous
  * listeners: relay implicit ACKs, activity monitoring).
+ *
+ * Link-layer security (MIP_CONF_LLSEC, cfg.sec; 802.15.4-2015 s.9,
+ * docs/MAC.md "Link-layer security"): with cfg.sec.level set, every frame
+ * the MAC sends but ACKs is secured (aux header, CCM* with the network
+ * key) when it first goes on air, and every frame received is unsecured
+ * and verified (MIC, key, level, frame counter against replay) before
+ * anything else looks at it: the RDC's own frames, the filter, link ACKs,
+ * the duplicate filter. Unsecured frames and frames at another level are
+ * dropped and counted. Upper layers get the plaintext and, in the
+ * header's sec_level, the level it was authenticated at
+ * (mip_mac_rx_trusted).
  */
 #ifndef MOTEIP_MAC_H
 #define MOTEIP_MAC_H
@@ -44,6 +55,7 @@
 #include "moteip/rng.h"
 #include "moteip/radio.h"
 #include "moteip/rdc.h"
+#include "moteip/cipher.h"
 #include "moteip/wire/ieee802154.h"
 
 #include "moteip/config.h"
@@ -63,6 +75,13 @@ struct mip_rdc_ops;
 #define MIP_MAC_RETRY_DELAY_MAX 0x7FFFFFFFu
 /* Largest frame without FCS (config.h). */
 #define MIP_MAC_FRAME_MAX MIP_RADIO_FRAME_MAX
+/* Link-layer security: senders whose last frame counter a node remembers
+ * (12 bytes each; docs/MAC.md says what a full table guarantees). */
+#ifndef MIP_LLSEC_NEIGHBORS
+#define MIP_LLSEC_NEIGHBORS MIP_PROFILE_DEFAULT(4u, 16u)
+#endif
+/* The most a secured frame grows: aux header + MIC. */
+#define MIP_LLSEC_OVERHEAD_MAX (MIP_802154_SEC_LEN_MAX + MIP_802154_MIC_LEN_MAX)
 
 enum mip_mac_kind {
     MIP_MAC_CSMA_CA = 0,
@@ -75,10 +94,12 @@ enum mip_mac_tx_status {
     MIP_MAC_TX_OK = 0,          /* sent; ACKed when one was asked for */
     MIP_MAC_TX_NOACK,           /* every retry went unacknowledged */
     MIP_MAC_TX_CHANNEL_BUSY,    /* CSMA gave up: channel access failure */
-    MIP_MAC_TX_RADIO_ERROR      /* the driver refused to transmit */
+    MIP_MAC_TX_RADIO_ERROR,     /* the driver refused to transmit */
+    MIP_MAC_TX_SECURITY         /* link-layer security could not secure it
+                                 * (counters exhausted or not persisted) */
 };
 
-#define MIP_MAC_STATS_LIST(X) MIP_MAC_STATS_BASE(X) MIP_MAC_STATS_RDC(X)
+#define MIP_MAC_STATS_LIST(X) MIP_MAC_STATS_BASE(X) MIP_MAC_STATS_SEC(X) MIP_MAC_STATS_RDC(X)
 #define MIP_MAC_STATS_BASE(X)                                                 \
     X(tx_frames)       /* frames accepted by mip_mac_send */                 \
     X(tx_attempts)     /* transmissions on air, retries included */          \
@@ -97,6 +118,15 @@ enum mip_mac_tx_status {
     X(rx_not_for_us)   /* filtered by address / PAN */                       \
     X(rx_malformed)    /* MHR did not parse */                               \
     X(overheard)       /* frames handed to the promiscuous listener */
+/* link-layer security (0 without it): received frames dropped, per reason */
+#define MIP_MAC_STATS_SEC(X)                                                  \
+    X(rx_sec_none)     /* unsecured, while security is required */          \
+    X(rx_sec_policy)   /* another level, key id, or a bad aux header */     \
+    X(rx_sec_no_addr)  /* sender's extended address unknown (nonce) */      \
+    X(rx_sec_mic)      /* MIC did not verify (forged, corrupted, other key) */ \
+    X(rx_sec_replay)   /* frame counter not above the sender's last (floor) */ \
+    X(sec_nbr_evicted) /* senders dropped from the replay table (floor rose) */ \
+    X(tx_sec_failed)   /* frames not sent: counters exhausted or not stored */
 /* radio duty cycling (rdc.h) */
 #define MIP_MAC_STATS_RDC(X)                                                  \
     X(rdc_checks)      /* periodic channel checks made */                    \
@@ -119,7 +149,12 @@ enum mip_mac_tx_status {
     X(rdc_ind_held)    /* parent: frames held for a sleeping child */    \
     X(rdc_ind_evicted) /* parent: held frames dropped (table full, retries) */ \
     X(rdc_ind_expired) /* parent: held frames dropped (too old, child gone) */ \
-    X(rdc_child_evicted)/* parent: children forgotten (table full, silent) */
+    X(rdc_child_evicted)/* parent: children forgotten (table full, silent) */ \
+    X(rdc_child_refused)/* parent: data requests of new nodes, every child settled */ \
+    X(rdc_bursts_rx)   /* bursts received: awake for a neighbour's next frame */ \
+    X(rdc_burst_refused)/* pending bits that kept us awake no longer: a burst \
+                          at burst_max_us, a neighbour out of budget, no room \
+                          in the table of burst senders */
 
 enum mip_mac_stat {
 #define MIP_MAC_STAT_ENUM(n) MIP_MAC_STAT_##n,
@@ -127,6 +162,67 @@ enum mip_mac_stat {
 #undef MIP_MAC_STAT_ENUM
     MIP_MAC_STAT_COUNT
 };
+
+#if MIP_CONF_LLSEC
+/* Link-layer security of one MAC (one netif). One network key, shared by
+ * every node of the PAN (pre-shared: no key exchange). */
+struct mip_mac_sec_config {
+    /* The security level every frame is sent with and every received frame
+     * must carry: 0 off; 1-3 (MIC-32/64/128), 5-7 (ENC-MIC-32/64/128).
+     * 4 (ENC without a MIC) authenticates nothing, so no frame could be
+     * trusted or checked for replay: mip_mac_init refuses it (the codec
+     * and CCM* still handle it). */
+    uint8_t  level;
+    uint8_t  key_id_mode;       /* 0 implicit, 1 key index (what we send), 2, 3 */
+    uint8_t  key_index;         /* modes 1-3: 1..255 (0 is reserved); mode 0: 0 */
+    uint8_t  key_source[8];     /* modes 2 (first 4 bytes) and 3; the bytes a
+                                 * mode leaves out are 0 */
+    uint8_t  key[MIP_AES_KEY_LEN];
+    /* The first outgoing frame counter: the bound the port stored last
+     * through `persist` (0 on a first boot). */
+    uint32_t counter;
+    /* Counters reserved per call of `persist` (>= 1; e.g. 1000: one
+     * flash write per 1000 frames, at most 1000 counters skipped per
+     * reboot). */
+    uint32_t reserve;
+    /* Called before the first frame is secured with a counter >= the last
+     * bound: it must store `upto` durably (flash, EEPROM) and answer true;
+     * on boot the port passes the stored bound as `counter`, so no counter
+     * is ever used twice. False, or counters exhausted at 2^32 - 1: the
+     * frame fails (MIP_MAC_TX_SECURITY, tx_sec_failed). NULL: nothing is
+     * stored (a reboot may reuse counters; tests). */
+    bool (*persist)(void *ctx, uint32_t upto);
+    void *persist_ctx;
+    /* The extended address of a sender known by its short address: the
+     * CCM* nonce is made of it (s.9.3.2.2; 802.15.4 keeps it in the device
+     * table). NULL or false: frames from short sources are dropped
+     * (rx_sec_no_addr). */
+    bool (*ext_of)(void *ctx, uint16_t pan_id, uint16_t short_addr, uint8_t ext[8]);
+    void *ext_ctx;
+    /* The block cipher (cipher.h): a radio's AES engine; ops NULL: the
+     * software AES-128 with its context inside struct mip_mac. */
+    struct mip_cipher cipher;
+};
+
+/* One sender in the replay table: its extended address and the counter
+ * of the last frame accepted from it. */
+struct mip_mac_sec_nbr {
+    uint8_t  ext[8];
+    uint32_t counter;
+};
+
+/* Link-layer security state (src/mac/llsec.c). */
+struct mip_mac_sec {
+    struct mip_aes128 aes;      /* the software cipher's key */
+    struct mip_cipher cipher;   /* what secures: cfg.sec.cipher or the above */
+    uint32_t counter;           /* the next outgoing frame counter */
+    uint32_t reserved;          /* counters below this are stored (persist) */
+    uint32_t floor;             /* highest counter of a sender evicted from nbr[] */
+    uint8_t  fcf0;              /* the head frame's first byte when secured */
+    uint8_t  n_nbr;             /* entries used; nbr[0] the most recent */
+    struct mip_mac_sec_nbr nbr[MIP_LLSEC_NEIGHBORS];
+};
+#endif
 
 struct mip_mac_config {
     uint8_t  kind;              /* enum mip_mac_kind */
@@ -161,6 +257,10 @@ struct mip_mac_config {
     bool     csma_continuous;
     /* Radio duty cycling: kind and parameters (rdc.h; NullRDC) */
     struct mip_rdc_config rdc;
+#if MIP_CONF_LLSEC
+    /* Link-layer security (all zero: off) */
+    struct mip_mac_sec_config sec;
+#endif
 };
 
 struct mip_mac_callbacks {
@@ -224,7 +324,11 @@ struct mip_mac {
     bool     ctl_pending;       /* an RDC control frame to send at ctl_due */
     uint8_t  ctl_len;
     mip_utime_t ctl_due;
+#if MIP_CONF_LLSEC
+    uint8_t  ctl_out[MIP_RDC_CTL_MAX + MIP_LLSEC_OVERHEAD_MAX];
+#else
     uint8_t  ctl_out[MIP_RDC_CTL_MAX];
+#endif
 #endif
     /* queue: ring of MIP_MAC_QUEUE frames; q[q_head] is the one on its way */
     uint8_t  q_head;
@@ -233,6 +337,9 @@ struct mip_mac {
     uint8_t  dup_next;
     struct mip_mac_dup dup[MIP_MAC_DUP_ENTRIES];
     uint8_t  next_seq;          /* macDSN: written into byte 2 of every frame queued */
+#if MIP_CONF_LLSEC
+    struct mip_mac_sec sec;
+#endif
     uint32_t stats[MIP_MAC_STAT_COUNT];
 };
 
@@ -241,6 +348,9 @@ void mip_mac_config_default(struct mip_mac_config *cfg, uint8_t kind, uint16_t p
                             uint16_t short_addr, const uint8_t ext_addr[8]);
 
 /* INVALID for a bad kind, min_be > max_be, max_be > 8, csma min > max,
+ * security at level 4 or above 7, a key id mode above 3, a key index 0 in
+ * modes 1-3 (or not 0 in mode 0), key source bytes beyond the mode's not 0,
+ * reserve 0, a cipher that refuses the key,
  * retry_delay_max_us > MIP_MAC_RETRY_DELAY_MAX, a driver without transmit
  * (or without cca for the CSMA kinds, or without cca, on and off for a
  * duty-cycling RDC), RDC parameters its kind rejects (rdc.h); UNSUPPORTED
@@ -258,10 +368,33 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
  * ends (the simulator's scenario loader) name the key from it. */
 enum mip_rdc_check mip_mac_rdc_check(const struct mip_mac_config *cfg);
 
+/* Link-layer security. The bytes a secured frame grows by with this
+ * configuration (aux header + MIC; 0 with security off): the owner's
+ * netif must build frames that much shorter (its frame_max). */
+size_t mip_mac_sec_overhead(const struct mip_mac_config *cfg);
+/* Whether a received frame (its header as the MAC passed it up, or to an
+ * RDC) may change state that outlives it (a pending-bit burst, a strobe's
+ * wait, a parent's child, a route): true with security off (nothing can be
+ * checked; the same answer a build without MIP_CONF_LLSEC gives), else only
+ * when it was authenticated at the required level (h->sec_level). ACKs
+ * never are (802.15.4-2006 Imm-Acks carry no security). Duplicates are the
+ * caller's business (MIP_RDC_RX_DUP). */
+bool mip_mac_rx_trusted(const struct mip_mac *m, const struct mip_802154_hdr *h);
+/* The next outgoing frame counter (0 without security). */
+uint32_t mip_mac_sec_counter(const struct mip_mac *m);
+/* A frame this MAC secured (as it went on air), back in plaintext, into
+ * out (cap bytes): for observers of the node's own radio (the simulator's
+ * frame classifier, a capture of what the node saw). A frame without the
+ * security bit is copied as it is. Its length, 0 when it does not fit. */
+size_t mip_mac_sec_plain(const struct mip_mac *m, const uint8_t *frame, size_t len,
+                         uint8_t *out, size_t cap);
+
 /* Queues a frame (no FCS, 3..MIP_MAC_FRAME_MAX bytes, an MHR that parses,
  * neither an ACK nor a MAC command frame: those are the MAC's own). The MAC writes its macDSN into byte 2 (the sequence
  * number), so the netif may leave it 0; retries keep that number. NOBUFS
- * when the queue is full (counted tx_queue_full), INVALID for a bad frame.
+ * when the queue is full (counted tx_queue_full), INVALID for a bad frame
+ * (one whose security would take it past MIP_MAC_FRAME_MAX too: the MAC
+ * secures, the owner never sets the security bit).
  * The frame is copied. Call mip_mac_poll() afterwards to start it. May be
  * called from the MAC's callbacks. */
 mip_status mip_mac_send(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now);
@@ -311,10 +444,11 @@ mip_status mip_mac_netif_transmit_gap(void *mac, const uint8_t *frame, size_t le
 void mip_mac_expect_reply(struct mip_mac *m, bool expecting, mip_utime_t now);
 /* The owner of a PARENT node adds a child (a sleepy leaf attaching): from
  * now on unicasts to `child` wait for its data requests. A full table
- * forgets its least recently heard child (counted rdc_child_evicted, its
- * held frames reported MIP_MAC_TX_NOACK). UNSUPPORTED on other kinds,
- * INVALID for a broadcast or absent address. Children are also learned
- * from their data requests. */
+ * forgets its least recently heard child, an idle one first (counted
+ * rdc_child_evicted, its held frames reported MIP_MAC_TX_NOACK). UNSUPPORTED
+ * on other kinds, INVALID for a broadcast or absent address. Children are
+ * also learned from their data requests, which never evict a settled child
+ * (one added here, or heard polling twice; rdc.h). */
 mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *child,
                              mip_utime_t now);
 

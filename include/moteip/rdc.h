@@ -90,7 +90,12 @@
  *   that gets a frame for it with that bit stays awake burst_wait_us for
  *   the next one; the sender sends the next frame at once (no phase wait,
  *   no channel check, at most phase_strobe_us of copies). A node receiving
- *   a burst holds its own sending until the burst ends.
+ *   a burst holds its own sending until the burst ends. Bursts are bounded
+ *   and earned (every duty-cycled kind, docs/MAC.md "Denial of sleep"):
+ *   only a new (not a duplicate) unicast to us that mip_mac_rx_trusted()
+ *   accepts opens or extends one, for at most burst_max_us, within its
+ *   sender's budget; the sender sends the frame that would outlast
+ *   burst_max_us without the bit.
  *
  * ContikiMAC adds no header and no frame of its own: its frames are the
  * data frames and ACKs of 802.15.4, with the frame pending bit for bursts.
@@ -102,9 +107,12 @@
  *   A strobe for someone else ends the wake-up at once; one for us is
  *   answered with a strobe ACK strobe_ack_delay_us (the receiver's
  *   processing, 1 ms) plus turnaround_us after it, and the radio stays on
- *   for the data frame for two intervals (Contiki's "two power cycles");
- *   the data frame (its ACK sent) ends it, unless it carries the frame
- *   pending bit: then the radio stays on burst_wait_us for the next one.
+ *   until the data frame has begun (the strobe ACK, two turnarounds and a
+ *   CCA later; Contiki waited two intervals, which let a strobe every
+ *   200 ms hold a receiver awake); the data frame (its ACK sent) ends it,
+ *   unless it carries the frame pending bit: then the radio stays on
+ *   burst_wait_us for the next one. A strobe's wait comes out of the
+ *   strober's budget (burst_budget_us, below).
  *   A wake-up that ends with the channel busy listens one longest frame
  *   longer, so it never cuts a frame off.
  *   Sending. Listen-before-strobe: the radio listens strobe_wait_us (7/8 of
@@ -148,7 +156,10 @@
  *           802.15.4 MAC command, ahead of its other frames) to its parent;
  *           an ACK with the frame pending bit keeps the radio on wait_us
  *           (macMaxFrameTotalWaitTime, 31776 µs with 802.15.4's defaults)
- *           for the frame, and a frame with the pending bit for the next.
+ *           for the frame, and a new frame from the parent with the pending
+ *           bit for the next (within burst_max_us, renewed by every ACK the
+ *           parent gives the leaf, and the parent's budget; a burst cut
+ *           short ends in a data request).
  *           While the owner says a reply is expected
  *           (mip_mac_expect_reply, e.g. mip_stack_awaits_reply()), it
  *           polls every poll_fast_us (100 ms, TCPlp s.9) instead.
@@ -160,9 +171,12 @@
  *           the queue (with the pending bit set when more wait). A child
  *           that has not polled for child_timeout_us is forgotten, and so
  *           is a frame held that long (both reported MIP_MAC_TX_NOACK). A
- *           full table evicts the oldest frame of a child that is not being
- *           served; a frame sent back to the table after a failed attempt
- *           more than max_retries times is dropped.
+ *           full table evicts the oldest frame of the child most over its
+ *           share (MIP_RDC_INDIRECT / children), else of the new frame's
+ *           own child, never of a child being served; a frame sent back to
+ *           the table after a failed attempt more than max_retries times is
+ *           dropped. A data request from a new node never evicts a settled
+ *           child (added by the owner, or heard polling twice).
  *
  * Adaptive interval (TCPlp Appendix C), for every duty-cycled kind when
  * adapt_max_us is not 0: the interval starts at the kind's own (T, or
@@ -248,6 +262,24 @@ struct mip_rdc_config {
                                  * frame for us (12500, Contiki's 1/80 s) */
     uint16_t burst_wait_us;     /* awake for the next frame of a burst (31250,
                                  * Contiki's 1/32 s); X-MAC and LPP too */
+    /* Receive bursts are bounded and earned (docs/MAC.md "Denial of
+     * sleep"), ContikiMAC, X-MAC, LPP and the leaf: only a new frame to our
+     * own address that mip_mac_rx_trusted() accepts opens or extends one;
+     * a burst lasts at most burst_max_us from its first frame; and a
+     * neighbour pays, out of burst_budget_us per burst_window_us, for the
+     * time it holds us awake without sending (from one of its frames to the
+     * next, less the 7360 µs a frame of a dense burst takes; an X-MAC
+     * strobe's wait in full). Defaults: one TCPlp window (six 5-frame
+     * segments, TCPlp Appendix C) of 30 frames at 7360 µs each (CSMA-CA's
+     * first backoff window 2240 + CCA 128 + turnaround 192 + a 127-byte
+     * frame 4256 + turnaround 192 + ACK 352) and one burst_wait_us after
+     * the last: 252 ms; and a wait that no frame ends for each of the
+     * window's six segments, 187.5 ms, a second (TCPlp's downlink to a
+     * leaf, `moteip reproduce tcplp-dutycycle`, spends up to ~150 ms a
+     * second so: the parent announces frames it then holds back). */
+    uint32_t burst_max_us;      /* 252000; 1 .. MIP_RDC_TIME_MAX */
+    uint32_t burst_budget_us;   /* 187500; 0 .. burst_window_us */
+    uint32_t burst_window_us;   /* 1000000; 1 .. MIP_RDC_BURST_WINDOW_MAX */
     bool     phase_lock;        /* learn and use neighbours' phases (true);
                                  * X-MAC's encounter optimisation too */
     uint16_t phase_strobe_us;   /* longest train to a phase-locked or awake
@@ -299,6 +331,11 @@ struct mip_rdc_config {
 /* Longest time any of the above may span (deadlines are compared modulo
  * 2^32 µs, so each must lie within 2^31 µs). */
 #define MIP_RDC_TIME_MAX 1800000000u
+/* Longest burst_window_us: a neighbour's entry is aged at wake-ups, at
+ * most MIP_RDC_TIME_MAX apart, once its window is over, so its stamps are
+ * at most this + MIP_RDC_TIME_MAX old (35 min) when compared: within half
+ * the µs clock's wrap (35.8 min). */
+#define MIP_RDC_BURST_WINDOW_MAX 300000000u
 
 /* One remembered neighbour. `offset` is the instant, µs after the start of
  * our own wake-up interval, at which a first copy reaches it (ContikiMAC),
@@ -317,6 +354,25 @@ struct mip_rdc_adapt {
     bool     heard;             /* a frame for us since the last wake-up */
 };
 
+/* Neighbours that may hold a receiver awake (bursts, X-MAC strobes for
+ * us) and what each used of its budget (rdc.c, mip_rdc_burst_grant). A
+ * neighbour takes a free entry or one whose window has ended, never one
+ * still counting: a full table refuses newcomers until a window ends, so
+ * at most MIP_RDC_BURSTERS budgets run at once (36 bytes each). */
+#ifndef MIP_RDC_BURSTERS
+#define MIP_RDC_BURSTERS 2u
+#endif
+
+struct mip_rdc_earned {
+    struct mip_802154_addr src;
+    mip_utime_t window;         /* start of its budget window */
+    mip_utime_t start;          /* start of its current burst */
+    mip_utime_t until;          /* awake for it until then */
+    mip_utime_t last;           /* its last frame (or wait) that we took */
+    uint32_t used_us;           /* budget spent in this window */
+    uint8_t  valid;
+};
+
 /* A wake-up grid (ContikiMAC, X-MAC): points `period` apart from `cycle`,
  * the start of the current interval; the next wake-up is `skip` points on
  * (the adaptive interval). */
@@ -330,6 +386,7 @@ struct mip_rdc_grid {
  * awake until `until` when `on` (ContikiMAC, X-MAC, LPP). */
 struct mip_rdc_burst {
     struct mip_802154_addr dst;
+    mip_utime_t start;          /* its first frame's ACK (burst_max_us) */
     mip_utime_t until;
     bool     on;
 };
@@ -355,6 +412,7 @@ struct mip_contikimac {
     struct mip_rdc_adapt adapt;
     uint32_t lru;               /* LRU clock of the phase table */
     struct mip_rdc_phase phase[MIP_RDC_PHASES];
+    struct mip_rdc_earned earned[MIP_RDC_BURSTERS];
 };
 
 /* X-MAC's state (internal: src/mac/xmac.c). */
@@ -373,6 +431,7 @@ struct mip_xmac {
     struct mip_rdc_adapt adapt;
     uint32_t lru;
     struct mip_rdc_phase phase[MIP_RDC_PHASES];
+    struct mip_rdc_earned earned[MIP_RDC_BURSTERS];
 };
 
 /* LPP's state (internal: src/mac/lpp.c). */
@@ -392,6 +451,7 @@ struct mip_lpp {
     struct mip_802154_addr dst;
     struct mip_rdc_burst burst;
     struct mip_rdc_adapt adapt;
+    struct mip_rdc_earned earned[MIP_RDC_BURSTERS];
 };
 
 /* A sleepy leaf's state (internal: src/mac/leaf.c). */
@@ -402,6 +462,7 @@ struct mip_leaf {
     mip_utime_t poll_due;       /* the next data request */
     mip_utime_t until;          /* end of the current wait */
     struct mip_rdc_adapt adapt;
+    struct mip_rdc_earned earned[MIP_RDC_BURSTERS];
 };
 
 /* A parent's child and a frame held for one (internal: src/mac/parent.c). */
@@ -413,6 +474,7 @@ struct mip_rdc_child {
     uint8_t  out;               /* a held frame of it went to the queue ... */
     uint8_t  out_seq;           /* ... with this DSN ... */
     uint8_t  out_returns;       /* ... sent back this often before */
+    uint8_t  settled;           /* added by the owner, or polled twice */
 };
 
 struct mip_rdc_held {
@@ -478,8 +540,11 @@ enum mip_rdc_check {
     MIP_RDC_BAD_WAIT,               /* leaf: > 0 */
     MIP_RDC_BAD_CHILD_TIMEOUT,      /* parent: 1 ms .. MIP_RDC_TIME_MAX */
     MIP_RDC_BAD_ADAPT_MAX,          /* 0, or the kind's interval .. MIP_RDC_TIME_MAX */
-    MIP_RDC_BAD_PROTOCOL            /* leaf: under MIP_MAC_CSMA_CA (it reads the
+    MIP_RDC_BAD_PROTOCOL,           /* leaf: under MIP_MAC_CSMA_CA (it reads the
                                      * pending bit of its data requests' ACKs) */
+    MIP_RDC_BAD_BURST_MAX,          /* 1 .. MIP_RDC_TIME_MAX */
+    MIP_RDC_BAD_BURST_BUDGET        /* at most burst_window_us, a window of
+                                     * 1 .. MIP_RDC_BURST_WINDOW_MAX */
 };
 
 /* The defaults of every RDC's parameters, with `kind` chosen (a kind this

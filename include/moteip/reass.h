@@ -9,23 +9,34 @@
  * drops the whole datagram (RFC 5722 for IPv6, and the same for IPv4, where
  * overlaps are only ever an attack or a bug).
  *
- * Slots are shared by both families and every source, so a few bogus
- * fragments (from invented sources, which cost nothing) must not hold them
- * for the whole timeout. A new datagram takes, in order:
+ * Slots are shared by both families and every source, so bogus fragments
+ * (from invented sources, which cost nothing) must not hold them. A
+ * datagram is *progressing* while it has had two fragments or more and the
+ * latest came less than MIP_REASS_PROTECT_MS ago; *stalled* once no
+ * fragment came for MIP_REASS_PROTECT_MS; *unproven* while it has had a
+ * single fragment. A new datagram takes, in order:
  *   - a free slot, unless its source (family + address) already holds
  *     MIP_REASS_PER_SRC slots; at that share it may only take over one of
  *     its own (drop_frag_src_limit when it cannot);
- *   - else the slot whose last fragment is the oldest, if that was at least
- *     MIP_REASS_PROTECT_MS ago (the datagram in it is dropped and counted
- *     in drop_frag_evicted); otherwise the new fragment is dropped
- *     (drop_frag_no_slot).
- * So a datagram whose fragments keep coming, gaps below
- * MIP_REASS_PROTECT_MS, is never evicted, however many fragments a flood
- * sends; a stalled one (a lost fragment, a forged first fragment) gives its
- * slot up after MIP_REASS_PROTECT_MS instead of MIP_REASS_TIMEOUT_MS. What
- * remains: a flood of new datagrams faster than MIP_REASS_SLOTS per
- * MIP_REASS_PROTECT_MS keeps every slot young, and new datagrams then wait
- * until it stops.
+ *   - else the slot of the datagram stalled longest;
+ *   - else the slot of the newest unproven datagram (both drop the datagram
+ *     in it, counted in drop_frag_evicted);
+ *   - else nothing: every candidate is progressing, and the new fragment is
+ *     dropped (drop_frag_no_slot).
+ * A forged first fragment never progresses, so it holds a slot only until
+ * a newer datagram comes (if it is the newest) or MIP_REASS_PROTECT_MS
+ * (if not): a flood of them from invented sources, or from a real
+ * sender's own address, churns one slot and cannot keep a real datagram
+ * out; the real one, taking the newest slot, needs its second fragment
+ * before the flood's next datagram (back to back on a LAN: 100 % of the
+ * datagrams of a fragmented ping complete under 10 forged first fragments
+ * a second, docs/BENCHMARKS.md). A real datagram older than the newest is
+ * protected for MIP_REASS_PROTECT_MS after each fragment however many
+ * come. What remains: with a single slot (tiny profile) a datagram whose
+ * fragments come slower than the flood's is always the newest and loses
+ * its slot; and a forger that sends two fragments per datagram makes them
+ * progress, holding a slot MIP_REASS_PROTECT_MS per fragment (up to
+ * MIP_REASS_TIMEOUT_MS); only link or network security tells those apart.
  */
 #ifndef MOTEIP_REASS_H
 #define MOTEIP_REASS_H
@@ -44,6 +55,9 @@ struct mip_reass_slot {
     uint8_t    group;        /* a fragment came to a group address (IP or link):
                                 no ICMP error may answer it */
     uint8_t    hdr_len;      /* bytes in hdr[] */
+    uint8_t    frags;        /* fragments placed (saturating): 1 = unproven */
+    uint8_t    age;          /* datagrams that took a slot after this one
+                                (saturating): 0 = the newest */
     uint8_t    src[16];
     uint8_t    dst[16];
     uint32_t   id;

@@ -28,9 +28,15 @@ mip_status mip_route_add(struct mip_stack *s, const struct mip_addr *prefix,
 mip_status mip_route_remove(struct mip_stack *s, const struct mip_addr *prefix,
                             uint8_t prefix_len);
 
-/* The longest matching route for dst; NOROUTE when none. *nexthop gets
- * the gateway, or dst itself for on-link prefixes. */
+/* The next hop for dst as the instance's routing driver says
+ * (routing.h; the static driver: mip_route_table_lookup). NOROUTE when
+ * none. *nexthop gets the gateway, or dst itself for on-link prefixes. */
 mip_status mip_route_lookup(const struct mip_stack *s, const struct mip_addr *dst,
+                            uint8_t *netif, struct mip_addr *nexthop);
+
+/* The route table alone: the longest matching route for dst; NOROUTE
+ * when none. */
+mip_status mip_route_table_lookup(const struct mip_stack *s, const struct mip_addr *dst,
                             uint8_t *netif, struct mip_addr *nexthop);
 
 #endif

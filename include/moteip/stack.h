@@ -31,6 +31,7 @@
 #include "moteip/stats.h"
 #include "moteip/netif.h"
 #include "moteip/route.h"
+#include "moteip/routing.h"
 #include "moteip/neigh.h"
 #include "moteip/reass.h"
 #include "moteip/ip.h"
@@ -86,6 +87,7 @@ struct mip_stack {
     struct mip_pbuf_pool pool;
     struct mip_netif netif[MIP_NETIF_MAX];
     struct mip_route route[MIP_ROUTE_MAX];
+    struct mip_routing routing;     /* the routing driver (routing.h) */
     struct mip_neigh neigh[MIP_NEIGH_MAX];
     struct mip_reass_slot reass[MIP_REASS_SLOTS];
 #if MIP_CONF_LOWPAN
@@ -114,9 +116,50 @@ struct mip_stack {
 #endif
 };
 
+/* The build a program was compiled with, as far as memory layout goes: the
+ * size of struct mip_stack and the feature switches (config.h). A firmware
+ * that includes these headers with other MIP_CONF_* or MIP_* sizes than the
+ * installed library was built with (a -D missing from its build, another
+ * profile) would hand the library a struct of another shape: the library
+ * compares the two at mip_stack_init and refuses, instead of writing past
+ * the caller's memory. find_package(moteip) and pkg-config carry the
+ * library's definitions, so a consumer built with them always matches. */
+struct mip_build {
+    uint32_t stack_size;   /* sizeof(struct mip_stack) */
+    uint32_t switches;     /* MIP_BUILD_SWITCHES */
+};
+/* One bit per on/off switch, then the RDC and relay-mode masks. */
+#define MIP_BUILD_SWITCHES                                                     \
+    ((uint32_t)(MIP_PROFILE_DEFAULT(0, 1)) | (uint32_t)(MIP_CONF_IPV4 != 0) << 1 | \
+     (uint32_t)(MIP_CONF_IPV6 != 0) << 2 | (uint32_t)(MIP_CONF_ETHERNET != 0) << 3 | \
+     (uint32_t)(MIP_CONF_FORWARD != 0) << 4 | (uint32_t)(MIP_CONF_LOWPAN != 0) << 5 | \
+     (uint32_t)(MIP_CONF_STAT_NAMES != 0) << 6 |                                   \
+     ((uint32_t)(MIP_CONF_RELAY_MODES) & 0xFFu) << 8 | ((uint32_t)(MIP_CONF_RDC) & 0xFFu) << 16)
+
 /* Initialises every part of *s; `now` starts its clock. cfg may be NULL
- * for defaults (no entropy: a fixed seed, fine for tests only). */
-void mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg, mip_time_t now);
+ * for defaults (no entropy: a fixed seed, fine for tests only).
+ * MIP_ERR_CONFIG, with *s untouched, when `caller` (the build the calling
+ * code was compiled with) is not the library's: see mip_stack_init. */
+mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_config *cfg,
+                                mip_time_t now, struct mip_build caller);
+
+/* mip_stack_init_build with the build of the code that calls it: inline, so
+ * `sizeof` and the switches are the caller's, not the library's. MIP_OK, or
+ * MIP_ERR_CONFIG (nothing written): then mip_build_mismatch() names the
+ * difference. Only a mismatched build fails; a firmware built against the
+ * installed package may ignore the result. */
+static inline mip_status mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg,
+                                        mip_time_t now)
+{
+    struct mip_build here = {(uint32_t)sizeof(struct mip_stack), MIP_BUILD_SWITCHES};
+    return mip_stack_init_build(s, cfg, now, here);
+}
+
+/* Writes into buf (len bytes, NUL-terminated, truncated to fit) the first
+ * difference between `caller` and the library's build, e.g.
+ * "MIP_CONF_LOWPAN: library 1, program 0"; "" when they agree. Returns the
+ * length written. */
+size_t mip_build_mismatch(struct mip_build caller, char *buf, size_t len);
 
 /* Processes one received link frame from netif `netif`. The frame memory is
  * the caller's and only read during the call. Bad frames are dropped and

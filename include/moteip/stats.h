@@ -70,6 +70,7 @@
     X(drop_ip_no_route)                                                       \
     X(drop_ip_too_big)          /* over the MTU and must not fragment */      \
     X(drop_fwd_hook)            /* the forward hook (relay) said DROP */      \
+    X(drop_routing)             /* the routing driver's packet hook dropped it (its own counters say why) */ \
     X(drop_ip_martian)          /* to/from 0/8, 127/8, ::, ::1: never sent on */ \
     X(drop_frag_malformed)      /* bad fragment length or offset */           \
     X(drop_frag_overlap)        /* RFC 5722: whole datagram dropped */        \

@@ -21,6 +21,8 @@ typedef enum mip_status {
     MIP_ERR_INUSE,       /* a port, address or slot is already taken */
     MIP_ERR_NOTFOUND,    /* a lookup found nothing */
     MIP_ERR_PENDING,     /* accepted and queued, waiting for address resolution */
+    MIP_ERR_CONFIG,      /* the caller was compiled with other MIP_CONF_* / sizes than
+                          * the library (mip_stack_init; mip_build_mismatch says which) */
     MIP_ERR_END          /* an iterator has no more items (not a failure) */
 } mip_status;
 

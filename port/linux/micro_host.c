@@ -305,6 +305,7 @@ int main(int argc, char **argv)
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
     printf("moteip-micro ready: %s on %s, IPv%d, MSS %u\n", addr, tun, MIP_CONF_IPV6 ? 6 : 4,
            (unsigned)MIP_MICRO_MSS);
     fflush(stdout);

@@ -18,7 +18,7 @@
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
- * is wrong, and exits 2. The program runs until SIGINT or SIGTERM (taken
+ * is wrong, and exits 2. The program runs until SIGINT, SIGTERM or SIGHUP (taken
  * through a signalfd, no global flag), then writes the stack's counters to
  * --stats-json and exits 0. Runtime failures (the TAP cannot be opened or
  * disappears) exit 1.
@@ -51,10 +51,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "moteip/ping.h"
 #include "moteip/stack.h"
 #include "moteip/tcp.h"
 #include "impair.h"
 #include "linux_tap.h"
+#include "zep_radio.h"
 #include "coap_demo.h"
 #include "http_server.h"
 #include "tcp_app.h"
@@ -76,6 +78,12 @@
 #define MAX_ROUTES 32
 #define RX_BUF_SIZE 65600u        /* larger than any frame a TAP delivers */
 #define RX_BUDGET 256             /* frames read before timers run again */
+#define PING_MAX 1000u            /* --ping-count's largest */
+#define PING_INTERVAL_MS 1000u   /* as ping(8) */
+#define PING_WAIT_MS 10000u       /* after the last request */
+#define ZEP_ACK_WAIT_US 20000u    /* --zep: how long the MAC waits for a link ACK */
+#define ZEP_CM_COPY_GAP_US 4000u  /* --zep --rdc contikimac: Ti, between copies */
+#define ZEP_CM_CCA_GAP_US 5000u   /* ... and Tc, between the two CCAs (> Ti) */
 
 struct host_addr {
     struct mip_addr addr;
@@ -101,10 +109,19 @@ static const char svc_opt[SVC_COUNT][10] = { "--echo", "--discard", "--chargen",
 #define BUILD_PROFILE "full"
 #endif
 
-#define MAX_OPTIONS 32            /* rows of `options` (checked below it) */
+#define MAX_OPTIONS 40            /* rows of `options` (checked below it) */
+
+/* --rdc: the duty cycling of a ZEP node's MAC (rdc.h) */
+static const char rdc_names[][12] = { "nullrdc", "contikimac", "xmac", "lpp" };
 
 struct host_opts {
     const char *tap;
+    const char *zep;                  /* --zep LOCAL,REMOTE[,REMOTE...] */
+    const char *ping_text;            /* --ping ADDR */
+    struct mip_addr ping_addr;
+    uint64_t ping_count, ping_size;
+    uint64_t zep_short, zep_pan, zep_channel;
+    uint8_t zep_rdc;                  /* enum mip_rdc_kind */
     uint16_t svc_port[SVC_COUNT];
     const char *profile;
     const char *client_text;          /* --tcp-client ADDR:PORT */
@@ -500,6 +517,44 @@ static void opt_number(const struct host_option *opt, char **v, struct host_opts
     *(uint64_t *)opt_field(opt, o) = t;
 }
 
+static void opt_zep(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    struct zep_radio probe;
+    struct mip_radio_timing t;
+    char err[160];
+
+    /* the syntax now (a usage error); the socket is bound after parsing */
+    mip_radio_timing_default(&t);
+    if (zep_radio_open(&probe, v[0], 26, 0, &t, err, sizeof(err)) != 0 &&
+        strncmp(err, "cannot bind", 11) != 0 && strncmp(err, "socket:", 7) != 0)
+        bad_arg(opt->name, "%s", err);
+    zep_radio_close(&probe);
+    o->zep = v[0];
+}
+
+static void opt_ping(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    uint8_t plen;
+
+    if (parse_prefix(v[0], &o->ping_addr, &plen) != 0 || plen != (o->ping_addr.family ==
+                                                                 MIP_AF_INET ? 32 : 128) ||
+        strchr(v[0], '/') != NULL || !is_unicast(&o->ping_addr))
+        bad_arg(opt->name, "'%s' is not a unicast address", v[0]);
+    o->ping_text = v[0];
+}
+
+static void opt_rdc(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    uint8_t k;
+
+    for (k = 0; k < sizeof(rdc_names) / sizeof(rdc_names[0]); k++)
+        if (strcmp(v[0], rdc_names[k]) == 0) {
+            o->zep_rdc = k;             /* the table is in enum mip_rdc_kind order */
+            return;
+        }
+    bad_arg(opt->name, "'%s' is not nullrdc, contikimac, xmac or lpp", v[0]);
+}
+
 static void opt_impair(const struct host_option *opt, char **v, struct host_opts *o)
 {
     char err[160];
@@ -514,8 +569,8 @@ static void opt_impair(const struct host_option *opt, char **v, struct host_opts
 
 /* The command line, in --help order. */
 static const struct host_option options[] = {
-    { "--tap", "NAME", 1, OPT_ONCE | OPT_REQUIRED, opt_tap, F(tap), 0, 0, NULL, NULL,
-      "TAP device to attach to (required)", { 0 } },
+    { "--tap", "NAME", 1, OPT_ONCE, opt_tap, F(tap), 0, 0, NULL, NULL,
+      "TAP device to attach to (this or --zep is required)", { 0 } },
     { "--addr", "ADDR/PREFIX", 1, OPT_REPEAT, opt_addr, F(addrs), 0, 0, NULL, NULL,
       "an IPv4 or IPv6 address with its prefix length,\n"
       "e.g. 192.0.2.2/24 or fd00::2/64 (repeatable)", { 0 } },
@@ -584,6 +639,18 @@ static const struct host_option options[] = {
       "the client connection's receive ring (default %lu;\n"
       "1..%lu): above 65535 the window is offered with\n"
       "a window scale (RFC 7323)", { MIP_TCP_APP_RX_SIZE, MIP_TCP_RX_SIZE_MAX } },
+    { "--ping", "ADDR", 1, OPT_ONCE, opt_ping, F(ping_text), 0, 0, NULL,
+      "Ping test (instead of running until a signal):",
+      "send --ping-count echo requests of --ping-size data\n"
+      "bytes to ADDR, 1 s apart; print how many came\n"
+      "back intact and exit 0 (all) or 1 (not all within\n"
+      "10 s of the last)", { 0 } },
+    { "--ping-count", "N", 1, OPT_ONCE, opt_number, F(ping_count), 1, PING_MAX,
+      "a count (%llu..%llu)", NULL, "echo requests (default 3)", { 0 } },
+    { "--ping-size", "BYTES", 1, OPT_ONCE, opt_number, F(ping_size), 0, 1232,
+      "a size (%llu..%llu bytes)", NULL,
+      "data bytes per request (default 1000: a fragmented\n"
+      "datagram over 6LoWPAN)", { 0 } },
     { "--tcp-max-retries", "N", 1, OPT_ONCE, opt_number, F(tcp_max_retries), 1, 255,
       "a retry count (%llu..%llu, 255 = never give up)",
       "TCP settings (services and client):",
@@ -592,6 +659,26 @@ static const struct host_option options[] = {
       "failed: timeout\"); 1..255 (default %lu); 255 = never,\n"
       "the handshake included (else it gives up after %lu)",
       { MIP_TCP_MAX_RETRIES, MIP_TCP_SYN_RETRIES } },
+    { "--zep", "LOCAL,REMOTE[,REMOTE...]", 1, OPT_ONCE, opt_zep, F(zep), 0, 0, NULL,
+      "An 802.15.4 radio instead of the TAP (docs/ZEP.md):",
+      "a ZEP radio: 802.15.4 frames in UDP datagrams\n"
+      "from LOCAL to each REMOTE (address:port, IPv6 as\n"
+      "[address]:port; 17754 is ZEP's port), through\n"
+      "moteip's 802.15.4 MAC and 6LoWPAN", { 0 } },
+    { "--short", "ADDR", 1, OPT_ONCE, opt_number, F(zep_short), 0, 0xFFFD,
+      "a short address (%llu..%llu)", NULL,
+      "with --zep: the node's 802.15.4 short address\n"
+      "(required); its link-local address is\n"
+      "fe80::ff:fe00:ADDR (RFC 4944)", { 0 } },
+    { "--pan", "ID", 1, OPT_ONCE, opt_number, F(zep_pan), 0, 0xFFFE,
+      "a PAN ID (%llu..%llu)", NULL, "with --zep: the PAN ID (default 43981, 0xABCD)", { 0 } },
+    { "--channel", "N", 1, OPT_ONCE, opt_number, F(zep_channel), 11, 26,
+      "a 2.4 GHz channel (%llu..%llu)", NULL,
+      "with --zep: the channel (default 26); frames of\n"
+      "other channels are not heard", { 0 } },
+    { "--rdc", "KIND", 1, OPT_ONCE, opt_rdc, F(zep_rdc), 0, 0, NULL, NULL,
+      "with --zep: radio duty cycling: nullrdc (default),\n"
+      "contikimac, xmac or lpp, at its defaults (rdc.h)", { 0 } },
     { "--impair", "SPEC", 1, OPT_ONCE, opt_impair, F(impair), 0, 0, NULL, "Testing:",
       "impair the link in both directions, like netem:\n"
       "comma-separated loss=P, dup=P (percent), delay=MS,\n"
@@ -658,7 +745,7 @@ static void usage(FILE *f)
     fputs("\n"
           "Runs a moteip stack as its own Ethernet station on the TAP device NAME\n"
           "(attached, or created when it does not exist), with UDP echo on port 7\n"
-          "and UDP discard on port 9, until SIGINT or SIGTERM.\n"
+          "and UDP discard on port 9, until SIGINT, SIGTERM or SIGHUP.\n"
           "\n", f);
     for (k = 0; k < n_options; k++) {
         const struct host_option *opt = &options[k];
@@ -676,7 +763,7 @@ static void usage(FILE *f)
         print_indented(f, opt->help, opt->hv, HELP_COLUMN);
     }
     fputs("\n"
-          "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 for a\n"
+          "Exit status: 0 after SIGINT/SIGTERM/SIGHUP, 1 on a runtime failure, 2 for a\n"
           "bad command line. With --tcp-client: 0 when the test passed, else 1.\n", f);
 }
 
@@ -692,13 +779,50 @@ static const struct host_option *find_option(const char *arg)
     return NULL;
 }
 
+/* Whether the option named `name` was on the command line. */
+static bool given(const struct host_opts *o, const char *name)
+{
+    const struct host_option *opt = find_option(name);
+    return opt != NULL && o->given[opt - options];
+}
+
 /* Checks that need the whole command line, in the order of their messages. */
 static void finish_args(struct host_opts *o)
 {
     size_t k;
 
-    if (o->tap == NULL)
+    if (o->tap == NULL && o->zep == NULL)
         bad_arg("--tap", "missing (required): the TAP device to attach to");
+    if (o->tap != NULL && o->zep != NULL)
+        bad_arg("--zep", "not with --tap: the stack has one link, a TAP or a ZEP radio");
+    if (o->zep == NULL) {
+        static const char zep_only[][10] = { "--short", "--pan", "--channel", "--rdc" };
+        for (k = 0; k < sizeof(zep_only) / sizeof(zep_only[0]); k++)
+            if (given(o, zep_only[k]))
+                bad_arg(zep_only[k], "only with --zep");
+    }
+    if (o->ping_text == NULL && (given(o, "--ping-count") || given(o, "--ping-size")))
+        bad_arg(given(o, "--ping-count") ? "--ping-count" : "--ping-size", "only with --ping");
+    if (o->ping_text != NULL && o->client_text != NULL)
+        bad_arg("--ping", "not with --tcp-client: one test at a time");
+    if (o->ping_text != NULL) {
+        if (!given(o, "--ping-count"))
+            o->ping_count = 3;
+        if (!given(o, "--ping-size"))
+            o->ping_size = 1000;
+    }
+    if (o->zep != NULL) {
+        if (!given(o, "--short"))
+            bad_arg("--short", "missing (required with --zep): the node's short address");
+        if (o->impair_text != NULL)
+            bad_arg("--impair", "not with --zep (it impairs the TAP's Ethernet link)");
+        if (o->have_mac)
+            bad_arg("--mac", "not with --zep (the radio's addresses come from --short)");
+        if (!given(o, "--pan"))
+            o->zep_pan = 0xABCD;
+        if (o->zep_channel == 0)
+            o->zep_channel = 26;
+    }
     for (k = 0; k < n_options && o->client_text == NULL; k++)
         if ((options[k].flags & OPT_CLIENT) && o->given[k])
             bad_arg(options[k].name, "only with --tcp-client");
@@ -980,9 +1104,18 @@ struct host {
     struct mip_udp_echo echo;
     struct mip_udp_discard discard;
     struct mip_tap tap;
+    struct zep_radio zep;             /* --zep: the radio, under ... */
+    struct mip_mac mac;               /* ... the 802.15.4 MAC */
     int sfd;                          /* SIGINT and SIGTERM, read with the TAP */
     uint8_t nif;
     mip_time_t client_deadline;       /* --tcp-client: when the test gives up */
+    struct {                          /* --ping */
+        uint32_t sent, replied;
+        mip_time_t next;              /* when the next request goes */
+        mip_time_t deadline;          /* set when the last one went */
+        bool done;
+        uint8_t got[PING_MAX];        /* a reply came for this sequence number */
+    } ping;
     uint8_t rxbuf[RX_BUF_SIZE];
 };
 
@@ -1036,10 +1169,12 @@ static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
     fprintf(f, "\"bytes\": %llu},\n", (unsigned long long)t->chargen.bytes);
     stats_tcp_server(f, "http", &t->http.srv);
     fprintf(f, "\"requests\": %lu, \"status_2xx\": %lu, \"status_4xx\": %lu, "
-            "\"status_5xx\": %lu, \"body_bytes\": %llu}\n",
+            "\"status_5xx\": %lu, \"body_bytes\": %llu, \"timeouts\": %lu, "
+            "\"evicted\": %lu}\n",
             (unsigned long)t->http.requests, (unsigned long)t->http.status_2xx,
             (unsigned long)t->http.status_4xx, (unsigned long)t->http.status_5xx,
-            (unsigned long long)t->http.body_bytes);
+            (unsigned long long)t->http.body_bytes, (unsigned long)t->http.timeouts,
+            (unsigned long)t->http.evicted);
     fprintf(f, "  },\n");
 }
 
@@ -1078,6 +1213,27 @@ static void stats_link(FILE *f, const struct host *h)
                 (unsigned long long)im->overflow[0], (unsigned long long)im->frames[1],
                 (unsigned long long)im->dropped[1], (unsigned long long)im->duplicated[1],
                 (unsigned long long)im->delayed[1], (unsigned long long)im->overflow[1]);
+    }
+    if (h->o.zep != NULL) {
+        const struct zep_radio_stats *z = &h->zep.st;
+        fprintf(f, "  \"mac\": {\"tx_frames\": %lu, \"tx_ok\": %lu, \"tx_noack\": %lu, "
+                "\"tx_retries\": %lu, \"rx_frames\": %lu, \"rx_duplicates\": %lu},\n",
+                (unsigned long)mip_mac_stat(&h->mac, MIP_MAC_STAT_tx_frames),
+                (unsigned long)mip_mac_stat(&h->mac, MIP_MAC_STAT_tx_ok),
+                (unsigned long)mip_mac_stat(&h->mac, MIP_MAC_STAT_tx_noack),
+                (unsigned long)mip_mac_stat(&h->mac, MIP_MAC_STAT_tx_retries),
+                (unsigned long)mip_mac_stat(&h->mac, MIP_MAC_STAT_rx_frames),
+                (unsigned long)mip_mac_stat(&h->mac, MIP_MAC_STAT_rx_duplicates));
+        fprintf(f, "  \"zep\": {\"tx_frames\": %llu, \"tx_errors\": %llu, \"rx_datagrams\": %llu, "
+                "\"rx_frames\": %llu, \"drop_malformed\": %llu, \"drop_fcs\": %llu, "
+                "\"drop_channel\": %llu, \"drop_off\": %llu, \"drop_tx\": %llu, "
+                "\"drop_collision\": %llu}\n}\n",
+                (unsigned long long)z->tx_frames, (unsigned long long)z->tx_errors,
+                (unsigned long long)z->rx_datagrams, (unsigned long long)z->rx_frames,
+                (unsigned long long)z->drop_malformed, (unsigned long long)z->drop_fcs,
+                (unsigned long long)z->drop_channel, (unsigned long long)z->drop_off,
+                (unsigned long long)z->drop_tx, (unsigned long long)z->drop_collision);
+        return;
     }
     fprintf(f, "  \"tap\": {\"tx_errors\": %lu}\n}\n",
             (unsigned long)(h->tap.tx_errors + h->tap.tx_short));
@@ -1123,12 +1279,91 @@ static void setup_signals(struct host *h)
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
     if (sigprocmask(SIG_BLOCK, &sigs, NULL) != 0)
         fail("sigprocmask: %s", strerror(errno));
     h->sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
     if (h->sfd < 0)
         fail("signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
+}
+
+/* The lowpan netif's frames go to the MAC's queue (mac.h: the owner builds
+ * this table, the mac floor does not include netif.h). */
+static const struct mip_netif_driver zep_netif_driver = {
+    mip_mac_netif_transmit, mip_mac_netif_room, mip_mac_netif_transmit_gap
+};
+
+/* The MAC hands a frame for us to the lowpan netif. */
+static void zep_mac_input(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                          const struct mip_802154_hdr *hdr, mip_utime_t now)
+{
+    struct host *h = ctx;
+    (void)hdr_len;
+    (void)hdr;
+    (void)now;
+    mip_stack_input(&h->s, h->nif, frame, len, now_ms());
+}
+
+/* --zep: a lowpan netif (IPHC; context 0 = the first IPv6 --addr's /64) on
+ * the 802.15.4 MAC (CSMA-CA with link ACKs, --rdc) on the ZEP radio. The
+ * extended address is 02:00:00:00:00:00:ADDR, ADDR the short address. */
+static void setup_zep(struct host *h, const uint8_t *seed, size_t seed_len)
+{
+    const struct host_opts *o = &h->o;
+    struct mip_lowpan_config lc;
+    struct mip_mac_config mc;
+    struct mip_mac_callbacks cb;
+    struct mip_radio_timing timing;
+    uint8_t ext[8] = { 0x02, 0, 0, 0, 0, 0, 0, 0 };
+    char err[200];
+    mip_status st;
+    size_t i;
+
+    ext[6] = (uint8_t)(o->zep_short >> 8);
+    ext[7] = (uint8_t)o->zep_short;
+    mip_radio_timing_default(&timing);
+    /* A datagram through the host's scheduler and loopback takes far longer
+     * than the 192 µs turnaround a radio has: give the ACK 20 ms. */
+    timing.ack_wait_us = ZEP_ACK_WAIT_US;
+    if (zep_radio_open(&h->zep, o->zep, (uint8_t)o->zep_channel, (uint16_t)o->zep_short, &timing,
+                       err, sizeof(err)) != 0)
+        fail("--zep: %s", err);
+    memset(&lc, 0, sizeof(lc));
+    lc.mode = MIP_LOWPAN_IPHC;
+    lc.pan_id = (uint16_t)o->zep_pan;
+    lc.short_addr = (uint16_t)o->zep_short;
+    memcpy(lc.ext_addr, ext, 8);
+    lc.frame_max = 127;
+    lc.ack_request = true;
+    for (i = 0; i < o->n_addrs; i++)
+        if (o->addrs[i].addr.family == MIP_AF_INET6 && o->addrs[i].prefix_len <= 64) {
+            lc.has_context0 = true;
+            memcpy(lc.ctx0_prefix, o->addrs[i].addr.bytes, 8);
+            break;
+        }
+    st = mip_netif_add_lowpan(&h->s, &lc, &zep_netif_driver, &h->mac, &h->nif);
+    if (st != MIP_OK)
+        fail("--zep: cannot add the 6LoWPAN netif: %s", mip_status_name(st));
+    mip_mac_config_default(&mc, MIP_MAC_CSMA_CA, lc.pan_id, lc.short_addr, ext);
+    mc.timing = timing;
+    mip_rdc_config_default(&mc.rdc, o->zep_rdc);
+    if (o->zep_rdc == MIP_RDC_CONTIKIMAC) {
+        /* ContikiMAC listens for the ACK of each copy only for the gap
+         * between copies (Ti, 400 µs on a radio), shorter than the gap
+         * between two CCAs (Tc): a ZEP ACK crosses the host's scheduler and
+         * loopback twice. Both gaps scaled for that (docs/ZEP.md). */
+        mc.rdc.copy_gap_us = ZEP_CM_COPY_GAP_US;
+        mc.rdc.cca_gap_us = ZEP_CM_CCA_GAP_US;
+    }
+    memset(&cb, 0, sizeof(cb));
+    cb.input = zep_mac_input;
+    cb.ctx = h;
+    st = mip_mac_init(&h->mac, &mc, &zep_radio_driver, &h->zep, &cb, seed, seed_len,
+                      zep_now_us());
+    if (st != MIP_OK)
+        fail("--zep: the MAC refused its configuration: %s", mip_status_name(st));
+    zep_radio_attach(&h->zep, &h->mac);
 }
 
 /* The stack on the TAP: entropy, the device, the Ethernet netif (through
@@ -1144,15 +1379,21 @@ static void setup_netif(struct host *h)
     rc = fill_random(entropy, sizeof(entropy));
     if (rc < 0)
         fail("getrandom: %s", strerror(-rc));
-    if (!o->have_mac && (rc = mip_mac_random(o->mac)) < 0)
+    if (o->zep == NULL && !o->have_mac && (rc = mip_mac_random(o->mac)) < 0)
         fail("getrandom: %s", strerror(-rc));
-    if (mip_tap_open(&h->tap, o->tap, err, sizeof(err)) != 0)
+    if (o->zep == NULL && mip_tap_open(&h->tap, o->tap, err, sizeof(err)) != 0)
         fail("--tap: %s", err);
+    h->tap.fd = o->zep == NULL ? h->tap.fd : -1;
     memset(&cfg, 0, sizeof(cfg));
     cfg.entropy = entropy;
     cfg.entropy_len = sizeof(entropy);
     cfg.forwarding = o->forward;
     mip_stack_init(&h->s, &cfg, now_ms());
+    if (o->zep != NULL) {
+        setup_zep(h, entropy + 16, 16);
+        memset(entropy, 0, sizeof(entropy));
+        return;
+    }
     memset(entropy, 0, sizeof(entropy));
 
     h->link.s = &h->s;
@@ -1252,7 +1493,12 @@ static void print_ready(const struct host *h)
     char line[1024], text[MIP_ADDR_TEXT_MAX];
     size_t i, used;
 
-    used = (size_t)snprintf(line, sizeof(line), PROG ": %s up,", h->tap.name);
+    if (h->o.zep != NULL)
+        used = (size_t)snprintf(line, sizeof(line), PROG ": zep %s short 0x%04x pan 0x%04x "
+                                "channel %u up,", h->o.zep, (unsigned)h->o.zep_short,
+                                (unsigned)h->o.zep_pan, (unsigned)h->o.zep_channel);
+    else
+        used = (size_t)snprintf(line, sizeof(line), PROG ": %s up,", h->tap.name);
     for (i = 0; i < h->o.n_addrs && used < sizeof(line); i++) {
         format_addr(&h->o.addrs[i].addr, text, sizeof(text));
         used += (size_t)snprintf(line + used, sizeof(line) - used, " %s/%u", text,
@@ -1382,32 +1628,121 @@ static bool stop_signal(struct host *h)
     struct signalfd_siginfo si;
     ssize_t r = read(h->sfd, &si, sizeof(si));
 
-    return r == (ssize_t)sizeof(si) && (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM);
+    return r == (ssize_t)sizeof(si) && (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM ||
+                                         si.ssi_signo == SIGHUP);
 }
 
 /* Until a signal, a device failure or the end of the client test. Returns
  * the exit status so far. */
+/* The data of request `seq`: a pattern, so a reply's bytes can be checked. */
+static void ping_data(uint8_t *buf, size_t n, uint16_t seq)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        buf[i] = (uint8_t)(i * 7u + seq);
+}
+
+static void on_ping_reply(void *ctx, struct mip_stack *s, const struct mip_addr *from, uint16_t id,
+                          uint16_t seq, const uint8_t *data, size_t len)
+{
+    struct host *h = ctx;
+    uint8_t want[1232];
+    (void)s;
+    if (id != 0x4d49 || seq >= h->ping.sent || len != h->o.ping_size || h->ping.got[seq] ||
+        !mip_addr_eq(from, &h->o.ping_addr))
+        return;
+    ping_data(want, len, seq);
+    if (memcmp(want, data, len) != 0)
+        return;
+    h->ping.got[seq] = 1;
+    h->ping.replied++;
+}
+
+/* Sends the requests that are due; returns the ms to the next thing the
+ * ping test waits for. */
+static uint32_t ping_step(struct host *h)
+{
+    uint8_t data[1232];
+    mip_time_t now = now_ms();
+
+    if (h->ping.replied == h->o.ping_count) {
+        h->ping.done = true;
+        return 0;
+    }
+    if (h->ping.sent < h->o.ping_count && !mip_time_before(now, h->ping.next)) {
+        ping_data(data, (size_t)h->o.ping_size, (uint16_t)h->ping.sent);
+        (void)mip_stack_poll(&h->s, now);
+        (void)mip_ping_send(&h->s, &h->o.ping_addr, 0x4d49, (uint16_t)h->ping.sent, data,
+                            (size_t)h->o.ping_size);
+        h->ping.sent++;
+        h->ping.next = now + PING_INTERVAL_MS;
+        if (h->ping.sent == h->o.ping_count)
+            h->ping.deadline = now + PING_WAIT_MS;
+    }
+    if (h->ping.sent < h->o.ping_count)
+        return h->ping.next - now;
+    if (!mip_time_before(now, h->ping.deadline)) {
+        h->ping.done = true;
+        return 0;
+    }
+    return h->ping.deadline - now;
+}
+
+/* --zep: runs the radio's and the MAC's timers; returns the µs to the next
+ * (UINT32_MAX: none). */
+static uint32_t zep_timers(struct host *h)
+{
+    uint32_t r = zep_radio_poll(&h->zep);
+    uint32_t m = mip_mac_poll(&h->mac, zep_now_us());
+    uint32_t r2 = zep_radio_poll(&h->zep);     /* the MAC may have sent */
+    if (r2 < r)
+        r = r2;
+    return m < r ? m : r;
+}
+
 static int run_loop(struct host *h)
 {
     int exit_code = 0;
     bool running = true;
+    bool zep = h->o.zep != NULL;
 
     while (running) {
-        struct pollfd pfd[2] = { { h->tap.fd, POLLIN, 0 }, { h->sfd, POLLIN, 0 } };
-        uint32_t delay;
+        struct pollfd pfd[2] = { { zep ? h->zep.fd : h->tap.fd, POLLIN, 0 }, { h->sfd, POLLIN, 0 } };
+        struct timespec ts;
+        uint32_t delay, mac_us = UINT32_MAX;
+        int ms;
 
         if (client_over(h))
             break;
         delay = client_wake(h, mip_stack_poll(&h->s, now_ms()));
+        if (h->o.ping_text != NULL) {
+            uint32_t pd = ping_step(h);
+            if (h->ping.done)
+                break;
+            if (delay == MIP_POLL_IDLE || pd < delay)
+                delay = pd;
+        }
+        if (zep)
+            mac_us = zep_timers(h);
         if (h->o.client_text != NULL && h->t.client.done)
             break;            /* ended by a timer (retry limit, keepalive) */
-        if (poll(pfd, 2, poll_timeout(h, delay)) < 0) {
+        ms = poll_timeout(h, delay);
+        if (mac_us != UINT32_MAX && (ms < 0 || (uint64_t)ms * 1000u > mac_us)) {
+            ts.tv_sec = (time_t)(mac_us / 1000000u);
+            ts.tv_nsec = (long)(mac_us % 1000000u) * 1000L;
+        } else if (ms >= 0) {
+            ts.tv_sec = ms / 1000;
+            ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+        }
+        if (ppoll(pfd, 2, (ms < 0 && mac_us == UINT32_MAX) ? NULL : &ts, NULL) < 0) {
             if (errno == EINTR)
                 continue;
             fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
             return EXIT_RUNTIME;
         }
-        if ((pfd[0].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) && read_frames(h) != 0) {
+        if (zep && (pfd[0].revents & POLLIN))
+            zep_radio_receive(&h->zep);
+        else if ((pfd[0].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) && read_frames(h) != 0) {
             exit_code = EXIT_RUNTIME;
             running = false;
         }
@@ -1434,12 +1769,22 @@ static int finish(struct host *h, int exit_code)
         }
         fflush(stdout);
     }
+    if (h->o.ping_text != NULL) {
+        printf(PROG ": ping: %u/%u replies of %u data bytes from %s\n", (unsigned)h->ping.replied,
+               (unsigned)h->o.ping_count, (unsigned)h->o.ping_size, h->o.ping_text);
+        fflush(stdout);
+        if (h->ping.replied != h->o.ping_count && exit_code == 0)
+            exit_code = EXIT_RUNTIME;
+    }
     if (h->o.stats_json != NULL && (rc = write_stats_json(h->o.stats_json, h)) < 0) {
         fprintf(stderr, PROG ": --stats-json: cannot write '%s': %s\n", h->o.stats_json,
                 strerror(-rc));
         exit_code = EXIT_RUNTIME;
     }
-    mip_tap_close(&h->tap);
+    if (h->o.zep != NULL)
+        zep_radio_close(&h->zep);
+    else
+        mip_tap_close(&h->tap);
     close(h->sfd);
     return exit_code;
 }
@@ -1457,5 +1802,7 @@ int main(int argc, char **argv)
     print_ready(&h);
     if (h.o.client_text != NULL)
         start_client(&h);
+    if (h.o.ping_text != NULL)
+        mip_ping_set_handler(&h.s, on_ping_reply, &h);
     return finish(&h, run_loop(&h));
 }

@@ -4,6 +4,7 @@
 #
 #   cmake --workflow --preset microbit       # builds build-microbit/
 #   sudo port/microbit/run.sh [ELF]          # default build-microbit/port/microbit/moteip-microbit.elf
+#   port/microbit/run.sh --hints [ELF]       # only print the commands that reach that firmware
 #
 # The board is fd00::2 (link-local fe80::2), Linux is fd00::1 on the TUN
 # msl0 in namespace moteip-microbit-PID. The micro profile's firmware
@@ -21,6 +22,30 @@ NS=moteip-microbit-$$
 TUN=msl0
 
 die() { echo "run.sh: $*" >&2; exit 1; }
+
+# The commands that reach the board. The micro profile's firmware is the one
+# named *-micro.elf; "microbit" itself contains "micro", so match the suffix.
+hints() {
+    case $(basename "$ELF") in
+    *-micro.elf) cat <<EOF
+  ip netns exec $NS ping -4 192.0.2.2
+  head -c 10000 /dev/urandom | ip netns exec $NS nc -4 -N 192.0.2.2 9   # TCP discard
+EOF
+        ;;
+    *) cat <<EOF
+  ip netns exec $NS ping -6 fd00::2
+  ip netns exec $NS curl -g 'http://[fd00::2]/bytes/1000' | od -A d -t x1 | head
+  ip netns exec $NS nc -6 fd00::2 7          # TCP echo
+EOF
+        ;;
+    esac
+}
+# --hints [ELF]: print them and stop (nothing is booted; no root needed)
+if [ "${1:-}" = --hints ]; then
+    ELF=${2:-$ELF}
+    hints
+    exit 0
+fi
 [ "$(id -u)" -eq 0 ] || die "needs root (a network namespace and a TUN device): sudo $0"
 [ -f "$ELF" ] || die "no firmware at $ELF: build it with 'cmake --workflow --preset microbit'"
 command -v qemu-system-arm >/dev/null || die "qemu-system-arm is not installed (scripts/setup.sh)"
@@ -57,18 +82,6 @@ ip -n "$NS" addr add fd00::1/64 dev "$TUN" nodad
 ip -n "$NS" addr add 192.0.2.1/24 dev "$TUN"
 
 echo "micro:bit running (QEMU pid $QEMU_PID, moteip-slip pid $SLIP_PID, namespace $NS)."
-case $(basename "$ELF") in
-*micro*) cat <<EOF
-  ip netns exec $NS ping -4 192.0.2.2
-  head -c 10000 /dev/urandom | ip netns exec $NS nc -4 -N 192.0.2.2 9   # TCP discard
-EOF
-    ;;
-*) cat <<EOF
-  ip netns exec $NS ping -6 fd00::2
-  ip netns exec $NS curl -g 'http://[fd00::2]/bytes/1000' | od -A d -t x1 | head
-  ip netns exec $NS nc -6 fd00::2 7          # TCP echo
-EOF
-    ;;
-esac
+hints
 echo "Ctrl-C to stop."
 wait "$QEMU_PID"

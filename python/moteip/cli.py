@@ -2,7 +2,7 @@
 
     moteip run SCENARIO [--seed N] [--set KEY=VALUE]... [--pcap F [--pcap-node N]
                         [--pcap-view radio|ip]] [--trace F] [--out F] [--strict]
-                        [--realtime [--speed X]]
+                        [--realtime [--speed X] [--view [--port N] [--no-browser]]]
     moteip check SCENARIO [--vary KEY=V1,V2,...]... [--strict]
     moteip sweep SCENARIO [--vary KEY=V1,V2,...]... [--set KEY=VALUE]... [--runs N] [--seed N]
                           [--out DIR] [--jobs N] [--dask ADDR|local] [--metric M]...
@@ -24,7 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import signal
 import sys
+import threading
 from typing import Any
 
 from . import __version__, experiments, run_plan
@@ -32,7 +34,7 @@ from .errors import MoteipError, UsageError
 from .plan import check, expand, warning_line
 from .plot import default_name, plot
 from .report import run_table, sweep_table
-from .scenario import canonical_key, load, parse_value, parse_vary
+from .scenario import SEED_MAX, canonical_key, load, parse_value, parse_vary
 from .simulator import find_simulator
 from .sweep import Interrupted, load_summary, sweep
 
@@ -95,14 +97,39 @@ def cmd_run(a: argparse.Namespace) -> int:
     _writable(a.trace, "--trace")
     if a.speed is not None and not a.realtime:
         raise UsageError("--speed needs --realtime")
+    if a.view and not a.realtime:
+        raise UsageError("--view needs --realtime (a run that is not paced is over before a page "
+                         "could follow it: `moteip view` shows it afterwards)")
     the_plan = expand(sc, fixed=params)
-    result = run_plan(the_plan, seed=a.seed, pcap=a.pcap, trace=a.trace,
-                      sim=find_simulator(build=True, log=_log), strict=a.strict,
-                      pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
-                      realtime=(a.speed or 1.0) if a.realtime else None)
+    seed = a.seed if a.seed is not None else sc.base_seed
+    out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / f"run-seed{seed}.json"
+    live = None
+    trace = a.trace
+    if a.view:          # the page follows the trace as the run writes it
+        from . import viewer
+
+        trace = trace or str(out.with_suffix(".jsonl"))
+        _writable(trace, "--trace")
+        pathlib.Path(trace).unlink(missing_ok=True)
+        live = viewer.LiveServer(f"{sc.name} seed {seed} (live)", pathlib.Path(trace), port=a.port)
+        print(f"moteip view: {live.url} (live)", flush=True)
+        if not a.no_browser:
+            import webbrowser
+
+            webbrowser.open(live.url)
+    try:
+        result = run_plan(the_plan, seed=a.seed, pcap=a.pcap, trace=trace,
+                          sim=find_simulator(build=True, log=_log), strict=a.strict,
+                          pcap_node=a.pcap_node, pcap_view=a.pcap_view, log=_warn,
+                          realtime=(a.speed or 1.0) if a.realtime else None)
+    except BaseException:
+        if live is not None:
+            live.close()
+        raise
     # the seed the run used: --seed, else the scenario's (also when set with --set seed=N)
-    out = pathlib.Path(a.out) if a.out else pathlib.Path("out") / sc.stem / \
-        f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
+    if not a.out:
+        out = pathlib.Path("out") / sc.stem / \
+            f"run-seed{result.get('seed', a.seed if a.seed is not None else sc.base_seed)}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     # what was run, beside the result: `moteip view` runs it again for a trace
@@ -110,7 +137,16 @@ def cmd_run(a: argparse.Namespace) -> int:
     print(f"{sc.name}: seed {result.get('seed')}")
     print(run_table(result))
     print(f"\nresult: {out}" + (f"\npcap: {a.pcap}" if a.pcap else "")
-          + (f"\ntrace: {a.trace}" if a.trace else ""))
+          + (f"\ntrace: {trace}" if trace else ""), flush=True)
+    if live is not None:
+        live.finish(result, pathlib.Path(a.pcap) if a.pcap else None)
+        print(f"moteip view: {live.url} shows the finished run (Ctrl-C stops)", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            live.close()
     return 0
 
 
@@ -223,7 +259,7 @@ def parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run one scenario and print a summary")
     r.add_argument("scenario", metavar="SCENARIO", help="a .toml (or .json) scenario file")
-    r.add_argument("--seed", type=_nonneg, help="run seed (default: the scenario's)")
+    r.add_argument("--seed", type=_seed, help="run seed (default: the scenario's)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="set a scenario key, e.g. medium.ber=1e-4 (repeatable)")
     r.add_argument("--pcap", metavar="FILE", help="write every frame to a pcap file")
@@ -240,6 +276,11 @@ def parser() -> argparse.ArgumentParser:
                         "to its host device (Ctrl-C ends the run with its result)")
     r.add_argument("--speed", type=_speed, metavar="X",
                    help="with --realtime: simulated seconds per wall second (default 1)")
+    r.add_argument("--view", action="store_true",
+                   help="with --realtime: a page on 127.0.0.1 follows the run live (radio states, "
+                        "packets, energy), then shows the finished run until Ctrl-C")
+    r.add_argument("--port", type=_nonneg, default=0, help="--view's port (default: a free one)")
+    r.add_argument("--no-browser", action="store_true", help="--view: print the URL, open nothing")
     r.set_defaults(fn=cmd_run)
 
     c = sub.add_parser("check", help="validate a scenario (and every point of its sweep)")
@@ -263,7 +304,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="set a scenario key for every point, e.g. medium.ber=1e-4 (repeatable)")
     s.add_argument("--runs", type=_positive, help="seeds per point (default [sweep].runs, else 10)")
-    s.add_argument("--seed", type=_nonneg, help="first seed (default: the scenario's, else 1)")
+    s.add_argument("--seed", type=_seed, help="first seed (default: the scenario's, else 1)")
     s.add_argument("--out", metavar="DIR", help="sweep directory (default out/STEM)")
     s.add_argument("--jobs", type=_positive, help="parallel runs (default: CPUs)")
     s.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster: tcp://host:8786, or "
@@ -353,12 +394,32 @@ def _positive(text: str) -> int:
     return _int(text, 1, "an integer >= 1")
 
 
+def _seed(text: str) -> int:
+    """--seed: the range of the scenario's `seed` key, which the simulator checks."""
+    v = _int(text, 0, f"an integer in [0, {SEED_MAX}]")
+    if v > SEED_MAX:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, {SEED_MAX}], got {text!r}")
+    return v
+
+
 def _nonneg(text: str) -> int:
     return _int(text, 0, "a non-negative integer")
 
 
+def _stop_signals_interrupt() -> None:
+    """SIGTERM and SIGHUP end a command as Ctrl-C does. `kill PID` (or a closed terminal)
+    reaches this process alone, not its process group: the KeyboardInterrupt paths are the
+    ones that stop the simulator and the sweep's runs and free the TUN, so every stop signal
+    takes them (a default SIGTERM would end Python and leave moteip-sim running)."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, signal.default_int_handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        _stop_signals_interrupt()
     try:
         return int(args.fn(args))
     except Interrupted as e:

@@ -97,9 +97,15 @@ def expand(sc: Scenario, vary: dict[str, list[Any]] | None = None,
     keys = list(vary)
     points: list[Point] = []
     seen: set[str] = set()
+    # an error names where the key was varied: the scenario's [sweep].vary or --vary
+    origin = {k: f"{sc.name}: sweep.vary" if sc.sweep.vary.get(k) == vary[k] else "--vary"
+              for k in keys}
     for combo in itertools.product(*(vary[k] for k in keys)):
         params = dict(zip(keys, combo, strict=True))
-        p = _point(apply(base, params, "--vary"), params, sim_id)
+        data = base
+        for k, v in params.items():
+            data = apply(data, {k: v}, origin[k])
+        p = _point(data, params, sim_id)
         if p.id not in seen:
             seen.add(p.id)
             points.append(p)

@@ -54,6 +54,35 @@ def pyplot() -> ModuleType:
     return plt
 
 
+def _overlapping(labels: list[Any], renderer: Any) -> bool:
+    boxes = sorted((t.get_window_extent(renderer) for t in labels
+                    if t.get_visible() and t.get_text()), key=lambda b: b.x0)
+    return any(a.x1 > b.x0 + 0.5 for a, b in zip(boxes, boxes[1:], strict=False))
+
+
+def fit_tick_labels(fig: Any, ax: Any) -> None:
+    """No two x tick labels overlap: long category names or dense values are first
+    turned upright (then a label's box is as wide as the text is high, so boxes that
+    do not overlap are labels that do not), then thinned to every k-th label (a user
+    saw them run into each other)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    labels = ax.get_xticklabels()
+    if not _overlapping(labels, renderer):
+        return
+    for t in labels:
+        t.set_rotation(90)
+        t.set_horizontalalignment("center")
+    fig.tight_layout()
+    fig.canvas.draw()
+    step = 2
+    while _overlapping(labels, renderer) and step < len(labels):
+        for i, t in enumerate(labels):
+            t.set_visible(i % step == 0)
+        fig.canvas.draw()
+        step += 1
+
+
 def plot(summary: JsonObj, x: str, y: str, hue: str | None = None, where: JsonObj | None = None,
          out: str | os.PathLike[str] | None = None, logx: bool = False, logy: bool = False,
          title: str | None = None, reference: dict[Any, float] | None = None,
@@ -128,6 +157,7 @@ def plot(summary: JsonObj, x: str, y: str, hue: str | None = None, where: JsonOb
     if hue or reference:
         ax.legend(fontsize=8)
     fig.tight_layout()
+    fit_tick_labels(fig, ax)
     path = pathlib.Path(out) if out else pathlib.Path(default_name(x, y))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

@@ -1,7 +1,7 @@
 """The tables `moteip run` and `moteip sweep` print."""
 from __future__ import annotations
 
-import json
+import difflib
 
 from .errors import UsageError
 from .jsontypes import JsonObj
@@ -12,6 +12,7 @@ FLOW_COLUMNS = {
     "tcp": ["goodput_bps", "complete", "e2e_retransmissions", "rto_timeouts"],
     "udp": ["delivery_ratio", "latency_mean_ms"],
     "ping": ["loss_ratio", "rtt_ms.mean"],
+    "sensor": ["reliability", "latency_mean_ms", "readings_delivered"],
 }
 
 
@@ -50,8 +51,15 @@ def run_table(result: JsonObj) -> str:
         elif t == "ping":
             what = (f"{num(f.get('received'))}/{num(f.get('sent'))} replies, rtt mean "
                     f"{num((f.get('rtt_ms') or {}).get('mean'))} ms")
-        else:
-            what = json.dumps(f)
+        elif t == "sensor":
+            what = (f"{num(f.get('readings_delivered'))}/{num(f.get('readings_taken'))} readings "
+                    f"over {f.get('transport', 'tcp')}, reliability {num(f.get('reliability'))}, "
+                    f"latency {num(f.get('latency_mean_ms'))} ms"
+                    + (f", {num(f.get('retransmissions'))} retx" if "retransmissions" in f else ""))
+        else:       # a flow type this table does not know yet: its numbers, not its JSON
+            what = ", ".join(f"{k} {num(v)}" for k, v in f.items()
+                             if k not in ("id", "type", "src", "dst", "hops", "complete")
+                             and isinstance(v, (int, float)) and not isinstance(v, bool))
         done = f.get("complete")
         rows.append([str(f.get("id")), t, f"{f.get('src')} -> {f.get('dst')}", num(f.get("hops")),
                      "-" if done is None or timed else ("yes" if done else "no"), what])
@@ -83,13 +91,15 @@ def sweep_table(summary: JsonObj, metrics: list[str] | None = None) -> str:
     """One row per point: the varied parameters, the run count, and each
     metric as mean ± 95 % CI half-width."""
     names = {n for p in summary["points"] for n in p["metrics"]}
-    for m in metrics or []:
+    asked, origin = (metrics, "--metric") if metrics else (summary.get("table") or [], "sweep.table")
+    for m in asked:
         if m not in names:
-            near = sorted(n for n in names if m.split(".")[-1] in n)[:8]
-            raise UsageError(f"--metric {m}: no such metric in this sweep"
-                             + (f"; similar: {', '.join(near)}" if near else
+            near = difflib.get_close_matches(m, sorted(names), n=5, cutoff=0.6)
+            near += sorted(n for n in names if m.split(".")[-1] in n and n not in near)
+            raise UsageError(f"{origin} {m}: no such metric in this sweep"
+                             + (f"; similar: {', '.join(near[:8])}" if near else
                                 "; `moteip metrics DIR` lists them"))
-    cols = metrics or summary.get("table") or default_metrics(names)
+    cols = asked or default_metrics(names)
     keys = list(summary["vary"])
     rows = []
     for p in summary["points"]:

@@ -42,6 +42,9 @@ from .jsontypes import JsonObj
 #: Top-level keys of the front end, removed before the simulator sees a scenario.
 TOOL_KEYS = ("description", "sweep")
 SWEEP_KEYS = ("runs", "vary", "table")
+#: The largest seed: the simulator's range for the scenario's `seed` and for --seed
+#: (sim/scenario.c, sim/main.c), so every command takes the same seeds.
+SEED_MAX = 2**63 - 1
 
 
 

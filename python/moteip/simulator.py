@@ -33,6 +33,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 
@@ -41,6 +42,8 @@ from .jsontypes import JsonObj
 
 #: The repository root when this package is used from a checkout.
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+#: The simulator a wheel carries (`pip install ./python` builds it: scikit-build-core).
+PACKAGED_SIM = pathlib.Path(__file__).resolve().parent / "bin" / "moteip-sim"
 
 _CMAKE_ARGS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DMOTEIP_PROFILE=full",
                "-DMOTEIP_SANITIZE=OFF", "-DMOTEIP_FUZZ=OFF", "-DMOTEIP_TESTS=ON"]
@@ -93,6 +96,9 @@ def find_simulator(build: bool = True, log: Callable[[str], None] | None = None)
         raise RunError(f"{sim} is missing: build it with "
                        f"`cmake -S {REPO_ROOT} -B {bdir} -G Ninja && cmake --build {bdir} "
                        f"--target moteip-sim`, or set MOTEIP_SIM")
+    packaged = PACKAGED_SIM
+    if packaged.is_file() and os.access(packaged, os.X_OK):
+        return packaged
     found = shutil.which("moteip-sim")
     if found:
         return pathlib.Path(found)
@@ -127,13 +133,37 @@ def _build(bdir: pathlib.Path, log: Callable[[str], None] | None) -> None:
             log(f"built moteip-sim in {bdir} ({time.monotonic() - t0:.1f} s)")
 
 
+#: Simulators running now, from any thread: stop_children() ends them when the command is
+#: stopped (a sweep's runs sit in worker threads that a signal does not reach).
+_children: set[subprocess.Popen[str]] = set()
+_children_lock = threading.Lock()
+
+
+def stop_children() -> None:
+    """Sends SIGTERM to every simulator this process started and has not yet waited for."""
+    with _children_lock:
+        for p in _children:
+            if p.poll() is None:
+                p.terminate()
+
+
 def _run(sim: pathlib.Path, path: str, args: list[str],
          timeout: float | None) -> subprocess.CompletedProcess[str]:
+    p = subprocess.Popen([str(sim), path, *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    with _children_lock:
+        _children.add(p)
     try:
-        return subprocess.run([str(sim), path, *args], capture_output=True, text=True,
-                              timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         raise RunError(f"moteip-sim did not finish within {timeout} s") from None
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        with _children_lock:
+            _children.discard(p)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def _clean_message(stderr: str, tmp: str, name: str) -> str:

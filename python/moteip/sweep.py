@@ -46,7 +46,7 @@ from .jsontypes import JsonObj
 from .plan import Task
 from .plan import params_text as _params_text
 from .progress import Progress
-from .simulator import find_simulator, run_json
+from .simulator import find_simulator, run_json, stop_children
 from .stats import summarize
 
 _DASK_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://")
@@ -137,6 +137,9 @@ def _run_local(tasks: list[Task], sim: pathlib.Path, name: str, jobs: int, done:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
                 _report(f, pending.pop(f), done, failed)
+    except KeyboardInterrupt:
+        stop_children()         # the runs in the workers end now, not when they are done
+        raise
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
 
@@ -221,8 +224,11 @@ def sweep(scenario: str | os.PathLike[str] | JsonObj | scenario_mod.Scenario,
     if not isinstance(nruns, int) or nruns < 1:
         raise UsageError(f"runs: expected an integer >= 1, got {nruns!r}")
     first = seed if seed is not None else sc.base_seed
-    if not isinstance(first, int) or first < 0:
-        raise UsageError(f"seed: expected a non-negative integer, got {first!r}")
+    if not isinstance(first, int) or not 0 <= first <= scenario_mod.SEED_MAX:
+        raise UsageError(f"seed: expected an integer in [0, {scenario_mod.SEED_MAX}], got {first!r}")
+    if first + nruns - 1 > scenario_mod.SEED_MAX:     # the runs' seeds are first, first + 1, ...
+        raise UsageError(f"seed {first} with {nruns} runs: the last run's seed {first + nruns - 1} "
+                         f"is above the largest seed, {scenario_mod.SEED_MAX}")
     jobs = jobs or os.cpu_count() or 2
     if dask is not None and dask != "local" and not dask.startswith(_DASK_SCHEMES):
         raise UsageError(f"--dask {dask!r}: expected a scheduler address such as "

@@ -133,6 +133,17 @@ struct mip_pbuf *ip_forward_copy(struct mip_stack *s, struct mip_netif *out,
 mip_status ip_forward_send(struct mip_stack *s, uint8_t in_netif, struct mip_netif *out,
                            const struct mip_addr *nexthop, struct mip_pbuf *p);
 
+/* --- routing.c ------------------------------------------------------ */
+/* The driver's timers (MIP_POLL_IDLE without a poll). */
+uint32_t routing_poll(struct mip_stack *s, mip_time_t now);
+/* ICMPv6 type 155 to the driver; false when it takes none. */
+bool routing_icmp_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t *msg,
+                        size_t len);
+/* Runs a packet hook (NULL: PASS); a verdict other than PASS is counted
+ * drop_routing (the driver counts its own reason). */
+enum mip_routing_verdict routing_hook(struct mip_stack *s, mip_routing_hook_fn fn,
+                                      struct mip_routing_pkt *pkt);
+
 /* --- deliver.c ------------------------------------------------------- */
 /* Hands a datagram addressed to us to ICMP, UDP or a registered handler;
  * answers unknown protocols. `ptr_nh` (IPv6) is the offset of the Next

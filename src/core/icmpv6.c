@@ -107,7 +107,12 @@ void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t
     struct mip_icmp_hdr ih;
     struct mip_netif *nif;
     uint32_t sum;
-    if (mip_icmp_parse(msg, len, &ih) != MIP_OK) {
+    /* A RPL DIS is 6 bytes (RFC 6550 6.2.1), shorter than the 8 the
+     * shared header parse wants; its own codec checks its length. */
+    if (len >= 4u && msg[0] == MIP_ICMPV6_RPL) {
+        memset(&ih, 0, sizeof(ih));
+        ih.type = msg[0];
+    } else if (mip_icmp_parse(msg, len, &ih) != MIP_OK) {
         STAT(s, drop_icmp_truncated);
         return;
     }
@@ -138,6 +143,11 @@ void icmpv6_input(struct mip_stack *s, const struct mip_ip_rx *rx, const uint8_t
         nif = mip_netif_get(s, rx->netif);
         if (nif != NULL)
             nd_input(s, nif, rx, msg, len);
+        break;
+    case MIP_ICMPV6_RPL:
+        if (routing_icmp_input(s, rx, msg, len))
+            break;
+        STAT(s, drop_icmp_unhandled);
         break;
     default:
         /* RFC 4443 2.4(a)/(b): unknown types are discarded silently. */

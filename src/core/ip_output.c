@@ -16,11 +16,48 @@ mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct m
     return nif->ops->output(s, nif, p, nexthop);
 }
 
-/* A whole datagram this node originates leaves: the local hook sees it
- * first and may keep it (mip_ip_set_local_hook). */
-static mip_status ip_send_local(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
-                                const struct mip_addr *nexthop)
+/* Offers an IPv6 datagram in p to a routing driver's packet hook
+ * (routing.h), which may edit it, its next hop and its netif. False when
+ * the hook dropped it: p is freed (an ICMP error sent when asked). */
+static bool ip_routing_hook(struct mip_stack *s, mip_routing_hook_fn fn, uint8_t in_netif,
+                            struct mip_netif **nif, struct mip_addr *nexthop, struct mip_pbuf *p)
 {
+    struct mip_routing_pkt rp;
+    enum mip_routing_verdict v;
+    const uint8_t *pkt = mip_pbuf_payload(p);
+    if (fn == NULL || p->len < MIP_IPV6_HDR_LEN || (pkt[0] >> 4) != 6u)
+        return true;
+    memset(&rp, 0, sizeof(rp));
+    rp.p = p;
+    rp.in_netif = in_netif;
+    rp.out_netif = (*nif)->index;
+    rp.nexthop = nexthop;
+    if (pkt[6] == MIP_IPV6_NH_HOPOPTS)
+        rp.hbh_off = MIP_IPV6_HDR_LEN;
+    v = routing_hook(s, fn, &rp);
+    if (v == MIP_ROUTING_PASS && (*nif = mip_netif_get(s, rp.out_netif)) != NULL)
+        return true;
+#if MIP_CONF_IPV6
+    pkt = mip_pbuf_payload(p);
+    if (v == MIP_ROUTING_ICMP && in_netif != MIP_NETIF_ANY && p->len >= MIP_IPV6_HDR_LEN)
+        icmpv6_send_error(s, in_netif, rp.icmp_type, rp.icmp_code, rp.icmp_pointer, pkt,
+                          MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN, p->len - MIP_IPV6_HDR_LEN,
+                          false);
+#endif
+    mip_pbuf_free(&s->pool, p);
+    return false;
+}
+
+/* A whole datagram this node originates leaves: the routing driver's
+ * output hook, then the local hook see it first and may keep it
+ * (mip_ip_set_local_hook). */
+static mip_status ip_send_local(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
+                                const struct mip_addr *nexthop_in)
+{
+    struct mip_addr nh = *nexthop_in;
+    const struct mip_addr *nexthop = &nh;
+    if (!ip_routing_hook(s, s->routing.ops->output_hook, MIP_NETIF_ANY, &nif, &nh, p))
+        return MIP_OK;
 #if MIP_CONF_FORWARD
     if (s->local_hook != NULL &&
         s->local_hook(s->local_hook_ctx, s, true, nif->index, mip_pbuf_payload(p), p->len) !=
@@ -240,12 +277,8 @@ static mip_status plan_send(struct mip_stack *s, const struct ip_plan *pl,
             STAT(s, frag_tx);
         /* unfragmented here means originated here: forwarded datagrams
          * come through plan_send only to be re-fragmented */
-#if MIP_CONF_FORWARD
         st = fragmented ? ip_send_datagram(s, pl->nif, p, &pl->nexthop)
                         : ip_send_local(s, pl->nif, p, &pl->nexthop);
-#else
-        st = ip_send_datagram(s, pl->nif, p, &pl->nexthop);
-#endif
         if (off == 0)
             first = st;
         off += n;
@@ -401,6 +434,11 @@ mip_status ip_forward_send(struct mip_stack *s, uint8_t in_netif, struct mip_net
     struct ip_plan pl;
     const uint8_t *pkt = mip_pbuf_payload(p);
     mip_status st;
+    struct mip_addr nh = *nexthop;
+    if (!ip_routing_hook(s, s->routing.ops->forward_hook, in_netif, &out, &nh, p))
+        return MIP_OK;
+    nexthop = &nh;
+    pkt = mip_pbuf_payload(p);
     if (s->fwd_hook != NULL) {
         enum mip_fwd_verdict v = s->fwd_hook(s->fwd_hook_ctx, s, in_netif, out->index,
                                              mip_pbuf_payload(p), p->len);

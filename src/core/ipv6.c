@@ -219,6 +219,21 @@ void ipv6_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *pkt, 
     mip_addr_set6(&rx.src, h.src);
     mip_addr_set6(&rx.dst, h.dst);
     local = netif_accepts6(nif, h.dst, &mcast) || (!mcast && stack_is_own_addr(s, &rx.dst));
+    if (s->routing.ops->rx_hook != NULL) {
+        struct mip_routing_pkt err;
+        enum mip_routing_verdict v;
+        memset(&err, 0, sizeof(err));
+        v = s->routing.ops->rx_hook(s->routing.ctx, s, nif->index, pkt, len, local, &err,
+                                    s->now);
+        if (v == MIP_ROUTING_DROP || v == MIP_ROUTING_ICMP)
+            STAT(s, drop_routing);
+        if (v == MIP_ROUTING_ICMP && !mcast && !link_mcast)
+            icmpv6_send_error(s, nif->index, err.icmp_type, err.icmp_code, err.icmp_pointer,
+                              pkt, MIP_IPV6_HDR_LEN, pkt + MIP_IPV6_HDR_LEN,
+                              len - MIP_IPV6_HDR_LEN, false);
+        if (v != MIP_ROUTING_PASS)
+            return;
+    }
     if (!local) {
 #if MIP_CONF_FORWARD
         if (s->forwarding && !mcast && !link_mcast) {

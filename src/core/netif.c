@@ -149,7 +149,9 @@ bool netif_accepts6(const struct mip_netif *nif, const uint8_t dst[16], bool *mc
     static const uint8_t solicited[13] = {0xFF, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xFF};
     unsigned i;
     *mcast = ip6_is_multicast(dst);
-    if (*mcast && memcmp(dst, all_nodes, 16) == 0)
+    /* all-nodes, and all-RPL-nodes (ff02::1a, RFC 6550 20.19): a node
+     * without a RPL driver counts what comes there as unhandled ICMPv6 */
+    if (*mcast && memcmp(dst, all_nodes, 15) == 0 && (dst[15] == 1 || dst[15] == 0x1A))
         return true;
 #if MIP_CONF_ND6LO
     /* ff02::2, all routers: a 6LoWPAN-ND router's radio netif */

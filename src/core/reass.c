@@ -41,51 +41,69 @@ static struct mip_reass_slot *reass_find(struct mip_stack *s, const struct mip_r
     return NULL;
 }
 
+/* A datagram still in its slot after MIP_REASS_PROTECT_MS without a
+ * fragment is stalled: a lost fragment, or a forged one. */
+static bool reass_stalled(const struct mip_stack *s, const struct mip_reass_slot *r)
+{
+    return mip_time_reached(s->now, r->last + MIP_REASS_PROTECT_MS);
+}
+
 /* The slot a new datagram may take (reass.h): a free one while its source
- * holds fewer than MIP_REASS_PER_SRC; else the longest idle of the slots it
- * may take over (its source's own at the share, any when all are used),
- * once that one has been idle MIP_REASS_PROTECT_MS. NULL, counted, when
- * every candidate is still receiving. */
+ * holds fewer than MIP_REASS_PER_SRC; else, among the slots it may take
+ * over (its source's own at the share, any when all are used), the one
+ * stalled longest, else the newest datagram that has had a single
+ * fragment. NULL, counted, when every candidate is making progress. */
 static struct mip_reass_slot *reass_slot_for(struct mip_stack *s,
                                              const struct mip_reass_frag *f)
 {
-    struct mip_reass_slot *free_slot = NULL, *own = NULL, *any = NULL, *victim;
+    struct mip_reass_slot *free_slot = NULL, *stalled = NULL, *newest = NULL;
     unsigned i, mine = 0;
     for (i = 0; i < MIP_REASS_SLOTS; i++) {
         struct mip_reass_slot *r = &s->reass[i];
         if (!r->used) {
             if (free_slot == NULL)
                 free_slot = r;
-            continue;
-        }
-        if (same_source(r, f)) {
+        } else if (same_source(r, f)) {
             mine++;
-            if (own == NULL || mip_time_before(r->last, own->last))
-                own = r;
         }
-        if (any == NULL || mip_time_before(r->last, any->last))
-            any = r;
     }
-    victim = mine >= MIP_REASS_PER_SRC ? own : free_slot != NULL ? free_slot : any;
-    if (victim->used) {
-        if (!mip_time_reached(s->now, victim->last + MIP_REASS_PROTECT_MS)) {
-            if (mine >= MIP_REASS_PER_SRC)
-                STAT(s, drop_frag_src_limit);
-            else
-                STAT(s, drop_frag_no_slot);
-            return NULL;
+    if (free_slot != NULL && mine < MIP_REASS_PER_SRC)
+        return free_slot;
+    for (i = 0; i < MIP_REASS_SLOTS; i++) {
+        struct mip_reass_slot *r = &s->reass[i];
+        if (!r->used || (mine >= MIP_REASS_PER_SRC && !same_source(r, f)))
+            continue;
+        if (reass_stalled(s, r)) {
+            if (stalled == NULL || mip_time_before(r->last, stalled->last))
+                stalled = r;
+        } else if (r->frags < 2u && (newest == NULL || r->age < newest->age)) {
+            newest = r;
         }
-        STAT(s, drop_frag_evicted);
     }
-    return victim;
+    if (stalled == NULL && newest == NULL) {
+        if (mine >= MIP_REASS_PER_SRC)
+            STAT(s, drop_frag_src_limit);
+        else
+            STAT(s, drop_frag_no_slot);
+        return NULL;
+    }
+    STAT(s, drop_frag_evicted);
+    return stalled != NULL ? stalled : newest;
 }
 
 static struct mip_reass_slot *reass_new(struct mip_stack *s, const struct mip_reass_frag *f)
 {
     size_t alen = mip_addr_len(f->family);
     struct mip_reass_slot *r = reass_slot_for(s, f);
+    unsigned i;
     if (r == NULL)
         return NULL;
+    /* every other datagram is now one older than the newest */
+    for (i = 0; i < MIP_REASS_SLOTS; i++)
+        if (s->reass[i].used && s->reass[i].age < UINT8_MAX)
+            s->reass[i].age++;
+    r->age = 0;
+    r->frags = 0;
     r->used = 1;
     r->family = f->family;
     r->proto = f->proto;
@@ -162,6 +180,8 @@ struct mip_reass_slot *reass_add(struct mip_stack *s, const struct mip_reass_fra
         r->group = 1;
     for (b = first_block; b < end_block; b++)
         block_set(r, b);
+    if (r->frags < UINT8_MAX)
+        r->frags++;
     if (f->offset == 0) {
         r->have_first = 1;
         r->ttl = f->ttl;

@@ -59,7 +59,7 @@ mip_status mip_route_remove(struct mip_stack *s, const struct mip_addr *prefix,
     return MIP_OK;
 }
 
-mip_status mip_route_lookup(const struct mip_stack *s, const struct mip_addr *dst,
+mip_status mip_route_table_lookup(const struct mip_stack *s, const struct mip_addr *dst,
                             uint8_t *netif, struct mip_addr *nexthop)
 {
     const struct mip_route *best = NULL;

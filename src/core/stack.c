@@ -11,9 +11,83 @@
 #include "core.h"
 #include <string.h>
 
-void mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg, mip_time_t now)
+/* The switches of MIP_BUILD_SWITCHES, for naming a difference. */
+static const struct {
+    char name[22];
+    uint8_t shift, width;
+} build_fields[] = {
+    {"MOTEIP_PROFILE_FULL", 0, 1}, {"MIP_CONF_IPV4", 1, 1},       {"MIP_CONF_IPV6", 2, 1},
+    {"MIP_CONF_ETHERNET", 3, 1},   {"MIP_CONF_FORWARD", 4, 1},    {"MIP_CONF_LOWPAN", 5, 1},
+    {"MIP_CONF_STAT_NAMES", 6, 1}, {"MIP_CONF_RELAY_MODES", 8, 8}, {"MIP_CONF_RDC", 16, 8},
+};
+
+static struct mip_build library_build(void)
+{
+    struct mip_build b = {(uint32_t)sizeof(struct mip_stack), MIP_BUILD_SWITCHES};
+    return b;
+}
+
+/* Appends "NAME: library A, program B" to buf (bounded, NUL-terminated). */
+static size_t put_difference(char *buf, size_t len, const char *name, uint32_t lib, uint32_t prog)
+{
+    char num[2][11];
+    uint32_t v[2] = {lib, prog};
+    const char *parts[5];
+    size_t n = 0, i, k;
+
+    for (k = 0; k < 2; k++) {     /* decimal, without printf (not on every target) */
+        char tmp[11];
+        size_t d = 0;
+        do {
+            tmp[d++] = (char)('0' + v[k] % 10u);
+            v[k] /= 10u;
+        } while (v[k] != 0u);
+        for (i = 0; i < d; i++)
+            num[k][i] = tmp[d - 1 - i];
+        num[k][d] = '\0';
+    }
+    parts[0] = name;
+    parts[1] = ": library ";
+    parts[2] = num[0];
+    parts[3] = ", program ";
+    parts[4] = num[1];
+    for (k = 0; k < 5; k++)
+        for (i = 0; parts[k][i] != '\0' && n + 1 < len; i++)
+            buf[n++] = parts[k][i];
+    if (len > 0)
+        buf[n] = '\0';
+    return n;
+}
+
+size_t mip_build_mismatch(struct mip_build caller, char *buf, size_t len)
+{
+    struct mip_build lib = library_build();
+    size_t i;
+
+    for (i = 0; i < sizeof build_fields / sizeof build_fields[0]; i++) {
+        uint32_t mask = (1u << build_fields[i].width) - 1u;
+        uint32_t a = lib.switches >> build_fields[i].shift & mask;
+        uint32_t b = caller.switches >> build_fields[i].shift & mask;
+        if (a != b)
+            return put_difference(buf, len, build_fields[i].name, a, b);
+    }
+    if (lib.stack_size != caller.stack_size)   /* a size (MIP_PBUF_COUNT, ...) differs */
+        return put_difference(buf, len, "sizeof(struct mip_stack)", lib.stack_size,
+                              caller.stack_size);
+    if (len > 0)
+        buf[0] = '\0';
+    return 0;
+}
+
+mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_config *cfg,
+                                mip_time_t now, struct mip_build caller)
 {
     static const uint8_t fixed_seed[1] = {0};
+    struct mip_build lib = library_build();
+
+    /* Before any write: a struct of another shape is the caller's memory, not ours. */
+    if (caller.stack_size != lib.stack_size || caller.switches != lib.switches)
+        return MIP_ERR_CONFIG;
     memset(s, 0, sizeof(*s));
     s->now = now;
     if (cfg != NULL && cfg->entropy != NULL && cfg->entropy_len > 0)
@@ -35,6 +109,8 @@ void mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg, mip
     s->neigh_limit.last_refill = now;
 #endif
     mip_pbuf_pool_init(&s->pool);
+    s->routing.ops = &mip_routing_static;
+    return MIP_OK;
 }
 
 bool rate_take(struct mip_rate_limiter *l, mip_time_t now, uint16_t burst, uint32_t interval)
@@ -93,6 +169,8 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
         d = s->poller[i].fn(s->poller[i].ctx, s, now);
         if (d < next) next = d;
     }
+    d = routing_poll(s, now);
+    if (d < next) next = d;
     d = neigh_poll(s, now);
     if (d < next) next = d;
     return next;

@@ -72,6 +72,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_LISTEN_MAX;
     if (p->burst_wait_us == 0u)
         return MIP_RDC_BAD_BURST_WAIT;
+    if (mip_rdc_check_burst(p) != MIP_RDC_OK)
+        return mip_rdc_check_burst(p);
     if (p->phase_strobe_us == 0u)
         return MIP_RDC_BAD_PHASE_STROBE;
     return p->phase_max_misses == 0u ? MIP_RDC_BAD_PHASE_MISSES : MIP_RDC_OK;
@@ -103,6 +105,7 @@ static void check_start(struct mip_mac *m)
 {
     struct mip_contikimac *c = cm(m);
     mip_rdc_grid_adapt(m, &c->grid, &c->adapt);
+    mip_rdc_earned_age(m, c->earned);
     /* While the sender side has the radio, it hears whatever comes. */
     if (mip_mac_radio_needed(m) || c->radio) {
         sleep_until_next_check(m);
@@ -193,26 +196,30 @@ static void timer(struct mip_mac *m)
 static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what)
 {
     struct mip_contikimac *c = cm(m);
+    uint32_t grant;
     if (what == MIP_RDC_RX_ACK)
         return;                 /* the sender side's business */
     if (what == MIP_RDC_RX_OURS) {
         mip_rdc_adapt_heard(&c->adapt);
         c->grid.skip = 1;
     }
-    if (what == MIP_RDC_RX_OURS && h->frame_pending) {
-        /* More frames follow: stay awake for the next one. */
+    if (what != MIP_RDC_RX_OTHER &&
+        (grant = mip_rdc_burst_grant(m, c->earned, h, what, mip_rdc_par(m)->burst_wait_us)) > 0u) {
+        /* More frames follow: stay awake for the next one (as long as the
+         * sender's budget allows: docs/MAC.md "Denial of sleep"). */
         c->rx = RX_BURST;
-        c->since = m->now + mip_rdc_par(m)->burst_wait_us;
-        mip_mac_rdc_timer(m, mip_rdc_par(m)->burst_wait_us);
+        c->since = m->now + grant;
+        mip_mac_rdc_timer(m, grant);
         return;
     }
-    if (c->rx == RX_BURST && what == MIP_RDC_RX_OTHER)
-        return;                 /* someone else's frame does not end our burst */
+    /* someone else's frame, or a repeat, does not end our burst */
+    if (c->rx == RX_BURST && (what == MIP_RDC_RX_OTHER || what == MIP_RDC_RX_DUP))
+        return;
     if (c->rx == RX_BURST && m->state == MIP_MAC_ST_RDC && c->tx == TX_BURST_WAIT)
         mip_mac_rdc_wait(m, 0);     /* the burst is over: our own frame may go */
-    /* A frame for us (its ACK keeps the radio on until sent), or a frame
-     * not for us after a wake-up: back to sleep. */
-    if (c->rx != RX_SLEEP || what == MIP_RDC_RX_OURS)
+    /* A frame for us, new or a repeat (its ACK keeps the radio on until
+     * sent), or a frame not for us after a wake-up: back to sleep. */
+    if (c->rx != RX_SLEEP || what != MIP_RDC_RX_OTHER)
         sleep_until_next_check(m);
 }
 
@@ -378,7 +385,7 @@ static void send(struct mip_mac *m)
     if (!mip_rdc_head_dst(m, &c->dst))
         return;
     if (m->ack_wanted) {
-        mip_rdc_mark_burst(m, &c->dst);
+        mip_rdc_mark_burst(m, &c->burst, &c->dst);
         if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {
             c->awake = true;
             mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);

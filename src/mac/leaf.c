@@ -39,6 +39,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_POLL_FAST;
     if (p->wait_us == 0u)
         return MIP_RDC_BAD_WAIT;
+    if (mip_rdc_check_burst(p) != MIP_RDC_OK)
+        return mip_rdc_check_burst(p);
     return mip_rdc_check_adapt(p, p->poll_us);
 }
 
@@ -103,6 +105,7 @@ static void poll(struct mip_mac *m)
 static void timer(struct mip_mac *m)
 {
     struct mip_leaf *c = lf(m);
+    mip_rdc_earned_age(m, c->earned);
     if (c->waiting && !mip_utime_before(m->now, c->until)) {
         c->waiting = false;
         if (!c->got)
@@ -121,9 +124,17 @@ static void wait_for_frame(struct mip_mac *m)
     arm(m);
 }
 
-/* The ACK of our data request says whether the parent holds a frame. */
+/* The ACK of our data request says whether the parent holds a frame. Any
+ * ACK of ours (it comes from the parent: a leaf sends only to it) renews
+ * the parent's burst: the exchange goes both ways, as TCP's does, which
+ * an impostor's frames cannot make happen. */
 static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
+    struct mip_802154_addr parent;
+    parent.mode = MIP_802154_ADDR_SHORT;
+    parent.short_addr = mip_rdc_par(m)->parent;
+    if (h != NULL)
+        mip_rdc_burst_renew(m, lf(m)->earned, &parent);
     if ((mip_mac_head(m)->data[0] & 0x07u) != (uint8_t)MIP_802154_CMD || h == NULL ||
         !h->frame_pending)
         return;
@@ -132,20 +143,48 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
     wait_for_frame(m);
 }
 
+/* The frame comes from our parent (the only node a leaf listens on for). */
+static bool from_parent(const struct mip_mac *m, const struct mip_802154_hdr *h)
+{
+    return h->src.mode == MIP_802154_ADDR_SHORT && h->src.short_addr == mip_rdc_par(m)->parent;
+}
+
 static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what)
 {
     struct mip_leaf *c = lf(m);
-    if (what != MIP_RDC_RX_OURS)
+    uint32_t grant = 0;
+    if (what != MIP_RDC_RX_OURS && what != MIP_RDC_RX_DUP)
         return;
-    mip_rdc_adapt_heard(&c->adapt);
-    c->got = true;
-    /* Appendix C: a frame brings the interval to the shortest at once */
-    if (mip_rdc_par(m)->adapt_max_us != 0u && mip_utime_before(m->now + mip_rdc_par(m)->poll_us, c->poll_due))
-        c->poll_due = m->now + mip_rdc_par(m)->poll_us;
-    if (h->frame_pending) {
-        wait_for_frame(m);      /* more are coming */
+    if (what == MIP_RDC_RX_OURS) {
+        mip_rdc_adapt_heard(&c->adapt);
+        c->got = true;
+        /* Appendix C: a frame brings the interval to the shortest at once */
+        if (mip_rdc_par(m)->adapt_max_us != 0u &&
+            mip_utime_before(m->now + mip_rdc_par(m)->poll_us, c->poll_due))
+            c->poll_due = m->now + mip_rdc_par(m)->poll_us;
+    }
+    /* Only the parent's frames announce more, and only within its budget
+     * (docs/MAC.md "Denial of sleep"); a repeat or another node's frame
+     * neither extends nor ends the wait. */
+    if (!from_parent(m, h)) {
+        if (h->frame_pending)
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_burst_refused);
         return;
     }
+    grant = mip_rdc_burst_grant(m, c->earned, h, what, mip_rdc_par(m)->wait_us);
+    /* A burst cut short (its length, its budget) while the parent holds
+     * more: ask for the rest with a data request as soon as this wait
+     * ends; the parent answers it, an impostor's pending bits cannot. */
+    if (h->frame_pending && what == MIP_RDC_RX_OURS && grant < mip_rdc_par(m)->wait_us)
+        c->poll_due = m->now;
+    if (grant > 0u) {
+        c->waiting = true;      /* more are coming */
+        c->until = m->now + grant;
+        arm(m);
+        return;
+    }
+    if (what == MIP_RDC_RX_DUP)
+        return;
     c->waiting = false;         /* its ACK still goes out: the engine wants it */
     arm(m);
 }

@@ -42,7 +42,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
     const struct mip_rdc_config *p = &cfg->rdc;
     uint32_t period = mip_rdc_period_us(p);
     uint32_t awake = (uint32_t)p->cca_on_us + cfg->timing.turnaround_us +
-                     mip_rdc_airtime(&cfg->timing, PROBE_LEN) + p->listen_us;
+                     mip_rdc_airtime(&cfg->timing, PROBE_LEN + mip_mac_sec_overhead(cfg)) +
+                     p->listen_us;
     if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u || awake >= period)
         return MIP_RDC_BAD_CHECK_RATE;
     if (p->cca_on_us == 0u)
@@ -58,6 +59,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_LISTEN;
     if (p->burst_wait_us == 0u)
         return MIP_RDC_BAD_BURST_WAIT;
+    if (mip_rdc_check_burst(p) != MIP_RDC_OK)
+        return mip_rdc_check_burst(p);
     return mip_rdc_check_adapt(p, period);
 }
 
@@ -113,6 +116,7 @@ static void wake(struct mip_mac *m)
 {
     struct mip_lpp *c = lp(m);
     c->wake = m->now;
+    mip_rdc_earned_age(m, c->earned);
     c->iv = mip_rdc_adapt_next(&c->adapt, c->period, mip_rdc_par(m)->adapt_max_us);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
     c->rx = RX_CCA;
@@ -147,7 +151,9 @@ static void probe(struct mip_mac *m)
     mip_rdc_count(m, MIP_MAC_STAT_rdc_probes);
     c->rx = RX_PROBE;
     /* ctl_sent starts the listen; this only ends a probe never sent */
-    mip_mac_rdc_timer(m, mip_rdc_airtime(&m->cfg.timing, MIP_RDC_CTL_MAX) + mip_rdc_par(m)->listen_us);
+    mip_mac_rdc_timer(m, mip_rdc_airtime(&m->cfg.timing, MIP_RDC_CTL_MAX +
+                                         mip_mac_sec_overhead(&m->cfg)) +
+                             mip_rdc_par(m)->listen_us);
 }
 
 /* A listen ends; one that ends with the channel busy stays on for one
@@ -201,14 +207,20 @@ static void ctl_sent(struct mip_mac *m)
 static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what)
 {
     struct mip_lpp *c = lp(m);
-    if (what != MIP_RDC_RX_OURS)
+    uint32_t grant;
+    if (what != MIP_RDC_RX_OURS && what != MIP_RDC_RX_DUP)
         return;
-    mip_rdc_adapt_heard(&c->adapt);
-    c->iv = c->period;
-    if (h->frame_pending) {
-        listen_for(m, RX_BURST, mip_rdc_par(m)->burst_wait_us);
+    if (what == MIP_RDC_RX_OURS) {
+        mip_rdc_adapt_heard(&c->adapt);
+        c->iv = c->period;
+    }
+    grant = mip_rdc_burst_grant(m, c->earned, h, what, mip_rdc_par(m)->burst_wait_us);
+    if (grant > 0u) {
+        listen_for(m, RX_BURST, grant);
         return;
     }
+    if (c->rx == RX_BURST && what == MIP_RDC_RX_DUP)
+        return;                 /* a repeat does not end the burst */
     /* Contiki turns the radio off once the frame is in (its ACK still goes
      * out: the engine wants the radio for it). */
     if (c->rx == RX_LISTEN || c->rx == RX_BURST)
@@ -256,7 +268,7 @@ static void send(struct mip_mac *m)
     c->bcast = mip_rdc_is_broadcast(&c->dst);
     c->copies = 0;
     if (!c->bcast && m->ack_wanted) {
-        mip_rdc_mark_burst(m, &c->dst);
+        mip_rdc_mark_burst(m, &c->burst, &c->dst);
         if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {
             mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             c->tx = TX_DATA;

@@ -78,6 +78,7 @@ static const struct mip_rdc_ops *(*const mac_rdcs[])(void) = {
 static const char mac_stat_names[MAC_STATS_NAMED][20] = {
 #define MIP_MAC_STAT_NAME(n) #n,
     MIP_MAC_STATS_BASE(MIP_MAC_STAT_NAME)
+    MIP_MAC_STATS_SEC(MIP_MAC_STAT_NAME)
 #if MIP_RDC_DUTY_CYCLING
     MIP_MAC_STATS_RDC(MIP_MAC_STAT_NAME)
 #endif
@@ -164,6 +165,10 @@ static bool config_ok(const struct mip_mac_config *cfg, const struct mip_radio_d
         cfg->csma_min_periods > cfg->csma_max_periods ||
         cfg->retry_delay_max_us > MIP_MAC_RETRY_DELAY_MAX)
         return false;
+#if MIP_CONF_LLSEC
+    if (!mip_llsec_config_ok(&cfg->sec))
+        return false;
+#endif
     if (radio->transmit == NULL)
         return false;
     if (cfg->rdc.kind != MIP_RDC_NULLRDC &&
@@ -223,6 +228,10 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
     m->now = now;
     m->last_done = now - 0x10000u;   /* longer ago than any gap */
     m->state = MIP_MAC_ST_IDLE;
+#if MIP_CONF_LLSEC
+    if (!mip_llsec_init(m))
+        return MIP_ERR_INVALID;
+#endif
     m->rdc_ops = mac_rdcs[cfg->rdc.kind]();
     rdc(m)->init(m);
     radio_sync(m);
@@ -262,6 +271,10 @@ mip_status mip_mac_send_gap(struct mip_mac *m, const uint8_t *frame, size_t len,
     if (mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK || h.type == MIP_802154_ACK ||
         h.type == MIP_802154_CMD)
         return MIP_ERR_INVALID;
+#if MIP_CONF_LLSEC
+    if (len + mip_mac_sec_overhead(&m->cfg) > MIP_MAC_FRAME_MAX)
+        return MIP_ERR_INVALID;         /* it could not be secured */
+#endif
     m->now = now;
     if (m->q_count >= MIP_MAC_QUEUE) {
         count(m, MIP_MAC_STAT_tx_queue_full);
@@ -371,6 +384,12 @@ void mip_mac_noack_finish(struct mip_mac *m)
 void mip_mac_transmit(struct mip_mac *m)
 {
     struct mip_mac_qframe *q = head(m);
+#if MIP_CONF_LLSEC
+    if (mip_llsec_on(m) && !mip_llsec_head_ready(m)) {
+        mip_mac_finish(m, MIP_MAC_TX_SECURITY);
+        return;
+    }
+#endif
     /* Set before the call: a driver may report the end from inside
      * transmit (a radio that blocks until the frame is out). */
     m->radio_tx = MIP_MAC_RADIO_DATA;
@@ -437,7 +456,7 @@ static void report(struct mip_mac *m, const uint8_t *frame, size_t len,
 {
     static const uint8_t stat_of[] = {
         MIP_MAC_STAT_tx_ok, MIP_MAC_STAT_tx_noack, MIP_MAC_STAT_tx_channel_busy,
-        MIP_MAC_STAT_tx_radio_error
+        MIP_MAC_STAT_tx_radio_error, MIP_MAC_STAT_tx_sec_failed
     };
     bool outer = m->in_call;
     count(m, (enum mip_mac_stat)stat_of[st]);
@@ -467,6 +486,9 @@ void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
 {
     struct mip_mac_qframe *q = head(m);
     m->state = MIP_MAC_ST_IDLE;
+#if MIP_CONF_LLSEC
+    mip_llsec_plain(m, q);      /* the owner gets back what it queued */
+#endif
     /* The frame stays at the head during the callback, so a send from it
      * cannot reuse its slot while the callback still reads it. A MAC
      * command (a leaf's data request) is the RDC's own: no outcome. */
@@ -507,6 +529,15 @@ mip_status mip_mac_push_front(struct mip_mac *m, const uint8_t *frame, size_t le
 void mip_mac_handoff(struct mip_mac *m)
 {
     dequeue(m);
+}
+
+void mip_mac_head_plain(struct mip_mac *m)
+{
+#if MIP_CONF_LLSEC
+    mip_llsec_plain(m, head(m));
+#else
+    (void)m;
+#endif
 }
 
 void mip_mac_report(struct mip_mac *m, const uint8_t *frame, size_t len,
@@ -579,20 +610,55 @@ static void rx_ack(struct mip_mac *m, const struct mip_802154_hdr *h)
     count(m, MIP_MAC_STAT_rx_not_for_us);
 }
 
+/* The MHR of a received frame; with security compiled in, secured frames
+ * parse too (llsec.c unsecures them), else they are malformed here. */
+static mip_status rx_parse(const struct mip_mac *m, const uint8_t *frame, size_t len,
+                           struct mip_802154_hdr *h, size_t *hl)
+{
+#if MIP_CONF_LLSEC
+    mip_status st = mip_ieee802154_parse_mhr(frame, len, h, hl);
+    if (st == MIP_OK && h->security && (!mip_llsec_on(m) || h->type == MIP_802154_ACK))
+        return MIP_ERR_UNSUPPORTED;     /* no key; or a secured ACK, which 2006 has not */
+    return st;
+#else
+    (void)m;
+    return mip_ieee802154_parse(frame, len, h, hl);
+#endif
+}
+
 void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_utime_t now)
 {
     struct mip_802154_hdr h;
     size_t hl;
-    bool outer;
+    bool outer, repeat = false;
+#if MIP_CONF_LLSEC
+    uint8_t plain[MIP_MAC_FRAME_MAX];
+    size_t plen;
+#endif
     if (m == NULL)
         return;
     m->now = now;
-    if (frame == NULL || len > MIP_MAC_FRAME_MAX ||
-        mip_ieee802154_parse(frame, len, &h, &hl) != MIP_OK) {
+    if (frame == NULL || len > MIP_MAC_FRAME_MAX || rx_parse(m, frame, len, &h, &hl) != MIP_OK) {
         count(m, MIP_MAC_STAT_rx_malformed);
         rdc(m)->rx(m, NULL, MIP_RDC_RX_OTHER);
         return;
     }
+#if MIP_CONF_LLSEC
+    /* Before anything looks at it (the RDC's own frames, the filter, link
+     * ACKs, duplicates): nothing unauthenticated changes state. ACKs carry
+     * no security (802.15.4-2006 Imm-Ack): matched as before, and never
+     * trusted (mip_mac_rx_trusted). */
+    if (mip_llsec_on(m) && h.type != MIP_802154_ACK) {
+        enum mip_llsec_rx r = mip_llsec_rx(m, frame, len, &h, plain, &plen);
+        if (r == MIP_LLSEC_RX_DROP) {
+            rdc(m)->rx(m, NULL, MIP_RDC_RX_OTHER);
+            return;
+        }
+        repeat = r == MIP_LLSEC_RX_REPEAT;
+        frame = plain;
+        len = plen;
+    }
+#endif
     if (h.type == MIP_802154_ACK) {
         rx_ack(m, &h);
         rdc(m)->rx(m, &h, MIP_RDC_RX_ACK);
@@ -616,8 +682,11 @@ void mip_mac_radio_rx(struct mip_mac *m, const uint8_t *frame, size_t len, mip_u
     }
     if (h.ack_request && is_unicast(&h))
         mip_mac_ack(m, h.seq, false);
-    if (duplicate(m, &h)) {
+    if (repeat || duplicate(m, &h)) {
         count(m, MIP_MAC_STAT_rx_duplicates);
+        /* a repeat (or a replay) is ACKed, but changes nothing else */
+        rdc(m)->rx(m, &h, MIP_RDC_RX_DUP);
+        return;
     } else {
         count(m, MIP_MAC_STAT_rx_frames);
         if (m->cb.input != NULL) {
@@ -699,9 +768,14 @@ static void send_ack(struct mip_mac *m)
 #if MIP_RDC_CTL
 void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t delay_us)
 {
-    if (len == 0u || len > sizeof(m->ctl_out))
+    if (len == 0u || len > MIP_RDC_CTL_MAX)
         return;
     memcpy(m->ctl_out, frame, len);
+#if MIP_CONF_LLSEC
+    /* strobes, strobe ACKs, probes: each secured with a counter of its own */
+    if (mip_llsec_on(m) && (len = mip_llsec_secure(m, m->ctl_out, len, sizeof(m->ctl_out))) == 0u)
+        return;
+#endif
     m->ctl_len = (uint8_t)len;
     m->ctl_pending = true;
     m->ctl_due = m->now + delay_us;
@@ -725,7 +799,7 @@ static bool frame_wants_ack(const struct mip_mac_qframe *q)
 {
     struct mip_802154_hdr h;
     size_t hl;
-    return mip_ieee802154_parse(q->data, q->len, &h, &hl) == MIP_OK && h.ack_request &&
+    return mip_ieee802154_parse_mhr(q->data, q->len, &h, &hl) == MIP_OK && h.ack_request &&
            is_unicast(&h);
 }
 

@@ -105,4 +105,36 @@ void mip_mac_csma_step(struct mip_mac *m, void (*busy)(struct mip_mac *m));
 bool mip_mac_wait_ack_never(const struct mip_mac *m);
 void mip_mac_noack_finish(struct mip_mac *m);
 
+
+#if MIP_CONF_LLSEC
+/* Link-layer security (llsec.c), called by the engine. */
+enum mip_llsec_rx {
+    MIP_LLSEC_RX_DROP = 0,      /* dropped and counted */
+    MIP_LLSEC_RX_NEW,           /* authentic and fresh: plaintext in `plain` */
+    MIP_LLSEC_RX_REPEAT         /* authentic, the sender's last counter again */
+};
+/* cfg.sec is usable (level 0 is). */
+bool mip_llsec_config_ok(const struct mip_mac_sec_config *c);
+/* After the engine's init: the cipher and its key, the counters. False
+ * when the cipher refuses the key. */
+bool mip_llsec_init(struct mip_mac *m);
+/* Security is on (cfg.sec.level != 0). */
+bool mip_llsec_on(const struct mip_mac *m);
+/* Secures the plain frame f (len bytes, room for cap) in place with the
+ * next counter: its new length, 0 when it does not fit or no counter can
+ * be used (nothing changed then). */
+size_t mip_llsec_secure(struct mip_mac *m, uint8_t *f, size_t len, size_t cap);
+/* The head frame, about to go on air, is secured (already, with the same
+ * first byte: a copy or retry; else afresh). False when it cannot be. */
+bool mip_llsec_head_ready(struct mip_mac *m);
+/* q back to plaintext if we secured it. */
+void mip_llsec_plain(struct mip_mac *m, struct mip_mac_qframe *q);
+/* A received frame whose MHR (h; parse_mhr) is known: checks policy,
+ * key, MIC and counter, and on success writes the plaintext frame (the
+ * same MHR with the security bit clear, then the payload) to plain
+ * (MIP_MAC_FRAME_MAX bytes), clears h->security and sets h->sec_level. */
+enum mip_llsec_rx mip_llsec_rx(struct mip_mac *m, const uint8_t *f, size_t len,
+                               struct mip_802154_hdr *h, uint8_t *plain, size_t *plain_len);
+#endif
+
 #endif

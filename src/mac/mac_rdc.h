@@ -63,9 +63,13 @@
 
 /* What rdc->rx is told about a frame the radio delivered. */
 enum mip_rdc_rx {
-    MIP_RDC_RX_OURS = 0,        /* a data frame for us (new or a duplicate) */
+    MIP_RDC_RX_OURS = 0,        /* a new data frame for us (unicast or broadcast) */
     MIP_RDC_RX_OTHER,           /* any frame not for us, or not a data frame */
-    MIP_RDC_RX_ACK              /* an ACK frame (ours or not) */
+    MIP_RDC_RX_ACK,             /* an ACK frame (ours or not) */
+    MIP_RDC_RX_DUP              /* a data frame for us the duplicate filter
+                                 * dropped (ACKed when it asked): a repeat
+                                 * or a replay, which opens and extends
+                                 * nothing */
 };
 
 struct mip_rdc_ops {
@@ -153,6 +157,10 @@ mip_status mip_mac_push_front(struct mip_mac *m, const uint8_t *frame, size_t le
 /* The head frame leaves the queue without an outcome (the RDC keeps it and
  * reports it later with mip_mac_report); the MAC is idle again. */
 void mip_mac_handoff(struct mip_mac *m);
+/* The head frame back in plaintext when link-layer security secured it on
+ * an earlier attempt (a frame the RDC keeps aside must not keep its
+ * counter: it is secured afresh when it goes on air again). */
+void mip_mac_head_plain(struct mip_mac *m);
 /* Reports the outcome of a frame outside the queue, as mip_mac_finish does
  * for the head (counters, cb.tx_done). */
 void mip_mac_report(struct mip_mac *m, const uint8_t *frame, size_t len,
@@ -178,8 +186,11 @@ size_t mip_rdc_build(const struct mip_mac *m, uint8_t type, bool ack_request,
 int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
                      const struct mip_802154_hdr *h);
 /* Sets the frame pending bit of the head frame when the next queued frame
- * is a unicast asking for an ACK to the same receiver `dst` (a burst). */
-void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst);
+ * is a unicast asking for an ACK to the same receiver `dst` (a burst),
+ * unless our burst to dst (b) would then outlast the receiver's
+ * burst_max_us. */
+void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_rdc_burst *b,
+                        const struct mip_802154_addr *dst);
 #endif
 #if MIP_RDC_DUTY_CYCLING
 /* Moves *cycle to the start of the interval of `period` holding now. */
@@ -260,6 +271,36 @@ static inline uint32_t mip_rdc_grid_next(struct mip_mac *m, struct mip_rdc_grid 
  * is, from the adaptive interval `a`. */
 void mip_rdc_grid_adapt(struct mip_mac *m, struct mip_rdc_grid *g,
                         struct mip_rdc_adapt *a);
+#endif
+/* The RDCs that receive bursts (the parent is always on). */
+#define MIP_RDC_BURSTS (MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP || \
+                        MIP_RDC_HAS_LEAF)
+#if MIP_RDC_BURSTS
+/* rdc->rx's question for a frame h (what) with the frame pending bit: may
+ * it hold us awake for the next frame? Only a new frame (OURS, not DUP) to
+ * our own address (not broadcast) that mip_mac_rx_trusted() accepts, and
+ * only within its sender's budget (rdc.h: burst_max_us, burst_budget_us
+ * per burst_window_us, MIP_RDC_BURSTERS senders at a time). Returns how
+ * long to stay awake from now, at most wait_us; 0: not at all (a refused
+ * pending bit counted rdc_burst_refused). tab is the RDC's table. */
+uint32_t mip_rdc_burst_grant(struct mip_mac *m, struct mip_rdc_earned *tab,
+                             const struct mip_802154_hdr *h, enum mip_rdc_rx what,
+                             uint32_t wait_us);
+/* Spends up to wait_us of src's budget (a strobe for us, a burst's next
+ * frame): the time granted from now, 0 when none is left. */
+uint32_t mip_rdc_budget_take(struct mip_mac *m, struct mip_rdc_earned *tab,
+                             const struct mip_802154_addr *src, uint32_t wait_us);
+/* src acknowledged a frame of ours during its burst: the burst's length
+ * counts from now (the leaf, whose parent's burst goes both ways). */
+void mip_rdc_burst_renew(struct mip_mac *m, struct mip_rdc_earned *tab,
+                         const struct mip_802154_addr *src);
+/* Forgets entries whose window has ended, so that no stamp in the table
+ * outlives half the µs clock's wrap (called at every wake-up, at most
+ * MIP_RDC_TIME_MAX apart). */
+void mip_rdc_earned_age(struct mip_mac *m, struct mip_rdc_earned *tab);
+/* The burst parameters (rdc.h) are usable: MIP_RDC_OK or the one to blame. */
+enum mip_rdc_check mip_rdc_check_burst(const struct mip_rdc_config *p);
+
 #endif
 #if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
 /* rdc->send's first step: the head frame's receiver into *dst. False, the

@@ -9,10 +9,22 @@
  * oldest held frame goes to the front of the queue (with the pending bit
  * set when more wait), through the protocol's channel access and retries.
  * Bounded: MIP_RDC_CHILDREN children, MIP_RDC_INDIRECT held frames; a child
- * silent for child_timeout_us and a frame held that long are dropped; a full
- * table evicts the oldest frame of a child that is not being served; a
+ * silent for child_timeout_us and a frame held that long are dropped; a
  * frame sent back after failed attempts more than max_retries times is
  * dropped. Every drop is reported MIP_MAC_TX_NOACK and counted.
+ *
+ * Each child has a share of the held frames (MIP_RDC_INDIRECT / children
+ * known, at least 1). A full table takes a frame from the child most over
+ * its share, else from the new frame's own child; never from a child being
+ * served (its frames go out now), and never from a child within its share
+ * for another's frame: one child's downlink cannot starve another's.
+ *
+ * A child heard polling twice (or added by the owner) is settled: a data
+ * request from a node not yet a child never evicts it, so data requests
+ * forged from invented addresses cannot push real children out. Without
+ * link-layer security a forger repeating each address can still fill the
+ * free entries; with it, take() is where only authenticated requests may
+ * add or refresh a child.
  */
 #include <string.h>
 
@@ -111,8 +123,10 @@ static bool idle(struct mip_mac *m, unsigned k)
 }
 
 /* The entry of child `a`: its own, a free one, or else the one heard from
- * least recently, an idle one before any other (its frames dropped). */
-static unsigned child_get(struct mip_mac *m, const struct mip_802154_addr *a)
+ * least recently, an idle one before any other (its frames dropped). A
+ * node learned from the air (owner false) takes only an entry that is not
+ * settled; NO_CHILD when every one is. */
+static unsigned child_get(struct mip_mac *m, const struct mip_802154_addr *a, bool owner)
 {
     struct mip_parent *c = pa(m);
     unsigned i = child_find(m, a), k, pick = NO_CHILD;
@@ -124,6 +138,8 @@ static unsigned child_get(struct mip_mac *m, const struct mip_802154_addr *a)
             pick = k;
     if (pick == NO_CHILD) {
         for (k = 0; k < MIP_RDC_CHILDREN; k++) {
+            if (!owner && c->child[k].settled)
+                continue;
             k_idle = idle(m, k);
             if (pick == NO_CHILD || (k_idle && !pick_idle) ||
                 (k_idle == pick_idle && (int32_t)(c->child[k].seen - c->child[pick].seen) < 0)) {
@@ -131,11 +147,14 @@ static unsigned child_get(struct mip_mac *m, const struct mip_802154_addr *a)
                 pick_idle = k_idle;
             }
         }
+        if (pick == NO_CHILD)
+            return NO_CHILD;
         forget(m, pick, MIP_MAC_STAT_rdc_ind_evicted);
     }
     memset(&c->child[pick], 0, sizeof(c->child[pick]));
     c->child[pick].addr = *a;
     c->child[pick].valid = 1;
+    c->child[pick].settled = owner ? 1u : 0u;
     c->child[pick].seen = m->now;
     c->child[pick].awake_until = m->now;
     return pick;
@@ -203,6 +222,39 @@ static void release(struct mip_mac *m, unsigned i)
     arm(m);
 }
 
+/* Each child's share of the held frames: the table over the children
+ * known, at least one frame. */
+static unsigned share(struct mip_mac *m)
+{
+    unsigned k, n = 0;
+    for (k = 0; k < MIP_RDC_CHILDREN; k++)
+        n += pa(m)->child[k].valid;
+    if (n <= 1u)
+        return MIP_RDC_INDIRECT;
+    return MIP_RDC_INDIRECT / n > 0u ? MIP_RDC_INDIRECT / n : 1u;
+}
+
+/* The held frame a full table gives up for a new frame of child i: the
+ * oldest of the child most over its share, else child i's own oldest;
+ * never one of a child being served (NULL: none may go). */
+static struct mip_rdc_held *victim(struct mip_mac *m, unsigned i)
+{
+    struct mip_rdc_held *best = NULL, *s;
+    unsigned k, n, most = share(m);
+    for (k = 0; k < MIP_RDC_CHILDREN; k++) {
+        if (k == i || !pa(m)->child[k].valid || awake(m, k))
+            continue;
+        s = oldest_for(m, k, &n);
+        if (s != NULL && n > most) {
+            most = n;
+            best = s;
+        }
+    }
+    if (best == NULL && !awake(m, i))
+        best = oldest_for(m, i, &n);
+    return best;
+}
+
 /* A frame for child i, at the head of the queue, while it sleeps: copied
  * into the table and out of the queue. */
 static void hold(struct mip_mac *m, unsigned i)
@@ -226,12 +278,11 @@ static void hold(struct mip_mac *m, unsigned i)
     for (k = 0; k < MIP_RDC_INDIRECT && s == NULL; k++)
         if (!c->held[k].used)
             s = &c->held[k];
-    for (k = 0; s == NULL && k < MIP_RDC_INDIRECT; k++)
-        if (!awake(m, c->held[k].child) &&
-            (old == NULL || (int32_t)(c->held[k].order - old->order) < 0))
-            old = &c->held[k];
+    if (s == NULL)
+        old = victim(m, i);
     if (s == NULL && old == NULL) {
-        /* every held frame is being served: this one cannot wait */
+        /* the others' frames are within their shares or being served, and
+         * so are child i's: this one cannot wait */
         mip_rdc_count(m, MIP_MAC_STAT_rdc_ind_evicted);
         mip_mac_finish(m, MIP_MAC_TX_NOACK);
         return;
@@ -240,6 +291,7 @@ static void hold(struct mip_mac *m, unsigned i)
         drop_held(m, old, MIP_MAC_STAT_rdc_ind_evicted);
         s = old;
     }
+    mip_mac_head_plain(m);
     s->used = 1;
     s->child = (uint8_t)i;
     s->returns = returns;
@@ -267,7 +319,7 @@ static void send(struct mip_mac *m)
     struct mip_802154_hdr h;
     size_t hl;
     unsigned i = NO_CHILD, n = 0;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) == MIP_OK)
+    if (mip_ieee802154_parse_mhr(q->data, q->len, &h, &hl) == MIP_OK)
         i = child_find(m, &h.dst);
     if (i == NO_CHILD) {
         mip_mac_transmit(m);
@@ -291,15 +343,30 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
 {
     struct mip_rdc_child *ch;
     unsigned i, n;
-    bool pending;
+    bool pending, known;
     uint32_t ack_end;
     if (h->type != MIP_802154_CMD || len != hdr_len + 1u || frame[hdr_len] != CMD_DATA_REQUEST)
         return false;
     if (!mip_rdc_to_us(m, h) || h->src.mode == MIP_802154_ADDR_NONE)
         return true;            /* another node's child */
+    if (!mip_mac_rx_trusted(m, h))
+        return true;            /* no child is learned, or served, from it */
     mip_rdc_count(m, MIP_MAC_STAT_rdc_polls);
-    i = child_get(m, &h->src);
+    /* The one place a child is learned from the air: link-layer security's
+     * mip_mac_rx_trusted() gates it here once it exists (an unauthenticated
+     * request then neither adds a child nor refreshes one). */
+    known = child_find(m, &h->src) != NO_CHILD;
+    i = child_get(m, &h->src, false);
+    if (i == NO_CHILD) {
+        /* every entry a settled child: no frames will be held for it */
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_child_refused);
+        if (h->ack_request)
+            mip_mac_ack(m, h->seq, false);
+        return true;
+    }
     ch = &pa(m)->child[i];
+    if (known)
+        ch->settled = 1;        /* its second request: a child, not a passer-by */
     ch->seen = m->now;
     pending = oldest_for(m, i, &n) != NULL || queued_for(m, i, 0);
     if (h->ack_request)
@@ -328,7 +395,7 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
     uint32_t ack = (uint32_t)m->cfg.timing.turnaround_us +
                    mip_radio_airtime(&m->cfg.timing, MIP_802154_ACK_LEN + MIP_802154_FCS_LEN);
     (void)h;
-    if (mip_ieee802154_parse(q->data, q->len, &fh, &hl) != MIP_OK)
+    if (mip_ieee802154_parse_mhr(q->data, q->len, &fh, &hl) != MIP_OK)
         return;
     i = child_find(m, &fh.dst);
     if (i == NO_CHILD)
@@ -360,6 +427,7 @@ static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_r
 mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *child,
                              mip_utime_t now)
 {
+    unsigned i;
     if (m == NULL || child == NULL)
         return MIP_ERR_INVALID;
     if (m->cfg.rdc.kind != MIP_RDC_PARENT)
@@ -368,7 +436,9 @@ mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *ch
         (child->mode == MIP_802154_ADDR_SHORT && child->short_addr >= 0xFFFEu))
         return MIP_ERR_INVALID;
     m->now = now;
-    pa(m)->child[child_get(m, child)].seen = now;
+    i = child_get(m, child, true);
+    pa(m)->child[i].seen = now;
+    pa(m)->child[i].settled = 1;
     arm(m);
     return MIP_OK;
 }

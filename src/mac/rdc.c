@@ -18,6 +18,12 @@ void mip_rdc_config_default(struct mip_rdc_config *c, uint8_t kind)
     c->copy_gap_us = 400;
     c->listen_max_us = 12500;
     c->burst_wait_us = 31250;
+    /* rdc.h: a TCPlp window of 30 frames at 7360 µs and one burst_wait_us;
+     * a wait no frame ended for each of the window's six segments, a
+     * window a second from each neighbour */
+    c->burst_max_us = 30u * 7360u + 31250u - 50u;  /* 252000 (to the ms) */
+    c->burst_budget_us = 6u * 31250u;
+    c->burst_window_us = 1000000u;
     c->phase_lock = true;
     c->phase_strobe_us = 16667;
     c->phase_guard_us = 0;
@@ -131,7 +137,7 @@ int mip_rdc_ctl_type(const uint8_t *frame, size_t len, size_t hdr_len,
 }
 #endif
 
-#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_PARENT
+#if MIP_RDC_HAS_XMAC || MIP_RDC_HAS_PARENT || MIP_RDC_BURSTS
 bool mip_rdc_to_us(const struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     if (h->dst_pan != m->cfg.pan_id && h->dst_pan != MIP_802154_PAN_NONE)
@@ -148,7 +154,165 @@ bool mip_mac_frame_to(const uint8_t *frame, size_t len, const struct mip_802154_
 {
     struct mip_802154_hdr h;
     size_t hl;
-    return mip_ieee802154_parse(frame, len, &h, &hl) == MIP_OK && mip_mac_addr_equal(&h.dst, a);
+    return mip_ieee802154_parse_mhr(frame, len, &h, &hl) == MIP_OK && mip_mac_addr_equal(&h.dst, a);
+}
+#endif
+
+/* --- bounded, earned bursts (docs/MAC.md "Denial of sleep") ---------------- */
+
+#if MIP_RDC_BURSTS
+enum mip_rdc_check mip_rdc_check_burst(const struct mip_rdc_config *p)
+{
+    if (p->burst_max_us == 0u || p->burst_max_us > MIP_RDC_TIME_MAX)
+        return MIP_RDC_BAD_BURST_MAX;
+    if (p->burst_budget_us > p->burst_window_us || p->burst_window_us == 0u ||
+        p->burst_window_us > MIP_RDC_BURST_WINDOW_MAX)
+        return MIP_RDC_BAD_BURST_BUDGET;
+    return MIP_RDC_OK;
+}
+
+static bool window_over(const struct mip_mac *m, const struct mip_rdc_earned *e)
+{
+    return m->now - e->window >= mip_rdc_par(m)->burst_window_us;
+}
+
+static bool idle_entry(const struct mip_mac *m, const struct mip_rdc_earned *e)
+{
+    return !e->valid || (window_over(m, e) && !mip_utime_before(m->now, e->until));
+}
+
+void mip_rdc_earned_age(struct mip_mac *m, struct mip_rdc_earned *tab)
+{
+    unsigned i;
+    for (i = 0; i < MIP_RDC_BURSTERS; i++)
+        if (idle_entry(m, &tab[i]))
+            tab[i].valid = 0;
+}
+
+/* src's entry, with its window current; NULL when the table is full of
+ * windows still counting (their budgets protected until they end). */
+static struct mip_rdc_earned *earned_get(struct mip_mac *m, struct mip_rdc_earned *tab,
+                                         const struct mip_802154_addr *src)
+{
+    struct mip_rdc_earned *e = NULL;
+    unsigned i;
+    for (i = 0; i < MIP_RDC_BURSTERS && e == NULL; i++)
+        if (tab[i].valid && mip_mac_addr_equal(&tab[i].src, src))
+            e = &tab[i];
+    for (i = 0; i < MIP_RDC_BURSTERS && e == NULL; i++)
+        if (idle_entry(m, &tab[i])) {
+            e = &tab[i];
+            e->valid = 0;
+        }
+    if (e == NULL)
+        return NULL;
+    if (!e->valid) {
+        e->src = *src;
+        e->valid = 1;
+        e->window = e->start = e->until = e->last = m->now;
+        e->used_us = 0;
+    } else if (window_over(m, e)) {
+        e->window = m->now;
+        e->used_us = 0;
+    }
+    return e;
+}
+
+/* Spends `us` of e's budget; false (nothing spent) when it has not that
+ * much left. */
+static bool spend(struct mip_mac *m, struct mip_rdc_earned *e, uint32_t us)
+{
+    uint32_t budget = mip_rdc_par(m)->burst_budget_us;
+    if (us > budget - e->used_us)
+        return false;
+    e->used_us += us;
+    return true;
+}
+
+/* A neighbour pays for the time it held us awake without sending: from
+ * its last frame to this one (or to the end of the wait it was given),
+ * less what a frame of a dense burst takes anyway (MIP_RDC_DENSE_US). A
+ * burst of frames back to back, which is what the pending bit is for,
+ * costs nothing; a pending bit every 20 ms costs 12.6 ms a frame, a wait
+ * that no frame ends the whole wait less 7.36 ms. What it cannot pay
+ * empties its budget. */
+#define MIP_RDC_DENSE_US 7360u      /* rdc.h: one frame of a TCPlp window */
+
+static void pay_idle(struct mip_mac *m, struct mip_rdc_earned *e)
+{
+    mip_utime_t to = mip_utime_before(m->now, e->until) ? m->now : e->until;
+    uint32_t idle = mip_utime_before(e->last, to) ? to - e->last : 0u;
+    uint32_t cost = idle > MIP_RDC_DENSE_US ? idle - MIP_RDC_DENSE_US : 0u;
+    if (!spend(m, e, cost))
+        e->used_us = mip_rdc_par(m)->burst_budget_us;
+    e->last = m->now;
+}
+
+/* Awake wait_us from now for e (no longer than its burst may last):
+ * how long from now. */
+static uint32_t extend(struct mip_mac *m, struct mip_rdc_earned *e, uint32_t wait_us)
+{
+    mip_utime_t end = m->now + wait_us, cap = e->start + mip_rdc_par(m)->burst_max_us;
+    if (mip_utime_before(cap, end))
+        end = cap;
+    if (mip_utime_before(e->until, end))
+        e->until = end;
+    return mip_utime_before(m->now, e->until) ? e->until - m->now : 0u;
+}
+
+#if MIP_RDC_HAS_XMAC
+uint32_t mip_rdc_budget_take(struct mip_mac *m, struct mip_rdc_earned *tab,
+                             const struct mip_802154_addr *src, uint32_t wait_us)
+{
+    struct mip_rdc_earned *e = earned_get(m, tab, src);
+    if (e == NULL)
+        return 0;
+    pay_idle(m, e);
+    /* a wait no frame of the neighbour's has paid for: all of it, now */
+    if (!spend(m, e, wait_us))
+        return 0;
+    if (!mip_utime_before(m->now, e->until))
+        e->start = m->now;
+    e->last = m->now + wait_us;
+    return extend(m, e, wait_us);
+}
+
+#endif
+
+#if MIP_RDC_HAS_LEAF
+void mip_rdc_burst_renew(struct mip_mac *m, struct mip_rdc_earned *tab,
+                         const struct mip_802154_addr *src)
+{
+    unsigned i;
+    for (i = 0; i < MIP_RDC_BURSTERS; i++)
+        if (tab[i].valid && mip_mac_addr_equal(&tab[i].src, src) &&
+            mip_utime_before(m->now, tab[i].until))
+            tab[i].start = m->now;
+}
+#endif
+
+uint32_t mip_rdc_burst_grant(struct mip_mac *m, struct mip_rdc_earned *tab,
+                             const struct mip_802154_hdr *h, enum mip_rdc_rx what,
+                             uint32_t wait_us)
+{
+    struct mip_rdc_earned *e;
+    uint32_t granted = 0;
+    if (!h->frame_pending)
+        return 0;
+    if (what == MIP_RDC_RX_OURS && mip_rdc_to_us(m, h) && mip_mac_rx_trusted(m, h) &&
+        h->src.mode != MIP_802154_ADDR_NONE && (e = earned_get(m, tab, &h->src)) != NULL) {
+        pay_idle(m, e);
+        if (e->used_us < mip_rdc_par(m)->burst_budget_us) {
+            if (!mip_utime_before(m->now, e->until)) {
+                e->start = m->now;      /* a new burst */
+                mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts_rx);
+            }
+            granted = extend(m, e, wait_us);
+        }
+    }
+    if (granted < wait_us)
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_burst_refused);
+    return granted;
 }
 #endif
 
@@ -225,12 +389,19 @@ struct mip_rdc_phase *mip_rdc_phase_get(struct mip_mac *m, struct mip_rdc_phase 
 #endif
 
 #if MIP_RDC_HAS_CONTIKIMAC || MIP_RDC_HAS_XMAC || MIP_RDC_HAS_LPP
-void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_802154_addr *dst)
+void mip_rdc_mark_burst(struct mip_mac *m, const struct mip_rdc_burst *b,
+                        const struct mip_802154_addr *dst)
 {
+    const struct mip_rdc_config *p = mip_rdc_par(m);
     struct mip_802154_hdr h;
     const struct mip_mac_qframe *next;
     size_t hl;
     if (m->q_count < 2u)
+        return;
+    /* the receiver ends a burst burst_max_us after its first frame: the
+     * frame after that one goes the long way */
+    if (mip_rdc_burst_open(m, b, dst) &&
+        m->now - b->start + p->burst_wait_us > p->burst_max_us)
         return;
     next = &m->q[(m->q_head + 1u) % MIP_MAC_QUEUE];
     if (mip_ieee802154_parse(next->data, next->len, &h, &hl) == MIP_OK &&
@@ -243,7 +414,7 @@ bool mip_rdc_head_dst(struct mip_mac *m, struct mip_802154_addr *dst)
     const struct mip_mac_qframe *q = mip_mac_head(m);
     struct mip_802154_hdr h;
     size_t hl;
-    if (mip_ieee802154_parse(q->data, q->len, &h, &hl) != MIP_OK) {
+    if (mip_ieee802154_parse_mhr(q->data, q->len, &h, &hl) != MIP_OK) {
         mip_mac_finish(m, MIP_MAC_TX_RADIO_ERROR);  /* mip_mac_send checked it */
         return false;
     }
@@ -258,6 +429,8 @@ void mip_rdc_acked(struct mip_mac *m, struct mip_rdc_adapt *a,
      * expects the reply through it: its interval back to the shortest */
     mip_rdc_adapt_heard(a);
     /* A frame sent with the pending bit keeps its receiver awake. */
+    if (!mip_rdc_burst_open(m, b, dst))
+        b->start = m->now;
     b->on = (mip_mac_head(m)->data[0] & MIP_RDC_FRAME_PENDING) != 0u;
     b->dst = *dst;
     b->until = m->now + mip_rdc_par(m)->burst_wait_us;

@@ -48,7 +48,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
 {
     const struct mip_rdc_config *p = &cfg->rdc;
     uint32_t period = mip_rdc_period_us(p);
-    uint32_t strobe = mip_rdc_airtime(&cfg->timing, STROBE_LEN);
+    /* a secured strobe carries the aux header and MIC too (llsec) */
+    uint32_t strobe = mip_rdc_airtime(&cfg->timing, STROBE_LEN + mip_mac_sec_overhead(cfg));
     if (p->check_rate_hz == 0u || p->check_rate_hz > 1000u)
         return MIP_RDC_BAD_CHECK_RATE;
     /* A strobe starting anywhere in the first strobe_wait_us of a wake-up
@@ -63,6 +64,8 @@ static enum mip_rdc_check check(const struct mip_mac_config *cfg)
         return MIP_RDC_BAD_STROBE_WAIT;
     if (p->burst_wait_us == 0u)
         return MIP_RDC_BAD_BURST_WAIT;
+    if (mip_rdc_check_burst(p) != MIP_RDC_OK)
+        return mip_rdc_check_burst(p);
     return mip_rdc_check_adapt(p, period);
 }
 
@@ -101,6 +104,7 @@ static void wake(struct mip_mac *m)
 {
     struct mip_xmac *c = xm(m);
     mip_rdc_grid_adapt(m, &c->grid, &c->adapt);
+    mip_rdc_earned_age(m, c->earned);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
     listen_for(m, RX_ON, mip_rdc_par(m)->on_us);
 }
@@ -147,7 +151,13 @@ static void collision(struct mip_mac *m)
 }
 
 /* A strobe for us: answer it after the time Contiki's sender leaves for
- * that, and listen for the data frame two intervals. */
+ * that, and listen until the data frame has begun: the sender sends it a
+ * turnaround after our strobe ACK (got_strobe_ack), so its start is heard
+ * by then, and a wait that ends on a busy channel runs one longest frame
+ * longer (listen_end). Contiki listened two whole intervals; a strobe every
+ * 200 ms then kept a receiver awake for good (issue 24). The wait comes out
+ * of the strober's budget (mip_rdc_budget_take): a strobe beyond it is not
+ * answered. */
 static void strobe_for_us(struct mip_mac *m, const struct mip_802154_hdr *h)
 {
     struct mip_xmac *c = xm(m);
@@ -156,15 +166,27 @@ static void strobe_for_us(struct mip_mac *m, const struct mip_802154_hdr *h)
     uint8_t f[MIP_RDC_CTL_MAX];
     size_t len;
     uint32_t delay = (uint32_t)p->strobe_ack_delay_us + m->cfg.timing.turnaround_us;
-    /* Our own attempt yields: its protocol tries again later. */
-    if (m->state == MIP_MAC_ST_RDC)
-        collision(m);
+    uint32_t wait;
     len = mip_rdc_build(m, MIP_802154_DATA, false, &h->src, h->seq, payload, 2, f);
     if (len == 0u)
         return;
+    wait = delay + mip_rdc_airtime(&m->cfg.timing, len) + 2u * m->cfg.timing.turnaround_us +
+           m->cfg.timing.cca_us;
+    if (mip_rdc_budget_take(m, c->earned, &h->src, wait) < wait) {
+        mip_rdc_count(m, MIP_MAC_STAT_rdc_burst_refused);
+        if (c->rx == RX_ON)
+            sleep_until_wake(m);
+        return;
+    }
+    /* Our own attempt yields: its protocol tries again later. */
+    if (m->state == MIP_MAC_ST_RDC)
+        collision(m);
     mip_mac_ctl(m, f, len, delay);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_strobe_acks);
-    listen_for(m, RX_WAIT, delay + mip_rdc_airtime(&m->cfg.timing, len) + 2u * c->grid.period);
+    /* the strobe ACK as it goes on air (the MAC may have made it longer:
+     * link-layer security's header and MIC) */
+    wait += mip_rdc_airtime(&m->cfg.timing, m->ctl_len) - mip_rdc_airtime(&m->cfg.timing, len);
+    listen_for(m, RX_WAIT, wait);
 }
 
 /* The phase table: where in our own interval the receiver was found awake. */
@@ -199,7 +221,7 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
     bool mine;
     if (type != (int)TYPE_STROBE && type != (int)TYPE_STROBE_ACK)
         return false;
-    mine = mip_rdc_to_us(m, h);
+    mine = mip_rdc_to_us(m, h) && mip_mac_rx_trusted(m, h);
     if (type == (int)TYPE_STROBE_ACK) {
         if (mine && sender_listening(m) && c->strobes > 0u && mip_mac_addr_equal(&h->src, &c->dst))
             got_strobe_ack(m);
@@ -219,21 +241,27 @@ static bool take(struct mip_mac *m, const uint8_t *frame, size_t len, size_t hdr
 static void rx(struct mip_mac *m, const struct mip_802154_hdr *h, enum mip_rdc_rx what)
 {
     struct mip_xmac *c = xm(m);
+    uint32_t grant;
     if (what == MIP_RDC_RX_ACK)
         return;
     if (sender_listening(m)) {
         collision(m);           /* Contiki: any frame but our strobe ACK */
-        if (what != MIP_RDC_RX_OURS)
+        if (what == MIP_RDC_RX_OTHER)
             return;
     }
-    if (what != MIP_RDC_RX_OURS)
+    if (what == MIP_RDC_RX_OTHER)
         return;
-    mip_rdc_adapt_heard(&c->adapt);
-    c->grid.skip = 1;
-    if (h->frame_pending) {
-        listen_for(m, RX_BURST, mip_rdc_par(m)->burst_wait_us);
+    if (what == MIP_RDC_RX_OURS) {
+        mip_rdc_adapt_heard(&c->adapt);
+        c->grid.skip = 1;
+    }
+    grant = mip_rdc_burst_grant(m, c->earned, h, what, mip_rdc_par(m)->burst_wait_us);
+    if (grant > 0u) {
+        listen_for(m, RX_BURST, grant);
         return;
     }
+    if (c->rx == RX_BURST && what == MIP_RDC_RX_DUP)
+        return;                 /* a repeat does not end the burst */
     /* The data frame came (its ACK keeps the radio on until sent). */
     if (c->rx != RX_SLEEP)
         sleep_until_wake(m);
@@ -278,7 +306,7 @@ static void send(struct mip_mac *m)
         return;
     if (!mip_rdc_is_broadcast(&c->dst)) {
         if (m->ack_wanted)
-            mip_rdc_mark_burst(m, &c->dst);
+            mip_rdc_mark_burst(m, &c->burst, &c->dst);
         if (mip_rdc_burst_open(m, &c->burst, &c->dst)) {
             mip_rdc_count(m, MIP_MAC_STAT_rdc_bursts);
             c->tx = TX_DATA;

@@ -309,8 +309,14 @@ MIP_NOINLINE static void take_syn(struct mip_micro_conn *c, const uint8_t *t, ui
     c->mss = opt_mss(t, hl);
 }
 
-/* A free slot: a closed one, else the oldest TIME_WAIT (RFC 9293 3.6.1
- * lets a new connection take it); never one in use. */
+/* A free slot: a closed one, else a TIME_WAIT (RFC 9293 3.6.1 lets a new
+ * connection take it) or a half-open one (SYN_RCVD, the application not
+ * told of it yet), the one whose timer is largest: the oldest TIME_WAIT
+ * (it counts up), and of half-open ones the one whose backed-off SYN-ACK
+ * retransmission is furthest away, mostly the one retransmitted most. So
+ * spoofed SYNs, whose SYN-ACKs nobody answers, no longer hold every slot
+ * for MIP_MICRO_MAXSYNRTX retransmissions (four stopped all TCP for 46 s).
+ * Never a synchronized connection. (One condition: +4 B on AVR.) */
 static struct mip_micro_conn *conn_alloc(struct mip_micro *m)
 {
     struct mip_micro_conn *c, *f = NULL;
@@ -318,7 +324,8 @@ static struct mip_micro_conn *conn_alloc(struct mip_micro *m)
     for (c = m->conn; c < m->conn + MIP_MICRO_CONNS; c++) {
         if (c->state == MIP_MICRO_CLOSED)
             return c;
-        if (c->state == MIP_MICRO_TIME_WAIT && (!f || c->timer > f->timer))
+        if ((c->state == MIP_MICRO_TIME_WAIT || c->state == MIP_MICRO_SYN_RCVD) &&
+            (!f || c->timer > f->timer))
             f = c;
     }
     return f;

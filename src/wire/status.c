@@ -12,7 +12,7 @@
 static const char status_names[][STATUS_NAME_SIZE] = {
     "OK",        "TRUNCATED", "MALFORMED", "CHECKSUM", "UNSUPPORTED",
     "NOSPACE",   "NOBUFS",    "NOROUTE",   "INVALID",  "INUSE",
-    "NOTFOUND",  "PENDING",   "END",
+    "NOTFOUND",  "PENDING",   "CONFIG",   "END",
 };
 
 _Static_assert(sizeof status_names / sizeof status_names[0] == (unsigned)MIP_ERR_END + 1u,

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """tests/interop/onlink_flood.py -- a bounded flood from invented on-link sources.
 
-Sends TCP SYNs or ICMP echo requests to a moteip node from source addresses
-nobody owns, on the same link, each in an Ethernet frame from an invented
-MAC: the node cannot resolve them, so every reply starts an ARP / Neighbor
-Discovery resolution. This is the attack of issue 12 (items 9 and 10); the
-interop tests (test_neigh_scan.py, test_syn_flood.py, through
-flood_util.py) and bench/syn-flood run it. Packets are built with
+Sends TCP SYNs, ICMP echo requests or bogus first fragments to a moteip
+node from source addresses nobody owns, on the same link, each in an
+Ethernet frame from an invented MAC: the node cannot resolve them, so every
+reply starts an ARP / Neighbor Discovery resolution. This is the attack of
+issue 12 (items 9 and 10) and, with --kind frag, of issue 24 on IP
+reassembly (the first 256 bytes of a fragmented echo request whose other
+fragments never come); the interop tests (test_neigh_scan.py,
+test_syn_flood.py, test_reass_flood.py, through flood_util.py),
+bench/syn-flood and bench/reass-flood run it. Packets are built with
 netpkt.py.
 
   ip netns exec NS python3 tests/interop/onlink_flood.py --iface mtap0 \\
@@ -118,6 +121,17 @@ def build_frame(kind: str, dst_mac: str, dst, sources: Sources, port: int,
                 rng: random.Random, n: int) -> bytes:
     src, d = str(sources.pick()), str(dst)
     v4 = dst.version == 4
+    if kind == "frag":
+        # the first fragment of an echo request announced as 1,256 bytes
+        data = P.pattern(1248, n & 0xFF)
+        if v4:
+            l4 = P.icmp4_echo(0x4F46, n & 0xFFFF, data)[:256]
+            return P.eth(dst_mac, invented_mac(rng), P.ETH_IPV4,
+                         P.ipv4(src, d, P.PROTO_ICMP, l4, ident=rng.getrandbits(16), mf=True))
+        l4 = P.icmp6_echo(src, d, 0x4F46, n & 0xFFFF, data)[:256]
+        return P.eth(dst_mac, invented_mac(rng), P.ETH_IPV6,
+                     P.ipv6(src, d, P.NH_FRAGMENT,
+                            P.frag6(P.PROTO_ICMPV6, 0, True, rng.getrandbits(32), l4)))
     if kind == "syn":
         ln = 20 + len(SYN_OPTS)
         pseudo = P.pseudo4(src, d, P.PROTO_TCP, ln) if v4 else P.pseudo6(src, d, P.PROTO_TCP, ln)
@@ -143,7 +157,7 @@ def flood(iface: str, dst_mac: str, dsts: list[str], kind: str, rate: float,
     if not in_own_netns():
         raise Refused("refusing to run in the initial network namespace: "
                       "run it inside the test's namespace (ip netns exec NAME ...)")
-    if kind not in ("syn", "echo"):
+    if kind not in ("syn", "echo", "frag"):
         raise Refused(f"unknown kind {kind!r}")
     if not (0 < rate <= MAX_RATE) or not (0 < duration <= MAX_DURATION_S) or \
             not (0 < count <= MAX_COUNT):
@@ -205,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dst-mac", required=True, help="the node's MAC")
     ap.add_argument("--dst", action="append", required=True,
                     help="the node's address (repeat for both families)")
-    ap.add_argument("--kind", choices=["syn", "echo"], default="syn")
+    ap.add_argument("--kind", choices=["syn", "echo", "frag"], default="syn")
     ap.add_argument("--port", type=int, default=80, help="TCP port for --kind syn")
     ap.add_argument("--rate", type=float, default=1000.0, help="packets per second")
     ap.add_argument("--duration", type=float, default=5.0, help="seconds (at most 120)")

@@ -109,10 +109,10 @@ class SlipBridge:
         """Counters written on SIGUSR1 (the bridge keeps running)."""
         return json_on_signal(self.proc, self.stats_path, "moteip-slip")
 
-    def stop(self, timeout: float = 10) -> dict:
-        """SIGTERM; asserts exit 0 and returns the final counters."""
+    def stop(self, timeout: float = 10, sig: int = signal.SIGTERM) -> dict:
+        """SIGTERM (or sig); asserts exit 0 and returns the final counters."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(sig)
         try:
             _, err = self.proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

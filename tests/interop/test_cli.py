@@ -66,7 +66,8 @@ def test_help(netns):
     assert p.stderr == ""
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
+                         ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_signal_writes_stats(host, sig):
     host.ping(STACK_V4, count=2)
     host.ping(STACK_V6, count=2)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 import struct
 import termios
@@ -250,6 +251,12 @@ def test_bad_frames_dropped_and_counted(ns, tmp_path, make_bridge):
         board.send(b"\xc0\x45\x00\xdb\x01\x02\xc0")              # bad escape
         board.send(b"\xc0\x45\xdb\xc0")                          # ESC END
         board.send(slip_encode(b"\x12\x34\x56"))                 # not IP
+        # shorter than their IP headers (issue 24: the 10-byte "IPv4" went
+        # to the TUN and was counted written)
+        board.send(slip_encode(b"\x45" + bytes(9)))               # IPv4, 10 bytes
+        board.send(slip_encode(b"\x46" + bytes(19)))              # IPv4, IHL 6 in 20
+        board.send(slip_encode(b"\x44" + bytes(27)))              # IPv4, IHL 4
+        board.send(slip_encode(b"\x60" + bytes(38)))              # IPv6, 39 bytes
         board.send(slip_encode(b"\x60" * 1280)[:-1])             # exactly the MTU, no END yet
         board.send(b"\xc0")
         ping(ns, BOARD_V6, count=2, size=200)
@@ -257,6 +264,7 @@ def test_bad_frames_dropped_and_counted(ns, tmp_path, make_bridge):
         st = br.stats()
         assert st["drop_too_big"] == 1 and st["drop_bad_escape"] == 2, st
         assert st["drop_not_ip"] == 1, st
+        assert st["drop_ip_runt"] == 4, st
         # 1 MTU-sized frame (IPv6 version nibble, garbage: the kernel drops it)
         # + 4 echo replies
         assert st["frames_to_tun"] == 5, st
@@ -350,3 +358,15 @@ def test_once_exits_when_the_peer_goes(ns, tmp_path, make_bridge):
     assert wait_for(lambda: not br.running(), 5), "--once: still running after the peer left"
     assert br.proc.returncode == 0
     assert TUN not in ns.ip(["link", "show"]).stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_every_stop_signal_ends_the_bridge_and_frees_its_tun(ns, tmp_path, make_bridge, sig):
+    """SIGINT and SIGHUP (a closed terminal) end the bridge as SIGTERM does: exit 0,
+    the counters written, and the TUN gone from the namespace."""
+    port = free_port(ns)
+    br = make_bridge(f"tcp-listen:127.0.0.1:{port}")
+    assert ns.ip(["link", "show"]).stdout.count(": msl") == 1
+    st = br.stop(sig=sig)
+    assert "frames_to_tun" in st
+    assert ": msl" not in ns.ip(["link", "show"]).stdout

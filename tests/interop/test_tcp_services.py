@@ -143,17 +143,55 @@ def test_http_bad_requests_answered_and_closed(tcp_host, request_bytes, status):
     assert r[0][1].get("connection") == "close"
 
 
-def test_ninth_connection_is_refused(tcp_host):
-    """The HTTP app has 8 connection slots: a 9th handshake gets RST."""
+def _get3(s: socket.socket) -> None:
+    s.sendall(b"GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while not got.endswith(b"\r\n\r\n" + body_pattern(3)):
+        chunk = s.recv(4096)
+        assert chunk, got
+        got += chunk
+
+
+def test_ninth_connection_resets_the_idlest(tcp_host):
+    """The HTTP app has 8 connection slots. With 8 idle connections (each
+    answered once, now waiting), a 9th resets the one idle longest and is
+    served (issue 24: 8 idle connections used to lock every client out)."""
     socks = [connect(tcp_host, socket.AF_INET, STACK_V4, HTTP) for _ in range(8)]
     try:
-        for s in socks:   # each works
-            s.sendall(b"GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
-            got = b""
-            while not got.endswith(b"\r\n\r\n" + body_pattern(3)):
-                chunk = s.recv(4096)
-                assert chunk, got
-                got += chunk
+        for s in socks:   # each works; socks[0] is then idle longest
+            _get3(s)
+            time.sleep(0.05)
+        extra = connect(tcp_host, socket.AF_INET, STACK_V4, HTTP)
+        _get3(extra)
+        extra.close()
+        socks[0].settimeout(5)
+        with pytest.raises((ConnectionResetError, BrokenPipeError)):
+            socks[0].sendall(b"GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
+            if socks[0].recv(4096) == b"":
+                raise AssertionError("orderly close, not RST")
+        for s in socks[1:]:
+            _get3(s)
+    finally:
+        for s in socks:
+            s.close()
+    stats = tcp_host.stop()
+    assert stats["apps"]["http"]["evicted"] == 1, stats["apps"]["http"]
+    assert stats["apps"]["http"]["refused"] == 0, stats["apps"]["http"]
+
+
+def test_ninth_connection_is_refused_while_all_send(tcp_host):
+    """A connection sending a response is never reset for a new one: with 8
+    clients that asked for large bodies and do not read, a 9th handshake
+    gets RST."""
+    socks = []
+    try:
+        for _ in range(8):
+            s = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=10)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect((STACK_V4, HTTP))
+            s.sendall(b"GET /bytes/100000000 HTTP/1.1\r\nHost: x\r\n\r\n")
+            socks.append(s)
+        time.sleep(1)     # the windows close; every connection is mid-response
         # The handshake completes in moteip's SYN cache; only then does the
         # app refuse, with RST: it shows in connect() or on the first read.
         extra = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=5)
@@ -168,6 +206,7 @@ def test_ninth_connection_is_refused(tcp_host):
             s.close()
     stats = tcp_host.stop()
     assert stats["apps"]["http"]["refused"] >= 1
+    assert stats["apps"]["http"]["evicted"] == 0, stats["apps"]["http"]
     assert stats["tcp"]["accept_refused"] >= 1
 
 

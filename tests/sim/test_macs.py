@@ -287,7 +287,10 @@ def pair(mac: dict) -> dict:
      "expected longer than probe_backoff_us + phy.cca_us + phy.turnaround_us"),
     ({"rdc": {"type": "lpp", "on_us": 6250}}, "mac.rdc.on_us",
      "unknown key for the lpp RDC; its keys: type, check_rate_hz, cca_on_us, burst_wait_us, "
+     "burst_max_ms, burst_budget_ms, burst_window_ms, "
      "listen_us, probe_backoff_us, probe_jitter_us, adapt_max_ms"),
+    ({"rdc": {"type": "leaf", "parent": 1, "burst_budget_ms": 2000}}, "mac.rdc.burst_budget_ms",
+     "expected at most burst_window_ms"),
     ({"rdc": {"type": "xmac", "adapt_max_ms": 100}}, "mac.rdc.adapt_max_ms",
      "expected 0 (a fixed interval) or at least the RDC's own interval"),
     ({"nodes": [{"ids": [2], "rdc": {"type": "leaf"}}]}, "mac.nodes[0].rdc.parent",

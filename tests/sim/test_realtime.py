@@ -143,11 +143,14 @@ def test_a_stalled_host_catches_up_and_warns(tmp_path):
     assert without_realtime(r) == plain
 
 
-def test_sigterm_ends_a_realtime_run_with_its_result(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_ends_a_realtime_run_with_its_result(tmp_path, sig):
+    """SIGHUP (the terminal closed) ends a run as SIGTERM does: with its result, and the
+    TUN of a border router freed, not by the default action that writes nothing."""
     with started(ping_chain(60), tmp_path) as (p, line):
         assert line.startswith("moteip-sim: realtime: running 4 nodes for 60.000 simulated s")
         time.sleep(1.0)
-        p.send_signal(signal.SIGTERM)
+        p.send_signal(sig)
         out, err = p.communicate(timeout=10)
     assert p.returncode == 0, err
     r = json.loads(out)

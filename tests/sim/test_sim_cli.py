@@ -280,6 +280,30 @@ SCENARIO_ERRORS = [
      "mac.max_retries",
      'expected a key of csma_ca MACs, or of MACs with a parent RDC, only '
      '(this MAC\'s type is "csma"), got 2'),
+    # misbehave (sim/misbehave.c): a victim other than the node, some attack, keys of the
+    # pending attack only with it, a stop after the start, ranges
+    ("misbehave_target_is_node",
+     lambda s: s.update(misbehave=[{"node": 1, "target": 1, "pending_every_ms": 20}]),
+     "misbehave[0].target", "expected a node other than the misbehaving node itself"),
+    ("misbehave_without_attack", lambda s: s.update(misbehave=[{"node": 1, "target": 0}]),
+     "misbehave[0]", "expected at least one attack: pending_every_ms"),
+    ("misbehave_pending_to_without_pending",
+     lambda s: s.update(misbehave=[{"node": 1, "target": 0, "strobe_every_ms": 200,
+                                    "pending_to": "broadcast"}]),
+     "misbehave[0].pending_to", "expected a key of the pending attack only"),
+    ("misbehave_stop_before_start",
+     lambda s: s.update(misbehave=[{"node": 1, "target": 0, "poll_every_ms": 100,
+                                    "start_s": 5, "stop_s": 2}]),
+     "misbehave[0].stop_s", "expected 0 (the end of the run) or a time after start_s"),
+    ("misbehave_node_out_of_range",
+     lambda s: s.update(misbehave=[{"node": 7, "target": 0, "pending_every_ms": 20}]),
+     "misbehave[0].node", "expected an integer node id 0..2"),
+    ("misbehave_period_too_long",
+     lambda s: s.update(misbehave=[{"node": 1, "target": 0, "probe_every_ms": 600001}]),
+     "misbehave[0].probe_every_ms", "expected an integer in [0, 600000]"),
+    ("misbehave_unknown_key",
+     lambda s: s.update(misbehave=[{"node": 1, "target": 0, "pending_every": 20}]),
+     "misbehave[0].pending_every", "unknown key; known keys here: node, target, pending_every_ms"),
     ("interference_range_below_range",
      lambda s: s.update(medium={"range_m": 50, "interference_range_m": 40}),
      "medium.interference_range_m", "expected a value >= range_m"),
@@ -440,11 +464,14 @@ def test_unknown_option_is_a_usage_error(scenario_file):
     assert_usage_error(p.returncode, p.stdout, p.stderr, "unknown option '--bogus'", "usage:")
 
 
-@pytest.mark.parametrize("value", ["-3", "abc", "", "12x", " -5", "+5", "18446744073709551616"])
+@pytest.mark.parametrize("value", ["-3", "abc", "", "12x", " -5", "+5", "18446744073709551616",
+                                   "9223372036854775808", "18446744073709551615"])
 def test_bad_seed_is_a_usage_error(scenario_file, value):
+    """--seed takes the range of the scenario's seed key, [0, 2^63 - 1]: a seed the
+    scenario file could not hold is not accepted on the command line either."""
     p = run_cli(str(scenario_file), "--seed", value)
     assert_usage_error(p.returncode, p.stdout, p.stderr,
-                       f"--seed: expected a non-negative integer, got '{value}'")
+                       f"--seed: expected an integer in [0, 9223372036854775807], got '{value}'")
 
 
 def test_two_scenario_files_is_a_usage_error(scenario_file, tmp_path):

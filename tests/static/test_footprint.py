@@ -200,8 +200,8 @@ def test_mac_with_one_rdc_m0plus(tmp_path, rdc, profile):
 # compilers (3,596 B Cortex-M0+, 3,798 B AVR), and its RAM: <= 40 B per
 # connection, the packet buffer, <= 100 B besides (IPv4).
 MICRO_TEXT_BUDGET = {"cortex-m0plus": 3600, "avr-atmega128": 3800}
-# Met on AVR since 2026-11-25 (docs/MICRO.md, "Size": 3,784 B, from 5,026)
-# with 16 B to spare; avr-gcc 5.4 moves by tens of bytes on small edits, so
+# Met on AVR since 2026-11-25 (docs/MICRO.md, "Size": 3,784 B, from 5,026;
+# 3,788 B since a new SYN may take a half-open slot) with 12 B to spare; avr-gcc 5.4 moves by tens of bytes on small edits, so
 # this ceiling says when a change spends the margin (raise it knowingly).
 MICRO_AVR_CEILING = 3790
 
@@ -280,3 +280,21 @@ def test_tcp_without_sack_compiles_no_sack_code():
     per_off, linked_off, out = _tcp_image("full", "-DMIP_TCP_SACK=0")
     assert abs(linked_off - per_off) <= 64, out
     assert per_on - per_off > 700, (per_on, per_off)
+
+
+# Issue 24: link-layer security (MIP_CONF_LLSEC) with the software AES, all
+# it adds to the tiny profile on Cortex-M0+: llsec, AES-128, CCM*, the aux
+# header codec and the engine's hooks (bench/footprint --profile
+# tiny-llsec, its difference to tiny). The issue asks <= 2,000 B; measured
+# 3,092 B (docs/MAC.md, "Footprint of link-layer security"), so this is a
+# guard against growth, not the target.
+LLSEC_BUDGET_M0 = 3150
+
+
+def test_llsec_cost_on_cortex_m0plus(footprint_json):
+    p = _run("--json", "--target", "cortex-m0plus", "--profile", "tiny-llsec")
+    assert p.returncode == 0, p.stderr
+    with_llsec = json.loads(p.stdout)["cortex-m0plus"]["tiny-llsec"]["total"]["text"]
+    cost = with_llsec - footprint_json["cortex-m0plus"]["tiny"]["total"]["text"]
+    print(f"llsec on Cortex-M0+: {cost} B")
+    assert 1000 < cost <= LLSEC_BUDGET_M0

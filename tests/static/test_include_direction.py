@@ -5,9 +5,10 @@ The floors, bottom up (DESIGN.md, *Include direction*):
     0  base (the instance's random generator), wire (pure codecs)
     1  mac
     2  core, micro (the micro profile's stack of its own, beside core)
-    3  tcp, relay
-    4  apps
-    5  port/<board>, port/common, tools/<tool>, sim
+    3  tcp, relay, route (routing protocols: RPL)
+    4  os (the process kernel and the stack as a service)
+    5  apps
+    6  port/<board>, port/common, tools/<tool>, sim
 
 A file may include headers of its own folder, of any lower floor, and the
 open ground headers (below). It may not include a header of a higher floor
@@ -50,9 +51,10 @@ FLOOR = {
     "base": 0, "wire": 0,
     "mac": 1,
     "core": 2, "micro": 2,
-    "tcp": 3, "relay": 3,
-    "apps": 4,
-    "port": 5, "tools": 5, "sim": 5,        # port/<x> and tools/<x>: by their first part
+    "tcp": 3, "relay": 3, "route": 3,
+    "os": 4,
+    "apps": 5,
+    "port": 6, "tools": 6, "sim": 6,        # port/<x> and tools/<x>: by their first part
 }
 GROUND = "ground"          # the open ground headers: anyone may include them
 UMBRELLA = "umbrella"
@@ -61,21 +63,25 @@ UMBRELLA = "umbrella"
 PUBLIC = {
     "addr.h": "core", "ip.h": "core", "neigh.h": "core", "netif.h": "core",
     "pbuf.h": "core", "ping.h": "core", "reass.h": "core", "route.h": "core",
-    "stack.h": "core", "stats.h": "core", "udp.h": "core",
+    "stack.h": "core", "stats.h": "core", "udp.h": "core", "routing.h": "core",
     "slaac.h": "core", "nd6lo.h": "core",
     "mac.h": "mac", "radio.h": "mac", "rdc.h": "mac",
     "micro.h": "micro",
     "relay.h": "relay",
+    "rpl.h": "route",
     "rng.h": "base",
+    "cipher.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
-    "config.h": None, "timer.h": None, "byte_ring.h": None,
+    "os.h": "os", "os_net.h": "os",
+    "config.h": None, "timer.h": None, "byte_ring.h": None, "pt.h": None,
     "moteip.h": UMBRELLA,
 }
 
 # (from folder, to folder): why DESIGN.md allows it.
 JOINS = {
-    ("sim", "port/linux"): "the border router opens its host TUN/TAP with the Linux port's driver",
+    ("sim", "port/linux"): "the border router opens its host TUN/TAP with the Linux port's driver; "
+                           "--zep-mirror parses its address with the ZEP radio's",
     ("port/avr", "port/common"): "a board builds the shared SLIP node on board_api.h",
     ("port/microbit", "port/common"): "a board builds the shared SLIP node on board_api.h",
     ("port/mps2", "port/common"): "the Cortex-M reset handler and the tick clock",

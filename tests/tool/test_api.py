@@ -34,7 +34,7 @@ def test_sweep_argument_errors(udp3, tmp_path):
         moteip.sweep(udp3, vary={"medium.ber": 0.1}, out=tmp_path / "x", log=None)
     with pytest.raises(UsageError, match=r"^runs: expected an integer >= 1, got 0$"):
         moteip.sweep(udp3, runs=0, out=tmp_path / "x", log=None)
-    with pytest.raises(UsageError, match=r"^seed: expected a non-negative integer, got -1$"):
+    with pytest.raises(UsageError, match=r"^seed: expected an integer in \[0, 9223372036854775807\], got -1$"):
         moteip.sweep(udp3, seed=-1, out=tmp_path / "x", log=None)
     with pytest.raises(UsageError, match=r"^key 'a\.\.b': "):
         moteip.sweep(udp3, vary={"a..b": [1]}, out=tmp_path / "x", log=None)

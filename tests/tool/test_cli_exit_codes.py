@@ -35,20 +35,34 @@ def test_unknown_option(cli, udp3):
     (["sweep", "udp3.toml", "--runs", "x"], "moteip sweep: error: argument --runs: expected an integer >= 1, got 'x'"),
     (["sweep", "udp3.toml", "--jobs", "0"], "moteip sweep: error: argument --jobs: expected an integer >= 1, got '0'"),
     (["sweep", "udp3.toml", "--seed", "-1"],
-     "moteip sweep: error: argument --seed: expected a non-negative integer, got '-1'"),
+     "moteip sweep: error: argument --seed: expected an integer in [0, 9223372036854775807], got '-1'"),
     (["run", "udp3.toml", "--seed", "1.5"],
-     "moteip run: error: argument --seed: expected a non-negative integer, got '1.5'"),
+     "moteip run: error: argument --seed: expected an integer in [0, 9223372036854775807], got '1.5'"),
+    # the scenario's seed key has this range: --seed takes no more (it took 2^64 - 1)
+    (["run", "udp3.toml", "--seed", "18446744073709551615"],
+     "moteip run: error: argument --seed: expected an integer in [0, 9223372036854775807], got '18446744073709551615'"),
     (["reproduce", "per-ber", "--runs", "0"],
      "moteip reproduce: error: argument --runs: expected an integer >= 1, got '0'"),
     (["sweep", "udp3.toml", "--progress", "--no-progress"],
      "argument --no-progress: not allowed with argument --progress"),
     (["plot", "somewhere", "--y", "flows[0].goodput_bps"], "the following arguments are required: --x"),
     (["run"], "the following arguments are required: SCENARIO"),
-], ids=["runs-0", "runs-x", "jobs-0", "seed-negative", "seed-float", "reproduce-runs-0", "progress-both",
+], ids=["runs-0", "runs-x", "jobs-0", "seed-negative", "seed-float", "seed-2^64-1",
+        "reproduce-runs-0", "progress-both",
         "plot-no-x", "run-no-scenario"])
 def test_argument_errors(cli, udp3, tmp_path, args, fragment):
     _usage_error(cli(*args), fragment)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_sweeps_seeds_stay_in_the_seed_range(cli, udp3, tmp_path):
+    """A sweep's runs take seeds first, first + 1, ...: the last must be a seed the
+    scenario file and the simulator take, or the sweep is refused before it runs."""
+    r = cli("sweep", "udp3.toml", "--seed", "9223372036854775807", "--runs", "2", "--out", "s", "--no-progress")
+    assert (r.rc, r.stdout) == (2, ""), r
+    assert r.stderr == ("moteip: seed 9223372036854775807 with 2 runs: the last run's seed 9223372036854775808 "
+                        "is above the largest seed, 9223372036854775807\n"), r
+    assert not (tmp_path / "s").exists()
 
 
 def test_version(cli):

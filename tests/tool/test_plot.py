@@ -206,3 +206,28 @@ def test_logx_without_a_positive_x_is_a_usage_error(cli, tmp_path, scenario_text
     assert r.stderr == ("moteip: --logx: flows[0].start_s has no positive value to put on a log scale; "
                         "values: 0\n")
     assert not (tmp_path / "z.png").exists()
+
+
+def test_x_tick_labels_never_overlap():
+    """Long category names (and dense values) ran into each other on one plot's x axis:
+    fit_tick_labels slants them, then thins them, until none overlaps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from moteip.plot import _overlapping, fit_tick_labels
+
+    for n, words in ((6, "contikimac-with-phase-lock"), (40, "x")):
+        fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+        cats = [f"{words}-{i}" for i in range(n)]
+        ax.plot(range(n), range(n))
+        ax.set_xticks(range(n), cats)
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        assert _overlapping(ax.get_xticklabels(), renderer)       # the defect, reproduced
+        fit_tick_labels(fig, ax)
+        assert not _overlapping(ax.get_xticklabels(), renderer)
+        assert sum(t.get_visible() for t in ax.get_xticklabels()) >= 3
+        plt.close(fig)

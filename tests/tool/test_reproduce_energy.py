@@ -11,7 +11,23 @@ import moteip.experiments as experiments
 
 def test_registered():
     names = {e.name for e in experiments.all_experiments()}
-    assert {"contikimac-idle", "dtc-energy", "cctrl-mac", "tcplp-dutycycle", "tcp-dutycycled-path"} <= names
+    assert {"contikimac-idle", "dtc-energy", "cctrl-mac", "tcplp-dutycycle", "tcp-dutycycled-path",
+            "denial-of-sleep"} <= names
+
+
+def test_denial_of_sleep_within_the_bound(cli, tmp_path):
+    """One run per arm: every attack leaves the victim within docs/MAC.md's
+    unsecured bound (0.33 s a second above no attack); before bounded bursts
+    X-MAC and LPP were at 89-99 %."""
+    r = cli("reproduce", "denial-of-sleep", "--runs", "1", "--out", "dos")
+    assert r.rc == 0, r
+    assert "victim radio-on %" in r.stdout
+    s = json.loads((tmp_path / "dos" / "summary.json").read_text())
+    dc = {p["params"]["arm"]: p["metrics"]["victim_dc"]["mean"] for p in s["points"]}
+    assert len(dc) == 17
+    for arm, v in dc.items():
+        rdc = arm.split("/")[0]
+        assert v <= dc[f"{rdc}/none"] + 0.33, (arm, v)
 
 
 def test_contikimac_idle_against_the_report(cli, tmp_path):

@@ -2,7 +2,8 @@
 caught it: `sweep --set`, "seed None" in a failed run's message, an output
 path that cannot be written, a static route out of radio range (a warning;
 --strict makes it exit 2), timed TCP flows printed as "341236/0 B", the
-capture options, and --version."""
+capture options, and --version; and from issue 28: sensor flows printed as JSON, an
+unknown [sweep].table metric printed as "-", and a bad [sweep].vary key blamed on --vary."""
 from __future__ import annotations
 
 import json
@@ -124,3 +125,48 @@ def test_version(cli):
     r = cli("--version")
     assert (r.rc, r.stdout) == (0, f"moteip {moteip.__version__}\n")
     assert re.fullmatch(r"\d+\.\d+\.\d+", moteip.__version__)
+
+
+# --- issue 28: rough edges of the workbench ----------------------------------------------
+
+SENSOR3 = """\
+name = "sensor3"
+duration_s = 30
+[topology]
+type = "chain"
+nodes = 3
+spacing_m = 40
+[[flows]]
+type = "sensor"
+src = 2
+dst = 0
+transport = "coap"
+batch = 5
+"""
+
+
+def test_a_sensor_flow_prints_as_a_row_not_json(cli, write_scenario):
+    write_scenario("s.toml", SENSOR3)
+    r = cli("run", "s.toml", "--out", "r.json")
+    assert r.rc == 0, r
+    row = next(line for line in r.stdout.splitlines() if line.startswith("0 "))
+    assert "{" not in row and '"' not in row, row
+    assert re.search(r"\b\d+/\d+ readings over coap, reliability [\d.]+, latency [\d.]+ ms", row), row
+
+
+def test_an_unknown_sweep_table_metric_is_an_error_naming_close_ones(cli, write_scenario, scenario_text):
+    write_scenario("t.toml", scenario_text["udp3"] + '\n[sweep]\ntable = ["flows[0].delivery_rate"]\n')
+    r = cli("sweep", "t.toml", "--runs", "1", "--out", "t", "--no-progress")
+    assert r.rc == 2, r
+    assert "moteip: sweep.table flows[0].delivery_rate: no such metric in this sweep; similar: " in r.stderr
+    assert "flows[0].delivery_ratio" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_bad_sweep_vary_key_is_blamed_on_the_file_not_on_vary(cli, write_scenario, scenario_text):
+    write_scenario("v.toml", scenario_text["udp3"] + '\n[sweep]\nvary = { "flows[3].count" = [1, 2] }\n')
+    for cmd in (["sweep", "v.toml", "--runs", "1", "--out", "v", "--no-progress"], ["check", "v.toml"]):
+        r = cli(*cmd)
+        assert r.rc == 2, r
+        assert r.stderr == "moteip: v.toml: sweep.vary: flows[3]: the scenario's flows has 1 element\n", r
+    r = cli("check", "v.toml", "--vary", "flows[3].count=5")       # typed: then it is --vary's
+    assert r.rc == 2 and r.stderr.startswith("moteip: --vary: flows[3]"), r

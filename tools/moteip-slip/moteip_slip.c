@@ -23,7 +23,8 @@
  * Frames from the serial side go to the TUN, one IP datagram per write;
  * datagrams from the TUN are SLIP-encoded to the serial side (END first and
  * last). Bad input is dropped and counted, never fatal: a frame over --mtu,
- * a bad escape, a frame that is not IPv4 or IPv6, a frame cut short when
+ * a bad escape, a frame that is not IPv4 or IPv6, one shorter than its IP
+ * header (IPv4: 20 bytes and its IHL; IPv6: 40), a frame cut short when
  * the peer went away; datagrams that arrive from the TUN while no peer is
  * there, or while the serial side is not taking bytes (8 frames queued).
  * A peer that vanishes (EOF, reset, hangup) is waited for: connecting
@@ -34,7 +35,7 @@
  * The command line is a contract (tests/interop/test_slip_bridge.py): a bad
  * or missing argument prints ONE line on stderr naming the argument, and
  * exits 2. Runtime failures (no TUN, a serial device that cannot be opened
- * at start) exit 1. SIGINT/SIGTERM end the bridge (exit 0) after writing
+ * at start) exit 1. SIGINT/SIGTERM/SIGHUP end the bridge (exit 0) after writing
  * --stats-json; SIGUSR1 writes it without stopping. Once the TUN is up the
  * bridge prints one line on stdout:
  *     ready tun=NAME mtu=N serial=SPEC [pty=/dev/pts/N]
@@ -172,7 +173,7 @@ static void print_help(void)
             printf(")");
         printf("\n");
     }
-    printf("\nExit status: 0 on SIGINT/SIGTERM (or a peer gone with --once, fd:N), "
+    printf("\nExit status: 0 on SIGINT/SIGTERM/SIGHUP (or a peer gone with --once, fd:N), "
            "1 on a runtime failure, 2 on a bad argument.\n");
 }
 
@@ -371,6 +372,7 @@ static void parse_serial(const char *spec, struct serial_spec *s)
     X(drop_too_big)         /* a SLIP frame over the MTU */                   \
     X(drop_bad_escape)      /* ESC followed by other than ESC_END/ESC_ESC */  \
     X(drop_not_ip)          /* a frame that is not IPv4 or IPv6 */            \
+    X(drop_ip_runt)         /* a frame shorter than its IP header */          \
     X(drop_cut_short)       /* a frame unfinished when its peer went away */  \
     X(drop_tun_write)       /* the TUN refused a frame */                     \
     X(drop_tun_too_big)     /* a TUN datagram over the MTU */                 \
@@ -630,6 +632,18 @@ static void serial_accept(struct bridge *b)
     peer_attach(b, fd);
 }
 
+/* The IP header of frame f (len >= 1 bytes, version 4 or 6) fits in it:
+ * IPv4 20 bytes and IHL words of at least 5, IPv6 40. The kernel would drop
+ * a runt too, but only after the bridge counted it as written. */
+static bool ip_header_fits(const uint8_t *f, size_t len)
+{
+    size_t ihl = (size_t)(f[0] & 0x0Fu) * 4u;
+
+    if (f[0] >> 4 == 4)
+        return len >= 20u && ihl >= 20u && ihl <= len;
+    return len >= 40u;
+}
+
 /* Bytes from the serial side: decode, and write each IP frame to the TUN. */
 static void serial_input(struct bridge *b)
 {
@@ -658,6 +672,8 @@ static void serial_input(struct bridge *b)
             uint8_t v = b->dec.buf[0] >> 4;
             if (v != 4 && v != 6)
                 b->st.drop_not_ip++;
+            else if (!ip_header_fits(b->dec.buf, b->dec.len))
+                b->st.drop_ip_runt++;
             else if (write(b->tun, b->dec.buf, b->dec.len) != (ssize_t)b->dec.len)
                 b->st.drop_tun_write++;
             else
@@ -733,6 +749,7 @@ static int signals_fd(void)
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGUSR1);
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
         die("sigprocmask: %s", strerror(errno));

@@ -28,6 +28,7 @@
 #define MIP_ICMPV6_NS             135u
 #define MIP_ICMPV6_NA             136u
 #define MIP_ICMPV6_REDIRECT       137u
+#define MIP_ICMPV6_RPL            155u   /* RPL control (RFC 6550 6) */
 
 #define MIP_ICMPV6_UNREACH_NOROUTE 0u
 #define MIP_ICMPV6_UNREACH_ADDR    3u

@@ -226,6 +226,7 @@ from . import (  # noqa: E402,F401
     cctrl_figures,
     coap,
     demo,
+    dos,
     dtc_figures,
     energy,
     physics,

@@ -26,9 +26,9 @@ import shutil
 import struct
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..errors import RunError, UsageError
 from ..jsontypes import JsonObj
@@ -151,9 +151,25 @@ def _from_sweep(d: pathlib.Path, run: str | None, sim: Sim, log: Log) -> RunFile
 RECEPTION = {"rx": 0, "collision": 1, "corrupt": 2}
 
 
-def load_trace(path: pathlib.Path) -> JsonObj:
+def _stream_lines(path: pathlib.Path) -> Iterator[str]:
+    """The lines of a finished trace, read as they are used (a long run's trace is large)."""
+    f = open(path, encoding="utf-8")
+    return _close_after(f)
+
+
+def _close_after(f: Any) -> Iterator[str]:
+    with f:
+        try:
+            yield from f
+        except UnicodeDecodeError:
+            raise UsageError(f"{f.name}: not a moteip-sim trace (not UTF-8)") from None
+
+
+def load_trace(path: pathlib.Path, growing: bool = False) -> JsonObj:
     """The trace as the page's columns (lists of numbers, not one object per
-    event: a long run has hundreds of thousands)."""
+    event: a long run has hundreds of thousands). `growing`: a run still writes
+    it, so a missing file is an empty trace and a last line without its newline
+    is not read yet."""
     nodes: dict[int, JsonObj] = {}
     links: list[list[Any]] = []
     hops: list[list[Any]] = []
@@ -163,42 +179,50 @@ def load_trace(path: pathlib.Path) -> JsonObj:
     states: list[list[Any]] = []
     others: list[list[Any]] = []
     last_tx: dict[int, int] = {}
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read the trace ({e.strerror})") from None
-    with f:
-        for n, line in enumerate(f, 1):
-            try:
-                rec = json.loads(line)
-                ev, node, t = rec["ev"], int(rec["node"]), int(rec["t_us"])
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                raise UsageError(f"{path}:{n}: not a moteip-sim trace line") from None
-            if ev == "tx":
-                last_tx[node] = len(tx["t"])
-                tx["t"].append(t)
-                tx["end"].append(int(rec.get("end_us", t)))
-                tx["node"].append(node)
-                tx["len"].append(int(rec.get("len", 0)))
-            elif ev in RECEPTION:
-                rx["t"].append(t)
-                rx["node"].append(node)
-                rx["tx"].append(last_tx.get(int(rec.get("from", -1)), -1))
-                rx["kind"].append(RECEPTION[ev])
-            elif ev == "node":
-                nodes[node] = {"id": node, "x": rec.get("x"), "y": rec.get("y")}
-            elif ev == "link":
-                links.append([node, int(rec["to"]), float(rec.get("prr", 1))])
-            elif ev == "hop":
-                hops.append([int(rec["flow"]), node, int(rec["to"]), bool(rec.get("back"))])
-            elif ev == "link_fail":
-                drops.append([t, node, {k: v for k, v in rec.items() if k not in ("t_us", "node")}])
-            elif isinstance(rec.get("state"), str):
-                # radio / duty-cycle states, from simulators that trace them
-                states.append([t, node, rec["state"]])
-            else:
-                others.append([t, node, ev, {k: v for k, v in rec.items()
-                                             if k not in ("t_us", "node", "ev")}])
+    if growing:        # a snapshot up to the last complete line
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            text = ""
+        except OSError as e:
+            raise UsageError(f"{path}: cannot read the trace ({e.strerror})") from None
+        lines: Iterable[str] = text[:text.rfind("\n") + 1].splitlines()
+    else:
+        try:
+            lines = _stream_lines(path)
+        except OSError as e:
+            raise UsageError(f"{path}: cannot read the trace ({e.strerror})") from None
+    for n, line in enumerate(lines, 1):
+        try:
+            rec = json.loads(line)
+            ev, node, t = rec["ev"], int(rec["node"]), int(rec["t_us"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            raise UsageError(f"{path}:{n}: not a moteip-sim trace line") from None
+        if ev == "tx":
+            last_tx[node] = len(tx["t"])
+            tx["t"].append(t)
+            tx["end"].append(int(rec.get("end_us", t)))
+            tx["node"].append(node)
+            tx["len"].append(int(rec.get("len", 0)))
+        elif ev in RECEPTION:
+            rx["t"].append(t)
+            rx["node"].append(node)
+            rx["tx"].append(last_tx.get(int(rec.get("from", -1)), -1))
+            rx["kind"].append(RECEPTION[ev])
+        elif ev == "node":
+            nodes[node] = {"id": node, "x": rec.get("x"), "y": rec.get("y")}
+        elif ev == "link":
+            links.append([node, int(rec["to"]), float(rec.get("prr", 1))])
+        elif ev == "hop":
+            hops.append([int(rec["flow"]), node, int(rec["to"]), bool(rec.get("back"))])
+        elif ev == "link_fail":
+            drops.append([t, node, {k: v for k, v in rec.items() if k not in ("t_us", "node")}])
+        elif isinstance(rec.get("state"), str):
+            # radio / duty-cycle states, from simulators that trace them
+            states.append([t, node, rec["state"]])
+        else:
+            others.append([t, node, ev, {k: v for k, v in rec.items()
+                                         if k not in ("t_us", "node", "ev")}])
     ids = set(nodes) | set(tx["node"]) | set(rx["node"])
     for i in ids:
         nodes.setdefault(i, {"id": i, "x": None, "y": None})
@@ -298,9 +322,10 @@ def frame_kind(proto: str, length: int) -> str:
 
 # --- the page --------------------------------------------------------------------------------
 
-def build(files: RunFiles, details_max: int = DETAILS_MAX) -> JsonObj:
-    """Everything the page shows, as one JSON-able dict."""
-    tr = load_trace(files.trace)
+def build(files: RunFiles, details_max: int = DETAILS_MAX, growing: bool = False) -> JsonObj:
+    """Everything the page shows, as one JSON-able dict (`growing`: the run is still
+    writing the trace)."""
+    tr = load_trace(files.trace, growing)
     tx = tr["tx"]
     frame_no = [0] * len(tx["t"])
     summ: dict[int, tuple[str, str]] = {}
@@ -311,7 +336,7 @@ def build(files: RunFiles, details_max: int = DETAILS_MAX) -> JsonObj:
         linktype, recs = pcap_records(files.pcap)
         frame_no = match_frames(tx, linktype, recs)
         summ = summaries(files.pcap)
-        if not summ:
+        if _tshark() is None:
             notes.append("tshark is not installed: frames are shown without their decoded headers "
                          "(scripts/setup.sh installs it).")
         elif len(recs) <= details_max:
@@ -337,14 +362,24 @@ def build(files: RunFiles, details_max: int = DETAILS_MAX) -> JsonObj:
         "title": files.label,
         "notes": notes,
         "result": {k: result.get(k) for k in ("scenario", "seed", "nodes", "sim_time_s", "events",
-                                               "totals", "flows")},
+                                               "totals", "flows", "radio")},
         "node_stats": result.get("node_stats", []),
         "kinds": kinds,
         "linktype": linktype,
         "details": {str(k): v for k, v in det.items()},
+        # why a static page has no decoded headers: tshark missing, or a capture
+        # larger than details_max (decoding every frame would make the page huge)
+        "tshark": _tshark() is not None,
+        "details_max": details_max,
         "details_complete": bool(det) and len(det) >= sum(1 for n in frame_no if n),
         **tr,
     }
+
+
+def _json_script(data: object) -> str:
+    """JSON safe inside a <script> element whatever its strings hold: no "<" at all, so
+    neither "</script>" nor "<!--" can change how the page is tokenised."""
+    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def _script(text: str) -> str:
@@ -362,7 +397,7 @@ def render(data: JsonObj) -> str:
     return (page.replace("/*STYLE*/", (HERE / "viewer.css").read_text())
                 .replace("/*D3*/", _script(d3.read_text()))
                 .replace("/*VIEWER*/", _script((HERE / "viewer.js").read_text()))
-                .replace("/*DATA*/", _script(json.dumps(data, separators=(",", ":")))))
+                .replace("/*DATA*/", _json_script(data)))
 
 
 def write(data: JsonObj, out: str | os.PathLike[str]) -> pathlib.Path:
@@ -375,11 +410,64 @@ def write(data: JsonObj, out: str | os.PathLike[str]) -> pathlib.Path:
     return p
 
 
+class Live:
+    """The page's data of a run in progress (`moteip run --realtime --view`): rebuilt
+    from its trace as it grows, then once more with the result and the capture when the
+    run ends. Readers wait for a version newer than the one they have."""
+
+    def __init__(self, label: str, trace: pathlib.Path, interval_s: float = 0.5) -> None:
+        self.label, self.trace, self.interval_s = label, trace, interval_s
+        self.cond = threading.Condition()
+        self.version = 0
+        self.data = self._build(None, None)
+        self._size = -1
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._follow, name="moteip-live", daemon=True)
+        self._thread.start()
+
+    def _build(self, result: JsonObj | None, pcap: pathlib.Path | None) -> JsonObj:
+        notes = [] if result is not None else [
+            "A live run: the page follows its trace; headers are decoded when it ends."]
+        d = build(RunFiles(self.label, self.trace, result, pcap, notes), growing=result is None)
+        if result is None:
+            d["notes"] = notes           # not "no capture": it comes at the end
+        d["live"] = result is None
+        return d
+
+    def _publish(self, data: JsonObj) -> None:
+        with self.cond:
+            self.data = data
+            self.version += 1
+            self.cond.notify_all()
+
+    def _follow(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                size = self.trace.stat().st_size
+            except OSError:
+                continue
+            if size != self._size:
+                self._size = size
+                self._publish(self._build(None, None))
+
+    def finish(self, result: JsonObj, pcap: pathlib.Path | None) -> None:
+        """The run ended: the last version has the result, the capture, live false."""
+        self._stop.set()
+        self._thread.join()
+        self._publish(self._build(result, pcap))
+
+    def wait(self, seen: int, timeout: float) -> tuple[int, JsonObj]:
+        with self.cond:
+            self.cond.wait_for(lambda: self.version != seen, timeout)
+            return self.version, self.data
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     page: bytes = b""
     pcap: pathlib.Path | None = None
     cache: dict[int, str] = {}
     lock = threading.Lock()
+    live: Live | None = None
 
     def log_message(self, format: str, *args: Any) -> None:  # no request log on the terminal
         pass
@@ -392,9 +480,34 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _events(self, live: Live) -> None:
+        """Server-sent events: the page's data at every new version, until the run's end."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        seen = -1
+        try:
+            while True:
+                version, data = live.wait(seen, 15.0)
+                if version == seen:
+                    self.wfile.write(b": still running\n\n")    # keeps proxies from timing out
+                else:
+                    seen = version      # json.dumps writes no raw newline: one data line
+                    self.wfile.write(b"data: " + json.dumps(data, separators=(",", ":")).encode()
+                                     + b"\n\n")
+                    if not data.get("live"):
+                        break
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass                        # the page went away
+
     def do_GET(self) -> None:  # noqa: N802 (the http.server name)
         if self.path in ("/", "/index.html"):
-            self._send(200, self.page, "text/html; charset=utf-8")
+            page = self.page if self.live is None else render(self.live.wait(-1, 0)[1]).encode()
+            self._send(200, page, "text/html; charset=utf-8")
+        elif self.path == "/events" and self.live is not None:
+            self._events(self.live)
         elif self.path.startswith("/frame/") and self.path[7:].isdigit() and self.pcap is not None:
             n = int(self.path[7:])
             with self.lock:
@@ -409,18 +522,49 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(404, b"not found", "text/plain; charset=utf-8")
 
 
+def _server(data: JsonObj | None, pcap: pathlib.Path | None, port: int,
+            live: Live | None = None) -> http.server.ThreadingHTTPServer:
+    attrs: dict[str, Any] = {"pcap": pcap, "live": live, "cache": {}, "lock": threading.Lock()}
+    if data is not None:
+        attrs["page"] = render(data).encode()
+        attrs["cache"] = dict((int(k), v) for k, v in data["details"].items())
+    handler = type("Handler", (_Handler,), attrs)
+    try:
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as e:
+        raise UsageError(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
+    httpd.daemon_threads = True
+    return httpd
+
+
 def serve(data: JsonObj, pcap: pathlib.Path | None, port: int = 0,
           ready: Callable[[str], None] | None = None) -> None:
     """Serves the page on 127.0.0.1:port (0: a free port) until interrupted;
     `ready(url)` is called once it listens. Frames not in the page are decoded
     on request (/frame/N)."""
-    handler = type("Handler", (_Handler,), {"page": render(data).encode(), "pcap": pcap,
-                                            "cache": dict((int(k), v) for k, v in data["details"].items())})
-    try:
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    except OSError as e:
-        raise UsageError(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
-    with httpd:
+    with _server(data, pcap, port) as httpd:
         if ready is not None:
             ready(f"http://127.0.0.1:{httpd.server_address[1]}/")
         httpd.serve_forever()
+
+
+class LiveServer:
+    """`moteip run --realtime --view`: a loopback page that follows the run as it goes
+    (server-sent events at /events), started before the run and kept until stopped."""
+
+    def __init__(self, label: str, trace: pathlib.Path, port: int = 0) -> None:
+        self.live = Live(label, trace)
+        self.httpd = _server(None, None, port, self.live)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="moteip-view",
+                                        daemon=True)
+        self._thread.start()
+
+    def finish(self, result: JsonObj, pcap: pathlib.Path | None) -> None:
+        handler = cast("type[_Handler]", self.httpd.RequestHandlerClass)
+        handler.pcap = pcap             # frames are decoded on click from now on
+        self.live.finish(result, pcap)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -3,15 +3,23 @@
 // python/moteip/viewer/__init__.py put in #data.
 "use strict";
 (function () {
-  const data = JSON.parse(document.getElementById("data").textContent);
+  const MAX_DRAWN = 4000;        // rectangles per layer in the visible window
+  const PACKETS_SHOWN = 400;     // rows of the packet list
+  const served = location.protocol.startsWith("http");
+  // what the user chose survives a redraw (a live run redraws as its trace grows)
+  const state = { cursor: 0, selectedTx: -1, selectedNode: null, flow: 0, playing: null,
+                  pktNode: "", pktKind: "", pktFlow: "" };
+
+  // Everything below draws one `data`; a live page calls it again with each update.
+  function render(data) {
+  if (state.playing) { state.playing.stop(); state.playing = null; }
+  for (const id of ["#topology", "#timeline", "#legend", "#energy", "#nodes", "#radio-time",
+                    "#packets", "#flow", "#pkt-node", "#pkt-kind", "#pkt-flow"])
+    d3.select(id).selectAll("*").remove();
   const tx = data.tx, rx = data.rx;
   const nTx = tx.t.length;
   const nodeIds = data.nodes.map(n => n.id);
   const row = new Map(nodeIds.map((id, i) => [id, i]));
-  const MAX_DRAWN = 4000;        // rectangles per layer in the visible window
-  const served = location.protocol.startsWith("http");
-
-  const state = { cursor: 0, selectedTx: -1, selectedNode: null, flow: 0, playing: null };
 
   // receptions of each transmission (index lists), and the longest airtime
   const rxOf = Array.from({ length: nTx }, () => []);
@@ -51,7 +59,8 @@
     sim.nodes().forEach(n => pos.set(n.id, [n.x, n.y]));
   }
   const xs = [...pos.values()].map(p => p[0]), ys = [...pos.values()].map(p => p[1]);
-  let [x0, x1] = d3.extent(xs), [y0, y1] = d3.extent(ys);
+  // (a live run's first trace lines may not have placed a node yet)
+  let [x0, x1] = xs.length ? d3.extent(xs) : [0, 1], [y0, y1] = ys.length ? d3.extent(ys) : [0, 1];
   const span = Math.max(x1 - x0, y1 - y0, 1e-9);
   // as tall as the layout needs (a chain is a line), within limits
   const TH = Math.max(120, Math.min(420, (TW - 48) * Math.max(y1 - y0, span * 0.05) / Math.max(x1 - x0, span * 0.05) + 48));
@@ -91,7 +100,8 @@
   const flowIds = flows.length ? flows.map(x => x.i) : [...new Set(data.hops.map(h => h[0]))];
   d3.select("#flow").selectAll("option").data(flowIds).join("option").attr("value", d => d)
     .text(d => { const f = (r.flows || [])[d]; return f ? `${d}: ${f.type} ${f.src} \u2192 ${f.dst}` : `${d}`; });
-  d3.select("#flow").on("change", function () { state.flow = +this.value; drawPath(); });
+  d3.select("#flow").property("value", state.flow)
+    .on("change", function () { state.flow = +this.value; drawPath(); });
   function drawPath() {
     const segs = data.hops.filter(h => h[0] === state.flow);
     gPath.selectAll("line").data(segs).join("line")
@@ -106,15 +116,22 @@
   const kindColour = d3.scaleOrdinal(d3.schemeTableau10).domain(data.kinds);
   const stateColour = d3.scaleOrdinal(d3.schemeSet2);
   const legend = d3.select("#legend");
+  // Every label is data from the trace: it goes in as text, never as markup (a crafted trace's
+  // state or kind string must not run script), and colours go through style(), not a string.
+  const swatch = (sel, colour, label, round) => {
+    sel.selectAll("*").remove();
+    sel.append("i").style("background", colour).style("border-radius", round ? "6px" : null);
+    sel.append(() => document.createTextNode(label));
+  };
   legend.selectAll("span.kind").data(data.kinds).join("span").attr("class", "kind")
-    .html(d => `<i style="background:${kindColour(d)}"></i>sent: ${d}`);
+    .each(function (d) { swatch(d3.select(this), kindColour(d), `sent: ${d}`); });
   legend.selectAll("span.rxk").data([0, 1, 2]).join("span").attr("class", "rxk")
-    .html(d => `<i style="background:${rxColour[d]}"></i>${rxWord[d]}`);
-  if (data.drops.length) legend.append("span").html("<i style='background:#000'></i>link failure");
+    .each(function (d) { swatch(d3.select(this), rxColour[d], rxWord[d]); });
+  if (data.drops.length) swatch(legend.append("span"), "#000", "link failure");
   const stateNames = [...new Set(data.states.map(s => s[2]))];
   legend.selectAll("span.state").data(stateNames).join("span").attr("class", "state")
-    .html(d => `<i style="background:${stateColour(d)}"></i>radio ${d}`);
-  if (data.others.length) legend.append("span").html("<i style='background:#555;border-radius:6px'></i>other events");
+    .each(function (d) { swatch(d3.select(this), stateColour(d), `radio ${d}`); });
+  if (data.others.length) swatch(legend.append("span"), "#555", "other events", true);
 
   const tl = d3.select("#timeline");
   const M = { l: 58, r: 12, t: 8, b: 26 };
@@ -254,6 +271,7 @@
   const det = d3.select("#details");
   function selectTx(i) {
     state.selectedTx = i;
+    d3.selectAll("#packets tr.pkt").classed("selected", k => k === i);
     setCursor(tx.t[i] + Math.min(1, tx.end[i] - tx.t[i]), true);
     det.html("");
     det.append("h3").text(`frame sent by node ${tx.node[i]}`);
@@ -274,9 +292,9 @@
         .then(j => { if (state.selectedTx === i) pre.text(j.text); })
         .catch(() => { if (state.selectedTx === i) pre.text("(tshark could not decode this frame)"); });
     } else {
-      pre.text(Object.keys(data.details).length ?
-        "(not decoded in this file: `moteip view` without --out decodes every frame)" :
-        "(no decoded headers: tshark was not installed when this page was made)");
+      pre.text(!data.tshark ? "(no decoded headers: tshark was not installed when this page was made)" :
+        `(not decoded in this file: the capture has more than ${data.details_max} frames; ` +
+        "`moteip view` without --out decodes any frame when it is clicked)");
     }
   }
 
@@ -309,6 +327,7 @@
   }
   function selectNode(id) {
     state.selectedNode = id;
+    drawRadioTime();
     nodeG.classed("selected", d => d.id === id);
     trs.classed("selected", d => d.id === id);
     en.selectAll("rect.bar").classed("selected", d => d.id === id);
@@ -322,6 +341,129 @@
     det.append("table").selectAll("tr").data(rows).join("tr").selectAll("td").data(d => d).join("td").text(d => d);
   }
 
-  setCursor(0, false);
-  window.moteipView = { data, selectTx, selectNode, setCursor };   // for tests and the console
+  // ---- radio over time: duty cycle and energy, from the trace's radio states ------------------
+  const radio = r.radio || null;
+  const ON = new Set(["listen", "rx", "tx"]);          // every other state is the radio off
+  const currentOf = s => !radio ? 0 : s === "tx" ? radio.tx_ma : s === "rx" ? radio.rx_ma
+    : s === "listen" ? radio.listen_ma : radio.off_ma;
+  function drawRadioTime() {
+    const svg = d3.select("#radio-time");
+    svg.selectAll("*").remove();
+    const RW = svg.node().clientWidth || 800, RH = 170, RM = { l: 58, r: 58, t: 18, b: 22 };
+    svg.attr("viewBox", `0 0 ${RW} ${RH}`);
+    const who = state.selectedNode;
+    const segs = states.filter(sg => who === null || sg.node === who);
+    const nNodes = who === null ? new Set(states.map(sg => sg.node)).size : 1;
+    const note = d3.select("#radio-note");
+    if (!segs.length) {
+      note.text("No radio states in this trace: run with --trace-radio (moteip run --trace F " +
+                "--trace-radio) to see duty cycle and energy over time.");
+      return;
+    }
+    note.text(`${who === null ? `all ${nNodes} nodes (mean)` : `node ${who}`}; click a node to ` +
+              `see it alone` + (radio ? `; energy from the ${radio.profile || "radio"}'s currents ` +
+              `at ${radio.voltage} V` : ""));
+    const bins = 200, w = tEnd / bins;
+    const on = new Float64Array(bins), joules = new Float64Array(bins);
+    for (const sg of segs) {       // spread each state's time over the bins it covers
+      for (let b = Math.floor(sg.t / w); b < bins && b * w < sg.end; b++) {
+        const dt = Math.min(sg.end, (b + 1) * w) - Math.max(sg.t, b * w);
+        if (dt <= 0) continue;
+        if (ON.has(sg.s)) on[b] += dt;
+        if (radio) joules[b] += dt * 1e-6 * currentOf(sg.s) * 1e-3 * radio.voltage;
+      }
+    }
+    const pts = [];
+    let cum = 0;
+    for (let b = 0; b < bins; b++) {
+      cum += joules[b];
+      pts.push({ t: (b + 1) * w, duty: 100 * on[b] / (w * nNodes), e: cum / nNodes });
+    }
+    const rxs = d3.scaleLinear().domain([0, tEnd]).range([RM.l, RW - RM.r]);
+    const ry = d3.scaleLinear().domain([0, Math.max(1, d3.max(pts, d => d.duty))]).nice().range([RH - RM.b, RM.t]);
+    const re = d3.scaleLinear().domain([0, Math.max(1e-9, cum / nNodes)]).nice().range([RH - RM.b, RM.t]);
+    svg.append("g").attr("transform", `translate(0,${RH - RM.b})`)
+      .call(d3.axisBottom(rxs).ticks(8).tickFormat(v => (v / 1e6) + " s"));
+    svg.append("g").attr("transform", `translate(${RM.l},0)`).call(d3.axisLeft(ry).ticks(4));
+    svg.append("text").attr("x", 4).attr("y", 2).attr("font-size", 10).attr("dominant-baseline", "hanging")
+      .text("radio on [%]");
+    svg.append("path").attr("class", "duty").datum(pts)
+      .attr("d", d3.area().x(d => rxs(d.t)).y0(ry(0)).y1(d => ry(d.duty)).curve(d3.curveStepBefore));
+    if (radio) {
+      svg.append("g").attr("transform", `translate(${RW - RM.r},0)`).call(d3.axisRight(re).ticks(4));
+      svg.append("text").attr("x", RW - 4).attr("y", 2).attr("font-size", 10).attr("text-anchor", "end")
+        .attr("dominant-baseline", "hanging").text("energy [J]");
+      svg.append("path").attr("class", "energy-line").datum(pts)
+        .attr("d", d3.line().x(d => rxs(d.t)).y(d => re(d.e)));
+    }
+    window.moteipView.radioSeries = pts;
+  }
+
+  // ---- packet list: every frame, filtered by node, kind and flow --------------------------------
+  const flowLinks = new Map();     // flow -> set of "from>to" hops of its path
+  data.hops.forEach(([f, a, b]) => {
+    if (!flowLinks.has(f)) flowLinks.set(f, new Set());
+    flowLinks.get(f).add(`${a}>${b}`);
+  });
+  const options = (sel, items) => d3.select(sel).selectAll("option").data(items).join("option")
+    .attr("value", d => d[0]).text(d => d[1]);
+  options("#pkt-node", [["", "any node"], ...nodeIds.map(id => [String(id), `node ${id}`])]);
+  options("#pkt-kind", [["", "any kind"], ...data.kinds.map((k, i) => [String(i), k])]);
+  options("#pkt-flow", [["", "any flow"], ...[...flowLinks.keys()].map(f => [String(f), `flow ${f}`])]);
+  for (const [sel, key] of [["#pkt-node", "pktNode"], ["#pkt-kind", "pktKind"], ["#pkt-flow", "pktFlow"]]) {
+    d3.select(sel).property("value", state[key])
+      .on("change", function () { state[key] = this.value; drawPackets(); });
+  }
+  function onFlow(i, f) {          // a frame travels on flow f: sent along one of its hops
+    const hops = flowLinks.get(f);
+    return !!hops && rxOf[i].some(j => hops.has(`${tx.node[i]}>${rx.node[j]}`));
+  }
+  function drawPackets() {
+    const match = [];
+    let matched = 0;
+    for (let i = 0; i < nTx; i++) {
+      if (state.pktNode !== "" && tx.node[i] !== +state.pktNode) continue;
+      if (state.pktKind !== "" && tx.kind[i] !== +state.pktKind) continue;
+      if (state.pktFlow !== "" && !onFlow(i, +state.pktFlow)) continue;
+      if (matched++ < PACKETS_SHOWN) match.push(i);
+    }
+    window.moteipView.packetsMatched = matched;
+    const t = d3.select("#packets");
+    t.selectAll("*").remove();
+    t.append("thead").append("tr").selectAll("th")
+      .data(["#", "time", "node", "kind", "bytes", "heard", "summary"]).join("th").text(d => d);
+    const rows = t.append("tbody").selectAll("tr").data(match).join("tr")
+      .attr("class", i => "pkt" + (i === state.selectedTx ? " selected" : ""))
+      .on("click", (ev, i) => selectTx(i));
+    rows.selectAll("td").data(i => {
+      const heard = rxOf[i].map(j => rx.kind[j]);
+      const ok = heard.filter(k => k === 0).length;
+      return [tx.frame[i] || "", fmtT(tx.t[i]), tx.node[i], data.kinds[tx.kind[i]], tx.len[i],
+              `${ok}/${heard.length}`, tx.info[i] || ""];
+    }).join("td").text(d => d);
+    d3.select("#packets-note").text(`${matched} frame${matched === 1 ? "" : "s"}` +
+      (matched > PACKETS_SHOWN ? `: the first ${PACKETS_SHOWN} shown; narrow the filters to see others` : ""));
+  }
+
+  window.moteipView = { data, selectTx, selectNode, setCursor, drawPackets, drawRadioTime };
+  drawPackets();
+  drawRadioTime();
+  if (state.selectedNode !== null && row.has(state.selectedNode)) selectNode(state.selectedNode);
+  setCursor(Math.min(state.cursor, tEnd), false);
+  }   // render
+
+  render(JSON.parse(document.getElementById("data").textContent));
+  // A live run (`moteip run --realtime --view`): the server sends the page's data again as the
+  // trace grows, and once more with the result when the run ends.
+  if (served && window.moteipView.data.live) {
+    const badge = d3.select("#live").text("live");
+    const es = new EventSource("events");
+    es.onmessage = ev => {
+      const d = JSON.parse(ev.data);
+      render(d);
+      badge.text(d.live ? `live: ${d.tx.t.length} frames` : "live: finished");
+      if (!d.live) es.close();
+    };
+    es.onerror = () => { if (es.readyState === EventSource.CLOSED) badge.text("live: disconnected"); };
+  }
 })();

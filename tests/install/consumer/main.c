@@ -5,7 +5,8 @@
  * It compiles with the installed library's configuration only (the
  * profile and MIP_CONF_* its target or .pc file carries): EXPECT_LOWPAN is
  * what the test built the library with, so a configuration that did not
- * come through fails the build.
+ * come through fails the build. Built by hand with another MIP_CONF_*
+ * (EXPECT_LOWPAN unset), mip_stack_init refuses it and it exits 2.
  */
 #include <stdio.h>
 #include <string.h>
@@ -72,7 +73,7 @@ static void on_echo(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m
         echoes++;
 }
 
-static void add_node(struct mip_stack *s, struct wire *out, uint8_t last, uint8_t *netif)
+static int add_node(struct mip_stack *s, struct wire *out, uint8_t last, uint8_t *netif)
 {
     uint8_t seed[16], iid[8] = { 0 }, a6[16] = { 0xfd };
     struct mip_stack_config cfg;
@@ -82,12 +83,20 @@ static void add_node(struct mip_stack *s, struct wire *out, uint8_t last, uint8_
     memset(&cfg, 0, sizeof cfg);
     cfg.entropy = seed;
     cfg.entropy_len = sizeof seed;
-    mip_stack_init(s, &cfg, 0);
+    if (mip_stack_init(s, &cfg, 0) != MIP_OK) {
+        /* compiled with other MIP_CONF_* than the library: it says which */
+        char why[80];
+        struct mip_build here = {(uint32_t)sizeof(struct mip_stack), MIP_BUILD_SWITCHES};
+        (void)mip_build_mismatch(here, why, sizeof why);
+        fprintf(stderr, "consumer: mip_stack_init refused this build: %s\n", why);
+        return -1;
+    }
     iid[7] = last;
     a6[15] = last;
     (void)mip_netif_add_rawip(s, 1280, iid, &wire_driver, out, netif);
     mip_addr_set6(&a, a6);
     (void)mip_netif_add_addr(s, *netif, &a, 64);
+    return 0;
 }
 
 int main(void)
@@ -100,8 +109,8 @@ int main(void)
     uint8_t na, nb;
     int round;
 
-    add_node(&a, &ab, 1, &na);
-    add_node(&b, &ba, 2, &nb);
+    if (add_node(&a, &ab, 1, &na) != 0 || add_node(&b, &ba, 2, &nb) != 0)
+        return 2;
     ab.to = &b;
     ab.netif = nb;
     ba.to = &a;

@@ -556,6 +556,39 @@ static void test_block1_upload_continues_then_changes(void)
     teardown(f);
 }
 
+/* RFC 7959 2.2: with M set the payload is exactly the block size; a
+ * shorter or longer one is answered 4.00, and the resource never sees it
+ * (before, a short one drew 2.31 Continue). Without M any size up to the
+ * block goes. */
+static void test_block1_with_more_and_a_short_payload_is_bad(void)
+{
+    static const struct {
+        size_t n;
+        bool more;
+        uint8_t want;
+    } rows[] = {
+        { 63, true, MIP_COAP_BAD_REQUEST },
+        { 65, true, MIP_COAP_BAD_REQUEST },
+        { 0, true, MIP_COAP_BAD_REQUEST },
+        { 64, true, MIP_COAP_CONTINUE },
+    };
+    uint8_t data[65];
+    unsigned r;
+
+    memset(data, 0xA5, sizeof data);
+    for (r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        struct fx *f = setup(true, false);
+        struct mip_coap_block blk = { 0, rows[r].more, 2 };   /* 64-byte blocks */
+        CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_POST,
+                                  "sink", &blk, data, rows[r].n, on_result, f), MIP_OK);
+        pair_run(&f->p, 5, 1000);
+        CHECK_EQ(f->last_result, MIP_COAP_RESPONSE);
+        CHECK_EQ(f->last_code, rows[r].want);
+        CHECK_EQ(f->upload_blocks, (rows[r].want == MIP_COAP_CONTINUE ? 1u : 0u));
+        teardown(f);
+    }
+}
+
 static void test_con_backs_off_four_times_then_times_out(void)
 {
     struct fx *f = setup(true, false);
@@ -741,6 +774,7 @@ int main(void)
     RUN(test_block2_serves_slices_with_size2);
     RUN(test_block2_from_a_reader_asks_only_for_the_slice);
     RUN(test_block1_upload_continues_then_changes);
+    RUN(test_block1_with_more_and_a_short_payload_is_bad);
     RUN(test_con_backs_off_four_times_then_times_out);
     RUN(test_lost_ack_is_repaired_from_the_dedup_cache);
     RUN(test_nstart_is_one_per_peer);

@@ -64,4 +64,72 @@ static inline void run_to_tx(struct node *n, unsigned k, mip_utime_t within)
     CHECK(n->ntx > k);
 }
 
+/* The most a neighbour sending a pending bit every 20 ms holds a receiver
+ * awake in 2 s (two budget windows) with the default parameters (rdc.h):
+ * each frame pays 20 - 7.36 ms of the 187.5-ms budget and buys 20 ms, and
+ * the last wait of each window is free. */
+#define SPARSE_2S (2u * (187500u / 12640u * 20000u + 20000u + 31250u))
+
+/* Denial of sleep (docs/MAC.md): a neighbour `src` sends data frames with
+ * the pending bit to `dst` (0xFFFF: broadcast, no ACK request) every
+ * `every` µs for `span` µs from now: new DSNs, or (dup) the same one each
+ * time, as a replay does. A frame is received only while the radio is on.
+ * Returns the radio-on time over the span. */
+static inline uint64_t pending_attack(struct node *n, uint16_t src, uint16_t dst, bool dup,
+                                      uint32_t every, uint32_t span)
+{
+    uint8_t f[64];
+    size_t len;
+    uint64_t on0 = on_time(n);
+    mip_utime_t t = n->now, end = n->now + span;
+    uint8_t seq = 0x80;
+    while (mip_utime_before(t, end)) {
+        len = build_data(f, dst, src, PAN, dst != 0xFFFFu, seq, 1, 20);
+        f[0] |= 0x10;
+        if (!dup)
+            seq++;
+        if (n->radio_on && !n->busy)
+            (void)node_rx(n, f, len);
+        t += every;
+        node_run(n, t);
+        n->now = t;
+    }
+    return on_time(n) - on0;
+}
+
+/* Denial of sleep (issue 24, docs/MAC.md), for an RDC that listens at
+ * offset `listen_at` after the wake-up its start function returns: three
+ * attacks of a pending bit every 20 ms for 2 s, the first frame while it
+ * listens: new frames (at most two budget windows' worth), replays of one
+ * frame (one burst_wait_us) and broadcasts (nothing); `wake_us` is its own
+ * radio-on time over 2 s. Before bounded bursts each held the radio 2 s. */
+static inline void check_pending_bounds(void (*config)(struct node *),
+                                        mip_utime_t (*start)(struct node *),
+                                        uint32_t listen_at, uint32_t wake_us)
+{
+    const struct {
+        uint16_t dst;
+        bool dup;
+        uint32_t most_us;
+    } cases[] = {
+        { ME, false, SPARSE_2S + wake_us },
+        { ME, true, 31250u + wake_us },
+        { 0xFFFFu, false, wake_us },
+    };
+    struct node n;
+    uint64_t on;
+    unsigned i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        config(&n);
+        n.now = start(&n) + listen_at;
+        node_run(&n, n.now);
+        CHECK(n.radio_on);
+        on = pending_attack(&n, PEER, cases[i].dst, cases[i].dup, 20000u, 2000000u);
+        CHECK(on <= cases[i].most_us);
+        if (on > cases[i].most_us)
+            fprintf(stderr, "case %u: on %llu us\n", i, (unsigned long long)on);
+    }
+    CHECK(node_stat(&n, MIP_MAC_STAT_rdc_burst_refused) > 0u);
+}
+
 #endif

@@ -2,7 +2,7 @@
  * sleep, unicast repeated until its ACK, broadcast for a whole interval,
  * phase lock and its table, bursts, repeats dropped. The MAC protocol under
  * it is NullMAC (no backoff, no retries), so every time below is the RDC's. */
-#include "mac_fixture.h"
+#include "rdc_frames.h"
 #include "../../../src/mac/mac_proto.h"   /* engine states */
 
 #if MIP_RDC_HAS_CONTIKIMAC
@@ -461,6 +461,48 @@ static void test_repeats_are_acked_but_passed_up_once(void)
     CHECK(!n.radio_on);
 }
 
+/* Denial of sleep (issue 24, docs/MAC.md): a pending bit holds the radio
+ * only from a new frame to our own address, for at most burst_max_us per
+ * burst and burst_budget_us per burst_window_us per neighbour
+ * (rdc_frames.h). Before the fix each attack kept the radio on 2 s of 2. */
+static void test_pending_bits_are_earned_and_bounded(void)
+{
+    check_pending_bounds(cm_config, cm_start, T + 100u, 40000u);
+}
+
+/* The table of burst senders (MIP_RDC_BURSTERS, 2) evicts no neighbour
+ * whose budget window still counts: a third sender gets no burst until a
+ * window ends (else invented source addresses would each bring a fresh
+ * budget). */
+static void test_burst_table_protects_counting_neighbours(void)
+{
+    struct node n;
+    uint8_t f[64];
+    size_t len;
+    mip_utime_t s0;
+    const uint16_t from[3] = { PEER, OTHER, 0x0004u };
+    unsigned i;
+    cm_config(&n);
+    s0 = cm_start(&n);
+    n.now = s0 + T + 100u;
+    for (i = 0; i < 3u; i++) {
+        len = build_data(f, ME, from[i], PAN, true, 1, 1, 20);
+        f[0] |= 0x10;
+        (void)node_rx(&n, f, len);
+        n.now += 2000u;
+    }
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_bursts_rx), 2);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_burst_refused), 1);
+    /* a window (1 s) later both have ended: the third sender is heard */
+    n.now = s0 + 10u * T + 100u;
+    node_run(&n, n.now);
+    len = build_data(f, ME, from[2], PAN, true, 2, 1, 20);
+    f[0] |= 0x10;
+    (void)node_rx(&n, f, len);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_bursts_rx), 3);
+    CHECK(n.radio_on);
+}
+
 static void test_rejects_parameters_that_break_the_timing(void)
 {
     static const struct {
@@ -489,6 +531,28 @@ static void test_rejects_parameters_that_break_the_timing(void)
         CHECK_EQ(mip_mac_init(&n.mac, &n.cfg, &fake_radio, &n, &cb, NULL, 0, n.now),
                  rows[r].want);
     }
+    /* the burst bounds (rdc.h): a length, a budget within its window, a
+     * window whose stamps stay within half the clock's wrap */
+    {
+        static const struct {
+            uint32_t max, budget, window;
+            enum mip_rdc_check want;
+        } b[] = {
+            { 252000u, 187500u, 1000000u, MIP_RDC_OK },
+            { 0u, 187500u, 1000000u, MIP_RDC_BAD_BURST_MAX },
+            { 252000u, 1000001u, 1000000u, MIP_RDC_BAD_BURST_BUDGET },
+            { 252000u, 0u, 1000000u, MIP_RDC_OK },      /* no idle at all */
+            { 252000u, 187500u, 0u, MIP_RDC_BAD_BURST_BUDGET },
+            { 252000u, 187500u, MIP_RDC_BURST_WINDOW_MAX + 1u, MIP_RDC_BAD_BURST_BUDGET },
+        };
+        for (r = 0; r < sizeof(b) / sizeof(b[0]); r++) {
+            cm_config(&n);
+            n.cfg.rdc.burst_max_us = b[r].max;
+            n.cfg.rdc.burst_budget_us = b[r].budget;
+            n.cfg.rdc.burst_window_us = b[r].window;
+            CHECK_EQ(mip_mac_rdc_check(&n.cfg), b[r].want);
+        }
+    }
     /* a radio that cannot switch off cannot duty cycle */
     {
         static const struct mip_radio_driver always_on = { fake_transmit, fake_cca, NULL, NULL };
@@ -515,6 +579,8 @@ int main(void)
     RUN(test_burst_sets_pending_and_sends_the_next_at_once);
     RUN(test_burst_keeps_the_receiver_awake);
     RUN(test_repeats_are_acked_but_passed_up_once);
+    RUN(test_pending_bits_are_earned_and_bounded);
+    RUN(test_burst_table_protects_counting_neighbours);
     RUN(test_rejects_parameters_that_break_the_timing);
     return TESTING_DONE();
 }

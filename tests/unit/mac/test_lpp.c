@@ -272,6 +272,15 @@ static void test_rejects_parameters_that_break_the_timing(void)
     }
 }
 
+/* Denial of sleep (issue 24, docs/MAC.md): a pending bit holds the radio
+ * only from a new frame to our own address, for at most burst_max_us per
+ * burst and burst_budget_us per burst_window_us per neighbour
+ * (rdc_frames.h). Before the fix each attack kept the radio on 2 s of 2. */
+static void test_pending_bits_are_earned_and_bounded(void)
+{
+    check_pending_bounds(lpp_config, lpp_start, T + TR + TA + 1000u, 180000u);
+}
+
 int main(void)
 {
     RUN(test_probe_cycle_and_idle_radio_time);
@@ -283,6 +292,7 @@ int main(void)
     RUN(test_broadcast_answers_every_probe_for_an_interval);
     RUN(test_receiver_sleeps_after_a_frame_unless_pending);
     RUN(test_rejects_parameters_that_break_the_timing);
+    RUN(test_pending_bits_are_earned_and_bounded);
     return TESTING_DONE();
 }
 

@@ -303,6 +303,11 @@ static void test_stat_names(void)
     CHECK(strcmp(mip_mac_stat_name(MIP_MAC_STAT_tx_frames), "tx_frames") == 0);
     CHECK(strcmp(mip_mac_stat_name(MIP_MAC_STAT_overheard), "overheard") == 0);
     CHECK(strcmp(mip_mac_stat_name(MIP_MAC_STAT_tx_channel_busy), "tx_channel_busy") == 0);
+    /* every list in enum order: the security counters sit between the base
+     * and the RDC's (a name table without them named rx_sec_mic rdc_copies) */
+    CHECK(strcmp(mip_mac_stat_name(MIP_MAC_STAT_rx_sec_mic), "rx_sec_mic") == 0);
+    CHECK(strcmp(mip_mac_stat_name(MIP_MAC_STAT_tx_sec_failed), "tx_sec_failed") == 0);
+    CHECK(strcmp(mip_mac_stat_name(MIP_MAC_STAT_rdc_copies), "rdc_copies") == 0);
 #endif
     CHECK(mip_mac_stat_name(MIP_MAC_STAT_COUNT) == NULL);
     CHECK(mip_mac_stat_name((enum mip_mac_stat)200) == NULL);

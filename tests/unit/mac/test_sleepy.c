@@ -97,6 +97,39 @@ static void test_pending_bit_keeps_the_leaf_listening(void)
     }
 }
 
+/* Denial of sleep (issue 24, docs/MAC.md): once the leaf listens after a
+ * pending ACK, only its parent's new frames to its own address hold it
+ * longer, for at most burst_max_us per burst and burst_budget_us per
+ * burst_window_us. Before the fix each of these, a frame every 20 ms, kept
+ * the leaf's radio on for the whole 2 s. */
+static void test_leaf_listens_on_only_for_its_parents_new_frames(void)
+{
+    static const struct {
+        uint16_t src, dst;
+        bool dup;
+        uint32_t most_us;               /* radio-on time allowed over 2 s */
+    } cases[] = {
+        { PEER, ME, false, SPARSE_2S + WAIT + 2000u },    /* two windows' budget */
+        { PEER, ME, true, 2u * WAIT + 2000u },       /* the ACK's wait and one more */
+        { OTHER, ME, false, WAIT + 2000u },          /* not the parent: nothing */
+        { PEER, 0xFFFFu, false, WAIT + 2000u },      /* broadcast: nothing */
+    };
+    struct node n;
+    uint64_t on;
+    unsigned i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        leaf_config(&n, 100000u * MS);
+        node_start(&n);
+        ack_tx(&n, 0, true, 100000u * MS);      /* the first poll: "more" */
+        n.on_us = 0;
+        n.on_since = n.now;
+        on = pending_attack(&n, cases[i].src, cases[i].dst, cases[i].dup, 20000u, 2000000u);
+        CHECK(on <= cases[i].most_us);
+        if (on > cases[i].most_us)
+            fprintf(stderr, "case %u: on %llu us\n", i, (unsigned long long)on);
+    }
+}
+
 static void test_expecting_a_reply_polls_fast(void)
 {
     struct node n;
@@ -445,6 +478,91 @@ static void test_parent_table_full_evicts_the_oldest(void)
     CHECK_EQ(n.done[0].st, MIP_MAC_TX_NOACK);
 }
 
+/* Each child has a share of the held frames: a full table takes the frame
+ * for one child's downlink from that child, not from another child within
+ * its share. Before, the oldest frame of any sleeping child went: one
+ * child's burst evicted another's only frame (issue 24, audit). */
+static void test_parent_one_childs_downlink_keeps_anothers_frame(void)
+{
+    struct node n;
+    unsigned k;
+    parent_config(&n);
+    node_start(&n);
+    add_child(&n, PEER);
+    add_child(&n, OTHER);
+    CHECK_EQ(node_send(&n, OTHER, true, 1), MIP_OK);
+    node_run(&n, n.now + 10u * MS);
+    for (k = 0; k < MIP_RDC_INDIRECT; k++) {
+        CHECK_EQ(node_send(&n, PEER, true, (uint8_t)(10u + k)), MIP_OK);
+        node_run(&n, n.now + 10u * MS);
+    }
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_ind_evicted), 1);
+    CHECK_EQ(n.ndone, 1);
+    CHECK_EQ(n.done[0].first, 10);     /* PEER's own oldest went */
+    /* OTHER polls and gets its frame */
+    n.now += 1000u;
+    poll_from(&n, OTHER, 0x70);
+    run_to_tx(&n, 0, 5000u);
+    CHECK(is_ack(&n.tx[0], 0x70, true));
+    ack_tx(&n, 1, false, 20u * MS);
+    CHECK_EQ(tag_of(&n.tx[1]), 1);
+    CHECK_EQ(n.ndone, 2);
+    CHECK_EQ(n.done[1].st, MIP_MAC_TX_OK);
+}
+
+/* Data requests from invented addresses do not push settled children out
+ * (added by the owner, or heard polling twice); before, each one evicted
+ * the idle child heard from least recently, its held frames with it. */
+static void test_parent_forged_data_requests_keep_settled_children(void)
+{
+    struct node n;
+    unsigned k;
+    parent_config(&n);
+    node_start(&n);
+    for (k = 0; k < MIP_RDC_CHILDREN; k++)
+        add_child(&n, (uint16_t)(0x100u + k));
+    CHECK_EQ(node_send(&n, 0x100u, true, 1), MIP_OK);
+    node_run(&n, n.now + 10u * MS);
+    for (k = 0; k < 2u * MIP_RDC_CHILDREN; k++) {
+        n.now += MS;
+        poll_from(&n, (uint16_t)(0x200u + k), (uint8_t)k);
+        node_run(&n, n.now + 5u * MS);
+    }
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_child_evicted), 0);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_child_refused), 2u * MIP_RDC_CHILDREN);
+    CHECK_EQ(n.ndone, 0);       /* the held frame is still there */
+    /* the last child is still one: its frame is held, not sent */
+    CHECK_EQ(node_send(&n, (uint16_t)(0x100u + MIP_RDC_CHILDREN - 1u), true, 2), MIP_OK);
+    node_run(&n, n.now + 10u * MS);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_ind_held), 2);
+    CHECK_EQ(n.ndone, 0);
+}
+
+/* A node heard polling once takes a free entry or one of another such
+ * node; its second data request settles it. */
+static void test_parent_settles_a_child_on_its_second_poll(void)
+{
+    struct node n;
+    unsigned k;
+    parent_config(&n);
+    node_start(&n);
+    for (k = 0; k + 1u < MIP_RDC_CHILDREN; k++)
+        add_child(&n, (uint16_t)(0x100u + k));
+    poll_from(&n, 0x300u, 1);   /* the free entry */
+    n.now += MS;
+    poll_from(&n, 0x301u, 2);   /* evicts 0x300, heard once */
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_child_evicted), 1);
+    n.now += MS;
+    poll_from(&n, 0x301u, 3);   /* settled now */
+    n.now += MS;
+    poll_from(&n, 0x302u, 4);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_child_evicted), 1);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_child_refused), 1);
+    /* the owner may still add one: the idlest child goes */
+    add_child(&n, 0x303u);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_child_evicted), 2);
+}
+
 static void test_add_child_only_on_a_parent(void)
 {
     struct node n;
@@ -502,6 +620,7 @@ int main(void)
 {
     RUN(test_leaf_polls_its_parent_and_sleeps);
     RUN(test_pending_bit_keeps_the_leaf_listening);
+    RUN(test_leaf_listens_on_only_for_its_parents_new_frames);
     RUN(test_expecting_a_reply_polls_fast);
     RUN(test_adaptive_poll_interval_doubles_and_resets);
     RUN(test_leaf_sends_no_data_request_while_it_listens);
@@ -514,6 +633,9 @@ int main(void)
     RUN(test_parent_learns_children_from_data_requests);
     RUN(test_parent_drops_what_waits_too_long);
     RUN(test_parent_table_full_evicts_the_oldest);
+    RUN(test_parent_one_childs_downlink_keeps_anothers_frame);
+    RUN(test_parent_forged_data_requests_keep_settled_children);
+    RUN(test_parent_settles_a_child_on_its_second_poll);
     RUN(test_add_child_only_on_a_parent);
     RUN(test_rejects_bad_parameters);
     return TESTING_DONE();

@@ -228,7 +228,7 @@ static void test_receiver_answers_its_strobe_and_waits_for_data(void)
     struct node n;
     uint8_t f[64];
     size_t len;
-    mip_utime_t s0, t;
+    mip_utime_t s0, t, ack_end;
     struct mip_802154_hdr h;
     xm_config(&n);
     s0 = xm_start(&n);
@@ -246,16 +246,66 @@ static void test_receiver_answers_its_strobe_and_waits_for_data(void)
     h = hdr_of(&n.tx[0]);
     CHECK_EQ(h.dst.short_addr, PEER);
     CHECK_EQ(h.seq, 0x42);
-    /* awake past the wake-up's end, for the data frame */
-    node_run(&n, s0 + T + ON + 5000u);
+    /* the sender's data frame starts a turnaround after our strobe ACK:
+     * still listening then, and on while the channel is busy with it */
+    ack_end = n.tx[0].t + airtime(&n, n.tx[0].len);
+    node_run(&n, ack_end + TA);
     CHECK(n.radio_on);
-    n.now = s0 + T + ON + 5000u;
+    n.chan_busy = true;
     len = build_data(f, ME, PEER, PAN, true, 9, 3, 20);
+    node_run(&n, ack_end + TA + airtime(&n, len));
+    CHECK(n.radio_on);
+    n.now = ack_end + TA + airtime(&n, len);
+    n.chan_busy = false;
     (void)node_rx(&n, f, len);
     CHECK_EQ(n.ninput, 1);
     node_run(&n, n.now + TA + 352u);
     CHECK_EQ(node_stat(&n, MIP_MAC_STAT_acks_tx), 1);
     CHECK(!n.radio_on);         /* asleep once its ACK is out */
+}
+
+/* Denial of sleep (issue 24): a strobe for us holds the radio only until
+ * the data frame should have begun (the strobe ACK, two turnarounds and a
+ * CCA after the answer delay), not two intervals; and a strober out of its
+ * budget (burst_budget_us per burst_window_us) is not answered at all. Before
+ * the fix the receiver listened 2 T = 250 ms after each strobe: one every
+ * 200 ms kept it awake. */
+static void test_strobe_without_data_holds_the_radio_briefly(void)
+{
+    struct node n;
+    uint8_t f[64];
+    size_t len;
+    mip_utime_t s0, t, ack_end;
+    unsigned k, answered;
+    xm_config(&n);
+    /* room for three waits of 2312 µs (1000 + 192 + a 608-µs strobe ACK
+     * + 2 x 192 + 128) in a window longer than the test */
+    n.cfg.rdc.burst_budget_us = 7000u;
+    n.cfg.rdc.burst_max_us = 7000u;
+    n.cfg.rdc.burst_window_us = 2000000u;
+    s0 = xm_start(&n);
+    t = s0 + T + 1000u;
+    node_run(&n, t);
+    n.now = t;
+    len = ctl_frame(f, ME, PEER, 0x42, STROBE);
+    (void)node_rx(&n, f, len);
+    run_to_tx(&n, 0, 5000u);
+    ack_end = n.tx[0].t + airtime(&n, n.tx[0].len);
+    /* no data frame: asleep a turnaround and a CCA after it should have begun */
+    node_run(&n, ack_end + 2u * TA + 128u + 1u);
+    CHECK(!n.radio_on);
+    CHECK(on_time(&n) < ON + 5000u);
+    /* strobes in every wake-up from then on: answered while the budget lasts */
+    for (k = 2; k < 10u; k++) {
+        t = s0 + k * T + 1000u;
+        node_run(&n, t);
+        n.now = t;
+        (void)node_rx(&n, f, len);
+        node_run(&n, t + 5000u);
+    }
+    answered = node_stat(&n, MIP_MAC_STAT_rdc_strobe_acks);
+    CHECK_EQ(answered, 3u);
+    CHECK(node_stat(&n, MIP_MAC_STAT_rdc_burst_refused) == 9u - answered);
 }
 
 static void test_strobe_for_another_ends_the_wake_up(void)
@@ -335,6 +385,15 @@ static void test_rejects_parameters_that_break_the_timing(void)
     }
 }
 
+/* Denial of sleep (issue 24, docs/MAC.md): a pending bit holds the radio
+ * only from a new frame to our own address, for at most burst_max_us per
+ * burst and burst_budget_us per burst_window_us per neighbour
+ * (rdc_frames.h). Before the fix each attack kept the radio on 2 s of 2. */
+static void test_pending_bits_are_earned_and_bounded(void)
+{
+    check_pending_bounds(xm_config, xm_start, T + 100u, 180000u);
+}
+
 int main(void)
 {
     RUN(test_wakes_every_interval_for_on_time);
@@ -345,9 +404,11 @@ int main(void)
     RUN(test_broadcast_repeats_the_frame_then_once_more);
     RUN(test_burst_sends_the_next_frame_without_strobes);
     RUN(test_receiver_answers_its_strobe_and_waits_for_data);
+    RUN(test_strobe_without_data_holds_the_radio_briefly);
     RUN(test_strobe_for_another_ends_the_wake_up);
     RUN(test_adaptive_interval_doubles_and_resets);
     RUN(test_rejects_parameters_that_break_the_timing);
+    RUN(test_pending_bits_are_earned_and_bounded);
     return TESTING_DONE();
 }
 

@@ -1,0 +1,186 @@
+/*
+ * The HTTP server against idle connections (apps/http_server.h): a client
+ * that connects while every slot holds a connection that sent nothing is
+ * served (the idlest is reset), connections waiting past
+ * MIP_HTTP_REQUEST_TIMEOUT_MS are reset when a new one comes, and a
+ * connection sending a response is never reset for a new one. Before,
+ * MIP_TCP_APP_CONNS idle connections refused every client (issue 24: eight
+ * locked clients out for >= 75 s). Two stacks in memory (../tcp/tcp_pair.h):
+ * side 0 the clients, side 1 the server.
+ */
+#include "../tcp/tcp_pair.h"
+#include "http_server.h"
+
+#define CLIENTS (MIP_TCP_APP_CONNS + 1u)
+
+struct client {
+    struct mip_tcp_conn conn;
+    uint8_t tx[256];
+    uint8_t rx[512];
+    size_t got;             /* bytes read */
+    bool ok_seen;           /* "HTTP/1.1 200" at the start */
+    bool closed, failed;
+    uint8_t head[16];       /* the first bytes read */
+};
+
+static struct mip_tcp *client_tcp;  /* the clients' TCP, for reads in callbacks */
+
+static void cl_read(void *ctx, struct mip_tcp_conn *c)
+{
+    struct client *k = ctx;
+    uint8_t buf[512];
+    size_t n;
+    while ((n = mip_tcp_read(client_tcp, c, buf, sizeof(buf))) > 0) {
+        size_t i;
+        for (i = 0; i < n && k->got + i < sizeof(k->head); i++)
+            k->head[k->got + i] = buf[i];
+        k->got += n;
+        if (k->got >= 12 && memcmp(k->head, "HTTP/1.1 200", 12) == 0)
+            k->ok_seen = true;
+    }
+}
+
+static void cl_closed(void *ctx, struct mip_tcp_conn *c)
+{
+    struct client *k = ctx;
+    (void)c;
+    k->closed = true;
+}
+
+static void cl_error(void *ctx, struct mip_tcp_conn *c, enum mip_tcp_error why)
+{
+    struct client *k = ctx;
+    (void)c;
+    (void)why;
+    k->failed = true;
+}
+
+static const struct mip_tcp_callbacks cl_cb = {
+    .readable = cl_read, .closed = cl_closed, .error = cl_error,
+};
+
+/* A client that does not read: the server's response stalls on its
+ * window, so the server stays mid-response. */
+static const struct mip_tcp_callbacks cl_cb_stuck = {
+    .closed = cl_closed, .error = cl_error,
+};
+
+struct world {
+    struct pair p;
+    struct mip_http_server http;
+    struct client cl[CLIENTS];
+};
+
+static void world_init(struct world *w)
+{
+    pair_init(&w->p, true);        /* IPv6: every profile has it */
+    client_tcp = &w->p.side[0].tcp;
+    memset(&w->http, 0, sizeof(w->http));
+    memset(w->cl, 0, sizeof(w->cl));
+    CHECK_EQ(mip_http_server_start(&w->http, &w->p.side[1].tcp, 80), MIP_OK);
+}
+
+static void connect_client(struct world *w, unsigned i, const struct mip_tcp_callbacks *cb)
+{
+    struct client *k = &w->cl[i];
+    struct mip_addr dst;
+    uint8_t plen;
+    memset(k, 0, sizeof(*k));
+    mip_tcp_conn_init(&k->conn, cb, k, k->tx, sizeof(k->tx), k->rx, NULL, sizeof(k->rx));
+    CHECK_EQ(mip_addr_parse("fd00::2", &dst, &plen), MIP_OK);
+    CHECK_EQ(mip_tcp_connect(&w->p.side[0].tcp, &k->conn, &dst, 80), MIP_OK);
+    pair_run(&w->p, 1, 200);
+}
+
+static void request(struct world *w, unsigned i, const char *path)
+{
+    char req[96];
+    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: m\r\n\r\n", path);
+    CHECK_EQ(mip_tcp_write(&w->p.side[0].tcp, &w->cl[i].conn, (const uint8_t *)req, (size_t)n),
+             (size_t)n);
+    pair_run(&w->p, 1, 500);
+}
+
+static void world_free(struct world *w)
+{
+    unsigned i;
+    mip_http_server_stop(&w->http);
+    for (i = 0; i < CLIENTS; i++)
+        if (w->cl[i].conn.state != MIP_TCP_CLOSED)
+            mip_tcp_abort(&w->p.side[0].tcp, &w->cl[i].conn);
+    pair_run(&w->p, 1, 100);
+    pair_free(&w->p);
+}
+
+static void test_idle_connections_do_not_lock_a_client_out(void)
+{
+    static struct world w;
+    unsigned i;
+    world_init(&w);
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        connect_client(&w, i, &cl_cb);
+        w.p.now += 10;      /* client 0 is the idlest */
+    }
+    CHECK_EQ(w.http.srv.active, MIP_TCP_APP_CONNS);
+    connect_client(&w, CLIENTS - 1u, &cl_cb);
+    CHECK_EQ(w.http.srv.refused, 0);
+    CHECK_EQ(w.http.evicted, 1);
+    CHECK(w.cl[0].failed);                  /* reset */
+    for (i = 1; i < MIP_TCP_APP_CONNS; i++)
+        CHECK(!w.cl[i].failed);
+    request(&w, CLIENTS - 1u, "/bytes/100");
+    CHECK(w.cl[CLIENTS - 1u].ok_seen);
+    CHECK_EQ(w.http.status_2xx, 1);
+    world_free(&w);
+}
+
+static void test_connections_waiting_past_the_timeout_are_reset(void)
+{
+    static struct world w;
+    if (MIP_TCP_APP_CONNS < 4)
+        return;                 /* four connections at once */
+    world_init(&w);
+    connect_client(&w, 0, &cl_cb);
+    connect_client(&w, 1, &cl_cb);
+    request(&w, 1, "/bytes/10");            /* answered: waits for the next */
+    CHECK(w.cl[1].ok_seen);
+    w.p.now += MIP_HTTP_REQUEST_TIMEOUT_MS - 1000u;
+    connect_client(&w, 2, &cl_cb);          /* not yet */
+    CHECK_EQ(w.http.timeouts, 0);
+    w.p.now += 1100u;
+    connect_client(&w, 3, &cl_cb);
+    CHECK_EQ(w.http.timeouts, 2);           /* clients 0 and 1 */
+    CHECK(w.cl[0].failed && w.cl[1].failed);
+    CHECK(!w.cl[2].failed && !w.cl[3].failed);
+    CHECK_EQ(w.http.evicted, 0);
+    world_free(&w);
+}
+
+static void test_a_connection_mid_response_is_never_reset(void)
+{
+    static struct world w;
+    unsigned i;
+    world_init(&w);
+    /* every slot sends a body its client does not read */
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        connect_client(&w, i, &cl_cb_stuck);
+        request(&w, i, "/bytes/1000000");
+    }
+    pair_run(&w.p, 100, MIP_HTTP_REQUEST_TIMEOUT_MS * 2u);
+    connect_client(&w, CLIENTS - 1u, &cl_cb);
+    CHECK_EQ(w.http.evicted, 0);
+    CHECK_EQ(w.http.timeouts, 0);
+    CHECK_EQ(w.http.srv.refused, 1);
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+        CHECK(!w.cl[i].failed);
+    CHECK(w.cl[CLIENTS - 1u].failed);       /* refused: RST */
+    world_free(&w);
+}
+
+int main(void)
+{
+    RUN(test_idle_connections_do_not_lock_a_client_out);
+    RUN(test_connections_waiting_past_the_timeout_are_reset);
+    RUN(test_a_connection_mid_response_is_never_reset);
+    return TESTING_DONE();
+}
