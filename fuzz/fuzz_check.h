@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECKF(cond)                                                          \
     do {                                                                      \
@@ -14,5 +15,17 @@
             abort();                                                          \
         }                                                                     \
     } while (0)
+
+/* A heap copy of exactly n bytes (malloc(1) for n == 0), so ASan catches a
+ * read one byte past what a codec was given. */
+static inline unsigned char *fuzz_dup_exact(const unsigned char *p, size_t n)
+{
+    unsigned char *c = (unsigned char *)malloc(n ? n : 1);
+    if (c == NULL)
+        abort();
+    if (n)
+        memcpy(c, p, n);
+    return c;
+}
 
 #endif

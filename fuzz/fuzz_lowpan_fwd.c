@@ -105,6 +105,8 @@ static void env_of(const struct mip_802154_addr *src, const struct mip_802154_ad
     env->dst = dst;
     env->ctx = &ctx0;
     env->ctx_count = 1;
+    env->ctx_absent = 0;
+    env->ctx_nocomp = 0;
 }
 
 /* Decodes a FRAG1/FRAGN frame into its uncompressed span; false for

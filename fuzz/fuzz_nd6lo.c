@@ -23,16 +23,6 @@
 
 #define OUT_MAX 40u
 
-static uint8_t *dup_exact(const uint8_t *p, size_t n)
-{
-    uint8_t *c = malloc(n ? n : 1);
-    if (c == NULL)
-        abort();
-    if (n)
-        memcpy(c, p, n);
-    return c;
-}
-
 /* The emitted bytes: one option of length w that the iterator walks. */
 static struct mip_nd_opt reparse_one(const uint8_t *out, size_t w, uint8_t type)
 {
@@ -191,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mip_status st;
     mip_nd_opt_iter_init(&it, data, size);
     while ((st = mip_nd_opt_next(&it, &o)) == MIP_OK) {
-        uint8_t *c = dup_exact(o.data - 2, o.len + 2u);
+        uint8_t *c = fuzz_dup_exact(o.data - 2, o.len + 2u);
         struct mip_nd_opt e = o;
         e.data = c + 2;
         CHECKF(++steps <= size / 8u);

@@ -811,6 +811,7 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
     fz_link((hdr[0] >> 2) & 3u, hdr + 9, &ld);
     for (i = 0; i < 4; i++)
         memcpy(ctx[i], hdr + 17 + 8 * i, 8);
+    memset(&env, 0, sizeof env);
     env.src = &ls;
     env.dst = &ld;
     env.ctx = ctx;

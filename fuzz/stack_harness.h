@@ -761,6 +761,8 @@ static void lp_env(struct mip_lowpan_env *env, const struct mip_802154_addr *src
     env->dst = dst;
     env->ctx = ctx;
     env->ctx_count = 1;
+    env->ctx_absent = 0;
+    env->ctx_nocomp = 0;
 }
 
 static bool lp_addr_eq(const struct mip_802154_addr *a, const struct mip_802154_addr *b)

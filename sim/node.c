@@ -329,7 +329,8 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     lcfg.frame_max = (uint8_t)(sc->frame_max - mip_mac_sec_overhead(&mcfg));
     lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
     lcfg.ack_request = sc->link_acks;
-    lcfg.has_context0 = true;
+    /* With 6LoWPAN-ND the router announces context 0 (a 6CO) instead. */
+    lcfg.has_context0 = sc->addressing == SIM_ADDR_STATIC;
     lcfg.frag_mode = sc->frag_mode;
     lcfg.frag_gap_us = sc->frag_gap_us;
     memcpy(lcfg.ctx0_prefix, sc->prefix, 8);
@@ -343,11 +344,12 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     }
     sim_node_address(sim, id, &a);
     /* with RPL a node starts with its link-local address only and forms
-     * the global one from the root's prefix (the same address: the
-     * prefix and its short address's IID) */
-    st = rpl_on(nd) ? MIP_OK
-                    : mip_netif_add_addr(&nd->stack, nd->netif, &a,
-                                         a.family == MIP_AF_INET ? 32 : 128);
+     * the global one from the root's prefix, and with 6LoWPAN-ND a host
+     * from its router's RA (the same address either way: the prefix and
+     * its short address's IID) */
+    st = rpl_on(nd) || (sc->addressing == SIM_ADDR_ND6LO && id != 0)
+             ? MIP_OK
+             : mip_netif_add_addr(&nd->stack, nd->netif, &a, a.family == MIP_AF_INET ? 32 : 128);
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: address: %s", id, mip_status_name(st));
         return false;
@@ -481,6 +483,45 @@ static bool attach_leaves(struct sim *sim)
     return true;
 }
 
+/* link.addressing "6lowpan-nd": node 0 is the 6LBR (its address static,
+ * announcing link.prefix as the PIO and as context 0, compression on);
+ * every other node is a host. Lifetimes: RFC 4861's defaults for the PIO
+ * (30 days valid, 7 preferred would outlast any run: a day and half a day
+ * here), 30 min router lifetime, contexts for an hour. */
+static bool nd6lo_start(struct sim *sim)
+{
+    struct mip_nd6lo_router_config *c = &sim->node[0].nd_router;
+    struct mip_addr a;
+    uint32_t i;
+    mip_status st;
+    memset(c, 0, sizeof(*c));
+    memcpy(c->prefix, sim->sc->prefix, 8);
+    c->prefix_len = 64;
+    c->valid_s = 86400;
+    c->preferred_s = 43200;
+    c->router_lifetime_s = 1800;
+    c->abro_version = 1;
+    sim_node_address(sim, 0, &a);
+    memcpy(c->lbr, a.bytes, 16);
+    c->max_reg_lifetime_min = 60;
+    c->ctx_count = 1;
+    c->ctx[0].cid = 0;
+    c->ctx[0].compress = true;
+    c->ctx[0].lifetime_min = 60;
+    memcpy(c->ctx[0].prefix, sim->sc->prefix, 8);
+    for (i = 0; i < sim->n; i++) {
+        struct sim_node *nd = &sim->node[i];
+        st = i == 0 ? mip_nd6lo_router_start(&nd->stack, nd->netif, c)
+                    : mip_nd6lo_host_start(&nd->stack, nd->netif, sim_ms(sim));
+        if (st != MIP_OK) {
+            snprintf(sim->err, sizeof(sim->err), "node %u: 6lowpan-nd: %s", i,
+                     mip_status_name(st));
+            return false;
+        }
+    }
+    return true;
+}
+
 bool sim_build(struct sim *sim, struct sim_scenario *sc)
 {
     uint32_t i;
@@ -519,10 +560,14 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
         return false;
     }
+    if (sc->addressing == SIM_ADDR_ND6LO && !nd6lo_start(sim))
+        return false;
     /* A duty-cycling MAC has deadlines from the start (its channel checks);
-     * NullRDC nodes wait for their first frame or app event as before. */
+     * NullRDC nodes wait for their first frame or app event as before
+     * (6LoWPAN-ND's first solicitation is one). */
     for (i = 0; i < sim->n; i++)
-        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->routing == SIM_ROUTING_RPL)
+        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->routing == SIM_ROUTING_RPL ||
+            sc->addressing == SIM_ADDR_ND6LO)
             sim_node_schedule(sim, &sim->node[i]);
     return true;
 }

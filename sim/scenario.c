@@ -1292,6 +1292,7 @@ static bool load_security(struct ld *l, const struct sj_value *root)
 static const char *const link_modes[] = { "iphc", "raw", NULL };
 static const char *const link_ips[] = { "ipv6", "ipv4", NULL };
 static const char *const link_frags[] = { "reassemble", "forward", NULL };
+static const char *const link_addressings[] = { "static", "6lowpan-nd", NULL };
 static const struct key link_keys[] = {
     K_ENUM(SC, "mode", link_mode, link_modes, MIP_LOWPAN_IPHC),
     K_ENUM(SC, "ip", ipv4, link_ips, 0),
@@ -1300,6 +1301,7 @@ static const struct key link_keys[] = {
     { .key = "prefix", .type = KT_OWN, .what = "IPv6 /64 prefix as text", .note = "\"fd00::/64\"" },
     K_ENUM(SC, "fragments", frag_mode, link_frags, MIP_LOWPAN_FRAG_REASSEMBLE),
     K_INT(SC, "frag_gap_us", frag_gap_us, 0, 65535, 0),
+    K_ENUM(SC, "addressing", addressing, link_addressings, SIM_ADDR_STATIC),
 };
 static const struct table link_table = TABLE(link_keys);
 
@@ -1317,6 +1319,8 @@ static bool load_link(struct ld *l, const struct sj_value *root)
         return fail(l, sj_get(o, "fragments"), "\"reassemble\" with mode \"raw\" (no 6LoWPAN fragments)");
     if (sc->ipv4 && sc->link_mode != MIP_LOWPAN_RAW_IP)
         return fail(l, sj_get(o, "ip"), "\"ipv6\" with mode \"iphc\" (6LoWPAN carries IPv6)");
+    if (sc->addressing == SIM_ADDR_ND6LO && sc->link_mode != MIP_LOWPAN_IPHC)
+        return fail(l, sj_get(o, "addressing"), "\"static\" with mode \"raw\" (6LoWPAN-ND needs iphc)");
     if (sc->link_mode == MIP_LOWPAN_RAW_IP &&
         (unsigned)sc->frame_max < (unsigned)sc->link_hdr_bytes + (sc->ipv4 ? 68u : 1280u) &&
         !sc->ipv4)

@@ -42,6 +42,11 @@ enum sim_topology_kind {
 
 enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC, SIM_ROUTING_RPL };
 enum sim_rpl_mode { SIM_RPL_NON_STORING = 0, SIM_RPL_STORING };
+/* link.addressing: "static" gives every node its address and context 0 at
+ * start; "6lowpan-nd" makes node 0 a 6LoWPAN-ND router (6LBR) announcing
+ * link.prefix and context 0, and every other node a host that solicits,
+ * forms its address by SLAAC and registers it (docs/ND.md). */
+enum sim_addressing { SIM_ADDR_STATIC = 0, SIM_ADDR_ND6LO };
 enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
 enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING, SIM_FLOW_SENSOR };
@@ -254,6 +259,7 @@ struct sim_scenario {
     uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
     uint8_t  frame_max;         /* MPDU incl. FCS */
     bool     link_acks;         /* ack-request bit on unicast frames */
+    uint8_t  addressing;        /* enum sim_addressing (link.addressing) */
     /* routing */
     uint8_t  routing;
     uint8_t  metric;
@@ -374,6 +380,7 @@ struct sim_node {
     struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
+    struct mip_nd6lo_router_config nd_router;   /* node 0 with link.addressing "6lowpan-nd" */
     struct mip_rng chan_rng;    /* reception draws at this node */
     /* radio */
     uint8_t  radio;             /* enum sim_radio_state */

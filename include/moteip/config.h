@@ -259,6 +259,29 @@
 #ifndef MIP_CONF_SLAAC
 #define MIP_CONF_SLAAC MIP_CONF_IPV6
 #endif
+/* 6LoWPAN-ND (nd6lo.h, RFC 6775 / RFC 8505) on an IPHC radio netif:
+ * MIP_CONF_ND6LO the host part (router solicitation, prefixes, contexts and
+ * the ABRO from RAs, address registration), MIP_CONF_ND6LO_ROUTER the
+ * router part besides (RA answers, the registration table). Both on in
+ * the full profile, off in tiny (a tiny node gets its address from RPL's
+ * DIO through SLAAC; MIP_CONF_ND6LO=1 adds the host part). Code size:
+ * bench/footprint rows nd6lo-host and nd6lo-router (docs/FOOTPRINT.md).
+ * RAM (Cortex-M0+): host 64 B + 12 B per IPv6 address slot + 4 B per
+ * context ID (tiny-nd: 104 B);
+ * router + 40 B per registration (MIP_ND6LO_REG_MAX). */
+#ifndef MIP_CONF_ND6LO
+#define MIP_CONF_ND6LO (MIP_CONF_LOWPAN && MIP_CONF_SLAAC && MIP_PROFILE_DEFAULT(0, 1))
+#endif
+#ifndef MIP_CONF_ND6LO_ROUTER
+#define MIP_CONF_ND6LO_ROUTER MIP_CONF_ND6LO
+#endif
+#if MIP_CONF_ND6LO && !(MIP_CONF_LOWPAN && MIP_CONF_SLAAC)
+#error "MIP_CONF_ND6LO needs MIP_CONF_LOWPAN and MIP_CONF_SLAAC"
+#endif
+#if MIP_CONF_ND6LO_ROUTER && !MIP_CONF_ND6LO
+#error "MIP_CONF_ND6LO_ROUTER needs MIP_CONF_ND6LO"
+#endif
+
 /* Counter names for mip_stat_name() (JSON output on hosts and in the
  * simulator). Costs MIP_STAT_COUNT * 32 bytes of constant data, which
  * avr-gcc places in RAM. Without it mip_stat_name() returns NULL. */
@@ -400,6 +423,23 @@
 #ifndef MIP_SLAAC_MAX
 #define MIP_SLAAC_MAX MIP_PROFILE_DEFAULT(2, 4)
 #endif
+/* IPHC context IDs a radio netif holds (RFC 6282: 16 CIDs; each 8 B of
+ * prefix in the netif, 4 B of lifetime in 6LoWPAN-ND): contexts learnt
+ * (6CO) with a higher CID are refused (nd6lo_ctx_refused). */
+#ifndef MIP_LOWPAN_CTX_IDS
+#define MIP_LOWPAN_CTX_IDS MIP_PROFILE_DEFAULT(4, 16)
+#endif
+/* 6LoWPAN-ND router: registrations held (40 B each), at most PER_SRC of
+ * them for one link-layer source; contexts a router announces. */
+#ifndef MIP_ND6LO_REG_MAX
+#define MIP_ND6LO_REG_MAX MIP_PROFILE_DEFAULT(4, 16)
+#endif
+#ifndef MIP_ND6LO_REG_PER_SRC
+#define MIP_ND6LO_REG_PER_SRC MIP_PROFILE_DEFAULT(2, 4)
+#endif
+#ifndef MIP_ND6LO_CTX_ADV_MAX
+#define MIP_ND6LO_CTX_ADV_MAX 2
+#endif
 /* Upper-layer protocol handlers registered by higher floors (TCP, ...). */
 #ifndef MIP_PROTO_HANDLERS_MAX
 #define MIP_PROTO_HANDLERS_MAX 2
@@ -428,6 +468,15 @@
  * brings forward, and which must never age past half the clock's wrap. */
 #ifndef MIP_SLAAC_REFRESH_MS
 #define MIP_SLAAC_REFRESH_MS 3600000u
+#endif
+/* 6LoWPAN-ND host: the registration lifetime asked for (60-s units; a
+ * sleepy leaf's re-registration period is three quarters of it), and the
+ * wait before a refused or unanswered registration is tried again. */
+#ifndef MIP_ND6LO_REG_LIFETIME_MIN
+#define MIP_ND6LO_REG_LIFETIME_MIN 30u
+#endif
+#ifndef MIP_ND6LO_RETRY_S
+#define MIP_ND6LO_RETRY_S 60u
 #endif
 #ifndef MIP_NEIGH_REACHABLE_MS
 #define MIP_NEIGH_REACHABLE_MS 30000u /* RFC 4861 REACHABLE_TIME */

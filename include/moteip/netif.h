@@ -94,6 +94,17 @@ struct mip_netif_lowpan {
     uint16_t frag_gap_us;
     uint8_t  ext_addr[8];
     uint8_t  ctx0_prefix[8];
+#if MIP_CONF_ND6LO
+    /* IPHC contexts by CID (RFC 6282 s.3.1.2): bit i of ctx_valid says
+     * context i exists, of ctx_comp that it may compress (6CO C flag; else
+     * decompression only), of ctx_static that it is configured (context 0
+     * from has_context0) and not learnt. */
+    uint16_t ctx_valid;
+    uint16_t ctx_comp;
+    uint16_t ctx_static;
+    bool     nd_router;          /* 6LoWPAN-ND router: listens to ff02::2 */
+    uint8_t  ctx_prefix[MIP_LOWPAN_CTX_IDS][8];
+#endif
 };
 #endif
 

@@ -40,6 +40,9 @@
 #if MIP_CONF_SLAAC
 #include "moteip/slaac.h"
 #endif
+#if MIP_CONF_ND6LO
+#include "moteip/nd6lo.h"
+#endif
 
 /* Per-node settings given at init (values a simulator varies per node). */
 struct mip_stack_config {
@@ -108,6 +111,9 @@ struct mip_stack {
 #if MIP_CONF_SLAAC
     struct mip_slaac slaac;
 #endif
+#if MIP_CONF_ND6LO
+    struct mip_nd6lo nd6lo;
+#endif
 };
 
 /* The build a program was compiled with, as far as memory layout goes: the
@@ -173,7 +179,8 @@ mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, mip_await_f
                                 void *ctx);
 
 /* True while any higher floor waits for a reply from a peer (the pollers'
- * await functions), whatever the transport. The owner of a duty-cycled
+ * await functions), whatever the transport, or 6LoWPAN-ND waits for its
+ * router (an RS or a registration unanswered, nd6lo.h). The owner of a duty-cycled
  * link tells its MAC (mip_mac_expect_reply: a sleepy leaf then polls its
  * parent every poll_fast_us, TCPlp s.9); the stack itself never calls down
  * to a MAC. */

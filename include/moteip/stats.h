@@ -32,6 +32,20 @@
     X(slaac_added)          /* addresses autoconfigured (slaac.h) */          \
     X(slaac_expired)        /* autoconfigured addresses whose valid lifetime ended */ \
     X(slaac_full)           /* a prefix refused: SLAAC table or netif addresses full */ \
+    /* 6LoWPAN-ND (nd6lo.h) */                                                \
+    X(nd6lo_rs_tx)          X(nd6lo_ra_tx)          X(nd6lo_ra_rx)            \
+    X(nd6lo_reg_tx)         /* host: NS-EARO sent (first tries and retries) */ \
+    X(nd6lo_reg_ok)         /* host: a registration granted */                \
+    X(nd6lo_reg_dup)        /* host: status 1, the address was removed */     \
+    X(nd6lo_reg_refused)    /* host: another status; retried later */         \
+    X(nd6lo_reg_timeout)    /* host: no answer to MAX_UNICAST_SOLICIT NSs */  \
+    X(nd6lo_abro_old)       /* host: an RA with an older ABRO version, ignored */ \
+    X(nd6lo_ctx_refused)    /* host: a 6CO not /64 or beyond MIP_LOWPAN_CTX_IDS */ \
+    X(nd6lo_reg_accepted)   /* router: registrations granted or renewed */    \
+    X(nd6lo_reg_answered)   /* router: NA-EARO sent */                        \
+    X(nd6lo_reg_dup_tx)     /* router: status 1, address held by another ROVR */ \
+    X(nd6lo_reg_full)       /* router: status 2, table or per-source share full */ \
+    X(nd6lo_reg_expired)    /* router: registrations whose lifetime ended */  \
     /* drops, by reason */                                                    \
     X(drop_link_truncated)      /* shorter than its link header */            \
     X(drop_link_not_for_us)     /* another station's unicast frame */        \
@@ -70,6 +84,7 @@
     X(drop_icmp_unhandled)      /* a type this stack does not act on */       \
     X(drop_icmp_rate_limited)   /* an error we would have sent */            \
     X(drop_nd_malformed)                                                      \
+    X(drop_nd6lo_bad)           /* 6LoWPAN-ND rules: RA not from link-local, NS-EARO without SLLAO, an NA-EARO we did not ask for */ \
     X(drop_udp_truncated)                                                     \
     X(drop_udp_bad_checksum)                                                  \
     X(drop_udp_no_port)                                                       \

@@ -51,6 +51,20 @@ uint8_t netif_put_addr6(struct mip_netif *nif, const uint8_t addr[16], uint8_t p
 uint32_t slaac_poll(struct mip_stack *s, mip_time_t now);
 #endif
 
+/* --- nd6lo.c -------------------------------------------------------- */
+#if MIP_CONF_ND6LO
+struct mip_nd_msg;
+/* Takes the ND message m received on nif when 6LoWPAN-ND handles it (RS,
+ * RA, NS/NA with an EARO on its netif); false leaves it to nd.c. */
+bool nd6lo_input(struct mip_stack *s, struct mip_netif *nif, const struct mip_ip_rx *rx,
+                 const struct mip_nd_msg *m);
+uint32_t nd6lo_poll(struct mip_stack *s, mip_time_t now);
+/* True while the host waits for a router's answer (an RS among the first
+ * MAX_RTR_SOLICITATIONS, an NS-EARO): a sleepy leaf polls its parent fast
+ * meanwhile (mip_stack_awaits_reply). */
+bool nd6lo_awaits_reply(const struct mip_stack *s);
+#endif
+
 /* --- stack.c --------------------------------------------------------- */
 /* Takes one token from the bucket l (at most `burst` tokens, one more
  * every `interval` ms); false when it is empty. */
@@ -81,6 +95,10 @@ mip_status arp_request(struct mip_stack *s, struct mip_netif *nif, const uint8_t
                        const uint8_t *dst_hw);
 
 /* --- nd.c ------------------------------------------------------------ */
+/* Sends an ND message msg[0..len) (checksum filled in here) with hop limit
+ * 255 from src (NULL: chosen) to dst on nif. */
+mip_status nd_send(struct mip_stack *s, struct mip_netif *nif, const struct mip_addr *src,
+                   const struct mip_addr *dst, uint8_t *msg, size_t len);
 void nd_input(struct mip_stack *s, struct mip_netif *nif, const struct mip_ip_rx *rx,
               const uint8_t *msg, size_t len);
 /* Sends a Neighbor Solicitation for target: multicast to its

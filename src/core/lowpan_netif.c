@@ -40,8 +40,17 @@ void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr 
 {
     env->src = src;
     env->dst = dst;
+#if MIP_CONF_ND6LO
+    env->ctx = lp->ctx_prefix;
+    env->ctx_count = MIP_LOWPAN_CTX_IDS;
+    env->ctx_absent = (uint16_t)~lp->ctx_valid;
+    env->ctx_nocomp = (uint16_t)~lp->ctx_comp;
+#else
     env->ctx = &lp->ctx0_prefix;
     env->ctx_count = lp->has_context0 ? 1u : 0u;
+    env->ctx_absent = 0;
+    env->ctx_nocomp = 0;
+#endif
 }
 
 /* Counts a codec error the way the stats list names it. */
@@ -555,6 +564,12 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
     lp->short_addr = cfg->short_addr;
     memcpy(lp->ext_addr, cfg->ext_addr, 8);
     memcpy(lp->ctx0_prefix, cfg->ctx0_prefix, 8);
+#if MIP_CONF_ND6LO
+    if (cfg->has_context0) {
+        memcpy(lp->ctx_prefix[0], cfg->ctx0_prefix, 8);
+        lp->ctx_valid = lp->ctx_comp = lp->ctx_static = 1u;
+    }
+#endif
     /* A random first tag, so a rebooted node does not reuse the tags of
      * fragments a neighbor still holds. */
     lp->next_tag = (uint16_t)mip_rng_next(&s->rng);

@@ -8,7 +8,7 @@
 
 #if MIP_CONF_IPV6
 
-static mip_status nd_send(struct mip_stack *s, struct mip_netif *nif, const struct mip_addr *src,
+mip_status nd_send(struct mip_stack *s, struct mip_netif *nif, const struct mip_addr *src,
                           const struct mip_addr *dst, uint8_t *msg, size_t len)
 {
     struct mip_ip_tx tx;
@@ -88,6 +88,10 @@ void nd_input(struct mip_stack *s, struct mip_netif *nif, const struct mip_ip_rx
         return;
     }
     STAT(s, nd_rx);
+#if MIP_CONF_ND6LO
+    if (nd6lo_input(s, nif, rx, &m))
+        return;
+#endif
     mip_nd_opt_iter_init(&it, m.opts, m.opts_len);
     while (mip_nd_opt_next(&it, &opt) == MIP_OK) {
         bool want = (m.type == MIP_ICMPV6_NS && opt.type == MIP_ND_OPT_SLLA) ||

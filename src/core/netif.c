@@ -153,6 +153,11 @@ bool netif_accepts6(const struct mip_netif *nif, const uint8_t dst[16], bool *mc
      * without a RPL driver counts what comes there as unhandled ICMPv6 */
     if (*mcast && memcmp(dst, all_nodes, 15) == 0 && (dst[15] == 1 || dst[15] == 0x1A))
         return true;
+#if MIP_CONF_ND6LO
+    /* ff02::2, all routers: a 6LoWPAN-ND router's radio netif */
+    if (*mcast && nif->lowpan.nd_router && memcmp(dst, all_nodes, 15) == 0 && dst[15] == 2)
+        return true;
+#endif
     for (i = 0; i <= MIP_NETIF_ADDR6_MAX; i++) {
         const struct mip_netif_addr6 *a = &nif->addr6[i];
         if (!a->used)

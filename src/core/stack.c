@@ -173,6 +173,10 @@ uint32_t mip_stack_poll(struct mip_stack *s, mip_time_t now)
     d = slaac_poll(s, now);
     if (d < next) next = d;
 #endif
+#if MIP_CONF_ND6LO
+    d = nd6lo_poll(s, now);
+    if (d < next) next = d;
+#endif
 #if MIP_CONF_LOWPAN
     d = lowpan_poll(s, now);
     if (d < next) next = d;
@@ -239,6 +243,10 @@ mip_status mip_stack_add_poller(struct mip_stack *s, mip_poll_fn fn, mip_await_f
 bool mip_stack_awaits_reply(const struct mip_stack *s)
 {
     unsigned i;
+#if MIP_CONF_ND6LO
+    if (nd6lo_awaits_reply(s))
+        return true;
+#endif
     for (i = 0; i < MIP_POLLERS_MAX; i++)
         if (s->poller[i].await != NULL && s->poller[i].await(s->poller[i].ctx, s))
             return true;

@@ -157,7 +157,8 @@ static const uint8_t *take(struct rd *r, size_t n)
 
 static const uint8_t *context(const struct mip_lowpan_env *env, uint8_t id)
 {
-    if (env == NULL || env->ctx == NULL || id >= env->ctx_count || id >= MIP_LOWPAN_CTX_MAX)
+    if (env == NULL || env->ctx == NULL || id >= env->ctx_count || id >= MIP_LOWPAN_CTX_MAX ||
+        (env->ctx_absent & (1u << id)) != 0u)
         return NULL;
     return env->ctx[id];
 }
@@ -469,6 +470,12 @@ static void plan_iid(struct addr_plan *p, const uint8_t *addr,
     }
 }
 
+/* A context compression may use. */
+static bool ctx_usable(const struct mip_lowpan_env *env, uint8_t i)
+{
+    return ((env->ctx_absent | env->ctx_nocomp) & (1u << i)) == 0u;
+}
+
 /* The shortest encoding of a unicast address using contexts below
  * ctx_limit. */
 static void plan_unicast(struct addr_plan *p, const uint8_t *addr, bool is_src,
@@ -486,6 +493,8 @@ static void plan_unicast(struct addr_plan *p, const uint8_t *addr, bool is_src,
         return;
     }
     for (i = 0; i < ctx_limit; i++) {
+        if (!ctx_usable(env, i))
+            continue;
         if (memcmp(addr, env->ctx[i], 8) == 0) {
             p->ac = 1;
             p->ci = i;
@@ -524,6 +533,8 @@ static void plan_multicast(struct addr_plan *p, const uint8_t *addr,
         return;
     }
     for (i = 0; i < ctx_limit; i++) {
+        if (!ctx_usable(env, i))
+            continue;
         if (addr[3] == 64u && memcmp(addr + 4, env->ctx[i], 8) == 0) {
             p->ac = 1;
             p->ci = i;

@@ -64,7 +64,7 @@ PUBLIC = {
     "addr.h": "core", "ip.h": "core", "neigh.h": "core", "netif.h": "core",
     "pbuf.h": "core", "ping.h": "core", "reass.h": "core", "route.h": "core",
     "stack.h": "core", "stats.h": "core", "udp.h": "core", "routing.h": "core",
-    "slaac.h": "core",
+    "slaac.h": "core", "nd6lo.h": "core",
     "mac.h": "mac", "radio.h": "mac", "rdc.h": "mac",
     "micro.h": "micro",
     "relay.h": "relay",

@@ -81,6 +81,11 @@ struct mip_lowpan_env {
     const struct mip_802154_addr *dst;   /* link destination */
     const uint8_t (*ctx)[8];             /* ctx[i]: /64 prefix of context i */
     uint8_t ctx_count;                   /* 0..16; ctx may be NULL when 0 */
+    /* Bit i set: context i does not exist (decompression NOTFOUND, never
+     * used), or exists for decompression only (RFC 6775 s.4.2, 6CO C
+     * clear). Zero: every context below ctx_count serves both ways. */
+    uint16_t ctx_absent;
+    uint16_t ctx_nocomp;
 };
 
 /* The interface identifier a link address stands for (RFC 4944 s.6,

@@ -559,22 +559,32 @@ static void test_round_trips_many_shapes(void)
 
 /* Context-based compression wins only when it is shorter: one CID byte is
  * not worth it for an address stateless compression already elides. */
+/* fe80::ff:fe00:1 -> 2001:db8:0:1::ff:fe00:2 (no next header) between
+ * short addresses 1 and 2, with the contexts rt_ctx[0..ctx_count). */
+static void ll_to_ctx1(uint8_t ip[40], struct mip_lowpan_env *env,
+                       const struct mip_802154_addr *ls, const struct mip_802154_addr *ld,
+                       uint8_t ctx_count)
+{
+    memset(ip, 0, 40);
+    mip_wr32(ip, 0x60000000u);
+    ip[6] = 59;
+    ip[7] = 64;
+    parse6("fe80::ff:fe00:1", ip + 8);
+    parse6("2001:db8:0:1::ff:fe00:2", ip + 24);
+    memset(env, 0, sizeof *env);
+    env->src = ls;
+    env->dst = ld;
+    env->ctx = rt_ctx;
+    env->ctx_count = ctx_count;
+}
+
 static void test_cid_only_when_shorter(void)
 {
     uint8_t ip[40], hc[64];
     struct mip_802154_addr ls = link_short(0x0001), ld = link_short(0x0002);
     struct mip_lowpan_env env;
     size_t consumed, n;
-    memset(ip, 0, sizeof ip);
-    mip_wr32(ip, 0x60000000u);
-    ip[6] = 59;
-    ip[7] = 64;
-    parse6("fe80::ff:fe00:1", ip + 8);
-    parse6("2001:db8:0:1::ff:fe00:2", ip + 24);
-    env.src = &ls;
-    env.dst = &ld;
-    env.ctx = rt_ctx;
-    env.ctx_count = 1;
+    ll_to_ctx1(ip, &env, &ls, &ld, 1);
     /* no context covers the destination: inline */
     CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, hc, sizeof hc, &consumed, &n), MIP_OK);
     CHECK_EQ(n, 3u + 16u);
@@ -594,6 +604,32 @@ static void test_cid_only_when_shorter(void)
     ip[0] = 0x60;
     CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, NULL, hc, sizeof hc, &consumed, &n), MIP_OK);
     CHECK_EQ(n, 3u + 2u + 16u);   /* source IID in the 16-bit form */
+}
+
+/* The context masks (6LoWPAN-ND, RFC 6775 s.4.2): a context marked absent
+ * is neither used nor decoded (NOTFOUND); one marked decompression-only
+ * (6CO C clear) decodes but is never used to compress. */
+static void test_context_masks(void)
+{
+    uint8_t ip[40], hc[64], out[48];
+    struct mip_802154_addr ls = link_short(0x0001), ld = link_short(0x0002);
+    struct mip_lowpan_env env;
+    size_t consumed, n, c2, ol;
+    ll_to_ctx1(ip, &env, &ls, &ld, 3);
+    CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, hc, sizeof hc, &consumed, &n), MIP_OK);
+    CHECK_EQ(n, 4u);                        /* context 1 used */
+    env.ctx_nocomp = 1u << 1;
+    CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, out, sizeof out, &consumed, &n), MIP_OK);
+    CHECK_EQ(n, 3u + 16u);                  /* decompression only: inline */
+    /* ... but what names it still decodes */
+    CHECK_EQ(mip_lowpan_iphc_decompress(hc, 4, &env, 0, out, sizeof out, &c2, &ol), MIP_OK);
+    CHECK_MEM(out + 24, ip + 24, 16);
+    env.ctx_nocomp = 0;
+    env.ctx_absent = 1u << 1;
+    CHECK_EQ(mip_lowpan_iphc_compress(ip, 40, &env, out, sizeof out, &consumed, &n), MIP_OK);
+    CHECK_EQ(n, 3u + 16u);
+    CHECK_EQ(mip_lowpan_iphc_decompress(hc, 4, &env, 0, out, sizeof out, &c2, &ol),
+             MIP_ERR_NOTFOUND);
 }
 
 /* What the compressor accepts, the decompressor takes back: issue 12 found
@@ -707,6 +743,7 @@ static void test_bad_and_unsupported_encodings(void)
     struct mip_lowpan_env env, env_none;
     uint8_t b[64];
     memset(&none, 0, sizeof none);
+    memset(&env, 0, sizeof env);
     env.src = &ls;
     env.dst = &ld;
     env.ctx = ot_ctx;
@@ -906,6 +943,7 @@ int main(void)
     RUN(test_zephyr_frames);
     RUN(test_round_trips_many_shapes);
     RUN(test_cid_only_when_shorter);
+    RUN(test_context_masks);
     RUN(test_compress_accepts_only_what_decompresses);
     RUN(test_every_truncation_rejected);
     RUN(test_bad_and_unsupported_encodings);
