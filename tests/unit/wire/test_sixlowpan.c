@@ -231,6 +231,7 @@ static size_t vec_datagram(const struct iphc_vec *v, uint8_t *buf)
 static void vec_env(const struct iphc_vec *v, struct mip_802154_addr *ls,
                     struct mip_802154_addr *ld, struct mip_lowpan_env *env)
 {
+    memset(env, 0, sizeof *env);    /* every context present and usable */
     *ls = vec_link(v->lsrc, true);
     *ld = vec_link(v->ldst, false);
     env->src = ls;
