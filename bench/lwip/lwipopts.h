@@ -2,7 +2,8 @@
  * lwIP 2.1.3 options for bench/lwip-cost: NO_SYS raw API, IPv6 only, TCP
  * sized like bench/tcp_bench.c (MTU 1280, 16 KB windows and send buffer,
  * timestamps). Everything not set here is lwIP's default (opt.h): the
- * default checksum (LWIP_CHKSUM_ALGORITHM 2), the memory pools and heap,
+ * default checksum (LWIP_CHKSUM_ALGORITHM 2; bench/lwip-cost also builds
+ * with -DLWIP_CHKSUM_ALGORITHM=3, the 32-bit one), the memory pools and heap,
  * statistics on (moteip counts its drops too), SACK off (lwIP 2.1.3 sends
  * SACK blocks only for out-of-order data, which this trace has none of).
  * Assertions are off, as in a shipped build (moteip has none on its

@@ -289,19 +289,27 @@
 #define MIP_CONF_STAT_NAMES MIP_PROFILE_DEFAULT(0, 1)
 #endif
 
-/* The internet checksum sums 32-bit native words into a 64-bit accumulator
- * (RFC 1071 s.2(B): byte order independence; s.2(C): parallel summation),
- * 64-bit words with the end-around carry added back at once,
- * instead of 16-bit big-endian words: bench/tcp-cost 5,167 -> 2,945
- * instructions per received KB on x86-64, where the receive path spends
- * most of its time here. It needs cheap unaligned 32-bit loads: on by
- * default for 64-bit CPUs and 32-bit ones that have them (x86, ARMv7-M and
- * up); off for Cortex-M0/M0+ (byte loads: +204 B and no faster) and 8/16-bit
- * CPUs, which keep the portable 16-bit loop. Needs __BYTE_ORDER__ (gcc,
+/* The internet checksum's word width (wire/checksum.c). Words are summed in
+ * native order (RFC 1071 s.2(B): byte order independence; s.2(C): parallel
+ * summation) with the end-around carry kept in a 64-bit accumulator:
+ *   0  the portable loop: 16-bit big-endian words, 8 bytes a round;
+ *   1  64-bit words by unaligned loads, the carry added back at once:
+ *      bench/tcp-cost 5,167 -> 2,945 instructions per received KB on
+ *      x86-64. Default on 64-bit CPUs and x86 (cheap unaligned loads).
+ *   2  aligned 32-bit words (the first 1-3 bytes summed apart; an odd start
+ *      summed byte-swapped), on Thumb one ldmia and an adds/adcs chain per
+ *      16 bytes: for CPUs without unaligned word loads. Default on 32-bit
+ *      ARM (Cortex-M0/M0+/M3/M4): +102 B on Cortex-M0+ (wire/checksum
+ *      320 -> 422 B, bench/footprint) for 662 instead of 5,545
+ *      instructions per KB on the micro:bit's Cortex-M0, 651 instead of
+ *      1,599 (form 1) on the MPS2's Cortex-M3 (bench/cksum-arm;
+ *      docs/BENCHMARKS.md "Checksum on Cortex-M").
+ * 8/16-bit CPUs (AVR, MSP430) keep 0. 1 and 2 need __BYTE_ORDER__ (gcc,
  * clang). */
 #ifndef MIP_CONF_CKSUM_WIDE
-#if defined(__BYTE_ORDER__) && (UINTPTR_MAX > 0xFFFFFFFFu || defined(__i386__) || \
-                                defined(__ARM_FEATURE_UNALIGNED))
+#if defined(__BYTE_ORDER__) && defined(__arm__) && !defined(__aarch64__)
+#define MIP_CONF_CKSUM_WIDE 2
+#elif defined(__BYTE_ORDER__) && (UINTPTR_MAX > 0xFFFFFFFFu || defined(__i386__))
 #define MIP_CONF_CKSUM_WIDE 1
 #else
 #define MIP_CONF_CKSUM_WIDE 0

@@ -23,7 +23,7 @@ static uint32_t fold_once(uint32_t sum)
 }
 #endif
 
-#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
+#if MIP_CONF_CKSUM_WIDE == 1 && !MIP_CONF_CKSUM_SMALL
 /* The one's complement sum of the 16-bit big-endian words of `n4 * 4`
  * bytes, folded to 16 bits. Words are summed in native order: the one's
  * complement sum of byte-swapped words is the byte-swapped sum (RFC 1071
@@ -64,6 +64,120 @@ static uint32_t sum_words32(const uint8_t *data, size_t n4)
 }
 #endif
 
+#if MIP_CONF_CKSUM_WIDE == 2 && !MIP_CONF_CKSUM_SMALL
+/* The value of byte b as the first (f = 0) or second (f = 1) byte in memory
+ * of a native 16-bit word. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_BYTE(b, f) ((uint32_t)(b) << ((f) * 8))
+#else
+#define NATIVE_BYTE(b, f) ((uint32_t)(b) << ((1 - (f)) * 8))
+#endif
+
+/* The one's complement sum of all `len` bytes at `data` (any alignment),
+ * folded to 16 bits, big-endian, for CPUs without unaligned word loads
+ * (Cortex-M0/M0+): aligned 32-bit loads into a 32-bit sum, the carries
+ * counted apart (adds + adcs on Thumb) and added back at the end. Words are
+ * summed in native order (RFC 1071 s.2(B)); an odd start sums the first
+ * byte as the second byte of a native word, as if the buffer began one byte
+ * earlier with a zero, so every later byte sits at its own address and the
+ * sum comes out byte-swapped (swapped back at the end). */
+static uint32_t sum_aligned32(const uint8_t *data, size_t len)
+{
+    uint32_t s = 0, c = 0, w, odd = (uint32_t)(uintptr_t)data & 1u;
+    uint16_t h;
+    const uint8_t *a;
+
+    if (odd) {
+        s = NATIVE_BYTE(data[0], 1);
+        data++;
+        len--;
+    }
+    if (((uintptr_t)data & 2u) != 0u) {     /* len >= 15 here */
+        memcpy(&h, __builtin_assume_aligned(data, 2), 2);
+        s += h;
+        data += 2;
+        len -= 2u;
+    }
+    a = __builtin_assume_aligned(data, 4);
+#if defined(__thumb__) && defined(__GNUC__)
+    /* Thumb: one ldmia and an adds/adcs chain per 16 bytes, the chain's
+     * last carry counted in c, the loop ending on the end pointer (a high
+     * register: every low one is taken). C has no add-with-carry, and gcc's
+     * Thumb-1 code for `c += s < w` takes 5 instructions a word. The four
+     * words are summed in any order, so the registers are pinned only to
+     * keep the ldmia list ascending. */
+    if (len >= 16u) {
+        register uint32_t w0 __asm__("r4");
+        register uint32_t w1 __asm__("r5");
+        register uint32_t w2 __asm__("r6");
+        register uint32_t w3 __asm__("r7");
+        const uint8_t *end = a + (len & ~(size_t)15);
+        __asm__(".syntax unified\n"
+                "1:\n\t"
+                "ldmia %[p]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"
+                "adds %[s], %[s], %[w0]\n\t"
+                "adcs %[s], %[w1]\n\t"
+                "adcs %[s], %[w2]\n\t"
+                "adcs %[s], %[w3]\n\t"
+                "movs %[w0], #0\n\t"
+                "adcs %[c], %[w0]\n\t"
+                "cmp %[p], %[e]\n\t"
+                "bne 1b"
+                : [p] "+l"(a), [s] "+l"(s), [c] "+l"(c), [w0] "=&l"(w0), [w1] "=&l"(w1),
+                  [w2] "=&l"(w2), [w3] "=&l"(w3)
+                : [e] "h"(end)
+                : "cc", "memory");
+        a = __builtin_assume_aligned(a, 4);
+        len &= 15u;
+    }
+#endif
+    while (len >= 16u) {
+        uint32_t w0, w1, w2, w3;
+        memcpy(&w0, a, 4);
+        memcpy(&w1, a + 4, 4);
+        memcpy(&w2, a + 8, 4);
+        memcpy(&w3, a + 12, 4);
+        s += w0;
+        c += s < w0;
+        s += w1;
+        c += s < w1;
+        s += w2;
+        c += s < w2;
+        s += w3;
+        c += s < w3;
+        a += 16;
+        len -= 16u;
+    }
+    while (len >= 4u) {
+        memcpy(&w, a, 4);
+        s += w;
+        c += s < w;
+        a += 4;
+        len -= 4u;
+    }
+    w = 0;
+    if (len >= 2u) {
+        memcpy(&h, a, 2);
+        w = h;
+        a += 2;
+        len -= 2u;
+    }
+    if (len != 0u)
+        w += NATIVE_BYTE(a[0], 0);
+    /* Fold: c (at most one carry per word) and the tail word w join s as
+     * 16-bit halves; six halves cannot overflow 32 bits. */
+    s = (s & 0xFFFFu) + (s >> 16) + (w & 0xFFFFu) + (w >> 16) + (c & 0xFFFFu) + (c >> 16);
+    s = (s & 0xFFFFu) + (s >> 16);
+    s = (s & 0xFFFFu) + (s >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    odd ^= 1u;
+#endif
+    if (odd)
+        s = ((s & 0xFFu) << 8) | (s >> 8);
+    return s;
+}
+#endif
+
 #if MIP_CONF_CKSUM_SMALL
 /* The smallest form (config.h): a 16-bit sum with the end-around carry
  * added at each word, as on an 8-bit CPU by hand; the running sum it
@@ -91,7 +205,13 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 #else
 uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
-#if MIP_CONF_CKSUM_WIDE && !MIP_CONF_CKSUM_SMALL
+#if MIP_CONF_CKSUM_WIDE == 2 && !MIP_CONF_CKSUM_SMALL
+    if (len >= 16u) {
+        if (sum >= 0x7FFF0000u)
+            sum = fold_once(sum);
+        return sum + sum_aligned32(data, len);
+    }
+#elif MIP_CONF_CKSUM_WIDE == 1 && !MIP_CONF_CKSUM_SMALL
     if (len >= 16u) {
         size_t n4 = len / 4u;
         if (sum >= 0x7FFF0000u)
@@ -104,8 +224,10 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
     /* Folding before the top bit can be reached keeps the accumulator from
      * wrapping whatever the buffer length or the incoming sum; for normal
      * packet sizes the branch is never taken. */
+#if MIP_CONF_CKSUM_WIDE != 2
     /* Eight bytes per round: one overflow check per four words keeps the
-     * inner loop short (the receive path's largest cost). */
+     * inner loop short (the receive path's largest cost). Form 2 comes
+     * here only for the short buffers it leaves (< 16 bytes). */
     while (len >= 8u) {
         if (sum >= 0x7FFC0000u)
             sum = fold_once(sum);
@@ -114,6 +236,7 @@ uint32_t mip_cksum_add(uint32_t sum, const uint8_t *data, size_t len)
         data += 8;
         len -= 8u;
     }
+#endif
     while (len >= 2u) {
         if (sum & 0x80000000u)
             sum = fold_once(sum);
