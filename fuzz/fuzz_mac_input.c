@@ -130,7 +130,7 @@ static struct harness {
     unsigned busy_rounds;       /* rounds of the head frame retried after a busy
                                    channel (retry_on_busy) */
     /* model of duplicate detection while it has room for every sender */
-    struct { struct mip_802154_addr src; uint8_t seq; } senders[MIP_MAC_DUP_ENTRIES];
+    struct { struct mip_802154_addr src; uint8_t seq; mip_utime_t at; } senders[MIP_MAC_DUP_ENTRIES];
     unsigned nsenders;
     bool senders_overflow;
     /* totals */
@@ -651,8 +651,17 @@ static int note_rx(const uint8_t *f, size_t len)
         return 1;
     if (H.senders_overflow)
         return -1;
+    /* the MAC forgets a sender MIP_MAC_DUP_AGE_US after its latest frame
+     * (a repeat after that is a new frame: issue 24's aging) */
+    for (i = 0; i < H.nsenders;) {
+        if ((mip_utime_t)(H.now - H.senders[i].at) >= MIP_MAC_DUP_AGE_US)
+            H.senders[i] = H.senders[--H.nsenders];
+        else
+            i++;
+    }
     for (i = 0; i < H.nsenders; i++) {
         if (same_addr(&H.senders[i].src, &h.src)) {
+            H.senders[i].at = H.now;
             if (H.senders[i].seq == h.seq)
                 return 0;
             H.senders[i].seq = h.seq;
@@ -665,6 +674,7 @@ static int note_rx(const uint8_t *f, size_t len)
     }
     H.senders[H.nsenders].src = h.src;
     H.senders[H.nsenders].seq = h.seq;
+    H.senders[H.nsenders].at = H.now;
     H.nsenders++;
     return 1;
 }

@@ -582,6 +582,10 @@ static uint32_t dup_age(struct mip_mac *m)
     for (i = 0; i < MIP_MAC_DUP_ENTRIES; i++) {
         if (!m->dup[i].used)
             continue;
+        /* an entry stamped after m->now (a call carried an earlier time
+         * than the frame's: an RDC timer run late) is young, not 2^32 old */
+        if (mip_utime_before(m->now, m->dup[i].at))
+            continue;
         age = m->now - m->dup[i].at;
         if (age >= MIP_MAC_DUP_AGE_US)
             m->dup[i].used = 0;

@@ -223,6 +223,26 @@ static void test_duplicate_entries_age_out(void)
     }
 }
 
+/* A poll that carries an earlier time than the last frame (an RDC timer run
+ * late) must not read the fresh entry as 2^32 µs old and forget it: the
+ * retransmission that follows is still a duplicate (found by fuzz_mac_input,
+ * regress-dup-stamp-after-now). */
+static void test_an_earlier_poll_does_not_age_a_fresh_entry(void)
+{
+    struct node n;
+    uint8_t f[64];
+    size_t len;
+    node_init(&n, MIP_MAC_CSMA_CA);
+    len = build_data(f, ME, PEER, PAN, true, 9, 1, 0);
+    node_rx(&n, f, len);
+    node_run(&n, n.now + 10000u);
+    (void)mip_mac_poll(&n.mac, n.now - 5000u);
+    node_rx(&n, f, len);
+    node_run(&n, n.now + 10000u);
+    CHECK_EQ(n.ninput, 1u);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rx_duplicates), 1u);
+}
+
 static void test_other_addresses_overheard(void)
 {
     struct node n;
@@ -369,6 +389,7 @@ int main(void)
     RUN(test_duplicates_acked_not_delivered);
     RUN(test_duplicate_table_is_bounded);
     RUN(test_duplicate_entries_age_out);
+    RUN(test_an_earlier_poll_does_not_age_a_fresh_entry);
     RUN(test_other_addresses_overheard);
     RUN(test_extended_destination);
     RUN(test_malformed_counted);
