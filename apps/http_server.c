@@ -595,6 +595,10 @@ static void http_make_room(struct mip_http_server *h)
         }
         if (hc->phase == PHASE_SEND)
             continue;           /* mid-response: protected */
+        /* The server has no timer: its stamps are read only here, maybe
+         * days later. Held within the horizon first, a connection idle for
+         * weeks reads as old, not as a stamp from the future (timer.h). */
+        (void)mip_time_hold(&hc->last, now);
         if (hc->phase == PHASE_READ &&
             mip_time_reached(now, hc->last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
             h->timeouts++;

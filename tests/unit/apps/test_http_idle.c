@@ -156,6 +156,21 @@ static void test_connections_waiting_past_the_timeout_are_reset(void)
     world_free(&w);
 }
 
+/* A connection left waiting for 30 days (past half the ms clock's wrap) with
+ * no other client meanwhile: the next client's arrival still reads it as
+ * long idle and resets it, rather than comparing a stale stamp (issue 24). */
+static void test_a_connection_idle_past_half_the_wrap_is_reset(void)
+{
+    static struct world w;
+    world_init(&w);
+    connect_client(&w, 0, &cl_cb);
+    w.p.now += 30u * 86400000u;
+    connect_client(&w, 1, &cl_cb);
+    CHECK_EQ(w.http.timeouts, 1);
+    CHECK(w.cl[0].failed && !w.cl[1].failed);
+    world_free(&w);
+}
+
 static void test_a_connection_mid_response_is_never_reset(void)
 {
     static struct world w;
@@ -181,6 +196,7 @@ int main(void)
 {
     RUN(test_idle_connections_do_not_lock_a_client_out);
     RUN(test_connections_waiting_past_the_timeout_are_reset);
+    RUN(test_a_connection_idle_past_half_the_wrap_is_reset);
     RUN(test_a_connection_mid_response_is_never_reset);
     return TESTING_DONE();
 }
