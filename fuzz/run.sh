@@ -10,6 +10,10 @@
 # never written to. Crash artifacts go to a temporary directory whose path is
 # printed with the crash's stack.
 #
+# FUZZ_JOBS harnesses run at once (default 1; scripts/test.sh passes its JOBS):
+# each uses one core for SECONDS, so the wall time is about
+# harnesses x SECONDS / FUZZ_JOBS. Reports print in harness order.
+#
 # Exit status: 0 when every harness ran clean, 1 when any crashed (or hit a
 # sanitizer report, a timeout or the memory limit), 2 on usage errors.
 set -u
@@ -42,8 +46,14 @@ if [ ${#harnesses[@]} -eq 0 ]; then
     exit 2
 fi
 
-failed=0
-for bin in "${harnesses[@]}"; do
+jobs=${FUZZ_JOBS:-1}
+case $jobs in '' | *[!0-9]*) usage ;; esac
+[ "$jobs" -ge 1 ] || jobs=1
+
+# run_one BIN: regression replay then fuzzing of one harness; prints its
+# report on stdout and returns 1 when it failed.
+run_one() {
+    local bin=$1 name corpus artifacts log rc execs seed why a
     name=$(basename "$bin")
     corpus="$work/$name/corpus"
     artifacts="$work/$name/artifacts"
@@ -55,9 +65,7 @@ for bin in "${harnesses[@]}"; do
     #    (they would stop the run at once) and fail the harness. The
     #    merged-* entries of scripts/fuzz-long.sh (many) go in one process,
     #    one by one only when that fails.
-    bad_seeds=()
-    singles=()
-    merged=()
+    local bad_seeds=() singles=() merged=() crashes=() max_len
     for seed in "$fuzz_dir/corpus/$name"/*; do
         [ -f "$seed" ] || continue
         case $(basename "$seed") in
@@ -96,10 +104,9 @@ for bin in "${harnesses[@]}"; do
     crashes=("$artifacts"/*)
     if [ $rc -eq 0 ] && [ ${#crashes[@]} -eq 0 ] && [ ${#bad_seeds[@]} -eq 0 ]; then
         echo "$name: ok, ${execs:-0} execs"
-        continue
+        return 0
     fi
 
-    failed=1
     echo "$name: FAILED (exit $rc, ${execs:-?} execs, ${#bad_seeds[@]} failing seeds)"
     for seed in "${bad_seeds[@]}"; do
         why=$(awk -v f="$fuzz_dir/corpus/$name/$seed" '
@@ -111,7 +118,7 @@ for bin in "${harnesses[@]}"; do
         echo "    reproduce: $bin $fuzz_dir/corpus/$name/$seed"
     done
     [ ${#bad_seeds[@]} -gt 0 ] && echo "  seed logs: $work/$name/regressions.log"
-    [ $rc -eq 0 ] && [ ${#crashes[@]} -eq 0 ] && continue
+    [ $rc -eq 0 ] && [ ${#crashes[@]} -eq 0 ] && return 1
     for a in "${crashes[@]}"; do
         echo "  artifact: $a"
         echo "  reproduce: $bin $a"
@@ -125,6 +132,23 @@ for bin in "${harnesses[@]}"; do
          on { print "  | " $0; n++ }
          /^SUMMARY:/ && on { exit }
          n >= 80 { exit }' "$log"
+    return 1
+}
+
+# A pool of $jobs background runs; each writes its report to a file, printed
+# in harness order once all are done (interleaved output would be unreadable).
+failed=0
+pids=()
+for i in "${!harnesses[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    bin=${harnesses[$i]}
+    mkdir -p "$work/$(basename "$bin")"
+    run_one "$bin" >"$work/$(basename "$bin")/report" 2>&1 &
+    pids[$i]=$!
+done
+for i in "${!harnesses[@]}"; do
+    wait "${pids[$i]}" || failed=1
+    cat "$work/$(basename "${harnesses[$i]}")/report"
 done
 
 if [ $failed -eq 0 ]; then

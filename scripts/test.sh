@@ -13,7 +13,8 @@
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
 #                project built against it with find_package(moteip) and with pkg-config
-#     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 15; scripts/fuzz-long.sh for campaigns)
+#     fuzz       libFuzzer harnesses via fuzz/run.sh, MOTEIP_FUZZ_SECONDS each (default 15), JOBS at once
+#                (scripts/fuzz-long.sh for campaigns)
 #     sim        pytest tests/sim: moteip-sim scenarios (determinism, physics checks,
 #                pcap decoded by tshark, scenario errors); no root needed
 #     tool       ruff check and mypy --strict over python/moteip (one test each), then
@@ -335,7 +336,8 @@ if want fuzz; then
             echo "fuzzers: ${fuzzers[*]} (${FUZZ_SECONDS} s each)"
             log="$RES/fuzz.log"
             set +e
-            env "${ORIG_SAN_ENV[@]}" timeout -k 30 $((FUZZ_SECONDS * n + 600)) \
+            # JOBS harnesses at once, each on its own core for FUZZ_SECONDS.
+            env "${ORIG_SAN_ENV[@]}" FUZZ_JOBS="$JOBS" timeout -k 30 $((FUZZ_SECONDS * n / JOBS + 600)) \
                 bash fuzz/run.sh build-fuzz "$FUZZ_SECONDS" </dev/null 2>&1 | tee "$log"
             rc=${PIPESTATUS[0]}
             set -e
