@@ -1,0 +1,187 @@
+/*
+ * Echo, discard and the sensor as kernel processes (os_apps.h). Each thread
+ * binds its ports at INIT and then waits for events; nothing survives a wait
+ * in a local (pt.h's rule): what a process keeps lives in its struct.
+ */
+#include "os_apps.h"
+
+#include <string.h>
+
+#include "tcp_discard.h"        /* mip_crc32_update */
+
+/* Binds UDP and listens on TCP `port` with the process's own pool. */
+static void bind_both(struct mip_os *os, struct mip_os_process *p, struct mip_stack *s,
+                      struct mip_tcp *tcp, uint16_t port, struct mip_os_udp *udp,
+                      struct mip_os_app_tcp *t, uint32_t *bind_failed)
+{
+    size_t i;
+    if (mip_os_udp_bind(os, p, udp, s, port) != MIP_OK)
+        (*bind_failed)++;
+    for (i = 0; i < MIP_OS_APP_CONNS; i++)
+        mip_os_tcp_init(os, p, &t->conn[i], tcp, t->tx[i], MIP_OS_APP_RING, t->rx[i], NULL,
+                        MIP_OS_APP_RING);
+    if (mip_os_tcp_listen(os, p, &t->ls, tcp, port, t->conn, MIP_OS_APP_CONNS,
+                          MIP_OS_APP_RING) != MIP_OK)
+        (*bind_failed)++;
+}
+
+/* --- echo ------------------------------------------------------------------ */
+
+void mip_os_echo_prepare(struct mip_os_echo *e, struct mip_stack *s, struct mip_tcp *tcp,
+                         uint16_t port)
+{
+    memset(e, 0, sizeof(*e));
+    e->s = s;
+    e->tcp = tcp;
+    e->port = port;
+}
+
+/* Sends back what the send ring takes now; WRITABLE brings the rest. */
+static void echo_pump(struct mip_os_echo *e, struct mip_tcp_conn *c)
+{
+    uint8_t buf[128];
+    size_t n;
+    while (mip_tcp_readable(c) > 0 && mip_tcp_writable(c) > 0) {
+        n = mip_tcp_writable(c) < sizeof buf ? mip_tcp_writable(c) : sizeof buf;
+        n = mip_tcp_read(e->tcp, c, buf, n);
+        if (n == 0)
+            break;
+        e->bytes += (uint32_t)mip_tcp_write(e->tcp, c, buf, n);
+    }
+    if (mip_tcp_peer_closed(c) && mip_tcp_readable(c) == 0)
+        (void)mip_tcp_close(e->tcp, c);
+}
+
+char mip_os_echo_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                        void *data)
+{
+    struct mip_os_echo *e = p->ctx;
+    MIP_PROCESS_BEGIN();
+    bind_both(os, p, e->s, e->tcp, e->port, &e->udp, &e->t, &e->bind_failed);
+    for (;;) {
+        MIP_PROCESS_WAIT_EVENT();
+        if (ev == MIP_OS_EV_UDP) {
+            const struct mip_os_udp_event *u = data;
+            e->datagrams++;
+            (void)mip_udp_sendto(e->s, NULL, e->port, &u->meta->src,
+                                 u->meta->src_port, u->meta->netif, u->data, u->len);
+        } else if (ev == MIP_OS_EV_TCP) {
+            const struct mip_os_tcp_event *t = data;
+            if (t->what == MIP_OS_TCP_CONNECTED)
+                e->connections++;
+            if (t->what < MIP_OS_TCP_CLOSED)
+                echo_pump(e, &t->c->conn);
+        } else if (ev == MIP_OS_EV_EXIT) {
+            break;
+        }
+    }
+    (void)mip_os_udp_unbind(&e->udp);
+    MIP_PROCESS_END();
+}
+
+/* --- discard --------------------------------------------------------------- */
+
+void mip_os_discard_prepare(struct mip_os_discard *d, struct mip_stack *s, struct mip_tcp *tcp,
+                            uint16_t port)
+{
+    memset(d, 0, sizeof(*d));
+    d->s = s;
+    d->tcp = tcp;
+    d->port = port;
+}
+
+char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                           void *data)
+{
+    struct mip_os_discard *d = p->ctx;
+    MIP_PROCESS_BEGIN();
+    bind_both(os, p, d->s, d->tcp, d->port, &d->udp, &d->t, &d->bind_failed);
+    for (;;) {
+        MIP_PROCESS_WAIT_EVENT();
+        if (ev == MIP_OS_EV_UDP) {
+            d->datagrams++;
+            d->bytes += ((const struct mip_os_udp_event *)data)->len;
+        } else if (ev == MIP_OS_EV_TCP) {
+            const struct mip_os_tcp_event *t = data;
+            struct mip_tcp_conn *c = &t->c->conn;
+            uint8_t buf[128];
+            size_t n;
+            if (t->what == MIP_OS_TCP_CONNECTED)
+                d->connections++;
+            if (t->what >= MIP_OS_TCP_CLOSED)
+                continue;
+            while ((n = mip_tcp_read(d->tcp, c, buf, sizeof buf)) > 0) {
+                d->crc = mip_crc32_update(d->crc, buf, n);
+                d->bytes += n;
+            }
+            if (mip_tcp_peer_closed(c))
+                (void)mip_tcp_close(d->tcp, c);
+        } else if (ev == MIP_OS_EV_EXIT) {
+            break;
+        }
+    }
+    (void)mip_os_udp_unbind(&d->udp);
+    MIP_PROCESS_END();
+}
+
+/* --- sensor ---------------------------------------------------------------- */
+
+mip_status mip_os_sensor_prepare(struct mip_os_sensor *n, struct mip_stack *s,
+                                 const struct mip_addr *sink, uint16_t sink_port,
+                                 uint16_t src_port, uint32_t every_ms, uint8_t batch,
+                                 uint16_t (*sample)(void *ctx), void *sample_ctx)
+{
+    if (batch == 0u || batch > MIP_OS_SENSOR_BATCH_MAX || every_ms == 0u ||
+        every_ms > MIP_TIME_HORIZON_MS || sample == NULL || sink == NULL)
+        return MIP_ERR_INVALID;
+    memset(n, 0, sizeof(*n));
+    n->s = s;
+    n->sink = *sink;
+    n->sink_port = sink_port;
+    n->src_port = src_port;
+    n->every_ms = every_ms;
+    n->batch = batch;
+    n->sample = sample;
+    n->sample_ctx = sample_ctx;
+    return MIP_OK;
+}
+
+static void sensor_send(struct mip_os_sensor *n)
+{
+    uint8_t msg[2u + 2u * MIP_OS_SENSOR_BATCH_MAX];
+    size_t i;
+    msg[0] = (uint8_t)(n->seq >> 8);
+    msg[1] = (uint8_t)n->seq;
+    for (i = 0; i < n->n; i++) {
+        msg[2u + 2u * i] = (uint8_t)(n->readings[i] >> 8);
+        msg[3u + 2u * i] = (uint8_t)n->readings[i];
+    }
+    if (mip_udp_sendto(n->s, NULL, n->src_port, &n->sink, n->sink_port, MIP_NETIF_ANY, msg,
+                       2u + 2u * (size_t)n->n) == MIP_OK)
+        n->sent++;
+    else
+        n->send_failed++;
+    n->seq++;
+    n->n = 0;
+}
+
+char mip_os_sensor_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                          void *data)
+{
+    struct mip_os_sensor *n = p->ctx;
+    MIP_PROCESS_BEGIN();
+    mip_os_etimer_set(os, &n->timer, p, n->every_ms);
+    for (;;) {
+        MIP_PROCESS_WAIT_EVENT_UNTIL((ev == MIP_OS_EV_TIMER && data == &n->timer) ||
+                                     ev == MIP_OS_EV_EXIT);
+        if (ev == MIP_OS_EV_EXIT)
+            break;
+        /* from the last expiry: one reading a period, without drift */
+        mip_os_etimer_reset(os, &n->timer);
+        n->readings[n->n++] = n->sample(n->sample_ctx);
+        n->samples++;
+        if (n->n >= n->batch)
+            sensor_send(n);
+    }
+    MIP_PROCESS_END();
+}
