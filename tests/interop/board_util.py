@@ -175,6 +175,7 @@ MPS2_CFLAGS = ["-mcpu=cortex-m3", "-mthumb", "-Os", "-DMOTEIP_PROFILE_FULL=1",
                "-DMIP_CONF_LOWPAN=0", "-DMIP_TCP_APP_CONNS=2"]
 MPS2_BUILD = Path(os.environ.get("MOTEIP_MPS2_BUILD_DIR", REPO / "build-mps2"))
 MPS2_ELF = MPS2_BUILD / "port" / "mps2" / "moteip-mps2.elf"
+MPS2_OS_ELF = MPS2_BUILD / "port" / "mps2" / "moteip-mps2-os.elf"   # with the process kernel
 
 
 # --- the workload both SLIP boards serve (port/common/slip_node.c) ----------
