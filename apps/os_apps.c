@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "tcp_discard.h"        /* mip_crc32_update */
+#include "moteip/crc32.h"
 
 /* Binds UDP and listens on TCP `port` with the process's own pool. */
 static void bind_both(struct mip_os *os, struct mip_os_process *p, struct mip_stack *s,

@@ -21,8 +21,9 @@
  * moteip-mps2-os.elf (NODE_OS=1) runs the process kernel beside the stack
  * (docs/OS.md): echo and discard as its processes (TCP and UDP at 7 and 9),
  * and a sensor process that sends a batch of 4 readings every 400 ms to
- * 192.0.2.1:5000 (the board has no sensor: reading k is k); HTTP stays a
- * callback app. tests/interop/test_mps2.py's `os` cases drive it.
+ * 192.0.2.1:5000 (the board has no sensor: reading k is k), and the loader
+ * service on TCP 6510 (apps/os_loader.h: programs over the network into an
+ * 8 KB arena); HTTP stays a callback app. tests/interop/test_mps2.py's `os` cases drive it.
  */
 #include <string.h>
 
@@ -79,6 +80,10 @@ static void node_start(struct node *n)
                                   &n->next_reading) == MIP_OK)
             (void)mip_os_start(&n->os, &n->sensor.proc, "sensor", mip_os_sensor_thread,
                                &n->sensor, NULL);
+        mip_os_loader_prepare(&n->loader, &n->os, &n->stack, &n->tcp, NODE_LOADER_PORT,
+                              n->arena, sizeof n->arena, MIP_MODULE_ARCH_THUMB);
+        (void)mip_os_start(&n->os, &n->loader.proc, "loader", mip_os_loader_thread,
+                           &n->loader, NULL);
     }
 #else
     (void)mip_udp_echo_start(&n->udp_echo, &n->stack, MIP_UDP_ECHO_PORT);

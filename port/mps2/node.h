@@ -18,6 +18,11 @@
 #include "udp_echo.h"
 #if NODE_OS
 #include "os_apps.h"
+#include "os_loader.h"
+
+/* RAM for a loaded program (the loader's arena: code runs from it) */
+#define NODE_ARENA 8192u
+#define NODE_LOADER_PORT 6510u
 #endif
 
 /* Frames taken per round of the main loop, so timers run between bursts
@@ -44,6 +49,8 @@ struct node {
     struct mip_os_discard os_discard; /* (TCP, UDP 9) as its processes, */
     struct mip_os_sensor sensor;      /* and the sensor (to 192.0.2.1:5000) */
     uint16_t next_reading;
+    struct mip_os_loader loader;      /* programs over TCP (port 6510) */
+    _Alignas(8) uint8_t arena[NODE_ARENA];
 #endif
 };
 
