@@ -70,10 +70,10 @@ PUBLIC = {
     "relay.h": "relay",
     "rpl.h": "route", "rpl_down.h": "route",
     "rng.h": "base",
-    "cipher.h": "base",
+    "cipher.h": "base", "crc32.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
-    "os.h": "os", "os_net.h": "os",
+    "os.h": "os", "os_net.h": "os", "loader.h": "os",
     "config.h": None, "timer.h": None, "byte_ring.h": None, "pt.h": None,
     "moteip.h": UMBRELLA,
 }
