@@ -23,11 +23,17 @@
  * and a sensor process that sends a batch of 4 readings every 400 ms to
  * 192.0.2.1:5000 (the board has no sensor: reading k is k), and the loader
  * service on TCP 6510 (apps/os_loader.h: programs over the network into an
- * 8 KB arena); HTTP stays a callback app. tests/interop/test_mps2.py's `os` cases drive it.
+ * 8 KB arena), and a computation service on UDP 7001 whose work runs in a
+ * preemptible thread (compute.h, include/moteip/mt.h); HTTP stays a
+ * callback app. tests/interop/test_mps2.py's `os` cases drive it.
  */
 #include <string.h>
 
 #include "node.h"
+#if NODE_OS
+#include "cortexm_mt.h"
+#include "mps2.h"
+#endif
 
 static struct node node;
 
@@ -84,6 +90,10 @@ static void node_start(struct node *n)
                               n->arena, sizeof n->arena, MIP_MODULE_ARCH_THUMB);
         (void)mip_os_start(&n->os, &n->loader.proc, "loader", mip_os_loader_thread,
                            &n->loader, NULL);
+        compute_prepare(&n->compute, &n->stack);
+        (void)mip_os_start(&n->os, &n->compute.proc, "compute", compute_thread, &n->compute,
+                           NULL);
+        cortexm_mt_init(MPS2_PCLK_HZ / 1000u);      /* a 1 ms slice for threads */
     }
 #else
     (void)mip_udp_echo_start(&n->udp_echo, &n->stack, MIP_UDP_ECHO_PORT);
@@ -110,6 +120,9 @@ int main(void)
             uint32_t od = mip_os_run(&n->os, board_now(&n->clock));
             uint32_t sd = mip_stack_poll(&n->stack, board_now(&n->clock));
             delay = od < sd ? od : sd;
+            /* a thread's turn instead of sleeping; an interrupt ends it */
+            if (compute_turn(&n->compute, &n->os))
+                continue;
         }
 #endif
         if (n->eth_ok && lan9118_rx_waiting())

@@ -19,6 +19,7 @@
 #if NODE_OS
 #include "os_apps.h"
 #include "os_loader.h"
+#include "compute.h"
 
 /* RAM for a loaded program (the loader's arena: code runs from it) */
 #define NODE_ARENA 8192u
@@ -51,6 +52,7 @@ struct node {
     uint16_t next_reading;
     struct mip_os_loader loader;      /* programs over TCP (port 6510) */
     _Alignas(8) uint8_t arena[NODE_ARENA];
+    struct compute compute;           /* a long computation, preemptible (UDP 7001) */
 #endif
 };
 

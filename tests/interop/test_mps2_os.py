@@ -197,3 +197,43 @@ def test_mipmod_names_what_it_cannot_convert(tmp_path):
     p = subprocess.run(mipmod + [str(obj), str(tmp_path / "m.mpm"), "--init", "no_such"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 1 and "init function no_such" in p.stderr
+
+
+# --- a preemptible computation (seeds/000 s.7.9.3, Fig 7.5) -------------------------
+
+def ping_rtts(ns, count: int, interval: float = 0.2) -> list[float]:
+    """RTTs (ms) of `count` 40-byte pings to the board, `interval` s apart."""
+    p = ns.cmd(["ping", "-n", "-c", str(count), "-i", str(interval), "-s", "40", "-W", "5",
+                BOARD_V4], check=False, timeout=count * interval + 30)
+    return [float(line.split("time=")[1].split()[0]) for line in p.stdout.splitlines()
+            if "time=" in line]
+
+
+def test_pings_are_answered_during_a_preemptible_computation(board):
+    ns, qemu, _ = board
+    s = ns.socket(socket.AF_INET, socket.SOCK_DGRAM, timeout=30)
+    try:
+        s.sendto(b"T3000", (BOARD_V4, 7001))
+        rtts = ping_rtts(ns, 10)
+        done = s.recvfrom(100)[0].decode().split()
+    finally:
+        s.close()
+    assert done[:3] == ["done", "T", "3000"], done
+    assert int(done[3]) > 0 and int(done[4]) > 0         # it worked, and was preempted
+    assert len(rtts) == 10, rtts                          # every ping came back ...
+    assert max(rtts) < 200, rtts                          # ... without waiting for the work
+
+
+def test_a_computation_in_a_process_holds_the_kernel(board):
+    ns, qemu, _ = board
+    s = ns.socket(socket.AF_INET, socket.SOCK_DGRAM, timeout=30)
+    try:
+        s.sendto(b"B1500", (BOARD_V4, 7001))
+        time.sleep(0.1)
+        rtts = ping_rtts(ns, 1)
+        done = s.recvfrom(100)[0].decode().split()
+    finally:
+        s.close()
+    assert done[:3] == ["done", "B", "1500"], done
+    assert done[4] == "0"                                 # nothing preempted a process
+    assert len(rtts) == 1 and rtts[0] > 1000, rtts        # the ping waited for the work

@@ -73,7 +73,7 @@ PUBLIC = {
     "cipher.h": "base", "crc32.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
-    "os.h": "os", "os_net.h": "os", "loader.h": "os",
+    "os.h": "os", "os_net.h": "os", "loader.h": "os", "mt.h": "os",
     "config.h": None, "timer.h": None, "byte_ring.h": None, "pt.h": None,
     "moteip.h": UMBRELLA,
 }
