@@ -124,6 +124,40 @@ char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_e
     MIP_PROCESS_END();
 }
 
+/* --- CoAP ------------------------------------------------------------------ */
+
+void mip_os_coap_prepare(struct mip_os_coap *c, struct mip_stack *s, uint16_t port)
+{
+    memset(c, 0, sizeof(*c));
+    c->s = s;
+    c->port = port;
+}
+
+char mip_os_coap_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                        void *data)
+{
+    struct mip_os_coap *c = p->ctx;
+    MIP_PROCESS_BEGIN();
+    if (mip_coap_demo_init(&c->demo, c->s, c->port, false) != MIP_OK ||
+        mip_os_udp_bind(os, p, &c->udp, c->s, c->port) != MIP_OK) {
+        c->bind_failed++;
+        MIP_PROCESS_EXIT();
+    }
+    for (;;) {
+        MIP_PROCESS_WAIT_EVENT_UNTIL(ev == MIP_OS_EV_UDP || ev == MIP_OS_EV_EXIT);
+        if (ev == MIP_OS_EV_EXIT)
+            break;
+        {
+            const struct mip_os_udp_event *u = data;
+            c->datagrams++;
+            mip_coap_input(&c->demo.ep, u->meta, u->data, u->len);
+        }
+    }
+    (void)mip_os_udp_unbind(&c->udp);
+    mip_coap_stop(&c->demo.ep);
+    MIP_PROCESS_END();
+}
+
 /* --- sensor ---------------------------------------------------------------- */
 
 mip_status mip_os_sensor_prepare(struct mip_os_sensor *n, struct mip_stack *s,

@@ -1,7 +1,8 @@
 /*
  * The apps as processes of the kernel (include/moteip/os.h), on the stack
- * as a service (include/moteip/os_net.h): echo (RFC 862), discard (RFC 863)
- * and a sensor application that samples, batches and sends. Each is a
+ * as a service (include/moteip/os_net.h): echo (RFC 862), discard (RFC 863),
+ * the CoAP endpoint with the demo resources, and a sensor application that
+ * samples, batches and sends. Each is a
  * process thread plus a struct the caller owns; no callback of the stack is
  * written here, every datagram and connection arrives as an event.
  *
@@ -21,6 +22,7 @@
 
 #include "moteip/os.h"
 #include "moteip/os_net.h"
+#include "coap_demo.h"
 
 /* Connections per TCP service process, and each one's ring sizes. */
 #ifndef MIP_OS_APP_CONNS
@@ -74,6 +76,23 @@ void mip_os_discard_prepare(struct mip_os_discard *d, struct mip_stack *s, struc
                             uint16_t port);
 char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
                            void *data);
+
+/* CoAP (coap.h) with the demo resources (coap_demo.h) on UDP `port`: the
+ * process owns the port and hands each datagram to the endpoint
+ * (mip_coap_input); the endpoint's retransmissions run on the stack's
+ * poller as they do for the callback version. */
+struct mip_os_coap {
+    struct mip_os_process proc;
+    struct mip_stack *s;
+    uint16_t port;
+    struct mip_os_udp udp;
+    struct mip_coap_demo demo;
+    uint32_t datagrams, bind_failed;
+};
+
+void mip_os_coap_prepare(struct mip_os_coap *c, struct mip_stack *s, uint16_t port);
+char mip_os_coap_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                        void *data);
 
 /* The sensor: every `every_ms` it takes a reading from `sample` (the
  * board's sensor; 16 bits), and after `batch` readings sends one datagram

@@ -25,8 +25,8 @@
  * disappears) exit 1.
  *
  * TCP services (apps/tcp_*.h, apps/http_server.h) run on the ports given.
- * With --os, echo and discard (TCP and UDP on their ports) and the sensor
- * run instead as processes of the kernel (apps/os_apps.h, docs/OS.md).
+ * With --os, echo and discard (TCP and UDP on their ports), CoAP and the
+ * sensor run instead as processes of the kernel (apps/os_apps.h, docs/OS.md).
  * With --tcp-client the program is instead a one-shot TCP client test: it
  * connects, optionally holds the connection idle for a while (with TCP
  * keepalive when asked), sends N bytes of the HTTP body pattern
@@ -700,7 +700,7 @@ static const struct host_option options[] = {
     { "--os", NULL, 0, 0, opt_flag, F(os), 0, 0, NULL,
       "The runtime (docs/OS.md):",
       "run --echo and --discard (each on TCP and UDP\n"
-      "at its port) and --sensor as processes of the\n"
+      "at its port), --coap and --sensor as processes of the\n"
       "process kernel instead of callback apps (no UDP\n"
       "echo on 7 and discard on 9 then)", { 0 } },
     { "--sensor", "ADDR:PORT", 1, OPT_ONCE, opt_sensor, F(sensor_text), 0, 0, NULL, NULL,
@@ -1152,6 +1152,7 @@ struct host {
         struct mip_os_echo echo;
         struct mip_os_discard discard;
         struct mip_os_sensor sensor;
+        struct mip_os_coap coap;
         uint16_t next_reading;
     } os;
     struct mip_tap tap;
@@ -1229,15 +1230,18 @@ static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
     fprintf(f, "  },\n");
 }
 
-static void stats_coap_tcp(FILE *f, const struct host_tcp *t)
+/* CoAP: the callback app's endpoint, or with --os the process's. */
+static void stats_coap_tcp(FILE *f, const struct host *h)
 {
+    const struct host_tcp *t = &h->t;
+    const struct mip_coap_demo *d = h->o.os ? &h->os.coap.demo : &t->coap;
     int i, first = 1;
 
     fprintf(f, "  \"coap\": {\"port\": %u, \"bodies\": %lu",
-            (unsigned)t->coap.ep.port, (unsigned long)t->coap.sink_bodies);
+            (unsigned)d->ep.port, (unsigned long)d->sink_bodies);
     for (i = 0; i < (int)MIP_COAP_STAT_COUNT; i++)
         fprintf(f, ", \"%s\": %lu", mip_coap_stat_name((enum mip_coap_stat)i),
-                (unsigned long)mip_coap_stat(&t->coap.ep, (enum mip_coap_stat)i));
+                (unsigned long)mip_coap_stat(&d->ep, (enum mip_coap_stat)i));
     fprintf(f, "},\n");
     fprintf(f, "  \"tcp\": {");
     for (i = 0; i < (int)MIP_TCP_STAT_COUNT; i++) {
@@ -1305,6 +1309,8 @@ static void stats_os(FILE *f, const struct host *h)
             "\"crc32\": %lu, \"bind_failed\": %lu},\n", (unsigned long)h->os.discard.datagrams,
             (unsigned long)h->os.discard.connections, (unsigned long long)h->os.discard.bytes,
             (unsigned long)h->os.discard.crc, (unsigned long)h->os.discard.bind_failed);
+    fprintf(f, "    \"coap\": {\"datagrams\": %lu, \"bodies\": %lu},\n",
+            (unsigned long)h->os.coap.datagrams, (unsigned long)h->os.coap.demo.sink_bodies);
     fprintf(f, "    \"sensor\": {\"samples\": %lu, \"sent\": %lu, \"send_failed\": %lu}\n  },\n",
             (unsigned long)h->os.sensor.samples, (unsigned long)h->os.sensor.sent,
             (unsigned long)h->os.sensor.send_failed);
@@ -1327,7 +1333,7 @@ static int write_stats_json(const char *path, const struct host *h)
     stats_udp_apps(f, h);
     stats_tcp_apps(f, &h->t);
     stats_os(f, h);
-    stats_coap_tcp(f, &h->t);
+    stats_coap_tcp(f, h);
     stats_link(f, h);
     if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
         e = errno ? errno : EIO;
@@ -1550,6 +1556,13 @@ static void setup_os(struct host *h)
         if (h->os.discard.bind_failed != 0)
             fail("--discard: cannot bind port %u", (unsigned)o->svc_port[SVC_DISCARD]);
     }
+    if (o->coap_port != 0) {
+        mip_os_coap_prepare(&h->os.coap, &h->s, o->coap_port);
+        (void)mip_os_start(&h->os.k, &h->os.coap.proc, "coap", mip_os_coap_thread, &h->os.coap,
+                           NULL);
+        if (h->os.coap.bind_failed != 0)
+            fail("--coap: cannot start CoAP on UDP port %u", (unsigned)o->coap_port);
+    }
     if (o->sensor_text != NULL) {
         st = mip_os_sensor_prepare(&h->os.sensor, &h->s, &o->sensor_addr, o->sensor_port,
                                    49152u, (uint32_t)o->sensor_every_ms,
@@ -1581,7 +1594,7 @@ static void setup_apps(struct host *h)
         fail("cannot start UDP discard on port %u: %s", MIP_UDP_DISCARD_PORT,
              mip_status_name((mip_status)rc));
 coap:
-    if (o->coap_port != 0 &&
+    if (o->coap_port != 0 && !o->os &&
         (rc = (int)mip_coap_demo_start(&t->coap, &h->s, o->coap_port, false)) != MIP_OK)
         fail("--coap: cannot start CoAP on UDP port %u: %s", (unsigned)o->coap_port,
              mip_status_name((mip_status)rc));
