@@ -7,10 +7,13 @@
 
 #include <string.h>
 
+#include "moteip/dec.h"
+
 /* What a module may call, sorted by name (mip_loader_symbol searches it). */
 const struct mip_symbol mip_os_loader_symbols[] = {
     { "memcpy", (const void *)memcpy },
     { "memset", (const void *)memset },
+    { "mip_dec_u32", (const void *)mip_dec_u32 },
     { "mip_os_etimer_reset", (const void *)mip_os_etimer_reset },
     { "mip_os_etimer_set", (const void *)mip_os_etimer_set },
     { "mip_os_etimer_stop", (const void *)mip_os_etimer_stop },
@@ -105,13 +108,8 @@ static void command(struct mip_os_loader *o, struct mip_os *os, char line[32])
         (void)memcpy(line, "ok unloaded", 12);
     } else {
         size_t n = 11;
-        uint8_t v = o->mod.version;
         (void)memcpy(line, "ok loaded v", 11);
-        if (v >= 100u)
-            line[n++] = (char)('0' + v / 100u);
-        if (v >= 10u)
-            line[n++] = (char)('0' + v / 10u % 10u);
-        line[n++] = (char)('0' + v % 10u);
+        n += mip_dec_u32(o->mod.version, line + n);
         line[n] = '\0';
     }
 }

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "moteip/dec.h"
 #include "os_loader.h"
 
 #ifndef HELLO_VERSION
@@ -30,19 +31,6 @@ struct hello {
 
 static struct hello hello;
 
-static size_t put_u32(uint8_t *p, uint32_t v)
-{
-    uint8_t tmp[10];
-    size_t n = 0, i;
-    do {
-        tmp[n++] = (uint8_t)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0u);
-    for (i = 0; i < n; i++)
-        p[i] = tmp[n - 1u - i];
-    return n;
-}
-
 static char hello_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
                          void *data)
 {
@@ -55,14 +43,14 @@ static char hello_thread(struct mip_os *os, struct mip_os_process *p, mip_os_eve
             break;
         {
             const struct mip_os_udp_event *u = data;
-            uint8_t msg[32] = "hello v";
+            char msg[32] = "hello v";
             size_t n = 7;
-            n += put_u32(msg + n, HELLO_VERSION);
+            n += mip_dec_u32(HELLO_VERSION, msg + n);
             msg[n++] = ' ';
             msg[n++] = '#';
-            n += put_u32(msg + n, ++h->count);
+            n += mip_dec_u32(++h->count, msg + n);
             (void)mip_udp_sendto(h->env->s, NULL, HELLO_PORT, &u->meta->src, u->meta->src_port,
-                                 u->meta->netif, msg, n);
+                                 u->meta->netif, (const uint8_t *)msg, n);
         }
     }
     /* Replaced or unloaded: the port goes, the count stays for the next. */

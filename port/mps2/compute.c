@@ -2,6 +2,7 @@
 #include "compute.h"
 
 #include "cortexm_mt.h"
+#include "moteip/dec.h"
 #include "mps2.h"
 
 #define EV_DONE 1u                  /* the thread ended (a user event) */
@@ -46,31 +47,18 @@ static void answer(struct compute *c, const uint8_t *text, size_t n)
     (void)mip_udp_sendto(c->s, NULL, COMPUTE_PORT, &c->peer, c->peer_port, c->netif, text, n);
 }
 
-static size_t put_u32(uint8_t *p, uint32_t v)
-{
-    uint8_t tmp[10];
-    size_t n = 0, i;
-    do {
-        tmp[n++] = (uint8_t)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0u);
-    for (i = 0; i < n; i++)
-        p[i] = tmp[n - 1u - i];
-    return n;
-}
-
 static void answer_done(struct compute *c)
 {
-    uint8_t msg[64] = "done ";
+    char msg[64] = "done ";
     size_t n = 5;
-    msg[n++] = (uint8_t)c->mode;
+    msg[n++] = c->mode;
     msg[n++] = ' ';
-    n += put_u32(msg + n, c->ms);
+    n += mip_dec_u32(c->ms, msg + n);
     msg[n++] = ' ';
-    n += put_u32(msg + n, c->iterations);
+    n += mip_dec_u32(c->iterations, msg + n);
     msg[n++] = ' ';
-    n += put_u32(msg + n, cortexm_mt_preemptions() - c->preempt0);
-    answer(c, msg, n);
+    n += mip_dec_u32(cortexm_mt_preemptions() - c->preempt0, msg + n);
+    answer(c, (const uint8_t *)msg, n);
     c->mode = 0;
 }
 

@@ -70,7 +70,7 @@ PUBLIC = {
     "relay.h": "relay",
     "rpl.h": "route", "rpl_down.h": "route",
     "rng.h": "base",
-    "cipher.h": "base", "crc32.h": "base",
+    "cipher.h": "base", "crc32.h": "base", "dec.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
     "os.h": "os", "os_net.h": "os", "loader.h": "os", "mt.h": "os",

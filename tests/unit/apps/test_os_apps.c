@@ -8,6 +8,7 @@
 #include "tcp/tcp_pair.h"
 #include "moteip/os_net.h"
 #include "os_apps.h"
+#include "os_loader.h"
 #include "tcp_discard.h"
 
 #define TOTAL 4000u
@@ -226,8 +227,23 @@ static void test_sensor_refuses_a_config_it_cannot_run(void)
                                    NULL), MIP_OK);
 }
 
+/* mip_loader_symbol bisects the table: out of order, a name is not found. */
+static void test_the_loader_symbol_table_is_sorted_and_found(void)
+{
+    struct mip_loader l;
+    size_t i;
+    mip_loader_init(&l, NULL, 0, mip_os_loader_symbols, mip_os_loader_n_symbols,
+                    MIP_MODULE_ARCH_NONE);
+    for (i = 0; i + 1u < mip_os_loader_n_symbols; i++)
+        CHECK(strcmp(mip_os_loader_symbols[i].name, mip_os_loader_symbols[i + 1u].name) < 0);
+    for (i = 0; i < mip_os_loader_n_symbols; i++)
+        CHECK(mip_loader_symbol(&l, mip_os_loader_symbols[i].name, 64) ==
+              mip_os_loader_symbols[i].addr);
+}
+
 int main(void)
 {
+    RUN(test_the_loader_symbol_table_is_sorted_and_found);
     RUN(test_discard_process_takes_every_byte_and_its_crc_matches);
     RUN(test_sensor_samples_at_its_period_and_sends_batches);
     RUN(test_sensor_refuses_a_config_it_cannot_run);
