@@ -124,6 +124,169 @@ char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_e
     MIP_PROCESS_END();
 }
 
+/* --- HTTP ------------------------------------------------------------------ */
+
+enum { HTTP_READ = 0, HTTP_SEND, HTTP_LINGER };
+
+void mip_os_http_prepare(struct mip_os_http *h, struct mip_stack *s, struct mip_tcp *tcp,
+                         uint16_t port)
+{
+    memset(h, 0, sizeof(*h));
+    h->s = s;
+    h->tcp = tcp;
+    h->port = port;
+}
+
+static void http_answer(struct mip_os_http *h, struct mip_os_http_conn *hc, uint16_t status,
+                        uint64_t body_len, bool with_body, bool keep_alive, uint8_t minor)
+{
+    mip_http_resp_start(&hc->resp, status, body_len, with_body, keep_alive, minor);
+    if (status == 200)
+        h->status_2xx++;
+    else if (status < 500)
+        h->status_4xx++;
+    else
+        h->status_5xx++;
+    hc->close_after = !keep_alive;
+    hc->phase = HTTP_SEND;
+}
+
+/* Reads what the client sent; answers one complete request (true). */
+static bool http_take(struct mip_os_http *h, struct mip_os_http_conn *hc, struct mip_tcp_conn *c)
+{
+    struct mip_http_request r;
+    enum mip_http_parse_result res;
+    uint8_t drop[64];
+    uint64_t n = 0;
+    size_t got;
+    bool bytes_ok;
+
+    if (hc->skip > 0 && hc->req_len > 0) {     /* a body pipelined with its head */
+        size_t k = hc->skip < hc->req_len ? (size_t)hc->skip : hc->req_len;
+        memmove(hc->req, hc->req + k, hc->req_len - k);
+        hc->req_len = (uint16_t)(hc->req_len - k);
+        hc->skip -= k;
+    }
+    while (hc->skip > 0 &&
+           (got = mip_tcp_read(h->tcp, c, drop,
+                               hc->skip < sizeof drop ? (size_t)hc->skip : sizeof drop)) > 0)
+        hc->skip -= got;
+    if (hc->skip == 0 && hc->req_len < sizeof hc->req) {
+        got = mip_tcp_read(h->tcp, c, hc->req + hc->req_len, sizeof hc->req - hc->req_len);
+        hc->req_len = (uint16_t)(hc->req_len + got);
+        if (got > 0)
+            hc->last = h->s->now;
+    }
+    res = hc->skip > 0 ? MIP_HTTP_INCOMPLETE
+                       : mip_http_parse_request(hc->req, hc->req_len, sizeof hc->req, &r);
+    if (res == MIP_HTTP_INCOMPLETE) {
+        if (mip_tcp_peer_closed(c))
+            (void)mip_tcp_close(h->tcp, c);     /* done, maybe mid-request: nothing to answer */
+        return false;
+    }
+    if (res == MIP_HTTP_INVALID) {
+        hc->req_len = 0;
+        http_answer(h, hc, r.status, 0, true, false, 1);
+        return true;
+    }
+    h->requests++;
+    bytes_ok = mip_http_route_bytes(hc->req + r.target_off, r.target_len, &n);
+    /* keep what follows the head: its body (dropped) and the next request */
+    memmove(hc->req, hc->req + r.consumed, hc->req_len - r.consumed);
+    hc->req_len = (uint16_t)(hc->req_len - r.consumed);
+    hc->skip = r.content_length;
+    if (r.method == MIP_HTTP_OTHER)
+        http_answer(h, hc, 501, 0, true, false, r.version_minor);
+    else if (bytes_ok)
+        http_answer(h, hc, 200, n, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
+    else
+        http_answer(h, hc, 404, 0, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
+    return true;
+}
+
+/* Runs connection i until it waits for the client or for send space. */
+static void http_run(struct mip_os_http *h, size_t i)
+{
+    struct mip_os_http_conn *hc = &h->hc[i];
+    struct mip_tcp_conn *c = &h->t.conn[i].conn;
+    uint8_t drop[64];
+    for (;;) {
+        if (hc->phase == HTTP_SEND) {
+            if (!mip_http_resp_send(&hc->resp, h->tcp, c, &h->body_bytes))
+                return;
+            if (!hc->close_after) {
+                hc->phase = HTTP_READ;
+                hc->last = h->s->now;
+                continue;
+            }
+            /* FIN now; read and drop until the client's (see the header) */
+            hc->phase = HTTP_LINGER;
+            hc->last = h->s->now;
+            (void)mip_tcp_shutdown(h->tcp, c);
+        }
+        if (hc->phase == HTTP_LINGER) {
+            while (mip_tcp_read(h->tcp, c, drop, sizeof drop) > 0)
+                ;
+            if (mip_tcp_peer_closed(c))
+                (void)mip_tcp_close(h->tcp, c);
+            return;
+        }
+        if (!http_take(h, hc, c))
+            return;
+    }
+}
+
+/* Resets the connections that waited too long for a request, or lingered
+ * that long for the client's FIN. */
+static void http_idle_check(struct mip_os_http *h)
+{
+    size_t i;
+    for (i = 0; i < MIP_OS_APP_CONNS; i++)
+        if (h->t.conn[i].in_use && h->hc[i].phase != HTTP_SEND &&
+            mip_time_reached(h->s->now, h->hc[i].last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
+            h->timeouts++;
+            mip_tcp_abort(h->tcp, &h->t.conn[i].conn);
+        }
+}
+
+char mip_os_http_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                        void *data)
+{
+    struct mip_os_http *h = p->ctx;
+    MIP_PROCESS_BEGIN();
+    {
+        size_t i;
+        for (i = 0; i < MIP_OS_APP_CONNS; i++)
+            mip_os_tcp_init(os, p, &h->t.conn[i], h->tcp, h->t.tx[i], MIP_OS_APP_RING,
+                            h->t.rx[i], NULL, MIP_OS_APP_RING);
+        if (mip_os_tcp_listen(os, p, &h->t.ls, h->tcp, h->port, h->t.conn, MIP_OS_APP_CONNS,
+                              MIP_OS_APP_RING) != MIP_OK)
+            h->bind_failed++;
+    }
+    mip_os_etimer_set(os, &h->idle, p, 1000u);
+    for (;;) {
+        MIP_PROCESS_WAIT_EVENT();
+        if (ev == MIP_OS_EV_EXIT)
+            break;
+        if (ev == MIP_OS_EV_TIMER && data == &h->idle) {
+            mip_os_etimer_reset(os, &h->idle);
+            http_idle_check(h);
+        } else if (ev == MIP_OS_EV_TCP) {
+            const struct mip_os_tcp_event *t = data;
+            size_t i = (size_t)(t->c - h->t.conn);
+            if (i >= MIP_OS_APP_CONNS)
+                continue;
+            if (t->what == MIP_OS_TCP_CONNECTED) {
+                memset(&h->hc[i], 0, sizeof h->hc[i]);
+                h->hc[i].last = h->s->now;
+            }
+            if (t->what < MIP_OS_TCP_CLOSED)
+                http_run(h, i);
+        }
+    }
+    MIP_PROCESS_END();
+}
+
 /* --- CoAP ------------------------------------------------------------------ */
 
 void mip_os_coap_prepare(struct mip_os_coap *c, struct mip_stack *s, uint16_t port)

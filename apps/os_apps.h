@@ -1,8 +1,8 @@
 /*
  * The apps as processes of the kernel (include/moteip/os.h), on the stack
  * as a service (include/moteip/os_net.h): echo (RFC 862), discard (RFC 863),
- * the CoAP endpoint with the demo resources, and a sensor application that
- * samples, batches and sends. Each is a
+ * HTTP (GET /bytes/N), the CoAP endpoint with the demo resources, and a
+ * sensor application that samples, batches and sends. Each is a
  * process thread plus a struct the caller owns; no callback of the stack is
  * written here, every datagram and connection arrives as an event.
  *
@@ -23,6 +23,7 @@
 #include "moteip/os.h"
 #include "moteip/os_net.h"
 #include "coap_demo.h"
+#include "http_server.h"
 
 /* Connections per TCP service process, and each one's ring sizes. */
 #ifndef MIP_OS_APP_CONNS
@@ -76,6 +77,42 @@ void mip_os_discard_prepare(struct mip_os_discard *d, struct mip_stack *s, struc
                             uint16_t port);
 char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
                            void *data);
+
+/* HTTP/1.1 on TCP `port`, as http_server.h's server answers (its parser,
+ * routes and response text: GET/HEAD /bytes/N, errors with their status,
+ * keep-alive and pipelining; request bodies dropped), from the process's
+ * pool of MIP_OS_APP_CONNS connections. A connection that waits longer than
+ * MIP_HTTP_REQUEST_TIMEOUT_MS for its request is reset (an event timer
+ * checks each second): a silent client holds a connection no longer. After
+ * an error response (or one the client asked to close) the process sends
+ * FIN and reads until the client's (lingering, as long at most), so the
+ * client gets the response rather than a reset. */
+struct mip_os_http_conn {
+    uint8_t phase;              /* reading, sending, lingering */
+    bool close_after;
+    uint16_t req_len;
+    mip_time_t last;            /* accepted or last request byte: the idle clock */
+    uint64_t skip;              /* request body bytes still to drop */
+    struct mip_http_resp resp;
+    uint8_t req[MIP_HTTP_REQ_MAX];
+};
+
+struct mip_os_http {
+    struct mip_os_process proc;
+    struct mip_stack *s;
+    struct mip_tcp *tcp;
+    uint16_t port;
+    struct mip_os_app_tcp t;
+    struct mip_os_http_conn hc[MIP_OS_APP_CONNS];
+    struct mip_os_etimer idle;
+    uint32_t requests, status_2xx, status_4xx, status_5xx, timeouts, bind_failed;
+    uint64_t body_bytes;
+};
+
+void mip_os_http_prepare(struct mip_os_http *h, struct mip_stack *s, struct mip_tcp *tcp,
+                         uint16_t port);
+char mip_os_http_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                        void *data);
 
 /* CoAP (coap.h) with the demo resources (coap_demo.h) on UDP `port`: the
  * process owns the port and hands each datagram to the endpoint

@@ -25,8 +25,8 @@
  * disappears) exit 1.
  *
  * TCP services (apps/tcp_*.h, apps/http_server.h) run on the ports given.
- * With --os, echo and discard (TCP and UDP on their ports), CoAP and the
- * sensor run instead as processes of the kernel (apps/os_apps.h, docs/OS.md).
+ * With --os, echo and discard (TCP and UDP on their ports), HTTP, CoAP and
+ * the sensor run instead as processes of the kernel (apps/os_apps.h, docs/OS.md).
  * With --tcp-client the program is instead a one-shot TCP client test: it
  * connects, optionally holds the connection idle for a while (with TCP
  * keepalive when asked), sends N bytes of the HTTP body pattern
@@ -700,9 +700,10 @@ static const struct host_option options[] = {
     { "--os", NULL, 0, 0, opt_flag, F(os), 0, 0, NULL,
       "The runtime (docs/OS.md):",
       "run --echo and --discard (each on TCP and UDP\n"
-      "at its port), --coap and --sensor as processes of the\n"
-      "process kernel instead of callback apps (no UDP\n"
-      "echo on 7 and discard on 9 then)", { 0 } },
+      "at its port), --http, --coap and --sensor as\n"
+      "processes of the process kernel instead of\n"
+      "callback apps (no UDP echo on 7 and discard on\n"
+      "9 then; --chargen stays a callback app)", { 0 } },
     { "--sensor", "ADDR:PORT", 1, OPT_ONCE, opt_sensor, F(sensor_text), 0, 0, NULL, NULL,
       "with --os: the sensor process sends each batch of\n"
       "readings to ADDR:PORT in a datagram: 2 bytes of\n"
@@ -1153,6 +1154,7 @@ struct host {
         struct mip_os_discard discard;
         struct mip_os_sensor sensor;
         struct mip_os_coap coap;
+        struct mip_os_http http;
         uint16_t next_reading;
     } os;
     struct mip_tap tap;
@@ -1309,6 +1311,11 @@ static void stats_os(FILE *f, const struct host *h)
             "\"crc32\": %lu, \"bind_failed\": %lu},\n", (unsigned long)h->os.discard.datagrams,
             (unsigned long)h->os.discard.connections, (unsigned long long)h->os.discard.bytes,
             (unsigned long)h->os.discard.crc, (unsigned long)h->os.discard.bind_failed);
+    fprintf(f, "    \"http\": {\"requests\": %lu, \"status_2xx\": %lu, \"status_4xx\": %lu, "
+            "\"status_5xx\": %lu, \"body_bytes\": %llu, \"timeouts\": %lu},\n",
+            (unsigned long)h->os.http.requests, (unsigned long)h->os.http.status_2xx,
+            (unsigned long)h->os.http.status_4xx, (unsigned long)h->os.http.status_5xx,
+            (unsigned long long)h->os.http.body_bytes, (unsigned long)h->os.http.timeouts);
     fprintf(f, "    \"coap\": {\"datagrams\": %lu, \"bodies\": %lu},\n",
             (unsigned long)h->os.coap.datagrams, (unsigned long)h->os.coap.demo.sink_bodies);
     fprintf(f, "    \"sensor\": {\"samples\": %lu, \"sent\": %lu, \"send_failed\": %lu}\n  },\n",
@@ -1556,6 +1563,13 @@ static void setup_os(struct host *h)
         if (h->os.discard.bind_failed != 0)
             fail("--discard: cannot bind port %u", (unsigned)o->svc_port[SVC_DISCARD]);
     }
+    if (o->svc_port[SVC_HTTP] != 0) {
+        mip_os_http_prepare(&h->os.http, &h->s, &h->t.tcp, o->svc_port[SVC_HTTP]);
+        (void)mip_os_start(&h->os.k, &h->os.http.proc, "http", mip_os_http_thread, &h->os.http,
+                           NULL);
+        if (h->os.http.bind_failed != 0)
+            fail("--http: cannot listen on TCP port %u", (unsigned)o->svc_port[SVC_HTTP]);
+    }
     if (o->coap_port != 0) {
         mip_os_coap_prepare(&h->os.coap, &h->s, o->coap_port);
         (void)mip_os_start(&h->os.k, &h->os.coap.proc, "coap", mip_os_coap_thread, &h->os.coap,
@@ -1605,7 +1619,7 @@ coap:
         t->tcp.max_retries = (uint8_t)o->tcp_max_retries;
     for (i = 0; i < SVC_COUNT; i++) {
         mip_status st;
-        if (o->svc_port[i] == 0 || (o->os && (i == SVC_ECHO || i == SVC_DISCARD)))
+        if (o->svc_port[i] == 0 || (o->os && i != SVC_CHARGEN))
             continue;
         st = start_service(t, i, o->svc_port[i]);
         if (st != MIP_OK)

@@ -1,7 +1,7 @@
 """The apps as processes of the kernel (apps/os_apps.h, docs/OS.md) in
 moteip-host --os, against the Linux kernel in a namespace: TCP and UDP echo,
-TCP discard with its CRC-32, and the sensor's batches received by a Linux
-UDP socket. Each test runs in its own namespace (192.0.2.0/24, fd00::/64)."""
+TCP discard with its CRC-32, HTTP with curl, and the sensor's batches
+received by a Linux UDP socket (CoAP as a process: test_coap.py). Each test runs in its own namespace (192.0.2.0/24, fd00::/64)."""
 from __future__ import annotations
 
 import socket
@@ -11,7 +11,8 @@ import time
 import pytest
 
 from moteip_netns import LINUX_V6, STACK_V4, STACK_V6, MoteipHost
-from tcp_util import body_pattern, connect, crc32, recv_all, send_in_thread
+from tcp_util import (body_pattern, body_sha256, connect, crc32, curl_args, file_sha256, recv_all,
+                      send_in_thread, url)
 
 OS_ARGS = ["--os", "--echo", "7", "--discard", "9"]
 
@@ -89,3 +90,34 @@ def test_sensor_process_sends_consecutive_batches(make_host):
     assert sensor["send_failed"] == 0
     assert sensor["sent"] >= seqs[-1] + 1
     assert sensor["samples"] >= 4 * sensor["sent"]
+
+
+def test_http_process_serves_curl(make_host, tmp_path):
+    host = make_host(OS_ARGS + ["--http", "80"])
+    n = 300_000
+    out = tmp_path / "body"
+    p = host.ns.cmd(curl_args(STACK_V6, f"/bytes/{n}", str(out), 30), check=False, timeout=40)
+    assert p.stdout == f"200 {n}", p.stdout + p.stderr
+    assert file_sha256(out) == body_sha256(n)
+    # two requests on one connection (keep-alive), then a 404 and a HEAD
+    p = host.ns.cmd(["curl", "-sS", "-g", "--max-time", "20", "-o", "/dev/null", "-o",
+                     "/dev/null", "-w", "%{http_code} %{num_connects}\n",
+                     url(STACK_V4, "/bytes/1000"), url(STACK_V4, "/bytes/2000")],
+                    check=False, timeout=30)
+    assert p.stdout.split("\n")[:2] == ["200 1", "200 0"], p.stdout + p.stderr
+    p = host.ns.cmd(["curl", "-sS", "-g", "--max-time", "20", "-o", "/dev/null", "-w",
+                     "%{http_code}", url(STACK_V4, "/nope")], check=False, timeout=30)
+    assert p.stdout == "404", p.stdout
+    p = host.ns.cmd(["curl", "-sS", "-g", "-I", "--max-time", "20", url(STACK_V4, "/bytes/77")],
+                    check=False, timeout=30)
+    assert "HTTP/1.1 200" in p.stdout and "Content-Length: 77" in p.stdout, p.stdout
+    # a malformed request: answered 400, FIN, and the connection ends cleanly
+    s = connect(host, socket.AF_INET, STACK_V4, 80, timeout=10)
+    s.sendall(b"GARBAGE\r\n\r\n")
+    answer = recv_all(s)
+    s.close()
+    assert answer.startswith(b"HTTP/1.1 400"), answer
+    stats = host.stop()
+    http = stats["os"]["http"]
+    assert http["requests"] == 5 and http["status_2xx"] == 4, http
+    assert http["status_4xx"] == 2 and http["body_bytes"] == n + 3000, http

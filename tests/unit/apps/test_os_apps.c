@@ -227,6 +227,71 @@ static void test_sensor_refuses_a_config_it_cannot_run(void)
                                    NULL), MIP_OK);
 }
 
+/* A client that connects and then says nothing. */
+struct silent {
+    struct mip_os_tcp conn;
+    uint8_t tx[64], rx[64];
+    struct mip_tcp *tcp;
+    struct mip_addr peer;
+    bool connected, ended;
+};
+
+static char silent_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,
+                          void *data)
+{
+    struct silent *c = p->ctx;
+    MIP_PROCESS_BEGIN();
+    mip_os_tcp_init(os, p, &c->conn, c->tcp, c->tx, sizeof c->tx, c->rx, NULL, sizeof c->rx);
+    (void)mip_os_tcp_connect(&c->conn, &c->peer, 80);
+    for (;;) {
+        MIP_PROCESS_WAIT_EVENT_UNTIL(ev == MIP_OS_EV_TCP);
+        if (((const struct mip_os_tcp_event *)data)->what == MIP_OS_TCP_CONNECTED)
+            c->connected = true;
+        if (((const struct mip_os_tcp_event *)data)->what == MIP_OS_TCP_CLOSED)
+            c->ended = true;
+    }
+    MIP_PROCESS_END();
+}
+
+static void test_http_process_resets_a_connection_that_sends_no_request(void)
+{
+    static struct pair pr;
+    static struct mip_os osa, osb;
+    static struct mip_os_process pc;
+    static struct silent c;
+    static struct mip_os_http h;
+    uint8_t plen;
+    unsigned ms;
+
+    pair_init(&pr, true);
+    mip_os_init(&osa, pr.now);
+    mip_os_init(&osb, pr.now);
+    mip_os_http_prepare(&h, pr.side[1].s, &pr.side[1].tcp, 80);
+    CHECK_EQ(mip_os_start(&osb, &h.proc, "http", mip_os_http_thread, &h, NULL), MIP_OK);
+    memset(&c, 0, sizeof(c));
+    c.tcp = &pr.side[0].tcp;
+    CHECK_EQ(mip_addr_parse("fd00::2", &c.peer, &plen), MIP_OK);
+    CHECK_EQ(mip_os_start(&osa, &pc, "silent", silent_thread, &c, NULL), MIP_OK);
+    for (ms = 0; ms < MIP_HTTP_REQUEST_TIMEOUT_MS - 1000u; ms += 10u) {
+        pr.now += 10u;                          /* pair_run alone stops when idle */
+        pair_run(&pr, 1, 1);
+        (void)mip_os_run(&osa, pr.now);
+        (void)mip_os_run(&osb, pr.now);
+    }
+    CHECK(c.connected && !c.ended);            /* held, not yet too long */
+    CHECK_EQ(h.timeouts, 0u);
+    for (ms = 0; ms < 3000u; ms += 10u) {
+        pr.now += 10u;                          /* pair_run alone stops when idle */
+        pair_run(&pr, 1, 1);
+        (void)mip_os_run(&osa, pr.now);
+        (void)mip_os_run(&osb, pr.now);
+    }
+    CHECK_EQ(h.timeouts, 1u);                  /* then reset: the slot is free again */
+    CHECK(c.ended);
+    CHECK(!h.t.conn[0].in_use && !h.t.conn[1].in_use);
+    pair_free(&pr);
+}
+
 /* mip_loader_symbol bisects the table: out of order, a name is not found. */
 static void test_the_loader_symbol_table_is_sorted_and_found(void)
 {
@@ -244,6 +309,7 @@ static void test_the_loader_symbol_table_is_sorted_and_found(void)
 int main(void)
 {
     RUN(test_the_loader_symbol_table_is_sorted_and_found);
+    RUN(test_http_process_resets_a_connection_that_sends_no_request);
     RUN(test_discard_process_takes_every_byte_and_its_crc_matches);
     RUN(test_sensor_samples_at_its_period_and_sends_batches);
     RUN(test_sensor_refuses_a_config_it_cannot_run);
