@@ -1,0 +1,133 @@
+/*
+ * The ATmega1284P radio node (issue 27): moteip's 802.15.4 MAC (CSMA-CA,
+ * NullRDC) and 6LoWPAN on an AT86RF233 over SPI (at86rf233.h), IPv6 with
+ * ICMPv6 echo: the node answers pings. Under moteip-simavr the chip is its
+ * register-level model (tools/moteip-simavr/at86rf233_model.h), whose air
+ * is ZEP, so the emulated board joins a ZEP network of moteip-hosts.
+ *
+ * Identity (as moteip-host --zep and the simulator give it): short address
+ * RADIO_SHORT (2), extended 02:00:00:00:00:00:00:02, PAN 0xABCD, channel
+ * 26, fd00::ff:fe00:2 with fd00::/64 as IPHC context 0.
+ *
+ * The main loop: the radio's flag first (a received frame's ACK is due
+ * 192 us after it is handed to the MAC), then the MAC and the stack; it
+ * sleeps only when the MAC's next deadline is a millisecond or more away
+ * (board_sleep has millisecond resolution; INT0 ends it), and spins on the
+ * µs clock otherwise.
+ */
+#include <string.h>
+
+#include "at86rf233.h"
+#include "board.h"
+#include "moteip/mac.h"
+#include "moteip/stack.h"
+
+#ifndef RADIO_SHORT
+#define RADIO_SHORT 2u
+#endif
+#define RADIO_PAN 0xABCDu
+#define RADIO_CHANNEL 26u
+/* The link ACK wait: a moteip-host on ZEP answers through its scheduler
+ * and loopback (docs/ZEP.md, ZEP_ACK_WAIT_US), not within 864 us. */
+#define RADIO_ACK_WAIT_US 20000u
+
+/* Everything the node owns: sizeof(struct node) is its RAM. */
+struct node {
+    struct mip_stack stack;
+    struct board_clock clock;
+    struct mip_mac mac;
+    struct at86_radio radio;
+    struct mip_netif_driver drv;
+    uint8_t netif;
+};
+
+static struct node node;
+
+static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
+{
+    struct node *n = ctx;
+    return mip_mac_send(&n->mac, frame, len, board_now_us());
+}
+
+static size_t drv_room(void *ctx)
+{
+    return mip_mac_netif_room(&((struct node *)ctx)->mac);
+}
+
+static void mac_input(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
+                      const struct mip_802154_hdr *hdr, mip_utime_t now)
+{
+    struct node *n = ctx;
+    (void)hdr_len;
+    (void)hdr;
+    (void)now;
+    mip_stack_input(&n->stack, n->netif, frame, len, board_now(&n->clock));
+}
+
+static void node_start(struct node *n)
+{
+    static const uint8_t ext[8] = { 2, 0, 0, 0, 0, 0, 0, RADIO_SHORT };
+    static const uint8_t addr6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0xff, 0xfe, 0, 0, RADIO_SHORT };
+    uint8_t seed[16];
+    struct mip_stack_config cfg;
+    struct mip_lowpan_config lc;
+    struct mip_mac_config mc;
+    struct mip_mac_callbacks cb;
+    struct mip_addr a;
+
+    (void)board_entropy(seed, sizeof seed);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.entropy = seed;
+    cfg.entropy_len = sizeof seed;
+    mip_stack_init(&n->stack, &cfg, board_now(&n->clock));
+
+    memset(&lc, 0, sizeof lc);
+    lc.mode = MIP_LOWPAN_IPHC;
+    lc.pan_id = RADIO_PAN;
+    lc.short_addr = RADIO_SHORT;
+    memcpy(lc.ext_addr, ext, sizeof ext);
+    lc.frame_max = 127;
+    lc.ack_request = true;
+    lc.has_context0 = true;
+    lc.ctx0_prefix[0] = 0xfd;
+    n->drv.transmit = drv_transmit;
+    n->drv.room = drv_room;
+    (void)mip_netif_add_lowpan(&n->stack, &lc, &n->drv, n, &n->netif);
+    mip_addr_set6(&a, addr6);
+    (void)mip_netif_add_addr(&n->stack, n->netif, &a, 64);
+
+    board_radio_init();
+    (void)at86_radio_init(&n->radio, NULL, RADIO_CHANNEL, RADIO_PAN, RADIO_SHORT, ext);
+    at86_radio_attach(&n->radio, &n->mac);
+    mip_mac_config_default(&mc, MIP_MAC_CSMA_CA, RADIO_PAN, RADIO_SHORT, ext);
+    mc.timing.ack_wait_us = RADIO_ACK_WAIT_US;
+    memset(&cb, 0, sizeof cb);
+    cb.input = mac_input;
+    cb.ctx = n;
+    (void)mip_mac_init(&n->mac, &mc, &at86_radio_driver, &n->radio, &cb, seed, sizeof seed,
+                       board_now_us());
+}
+
+int main(void)
+{
+    struct node *n = &node;
+
+    board_init(&n->clock);
+    node_start(n);
+    for (;;) {
+        uint32_t ms, us;
+        if (board_radio_irq) {
+            board_radio_irq = 0;
+            at86_radio_irq(&n->radio);
+        }
+        (void)at86_radio_poll(&n->radio);
+        ms = mip_stack_poll(&n->stack, board_now(&n->clock));
+        us = mip_mac_poll(&n->mac, board_now_us());
+        if (board_radio_irq || us < 1000u || ms == 0u)
+            continue;
+        if (us != UINT32_MAX && us / 1000u < ms)
+            ms = us / 1000u;
+        board_sleep(&n->clock, ms == MIP_POLL_IDLE ? 60000u : ms);
+    }
+}

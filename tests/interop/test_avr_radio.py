@@ -1,0 +1,47 @@
+"""The ATmega1284P radio firmware (port/avr/radio_node.c: moteip's MAC and
+6LoWPAN on the AT86RF233 driver) under moteip-simavr with the chip's
+register-level model on its SPI (--at86rf233), whose air is ZEP: the
+emulated board joins a ZEP network and a moteip-host pings it, with
+datagrams of one frame and fragmented ones (docs/ZEP.md, docs/PORTING.md
+"Boards with an 802.15.4 radio").
+
+NETWORK SAFETY: one namespace the test makes, ZEP on its loopback, fd00::/8.
+"""
+from __future__ import annotations
+
+import pytest
+
+from board_util import AVR_BUILD, SIMAVR_BIN, SimavrBoard
+from moteip_netns import HOST_BIN
+
+RADIO_ELF = AVR_BUILD / "port" / "avr" / "moteip-avr-radio.elf"
+BOARD_PORT, HOST_PORT = 17791, 17790
+BOARD6, HOST6 = "fd00::ff:fe00:2", "fd00::ff:fe00:1"
+
+
+def host_ping(netns, size: int, count: int) -> str:
+    r = netns.cmd([HOST_BIN, "--zep", f"127.0.0.1:{HOST_PORT},127.0.0.1:{BOARD_PORT}",
+                   "--short", "1", "--addr", f"{HOST6}/64", "--ping", BOARD6,
+                   "--ping-count", str(count), "--ping-size", str(size)],
+                  timeout=60, check=False)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r.stdout
+
+
+def test_a_moteip_host_pings_the_emulated_board_over_zep(netns, tmp_path):
+    for f in (SIMAVR_BIN, RADIO_ELF):
+        if not f.is_file():
+            pytest.fail(f"{f} not built (scripts/test.sh interop builds build-avr/)")
+    board = SimavrBoard(netns, tmp_path, RADIO_ELF,
+                        ["--at86rf233", f"127.0.0.1:{BOARD_PORT},127.0.0.1:{HOST_PORT}"])
+    try:
+        out = host_ping(netns, 8, 3)
+        assert "ping: 3/3 replies of 8 data bytes" in out, out
+        out = host_ping(netns, 300, 2)         # three fragments each way
+        assert "ping: 2/2 replies of 300 data bytes" in out, out
+        st = board.dump()
+    finally:
+        board.kill()
+    radio = st["radio"]
+    assert radio["zep_drop"] == 0 and radio["bad_commands"] == 0, radio
+    assert radio["tx_frames"] >= 5 * 2 and radio["rx_frames"] >= 5 * 2, radio
