@@ -17,6 +17,30 @@
 #define US_PER_BYTE 32u         /* 250 kb/s */
 #define IRQ_CCA_ED_DONE 0x10u
 
+static void span_add(struct at86m_span *s, uint64_t v)
+{
+    if (s->n == 0u || v < s->min)
+        s->min = v;
+    if (v > s->max)
+        s->max = v;
+    s->n++;
+    s->sum += v;
+}
+
+/* The receiver's on-periods: from RX_ON (asked) to TRX_OFF. */
+static void note_state(struct at86m *m, bool on)
+{
+    if (on && !m->on) {
+        m->on = true;
+        m->on_since = m->now;
+        m->rx_in_on = false;
+    } else if (!on && m->on) {
+        m->on = false;
+        if (!m->rx_in_on)
+            span_add(&m->tm.rx_on_periods, m->now - m->on_since);
+    }
+}
+
 uint64_t at86m_airtime(uint8_t len)
 {
     return (uint64_t)(6u + len) * US_PER_BYTE;
@@ -89,6 +113,7 @@ static void command(struct at86m *m, uint8_t cmd)
     case AT86_CMD_FORCE_TRX_OFF:
     case AT86_CMD_TRX_OFF:
         /* the model takes TRX_OFF as FORCE_TRX_OFF in every state */
+        note_state(m, false);
         abort_busy(m);
         m->trans_due = AT86M_NEVER;
         m->cca_due = AT86M_NEVER;
@@ -118,6 +143,13 @@ static void command(struct at86m *m, uint8_t cmd)
             if (m->state == AT86_P_ON)
                 m->state = AT86_TRX_OFF;
             m->cca_due = AT86M_NEVER;
+            if (cmd == AT86_CMD_RX_ON) {
+                note_state(m, true);
+                if (m->tx_ended) {
+                    span_add(&m->tm.tx_to_rx_on, m->now - m->last_tx_end);
+                    m->tx_ended = false;
+                }
+            }
             go(m, cmd == AT86_CMD_PLL_ON ? AT86_PLL_ON : AT86_RX_ON);
             return;
         }
@@ -180,6 +212,8 @@ static void reg_write(struct at86m *m, uint8_t a, uint8_t v)
             m->reg[AT86_TRX_STATUS] &= (uint8_t)~(AT86_CCA_DONE | AT86_CCA_STATUS);
             m->cca_start = m->now;
             m->cca_due = m->now + T_CCA;
+            m->last_cca = m->now;
+            m->cca_seen = true;
         }
         return;
     case AT86_IRQ_MASK:
@@ -268,6 +302,12 @@ static void shr_start(struct at86m *m)
     }
     m->tx_end = m->now + at86m_airtime(n);
     m->st.tx_frames++;
+    if (n == 5u && m->ack_due)
+        span_add(&m->tm.ack_turnaround, m->now - m->last_rx_end);
+    else if (n > 5u && m->cca_seen)
+        span_add(&m->tm.cca_to_tx, m->now - m->last_cca);
+    m->ack_due = false;
+    m->cca_seen = false;
     if (m->air_tx != NULL)
         m->air_tx(m->ctx, psdu, n, channel(m), m->now);
 }
@@ -285,6 +325,9 @@ static void rx_over(struct at86m *m)
                        (uint16_t)(m->rx_buf[m->rx_len - 2u] | m->rx_buf[m->rx_len - 1u] << 8);
     m->fb_locked = (m->reg[AT86_TRX_CTRL_2] & AT86_RX_SAFE_MODE) != 0u;
     m->st.rx_frames++;
+    m->last_rx_end = m->now;
+    m->ack_due = m->fb_crc_ok && m->rx_len > 5u && (m->rx_buf[0] & 0x20u) != 0u;
+    m->rx_in_on = true;
     irq_raise(m, AT86_IRQ_TRX_END);
 }
 
@@ -316,6 +359,8 @@ void at86m_advance(struct at86m *m, uint64_t now)
             shr_start(m);
         } else if (d == m->tx_end) {
             m->tx_end = AT86M_NEVER;
+            m->last_tx_end = d;
+            m->tx_ended = true;
             busy_over(m, AT86_PLL_ON);
             irq_raise(m, AT86_IRQ_TRX_END);
         } else if (d == m->rx_end) {

@@ -66,6 +66,24 @@ struct at86m_stats {
     uint64_t bad_commands;      /* a TRX_CMD its state does not take */
 };
 
+/* A duration's count, least, greatest and sum, µs. */
+struct at86m_span {
+    uint64_t n, min, max, sum;
+};
+
+/* What the driver and the MAC above it did, timed at the chip's pins:
+ * the figures docs/BENCHMARKS.md reports for the emulated AVR. */
+struct at86m_timing {
+    struct at86m_span ack_turnaround;   /* a frame received (TRX_END) -> the SHR of
+                                           the 5-byte frame (an ACK) sent next */
+    struct at86m_span cca_to_tx;        /* a CCA requested -> the SHR of the next
+                                           data frame (CCA, turnaround, driver) */
+    struct at86m_span tx_to_rx_on;      /* a transmission's end -> RX_ON again */
+    struct at86m_span rx_on_periods;    /* RX_ON (or its transition) -> TRX_OFF,
+                                           without a frame received: a duty-cycled
+                                           MAC's channel checks */
+};
+
 struct at86m {
     uint64_t now;               /* µs, set by at86m_advance */
     uint8_t reg[64];
@@ -100,6 +118,9 @@ struct at86m {
     void (*irq_changed)(void *ctx, bool level);
     void *ctx;
     struct at86m_stats st;
+    struct at86m_timing tm;
+    uint64_t last_rx_end, last_cca, last_tx_end, on_since;
+    bool ack_due, cca_seen, tx_ended, on, rx_in_on;
 };
 
 /* Power-on: P_ON, identity registers (PART_NUM 0x0B, VERSION_NUM 0x01,

@@ -333,7 +333,7 @@ static void dump(struct runner *r)
         free(s);
     }
     if (r->stats_path != NULL) {
-        char s[1024];
+        char s[2048];
         int n = snprintf(s, sizeof s,
             "{\"frequency\": %" PRIu32 ", \"cycles\": %" PRIu64 ", \"sleep_cycles\": %" PRIu64
             ", \"active_cycles\": %" PRIu64 ", \"instructions\": %" PRIu64

@@ -168,10 +168,19 @@ void simavr_radio_input(struct simavr_radio *sr)
     }
 }
 
+static int span_json(char *s, size_t cap, const char *name, const struct at86m_span *v)
+{
+    return snprintf(s, cap, ", \"%s\": {\"n\": %" PRIu64 ", \"min_us\": %" PRIu64
+                    ", \"max_us\": %" PRIu64 ", \"mean_us\": %.1f}", name, v->n, v->min, v->max,
+                    v->n ? (double)v->sum / (double)v->n : 0.0);
+}
+
 int simavr_radio_stats(const struct simavr_radio *sr, char *s, size_t cap)
 {
     const struct at86m_stats *st = &sr->m.st;
-    return snprintf(s, cap,
+    const struct at86m_timing *tm = &sr->m.tm;
+    int n = 0, k;
+    k = snprintf(s, cap,
                     ", \"radio\": {\"zep_in\": %" PRIu64 ", \"zep_out\": %" PRIu64
                     ", \"zep_drop\": %" PRIu64 ", \"zep_send_errors\": %" PRIu64
                     ", \"spi_bytes\": %" PRIu64 ", \"tx_frames\": %" PRIu64
@@ -181,4 +190,13 @@ int simavr_radio_stats(const struct simavr_radio *sr, char *s, size_t cap)
                     sr->zep_in, sr->zep_out, sr->zep_drop, sr->zep_send_errors, st->spi_bytes,
                     st->tx_frames, st->rx_frames, st->rx_collided, st->rx_missed_state,
                     st->rx_missed_locked, st->bad_commands);
+    if (k < 0 || (size_t)k >= cap)
+        return 0;
+    n = k - 1;                          /* the object stays open for the spans */
+    n += span_json(s + n, cap - (size_t)n, "ack_turnaround", &tm->ack_turnaround);
+    n += span_json(s + n, cap - (size_t)n, "cca_to_tx", &tm->cca_to_tx);
+    n += span_json(s + n, cap - (size_t)n, "tx_to_rx_on", &tm->tx_to_rx_on);
+    n += span_json(s + n, cap - (size_t)n, "rx_on_periods", &tm->rx_on_periods);
+    n += snprintf(s + n, cap - (size_t)n, "}");
+    return n;
 }
