@@ -11,8 +11,9 @@
  *            [--realtime [--speed X]]
  *
  * --realtime paces the run to the wall clock (realtime.h) and attaches the
- * scenario's border router to its host device (border.h); a scenario with
- * a border router runs only so.
+ * scenario's border router to its host device (border.h) and its external
+ * nodes to their ZEP sockets (external.h); a scenario with either runs
+ * only so.
  *
  * --check validates the scenario (and builds the network) without running it,
  * so front ends can report a bad scenario before starting a sweep.
@@ -24,6 +25,7 @@
  */
 #include "sim.h"
 #include "border.h"
+#include "external.h"
 #include "capture.h"
 #include "realtime.h"
 #include "zep_mirror.h"
@@ -344,6 +346,15 @@ static int attach_host(struct sim_main *m)
                         "(the host's programs live on the wall clock)\n", m->a.scen);
         return 2;
     }
+    if (m->sc.n_external > 0u && !m->a.realtime) {
+        fprintf(stderr, "moteip-sim: %s: external: external nodes run only with --realtime "
+                        "(they live on the wall clock)\n", m->a.scen);
+        return 2;
+    }
+    if (m->sc.n_external > 0u && !sim_external_open(&m->sim, m->err, sizeof(m->err))) {
+        fprintf(stderr, "moteip-sim: %s: %s\n", m->a.scen, m->err);
+        return 2;
+    }
     if (m->sc.border.on && !sim_border_open(&m->sim, m->err, sizeof(m->err))) {
         fprintf(stderr, "moteip-sim: %s: %s\n", m->a.scen, m->err);
         return 2;
@@ -419,6 +430,9 @@ static void announce_realtime(const struct sim_main *m)
     if (b->on)
         fprintf(stderr, "; border router node %u on %s '%s' as %s/%u", b->node,
                 b->kind == SIM_BORDER_TUN ? "tun" : "tap", b->device, addr, b->addr_len);
+    for (size_t i = 0; i < m->sc.n_external; i++)
+        fprintf(stderr, "; external node %u on zep %s,%s", m->sc.external[i].node,
+                m->sc.external[i].local, m->sc.external[i].remote);
     fputc('\n', stderr);
 }
 

@@ -31,6 +31,7 @@
 #include "sim.h"
 #include "capture.h"
 #include "zep_mirror.h"
+#include "external.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,7 +324,10 @@ static void deliver_pending(struct sim *sim, struct sim_node *r, const struct si
 {
     uint8_t what = r->rx_pending;
     r->rx_pending = SIM_RX_NONE;
-    if (what == SIM_RX_FRAME) {
+    if (what == SIM_RX_FRAME && r->external) {
+        sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
+        sim_external_deliver(sim, r, t);   /* its MAC is the program's */
+    } else if (what == SIM_RX_FRAME) {
         sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
         if (sim->misbehave != NULL)
             sim_misbehave_heard(sim, r->id, t->frame, (size_t)t->len - MIP_802154_FCS_LEN);
@@ -514,8 +518,9 @@ void sim_medium_tx_end(struct sim *sim, uint32_t txid)
             deliver_pending(sim, r, t);
     }
     t->live = false;
-    if (nd->down || t->boot != nd->boots)
-        return;                 /* its MAC is frozen, or not the one that sent */
+    if (nd->down || t->boot != nd->boots || nd->external)
+        return;                 /* its MAC is frozen, not the one that sent, or the
+                                   program's (which counts its airtime itself) */
     mip_mac_radio_tx_done(&nd->mac, (mip_utime_t)sim->now_us);
     sim_node_schedule(sim, nd);
 }

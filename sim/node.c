@@ -11,6 +11,7 @@
 #include "sim.h"
 #include "pcap.h"
 #include "border.h"
+#include "external.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,8 +187,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     uint32_t d, md;
     mip_time_t ms = sim_ms(sim);
     uint64_t t;
-    if (nd->down)
-        return;                         /* frozen until its reboot */
+    if (nd->down || nd->external)
+        return;                         /* frozen until its reboot, or run outside */
     d = mip_stack_poll(&nd->stack, ms);
     if (relay_on(nd)) {
         uint32_t rd = mip_relay_poll(&nd->relay, ms);
@@ -542,6 +543,8 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
             return false;
     if (!sim_medium_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_external_build(sim, sim->err, sizeof(sim->err)))
+        return false;
     if (!attach_leaves(sim))
         return false;
     if (!sim_routes_build(sim, sim->err, sizeof(sim->err)))
@@ -654,6 +657,7 @@ void sim_free(struct sim *sim)
     sim_apps_free(sim);
     sim_services_free(sim);
     sim_border_free(sim);
+    sim_external_free(sim);
     sim_record_free(sim);
     sim_misbehave_free(sim);
     sim_dyn_free(sim);

@@ -7,6 +7,7 @@
  */
 #include "sim.h"
 #include "border.h"
+#include "external.h"
 #include "realtime.h"
 #include "json.h"
 #include <string.h>
@@ -239,6 +240,10 @@ void sim_write_result(struct sim *sim, FILE *out)
     if (sim->misbehave != NULL) {
         sj_w_key(&w, "misbehave");
         sim_misbehave_write(sim, &w);
+    }
+    if (sim->external != NULL) {
+        sj_w_key(&w, "external");
+        sim_external_write(sim, &w);
     }
     if (sim->border != NULL) {
         sj_w_key(&w, "border");

@@ -7,6 +7,7 @@
  */
 #include "sim.h"
 #include "json.h"
+#include "external.h"
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -414,6 +415,7 @@ static const struct key root_keys[] = {
     K_OWN("record", "object"), K_OWN("misbehave", "array of misbehaving node objects"),
     K_OWN("security", "object"),
     K_OWN("events", "array of event objects (dynamics)"),
+    K_OWN("external", "array of external node objects (ZEP, with --realtime)"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -1951,6 +1953,101 @@ static bool load_services(struct ld *l, const struct sj_value *root)
     return true;
 }
 
+/* external: [{ node, local, remote, channel }] (sim/external.c,
+ * docs/ZEP.md): a node of the topology run by a program outside the
+ * simulator over ZEP on loopback. It runs none of the simulator's apps,
+ * routing or attacks, so no key may give it any. */
+#define XS struct sim_external_spec
+static const struct key external_keys[] = {
+    K_NODE(XS, "node", node),
+    { .key = "local", .type = KT_OWN, .flags = KF_REQ,
+      .what = "loopback address:port the simulator binds (the node sends its frames here)" },
+    { .key = "remote", .type = KT_OWN, .flags = KF_REQ,
+      .what = "loopback address:port of the node's ZEP radio (its frames go there)" },
+    K_INT(XS, "channel", channel, 11, 26, 26),
+};
+static const struct table external_table = TABLE(external_keys);
+
+/* What a node given to a program cannot be: NULL, or what it is. */
+static const char *external_blocker(const struct sim_scenario *sc, uint32_t node)
+{
+    size_t k;
+    if (sc->border.on && sc->border.node == node)
+        return "the border router";
+    if (sc->routing == SIM_ROUTING_RPL && sc->rpl_root == node)
+        return "the RPL root";
+    if (sc->addressing == SIM_ADDR_ND6LO && node == 0u)
+        return "the 6LoWPAN-ND router (node 0)";
+    for (k = 0; k < sc->n_services; k++)
+        if (sc->services[k].node == node)
+            return "a service's node";
+    for (k = 0; k < sc->n_flows; k++)
+        if (sc->flows[k].src == node ||
+            (sc->flows[k].dst == node && sc->flows[k].kind != SIM_FLOW_PING))
+            return "an end of a flow (only a ping flow's destination may be external)";
+    for (k = 0; k < sc->n_misbehave; k++)
+        if (sc->misbehave[k].node == node)
+            return "a misbehaving node";
+    return NULL;
+}
+
+static bool load_external(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *arr = sj_get(root, "external");
+    struct sim_scenario *sc = l->sc;
+    size_t k, j, n;
+    if (arr == NULL)
+        return true;
+    if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) == 0u || sj_len(arr) > SIM_EXTERNAL_MAX)
+        return fail(l, arr, "an array of 1 to 16 {\"node\", \"local\", \"remote\"}");
+    n = sj_len(arr);
+    sc->external = calloc(n, sizeof(*sc->external));
+    if (sc->external == NULL)
+        return fail(l, arr, "fewer external nodes (out of memory)");
+    sc->n_external = n;
+    for (k = 0; k < n; k++) {
+        static const char *const ends[] = { "local", "remote" };
+        const struct sj_value *o = sj_at(arr, k);
+        struct sim_external_spec *x = &sc->external[k];
+        struct sockaddr_storage ss[2];
+        socklen_t sl;
+        const char *blocker;
+        if (!sj_is(o, SJ_OBJECT))
+            return fail(l, o, "an external node object {\"node\", \"local\", \"remote\"}");
+        put_defaults(&external_table, x);
+        if (!only_keys(l, o, &external_table, 1) || !read_keys(l, o, &external_table, x))
+            return false;
+        for (j = 0; j < 2u; j++) {
+            const struct sj_value *v = sj_get(o, ends[j]);
+            const char *s = v != NULL ? sj_as_string(v, NULL) : NULL;
+            char why[160], *dst = j == 0u ? x->local : x->remote;
+            if (v == NULL)
+                return fail_missing(l, o, ends[j], "a loopback address:port, e.g. "
+                                                   "\"127.0.0.1:17754\"");
+            if (s == NULL || strlen(s) >= sizeof(x->local))
+                return fail(l, v, "a loopback address:port of at most 63 bytes");
+            if (!sim_external_endpoint(s, &ss[j], &sl, why, sizeof(why)))
+                return fail(l, v, why);
+            strcpy(dst, s);
+        }
+        if (ss[0].ss_family != ss[1].ss_family)
+            return fail(l, sj_get(o, "remote"), "an address of the local address's family");
+        if ((blocker = external_blocker(sc, x->node)) != NULL) {
+            char what[160];
+            snprintf(what, sizeof(what), "a node the simulator does not run for itself (node "
+                     "%u is %s)", x->node, blocker);
+            return fail(l, sj_get(o, "node"), what);
+        }
+        for (j = 0; j < k; j++) {
+            if (sc->external[j].node == x->node)
+                return fail(l, sj_get(o, "node"), "a node no earlier external entry names");
+            if (strcmp(sc->external[j].local, x->local) == 0)
+                return fail(l, sj_get(o, "local"), "an address no earlier external entry binds");
+        }
+    }
+    return true;
+}
+
 /* misbehave: [{ node, target, pending_every_ms, ... }] (sim/misbehave.c):
  * a node that forges or replays frames for a victim. Each *_every_ms is an
  * attack's period (0: off); a new attack is a row here and one in
@@ -2055,6 +2152,9 @@ static const char *reboot_blocker(const struct sim_scenario *sc, uint32_t node)
     size_t k;
     if (sc->border.on && sc->border.node == node)
         return "the border router";
+    for (k = 0; k < sc->n_external; k++)
+        if (sc->external[k].node == node)
+            return "an external node (its program's life is its own)";
     for (k = 0; k < sc->n_services; k++)
         if (sc->services[k].node == node)
             return "a service";
@@ -2218,6 +2318,9 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->services);
     free(sc->misbehave);
     sc->misbehave = NULL;
+    free(sc->external);
+    sc->external = NULL;
+    sc->n_external = 0;
     free(sc->border.reach);
     free(sc->events);
     sc->events = NULL;
@@ -2267,7 +2370,8 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_mac(&l, root) && load_security(&l, root) && load_link(&l, root) &&
          load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
-         load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root) &&
+         load_misbehave(&l, root) && load_border(&l, root) && load_external(&l, root) &&
+         load_record(&l, root) &&
          load_events(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
@@ -2470,6 +2574,12 @@ void sim_scenario_keys_md(FILE *f)
     md_table(f, "misbehave[]", &misbehave_table, &mb, NULL, NULL, 0);
     md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
     md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
+    {
+        struct sim_external_spec xs;
+        memset(&xs, 0, sizeof(xs));
+        put_defaults(&external_table, &xs);
+        md_table(f, "external[]", &external_table, &xs, NULL, NULL, 0);
+    }
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
     put_defaults(&security_table, &sc);
     md_table(f, "security", &security_table, &sc, NULL, NULL, 0);

@@ -204,6 +204,19 @@ struct sim_misbehave_spec {
     double   start_s, stop_s;
 };
 
+/* An external node (scenario key "external", sim/external.c): node `node`
+ * of the topology is a program outside the simulator (a moteip-host
+ * --zep, another stack's emulated radio) that speaks ZEP on loopback. The
+ * node keeps its place in the medium (position, links); its frames enter
+ * the medium when their datagrams arrive, and the frames the medium
+ * delivers to it leave as datagrams. */
+struct sim_external_spec {
+    uint32_t node;
+    char     local[64];         /* address:port the simulator binds: the node sends here */
+    char     remote[64];        /* the node's own ZEP address: its frames go there */
+    uint8_t  channel;           /* the ZEP channel field, both ways */
+};
+
 /* One node's link-layer security (scenario key security.nodes). */
 struct sim_node_sec {
     uint8_t level;              /* 0: none */
@@ -289,6 +302,8 @@ struct sim_scenario {
     size_t   n_services;
     struct sim_misbehave_spec *misbehave;
     size_t   n_misbehave;
+    struct sim_external_spec *external;     /* "external" (sim/external.c) */
+    size_t   n_external;
     /* records kept beyond the counters (sim/record.c, "record") */
     bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
@@ -409,6 +424,9 @@ struct sim_node {
      * boots counts its reboots (its PRNG streams derive from it) */
     bool     down;
     uint32_t boots;
+    /* an external node (sim/external.c): its stack and MAC never run; the
+     * medium hands its frames to a ZEP socket instead */
+    bool     external;
     uint8_t  route_peak;        /* most routes in its table at once */
 };
 
@@ -420,6 +438,7 @@ struct sim_service;
 struct sim_realtime;
 struct sim_zep_mirror;
 struct sim_misbehave;
+struct sim_external;
 struct sim_route_made;
 
 struct sim {
@@ -445,6 +464,7 @@ struct sim {
     struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
+    struct sim_external *external;      /* sc->n_external ZEP sockets (external.c), or NULL */
     bool     trace_radio;       /* --trace-radio: radio state changes in the trace */
     struct sim_dyn *dyn;        /* the events' state and metrics (dynamics.c) */
     uint32_t dyn_moves;         /* moves so far (their shadowing streams) */

@@ -83,6 +83,10 @@ JOINS = {
     ("sim", "port/linux"): "the border router opens its host TUN/TAP with the Linux port's driver; "
                            "--zep-mirror parses its address with the ZEP radio's",
     ("port/avr", "port/common"): "a board builds the shared SLIP node on board_api.h",
+    ("tools/moteip-simavr", "port/avr"): "the AT86RF233 model reads the driver's transcription of "
+                                         "the datasheet's register map (one copy)",
+    ("tools/moteip-simavr", "port/linux"): "--at86rf233's air is ZEP: the Linux ZEP radio's endpoint "
+                                           "parser and frame check",
     ("port/microbit", "port/common"): "a board builds the shared SLIP node on board_api.h",
     ("port/mps2", "port/common"): "the Cortex-M reset handler and the tick clock",
 }
