@@ -76,6 +76,13 @@ const struct mip_mac_proto *mip_mac_proto_csma_ca(void);
 const struct mip_mac_proto *mip_mac_proto_csma(void);
 const struct mip_mac_proto *mip_mac_proto_nullmac(void);
 
+/* The receiver's start-up (cfg.timing.rx_on_us) when the engine has it off
+ * now: a CCA window or listen about to begin, which switches it on, starts
+ * that much later (0 for an ideal radio, and whenever it is on). */
+static inline uint32_t mip_mac_rx_start(const struct mip_mac *m)
+{
+    return m->radio_on ? 0u : m->cfg.timing.rx_on_us;
+}
 /* Enters ACCESS: `step` ends `delay_us` after m->now. */
 void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us);
 /* proto->resume of the carrier-sensing protocols: our ACK left the radio,

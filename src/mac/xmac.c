@@ -106,7 +106,7 @@ static void wake(struct mip_mac *m)
     mip_rdc_grid_adapt(m, &c->grid, &c->adapt);
     mip_rdc_earned_age(m, c->earned);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
-    listen_for(m, RX_ON, mip_rdc_par(m)->on_us);
+    listen_for(m, RX_ON, mip_mac_rx_start(m) + mip_rdc_par(m)->on_us);
 }
 
 /* A listen ends. One that ends with the channel busy stays on for one
