@@ -119,6 +119,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_uint(&w, "id", i);
         sj_w_key(&w, "rdc");
         sj_w_string(&w, sim_rdc_name(nd->mac.cfg.rdc.kind));
+        if (sim->sc->drift_ppm > 0.0)   /* its clock's rate error (platform timing) */
+            sj_w_member_double(&w, "clock_ppm", (double)nd->drift_ppb / 1000.0);
         sj_w_member_uint(&w, "frames_tx", nd->c.frames_tx);
         sj_w_member_uint(&w, "tcp_data_frames_tx", nd->c.tcp_data_frames_tx);
         sj_w_member_uint(&w, "tcp_ack_frames_tx", nd->c.tcp_ack_frames_tx);
