@@ -68,7 +68,7 @@ static void write_radio(struct sj_writer *w, const struct sim_scenario *sc)
     sj_w_key(w, "platform");
     sj_w_string(w, sim_platform_name(sc->platform));
     sj_w_member_double(w, "rx_on_us", sc->timing.rx_on_us);
-    sj_w_member_double(w, "frame_cpu_us", sc->timing.frame_cpu_us);
+    sj_w_member_double(w, "frame_host_us", sc->timing.frame_host_us);
     sj_w_member_double(w, "bus_bps", (double)sc->timing.bus_bps);
     sj_w_member_double(w, "drift_ppm", sc->drift_ppm);
     sj_w_end_object(w);

@@ -390,13 +390,13 @@ static const struct sim_radio_profile radio_profiles[SIM_RADIO_PROFILES] = {
 /* Platform timing, indexed by enum sim_platform_kind; each figure's source
  * is in docs/SIMULATOR.md "Platform timing". "ideal" is all zeros: the phy
  * keys' 802.15.4 timing alone, as before platforms existed.
- *                     osc_on rx_on turn cca  cpu/frame bus b/s   drift ppm */
+ *                     osc_on rx_on turn cca  host/frame bus b/s   drift ppm */
 static const char *const platform_names[] = { "ideal", "cc2420", "at86rf233", NULL };
 static const struct sim_platform platforms[SIM_PLATFORMS] = {
     [SIM_PLATFORM_IDEAL]     = { 0, 0, 0, 0, 0, 0, 0.0 },
     /* TelosB: CC2420 datasheet (crystal 860 us, 12-symbol RX start-up and
      * turnaround, 8-symbol RSSI average), its SPI at 500 kb/s, the 802.15.4
-     * +/-40 ppm; no cited CPU cost per frame (0: key frame_cpu_us) */
+     * +/-40 ppm; no cited CPU cost per frame (0: key frame_host_us) */
     [SIM_PLATFORM_CC2420]    = { 860, 192, 192, 128, 0, 500000, 40.0 },
     /* Hamilton: AT86RF233 datasheet (SLEEP->TRX_OFF 210 us, TRX_OFF->RX_ON
      * 80 us), RIOT's 5 MHz SPI, the CPU time left of TCPlp s.6.4's 8.2 ms */
@@ -424,12 +424,12 @@ const char *sim_rdc_name(uint8_t kind)
 static const struct key root_keys[] = {
     K_OWN("name", "text of up to 63 bytes"),
     K_INT(SC, "seed", seed, 0, INT64_MAX, 1),
+    K_NUM(SC, "duration_s", duration_s, 1e-6, 3.2e8, 60),   /* ten years */
+    K_BOOL(SC, "stop_when_done", stop_when_done, true),
     { .key = "platform", .type = KT_ENUM, .flags = KF_DEF, FIELD(SC, platform),
       .names = platform_names, .def = SIM_PLATFORM_IDEAL,
       .note = "the platform's timing: start-up, CPU and bus per frame, clock drift "
               "(docs/SIMULATOR.md \"Platform timing\"); \"ideal\" has none" },
-    K_NUM(SC, "duration_s", duration_s, 1e-6, 3.2e8, 60),   /* ten years */
-    K_BOOL(SC, "stop_when_done", stop_when_done, true),
     K_OWN("phy", "object"), K_OWN("radio", "object"), K_OWN("medium", "object"),
     { .key = "topology", .type = KT_OWN, .flags = KF_REQ, .what = "object" },
     K_OWN("mac", "object"), K_OWN("link", "object"), K_OWN("routing", "object"),
@@ -480,7 +480,7 @@ static const struct key radio_keys[] = {
     /* the platform's figures, one by one (docs/SIMULATOR.md "Platform timing") */
     { .key = "rx_on_us", .type = KT_INT, FIELD(SC, timing.rx_on_us), .lo = 0, .hi = 65535,
       .note = "the platform's (receiver start-up from off; 0 for \"ideal\")" },
-    { .key = "frame_cpu_us", .type = KT_INT, FIELD(SC, timing.frame_cpu_us), .lo = 0,
+    { .key = "frame_host_us", .type = KT_INT, FIELD(SC, timing.frame_host_us), .lo = 0,
       .hi = 65535, .note = "the platform's (host CPU time per frame sent)" },
     { .key = "bus_bps", .type = KT_INT, FIELD(SC, timing.bus_bps), .lo = 0, .hi = 4000000000,
       .note = "the platform's (host-radio SPI bit rate; 0: free)" },
@@ -505,7 +505,7 @@ static bool load_radio(struct ld *l, const struct sj_value *root)
     sc->radio = radio_profiles[sc->radio_profile];
     if (sc->platform != SIM_PLATFORM_IDEAL) {
         sc->timing.rx_on_us = p->rx_on_us;
-        sc->timing.frame_cpu_us = p->frame_cpu_us;
+        sc->timing.frame_host_us = p->frame_host_us;
         sc->timing.bus_bps = p->bus_bps;
         sc->drift_ppm = p->drift_ppm;
         /* the phy keys, when given, win over the datasheet */

@@ -146,7 +146,7 @@ enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RAD
 
 /* A platform's timing beyond the air (scenario key "platform"; every
  * figure's source is in docs/SIMULATOR.md "Platform timing"). The MAC pays
- * rx_on_us, frame_cpu_us and bus_bps through struct mip_radio_timing, the
+ * rx_on_us, frame_host_us and bus_bps through struct mip_radio_timing, the
  * simulator's radio is deaf for rx_on_us after it is switched on, and each
  * node's clock runs at its own rate within +/- drift_ppm. */
 struct sim_platform {
@@ -156,7 +156,7 @@ struct sim_platform {
     uint16_t rx_on_us;          /* receiver start-up from `off` */
     uint16_t turnaround_us;     /* RX <-> TX, and a frame's end to its ACK */
     uint16_t cca_us;            /* RSSI averaging of one CCA */
-    uint16_t frame_cpu_us;      /* host CPU time per frame sent */
+    uint16_t frame_host_us;     /* host CPU time per frame sent */
     uint32_t bus_bps;           /* host-radio SPI bit rate (0: free) */
     double   drift_ppm;         /* crystal tolerance: a clock's rate error bound */
 };

@@ -43,7 +43,7 @@ struct mip_radio_timing {
     uint16_t rx_on_us;          /* receiver start-up: a duty-cycling RDC that
                                    switches it on from off listens (and its
                                    CCA window starts) this much later */
-    uint16_t frame_cpu_us;      /* CPU time to hand one frame to the radio */
+    uint16_t frame_host_us;     /* CPU time to hand one frame to the radio */
     uint32_t bus_bps;           /* host-radio bus (SPI) clock, bits per second:
                                    loading a frame of n bytes takes n x 8 / bus_bps;
                                    0: free */
@@ -54,7 +54,7 @@ void mip_radio_timing_default(struct mip_radio_timing *t);
 /* Airtime of an MPDU of `mpdu_len` bytes (FCS included) plus the PHY header. */
 mip_utime_t mip_radio_airtime(const struct mip_radio_timing *t, size_t mpdu_len);
 /* Time from a frame of `mpdu_len` bytes (FCS included) being handed to the
- * MAC until it sits in the radio's buffer: frame_cpu_us plus the bus
+ * MAC until it sits in the radio's buffer: frame_host_us plus the bus
  * transfer of its length byte and MPDU (the radio adds the FCS, but the
  * CC2420 and AT86RF233 count it in the length they are given). 0 with the
  * ideal defaults. */

@@ -11,7 +11,7 @@ void mip_radio_timing_default(struct mip_radio_timing *t)
     t->backoff_us = 320u;       /* aUnitBackoffPeriod, 20 symbols */
     t->ack_wait_us = 864u;      /* macAckWaitDuration, 54 symbols */
     t->rx_on_us = 0u;           /* an ideal radio and host */
-    t->frame_cpu_us = 0u;
+    t->frame_host_us = 0u;
     t->bus_bps = 0u;
 }
 
@@ -29,7 +29,7 @@ mip_utime_t mip_radio_airtime(const struct mip_radio_timing *t, size_t mpdu_len)
 
 mip_utime_t mip_radio_load_time(const struct mip_radio_timing *t, size_t mpdu_len)
 {
-    uint64_t us = t->frame_cpu_us;
+    uint64_t us = t->frame_host_us;
     if (mpdu_len > 0xFFFFu)
         return UINT32_MAX;
     if (t->bus_bps != 0u)

@@ -48,7 +48,7 @@ def test_ideal_is_the_default_and_the_zero_platform(tmp_path):
             "topology": {"type": "chain", "nodes": 3, "spacing_m": 10},
             "medium": {"range_m": 12}, "mac": {"type": "csma_ca", "rdc": {"type": "contikimac"}},
             "flows": flows}
-    zero = {"rx_on_us": 0, "frame_cpu_us": 0, "bus_bps": 0, "drift_ppm": 0,
+    zero = {"rx_on_us": 0, "frame_host_us": 0, "bus_bps": 0, "drift_ppm": 0,
             "profile": "cc2420"}
     scs = [base, {**base, "platform": "ideal"},
            {**base, "platform": "cc2420", "radio": zero,
@@ -111,7 +111,7 @@ def test_frame_load_time_delays_channel_access(tmp_path):
     ideal = first_tx_us(tmp_path, "ideal")
     # CSMA-CA's first backoff is at most 7 periods, then CCA and turnaround
     assert ideal <= 7 * 320 + 128 + 192
-    slow = first_tx_us(tmp_path, "ideal", frame_cpu_us=20_000, bus_bps=100_000)
+    slow = first_tx_us(tmp_path, "ideal", frame_host_us=20_000, bus_bps=100_000)
     # 20 ms of CPU and the length byte and MPDU at 100 kb/s before the backoff
     assert slow - ideal >= 20_000 + (1 + 60) * 8 * 10
 
