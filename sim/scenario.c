@@ -400,7 +400,7 @@ static const struct sim_platform platforms[SIM_PLATFORMS] = {
     [SIM_PLATFORM_CC2420]    = { 860, 192, 192, 128, 0, 500000, 40.0 },
     /* Hamilton: AT86RF233 datasheet (SLEEP->TRX_OFF 210 us, TRX_OFF->RX_ON
      * 80 us), RIOT's 5 MHz SPI, the CPU time left of TCPlp s.6.4's 8.2 ms */
-    [SIM_PLATFORM_AT86RF233] = { 210, 80, 192, 128, 1947, 5000000, 40.0 },
+    [SIM_PLATFORM_AT86RF233] = { 210, 80, 192, 128, 1755, 5000000, 40.0 },
 };
 /* Indexed by enum mip_rdc_kind. */
 static const char *const rdc_names[] = { "nullrdc", "contikimac", "xmac", "lpp", "leaf", "parent",
@@ -514,13 +514,13 @@ static bool load_radio(struct ld *l, const struct sj_value *root)
         if (sj_get(phy, "cca_us") == NULL)
             sc->timing.cca_us = p->cca_us;
     }
-    if (o == NULL)
-        return true;
-    if (!read_keys(l, o, &radio_table, sc))
+    if (o != NULL && !read_keys(l, o, &radio_table, sc))
         return false;
     /* listening draws the receive current unless told otherwise */
-    if (sj_get(o, "rx_ma") != NULL && sj_get(o, "listen_ma") == NULL)
+    if (o != NULL && sj_get(o, "rx_ma") != NULL && sj_get(o, "listen_ma") == NULL)
         sc->radio.listen_ma = sc->radio.rx_ma;
+    /* the MACs allow for the clocks' tolerance in waits a peer ends */
+    sc->timing.clock_ppm = (uint16_t)(sc->drift_ppm >= 65535.0 ? 65535.0 : ceil(sc->drift_ppm));
     return true;
 }
 

@@ -47,6 +47,9 @@ struct mip_radio_timing {
     uint32_t bus_bps;           /* host-radio bus (SPI) clock, bits per second:
                                    loading a frame of n bytes takes n x 8 / bus_bps;
                                    0: free */
+    uint16_t clock_ppm;         /* the clocks' tolerance: a wait that ends when a
+                                   peer's reply ends allows for two clocks this far
+                                   apart (0: perfect clocks, exact waits) */
 };
 
 /* Fills t with the 802.15.4 2.4 GHz defaults above. */

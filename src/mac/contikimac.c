@@ -462,6 +462,7 @@ static void ack_timeout(struct mip_mac *m)
     if (!c->ack_stretched && can_sample(m) && !m->radio->cca(m->radio_ctx)) {
         /* Something is arriving: an ACK that started on time ends then. */
         ack_end = c->copy_end + m->cfg.timing.turnaround_us + airtime(m, MIP_802154_ACK_LEN);
+        ack_end += mip_mac_clock_slack(m, ack_end - c->copy_end);
         if (mip_utime_before(m->now, ack_end)) {
             c->ack_stretched = true;
             mip_mac_await_ack(m, ack_end - m->now);

@@ -13,6 +13,7 @@ void mip_radio_timing_default(struct mip_radio_timing *t)
     t->rx_on_us = 0u;           /* an ideal radio and host */
     t->frame_host_us = 0u;
     t->bus_bps = 0u;
+    t->clock_ppm = 0u;
 }
 
 mip_utime_t mip_radio_airtime(const struct mip_radio_timing *t, size_t mpdu_len)

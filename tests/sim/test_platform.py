@@ -178,3 +178,23 @@ def test_phase_lock_aims_with_the_senders_own_start_ups(tmp_path):
     m = r["node_stats"][0]["mac"]
     assert r["flows"][0]["delivery_ratio"] == 1
     assert m["rdc_phase_locked"] == 29 and m.get("rdc_phase_misses", 0) == 0
+
+
+def test_an_ack_ends_on_the_receivers_clock(tmp_path):
+    """A sender whose clock runs fast measures the ACK it hears (192 us
+    turnaround + 352 us) a little short: waiting for exactly its computed end,
+    it sent the next copy 1 us before the ACK ended, lost the ACK and called
+    a delivered frame a miss (2 in 60 reports for each of these seeds, 96-byte
+    payloads, NullMAC: no retry). The wait now allows for the clocks'
+    tolerance (timing.clock_ppm)."""
+    scs = []
+    for seed in (1, 2):
+        sc = drifting_pair(40, 60, seed=seed)
+        sc.update(duration_s=62, mac={"type": "nullmac", "rdc": {"type": "contikimac"}})
+        sc["flows"][0].update(interval_s=1.0, payload_bytes=96)
+        scs.append(sc)
+    for r in run_many(scs, tmp_path):
+        m = r["node_stats"][0]["mac"]
+        assert r["flows"][0]["delivery_ratio"] == 1
+        assert m["tx_ok"] == 60 and m.get("tx_noack", 0) == 0
+        assert m.get("rdc_phase_misses", 0) == 0
