@@ -277,7 +277,7 @@ static void listen_first(struct mip_mac *m)
     c->t0 = m->now;
     c->strobe_at = m->now;
     c->strobes = 0;
-    mip_mac_rdc_wait(m, mip_rdc_par(m)->strobe_wait_us);
+    mip_mac_rdc_wait(m, mip_mac_rx_start(m) + mip_rdc_par(m)->strobe_wait_us);
 }
 
 /* µs until the strobes should start: 2 on_us before the instant of our
