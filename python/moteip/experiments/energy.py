@@ -425,6 +425,24 @@ register(Experiment(
 ))
 
 
+#: The same leaf on the Hamilton platform (docs/SIMULATOR.md "platform": TCPlp's
+#: AT86RF233 with its host's 8.2 ms per 127-byte frame, clocks within +/-40 ppm).
+_HAMILTON_DC = ("fixed-20ms", "fixed-2s", "adaptive-20ms-5s", "idle/fixed-20ms", "idle/fixed-2s",
+                "idle/adaptive-20ms-5s", "down/adaptive-20ms-5s", "s9/tcp", "s9/coap")
+
+register(Experiment(
+    name="tcplp-dutycycle-hamilton",
+    title="tcplp-dutycycle on the Hamilton platform (at86rf233 timing, drifting clocks)",
+    source="Kumar et al., TCPlp, NSDI 2020, Appendix C, section 9 (Table 8), section 6.4",
+    scenario="tcplp-dutycycle.toml",
+    runs=5,
+    metrics_fn=tcplp_dc_metrics,
+    report=tcplp_dc_report,
+    vary={},
+    arms=[(a, {**p, "platform": "at86rf233"}) for a, p in TCPLP_DC_ARMS if a in _HAMILTON_DC],
+))
+
+
 # --- tcp-dutycycled-path: beyond the seeds, TCP over an all-duty-cycled path -----------
 
 def dc_path_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
