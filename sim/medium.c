@@ -158,7 +158,9 @@ static void signal_on(struct sim *sim, uint32_t txid, const struct sim_neighbor 
         r->interferers++;
     if (ld)
         r->interference_mw += dbm_to_mw(e->rx_dbm);
-    if (!may_lock && r->radio == SIM_RADIO_LISTEN) {
+    if ((!may_lock || sim->now_us < r->rx_ready_us) && r->radio == SIM_RADIO_LISTEN) {
+        /* mid-frame, or the receiver is still starting (rx_on_us): it
+         * cannot catch the frame's preamble */
         if (e->decodable)
             r->c.frames_missed_busy++;
     } else if (r->radio == SIM_RADIO_LISTEN && e->decodable) {
@@ -332,7 +334,7 @@ static void deliver_pending(struct sim *sim, struct sim_node *r, const struct si
         if (sim->misbehave != NULL)
             sim_misbehave_heard(sim, r->id, t->frame, (size_t)t->len - MIP_802154_FCS_LEN);
         mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
-                         (mip_utime_t)sim->now_us);
+                         sim_node_us(sim, r));
         sim_node_schedule(sim, r);
     } else if (what == SIM_RX_HEADER) {
         size_t n = (size_t)t->len - MIP_802154_FCS_LEN;
@@ -521,7 +523,7 @@ void sim_medium_tx_end(struct sim *sim, uint32_t txid)
     if (nd->down || t->boot != nd->boots || nd->external)
         return;                 /* its MAC is frozen, not the one that sent, or the
                                    program's (which counts its airtime itself) */
-    mip_mac_radio_tx_done(&nd->mac, (mip_utime_t)sim->now_us);
+    mip_mac_radio_tx_done(&nd->mac, sim_node_us(sim, nd));
     sim_node_schedule(sim, nd);
 }
 
@@ -541,8 +543,10 @@ static void radio_on(void *ctx)
 {
     struct sim_node *nd = ctx;
     nd->radio_on = true;
-    if (nd->radio == SIM_RADIO_OFF)
+    if (nd->radio == SIM_RADIO_OFF) {
+        nd->rx_ready_us = nd->sim->now_us + nd->sim->sc->timing.rx_on_us;
         radio_set(nd->sim, nd, SIM_RADIO_LISTEN);
+    }
 }
 
 static void radio_off(void *ctx)

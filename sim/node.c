@@ -44,7 +44,7 @@ static void derive_seed(uint64_t seed, uint32_t node, uint32_t purpose, uint8_t 
     }
 }
 
-enum { SEED_STACK = 1, SEED_MAC = 2, SEED_CHANNEL = 3 };
+enum { SEED_STACK = 1, SEED_MAC = 2, SEED_CHANNEL = 3, SEED_CLOCK = 4 };
 
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
 {
@@ -148,7 +148,7 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;
-    mip_status st = mip_mac_send(&nd->mac, frame, len, (mip_utime_t)nd->sim->now_us);
+    mip_status st = mip_mac_send(&nd->mac, frame, len, sim_node_us(nd->sim, nd));
     if (st == MIP_OK)
         sim_apps_frame_out(nd->sim, nd, frame, len);
     return st;
@@ -157,7 +157,7 @@ static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 static mip_status drv_transmit_gap(void *ctx, const uint8_t *frame, size_t len, uint16_t gap_us)
 {
     struct sim_node *nd = ctx;
-    mip_status st = mip_mac_send_gap(&nd->mac, frame, len, gap_us, (mip_utime_t)nd->sim->now_us);
+    mip_status st = mip_mac_send_gap(&nd->mac, frame, len, gap_us, sim_node_us(nd->sim, nd));
     if (st == MIP_OK)
         sim_apps_frame_out(nd->sim, nd, frame, len);
     return st;
@@ -199,8 +199,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         /* TCPlp s.9: a sleepy leaf polls fast while any transport waits
          * for its peer (TCP's unacknowledged data, CoAP's requests) */
         mip_mac_expect_reply(&nd->mac, mip_stack_awaits_reply(&nd->stack),
-                             (mip_utime_t)sim->now_us);
-    md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+                             sim_node_us(sim, nd));
+    md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
     if (relay_on(nd)) {
         /* The MAC's poll may have reported a frame's fate (tx_done ->
          * mip_relay_link_status), which can arm a relay timer (DTC locks a
@@ -208,7 +208,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         uint32_t rd = mip_relay_poll(&nd->relay, ms);
         if (rd < d) {
             d = rd;
-            md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+            md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
         }
     }
     if (rpl_on(nd)) {
@@ -218,7 +218,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         uint32_t sd = mip_stack_poll(&nd->stack, ms);
         if (sd < d)
             d = sd;
-        md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+        md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
         if (nd->rpl_joined_us == UINT64_MAX && mip_rpl_joined(&nd->rpl)) {
             nd->rpl_joined_us = sim->now_us;
             sim_trace(sim, "rpl_joined", nd->id, "\"rank\":%u", (unsigned)nd->rpl.rank);
@@ -239,7 +239,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         nd->stack_due = UINT64_MAX;
     }
     if (md != UINT32_MAX) {
-        t = sim->now_us + md;
+        t = sim_node_due(sim, nd, md);
         if (t != nd->mac_due) {
             nd->mac_due = t;
             (void)sim_evq_push(&sim->q, t, SIM_EV_MAC_POLL, nd->id, 0);
@@ -367,7 +367,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     mcb.ctx = nd;
     derive_seed(sc->seed, id, boot_purpose(SEED_MAC, nd->boots), seed);
     st = mip_mac_init(&nd->mac, &mcfg, &sim_radio_driver, nd, &mcb, seed, sizeof(seed),
-                      (mip_utime_t)sim->now_us);
+                      sim_node_us(sim, nd));
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
         return false;
@@ -410,6 +410,9 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
      * reboot does not change the air */
     derive_seed(sim->sc->seed, id, SEED_CHANNEL, seed);
     mip_rng_seed(&nd->chan_rng, seed, sizeof(seed));
+    /* its crystal's rate error: fixed for the run, kept across reboots */
+    derive_seed(sim->sc->seed, id, SEED_CLOCK, seed);
+    nd->drift_ppb = sim_clock_drift_ppb(sim->sc->drift_ppm, seed);
     return node_boot(sim, nd, err, errlen);
 }
 
@@ -458,7 +461,7 @@ static bool attach_leaf(struct sim *sim, uint32_t i, uint32_t p)
 {
     struct mip_802154_addr a = { MIP_802154_ADDR_SHORT, 0, { 0 } };
     a.short_addr = (uint16_t)i;
-    if (mip_mac_add_child(&sim->node[p].mac, &a, (mip_utime_t)sim->now_us) != MIP_OK) {
+    if (mip_mac_add_child(&sim->node[p].mac, &a, sim_node_us(sim, &sim->node[p])) != MIP_OK) {
         snprintf(sim->err, sizeof(sim->err), "mac: node %u cannot take leaf %u as a child", p, i);
         return false;
     }

@@ -66,6 +66,12 @@ static void write_radio(struct sj_writer *w, const struct sim_scenario *sc)
     sj_w_member_double(w, "listen_ma", sc->radio.listen_ma);
     sj_w_member_double(w, "off_ma", sc->radio.off_ma);
     sj_w_member_double(w, "voltage", sc->radio.voltage);
+    sj_w_key(w, "platform");
+    sj_w_string(w, sim_platform_name(sc->platform));
+    sj_w_member_double(w, "rx_on_us", sc->timing.rx_on_us);
+    sj_w_member_double(w, "frame_host_us", sc->timing.frame_host_us);
+    sj_w_member_double(w, "bus_bps", (double)sc->timing.bus_bps);
+    sj_w_member_double(w, "drift_ppm", sc->drift_ppm);
     sj_w_end_object(w);
 }
 
@@ -114,6 +120,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_uint(&w, "id", i);
         sj_w_key(&w, "rdc");
         sj_w_string(&w, sim_rdc_name(nd->mac.cfg.rdc.kind));
+        if (sim->sc->drift_ppm > 0.0)   /* its clock's rate error (platform timing) */
+            sj_w_member_double(&w, "clock_ppm", (double)nd->drift_ppb / 1000.0);
         sj_w_member_uint(&w, "frames_tx", nd->c.frames_tx);
         sj_w_member_uint(&w, "tcp_data_frames_tx", nd->c.tcp_data_frames_tx);
         sj_w_member_uint(&w, "tcp_ack_frames_tx", nd->c.tcp_ack_frames_tx);

@@ -388,6 +388,21 @@ static const struct sim_radio_profile radio_profiles[SIM_RADIO_PROFILES] = {
     /*            tx (+4 dBm, BUSY_TX) RX_ON / BUSY_RX, TRX_OFF */
     [SIM_RADIO_AT86RF233] = { 13.8, 11.8, 11.8, 0.3, 3.0 },
 };
+/* Platform timing, indexed by enum sim_platform_kind; each figure's source
+ * is in docs/SIMULATOR.md "Platform timing". "ideal" is all zeros: the phy
+ * keys' 802.15.4 timing alone, as before platforms existed.
+ *                     osc_on rx_on turn cca  host/frame bus b/s   drift ppm */
+static const char *const platform_names[] = { "ideal", "cc2420", "at86rf233", NULL };
+static const struct sim_platform platforms[SIM_PLATFORMS] = {
+    [SIM_PLATFORM_IDEAL]     = { 0, 0, 0, 0, 0, 0, 0.0 },
+    /* TelosB: CC2420 datasheet (crystal 860 us, 12-symbol RX start-up and
+     * turnaround, 8-symbol RSSI average), its SPI at 500 kb/s, the 802.15.4
+     * +/-40 ppm; no cited CPU cost per frame (0: key frame_host_us) */
+    [SIM_PLATFORM_CC2420]    = { 860, 192, 192, 128, 0, 500000, 40.0 },
+    /* Hamilton: AT86RF233 datasheet (SLEEP->TRX_OFF 210 us, TRX_OFF->RX_ON
+     * 80 us), RIOT's 5 MHz SPI, the CPU time left of TCPlp s.6.4's 8.2 ms */
+    [SIM_PLATFORM_AT86RF233] = { 210, 80, 192, 128, 1755, 5000000, 40.0 },
+};
 /* Indexed by enum mip_rdc_kind. */
 static const char *const rdc_names[] = { "nullrdc", "contikimac", "xmac", "lpp", "leaf", "parent",
                                          NULL };
@@ -395,6 +410,11 @@ static const char *const rdc_names[] = { "nullrdc", "contikimac", "xmac", "lpp",
 const char *sim_radio_profile_name(uint8_t profile)
 {
     return profile < SIM_RADIO_PROFILES ? profile_names[profile] : "?";
+}
+
+const char *sim_platform_name(uint8_t platform)
+{
+    return platform < SIM_PLATFORMS ? platform_names[platform] : "?";
 }
 
 const char *sim_rdc_name(uint8_t kind)
@@ -407,6 +427,10 @@ static const struct key root_keys[] = {
     K_INT(SC, "seed", seed, 0, INT64_MAX, 1),
     K_NUM(SC, "duration_s", duration_s, 1e-6, 3.2e8, 60),   /* ten years */
     K_BOOL(SC, "stop_when_done", stop_when_done, true),
+    { .key = "platform", .type = KT_ENUM, .flags = KF_DEF, FIELD(SC, platform),
+      .names = platform_names, .def = SIM_PLATFORM_IDEAL,
+      .note = "the platform's timing: start-up, CPU and bus per frame, clock drift "
+              "(docs/SIMULATOR.md \"Platform timing\"); \"ideal\" has none" },
     K_OWN("phy", "object"), K_OWN("radio", "object"), K_OWN("medium", "object"),
     { .key = "topology", .type = KT_OWN, .flags = KF_REQ, .what = "object" },
     K_OWN("mac", "object"), K_OWN("link", "object"), K_OWN("routing", "object"),
@@ -455,6 +479,15 @@ static const struct key radio_keys[] = {
     K_NUM_L(SC, "listen_ma", radio.listen_ma, 0, 1000, "`rx_ma` when given, else the profile's"),
     K_NUM_L(SC, "sleep_ma", radio.off_ma, 0, 1000, "the profile's"),
     K_NUM_L(SC, "voltage", radio.voltage, 0, 100, "the profile's"),
+    /* the platform's figures, one by one (docs/SIMULATOR.md "Platform timing") */
+    { .key = "rx_on_us", .type = KT_INT, FIELD(SC, timing.rx_on_us), .lo = 0, .hi = 65535,
+      .note = "the platform's (receiver start-up from off; 0 for \"ideal\")" },
+    { .key = "frame_host_us", .type = KT_INT, FIELD(SC, timing.frame_host_us), .lo = 0,
+      .hi = 65535, .note = "the platform's (host CPU time per frame sent)" },
+    { .key = "bus_bps", .type = KT_INT, FIELD(SC, timing.bus_bps), .lo = 0, .hi = 4000000000,
+      .note = "the platform's (host-radio SPI bit rate; 0: free)" },
+    K_NUM_L(SC, "drift_ppm", drift_ppm, 0, 100000,
+            "the platform's (each node's clock rate error drawn in +/- this; 0: none)"),
 };
 static const struct table radio_table = TABLE(radio_keys);
 
@@ -462,16 +495,34 @@ static bool load_radio(struct ld *l, const struct sj_value *root)
 {
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
-    if (!open_object(l, root, "radio", &radio_table, &o) || o == NULL)
-        return !l->failed;
-    if (!read_key(l, o, &radio_keys[0], sc))
+    const struct sim_platform *p = &platforms[sc->platform];
+    const struct sj_value *phy = sj_get(root, "phy");
+    if (!open_object(l, root, "radio", &radio_table, &o))
         return false;
+    if (o != NULL && !read_key(l, o, &radio_keys[0], sc))
+        return false;
+    /* a platform brings its chip's currents unless the profile is named */
+    if (sc->platform != SIM_PLATFORM_IDEAL && (o == NULL || sj_get(o, "profile") == NULL))
+        sc->radio_profile = (uint8_t)(sc->platform - 1u);
     sc->radio = radio_profiles[sc->radio_profile];
-    if (!read_keys(l, o, &radio_table, sc))
+    if (sc->platform != SIM_PLATFORM_IDEAL) {
+        sc->timing.rx_on_us = p->rx_on_us;
+        sc->timing.frame_host_us = p->frame_host_us;
+        sc->timing.bus_bps = p->bus_bps;
+        sc->drift_ppm = p->drift_ppm;
+        /* the phy keys, when given, win over the datasheet */
+        if (sj_get(phy, "turnaround_us") == NULL)
+            sc->timing.turnaround_us = p->turnaround_us;
+        if (sj_get(phy, "cca_us") == NULL)
+            sc->timing.cca_us = p->cca_us;
+    }
+    if (o != NULL && !read_keys(l, o, &radio_table, sc))
         return false;
     /* listening draws the receive current unless told otherwise */
-    if (sj_get(o, "rx_ma") != NULL && sj_get(o, "listen_ma") == NULL)
+    if (o != NULL && sj_get(o, "rx_ma") != NULL && sj_get(o, "listen_ma") == NULL)
         sc->radio.listen_ma = sc->radio.rx_ma;
+    /* the MACs allow for the clocks' tolerance in waits a peer ends */
+    sc->timing.clock_ppm = (uint16_t)(sc->drift_ppm >= 65535.0 ? 65535.0 : ceil(sc->drift_ppm));
     return true;
 }
 
@@ -855,8 +906,19 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
         return fail(l, o, "an object");
     if (!get_enum(l, o, "type", rdc_names, &kind, false) || !rdc_only_keys(l, o, kind))
         return false;
-    if (sj_get(o, "type") != NULL)
+    if (sj_get(o, "type") != NULL) {
         mip_rdc_config_default(c, kind);
+        /* On a platform a CCA's window is its RSSI average (timing.cca_us);
+         * the receiver's start-up before it is paid apart (rx_on_us). The
+         * default 192 us (the ContikiMAC report's Tr) stands for both. */
+        if (l->sc->platform != SIM_PLATFORM_IDEAL) {
+            c->cca_on_us = l->sc->timing.cca_us;
+            /* clocks drift on a platform: aim a phase-locked train Contiki
+             * 2.5's GUARD_TIME early, 10 CHECK_TIME + CHECK_TIME_TX with
+             * CHECK_TIME = 1/8192 s (11 x 122 us) */
+            c->phase_guard_us = 1343;
+        }
+    }
     if (!read_keys(l, o, &rdc_table, c))
         return false;
     v = sj_get(o, "parent");

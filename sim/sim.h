@@ -144,6 +144,28 @@ struct sim_radio_profile {
 
 enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_PROFILES };
 
+/* A platform's timing beyond the air (scenario key "platform"; every
+ * figure's source is in docs/SIMULATOR.md "Platform timing"). The MAC pays
+ * rx_on_us, frame_host_us and bus_bps through struct mip_radio_timing, the
+ * simulator's radio is deaf for rx_on_us after it is switched on, and each
+ * node's clock runs at its own rate within +/- drift_ppm. */
+struct sim_platform {
+    uint16_t osc_on_us;         /* crystal oscillator start-up from power-down
+                                   (documented; `off` keeps it running, so a
+                                   duty-cycling MAC never pays it) */
+    uint16_t rx_on_us;          /* receiver start-up from `off` */
+    uint16_t turnaround_us;     /* RX <-> TX, and a frame's end to its ACK */
+    uint16_t cca_us;            /* RSSI averaging of one CCA */
+    uint16_t frame_host_us;     /* host CPU time per frame sent */
+    uint32_t bus_bps;           /* host-radio SPI bit rate (0: free) */
+    double   drift_ppm;         /* crystal tolerance: a clock's rate error bound */
+};
+
+/* "ideal": today's radio (no start-up, free host, perfect clocks); the
+ * others follow the radio profile of the same chip. */
+enum sim_platform_kind { SIM_PLATFORM_IDEAL = 0, SIM_PLATFORM_CC2420, SIM_PLATFORM_AT86RF233,
+                         SIM_PLATFORMS };
+
 /* A route of the border router towards the host (border.routes). */
 struct sim_border_route {
     struct mip_addr prefix;
@@ -232,6 +254,8 @@ struct sim_scenario {
     struct mip_radio_timing timing;
     uint8_t  radio_profile;     /* enum sim_radio_profile_kind the currents came from */
     struct sim_radio_profile radio;
+    uint8_t  platform;          /* enum sim_platform_kind (the timing's source) */
+    double   drift_ppm;         /* each node's clock rate error, drawn in +/- this */
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
@@ -401,6 +425,8 @@ struct sim_node {
     uint8_t  radio;             /* enum sim_radio_state */
     bool     radio_on;          /* receiver enabled by the MAC */
     uint64_t radio_since_us;
+    uint64_t rx_ready_us;       /* switched on from off: deaf until then (rx_on_us) */
+    int32_t  drift_ppb;         /* its clock's rate error, parts per 10^9 */
     uint32_t rx_tx;             /* transmission being received */
     uint8_t  rx_pending;        /* enum sim_rx_pending ... */
     uint32_t rx_pending_tx;     /* ... of this transmission (a new reception
@@ -513,6 +539,26 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w);
 void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out);
 /* Scenario names of a radio profile and of an RDC kind (scenario.c). */
 const char *sim_radio_profile_name(uint8_t profile);
+const char *sim_platform_name(uint8_t platform);
+
+/* sim/platform.c: each node's own clock. A node's MAC runs on it: its
+ * `now` is sim_node_us(), and a delay it asks for ends at sim_node_due(). */
+int32_t  sim_clock_drift_ppb(double drift_ppm, const uint8_t seed[16]);
+uint64_t sim_clock_local(int32_t drift_ppb, uint64_t t_us);
+uint64_t sim_clock_global(int32_t drift_ppb, uint64_t local_us);
+static inline mip_utime_t sim_node_us(const struct sim *sim, const struct sim_node *nd)
+{
+    return (mip_utime_t)(nd->drift_ppb == 0 ? sim->now_us
+                                            : sim_clock_local(nd->drift_ppb, sim->now_us));
+}
+/* The simulator's time at which `delay_us` of the node's clock from now
+ * have passed (the same instant without drift). */
+static inline uint64_t sim_node_due(const struct sim *sim, const struct sim_node *nd,
+                                    uint32_t delay_us)
+{
+    return nd->drift_ppb == 0 ? sim->now_us + delay_us
+        : sim_clock_global(nd->drift_ppb, sim_clock_local(nd->drift_ppb, sim->now_us) + delay_us);
+}
 const char *sim_rdc_name(uint8_t kind);
 void sim_apps_free(struct sim *sim);
 /* Observers (apps.c): a frame node nd's netif hands its MAC; a whole
