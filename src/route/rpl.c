@@ -566,14 +566,18 @@ static mip_status rpl_next_hop(void *ctx, const struct mip_stack *s, const struc
 {
     const struct mip_rpl *r = ctx;
     const struct mip_rpl_neigh *p;
-    mip_status st = mip_route_table_lookup(s, dst, netif, nexthop);
-    if (st != MIP_OK && dst->family == MIP_AF_INET6 &&
-        rpl_down_next_hop(r, dst->bytes, nexthop, s->now)) {
-        /* a node below us (rpl_root.c): a storing route, or a non-storing
-         * root's, whose source route the packet hooks put on */
+    mip_status st;
+    /* A node below us (rpl_root.c): a storing route, or a non-storing
+     * root's, whose source route the packet hooks put on. Asked before the
+     * table: a DAO's target is a /128, more specific than any table route
+     * but a host route (longest match), and a border router's on-link mesh
+     * prefix would otherwise send a storing root's datagrams to nodes that
+     * are not its neighbours. */
+    if (dst->family == MIP_AF_INET6 && rpl_down_next_hop(r, dst->bytes, nexthop, s->now)) {
         *netif = r->netif;
         return MIP_OK;
     }
+    st = mip_route_table_lookup(s, dst, netif, nexthop);
     if (st == MIP_OK || r->state != MIP_RPL_JOINED || r->preferred < 0 ||
         dst->family != MIP_AF_INET6 || dst->bytes[0] == 0xFF ||
         (dst->bytes[0] == 0xFE && (dst->bytes[1] & 0xC0u) == 0x80u))

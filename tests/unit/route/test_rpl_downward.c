@@ -141,11 +141,45 @@ static void check_parent_change(uint8_t mop)
     net_free(nt);
 }
 
+/* A border router's root holds the mesh prefix on-link on the radio (an
+ * address that has no DAO goes out there, never back to the host): a
+ * DAO's /128 still decides, so node 3, three hops down, gets the datagram
+ * (in storing mode the table's on-link route sent it straight to node 3's
+ * link address, which only node 1 hears, before rpl_next_hop asked the
+ * DAO routes first). */
+static void check_on_link_prefix_at_the_root(uint8_t mop)
+{
+    struct mip_rpl_config c = cfg_of(mop);
+    struct net *nt = net_new(4, &c);
+    struct mip_addr mesh;
+
+    memset(&mesh, 0, sizeof(mesh));
+    mesh.family = MIP_AF_INET6;
+    memcpy(mesh.bytes, net_prefix, 8);
+    net_line(nt);
+    net_root(nt);
+    CHECK_EQ(mip_route_add(nt->s[0], &mesh, 64, NULL, 0), MIP_OK);
+    net_run(nt, 30000);
+    CHECK(net_all_joined(nt));
+    CHECK_EQ(udp_to(nt, 0, 3), MIP_OK);
+    net_run(nt, 200);
+    CHECK_EQ(nt->got[3], 1);
+    net_free(nt);
+}
+
 static void test_line_non_storing(void) { check_line(MIP_RPL_MOP_NON_STORING); }
+static void test_on_link_prefix_non_storing(void)
+{
+    check_on_link_prefix_at_the_root(MIP_RPL_MOP_NON_STORING);
+}
 static void test_node_to_node_non_storing(void) { check_node_to_node(MIP_RPL_MOP_NON_STORING); }
 static void test_parent_change_non_storing(void) { check_parent_change(MIP_RPL_MOP_NON_STORING); }
 #if MIP_CONF_RPL_STORING
 static void test_line_storing(void) { check_line(MIP_RPL_MOP_STORING); }
+static void test_on_link_prefix_storing(void)
+{
+    check_on_link_prefix_at_the_root(MIP_RPL_MOP_STORING);
+}
 static void test_node_to_node_storing(void) { check_node_to_node(MIP_RPL_MOP_STORING); }
 static void test_parent_change_storing(void) { check_parent_change(MIP_RPL_MOP_STORING); }
 #endif
@@ -153,10 +187,12 @@ static void test_parent_change_storing(void) { check_parent_change(MIP_RPL_MOP_S
 int main(void)
 {
     RUN(test_line_non_storing);
+    RUN(test_on_link_prefix_non_storing);
     RUN(test_node_to_node_non_storing);
     RUN(test_parent_change_non_storing);
 #if MIP_CONF_RPL_STORING
     RUN(test_line_storing);
+    RUN(test_on_link_prefix_storing);
     RUN(test_node_to_node_storing);
     RUN(test_parent_change_storing);
 #endif
