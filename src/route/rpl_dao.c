@@ -244,11 +244,25 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
         dao_send(r);
     } else if (d->waiting && mip_time_reached(now, d->at)) {
         if (d->tries > MIP_RPL_DAO_RETRIES) {
+            /* the route may be missing at the root (every copy lost in a
+             * burst, or our DAO-ACK had no way down yet): a new round
+             * after a pause as long as the whole round, with jitter,
+             * rather than at the refresh, days away */
+            uint32_t pause = MIP_RPL_DAO_ACK_TIMEOUT_MS << (MIP_RPL_DAO_RETRIES + 1u);
+            mip_time_t again = now + pause + mip_rng_below(&r->stack->rng, pause + 1u);
             d->waiting = false;
+            if (!d->refresh || mip_time_before(again, d->refresh_at)) {
+                d->refresh = true;
+                d->refresh_at = again;
+            }
             rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_gave_up);
         } else {
-            /* the same DAOSequence: a late DAO-ACK still matches */
-            d->at = now + (MIP_RPL_DAO_ACK_TIMEOUT_MS << d->tries);
+            /* the same DAOSequence: a late DAO-ACK still matches. The
+             * wait has jitter: nodes that joined together would otherwise
+             * resend in the same instants, and the collisions that lost
+             * the first copies would lose every retry */
+            uint32_t wait = MIP_RPL_DAO_ACK_TIMEOUT_MS << d->tries;
+            d->at = now + wait + mip_rng_below(&r->stack->rng, wait / 2u + 1u);
             d->tries++;
             rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_retries);
             dao_send(r);
