@@ -481,6 +481,9 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         n->epoch = r->epoch;
         n->heard = now;
         select_parent(r, now);
+        /* RFC 6550 9.6: our DAO parent asks for DAOs by its DTSN */
+        if (r->preferred >= 0 && n == &r->neigh[r->preferred])
+            rpl_down_parent_dtsn(r, d->dtsn, now);
         /* 8.3: a DIO that changes nothing for us is consistent */
         if (consistent && r->state == MIP_RPL_JOINED && old_rank == r->rank &&
             old_pref == r->preferred && d->rank != MIP_RPL_INFINITE_RANK && r->trickle.c < 0xFFu)
