@@ -46,10 +46,10 @@
 /* DAO timing (RFC 6550 leaves them open; docs/RPL.md says why these):
  * the first DAO after a join or a parent change waits a random time in
  * [DELAY/2, DELAY) so the parent's own is likely out first; a DAO-ACK is
- * awaited ACK_TIMEOUT, doubled per retry (each retry's wait up to half
- * again longer, at random), for RETRIES retries; then the node gives up
- * and starts a new round after ACK_TIMEOUT << (RETRIES + 1), up to twice
- * that at random, or at the refresh if sooner. A route is refreshed at a
+ * awaited ACK_TIMEOUT, doubled per retry (each wait up to half again
+ * longer, at random), for RETRIES retries; then the node gives up and
+ * starts a new round after ACK_TIMEOUT << RETRIES, up to twice that at
+ * random, or at the refresh if sooner. A route is refreshed at a
  * random point between half and three quarters of its lifetime. */
 #ifndef MIP_RPL_DAO_DELAY_MS
 #define MIP_RPL_DAO_DELAY_MS 2000u

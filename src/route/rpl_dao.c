@@ -292,7 +292,8 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
         d->seq = dao_seq_issue(d);
         d->tries = 1u;
         d->waiting = true;
-        d->at = now + MIP_RPL_DAO_ACK_TIMEOUT_MS;
+        d->at = now + MIP_RPL_DAO_ACK_TIMEOUT_MS +
+                mip_rng_below(&r->stack->rng, MIP_RPL_DAO_ACK_TIMEOUT_MS / 2u + 1u);
         /* renewed at 1/2..3/4 of the lifetime */
         d->refresh = true;
         d->refresh_at = now + life / 2u + mip_rng_below(&r->stack->rng, life / 4u + 1u);
@@ -301,9 +302,9 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
         if (d->tries > MIP_RPL_DAO_RETRIES) {
             /* the route may be missing at the root (every copy lost in a
              * burst, or our DAO-ACK had no way down yet): a new round
-             * after a pause as long as the whole round, with jitter,
-             * rather than at the refresh, days away */
-            uint32_t pause = MIP_RPL_DAO_ACK_TIMEOUT_MS << (MIP_RPL_DAO_RETRIES + 1u);
+             * after a pause as long as the round's longest wait, up to
+             * twice that at random, rather than at the refresh */
+            uint32_t pause = MIP_RPL_DAO_ACK_TIMEOUT_MS << MIP_RPL_DAO_RETRIES;
             mip_time_t again = now + pause + mip_rng_below(&r->stack->rng, pause + 1u);
             d->waiting = false;
             if (!d->refresh || mip_time_before(again, d->refresh_at)) {
@@ -312,10 +313,11 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
             }
             rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_gave_up);
         } else {
-            /* the same DAOSequence: a late DAO-ACK still matches. The
-             * wait has jitter: nodes that joined together would otherwise
-             * resend in the same instants, and the collisions that lost
-             * the first copies would lose every retry */
+            /* the same DAOSequence: a late DAO-ACK still matches. Every
+             * wait has jitter (up to half again): nodes that joined
+             * together would otherwise resend in the same instants, and
+             * the collisions that lost the first copies would lose every
+             * retry */
             uint32_t wait = MIP_RPL_DAO_ACK_TIMEOUT_MS << d->tries;
             d->at = now + wait + mip_rng_below(&r->stack->rng, wait / 2u + 1u);
             d->tries++;
