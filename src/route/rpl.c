@@ -147,7 +147,7 @@ static uint16_t link_etx(const struct mip_rpl_neigh *n)
 static uint16_t rank_via(const struct mip_rpl *r, const struct mip_rpl_neigh *n)
 {
     if (r->conf.ocp == MIP_RPL_OCP_OF0)
-        return mip_rpl_of0_rank(n->rank, link_etx(n), min_hop(r));
+        return mip_rpl_of0_rank(n->rank, MIP_RPL_OF0_LINK_ETX, min_hop(r));
     return mip_rpl_mrhof_rank(n->rank, link_etx(n), min_hop(r));
 }
 
@@ -219,7 +219,9 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
         return;
     }
     if (cur >= 0 && cur_cost != MIP_RPL_INFINITE_RANK && best != cur) {
-        uint32_t margin = r->conf.ocp == MIP_RPL_OCP_OF0 ? 1u : MIP_RPL_MRHOF_SWITCH_THRESHOLD;
+        uint32_t margin = r->conf.ocp == MIP_RPL_OCP_OF0
+                              ? (uint32_t)min_hop(r) * MIP_RPL_OF0_SWITCH_NUM / 2u
+                              : MIP_RPL_MRHOF_SWITCH_THRESHOLD;
         if ((uint32_t)best_cost + margin > cur_cost) {
             best = cur;
             best_cost = cur_cost;

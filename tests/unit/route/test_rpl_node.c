@@ -150,6 +150,40 @@ static void test_of0_keeps_parent_on_ties(void)
     net_free(nt);
 }
 
+/* OF0's rank is a hop count (MIP_RPL_OF0_LINK_ETX): the parent link's ETX
+ * wobbling between 1 and 2.5 (a retry now and then, as collisions do)
+ * moves neither node 3's rank nor its parent, and resets no Trickle timer.
+ * Before: each ETX step moved its rank by MinHopRankIncrease and reset
+ * Trickle, a cascade down the DODAG in a 100-node network. */
+static void test_of0_rank_ignores_etx_wobble(void)
+{
+    struct net *nt = diamond(MIP_RPL_OCP_OF0);
+    struct mip_rpl *r = &nt->rpl[3];
+    struct mip_link_report lr;
+    uint16_t rank;
+    uint32_t resets;
+    int p, k;
+    CHECK(net_all_joined(nt));
+    p = net_parent(nt, 3);
+    rank = r->rank;
+    resets = mip_rpl_stat(r, MIP_RPL_STAT_trickle_resets);
+    CHECK_EQ(rank, 256u + 2u * 3u * 256u);   /* root 256 + 2 hops of 3 x 256 */
+    memset(&lr, 0, sizeof(lr));
+    lr.netif = 0;
+    lr.iid[3] = 0xff;
+    lr.iid[4] = 0xfe;
+    lr.iid[7] = (uint8_t)(p + 1);
+    for (k = 0; k < 60; k++) {
+        lr.outcome = MIP_LINK_TX_OK;
+        lr.retries = (uint8_t)(k % 8 == 0 ? 3 : 0);
+        mip_routing_link_report(nt->s[3], &lr, nt->now);
+        CHECK_EQ(r->rank, rank);
+    }
+    CHECK_EQ(net_parent(nt, 3), p);
+    CHECK_EQ(mip_rpl_stat(r, MIP_RPL_STAT_trickle_resets), resets);
+    net_free(nt);
+}
+
 #endif
 
 /* Builds a DIO from fe80::ff:fe00:<from+1> with `rank` of node 0's DODAG
@@ -446,6 +480,7 @@ int main(void)
     RUN(test_dis_brings_a_quick_dio);
     RUN(test_mrhof_hysteresis);
     RUN(test_of0_keeps_parent_on_ties);
+    RUN(test_of0_rank_ignores_etx_wobble);
     RUN(test_no_parent_with_greater_rank);
     RUN(test_local_repair_switches_to_the_other_parent);
     RUN(test_silent_parent_times_out);
