@@ -466,6 +466,13 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         if (n == NULL) {
             if (r->preferred < 0)
                 select_parent(r, now);
+            /* 8.3: a DIO of our DODAG version from a neighbour we have no
+             * room for is still consistent: it changes nothing for us.
+             * Not counted, a table smaller than the neighbourhood (8 of
+             * 9.5 neighbours in rpl-convergence) left Trickle's
+             * suppression short of RFC 6206's k per interval. */
+            if (r->state == MIP_RPL_JOINED && d->version == r->version && r->trickle.c < 0xFFu)
+                r->trickle.c++;
             return;
         }
         n->used = 1;

@@ -450,6 +450,32 @@ static void test_forged_dio_flood_keeps_the_parent(void)
     net_free(nt);
 }
 
+/* RFC 6550 8.3: a DIO of our DODAG version that changes nothing is
+ * consistent, also from a neighbour the full table has no room for: it
+ * counts for Trickle's suppression (c). Before: refused DIOs were not
+ * counted, and a neighbourhood larger than the table sent more DIOs than
+ * RFC 6206's k per interval (rpl-convergence's second hour: 1.26x). */
+static void test_a_dio_refused_for_room_is_consistent(void)
+{
+    struct mip_rpl_config c = cfg_of(MIP_RPL_OCP_MRHOF);
+    struct net *nt = net_new(2, &c);
+    unsigned k;
+    uint8_t before;
+    net_line(nt);
+    net_root(nt);
+    net_run(nt, 20000);
+    CHECK_EQ(net_parent(nt, 1), 0);
+    /* the root and NEIGH_MAX - 1 strangers fill the table */
+    for (k = 0; k + 1u < MIP_RPL_NEIGH_MAX; k++)
+        inject_dio(nt, 100 + k, 1, 256 + 128, nt->rpl[0].version, 0);
+    CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_neigh_full), 0);
+    before = nt->rpl[1].trickle.c;
+    inject_dio(nt, 200, 1, 256 + 128, nt->rpl[0].version, 0);
+    CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_neigh_full), 1);
+    CHECK_EQ(nt->rpl[1].trickle.c, (uint8_t)(before + 1u));
+    net_free(nt);
+}
+
 static void test_bad_messages_are_counted(void)
 {
     struct mip_rpl_config c = cfg_of(MIP_RPL_OCP_MRHOF);
@@ -486,6 +512,7 @@ int main(void)
     RUN(test_silent_parent_times_out);
     RUN(test_global_repair_new_version);
     RUN(test_forged_dio_flood_keeps_the_parent);
+    RUN(test_a_dio_refused_for_room_is_consistent);
     RUN(test_bad_messages_are_counted);
 #endif
     return TESTING_DONE();
