@@ -135,7 +135,9 @@ def test_reproduce_dtc_smoke(cli, tmp_path):
     assert r.stdout.startswith("DTC: source retransmissions on a 10-hop chain")
     assert (tmp_path / "dtc" / "report.txt").read_text() == r.stdout
     s = json.loads((tmp_path / "dtc" / "summary.json").read_text())
-    assert s["vary"]["arm"] == ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries"]
+    assert s["vary"]["arm"] == ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours",
+                                "tcp-2-link-retries", "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns",
+                                "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"]
     lines = r.stdout.splitlines()
     [tcp] = [ln for ln in lines if ln.startswith("tcp ")]
     cells = tcp.split()
