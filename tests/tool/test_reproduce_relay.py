@@ -20,7 +20,8 @@ def test_dtc_and_cctrl_are_registered_with_their_examples(cli, repo_root):
     assert {"dtc", "cctrl"} <= set(names)
     dtc, cc = experiments.get("dtc"), experiments.get("cctrl")
     assert (dtc.scenario, dtc.runs, [a for a, _ in dtc.arms]) == (
-        "dtc.toml", 30, ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries"])
+        "dtc.toml", 30, ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries",
+                         "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns", "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"])
     assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7]})
     assert [a for a, _ in cc.arms] == ["unmodified", "basic", "keep", "keep-drop", "hop", "activity",
                                        "dual", "dual-unmodified", "keep-link", "dual-link"]
