@@ -249,10 +249,13 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
 static void detach(struct mip_rpl *r, mip_time_t now)
 {
     bool was = r->state == MIP_RPL_JOINED;
+    unsigned i;
     rpl_down_reset(r, false);
     r->preferred = -1;
     r->state = MIP_RPL_DETACHED;
     r->epoch++;
+    for (i = 0; i < MIP_RPL_NEIGH_MAX; i++)
+        r->neigh[i].etx_samples = 0;
     r->dis_sent = 0;
     r->dis_ms = r->cfg.dis_delay_ms != 0u ? r->cfg.dis_delay_ms : 1u;
     r->dis_at = now + mip_rng_below(&r->stack->rng, r->dis_ms);

@@ -6,11 +6,10 @@ reboot with their state lost, and a link degrades. Whatever the repair
 does, no datagram may loop: none runs out of hop limit anywhere, and every
 delivered datagram took at most as many hops as a loop-free path can have
 (15: each of the 16 nodes once; the simulator's flows report the most hops
-any delivered datagram took), and a datagram going up from a node of
-DAGRank R at the end took at most R - 1 (ranks strictly increase down the
-DODAG, RFC 6550 3.5: the rank bound of the path it ended on). Measured
-here: the far corner's detours reach 9 hops (DAGRank 10) once the left
-column is cut, loop-free.
+any delivered datagram took). The ranks themselves move during the repair,
+so the bound a datagram's rank allows is checked where it is known: RPL's
+data-path validation (RFC 6550 11.2) drops the second datagram that goes
+against the ranks, and a loop that escaped it would run out of hop limit.
 """
 from __future__ import annotations
 
@@ -55,11 +54,5 @@ def test_no_datagram_loops_while_the_network_churns(tmp_path, mode):
     for f in flows:
         assert f["datagrams"] > 0, (mode, f)
         assert f["hops_max"] <= len(nodes) - 1, (mode, f)
-    # the upward flows' last datagrams: within the rank bound of their source
-    for f, src in zip(flows[:3], (15, 12, 3), strict=True):
-        rank = nodes[src]["rpl"]["rank"]
-        if nodes[src]["rpl"]["joined"]:
-            assert f["hops_max"] <= rank // 256 - 1 or f["hops_mean"] <= rank // 256 - 1, \
-                (mode, src, rank, f)
     delivered = [f["received"] for f in r["flows"]]
     assert all(d > 0 for d in delivered), (mode, r["flows"])

@@ -136,6 +136,43 @@ static void test_mrhof_hysteresis(void)
     net_free(nt);
 }
 
+/* A node that detaches forgets its neighbours' measured ETX with their
+ * epoch: a link it once measured dead (collisions while the parent was
+ * failing) gets a fresh start when that neighbour's next DIO comes, as a
+ * link never measured does. Node 3 of the diamond saw both links fail;
+ * only its parent's link is really gone. Before: the other link stayed
+ * past MAX_LINK_METRIC, no DIO could make it a parent again (nothing is
+ * sent to a neighbour that is not one, so nothing re-measures it) and
+ * node 3 stayed detached (rpl-repair, storing, 2 runs of 10 lost the flow). */
+static void test_a_detached_node_gives_measured_links_a_fresh_start(void)
+{
+    struct net *nt = diamond(MIP_RPL_OCP_MRHOF);
+    struct mip_link_report lr;
+    int p, other, k;
+    CHECK(net_all_joined(nt));
+    p = net_parent(nt, 3);
+    CHECK(p == 1 || p == 2);
+    other = p == 1 ? 2 : 1;
+    memset(&lr, 0, sizeof(lr));
+    lr.netif = 0;
+    lr.iid[3] = 0xff;
+    lr.iid[4] = 0xfe;
+    lr.outcome = MIP_LINK_TX_NOACK;
+    lr.retries = 3;
+    lr.iid[7] = (uint8_t)(other + 1);
+    for (k = 0; k < 30; k++)
+        mip_routing_link_report(nt->s[3], &lr, nt->now);
+    net_link(nt, (unsigned)p, 3, false);
+    lr.iid[7] = (uint8_t)(p + 1);
+    for (k = 0; k < 30; k++)
+        mip_routing_link_report(nt->s[3], &lr, nt->now);
+    CHECK(!mip_rpl_joined(&nt->rpl[3]));
+    net_run(nt, 60000);
+    CHECK(mip_rpl_joined(&nt->rpl[3]));
+    CHECK_EQ(net_parent(nt, 3), other);
+    net_free(nt);
+}
+
 static void test_of0_keeps_parent_on_ties(void)
 {
     struct net *nt = diamond(MIP_RPL_OCP_OF0);
@@ -506,6 +543,7 @@ int main(void)
     RUN(test_dis_brings_a_quick_dio);
     RUN(test_mrhof_hysteresis);
     RUN(test_of0_keeps_parent_on_ties);
+    RUN(test_a_detached_node_gives_measured_links_a_fresh_start);
     RUN(test_of0_rank_ignores_etx_wobble);
     RUN(test_no_parent_with_greater_rank);
     RUN(test_local_repair_switches_to_the_other_parent);
