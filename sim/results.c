@@ -12,6 +12,13 @@
 #include "json.h"
 #include <string.h>
 
+/* RPL's downward counters by name (moteip/rpl_down.h's list) */
+static const char *const rpl_down_stat_names[] = {
+#define RPL_DOWN_NAME(n) #n,
+    MIP_RPL_DOWN_STATS_LIST(RPL_DOWN_NAME)
+#undef RPL_DOWN_NAME
+};
+
 /* Charge a node's radio drew, mA * us: the time in each state times its
  * current. Times the supply voltage it is energy: mA * us * V = 1e-6 mJ. */
 static double node_charge_ma_us(const struct sim *sim, const struct sim_node *nd)
@@ -198,6 +205,10 @@ void sim_write_result(struct sim *sim, FILE *out)
                 if (v != 0 && mip_rpl_stat_name((unsigned)k) != NULL)
                     sj_w_member_uint(&w, mip_rpl_stat_name((unsigned)k), v);
             }
+            /* the downward part's counters (DAOs, DAO-ACKs, the table) */
+            for (k = 0; k < MIP_RPL_DOWN_STAT_COUNT; k++)
+                if (nd->rpl.down.stats[k] != 0)
+                    sj_w_member_uint(&w, rpl_down_stat_names[k], nd->rpl.down.stats[k]);
             sj_w_end_object(&w);
         }
         if (nd->tcp_on) {

@@ -1842,7 +1842,8 @@ static const struct key border_keys[] = {
     { .key = "routes", .type = KT_OWN, .what = "array of {\"dst\": PREFIX, \"via\": ADDRESS}",
       .note = "[{\"dst\": \"::/0\"}]" },
     { .key = "reach", .type = KT_OWN, .what = "array of node ids",
-      .note = "every node with a path to the border router" },
+      .note = "every node with a path to the border router (with routing rpl: none, every "
+              "node that joined)" },
 };
 static const struct table border_table = TABLE(border_keys);
 static const struct key border_route_keys[] = {
@@ -1945,6 +1946,19 @@ static bool load_border(struct ld *l, const struct sj_value *root)
         return false;
     }
     arr = sj_get(o, "reach");
+    if (sc->routing == SIM_ROUTING_RPL) {
+        /* The border router is the DODAG root: the host reaches every node
+         * that joined (its DAO), so there is nothing to list; a root named
+         * elsewhere would leave the host behind a node that is no root. */
+        const struct sj_value *rr = sj_get(sj_get(root, "routing"), "root");
+        if (arr != NULL)
+            return fail(l, arr, "no reach list with routing type \"rpl\" (the border router is "
+                                "the DODAG root: the host reaches every node that joined)");
+        if (rr != NULL && sc->rpl_root != b->node)
+            return fail(l, rr, "the border router's node (with a border router it is the "
+                               "DODAG root)");
+        sc->rpl_root = b->node;
+    }
     if (arr != NULL) {
         if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) == 0u)
             return fail(l, arr, "a non-empty array of node ids");
