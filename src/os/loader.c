@@ -143,7 +143,7 @@ static mip_status check_all(struct mip_loader *l, const uint8_t *mod, size_t len
                             struct geom *g)
 {
     mip_status st;
-    uint32_t i, add, off;
+    uint32_t i, add = 0, off = 0;
     if (l == NULL || mod == NULL)
         return MIP_ERR_INVALID;
     st = check_header(l, mod, len, g);
@@ -163,7 +163,7 @@ mip_status mip_loader_link(struct mip_loader *l, const uint8_t *mod, size_t len,
 {
     struct geom g;
     mip_status st;
-    uint32_t i, add, off;
+    uint32_t i, add = 0, off = 0;
     if (out == NULL)
         return MIP_ERR_INVALID;
     st = check_all(l, mod, len, &g);
