@@ -132,12 +132,79 @@ static mip_status add_route(struct sim *sim, uint32_t node, uint32_t dst, uint32
     return st;
 }
 
+/* The frontier of tree(): a binary min-heap of (dist, node), ordered by
+ * distance and then by node id, so it pops exactly the node the old
+ * linear scan picked (the lowest id among equal distances). An entry whose
+ * distance is no longer its node's is stale and skipped when popped. */
+struct heap_ent {
+    double   dist;
+    uint32_t node;
+};
+
+struct heap {
+    struct heap_ent *e;
+    size_t n, cap;
+};
+
+static bool heap_less(const struct heap_ent *a, const struct heap_ent *b)
+{
+    return a->dist < b->dist || (a->dist == b->dist && a->node < b->node);
+}
+
+static bool heap_push(struct heap *h, double dist, uint32_t node)
+{
+    size_t i;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2u : 256u;
+        struct heap_ent *n = realloc(h->e, cap * sizeof(*n));
+        if (n == NULL)
+            return false;
+        h->e = n;
+        h->cap = cap;
+    }
+    i = h->n++;
+    h->e[i].dist = dist;
+    h->e[i].node = node;
+    while (i > 0u && heap_less(&h->e[i], &h->e[(i - 1u) / 2u])) {
+        struct heap_ent t = h->e[i];
+        h->e[i] = h->e[(i - 1u) / 2u];
+        h->e[(i - 1u) / 2u] = t;
+        i = (i - 1u) / 2u;
+    }
+    return true;
+}
+
+static struct heap_ent heap_pop(struct heap *h)
+{
+    struct heap_ent top = h->e[0];
+    size_t i = 0;
+    h->e[0] = h->e[--h->n];
+    for (;;) {
+        size_t l = 2u * i + 1u, r = l + 1u, m = i;
+        struct heap_ent t;
+        if (l < h->n && heap_less(&h->e[l], &h->e[m]))
+            m = l;
+        if (r < h->n && heap_less(&h->e[r], &h->e[m]))
+            m = r;
+        if (m == i)
+            break;
+        t = h->e[i];
+        h->e[i] = h->e[m];
+        h->e[m] = t;
+        i = m;
+    }
+    return top;
+}
+
 /* Dijkstra from root over links with cost 1 (hops) or ETX; fills
- * next[x] = the neighbour of x on its path to root (UINT32_MAX: none). */
+ * next[x] = the neighbour of x on its path to root (UINT32_MAX: none).
+ * O((n + links) log n) with the heap; false when out of memory. */
 static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
 {
     uint32_t n = sim->n, i;
     uint16_t bytes = sim->sc->frame_max;
+    struct heap h = { NULL, 0, 0 };
+    bool ok = true;
     for (i = 0; i < n; i++) {
         next[i] = UINT32_MAX;
         dist[i] = 1e300;
@@ -147,14 +214,13 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
         return true;                /* nobody reaches a node that is down */
     dist[root] = 0.0;
     next[root] = root;
-    for (;;) {
-        uint32_t u = UINT32_MAX;
+    ok = heap_push(&h, 0.0, root);
+    while (ok && h.n > 0u) {
+        struct heap_ent top = heap_pop(&h);
+        uint32_t u = top.node;
         size_t k;
-        for (i = 0; i < n; i++)     /* O(n^2): fine for a few trees at start */
-            if (!done[i] && dist[i] < 1e299 && (u == UINT32_MAX || dist[i] < dist[u]))
-                u = i;
-        if (u == UINT32_MAX)
-            break;
+        if (done[u] || top.dist != dist[u])
+            continue;               /* stale */
         done[u] = true;
         for (k = 0; k < sim->node[u].n_nbr; k++) {
             uint32_t v = sim->node[u].nbr[k].node;
@@ -172,10 +238,13 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
                 (dist[u] + cost <= dist[v] + 1e-12 && next[v] != UINT32_MAX && u < next[v])) {
                 dist[v] = dist[u] + cost;
                 next[v] = u;
+                if (dist[v] < 1e299 && !heap_push(&h, dist[v], v))
+                    ok = false;
             }
         }
     }
-    return true;
+    free(h.e);
+    return ok;
 }
 
 void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
@@ -246,6 +315,72 @@ bool sim_routes_rebuild(struct sim *sim)
     return true;
 }
 
+/*
+ * The trees of one install_shortest, made lazily: a destination's tree on
+ * the first flow that needs it, kept for the flows after it (the network
+ * does not change while routes are installed). At most TREES_MAX at once,
+ * the least recently used one recomputed when evicted, so memory stays
+ * TREES_MAX * n next hops however many destinations the flows name.
+ */
+#define TREES_MAX 8u
+
+struct trees {
+    uint32_t root[TREES_MAX];
+    uint64_t used[TREES_MAX];
+    uint32_t *next[TREES_MAX];
+    uint64_t tick;
+    uint8_t  count;
+    double  *dist;              /* scratch of tree() */
+    bool    *done;
+    uint32_t n;
+};
+
+static bool trees_init(struct trees *t, uint32_t n)
+{
+    memset(t, 0, sizeof(*t));
+    t->n = n;
+    t->dist = malloc((n ? n : 1u) * sizeof(*t->dist));
+    t->done = malloc((n ? n : 1u) * sizeof(*t->done));
+    return t->dist != NULL && t->done != NULL;
+}
+
+static const uint32_t *trees_get(struct sim *sim, struct trees *t, uint32_t root)
+{
+    unsigned i, slot = 0;
+    for (i = 0; i < t->count; i++)
+        if (t->root[i] == root) {
+            t->used[i] = ++t->tick;
+            return t->next[i];
+        }
+    if (t->count < TREES_MAX) {
+        slot = t->count;
+        t->next[slot] = malloc((t->n ? t->n : 1u) * sizeof(uint32_t));
+        if (t->next[slot] == NULL)
+            return NULL;
+        t->count++;
+    } else {
+        for (i = 1; i < TREES_MAX; i++)
+            if (t->used[i] < t->used[slot])
+                slot = i;
+    }
+    t->root[slot] = root;
+    t->used[slot] = ++t->tick;
+    if (!tree(sim, root, t->next[slot], t->dist, t->done)) {
+        t->root[slot] = UINT32_MAX;
+        return NULL;
+    }
+    return t->next[slot];
+}
+
+static void trees_free(struct trees *t)
+{
+    unsigned i;
+    for (i = 0; i < t->count; i++)
+        free(t->next[i]);
+    free(t->dist);
+    free(t->done);
+}
+
 /* Shortest-path host routes along every flow's path. At build a flow
  * without a path is an error; after an event (some node is down) it just
  * gets no routes. */
@@ -253,17 +388,12 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
     uint32_t n = sim->n;
-    uint32_t *next = NULL, *rnext = NULL;
-    double *dist = NULL;
-    bool *done = NULL, ok = true;
+    const uint32_t *next, *rnext;
+    struct trees tc;
+    bool ok = true;
     bool built = sim->dyn != NULL;      /* after an event */
     size_t f;
-    uint32_t tree_root = UINT32_MAX;
-    next = malloc(n * sizeof(*next));
-    rnext = malloc(n * sizeof(*rnext));
-    dist = malloc(n * sizeof(*dist));
-    done = malloc(n * sizeof(*done));
-    if (next == NULL || rnext == NULL || dist == NULL || done == NULL) {
+    if (!trees_init(&tc, n)) {
         snprintf(err, errlen, "out of memory computing routes");
         ok = false;
     }
@@ -272,9 +402,11 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
         uint32_t x, prev, hops = 0;
         /* UDP reports need no way back; TCP ACKs and echo replies do */
         bool both = fs->kind != SIM_FLOW_UDP;
-        if (f == 0 || fs->dst != tree_root) {   /* many reporters share one sink */
-            tree(sim, fs->dst, next, dist, done);
-            tree_root = fs->dst;
+        next = trees_get(sim, &tc, fs->dst);
+        if (next == NULL) {
+            snprintf(err, errlen, "out of memory computing routes");
+            ok = false;
+            break;
         }
         if (next[fs->src] == UINT32_MAX || sim->node[fs->src].down) {
             if (built) {
@@ -307,7 +439,12 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
             }
         }
         if (ok && both && !sc->routes_symmetric) {
-            tree(sim, fs->src, rnext, dist, done);  /* dist/done are scratch */
+            rnext = trees_get(sim, &tc, fs->src);
+            if (rnext == NULL) {
+                snprintf(err, errlen, "out of memory computing routes");
+                ok = false;
+                break;
+            }
             if (rnext[fs->dst] == UINT32_MAX && built) {
                 sim_trace(sim, "unreachable", fs->dst, "\"flow\":%zu,\"to\":%u", f, fs->src);
                 continue;
@@ -327,10 +464,7 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
             }
         }
     }
-    free(next);
-    free(rnext);
-    free(dist);
-    free(done);
+    trees_free(&tc);
     return ok;
 }
 

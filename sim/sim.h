@@ -479,6 +479,12 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
                                size_t len);
 mip_time_t sim_ms(const struct sim *sim);
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
+/* The medium's neighbour lists, (re)made: through a spatial grid (cells as
+ * wide as the farthest pair that hears or disturbs), or with all_pairs the
+ * O(n^2) way. Both give the same lists, sorted by node id; log distance
+ * with shadowing always takes all pairs (its deviates are drawn in pair
+ * order). */
+bool sim_medium_neighbors(struct sim *sim, bool all_pairs, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);
 /* Adds the time since the last radio state change to that state's total. */
 void sim_radio_account(struct sim *sim, struct sim_node *nd);
