@@ -836,7 +836,7 @@ static void flow_hops(struct sim *sim, struct sim_node *nd, const uint8_t *ip, s
     size_t k;
     uint8_t left, proto;
     if (len >= 40u && (ip[0] >> 4) == 6u) {
-        src = (uint32_t)ip[22] << 8 | ip[23];
+        src = sim_node_of_iid(sim, ip + 8);
         left = ip[7];
         if (sim_ip6_upper(ip, len, &proto) == 0u)
             return;

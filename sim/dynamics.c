@@ -345,10 +345,14 @@ static void probe(struct sim *sim)
 /* --- the RPL arm's view ------------------------------------------------------------ */
 
 /* The node whose sim address (or link-local form of it) a is: the IID's
- * last two bytes are the short address. UINT32_MAX: none of ours. */
+ * last two bytes are the short address (sim.h: four bytes of the extended
+ * one without short addresses). UINT32_MAX: none of ours. */
 static uint32_t node_of(const struct sim *sim, const uint8_t a[16])
 {
-    uint32_t id = (uint32_t)a[14] << 8 | a[15];
+    uint32_t id = sim_node_of_iid(sim, a);
+    if (!sim->sc->short_addresses)
+        return id < sim->n && a[8] == 0u && a[9] == 0u && a[10] == 0u && a[11] == 1u
+                   ? id : UINT32_MAX;
     return id < sim->n && a[11] == 0xffu && a[12] == 0xfeu ? id : UINT32_MAX;
 }
 

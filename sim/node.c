@@ -54,12 +54,31 @@ void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
         mip_addr_set4(out, a);
     } else {
         /* the mesh prefix (link.prefix, fd00::/64 by default) + the IID of
-         * short address id, which IPHC elides with context 0 */
+         * short address id, which IPHC elides with context 0 (without
+         * short addresses: the IID of the extended address, sim.h) */
         uint8_t a[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0,
                           (uint8_t)(id >> 8), (uint8_t)id };
+        if (!sim->sc->short_addresses) {
+            a[11] = 1;
+            a[12] = (uint8_t)(id >> 24);
+            a[13] = (uint8_t)(id >> 16);
+        }
         memcpy(a, sim->sc->prefix, 8);
         mip_addr_set6(out, a);
     }
+}
+
+uint16_t sim_node_short(const struct sim *sim, uint32_t id)
+{
+    return !sim->sc->short_addresses ? 0xFFFEu : (uint16_t)id;
+}
+
+uint32_t sim_node_of_iid(const struct sim *sim, const uint8_t addr[16])
+{
+    if (!sim->sc->short_addresses)
+        return (uint32_t)addr[12] << 24 | (uint32_t)addr[13] << 16 | (uint32_t)addr[14] << 8 |
+               addr[15];
+    return (uint32_t)addr[14] << 8 | addr[15];
 }
 
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...)
@@ -135,7 +154,8 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
         return false;
     /* the MAC's own filter would pass a frame for this node up instead */
     if (h.dst.mode == MIP_802154_ADDR_SHORT &&
-        (h.dst.short_addr == (uint16_t)nd->id || h.dst.short_addr == MIP_802154_BROADCAST))
+        (h.dst.short_addr == sim_node_short(sim, nd->id) ||
+         h.dst.short_addr == MIP_802154_BROADCAST))
         return false;
     if (h.dst.mode == MIP_802154_ADDR_EXT &&
         memcmp(h.dst.ext, nd->mac.cfg.ext_addr, sizeof(h.dst.ext)) == 0)
@@ -250,13 +270,15 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         sim_record_node(sim, nd);
 }
 
-/* A simulated node's extended address: 02:00:00:00:00:00:id_hi:id_lo (its
- * short address is its id). */
-static void node_ext(uint32_t id, uint8_t ext[8])
+/* A simulated node's extended address: 02:00:00:00 and its 32-bit id, big
+ * endian, when its short address is its id; 02:00:00:01 and the id in a
+ * network without short addresses (sim.h: its IID is then never 0). */
+static void node_ext(const struct sim *sim, uint32_t id, uint8_t ext[8])
 {
     int i;
     for (i = 0; i < 8; i++)
-        ext[i] = (uint8_t)(i < 6 ? (i == 0 ? 0x02 : 0) : (i == 6 ? id >> 8 : id));
+        ext[i] = (uint8_t)(i < 4 ? (i == 0 ? 0x02 : 0) : id >> (8 * (7 - i)));
+    ext[3] = sim->sc->short_addresses ? 0u : 1u;
 }
 
 /* Link-layer security's device table: every short address is a node id. */
@@ -266,7 +288,7 @@ static bool sec_ext_of(void *ctx, uint16_t pan_id, uint16_t short_addr, uint8_t 
     (void)pan_id;
     if (short_addr >= sim->n)
         return false;
-    node_ext(short_addr, ext);
+    node_ext(sim, short_addr, ext);
     return true;
 }
 
@@ -315,7 +337,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     scfg.forwarding = true;
     mip_stack_init(&nd->stack, &scfg, ms);
 
-    node_ext(id, ext);
+    node_ext(sim, id, ext);
     mcfg = sc->mac;
     if (sc->node_rdc != NULL)
         mcfg.rdc = sc->node_rdc[id];
@@ -323,7 +345,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     memset(&lcfg, 0, sizeof(lcfg));
     lcfg.mode = sc->link_mode;
     lcfg.pan_id = 0xABCD;
-    lcfg.short_addr = (uint16_t)id;
+    lcfg.short_addr = sim_node_short(sim, id);
     memcpy(lcfg.ext_addr, ext, 8);
     /* the aux header and MIC take room from every frame the netif builds */
     lcfg.frame_max = (uint8_t)(sc->frame_max - mip_mac_sec_overhead(&mcfg));
@@ -356,7 +378,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     }
 
     mcfg.pan_id = 0xABCD;
-    mcfg.short_addr = (uint16_t)id;
+    mcfg.short_addr = sim_node_short(sim, id);
     memcpy(mcfg.ext_addr, ext, 8);
     mcfg.timing = sc->timing;
     memset(&mcb, 0, sizeof(mcb));

@@ -44,8 +44,9 @@ static uint32_t next_hop(struct sim *sim, uint32_t a, uint32_t b)
     sim_node_address(sim, b, &d);
     if (mip_route_lookup(&sim->node[a].stack, &d, &idx, &nh) != MIP_OK)
         return UINT32_MAX;
-    return (uint32_t)nh.bytes[nh.family == MIP_AF_INET ? 2 : 14] << 8 |
-           nh.bytes[nh.family == MIP_AF_INET ? 3 : 15];
+    if (nh.family == MIP_AF_INET)
+        return (uint32_t)nh.bytes[2] << 8 | nh.bytes[3];
+    return sim_node_of_iid(sim, nh.bytes);
 }
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);

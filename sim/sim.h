@@ -30,6 +30,22 @@
 
 /* ---------------------------------------------------------------- scenario */
 
+/*
+ * Node ids and link addresses. Up to SIM_SHORT_NODES_MAX nodes, node i has
+ * the 802.15.4 short address i (0xFFFE and 0xFFFF are reserved: "no short
+ * address" and broadcast) and the IID 0000:00ff:fe00:iiii. A larger network
+ * runs every node without a short address: frames carry the extended
+ * address 02:00:00:01:ii:ii:ii:ii and the IID is the one derived from it
+ * (0000:0001:iiii:iiii: never all zeros, which names no station), which
+ * IPHC still elides. That needs IPv6 over
+ * 6LoWPAN (link.mode "iphc"); scenario.c refuses what needs short
+ * addresses there (IPv4 and raw mode, sleepy leaves, misbehaving nodes, a
+ * border router). link.short_addresses false runs a smaller network the
+ * same way. SIM_NODES_MAX bounds memory (docs/SIMULATOR.md).
+ */
+#define SIM_SHORT_NODES_MAX 65534u
+#define SIM_NODES_MAX 1000000u
+
 enum sim_medium_model {
     SIM_MEDIUM_UNIT_DISK = 0,   /* reception range + interference/carrier-sense range */
     SIM_MEDIUM_LOG_DISTANCE,    /* path loss + shadowing, SINR, O-QPSK BER, capture */
@@ -259,6 +275,9 @@ struct sim_scenario {
     uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
     uint8_t  frame_max;         /* MPDU incl. FCS */
     bool     link_acks;         /* ack-request bit on unicast frames */
+    bool     short_addresses;   /* link.short_addresses: nodes have 16-bit short
+                                   addresses (false: extended only; forced
+                                   above SIM_SHORT_NODES_MAX nodes) */
     uint8_t  addressing;        /* enum sim_addressing (link.addressing) */
     /* routing */
     uint8_t  routing;
@@ -538,6 +557,12 @@ bool sim_frame_is_control(const uint8_t *ip, size_t n);
 size_t sim_ip6_upper(const uint8_t *ip, size_t n, uint8_t *proto);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
+/* Node id's short address (0xFFFE: none, in a network of more than
+ * SIM_SHORT_NODES_MAX nodes), and the node id an IPv6 address of the sim's
+ * form names (its IID's last two bytes, or last four without short
+ * addresses); the caller checks it is < sim->n. */
+uint16_t sim_node_short(const struct sim *sim, uint32_t id);
+uint32_t sim_node_of_iid(const struct sim *sim, const uint8_t addr[16]);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
 /* Dynamics (dynamics.c): built after the apps; an event of the queue;
  * the result's "events" and "routing" members; the apps' observers. */
