@@ -816,6 +816,8 @@ void sim_apps_frame_out(struct sim *sim, struct sim_node *nd, const uint8_t *fra
     bool data;
     size_t k;
     struct sim_flow *f;
+    if (!nd->tcp_on)
+        return;         /* no TCP flow starts here */
     for (k = 0; k < sim->n_flows; k++)
         if (sim->flow[k].fs->kind == SIM_FLOW_TCP && sim->flow[k].fs->src == nd->id)
             break;
@@ -889,6 +891,8 @@ void sim_apps_datagram_in(struct sim *sim, struct sim_node *nd, const uint8_t *i
 void sim_apps_sample_cc(struct sim *sim, struct sim_node *nd)
 {
     size_t k;
+    if (!nd->tcp_on)
+        return;         /* no TCP flow starts here: skip the O(flows) scan */
     for (k = 0; k < sim->n_flows; k++) {
         struct sim_flow *f = &sim->flow[k];
         const struct mip_tcp_conn *c = &f->snd;
