@@ -197,27 +197,51 @@ static struct heap_ent heap_pop(struct heap *h)
     return top;
 }
 
-/* Dijkstra from root over links with cost 1 (hops) or ETX; fills
- * next[x] = the neighbour of x on its path to root (UINT32_MAX: none).
- * O((n + links) log n) with the heap; false when out of memory. */
-static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
+/*
+ * Dijkstra from root over links with cost 1 (hops) or ETX: next[x] = the
+ * neighbour of x on its path to root (UINT32_MAX: none). O((n + links)
+ * log n) with the heap. It can stop early and go on later (dij_until): a
+ * node's next hop is final once the node is done (it is never relaxed
+ * again), and the nodes of its path were done before it, so a flow's
+ * path is the whole tree's as soon as its source is done, and the search
+ * covers only the nodes nearer the root than the source.
+ */
+struct dij {
+    uint32_t  root;
+    uint32_t *next;
+    double   *dist;
+    bool     *done;
+    struct heap h;
+    bool      ok;               /* false: out of memory on the way */
+};
+
+static void dij_start(struct sim *sim, struct dij *d, uint32_t root)
 {
-    uint32_t n = sim->n, i;
-    uint16_t bytes = sim->sc->frame_max;
-    struct heap h = { NULL, 0, 0 };
-    bool ok = true;
-    for (i = 0; i < n; i++) {
-        next[i] = UINT32_MAX;
-        dist[i] = 1e300;
-        done[i] = false;
+    uint32_t i;
+    d->root = root;
+    d->h.n = 0;
+    d->ok = true;
+    for (i = 0; i < sim->n; i++) {
+        d->next[i] = UINT32_MAX;
+        d->dist[i] = 1e300;
+        d->done[i] = false;
     }
     if (sim->node[root].down)
-        return true;                /* nobody reaches a node that is down */
-    dist[root] = 0.0;
-    next[root] = root;
-    ok = heap_push(&h, 0.0, root);
-    while (ok && h.n > 0u) {
-        struct heap_ent top = heap_pop(&h);
+        return;                     /* nobody reaches a node that is down */
+    d->dist[root] = 0.0;
+    d->next[root] = root;
+    d->ok = heap_push(&d->h, 0.0, root);
+}
+
+/* Runs until target is done (UINT32_MAX: until every reachable node is). */
+static bool dij_until(struct sim *sim, struct dij *d, uint32_t target)
+{
+    uint16_t bytes = sim->sc->frame_max;
+    uint32_t *next = d->next;
+    double *dist = d->dist;
+    bool *done = d->done;
+    while (d->ok && d->h.n > 0u && (target == UINT32_MAX || !done[target])) {
+        struct heap_ent top = heap_pop(&d->h);
         uint32_t u = top.node;
         size_t k;
         if (done[u] || top.dist != dist[u])
@@ -239,12 +263,26 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
                 (dist[u] + cost <= dist[v] + 1e-12 && next[v] != UINT32_MAX && u < next[v])) {
                 dist[v] = dist[u] + cost;
                 next[v] = u;
-                if (dist[v] < 1e299 && !heap_push(&h, dist[v], v))
-                    ok = false;
+                if (dist[v] < 1e299 && !heap_push(&d->h, dist[v], v))
+                    d->ok = false;
             }
         }
     }
-    free(h.e);
+    return d->ok;
+}
+
+/* The whole tree into the caller's arrays; false when out of memory. */
+static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
+{
+    struct dij d;
+    bool ok;
+    memset(&d, 0, sizeof(d));
+    d.next = next;
+    d.dist = dist;
+    d.done = done;
+    dij_start(sim, &d, root);
+    ok = dij_until(sim, &d, UINT32_MAX);
+    free(d.h.e);
     return ok;
 }
 
@@ -317,69 +355,71 @@ bool sim_routes_rebuild(struct sim *sim)
 }
 
 /*
- * The trees of one install_shortest, made lazily: a destination's tree on
- * the first flow that needs it, kept for the flows after it (the network
- * does not change while routes are installed). At most TREES_MAX at once,
- * the least recently used one recomputed when evicted, so memory stays
- * TREES_MAX * n next hops however many destinations the flows name.
+ * The trees of one install_shortest, made lazily: a destination's search
+ * starts on the first flow that needs it and runs only until that flow's
+ * source is done; later flows to the same destination resume it (the
+ * network does not change while routes are installed). At most TREES_MAX
+ * searches are kept, the least recently used one started again when
+ * evicted, so memory stays TREES_MAX * n entries however many
+ * destinations the flows name, and flows to nearby sinks cost set-up in
+ * proportion to the area they span, not to n per destination.
  */
 #define TREES_MAX 8u
 
 struct trees {
-    uint32_t root[TREES_MAX];
+    struct dij d[TREES_MAX];
     uint64_t used[TREES_MAX];
-    uint32_t *next[TREES_MAX];
     uint64_t tick;
     uint8_t  count;
-    double  *dist;              /* scratch of tree() */
-    bool    *done;
-    uint32_t n;
 };
 
-static bool trees_init(struct trees *t, uint32_t n)
+static void trees_init(struct trees *t)
 {
     memset(t, 0, sizeof(*t));
-    t->n = n;
-    t->dist = malloc((n ? n : 1u) * sizeof(*t->dist));
-    t->done = malloc((n ? n : 1u) * sizeof(*t->done));
-    return t->dist != NULL && t->done != NULL;
 }
 
-static const uint32_t *trees_get(struct sim *sim, struct trees *t, uint32_t root)
+/* The next hops towards root, final at least for target's path; NULL
+ * when out of memory. */
+static const uint32_t *trees_path(struct sim *sim, struct trees *t, uint32_t root,
+                                  uint32_t target)
 {
     unsigned i, slot = 0;
+    struct dij *d;
     for (i = 0; i < t->count; i++)
-        if (t->root[i] == root) {
-            t->used[i] = ++t->tick;
-            return t->next[i];
-        }
-    if (t->count < TREES_MAX) {
-        slot = t->count;
-        t->next[slot] = malloc((t->n ? t->n : 1u) * sizeof(uint32_t));
-        if (t->next[slot] == NULL)
+        if (t->d[i].root == root)
+            break;
+    if (i < t->count) {
+        slot = i;
+    } else if (t->count < TREES_MAX) {
+        size_t n = sim->n ? sim->n : 1u;
+        slot = t->count++;
+        d = &t->d[slot];
+        d->next = malloc(n * sizeof(*d->next));
+        d->dist = malloc(n * sizeof(*d->dist));
+        d->done = malloc(n * sizeof(*d->done));
+        if (d->next == NULL || d->dist == NULL || d->done == NULL)
             return NULL;
-        t->count++;
+        dij_start(sim, d, root);
     } else {
         for (i = 1; i < TREES_MAX; i++)
             if (t->used[i] < t->used[slot])
                 slot = i;
+        dij_start(sim, &t->d[slot], root);
     }
-    t->root[slot] = root;
+    d = &t->d[slot];
     t->used[slot] = ++t->tick;
-    if (!tree(sim, root, t->next[slot], t->dist, t->done)) {
-        t->root[slot] = UINT32_MAX;
-        return NULL;
-    }
-    return t->next[slot];
+    return dij_until(sim, d, target) ? d->next : NULL;
 }
 
 static void trees_free(struct trees *t)
 {
     unsigned i;
-    for (i = 0; i < t->count; i++)
-        free(t->next[i]);
-    free(t->dist);
-    free(t->done);
+    for (i = 0; i < t->count; i++) {
+        free(t->d[i].next);
+        free(t->d[i].dist);
+        free(t->d[i].done);
+        free(t->d[i].h.e);
+    }
 }
 
 /* Shortest-path host routes along every flow's path. At build a flow
@@ -394,16 +434,13 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
     bool ok = true;
     bool built = sim->dyn != NULL;      /* after an event */
     size_t f;
-    if (!trees_init(&tc, n)) {
-        snprintf(err, errlen, "out of memory computing routes");
-        ok = false;
-    }
+    trees_init(&tc);
     for (f = 0; ok && f < sc->n_flows; f++) {
         const struct sim_flow_spec *fs = &sc->flows[f];
         uint32_t x, prev, hops = 0;
         /* UDP reports need no way back; TCP ACKs and echo replies do */
         bool both = fs->kind != SIM_FLOW_UDP;
-        next = trees_get(sim, &tc, fs->dst);
+        next = trees_path(sim, &tc, fs->dst, fs->src);
         if (next == NULL) {
             snprintf(err, errlen, "out of memory computing routes");
             ok = false;
@@ -440,7 +477,7 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
             }
         }
         if (ok && both && !sc->routes_symmetric) {
-            rnext = trees_get(sim, &tc, fs->src);
+            rnext = trees_path(sim, &tc, fs->src, fs->dst);
             if (rnext == NULL) {
                 snprintf(err, errlen, "out of memory computing routes");
                 ok = false;
