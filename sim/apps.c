@@ -356,8 +356,9 @@ static void udp_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *
 {
     struct sim_node *nd = ctx;
     struct sim *sim = nd->sim;
-    uint32_t src = (uint32_t)m->src.bytes[m->src.family == MIP_AF_INET ? 2 : 14] << 8 |
-                   m->src.bytes[m->src.family == MIP_AF_INET ? 3 : 15];
+    uint32_t src = m->src.family == MIP_AF_INET
+                       ? (uint32_t)m->src.bytes[2] << 8 | m->src.bytes[3]
+                       : sim_node_of_iid(sim, m->src.bytes);
     size_t k;
     (void)s;
     for (k = 0; k < sim->n_flows; k++) {
