@@ -453,6 +453,8 @@ struct sim {
     uint32_t tx_next;
     struct sim_flow *flow;
     size_t   n_flows;
+    uint32_t *flow_to;          /* per node: its first flow as destination, the
+                                   rest chained in flow order (apps.c) */
     size_t   flows_done;
     uint64_t events;
     struct sim_capture *capture; /* when --pcap (capture.h) */
