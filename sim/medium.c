@@ -770,7 +770,8 @@ bool sim_medium_neighbors(struct sim *sim, bool all_pairs, char *err, size_t err
                                   ? rng_normal(&shadow) : 0.0);
     }
     for (i = 0; i < sim->n; i++)
-        qsort(sim->node[i].nbr, sim->node[i].n_nbr, sizeof(struct sim_neighbor), nbr_cmp);
+        if (sim->node[i].n_nbr > 1u)    /* an isolated node's list is NULL */
+            qsort(sim->node[i].nbr, sim->node[i].n_nbr, sizeof(struct sim_neighbor), nbr_cmp);
     free(cap);
     if (!ok)
         snprintf(err, errlen, "out of memory building neighbour lists");

@@ -32,7 +32,8 @@ static size_t same_lists(const char *text)
     for (i = 0; i < sim.n; i++) {
         n_grid[i] = sim.node[i].n_nbr;
         grid[i] = malloc((n_grid[i] + 1u) * sizeof(**grid));
-        memcpy(grid[i], sim.node[i].nbr, n_grid[i] * sizeof(**grid));
+        if (n_grid[i] > 0u)     /* an isolated node's list is NULL */
+            memcpy(grid[i], sim.node[i].nbr, n_grid[i] * sizeof(**grid));
     }
     CHECK(sim_medium_neighbors(&sim, true, err, sizeof(err)));
     for (i = 0; i < sim.n; i++) {
