@@ -441,6 +441,22 @@ struct sim_zep_mirror;
 struct sim_misbehave;
 struct sim_route_made;
 
+/*
+ * What a node (node.c) needs from the modules above it, set by sim_build
+ * (run.c): node.c calls no module itself, so calls between the sim files
+ * go one way (run.c -> modules -> node.c -> ctx.c).
+ */
+struct sim_node_env {
+    const struct mip_radio_driver *radio;       /* the simulated radio (medium.c) */
+    /* observers (apps.c): a frame the netif hands the MAC; a datagram
+     * delivered to the node's IP; after every touch, its senders' cc */
+    void (*frame_out)(struct sim *sim, struct sim_node *nd, const uint8_t *frame, size_t len);
+    void (*datagram_in)(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len);
+    void (*sample_cc)(struct sim *sim, struct sim_node *nd);
+    void (*record)(struct sim *sim, struct sim_node *nd);      /* after every touch (record.c) */
+    void (*rebooted)(struct sim *sim, struct sim_node *nd);    /* static routes, apps again */
+};
+
 struct sim {
     struct sim_scenario *sc;
     struct sim_evq q;
@@ -473,6 +489,7 @@ struct sim {
     struct sim_route_made *routes_made; /* what the shortest arm installed, */
     size_t   routes_made_n, routes_made_cap; /* when events may redo it (routes.c) */
     char     err[256];
+    struct sim_node_env env;    /* node.c's hooks into the modules (run.c) */
 };
 
 /* Builds the network of sc (nodes, medium neighbours, routes, apps). On
@@ -585,9 +602,13 @@ uint32_t sim_node_routes(const struct sim_node *nd);
  * reached its destination after `hops` hops (path stretch). */
 void sim_dyn_delivered(struct sim *sim, uint32_t flow);
 void sim_dyn_hops(struct sim *sim, uint32_t flow, uint32_t hops);
-/* Node life (node.c): down freezes nd, up reboots it. */
+/* Node life (node.c): init makes node id at build (its stack, netif, MAC
+ * and channel stream), down freezes nd, up reboots it; attach_leaf makes
+ * leaf a child of parent's MAC (sleepy leaves). */
+bool sim_node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen);
 void sim_node_down(struct sim *sim, struct sim_node *nd);
 bool sim_node_up(struct sim *sim, struct sim_node *nd);
+bool sim_node_attach_leaf(struct sim *sim, uint32_t leaf, uint32_t parent);
 /* Medium changes (medium.c): the reception ratio of a -> b (adds the link
  * when the lists lack it), and a node's new position. Transmissions on the
  * air keep their counts consistent. */
