@@ -313,8 +313,19 @@ struct sim_main {
     struct sim_capture capture;
     struct sim_zep_mirror zep_mirror;
     FILE *of;                           /* the result: stdout or --out */
+    double load_s, build_s;             /* --perf: wall time of the set-up parts */
+    double setup_cpu_s;                 /* ... and the CPU time of the whole set-up */
     char err[512];
 };
+
+/* CPU seconds of this process (--perf: on a loaded machine, wall time
+ * also counts the other processes' turns). */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static double wall_s(void)
 {
@@ -459,6 +470,11 @@ static int run_and_write(struct sim_main *m, double t0)
                 sim->n, (double)sim->now_us / 1e6, (unsigned long long)sim->events, w,
                 w > 0 ? (double)sim->events / w : 0.0,
                 w > 0 ? ((double)sim->now_us / 1e6) / w : 0.0, sizeof(struct sim_node));
+        /* set-up apart from the run (bench/sim-speed --scale) */
+        fprintf(stderr, "moteip-sim: set-up %.3f s (load %.3f s, build %.3f s), run %.3f s; "
+                        "CPU: set-up %.3f s, run %.3f s\n",
+                m->load_s + m->build_s, m->load_s, m->build_s, w - m->build_s, m->setup_cpu_s,
+                cpu_s() - m->setup_cpu_s);
     }
     return rc;
 }
@@ -493,14 +509,18 @@ static int sim_main_run(struct sim_main *m)
     double t0;
     int rc;
 
+    t0 = wall_s();
     if (!sim_scenario_load(m->a.scen, &m->sc, m->err, sizeof(m->err))) {
         fprintf(stderr, "moteip-sim: %s\n", m->err);
         return 2;
     }
     if (m->a.seed_given)
         m->sc.seed = m->a.seed;
+    m->load_s = wall_s() - t0;
     t0 = wall_s();
     rc = build_network(m);
+    m->build_s = wall_s() - t0;
+    m->setup_cpu_s = cpu_s();
     if (rc == 0 && !m->a.check_only)
         rc = attach_host(m);
     if (rc == 0 && !m->a.check_only) {

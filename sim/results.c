@@ -199,7 +199,7 @@ void sim_write_result(struct sim *sim, FILE *out)
                 sj_w_member_double(&w, "joined_s", (double)nd->rpl_joined_us / 1e6);
             sj_w_member_uint(&w, "rank", nd->rpl.rank);
             if (mip_rpl_parent(&nd->rpl, pa))
-                sj_w_member_uint(&w, "parent", (uint32_t)pa[14] << 8 | pa[15]);
+                sj_w_member_uint(&w, "parent", sim_node_of_iid(sim, pa));
             for (k = 0; k < MIP_RPL_STAT_COUNT; k++) {
                 uint32_t v = mip_rpl_stat(&nd->rpl, (enum mip_rpl_stat)k);
                 if (v != 0 && mip_rpl_stat_name((unsigned)k) != NULL)

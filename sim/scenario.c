@@ -613,7 +613,7 @@ static const char *const topo_kinds[] = { "chain", "grid", "random", "positions"
 #define TK_ALL (TK(SIM_TOPO_CHAIN) | TK(SIM_TOPO_GRID) | TK(SIM_TOPO_RANDOM) | \
                 TK(SIM_TOPO_POSITIONS) | TK(SIM_TOPO_LINKS))
 #define TOPO_INT(k, kn, n) \
-    { .key = (k), .type = KT_INT, .flags = KF_LATER | KF_LOCAL, .size = 8, .lo = 1, .hi = 65000, \
+    { .key = (k), .type = KT_INT, .flags = KF_LATER | KF_LOCAL, .size = 8, .lo = 1, .hi = SIM_NODES_MAX, \
       .note = (n), .kinds = (kn) }
 #define TOPO_NUM(k, kn, f) \
     { .key = (k), .type = KT_NUM, .flags = KF_DEF, FIELD(SC, f), .dlo = 0, .dhi = 1e9, .def = 0, \
@@ -681,21 +681,21 @@ static bool count_nodes(struct ld *l, const struct sj_value *o, int64_t *nodes)
         if (rows == 0 || cols == 0)
             return fail_missing(l, o, rows == 0 ? "rows" : "cols", "an integer >= 1");
         *nodes = rows * cols;
-        if (*nodes > 65000)
-            return fail(l, sj_get(o, "rows"), "rows * cols <= 65000");
+        if (*nodes > (int64_t)SIM_NODES_MAX)
+            return fail(l, sj_get(o, "rows"), "rows * cols <= 1000000 (SIM_NODES_MAX)");
         sc->grid_cols = (uint32_t)cols;
         return true;
     case SIM_TOPO_POSITIONS:
         v = sj_get(o, "positions");
         if (v == NULL)
             return fail_missing(l, o, "positions", "an array of [x, y] in metres");
-        if (!sj_is(v, SJ_ARRAY) || sj_len(v) < 1u || sj_len(v) > 65000u)
-            return fail(l, v, "an array of 1..65000 [x, y] positions in metres");
+        if (!sj_is(v, SJ_ARRAY) || sj_len(v) < 1u || sj_len(v) > SIM_NODES_MAX)
+            return fail(l, v, "an array of 1..1000000 [x, y] positions in metres");
         *nodes = (int64_t)sj_len(v);
         return true;
     default:
         if (sj_get(o, "nodes") == NULL)
-            return fail_missing(l, o, "nodes", "an integer 1..65000");
+            return fail_missing(l, o, "nodes", "an integer 1..1000000");
         return read_key(l, o, find_key(&topo_table, "nodes"), nodes);
     }
 }
@@ -1366,6 +1366,7 @@ static const struct key link_keys[] = {
     K_ENUM(SC, "fragments", frag_mode, link_frags, MIP_LOWPAN_FRAG_REASSEMBLE),
     K_INT(SC, "frag_gap_us", frag_gap_us, 0, 65535, 0),
     K_ENUM(SC, "addressing", addressing, link_addressings, SIM_ADDR_STATIC),
+    K_BOOL(SC, "short_addresses", short_addresses, true),
 };
 static const struct table link_table = TABLE(link_keys);
 
@@ -2409,6 +2410,43 @@ void sim_scenario_free(struct sim_scenario *sc)
     sc->flows = NULL;
 }
 
+/* More than SIM_SHORT_NODES_MAX nodes run without 16-bit short addresses
+ * (sim.h): what needs them is refused, naming the key. */
+static bool check_no_short(struct ld *l, const struct sj_value *root)
+{
+    const struct sim_scenario *sc = l->sc;
+    const char *need = sc->n_nodes > SIM_SHORT_NODES_MAX
+                           ? "at most 65534 nodes (802.15.4 short addresses are 16-bit, 0xfffe "
+                             "and 0xffff reserved; a larger network runs on extended addresses, "
+                             "IPv6 over 6LoWPAN only)"
+                           : "link.short_addresses true (extended addresses only: IPv6 over "
+                             "6LoWPAN)";
+    const struct sj_value *topo = sj_get(sj_get(root, "topology"), "nodes");
+    uint32_t i;
+    char what[320];
+    if (topo == NULL)
+        topo = sj_get(root, "topology");
+    if (sc->ipv4 || sc->link_mode != MIP_LOWPAN_IPHC) {
+        snprintf(what, sizeof(what), "%s, not link.mode \"raw\" or link.ip \"ipv4\"", need);
+        return fail(l, topo, what);
+    }
+    if (sc->n_misbehave > 0u || sc->border.on) {
+        snprintf(what, sizeof(what), "%s, not with %s", need,
+                 sc->border.on ? "a border router" : "misbehaving nodes (they forge short "
+                                                     "addresses)");
+        return fail(l, topo, what);
+    }
+    for (i = 0; i < sc->n_nodes; i++) {
+        uint8_t k = sc->node_rdc != NULL ? sc->node_rdc[i].kind : sc->mac.rdc.kind;
+        if (k == MIP_RDC_LEAF || k == MIP_RDC_PARENT) {
+            snprintf(what, sizeof(what), "%s, not with sleepy leaves (rdc \"leaf\" and "
+                     "\"parent\" address by short address)", need);
+            return fail(l, topo, what);
+        }
+    }
+    return true;
+}
+
 bool sim_scenario_parse(const char *text, size_t len, const char *fname,
                         struct sim_scenario *sc, char *err, size_t errlen)
 {
@@ -2449,6 +2487,15 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_misbehave(&l, root) && load_border(&l, root) && load_external(&l, root) &&
          load_record(&l, root) &&
          load_events(&l, root);
+    if (ok && sc->n_nodes > SIM_SHORT_NODES_MAX) {
+        v = sj_get(sj_get(root, "link"), "short_addresses");
+        if (v != NULL && sc->short_addresses)
+            ok = fail(&l, v, "false above 65534 nodes (16-bit short addresses, 0xfffe and "
+                             "0xffff reserved)");
+        sc->short_addresses = false;
+    }
+    if (ok && !sc->short_addresses)
+        ok = check_no_short(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");

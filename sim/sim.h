@@ -30,6 +30,22 @@
 
 /* ---------------------------------------------------------------- scenario */
 
+/*
+ * Node ids and link addresses. Up to SIM_SHORT_NODES_MAX nodes, node i has
+ * the 802.15.4 short address i (0xFFFE and 0xFFFF are reserved: "no short
+ * address" and broadcast) and the IID 0000:00ff:fe00:iiii. A larger network
+ * runs every node without a short address: frames carry the extended
+ * address 02:00:00:01:ii:ii:ii:ii and the IID is the one derived from it
+ * (0000:0001:iiii:iiii: never all zeros, which names no station), which
+ * IPHC still elides. That needs IPv6 over
+ * 6LoWPAN (link.mode "iphc"); scenario.c refuses what needs short
+ * addresses there (IPv4 and raw mode, sleepy leaves, misbehaving nodes, a
+ * border router). link.short_addresses false runs a smaller network the
+ * same way. SIM_NODES_MAX bounds memory (docs/SIMULATOR.md).
+ */
+#define SIM_SHORT_NODES_MAX 65534u
+#define SIM_NODES_MAX 1000000u
+
 enum sim_medium_model {
     SIM_MEDIUM_UNIT_DISK = 0,   /* reception range + interference/carrier-sense range */
     SIM_MEDIUM_LOG_DISTANCE,    /* path loss + shadowing, SINR, O-QPSK BER, capture */
@@ -296,6 +312,9 @@ struct sim_scenario {
     uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
     uint8_t  frame_max;         /* MPDU incl. FCS */
     bool     link_acks;         /* ack-request bit on unicast frames */
+    bool     short_addresses;   /* link.short_addresses: nodes have 16-bit short
+                                   addresses (false: extended only; forced
+                                   above SIM_SHORT_NODES_MAX nodes) */
     uint8_t  addressing;        /* enum sim_addressing (link.addressing) */
     /* routing */
     uint8_t  routing;
@@ -467,6 +486,22 @@ struct sim_misbehave;
 struct sim_external;
 struct sim_route_made;
 
+/*
+ * What a node (node.c) needs from the modules above it, set by sim_build
+ * (run.c): node.c calls no module itself, so calls between the sim files
+ * go one way (run.c -> modules -> node.c -> ctx.c).
+ */
+struct sim_node_env {
+    const struct mip_radio_driver *radio;       /* the simulated radio (medium.c) */
+    /* observers (apps.c): a frame the netif hands the MAC; a datagram
+     * delivered to the node's IP; after every touch, its senders' cc */
+    void (*frame_out)(struct sim *sim, struct sim_node *nd, const uint8_t *frame, size_t len);
+    void (*datagram_in)(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len);
+    void (*sample_cc)(struct sim *sim, struct sim_node *nd);
+    void (*record)(struct sim *sim, struct sim_node *nd);      /* after every touch (record.c) */
+    void (*rebooted)(struct sim *sim, struct sim_node *nd);    /* static routes, apps again */
+};
+
 struct sim {
     struct sim_scenario *sc;
     struct sim_evq q;
@@ -479,6 +514,8 @@ struct sim {
     uint32_t tx_next;
     struct sim_flow *flow;
     size_t   n_flows;
+    uint32_t *flow_to;          /* per node: its first flow as destination, the
+                                   rest chained in flow order (apps.c) */
     size_t   flows_done;
     uint64_t events;
     struct sim_capture *capture; /* when --pcap (capture.h) */
@@ -498,6 +535,7 @@ struct sim {
     struct sim_route_made *routes_made; /* what the shortest arm installed, */
     size_t   routes_made_n, routes_made_cap; /* when events may redo it (routes.c) */
     char     err[256];
+    struct sim_node_env env;    /* node.c's hooks into the modules (run.c) */
 };
 
 /* Builds the network of sc (nodes, medium neighbours, routes, apps). On
@@ -525,6 +563,12 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
                                size_t len);
 mip_time_t sim_ms(const struct sim *sim);
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
+/* The medium's neighbour lists, (re)made: through a spatial grid (cells as
+ * wide as the farthest pair that hears or disturbs), or with all_pairs the
+ * O(n^2) way. Both give the same lists, sorted by node id; log distance
+ * with shadowing always takes all pairs (its deviates are drawn in pair
+ * order). */
+bool sim_medium_neighbors(struct sim *sim, bool all_pairs, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);
 /* Adds the time since the last radio state change to that state's total. */
 void sim_radio_account(struct sim *sim, struct sim_node *nd);
@@ -598,6 +642,12 @@ bool sim_frame_is_control(const uint8_t *ip, size_t n);
 size_t sim_ip6_upper(const uint8_t *ip, size_t n, uint8_t *proto);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
+/* Node id's short address (0xFFFE: none, in a network of more than
+ * SIM_SHORT_NODES_MAX nodes), and the node id an IPv6 address of the sim's
+ * form names (its IID's last two bytes, or last four without short
+ * addresses); the caller checks it is < sim->n. */
+uint16_t sim_node_short(const struct sim *sim, uint32_t id);
+uint32_t sim_node_of_iid(const struct sim *sim, const uint8_t addr[16]);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
 /* Dynamics (dynamics.c): built after the apps; an event of the queue;
  * the result's "events" and "routing" members; the apps' observers. */
@@ -618,9 +668,13 @@ uint32_t sim_node_routes(const struct sim_node *nd);
  * reached its destination after `hops` hops (path stretch). */
 void sim_dyn_delivered(struct sim *sim, uint32_t flow);
 void sim_dyn_hops(struct sim *sim, uint32_t flow, uint32_t hops);
-/* Node life (node.c): down freezes nd, up reboots it. */
+/* Node life (node.c): init makes node id at build (its stack, netif, MAC
+ * and channel stream), down freezes nd, up reboots it; attach_leaf makes
+ * leaf a child of parent's MAC (sleepy leaves). */
+bool sim_node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen);
 void sim_node_down(struct sim *sim, struct sim_node *nd);
 bool sim_node_up(struct sim *sim, struct sim_node *nd);
+bool sim_node_attach_leaf(struct sim *sim, uint32_t leaf, uint32_t parent);
 /* Medium changes (medium.c): the reception ratio of a -> b (adds the link
  * when the lists lack it), and a node's new position. Transmissions on the
  * air keep their counts consistent. */
