@@ -273,14 +273,16 @@ static void do_round(struct mip_overlay *o, struct mip_overlay_interest *in, mip
     }
 }
 
-/* Pending aggregates of rounds this interest has left behind (after a
- * jump of its round): their send time has passed. */
-static void drop_behind(struct mip_overlay *o, const struct mip_overlay_interest *in)
+/* Pending aggregates outside the rounds this interest now accepts, after
+ * a jump of its round: behind it (their send time has passed) or, when a
+ * sink's refresh moved it back, too far ahead. */
+static void drop_outside(struct mip_overlay *o, const struct mip_overlay_interest *in)
 {
     unsigned k, idx = index_of(o, in);
     for (k = 0; k < MIP_OVERLAY_PENDING; k++) {
         struct mip_overlay_pending *p = &o->pending[k];
-        if (p->used && p->interest == idx && (int16_t)(uint16_t)(p->epoch - in->round) < 0) {
+        int16_t d = (int16_t)(uint16_t)(p->epoch - in->round);
+        if (p->used && p->interest == idx && (d < 0 || d > (int16_t)MIP_OVERLAY_AHEAD_MAX)) {
             p->used = false;
             drop(o, MIP_OVL_DROP_LATE);
         }
@@ -301,7 +303,7 @@ static void run_rounds(struct mip_overlay *o, struct mip_overlay_interest *in, m
         in->round = (uint16_t)(in->round + behind);
         in->round_end += behind * in->interval_ms;
     }
-    drop_behind(o, in);
+    drop_outside(o, in);
 }
 
 static void fold(uint32_t *next, mip_time_t now, mip_time_t at)
@@ -412,7 +414,7 @@ static void interest_in(struct mip_overlay *o, const struct mip_addr *src, uint8
         in->expires = now + m->lifetime_ms;
         in->fwd_due = true;
         in->fwd_at = now + mip_rng_below(&o->rng, m->slot_ms / 2u + 1u);
-        drop_behind(o, in);
+        drop_outside(o, in);
     }
     update_hops(in, now);
 }
