@@ -176,7 +176,7 @@ static bool put_gradient(struct mip_overlay_interest *in, const struct mip_addr 
 static mip_time_t send_at(const struct mip_overlay_interest *in)
 {
     uint32_t off = in->hops >= in->depth ? 0u : (uint32_t)(in->depth - in->hops) * in->slot_ms;
-    return in->round_end + off;
+    return in->round_end + off + (in->own ? 0u : in->jitter_ms);
 }
 
 static void flood(struct mip_overlay *o, struct mip_overlay_interest *in, mip_time_t now)
@@ -297,6 +297,7 @@ static void run_rounds(struct mip_overlay *o, struct mip_overlay_interest *in, m
     do_round(o, in, now);
     in->round++;
     in->round_end += in->interval_ms;
+    in->jitter_ms = (uint16_t)mip_rng_below(&o->rng, in->slot_ms / 2u + 1u);
     if (mip_time_reached(now, send_at(in))) {
         /* a poll came rounds late: skip them (their send times passed) */
         behind = (uint32_t)(now - send_at(in)) / in->interval_ms + 1u;

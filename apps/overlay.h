@@ -18,7 +18,9 @@
  *             sends round e's aggregate at the round's end plus
  *             (depth - h) * slot_ms (TAG's schedule: the deepest first),
  *             its own reading merged with what its children sent for e,
- *             in one DATA message (count, min, max, sum). The sink reports
+ *             in one DATA message (count, min, max, sum), after a random
+ *             delay under slot_ms / 2 (the nodes of one level do not all
+ *             start contending at once). The sink reports
  *             the round at depth * slot_ms after its end.
  *
  * Every state is bounded and ends: interests (MIP_OVERLAY_INTERESTS; a new
@@ -122,6 +124,7 @@ struct mip_overlay_interest {
     uint16_t seq;
     uint16_t slot_ms;
     uint16_t round;            /* the round we send (or report) next */
+    uint16_t jitter_ms;        /* relay: this round's send delay in its slot */
     uint32_t interval_ms;
     uint32_t lifetime_ms;
     mip_time_t round_end;      /* when `round` ends at the sink, on our clock */

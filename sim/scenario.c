@@ -7,6 +7,7 @@
  */
 #include "sim.h"
 #include "json.h"
+#include "moteip/wire/overlay.h"
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -414,6 +415,7 @@ static const struct key root_keys[] = {
     K_OWN("record", "object"), K_OWN("misbehave", "array of misbehaving node objects"),
     K_OWN("security", "object"),
     K_OWN("events", "array of event objects (dynamics)"),
+    K_OWN("overlay", "object"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -1137,6 +1139,34 @@ static const struct key record_keys[] = {
 static const struct table record_table = TABLE(record_keys);
 
 /* "record": what the run keeps beyond its counters (sim/record.c). */
+/* "overlay": the application overlay of apps/overlay.h on every node
+ * (sim/overlay.c; docs/OVERLAY.md derives the defaults). */
+static const struct key overlay_keys[] = {
+    K_NODE(SC, "sink", overlay.sink),
+    K_INT(SC, "attr", overlay.attr, 0, 255, 1),
+    K_NUM(SC, "interval_s", overlay.interval_s, 0.001, 3600, 60),
+    { .key = "depth", .type = KT_INT, .flags = KF_DEF, FIELD(SC, overlay.depth), .lo = 1,
+      .hi = MIP_OVL_DEPTH_MAX, .def = 8, .note = "depth * slot_ms under interval_s" },
+    K_INT(SC, "slot_ms", overlay.slot_ms, 1, 65535, 500),
+    K_NUM(SC, "lifetime_s", overlay.lifetime_s, 0.001, 86400, 180),
+};
+static const struct table overlay_table = TABLE(overlay_keys);
+
+static bool load_overlay(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *o;
+    struct sim_overlay_spec *ov = &l->sc->overlay;
+    if (!open_object(l, root, "overlay", &overlay_table, &o) || o == NULL)
+        return !l->failed;
+    ov->on = true;
+    if (!read_keys(l, o, &overlay_table, l->sc))
+        return false;
+    if ((double)ov->depth * ov->slot_ms >= ov->interval_s * 1000.0)
+        return fail(l, sj_get(o, "slot_ms") != NULL ? sj_get(o, "slot_ms") : o,
+                    "depth * slot_ms under interval_s (a round's schedule ends before the next)");
+    return true;
+}
+
 static bool load_record(struct ld *l, const struct sj_value *root)
 {
     const struct sj_value *o;
@@ -2185,7 +2215,7 @@ static bool load_events(struct ld *l, const struct sj_value *root)
 /* The tables whose fields are in struct sim_scenario itself. */
 static const struct table *const scenario_tables[] = {
     &root_table, &phy_table, &radio_table, &medium_table, &loss_table, &topo_table,
-    &mac_table, &link_table, &routing_table, &record_table,
+    &mac_table, &link_table, &routing_table, &record_table, &overlay_table,
 };
 
 void sim_scenario_defaults(struct sim_scenario *sc)
@@ -2268,7 +2298,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
          load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root) &&
-         load_events(&l, root);
+         load_events(&l, root) && load_overlay(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");
@@ -2471,6 +2501,7 @@ void sim_scenario_keys_md(FILE *f)
     md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
     md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
+    md_table(f, "overlay", &overlay_table, &sc, NULL, NULL, 0);
     put_defaults(&security_table, &sc);
     md_table(f, "security", &security_table, &sc, NULL, NULL, 0);
     {

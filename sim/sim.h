@@ -204,6 +204,19 @@ struct sim_misbehave_spec {
     double   start_s, stop_s;
 };
 
+/* The application overlay (scenario key "overlay", sim/overlay.c): every
+ * node runs apps/overlay.h; every node but the sink has a sensor; the sink
+ * subscribes at the start. */
+struct sim_overlay_spec {
+    bool     on;                /* an "overlay" object was given */
+    uint32_t sink;
+    uint8_t  attr;
+    uint8_t  depth;             /* hops the schedule plans for */
+    uint16_t slot_ms;           /* each level's time in a round */
+    double   interval_s;        /* one round */
+    double   lifetime_s;        /* interest and gradient soft state */
+};
+
 /* One node's link-layer security (scenario key security.nodes). */
 struct sim_node_sec {
     uint8_t level;              /* 0: none */
@@ -289,6 +302,7 @@ struct sim_scenario {
     size_t   n_services;
     struct sim_misbehave_spec *misbehave;
     size_t   n_misbehave;
+    struct sim_overlay_spec overlay;
     /* records kept beyond the counters (sim/record.c, "record") */
     bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
@@ -421,6 +435,7 @@ struct sim_realtime;
 struct sim_zep_mirror;
 struct sim_misbehave;
 struct sim_route_made;
+struct sim_overlay;
 
 struct sim {
     struct sim_scenario *sc;
@@ -445,6 +460,7 @@ struct sim {
     struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
+    struct sim_overlay *overlay;        /* sc->overlay.on (overlay.c), or NULL */
     bool     trace_radio;       /* --trace-radio: radio state changes in the trace */
     struct sim_dyn *dyn;        /* the events' state and metrics (dynamics.c) */
     uint32_t dyn_moves;         /* moves so far (their shadowing streams) */
@@ -589,6 +605,11 @@ void sim_services_free(struct sim *sim);
 /* Misbehaving nodes (misbehave.c): their attacks scheduled at build, one
  * SIM_EV_MISBEHAVE event each, a frame node `node` received shown to them
  * (replays), results under "misbehave". */
+/* The application overlay (sim/overlay.c): started on every node at build
+ * (true when the scenario has none), its result, freed. */
+bool sim_overlay_build(struct sim *sim, char *err, size_t errlen);
+void sim_overlay_write(struct sim *sim, struct sj_writer *w);
+void sim_overlay_free(struct sim *sim);
 bool sim_misbehave_build(struct sim *sim, char *err, size_t errlen);
 void sim_misbehave_event(struct sim *sim, uint32_t arg);
 void sim_misbehave_heard(struct sim *sim, uint32_t node, const uint8_t *frame, size_t len);
