@@ -336,7 +336,11 @@ uint32_t mip_overlay_poll(struct mip_overlay *o, mip_time_t now)
                 fold(&next, now, in->grad[g].expires);
         }
         update_hops(in, now);
-        if (in->own && mip_time_reached(now, in->refresh_at)) {
+        /* the sink refreshes outside its rounds' data phase (from a
+         * round's end to its report), so floods and aggregates do not
+         * contend: a refresh due inside one waits for the report */
+        if (in->own && mip_time_reached(now, in->refresh_at) &&
+            mip_time_before(now, in->round_end)) {
             in->seq++;
             flood(o, in, now);
             in->refresh_at = now + (in->lifetime_ms / 3u ? in->lifetime_ms / 3u : 1u);
@@ -347,10 +351,10 @@ uint32_t mip_overlay_poll(struct mip_overlay *o, mip_time_t now)
         }
         run_rounds(o, in, now);
         fold(&next, now, send_at(in));
-        if (in->own)
-            fold(&next, now, in->refresh_at);
-        else
+        if (!in->own)
             fold(&next, now, in->expires);
+        else if (mip_time_before(now, in->round_end))
+            fold(&next, now, in->refresh_at);
         if (in->fwd_due)
             fold(&next, now, in->fwd_at);
     }

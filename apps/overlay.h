@@ -7,7 +7,9 @@
  *
  * Directed Diffusion's parts, kept small:
  *   interest  a sink subscribes to an attribute: it floods an INTEREST to
- *             ff02::1 (the link-local all-nodes group) every lifetime / 3;
+ *             ff02::1 (the link-local all-nodes group) every lifetime / 3
+ *             (a refresh that falls between a round's end and its report
+ *             waits for the report: floods keep out of the data phase);
  *             every node floods each new refresh once, after a random
  *             delay under slot_ms / 2, with its own distance to the sink.
  *   gradient  a node keeps, per interest, the neighbours it heard the
