@@ -99,7 +99,7 @@ register(Experiment(
     title="Application overlay routing: in-network aggregation vs per-node reports over RPL",
     source="Dunkels, licentiate thesis (seeds/000), paper D s.9.4; issue 26",
     scenario="overlay.toml",
-    runs=3,
+    runs=5,
     vary={},
     arms=ARMS,
     metrics_fn=overlay_metrics,
