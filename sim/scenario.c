@@ -1528,6 +1528,12 @@ static const struct key tcp_flow_keys[] = {
       .def = 0, .note = "from the path MTU" },
     K_INT(FS, "tx_buffer", tx_buffer, 16, 65535, 2048),
     K_INT(FS, "rx_buffer", rx_buffer, 64, 65535, 2048),
+    { .key = "merge_group", .type = KT_INT, .flags = KF_DEF, FIELD(FS, merge_group), .lo = 0,
+      .hi = 255, .def = 0, .note = "0: none; tcp flows of one group (same src, dst; 2..4) carry "
+      "one stream split and merged as cctrl's [B] 4.5.1, in chunks of tx_buffer bytes" },
+    { .key = "merge_buffer", .type = KT_INT, .flags = KF_DEF, FIELD(FS, merge_buffer), .lo = 1,
+      .hi = 65535, .def = 64, .note = "the merge's hold-back bytes per connection ([B]: "
+      "\"space for just a few packets\": 4 of cctrl's 16-byte segments)" },
     K_OWN("sender", "endpoint object"),
     K_OWN("receiver", "endpoint object"),
 };

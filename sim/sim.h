@@ -119,6 +119,12 @@ struct sim_flow_spec {
     double   duration_s;
     uint16_t mss;               /* 0: from the path MTU */
     uint32_t tx_buffer, rx_buffer;
+    /* cctrl split and merge ([B] 4.5.1; sim/apps.c): tcp flows of one
+     * nonzero group (same src and dst) carry one stream, chunk k of
+     * tx_buffer bytes on the group's flow k mod n; the receiver merges it
+     * in order, holding at most merge_buffer bytes per connection */
+    uint8_t  merge_group;
+    uint16_t merge_buffer;
     struct sim_tcp_endpoint sender, receiver;
     /* UDP reports and ping (ICMP echo); a sensor's readings */
     double   interval_s;
