@@ -17,8 +17,8 @@ Arms, with the radio always on (csma) and on ContikiMAC at 8 Hz:
 from __future__ import annotations
 
 from ..jsontypes import JsonObj
-from ..table import mean_ci, num
-from . import Arms, Experiment, Report, metric, point, register
+from . import Arms, Experiment, Report, point, register
+from .routing import _cell
 
 #: the overlay's parameters (docs/OVERLAY.md derives them)
 OVERLAY = {"sink": 0, "interval_s": 30, "depth": 8, "slot_ms": 1000, "lifetime_s": 90}
@@ -60,13 +60,6 @@ def overlay_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
         out["energy_mj_per_reading"] = t["energy_mj"] / got
         out["radio_on_ms_per_reading"] = t["radio_on_s"] * 1e3 / got
     return out
-
-
-def _cell(p: JsonObj | None, name: str, digits: int = 3) -> str:
-    m = metric(p, name)
-    if m is None:
-        return "-"
-    return mean_ci(m) if m.get("n", 0) > 1 else num(m["mean"], digits)
 
 
 def overlay_report(summary: JsonObj) -> Report:
