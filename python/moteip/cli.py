@@ -10,7 +10,8 @@
     moteip metrics RESULTS
     moteip plot RESULTS --x KEY --y METRIC [--hue KEY] [--where KEY=V]... [--out F] [--logx] [--logy]
                         [--xlabel T] [--ylabel T] [--title T]
-    moteip reproduce NAME [--runs N] [--jobs N] [--dask ADDR|local] [--out DIR] [--check] [--markdown]
+    moteip reproduce NAME [--runs N] [--seed N] [--jobs N] [--dask ADDR|local] [--out DIR]
+                          [--check] [--markdown]
     moteip reproduce --all|--quick [--check] [--jobs N] [--dask ADDR|local] [--out DIR]
     moteip reproduce --list
     moteip view RUN_OR_SWEEP [--run ID] [--out FILE.html] [--port N] [--no-browser]
@@ -210,9 +211,9 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
         raise UsageError("reproduce: name an experiment, or --list them")
     if chosen > 1:
         raise UsageError("reproduce: one of NAME, --all and --quick, not several")
-    if a.check and a.runs:
+    if a.check and (a.runs or a.seed is not None):
         raise UsageError("reproduce --check: results.md holds each experiment's own runs; "
-                         "--runs would change them")
+                         "--runs or --seed would change them")
     names = ([e.name for e in experiments.all_experiments()] if a.all else
              list(chk.QUICK) if a.quick else [a.name])
     for n in names:
@@ -222,7 +223,7 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
     for n in names:
         out = (pathlib.Path(a.out) / n if a.out else None) if len(names) > 1 else a.out
         res = experiments.reproduce(n, runs=a.runs, dask=a.dask, jobs=a.jobs, out=out,
-                                    progress=a.progress, log=_log)
+                                    progress=a.progress, log=_log, seed=a.seed)
         if a.markdown:
             print(chk.markdown(chk.report_tables(res["report"])))
         if not a.check:
@@ -379,6 +380,8 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--jobs", type=_positive)
     rp.add_argument("--dask", metavar="ADDR")
     rp.add_argument("--out", metavar="DIR", help="default out/NAME (with --all/--quick: DIR/NAME)")
+    rp.add_argument("--seed", type=int, metavar="N",
+                    help="first seed of the runs (default the scenario's): a second base seed")
     rp.add_argument("--all", action="store_true", help="every registered experiment")
     rp.add_argument("--quick", action="store_true",
                     help="the short subset the test command checks (docs/results.md)")

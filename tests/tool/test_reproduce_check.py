@@ -107,7 +107,7 @@ def test_tables_rendered_into_notes_are_checked_too():
 
 def test_check_refuses_runs(cli):
     r = cli("reproduce", "uip-delack", "--check", "--runs", "2")
-    assert r.rc == 2 and "--runs would change them" in r.stderr, r
+    assert r.rc == 2 and "--runs or --seed would change them" in r.stderr, r
     r = cli("reproduce", "uip-delack", "--quick")
     assert r.rc == 2 and "not several" in r.stderr, r
 
@@ -122,7 +122,8 @@ def test_quick_check_against_the_repository(cli, tmp_path, repo_root):
     # and a drift fails it: one cell of one table changed
     doc = (repo_root / "docs" / "results.md").read_text()
     bad = tmp_path / "results.md"
-    bad.write_text(doc.replace("| 0.0001 |", "| 0.00010 |", 1))
-    r = cli("reproduce", "per-ber", "--check", "--no-progress", "--out", tmp_path / "out2",
-            "--results-md", bad)
-    assert r.rc == 1 and "per-ber: table" in r.stdout, r
+    bad.write_text(doc.replace("| 0.0691 ± 0.0076 |", "| 0.0692 ± 0.0076 |", 1))
+    r = cli("reproduce", "per-ber", "--check", "--no-progress", "--out", tmp_path / "out" / "per-ber",
+            "--results-md", bad)   # the runs on disk: nothing to rerun
+    assert r.rc == 1 and ("per-ber: table 'BER', row '0.0001', column 'measured PER': docs/results.md "
+                          "has '0.0692 ± 0.0076', the rerun gives '0.0691 ± 0.0076'") in r.stdout, r

@@ -25,7 +25,7 @@ from ..errors import UsageError
 
 #: `--quick`: experiments whose default runs take a few seconds each, for
 #: the test command (docs/results.md "Checking this file").
-QUICK = ("uip-delack", "tcp-1hop", "per-ber")
+QUICK = ("per-ber", "tcp-1hop", "tcplp-mss", "uip-delack")
 
 #: The tables of one report: (headers, rows).
 Table = tuple[list[str], list[list[str]]]
