@@ -127,3 +127,24 @@ def test_quick_check_against_the_repository(cli, tmp_path, repo_root):
             "--results-md", bad)   # the runs on disk: nothing to rerun
     assert r.rc == 1 and ("per-ber: table 'BER', row '0.0001', column 'measured PER': docs/results.md "
                           "has '0.0692 ± 0.0076', the rerun gives '0.0691 ± 0.0076'") in r.stdout, r
+
+
+def test_repeated_columns_and_continued_groups():
+    """tss-sensitivity's shape: 'packets' once per BER, a variant's rows
+    after its first with an empty first cell."""
+    doc = """### S (`moteip reproduce demo-s`)
+
+| variant | configuration | b/s (BER 0) | packets | b/s (BER 1e-05) | packets |
+|---|---|---|---|---|---|
+| main | tcp | 1 | 10 | 2 | 20 |
+|  | tss | 3 | 30 | 4 | 40 |
+| tau | tcp | 5 | 50 | 6 | 60 |
+|  | tss | 7 | 70 | 8 | 80 |
+"""
+    rows = [["main", "tcp", "1", "10", "2", "20"], ["", "tss", "3", "30", "4", "40"],
+            ["tau", "tcp", "5", "50", "6", "60"], ["", "tss", "7", "70", "8", "81"]]
+    fresh = chk.report_tables(Report(["variant", "configuration", "b/s (BER 0)", "packets",
+                                      "b/s (BER 1e-05)", "packets"], rows))
+    assert [str(d) for d in chk.compare("demo-s", fresh, doc)] == [
+        "demo-s: table 'variant', row 'tau / tss', column 'packets': docs/results.md has '80', "
+        "the rerun gives '81'"]

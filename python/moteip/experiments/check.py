@@ -147,10 +147,33 @@ def _match(doc_headers: list[str], fresh: list[Table]) -> tuple[Table, list[int]
         have = [_norm_header(h) for h in t[0]]
         if not want or not have or want[0] != have[0] or not set(want) <= set(have):
             continue
-        idx = [have.index(h) for h in want]
+        # a name may repeat (b/s at two BERs): the n-th of the section's
+        # is the n-th of the report's
+        idx, used = [], set()
+        for h in want:
+            i = next((j for j, x in enumerate(have) if x == h and j not in used), None)
+            if i is None:
+                break
+            used.add(i)
+            idx.append(i)
+        if len(idx) != len(want):
+            continue
         if best is None or len(have) < len(best[0][0]):
             best = (t, idx)
     return best
+
+
+def _filled(rows: list[list[str]]) -> list[list[str]]:
+    """Rows with an empty leading cell continue the group above (a table's
+    'main | tcp', ' | tss'): the cell is filled from the row before."""
+    out, prev = [], None
+    for r in rows:
+        r = list(r)
+        if prev is not None and r and not r[0].strip():
+            r[0] = prev[0]
+        out.append(r)
+        prev = r
+    return out
 
 
 def _key_width(rows: list[list[str]], idx: list[int]) -> int:
@@ -181,6 +204,7 @@ def compare(name: str, fresh: list[Table], doc: str) -> list[Drift]:
             continue                # a table of the prose (setup, published values)
         matched += 1
         (fh, frows), idx = m
+        frows, doc_rows = _filled(frows), _filled(doc_rows)
         k = _key_width(frows, idx)
         by_key = {tuple(_norm(r[i]) if i < len(r) else "" for i in idx[:k]): r for r in frows}
         table = f"table '{headers[0]}'"
