@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import UsageError
+from . import Report
 
 #: `--quick`: experiments whose default runs take a few seconds each, for
 #: the test command (docs/results.md "Checking this file").
@@ -117,7 +118,7 @@ def _split_fixed(line: str, widths: list[int]) -> list[str]:
     return cells
 
 
-def report_tables(rep) -> list[Table]:
+def report_tables(rep: Report) -> list[Table]:
     """The main table of a Report and those its notes render."""
     tables: list[Table] = [([str(h) for h in rep.headers], [[str(c) for c in r] for r in rep.rows])]
     for note in rep.notes:
