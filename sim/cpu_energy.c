@@ -27,10 +27,14 @@ static const char *const event_names[SIM_CPU_EVENTS] = {
  * 4.09 mA active (RIOT on a SAM D21, measured) and 3.8 uA in standby
  * with the RTC (Atmel, SAM D20). One cycle per AVR cycle: the
  * approximation docs/SIMULATOR.md argues. */
-static const struct sim_cpu_profile cpu_profiles[SIM_RADIO_PROFILES] = {
+static const struct sim_cpu_profile cpu_profiles[] = {
     [SIM_RADIO_CC2420]    = { "MSP430F1611", 8e6, 2.4, 0.0051, 1.0 },
     [SIM_RADIO_AT86RF233] = { "ATSAMR21 (Cortex-M0+)", 48e6, 4.09, 0.0038, 1.0 },
 };
+/* A new radio profile needs its CPU here (a missing one would divide by a
+ * clock of 0). */
+_Static_assert(sizeof(cpu_profiles) / sizeof(cpu_profiles[0]) == SIM_RADIO_PROFILES,
+               "every radio profile needs its CPU in cpu_profiles");
 
 const struct sim_cpu_profile *sim_cpu_profile(uint8_t radio_profile)
 {
