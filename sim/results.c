@@ -9,6 +9,7 @@
 #include "border.h"
 #include "external.h"
 #include "realtime.h"
+#include "cpu_energy.h"
 #include "json.h"
 #include <string.h>
 
@@ -82,6 +83,44 @@ static void write_radio(struct sj_writer *w, const struct sim_scenario *sc)
     sj_w_end_object(w);
 }
 
+/* The CPU the account assumed (cpu_energy.h): its clock, currents and the
+ * cost of each event on it. */
+static void write_cpu(struct sj_writer *w, const struct sim_scenario *sc)
+{
+    const struct sim_cpu_profile *p = sim_cpu_profile(sc->radio_profile);
+    int k;
+    sj_w_key(w, "cpu");
+    sj_w_begin_object(w);
+    sj_w_key(w, "mcu");
+    sj_w_string(w, p->mcu);
+    sj_w_member_double(w, "clock_hz", p->clock_hz);
+    sj_w_member_double(w, "active_ma", p->active_ma);
+    sj_w_member_double(w, "lpm_ma", p->lpm_ma);
+    sj_w_member_double(w, "cycle_scale", p->cycle_scale);
+    sj_w_key(w, "event_us");
+    sj_w_begin_object(w);
+    for (k = 0; k < SIM_CPU_EVENTS; k++)
+        sj_w_member_double(w, sim_cpu_event_name((enum sim_cpu_event)k),
+                           sim_cpu_event_us(p, (enum sim_cpu_event)k));
+    sj_w_end_object(w);
+    sj_w_end_object(w);
+}
+
+/* A node's CPU account beside its radio's: duty cycle, energy, and the
+ * events it was charged for. */
+static void write_node_cpu(struct sj_writer *w, const struct sim_cpu_account *a, double voltage)
+{
+    int k;
+    sj_w_member_double(w, "cpu_duty_cycle", a->duty_cycle);
+    sj_w_member_double(w, "cpu_energy_mj", a->charge_ma_us * 1e-6 * voltage);
+    sj_w_key(w, "cpu");
+    sj_w_begin_object(w);
+    sj_w_member_double(w, "active_s", a->active_us / 1e6);
+    for (k = 0; k < SIM_CPU_EVENTS; k++)
+        sj_w_member_uint(w, sim_cpu_event_name((enum sim_cpu_event)k), a->count[k]);
+    sj_w_end_object(w);
+}
+
 void sim_write_result(struct sim *sim, FILE *out)
 {
     struct sj_writer w;
@@ -90,6 +129,7 @@ void sim_write_result(struct sim *sim, FILE *out)
     uint64_t tot_tx = 0, tot_coll = 0, tot_corrupt = 0, tot_retries = 0, tot_noack = 0;
     uint64_t tot_tcp_data = 0, tot_tcp_ack = 0, tot_ctrl = 0, tot_ctrl_bytes = 0;
     double tot_energy = 0.0, tot_energy_mj = 0.0, tot_on_us = 0.0;
+    double tot_cpu_us = 0.0, tot_cpu_mj = 0.0;
     struct sim_delivered dlv;
     sim_apps_delivered(sim, &dlv);
     sj_writer_init(&w, out, 1);
@@ -101,6 +141,7 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_member_double(&w, "sim_time_s", (double)sim->now_us / 1e6);
     sj_w_member_uint(&w, "events", sim->events);
     write_radio(&w, sim->sc);
+    write_cpu(&w, sim->sc);
     sj_w_key(&w, "flows");
     sim_apps_write(sim, &w);
     sj_w_key(&w, "node_stats");
@@ -111,6 +152,10 @@ void sim_write_result(struct sim *sim, FILE *out)
         double q = node_charge_ma_us(sim, nd);
         double e = q * 1e-3 * 1e-6 * sim->sc->radio.voltage;   /* J */
         double e_mj = q * 1e-6 * sim->sc->radio.voltage;
+        struct sim_cpu_account cpu;
+        sim_cpu_account(sim, nd, &cpu);
+        tot_cpu_us += cpu.active_us;
+        tot_cpu_mj += cpu.charge_ma_us * 1e-6 * sim->sc->radio.voltage;
         tot_tx += nd->c.frames_tx;
         tot_tcp_data += nd->c.tcp_data_frames_tx;
         tot_tcp_ack += nd->c.tcp_ack_frames_tx;
@@ -161,6 +206,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_double(&w, "duty_cycle", sim->now_us ? on_us / (double)sim->now_us : 0.0);
         sj_w_member_double(&w, "energy_j", e);
         sj_w_member_double(&w, "energy_mj", e_mj);
+        write_node_cpu(&w, &cpu, sim->sc->radio.voltage);
         member_per(&w, "radio_on_per_delivered_segment_ms", on_us / 1e3, dlv.segments, 1.0);
         member_per(&w, "energy_per_delivered_kb_mj", e_mj, dlv.bytes, 1000.0);
         sj_w_key(&w, "mac");
@@ -246,6 +292,10 @@ void sim_write_result(struct sim *sim, FILE *out)
     sj_w_member_double(&w, "radio_on_s", tot_on_us / 1e6);
     sj_w_member_double(&w, "duty_cycle_mean",
                        sim->n && sim->now_us ? tot_on_us / (double)sim->n / (double)sim->now_us : 0.0);
+    sj_w_member_double(&w, "cpu_active_s", tot_cpu_us / 1e6);
+    sj_w_member_double(&w, "cpu_duty_cycle_mean",
+                       sim->n && sim->now_us ? tot_cpu_us / (double)sim->n / (double)sim->now_us : 0.0);
+    sj_w_member_double(&w, "cpu_energy_mj", tot_cpu_mj);
     sj_w_member_uint(&w, "delivered_bytes", dlv.bytes);
     sj_w_member_uint(&w, "delivered_segments", dlv.segments);
     member_per(&w, "radio_on_per_delivered_segment_ms", tot_on_us / 1e3, dlv.segments, 1.0);

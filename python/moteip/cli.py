@@ -10,7 +10,9 @@
     moteip metrics RESULTS
     moteip plot RESULTS --x KEY --y METRIC [--hue KEY] [--where KEY=V]... [--out F] [--logx] [--logy]
                         [--xlabel T] [--ylabel T] [--title T]
-    moteip reproduce NAME [--runs N] [--jobs N] [--dask ADDR|local] [--out DIR]
+    moteip reproduce NAME [--runs N] [--seed N] [--jobs N] [--dask ADDR|local] [--out DIR]
+                          [--check] [--markdown]
+    moteip reproduce --all|--quick [--check] [--jobs N] [--dask ADDR|local] [--out DIR]
     moteip reproduce --list
     moteip view RUN_OR_SWEEP [--run ID] [--out FILE.html] [--port N] [--no-browser]
     moteip cwnd TRACE [--flow N] [--out F.png] [--csv F.csv] [--from S] [--to S] [--mss B]
@@ -199,15 +201,45 @@ def cmd_plot(a: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(a: argparse.Namespace) -> int:
-    if a.list or not a.name:
-        if not a.list:
-            raise UsageError("reproduce: name an experiment, or --list them")
+    from .experiments import check as chk
+    if a.list:
         for e in experiments.all_experiments():
             print(f"{e.name:18} {e.title}  [{e.source}]")
         return 0
-    res = experiments.reproduce(a.name, runs=a.runs, dask=a.dask, jobs=a.jobs, out=a.out,
-                                progress=a.progress, log=_log)
-    print(res["text"])
+    chosen = sum(bool(x) for x in (a.name, a.all, a.quick))
+    if chosen == 0:
+        raise UsageError("reproduce: name an experiment, or --list them")
+    if chosen > 1:
+        raise UsageError("reproduce: one of NAME, --all and --quick, not several")
+    if a.check and (a.runs or a.seed is not None):
+        raise UsageError("reproduce --check: results.md holds each experiment's own runs; "
+                         "--runs or --seed would change them")
+    names = ([e.name for e in experiments.all_experiments()] if a.all else
+             list(chk.QUICK) if a.quick else [a.name])
+    for n in names:
+        experiments.get(n)      # a bad name fails before anything runs
+    doc = chk.results_md(a.results_md) if a.check else ""
+    drifted = 0
+    for n in names:
+        out = (pathlib.Path(a.out) / n if a.out else None) if len(names) > 1 else a.out
+        res = experiments.reproduce(n, runs=a.runs, dask=a.dask, jobs=a.jobs, out=out,
+                                    progress=a.progress, log=_log, seed=a.seed)
+        if a.markdown:
+            print(chk.markdown(chk.report_tables(res["report"])))
+        if not a.check:
+            if not a.markdown:
+                print(res["text"] + ("\n" if len(names) > 1 else ""))
+            continue
+        drifts = chk.compare(n, chk.report_tables(res["report"]), doc)
+        print(f"{n}: " + ("as in docs/results.md" if not drifts else
+                          f"{len(drifts)} difference(s) from docs/results.md"), flush=True)
+        for d in drifts:
+            print(f"  {d}", flush=True)
+        drifted += bool(drifts)
+    if a.check and drifted:
+        _err(f"reproduce --check: {drifted} of {len(names)} experiment(s) drifted from "
+             "docs/results.md")
+        return 1
     return 0
 
 
@@ -347,7 +379,17 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--runs", type=_positive, help="seeds per point (default: the experiment's)")
     rp.add_argument("--jobs", type=_positive)
     rp.add_argument("--dask", metavar="ADDR")
-    rp.add_argument("--out", metavar="DIR", help="default out/NAME")
+    rp.add_argument("--out", metavar="DIR", help="default out/NAME (with --all/--quick: DIR/NAME)")
+    rp.add_argument("--seed", type=int, metavar="N",
+                    help="first seed of the runs (default the scenario's): a second base seed")
+    rp.add_argument("--all", action="store_true", help="every registered experiment")
+    rp.add_argument("--quick", action="store_true",
+                    help="the short subset the test command checks (docs/results.md)")
+    rp.add_argument("--check", action="store_true",
+                    help="compare the rerun's tables with docs/results.md; exit 1 on any drift")
+    rp.add_argument("--results-md", metavar="FILE", help="default: the repository's docs/results.md")
+    rp.add_argument("--markdown", action="store_true",
+                    help="print the report's tables as Markdown (for docs/results.md)")
     progress_opts(rp)
     rp.set_defaults(fn=cmd_reproduce)
 

@@ -12,6 +12,9 @@ Names are key paths into the result, so a metric says where it came from:
     nodes.max.energy_j, nodes.max.energy_mj  the busiest node's energy
     nodes.mean.duty_cycle                    the radio duty cycle, averaged
     nodes.max.duty_cycle                     ... and the highest one
+    nodes.mean.cpu_duty_cycle                the CPU duty cycle (the simulator's
+    nodes.max.cpu_energy_mj                  CPU account), likewise; the busiest
+                                             node's CPU energy
     nodes.mean.radio_on_per_delivered_segment_ms  per-node shares of a delivery,
     nodes.max.energy_per_delivered_kb_mj          averaged and at the busiest node
     totals.radio_on_per_delivered_segment_ms the network's radio-on time, energy
@@ -36,7 +39,8 @@ from .scenario import canonical_key
 ZERO_PREFIXES = ("nodes.sum.", "totals.")
 
 #: Per-node shares, whose sum over nodes means nothing: averaged and maxed.
-NODE_SHARES = ("duty_cycle", "radio_on_per_delivered_segment_ms", "energy_per_delivered_kb_mj")
+NODE_SHARES = ("duty_cycle", "cpu_duty_cycle", "radio_on_per_delivered_segment_ms",
+               "energy_per_delivered_kb_mj")
 
 
 def missing_is_zero(name: str) -> bool:
@@ -85,7 +89,7 @@ def from_result(result: JsonObj) -> dict[str, float]:
         if vals:
             m[f"nodes.mean.{k}"] = sum(vals) / len(vals)
             m[f"nodes.max.{k}"] = max(vals)
-    for k in ("energy_j", "energy_mj"):
+    for k in ("energy_j", "energy_mj", "cpu_energy_mj"):
         vals = [n[k] for n in nodes if _number(n.get(k)) is not None]
         if vals:
             m[f"nodes.max.{k}"] = max(vals)
@@ -138,6 +142,10 @@ LABELS: dict[str, tuple[str, str]] = {
     # nodes and totals
     "energy_j": ("energy", "J"),
     "duty_cycle": ("radio duty cycle", ""),
+    "cpu_duty_cycle": ("CPU duty cycle", ""),
+    "cpu_duty_cycle_mean": ("CPU duty cycle (mean)", ""),
+    "cpu_energy_mj": ("CPU energy", "mJ"),
+    "cpu_active_s": ("CPU active time", "s"),
     "radio_on_s": ("radio-on time", "s"),
     "tx_s": ("time transmitting", "s"),
     "rx_s": ("time receiving", "s"),

@@ -69,6 +69,10 @@ def run_table(result: JsonObj) -> str:
              f"{num(result.get('events'))} events; frames sent {num(tot.get('frames_tx'))}, "
              f"collided {num(tot.get('frames_collided'))}, corrupted {num(tot.get('frames_corrupted'))}, "
              f"link retries {num(tot.get('link_retries'))}, energy {num(tot.get('energy_j'))} J")
+    if "cpu_duty_cycle_mean" in tot:    # the CPU account beside the radio's (TCPlp Table 8)
+        text += (f"\nduty cycle (mean over nodes): radio {100 * tot.get('duty_cycle_mean', 0):.3g} %, "
+                 f"CPU {100 * tot['cpu_duty_cycle_mean']:.3g} %; energy: radio "
+                 f"{num(tot.get('energy_mj'))} mJ, CPU {num(tot.get('cpu_energy_mj'))} mJ")
     for v in result.get("services", []):
         counts = (f"{num(v.get('datagrams'))} datagrams echoed" if v.get("type") == "udp_echo" else
                   f"{num(v.get('accepted'))} connections"

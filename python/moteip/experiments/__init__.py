@@ -102,8 +102,10 @@ def get(name: str) -> Experiment:
 
 def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs: int | None = None,
               out: str | os.PathLike[str] | None = None, progress: bool | None = None,
-              log: Callable[[str], None] | None = None) -> JsonObj:
-    """Runs an experiment; returns {"summary", "report", "text", "plots", "out"}."""
+              log: Callable[[str], None] | None = None, seed: int | None = None) -> JsonObj:
+    """Runs an experiment; returns {"summary", "report", "text", "plots", "out"}.
+    `seed`: the first seed of every sweep (default the scenario's): another
+    base seed shows whether a conclusion holds on other runs."""
     e = get(name)
     outdir = pathlib.Path(out) if out else pathlib.Path("out") / e.name
     path = EXAMPLES / e.scenario
@@ -111,14 +113,15 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
     sc = load(rel if not rel.startswith("..") else path)
     if e.arms is None:
         summary = sweep(sc, vary=e.vary, runs=runs or e.runs, out=outdir, dask=dask, jobs=jobs,
-                        metrics_fn=e.metrics_fn, progress=progress, log=log)["summary"]
+                        metrics_fn=e.metrics_fn, progress=progress, log=log, seed=seed)["summary"]
     else:
         base = dict(e.vary if e.vary is not None else sc.sweep.vary)
         arms = {}
         for label, fixed in e.arms:
             arms[label] = sweep(sc, vary={**base, **{k: [v] for k, v in fixed.items()}},
                                 runs=runs or e.runs, out=outdir / label, dask=dask, jobs=jobs,
-                                metrics_fn=e.metrics_fn, progress=progress, log=log)["summary"]
+                                metrics_fn=e.metrics_fn, progress=progress, log=log,
+                                seed=seed)["summary"]
         summary = merge_arms(arms, base)
         write_json_atomic(outdir / "summary.json", summary)
         write_summary_csv(outdir / "summary.csv", summary)
@@ -127,8 +130,9 @@ def reproduce(name: str, runs: int | None = None, dask: str | None = None, jobs:
     context = {**summary, "scenario_data": sc.data, "out": str(outdir)}
     rep = e.report(context)
     nruns = runs or e.runs
+    seeds = f", base seed {seed}" if seed is not None else ""
     text = (f"{e.title}\nsource: {e.source}; scenario: examples/{e.scenario}; {nruns} runs per "
-            f"point; mean ± 95 % CI\n\n" + render(rep.headers, rep.rows))
+            f"point{seeds}; mean ± 95 % CI\n\n" + render(rep.headers, rep.rows))
     if rep.notes:
         text += "\n\n" + "\n".join(rep.notes)
     plots, no_plots = [], None

@@ -61,9 +61,26 @@ DOUBLE_CONFIGS: list[tuple[str, JsonObj, int]] = [("unmodified", {"relay.mode": 
 MERGED = ("split-merge", "split-merge-unmodified")
 
 
+#: [B] 5.4's other MACs, each at its Contiki 2.5 defaults (docs/MAC.md) under the
+#: same CSMA-CA, as in cctrl-mac: unmodified against cctrl, the thesis's pair
+DOUBLE_MACS: Arms = [("X-MAC", {"mac.rdc.type": "xmac"}), ("LPP", {"mac.rdc.type": "lpp"}),
+                     ("ContikiMAC", {"mac.rdc.type": "contikimac"})]
+DOUBLE_MAC_CONFIGS: list[tuple[str, JsonObj, int]] = [
+    (f"{mac}/{label}", {**mkeys, **keys}, conns)
+    for mac, mkeys in DOUBLE_MACS for label, keys, conns in DOUBLE_CONFIGS[:2]]
+
+
+def _double_base(label: str) -> str:
+    """The configuration a row's change is against: the same MAC's (and
+    interference range's) unmodified forwarders."""
+    if "/" in label:
+        return label.split("/")[0] + "/unmodified"
+    return "unmodified-i25" if label.endswith("-i25") else "unmodified"
+
+
 def _double_arms() -> list[tuple[str, JsonObj]]:
     arms: Arms = []
-    for label, keys, conns in DOUBLE_CONFIGS:
+    for label, keys, conns in DOUBLE_CONFIGS + DOUBLE_MAC_CONFIGS:
         for h in CCTRL_HOPS:
             arms.append((f"{label}/{h}", {**keys, "flows": double_flows(h, conns, label in MERGED)}))
     return arms
@@ -82,14 +99,16 @@ def _double_mean(summary: JsonObj, config: str) -> float | None:
 
 def double_report(summary: JsonObj) -> Report:
     rows = []
-    for label, _k, _c in DOUBLE_CONFIGS:
-        base = _double_mean(summary, "unmodified-i25" if label.endswith("-i25") else "unmodified")
+    for label, _k, _c in DOUBLE_CONFIGS + DOUBLE_MAC_CONFIGS:
+        if point(summary, arm=f"{label}/{CCTRL_HOPS[0]}") is None:
+            continue
+        base = _double_mean(summary, _double_base(label))
         cells = [label]
         for h in CCTRL_HOPS:
             p = point(summary, arm=f"{label}/{h}")
             cells.append(mean_ci(metric(p, "delivered_segments")) if p else "-")
         ov = _double_mean(summary, label)
-        cells += [num(ov), "-" if ov is None or not base or label.startswith("unmodified")
+        cells += [num(ov), "-" if ov is None or not base or _double_base(label) == label
                   else f"{100.0 * (ov / base - 1):+.0f} %"]
         rows.append(cells)
     notes = [f"{CCTRL_SOURCE}, section 5.4, Table 5.2, Figs. 5.14-5.15: segments both routes "
@@ -97,9 +116,10 @@ def double_report(summary: JsonObj) -> Report:
              f"against unmodified: NullMAC {DOUBLE_PAPER['NullMAC']:+g} % (about "
              f"{DOUBLE_PAPER_NULLMAC_SEGMENTS} segments on average), X-MAC "
              f"{DOUBLE_PAPER['X-MAC']:+g} %, LPP {DOUBLE_PAPER['LPP']:+g} %, ContikiMAC "
-             f"{DOUBLE_PAPER['ContikiMAC']:+g} %. Here: NullMAC (802.15.4 CSMA-CA, one retry); "
-             "X-MAC, LPP and ContikiMAC are not arms of this experiment yet (cctrl-mac compares "
-             "the MACs on one route).",
+             f"{DOUBLE_PAPER['ContikiMAC']:+g} %. Here: 802.15.4 CSMA-CA with one retry, its "
+             "radio always on (NullMAC rows) or duty-cycled by X-MAC, LPP or ContikiMAC at their "
+             "Contiki 2.5 defaults (MAC/configuration rows, each against the same MAC's "
+             "unmodified forwarders).",
              "Routes and geometry: examples/cctrl-double.toml (two straight routes meeting at "
              "N3, neighbours only hear each other). unmodified: one connection per client; "
              "cctrl and dual-unmodified: two; keep-link: ours (examples/cctrl.toml); -i25: "
@@ -141,7 +161,7 @@ def double_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
 
 register(Experiment(
     name="cctrl-double",
-    title="cctrl double route: two routes sharing node N3, 2..6 hops each (NullMAC)",
+    title="cctrl double route: two routes sharing node N3, 2..6 hops each (four MACs)",
     source=CCTRL_SOURCE + ", section 5.4, Table 5.2, Figs. 5.14-5.15 (values from the text)",
     scenario="cctrl-double.toml",
     runs=15,
