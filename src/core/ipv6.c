@@ -236,7 +236,9 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
     memset(&rx, 0, sizeof(rx));
     mip_addr_set6(&rx.src, h.src);
     mip_addr_set6(&rx.dst, h.dst);
-    local = netif_accepts6(nif, h.dst, &mcast) || (!mcast && stack_is_own_addr(s, &rx.dst));
+    local = netif_accepts6(nif, h.dst, &mcast) || (!mcast && stack_is_own_addr(s, &rx.dst)) ||
+            (!mcast && s->routing.ops->accepts != NULL &&
+             s->routing.ops->accepts(s->routing.ctx, s, h.dst));
     if (s->routing.ops->rx_hook != NULL) {
         struct mip_routing_pkt err;
         enum mip_routing_verdict v;
