@@ -356,8 +356,7 @@ static void udp_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *
 {
     struct sim_node *nd = ctx;
     struct sim *sim = nd->sim;
-    uint32_t src = (uint32_t)m->src.bytes[m->src.family == MIP_AF_INET ? 2 : 14] << 8 |
-                   m->src.bytes[m->src.family == MIP_AF_INET ? 3 : 15];
+    uint32_t src = sim_node_of_address(sim, &m->src);
     size_t k;
     (void)s;
     for (k = 0; k < sim->n_flows; k++) {
@@ -411,6 +410,11 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
         buf[4 + i] = (uint8_t)(sim->now_us >> (56 - 8 * i));
     mip_http_body_fill(12, buf + 12, len - 12u);
     sim_node_address(sim, f->fs->dst, &dst);
+    if (f->fs->region_bits >= 0 && sim->sc->routing == SIM_ROUTING_GEO) {
+        uint8_t ra[16];
+        (void)mip_geo_region_addr(&sim->node[f->fs->dst].geo, (uint8_t)f->fs->region_bits, ra);
+        mip_addr_set6(&dst, ra);
+    }
     (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, MIP_NETIF_ANY,
                          buf, len);
     f->udp_sent++;
@@ -836,7 +840,9 @@ static void flow_hops(struct sim *sim, struct sim_node *nd, const uint8_t *ip, s
     size_t k;
     uint8_t left, proto;
     if (len >= 40u && (ip[0] >> 4) == 6u) {
-        src = (uint32_t)ip[22] << 8 | ip[23];
+        struct mip_addr a;
+        mip_addr_set6(&a, ip + 8);
+        src = sim_node_of_address(sim, &a);
         left = ip[7];
         if (sim_ip6_upper(ip, len, &proto) == 0u)
             return;

@@ -619,7 +619,8 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
     sj_w_begin_object(w);
     sj_w_key(w, "type");
     sj_w_string(w, sim->sc->routing == SIM_ROUTING_STATIC ? "static"
-                   : sim->sc->routing == SIM_ROUTING_RPL ? "rpl" : "shortest");
+                   : sim->sc->routing == SIM_ROUTING_RPL ? "rpl"
+                   : sim->sc->routing == SIM_ROUTING_GEO ? "geo" : "shortest");
     sample_routes(sim);
     for (n = 0; n < sim->n; n++) {
         sum += sim_node_routes(&sim->node[n]);

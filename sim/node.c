@@ -45,10 +45,39 @@ static void derive_seed(uint64_t seed, uint32_t node, uint32_t purpose, uint8_t 
 
 enum { SEED_STACK = 1, SEED_MAC = 2, SEED_CHANNEL = 3 };
 
+/* link.spatial_map and spatial_cell_m as the node's mapping. */
+static struct mip_spatial_map node_map(const struct sim_scenario *sc)
+{
+    struct mip_spatial_map m;
+    memset(&m, 0, sizeof(m));
+    m.kind = sc->spatial_map;
+    m.cell_cm = (uint32_t)(sc->spatial_cell_m * 100.0 + 0.5);
+    return m;
+}
+
+/* The cell of node id's position (wire/spatial.h). */
+static struct mip_spatial_pos node_cell(const struct sim *sim, uint32_t id)
+{
+    const double *p = sim->sc->pos[id];
+    struct mip_spatial_map m = node_map(sim->sc);
+    return mip_spatial_cell(&m, (int32_t)(p[0] * 100.0), (int32_t)(p[1] * 100.0));
+}
+
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
 {
     memset(out, 0, sizeof(*out));
-    if (sim->sc->ipv4) {
+    if (sim->sc->addressing == SIM_ADDR_SPATIAL) {
+        /* the node's own (with its D once it resolved a duplicate), else
+         * the one its position gives */
+        uint8_t a[16];
+        if (sim->node != NULL && id < sim->n && sim->node[id].geo.stack != NULL) {
+            mip_addr_set6(out, sim->node[id].geo.addr);
+            return;
+        }
+        struct mip_spatial_map m = node_map(sim->sc);
+        (void)mip_spatial_addr(sim->sc->prefix, &m, node_cell(sim, id), 0, a);
+        mip_addr_set6(out, a);
+    } else if (sim->sc->ipv4) {
         /* 198.18.0.0/15 (RFC 2544 benchmarking): never routed anywhere. */
         uint8_t a[4] = { 198, 18, (uint8_t)(id >> 8), (uint8_t)id };
         mip_addr_set4(out, a);
@@ -60,6 +89,22 @@ void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
         memcpy(a, sim->sc->prefix, 8);
         mip_addr_set6(out, a);
     }
+}
+
+uint32_t sim_node_of_address(const struct sim *sim, const struct mip_addr *a)
+{
+    uint32_t i;
+    if (sim->sc->addressing == SIM_ADDR_SPATIAL) {
+        struct mip_addr b;
+        for (i = 0; i < sim->n; i++) {
+            sim_node_address(sim, i, &b);
+            if (mip_addr_eq(a, &b))
+                return i;
+        }
+        return UINT32_MAX;
+    }
+    return (uint32_t)a->bytes[a->family == MIP_AF_INET ? 2 : 14] << 8 |
+           a->bytes[a->family == MIP_AF_INET ? 3 : 15];
 }
 
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...)
@@ -292,6 +337,30 @@ static uint32_t boot_purpose(uint32_t purpose, uint32_t boot)
     return purpose + 16u * boot;
 }
 
+/* routing.type "geo": the node builds its address from its position and
+ * starts beaconing (docs/GEO.md). */
+static bool geo_boot(struct sim *sim, struct sim_node *nd, char *err, size_t errlen)
+{
+    const struct sim_scenario *sc = sim->sc;
+    struct mip_geo_config gc;
+    mip_status st;
+    mip_geo_config_default(&gc);
+    gc.map = node_map(sc);
+    memcpy(gc.prefix, sc->prefix, 8);
+    gc.x_cm = (int32_t)(sc->pos[nd->id][0] * 100.0);
+    gc.y_cm = (int32_t)(sc->pos[nd->id][1] * 100.0);
+    gc.beacon_ms = (uint32_t)(sc->geo_beacon_s * 1000.0);
+    gc.neigh_timeout_ms = (uint32_t)(sc->geo_timeout_s * 1000.0);
+    gc.seen_ms = (uint32_t)(sc->geo_seen_s * 1000.0);
+    gc.perimeter = sc->geo_perimeter;
+    st = mip_geo_init(&nd->geo, &nd->stack, nd->netif, &gc, sim_ms(sim));
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "node %u: geo: %s", nd->id, mip_status_name(st));
+        return false;
+    }
+    return true;
+}
+
 /* Everything a node's firmware sets up at power-on: stack, netif and
  * address, MAC, relay. At build (now 0) and again at each reboot. */
 static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t errlen)
@@ -330,7 +399,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
     lcfg.ack_request = sc->link_acks;
     /* With 6LoWPAN-ND the router announces context 0 (a 6CO) instead. */
-    lcfg.has_context0 = sc->addressing == SIM_ADDR_STATIC;
+    lcfg.has_context0 = sc->addressing != SIM_ADDR_ND6LO;
     lcfg.frag_mode = sc->frag_mode;
     lcfg.frag_gap_us = sc->frag_gap_us;
     memcpy(lcfg.ctx0_prefix, sc->prefix, 8);
@@ -347,7 +416,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
      * the global one from the root's prefix, and with 6LoWPAN-ND a host
      * from its router's RA (the same address either way: the prefix and
      * its short address's IID) */
-    st = rpl_on(nd) || (sc->addressing == SIM_ADDR_ND6LO && id != 0)
+    st = rpl_on(nd) || sc->routing == SIM_ROUTING_GEO || (sc->addressing == SIM_ADDR_ND6LO && id != 0)
              ? MIP_OK
              : mip_netif_add_addr(&nd->stack, nd->netif, &a, a.family == MIP_AF_INET ? 32 : 128);
     if (st != MIP_OK) {
@@ -386,6 +455,8 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
             return false;
         }
     }
+    if (sc->routing == SIM_ROUTING_GEO && !geo_boot(sim, nd, err, errlen))
+        return false;
     if (!relay_on(nd))
         mip_ip_set_local_hook(&nd->stack, local_in, nd);
     if (relay_on(nd)) {
@@ -567,6 +638,7 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
      * (6LoWPAN-ND's first solicitation is one). */
     for (i = 0; i < sim->n; i++)
         if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->routing == SIM_ROUTING_RPL ||
+            sc->routing == SIM_ROUTING_GEO ||
             sc->addressing == SIM_ADDR_ND6LO)
             sim_node_schedule(sim, &sim->node[i]);
     return true;
