@@ -290,11 +290,10 @@ static enum mip_routing_verdict route_pkt(struct mip_geo *g, struct mip_routing_
     if (pkt->p->len < IP6_HDR || !dest_of(g, b + 24, &d) || memcmp(b + 24, g->addr, 16) == 0 ||
         in_region(g, g->pos, &d))
         return MIP_ROUTING_PASS;
-    if (b[6] == MIP_IPV6_NH_HOPOPTS) {
-        if (mip_geo_hbh_find(b + IP6_HDR, pkt->p->len - IP6_HDR, &off, &o) != MIP_OK)
-            return MIP_ROUTING_PASS;     /* another's header: no recovery for it */
+    /* another's Hop-by-Hop header: greedy only (no room for ours) */
+    if (b[6] == MIP_IPV6_NH_HOPOPTS &&
+        mip_geo_hbh_find(b + IP6_HDR, pkt->p->len - IP6_HDR, &off, &o) == MIP_OK)
         has = true;
-    }
     k = neigh_is_dest(g, &d, now);
     if (has && (k >= 0 || mip_spatial_dist2(g->pos, d.target) < mip_spatial_dist2(o.lp, d.target))) {
         /* nearer than where greedy failed: greedy again (GPSR 2.2) */
