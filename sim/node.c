@@ -352,6 +352,7 @@ static bool geo_boot(struct sim *sim, struct sim_node *nd, char *err, size_t err
     gc.beacon_ms = (uint32_t)(sc->geo_beacon_s * 1000.0);
     gc.neigh_timeout_ms = (uint32_t)(sc->geo_timeout_s * 1000.0);
     gc.seen_ms = (uint32_t)(sc->geo_seen_s * 1000.0);
+    gc.rebroadcast_jitter_ms = sc->geo_jitter_ms;
     gc.perimeter = sc->geo_perimeter;
     st = mip_geo_init(&nd->geo, &nd->stack, nd->netif, &gc, sim_ms(sim));
     if (st != MIP_OK) {

@@ -1386,6 +1386,7 @@ static const struct key routing_keys[] = {
     K_NUM(SC, "beacon_s", geo_beacon_s, 0.1, 3600.0, 10.0),
     K_NUM(SC, "neighbour_timeout_s", geo_timeout_s, 0.0, 86400.0, 0.0),
     K_NUM(SC, "broadcast_memory_s", geo_seen_s, 0.0, 3600.0, 10.0),
+    K_INT(SC, "rebroadcast_jitter_ms", geo_jitter_ms, 0, 60000, 20),
     K_BOOL(SC, "perimeter", geo_perimeter, true),
 };
 static const struct table routing_table = TABLE(routing_keys);

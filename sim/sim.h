@@ -287,6 +287,7 @@ struct sim_scenario {
     uint8_t  spatial_map;       /* enum mip_spatial_kind */
     double   spatial_cell_m;
     double   geo_beacon_s, geo_timeout_s, geo_seen_s;
+    uint32_t geo_jitter_ms;
     bool     geo_perimeter;
     /* in-network TCP support on every node (mode MIP_RELAY_OFF: none) */
     struct mip_relay_config relay;

@@ -30,7 +30,10 @@
  *   regional broadcast -> a datagram to a region's broadcast address is
  *                       routed (greedy) to the region; each node inside
  *                       delivers it and sends it once as a link-layer
- *                       broadcast; nodes outside hear it and drop it
+ *                       broadcast, after a random delay below
+ *                       rebroadcast_jitter_ms (one waits at a time, in one
+ *                       packet buffer; a newer one sends it at once);
+ *                       nodes outside hear it and drop it
  *                       (core does not forward link-layer broadcasts):
  *                       no flooding outside the region. Duplicates are
  *                       known by a digest of (source, payload) kept
@@ -69,6 +72,8 @@ struct mip_geo_config {
     uint32_t beacon_ms;          /* beacon interval B (> 0) */
     uint32_t neigh_timeout_ms;   /* a neighbour unheard this long is gone; 0: 4.5 B (GPSR) */
     uint32_t seen_ms;            /* a regional broadcast's duplicate memory */
+    uint32_t rebroadcast_jitter_ms; /* a regional broadcast is sent on after a
+                                 delay uniform in [0, this); 0: at once */
     bool     perimeter;          /* recovery where greedy fails */
 };
 
@@ -108,13 +113,18 @@ struct mip_geo {
     struct mip_spatial_pos pos;
     uint8_t  addr[16];           /* our spatial address */
     mip_time_t next_beacon;
+    /* the one regional broadcast waiting for its jittered send: a packet
+     * buffer of the stack's pool, held at most rebroadcast_jitter_ms */
+    uint8_t  pend_used;
+    uint8_t  pend_idx;
+    mip_time_t pend_at;
     struct mip_geo_neigh nb[MIP_GEO_NEIGH_MAX];
     struct mip_geo_seen seen[MIP_GEO_SEEN_MAX];
     uint32_t stats[MIP_GEO_STAT_COUNT];
 };
 
 /* Defaults: XY map, 1 m cells, B = 10 s, timeout 4.5 B, seen 10 s,
- * perimeter on (docs/GEO.md says why). */
+ * rebroadcast jitter 20 ms, perimeter on (docs/GEO.md says why). */
 void mip_geo_config_default(struct mip_geo_config *cfg);
 
 /* Builds the address, adds it to `netif` (a radio netif with its

@@ -43,6 +43,7 @@ void mip_geo_config_default(struct mip_geo_config *cfg)
     cfg->prefix[0] = 0xFDu;
     cfg->beacon_ms = 10000u;
     cfg->seen_ms = 10000u;
+    cfg->rebroadcast_jitter_ms = 20u;
     cfg->perimeter = true;
 }
 
@@ -366,8 +367,28 @@ static enum mip_routing_verdict geo_output(void *ctx, struct mip_stack *s,
     return route_pkt(g, pkt, now);
 }
 
+#if MIP_CONF_FORWARD
+/* Sends the waiting regional broadcast (routed to ff02::1: we are inside
+ * its region) and gives its buffer back. */
+static void pend_flush(struct mip_geo *g, struct mip_stack *s)
+{
+    struct mip_pbuf *p;
+    if (!g->pend_used)
+        return;
+    g->pend_used = 0;
+    p = mip_pbuf_at(&s->pool, g->pend_idx);
+    if (p == NULL)
+        return;
+    if (mip_ip_send_raw(s, mip_pbuf_payload(p), p->len) == MIP_OK)
+        g->stats[MIP_GEO_STAT_region_rebroadcast]++;
+    mip_pbuf_free(&s->pool, p);
+}
+#endif
+
 /* A regional broadcast delivered here: once per datagram, and sent on
- * once as a link-layer broadcast inside the region. */
+ * once as a link-layer broadcast inside the region, after a random delay:
+ * the neighbours that heard one broadcast together would otherwise all
+ * send at once, and unacknowledged broadcasts that collide are lost. */
 static enum mip_routing_verdict geo_rx(void *ctx, struct mip_stack *s, uint8_t in_netif,
                                        const uint8_t *pkt, size_t len, bool local,
                                        struct mip_routing_pkt *err, mip_time_t now)
@@ -386,15 +407,21 @@ static enum mip_routing_verdict geo_rx(void *ctx, struct mip_stack *s, uint8_t i
 #if MIP_CONF_FORWARD
     /* a leaf of the tiny profile (no forwarding) delivers but does not
      * send on */
+    pend_flush(g, s);
     if (pkt[7] > 1u && (p = mip_pbuf_alloc(&s->pool, 0)) != NULL) {
-        if (mip_pbuf_tailroom(p) >= len) {
-            uint8_t *b = mip_pbuf_payload(p);
-            memcpy(b, pkt, len);
-            b[7]--;
-            if (mip_ip_send_raw(s, b, len) == MIP_OK)
-                g->stats[MIP_GEO_STAT_region_rebroadcast]++;
+        if (mip_pbuf_tailroom(p) < len) {
+            mip_pbuf_free(&s->pool, p);
+            return MIP_ROUTING_PASS;
         }
-        mip_pbuf_free(&s->pool, p);
+        memcpy(mip_pbuf_payload(p), pkt, len);
+        (void)mip_pbuf_put(p, (uint16_t)len);
+        mip_pbuf_payload(p)[7]--;
+        g->pend_used = 1;
+        g->pend_idx = mip_pbuf_index(&s->pool, p);
+        g->pend_at = now + (g->cfg.rebroadcast_jitter_ms > 0u
+                                ? mip_rng_below(&s->rng, g->cfg.rebroadcast_jitter_ms) : 0u);
+        if (g->cfg.rebroadcast_jitter_ms == 0u)
+            pend_flush(g, s);
     }
 #else
     (void)p;
@@ -514,6 +541,12 @@ static uint32_t geo_poll(void *ctx, struct mip_stack *s, mip_time_t now)
     struct mip_geo *g = ctx;
     uint32_t next = MIP_POLL_IDLE;
     unsigned i;
+#if MIP_CONF_FORWARD
+    if (g->pend_used && mip_time_reached(now, g->pend_at))
+        pend_flush(g, s);
+    if (g->pend_used)
+        next = mip_next_delay(next, now, g->pend_at);
+#endif
     for (i = 0; i < MIP_GEO_NEIGH_MAX; i++) {
         struct mip_geo_neigh *n = &g->nb[i];
         if (!n->used)
@@ -565,6 +598,7 @@ mip_status mip_geo_init(struct mip_geo *g, struct mip_stack *s, uint8_t netif,
     memset(g, 0, sizeof(*g));
     if (cfg == NULL || nif == NULL || !nif->addr6[0].used || cfg->beacon_ms == 0u ||
         cfg->beacon_ms > MIP_TIME_HORIZON_MS / 5u || cfg->seen_ms > MIP_TIME_HORIZON_MS ||
+        cfg->rebroadcast_jitter_ms > 60000u ||
         cfg->neigh_timeout_ms > MIP_TIME_HORIZON_MS)
         return MIP_ERR_INVALID;
     g->cfg = *cfg;

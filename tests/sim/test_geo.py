@@ -53,14 +53,13 @@ def test_perimeter_mode_carries_datagrams_round_a_void(tmp_path):
     assert r["node_stats"][stuck]["stack"].get("drop_ip_no_route", 0) == 10
 
 
-def test_regional_broadcast_reaches_the_region_and_nothing_else(tmp_path):
+def region_run(tmp_path, jitter_ms: int) -> tuple[dict, int]:
     pos = [[x * 10.0, y * 10.0] for y in range(8) for x in range(8)]
-    count = 5
     # Morton codes, 10 m cells: 12 code bits are the 4 x 4 square x, y in 4..7
     flow = {"type": "udp", "src": 0, "dst": 63, "interval_s": 2, "payload_bytes": 20,
-            "count": count, "start_s": 20, "region_bits": 12}
-    r = run_ok(scenario(pos, [flow], link={"spatial_map": "morton", "spatial_cell_m": 10}),
-               tmp_path)
+            "count": 5, "start_s": 20, "region_bits": 12}
+    r = run_ok(scenario(pos, [flow], {"rebroadcast_jitter_ms": jitter_ms},
+                        link={"spatial_map": "morton", "spatial_cell_m": 10}), tmp_path)
     inside = {i for i, (x, y) in enumerate(pos) if x >= 40 and y >= 40}
     assert len(inside) == 16
     got = 0
@@ -70,17 +69,24 @@ def test_regional_broadcast_reaches_the_region_and_nothing_else(tmp_path):
             # delivered once at most (no ICMP error: it is a broadcast),
             # sent on once per delivery, echoes suppressed
             d = r["flows"][0]["received"] if n["id"] == 63 else st.get("drop_udp_no_port", 0)
-            assert 1 <= d <= count
+            assert 1 <= d <= 5
             assert g.get("region_rebroadcast", 0) == d
             assert g.get("region_dup", 0) > 0
             got += d
         else:
             assert g.get("region_rebroadcast", 0) == 0
             assert st.get("drop_udp_no_port", 0) == 0
-    # unacknowledged link broadcasts collide now and then (docs/GEO.md)
-    assert got >= 0.7 * count * len(inside)
     assert r["flows"][0]["duplicates"] == 0
     assert all(n["stack"].get("icmp_errors_tx", 0) == 0 for n in r["node_stats"])
+    return r, got
+
+
+def test_regional_broadcast_reaches_the_region_and_nothing_else(tmp_path):
+    _, got = region_run(tmp_path, 20)
+    assert got >= 78                                   # of 5 x 16 (79 in this run)
+    # sent on at once, neighbours' rebroadcasts collide (docs/GEO.md)
+    _, got0 = region_run(tmp_path, 0)
+    assert got0 < got
 
 
 def test_two_nodes_at_one_position_resolve_their_duplicate(tmp_path):
