@@ -13,8 +13,9 @@ reading.
 from __future__ import annotations
 
 from ..jsontypes import JsonObj
-from ..table import mean_ci, num
+from ..table import num
 from . import Arms, Experiment, Report, metric, point, register
+from .routing import _cell  # a mean with its CI, or the bare mean for one run
 
 N = 7                      # the grid's side
 SPACING = 10               # metres (the scenario's)
@@ -84,13 +85,6 @@ def spatial_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     if got:
         out["spatial.energy_per_reading_mj"] = totals.get("energy_mj", 0.0) / got
     return out
-
-
-def _cell(p: JsonObj | None, name: str, digits: int = 3) -> str:
-    m = metric(p, name)
-    if m is None:
-        return "-"
-    return mean_ci(m) if m.get("n", 0) > 1 else num(m["mean"], digits)
 
 
 def spatial_report(summary: JsonObj) -> Report:
