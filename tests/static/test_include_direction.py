@@ -68,7 +68,7 @@ PUBLIC = {
     "mac.h": "mac", "radio.h": "mac", "rdc.h": "mac",
     "micro.h": "micro",
     "relay.h": "relay",
-    "rpl.h": "route", "rpl_down.h": "route",
+    "rpl.h": "route", "rpl_down.h": "route", "geo.h": "route",
     "rng.h": "base",
     "cipher.h": "base",
     "status.h": "wire",
