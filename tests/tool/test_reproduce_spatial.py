@@ -10,16 +10,18 @@ from moteip.experiments import get, spatial
 def test_arms_are_topology_by_routing():
     e = get("spatial-routing")
     labels = [label for label, _ in e.arms or []]
-    assert labels == [f"{t}/{r}" for t in ("grid", "void")
+    assert labels == [f"{t}/{r}" for t in ("grid", "void", "random")
                       for r in ("shortest", "rpl", "geo-b10", "geo-b60")]
     keys = dict(e.arms or [])
-    void = keys["void/geo-b10"]["topology.positions"]
+    void = keys["void/geo-b10"]["topology"]["positions"]
     assert len(void) == 40 and [20, 30] not in void and [10, 30] in void
     # RPL is rooted at the sink, which moves with the ids
     assert keys["void/rpl"]["routing.root"] == void.index([60, 30])
     assert keys["grid/rpl"]["routing.root"] == 27
     assert keys["void/geo-b60"]["link.addressing"] == "spatial"
     assert {f["dst"] for f in keys["void/geo-b60"]["flows"]} == {void.index([60, 30])}
+    assert keys["random/rpl"]["routing.root"] == 0
+    assert keys["random/shortest"]["topology"]["type"] == "random"
 
 
 def test_metrics_from_a_result():

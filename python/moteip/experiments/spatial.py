@@ -3,7 +3,8 @@
 
 spatial-routing: examples/spatial-routing.toml, seven sources in a grid's
 left column reporting to a sink at its right edge, on the full 7 x 7 grid
-and on the grid with a 3 x 3 void in its middle. Arms: topology x routing
+and on the grid with a 3 x 3 void in its middle; and seven sources to a
+sink in a sparse random network (voids of every shape). Arms: topology x routing
 (shortest, RPL rooted at the sink, geo with beacons every 10 s and 60 s).
 Per run: delivery ratio, path stretch (hops of delivered datagrams over the
 shortest path's), routing state per node in bytes, control frames and
@@ -34,13 +35,27 @@ def flows(pos: list[list[int]]) -> list[JsonObj]:
              "payload_bytes": 20, "count": 20, "start_s": 60} for y in range(N)]
 
 
-def _topology(void: bool) -> JsonObj:
-    pos = positions(void)
-    return {"topology.positions": pos, "flows": flows(pos)}
+#: the random arm: 60 nodes in a 100 m square (from the scenario's seed key,
+#: so every run has the same network), range 16 m, interference 32 m: sparse
+#: enough for voids of every shape (9 neighbours on average, some with 2)
+RANDOM: JsonObj = {"type": "random", "nodes": 60, "width_m": 100, "height_m": 100}
+RANDOM_RANGE_M = 16
 
 
-def _routings(void: bool) -> list[tuple[str, JsonObj]]:
-    sink = positions(void).index([(N - 1) * SPACING, (N // 2) * SPACING])
+def _topology(topo: str) -> JsonObj:
+    if topo == "random":
+        return {"topology": RANDOM, "medium.range_m": RANDOM_RANGE_M,
+                "medium.interference_range_m": 2 * RANDOM_RANGE_M,
+                "flows": [{"type": "udp", "src": s, "dst": 0, "interval_s": 30,
+                           "payload_bytes": 20, "count": 20, "start_s": 60}
+                          for s in range(1, N + 1)]}
+    pos = positions(topo == "void")
+    return {"topology": {"type": "positions", "positions": pos}, "flows": flows(pos)}
+
+
+def _routings(topo: str) -> list[tuple[str, JsonObj]]:
+    sink = (0 if topo == "random" else
+            positions(topo == "void").index([(N - 1) * SPACING, (N // 2) * SPACING]))
     geo = {"link.addressing": "spatial", "routing.type": "geo"}
     return [
         ("shortest", {"routing.type": "shortest"}),
@@ -50,9 +65,9 @@ def _routings(void: bool) -> list[tuple[str, JsonObj]]:
     ]
 
 
-TOPOLOGIES = ("grid", "void")
-ARMS: Arms = [(f"{topo}/{label}", {**_topology(topo == "void"), **keys})
-              for topo in TOPOLOGIES for label, keys in _routings(topo == "void")]
+TOPOLOGIES = ("grid", "void", "random")
+ARMS: Arms = [(f"{topo}/{label}", {**_topology(topo), **keys})
+              for topo in TOPOLOGIES for label, keys in _routings(topo)]
 
 
 def spatial_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
@@ -122,6 +137,8 @@ def spatial_report(summary: JsonObj) -> Report:
         "geo-bN: beacon interval N s, neighbour timeout 4.5 N (GPSR's), perimeter mode on. "
         "On the void topology greedy forwarding stops at the void's edge and the perimeter "
         "walk (right-hand rule on the Gabriel graph) carries the readings round it.",
+        "random: 60 nodes at random in 100 m x 100 m (the same network in every run), range "
+        "16 m, interference 32 m; nodes 1-7 report to node 0.",
     ]
     return Report(["arm", "delivery", "stretch", "state B", "used B", "control frames/node/h",
                    "control B/node/h", "duty cycle", "energy J/node/h", "energy mJ/reading"],
