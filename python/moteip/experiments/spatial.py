@@ -37,7 +37,7 @@ def flows(pos: list[list[int]]) -> list[JsonObj]:
 
 #: the random arm: 60 nodes in a 100 m square (from the scenario's seed key,
 #: so every run has the same network), range 16 m, interference 32 m: sparse
-#: enough for voids of every shape (9 neighbours on average, some with 2)
+#: enough for voids of every shape (4 neighbours on average, some with 1)
 RANDOM: JsonObj = {"type": "random", "nodes": 60, "width_m": 100, "height_m": 100}
 RANDOM_RANGE_M = 16
 
