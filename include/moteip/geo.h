@@ -24,9 +24,10 @@
  *                       face by the right-hand rule on the Gabriel graph of
  *                       the neighbour table, until a node nearer the
  *                       destination than where greedy failed takes it off;
- *                       coming back to the walk's first edge: dropped as
- *                       unreachable (drop_perimeter_loop). No face change
- *                       (GPSR's crossing of the Lp-D line): docs/GEO.md
+ *                       an edge crossing the Lp-D line nearer D than the
+ *                       face was entered changes face (GPSR); coming back
+ *                       to the face's first edge: dropped as unreachable
+ *                       (drop_perimeter_loop); docs/GEO.md
  *   regional broadcast -> a datagram to a region's broadcast address is
  *                       routed (greedy) to the region; each node inside
  *                       delivers it and sends it once as a link-layer
@@ -94,6 +95,7 @@ struct mip_geo_seen {
 #define MIP_GEO_STATS_LIST(X)                                                         \
     X(beacon_tx) X(beacon_rx) X(beacon_bad) X(neigh_new) X(neigh_expired)             \
     X(neigh_evicted) X(greedy) X(perimeter_enter) X(perimeter_hop) X(perimeter_exit)  \
+    X(face_change)                                                                    \
     X(drop_local_minimum) X(drop_perimeter_loop) X(drop_no_room) X(region_rebroadcast) \
     X(region_dup) X(dup_addr_seen) X(dup_addr_resolved)
 
@@ -147,5 +149,12 @@ unsigned mip_geo_neigh_count(const struct mip_geo *g);
 int mip_geo_greedy(const struct mip_geo *g, struct mip_spatial_pos target, mip_time_t now);
 int mip_geo_right_hand(const struct mip_geo *g, struct mip_spatial_pos from, bool skip_from,
                        mip_time_t now);
+/* GPSR's face change test: whether the edge u-v properly crosses the
+ * segment lp-d, and *t, where: the fraction of the way from lp to d, in
+ * units of 1/65536 (even: 2^15 steps). A walk changes face on an edge
+ * that crosses nearer d than where it entered its face
+ * (struct mip_geo_perim.lf). */
+bool mip_geo_crosses(struct mip_spatial_pos u, struct mip_spatial_pos v,
+                     struct mip_spatial_pos lp, struct mip_spatial_pos d, uint16_t *t);
 
 #endif

@@ -122,6 +122,30 @@ int mip_geo_right_hand(const struct mip_geo *g, struct mip_spatial_pos from, boo
     return k;
 }
 
+/* Whether the edge u-v crosses the segment Lp-D (GPSR's face change test);
+ * *t: where, as the fraction of the way from Lp to D, x 65536. */
+bool mip_geo_crosses(struct mip_spatial_pos u, struct mip_spatial_pos v,
+                     struct mip_spatial_pos lp, struct mip_spatial_pos d, uint16_t *t)
+{
+    /* cells are 0..255: every product fits 32 bits (|cross| <= 130,050),
+     * no 64-bit arithmetic on an 8- or 16-bit mote */
+    int32_t qx = (int32_t)d.x - lp.x, qy = (int32_t)d.y - lp.y;
+    int32_t px = (int32_t)v.x - u.x, py = (int32_t)v.y - u.y;
+    int32_t d1 = qx * ((int32_t)u.y - lp.y) - qy * ((int32_t)u.x - lp.x);
+    int32_t d2 = qx * ((int32_t)v.y - lp.y) - qy * ((int32_t)v.x - lp.x);
+    int32_t d3 = px * ((int32_t)lp.y - u.y) - py * ((int32_t)lp.x - u.x);
+    int32_t d4 = px * ((int32_t)d.y - u.y) - py * ((int32_t)d.x - u.x);
+    uint32_t a, b;
+    if (!((d1 < 0 && d2 > 0) || (d1 > 0 && d2 < 0)) || !((d3 < 0 && d4 > 0) || (d3 > 0 && d4 < 0)))
+        return false;
+    /* t = d3 / (d3 - d4), in (0, 1): both have d3's sign; 2^15 * 130,050
+     * still fits 32 bits; doubled, t is in units of 1/65536 */
+    a = (uint32_t)(d3 < 0 ? -d3 : d3);
+    b = (uint32_t)(d3 < 0 ? d4 - d3 : d3 - d4);
+    *t = (uint16_t)((a << 15) / b * 2u);
+    return true;
+}
+
 /* --- destinations ----------------------------------------------------------------- */
 
 struct dest {
@@ -304,12 +328,29 @@ static enum mip_routing_verdict route_pkt(struct mip_geo *g, struct mip_routing_
         b = mip_pbuf_payload(pkt->p);
     }
     if (has) {
+        unsigned turns;
+        uint16_t t;
         k = mip_geo_right_hand(g, o.prev, true, now);
         if (k < 0) {
             g->stats[MIP_GEO_STAT_drop_local_minimum]++;
             return MIP_ROUTING_DROP;
         }
-        if (pos_eq(g->pos, o.e0a) && pos_eq(g->nb[k].pos, o.e0b)) {
+        /* GPSR's face change: an edge that crosses Lp-D nearer D than
+         * where the walk entered this face leads onto the next face; the
+         * walk turns to the next edge counterclockwise and starts there */
+        for (turns = 0; turns < MIP_GEO_NEIGH_MAX &&
+                        mip_geo_crosses(g->pos, g->nb[k].pos, o.lp, d.target, &t) && t > o.lf;
+             turns++) {
+            int n = mip_geo_right_hand(g, g->nb[k].pos, true, now);
+            o.lf = t;
+            if (n < 0)
+                break;
+            k = n;
+            o.e0a = g->pos;
+            o.e0b = g->nb[k].pos;
+            g->stats[MIP_GEO_STAT_face_change]++;
+        }
+        if (turns == 0 && pos_eq(g->pos, o.e0a) && pos_eq(g->nb[k].pos, o.e0b)) {
             /* the walk is back on its first edge: the face holds no node
              * nearer the destination (GPSR: unreachable) */
             g->stats[MIP_GEO_STAT_drop_perimeter_loop]++;
@@ -338,6 +379,7 @@ static enum mip_routing_verdict route_pkt(struct mip_geo *g, struct mip_routing_
     o.e0a = g->pos;
     o.e0b = g->nb[k].pos;
     o.prev = g->pos;
+    o.lf = 0;
     set_neigh(g, k, &pkt->out_netif, pkt->nexthop);
     if (!hbh_insert(g, pkt, &o)) {
         g->stats[MIP_GEO_STAT_drop_no_room]++;

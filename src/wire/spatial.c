@@ -186,6 +186,8 @@ void mip_geo_perim_update(uint8_t *opt, const struct mip_geo_perim *o)
     put_pos(opt + 4, o->e0a);
     put_pos(opt + 6, o->e0b);
     put_pos(opt + 8, o->prev);
+    opt[10] = (uint8_t)(o->lf >> 8);
+    opt[11] = (uint8_t)o->lf;
 }
 
 mip_status mip_geo_hbh_emit(uint8_t next_header, const struct mip_geo_perim *o, uint8_t *buf,
@@ -198,9 +200,7 @@ mip_status mip_geo_hbh_emit(uint8_t next_header, const struct mip_geo_perim *o, 
     buf[2] = MIP_GEO_OPT_TYPE;
     buf[3] = MIP_GEO_OPT_DATA_LEN;
     mip_geo_perim_update(buf + 2, o);
-    buf[12] = 1u;       /* PadN of 2 data bytes (RFC 8200 4.2) */
-    buf[13] = 2u;
-    buf[14] = 0u;
+    buf[14] = 1u;       /* PadN of no data bytes (RFC 8200 4.2) */
     buf[15] = 0u;
     return MIP_OK;
 }
@@ -232,6 +232,7 @@ mip_status mip_geo_hbh_find(const uint8_t *hbh, size_t avail, size_t *off,
             out->e0a = get_pos(hbh + i + 4);
             out->e0b = get_pos(hbh + i + 6);
             out->prev = get_pos(hbh + i + 8);
+            out->lf = (uint16_t)(hbh[i + 10] << 8 | hbh[i + 11]);
             *off = i;
             return MIP_OK;
         }

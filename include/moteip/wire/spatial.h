@@ -34,9 +34,10 @@
  *   0: version (1)  1: D  2: x  3: y
  * Perimeter option (an IPv6 Hop-by-Hop option, type 0x3E: an experimental
  * type of RFC 4727, action 00 = skip when unknown, C = 1 = changes en route),
- * 8 data bytes, cells as (x, y) pairs:
- *   0-1: Lp, where greedy failed   2-3, 4-5: e0, the first edge of the walk
- *   6-7: the previous hop
+ * 10 data bytes, cells as (x, y) pairs:
+ *   0-1: Lp, where greedy failed   2-3, 4-5: e0, the first edge on this face
+ *   6-7: the previous hop          8-9: Lf, where the walk entered this face,
+ *                                  as t in 1/65536 along Lp -> D (big-endian)
  * carried in a Hop-by-Hop header of its own, 16 bytes with a PadN.
  */
 #ifndef MOTEIP_WIRE_SPATIAL_H
@@ -108,12 +109,13 @@ mip_status mip_geo_beacon_parse(const uint8_t *buf, size_t len, struct mip_geo_b
 
 /* --- the perimeter option ----------------------------------------------------- */
 #define MIP_GEO_OPT_TYPE     0x3Eu
-#define MIP_GEO_OPT_DATA_LEN 8u
+#define MIP_GEO_OPT_DATA_LEN 10u
 #define MIP_GEO_HBH_LEN      16u   /* the Hop-by-Hop header that carries it */
 struct mip_geo_perim {
     struct mip_spatial_pos lp;      /* where greedy failed */
     struct mip_spatial_pos e0a, e0b;/* the walk's first edge */
     struct mip_spatial_pos prev;    /* the hop that sent it here */
+    uint16_t lf;                    /* Lf: t of Lp + t (D - Lp), x 65536 */
 };
 /* A whole Hop-by-Hop header (MIP_GEO_HBH_LEN bytes) holding the option. */
 mip_status mip_geo_hbh_emit(uint8_t next_header, const struct mip_geo_perim *o, uint8_t *buf,

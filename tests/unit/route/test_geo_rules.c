@@ -95,11 +95,28 @@ static void test_gabriel_graph_drops_crossing_edges(void)
     CHECK_EQ(mip_geo_right_hand(&g, P(10, 14), true, 1), 3);
 }
 
+static void test_face_change_crossing(void)
+{
+    uint16_t t = 0;
+    /* a vertical edge through the middle of a horizontal Lp-D */
+    CHECK(mip_geo_crosses(P(5, 0), P(5, 10), P(0, 5), P(10, 5), &t));
+    CHECK_EQ(t, 32768);
+    CHECK(mip_geo_crosses(P(8, 10), P(8, 0), P(0, 5), P(10, 5), &t));   /* either way */
+    CHECK_EQ(t, 52428);
+    /* one side only, an end on the line, parallel: no crossing */
+    CHECK(!mip_geo_crosses(P(5, 6), P(5, 10), P(0, 5), P(10, 5), &t));
+    CHECK(!mip_geo_crosses(P(0, 5), P(3, 9), P(0, 5), P(10, 5), &t));
+    CHECK(!mip_geo_crosses(P(0, 6), P(10, 6), P(0, 5), P(10, 5), &t));
+    /* beyond D */
+    CHECK(!mip_geo_crosses(P(12, 0), P(12, 10), P(0, 5), P(10, 5), &t));
+}
+
 int main(void)
 {
     RUN(test_greedy_takes_the_nearest_strictly_nearer);
     RUN(test_silent_neighbours_are_not_used);
     RUN(test_right_hand_rule_turns_counterclockwise);
     RUN(test_gabriel_graph_drops_crossing_edges);
+    RUN(test_face_change_crossing);
     return TESTING_DONE();
 }

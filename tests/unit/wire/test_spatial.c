@@ -166,7 +166,7 @@ static void test_beacon_round_trip_and_refusals(void)
 
 static void test_perimeter_option_round_trip(void)
 {
-    struct mip_geo_perim o = { { 1, 2 }, { 3, 4 }, { 5, 6 }, { 7, 8 } }, r;
+    struct mip_geo_perim o = { { 1, 2 }, { 3, 4 }, { 5, 6 }, { 7, 8 }, 0x1234 }, r;
     uint8_t h[MIP_GEO_HBH_LEN];
     size_t off = 99;
     memset(&r, 0, sizeof(r));
@@ -175,6 +175,10 @@ static void test_perimeter_option_round_trip(void)
     CHECK_EQ(h[1], 1);                       /* 16 bytes */
     CHECK_EQ(mip_geo_hbh_find(h, sizeof(h), &off, &r), MIP_OK);
     CHECK_EQ(off, 2);
+    CHECK_EQ(h[12], 0x12);
+    CHECK_EQ(h[13], 0x34);
+    CHECK_EQ(h[14], 1);                      /* PadN, no data */
+    CHECK_EQ(h[15], 0);
     CHECK_MEM(&r, &o, sizeof(o));
     o.prev.x = 42;
     mip_geo_perim_update(h + off, &o);
