@@ -524,14 +524,21 @@ static void on_response(struct mip_coap_endpoint *ep, const struct mip_coap_msg 
 static void coap_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *meta,
                       const uint8_t *data, size_t len)
 {
-    struct mip_coap_endpoint *ep = ctx;
+    (void)s;
+    mip_coap_input(ctx, meta, data, len);
+}
+
+void mip_coap_input(struct mip_coap_endpoint *ep, const struct mip_udp_meta *meta,
+                    const uint8_t *data, size_t len)
+{
     struct mip_coap_peer peer;
     const struct mip_addr *local = meta->dst_multicast ? NULL : &meta->dst;
     struct mip_coap_msg m;
     enum mip_coap_parse_status st;
     uint8_t cls;
 
-    (void)s;
+    if (ep->s == NULL)
+        return;                 /* stopped */
     count(ep, MIP_COAP_STAT_rx);
     peer.addr = meta->src;
     peer.port = meta->src_port;
@@ -718,23 +725,18 @@ mip_status mip_coap_request(struct mip_coap_endpoint *ep, const struct mip_coap_
 
 /* --- life cycle ----------------------------------------------------------------------- */
 
-mip_status mip_coap_start(struct mip_coap_endpoint *ep, struct mip_stack *s, uint16_t port,
-                          const struct mip_coap_resource *resources, size_t n_resources,
-                          bool cocoa)
+mip_status mip_coap_init(struct mip_coap_endpoint *ep, struct mip_stack *s, uint16_t port,
+                         const struct mip_coap_resource *resources, size_t n_resources,
+                         bool cocoa)
 {
     mip_status st;
 
     if (ep == NULL || s == NULL || (resources == NULL && n_resources != 0))
         return MIP_ERR_INVALID;
     memset(ep, 0, sizeof *ep);
-    st = mip_udp_bind(s, port, coap_recv, ep);
+    st = mip_stack_add_poller(s, coap_poll, coap_awaits, ep);
     if (st != MIP_OK)
         return st;
-    st = mip_stack_add_poller(s, coap_poll, coap_awaits, ep);
-    if (st != MIP_OK) {
-        mip_udp_unbind(s, port);
-        return st;
-    }
     ep->s = s;
     ep->port = port;
     ep->cocoa = cocoa;
@@ -745,13 +747,34 @@ mip_status mip_coap_start(struct mip_coap_endpoint *ep, struct mip_stack *s, uin
     return MIP_OK;
 }
 
+mip_status mip_coap_start(struct mip_coap_endpoint *ep, struct mip_stack *s, uint16_t port,
+                          const struct mip_coap_resource *resources, size_t n_resources,
+                          bool cocoa)
+{
+    mip_status st;
+
+    if (ep == NULL || s == NULL || (resources == NULL && n_resources != 0))
+        return MIP_ERR_INVALID;
+    /* bound first: a port in use registers no poller (there is no removal) */
+    st = mip_udp_bind(s, port, coap_recv, ep);
+    if (st != MIP_OK)
+        return st;
+    st = mip_coap_init(ep, s, port, resources, n_resources, cocoa);
+    if (st != MIP_OK)
+        mip_udp_unbind(s, port);
+    else
+        ep->bound = true;
+    return st;
+}
+
 void mip_coap_stop(struct mip_coap_endpoint *ep)
 {
     size_t i;
 
     if (ep == NULL || ep->s == NULL)
         return;
-    mip_udp_unbind(ep->s, ep->port);
+    if (ep->bound)
+        mip_udp_unbind(ep->s, ep->port);
     for (i = 0; i < MIP_COAP_CLIENT_MAX; i++)
         if (ep->ex[i].state != EX_FREE)
             finish(&ep->ex[i], MIP_COAP_CANCELLED, NULL);

@@ -205,6 +205,7 @@ struct mip_coap_dedup {
 struct mip_coap_endpoint {
     struct mip_stack *s;
     uint16_t port;
+    bool     bound;                   /* mip_coap_start bound the port (not mip_coap_init) */
     bool     cocoa;                   /* CoCoA instead of RFC 7252's fixed timers */
     uint32_t ack_timeout_ms;          /* ACK_TIMEOUT; mip_coap_start sets
                                        * MIP_COAP_ACK_TIMEOUT_MS (Contiki's CoAP
@@ -228,7 +229,18 @@ mip_status mip_coap_start(struct mip_coap_endpoint *ep, struct mip_stack *s, uin
                           const struct mip_coap_resource *resources, size_t n_resources,
                           bool cocoa);
 
-/* Unbinds the port; outstanding requests end with CANCELLED. The poller
+/* As mip_coap_start, but the port is not bound here: its owner (a process
+ * of the kernel, apps/os_apps.h) binds it and hands each datagram to
+ * mip_coap_input. Sending uses `port` as the source port. */
+mip_status mip_coap_init(struct mip_coap_endpoint *ep, struct mip_stack *s, uint16_t port,
+                         const struct mip_coap_resource *resources, size_t n_resources,
+                         bool cocoa);
+/* One datagram for the endpoint (what mip_coap_start's binding does with
+ * each); ignored after mip_coap_stop. */
+void mip_coap_input(struct mip_coap_endpoint *ep, const struct mip_udp_meta *meta,
+                    const uint8_t *data, size_t len);
+
+/* Unbinds the port (when mip_coap_start bound it); outstanding requests end with CANCELLED. The poller
  * stays registered (there is no removal) and does nothing afterwards. */
 void mip_coap_stop(struct mip_coap_endpoint *ep);
 

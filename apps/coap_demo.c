@@ -101,8 +101,8 @@ static void sink(void *ctx, const struct mip_coap_request *req, struct mip_coap_
     r->payload_len = n > 0 ? (size_t)n : 0;
 }
 
-mip_status mip_coap_demo_start(struct mip_coap_demo *d, struct mip_stack *s, uint16_t port,
-                               bool cocoa)
+/* The resource table into d (cleared first). */
+static void demo_table(struct mip_coap_demo *d)
 {
     static const struct {
         const char *path;
@@ -116,8 +116,6 @@ mip_status mip_coap_demo_start(struct mip_coap_demo *d, struct mip_stack *s, uin
     };
     size_t i;
 
-    if (d == NULL)
-        return MIP_ERR_INVALID;
     memset(d, 0, sizeof *d);
     for (i = 0; i < 4; i++) {
         d->res[i].path = table[i].path;
@@ -125,5 +123,22 @@ mip_status mip_coap_demo_start(struct mip_coap_demo *d, struct mip_stack *s, uin
         d->res[i].fn = table[i].fn;
         d->res[i].ctx = d;
     }
+}
+
+mip_status mip_coap_demo_start(struct mip_coap_demo *d, struct mip_stack *s, uint16_t port,
+                               bool cocoa)
+{
+    if (d == NULL)
+        return MIP_ERR_INVALID;
+    demo_table(d);
     return mip_coap_start(&d->ep, s, port, d->res, 4, cocoa);
+}
+
+mip_status mip_coap_demo_init(struct mip_coap_demo *d, struct mip_stack *s, uint16_t port,
+                              bool cocoa)
+{
+    if (d == NULL)
+        return MIP_ERR_INVALID;
+    demo_table(d);
+    return mip_coap_init(&d->ep, s, port, d->res, 4, cocoa);
 }

@@ -37,5 +37,9 @@ struct mip_coap_demo {
  * Returns what mip_coap_start() returns. */
 mip_status mip_coap_demo_start(struct mip_coap_demo *d, struct mip_stack *s, uint16_t port,
                                bool cocoa);
+/* The same resources on an endpoint whose port its owner binds
+ * (mip_coap_init: the CoAP process of apps/os_apps.h). */
+mip_status mip_coap_demo_init(struct mip_coap_demo *d, struct mip_stack *s, uint16_t port,
+                              bool cocoa);
 
 #endif

@@ -263,17 +263,17 @@ void mip_http_body_fill(uint64_t offset, uint8_t *out, size_t n)
 enum { PHASE_READ = 0, PHASE_SEND, PHASE_CLOSING };
 
 /* Appends text to the response head (bounded). */
-static void head_put(struct mip_http_conn *hc, const char *s)
+static void head_put(struct mip_http_resp *r, const char *s)
 {
     size_t n = strlen(s);
 
-    if (n > sizeof(hc->head) - hc->head_len)
-        n = sizeof(hc->head) - hc->head_len;
-    memcpy(hc->head + hc->head_len, s, n);
-    hc->head_len = (uint16_t)(hc->head_len + n);
+    if (n > sizeof(r->head) - r->head_len)
+        n = sizeof(r->head) - r->head_len;
+    memcpy(r->head + r->head_len, s, n);
+    r->head_len = (uint16_t)(r->head_len + n);
 }
 
-static void head_put_u64(struct mip_http_conn *hc, uint64_t v)
+static void head_put_u64(struct mip_http_resp *r, uint64_t v)
 {
     char digits[21];
     size_t i = sizeof(digits) - 1;
@@ -283,7 +283,7 @@ static void head_put_u64(struct mip_http_conn *hc, uint64_t v)
         digits[--i] = (char)('0' + (unsigned)(v % 10u));
         v /= 10u;
     } while (v != 0);
-    head_put(hc, digits + i);
+    head_put(r, digits + i);
 }
 
 static const char *reason(uint16_t status)
@@ -300,56 +300,64 @@ static const char *reason(uint16_t status)
     }
 }
 
-/* Prepares a response: status line and headers (and, for errors, a short
- * text body) in hc->head, body_left bytes of the pattern after it. */
-static void respond(struct mip_http_conn *hc, uint16_t status, uint64_t body_len,
-                    bool with_body, bool keep_alive, uint8_t version_minor)
+void mip_http_resp_start(struct mip_http_resp *r, uint16_t status, uint64_t body_len,
+                         bool with_body, bool keep_alive, uint8_t version_minor)
 {
-    struct mip_http_server *h = hc->app;
     char code[4];
     const char *text = NULL;
 
-    hc->head_len = 0;
-    hc->head_off = 0;
-    hc->body_off = 0;
-    hc->body_left = 0;
+    r->head_len = 0;
+    r->head_off = 0;
+    r->body_off = 0;
+    r->body_left = 0;
     code[0] = (char)('0' + status / 100u);
     code[1] = (char)('0' + status / 10u % 10u);
     code[2] = (char)('0' + status % 10u);
     code[3] = '\0';
-    head_put(hc, "HTTP/1.1 ");
-    head_put(hc, code);
-    head_put(hc, " ");
-    head_put(hc, reason(status));
-    head_put(hc, "\r\nServer: moteip\r\n");
+    head_put(r, "HTTP/1.1 ");
+    head_put(r, code);
+    head_put(r, " ");
+    head_put(r, reason(status));
+    head_put(r, "\r\nServer: moteip\r\n");
     if (status == 200) {
-        head_put(hc, "Content-Type: application/octet-stream\r\n");
-        h->status_2xx++;
+        head_put(r, "Content-Type: application/octet-stream\r\n");
     } else {
         text = reason(status);
         body_len = strlen(text) + 1u;
-        head_put(hc, "Content-Type: text/plain\r\n");
-        if (status < 500)
-            h->status_4xx++;
-        else
-            h->status_5xx++;
+        head_put(r, "Content-Type: text/plain\r\n");
     }
-    head_put(hc, "Content-Length: ");
-    head_put_u64(hc, body_len);
-    head_put(hc, "\r\n");
+    head_put(r, "Content-Length: ");
+    head_put_u64(r, body_len);
+    head_put(r, "\r\n");
     if (!keep_alive)
-        head_put(hc, "Connection: close\r\n");
+        head_put(r, "Connection: close\r\n");
     else if (version_minor == 0)
-        head_put(hc, "Connection: keep-alive\r\n");
-    head_put(hc, "\r\n");
+        head_put(r, "Connection: keep-alive\r\n");
+    head_put(r, "\r\n");
     if (with_body) {
         if (text != NULL) {
-            head_put(hc, text);
-            head_put(hc, "\n");
+            head_put(r, text);
+            head_put(r, "\n");
         } else {
-            hc->body_left = body_len;
+            r->body_left = body_len;
         }
     }
+}
+
+/* Prepares a response on the connection (mip_http_resp_start), counts it,
+ * and sets what follows it. */
+static void respond(struct mip_http_conn *hc, uint16_t status, uint64_t body_len,
+                    bool with_body, bool keep_alive, uint8_t version_minor)
+{
+    struct mip_http_server *h = hc->app;
+
+    mip_http_resp_start(&hc->resp, status, body_len, with_body, keep_alive, version_minor);
+    if (status == 200)
+        h->status_2xx++;
+    else if (status < 500)
+        h->status_4xx++;
+    else
+        h->status_5xx++;
     hc->close_after = !keep_alive;
     /* A refused request may have left bytes unread (an over-long line):
      * linger rather than close on them (see http_run). */
@@ -357,18 +365,16 @@ static void respond(struct mip_http_conn *hc, uint16_t status, uint64_t body_len
     hc->phase = PHASE_SEND;
 }
 
-/* Queues what fits of the response. True when all of it is queued. */
-static bool send_some(struct mip_http_conn *hc)
+bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip_tcp_conn *c,
+                        uint64_t *body_bytes)
 {
-    struct mip_http_server *h = hc->app;
-    struct mip_tcp_conn *c = &hc->mem.conn;
     uint8_t buf[MIP_TCP_APP_CHUNK];
 
     /* The head and the start of the body go in one write, so a small
      * response leaves in one segment (not a head that Nagle holds the body
      * behind until the peer's delayed ACK). */
-    while (hc->head_off < hc->head_len) {
-        size_t room = mip_tcp_writable(c), n = (size_t)(hc->head_len - hc->head_off), b = 0, put;
+    while (r->head_off < r->head_len) {
+        size_t room = mip_tcp_writable(c), n = (size_t)(r->head_len - r->head_off), b = 0, put;
 
         if (room == 0)
             return false;
@@ -376,38 +382,38 @@ static bool send_some(struct mip_http_conn *hc)
             n = room;
         if (n > sizeof(buf))
             n = sizeof(buf);
-        memcpy(buf, hc->head + hc->head_off, n);
-        if (hc->head_off + n == hc->head_len) {
+        memcpy(buf, r->head + r->head_off, n);
+        if (r->head_off + n == r->head_len) {
             b = (room < sizeof(buf) ? room : sizeof(buf)) - n;
-            if ((uint64_t)b > hc->body_left)
-                b = (size_t)hc->body_left;
-            mip_http_body_fill(hc->body_off, buf + n, b);
+            if ((uint64_t)b > r->body_left)
+                b = (size_t)r->body_left;
+            mip_http_body_fill(r->body_off, buf + n, b);
         }
-        put = mip_tcp_write(h->srv.tcp, c, buf, n + b);
+        put = mip_tcp_write(tcp, c, buf, n + b);
         if (put <= n) {
-            hc->head_off = (uint16_t)(hc->head_off + put);
+            r->head_off = (uint16_t)(r->head_off + put);
         } else {
-            hc->head_off = hc->head_len;
-            hc->body_off += put - n;
-            hc->body_left -= put - n;
-            h->body_bytes += put - n;
+            r->head_off = r->head_len;
+            r->body_off += put - n;
+            r->body_left -= put - n;
+            *body_bytes += put - n;
         }
         if (put < n + b)
             return false;
     }
-    while (hc->body_left > 0) {
+    while (r->body_left > 0) {
         size_t room = mip_tcp_writable(c), n, put;
 
         if (room == 0)
             return false;
         n = room < sizeof(buf) ? room : sizeof(buf);
-        if ((uint64_t)n > hc->body_left)
-            n = (size_t)hc->body_left;
-        mip_http_body_fill(hc->body_off, buf, n);
-        put = mip_tcp_write(h->srv.tcp, c, buf, n);
-        hc->body_off += put;
-        hc->body_left -= put;
-        h->body_bytes += put;
+        if ((uint64_t)n > r->body_left)
+            n = (size_t)r->body_left;
+        mip_http_body_fill(r->body_off, buf, n);
+        put = mip_tcp_write(tcp, c, buf, n);
+        r->body_off += put;
+        r->body_left -= put;
+        *body_bytes += put;
         if (put < n)
             return false;
     }
@@ -502,7 +508,8 @@ static void http_run(struct mip_http_conn *hc)
 {
     while (hc->mem.used) {
         if (hc->phase == PHASE_SEND) {
-            if (!send_some(hc))
+            if (!mip_http_resp_send(&hc->resp, hc->app->srv.tcp, &hc->mem.conn,
+                                    &hc->app->body_bytes))
                 return;
             if (hc->close_after && hc->linger) {
                 /* A lingering close after a refused request: FIN now, then
@@ -636,8 +643,8 @@ static struct mip_tcp_conn *http_accept(struct mip_tcp_listener *l, struct mip_t
     hc->close_after = false;
     hc->linger = false;
     hc->req_len = 0;
-    hc->head_len = hc->head_off = 0;
-    hc->body_left = hc->body_off = 0;
+    hc->resp.head_len = hc->resp.head_off = 0;
+    hc->resp.body_left = hc->resp.body_off = 0;
     hc->skip = 0;
     return mip_tcp_app_slot_take(&hc->mem, &http_cb, hc);
 }

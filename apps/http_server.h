@@ -134,6 +134,30 @@ static inline uint8_t mip_http_body_byte(uint64_t i)
 }
 void mip_http_body_fill(uint64_t offset, uint8_t *out, size_t n);
 
+/* --- a response on its way out -------------------------------------------------- */
+
+/* The status line and headers (and, for an error, a short text body) as
+ * text, then body_left bytes of the /bytes/N pattern: what both the
+ * callback server below and the kernel's HTTP process (os_apps.h) send. */
+struct mip_http_resp {
+    uint16_t head_len, head_off;
+    uint64_t body_left, body_off;
+    uint8_t  head[MIP_HTTP_HEAD_MAX];
+};
+
+/* Prepares the response: 200 with body_len bytes of the pattern (sent only
+ * when with_body: a HEAD request gets the head alone), or an error status
+ * with its reason as the body. keep_alive false adds "Connection: close";
+ * an HTTP/1.0 request kept alive gets "Connection: keep-alive". */
+void mip_http_resp_start(struct mip_http_resp *r, uint16_t status, uint64_t body_len,
+                         bool with_body, bool keep_alive, uint8_t version_minor);
+
+/* Queues what fits of the response on c (the head and the start of the
+ * body in one write). Adds the body bytes queued to *body_bytes. True when
+ * all of it is queued. */
+bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip_tcp_conn *c,
+                        uint64_t *body_bytes);
+
 /* --- the server -------------------------------------------------------------- */
 
 struct mip_http_server;
@@ -147,11 +171,9 @@ struct mip_http_conn {
     uint16_t req_len;        /* bytes in req */
     mip_time_t last;         /* accepted, last request byte read, or last
                                 response queued: the idle clock */
-    uint16_t head_len, head_off;
-    uint64_t body_left, body_off;
     uint64_t skip;           /* request body bytes still to drop */
+    struct mip_http_resp resp;
     uint8_t  req[MIP_HTTP_REQ_MAX];
-    uint8_t  head[MIP_HTTP_HEAD_MAX];
 };
 
 struct mip_http_server {

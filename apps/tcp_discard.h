@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "moteip/crc32.h"   /* mip_crc32_update, which the apps use */
 #include "moteip/tcp.h"
 #include "tcp_app.h"
 
@@ -43,9 +44,5 @@ struct mip_tcp_discard {
 mip_status mip_tcp_discard_start(struct mip_tcp_discard *d, struct mip_tcp *tcp, uint16_t port);
 /* Stops listening and aborts the open connections; counters are kept. */
 void mip_tcp_discard_stop(struct mip_tcp_discard *d);
-
-/* CRC-32 (reflected, polynomial 0xEDB88320) continued over data:
- * crc = mip_crc32_update(0, a, n) equals zlib.crc32(a). */
-uint32_t mip_crc32_update(uint32_t crc, const uint8_t *data, size_t n);
 
 #endif

@@ -15,6 +15,7 @@ fuzz_slip: [cap selector][chunk seed][serial line bytes] (see fuzz/fuzz_slip.c).
 """
 import os
 import struct
+import zlib
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1570,6 +1571,27 @@ def zep_seeds():
     v1 = b"EX\x01\x0b" + struct.pack(">H", 9) + b"\x00\xc8" + bytes(7) + bytes([len(fr)]) + fr
     return {"v2-data": v2, "v1-lqi": v1, "v2-ack": b"EX\x02\x02\x00\x00\x00\x07"}
 
+# --- fuzz_loader: [1 byte: odd = the harness fixes the CRC][an MPM1 module] ------
+
+def loader_module(text_words, data_words, bss, init, relocs, names):
+    body = b"".join(struct.pack("<I", w) for w in text_words + data_words)
+    body += b"".join(struct.pack("<IBBH", off, kind, 0, arg) for off, kind, arg in relocs)
+    body += names
+    hdr = b"MPM1" + struct.pack("<BBHIIIIHHI", 0, 1, 32, 4 * len(text_words),
+                                4 * len(data_words), bss, init, len(relocs), len(names),
+                                zlib.crc32(body))
+    return hdr + body
+
+def loader_seeds():
+    names = b"mip_a\0mip_bc\0"
+    ok = loader_module([8, 0], [4], 16, 1, [(0, 1, 0), (4, 2, 0), (8, 2, 6)], names)
+    return {
+        "linked": b"\0" + ok,
+        "linked-fix-crc": b"\1" + ok[:28] + b"\0\0\0\0" + ok[32:],
+        "no-relocations": b"\0" + loader_module([0x4770], [], 0, 1, [], b""),
+        "unknown-name": b"\1" + loader_module([0], [], 0, 0, [(0, 2, 0)], b"mip_z\0"),
+    }
+
 # --- output -----------------------------------------------------------------
 
 def write_dir(harness, files):
@@ -1733,6 +1755,7 @@ def main():
     n += write_dir("fuzz_lowpan_fwd", fwd_seeds())
     n += write_dir("fuzz_slip", slip_seeds())
     n += write_dir("fuzz_zep", zep_seeds())
+    n += write_dir("fuzz_loader", loader_seeds())
     n += write_dir("fuzz_sim_json", json_seeds())
     n += write_dir("fuzz_rpl_stack", rpl_stack_seeds())
     print("wrote %d corpus files under %s" % (n, os.path.relpath(CORPUS)), file=sys.stderr)

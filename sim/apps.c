@@ -27,6 +27,7 @@ struct sim_flow {
     const struct sim_flow_spec *fs;
     struct sim *sim;
     uint32_t index;
+    uint32_t next_to;               /* the next flow to the same node (sim->flow_to) */
     bool     done, complete, started;
     int      error;                 /* enum mip_tcp_error seen, 0 none */
     uint64_t start_us, done_us, last_rx_us;
@@ -356,10 +357,12 @@ static void udp_recv(void *ctx, struct mip_stack *s, const struct mip_udp_meta *
 {
     struct sim_node *nd = ctx;
     struct sim *sim = nd->sim;
-    uint32_t src = sim_node_of_address(sim, &m->src);
-    size_t k;
+    uint32_t src = m->src.family == MIP_AF_INET
+                       ? (uint32_t)m->src.bytes[2] << 8 | m->src.bytes[3]
+                       : sim_node_of_iid(sim, m->src.bytes);
+    uint32_t k;
     (void)s;
-    for (k = 0; k < sim->n_flows; k++) {
+    for (k = sim->flow_to[nd->id]; k != UINT32_MAX; k = sim->flow[k].next_to) {
         struct sim_flow *f = &sim->flow[k];
         uint32_t seq;
         uint64_t sent_us = 0;
@@ -551,11 +554,21 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
     size_t k;
+    uint32_t i;
     sim->n_flows = sc->n_flows;
     sim->flow = calloc(sc->n_flows ? sc->n_flows : 1u, sizeof(*sim->flow));
-    if (sim->flow == NULL) {
+    sim->flow_to = malloc((sim->n ? sim->n : 1u) * sizeof(*sim->flow_to));
+    if (sim->flow == NULL || sim->flow_to == NULL) {
         snprintf(err, errlen, "out of memory");
         return false;
+    }
+    /* The flows that end at each node, in flow order: what a datagram
+     * arriving there may belong to, without scanning every flow. */
+    for (i = 0; i < sim->n; i++)
+        sim->flow_to[i] = UINT32_MAX;
+    for (k = sc->n_flows; k-- > 0;) {
+        sim->flow[k].next_to = sim->flow_to[sc->flows[k].dst];
+        sim->flow_to[sc->flows[k].dst] = (uint32_t)k;
     }
     for (k = 0; k < sc->n_flows; k++) {
         struct sim_flow *f = &sim->flow[k];
@@ -689,6 +702,8 @@ void sim_apps_free(struct sim *sim)
     }
     free(sim->flow);
     sim->flow = NULL;
+    free(sim->flow_to);
+    sim->flow_to = NULL;
 }
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
@@ -820,6 +835,8 @@ void sim_apps_frame_out(struct sim *sim, struct sim_node *nd, const uint8_t *fra
     bool data;
     size_t k;
     struct sim_flow *f;
+    if (!nd->tcp_on)
+        return;         /* no TCP flow starts here */
     for (k = 0; k < sim->n_flows; k++)
         if (sim->flow[k].fs->kind == SIM_FLOW_TCP && sim->flow[k].fs->src == nd->id)
             break;
@@ -837,12 +854,10 @@ void sim_apps_frame_out(struct sim *sim, struct sim_node *nd, const uint8_t *fra
 static void flow_hops(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len)
 {
     uint32_t src;
-    size_t k;
+    uint32_t k;
     uint8_t left, proto;
     if (len >= 40u && (ip[0] >> 4) == 6u) {
-        struct mip_addr a;
-        mip_addr_set6(&a, ip + 8);
-        src = sim_node_of_address(sim, &a);
+        src = sim_node_of_iid(sim, ip + 8);
         left = ip[7];
         if (sim_ip6_upper(ip, len, &proto) == 0u)
             return;
@@ -855,7 +870,7 @@ static void flow_hops(struct sim *sim, struct sim_node *nd, const uint8_t *ip, s
     }
     if (src >= sim->n || (proto != MIP_IPPROTO_TCP && proto != 17u))
         return;
-    for (k = 0; k < sim->n_flows; k++) {
+    for (k = sim->flow_to[nd->id]; k != UINT32_MAX; k = sim->flow[k].next_to) {
         const struct sim_flow_spec *fs = sim->flow[k].fs;
         if (fs->src == src && fs->dst == nd->id &&
             (fs->kind == SIM_FLOW_UDP) == (proto == 17u) &&
@@ -872,12 +887,12 @@ void sim_apps_datagram_in(struct sim *sim, struct sim_node *nd, const uint8_t *i
 {
     uint16_t sp, dp;
     bool data;
-    size_t k;
+    uint32_t k;
     if (sim->dyn != NULL)
         flow_hops(sim, nd, ip, len);
     if (!tcp_of(ip, len, len, &sp, &dp, &data) || !data)
         return;
-    for (k = 0; k < sim->n_flows; k++) {
+    for (k = sim->flow_to[nd->id]; k != UINT32_MAX; k = sim->flow[k].next_to) {
         struct sim_flow *f = &sim->flow[k];
         /* the sender's ports: the receiver's connection does not exist yet
          * when the first data segment completes the handshake */
@@ -895,6 +910,8 @@ void sim_apps_datagram_in(struct sim *sim, struct sim_node *nd, const uint8_t *i
 void sim_apps_sample_cc(struct sim *sim, struct sim_node *nd)
 {
     size_t k;
+    if (!nd->tcp_on)
+        return;         /* no TCP flow starts here: skip the O(flows) scan */
     for (k = 0; k < sim->n_flows; k++) {
         struct sim_flow *f = &sim->flow[k];
         const struct mip_tcp_conn *c = &f->snd;

@@ -14,7 +14,9 @@
  *     node of border.reach (default: every node with a path), and a
  *     default route up the tree on each of those nodes and their ancestors;
  *     a node that already has a route to a destination (a flow's, a static
- *     one) keeps it;
+ *     one) keeps it; with routing.type "rpl" none of these: the border
+ *     router is the DODAG root and announces link.prefix (node.c), the
+ *     nodes that joined are reached by their DAOs;
  *   - on the border router: the mesh prefix on-link on the radio (an
  *     address it has no host route to goes out on the radio, never back
  *     to the host) and border.routes towards the host (default ::/0).
@@ -182,8 +184,11 @@ bool sim_border_build(struct sim *sim, char *err, size_t errlen)
         return false;
     }
     /* host routes first: until the prefixes below exist, a route lookup
-     * that succeeds is a host route (tree_routes) */
-    if (!tree_routes(sim, err, errlen))
+     * that succeeds is a host route (tree_routes). With RPL the border
+     * router is the DODAG root (the scenario put rpl_root there): its
+     * DAOs route down, the nodes' preferred parents up, and nothing is
+     * computed from the simulator's knowledge. */
+    if (sim->sc->routing != SIM_ROUTING_RPL && !tree_routes(sim, err, errlen))
         return false;
     st = mip_netif_add_addr(&nd->stack, b->netif, &bs->addr, bs->addr_len);
     if (st != MIP_OK) {

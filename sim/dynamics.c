@@ -82,41 +82,54 @@ static bool usable(struct sim *sim, uint32_t a, const struct sim_neighbor *e)
            sim_link_prr(sim, a, e->node, fb) > 0.0 && sim_link_prr(sim, e->node, a, fb) > 0.0;
 }
 
-/* Hop counts from root over usable links (BFS); UINT32_MAX: unreached. */
-static void bfs(struct sim *sim, uint32_t root, uint32_t *dist, uint32_t *queue)
+/* Hop counts from root over usable links (BFS); UINT32_MAX: unreached.
+ * A node's count is final when it is found, so the search stops once
+ * `target` has one and goes on from there for the next target (the
+ * queue's head and tail are the caller's): a sink's reporters cost the
+ * area they span, not the whole network each. */
+static void bfs_start(struct sim *sim, uint32_t root, uint32_t *dist, uint32_t *queue,
+                      uint32_t *head, uint32_t *tail)
 {
-    uint32_t i, head = 0, tail = 0;
+    uint32_t i;
+    *head = *tail = 0;
     for (i = 0; i < sim->n; i++)
         dist[i] = UINT32_MAX;
     if (sim->node[root].down)
         return;
     dist[root] = 0;
-    queue[tail++] = root;
-    while (head < tail) {
-        uint32_t u = queue[head++];
+    queue[(*tail)++] = root;
+}
+
+static void bfs_until(struct sim *sim, uint32_t target, uint32_t *dist, uint32_t *queue,
+                      uint32_t *head, uint32_t *tail)
+{
+    while (*head < *tail && dist[target] == UINT32_MAX) {
+        uint32_t u = queue[(*head)++];
         size_t k;
         for (k = 0; k < sim->node[u].n_nbr; k++) {
             const struct sim_neighbor *e = &sim->node[u].nbr[k];
             if (dist[e->node] == UINT32_MAX && usable(sim, u, e)) {
                 dist[e->node] = dist[u] + 1u;
-                queue[tail++] = e->node;
+                queue[(*tail)++] = e->node;
             }
         }
     }
 }
 
-/* Every flow's shortest hop count now (one BFS per destination). */
+/* Every flow's shortest hop count now (one BFS per destination, as far
+ * as its sources). */
 static void shortest_hops(struct sim *sim)
 {
     struct sim_dyn *d = sim->dyn;
-    uint32_t root = UINT32_MAX;
+    uint32_t root = UINT32_MAX, head = 0, tail = 0;
     size_t k;
     for (k = 0; k < sim->n_flows; k++) {
         const struct sim_flow_spec *fs = &sim->sc->flows[k];
         if (fs->dst != root) {
-            bfs(sim, fs->dst, d->dist, d->queue);
+            bfs_start(sim, fs->dst, d->dist, d->queue, &head, &tail);
             root = fs->dst;
         }
+        bfs_until(sim, fs->src, d->dist, d->queue, &head, &tail);
         d->flow[k].short_hops = d->dist[fs->src] == UINT32_MAX ? 0u : d->dist[fs->src];
     }
 }
@@ -345,10 +358,14 @@ static void probe(struct sim *sim)
 /* --- the RPL arm's view ------------------------------------------------------------ */
 
 /* The node whose sim address (or link-local form of it) a is: the IID's
- * last two bytes are the short address. UINT32_MAX: none of ours. */
+ * last two bytes are the short address (sim.h: four bytes of the extended
+ * one without short addresses). UINT32_MAX: none of ours. */
 static uint32_t node_of(const struct sim *sim, const uint8_t a[16])
 {
-    uint32_t id = (uint32_t)a[14] << 8 | a[15];
+    uint32_t id = sim_node_of_iid(sim, a);
+    if (!sim->sc->short_addresses)
+        return id < sim->n && a[8] == 0u && a[9] == 0u && a[10] == 0u && a[11] == 1u
+                   ? id : UINT32_MAX;
     return id < sim->n && a[11] == 0xffu && a[12] == 0xfeu ? id : UINT32_MAX;
 }
 

@@ -11,8 +11,9 @@
  *            [--realtime [--speed X]]
  *
  * --realtime paces the run to the wall clock (realtime.h) and attaches the
- * scenario's border router to its host device (border.h); a scenario with
- * a border router runs only so.
+ * scenario's border router to its host device (border.h) and its external
+ * nodes to their ZEP sockets (external.h); a scenario with either runs
+ * only so.
  *
  * --check validates the scenario (and builds the network) without running it,
  * so front ends can report a bad scenario before starting a sweep.
@@ -24,6 +25,7 @@
  */
 #include "sim.h"
 #include "border.h"
+#include "external.h"
 #include "capture.h"
 #include "realtime.h"
 #include "zep_mirror.h"
@@ -311,8 +313,19 @@ struct sim_main {
     struct sim_capture capture;
     struct sim_zep_mirror zep_mirror;
     FILE *of;                           /* the result: stdout or --out */
+    double load_s, build_s;             /* --perf: wall time of the set-up parts */
+    double setup_cpu_s;                 /* ... and the CPU time of the whole set-up */
     char err[512];
 };
+
+/* CPU seconds of this process (--perf: on a loaded machine, wall time
+ * also counts the other processes' turns). */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static double wall_s(void)
 {
@@ -342,6 +355,15 @@ static int attach_host(struct sim_main *m)
     if (m->sc.border.on && !m->a.realtime) {
         fprintf(stderr, "moteip-sim: %s: border: a border router runs only with --realtime "
                         "(the host's programs live on the wall clock)\n", m->a.scen);
+        return 2;
+    }
+    if (m->sc.n_external > 0u && !m->a.realtime) {
+        fprintf(stderr, "moteip-sim: %s: external: external nodes run only with --realtime "
+                        "(they live on the wall clock)\n", m->a.scen);
+        return 2;
+    }
+    if (m->sc.n_external > 0u && !sim_external_open(&m->sim, m->err, sizeof(m->err))) {
+        fprintf(stderr, "moteip-sim: %s: %s\n", m->a.scen, m->err);
         return 2;
     }
     if (m->sc.border.on && !sim_border_open(&m->sim, m->err, sizeof(m->err))) {
@@ -419,6 +441,9 @@ static void announce_realtime(const struct sim_main *m)
     if (b->on)
         fprintf(stderr, "; border router node %u on %s '%s' as %s/%u", b->node,
                 b->kind == SIM_BORDER_TUN ? "tun" : "tap", b->device, addr, b->addr_len);
+    for (size_t i = 0; i < m->sc.n_external; i++)
+        fprintf(stderr, "; external node %u on zep %s,%s", m->sc.external[i].node,
+                m->sc.external[i].local, m->sc.external[i].remote);
     fputc('\n', stderr);
 }
 
@@ -445,6 +470,11 @@ static int run_and_write(struct sim_main *m, double t0)
                 sim->n, (double)sim->now_us / 1e6, (unsigned long long)sim->events, w,
                 w > 0 ? (double)sim->events / w : 0.0,
                 w > 0 ? ((double)sim->now_us / 1e6) / w : 0.0, sizeof(struct sim_node));
+        /* set-up apart from the run (bench/sim-speed --scale) */
+        fprintf(stderr, "moteip-sim: set-up %.3f s (load %.3f s, build %.3f s), run %.3f s; "
+                        "CPU: set-up %.3f s, run %.3f s\n",
+                m->load_s + m->build_s, m->load_s, m->build_s, w - m->build_s, m->setup_cpu_s,
+                cpu_s() - m->setup_cpu_s);
     }
     return rc;
 }
@@ -479,14 +509,18 @@ static int sim_main_run(struct sim_main *m)
     double t0;
     int rc;
 
+    t0 = wall_s();
     if (!sim_scenario_load(m->a.scen, &m->sc, m->err, sizeof(m->err))) {
         fprintf(stderr, "moteip-sim: %s\n", m->err);
         return 2;
     }
     if (m->a.seed_given)
         m->sc.seed = m->a.seed;
+    m->load_s = wall_s() - t0;
     t0 = wall_s();
     rc = build_network(m);
+    m->build_s = wall_s() - t0;
+    m->setup_cpu_s = cpu_s();
     if (rc == 0 && !m->a.check_only)
         rc = attach_host(m);
     if (rc == 0 && !m->a.check_only) {

@@ -31,6 +31,7 @@
 #include "sim.h"
 #include "capture.h"
 #include "zep_mirror.h"
+#include "external.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,9 @@ static void signal_on(struct sim *sim, uint32_t txid, const struct sim_neighbor 
         r->interferers++;
     if (ld)
         r->interference_mw += dbm_to_mw(e->rx_dbm);
-    if (!may_lock && r->radio == SIM_RADIO_LISTEN) {
+    if ((!may_lock || sim->now_us < r->rx_ready_us) && r->radio == SIM_RADIO_LISTEN) {
+        /* mid-frame, or the receiver is still starting (rx_on_us): it
+         * cannot catch the frame's preamble */
         if (e->decodable)
             r->c.frames_missed_busy++;
     } else if (r->radio == SIM_RADIO_LISTEN && e->decodable) {
@@ -323,12 +326,15 @@ static void deliver_pending(struct sim *sim, struct sim_node *r, const struct si
 {
     uint8_t what = r->rx_pending;
     r->rx_pending = SIM_RX_NONE;
-    if (what == SIM_RX_FRAME) {
+    if (what == SIM_RX_FRAME && r->external) {
+        sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
+        sim_external_deliver(sim, r, t);   /* its MAC is the program's */
+    } else if (what == SIM_RX_FRAME) {
         sim_capture_rx(sim, r->id, t->sender, t->frame, t->len);
         if (sim->misbehave != NULL)
             sim_misbehave_heard(sim, r->id, t->frame, (size_t)t->len - MIP_802154_FCS_LEN);
         mip_mac_radio_rx(&r->mac, t->frame, (size_t)t->len - MIP_802154_FCS_LEN,
-                         (mip_utime_t)sim->now_us);
+                         sim_node_us(sim, r));
         sim_node_schedule(sim, r);
     } else if (what == SIM_RX_HEADER) {
         size_t n = (size_t)t->len - MIP_802154_FCS_LEN;
@@ -518,9 +524,10 @@ void sim_medium_tx_end(struct sim *sim, uint32_t txid)
             deliver_pending(sim, r, t);
     }
     t->live = false;
-    if (nd->down || t->boot != nd->boots)
-        return;                 /* its MAC is frozen, or not the one that sent */
-    mip_mac_radio_tx_done(&nd->mac, (mip_utime_t)sim->now_us);
+    if (nd->down || t->boot != nd->boots || nd->external)
+        return;                 /* its MAC is frozen, not the one that sent, or the
+                                   program's (which counts its airtime itself) */
+    mip_mac_radio_tx_done(&nd->mac, sim_node_us(sim, nd));
     sim_node_schedule(sim, nd);
 }
 
@@ -540,8 +547,10 @@ static void radio_on(void *ctx)
 {
     struct sim_node *nd = ctx;
     nd->radio_on = true;
-    if (nd->radio == SIM_RADIO_OFF)
+    if (nd->radio == SIM_RADIO_OFF) {
+        nd->rx_ready_us = nd->sim->now_us + nd->sim->sc->timing.rx_on_us;
         radio_set(nd->sim, nd, SIM_RADIO_LISTEN);
+    }
 }
 
 static void radio_off(void *ctx)
@@ -612,16 +621,132 @@ static bool geo_entry(const struct sim_scenario *sc, double d, double sh, struct
     return add;
 }
 
-bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
+/*
+ * The farthest two nodes of a geometric model can be and still hear (or
+ * disturb) each other, metres; 0 when there is no bound the grid can use
+ * (log distance with shadowing, whose deviates are drawn pair by pair in
+ * all-pairs order, or a model without loss growth). A margin of 1 % + 1 m
+ * keeps rounding from leaving out a pair geo_entry would take: the grid
+ * only prunes candidates, geo_entry still decides each pair.
+ */
+static double geo_reach_m(const struct sim_scenario *sc)
+{
+    double r;
+    if (sc->medium == SIM_MEDIUM_UNIT_DISK) {
+        r = sc->interference_range_m > sc->cs_range_m ? sc->interference_range_m
+                                                      : sc->cs_range_m;
+    } else {
+        if (sc->shadowing_db > 0.0 || !(sc->pl_exponent > 0.0) || !(sc->d0_m > 0.0))
+            return 0.0;
+        r = sc->d0_m * pow(10.0, (sc->tx_power_dbm - (sc->noise_dbm - 20.0) - sc->pl_d0_db) /
+                                     (10.0 * sc->pl_exponent));
+        if (r < sc->d0_m)
+            r = sc->d0_m;
+    }
+    r = r * 1.01 + 1.0;
+    return isfinite(r) && r > 0.0 ? r : 0.0;
+}
+
+/* One pair (i < j) of a geometric model: both entries when they hear or
+ * disturb each other. */
+static bool geo_pair(struct sim *sim, size_t *cap, uint32_t i, uint32_t j, double sh)
+{
+    const struct sim_scenario *sc = sim->sc;
+    double dx = sc->pos[i][0] - sc->pos[j][0];
+    double dy = sc->pos[i][1] - sc->pos[j][1];
+    struct sim_neighbor e;
+    if (!geo_entry(sc, sqrt(dx * dx + dy * dy), sh, &e))
+        return true;
+    e.node = j;
+    if (!nbr_add(&sim->node[i], &cap[i], &e))
+        return false;
+    e.node = i;
+    return nbr_add(&sim->node[j], &cap[j], &e);
+}
+
+/*
+ * The geometric pairs through a spatial grid of square cells at least
+ * `reach` wide: a node's candidates are the nodes of its own cell and the
+ * eight around it, so the build is O(n) in cells and pairs plus the sort
+ * of each list, against the all-pairs O(n^2). The lists are sorted by node
+ * id afterwards either way, so they come out identical to the all-pairs
+ * build's (tests/unit/sim/test_medium_grid.c). When the area would need
+ * more than 4 cells per node, cells grow (fewer, fuller cells, same pairs).
+ */
+static bool geo_grid(struct sim *sim, size_t *cap, double reach)
+{
+    const struct sim_scenario *sc = sim->sc;
+    uint32_t n = sim->n, i, *start = NULL, *fill = NULL, *cell_of = NULL, *order = NULL;
+    double minx = sc->pos[0][0], miny = sc->pos[0][1], maxx = minx, maxy = miny, cell = reach;
+    uint64_t cols, rows, cells;
+    bool ok = false;
+    for (i = 1; i < n; i++) {
+        minx = fmin(minx, sc->pos[i][0]);
+        maxx = fmax(maxx, sc->pos[i][0]);
+        miny = fmin(miny, sc->pos[i][1]);
+        maxy = fmax(maxy, sc->pos[i][1]);
+    }
+    for (;;) {
+        cols = (uint64_t)((maxx - minx) / cell) + 1u;
+        rows = (uint64_t)((maxy - miny) / cell) + 1u;
+        if (cols * rows <= 4u * (uint64_t)n + 16u)
+            break;
+        cell *= 2.0;
+    }
+    cells = cols * rows;
+    start = calloc(cells + 1u, sizeof(*start));
+    fill = calloc(cells, sizeof(*fill));
+    cell_of = malloc(n * sizeof(*cell_of));
+    order = malloc(n * sizeof(*order));
+    if (start == NULL || fill == NULL || cell_of == NULL || order == NULL)
+        goto out;
+    for (i = 0; i < n; i++) {
+        uint64_t cx = (uint64_t)((sc->pos[i][0] - minx) / cell);
+        uint64_t cy = (uint64_t)((sc->pos[i][1] - miny) / cell);
+        cx = cx < cols ? cx : cols - 1u;
+        cy = cy < rows ? cy : rows - 1u;
+        cell_of[i] = (uint32_t)(cy * cols + cx);
+        start[cell_of[i] + 1u]++;
+    }
+    for (i = 0; i < cells; i++)
+        start[i + 1u] += start[i];
+    for (i = 0; i < n; i++)         /* ascending ids within a cell */
+        order[start[cell_of[i]] + fill[cell_of[i]]++] = i;
+    for (i = 0; i < n; i++) {
+        uint64_t cx = cell_of[i] % cols, cy = cell_of[i] / cols, x, y;
+        for (y = cy > 0u ? cy - 1u : 0u; y <= cy + 1u && y < rows; y++)
+            for (x = cx > 0u ? cx - 1u : 0u; x <= cx + 1u && x < cols; x++) {
+                uint32_t c = (uint32_t)(y * cols + x), k;
+                for (k = start[c]; k < start[c + 1u]; k++)
+                    if (order[k] > i && !geo_pair(sim, cap, i, order[k], 0.0))
+                        goto out;
+            }
+    }
+    ok = true;
+out:
+    free(start);
+    free(fill);
+    free(cell_of);
+    free(order);
+    return ok;
+}
+
+bool sim_medium_neighbors(struct sim *sim, bool all_pairs, char *err, size_t errlen)
 {
     struct sim_scenario *sc = sim->sc;
     size_t *cap = calloc(sim->n, sizeof(*cap));
     uint32_t i, j;
     size_t k;
     bool ok = true;
+    double reach;
     if (cap == NULL) {
         snprintf(err, errlen, "out of memory");
         return false;
+    }
+    for (i = 0; i < sim->n; i++) {
+        free(sim->node[i].nbr);
+        sim->node[i].nbr = NULL;
+        sim->node[i].n_nbr = 0;
     }
     if (sc->medium == SIM_MEDIUM_PRR || sc->topology == SIM_TOPO_LINKS) {
         for (k = 0; k < sc->n_links && ok; k++) {
@@ -639,6 +764,8 @@ bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
                 ok = nbr_add(&sim->node[l->b], &cap[l->b], &e);
             }
         }
+    } else if (!all_pairs && (reach = geo_reach_m(sc)) > 0.0 && sim->n > 0u) {
+        ok = geo_grid(sim, cap, reach);
     } else {
         /* Shadowing is one draw per unordered pair from a stream of its
          * own, so the channel is symmetric and independent of traffic. */
@@ -649,30 +776,24 @@ bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
             seed[8u + k] = (uint8_t)(0x5Au ^ k);
         }
         mip_rng_seed(&shadow, seed, sizeof(seed));
-        for (i = 0; i < sim->n && ok; i++) {
-            for (j = i + 1u; j < sim->n && ok; j++) {
-                double dx = sc->pos[i][0] - sc->pos[j][0];
-                double dy = sc->pos[i][1] - sc->pos[j][1];
-                double d = sqrt(dx * dx + dy * dy);
-                struct sim_neighbor e;
-                double sh = sc->medium == SIM_MEDIUM_LOG_DISTANCE && sc->shadowing_db > 0.0
-                                ? rng_normal(&shadow) : 0.0;
-                if (!geo_entry(sc, d, sh, &e))
-                    continue;
-                e.node = j;
-                ok = nbr_add(&sim->node[i], &cap[i], &e);
-                e.node = i;
-                if (ok)
-                    ok = nbr_add(&sim->node[j], &cap[j], &e);
-            }
-        }
+        for (i = 0; i < sim->n && ok; i++)
+            for (j = i + 1u; j < sim->n && ok; j++)
+                ok = geo_pair(sim, cap, i, j,
+                              sc->medium == SIM_MEDIUM_LOG_DISTANCE && sc->shadowing_db > 0.0
+                                  ? rng_normal(&shadow) : 0.0);
     }
     for (i = 0; i < sim->n; i++)
-        qsort(sim->node[i].nbr, sim->node[i].n_nbr, sizeof(struct sim_neighbor), nbr_cmp);
+        if (sim->node[i].n_nbr > 1u)    /* an isolated node's list is NULL */
+            qsort(sim->node[i].nbr, sim->node[i].n_nbr, sizeof(struct sim_neighbor), nbr_cmp);
     free(cap);
     if (!ok)
         snprintf(err, errlen, "out of memory building neighbour lists");
     return ok;
+}
+
+bool sim_medium_build(struct sim *sim, char *err, size_t errlen)
+{
+    return sim_medium_neighbors(sim, false, err, errlen);
 }
 
 /* The PRR a routing metric sees for a->b without interference. */

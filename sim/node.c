@@ -1,6 +1,9 @@
 /*
- * Nodes and the run loop: each node is a real moteip stack (+ TCP on flow
- * end points) over a lowpan netif, a MAC and the simulated radio.
+ * Nodes: each node is a real moteip stack (+ TCP on flow end points) over
+ * a lowpan netif, a MAC and the simulated radio. What a node needs from the
+ * modules (the radio driver, the apps' observers, the records, what a
+ * reboot restarts) comes through sim->env (run.c sets it), so this file
+ * calls only ctx.c and the stack.
  *
  * Scheduling: after anything touches a node (a frame, a timer, an app),
  * sim_node_schedule() polls its stack and MAC at once — harmless when
@@ -9,16 +12,8 @@
  * moving a deadline never needs a queue deletion.
  */
 #include "sim.h"
-#include "pcap.h"
-#include "border.h"
-#include <stdarg.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-
-mip_time_t sim_ms(const struct sim *sim)
-{
-    return (mip_time_t)(sim->now_us / 1000u);
-}
 
 /* splitmix64: expands (seed, node, purpose) into independent PRNG seeds. */
 static uint64_t splitmix64(uint64_t *x)
@@ -43,85 +38,7 @@ static void derive_seed(uint64_t seed, uint32_t node, uint32_t purpose, uint8_t 
     }
 }
 
-enum { SEED_STACK = 1, SEED_MAC = 2, SEED_CHANNEL = 3 };
-
-/* link.spatial_map and spatial_cell_m as the node's mapping. */
-static struct mip_spatial_map node_map(const struct sim_scenario *sc)
-{
-    struct mip_spatial_map m;
-    memset(&m, 0, sizeof(m));
-    m.kind = sc->spatial_map;
-    m.cell_cm = (uint32_t)(sc->spatial_cell_m * 100.0 + 0.5);
-    return m;
-}
-
-/* The cell of node id's position (wire/spatial.h). */
-static struct mip_spatial_pos node_cell(const struct sim *sim, uint32_t id)
-{
-    const double *p = sim->sc->pos[id];
-    struct mip_spatial_map m = node_map(sim->sc);
-    return mip_spatial_cell(&m, (int32_t)(p[0] * 100.0), (int32_t)(p[1] * 100.0));
-}
-
-void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (sim->sc->addressing == SIM_ADDR_SPATIAL) {
-        /* the node's own (with its D once it resolved a duplicate), else
-         * the one its position gives */
-        uint8_t a[16];
-        if (sim->node != NULL && id < sim->n && sim->node[id].geo.stack != NULL) {
-            mip_addr_set6(out, sim->node[id].geo.addr);
-            return;
-        }
-        struct mip_spatial_map m = node_map(sim->sc);
-        (void)mip_spatial_addr(sim->sc->prefix, &m, node_cell(sim, id), 0, a);
-        mip_addr_set6(out, a);
-    } else if (sim->sc->ipv4) {
-        /* 198.18.0.0/15 (RFC 2544 benchmarking): never routed anywhere. */
-        uint8_t a[4] = { 198, 18, (uint8_t)(id >> 8), (uint8_t)id };
-        mip_addr_set4(out, a);
-    } else {
-        /* the mesh prefix (link.prefix, fd00::/64 by default) + the IID of
-         * short address id, which IPHC elides with context 0 */
-        uint8_t a[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0,
-                          (uint8_t)(id >> 8), (uint8_t)id };
-        memcpy(a, sim->sc->prefix, 8);
-        mip_addr_set6(out, a);
-    }
-}
-
-uint32_t sim_node_of_address(const struct sim *sim, const struct mip_addr *a)
-{
-    uint32_t i;
-    if (sim->sc->addressing == SIM_ADDR_SPATIAL) {
-        struct mip_addr b;
-        for (i = 0; i < sim->n; i++) {
-            sim_node_address(sim, i, &b);
-            if (mip_addr_eq(a, &b))
-                return i;
-        }
-        return UINT32_MAX;
-    }
-    return (uint32_t)a->bytes[a->family == MIP_AF_INET ? 2 : 14] << 8 |
-           a->bytes[a->family == MIP_AF_INET ? 3 : 15];
-}
-
-void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...)
-{
-    va_list ap;
-    if (sim->trace == NULL)
-        return;
-    fprintf(sim->trace, "{\"t_us\":%llu,\"node\":%u,\"ev\":\"%s\"",
-            (unsigned long long)sim->now_us, node, event);
-    if (fmt != NULL && fmt[0] != '\0') {
-        fputc(',', sim->trace);
-        va_start(ap, fmt);
-        vfprintf(sim->trace, fmt, ap);
-        va_end(ap);
-    }
-    fputs("}\n", sim->trace);
-}
+enum { SEED_STACK = 1, SEED_MAC = 2, SEED_CHANNEL = 3, SEED_CLOCK = 4 };
 
 static void mac_input(void *ctx, const uint8_t *frame, size_t len, size_t hdr_len,
                       const struct mip_802154_hdr *hdr, mip_utime_t now)
@@ -180,7 +97,8 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
         return false;
     /* the MAC's own filter would pass a frame for this node up instead */
     if (h.dst.mode == MIP_802154_ADDR_SHORT &&
-        (h.dst.short_addr == (uint16_t)nd->id || h.dst.short_addr == MIP_802154_BROADCAST))
+        (h.dst.short_addr == sim_node_short(sim, nd->id) ||
+         h.dst.short_addr == MIP_802154_BROADCAST))
         return false;
     if (h.dst.mode == MIP_802154_ADDR_EXT &&
         memcmp(h.dst.ext, nd->mac.cfg.ext_addr, sizeof(h.dst.ext)) == 0)
@@ -192,18 +110,18 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
 static mip_status drv_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     struct sim_node *nd = ctx;
-    mip_status st = mip_mac_send(&nd->mac, frame, len, (mip_utime_t)nd->sim->now_us);
+    mip_status st = mip_mac_send(&nd->mac, frame, len, sim_node_us(nd->sim, nd));
     if (st == MIP_OK)
-        sim_apps_frame_out(nd->sim, nd, frame, len);
+        nd->sim->env.frame_out(nd->sim, nd, frame, len);
     return st;
 }
 
 static mip_status drv_transmit_gap(void *ctx, const uint8_t *frame, size_t len, uint16_t gap_us)
 {
     struct sim_node *nd = ctx;
-    mip_status st = mip_mac_send_gap(&nd->mac, frame, len, gap_us, (mip_utime_t)nd->sim->now_us);
+    mip_status st = mip_mac_send_gap(&nd->mac, frame, len, gap_us, sim_node_us(nd->sim, nd));
     if (st == MIP_OK)
-        sim_apps_frame_out(nd->sim, nd, frame, len);
+        nd->sim->env.frame_out(nd->sim, nd, frame, len);
     return st;
 }
 
@@ -216,7 +134,7 @@ static enum mip_fwd_verdict local_in(void *ctx, struct mip_stack *s, bool out, u
     (void)s;
     (void)netif;
     if (!out)
-        sim_apps_datagram_in(nd->sim, nd, pkt, len);
+        nd->sim->env.datagram_in(nd->sim, nd, pkt, len);
     return MIP_FWD_PASS;
 }
 
@@ -231,8 +149,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     uint32_t d, md;
     mip_time_t ms = sim_ms(sim);
     uint64_t t;
-    if (nd->down)
-        return;                         /* frozen until its reboot */
+    if (nd->down || nd->external)
+        return;                         /* frozen until its reboot, or run outside */
     d = mip_stack_poll(&nd->stack, ms);
     if (relay_on(nd)) {
         uint32_t rd = mip_relay_poll(&nd->relay, ms);
@@ -243,8 +161,8 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         /* TCPlp s.9: a sleepy leaf polls fast while any transport waits
          * for its peer (TCP's unacknowledged data, CoAP's requests) */
         mip_mac_expect_reply(&nd->mac, mip_stack_awaits_reply(&nd->stack),
-                             (mip_utime_t)sim->now_us);
-    md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+                             sim_node_us(sim, nd));
+    md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
     if (relay_on(nd)) {
         /* The MAC's poll may have reported a frame's fate (tx_done ->
          * mip_relay_link_status), which can arm a relay timer (DTC locks a
@@ -252,7 +170,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         uint32_t rd = mip_relay_poll(&nd->relay, ms);
         if (rd < d) {
             d = rd;
-            md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+            md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
         }
     }
     if (rpl_on(nd)) {
@@ -262,13 +180,13 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         uint32_t sd = mip_stack_poll(&nd->stack, ms);
         if (sd < d)
             d = sd;
-        md = mip_mac_poll(&nd->mac, (mip_utime_t)sim->now_us);
+        md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
         if (nd->rpl_joined_us == UINT64_MAX && mip_rpl_joined(&nd->rpl)) {
             nd->rpl_joined_us = sim->now_us;
             sim_trace(sim, "rpl_joined", nd->id, "\"rank\":%u", (unsigned)nd->rpl.rank);
         }
     }
-    sim_apps_sample_cc(sim, nd);
+    sim->env.sample_cc(sim, nd);
     if (d != MIP_POLL_IDLE) {
         /* A deadline in the current millisecond was just run: wake at the
          * next one rather than spinning on the same microsecond. The delay
@@ -283,7 +201,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         nd->stack_due = UINT64_MAX;
     }
     if (md != UINT32_MAX) {
-        t = sim->now_us + md;
+        t = sim_node_due(sim, nd, md);
         if (t != nd->mac_due) {
             nd->mac_due = t;
             (void)sim_evq_push(&sim->q, t, SIM_EV_MAC_POLL, nd->id, 0);
@@ -291,17 +209,18 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
     } else {
         nd->mac_due = UINT64_MAX;
     }
-    if (sim->record != NULL)
-        sim_record_node(sim, nd);
+    sim->env.record(sim, nd);
 }
 
-/* A simulated node's extended address: 02:00:00:00:00:00:id_hi:id_lo (its
- * short address is its id). */
-static void node_ext(uint32_t id, uint8_t ext[8])
+/* A simulated node's extended address: 02:00:00:00 and its 32-bit id, big
+ * endian, when its short address is its id; 02:00:00:01 and the id in a
+ * network without short addresses (sim.h: its IID is then never 0). */
+static void node_ext(const struct sim *sim, uint32_t id, uint8_t ext[8])
 {
     int i;
     for (i = 0; i < 8; i++)
-        ext[i] = (uint8_t)(i < 6 ? (i == 0 ? 0x02 : 0) : (i == 6 ? id >> 8 : id));
+        ext[i] = (uint8_t)(i < 4 ? (i == 0 ? 0x02 : 0) : id >> (8 * (7 - i)));
+    ext[3] = sim->sc->short_addresses ? 0u : 1u;
 }
 
 /* Link-layer security's device table: every short address is a node id. */
@@ -311,7 +230,7 @@ static bool sec_ext_of(void *ctx, uint16_t pan_id, uint16_t short_addr, uint8_t 
     (void)pan_id;
     if (short_addr >= sim->n)
         return false;
-    node_ext(short_addr, ext);
+    node_ext(sim, short_addr, ext);
     return true;
 }
 
@@ -345,7 +264,7 @@ static bool geo_boot(struct sim *sim, struct sim_node *nd, char *err, size_t err
     struct mip_geo_config gc;
     mip_status st;
     mip_geo_config_default(&gc);
-    gc.map = node_map(sc);
+    gc.map = sim_spatial_map(sc);
     memcpy(gc.prefix, sc->prefix, 8);
     gc.x_cm = (int32_t)(sc->pos[nd->id][0] * 100.0);
     gc.y_cm = (int32_t)(sc->pos[nd->id][1] * 100.0);
@@ -385,7 +304,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     scfg.forwarding = true;
     mip_stack_init(&nd->stack, &scfg, ms);
 
-    node_ext(id, ext);
+    node_ext(sim, id, ext);
     mcfg = sc->mac;
     if (sc->node_rdc != NULL)
         mcfg.rdc = sc->node_rdc[id];
@@ -393,7 +312,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     memset(&lcfg, 0, sizeof(lcfg));
     lcfg.mode = sc->link_mode;
     lcfg.pan_id = 0xABCD;
-    lcfg.short_addr = (uint16_t)id;
+    lcfg.short_addr = sim_node_short(sim, id);
     memcpy(lcfg.ext_addr, ext, 8);
     /* the aux header and MIC take room from every frame the netif builds */
     lcfg.frame_max = (uint8_t)(sc->frame_max - mip_mac_sec_overhead(&mcfg));
@@ -426,7 +345,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     }
 
     mcfg.pan_id = 0xABCD;
-    mcfg.short_addr = (uint16_t)id;
+    mcfg.short_addr = sim_node_short(sim, id);
     memcpy(mcfg.ext_addr, ext, 8);
     mcfg.timing = sc->timing;
     memset(&mcb, 0, sizeof(mcb));
@@ -435,8 +354,8 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     mcb.overheard = relay_on(nd) ? mac_overheard : NULL;
     mcb.ctx = nd;
     derive_seed(sc->seed, id, boot_purpose(SEED_MAC, nd->boots), seed);
-    st = mip_mac_init(&nd->mac, &mcfg, &sim_radio_driver, nd, &mcb, seed, sizeof(seed),
-                      (mip_utime_t)sim->now_us);
+    st = mip_mac_init(&nd->mac, &mcfg, sim->env.radio, nd, &mcb, seed, sizeof(seed),
+                      sim_node_us(sim, nd));
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: mac: %s", id, mip_status_name(st));
         return false;
@@ -470,7 +389,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     return true;
 }
 
-static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
+bool sim_node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen)
 {
     uint8_t seed[16];
     nd->id = id;
@@ -481,6 +400,9 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
      * reboot does not change the air */
     derive_seed(sim->sc->seed, id, SEED_CHANNEL, seed);
     mip_rng_seed(&nd->chan_rng, seed, sizeof(seed));
+    /* its crystal's rate error: fixed for the run, kept across reboots */
+    derive_seed(sim->sc->seed, id, SEED_CLOCK, seed);
+    nd->drift_ppb = sim_clock_drift_ppb(sim->sc->drift_ppm, seed);
     return node_boot(sim, nd, err, errlen);
 }
 
@@ -491,15 +413,12 @@ static bool node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *e
  * brings it back. */
 void sim_node_down(struct sim *sim, struct sim_node *nd)
 {
-    (void)sim;
     if (nd->radio == SIM_RADIO_RX)
         nd->c.frames_rx_lost++;
-    sim_radio_driver.off(nd);
+    sim->env.radio->off(nd);
     nd->down = true;
     nd->stack_due = nd->mac_due = UINT64_MAX;
 }
-
-static bool attach_leaf(struct sim *sim, uint32_t leaf, uint32_t parent);
 
 /* Node up: a reboot with state loss. Stack, netif, MAC and relay are
  * initialised again (fresh PRNG streams of the next boot), a parent
@@ -515,220 +434,24 @@ bool sim_node_up(struct sim *sim, struct sim_node *nd)
     if (nd->mac.cfg.rdc.kind == MIP_RDC_PARENT)
         for (i = 0; i < sim->n; i++)
             if (sim->node[i].mac.cfg.rdc.kind == MIP_RDC_LEAF &&
-                sim->node[i].mac.cfg.rdc.parent == nd->id && !attach_leaf(sim, i, nd->id))
+                sim->node[i].mac.cfg.rdc.parent == nd->id &&
+                !sim_node_attach_leaf(sim, i, nd->id))
                 return false;
-    sim_routes_node_static(sim, nd->id);
-    sim_apps_node_reboot(sim, nd);
+    sim->env.rebooted(sim, nd);
     sim_node_schedule(sim, nd);
     return true;
 }
 
 /* Each sleepy leaf attaches to its parent (scenario.c checked the parent
  * runs the parent RDC), which must hear it. */
-static bool attach_leaf(struct sim *sim, uint32_t i, uint32_t p)
+bool sim_node_attach_leaf(struct sim *sim, uint32_t i, uint32_t p)
 {
     struct mip_802154_addr a = { MIP_802154_ADDR_SHORT, 0, { 0 } };
     a.short_addr = (uint16_t)i;
-    if (mip_mac_add_child(&sim->node[p].mac, &a, (mip_utime_t)sim->now_us) != MIP_OK) {
+    if (mip_mac_add_child(&sim->node[p].mac, &a, sim_node_us(sim, &sim->node[p])) != MIP_OK) {
         snprintf(sim->err, sizeof(sim->err), "mac: node %u cannot take leaf %u as a child", p, i);
         return false;
     }
     return true;
 }
 
-static bool attach_leaves(struct sim *sim)
-{
-    uint32_t i, p;
-    for (i = 0; i < sim->n; i++) {
-        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_LEAF)
-            continue;
-        p = sim->node[i].mac.cfg.rdc.parent;
-        if (sim_link_prr(sim, i, p, sim->sc->frame_max) <= 0.0 ||
-            sim_link_prr(sim, p, i, sim->sc->frame_max) <= 0.0) {
-            snprintf(sim->err, sizeof(sim->err), "mac: leaf %u's rdc.parent %u is not in its "
-                     "radio range both ways", i, p);
-            return false;
-        }
-        if (!attach_leaf(sim, i, p))
-            return false;
-    }
-    return true;
-}
-
-/* link.addressing "6lowpan-nd": node 0 is the 6LBR (its address static,
- * announcing link.prefix as the PIO and as context 0, compression on);
- * every other node is a host. Lifetimes: RFC 4861's defaults for the PIO
- * (30 days valid, 7 preferred would outlast any run: a day and half a day
- * here), 30 min router lifetime, contexts for an hour. */
-static bool nd6lo_start(struct sim *sim)
-{
-    struct mip_nd6lo_router_config *c = &sim->node[0].nd_router;
-    struct mip_addr a;
-    uint32_t i;
-    mip_status st;
-    memset(c, 0, sizeof(*c));
-    memcpy(c->prefix, sim->sc->prefix, 8);
-    c->prefix_len = 64;
-    c->valid_s = 86400;
-    c->preferred_s = 43200;
-    c->router_lifetime_s = 1800;
-    c->abro_version = 1;
-    sim_node_address(sim, 0, &a);
-    memcpy(c->lbr, a.bytes, 16);
-    c->max_reg_lifetime_min = 60;
-    c->ctx_count = 1;
-    c->ctx[0].cid = 0;
-    c->ctx[0].compress = true;
-    c->ctx[0].lifetime_min = 60;
-    memcpy(c->ctx[0].prefix, sim->sc->prefix, 8);
-    for (i = 0; i < sim->n; i++) {
-        struct sim_node *nd = &sim->node[i];
-        st = i == 0 ? mip_nd6lo_router_start(&nd->stack, nd->netif, c)
-                    : mip_nd6lo_host_start(&nd->stack, nd->netif, sim_ms(sim));
-        if (st != MIP_OK) {
-            snprintf(sim->err, sizeof(sim->err), "node %u: 6lowpan-nd: %s", i,
-                     mip_status_name(st));
-            return false;
-        }
-    }
-    return true;
-}
-
-bool sim_build(struct sim *sim, struct sim_scenario *sc)
-{
-    uint32_t i;
-    memset(sim, 0, sizeof(*sim));
-    sim->sc = sc;
-    sim_evq_init(&sim->q);
-    sim->end_us = (uint64_t)(sc->duration_s * 1e6);
-    sim->n = sc->n_nodes;
-    sim->node = calloc(sim->n, sizeof(*sim->node));
-    sim->tx_cap = 64;
-    sim->tx = calloc(sim->tx_cap, sizeof(*sim->tx));
-    if (sim->node == NULL || sim->tx == NULL) {
-        snprintf(sim->err, sizeof(sim->err), "out of memory for %u nodes", sim->n);
-        return false;
-    }
-    for (i = 0; i < sim->n; i++)
-        if (!node_init(sim, &sim->node[i], i, sim->err, sizeof(sim->err)))
-            return false;
-    if (!sim_medium_build(sim, sim->err, sizeof(sim->err)))
-        return false;
-    if (!attach_leaves(sim))
-        return false;
-    if (!sim_routes_build(sim, sim->err, sizeof(sim->err)))
-        return false;
-    if (!sim_apps_build(sim, sim->err, sizeof(sim->err)))
-        return false;
-    if (!sim_services_build(sim, sim->err, sizeof(sim->err)))
-        return false;
-    if (!sim_dyn_build(sim, sim->err, sizeof(sim->err)))
-        return false;
-    if (sc->border.on && !sim_border_build(sim, sim->err, sizeof(sim->err)))
-        return false;
-    if (!sim_misbehave_build(sim, sim->err, sizeof(sim->err)))
-        return false;
-    if (!sim_record_init(sim)) {
-        snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
-        return false;
-    }
-    if (sc->addressing == SIM_ADDR_ND6LO && !nd6lo_start(sim))
-        return false;
-    /* A duty-cycling MAC has deadlines from the start (its channel checks);
-     * NullRDC nodes wait for their first frame or app event as before
-     * (6LoWPAN-ND's first solicitation is one). */
-    for (i = 0; i < sim->n; i++)
-        if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->routing == SIM_ROUTING_RPL ||
-            sc->routing == SIM_ROUTING_GEO ||
-            sc->addressing == SIM_ADDR_ND6LO)
-            sim_node_schedule(sim, &sim->node[i]);
-    return true;
-}
-
-void sim_event_run(struct sim *sim, const struct sim_event *ev)
-{
-    struct sim_node *nd = &sim->node[ev->node];
-    sim->now_us = ev->time_us;
-    switch (ev->kind) {
-    case SIM_EV_STACK_POLL:
-        if (ev->time_us != nd->stack_due)
-            return;                     /* stale */
-        nd->stack_due = UINT64_MAX;
-        sim->events++;
-        sim_node_schedule(sim, nd);
-        break;
-    case SIM_EV_MAC_POLL:
-        if (ev->time_us != nd->mac_due)
-            return;
-        nd->mac_due = UINT64_MAX;
-        sim->events++;
-        sim_node_schedule(sim, nd);
-        break;
-    case SIM_EV_TX_END:
-        sim->events++;
-        sim_medium_tx_end(sim, ev->arg);
-        break;
-    case SIM_EV_APP:
-        sim->events++;
-        sim_app_event(sim, ev->arg);
-        break;
-    case SIM_EV_MISBEHAVE:
-        sim->events++;
-        sim_misbehave_event(sim, ev->arg);
-        break;
-    case SIM_EV_DYN:
-    case SIM_EV_ROUTES:
-    case SIM_EV_PROBE:
-        sim->events++;
-        sim_dyn_event(sim, ev->kind, ev->arg);
-        break;
-    default:
-        break;
-    }
-}
-
-bool sim_flows_finished(const struct sim *sim)
-{
-    return sim->n_flows > 0 && sim->flows_done == sim->n_flows && sim->sc->stop_when_done;
-}
-
-void sim_run_end(struct sim *sim)
-{
-    if (sim->now_us < sim->end_us && !sim_flows_finished(sim))
-        sim->now_us = sim->end_us;      /* nothing left to happen: the run lasts its time */
-    /* close the energy books at the final time */
-    for (uint32_t i = 0; i < sim->n; i++)
-        sim_radio_account(sim, &sim->node[i]);
-}
-
-void sim_run(struct sim *sim)
-{
-    struct sim_event ev;
-    while (sim_evq_pop(&sim->q, &ev)) {
-        if (ev.time_us > sim->end_us)
-            break;
-        sim_event_run(sim, &ev);
-        if (sim_flows_finished(sim))
-            break;
-    }
-    sim_run_end(sim);
-}
-
-void sim_free(struct sim *sim)
-{
-    uint32_t i;
-    if (sim->node != NULL)
-        for (i = 0; i < sim->n; i++) {
-            free(sim->node[i].nbr);
-            free(sim->node[i].coap);    /* a sensor flow's (sensor.c) */
-        }
-    free(sim->node);
-    free(sim->tx);
-    sim_apps_free(sim);
-    sim_services_free(sim);
-    sim_border_free(sim);
-    sim_record_free(sim);
-    sim_misbehave_free(sim);
-    sim_dyn_free(sim);
-    sim_evq_free(&sim->q);
-}

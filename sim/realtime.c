@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "realtime.h"
 #include "border.h"
+#include "external.h"
 #include "json.h"
 #include <errno.h>
 #include <poll.h>
@@ -79,10 +80,11 @@ static enum rt_wake rt_wait(struct sim *sim, struct sim_realtime *rt, uint64_t d
     for (;;) {
         uint64_t now = mono_ns(), deadline = wall_of(rt, due);
         bool late = now >= deadline;
-        struct pollfd pfd[2];
+        /* the signals, the border router's device, the external nodes */
+        struct pollfd pfd[2 + SIM_EXTERNAL_MAX];
         struct timespec ts = { 0, 0 };
-        nfds_t nfds = 1;
-        int n;
+        nfds_t nfds = 1, n_ext, k;
+        int border = -1, n;
         if (late && now - rt->look_ns < LOOK_NS)
             return RT_DUE;
         if (!late) {
@@ -94,11 +96,14 @@ static enum rt_wake rt_wait(struct sim *sim, struct sim_realtime *rt, uint64_t d
         pfd[0].events = POLLIN;
         pfd[0].revents = 0;
         if (sim_border_fd(sim) >= 0) {
-            pfd[1].fd = sim_border_fd(sim);
-            pfd[1].events = POLLIN;
-            pfd[1].revents = 0;
-            nfds = 2;
+            border = (int)nfds;
+            pfd[nfds].fd = sim_border_fd(sim);
+            pfd[nfds].events = POLLIN;
+            pfd[nfds].revents = 0;
+            nfds++;
         }
+        n_ext = sim_external_fds(sim, &pfd[nfds], SIM_EXTERNAL_MAX);
+        nfds += n_ext;
         n = ppoll(pfd, nfds, &ts, NULL);
         if (n < 0 && errno != EINTR) {
             /* cannot watch the descriptors: still never run ahead */
@@ -120,12 +125,16 @@ static enum rt_wake rt_wait(struct sim *sim, struct sim_realtime *rt, uint64_t d
                 return RT_STOP;
             }
         }
-        if (nfds == 2 && pfd[1].revents != 0) {
+        if ((border >= 0 && pfd[border].revents != 0) || n > (pfd[0].revents != 0)) {
             /* the frame arrived now: at this simulated time, but never
              * before the last event run nor after the next one */
             sim->now_us = sim_of(rt, mono_ns(), sim->now_us, due);
             rt->host_wakeups++;
-            sim_border_input(sim);
+            if (border >= 0 && pfd[border].revents != 0)
+                sim_border_input(sim);
+            for (k = 0; k < n_ext; k++)
+                if (pfd[nfds - n_ext + k].revents != 0)
+                    sim_external_input(sim, (size_t)k);
             return RT_INPUT;
         }
     }

@@ -10,9 +10,10 @@
  *   - events run in the order and with the outcome of sim_run (nothing is
  *     skipped, merged or reordered), so a run without host traffic gives
  *     the result of the same run without --realtime;
- *   - a frame from the host enters the border router at the simulated time
- *     of its arrival (the wall clock, or the time of the next event when
- *     the simulation is late), never before the last event run;
+ *   - a frame from the host enters the border router (a datagram from an
+ *     external node, external.h, the medium) at the simulated time of its
+ *     arrival (the wall clock, or the time of the next event when the
+ *     simulation is late), never before the last event run;
  *   - when the host cannot keep up, events run late, back to back, until
  *     the simulation catches up; it is never made to jump. How late is
  *     measured (max_lag_ms, late_events in the result) and a warning goes

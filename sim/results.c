@@ -7,9 +7,17 @@
  */
 #include "sim.h"
 #include "border.h"
+#include "external.h"
 #include "realtime.h"
 #include "json.h"
 #include <string.h>
+
+/* RPL's downward counters by name (moteip/rpl_down.h's list) */
+static const char *const rpl_down_stat_names[] = {
+#define RPL_DOWN_NAME(n) #n,
+    MIP_RPL_DOWN_STATS_LIST(RPL_DOWN_NAME)
+#undef RPL_DOWN_NAME
+};
 
 /* Charge a node's radio drew, mA * us: the time in each state times its
  * current. Times the supply voltage it is energy: mA * us * V = 1e-6 mJ. */
@@ -65,6 +73,12 @@ static void write_radio(struct sj_writer *w, const struct sim_scenario *sc)
     sj_w_member_double(w, "listen_ma", sc->radio.listen_ma);
     sj_w_member_double(w, "off_ma", sc->radio.off_ma);
     sj_w_member_double(w, "voltage", sc->radio.voltage);
+    sj_w_key(w, "platform");
+    sj_w_string(w, sim_platform_name(sc->platform));
+    sj_w_member_double(w, "rx_on_us", sc->timing.rx_on_us);
+    sj_w_member_double(w, "frame_host_us", sc->timing.frame_host_us);
+    sj_w_member_double(w, "bus_bps", (double)sc->timing.bus_bps);
+    sj_w_member_double(w, "drift_ppm", sc->drift_ppm);
     sj_w_end_object(w);
 }
 
@@ -113,6 +127,8 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_member_uint(&w, "id", i);
         sj_w_key(&w, "rdc");
         sj_w_string(&w, sim_rdc_name(nd->mac.cfg.rdc.kind));
+        if (sim->sc->drift_ppm > 0.0)   /* its clock's rate error (platform timing) */
+            sj_w_member_double(&w, "clock_ppm", (double)nd->drift_ppb / 1000.0);
         sj_w_member_uint(&w, "frames_tx", nd->c.frames_tx);
         sj_w_member_uint(&w, "tcp_data_frames_tx", nd->c.tcp_data_frames_tx);
         sj_w_member_uint(&w, "tcp_ack_frames_tx", nd->c.tcp_ack_frames_tx);
@@ -183,12 +199,16 @@ void sim_write_result(struct sim *sim, FILE *out)
                 sj_w_member_double(&w, "joined_s", (double)nd->rpl_joined_us / 1e6);
             sj_w_member_uint(&w, "rank", nd->rpl.rank);
             if (mip_rpl_parent(&nd->rpl, pa))
-                sj_w_member_uint(&w, "parent", (uint32_t)pa[14] << 8 | pa[15]);
+                sj_w_member_uint(&w, "parent", sim_node_of_iid(sim, pa));
             for (k = 0; k < MIP_RPL_STAT_COUNT; k++) {
                 uint32_t v = mip_rpl_stat(&nd->rpl, (enum mip_rpl_stat)k);
                 if (v != 0 && mip_rpl_stat_name((unsigned)k) != NULL)
                     sj_w_member_uint(&w, mip_rpl_stat_name((unsigned)k), v);
             }
+            /* the downward part's counters (DAOs, DAO-ACKs, the table) */
+            for (k = 0; k < MIP_RPL_DOWN_STAT_COUNT; k++)
+                if (nd->rpl.down.stats[k] != 0)
+                    sj_w_member_uint(&w, rpl_down_stat_names[k], nd->rpl.down.stats[k]);
             sj_w_end_object(&w);
         }
         if (sim->sc->routing == SIM_ROUTING_GEO) {
@@ -249,6 +269,10 @@ void sim_write_result(struct sim *sim, FILE *out)
     if (sim->misbehave != NULL) {
         sj_w_key(&w, "misbehave");
         sim_misbehave_write(sim, &w);
+    }
+    if (sim->external != NULL) {
+        sj_w_key(&w, "external");
+        sim_external_write(sim, &w);
     }
     if (sim->border != NULL) {
         sj_w_key(&w, "border");

@@ -7,7 +7,9 @@
  * "shortest": for each destination that some flow uses, a shortest-path
  * tree rooted at it (hop count, or ETX = 1 / (PRR(a->b) * PRR(b->a)) from
  * the channel model without interference), ties broken by lower node id so
- * the tree is deterministic. A flow's forward path follows the tree of its
+ * the tree is deterministic. The tree is searched lazily, only as far as
+ * the flows' sources (struct trees), so set-up stays near O(n log n) in
+ * networks of 100,000 nodes with many sinks. A flow's forward path follows the tree of its
  * destination; with symmetric routes (the default) the reverse direction
  * retraces the same path, otherwise it follows the source's own tree.
  * Only nodes on a flow's path get routes, so tables stay small even in
@@ -44,8 +46,9 @@ static uint32_t next_hop(struct sim *sim, uint32_t a, uint32_t b)
     sim_node_address(sim, b, &d);
     if (mip_route_lookup(&sim->node[a].stack, &d, &idx, &nh) != MIP_OK)
         return UINT32_MAX;
-    return (uint32_t)nh.bytes[nh.family == MIP_AF_INET ? 2 : 14] << 8 |
-           nh.bytes[nh.family == MIP_AF_INET ? 3 : 15];
+    if (nh.family == MIP_AF_INET)
+        return (uint32_t)nh.bytes[2] << 8 | nh.bytes[3];
+    return sim_node_of_iid(sim, nh.bytes);
 }
 
 uint32_t sim_route_hops(struct sim *sim, uint32_t a, uint32_t b);
@@ -132,29 +135,119 @@ static mip_status add_route(struct sim *sim, uint32_t node, uint32_t dst, uint32
     return st;
 }
 
-/* Dijkstra from root over links with cost 1 (hops) or ETX; fills
- * next[x] = the neighbour of x on its path to root (UINT32_MAX: none). */
-static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
+/* The frontier of tree(): a binary min-heap of (dist, node), ordered by
+ * distance and then by node id, so it pops exactly the node the old
+ * linear scan picked (the lowest id among equal distances). An entry whose
+ * distance is no longer its node's is stale and skipped when popped. */
+struct heap_ent {
+    double   dist;
+    uint32_t node;
+};
+
+struct heap {
+    struct heap_ent *e;
+    size_t n, cap;
+};
+
+static bool heap_less(const struct heap_ent *a, const struct heap_ent *b)
 {
-    uint32_t n = sim->n, i;
-    uint16_t bytes = sim->sc->frame_max;
-    for (i = 0; i < n; i++) {
-        next[i] = UINT32_MAX;
-        dist[i] = 1e300;
-        done[i] = false;
+    return a->dist < b->dist || (a->dist == b->dist && a->node < b->node);
+}
+
+static bool heap_push(struct heap *h, double dist, uint32_t node)
+{
+    size_t i;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2u : 256u;
+        struct heap_ent *n = realloc(h->e, cap * sizeof(*n));
+        if (n == NULL)
+            return false;
+        h->e = n;
+        h->cap = cap;
+    }
+    i = h->n++;
+    h->e[i].dist = dist;
+    h->e[i].node = node;
+    while (i > 0u && heap_less(&h->e[i], &h->e[(i - 1u) / 2u])) {
+        struct heap_ent t = h->e[i];
+        h->e[i] = h->e[(i - 1u) / 2u];
+        h->e[(i - 1u) / 2u] = t;
+        i = (i - 1u) / 2u;
+    }
+    return true;
+}
+
+static struct heap_ent heap_pop(struct heap *h)
+{
+    struct heap_ent top = h->e[0];
+    size_t i = 0;
+    h->e[0] = h->e[--h->n];
+    for (;;) {
+        size_t l = 2u * i + 1u, r = l + 1u, m = i;
+        struct heap_ent t;
+        if (l < h->n && heap_less(&h->e[l], &h->e[m]))
+            m = l;
+        if (r < h->n && heap_less(&h->e[r], &h->e[m]))
+            m = r;
+        if (m == i)
+            break;
+        t = h->e[i];
+        h->e[i] = h->e[m];
+        h->e[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+/*
+ * Dijkstra from root over links with cost 1 (hops) or ETX: next[x] = the
+ * neighbour of x on its path to root (UINT32_MAX: none). O((n + links)
+ * log n) with the heap. It can stop early and go on later (dij_until): a
+ * node's next hop is final once the node is done (it is never relaxed
+ * again), and the nodes of its path were done before it, so a flow's
+ * path is the whole tree's as soon as its source is done, and the search
+ * covers only the nodes nearer the root than the source.
+ */
+struct dij {
+    uint32_t  root;
+    uint32_t *next;
+    double   *dist;
+    bool     *done;
+    struct heap h;
+    bool      ok;               /* false: out of memory on the way */
+};
+
+static void dij_start(struct sim *sim, struct dij *d, uint32_t root)
+{
+    uint32_t i;
+    d->root = root;
+    d->h.n = 0;
+    d->ok = true;
+    for (i = 0; i < sim->n; i++) {
+        d->next[i] = UINT32_MAX;
+        d->dist[i] = 1e300;
+        d->done[i] = false;
     }
     if (sim->node[root].down)
-        return true;                /* nobody reaches a node that is down */
-    dist[root] = 0.0;
-    next[root] = root;
-    for (;;) {
-        uint32_t u = UINT32_MAX;
+        return;                     /* nobody reaches a node that is down */
+    d->dist[root] = 0.0;
+    d->next[root] = root;
+    d->ok = heap_push(&d->h, 0.0, root);
+}
+
+/* Runs until target is done (UINT32_MAX: until every reachable node is). */
+static bool dij_until(struct sim *sim, struct dij *d, uint32_t target)
+{
+    uint16_t bytes = sim->sc->frame_max;
+    uint32_t *next = d->next;
+    double *dist = d->dist;
+    bool *done = d->done;
+    while (d->ok && d->h.n > 0u && (target == UINT32_MAX || !done[target])) {
+        struct heap_ent top = heap_pop(&d->h);
+        uint32_t u = top.node;
         size_t k;
-        for (i = 0; i < n; i++)     /* O(n^2): fine for a few trees at start */
-            if (!done[i] && dist[i] < 1e299 && (u == UINT32_MAX || dist[i] < dist[u]))
-                u = i;
-        if (u == UINT32_MAX)
-            break;
+        if (done[u] || top.dist != dist[u])
+            continue;               /* stale */
         done[u] = true;
         for (k = 0; k < sim->node[u].n_nbr; k++) {
             uint32_t v = sim->node[u].nbr[k].node;
@@ -172,10 +265,27 @@ static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, b
                 (dist[u] + cost <= dist[v] + 1e-12 && next[v] != UINT32_MAX && u < next[v])) {
                 dist[v] = dist[u] + cost;
                 next[v] = u;
+                if (dist[v] < 1e299 && !heap_push(&d->h, dist[v], v))
+                    d->ok = false;
             }
         }
     }
-    return true;
+    return d->ok;
+}
+
+/* The whole tree into the caller's arrays; false when out of memory. */
+static bool tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
+{
+    struct dij d;
+    bool ok;
+    memset(&d, 0, sizeof(d));
+    d.next = next;
+    d.dist = dist;
+    d.done = done;
+    dij_start(sim, &d, root);
+    ok = dij_until(sim, &d, UINT32_MAX);
+    free(d.h.e);
+    return ok;
 }
 
 void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done)
@@ -246,6 +356,74 @@ bool sim_routes_rebuild(struct sim *sim)
     return true;
 }
 
+/*
+ * The trees of one install_shortest, made lazily: a destination's search
+ * starts on the first flow that needs it and runs only until that flow's
+ * source is done; later flows to the same destination resume it (the
+ * network does not change while routes are installed). At most TREES_MAX
+ * searches are kept, the least recently used one started again when
+ * evicted, so memory stays TREES_MAX * n entries however many
+ * destinations the flows name, and flows to nearby sinks cost set-up in
+ * proportion to the area they span, not to n per destination.
+ */
+#define TREES_MAX 8u
+
+struct trees {
+    struct dij d[TREES_MAX];
+    uint64_t used[TREES_MAX];
+    uint64_t tick;
+    uint8_t  count;
+};
+
+static void trees_init(struct trees *t)
+{
+    memset(t, 0, sizeof(*t));
+}
+
+/* The next hops towards root, final at least for target's path; NULL
+ * when out of memory. */
+static const uint32_t *trees_path(struct sim *sim, struct trees *t, uint32_t root,
+                                  uint32_t target)
+{
+    unsigned i, slot = 0;
+    struct dij *d;
+    for (i = 0; i < t->count; i++)
+        if (t->d[i].root == root)
+            break;
+    if (i < t->count) {
+        slot = i;
+    } else if (t->count < TREES_MAX) {
+        size_t n = sim->n ? sim->n : 1u;
+        slot = t->count++;
+        d = &t->d[slot];
+        d->next = malloc(n * sizeof(*d->next));
+        d->dist = malloc(n * sizeof(*d->dist));
+        d->done = malloc(n * sizeof(*d->done));
+        if (d->next == NULL || d->dist == NULL || d->done == NULL)
+            return NULL;
+        dij_start(sim, d, root);
+    } else {
+        for (i = 1; i < TREES_MAX; i++)
+            if (t->used[i] < t->used[slot])
+                slot = i;
+        dij_start(sim, &t->d[slot], root);
+    }
+    d = &t->d[slot];
+    t->used[slot] = ++t->tick;
+    return dij_until(sim, d, target) ? d->next : NULL;
+}
+
+static void trees_free(struct trees *t)
+{
+    unsigned i;
+    for (i = 0; i < t->count; i++) {
+        free(t->d[i].next);
+        free(t->d[i].dist);
+        free(t->d[i].done);
+        free(t->d[i].h.e);
+    }
+}
+
 /* Shortest-path host routes along every flow's path. At build a flow
  * without a path is an error; after an event (some node is down) it just
  * gets no routes. */
@@ -253,28 +431,22 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
     uint32_t n = sim->n;
-    uint32_t *next = NULL, *rnext = NULL;
-    double *dist = NULL;
-    bool *done = NULL, ok = true;
+    const uint32_t *next, *rnext;
+    struct trees tc;
+    bool ok = true;
     bool built = sim->dyn != NULL;      /* after an event */
     size_t f;
-    uint32_t tree_root = UINT32_MAX;
-    next = malloc(n * sizeof(*next));
-    rnext = malloc(n * sizeof(*rnext));
-    dist = malloc(n * sizeof(*dist));
-    done = malloc(n * sizeof(*done));
-    if (next == NULL || rnext == NULL || dist == NULL || done == NULL) {
-        snprintf(err, errlen, "out of memory computing routes");
-        ok = false;
-    }
+    trees_init(&tc);
     for (f = 0; ok && f < sc->n_flows; f++) {
         const struct sim_flow_spec *fs = &sc->flows[f];
         uint32_t x, prev, hops = 0;
         /* UDP reports need no way back; TCP ACKs and echo replies do */
         bool both = fs->kind != SIM_FLOW_UDP;
-        if (f == 0 || fs->dst != tree_root) {   /* many reporters share one sink */
-            tree(sim, fs->dst, next, dist, done);
-            tree_root = fs->dst;
+        next = trees_path(sim, &tc, fs->dst, fs->src);
+        if (next == NULL) {
+            snprintf(err, errlen, "out of memory computing routes");
+            ok = false;
+            break;
         }
         if (next[fs->src] == UINT32_MAX || sim->node[fs->src].down) {
             if (built) {
@@ -307,7 +479,12 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
             }
         }
         if (ok && both && !sc->routes_symmetric) {
-            tree(sim, fs->src, rnext, dist, done);  /* dist/done are scratch */
+            rnext = trees_path(sim, &tc, fs->src, fs->dst);
+            if (rnext == NULL) {
+                snprintf(err, errlen, "out of memory computing routes");
+                ok = false;
+                break;
+            }
             if (rnext[fs->dst] == UINT32_MAX && built) {
                 sim_trace(sim, "unreachable", fs->dst, "\"flow\":%zu,\"to\":%u", f, fs->src);
                 continue;
@@ -327,10 +504,7 @@ static bool install_shortest(struct sim *sim, char *err, size_t errlen)
             }
         }
     }
-    free(next);
-    free(rnext);
-    free(dist);
-    free(done);
+    trees_free(&tc);
     return ok;
 }
 

@@ -7,6 +7,7 @@
  */
 #include "sim.h"
 #include "json.h"
+#include "external.h"
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -387,6 +388,21 @@ static const struct sim_radio_profile radio_profiles[SIM_RADIO_PROFILES] = {
     /*            tx (+4 dBm, BUSY_TX) RX_ON / BUSY_RX, TRX_OFF */
     [SIM_RADIO_AT86RF233] = { 13.8, 11.8, 11.8, 0.3, 3.0 },
 };
+/* Platform timing, indexed by enum sim_platform_kind; each figure's source
+ * is in docs/SIMULATOR.md "Platform timing". "ideal" is all zeros: the phy
+ * keys' 802.15.4 timing alone, as before platforms existed.
+ *                     osc_on rx_on turn cca  host/frame bus b/s   drift ppm */
+static const char *const platform_names[] = { "ideal", "cc2420", "at86rf233", NULL };
+static const struct sim_platform platforms[SIM_PLATFORMS] = {
+    [SIM_PLATFORM_IDEAL]     = { 0, 0, 0, 0, 0, 0, 0.0 },
+    /* TelosB: CC2420 datasheet (crystal 860 us, 12-symbol RX start-up and
+     * turnaround, 8-symbol RSSI average), its SPI at 500 kb/s, the 802.15.4
+     * +/-40 ppm; no cited CPU cost per frame (0: key frame_host_us) */
+    [SIM_PLATFORM_CC2420]    = { 860, 192, 192, 128, 0, 500000, 40.0 },
+    /* Hamilton: AT86RF233 datasheet (SLEEP->TRX_OFF 210 us, TRX_OFF->RX_ON
+     * 80 us), RIOT's 5 MHz SPI, the CPU time left of TCPlp s.6.4's 8.2 ms */
+    [SIM_PLATFORM_AT86RF233] = { 210, 80, 192, 128, 1755, 5000000, 40.0 },
+};
 /* Indexed by enum mip_rdc_kind. */
 static const char *const rdc_names[] = { "nullrdc", "contikimac", "xmac", "lpp", "leaf", "parent",
                                          NULL };
@@ -394,6 +410,11 @@ static const char *const rdc_names[] = { "nullrdc", "contikimac", "xmac", "lpp",
 const char *sim_radio_profile_name(uint8_t profile)
 {
     return profile < SIM_RADIO_PROFILES ? profile_names[profile] : "?";
+}
+
+const char *sim_platform_name(uint8_t platform)
+{
+    return platform < SIM_PLATFORMS ? platform_names[platform] : "?";
 }
 
 const char *sim_rdc_name(uint8_t kind)
@@ -406,6 +427,10 @@ static const struct key root_keys[] = {
     K_INT(SC, "seed", seed, 0, INT64_MAX, 1),
     K_NUM(SC, "duration_s", duration_s, 1e-6, 3.2e8, 60),   /* ten years */
     K_BOOL(SC, "stop_when_done", stop_when_done, true),
+    { .key = "platform", .type = KT_ENUM, .flags = KF_DEF, FIELD(SC, platform),
+      .names = platform_names, .def = SIM_PLATFORM_IDEAL,
+      .note = "the platform's timing: start-up, CPU and bus per frame, clock drift "
+              "(docs/SIMULATOR.md \"Platform timing\"); \"ideal\" has none" },
     K_OWN("phy", "object"), K_OWN("radio", "object"), K_OWN("medium", "object"),
     { .key = "topology", .type = KT_OWN, .flags = KF_REQ, .what = "object" },
     K_OWN("mac", "object"), K_OWN("link", "object"), K_OWN("routing", "object"),
@@ -414,6 +439,7 @@ static const struct key root_keys[] = {
     K_OWN("record", "object"), K_OWN("misbehave", "array of misbehaving node objects"),
     K_OWN("security", "object"),
     K_OWN("events", "array of event objects (dynamics)"),
+    K_OWN("external", "array of external node objects (ZEP, with --realtime)"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -453,6 +479,15 @@ static const struct key radio_keys[] = {
     K_NUM_L(SC, "listen_ma", radio.listen_ma, 0, 1000, "`rx_ma` when given, else the profile's"),
     K_NUM_L(SC, "sleep_ma", radio.off_ma, 0, 1000, "the profile's"),
     K_NUM_L(SC, "voltage", radio.voltage, 0, 100, "the profile's"),
+    /* the platform's figures, one by one (docs/SIMULATOR.md "Platform timing") */
+    { .key = "rx_on_us", .type = KT_INT, FIELD(SC, timing.rx_on_us), .lo = 0, .hi = 65535,
+      .note = "the platform's (receiver start-up from off; 0 for \"ideal\")" },
+    { .key = "frame_host_us", .type = KT_INT, FIELD(SC, timing.frame_host_us), .lo = 0,
+      .hi = 65535, .note = "the platform's (host CPU time per frame sent)" },
+    { .key = "bus_bps", .type = KT_INT, FIELD(SC, timing.bus_bps), .lo = 0, .hi = 4000000000,
+      .note = "the platform's (host-radio SPI bit rate; 0: free)" },
+    K_NUM_L(SC, "drift_ppm", drift_ppm, 0, 100000,
+            "the platform's (each node's clock rate error drawn in +/- this; 0: none)"),
 };
 static const struct table radio_table = TABLE(radio_keys);
 
@@ -460,16 +495,34 @@ static bool load_radio(struct ld *l, const struct sj_value *root)
 {
     const struct sj_value *o;
     struct sim_scenario *sc = l->sc;
-    if (!open_object(l, root, "radio", &radio_table, &o) || o == NULL)
-        return !l->failed;
-    if (!read_key(l, o, &radio_keys[0], sc))
+    const struct sim_platform *p = &platforms[sc->platform];
+    const struct sj_value *phy = sj_get(root, "phy");
+    if (!open_object(l, root, "radio", &radio_table, &o))
         return false;
+    if (o != NULL && !read_key(l, o, &radio_keys[0], sc))
+        return false;
+    /* a platform brings its chip's currents unless the profile is named */
+    if (sc->platform != SIM_PLATFORM_IDEAL && (o == NULL || sj_get(o, "profile") == NULL))
+        sc->radio_profile = (uint8_t)(sc->platform - 1u);
     sc->radio = radio_profiles[sc->radio_profile];
-    if (!read_keys(l, o, &radio_table, sc))
+    if (sc->platform != SIM_PLATFORM_IDEAL) {
+        sc->timing.rx_on_us = p->rx_on_us;
+        sc->timing.frame_host_us = p->frame_host_us;
+        sc->timing.bus_bps = p->bus_bps;
+        sc->drift_ppm = p->drift_ppm;
+        /* the phy keys, when given, win over the datasheet */
+        if (sj_get(phy, "turnaround_us") == NULL)
+            sc->timing.turnaround_us = p->turnaround_us;
+        if (sj_get(phy, "cca_us") == NULL)
+            sc->timing.cca_us = p->cca_us;
+    }
+    if (o != NULL && !read_keys(l, o, &radio_table, sc))
         return false;
     /* listening draws the receive current unless told otherwise */
-    if (sj_get(o, "rx_ma") != NULL && sj_get(o, "listen_ma") == NULL)
+    if (o != NULL && sj_get(o, "rx_ma") != NULL && sj_get(o, "listen_ma") == NULL)
         sc->radio.listen_ma = sc->radio.rx_ma;
+    /* the MACs allow for the clocks' tolerance in waits a peer ends */
+    sc->timing.clock_ppm = (uint16_t)(sc->drift_ppm >= 65535.0 ? 65535.0 : ceil(sc->drift_ppm));
     return true;
 }
 
@@ -560,7 +613,7 @@ static const char *const topo_kinds[] = { "chain", "grid", "random", "positions"
 #define TK_ALL (TK(SIM_TOPO_CHAIN) | TK(SIM_TOPO_GRID) | TK(SIM_TOPO_RANDOM) | \
                 TK(SIM_TOPO_POSITIONS) | TK(SIM_TOPO_LINKS))
 #define TOPO_INT(k, kn, n) \
-    { .key = (k), .type = KT_INT, .flags = KF_LATER | KF_LOCAL, .size = 8, .lo = 1, .hi = 65000, \
+    { .key = (k), .type = KT_INT, .flags = KF_LATER | KF_LOCAL, .size = 8, .lo = 1, .hi = SIM_NODES_MAX, \
       .note = (n), .kinds = (kn) }
 #define TOPO_NUM(k, kn, f) \
     { .key = (k), .type = KT_NUM, .flags = KF_DEF, FIELD(SC, f), .dlo = 0, .dhi = 1e9, .def = 0, \
@@ -628,21 +681,21 @@ static bool count_nodes(struct ld *l, const struct sj_value *o, int64_t *nodes)
         if (rows == 0 || cols == 0)
             return fail_missing(l, o, rows == 0 ? "rows" : "cols", "an integer >= 1");
         *nodes = rows * cols;
-        if (*nodes > 65000)
-            return fail(l, sj_get(o, "rows"), "rows * cols <= 65000");
+        if (*nodes > (int64_t)SIM_NODES_MAX)
+            return fail(l, sj_get(o, "rows"), "rows * cols <= 1000000 (SIM_NODES_MAX)");
         sc->grid_cols = (uint32_t)cols;
         return true;
     case SIM_TOPO_POSITIONS:
         v = sj_get(o, "positions");
         if (v == NULL)
             return fail_missing(l, o, "positions", "an array of [x, y] in metres");
-        if (!sj_is(v, SJ_ARRAY) || sj_len(v) < 1u || sj_len(v) > 65000u)
-            return fail(l, v, "an array of 1..65000 [x, y] positions in metres");
+        if (!sj_is(v, SJ_ARRAY) || sj_len(v) < 1u || sj_len(v) > SIM_NODES_MAX)
+            return fail(l, v, "an array of 1..1000000 [x, y] positions in metres");
         *nodes = (int64_t)sj_len(v);
         return true;
     default:
         if (sj_get(o, "nodes") == NULL)
-            return fail_missing(l, o, "nodes", "an integer 1..65000");
+            return fail_missing(l, o, "nodes", "an integer 1..1000000");
         return read_key(l, o, find_key(&topo_table, "nodes"), nodes);
     }
 }
@@ -853,8 +906,19 @@ static bool load_rdc(struct ld *l, const struct sj_value *o, struct mip_rdc_conf
         return fail(l, o, "an object");
     if (!get_enum(l, o, "type", rdc_names, &kind, false) || !rdc_only_keys(l, o, kind))
         return false;
-    if (sj_get(o, "type") != NULL)
+    if (sj_get(o, "type") != NULL) {
         mip_rdc_config_default(c, kind);
+        /* On a platform a CCA's window is its RSSI average (timing.cca_us);
+         * the receiver's start-up before it is paid apart (rx_on_us). The
+         * default 192 us (the ContikiMAC report's Tr) stands for both. */
+        if (l->sc->platform != SIM_PLATFORM_IDEAL) {
+            c->cca_on_us = l->sc->timing.cca_us;
+            /* clocks drift on a platform: aim a phase-locked train Contiki
+             * 2.5's GUARD_TIME early, 10 CHECK_TIME + CHECK_TIME_TX with
+             * CHECK_TIME = 1/8192 s (11 x 122 us) */
+            c->phase_guard_us = 1343;
+        }
+    }
     if (!read_keys(l, o, &rdc_table, c))
         return false;
     v = sj_get(o, "parent");
@@ -1307,6 +1371,7 @@ static const struct key link_keys[] = {
      * address's low octets, (x, y) as the thesis does or a Morton code */
     K_ENUM(SC, "spatial_map", spatial_map, spatial_maps, MIP_SPATIAL_XY),
     K_NUM(SC, "spatial_cell_m", spatial_cell_m, 0.01, 1000.0, 1.0),
+    K_BOOL(SC, "short_addresses", short_addresses, true),
 };
 static const struct table link_table = TABLE(link_keys);
 
@@ -1820,7 +1885,8 @@ static const struct key border_keys[] = {
     { .key = "routes", .type = KT_OWN, .what = "array of {\"dst\": PREFIX, \"via\": ADDRESS}",
       .note = "[{\"dst\": \"::/0\"}]" },
     { .key = "reach", .type = KT_OWN, .what = "array of node ids",
-      .note = "every node with a path to the border router" },
+      .note = "every node with a path to the border router (with routing rpl: none, every "
+              "node that joined)" },
 };
 static const struct table border_table = TABLE(border_keys);
 static const struct key border_route_keys[] = {
@@ -1923,6 +1989,19 @@ static bool load_border(struct ld *l, const struct sj_value *root)
         return false;
     }
     arr = sj_get(o, "reach");
+    if (sc->routing == SIM_ROUTING_RPL) {
+        /* The border router is the DODAG root: the host reaches every node
+         * that joined (its DAO), so there is nothing to list; a root named
+         * elsewhere would leave the host behind a node that is no root. */
+        const struct sj_value *rr = sj_get(sj_get(root, "routing"), "root");
+        if (arr != NULL)
+            return fail(l, arr, "no reach list with routing type \"rpl\" (the border router is "
+                                "the DODAG root: the host reaches every node that joined)");
+        if (rr != NULL && sc->rpl_root != b->node)
+            return fail(l, rr, "the border router's node (with a border router it is the "
+                               "DODAG root)");
+        sc->rpl_root = b->node;
+    }
     if (arr != NULL) {
         if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) == 0u)
             return fail(l, arr, "a non-empty array of node ids");
@@ -1988,6 +2067,101 @@ static bool load_services(struct ld *l, const struct sj_value *root)
                 (u->kind == SIM_SVC_UDP_ECHO) == (v->kind == SIM_SVC_UDP_ECHO))
                 return fail(l, sj_get(o, "port") != NULL ? sj_get(o, "port") : o,
                             "a port no earlier service of the node uses");
+        }
+    }
+    return true;
+}
+
+/* external: [{ node, local, remote, channel }] (sim/external.c,
+ * docs/ZEP.md): a node of the topology run by a program outside the
+ * simulator over ZEP on loopback. It runs none of the simulator's apps,
+ * routing or attacks, so no key may give it any. */
+#define XS struct sim_external_spec
+static const struct key external_keys[] = {
+    K_NODE(XS, "node", node),
+    { .key = "local", .type = KT_OWN, .flags = KF_REQ,
+      .what = "loopback address:port the simulator binds (the node sends its frames here)" },
+    { .key = "remote", .type = KT_OWN, .flags = KF_REQ,
+      .what = "loopback address:port of the node's ZEP radio (its frames go there)" },
+    K_INT(XS, "channel", channel, 11, 26, 26),
+};
+static const struct table external_table = TABLE(external_keys);
+
+/* What a node given to a program cannot be: NULL, or what it is. */
+static const char *external_blocker(const struct sim_scenario *sc, uint32_t node)
+{
+    size_t k;
+    if (sc->border.on && sc->border.node == node)
+        return "the border router";
+    if (sc->routing == SIM_ROUTING_RPL && sc->rpl_root == node)
+        return "the RPL root";
+    if (sc->addressing == SIM_ADDR_ND6LO && node == 0u)
+        return "the 6LoWPAN-ND router (node 0)";
+    for (k = 0; k < sc->n_services; k++)
+        if (sc->services[k].node == node)
+            return "a service's node";
+    for (k = 0; k < sc->n_flows; k++)
+        if (sc->flows[k].src == node ||
+            (sc->flows[k].dst == node && sc->flows[k].kind != SIM_FLOW_PING))
+            return "an end of a flow (only a ping flow's destination may be external)";
+    for (k = 0; k < sc->n_misbehave; k++)
+        if (sc->misbehave[k].node == node)
+            return "a misbehaving node";
+    return NULL;
+}
+
+static bool load_external(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *arr = sj_get(root, "external");
+    struct sim_scenario *sc = l->sc;
+    size_t k, j, n;
+    if (arr == NULL)
+        return true;
+    if (!sj_is(arr, SJ_ARRAY) || sj_len(arr) == 0u || sj_len(arr) > SIM_EXTERNAL_MAX)
+        return fail(l, arr, "an array of 1 to 16 {\"node\", \"local\", \"remote\"}");
+    n = sj_len(arr);
+    sc->external = calloc(n, sizeof(*sc->external));
+    if (sc->external == NULL)
+        return fail(l, arr, "fewer external nodes (out of memory)");
+    sc->n_external = n;
+    for (k = 0; k < n; k++) {
+        static const char *const ends[] = { "local", "remote" };
+        const struct sj_value *o = sj_at(arr, k);
+        struct sim_external_spec *x = &sc->external[k];
+        struct sockaddr_storage ss[2];
+        socklen_t sl;
+        const char *blocker;
+        if (!sj_is(o, SJ_OBJECT))
+            return fail(l, o, "an external node object {\"node\", \"local\", \"remote\"}");
+        put_defaults(&external_table, x);
+        if (!only_keys(l, o, &external_table, 1) || !read_keys(l, o, &external_table, x))
+            return false;
+        for (j = 0; j < 2u; j++) {
+            const struct sj_value *v = sj_get(o, ends[j]);
+            const char *s = v != NULL ? sj_as_string(v, NULL) : NULL;
+            char why[160], *dst = j == 0u ? x->local : x->remote;
+            if (v == NULL)
+                return fail_missing(l, o, ends[j], "a loopback address:port, e.g. "
+                                                   "\"127.0.0.1:17754\"");
+            if (s == NULL || strlen(s) >= sizeof(x->local))
+                return fail(l, v, "a loopback address:port of at most 63 bytes");
+            if (!sim_external_endpoint(s, &ss[j], &sl, why, sizeof(why)))
+                return fail(l, v, why);
+            strcpy(dst, s);
+        }
+        if (ss[0].ss_family != ss[1].ss_family)
+            return fail(l, sj_get(o, "remote"), "an address of the local address's family");
+        if ((blocker = external_blocker(sc, x->node)) != NULL) {
+            char what[160];
+            snprintf(what, sizeof(what), "a node the simulator does not run for itself (node "
+                     "%u is %s)", x->node, blocker);
+            return fail(l, sj_get(o, "node"), what);
+        }
+        for (j = 0; j < k; j++) {
+            if (sc->external[j].node == x->node)
+                return fail(l, sj_get(o, "node"), "a node no earlier external entry names");
+            if (strcmp(sc->external[j].local, x->local) == 0)
+                return fail(l, sj_get(o, "local"), "an address no earlier external entry binds");
         }
     }
     return true;
@@ -2097,6 +2271,9 @@ static const char *reboot_blocker(const struct sim_scenario *sc, uint32_t node)
     size_t k;
     if (sc->border.on && sc->border.node == node)
         return "the border router";
+    for (k = 0; k < sc->n_external; k++)
+        if (sc->external[k].node == node)
+            return "an external node (its program's life is its own)";
     for (k = 0; k < sc->n_services; k++)
         if (sc->services[k].node == node)
             return "a service";
@@ -2260,6 +2437,9 @@ void sim_scenario_free(struct sim_scenario *sc)
     free(sc->services);
     free(sc->misbehave);
     sc->misbehave = NULL;
+    free(sc->external);
+    sc->external = NULL;
+    sc->n_external = 0;
     free(sc->border.reach);
     free(sc->events);
     sc->events = NULL;
@@ -2270,6 +2450,43 @@ void sim_scenario_free(struct sim_scenario *sc)
     sc->links = NULL;
     sc->routes = NULL;
     sc->flows = NULL;
+}
+
+/* More than SIM_SHORT_NODES_MAX nodes run without 16-bit short addresses
+ * (sim.h): what needs them is refused, naming the key. */
+static bool check_no_short(struct ld *l, const struct sj_value *root)
+{
+    const struct sim_scenario *sc = l->sc;
+    const char *need = sc->n_nodes > SIM_SHORT_NODES_MAX
+                           ? "at most 65534 nodes (802.15.4 short addresses are 16-bit, 0xfffe "
+                             "and 0xffff reserved; a larger network runs on extended addresses, "
+                             "IPv6 over 6LoWPAN only)"
+                           : "link.short_addresses true (extended addresses only: IPv6 over "
+                             "6LoWPAN)";
+    const struct sj_value *topo = sj_get(sj_get(root, "topology"), "nodes");
+    uint32_t i;
+    char what[320];
+    if (topo == NULL)
+        topo = sj_get(root, "topology");
+    if (sc->ipv4 || sc->link_mode != MIP_LOWPAN_IPHC) {
+        snprintf(what, sizeof(what), "%s, not link.mode \"raw\" or link.ip \"ipv4\"", need);
+        return fail(l, topo, what);
+    }
+    if (sc->n_misbehave > 0u || sc->border.on) {
+        snprintf(what, sizeof(what), "%s, not with %s", need,
+                 sc->border.on ? "a border router" : "misbehaving nodes (they forge short "
+                                                     "addresses)");
+        return fail(l, topo, what);
+    }
+    for (i = 0; i < sc->n_nodes; i++) {
+        uint8_t k = sc->node_rdc != NULL ? sc->node_rdc[i].kind : sc->mac.rdc.kind;
+        if (k == MIP_RDC_LEAF || k == MIP_RDC_PARENT) {
+            snprintf(what, sizeof(what), "%s, not with sleepy leaves (rdc \"leaf\" and "
+                     "\"parent\" address by short address)", need);
+            return fail(l, topo, what);
+        }
+    }
+    return true;
 }
 
 bool sim_scenario_parse(const char *text, size_t len, const char *fname,
@@ -2309,8 +2526,18 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_mac(&l, root) && load_security(&l, root) && load_link(&l, root) &&
          load_routing(&l, root) &&
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
-         load_misbehave(&l, root) && load_border(&l, root) && load_record(&l, root) &&
+         load_misbehave(&l, root) && load_border(&l, root) && load_external(&l, root) &&
+         load_record(&l, root) &&
          load_events(&l, root);
+    if (ok && sc->n_nodes > SIM_SHORT_NODES_MAX) {
+        v = sj_get(sj_get(root, "link"), "short_addresses");
+        if (v != NULL && sc->short_addresses)
+            ok = fail(&l, v, "false above 65534 nodes (16-bit short addresses, 0xfffe and "
+                             "0xffff reserved)");
+        sc->short_addresses = false;
+    }
+    if (ok && !sc->short_addresses)
+        ok = check_no_short(&l, root);
     if (ok && sc->medium == SIM_MEDIUM_PRR && sc->topology != SIM_TOPO_LINKS)
         ok = fail(&l, sj_get(sj_get(root, "medium"), "model"),
                   "\"prr\" only with topology type \"links\" (the links carry the PRRs)");
@@ -2512,6 +2739,12 @@ void sim_scenario_keys_md(FILE *f)
     md_table(f, "misbehave[]", &misbehave_table, &mb, NULL, NULL, 0);
     md_table(f, "border", &border_table, &bd, NULL, NULL, 0);
     md_table(f, "border.routes[]", &border_route_table, NULL, NULL, NULL, 0);
+    {
+        struct sim_external_spec xs;
+        memset(&xs, 0, sizeof(xs));
+        put_defaults(&external_table, &xs);
+        md_table(f, "external[]", &external_table, &xs, NULL, NULL, 0);
+    }
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
     put_defaults(&security_table, &sc);
     md_table(f, "security", &security_table, &sc, NULL, NULL, 0);

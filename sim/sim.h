@@ -31,6 +31,22 @@
 
 /* ---------------------------------------------------------------- scenario */
 
+/*
+ * Node ids and link addresses. Up to SIM_SHORT_NODES_MAX nodes, node i has
+ * the 802.15.4 short address i (0xFFFE and 0xFFFF are reserved: "no short
+ * address" and broadcast) and the IID 0000:00ff:fe00:iiii. A larger network
+ * runs every node without a short address: frames carry the extended
+ * address 02:00:00:01:ii:ii:ii:ii and the IID is the one derived from it
+ * (0000:0001:iiii:iiii: never all zeros, which names no station), which
+ * IPHC still elides. That needs IPv6 over
+ * 6LoWPAN (link.mode "iphc"); scenario.c refuses what needs short
+ * addresses there (IPv4 and raw mode, sleepy leaves, misbehaving nodes, a
+ * border router). link.short_addresses false runs a smaller network the
+ * same way. SIM_NODES_MAX bounds memory (docs/SIMULATOR.md).
+ */
+#define SIM_SHORT_NODES_MAX 65534u
+#define SIM_NODES_MAX 1000000u
+
 enum sim_medium_model {
     SIM_MEDIUM_UNIT_DISK = 0,   /* reception range + interference/carrier-sense range */
     SIM_MEDIUM_LOG_DISTANCE,    /* path loss + shadowing, SINR, O-QPSK BER, capture */
@@ -150,6 +166,28 @@ struct sim_radio_profile {
 
 enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_PROFILES };
 
+/* A platform's timing beyond the air (scenario key "platform"; every
+ * figure's source is in docs/SIMULATOR.md "Platform timing"). The MAC pays
+ * rx_on_us, frame_host_us and bus_bps through struct mip_radio_timing, the
+ * simulator's radio is deaf for rx_on_us after it is switched on, and each
+ * node's clock runs at its own rate within +/- drift_ppm. */
+struct sim_platform {
+    uint16_t osc_on_us;         /* crystal oscillator start-up from power-down
+                                   (documented; `off` keeps it running, so a
+                                   duty-cycling MAC never pays it) */
+    uint16_t rx_on_us;          /* receiver start-up from `off` */
+    uint16_t turnaround_us;     /* RX <-> TX, and a frame's end to its ACK */
+    uint16_t cca_us;            /* RSSI averaging of one CCA */
+    uint16_t frame_host_us;     /* host CPU time per frame sent */
+    uint32_t bus_bps;           /* host-radio SPI bit rate (0: free) */
+    double   drift_ppm;         /* crystal tolerance: a clock's rate error bound */
+};
+
+/* "ideal": today's radio (no start-up, free host, perfect clocks); the
+ * others follow the radio profile of the same chip. */
+enum sim_platform_kind { SIM_PLATFORM_IDEAL = 0, SIM_PLATFORM_CC2420, SIM_PLATFORM_AT86RF233,
+                         SIM_PLATFORMS };
+
 /* A route of the border router towards the host (border.routes). */
 struct sim_border_route {
     struct mip_addr prefix;
@@ -210,6 +248,19 @@ struct sim_misbehave_spec {
     double   start_s, stop_s;
 };
 
+/* An external node (scenario key "external", sim/external.c): node `node`
+ * of the topology is a program outside the simulator (a moteip-host
+ * --zep, another stack's emulated radio) that speaks ZEP on loopback. The
+ * node keeps its place in the medium (position, links); its frames enter
+ * the medium when their datagrams arrive, and the frames the medium
+ * delivers to it leave as datagrams. */
+struct sim_external_spec {
+    uint32_t node;
+    char     local[64];         /* address:port the simulator binds: the node sends here */
+    char     remote[64];        /* the node's own ZEP address: its frames go there */
+    uint8_t  channel;           /* the ZEP channel field, both ways */
+};
+
 /* One node's link-layer security (scenario key security.nodes). */
 struct sim_node_sec {
     uint8_t level;              /* 0: none */
@@ -225,6 +276,8 @@ struct sim_scenario {
     struct mip_radio_timing timing;
     uint8_t  radio_profile;     /* enum sim_radio_profile_kind the currents came from */
     struct sim_radio_profile radio;
+    uint8_t  platform;          /* enum sim_platform_kind (the timing's source) */
+    double   drift_ppm;         /* each node's clock rate error, drawn in +/- this */
     /* medium */
     uint8_t  medium;
     double   range_m, interference_range_m;          /* unit disk */
@@ -265,6 +318,9 @@ struct sim_scenario {
     uint8_t  link_hdr_bytes;    /* RAW_IP header incl. FCS */
     uint8_t  frame_max;         /* MPDU incl. FCS */
     bool     link_acks;         /* ack-request bit on unicast frames */
+    bool     short_addresses;   /* link.short_addresses: nodes have 16-bit short
+                                   addresses (false: extended only; forced
+                                   above SIM_SHORT_NODES_MAX nodes) */
     uint8_t  addressing;        /* enum sim_addressing (link.addressing) */
     /* routing */
     uint8_t  routing;
@@ -301,6 +357,8 @@ struct sim_scenario {
     size_t   n_services;
     struct sim_misbehave_spec *misbehave;
     size_t   n_misbehave;
+    struct sim_external_spec *external;     /* "external" (sim/external.c) */
+    size_t   n_external;
     /* records kept beyond the counters (sim/record.c, "record") */
     bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
@@ -399,6 +457,8 @@ struct sim_node {
     uint8_t  radio;             /* enum sim_radio_state */
     bool     radio_on;          /* receiver enabled by the MAC */
     uint64_t radio_since_us;
+    uint64_t rx_ready_us;       /* switched on from off: deaf until then (rx_on_us) */
+    int32_t  drift_ppb;         /* its clock's rate error, parts per 10^9 */
     uint32_t rx_tx;             /* transmission being received */
     uint8_t  rx_pending;        /* enum sim_rx_pending ... */
     uint32_t rx_pending_tx;     /* ... of this transmission (a new reception
@@ -422,6 +482,9 @@ struct sim_node {
      * boots counts its reboots (its PRNG streams derive from it) */
     bool     down;
     uint32_t boots;
+    /* an external node (sim/external.c): its stack and MAC never run; the
+     * medium hands its frames to a ZEP socket instead */
+    bool     external;
     uint8_t  route_peak;        /* most routes in its table at once */
 };
 
@@ -433,7 +496,24 @@ struct sim_service;
 struct sim_realtime;
 struct sim_zep_mirror;
 struct sim_misbehave;
+struct sim_external;
 struct sim_route_made;
+
+/*
+ * What a node (node.c) needs from the modules above it, set by sim_build
+ * (run.c): node.c calls no module itself, so calls between the sim files
+ * go one way (run.c -> modules -> node.c -> ctx.c).
+ */
+struct sim_node_env {
+    const struct mip_radio_driver *radio;       /* the simulated radio (medium.c) */
+    /* observers (apps.c): a frame the netif hands the MAC; a datagram
+     * delivered to the node's IP; after every touch, its senders' cc */
+    void (*frame_out)(struct sim *sim, struct sim_node *nd, const uint8_t *frame, size_t len);
+    void (*datagram_in)(struct sim *sim, struct sim_node *nd, const uint8_t *ip, size_t len);
+    void (*sample_cc)(struct sim *sim, struct sim_node *nd);
+    void (*record)(struct sim *sim, struct sim_node *nd);      /* after every touch (record.c) */
+    void (*rebooted)(struct sim *sim, struct sim_node *nd);    /* static routes, apps again */
+};
 
 struct sim {
     struct sim_scenario *sc;
@@ -447,6 +527,8 @@ struct sim {
     uint32_t tx_next;
     struct sim_flow *flow;
     size_t   n_flows;
+    uint32_t *flow_to;          /* per node: its first flow as destination, the
+                                   rest chained in flow order (apps.c) */
     size_t   flows_done;
     uint64_t events;
     struct sim_capture *capture; /* when --pcap (capture.h) */
@@ -458,6 +540,7 @@ struct sim {
     struct sim_realtime *rt;    /* pacing to the wall clock (--realtime), or NULL */
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
+    struct sim_external *external;      /* sc->n_external ZEP sockets (external.c), or NULL */
     bool     trace_radio;       /* --trace-radio: radio state changes in the trace */
     struct sim_dyn *dyn;        /* the events' state and metrics (dynamics.c) */
     uint32_t dyn_moves;         /* moves so far (their shadowing streams) */
@@ -465,6 +548,7 @@ struct sim {
     struct sim_route_made *routes_made; /* what the shortest arm installed, */
     size_t   routes_made_n, routes_made_cap; /* when events may redo it (routes.c) */
     char     err[256];
+    struct sim_node_env env;    /* node.c's hooks into the modules (run.c) */
 };
 
 /* Builds the network of sc (nodes, medium neighbours, routes, apps). On
@@ -492,6 +576,12 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
                                size_t len);
 mip_time_t sim_ms(const struct sim *sim);
 bool sim_medium_build(struct sim *sim, char *err, size_t errlen);
+/* The medium's neighbour lists, (re)made: through a spatial grid (cells as
+ * wide as the farthest pair that hears or disturbs), or with all_pairs the
+ * O(n^2) way. Both give the same lists, sorted by node id; log distance
+ * with shadowing always takes all pairs (its deviates are drawn in pair
+ * order). */
+bool sim_medium_neighbors(struct sim *sim, bool all_pairs, char *err, size_t errlen);
 void sim_medium_tx_end(struct sim *sim, uint32_t txid);
 /* Adds the time since the last radio state change to that state's total. */
 void sim_radio_account(struct sim *sim, struct sim_node *nd);
@@ -506,6 +596,26 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w);
 void sim_apps_delivered(const struct sim *sim, struct sim_delivered *out);
 /* Scenario names of a radio profile and of an RDC kind (scenario.c). */
 const char *sim_radio_profile_name(uint8_t profile);
+const char *sim_platform_name(uint8_t platform);
+
+/* sim/platform.c: each node's own clock. A node's MAC runs on it: its
+ * `now` is sim_node_us(), and a delay it asks for ends at sim_node_due(). */
+int32_t  sim_clock_drift_ppb(double drift_ppm, const uint8_t seed[16]);
+uint64_t sim_clock_local(int32_t drift_ppb, uint64_t t_us);
+uint64_t sim_clock_global(int32_t drift_ppb, uint64_t local_us);
+static inline mip_utime_t sim_node_us(const struct sim *sim, const struct sim_node *nd)
+{
+    return (mip_utime_t)(nd->drift_ppb == 0 ? sim->now_us
+                                            : sim_clock_local(nd->drift_ppb, sim->now_us));
+}
+/* The simulator's time at which `delay_us` of the node's clock from now
+ * have passed (the same instant without drift). */
+static inline uint64_t sim_node_due(const struct sim *sim, const struct sim_node *nd,
+                                    uint32_t delay_us)
+{
+    return nd->drift_ppb == 0 ? sim->now_us + delay_us
+        : sim_clock_global(nd->drift_ppb, sim_clock_local(nd->drift_ppb, sim->now_us) + delay_us);
+}
 const char *sim_rdc_name(uint8_t kind);
 void sim_apps_free(struct sim *sim);
 /* Observers (apps.c): a frame node nd's netif hands its MAC; a whole
@@ -545,9 +655,16 @@ bool sim_frame_is_control(const uint8_t *ip, size_t n);
 size_t sim_ip6_upper(const uint8_t *ip, size_t n, uint8_t *proto);
 double sim_oqpsk_ber(double sinr);
 void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
-/* The node whose address a is (its low 16 bits are the id, but for
- * spatial addresses, looked up); UINT32_MAX when none. */
-uint32_t sim_node_of_address(const struct sim *sim, const struct mip_addr *a);
+/* Node id's short address (0xFFFE: none, in a network of more than
+ * SIM_SHORT_NODES_MAX nodes), and the node id an IPv6 address of the sim's
+ * form names (its IID's last two bytes, or last four without short
+ * addresses); the caller checks it is < sim->n. */
+uint16_t sim_node_short(const struct sim *sim, uint32_t id);
+uint32_t sim_node_of_iid(const struct sim *sim, const uint8_t addr[16]);
+/* link.spatial_map and spatial_cell_m as the nodes' mapping (docs/GEO.md);
+ * with link.addressing "spatial" a node's address is its cell's (its own,
+ * with its D, once its geo driver runs) and sim_node_of_iid looks it up. */
+struct mip_spatial_map sim_spatial_map(const struct sim_scenario *sc);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
 /* Dynamics (dynamics.c): built after the apps; an event of the queue;
  * the result's "events" and "routing" members; the apps' observers. */
@@ -568,9 +685,13 @@ uint32_t sim_node_routes(const struct sim_node *nd);
  * reached its destination after `hops` hops (path stretch). */
 void sim_dyn_delivered(struct sim *sim, uint32_t flow);
 void sim_dyn_hops(struct sim *sim, uint32_t flow, uint32_t hops);
-/* Node life (node.c): down freezes nd, up reboots it. */
+/* Node life (node.c): init makes node id at build (its stack, netif, MAC
+ * and channel stream), down freezes nd, up reboots it; attach_leaf makes
+ * leaf a child of parent's MAC (sleepy leaves). */
+bool sim_node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err, size_t errlen);
 void sim_node_down(struct sim *sim, struct sim_node *nd);
 bool sim_node_up(struct sim *sim, struct sim_node *nd);
+bool sim_node_attach_leaf(struct sim *sim, uint32_t leaf, uint32_t parent);
 /* Medium changes (medium.c): the reception ratio of a -> b (adds the link
  * when the lists lack it), and a node's new position. Transmissions on the
  * air keep their counts consistent. */

@@ -40,6 +40,19 @@ void sim_zep_mirror_close(struct sim_zep_mirror *z)
     z->fd = -1;
 }
 
+void sim_zep_header(struct mip_zep_hdr *h, uint8_t channel, uint32_t sender, uint64_t t_us,
+                    uint32_t seq)
+{
+    memset(h, 0, sizeof(*h));
+    h->channel = channel;
+    h->device_id = (uint16_t)sender;
+    h->crc_mode = true;
+    h->lqi = 0xFF;
+    h->ntp_seconds = (uint32_t)(NTP_UNIX_OFFSET + t_us / 1000000u);
+    h->ntp_fraction = (uint32_t)(((t_us % 1000000u) << 32) / 1000000u);
+    h->seq = seq;
+}
+
 void sim_zep_mirror_tx(struct sim *sim, uint32_t sender, const uint8_t *mpdu, size_t len)
 {
     struct sim_zep_mirror *z = sim->zep_mirror;
@@ -49,14 +62,7 @@ void sim_zep_mirror_tx(struct sim *sim, uint32_t sender, const uint8_t *mpdu, si
 
     if (z == NULL || len < 2u)
         return;
-    memset(&h, 0, sizeof(h));
-    h.channel = MIRROR_CHANNEL;
-    h.device_id = (uint16_t)sender;
-    h.crc_mode = true;
-    h.lqi = 0xFF;
-    h.ntp_seconds = (uint32_t)(NTP_UNIX_OFFSET + sim->now_us / 1000000u);
-    h.ntp_fraction = (uint32_t)(((sim->now_us % 1000000u) << 32) / 1000000u);
-    h.seq = z->seq++;
+    sim_zep_header(&h, MIRROR_CHANNEL, sender, sim->now_us, z->seq++);
     /* the FCS is the medium's: emit writes the same one again */
     if (mip_zep_emit(&h, mpdu, len - 2u, dgram, sizeof(dgram), &n) != MIP_OK)
         return;

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 struct sim;
+struct mip_zep_hdr;
 
 struct sim_zep_mirror {
     int fd;
@@ -28,6 +29,13 @@ struct sim_zep_mirror {
  * false with a message in err. */
 bool sim_zep_mirror_open(struct sim_zep_mirror *z, const char *spec, char *err, size_t errlen);
 void sim_zep_mirror_close(struct sim_zep_mirror *z);
+
+/* The header of a ZEP data datagram the simulator sends (the mirror's and
+ * an external node's, external.h): CRC mode, LQI 0xFF (not measured), the
+ * device id the sending node, and the timestamp simulated time `t_us`
+ * counted from 1970-01-01 in NTP format (seconds since 1900, 2^-32 s). */
+void sim_zep_header(struct mip_zep_hdr *h, uint8_t channel, uint32_t sender, uint64_t t_us,
+                    uint32_t seq);
 
 /* A frame of node `sender` starting now: mpdu[0..len) with its FCS, as the
  * medium carries it. Nothing happens when the run has no mirror. */

@@ -320,6 +320,8 @@ struct mip_mac {
     mip_utime_t deadline;       /* end of the access step or of the ACK wait */
     mip_utime_t now;            /* latest time any call carried */
     mip_utime_t last_done;      /* when the latest frame's outcome came */
+    mip_utime_t load_due;       /* the head frame is in the radio's buffer then */
+    bool     loading;           /* ... while cfg.timing's load time runs */
     /* (after the scalars the engine reads most: on Cortex-M0+ a field at
      * a small offset is one instruction away) */
     struct mip_mac_config cfg;

@@ -37,12 +37,31 @@ struct mip_radio_timing {
     uint16_t cca_us;            /* CCA duration, 8 symbols (128) */
     uint16_t backoff_us;        /* aUnitBackoffPeriod, 20 symbols (320) */
     uint16_t ack_wait_us;       /* macAckWaitDuration after TX end (864 at 250 kb/s) */
+    /* The platform's costs beyond the air (all 0, the default: an ideal
+     * radio and host; the simulator's `platform` fills them from a
+     * datasheet, docs/SIMULATOR.md "Platform timing"): */
+    uint16_t rx_on_us;          /* receiver start-up: a duty-cycling RDC that
+                                   switches it on from off listens (and its
+                                   CCA window starts) this much later */
+    uint16_t frame_host_us;     /* CPU time to hand one frame to the radio */
+    uint32_t bus_bps;           /* host-radio bus (SPI) clock, bits per second:
+                                   loading a frame of n bytes takes n x 8 / bus_bps;
+                                   0: free */
+    uint16_t clock_ppm;         /* the clocks' tolerance: a wait that ends when a
+                                   peer's reply ends allows for two clocks this far
+                                   apart (0: perfect clocks, exact waits) */
 };
 
 /* Fills t with the 802.15.4 2.4 GHz defaults above. */
 void mip_radio_timing_default(struct mip_radio_timing *t);
 /* Airtime of an MPDU of `mpdu_len` bytes (FCS included) plus the PHY header. */
 mip_utime_t mip_radio_airtime(const struct mip_radio_timing *t, size_t mpdu_len);
+/* Time from a frame of `mpdu_len` bytes (FCS included) being handed to the
+ * MAC until it sits in the radio's buffer: frame_host_us plus the bus
+ * transfer of its length byte and MPDU (the radio adds the FCS, but the
+ * CC2420 and AT86RF233 count it in the length they are given). 0 with the
+ * ideal defaults. */
+mip_utime_t mip_radio_load_time(const struct mip_radio_timing *t, size_t mpdu_len);
 
 struct mip_radio_driver {
     /* Starts sending `len` bytes (no FCS; the radio adds it). The radio

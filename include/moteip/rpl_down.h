@@ -46,9 +46,11 @@
 /* DAO timing (RFC 6550 leaves them open; docs/RPL.md says why these):
  * the first DAO after a join or a parent change waits a random time in
  * [DELAY/2, DELAY) so the parent's own is likely out first; a DAO-ACK is
- * awaited ACK_TIMEOUT, doubled per retry, for RETRIES retries; then the
- * node gives up until the next refresh. A route is refreshed at a random
- * point between half and three quarters of its lifetime. */
+ * awaited ACK_TIMEOUT, doubled per retry (each wait up to half again
+ * longer, at random), for RETRIES retries; then the node gives up and
+ * starts a new round after ACK_TIMEOUT << RETRIES, up to twice that at
+ * random, or at the refresh if sooner. A route is refreshed at a
+ * random point between half and three quarters of its lifetime. */
 #ifndef MIP_RPL_DAO_DELAY_MS
 #define MIP_RPL_DAO_DELAY_MS 2000u
 #endif
@@ -72,7 +74,10 @@ struct mip_rpl_node {
                                  child's link-local address) */
     mip_time_t expires;       /* the path lifetime ends */
     uint8_t    path_seq;      /* lollipop (RFC 6550 7.2) */
-    uint8_t    used;
+    uint8_t    used;          /* 0 free, 1 in use, 2 in use and a storing
+                                 router's DAO-ACK to the child pending */
+    uint8_t    ack_in;        /* storing, pending: the child's DAOSequence */
+    uint8_t    ack_out;       /* ... and ours for the DAO we sent on */
 };
 #define MIP_RPL_NODE_BYTES ((unsigned)sizeof(struct mip_rpl_node))
 
@@ -86,9 +91,12 @@ struct mip_rpl_dao_tx {
     mip_time_t at;            /* next send (due) or give-up/retry (waiting) */
     mip_time_t refresh_at;    /* when the route is renewed */
     bool       refresh;       /* refresh_at is armed */
-    uint8_t    fwd_seq;       /* storing: DAOSequence of the children's
-                                 DAOs we send on (our own stays matched
-                                 to its DAO-ACK) */
+    uint8_t    fwd_seq;       /* the last DAOSequence issued, to our own
+                                 DAOs and (storing) the children's we send
+                                 on alike: a DAO-ACK names one of them */
+    uint8_t    parent_dtsn;   /* the DTSN our preferred parent last
+                                 advertised (RFC 6550 9.6) ... */
+    bool       parent_dtsn_known; /* ... since we chose it */
     bool       has_parent;    /* storing: parent_iid got our last DAO */
     uint8_t    parent_iid[8]; /* ... and gets a No-Path DAO when we move */
 };
@@ -114,7 +122,9 @@ struct mip_rpl_dao_tx {
     X(dao_forwarded)      /* storing: a child's DAO sent on to our parent */ \
     X(no_path_tx)         /* storing: a No-Path DAO to the parent we left */ \
     X(drop_dao_bad_src)   /* storing: a DAO not from a link-local address */ \
-    X(drop_no_down_route) /* storing: going down, no route below us */
+    X(drop_no_down_route) /* storing: going down, no route below us */    \
+    X(dtsn_triggered)     /* our parent's DTSN went up: a DAO, ours up too */ \
+    X(dao_ack_relayed)    /* storing: our parent's DAO-ACK sent on to a child */
 enum mip_rpl_down_stat {
 #define MIP_RPL_DOWN_STAT_ENUM(n) MIP_RPL_DOWN_STAT_##n,
     MIP_RPL_DOWN_STATS_LIST(MIP_RPL_DOWN_STAT_ENUM)

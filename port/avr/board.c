@@ -37,6 +37,12 @@ static volatile uint8_t uart_rx_wake;      /* a SLIP END or half a ring arrived 
 static volatile uint32_t uart_errors;
 static volatile uint16_t clock_hi;
 static volatile uint8_t clock_wake;       /* a Timer1 interrupt came: look at the time */
+#if BOARD_RADIO
+volatile uint8_t board_radio_irq;         /* the transceiver's IRQ pin rose (INT0) */
+#define RADIO_WAKE board_radio_irq
+#else
+#define RADIO_WAKE 0                      /* the SLIP firmware has no radio */
+#endif
 
 /* Paints the RAM between the end of .bss (__heap_start: there is no heap)
  * and 16 bytes below the initial stack with STACK_PAINT, before .data and
@@ -125,7 +131,7 @@ void board_sleep(struct board_clock *c, uint32_t ms)
     clock_wake = 1;
     for (;;) {
         cli();
-        if (uart_rx_wake || uart_rx_stalled)
+        if (uart_rx_wake || uart_rx_stalled || RADIO_WAKE)
             break;
         if (clock_wake) {
             uint32_t left = target - timer_ticks();
@@ -151,6 +157,14 @@ void board_sleep(struct board_clock *c, uint32_t ms)
     }
     sei();
 }
+
+#if BOARD_RADIO
+mip_utime_t board_now_us(void)
+{
+    /* a tick is 64 cycles; the product wraps as mip_utime_t does, at 2^32 us */
+    return (mip_utime_t)(timer_ticks() * (64000000ul / F_CPU));
+}
+#endif
 
 bool board_entropy(uint8_t *out, size_t n)
 {

@@ -11,7 +11,8 @@
  *
  * The port's globals (docs/PORTING.md): the receive ring with its buffer,
  * its stalled flag and error count, shared with the receive interrupt, and
- * the counter's high word, shared with the overflow interrupt. The vector
+ * the counter's high word, shared with the overflow interrupt; in the radio
+ * firmware (BOARD_RADIO), board_radio_irq, shared with INT0's interrupt. The vector
  * table is avr-libc's (flash).
  */
 #ifndef MOTEIP_PORT_AVR_BOARD_H
@@ -50,5 +51,17 @@
 #include "tick_clock.h"
 
 #include "board_api.h"
+
+/* The transceiver, in the radio firmware (BOARD_RADIO 1; port/avr/
+ * radio_node.c, board_radio.c, at86rf233.h): SPI master on PB4-PB7 (/SEL
+ * on PB4), its IRQ pin on INT0 (PD2), whose interrupt sets board_radio_irq
+ * (and ends a board_sleep); the main loop clears it and hands it to the
+ * driver. The µs clock is Timer1's (4 us at 16 MHz). */
+#if BOARD_RADIO
+#include "moteip/radio.h"
+extern volatile uint8_t board_radio_irq;
+void board_radio_init(void);
+mip_utime_t board_now_us(void);
+#endif
 
 #endif

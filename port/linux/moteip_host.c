@@ -15,6 +15,7 @@
  *                [--client-timeout SECONDS] [--client-keepalive MS]
  *                [--client-idle SECONDS] [--client-rx-ring BYTES]] [--tcp-max-retries N]
  *               [--impair SPEC]
+ *               [--os [--sensor ADDR:PORT [--sensor-every MS] [--sensor-batch N]]]
  *
  * The command line is a contract (tests/interop/test_cli.py): a bad or
  * missing argument prints ONE line on stderr naming the argument and what
@@ -24,6 +25,8 @@
  * disappears) exit 1.
  *
  * TCP services (apps/tcp_*.h, apps/http_server.h) run on the ports given.
+ * With --os, echo and discard (TCP and UDP on their ports), HTTP, CoAP and
+ * the sensor run instead as processes of the kernel (apps/os_apps.h, docs/OS.md).
  * With --tcp-client the program is instead a one-shot TCP client test: it
  * connects, optionally holds the connection idle for a while (with TCP
  * keepalive when asked), sends N bytes of the HTTP body pattern
@@ -58,6 +61,7 @@
 #include "linux_tap.h"
 #include "zep_radio.h"
 #include "coap_demo.h"
+#include "os_apps.h"
 #include "http_server.h"
 #include "tcp_app.h"
 #include "tcp_chargen.h"
@@ -109,7 +113,7 @@ static const char svc_opt[SVC_COUNT][10] = { "--echo", "--discard", "--chargen",
 #define BUILD_PROFILE "full"
 #endif
 
-#define MAX_OPTIONS 40            /* rows of `options` (checked below it) */
+#define MAX_OPTIONS 48            /* rows of `options` (checked below it) */
 
 /* --rdc: the duty cycling of a ZEP node's MAC (rdc.h) */
 static const char rdc_names[][12] = { "nullrdc", "contikimac", "xmac", "lpp" };
@@ -134,6 +138,11 @@ struct host_opts {
     uint64_t client_rx_ring;          /* --client-rx-ring (0: the app slot's ring) */
     uint64_t tcp_max_retries;         /* --tcp-max-retries (0: the default) */
     uint16_t coap_port;               /* --coap PORT (0: off) */
+    bool os;                          /* --os: services as kernel processes */
+    const char *sensor_text;          /* --sensor ADDR:PORT */
+    struct mip_addr sensor_addr;
+    uint16_t sensor_port;
+    uint64_t sensor_every_ms, sensor_batch;
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
     const char *stats_json;
@@ -504,6 +513,15 @@ static void opt_client(const struct host_option *opt, char **v, struct host_opts
 }
 
 /* A decimal number in [min, max] into a uint64_t field. */
+static void opt_sensor(const struct host_option *opt, char **v, struct host_opts *o)
+{
+    if (parse_endpoint(v[0], &o->sensor_addr, &o->sensor_port) != 0)
+        bad_arg(opt->name, "'%s' is not ADDR:PORT (IPv6: [ADDR]:PORT)", v[0]);
+    if (!is_unicast(&o->sensor_addr))
+        bad_arg(opt->name, "'%s' is not a unicast address", v[0]);
+    o->sensor_text = v[0];
+}
+
 static void opt_number(const struct host_option *opt, char **v, struct host_opts *o)
 {
     char what[128];
@@ -679,6 +697,24 @@ static const struct host_option options[] = {
     { "--rdc", "KIND", 1, OPT_ONCE, opt_rdc, F(zep_rdc), 0, 0, NULL, NULL,
       "with --zep: radio duty cycling: nullrdc (default),\n"
       "contikimac, xmac or lpp, at its defaults (rdc.h)", { 0 } },
+    { "--os", NULL, 0, 0, opt_flag, F(os), 0, 0, NULL,
+      "The runtime (docs/OS.md):",
+      "run --echo and --discard (each on TCP and UDP\n"
+      "at its port), --http, --coap and --sensor as\n"
+      "processes of the process kernel instead of\n"
+      "callback apps (no UDP echo on 7 and discard on\n"
+      "9 then; --chargen stays a callback app)", { 0 } },
+    { "--sensor", "ADDR:PORT", 1, OPT_ONCE, opt_sensor, F(sensor_text), 0, 0, NULL, NULL,
+      "with --os: the sensor process sends each batch of\n"
+      "readings to ADDR:PORT in a datagram: 2 bytes of\n"
+      "sequence, then 2 bytes a reading (big-endian; the\n"
+      "host has no sensor: reading k is k mod 65536)", { 0 } },
+    { "--sensor-every", "MS", 1, OPT_ONCE, opt_number, F(sensor_every_ms), 1, 86400000u,
+      "a number of milliseconds (%llu..%llu)", NULL,
+      "a reading every MS milliseconds (default 1000)", { 0 } },
+    { "--sensor-batch", "N", 1, OPT_ONCE, opt_number, F(sensor_batch), 1,
+      MIP_OS_SENSOR_BATCH_MAX, "a batch size (%llu..%llu)", NULL,
+      "readings per datagram (default 4; 1..%lu)", { MIP_OS_SENSOR_BATCH_MAX } },
     { "--impair", "SPEC", 1, OPT_ONCE, opt_impair, F(impair), 0, 0, NULL, "Testing:",
       "impair the link in both directions, like netem:\n"
       "comma-separated loss=P, dup=P (percent), delay=MS,\n"
@@ -831,6 +867,15 @@ static void finish_args(struct host_opts *o)
     else if (o->client_timeout_s <= o->client_idle_s)
         bad_arg("--client-timeout", "%u s is not longer than --client-idle (%u s)",
                 (unsigned)o->client_timeout_s, (unsigned)o->client_idle_s);
+    if (o->sensor_text != NULL && !o->os)
+        bad_arg("--sensor", "only with --os (the sensor is a process of the kernel)");
+    if (o->sensor_text == NULL && (given(o, "--sensor-every") || given(o, "--sensor-batch")))
+        bad_arg(given(o, "--sensor-every") ? "--sensor-every" : "--sensor-batch",
+                "only with --sensor");
+    if (o->sensor_every_ms == 0)
+        o->sensor_every_ms = 1000;
+    if (o->sensor_batch == 0)
+        o->sensor_batch = 4;
 #if !MIP_CONF_FORWARD
     if (o->forward)
         bad_arg("--forward", "this build has no forwarding (MIP_CONF_FORWARD=0)");
@@ -1103,6 +1148,15 @@ struct host {
     struct host_link link;
     struct mip_udp_echo echo;
     struct mip_udp_discard discard;
+    struct {                          /* --os: the kernel and its processes */
+        struct mip_os k;
+        struct mip_os_echo echo;
+        struct mip_os_discard discard;
+        struct mip_os_sensor sensor;
+        struct mip_os_coap coap;
+        struct mip_os_http http;
+        uint16_t next_reading;
+    } os;
     struct mip_tap tap;
     struct zep_radio zep;             /* --zep: the radio, under ... */
     struct mip_mac mac;               /* ... the 802.15.4 MAC */
@@ -1178,15 +1232,18 @@ static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
     fprintf(f, "  },\n");
 }
 
-static void stats_coap_tcp(FILE *f, const struct host_tcp *t)
+/* CoAP: the callback app's endpoint, or with --os the process's. */
+static void stats_coap_tcp(FILE *f, const struct host *h)
 {
+    const struct host_tcp *t = &h->t;
+    const struct mip_coap_demo *d = h->o.os ? &h->os.coap.demo : &t->coap;
     int i, first = 1;
 
     fprintf(f, "  \"coap\": {\"port\": %u, \"bodies\": %lu",
-            (unsigned)t->coap.ep.port, (unsigned long)t->coap.sink_bodies);
+            (unsigned)d->ep.port, (unsigned long)d->sink_bodies);
     for (i = 0; i < (int)MIP_COAP_STAT_COUNT; i++)
         fprintf(f, ", \"%s\": %lu", mip_coap_stat_name((enum mip_coap_stat)i),
-                (unsigned long)mip_coap_stat(&t->coap.ep, (enum mip_coap_stat)i));
+                (unsigned long)mip_coap_stat(&d->ep, (enum mip_coap_stat)i));
     fprintf(f, "},\n");
     fprintf(f, "  \"tcp\": {");
     for (i = 0; i < (int)MIP_TCP_STAT_COUNT; i++) {
@@ -1239,6 +1296,33 @@ static void stats_link(FILE *f, const struct host *h)
             (unsigned long)(h->tap.tx_errors + h->tap.tx_short));
 }
 
+static void stats_os(FILE *f, const struct host *h)
+{
+    if (!h->o.os)
+        return;
+    fprintf(f, "  \"os\": {\"dispatched\": %lu, \"queue_full\": %lu,\n",
+            (unsigned long)mip_os_stat(&h->os.k, MIP_OS_STAT_dispatched),
+            (unsigned long)mip_os_stat(&h->os.k, MIP_OS_STAT_queue_full));
+    fprintf(f, "    \"echo\": {\"datagrams\": %lu, \"connections\": %lu, \"bytes\": %lu, "
+            "\"bind_failed\": %lu},\n", (unsigned long)h->os.echo.datagrams,
+            (unsigned long)h->os.echo.connections, (unsigned long)h->os.echo.bytes,
+            (unsigned long)h->os.echo.bind_failed);
+    fprintf(f, "    \"discard\": {\"datagrams\": %lu, \"connections\": %lu, \"bytes\": %llu, "
+            "\"crc32\": %lu, \"bind_failed\": %lu},\n", (unsigned long)h->os.discard.datagrams,
+            (unsigned long)h->os.discard.connections, (unsigned long long)h->os.discard.bytes,
+            (unsigned long)h->os.discard.crc, (unsigned long)h->os.discard.bind_failed);
+    fprintf(f, "    \"http\": {\"requests\": %lu, \"status_2xx\": %lu, \"status_4xx\": %lu, "
+            "\"status_5xx\": %lu, \"body_bytes\": %llu, \"timeouts\": %lu},\n",
+            (unsigned long)h->os.http.requests, (unsigned long)h->os.http.status_2xx,
+            (unsigned long)h->os.http.status_4xx, (unsigned long)h->os.http.status_5xx,
+            (unsigned long long)h->os.http.body_bytes, (unsigned long)h->os.http.timeouts);
+    fprintf(f, "    \"coap\": {\"datagrams\": %lu, \"bodies\": %lu},\n",
+            (unsigned long)h->os.coap.datagrams, (unsigned long)h->os.coap.demo.sink_bodies);
+    fprintf(f, "    \"sensor\": {\"samples\": %lu, \"sent\": %lu, \"send_failed\": %lu}\n  },\n",
+            (unsigned long)h->os.sensor.samples, (unsigned long)h->os.sensor.sent,
+            (unsigned long)h->os.sensor.send_failed);
+}
+
 /* Writes the counters to `path` atomically (a temporary file renamed over
  * it). Returns 0 or -errno. */
 static int write_stats_json(const char *path, const struct host *h)
@@ -1255,7 +1339,8 @@ static int write_stats_json(const char *path, const struct host *h)
     stats_counters(f, &h->s);
     stats_udp_apps(f, h);
     stats_tcp_apps(f, &h->t);
-    stats_coap_tcp(f, &h->t);
+    stats_os(f, h);
+    stats_coap_tcp(f, h);
     stats_link(f, h);
     if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
         e = errno ? errno : EIO;
@@ -1451,7 +1536,60 @@ static mip_status start_service(struct host_tcp *t, unsigned svc, uint16_t port)
     }
 }
 
-/* UDP echo and discard (always), CoAP, TCP and its services. */
+static uint16_t host_reading(void *ctx)
+{
+    uint16_t *next = ctx;
+    return (*next)++;
+}
+
+/* --os: the kernel, and echo, discard and the sensor as its processes. */
+static void setup_os(struct host *h)
+{
+    const struct host_opts *o = &h->o;
+    mip_status st;
+
+    mip_os_init(&h->os.k, now_ms());
+    if (o->svc_port[SVC_ECHO] != 0) {
+        mip_os_echo_prepare(&h->os.echo, &h->s, &h->t.tcp, o->svc_port[SVC_ECHO]);
+        (void)mip_os_start(&h->os.k, &h->os.echo.proc, "echo", mip_os_echo_thread, &h->os.echo,
+                           NULL);
+        if (h->os.echo.bind_failed != 0)
+            fail("--echo: cannot bind port %u", (unsigned)o->svc_port[SVC_ECHO]);
+    }
+    if (o->svc_port[SVC_DISCARD] != 0) {
+        mip_os_discard_prepare(&h->os.discard, &h->s, &h->t.tcp, o->svc_port[SVC_DISCARD]);
+        (void)mip_os_start(&h->os.k, &h->os.discard.proc, "discard", mip_os_discard_thread,
+                           &h->os.discard, NULL);
+        if (h->os.discard.bind_failed != 0)
+            fail("--discard: cannot bind port %u", (unsigned)o->svc_port[SVC_DISCARD]);
+    }
+    if (o->svc_port[SVC_HTTP] != 0) {
+        mip_os_http_prepare(&h->os.http, &h->s, &h->t.tcp, o->svc_port[SVC_HTTP]);
+        (void)mip_os_start(&h->os.k, &h->os.http.proc, "http", mip_os_http_thread, &h->os.http,
+                           NULL);
+        if (h->os.http.bind_failed != 0)
+            fail("--http: cannot listen on TCP port %u", (unsigned)o->svc_port[SVC_HTTP]);
+    }
+    if (o->coap_port != 0) {
+        mip_os_coap_prepare(&h->os.coap, &h->s, o->coap_port);
+        (void)mip_os_start(&h->os.k, &h->os.coap.proc, "coap", mip_os_coap_thread, &h->os.coap,
+                           NULL);
+        if (h->os.coap.bind_failed != 0)
+            fail("--coap: cannot start CoAP on UDP port %u", (unsigned)o->coap_port);
+    }
+    if (o->sensor_text != NULL) {
+        st = mip_os_sensor_prepare(&h->os.sensor, &h->s, &o->sensor_addr, o->sensor_port,
+                                   49152u, (uint32_t)o->sensor_every_ms,
+                                   (uint8_t)o->sensor_batch, host_reading, &h->os.next_reading);
+        if (st == MIP_OK)
+            st = mip_os_start(&h->os.k, &h->os.sensor.proc, "sensor", mip_os_sensor_thread,
+                              &h->os.sensor, NULL);
+        if (st != MIP_OK)
+            fail("--sensor: cannot start: %s", mip_status_name(st));
+    }
+}
+
+/* UDP echo and discard (always, but with --os), CoAP, TCP and its services. */
 static void setup_apps(struct host *h)
 {
     const struct host_opts *o = &h->o;
@@ -1459,6 +1597,8 @@ static void setup_apps(struct host *h)
     unsigned i;
     int rc;
 
+    if (o->os)
+        goto coap;
     rc = (int)mip_udp_echo_start(&h->echo, &h->s, MIP_UDP_ECHO_PORT);
     if (rc != MIP_OK)
         fail("cannot start UDP echo on port %u: %s", MIP_UDP_ECHO_PORT,
@@ -1467,7 +1607,8 @@ static void setup_apps(struct host *h)
     if (rc != MIP_OK)
         fail("cannot start UDP discard on port %u: %s", MIP_UDP_DISCARD_PORT,
              mip_status_name((mip_status)rc));
-    if (o->coap_port != 0 &&
+coap:
+    if (o->coap_port != 0 && !o->os &&
         (rc = (int)mip_coap_demo_start(&t->coap, &h->s, o->coap_port, false)) != MIP_OK)
         fail("--coap: cannot start CoAP on UDP port %u: %s", (unsigned)o->coap_port,
              mip_status_name((mip_status)rc));
@@ -1478,13 +1619,15 @@ static void setup_apps(struct host *h)
         t->tcp.max_retries = (uint8_t)o->tcp_max_retries;
     for (i = 0; i < SVC_COUNT; i++) {
         mip_status st;
-        if (o->svc_port[i] == 0)
+        if (o->svc_port[i] == 0 || (o->os && i != SVC_CHARGEN))
             continue;
         st = start_service(t, i, o->svc_port[i]);
         if (st != MIP_OK)
             fail("%s: cannot listen on TCP port %u: %s", svc_opt[i], (unsigned)o->svc_port[i],
                  mip_status_name(st));
     }
+    if (o->os)
+        setup_os(h);
 }
 
 /* "moteip-host: TAP up, ADDR/LEN ..." on stdout: the tests wait for it. */
@@ -1715,6 +1858,12 @@ static int run_loop(struct host *h)
         if (client_over(h))
             break;
         delay = client_wake(h, mip_stack_poll(&h->s, now_ms()));
+        if (h->o.os) {
+            /* what the processes sent goes out with the stack's next poll */
+            uint32_t od = mip_os_run(&h->os.k, now_ms());
+            uint32_t sd = mip_stack_poll(&h->s, now_ms());
+            delay = od < sd ? od : sd;    /* 0 while events wait */
+        }
         if (h->o.ping_text != NULL) {
             uint32_t pd = ping_step(h);
             if (h->ping.done)

@@ -192,8 +192,7 @@ static void zr_off(void *ctx)
 
 const struct mip_radio_driver zep_radio_driver = { zr_transmit, zr_cca, zr_on, zr_off };
 
-/* The frame's FCS or, in LQI mode, the CC24xx status's CRC-OK bit. */
-static bool frame_ok(const struct mip_zep_hdr *h, const uint8_t *frame)
+bool zep_frame_ok(const struct mip_zep_hdr *h, const uint8_t *frame)
 {
     size_t n = h->frame_len;
     if (!h->crc_mode)
@@ -222,7 +221,7 @@ void zep_radio_receive(struct zep_radio *r)
             r->st.drop_channel++;
             continue;
         }
-        if (!frame_ok(&h, frame)) {
+        if (!zep_frame_ok(&h, frame)) {
             r->st.drop_fcs++;
             continue;
         }

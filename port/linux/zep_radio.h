@@ -86,6 +86,12 @@ mip_utime_t zep_now_us(void);
 int zep_parse_endpoint(const char *text, size_t n, struct sockaddr_storage *ss, socklen_t *sl,
                        char *err, size_t errlen);
 
+struct mip_zep_hdr;
+/* Whether a parsed ZEP data datagram's frame (h->frame_len bytes) arrived
+ * intact: in CRC mode its FCS checks; in LQI mode the CC24xx status's
+ * CRC-OK bit (bit 7 of the last byte) is set. */
+bool zep_frame_ok(const struct mip_zep_hdr *h, const uint8_t *frame);
+
 /* Opens the radio: `spec` is "LOCAL,REMOTE[,REMOTE...]" with each an
  * address:port (IPv6 as [addr]:port), all of one family. 0, or -1 with a
  * message in err (one line, naming what is wrong). */

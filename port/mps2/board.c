@@ -3,6 +3,9 @@
 
 #include "lan9118.h"
 #include "mps2.h"
+#if NODE_OS
+#include "cortexm_mt.h"
+#endif
 
 #define TICKS_PER_MS (MPS2_PCLK_HZ / 1000u)
 #define SLEEP_MAX_MS 60000u
@@ -64,6 +67,9 @@ void TIMER1_IRQHandler(void)
 void ETH_IRQHandler(void)
 {
     lan9118_irq();
+#if NODE_OS
+    cortexm_mt_preempt();           /* a frame: the kernel's turn, now (mt.h) */
+#endif
 }
 
 bool board_entropy(uint8_t *out, size_t n)

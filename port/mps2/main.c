@@ -17,12 +17,33 @@
  * The main loop: hand the frames the LAN9118 holds to the stack, run its
  * timers, and sleep until the next deadline or the chip's receive
  * interrupt.
+ *
+ * moteip-mps2-os.elf (NODE_OS=1) runs the process kernel beside the stack
+ * (docs/OS.md): echo and discard as its processes (TCP and UDP at 7 and 9),
+ * and a sensor process that sends a batch of 4 readings every 400 ms to
+ * 192.0.2.1:5000 (the board has no sensor: reading k is k), and the loader
+ * service on TCP 6510 (apps/os_loader.h: programs over the network into an
+ * 8 KB arena), and a computation service on UDP 7001 whose work runs in a
+ * preemptible thread (compute.h, include/moteip/mt.h); HTTP stays a
+ * callback app. tests/interop/test_mps2.py's `os` cases drive it.
  */
 #include <string.h>
 
 #include "node.h"
+#if NODE_OS
+#include "cortexm_mt.h"
+#include "mps2.h"
+#endif
 
 static struct node node;
+
+#if NODE_OS
+static uint16_t next_reading(void *ctx)
+{
+    uint16_t *k = ctx;
+    return (*k)++;
+}
+#endif
 
 static void node_start(struct node *n)
 {
@@ -48,11 +69,37 @@ static void node_start(struct node *n)
         mip_addr_set6(&a, addr6);
         (void)mip_netif_add_addr(&n->stack, n->netif, &a, 64);
     }
-    (void)mip_udp_echo_start(&n->udp_echo, &n->stack, MIP_UDP_ECHO_PORT);
     (void)mip_tcp_init(&n->tcp, &n->stack);
+    (void)mip_http_server_start(&n->http, &n->tcp, MIP_HTTP_PORT);
+#if NODE_OS
+    {
+        static const uint8_t sink4[4] = { 192, 0, 2, 1 };
+        mip_os_init(&n->os, board_now(&n->clock));
+        mip_os_echo_prepare(&n->os_echo, &n->stack, &n->tcp, MIP_UDP_ECHO_PORT);
+        (void)mip_os_start(&n->os, &n->os_echo.proc, "echo", mip_os_echo_thread, &n->os_echo,
+                           NULL);
+        mip_os_discard_prepare(&n->os_discard, &n->stack, &n->tcp, MIP_TCP_DISCARD_PORT);
+        (void)mip_os_start(&n->os, &n->os_discard.proc, "discard", mip_os_discard_thread,
+                           &n->os_discard, NULL);
+        mip_addr_set4(&a, sink4);
+        if (mip_os_sensor_prepare(&n->sensor, &n->stack, &a, 5000, 5001, 100, 4, next_reading,
+                                  &n->next_reading) == MIP_OK)
+            (void)mip_os_start(&n->os, &n->sensor.proc, "sensor", mip_os_sensor_thread,
+                               &n->sensor, NULL);
+        mip_os_loader_prepare(&n->loader, &n->os, &n->stack, &n->tcp, NODE_LOADER_PORT,
+                              n->arena, sizeof n->arena, MIP_MODULE_ARCH_THUMB);
+        (void)mip_os_start(&n->os, &n->loader.proc, "loader", mip_os_loader_thread,
+                           &n->loader, NULL);
+        compute_prepare(&n->compute, &n->stack);
+        (void)mip_os_start(&n->os, &n->compute.proc, "compute", compute_thread, &n->compute,
+                           NULL);
+        cortexm_mt_init(MPS2_PCLK_HZ / 1000u);      /* a 1 ms slice for threads */
+    }
+#else
+    (void)mip_udp_echo_start(&n->udp_echo, &n->stack, MIP_UDP_ECHO_PORT);
     (void)mip_tcp_echo_start(&n->tcp_echo, &n->tcp, MIP_TCP_ECHO_PORT);
     (void)mip_tcp_discard_start(&n->discard, &n->tcp, MIP_TCP_DISCARD_PORT);
-    (void)mip_http_server_start(&n->http, &n->tcp, MIP_HTTP_PORT);
+#endif
 }
 
 int main(void)
@@ -67,6 +114,17 @@ int main(void)
             (void)lan9118_receive(&n->eth, &n->stack, n->netif, RX_BURST,
                                   board_now(&n->clock));
         delay = mip_stack_poll(&n->stack, board_now(&n->clock));
+#if NODE_OS
+        {
+            /* what the processes sent leaves with this poll */
+            uint32_t od = mip_os_run(&n->os, board_now(&n->clock));
+            uint32_t sd = mip_stack_poll(&n->stack, board_now(&n->clock));
+            delay = od < sd ? od : sd;
+            /* a thread's turn instead of sleeping; an interrupt ends it */
+            if (compute_turn(&n->compute, &n->os))
+                continue;
+        }
+#endif
         if (n->eth_ok && lan9118_rx_waiting())
             continue;
         board_sleep(&n->clock, delay);

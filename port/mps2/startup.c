@@ -12,6 +12,9 @@ void Reset_Handler(void);
 void Default_Handler(void);
 void TIMER1_IRQHandler(void);
 void ETH_IRQHandler(void);
+/* The thread library's (port/common/cortexm_mt.c) when a firmware links it. */
+void PendSV_Handler(void) __attribute__((weak, alias("Default_Handler")));
+void SysTick_Handler(void) __attribute__((weak, alias("Default_Handler")));
 
 void Default_Handler(void)
 {
@@ -31,7 +34,8 @@ typedef void (*vector_fn)(void);
 __attribute__((section(".vectors"), used))
 static const vector_fn vectors[16 + 32] = {
     (vector_fn)(uintptr_t)_stack_top, Reset_Handler,
-    D, D, D, D, D, D, D, D, D, D, D, D, D, D,  /* NMI, HardFault, ..., SVC, PendSV, SysTick */
+    D, D, D, D, D, D, D, D, D, D, D, D,        /* NMI, HardFault, ..., SVC, DebugMon, - */
+    PendSV_Handler, SysTick_Handler,
     D, D, D, D, D, D, D, D,                    /* IRQ 0-7: UARTs */
     D, TIMER1_IRQHandler, D, D, D, ETH_IRQHandler, D, D,   /* IRQ 8-15 */
     D, D, D, D, D, D, D, D, D, D, D, D, D, D, D, D,

@@ -40,6 +40,14 @@ static uint32_t check_us(const struct mip_rdc_config *p)
     return (uint32_t)p->cca_count * p->cca_on_us + (uint32_t)(p->cca_count - 1u) * p->cca_gap_us;
 }
 
+/* Duration of the sender's own check before a train: each CCA window
+ * starts with the receiver's start-up (the radio is off between them). */
+static uint32_t own_check_us(const struct mip_mac *m)
+{
+    const struct mip_rdc_config *p = &m->cfg.rdc;
+    return check_us(p) + (uint32_t)p->cca_count * m->cfg.timing.rx_on_us;
+}
+
 /* Moves cm.cycle to the start of the wake-up interval holding now. The RDC
  * timer runs at least once an interval, so the gap stays small. */
 static void cycle_now(struct mip_mac *m)
@@ -114,7 +122,7 @@ static void check_start(struct mip_mac *m)
     mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
     c->rx = RX_CCA;
     c->n = 0;
-    mip_mac_rdc_timer(m, mip_rdc_par(m)->cca_on_us);
+    mip_mac_rdc_timer(m, mip_mac_rx_start(m) + mip_rdc_par(m)->cca_on_us);
 }
 
 static void listen_from_now(struct mip_mac *m)
@@ -182,7 +190,7 @@ static void timer(struct mip_mac *m)
         break;
     case RX_GAP:
         c->rx = RX_CCA;
-        mip_mac_rdc_timer(m, mip_rdc_par(m)->cca_on_us);
+        mip_mac_rdc_timer(m, mip_mac_rx_start(m) + mip_rdc_par(m)->cca_on_us);
         break;
     case RX_LISTEN:
         listen_sample(m);
@@ -268,7 +276,7 @@ static uint32_t phase_wait(struct mip_mac *m, struct mip_rdc_phase *e)
     mip_utime_t start;
     int32_t ahead;
     cycle_now(m);
-    start = c->grid.cycle + e->offset - p->phase_guard_us - check_us(p);
+    start = c->grid.cycle + e->offset - p->phase_guard_us - own_check_us(m);
     ahead = (int32_t)(start - m->now);
     if (ahead < 0)
         start += ((uint32_t)-ahead + c->grid.period - 1u) / c->grid.period * c->grid.period;
@@ -328,7 +336,7 @@ static void cca_window(struct mip_mac *m)
     struct mip_contikimac *c = cm(m);
     c->tx = TX_CCA;
     c->radio = true;
-    mip_mac_rdc_wait(m, mip_rdc_par(m)->cca_on_us);
+    mip_mac_rdc_wait(m, mip_mac_rx_start(m) + mip_rdc_par(m)->cca_on_us);
 }
 
 static void own_check(struct mip_mac *m)
@@ -454,6 +462,7 @@ static void ack_timeout(struct mip_mac *m)
     if (!c->ack_stretched && can_sample(m) && !m->radio->cca(m->radio_ctx)) {
         /* Something is arriving: an ACK that started on time ends then. */
         ack_end = c->copy_end + m->cfg.timing.turnaround_us + airtime(m, MIP_802154_ACK_LEN);
+        ack_end += mip_mac_clock_slack(m, ack_end - c->copy_end);
         if (mip_utime_before(m->now, ack_end)) {
             c->ack_stretched = true;
             mip_mac_await_ack(m, ack_end - m->now);

@@ -120,7 +120,7 @@ static void wake(struct mip_mac *m)
     c->iv = mip_rdc_adapt_next(&c->adapt, c->period, mip_rdc_par(m)->adapt_max_us);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
     c->rx = RX_CCA;
-    mip_mac_rdc_timer(m, mip_rdc_par(m)->cca_on_us);
+    mip_mac_rdc_timer(m, mip_mac_rx_start(m) + mip_rdc_par(m)->cca_on_us);
 }
 
 /* No probe this round (the channel was busy): listen anyway, and wake up
@@ -296,7 +296,7 @@ static void step(struct mip_mac *m)
         break;
     case TX_BACKOFF:
         c->tx = TX_CCA;
-        mip_mac_rdc_wait(m, m->cfg.timing.cca_us);
+        mip_mac_rdc_wait(m, mip_mac_rx_start(m) + m->cfg.timing.cca_us);
         break;
     case TX_CCA:
         if (!can_sample(m) || !m->radio->cca(m->radio_ctx)) {

@@ -354,7 +354,7 @@ void mip_mac_csma_step(struct mip_mac *m, void (*busy)(struct mip_mac *m))
     switch (m->step) {
     case MIP_MAC_STEP_BACKOFF:
         if (!mip_mac_defer_if_busy(m))
-            mip_mac_timer(m, MIP_MAC_STEP_CCA, m->cfg.timing.cca_us);
+            mip_mac_timer(m, MIP_MAC_STEP_CCA, mip_mac_rx_start(m) + m->cfg.timing.cca_us);
         break;
     case MIP_MAC_STEP_CCA:
         if (mip_mac_defer_if_busy(m))
@@ -480,6 +480,7 @@ static void dequeue(struct mip_mac *m)
     m->q_head = (uint8_t)((m->q_head + 1u) % MIP_MAC_QUEUE);
     m->q_count--;
     m->retries = 0;
+    m->loading = false;
 }
 
 void mip_mac_finish(struct mip_mac *m, enum mip_mac_tx_status st)
@@ -866,6 +867,18 @@ static bool run_one(struct mip_mac *m)
     case MIP_MAC_ST_IDLE:
         if (m->q_count == 0u || gap_left(m) != 0u)
             return false;
+        /* The host loads the frame into the radio (CPU and bus, radio.h)
+         * before its channel access begins; retries and copies reuse it. */
+        if (!m->loading && mip_radio_load_time(&m->cfg.timing, (size_t)head(m)->len +
+                                               MIP_802154_FCS_LEN) != 0u) {
+            m->loading = true;
+            m->load_due = m->now + mip_radio_load_time(&m->cfg.timing,
+                                                       (size_t)head(m)->len + MIP_802154_FCS_LEN);
+            return true;
+        }
+        if (m->loading && !due(m, m->load_due))
+            return false;
+        m->loading = false;
         m->retries = 0;
         m->ack_wanted = frame_wants_ack(head(m));
         proto(m)->begin(m);
@@ -925,6 +938,8 @@ static uint32_t next_delay(const struct mip_mac *m)
     case MIP_MAC_ST_IDLE:
         if (m->q_count != 0u) {
             x = gap_left(m);
+            if (x == 0u && m->loading)
+                x = until(m, m->load_due);
             if (x < d)
                 d = x;
         }

@@ -76,6 +76,21 @@ const struct mip_mac_proto *mip_mac_proto_csma_ca(void);
 const struct mip_mac_proto *mip_mac_proto_csma(void);
 const struct mip_mac_proto *mip_mac_proto_nullmac(void);
 
+/* The receiver's start-up (cfg.timing.rx_on_us) when the engine has it off
+ * now: a CCA window or listen about to begin, which switches it on, starts
+ * that much later (0 for an ideal radio, and whenever it is on). */
+static inline uint32_t mip_mac_rx_start(const struct mip_mac *m)
+{
+    return m->radio_on ? 0u : m->cfg.timing.rx_on_us;
+}
+/* Slack for a wait of `us` that ends with a peer's transmission: two clocks
+ * cfg.timing.clock_ppm apart disagree by up to 2 x ppm x us, and each rounds
+ * to its own microsecond (0 for perfect clocks). */
+static inline uint32_t mip_mac_clock_slack(const struct mip_mac *m, uint32_t us)
+{
+    uint32_t ppm = m->cfg.timing.clock_ppm;
+    return ppm == 0u ? 0u : (uint32_t)(((uint64_t)2u * ppm * us + 999999u) / 1000000u) + 1u;
+}
 /* Enters ACCESS: `step` ends `delay_us` after m->now. */
 void mip_mac_timer(struct mip_mac *m, uint8_t step, uint32_t delay_us);
 /* proto->resume of the carrier-sensing protocols: our ACK left the radio,

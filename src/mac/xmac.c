@@ -106,7 +106,7 @@ static void wake(struct mip_mac *m)
     mip_rdc_grid_adapt(m, &c->grid, &c->adapt);
     mip_rdc_earned_age(m, c->earned);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_checks);
-    listen_for(m, RX_ON, mip_rdc_par(m)->on_us);
+    listen_for(m, RX_ON, mip_mac_rx_start(m) + mip_rdc_par(m)->on_us);
 }
 
 /* A listen ends. One that ends with the channel busy stays on for one
@@ -277,7 +277,7 @@ static void listen_first(struct mip_mac *m)
     c->t0 = m->now;
     c->strobe_at = m->now;
     c->strobes = 0;
-    mip_mac_rdc_wait(m, mip_rdc_par(m)->strobe_wait_us);
+    mip_mac_rdc_wait(m, mip_mac_rx_start(m) + mip_rdc_par(m)->strobe_wait_us);
 }
 
 /* µs until the strobes should start: 2 on_us before the instant of our

@@ -147,7 +147,7 @@ static uint16_t link_etx(const struct mip_rpl_neigh *n)
 static uint16_t rank_via(const struct mip_rpl *r, const struct mip_rpl_neigh *n)
 {
     if (r->conf.ocp == MIP_RPL_OCP_OF0)
-        return mip_rpl_of0_rank(n->rank, link_etx(n), min_hop(r));
+        return mip_rpl_of0_rank(n->rank, MIP_RPL_OF0_LINK_ETX, min_hop(r));
     return mip_rpl_mrhof_rank(n->rank, link_etx(n), min_hop(r));
 }
 
@@ -219,7 +219,9 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
         return;
     }
     if (cur >= 0 && cur_cost != MIP_RPL_INFINITE_RANK && best != cur) {
-        uint32_t margin = r->conf.ocp == MIP_RPL_OCP_OF0 ? 1u : MIP_RPL_MRHOF_SWITCH_THRESHOLD;
+        uint32_t margin = r->conf.ocp == MIP_RPL_OCP_OF0
+                              ? (uint32_t)min_hop(r) * MIP_RPL_OF0_SWITCH_NUM / 2u
+                              : MIP_RPL_MRHOF_SWITCH_THRESHOLD;
         if ((uint32_t)best_cost + margin > cur_cost) {
             best = cur;
             best_cost = cur_cost;
@@ -247,10 +249,13 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
 static void detach(struct mip_rpl *r, mip_time_t now)
 {
     bool was = r->state == MIP_RPL_JOINED;
+    unsigned i;
     rpl_down_reset(r, false);
     r->preferred = -1;
     r->state = MIP_RPL_DETACHED;
     r->epoch++;
+    for (i = 0; i < MIP_RPL_NEIGH_MAX; i++)
+        r->neigh[i].etx_samples = 0;
     r->dis_sent = 0;
     r->dis_ms = r->cfg.dis_delay_ms != 0u ? r->cfg.dis_delay_ms : 1u;
     r->dis_at = now + mip_rng_below(&r->stack->rng, r->dis_ms);
@@ -464,6 +469,13 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         if (n == NULL) {
             if (r->preferred < 0)
                 select_parent(r, now);
+            /* 8.3: a DIO of our DODAG version from a neighbour we have no
+             * room for is still consistent: it changes nothing for us.
+             * Not counted, a table smaller than the neighbourhood (8 of
+             * 9.5 neighbours in rpl-convergence) left Trickle's
+             * suppression short of RFC 6206's k per interval. */
+            if (r->state == MIP_RPL_JOINED && d->version == r->version && r->trickle.c < 0xFFu)
+                r->trickle.c++;
             return;
         }
         n->used = 1;
@@ -481,6 +493,9 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         n->epoch = r->epoch;
         n->heard = now;
         select_parent(r, now);
+        /* RFC 6550 9.6: our DAO parent asks for DAOs by its DTSN */
+        if (r->preferred >= 0 && n == &r->neigh[r->preferred])
+            rpl_down_parent_dtsn(r, d->dtsn, now);
         /* 8.3: a DIO that changes nothing for us is consistent */
         if (consistent && r->state == MIP_RPL_JOINED && old_rank == r->rank &&
             old_pref == r->preferred && d->rank != MIP_RPL_INFINITE_RANK && r->trickle.c < 0xFFu)
@@ -566,14 +581,18 @@ static mip_status rpl_next_hop(void *ctx, const struct mip_stack *s, const struc
 {
     const struct mip_rpl *r = ctx;
     const struct mip_rpl_neigh *p;
-    mip_status st = mip_route_table_lookup(s, dst, netif, nexthop);
-    if (st != MIP_OK && dst->family == MIP_AF_INET6 &&
-        rpl_down_next_hop(r, dst->bytes, nexthop, s->now)) {
-        /* a node below us (rpl_root.c): a storing route, or a non-storing
-         * root's, whose source route the packet hooks put on */
+    mip_status st;
+    /* A node below us (rpl_root.c): a storing route, or a non-storing
+     * root's, whose source route the packet hooks put on. Asked before the
+     * table: a DAO's target is a /128, more specific than any table route
+     * but a host route (longest match), and a border router's on-link mesh
+     * prefix would otherwise send a storing root's datagrams to nodes that
+     * are not its neighbours. */
+    if (dst->family == MIP_AF_INET6 && rpl_down_next_hop(r, dst->bytes, nexthop, s->now)) {
         *netif = r->netif;
         return MIP_OK;
     }
+    st = mip_route_table_lookup(s, dst, netif, nexthop);
     if (st == MIP_OK || r->state != MIP_RPL_JOINED || r->preferred < 0 ||
         dst->family != MIP_AF_INET6 || dst->bytes[0] == 0xFF ||
         (dst->bytes[0] == 0xFE && (dst->bytes[1] & 0xC0u) == 0x80u))

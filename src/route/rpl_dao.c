@@ -87,9 +87,18 @@ static uint32_t lifetime_ms(uint8_t units, uint16_t unit_s)
 
 /* --- a node's DAOs ---------------------------------------------------------- */
 
+/* DAOSequences come from one counter, our own DAOs' and the children's we
+ * send on alike, so a DAO-ACK names exactly one of them. */
+static uint8_t dao_seq_issue(struct mip_rpl_dao_tx *d)
+{
+    d->fwd_seq = mip_rpl_seq_next(d->fwd_seq);
+    return d->fwd_seq;
+}
+
 void rpl_down_reset(struct mip_rpl *r, bool table)
 {
     uint8_t seq = r->down.dao.seq, path = r->down.dao.path_seq, iid[8];
+    uint8_t fwd = r->down.dao.fwd_seq;
     bool had = r->down.dao.has_parent && !table;
 
     memcpy(iid, r->down.dao.parent_iid, 8);
@@ -102,6 +111,7 @@ void rpl_down_reset(struct mip_rpl *r, bool table)
      * root); a node's first starts at the lollipop's linear start */
     r->down.dao.seq = seq != 0u ? seq : RPL_LOLLIPOP_INIT;
     r->down.dao.path_seq = path != 0u ? path : RPL_LOLLIPOP_INIT;
+    r->down.dao.fwd_seq = fwd != 0u ? fwd : r->down.dao.seq;
 #if MIP_RPL_DOWN_MAX > 0
     if (table)
         memset(r->down.node, 0, sizeof(r->down.node));
@@ -112,26 +122,71 @@ void rpl_down_reset(struct mip_rpl *r, bool table)
 
 static void no_path_send(struct mip_rpl *r);
 
-void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
+/* Our own DTSN goes up (RFC 6550 9.6) and our DIO Trickle timer restarts
+ * at Imin so the children hear it soon, not an hour later (the RFC leaves
+ * the timing open; Contiki-NG resets its DIO timer the same way). */
+static void dtsn_increment(struct mip_rpl *r, mip_time_t now)
+{
+    r->dtsn = mip_rpl_seq_next(r->dtsn);
+    if (!r->cfg.leaf &&
+        mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
+        r->stats[MIP_RPL_STAT_trickle_resets]++;
+}
+
+static void dao_schedule(struct mip_rpl *r, mip_time_t now)
 {
     struct mip_rpl_dao_tx *d = &r->down.dao;
     const uint32_t half = MIP_RPL_DAO_DELAY_MS / 2u;
 
-    if (r->state != MIP_RPL_JOINED || r->mop == MIP_RPL_MOP_NO_DOWN)
-        return;
-    d->path_seq = mip_rpl_seq_next(d->path_seq);
-    /* storing: the parent we leave drops its route to us now rather than
-     * at the end of its lifetime (a No-Path DAO, RFC 6550 9.8) */
-    if (r->mop == MIP_RPL_MOP_STORING && d->has_parent &&
-        (r->preferred < 0 || memcmp(r->neigh[r->preferred].iid, d->parent_iid, 8) != 0)) {
-        no_path_send(r);
-        d->has_parent = false;
-    }
     d->waiting = false;
     d->tries = 0u;
     d->due = true;
     d->at = now + half + mip_rng_below(&r->stack->rng, half + 1u);
 }
+
+void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
+{
+    struct mip_rpl_dao_tx *d = &r->down.dao;
+
+    if (r->state != MIP_RPL_JOINED || r->mop == MIP_RPL_MOP_NO_DOWN)
+        return;
+    d->parent_dtsn_known = false;
+    d->path_seq = mip_rpl_seq_next(d->path_seq);
+    /* storing: the parent we leave drops its route to us now rather than
+     * at the end of its lifetime (a No-Path DAO, RFC 6550 9.8), and the
+     * routers of the new path learn our sub-DODAG's routes: our DTSN goes
+     * up, so each child sends its DAO again through us (9.6; we send no
+     * aggregated DAOs, so the children's own must travel) */
+    if (r->mop == MIP_RPL_MOP_STORING && d->has_parent &&
+        (r->preferred < 0 || memcmp(r->neigh[r->preferred].iid, d->parent_iid, 8) != 0)) {
+        no_path_send(r);
+        d->has_parent = false;
+        dtsn_increment(r, now);
+    }
+    dao_schedule(r, now);
+}
+
+void rpl_down_parent_dtsn(struct mip_rpl *r, uint8_t dtsn, mip_time_t now)
+{
+    struct mip_rpl_dao_tx *d = &r->down.dao;
+    bool newer = d->parent_dtsn_known && mip_rpl_seq_newer(dtsn, d->parent_dtsn);
+
+    if (r->state != MIP_RPL_JOINED || r->mop == MIP_RPL_MOP_NO_DOWN)
+        return;
+    d->parent_dtsn = dtsn;
+    d->parent_dtsn_known = true;
+    if (!newer)
+        return;
+    /* 9.6: a DAO parent's DTSN went up: a DAO from us, and in
+     * non-storing mode our DTSN goes up too so our sub-DODAG sends its
+     * DAOs to the root; in storing mode as well, for we do not aggregate
+     * our children's routes into our own DAO */
+    rpl_down_count(r, MIP_RPL_DOWN_STAT_dtsn_triggered);
+    dtsn_increment(r, now);
+    d->path_seq = mip_rpl_seq_next(d->path_seq);
+    dao_schedule(r, now);
+}
+
 
 /* Our DAO: one Target (our global address), one Transit (our parent's
  * global address in non-storing mode). */
@@ -207,7 +262,7 @@ static void no_path_send(struct mip_rpl *r)
     uint8_t msg[DAO_MSG_MAX], dst[16];
     size_t len;
 
-    r->down.dao.seq = mip_rpl_seq_next(r->down.dao.seq);
+    r->down.dao.seq = dao_seq_issue(&r->down.dao);
     len = dao_build(r, msg, sizeof msg, true);
     if (len == 0u)
         return;
@@ -234,21 +289,37 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
     if (d->due && mip_time_reached(now, d->at)) {
         uint32_t life = lifetime_ms(r->conf.def_lifetime, r->conf.lifetime_unit);
         d->due = false;
-        d->seq = mip_rpl_seq_next(d->seq);
+        d->seq = dao_seq_issue(d);
         d->tries = 1u;
         d->waiting = true;
-        d->at = now + MIP_RPL_DAO_ACK_TIMEOUT_MS;
+        d->at = now + MIP_RPL_DAO_ACK_TIMEOUT_MS +
+                mip_rng_below(&r->stack->rng, MIP_RPL_DAO_ACK_TIMEOUT_MS / 2u + 1u);
         /* renewed at 1/2..3/4 of the lifetime */
         d->refresh = true;
         d->refresh_at = now + life / 2u + mip_rng_below(&r->stack->rng, life / 4u + 1u);
         dao_send(r);
     } else if (d->waiting && mip_time_reached(now, d->at)) {
         if (d->tries > MIP_RPL_DAO_RETRIES) {
+            /* the route may be missing at the root (every copy lost in a
+             * burst, or our DAO-ACK had no way down yet): a new round
+             * after a pause as long as the round's longest wait, up to
+             * twice that at random, rather than at the refresh */
+            uint32_t pause = MIP_RPL_DAO_ACK_TIMEOUT_MS << MIP_RPL_DAO_RETRIES;
+            mip_time_t again = now + pause + mip_rng_below(&r->stack->rng, pause + 1u);
             d->waiting = false;
+            if (!d->refresh || mip_time_before(again, d->refresh_at)) {
+                d->refresh = true;
+                d->refresh_at = again;
+            }
             rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_gave_up);
         } else {
-            /* the same DAOSequence: a late DAO-ACK still matches */
-            d->at = now + (MIP_RPL_DAO_ACK_TIMEOUT_MS << d->tries);
+            /* the same DAOSequence: a late DAO-ACK still matches. Every
+             * wait has jitter (up to half again): nodes that joined
+             * together would otherwise resend in the same instants, and
+             * the collisions that lost the first copies would lose every
+             * retry */
+            uint32_t wait = MIP_RPL_DAO_ACK_TIMEOUT_MS << d->tries;
+            d->at = now + wait + mip_rng_below(&r->stack->rng, wait / 2u + 1u);
             d->tries++;
             rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_retries);
             dao_send(r);
@@ -261,11 +332,30 @@ static uint32_t dao_poll(struct mip_rpl *r, mip_time_t now)
     return next;
 }
 
-static void dao_ack_input(struct mip_rpl *r, const struct mip_rpl_dao_ack *a)
+#if MIP_RPL_DOWN_MAX > 0
+static void dao_ack_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t seq, uint8_t status);
+#endif
+
+static void dao_ack_input(struct mip_rpl *r, const struct mip_rpl_dao_ack *a, mip_time_t now)
 {
     struct mip_rpl_dao_tx *d = &r->down.dao;
 
     r->stats[MIP_RPL_STAT_dao_ack_rx]++;
+#if MIP_RPL_DOWN_MAX > 0
+    {
+        /* storing: the DAO-ACK of a child's DAO we sent on goes back to
+         * the child, with the child's own sequence (rpl_root.c) */
+        uint8_t child[16], seq_in;
+        if (a->instance == r->instance && !(d->waiting && a->seq == d->seq) &&
+            rpl_down_forward_acked(r, a->seq, child, &seq_in, now)) {
+            rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_ack_relayed);
+            dao_ack_send(r, child, seq_in, a->status);
+            return;
+        }
+    }
+#else
+    (void)now;
+#endif
     if (!d->waiting || a->seq != d->seq || a->instance != r->instance) {
         rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_dao_ack_unexpected);
         return;
@@ -278,8 +368,7 @@ static void dao_ack_input(struct mip_rpl *r, const struct mip_rpl_dao_ack *a)
 /* --- DAOs received: the non-storing root, storing routers ------------------- */
 
 #if MIP_RPL_DOWN_MAX > 0
-static void dao_ack_send(struct mip_rpl *r, const struct mip_ip_rx *rx, uint8_t seq,
-                         uint8_t status)
+static void dao_ack_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t seq, uint8_t status)
 {
     struct mip_rpl_dao_ack a;
     uint8_t msg[MIP_RPL_DAO_ACK_LEN + 16u];
@@ -291,7 +380,7 @@ static void dao_ack_send(struct mip_rpl *r, const struct mip_ip_rx *rx, uint8_t 
     a.status = status;
     if (mip_rpl_emit_dao_ack(&a, msg, sizeof msg, &n) != MIP_OK)
         return;
-    if (rpl_icmp_send(r, rx->src.bytes, msg, n) == MIP_OK)
+    if (rpl_icmp_send(r, dst, msg, n) == MIP_OK)
         r->stats[MIP_RPL_STAT_dao_ack_tx]++;
 }
 
@@ -304,7 +393,7 @@ static void dao_ack_send(struct mip_rpl *r, const struct mip_ip_rx *rx, uint8_t 
  * nothing sent on: *malformed).
  */
 static uint8_t table_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, const uint8_t *via,
-                         mip_time_t now, bool *malformed)
+                         int seq_out, mip_time_t now, bool *malformed)
 {
     uint8_t targets[DAO_TARGETS_MAX][16];
     unsigned nt = 0, k;
@@ -337,6 +426,8 @@ static uint8_t table_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, const u
                 if (!rpl_down_route_update(r, targets[k], via != NULL ? via : tr.parent,
                                            tr.path_seq, life, now))
                     status = DAO_ACK_REJECT;
+                else if (seq_out >= 0 && life != 0u)
+                    rpl_down_route_pending(r, targets[k], m->u.dao.seq, (uint8_t)seq_out, now);
             }
         }
     }
@@ -360,7 +451,7 @@ static void storing_dao(struct mip_rpl *r, const struct mip_ip_rx *rx,
 {
     struct mip_rpl_dao dao;
     uint8_t msg[MIP_RPL_DAO_LEN + 160u], dst[16];
-    bool malformed = false;
+    bool malformed = false, on;
     uint8_t status;
     size_t n = 0;
 
@@ -368,17 +459,25 @@ static void storing_dao(struct mip_rpl *r, const struct mip_ip_rx *rx,
         rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_dao_bad_src);
         return;
     }
-    status = table_dao(r, m, rx->src.bytes, now, &malformed);
-    if (malformed)
-        return;
-    if (m->u.dao.k)
-        dao_ack_send(r, rx, m->u.dao.seq, status);
-    if (r->state != MIP_RPL_JOINED || r->preferred < 0 || m->opts_len > sizeof msg - 8u)
-        return;
+    on = r->state == MIP_RPL_JOINED && r->preferred >= 0 && m->opts_len <= sizeof msg - 8u;
     memset(&dao, 0, sizeof(dao));
     dao.instance = r->instance;
-    r->down.dao.fwd_seq = mip_rpl_seq_next(r->down.dao.fwd_seq);
-    dao.seq = r->down.dao.fwd_seq;
+    dao.k = on && m->u.dao.k;
+    if (on)
+        dao.seq = dao_seq_issue(&r->down.dao);
+    status = table_dao(r, m, rx->src.bytes, dao.k ? (int)dao.seq : -1, now, &malformed);
+    if (malformed)
+        return;
+    /* The root acknowledges at once. A router sends the DAO on with K
+     * and acknowledges the child when its parent acknowledges it
+     * (rpl_down_forward_acked), so the child's retries cover a loss
+     * anywhere up to the root, not only on its own link (RFC 6550 9.8
+     * leaves the DAO-ACK of a storing router open; Contiki-NG's
+     * rpl-classic relays it so). A rejection is answered at once. */
+    if (m->u.dao.k && (!dao.k || status != 0u))
+        dao_ack_send(r, rx->src.bytes, m->u.dao.seq, status);
+    if (!on)
+        return;
     if (mip_rpl_emit_dao(&dao, msg, sizeof msg, &n) != MIP_OK || n + m->opts_len > sizeof msg)
         return;
     memcpy(msg + n, m->opts, m->opts_len);
@@ -392,7 +491,7 @@ void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct 
                     mip_time_t now)
 {
     if (m->code == MIP_RPL_CODE_DAO_ACK) {
-        dao_ack_input(r, &m->u.dao_ack);
+        dao_ack_input(r, &m->u.dao_ack, now);
         return;
     }
     r->stats[MIP_RPL_STAT_dao_rx]++;
@@ -402,9 +501,9 @@ void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct 
         bool malformed = false;
         uint8_t status;
         if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING) {
-            status = table_dao(r, m, NULL, now, &malformed);
+            status = table_dao(r, m, NULL, -1, now, &malformed);
             if (!malformed && m->u.dao.k)
-                dao_ack_send(r, rx, m->u.dao.seq, status);
+                dao_ack_send(r, rx->src.bytes, m->u.dao.seq, status);
             return;
         }
         if (r->mop == MIP_RPL_MOP_STORING &&

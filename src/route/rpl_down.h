@@ -21,6 +21,13 @@ void rpl_down_reset(struct mip_rpl *r, bool table);
  * MIP_RPL_DAO_DELAY_MS/2..DELAY (a new Path Sequence). */
 void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now);
 
+/* A DIO from our preferred parent advertised DTSN `dtsn` (RFC 6550 9.6):
+ * the first since we chose it is recorded; a newer one schedules a DAO
+ * as a parent change does, and increments our own DTSN (resetting our
+ * DIO Trickle timer so the children hear it), so the whole sub-DODAG
+ * sends DAOs again. */
+void rpl_down_parent_dtsn(struct mip_rpl *r, uint8_t dtsn, mip_time_t now);
+
 /* A DAO (code 2) or DAO-ACK (code 3), parsed, from rx. Counts what it
  * drops in r->down.stats. */
 void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct mip_rpl_msg *m,
@@ -55,6 +62,16 @@ enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
  * free or expired slot, so no working route is pushed out (counted). */
 bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
                           uint8_t path_seq, uint32_t life_ms, mip_time_t now);
+/* Storing: target's route came in a child's DAO (sequence seq_in) that we
+ * sent on as seq_out with K set; the child's DAO-ACK waits for ours. */
+#define RPL_NODE_ACK_PENDING 2u      /* mip_rpl_node.used: in use, and that */
+void rpl_down_route_pending(struct mip_rpl *r, const uint8_t target[16], uint8_t seq_in,
+                            uint8_t seq_out, mip_time_t now);
+/* A DAO-ACK of seq_out came from our parent: the child (its link-local
+ * address) and the sequence to acknowledge it with. False when no route
+ * waits for it. */
+bool rpl_down_forward_acked(struct mip_rpl *r, uint8_t seq_out, uint8_t child[16],
+                            uint8_t *seq_in, mip_time_t now);
 /* Sweeps expired entries (so no stamp outlives half the clock's wrap);
  * ms to the next sweep. */
 uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now);

@@ -82,6 +82,38 @@ bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const ui
     return true;
 }
 
+void rpl_down_route_pending(struct mip_rpl *r, const uint8_t target[16], uint8_t seq_in,
+                            uint8_t seq_out, mip_time_t now)
+{
+    struct mip_rpl_node *e = node_find(r, target, now);
+
+    if (e == NULL)
+        return;
+    e->used = RPL_NODE_ACK_PENDING;
+    e->ack_in = seq_in;
+    e->ack_out = seq_out;
+}
+
+bool rpl_down_forward_acked(struct mip_rpl *r, uint8_t seq_out, uint8_t child[16],
+                            uint8_t *seq_in, mip_time_t now)
+{
+    bool found = false;
+    unsigned i;
+
+    for (i = 0; i < MIP_RPL_DOWN_MAX; i++) {
+        struct mip_rpl_node *e = &r->down.node[i];
+        if (e->used != RPL_NODE_ACK_PENDING || e->ack_out != seq_out || !node_live(e, now))
+            continue;
+        e->used = 1u;                 /* the Targets of one DAO: one answer */
+        if (!found) {
+            memcpy(child, e->parent, 16);
+            *seq_in = e->ack_in;
+            found = true;
+        }
+    }
+    return found;
+}
+
 uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now)
 {
     uint32_t next = MIP_POLL_IDLE;

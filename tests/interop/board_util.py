@@ -175,6 +175,7 @@ MPS2_CFLAGS = ["-mcpu=cortex-m3", "-mthumb", "-Os", "-DMOTEIP_PROFILE_FULL=1",
                "-DMIP_CONF_LOWPAN=0", "-DMIP_TCP_APP_CONNS=2"]
 MPS2_BUILD = Path(os.environ.get("MOTEIP_MPS2_BUILD_DIR", REPO / "build-mps2"))
 MPS2_ELF = MPS2_BUILD / "port" / "mps2" / "moteip-mps2.elf"
+MPS2_OS_ELF = MPS2_BUILD / "port" / "mps2" / "moteip-mps2-os.elf"   # with the process kernel
 
 
 # --- the workload both SLIP boards serve (port/common/slip_node.c) ----------
@@ -407,6 +408,51 @@ class SimavrBoard(EmulatorBoard):
         self.dump()
         return self.ram_path.read_bytes()
 
+
+
+def simavr_uart_program(elf: Path, timeout: float = 120) -> str:
+    """Runs an AVR program that talks only on USART0 (bench/os_dispatch.c,
+    bench/cksum_avr.c) under moteip-simavr: sends it one byte (its start
+    signal, repeated until it answers), returns what it printed up to and
+    including its "done" line.
+    No namespace: the UART is a Unix socket in a temporary directory."""
+    import tempfile
+    if not SIMAVR_BIN.is_file():
+        raise AssertionError(f"{SIMAVR_BIN} not built")
+    with tempfile.TemporaryDirectory() as tmp:
+        sock_path = Path(tmp) / "uart.sock"
+        proc = subprocess.Popen([str(SIMAVR_BIN), "--uart", f"unix:{sock_path}", str(elf)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            read_ready_line(proc, 10, "moteip-simavr")
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(str(sock_path))
+            s.settimeout(0.5)
+            out = b""
+            deadline = time.monotonic() + timeout
+            while b"done\n" not in out and time.monotonic() < deadline:
+                if not out:
+                    # the start byte again until the program answers: one
+                    # that arrives before its UART is set up is lost
+                    s.sendall(b"g")
+                try:
+                    chunk = s.recv(4096)
+                except TimeoutError:
+                    continue
+                if not chunk:
+                    break
+                out += chunk
+            s.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    text = out.decode(errors="replace")
+    if "done\n" not in text:
+        raise AssertionError(f"{elf.name} did not finish; it printed:\n{text}")
+    return text
 
 
 MPS2_TAP = "mtap0"

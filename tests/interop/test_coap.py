@@ -53,9 +53,12 @@ def aiocoap_run(host, plan: list[tuple[str, str, bytes]]) -> list[dict]:
     return json.loads(res.stdout)
 
 
-@pytest.mark.parametrize("base", URIS, ids=["v4", "v6"])
-def test_coap_get_blockwise_and_upload_against_aiocoap(make_host, base):
-    host = make_host(["--coap", str(PORT)])
+@pytest.mark.parametrize("base,kernel", [(URIS[0], False), (URIS[1], False), (URIS[0], True)],
+                         ids=["v4", "v6", "v4-process"])
+def test_coap_get_blockwise_and_upload_against_aiocoap(make_host, base, kernel):
+    """kernel: the endpoint runs as a process of the kernel (moteip-host --os,
+    apps/os_apps.h), its datagrams arriving as events."""
+    host = make_host(["--coap", str(PORT)] + (["--os"] if kernel else []))
     upload = bytes((i * 131 + 7) & 0xFF for i in range(20000))
     res = aiocoap_run(host, [
         ("GET", f"{base}/hello", b""),
@@ -89,6 +92,8 @@ def test_coap_get_blockwise_and_upload_against_aiocoap(make_host, base):
     # not allowed never reach a handler).
     assert coap["requests_served"] == 49 + 20 + 5, coap
     assert coap["drop_format"] == 0 and coap["send_errors"] == 0, coap
+    if kernel:
+        assert stats["os"]["coap"]["datagrams"] == coap["rx"] >= 49 + 20 + 5, stats["os"]
 
 
 def _raw(host, family, addr, msg: bytes) -> bytes | None:

@@ -18,6 +18,7 @@ import json
 import re
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,75 @@ def talk_to_node5(netns: Netns, tmp_path: Path, sim: SimBorder) -> None:
     assert echo["bytes"] >= len(line) and udp["datagrams"] >= 1
     assert r["border"]["frames_from_host"] > 0 and r["border"]["frames_to_host"] > 0
     assert r["totals"]["frames_corrupted"] > 0          # the chain was lossy indeed
+
+
+def wait_reachable(ns: Netns, addr: str, limit_s: float) -> None:
+    """One ping a second until addr answers (the DODAG forming), at most
+    limit_s seconds: the nodes join and send their DAOs at simulated time,
+    which runs at the wall clock's pace here."""
+    assert_safe_addr(addr)
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if ping(ns, addr, 1, wait=1).returncode == 0:
+            return
+    raise AssertionError(f"{addr} did not answer within {limit_s} s")
+
+
+@pytest.mark.parametrize("mode", ["non-storing", "storing"])
+def test_the_border_router_is_the_rpl_root(netns, tmp_path, sims, mode):
+    """routing.type "rpl" and no reach list: the border router is the DODAG
+    root, announces link.prefix in its DIOs, and Linux reaches node 5 (five
+    lossy hops) once it has joined, by the routes its DAO made (a source
+    route from the root in non-storing mode, a table per hop in storing
+    mode), not by routes the simulator computed."""
+    tun_link(netns)
+    sc = scenario("mtun0", "tun", "fd01::2/64", 6, 1e-4)
+    sc["routing"] = {"type": "rpl", "mode": mode}
+    sim = SimBorder(netns, tmp_path, sc)
+    sims.append(sim)
+    assert "border router node 0 on tun 'mtun0' as fd01::2/64" in sim.wait_ready()
+    try:
+        wait_reachable(netns, NODE5, 60)
+        p = ping(netns, NODE5, 5)
+        got = int(re.search(r"(\d+) received", p.stdout).group(1))
+        assert got >= 3, p.stdout + p.stderr
+        assert curl_sha256(netns, tmp_path, NODE5, BODY) == body_sha256(BODY)
+        r = sim.stop()
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{sim.explain()}") from None
+    routing = r["routing"]
+    assert routing["type"] == "rpl" and routing["joined_at_end"] == 6, routing
+    rpl = [n["rpl"] for n in r["node_stats"]]
+    assert all(n["joined"] for n in rpl), rpl
+    # a chain: each node's parent is the one before it, node 5 at rank 6
+    assert [n.get("parent") for n in rpl[1:]] == [0, 1, 2, 3, 4], rpl
+    if mode == "non-storing":
+        assert routing["root_table"] == 5, routing      # the root heard every DAO
+    # the nodes hold no routes but their own: no host routes, no defaults
+    assert routing["routes_peak"] <= 3, routing
+    assert r["services"][0]["status_2xx"] >= 1
+    assert r["border"]["frames_from_host"] > 0 and r["border"]["frames_to_host"] > 0
+
+
+def test_a_reach_list_with_rpl_is_refused(tmp_path):
+    """With RPL the host reaches the nodes that joined: a reach list would
+    mean routes the simulator computed, so the scenario names the key."""
+    sc = scenario("mtun0", "tun", "fd01::2/64", 3, 0.0)
+    sc["routing"] = {"type": "rpl"}
+    sc["border"]["reach"] = [2]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(sc))
+    p = subprocess.run([str(SIM), str(path), "--check"], capture_output=True, text=True,
+                       timeout=20)
+    assert p.returncode == 2 and "border.reach: expected no reach list with routing type" in p.stderr, \
+        p.stderr
+    sc["border"].pop("reach")
+    sc["routing"]["root"] = 1
+    path.write_text(json.dumps(sc))
+    p = subprocess.run([str(SIM), str(path), "--check"], capture_output=True, text=True,
+                       timeout=20)
+    assert p.returncode == 2 and "routing.root: expected the border router's node" in p.stderr, \
+        p.stderr
 
 
 def test_a_tap_border_router_answers_nd_and_forwards(netns, tmp_path, sims):

@@ -104,7 +104,9 @@ UNSECURED_EXTRA = (187.5 / 12.64 * 20 + 31.25) / 1000
 SECURITY = {"security": {"level": 5, "key": "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECF",
                          "nodes": [{"ids": [ATTACKER], "key": "00112233445566778899AABBCCDDEEFF"}]}}
 SECURED_XMAC_ON_US = 6500
-#: Where the secured bound is not issue 24's 2x (docs/MAC.md "Denial of sleep").
+#: Where the secured bound is not issue 24's 2x (docs/MAC.md "Denial of sleep": the replayer,
+#: on the air 21 % of the time without CCA, costs the victim by colliding with its
+#: legitimate trains, 77 % of the extra radio-on time; hearing the replays, 1.5 %).
 SECURED_FACTOR = {("contikimac", "replay"): 2.5}
 
 
@@ -146,10 +148,9 @@ def test_attack_on_victim_stays_within_the_bound(tmp_path, rdc, attack, secure):
     dc = hit["node_stats"][VICTIM]["duty_cycle"]
     if secure:
         # issue 24's target: an attacker without the key, at most 2x the figure
-        # without attack -- but for replays of the victim's own long frames at a
-        # ContikiMAC check, which it must hear whole to check their MIC and
-        # counter: 1.7-2.35x over 10 seeds of 60 s on a trial merge with llsec
-        # (docs/MAC.md "Denial of sleep")
+        # without attack -- but for ContikiMAC against 127-byte replays every
+        # 20 ms, whose collisions with the legitimate trains cost the victim:
+        # 1.7-2.35x over 10 seeds of 60 s (docs/MAC.md "Denial of sleep")
         assert dc <= SECURED_FACTOR.get((rdc, attack), 2.0) * dc0, (dc, dc0)
     else:
         # before bounded bursts: 22-99 % (docs/MAC.md's table)

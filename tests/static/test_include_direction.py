@@ -70,10 +70,10 @@ PUBLIC = {
     "relay.h": "relay",
     "rpl.h": "route", "rpl_down.h": "route", "geo.h": "route",
     "rng.h": "base",
-    "cipher.h": "base",
+    "cipher.h": "base", "crc32.h": "base", "dec.h": "base",
     "status.h": "wire",
     "tcp.h": "tcp", "tcp_parts.h": "tcp",
-    "os.h": "os", "os_net.h": "os",
+    "os.h": "os", "os_net.h": "os", "loader.h": "os", "mt.h": "os",
     "config.h": None, "timer.h": None, "byte_ring.h": None, "pt.h": None,
     "moteip.h": UMBRELLA,
 }
@@ -83,6 +83,10 @@ JOINS = {
     ("sim", "port/linux"): "the border router opens its host TUN/TAP with the Linux port's driver; "
                            "--zep-mirror parses its address with the ZEP radio's",
     ("port/avr", "port/common"): "a board builds the shared SLIP node on board_api.h",
+    ("tools/moteip-simavr", "port/avr"): "the AT86RF233 model reads the driver's transcription of "
+                                         "the datasheet's register map (one copy)",
+    ("tools/moteip-simavr", "port/linux"): "--at86rf233's air is ZEP: the Linux ZEP radio's endpoint "
+                                           "parser and frame check",
     ("port/microbit", "port/common"): "a board builds the shared SLIP node on board_api.h",
     ("port/mps2", "port/common"): "the Cortex-M reset handler and the tick clock",
 }

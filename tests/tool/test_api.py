@@ -45,7 +45,7 @@ def test_sweep_argument_errors(udp3, tmp_path):
 
 @pytest.mark.parametrize("bad,msg", [
     ({"topology": {"type": "chain", "nodes": 0, "spacing_m": 10}, "flows": []},
-     "scenario: topology.nodes: expected an integer in [1, 65000], got 0"),
+     "scenario: topology.nodes: expected an integer in [1, 1000000], got 0"),
     ({"topology": {"type": "chain", "nodes": 2, "spacing_m": 10}, "flows": [{"type": "udp", "src": 0, "dst": 5}]},
      'scenario: flows[0].dst: expected an integer node id 0..1 or "last", got 5'),
     ({"description": 3, "topology": {"type": "chain", "nodes": 2, "spacing_m": 10}},

@@ -20,7 +20,8 @@ def test_dtc_and_cctrl_are_registered_with_their_examples(cli, repo_root):
     assert {"dtc", "cctrl"} <= set(names)
     dtc, cc = experiments.get("dtc"), experiments.get("cctrl")
     assert (dtc.scenario, dtc.runs, [a for a, _ in dtc.arms]) == (
-        "dtc.toml", 30, ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries"])
+        "dtc.toml", 30, ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries",
+                         "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns", "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"])
     assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7]})
     assert [a for a, _ in cc.arms] == ["unmodified", "basic", "keep", "keep-drop", "hop", "activity",
                                        "dual", "dual-unmodified", "keep-link", "dual-link"]
@@ -135,7 +136,9 @@ def test_reproduce_dtc_smoke(cli, tmp_path):
     assert r.stdout.startswith("DTC: source retransmissions on a 10-hop chain")
     assert (tmp_path / "dtc" / "report.txt").read_text() == r.stdout
     s = json.loads((tmp_path / "dtc" / "summary.json").read_text())
-    assert s["vary"]["arm"] == ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries"]
+    assert s["vary"]["arm"] == ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours",
+                                "tcp-2-link-retries", "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns",
+                                "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"]
     lines = r.stdout.splitlines()
     [tcp] = [ln for ln in lines if ln.startswith("tcp ")]
     cells = tcp.split()

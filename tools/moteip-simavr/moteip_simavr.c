@@ -1,7 +1,8 @@
 /*
- * tools/: host programs beside the stack, top floor. moteip-simavr
- * includes no moteip header (it runs a firmware, it does not link the
- * stack); nothing includes tools/.
+ * tools/: host programs beside the stack, top floor. moteip-simavr runs
+ * a firmware; it links the stack only for --at86rf233 (the ZEP codec and
+ * the FCS of the transceiver's model, simavr_radio.h); nothing includes
+ * tools/.
  *
  * moteip-simavr: runs an AVR firmware on libsimavr (cycle-accurate) with
  * USART0 on a Unix socket, so moteip-slip can bridge the board's SLIP line
@@ -22,6 +23,11 @@
  *     --profile PATH       with the counters: working cycles per flash word
  *                          address, "ADDR CYCLES" lines (bench/avr-cycles
  *                          maps them to functions)
+ *     --at86rf233 LOCAL,REMOTE
+ *                          an AT86RF233 (at86rf233_model.h) on the SPI, /SEL
+ *                          on PB4, IRQ on PD2 (INT0), its air ZEP datagrams
+ *                          from LOCAL to REMOTE (port/avr/radio_node.c's
+ *                          board; the counters get a "radio" object)
  *
  * Time: the firmware's clock is the emulated cycle count. While the CPU
  * sleeps, the runner waits in real time until the emulated clock catches
@@ -41,7 +47,8 @@
  * messages go to stderr). Exit: 0 on SIGTERM/SIGINT, 1 when the firmware
  * crashed or stopped, 2 on a bad argument.
  *
- * NETWORK SAFETY: no network access; the socket is a Unix socket.
+ * NETWORK SAFETY: the UART is a Unix socket; --at86rf233 sends UDP to the
+ * REMOTE it is given (the tests: loopback in their own namespace).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +73,8 @@
 #include <sim_elf.h>
 #include <sim_io.h>
 #include <sim_irq.h>
+
+#include "simavr_radio.h"
 
 #define SEED_LEN 16
 #define BUF_SIZE 4096
@@ -100,6 +109,8 @@ struct runner {
     uint64_t peers;
     uint64_t *profile;            /* active cycles per flash word */
     size_t profile_words;
+    const char *radio_spec;       /* --at86rf233 LOCAL,REMOTE, or NULL */
+    struct simavr_radio radio;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -216,7 +227,7 @@ static void on_uart_xoff(struct avr_irq_t *irq, uint32_t value, void *param)
  * up to timeout_ms for something to arrive. */
 static void service_io(struct runner *r, int timeout_ms)
 {
-    struct pollfd p[2];
+    struct pollfd p[3];
     int n;
 
     flush_output(r);
@@ -224,9 +235,13 @@ static void service_io(struct runner *r, int timeout_ms)
     p[0].events = r->peer_fd < 0 ? POLLIN : 0;
     p[1].fd = r->peer_fd;
     p[1].events = r->in_len < sizeof r->in ? POLLIN : 0;
-    n = poll(p, 2, timeout_ms);
+    p[2].fd = r->radio_spec != NULL ? r->radio.fd : -1;
+    p[2].events = POLLIN;
+    n = poll(p, 3, timeout_ms);
     if (n <= 0)
         return;
+    if (p[2].revents & POLLIN)
+        simavr_radio_input(&r->radio);
     if (p[0].revents & POLLIN) {
         int fd = accept4(r->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd >= 0) {
@@ -318,17 +333,21 @@ static void dump(struct runner *r)
         free(s);
     }
     if (r->stats_path != NULL) {
-        char s[1024];
+        char s[2048];
         int n = snprintf(s, sizeof s,
             "{\"frequency\": %" PRIu32 ", \"cycles\": %" PRIu64 ", \"sleep_cycles\": %" PRIu64
             ", \"active_cycles\": %" PRIu64 ", \"instructions\": %" PRIu64
             ", \"uart_rx_bytes\": %" PRIu64 ", \"uart_tx_bytes\": %" PRIu64
             ", \"uart_tx_dropped\": %" PRIu64 ", \"peers\": %" PRIu64
-            ", \"emulated_s\": %.6f, \"wall_s\": %.6f, \"state\": %d}\n",
+            ", \"emulated_s\": %.6f, \"wall_s\": %.6f, \"state\": %d",
             r->avr->frequency, (uint64_t)r->avr->cycle, r->sleep_cycles, r->active_cycles,
             r->instructions, r->uart_rx_bytes, r->uart_tx_bytes, r->uart_tx_dropped, r->peers,
             (double)emulated_ns(r, r->avr->cycle) / 1e9, (double)wall_ns(r) / 1e9,
             r->avr->state);
+        if (r->radio_spec != NULL && n > 0 && (size_t)n < sizeof s)
+            n += simavr_radio_stats(&r->radio, s + n, sizeof s - (size_t)n);
+        if (n > 0 && (size_t)n + 2u < sizeof s)
+            n += snprintf(s + n, sizeof s - (size_t)n, "}\n");
         write_file(r->stats_path, s, (size_t)n);
     }
 }
@@ -385,6 +404,7 @@ static void parse_args(int argc, char **argv, struct runner *r, const char **elf
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("usage: moteip-simavr [--uart unix:PATH] [--mcu NAME] [--freq HZ] "
                    "[--seed HEX32] [--stats-json PATH] [--ram PATH] [--profile PATH] "
+                   "[--at86rf233 LOCAL,REMOTE] "
                    "FIRMWARE.elf\n");
             exit(0);
         }
@@ -422,6 +442,8 @@ static void parse_args(int argc, char **argv, struct runner *r, const char **elf
             r->ram_path = v;
         } else if (strcmp(a, "--profile") == 0) {
             r->profile_path = v;
+        } else if (strcmp(a, "--at86rf233") == 0) {
+            r->radio_spec = v;
         } else {
             die_usage("unknown option %s", a);
         }
@@ -519,6 +541,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     r->listen_fd = listen_unix(r->uart_path);
+    if (r->radio_spec != NULL) {
+        char why[200];
+        if (simavr_radio_open(&r->radio, r->avr, r->radio_spec, why, sizeof why) != 0) {
+            fprintf(stderr, "moteip-simavr: %s\n", why);
+            return 2;
+        }
+    }
     r->tick_cycles = freq / 1000u;
     avr_cycle_timer_register(r->avr, r->tick_cycles, on_tick, r);
     clock_gettime(CLOCK_MONOTONIC, &r->start);

@@ -87,6 +87,68 @@ register(Experiment(
 ))
 
 
+# --- contikimac-platform: the same on the platforms' timing and drifting clocks -----
+
+
+def platform_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
+    m = idle_metrics(result, params)
+    s = result["node_stats"][0]
+    m.update({"rx_on_us": result["radio"]["rx_on_us"],
+              "phase_misses": s["mac"].get("rdc_phase_misses", 0),
+              "phase_locked": s["mac"].get("rdc_phase_locked", 0)})
+    return m
+
+
+def platform_report(summary: JsonObj) -> Report:
+    rows = []
+    for plat in summary["vary"]["platform"]:
+        for payload in summary["vary"]["flows[0].payload_bytes"]:
+            q = {"platform": plat, "flows[0]__payload_bytes": payload}
+            idle, uni = point(summary, arm="idle", **q), point(summary, arm="unicast", **q)
+            dc0 = mean(idle, "sender_dc")
+            ton = mean(idle, "rx_on_us") or 0.0
+            # a CCA window: the report's T_r (192 us) on the ideal radio, the
+            # start-up and the 8-symbol RSSI average (128 us) on a platform
+            formula = 2 * (192 if plat == "ideal" else ton + 128) * 8 / 1e6
+            ds = _sub(mean(uni, "sender_dc"), dc0)
+            dr = _sub(mean(uni, "receiver_dc"), mean(idle, "receiver_dc"))
+            sent = mean(uni, "sent")
+            on_s = _sub(mean(uni, "sender_on_s"), mean(idle, "sender_on_s"))
+            per_s = on_s * 1e3 / sent if on_s is not None and sent else None
+            rows.append([plat, str(payload),
+                         f"{dc0 * 100:.4f} %" if dc0 is not None else "-",
+                         f"{formula * 100:.4f} %",
+                         f"{(1 - dc0) * 100:.2f} %" if dc0 is not None else "-",
+                         f"{ds * 100:.3f} %" if ds is not None else "-",
+                         f"{dr * 100:.3f} %" if dr is not None else "-",
+                         num(per_s, 3), num(mean(uni, "phase_misses"), 3),
+                         num(mean(uni, "phase_locked"), 3),
+                         mean_ci(metric(uni, "delivery")) if uni else "-"])
+    return Report(["platform", "payload B", "idle duty cycle", "formula", "radio off",
+                   "+1 unicast/s sender", "+ receiver", "ms/unicast sender", "phase misses",
+                   "phase-locked", "delivery"], rows,
+                  ["The ContikiMAC report (SICS T2011:13): idle at 8 Hz the radio is off "
+                   "99.2-99.6 % (0.4-0.8 % on); a unicast adds 0.07-1.2 % radio-on time. "
+                   "Formula: 2 CCA windows per 125 ms, each T_r = 192 us on the ideal radio "
+                   "(a parameter), the receiver's start-up plus its 128 us RSSI average on a "
+                   "platform (a result of the datasheet: docs/SIMULATOR.md). On the platforms "
+                   "each node's clock runs within +/-40 ppm and phase-locked trains start "
+                   "Contiki's 1.343 ms guard early; phase misses: aimed trains that found no "
+                   "receiver (none while the guard covers the drift between reports)."])
+
+
+register(Experiment(
+    name="contikimac-platform",
+    title="ContikiMAC idle and one unicast on the CC2420 and AT86RF233 platforms, clocks drifting",
+    source="Dunkels, The ContikiMAC Radio Duty Cycling Protocol, SICS T2011:13; issue 25",
+    scenario="contikimac-platform.toml",
+    runs=2,
+    metrics_fn=platform_metrics,
+    report=platform_report,
+    arms=[("idle", {"flows[0].start_s": 100000}), ("unicast", {})],
+))
+
+
 # --- dtc-energy: energy per delivered segment and per-node load (DTC section 9.6, Fig. 9.3) ---
 
 DTC_NODES = 11          # examples/dtc.toml: a 10-hop chain, the sender is node 0
@@ -360,6 +422,24 @@ register(Experiment(
     report=tcplp_dc_report,
     vary={},
     arms=TCPLP_DC_ARMS,
+))
+
+
+#: The same leaf on the Hamilton platform (docs/SIMULATOR.md "platform": TCPlp's
+#: AT86RF233 with its host's 8.2 ms per 127-byte frame, clocks within +/-40 ppm).
+_HAMILTON_DC = ("fixed-20ms", "fixed-2s", "adaptive-20ms-5s", "idle/fixed-20ms", "idle/fixed-2s",
+                "idle/adaptive-20ms-5s", "down/adaptive-20ms-5s", "s9/tcp", "s9/coap")
+
+register(Experiment(
+    name="tcplp-dutycycle-hamilton",
+    title="tcplp-dutycycle on the Hamilton platform (at86rf233 timing, drifting clocks)",
+    source="Kumar et al., TCPlp, NSDI 2020, Appendix C, section 9 (Table 8), section 6.4",
+    scenario="tcplp-dutycycle.toml",
+    runs=5,
+    metrics_fn=tcplp_dc_metrics,
+    report=tcplp_dc_report,
+    vary={},
+    arms=[(a, {**p, "platform": "at86rf233"}) for a, p in TCPLP_DC_ARMS if a in _HAMILTON_DC],
 ))
 
 

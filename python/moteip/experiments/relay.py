@@ -242,6 +242,9 @@ def dtc_report(summary: JsonObj) -> Report:
         "dtc-ours: DTC with our two switches, a relay on the end points' own segments "
         "(relay.endpoints) and lost ACKs sent again on a failed link report (relay.ack_repair). "
         "tcp-2-link-retries: no relay, a second link retry (a reference: another MAC).",
+        "tcp-ipv6 / dtc-ipv6: the chain over IPv6 with 6LoWPAN IPHC and the simulator's "
+        "routes; -rpl-ns / -rpl-s: the same over RPL, non-storing and storing (MRHOF, RFC 6550 "
+        "defaults, root at the sender), the flow starting at 30 s.",
         "frames n0..n3: every frame the node sent (data, TCP ACKs, link ACKs, retries); "
         "local rexmits: the relay's local_rexmits summed over the nodes.",
     ]
@@ -270,7 +273,18 @@ register(Experiment(
           # the link layer reports lost (docs/RELAY.md "DTC")
           ("dtc-ours", {"relay.mode": "dtc", **_DTC_OURS}),
           # a reference, not the paper's scenario: one more link retry, no relay
-          ("tcp-2-link-retries", {"relay.mode": "off", "mac.max_retries": 2})],
+          ("tcp-2-link-retries", {"relay.mode": "off", "mac.max_retries": 2}),
+          # issue 23: the same chain over IPv6/6LoWPAN, with the simulator's routes and
+          # with RPL (rooted at node 0, the sender; the flow starts at 30 s, once the
+          # chain has joined), so that routing is the only difference between pairs
+          *[(f"{relay}-{arm}", {"relay.mode": "off" if relay == "tcp" else "dtc",
+                                "link.mode": "iphc", "link.ip": "ipv6", **extra})
+            for arm, extra in (("ipv6", {}),
+                               ("rpl-ns", {"routing.type": "rpl", "routing.mode": "non-storing",
+                                           "flows[0].start_s": 30}),
+                               ("rpl-s", {"routing.type": "rpl", "routing.mode": "storing",
+                                          "flows[0].start_s": 30}))
+            for relay in ("tcp", "dtc")]],
 ))
 
 

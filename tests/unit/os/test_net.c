@@ -1,6 +1,6 @@
 /* The stack as a service (include/moteip/os_net.h): processes on two stacks
- * joined in memory. Node B runs a UDP echo process and a TCP echo process
- * (a listener with a pool of two connections); node A's client process
+ * joined in memory. Node B runs the echo app's process (apps/os_apps.h: UDP
+ * and a TCP listener with a pool of two connections); node A's client process
  * sends a datagram and 3,000 bytes over TCP, in a loop of WAIT_EVENTs with
  * no callback of its own, and checks every byte that comes back. */
 #include <string.h>
@@ -8,53 +8,10 @@
 #include "testing.h"
 #include "tcp/tcp_pair.h"
 #include "moteip/os_net.h"
+#include "os_apps.h"
 
 #define RING 512
 #define TOTAL 3000u
-
-struct echo_proc {                  /* node B */
-    struct mip_os_udp udp;
-    struct mip_os_listener ls;
-    struct mip_os_tcp conn[2];
-    uint8_t tx[2][RING], rx[2][RING];
-    struct mip_tcp *tcp;
-    struct mip_stack *s;
-    unsigned datagrams, accepted;
-};
-
-static char echo_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev, void *data)
-{
-    struct echo_proc *e = p->ctx;
-    MIP_PROCESS_BEGIN();
-    (void)mip_os_udp_bind(os, p, &e->udp, e->s, 7);
-    for (int i = 0; i < 2; i++)
-        mip_os_tcp_init(os, p, &e->conn[i], e->tcp, e->tx[i], RING, e->rx[i], NULL, RING);
-    (void)mip_os_tcp_listen(os, p, &e->ls, e->tcp, 7, e->conn, 2, RING);
-    for (;;) {
-        MIP_PROCESS_WAIT_EVENT();
-        if (ev == MIP_OS_EV_UDP) {
-            const struct mip_os_udp_event *u = data;
-            e->datagrams++;
-            (void)mip_udp_sendto(e->s, NULL, 7, &u->meta->src, u->meta->src_port,
-                                 u->meta->netif, u->data, u->len);
-        } else if (ev == MIP_OS_EV_TCP) {
-            const struct mip_os_tcp_event *t = data;
-            struct mip_tcp_conn *c = &t->c->conn;
-            uint8_t buf[128];
-            if (t->what == MIP_OS_TCP_CONNECTED)
-                e->accepted++;
-            /* echo what fits in the send ring; the rest waits for WRITABLE */
-            while (mip_tcp_readable(c) > 0 && mip_tcp_writable(c) > 0) {
-                size_t n = mip_tcp_writable(c) < sizeof buf ? mip_tcp_writable(c) : sizeof buf;
-                n = mip_tcp_read(e->tcp, c, buf, n);
-                (void)mip_tcp_write(e->tcp, c, buf, n);
-            }
-            if (mip_tcp_peer_closed(c) && mip_tcp_readable(c) == 0)
-                (void)mip_tcp_close(e->tcp, c);
-        }
-    }
-    MIP_PROCESS_END();
-}
 
 struct client_proc {                /* node A */
     struct mip_os_udp udp;
@@ -130,19 +87,17 @@ static void test_processes_talk_udp_and_tcp_through_the_service(void)
 {
     static struct pair pr;
     static struct mip_os osa, osb;
-    static struct mip_os_process pc, pe;
+    static struct mip_os_process pc;
     static struct client_proc c;
-    static struct echo_proc e;
+    static struct mip_os_echo e;
     uint8_t plen;
     int round;
 
     pair_init(&pr, true);
     mip_os_init(&osa, pr.now);
     mip_os_init(&osb, pr.now);
-    memset(&e, 0, sizeof(e));
-    e.s = pr.side[1].s;
-    e.tcp = &pr.side[1].tcp;
-    CHECK_EQ(mip_os_start(&osb, &pe, "echo", echo_thread, &e, NULL), MIP_OK);
+    mip_os_echo_prepare(&e, pr.side[1].s, &pr.side[1].tcp, 7);
+    CHECK_EQ(mip_os_start(&osb, &e.proc, "echo", mip_os_echo_thread, &e, NULL), MIP_OK);
     memset(&c, 0, sizeof(c));
     c.s = pr.side[0].s;
     c.tcp = &pr.side[0].tcp;
@@ -161,9 +116,11 @@ static void test_processes_talk_udp_and_tcp_through_the_service(void)
     CHECK_EQ(c.got, TOTAL);
     CHECK_EQ(c.bad, 0u);
     CHECK(c.closed && !c.error);
-    CHECK_EQ(e.accepted, 1u);
-    CHECK(!e.conn[0].in_use && !e.conn[1].in_use);   /* closed: back in the pool */
-    CHECK(mip_os_running(&pe));
+    CHECK_EQ(e.connections, 1u);
+    CHECK_EQ(e.bytes, TOTAL);
+    CHECK_EQ(e.bind_failed, 0u);
+    CHECK(!e.t.conn[0].in_use && !e.t.conn[1].in_use);   /* closed: back in the pool */
+    CHECK(mip_os_running(&e.proc));
     CHECK_EQ(mip_os_stat(&osb, MIP_OS_STAT_sync_refused), 0u);
     pair_free(&pr);
 }

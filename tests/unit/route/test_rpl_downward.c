@@ -16,6 +16,7 @@
 #if MIP_CONF_RPL_ROOT && MIP_RPL_DOWN_MAX > 0
 #include "rplnet.h"
 #include "moteip/udp.h"
+#include "../../../src/route/rpl_down.h"
 
 static struct mip_rpl_config cfg_of(uint8_t mop)
 {
@@ -141,11 +142,109 @@ static void check_parent_change(uint8_t mop)
     net_free(nt);
 }
 
+/* RFC 6550 9.6: the root increments its DTSN (and resets its DIO timer);
+ * every node of a 4-node line hears its parent's DTSN go up, sends a new
+ * DAO (acknowledged: two each) and increments its own, so the sub-DODAG
+ * below it does the same. Before: nodes ignored the DTSN (one DAO each). */
+static void check_dtsn_asks_for_daos(uint8_t mop)
+{
+    struct mip_rpl_config c = cfg_of(mop);
+    struct net *nt = net_new(4, &c);
+    struct mip_rpl *root = &nt->rpl[0];
+    unsigned i;
+
+    net_line(nt);
+    net_root(nt);
+    net_run(nt, 30000);
+    CHECK(net_all_joined(nt));
+    for (i = 1; i < nt->n; i++)
+        CHECK_EQ(down_stat(nt, i, MIP_RPL_DOWN_STAT_dao_acked), 1);
+    root->dtsn = mip_rpl_seq_next(root->dtsn);
+    (void)mip_rpl_trickle_reset(&root->trickle, root->conf.dio_int_min, &nt->s[0]->rng,
+                                nt->now);
+    net_run(nt, 30000);
+    for (i = 1; i < nt->n; i++) {
+        CHECK_EQ(down_stat(nt, i, MIP_RPL_DOWN_STAT_dtsn_triggered), 1);
+        CHECK_EQ(down_stat(nt, i, MIP_RPL_DOWN_STAT_dao_acked), 2);
+        CHECK(mip_rpl_seq_newer(nt->rpl[i].dtsn, 0));
+    }
+    net_free(nt);
+}
+
+/* Storing: a router acknowledges a child's DAO only when its own parent
+ * acknowledged the DAO it sent on, so a loss above it is the child's to
+ * retry. Line 0-1-2-3; the link 0-1 goes down while node 3's new DAO
+ * travels: node 3 is not acknowledged and retries; with the link back its
+ * retry is acknowledged through 2 and 1 (each relays the DAO-ACK). Before:
+ * node 2 acknowledged at once, and the route above it was simply lost. */
+#if MIP_CONF_RPL_STORING
+static void test_storing_dao_ack_comes_from_the_root(void)
+{
+    struct mip_rpl_config c = cfg_of(MIP_RPL_MOP_STORING);
+    struct net *nt = net_new(4, &c);
+
+    net_line(nt);
+    net_root(nt);
+    net_run(nt, 30000);
+    CHECK(net_all_joined(nt));
+    CHECK_EQ(down_stat(nt, 3, MIP_RPL_DOWN_STAT_dao_acked), 1);
+    CHECK(down_stat(nt, 1, MIP_RPL_DOWN_STAT_dao_ack_relayed) >= 2u);
+    net_link(nt, 0, 1, false);
+    rpl_down_parent_changed(&nt->rpl[3], nt->now);
+    net_run(nt, MIP_RPL_DAO_DELAY_MS + MIP_RPL_DAO_ACK_TIMEOUT_MS + 100u);
+    CHECK_EQ(down_stat(nt, 3, MIP_RPL_DOWN_STAT_dao_acked), 1);
+    CHECK(down_stat(nt, 3, MIP_RPL_DOWN_STAT_dao_retries) >= 1u);
+    net_link(nt, 0, 1, true);
+    net_run(nt, 30000);
+    CHECK_EQ(down_stat(nt, 3, MIP_RPL_DOWN_STAT_dao_acked), 2);
+    CHECK_EQ(udp_to(nt, 0, 3), MIP_OK);
+    net_run(nt, 300);
+    CHECK_EQ(nt->got[3], 1);
+    net_free(nt);
+}
+#endif
+
+/* A border router's root holds the mesh prefix on-link on the radio (an
+ * address that has no DAO goes out there, never back to the host): a
+ * DAO's /128 still decides, so node 3, three hops down, gets the datagram
+ * (in storing mode the table's on-link route sent it straight to node 3's
+ * link address, which only node 1 hears, before rpl_next_hop asked the
+ * DAO routes first). */
+static void check_on_link_prefix_at_the_root(uint8_t mop)
+{
+    struct mip_rpl_config c = cfg_of(mop);
+    struct net *nt = net_new(4, &c);
+    struct mip_addr mesh;
+
+    memset(&mesh, 0, sizeof(mesh));
+    mesh.family = MIP_AF_INET6;
+    memcpy(mesh.bytes, net_prefix, 8);
+    net_line(nt);
+    net_root(nt);
+    CHECK_EQ(mip_route_add(nt->s[0], &mesh, 64, NULL, 0), MIP_OK);
+    net_run(nt, 30000);
+    CHECK(net_all_joined(nt));
+    CHECK_EQ(udp_to(nt, 0, 3), MIP_OK);
+    net_run(nt, 200);
+    CHECK_EQ(nt->got[3], 1);
+    net_free(nt);
+}
+
 static void test_line_non_storing(void) { check_line(MIP_RPL_MOP_NON_STORING); }
+static void test_dtsn_non_storing(void) { check_dtsn_asks_for_daos(MIP_RPL_MOP_NON_STORING); }
+static void test_on_link_prefix_non_storing(void)
+{
+    check_on_link_prefix_at_the_root(MIP_RPL_MOP_NON_STORING);
+}
 static void test_node_to_node_non_storing(void) { check_node_to_node(MIP_RPL_MOP_NON_STORING); }
 static void test_parent_change_non_storing(void) { check_parent_change(MIP_RPL_MOP_NON_STORING); }
 #if MIP_CONF_RPL_STORING
 static void test_line_storing(void) { check_line(MIP_RPL_MOP_STORING); }
+static void test_dtsn_storing(void) { check_dtsn_asks_for_daos(MIP_RPL_MOP_STORING); }
+static void test_on_link_prefix_storing(void)
+{
+    check_on_link_prefix_at_the_root(MIP_RPL_MOP_STORING);
+}
 static void test_node_to_node_storing(void) { check_node_to_node(MIP_RPL_MOP_STORING); }
 static void test_parent_change_storing(void) { check_parent_change(MIP_RPL_MOP_STORING); }
 #endif
@@ -153,10 +252,15 @@ static void test_parent_change_storing(void) { check_parent_change(MIP_RPL_MOP_S
 int main(void)
 {
     RUN(test_line_non_storing);
+    RUN(test_dtsn_non_storing);
+    RUN(test_on_link_prefix_non_storing);
     RUN(test_node_to_node_non_storing);
     RUN(test_parent_change_non_storing);
 #if MIP_CONF_RPL_STORING
     RUN(test_line_storing);
+    RUN(test_dtsn_storing);
+    RUN(test_storing_dao_ack_comes_from_the_root);
+    RUN(test_on_link_prefix_storing);
     RUN(test_node_to_node_storing);
     RUN(test_parent_change_storing);
 #endif

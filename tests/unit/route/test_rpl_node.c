@@ -136,6 +136,43 @@ static void test_mrhof_hysteresis(void)
     net_free(nt);
 }
 
+/* A node that detaches forgets its neighbours' measured ETX with their
+ * epoch: a link it once measured dead (collisions while the parent was
+ * failing) gets a fresh start when that neighbour's next DIO comes, as a
+ * link never measured does. Node 3 of the diamond saw both links fail;
+ * only its parent's link is really gone. Before: the other link stayed
+ * past MAX_LINK_METRIC, no DIO could make it a parent again (nothing is
+ * sent to a neighbour that is not one, so nothing re-measures it) and
+ * node 3 stayed detached (rpl-repair, storing, 2 runs of 10 lost the flow). */
+static void test_a_detached_node_gives_measured_links_a_fresh_start(void)
+{
+    struct net *nt = diamond(MIP_RPL_OCP_MRHOF);
+    struct mip_link_report lr;
+    int p, other, k;
+    CHECK(net_all_joined(nt));
+    p = net_parent(nt, 3);
+    CHECK(p == 1 || p == 2);
+    other = p == 1 ? 2 : 1;
+    memset(&lr, 0, sizeof(lr));
+    lr.netif = 0;
+    lr.iid[3] = 0xff;
+    lr.iid[4] = 0xfe;
+    lr.outcome = MIP_LINK_TX_NOACK;
+    lr.retries = 3;
+    lr.iid[7] = (uint8_t)(other + 1);
+    for (k = 0; k < 30; k++)
+        mip_routing_link_report(nt->s[3], &lr, nt->now);
+    net_link(nt, (unsigned)p, 3, false);
+    lr.iid[7] = (uint8_t)(p + 1);
+    for (k = 0; k < 30; k++)
+        mip_routing_link_report(nt->s[3], &lr, nt->now);
+    CHECK(!mip_rpl_joined(&nt->rpl[3]));
+    net_run(nt, 60000);
+    CHECK(mip_rpl_joined(&nt->rpl[3]));
+    CHECK_EQ(net_parent(nt, 3), other);
+    net_free(nt);
+}
+
 static void test_of0_keeps_parent_on_ties(void)
 {
     struct net *nt = diamond(MIP_RPL_OCP_OF0);
@@ -147,6 +184,40 @@ static void test_of0_keeps_parent_on_ties(void)
     net_run(nt, 60000);
     CHECK_EQ(net_parent(nt, 3), p);
     CHECK_EQ(mip_rpl_stat(&nt->rpl[3], MIP_RPL_STAT_parent_changes), changes);
+    net_free(nt);
+}
+
+/* OF0's rank is a hop count (MIP_RPL_OF0_LINK_ETX): the parent link's ETX
+ * wobbling between 1 and 2.5 (a retry now and then, as collisions do)
+ * moves neither node 3's rank nor its parent, and resets no Trickle timer.
+ * Before: each ETX step moved its rank by MinHopRankIncrease and reset
+ * Trickle, a cascade down the DODAG in a 100-node network. */
+static void test_of0_rank_ignores_etx_wobble(void)
+{
+    struct net *nt = diamond(MIP_RPL_OCP_OF0);
+    struct mip_rpl *r = &nt->rpl[3];
+    struct mip_link_report lr;
+    uint16_t rank;
+    uint32_t resets;
+    int p, k;
+    CHECK(net_all_joined(nt));
+    p = net_parent(nt, 3);
+    rank = r->rank;
+    resets = mip_rpl_stat(r, MIP_RPL_STAT_trickle_resets);
+    CHECK_EQ(rank, 256u + 2u * 3u * 256u);   /* root 256 + 2 hops of 3 x 256 */
+    memset(&lr, 0, sizeof(lr));
+    lr.netif = 0;
+    lr.iid[3] = 0xff;
+    lr.iid[4] = 0xfe;
+    lr.iid[7] = (uint8_t)(p + 1);
+    for (k = 0; k < 60; k++) {
+        lr.outcome = MIP_LINK_TX_OK;
+        lr.retries = (uint8_t)(k % 8 == 0 ? 3 : 0);
+        mip_routing_link_report(nt->s[3], &lr, nt->now);
+        CHECK_EQ(r->rank, rank);
+    }
+    CHECK_EQ(net_parent(nt, 3), p);
+    CHECK_EQ(mip_rpl_stat(r, MIP_RPL_STAT_trickle_resets), resets);
     net_free(nt);
 }
 
@@ -416,6 +487,32 @@ static void test_forged_dio_flood_keeps_the_parent(void)
     net_free(nt);
 }
 
+/* RFC 6550 8.3: a DIO of our DODAG version that changes nothing is
+ * consistent, also from a neighbour the full table has no room for: it
+ * counts for Trickle's suppression (c). Before: refused DIOs were not
+ * counted, and a neighbourhood larger than the table sent more DIOs than
+ * RFC 6206's k per interval (rpl-convergence's second hour: 1.26x). */
+static void test_a_dio_refused_for_room_is_consistent(void)
+{
+    struct mip_rpl_config c = cfg_of(MIP_RPL_OCP_MRHOF);
+    struct net *nt = net_new(2, &c);
+    unsigned k;
+    uint8_t before;
+    net_line(nt);
+    net_root(nt);
+    net_run(nt, 20000);
+    CHECK_EQ(net_parent(nt, 1), 0);
+    /* the root and NEIGH_MAX - 1 strangers fill the table */
+    for (k = 0; k + 1u < MIP_RPL_NEIGH_MAX; k++)
+        inject_dio(nt, 100 + k, 1, 256 + 128, nt->rpl[0].version, 0);
+    CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_neigh_full), 0);
+    before = nt->rpl[1].trickle.c;
+    inject_dio(nt, 200, 1, 256 + 128, nt->rpl[0].version, 0);
+    CHECK_EQ(mip_rpl_stat(&nt->rpl[1], MIP_RPL_STAT_drop_neigh_full), 1);
+    CHECK_EQ(nt->rpl[1].trickle.c, (uint8_t)(before + 1u));
+    net_free(nt);
+}
+
 static void test_bad_messages_are_counted(void)
 {
     struct mip_rpl_config c = cfg_of(MIP_RPL_OCP_MRHOF);
@@ -446,11 +543,14 @@ int main(void)
     RUN(test_dis_brings_a_quick_dio);
     RUN(test_mrhof_hysteresis);
     RUN(test_of0_keeps_parent_on_ties);
+    RUN(test_a_detached_node_gives_measured_links_a_fresh_start);
+    RUN(test_of0_rank_ignores_etx_wobble);
     RUN(test_no_parent_with_greater_rank);
     RUN(test_local_repair_switches_to_the_other_parent);
     RUN(test_silent_parent_times_out);
     RUN(test_global_repair_new_version);
     RUN(test_forged_dio_flood_keeps_the_parent);
+    RUN(test_a_dio_refused_for_room_is_consistent);
     RUN(test_bad_messages_are_counted);
 #endif
     return TESTING_DONE();
