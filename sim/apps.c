@@ -19,9 +19,19 @@
 #include "sim.h"
 #include "http_server.h"
 #include "json.h"
+#include "moteip/cctrl_split.h"
 #include "moteip/wire/ipv4.h"
 #include <stdlib.h>
 #include <string.h>
+
+/* A merge group (flows' merge_group): one stream over n connections. */
+struct sim_merge_grp {
+    struct mip_cctrl_split split;       /* at the sender */
+    struct mip_cctrl_merge merge;       /* at the receiver */
+    struct sim_flow *m[MIP_CCTRL_SUBFLOWS_MAX];
+    uint64_t merged;                    /* stream bytes out of the merge, in order */
+    uint8_t  mem[];                     /* n * merge_buffer */
+};
 
 struct sim_flow {
     const struct sim_flow_spec *fs;
@@ -70,6 +80,9 @@ struct sim_flow {
     uint32_t next_same_dst;         /* next udp flow with the same (dst, port) */
     /* sensor (sim/sensor.c) */
     struct sim_sensor *sensor;
+    /* cctrl split and merge: the group (owned by its member 0), our index */
+    struct sim_merge_grp *grp;
+    uint8_t  grp_idx;
     /* ping: replies seen are marked in udp_seen, one bit per sequence number */
     uint32_t ping_sent, ping_recv, ping_dup;
     double   ping_rtt_sum, ping_rtt_min, ping_rtt_max;
@@ -92,16 +105,36 @@ static void flow_finish(struct sim_flow *f, bool complete)
 
 /* --- TCP sender ------------------------------------------------------------- */
 
+static void grp_fill(struct sim_merge_grp *g);
+
+/* The end of a duration flow: what was written is the stream. */
+static void snd_time_up(struct sim_flow *f)
+{
+    if (f->fs->duration_s > 0.0 && f->total == UINT64_MAX &&
+        f->sim->now_us >= f->start_us + (uint64_t)(f->fs->duration_s * 1e6))
+        f->total = f->sent;
+}
+
+static void snd_fin(struct sim_flow *f)
+{
+    if (f->sent == f->total && !f->fin_sent && f->snd.state == MIP_TCP_ESTABLISHED) {
+        f->fin_sent = true;
+        (void)mip_tcp_close(&f->sim->node[f->fs->src].tcp, &f->snd);
+    }
+}
+
 static void snd_fill(struct sim_flow *f)
 {
     struct sim_node *nd = &f->sim->node[f->fs->src];
+    if (f->grp != NULL) {
+        grp_fill(f->grp);
+        return;
+    }
     /* larger than any MSS (1220 over 6LoWPAN): one write fills a segment,
      * as uIP's application fills the segment it is asked for (a 512-byte
      * first write went out alone as a short segment) */
     uint8_t chunk[1500];
-    if (f->fs->duration_s > 0.0 && f->total == UINT64_MAX &&
-        f->sim->now_us >= f->start_us + (uint64_t)(f->fs->duration_s * 1e6))
-        f->total = f->sent;     /* time is up: what was written is the stream */
+    snd_time_up(f);
     while (f->sent < f->total && f->snd.state >= MIP_TCP_ESTABLISHED) {
         uint64_t left = f->total - f->sent;
         size_t n = sizeof(chunk), w;
@@ -117,10 +150,7 @@ static void snd_fill(struct sim_flow *f)
         if (w < n)
             break;
     }
-    if (f->sent == f->total && !f->fin_sent && f->snd.state == MIP_TCP_ESTABLISHED) {
-        f->fin_sent = true;
-        (void)mip_tcp_close(&nd->tcp, &f->snd);
-    }
+    snd_fin(f);
 }
 
 static void snd_connected(void *ctx, struct mip_tcp_conn *c)
@@ -175,28 +205,106 @@ static const struct mip_tcp_callbacks snd_cb = {
     snd_connected, snd_readable, snd_writable, any_closed, any_error
 };
 
+/* A merge group's sender ([B] 4.5.1): chunk k of the stream on flow k mod n,
+ * each flow's bytes its own pattern; stops at the first flow that cannot
+ * take its chunk now (the stream waits for it). */
+static void grp_fill(struct sim_merge_grp *g)
+{
+    uint8_t buf[1500];
+    unsigned k;
+    for (;;) {
+        uint16_t room;
+        struct sim_flow *f = g->m[mip_cctrl_split_next(&g->split, &room)];
+        size_t n = room, w;
+        snd_time_up(f);
+        if (f->sent >= f->total || f->snd.state < MIP_TCP_ESTABLISHED)
+            break;
+        if (n > f->total - f->sent)
+            n = (size_t)(f->total - f->sent);
+        if (n > sizeof(buf))
+            n = sizeof(buf);
+        if (n > mip_tcp_writable(&f->snd))
+            n = mip_tcp_writable(&f->snd);
+        if (n == 0)
+            break;
+        mip_http_body_fill(f->sent, buf, n);
+        w = mip_tcp_write(&f->sim->node[f->fs->src].tcp, &f->snd, buf, n);
+        f->sent += w;
+        (void)mip_cctrl_split_sent(&g->split, (uint16_t)w);
+        if (w == 0)
+            break;
+    }
+    for (k = 0; k < g->split.n; k++) {
+        snd_time_up(g->m[k]);
+        snd_fin(g->m[k]);
+    }
+}
+
 /* --- TCP receiver ------------------------------------------------------------ */
+
+/* Bytes read from a receiver's connection: checked against the flow's
+ * pattern and counted. */
+static void rcv_take(struct sim_flow *f, const uint8_t *buf, size_t n)
+{
+    size_t i;
+    if (f->integrity_ok) {
+        for (i = 0; i < n; i++) {
+            if (buf[i] != mip_http_body_byte(f->delivered + i)) {
+                f->integrity_ok = false;
+                f->first_bad = f->delivered + i;
+                break;
+            }
+        }
+    }
+    f->delivered += n;
+    f->last_rx_us = f->sim->now_us;
+}
+
+/* A merge group's receiver: each connection is read only as far as the
+ * merge has room for it (the rest stays in its TCP ring, whose window
+ * closes), and the merge is drained in stream order, until nothing moves. */
+static size_t grp_pull(struct sim_merge_grp *g, struct sim_flow *self)
+{
+    uint8_t buf[512];
+    size_t got_self = 0;
+    bool moved = true;
+    while (moved) {
+        unsigned k;
+        size_t n;
+        moved = false;
+        for (k = 0; k < g->merge.n; k++) {
+            struct sim_flow *f = g->m[k];
+            struct mip_tcp *tcp = &f->sim->node[f->fs->dst].tcp;
+            uint16_t room;
+            while (f->accepted && (room = mip_cctrl_merge_room(&g->merge, (uint8_t)k)) > 0u &&
+                   (n = mip_tcp_read(tcp, &f->rcv, buf, room < sizeof(buf) ? room : sizeof(buf))) > 0) {
+                rcv_take(f, buf, n);
+                (void)mip_cctrl_merge_put(&g->merge, (uint8_t)k, buf, n);
+                if (f == self)
+                    got_self += n;
+                moved = true;
+            }
+        }
+        while ((n = mip_cctrl_merge_read(&g->merge, buf, sizeof(buf))) > 0) {
+            g->merged += n;
+            moved = true;
+        }
+    }
+    return got_self;
+}
 
 static void rcv_readable(void *ctx, struct mip_tcp_conn *c)
 {
     struct sim_flow *f = ctx;
     struct sim_node *nd = &f->sim->node[f->fs->dst];
     uint8_t buf[512];
-    size_t n, i;
+    size_t n;
     size_t got = 0;
-    while ((n = mip_tcp_read(&nd->tcp, c, buf, sizeof(buf))) > 0) {
+    if (f->grp != NULL)
+        got = grp_pull(f->grp, f);
+    while (f->grp == NULL && (n = mip_tcp_read(&nd->tcp, c, buf, sizeof(buf))) > 0) {
         got += n;
-        if (f->integrity_ok) {
-            for (i = 0; i < n; i++) {
-                if (buf[i] != mip_http_body_byte(f->delivered + i)) {
-                    f->integrity_ok = false;
-                    f->first_bad = f->delivered + i;
-                    break;
-                }
-            }
-        }
-        f->delivered += n;
-        f->last_rx_us = f->sim->now_us;
+        rcv_take(f, buf, n);
     }
     if (got > 0u && f->sim->dyn != NULL)
         sim_dyn_delivered(f->sim, f->index);
@@ -550,6 +658,53 @@ static void ping_send(struct sim *sim, struct sim_flow *f)
 
 /* --- common ------------------------------------------------------------------------ */
 
+/* Flows with a nonzero merge_group: one group per value, 2..4 tcp flows
+ * between the same two nodes (scenario.c checked the kind). */
+static bool merge_groups_build(struct sim *sim, char *err, size_t errlen)
+{
+    size_t k, j;
+    for (k = 0; k < sim->n_flows; k++) {
+        struct sim_flow *f = &sim->flow[k];
+        struct sim_merge_grp *g;
+        uint8_t n = 0;
+        if (f->fs->merge_group == 0u || f->grp != NULL)
+            continue;
+        g = calloc(1, sizeof(*g) + (size_t)MIP_CCTRL_SUBFLOWS_MAX * f->fs->merge_buffer);
+        if (g == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return false;
+        }
+        for (j = k; j < sim->n_flows; j++) {
+            struct sim_flow *o = &sim->flow[j];
+            if (o->fs->merge_group != f->fs->merge_group)
+                continue;
+            if (o->fs->kind != SIM_FLOW_TCP || o->fs->src != f->fs->src || o->fs->dst != f->fs->dst ||
+                o->fs->tx_buffer != f->fs->tx_buffer || o->fs->merge_buffer != f->fs->merge_buffer ||
+                n == MIP_CCTRL_SUBFLOWS_MAX) {
+                free(g);
+                snprintf(err, errlen, "flows[%zu]: merge_group %u: at most %u tcp flows with the "
+                         "src, dst, tx_buffer and merge_buffer of flows[%zu]", j,
+                         f->fs->merge_group, MIP_CCTRL_SUBFLOWS_MAX, k);
+                return false;
+            }
+            g->m[n] = o;
+            o->grp = g;
+            o->grp_idx = n++;
+        }
+        if (n < 2u) {
+            f->grp = NULL;
+            free(g);
+            snprintf(err, errlen, "flows[%zu]: merge_group %u has one flow (it takes 2..%u)", k,
+                     f->fs->merge_group, MIP_CCTRL_SUBFLOWS_MAX);
+            return false;
+        }
+        (void)mip_cctrl_split_init(&g->split, n, (uint16_t)f->fs->tx_buffer);
+        (void)mip_cctrl_merge_init(&g->merge, n, (uint16_t)f->fs->tx_buffer, g->mem,
+                                   f->fs->merge_buffer);
+    }
+    return true;
+}
+
 bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
@@ -609,7 +764,7 @@ bool sim_apps_build(struct sim *sim, char *err, size_t errlen)
         }
         (void)sim_evq_push(&sim->q, f->start_us, SIM_EV_APP, f->fs->src, (uint32_t)k);
     }
-    return true;
+    return merge_groups_build(sim, err, errlen);
 }
 
 void sim_app_event(struct sim *sim, uint32_t idx)
@@ -699,6 +854,8 @@ void sim_apps_free(struct sim *sim)
         free(sim->flow[k].mem);
         free(sim->flow[k].udp_seen);
         sim_sensor_free(sim->flow[k].sensor);
+        if (sim->flow[k].grp != NULL && sim->flow[k].grp_idx == 0u)
+            free(sim->flow[k].grp);
     }
     free(sim->flow);
     sim->flow = NULL;
@@ -973,6 +1130,14 @@ void sim_apps_write(struct sim *sim, struct sj_writer *w)
             sj_w_member_uint(w, "bytes_sent", f->sent);
             sj_w_member_uint(w, "bytes_delivered", f->delivered);
             sj_w_member_uint(w, "segments_delivered", f->arrivals);
+            if (f->grp != NULL) {
+                sj_w_key(w, "merge");
+                sj_w_begin_object(w);
+                sj_w_member_uint(w, "group", fs->merge_group);
+                sj_w_member_uint(w, "index", f->grp_idx);
+                sj_w_member_uint(w, "bytes_merged", f->grp->merged);
+                sj_w_end_object(w);
+            }
             sj_w_key(w, "integrity_ok");
             sj_w_bool(w, f->integrity_ok);
             sj_w_key(w, "first_bad_offset");

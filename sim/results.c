@@ -274,6 +274,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         sj_w_key(&w, "external");
         sim_external_write(sim, &w);
     }
+    sim_overlay_write(sim, &w);   /* only with an overlay */
     if (sim->border != NULL) {
         sj_w_key(&w, "border");
         sim_border_write(sim, &w);

@@ -8,6 +8,7 @@
 #include "sim.h"
 #include "json.h"
 #include "external.h"
+#include "moteip/wire/overlay.h"
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -440,6 +441,7 @@ static const struct key root_keys[] = {
     K_OWN("security", "object"),
     K_OWN("events", "array of event objects (dynamics)"),
     K_OWN("external", "array of external node objects (ZEP, with --realtime)"),
+    K_OWN("overlay", "object"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -1201,6 +1203,34 @@ static const struct key record_keys[] = {
 static const struct table record_table = TABLE(record_keys);
 
 /* "record": what the run keeps beyond its counters (sim/record.c). */
+/* "overlay": the application overlay of apps/overlay.h on every node
+ * (sim/overlay.c; docs/OVERLAY.md derives the defaults). */
+static const struct key overlay_keys[] = {
+    K_NODE(SC, "sink", overlay.sink),
+    K_INT(SC, "attr", overlay.attr, 0, 255, 1),
+    K_NUM(SC, "interval_s", overlay.interval_s, 0.001, 3600, 60),
+    { .key = "depth", .type = KT_INT, .flags = KF_DEF, FIELD(SC, overlay.depth), .lo = 1,
+      .hi = MIP_OVL_DEPTH_MAX, .def = 8, .note = "depth * slot_ms under interval_s" },
+    K_INT(SC, "slot_ms", overlay.slot_ms, 1, 65535, 500),
+    K_NUM(SC, "lifetime_s", overlay.lifetime_s, 0.001, 86400, 180),
+};
+static const struct table overlay_table = TABLE(overlay_keys);
+
+static bool load_overlay(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *o;
+    struct sim_overlay_spec *ov = &l->sc->overlay;
+    if (!open_object(l, root, "overlay", &overlay_table, &o) || o == NULL)
+        return !l->failed;
+    ov->on = true;
+    if (!read_keys(l, o, &overlay_table, l->sc))
+        return false;
+    if ((double)ov->depth * ov->slot_ms >= ov->interval_s * 1000.0)
+        return fail(l, sj_get(o, "slot_ms") != NULL ? sj_get(o, "slot_ms") : o,
+                    "depth * slot_ms under interval_s (a round's schedule ends before the next)");
+    return true;
+}
+
 static bool load_record(struct ld *l, const struct sj_value *root)
 {
     const struct sj_value *o;
@@ -1599,6 +1629,12 @@ static const struct key tcp_flow_keys[] = {
       .def = 0, .note = "from the path MTU" },
     K_INT(FS, "tx_buffer", tx_buffer, 16, 65535, 2048),
     K_INT(FS, "rx_buffer", rx_buffer, 64, 65535, 2048),
+    { .key = "merge_group", .type = KT_INT, .flags = KF_DEF, FIELD(FS, merge_group), .lo = 0,
+      .hi = 255, .def = 0, .note = "0: none; tcp flows of one group (same src, dst; 2..4) carry "
+      "one stream split and merged as cctrl's [B] 4.5.1, in chunks of tx_buffer bytes" },
+    { .key = "merge_buffer", .type = KT_INT, .flags = KF_DEF, FIELD(FS, merge_buffer), .lo = 1,
+      .hi = 65535, .def = 64, .note = "the merge's hold-back bytes per connection ([B]: "
+      "\"space for just a few packets\": 4 of cctrl's 16-byte segments)" },
     K_OWN("sender", "endpoint object"),
     K_OWN("receiver", "endpoint object"),
 };
@@ -2404,7 +2440,7 @@ static bool load_events(struct ld *l, const struct sj_value *root)
 /* The tables whose fields are in struct sim_scenario itself. */
 static const struct table *const scenario_tables[] = {
     &root_table, &phy_table, &radio_table, &medium_table, &loss_table, &topo_table,
-    &mac_table, &link_table, &routing_table, &record_table,
+    &mac_table, &link_table, &routing_table, &record_table, &overlay_table,
 };
 
 void sim_scenario_defaults(struct sim_scenario *sc)
@@ -2528,7 +2564,7 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
          load_misbehave(&l, root) && load_border(&l, root) && load_external(&l, root) &&
          load_record(&l, root) &&
-         load_events(&l, root);
+         load_events(&l, root) && load_overlay(&l, root);
     if (ok && sc->n_nodes > SIM_SHORT_NODES_MAX) {
         v = sj_get(sj_get(root, "link"), "short_addresses");
         if (v != NULL && sc->short_addresses)
@@ -2746,6 +2782,7 @@ void sim_scenario_keys_md(FILE *f)
         md_table(f, "external[]", &external_table, &xs, NULL, NULL, 0);
     }
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
+    md_table(f, "overlay", &overlay_table, &sc, NULL, NULL, 0);
     put_defaults(&security_table, &sc);
     md_table(f, "security", &security_table, &sc, NULL, NULL, 0);
     {

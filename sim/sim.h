@@ -138,6 +138,12 @@ struct sim_flow_spec {
     double   duration_s;
     uint16_t mss;               /* 0: from the path MTU */
     uint32_t tx_buffer, rx_buffer;
+    /* cctrl split and merge ([B] 4.5.1; sim/apps.c): tcp flows of one
+     * nonzero group (same src and dst) carry one stream, chunk k of
+     * tx_buffer bytes on the group's flow k mod n; the receiver merges it
+     * in order, holding at most merge_buffer bytes per connection */
+    uint8_t  merge_group;
+    uint16_t merge_buffer;
     struct sim_tcp_endpoint sender, receiver;
     /* UDP reports and ping (ICMP echo); a sensor's readings */
     double   interval_s;
@@ -261,6 +267,19 @@ struct sim_external_spec {
     uint8_t  channel;           /* the ZEP channel field, both ways */
 };
 
+/* The application overlay (scenario key "overlay", sim/overlay.c): every
+ * node runs apps/overlay.h; every node but the sink has a sensor; the sink
+ * subscribes at the start. */
+struct sim_overlay_spec {
+    bool     on;                /* an "overlay" object was given */
+    uint32_t sink;
+    uint8_t  attr;
+    uint8_t  depth;             /* hops the schedule plans for */
+    uint16_t slot_ms;           /* each level's time in a round */
+    double   interval_s;        /* one round */
+    double   lifetime_s;        /* interest and gradient soft state */
+};
+
 /* One node's link-layer security (scenario key security.nodes). */
 struct sim_node_sec {
     uint8_t level;              /* 0: none */
@@ -359,6 +378,7 @@ struct sim_scenario {
     size_t   n_misbehave;
     struct sim_external_spec *external;     /* "external" (sim/external.c) */
     size_t   n_external;
+    struct sim_overlay_spec overlay;
     /* records kept beyond the counters (sim/record.c, "record") */
     bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
@@ -498,6 +518,7 @@ struct sim_zep_mirror;
 struct sim_misbehave;
 struct sim_external;
 struct sim_route_made;
+struct sim_overlay;
 
 /*
  * What a node (node.c) needs from the modules above it, set by sim_build
@@ -541,6 +562,7 @@ struct sim {
     struct sim_record *record;  /* NULL: nothing recorded beyond counters */
     struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
     struct sim_external *external;      /* sc->n_external ZEP sockets (external.c), or NULL */
+    struct sim_overlay *overlay;        /* sc->overlay.on (overlay.c), or NULL */
     bool     trace_radio;       /* --trace-radio: radio state changes in the trace */
     struct sim_dyn *dyn;        /* the events' state and metrics (dynamics.c) */
     uint32_t dyn_moves;         /* moves so far (their shadowing streams) */
@@ -726,6 +748,11 @@ void sim_services_free(struct sim *sim);
 /* Misbehaving nodes (misbehave.c): their attacks scheduled at build, one
  * SIM_EV_MISBEHAVE event each, a frame node `node` received shown to them
  * (replays), results under "misbehave". */
+/* The application overlay (sim/overlay.c): started on every node at build
+ * (true when the scenario has none), its result, freed. */
+bool sim_overlay_build(struct sim *sim, char *err, size_t errlen);
+void sim_overlay_write(struct sim *sim, struct sj_writer *w);
+void sim_overlay_free(struct sim *sim);
 bool sim_misbehave_build(struct sim *sim, char *err, size_t errlen);
 void sim_misbehave_event(struct sim *sim, uint32_t arg);
 void sim_misbehave_heard(struct sim *sim, uint32_t node, const uint8_t *frame, size_t len);

@@ -68,6 +68,7 @@
 #include "tcp_discard.h"
 #include "tcp_echo.h"
 #include "udp_discard.h"
+#include "overlay.h"
 #include "udp_echo.h"
 
 #if !MIP_CONF_ETHERNET || !MIP_CONF_IPV4
@@ -115,6 +116,14 @@ static const char svc_opt[SVC_COUNT][10] = { "--echo", "--discard", "--chargen",
 
 #define MAX_OPTIONS 48            /* rows of `options` (checked below it) */
 
+/* --overlay-rounds: the sink's subscription. Rounds of 1 s, a schedule for
+ * 4 hops of 100 ms (a ZEP hop on loopback takes milliseconds), interests
+ * living three rounds. */
+#define HOST_OVL_INTERVAL_MS 1000u
+#define HOST_OVL_DEPTH       4u
+#define HOST_OVL_SLOT_MS     100u
+#define HOST_OVL_LIFETIME_MS 3000u
+
 /* --rdc: the duty cycling of a ZEP node's MAC (rdc.h) */
 static const char rdc_names[][12] = { "nullrdc", "contikimac", "xmac", "lpp" };
 
@@ -143,6 +152,9 @@ struct host_opts {
     struct mip_addr sensor_addr;
     uint16_t sensor_port;
     uint64_t sensor_every_ms, sensor_batch;
+    uint64_t overlay_id;              /* --overlay ID */
+    uint64_t overlay_reading;         /* --overlay-reading V */
+    uint64_t overlay_rounds;          /* --overlay-rounds N (a sink) */
     const char *impair_text;          /* --impair SPEC (impair.h) */
     struct impair_spec impair;
     const char *stats_json;
@@ -677,6 +689,19 @@ static const struct host_option options[] = {
       "failed: timeout\"); 1..255 (default %lu); 255 = never,\n"
       "the handshake included (else it gives up after %lu)",
       { MIP_TCP_MAX_RETRIES, MIP_TCP_SYN_RETRIES } },
+    { "--overlay", "ID", 1, OPT_ONCE, opt_number, F(overlay_id), 0, 65535,
+      "an overlay id (%llu..%llu)", "Application overlay (apps/overlay.h, docs/OVERLAY.md):",
+      "run the overlay as node ID on UDP port %lu:\n"
+      "relay interests and aggregates of attribute 1", { MIP_OVERLAY_PORT } },
+    { "--overlay-reading", "V", 1, OPT_ONCE, opt_number, F(overlay_reading), 0, 32767,
+      "a reading (%llu..%llu)", NULL,
+      "with --overlay: this node's sensor reads V", { 0 } },
+    { "--overlay-rounds", "N", 1, OPT_ONCE, opt_number, F(overlay_rounds), 1, 1000,
+      "a count (%llu..%llu)", NULL,
+      "with --overlay: subscribe as the sink (rounds of\n"
+      "%lu ms, %lu hops of %lu ms slots), print each round's\n"
+      "aggregate, exit 0 after N rounds",
+      { HOST_OVL_INTERVAL_MS, HOST_OVL_DEPTH, HOST_OVL_SLOT_MS } },
     { "--zep", "LOCAL,REMOTE[,REMOTE...]", 1, OPT_ONCE, opt_zep, F(zep), 0, 0, NULL,
       "An 802.15.4 radio instead of the TAP (docs/ZEP.md):",
       "a ZEP radio: 802.15.4 frames in UDP datagrams\n"
@@ -837,6 +862,11 @@ static void finish_args(struct host_opts *o)
             if (given(o, zep_only[k]))
                 bad_arg(zep_only[k], "only with --zep");
     }
+    if (!given(o, "--overlay") && (given(o, "--overlay-reading") || given(o, "--overlay-rounds")))
+        bad_arg(given(o, "--overlay-reading") ? "--overlay-reading" : "--overlay-rounds",
+                "only with --overlay");
+    if (given(o, "--overlay") && o->coap_port != 0)
+        bad_arg("--overlay", "not with --coap (the stack's two timer slots are TCP's and CoAP's)");
     if (o->ping_text == NULL && (given(o, "--ping-count") || given(o, "--ping-size")))
         bad_arg(given(o, "--ping-count") ? "--ping-count" : "--ping-size", "only with --ping");
     if (o->ping_text != NULL && o->client_text != NULL)
@@ -1157,6 +1187,8 @@ struct host {
         struct mip_os_http http;
         uint16_t next_reading;
     } os;
+    struct mip_overlay ovl;           /* --overlay */
+    uint32_t ovl_rounds;              /* rounds the sink reported */
     struct mip_tap tap;
     struct zep_radio zep;             /* --zep: the radio, under ... */
     struct mip_mac mac;               /* ... the 802.15.4 MAC */
@@ -1199,6 +1231,19 @@ static void stats_udp_apps(FILE *f, const struct host *h)
             (unsigned long)h->echo.ignored, (unsigned long)h->echo.send_errors);
     fprintf(f, "    \"udp_discard\": {\"datagrams\": %lu, \"bytes\": %lu},\n",
             (unsigned long)h->discard.datagrams, (unsigned long)h->discard.bytes);
+    if (given(&h->o, "--overlay")) {
+        unsigned d;
+        fprintf(f, "    \"overlay\": {\"interests_tx\": %lu, \"interests_rx\": %lu, "
+                "\"data_tx\": %lu, \"data_rx\": %lu, \"readings_taken\": %lu, "
+                "\"late_readings\": %lu", (unsigned long)h->ovl.interests_tx,
+                (unsigned long)h->ovl.interests_rx, (unsigned long)h->ovl.data_tx,
+                (unsigned long)h->ovl.data_rx, (unsigned long)h->ovl.readings_taken,
+                (unsigned long)h->ovl.late_readings);
+        for (d = 0; d < MIP_OVL_DROP_COUNT_; d++)
+            fprintf(f, ", \"drop_%s\": %lu", mip_overlay_drop_name((enum mip_overlay_drop)d),
+                    (unsigned long)h->ovl.drops[d]);
+        fprintf(f, "},\n");
+    }
 }
 
 /* A TCP server app's shared counters: the start of its object, which the
@@ -1589,6 +1634,51 @@ static void setup_os(struct host *h)
     }
 }
 
+static bool ovl_read(void *ctx, uint8_t attr, mip_time_t now, int16_t *v)
+{
+    const struct host *h = ctx;
+    (void)now;
+    if (attr != 1u || !given(&h->o, "--overlay-reading"))
+        return false;
+    *v = (int16_t)h->o.overlay_reading;
+    return true;
+}
+
+static void ovl_result(void *ctx, uint8_t attr, uint16_t epoch, const struct mip_ovl_agg *agg,
+                       mip_time_t now)
+{
+    struct host *h = ctx;
+    (void)now;
+    printf(PROG ": overlay: attr %u round %u count %u min %d max %d sum %ld\n", (unsigned)attr,
+           (unsigned)epoch, (unsigned)agg->count, agg->count ? agg->min : 0,
+           agg->count ? agg->max : 0, (long)agg->sum);
+    fflush(stdout);
+    h->ovl_rounds++;
+}
+
+/* --overlay: the library on this stack's link; a sink subscribes. */
+static void setup_overlay(struct host *h)
+{
+    struct mip_overlay_cfg cfg;
+    mip_status st;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.id = (uint16_t)h->o.overlay_id;
+    cfg.netif = h->nif;
+    cfg.read = ovl_read;
+    cfg.result = ovl_result;
+    cfg.ctx = h;
+    st = mip_overlay_start(&h->ovl, &h->s, &cfg);
+    if (st != MIP_OK)
+        fail("--overlay: cannot start on UDP port %u: %s", MIP_OVERLAY_PORT, mip_status_name(st));
+    if (h->o.overlay_rounds == 0)
+        return;
+    st = mip_overlay_subscribe(&h->ovl, 1, HOST_OVL_INTERVAL_MS, HOST_OVL_DEPTH, HOST_OVL_SLOT_MS,
+                               HOST_OVL_LIFETIME_MS, now_ms());
+    if (st != MIP_OK)
+        fail("--overlay-rounds: cannot subscribe: %s", mip_status_name(st));
+}
+
 /* UDP echo and discard (always, but with --os), CoAP, TCP and its services. */
 static void setup_apps(struct host *h)
 {
@@ -1615,6 +1705,8 @@ coap:
     rc = (int)mip_tcp_init(&t->tcp, &h->s);
     if (rc != MIP_OK)
         fail("cannot start TCP: %s", mip_status_name((mip_status)rc));
+    if (given(o, "--overlay"))
+        setup_overlay(h);
     if (o->tcp_max_retries != 0)
         t->tcp.max_retries = (uint8_t)o->tcp_max_retries;
     for (i = 0; i < SVC_COUNT; i++) {
@@ -1875,6 +1967,8 @@ static int run_loop(struct host *h)
             mac_us = zep_timers(h);
         if (h->o.client_text != NULL && h->t.client.done)
             break;            /* ended by a timer (retry limit, keepalive) */
+        if (h->o.overlay_rounds != 0 && h->ovl_rounds >= h->o.overlay_rounds)
+            break;            /* the sink's rounds are done */
         ms = poll_timeout(h, delay);
         if (mac_us != UINT32_MAX && (ms < 0 || (uint64_t)ms * 1000u > mac_us)) {
             ts.tv_sec = (time_t)(mac_us / 1000000u);
@@ -1923,6 +2017,13 @@ static int finish(struct host *h, int exit_code)
                (unsigned)h->o.ping_count, (unsigned)h->o.ping_size, h->o.ping_text);
         fflush(stdout);
         if (h->ping.replied != h->o.ping_count && exit_code == 0)
+            exit_code = EXIT_RUNTIME;
+    }
+    if (h->o.overlay_rounds != 0) {
+        printf(PROG ": overlay: %u/%u rounds\n", (unsigned)h->ovl_rounds,
+               (unsigned)h->o.overlay_rounds);
+        fflush(stdout);
+        if (h->ovl_rounds < h->o.overlay_rounds && exit_code == 0)
             exit_code = EXIT_RUNTIME;
     }
     if (h->o.stats_json != NULL && (rc = write_stats_json(h->o.stats_json, h)) < 0) {

@@ -68,6 +68,7 @@ PUBLIC = {
     "mac.h": "mac", "radio.h": "mac", "rdc.h": "mac",
     "micro.h": "micro",
     "relay.h": "relay",
+    "cctrl_split.h": "relay",
     "rpl.h": "route", "rpl_down.h": "route", "geo.h": "route",
     "rng.h": "base",
     "cipher.h": "base", "crc32.h": "base", "dec.h": "base",

@@ -30,12 +30,15 @@ DOUBLE_PAPER_NULLMAC_SEGMENTS = 2000        # "just about 2000 ... on average" (
 ROUTE2_START_S = 0.5
 
 
-def double_flows(hops: int, connections: int) -> list[JsonObj]:
+def double_flows(hops: int, connections: int, merge: bool = False) -> list[JsonObj]:
+    """The flows of both routes; merge: each route's connections carry one
+    stream, split and merged as [B] 4.5.1 designs it (merge_group = the
+    route, docs/RELAY.md "cctrl split and merge")."""
     flows = []
     for r, (client, server) in enumerate(zip(DOUBLE_CLIENTS[hops], DOUBLE_SERVERS, strict=True)):
         for c in range(connections):
             flows.append({**_CCTRL_FLOW, "src": client, "dst": server, "port": 5000 + c,
-                          "start_s": r * ROUTE2_START_S})
+                          "start_s": r * ROUTE2_START_S, **({"merge_group": r + 1} if merge else {})})
     return flows
 
 
@@ -51,14 +54,18 @@ DOUBLE_CONFIGS: list[tuple[str, JsonObj, int]] = [("unmodified", {"relay.mode": 
                   ("dual-unmodified", {"relay.mode": "off"}, 2),
                   ("keep-link", {**_KEEP, "relay.link": True, "relay.ack_repair": True}, 1),
                   ("unmodified-i25", {"relay.mode": "off", **_I25}, 1),
-                  ("cctrl-i25", {**_KEEP, "relay.activity": True, **_I25}, 2)]
+                  ("cctrl-i25", {**_KEEP, "relay.activity": True, **_I25}, 2),
+                  ("split-merge", {**_KEEP, "relay.activity": True}, 2),
+                  ("split-merge-unmodified", {"relay.mode": "off"}, 2)]
+#: the arms whose two connections carry one stream split and merged ([B] 4.5.1)
+MERGED = ("split-merge", "split-merge-unmodified")
 
 
 def _double_arms() -> list[tuple[str, JsonObj]]:
     arms: Arms = []
     for label, keys, conns in DOUBLE_CONFIGS:
         for h in CCTRL_HOPS:
-            arms.append((f"{label}/{h}", {**keys, "flows": double_flows(h, conns)}))
+            arms.append((f"{label}/{h}", {**keys, "flows": double_flows(h, conns, label in MERGED)}))
     return arms
 
 
@@ -97,7 +104,12 @@ def double_report(summary: JsonObj) -> Report:
              "N3, neighbours only hear each other). unmodified: one connection per client; "
              "cctrl and dual-unmodified: two; keep-link: ours (examples/cctrl.toml); -i25: "
              "interference range 25 m instead of 10 (two hops along a route and across the "
-             "routes near N3), each against unmodified-i25."]
+             "routes near N3), each against unmodified-i25.",
+             "split-merge (cctrl as in the cctrl arm) and split-merge-unmodified: each client's "
+             "two connections carry ONE stream, [B] 4.5.1's design (docs/RELAY.md): chunk k of "
+             "16 bytes on connection k mod 2, merged in order at the server with 64 bytes of "
+             "hold-back per connection; segments = the merged stream's bytes / 16 (the other "
+             "arms: the connections' bytes, in no common order)."]
     return Report(["configuration"] + [f"{h} hops" for h in CCTRL_HOPS] + ["average", "vs unmodified"],
                   rows, notes)
 

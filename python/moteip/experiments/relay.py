@@ -326,7 +326,11 @@ def cctrl_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
     RTT, and radio-on time per node and delivered segment."""
     nodes = result["node_stats"]
     tcp = [f for f in result["flows"] if f["type"] == "tcp"]
-    delivered = sum(f["bytes_delivered"] for f in tcp) / CCTRL_PAYLOAD
+    # split and merge ([B] 4.5.1): a group's stream counts once, as merged in order
+    merged = [f for f in tcp if "merge" in f]
+    delivered = (sum(f["bytes_delivered"] for f in tcp if "merge" not in f)
+                 + sum(f["merge"]["bytes_merged"] for f in merged if f["merge"]["index"] == 0)
+                 ) / CCTRL_PAYLOAD
     client = tcp[0]["src"]
     # the client node's counter: flows of one node would each count all of it
     e2e = nodes[client].get("tcp", {}).get("rexmits", 0)
