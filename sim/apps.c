@@ -521,6 +521,11 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
         buf[4 + i] = (uint8_t)(sim->now_us >> (56 - 8 * i));
     mip_http_body_fill(12, buf + 12, len - 12u);
     sim_node_address(sim, f->fs->dst, &dst);
+    if (f->fs->region_bits >= 0 && sim->sc->routing == SIM_ROUTING_GEO) {
+        uint8_t ra[16];
+        (void)mip_geo_region_addr(&sim->node[f->fs->dst].geo, (uint8_t)f->fs->region_bits, ra);
+        mip_addr_set6(&dst, ra);
+    }
     (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, MIP_NETIF_ANY,
                          buf, len);
     f->udp_sent++;

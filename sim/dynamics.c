@@ -636,7 +636,8 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
     sj_w_begin_object(w);
     sj_w_key(w, "type");
     sj_w_string(w, sim->sc->routing == SIM_ROUTING_STATIC ? "static"
-                   : sim->sc->routing == SIM_ROUTING_RPL ? "rpl" : "shortest");
+                   : sim->sc->routing == SIM_ROUTING_RPL ? "rpl"
+                   : sim->sc->routing == SIM_ROUTING_GEO ? "geo" : "shortest");
     sample_routes(sim);
     for (n = 0; n < sim->n; n++) {
         sum += sim_node_routes(&sim->node[n]);
@@ -660,6 +661,13 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
         sj_w_member_uint(w, "root_table", rpl_root_nodes(sim));
         sj_w_member_uint(w, "root_table_peak", d->root_nodes_peak);
     }
+    /* the RAM the routing state takes on a node: the driver's struct
+     * (its tables are fixed arrays) and a route entry's size, for the
+     * routes above (spatial-routing) */
+    sj_w_member_uint(w, "driver_bytes", sim->sc->routing == SIM_ROUTING_RPL ? sizeof(struct mip_rpl)
+                                        : sim->sc->routing == SIM_ROUTING_GEO ? sizeof(struct mip_geo)
+                                        : 0u);
+    sj_w_member_uint(w, "route_entry_bytes", sizeof(struct mip_route));
     sj_w_member_uint(w, "route_table_max", MIP_ROUTE_MAX);
     sj_w_member_uint(w, "routes_peak", peak);
     sj_w_member_double(w, "routes_mean", sim->n ? (double)sum / (double)sim->n : 0.0);

@@ -399,6 +399,10 @@ bool sim_frame_is_control(const uint8_t *ip, size_t n)
     if (n < 41u || (ip[0] >> 4) != 6u)
         return false;
     off = sim_ip6_upper(ip, n, &nh);
+    /* and geo's beacons (UDP port MIP_GEO_PORT, docs/GEO.md) */
+    if (nh == 17u && off != 0u && off + 4u <= n)
+        return ip[off + 2u] == (uint8_t)(MIP_GEO_PORT >> 8) &&
+               ip[off + 3u] == (uint8_t)MIP_GEO_PORT;
     return nh == 58u && off != 0u && off < n &&
            (ip[off] == 155u || (ip[off] >= 133u && ip[off] <= 137u));
 }

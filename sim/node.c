@@ -256,6 +256,31 @@ static uint32_t boot_purpose(uint32_t purpose, uint32_t boot)
     return purpose + 16u * boot;
 }
 
+/* routing.type "geo": the node builds its address from its position and
+ * starts beaconing (docs/GEO.md). */
+static bool geo_boot(struct sim *sim, struct sim_node *nd, char *err, size_t errlen)
+{
+    const struct sim_scenario *sc = sim->sc;
+    struct mip_geo_config gc;
+    mip_status st;
+    mip_geo_config_default(&gc);
+    gc.map = sim_spatial_map(sc);
+    memcpy(gc.prefix, sc->prefix, 8);
+    gc.x_cm = (int32_t)(sc->pos[nd->id][0] * 100.0);
+    gc.y_cm = (int32_t)(sc->pos[nd->id][1] * 100.0);
+    gc.beacon_ms = (uint32_t)(sc->geo_beacon_s * 1000.0);
+    gc.neigh_timeout_ms = (uint32_t)(sc->geo_timeout_s * 1000.0);
+    gc.seen_ms = (uint32_t)(sc->geo_seen_s * 1000.0);
+    gc.rebroadcast_jitter_ms = sc->geo_jitter_ms;
+    gc.perimeter = sc->geo_perimeter;
+    st = mip_geo_init(&nd->geo, &nd->stack, nd->netif, &gc, sim_ms(sim));
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "node %u: geo: %s", nd->id, mip_status_name(st));
+        return false;
+    }
+    return true;
+}
+
 /* Everything a node's firmware sets up at power-on: stack, netif and
  * address, MAC, relay. At build (now 0) and again at each reboot. */
 static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t errlen)
@@ -294,7 +319,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     lcfg.raw_link_hdr_len = sc->link_hdr_bytes;
     lcfg.ack_request = sc->link_acks;
     /* With 6LoWPAN-ND the router announces context 0 (a 6CO) instead. */
-    lcfg.has_context0 = sc->addressing == SIM_ADDR_STATIC;
+    lcfg.has_context0 = sc->addressing != SIM_ADDR_ND6LO;
     lcfg.frag_mode = sc->frag_mode;
     lcfg.frag_gap_us = sc->frag_gap_us;
     memcpy(lcfg.ctx0_prefix, sc->prefix, 8);
@@ -311,7 +336,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
      * the global one from the root's prefix, and with 6LoWPAN-ND a host
      * from its router's RA (the same address either way: the prefix and
      * its short address's IID) */
-    st = rpl_on(nd) || (sc->addressing == SIM_ADDR_ND6LO && id != 0)
+    st = rpl_on(nd) || sc->routing == SIM_ROUTING_GEO || (sc->addressing == SIM_ADDR_ND6LO && id != 0)
              ? MIP_OK
              : mip_netif_add_addr(&nd->stack, nd->netif, &a, a.family == MIP_AF_INET ? 32 : 128);
     if (st != MIP_OK) {
@@ -350,6 +375,8 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
             return false;
         }
     }
+    if (sc->routing == SIM_ROUTING_GEO && !geo_boot(sim, nd, err, errlen))
+        return false;
     if (!relay_on(nd))
         mip_ip_set_local_hook(&nd->stack, local_in, nd);
     if (relay_on(nd)) {

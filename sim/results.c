@@ -257,6 +257,16 @@ void sim_write_result(struct sim *sim, FILE *out)
                     sj_w_member_uint(&w, rpl_down_stat_names[k], nd->rpl.down.stats[k]);
             sj_w_end_object(&w);
         }
+        if (sim->sc->routing == SIM_ROUTING_GEO) {
+            sj_w_key(&w, "geo");
+            sj_w_begin_object(&w);
+            sj_w_member_uint(&w, "neighbours", mip_geo_neigh_count(&nd->geo));
+            sj_w_member_uint(&w, "disc", nd->geo.disc);
+            for (k = 0; k < MIP_GEO_STAT_COUNT; k++)
+                if (nd->geo.stats[k] != 0)
+                    sj_w_member_uint(&w, mip_geo_stat_names[k], nd->geo.stats[k]);
+            sj_w_end_object(&w);
+        }
         if (nd->tcp_on) {
             sj_w_key(&w, "tcp");
             sj_w_begin_object(&w);

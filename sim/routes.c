@@ -297,7 +297,7 @@ bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;
     size_t k;
-    if (sc->routing == SIM_ROUTING_RPL)
+    if (sc->routing == SIM_ROUTING_RPL || sc->routing == SIM_ROUTING_GEO)
         return true;        /* the nodes find their routes themselves */
     if (sc->routing == SIM_ROUTING_STATIC) {
         for (k = 0; k < sc->n_routes; k++) {

@@ -137,6 +137,7 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
      * (6LoWPAN-ND's first solicitation is one). */
     for (i = 0; i < sim->n; i++)
         if (sim->node[i].mac.cfg.rdc.kind != MIP_RDC_NULLRDC || sc->routing == SIM_ROUTING_RPL ||
+            sc->routing == SIM_ROUTING_GEO ||
             sc->addressing == SIM_ADDR_ND6LO)
             sim_node_schedule(sim, &sim->node[i]);
     return true;

@@ -1386,7 +1386,8 @@ static bool load_security(struct ld *l, const struct sj_value *root)
 static const char *const link_modes[] = { "iphc", "raw", NULL };
 static const char *const link_ips[] = { "ipv6", "ipv4", NULL };
 static const char *const link_frags[] = { "reassemble", "forward", NULL };
-static const char *const link_addressings[] = { "static", "6lowpan-nd", NULL };
+static const char *const link_addressings[] = { "static", "6lowpan-nd", "spatial", NULL };
+static const char *const spatial_maps[] = { "xy", "morton", NULL };
 static const struct key link_keys[] = {
     K_ENUM(SC, "mode", link_mode, link_modes, MIP_LOWPAN_IPHC),
     K_ENUM(SC, "ip", ipv4, link_ips, 0),
@@ -1396,6 +1397,10 @@ static const struct key link_keys[] = {
     K_ENUM(SC, "fragments", frag_mode, link_frags, MIP_LOWPAN_FRAG_REASSEMBLE),
     K_INT(SC, "frag_gap_us", frag_gap_us, 0, 65535, 0),
     K_ENUM(SC, "addressing", addressing, link_addressings, SIM_ADDR_STATIC),
+    /* addressing "spatial" only (docs/GEO.md): the position's cell as the
+     * address's low octets, (x, y) as the thesis does or a Morton code */
+    K_ENUM(SC, "spatial_map", spatial_map, spatial_maps, MIP_SPATIAL_XY),
+    K_NUM(SC, "spatial_cell_m", spatial_cell_m, 0.01, 1000.0, 1.0),
     K_BOOL(SC, "short_addresses", short_addresses, true),
 };
 static const struct table link_table = TABLE(link_keys);
@@ -1414,6 +1419,12 @@ static bool load_link(struct ld *l, const struct sj_value *root)
         return fail(l, sj_get(o, "fragments"), "\"reassemble\" with mode \"raw\" (no 6LoWPAN fragments)");
     if (sc->ipv4 && sc->link_mode != MIP_LOWPAN_RAW_IP)
         return fail(l, sj_get(o, "ip"), "\"ipv6\" with mode \"iphc\" (6LoWPAN carries IPv6)");
+    if (sc->addressing != SIM_ADDR_SPATIAL && sj_get(o, "spatial_map") != NULL)
+        return fail(l, sj_get(o, "spatial_map"), "a key of addressing \"spatial\" only");
+    if (sc->addressing != SIM_ADDR_SPATIAL && sj_get(o, "spatial_cell_m") != NULL)
+        return fail(l, sj_get(o, "spatial_cell_m"), "a key of addressing \"spatial\" only");
+    if (sc->addressing == SIM_ADDR_SPATIAL && sc->link_mode != MIP_LOWPAN_IPHC)
+        return fail(l, sj_get(o, "addressing"), "not \"spatial\" with mode \"raw\" (needs iphc)");
     if (sc->addressing == SIM_ADDR_ND6LO && sc->link_mode != MIP_LOWPAN_IPHC)
         return fail(l, sj_get(o, "addressing"), "\"static\" with mode \"raw\" (6LoWPAN-ND needs iphc)");
     if (sc->link_mode == MIP_LOWPAN_RAW_IP &&
@@ -1435,12 +1446,13 @@ static bool load_link(struct ld *l, const struct sj_value *root)
     return true;
 }
 
-static const char *const routing_kinds[] = { "shortest", "static", "rpl", NULL };
+static const char *const routing_kinds[] = { "shortest", "static", "rpl", "geo", NULL };
 static const char *const routing_metrics[] = { "hops", "etx", NULL };
 /* rpl: the modes (enum sim_rpl_mode) and OFs (index = OCP, RFC 6552/6719) */
 static const char *const rpl_modes[] = { "non-storing", "storing", NULL };
 static const char *const rpl_ofs[] = { "of0", "mrhof", NULL };
 #define RPL_KEY_FIRST "mode"
+#define GEO_KEY_FIRST "beacon_s"
 static const struct key routing_keys[] = {
     K_ENUM(SC, "type", routing, routing_kinds, SIM_ROUTING_SHORTEST),
     K_ENUM(SC, "metric", metric, routing_metrics, SIM_METRIC_HOPS),
@@ -1464,6 +1476,13 @@ static const struct key routing_keys[] = {
           7 * MIP_RPL_DEFAULT_MIN_HOP_RANK_INC),
     K_INT(SC, "dis_delay_ms", rpl.dis_delay_ms, 1, 3600000, 1000),
     K_INT(SC, "parent_timeout_ms", rpl.parent_timeout_ms, 0, 86400000, 0),
+    /* geo only (docs/GEO.md): GPSR's beacon interval B, the neighbour
+     * timeout (0: GPSR's 4.5 B), the regional broadcast's duplicate memory */
+    K_NUM(SC, "beacon_s", geo_beacon_s, 0.1, 3600.0, 10.0),
+    K_NUM(SC, "neighbour_timeout_s", geo_timeout_s, 0.0, 86400.0, 0.0),
+    K_NUM(SC, "broadcast_memory_s", geo_seen_s, 0.0, 3600.0, 10.0),
+    K_INT(SC, "rebroadcast_jitter_ms", geo_jitter_ms, 0, 60000, 20),
+    K_BOOL(SC, "perimeter", geo_perimeter, true),
 };
 static const struct table routing_table = TABLE(routing_keys);
 
@@ -1479,15 +1498,32 @@ static bool load_routing(struct ld *l, const struct sj_value *root)
     const struct sj_value *o, *arr;
     struct sim_scenario *sc = l->sc;
     size_t k;
-    if (!open_object(l, root, "routing", &routing_table, &o) || o == NULL)
-        return !l->failed;
+    if (!open_object(l, root, "routing", &routing_table, &o))
+        return false;
+    if (o == NULL && sc->addressing == SIM_ADDR_SPATIAL)
+        return fail_missing(l, root, "routing", "{\"type\": \"geo\"} with link.addressing "
+                                                "\"spatial\"");
+    if (o == NULL)
+        return true;
     if (!read_keys(l, o, &routing_table, sc))
         return false;
-    /* the rpl keys (from "mode" on) are read by rpl only */
+    /* the rpl keys (from "mode" on) are read by rpl only, geo's by geo */
     for (k = (size_t)(find_key(&routing_table, RPL_KEY_FIRST) - routing_table.keys);
-         sc->routing != SIM_ROUTING_RPL && k < routing_table.n; k++)
-        if (sj_get(o, routing_table.keys[k].key) != NULL)
-            return fail(l, sj_get(o, routing_table.keys[k].key), "a key of routing type rpl only");
+         k < routing_table.n; k++) {
+        bool geo_key = k >= (size_t)(find_key(&routing_table, GEO_KEY_FIRST) - routing_table.keys);
+        if (sj_get(o, routing_table.keys[k].key) == NULL ||
+            sc->routing == (geo_key ? SIM_ROUTING_GEO : SIM_ROUTING_RPL))
+            continue;
+        return fail(l, sj_get(o, routing_table.keys[k].key),
+                    geo_key ? "a key of routing type geo only" : "a key of routing type rpl only");
+    }
+    if ((sc->routing == SIM_ROUTING_GEO) != (sc->addressing == SIM_ADDR_SPATIAL))
+        return fail(l, sj_get(o, "type"), sc->routing == SIM_ROUTING_GEO
+                                              ? "geo needs link.addressing \"spatial\""
+                                              : "geo with link.addressing \"spatial\" (the other "
+                                                "routing types use the node ids' addresses)");
+    if (sc->routing == SIM_ROUTING_GEO && sc->topology == SIM_TOPO_LINKS)
+        return fail(l, sj_get(o, "type"), "geo needs node positions (not topology \"links\")");
     if (sc->routing == SIM_ROUTING_RPL) {
         if (sc->rpl_root >= sc->n_nodes)
             return fail(l, sj_get(o, "root"), "a node id below topology's node count");
@@ -1607,6 +1643,9 @@ static const struct key udp_flow_keys[] = {
     { .key = "count", .type = KT_INT, .flags = KF_DEF, FIELD(FS, count), .lo = 0,
       .hi = 100000000, .def = 0, .note = "until the end" },
     K_INT(FS, "payload_bytes", payload_bytes, 12, 1232, 32),
+    /* geo (docs/GEO.md): to the regional broadcast address of dst's region */
+    { .key = "region_bits", .type = KT_INT, FIELD(FS, region_bits), .lo = 0, .hi = 16,
+      .note = "none: to dst itself" },
 };
 /* count: the ICMP sequence number is 16 bits; payload: the first 8 bytes
  * carry the send time, and 1232 fills the IPv6 minimum MTU (40 + 8 + 1232
@@ -1659,6 +1698,7 @@ static void flow_defaults(struct sim_flow_spec *f, uint8_t kind, size_t k)
     put_defaults(&endpoint_table, &f->sender);
     put_defaults(&endpoint_table, &f->receiver);
     f->kind = kind;
+    f->region_bits = -1;
     f->port = (uint16_t)(7400u + k);
     if (kind == SIM_FLOW_UDP)
         f->port = 6000u;
@@ -1762,6 +1802,8 @@ static bool load_udp_flow(struct ld *l, const struct sj_value *o, struct sim_flo
         sj_get(o, "receiver") || sj_get(o, "duration_s"))
         return fail(l, o, "no TCP keys (bytes, segments, duration_s, sender, receiver) "
                           "in a udp flow");
+    if (sj_get(o, "region_bits") != NULL && l->sc->routing != SIM_ROUTING_GEO)
+        return fail(l, sj_get(o, "region_bits"), "a key of routing type geo only");
     return check_tcp_only_keys(l, o, &flow_tables[FT_UDP], SIM_FLOW_UDP);
 }
 

@@ -26,6 +26,7 @@
 #include "moteip/radio.h"
 #include "moteip/relay.h"
 #include "moteip/rpl.h"
+#include "moteip/geo.h"
 #include "evq.h"
 
 /* ---------------------------------------------------------------- scenario */
@@ -56,13 +57,15 @@ enum sim_topology_kind {
     SIM_TOPO_CHAIN = 0, SIM_TOPO_GRID, SIM_TOPO_RANDOM, SIM_TOPO_POSITIONS, SIM_TOPO_LINKS
 };
 
-enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC, SIM_ROUTING_RPL };
+enum sim_routing_kind { SIM_ROUTING_SHORTEST = 0, SIM_ROUTING_STATIC, SIM_ROUTING_RPL, SIM_ROUTING_GEO };
 enum sim_rpl_mode { SIM_RPL_NON_STORING = 0, SIM_RPL_STORING };
 /* link.addressing: "static" gives every node its address and context 0 at
  * start; "6lowpan-nd" makes node 0 a 6LoWPAN-ND router (6LBR) announcing
  * link.prefix and context 0, and every other node a host that solicits,
- * forms its address by SLAAC and registers it (docs/ND.md). */
-enum sim_addressing { SIM_ADDR_STATIC = 0, SIM_ADDR_ND6LO };
+ * forms its address by SLAAC and registers it (docs/ND.md); "spatial"
+ * gives each node the address of its position (wire/spatial.h; routing
+ * "geo" only, docs/GEO.md). */
+enum sim_addressing { SIM_ADDR_STATIC = 0, SIM_ADDR_ND6LO, SIM_ADDR_SPATIAL };
 enum sim_routing_metric { SIM_METRIC_HOPS = 0, SIM_METRIC_ETX };
 
 enum sim_flow_kind { SIM_FLOW_TCP = 0, SIM_FLOW_UDP, SIM_FLOW_PING, SIM_FLOW_SENSOR };
@@ -146,6 +149,9 @@ struct sim_flow_spec {
     double   interval_s;
     uint32_t count;             /* 0: until the end */
     uint16_t payload_bytes;
+    /* udp with link.addressing "spatial": to the regional broadcast
+     * address of the region of this many code bits around dst (-1: to dst) */
+    int32_t  region_bits;
     /* sensor (TCPlp s.9; sim/sensor.c): the TCP keys above, and */
     uint8_t  transport;         /* enum sim_sensor_transport */
     uint16_t reading_bytes;     /* 82 */
@@ -352,6 +358,12 @@ struct sim_scenario {
     uint8_t  rpl_mode;          /* enum sim_rpl_mode */
     uint32_t rpl_root;
     struct mip_rpl_config rpl;  /* ocp, Trickle, rank increases (mop from rpl_mode) */
+    /* link.addressing "spatial" and routing.type "geo" (docs/GEO.md) */
+    uint8_t  spatial_map;       /* enum mip_spatial_kind */
+    double   spatial_cell_m;
+    double   geo_beacon_s, geo_timeout_s, geo_seen_s;
+    uint32_t geo_jitter_ms;
+    bool     geo_perimeter;
     /* in-network TCP support on every node (mode MIP_RELAY_OFF: none) */
     struct mip_relay_config relay;
     /* apps */
@@ -455,6 +467,7 @@ struct sim_node {
     struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
     struct mip_rpl rpl;         /* used when sc->routing == SIM_ROUTING_RPL */
     uint64_t rpl_joined_us;     /* first time it was in the DODAG (UINT64_MAX: never) */
+    struct mip_geo geo;         /* used when sc->routing == SIM_ROUTING_GEO */
     struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
@@ -670,6 +683,10 @@ void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out);
  * addresses); the caller checks it is < sim->n. */
 uint16_t sim_node_short(const struct sim *sim, uint32_t id);
 uint32_t sim_node_of_iid(const struct sim *sim, const uint8_t addr[16]);
+/* link.spatial_map and spatial_cell_m as the nodes' mapping (docs/GEO.md);
+ * with link.addressing "spatial" a node's address is its cell's (its own,
+ * with its D, once its geo driver runs) and sim_node_of_iid looks it up. */
+struct mip_spatial_map sim_spatial_map(const struct sim_scenario *sc);
 void sim_trace(struct sim *sim, const char *event, uint32_t node, const char *fmt, ...);
 /* Dynamics (dynamics.c): built after the apps; an event of the queue;
  * the result's "events" and "routing" members; the apps' observers. */

@@ -27,6 +27,8 @@
  *                 decrement and routing, before the link send
  *   output_hook   each datagram this node originates, after routing,
  *                 before the local hook and the link send
+ *   accepts       a destination address delivered here that is none of
+ *                 the node's own (geo's regional broadcast)
  *
  * Every operation may be NULL: "no opinion" (next_hop NULL: the route
  * table; a NULL hook: PASS). Hooks run in the caller's stack frame and must
@@ -113,7 +115,7 @@ typedef enum mip_routing_verdict (*mip_routing_rx_fn)(void *ctx, struct mip_stac
                                                       mip_time_t now);
 
 struct mip_routing_ops {
-    const char *name;        /* "static", "rpl" */
+    const char *name;        /* "static", "rpl", "geo" */
     /* The next hop towards dst: *netif and *nexthop (dst itself when
      * on-link). NOROUTE when none. A driver that keeps routes of its own
      * still answers connected and static routes (mip_route_table_lookup). */
@@ -136,6 +138,11 @@ struct mip_routing_ops {
      * type 0x63 is accepted rather than dropped as unknown, and
      * IPv6-in-IPv6 addressed here is unwrapped once (RFC 9008 7). */
     uint8_t flags;
+    /* Appended (geo): true when dst, not one of this node's addresses, is
+     * still delivered here, as a regional broadcast address of a region
+     * that holds this node (geo.h). Core asks it for each received unicast
+     * destination it does not own; NULL: none. */
+    bool (*accepts)(void *ctx, const struct mip_stack *s, const uint8_t dst[16]);
 };
 #define MIP_ROUTING_RPL_EXT 0x01u
 

@@ -217,7 +217,7 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
     struct mip_ipv6_hdr h;
     struct mip_ipv6_walk w;
     struct mip_ip_rx rx;
-    bool mcast = false, local;
+    bool mcast = false, local, region = false;
     mip_status st;
     STAT(s, rx_ipv6);
     st = mip_ipv6_parse(pkt, len, &h);
@@ -237,6 +237,11 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
     mip_addr_set6(&rx.src, h.src);
     mip_addr_set6(&rx.dst, h.dst);
     local = netif_accepts6(nif, h.dst, &mcast) || (!mcast && stack_is_own_addr(s, &rx.dst));
+    /* a regional broadcast (geo.h) is delivered here and, like a
+     * multicast, draws no ICMPv6 error */
+    if (!local && !mcast && s->routing.ops->accepts != NULL &&
+        s->routing.ops->accepts(s->routing.ctx, s, h.dst))
+        local = region = true;
     if (s->routing.ops->rx_hook != NULL) {
         struct mip_routing_pkt err;
         enum mip_routing_verdict v;
@@ -267,7 +272,7 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
     rx.netif = nif->index;
     /* RFC 4443 2.4(e.3): a link-layer multicast frame counts as multicast
      * for what errors it may draw. */
-    rx.dst_multicast = mcast || link_mcast;
+    rx.dst_multicast = mcast || link_mcast || region;
     rx.quote = pkt;
     st = mip_ipv6_walk_ext(pkt, len, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
 #if MIP_CONF_FORWARD

@@ -16,7 +16,7 @@ static mip_status static_next_hop(void *ctx, const struct mip_stack *s,
 }
 
 const struct mip_routing_ops mip_routing_static = {
-    "static", static_next_hop, NULL, NULL, NULL, NULL, NULL, NULL, 0
+    "static", static_next_hop, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL
 };
 
 void mip_routing_set(struct mip_stack *s, const struct mip_routing_ops *ops, void *ctx)

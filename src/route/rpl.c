@@ -694,7 +694,7 @@ static uint32_t rpl_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 
 static const struct mip_routing_ops rpl_ops = {
     "rpl", rpl_next_hop, rpl_poll, rpl_link_report, rpl_icmp_input, rpl_down_rx,
-    rpl_down_forward, rpl_down_output, MIP_ROUTING_RPL_EXT
+    rpl_down_forward, rpl_down_output, MIP_ROUTING_RPL_EXT, NULL
 };
 
 /* --- the API ------------------------------------------------------------------ */

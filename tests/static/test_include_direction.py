@@ -69,7 +69,7 @@ PUBLIC = {
     "micro.h": "micro",
     "relay.h": "relay",
     "cctrl_split.h": "relay",
-    "rpl.h": "route", "rpl_down.h": "route",
+    "rpl.h": "route", "rpl_down.h": "route", "geo.h": "route",
     "rng.h": "base",
     "cipher.h": "base", "crc32.h": "base", "dec.h": "base",
     "status.h": "wire",

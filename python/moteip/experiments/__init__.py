@@ -237,6 +237,7 @@ from . import (  # noqa: E402,F401
     physics,
     relay,
     routing,
+    spatial,
     tcplp,  # (registration)
     tss,
     uip,

@@ -16,7 +16,7 @@
 
 /* A driver with no opinions but the flag: the route table routes. */
 static const struct mip_routing_ops rpl_ext_driver = {
-    "rpl-ext-test", NULL, NULL, NULL, NULL, NULL, NULL, NULL, MIP_ROUTING_RPL_EXT
+    "rpl-ext-test", NULL, NULL, NULL, NULL, NULL, NULL, NULL, MIP_ROUTING_RPL_EXT, NULL
 };
 
 static void init_node(struct fixture *f, bool forwarding, bool rpl)

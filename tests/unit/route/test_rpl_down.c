@@ -40,7 +40,7 @@ static uint32_t t_poll(void *ctx, struct mip_stack *s, mip_time_t now)
 static const struct mip_routing_ops t_driver = {
     "rpl-down-test", t_next_hop, t_poll, NULL, NULL, rpl_down_rx, rpl_down_forward,
     rpl_down_output,
-    MIP_ROUTING_RPL_EXT
+    MIP_ROUTING_RPL_EXT, NULL
 };
 
 static void addr16(uint8_t out[16], const char *text)

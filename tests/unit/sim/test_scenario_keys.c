@@ -90,7 +90,8 @@ static void test_unknown_key_lists_the_objects_keys(void)
         { "{" TOPO ", \"flows\": [{\"type\": \"udp\", \"src\": 0, \"dst\": 1, \"rate\": 1}]}",
           "s.json: flows[0].rate: unknown key; known keys here: type, src, dst, port, start_s, "
           "bytes, segments, segment_bytes, duration_s, mss, tx_buffer, rx_buffer, merge_group, "
-          "merge_buffer, sender, receiver, interval_s, count, payload_bytes, transport, reading_bytes, batch, queue, "
+          "merge_buffer, sender, receiver, interval_s, count, payload_bytes, region_bits, transport, "
+          "reading_bytes, batch, queue, "
           "coap_payload, coap_ack_timeout_ms, loss, drain_s" },
         { "{" TOPO ", \"relay\": {}}", "s.json: relay.mode: missing; expected one of \"off\", "
           "\"tss\", \"dtc\", \"cctrl\"" },
