@@ -260,6 +260,8 @@ struct sim_scenario {
     uint8_t  frame_max;         /* MPDU incl. FCS */
     bool     link_acks;         /* ack-request bit on unicast frames */
     uint8_t  addressing;        /* enum sim_addressing (link.addressing) */
+    bool     udp_cksum_elide;   /* link.udp_checksum "elide" (needs security) */
+    uint16_t udp_shared_ports[2]; /* link.udp_shared_ports_*: 0 none */
     /* routing */
     uint8_t  routing;
     uint8_t  metric;

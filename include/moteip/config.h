@@ -253,6 +253,19 @@
 #define MIP_CONF_LOWPAN 1
 #endif
 
+/* Header compression beyond RFC 6282's defaults on the IPHC radio netif
+ * (docs/LOWPAN.md, issue 26): the UDP checksum elided where a link-layer
+ * MIC authorises it (RFC 6282 s.4.3.2) and the shared UDP port context
+ * (mip_lowpan_config.udp_cksum_elide, has_udp_ports). Without it those
+ * settings are refused (UNSUPPORTED) and frames using them dropped.
+ * Code: +392 B on Cortex-M0+, +630 B on AVR, nearly all in wire/sixlowpan
+ * (bench/footprint --profile tiny-hc against tiny; tests/static/
+ * test_footprint.py guards it); RAM: 6 bytes per radio netif, always
+ * there. Default: full on, tiny off. */
+#ifndef MIP_CONF_LOWPAN_HC
+#define MIP_CONF_LOWPAN_HC (MIP_CONF_LOWPAN && MIP_PROFILE_DEFAULT(0, 1))
+#endif
+
 /* Stateless address autoconfiguration (slaac.h, RFC 4862): addresses
  * formed from a prefix a DIO or an RA announces, with their lifetimes.
  * RAM: MIP_SLAAC_MAX * 12 + 8 bytes in struct mip_stack. */

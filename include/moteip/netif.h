@@ -94,6 +94,9 @@ struct mip_netif_lowpan {
     uint16_t frag_gap_us;
     uint8_t  ext_addr[8];
     uint8_t  ctx0_prefix[8];
+    bool     udp_cksum_elide;    /* mip_lowpan_config's, below */
+    bool     has_udp_ports;
+    uint16_t udp_ports[2];
 #if MIP_CONF_ND6LO
     /* IPHC contexts by CID (RFC 6282 s.3.1.2): bit i of ctx_valid says
      * context i exists, of ctx_comp that it may compress (6CO C flag; else
@@ -308,6 +311,20 @@ struct mip_lowpan_config {
     uint8_t  frag_mode;          /* IPHC: enum mip_lowpan_frag_mode (0: reassemble) */
     uint16_t frag_gap_us;        /* FORWARD: the gap before each fragment sent or
                                     forwarded (driver transmit_gap), 0: none */
+    /* IPHC: the upper layer's authorisation to elide UDP checksums (RFC
+     * 6282 s.4.3.2; docs/LOWPAN.md "Eliding the UDP checksum"). Set it
+     * only when every frame on this link is authenticated by a link-layer
+     * MIC (mac.h cfg.sec.level 1-3 or 5-7 on every node): the MIC then
+     * covers everything the checksum would. Frames that elide a checksum
+     * are refused (drop_lowpan_unsupported) without it. A datagram sent
+     * in fragments keeps its checksum. */
+    bool     udp_cksum_elide;
+    /* IPHC: a shared UDP port context (seed 000 s.9.3, moteip's own NHC
+     * form, wire/sixlowpan.h): datagrams from udp_ports[0] to udp_ports[1]
+     * (or back) carry no port byte. Every node of the link needs the same
+     * pair; a node without it drops them (drop_lowpan_unsupported). */
+    bool     has_udp_ports;
+    uint16_t udp_ports[2];
 };
 
 /* Adds a radio netif; *index gets its number (index may be NULL). INVALID
@@ -316,7 +333,8 @@ struct mip_lowpan_config {
  * raw_link_hdr_len) below 68, RAW_IP without a short address (0xFFFE,
  * 0xFFFF), a driver without transmit, or an unknown frag_mode;
  * UNSUPPORTED for MIP_LOWPAN_FRAG_FORWARD in a build without it
- * (MIP_LOWPAN_VRB_SLOTS 0). NOBUFS when all MIP_NETIF_MAX
+ * (MIP_LOWPAN_VRB_SLOTS 0), and for udp_cksum_elide or has_udp_ports in a
+ * build without MIP_CONF_LOWPAN_HC. NOBUFS when all MIP_NETIF_MAX
  * slots are used. */
 mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
                                 const struct mip_netif_driver *drv, void *drv_ctx,

@@ -29,6 +29,8 @@
     X(lowpan_reassembled)   /* 6LoWPAN datagrams rebuilt from fragments */    \
     X(lowpan_frag_forwarded)/* fragments sent on by fragment forwarding */    \
     X(lowpan_vrb_completed) /* datagrams forwarded to their last fragment */  \
+    X(lowpan_iphc_tx)       /* datagrams IPHC-compressed to send (each hop) */ \
+    X(lowpan_hc_bytes_tx)   /* their compressed IPv6 (+UDP) header bytes */   \
     X(slaac_added)          /* addresses autoconfigured (slaac.h) */          \
     X(slaac_expired)        /* autoconfigured addresses whose valid lifetime ended */ \
     X(slaac_full)           /* a prefix refused: SLAAC table or netif addresses full */ \
@@ -145,6 +147,12 @@ static inline void mip_stat_inc(struct mip_stats *st, enum mip_stat which)
 {
     if (st->count[which] != UINT32_MAX)
         st->count[which]++;
+}
+
+/* Adds n, saturating at UINT32_MAX as mip_stat_inc does. */
+static inline void mip_stat_add(struct mip_stats *st, enum mip_stat which, uint32_t n)
+{
+    st->count[which] = st->count[which] > UINT32_MAX - n ? UINT32_MAX : st->count[which] + n;
 }
 
 #endif

@@ -51,6 +51,10 @@ void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr 
     env->ctx_absent = 0;
     env->ctx_nocomp = 0;
 #endif
+    env->udp_cksum_elide = lp->udp_cksum_elide;
+    env->has_udp_ports = lp->has_udp_ports;
+    env->udp_ports[0] = lp->udp_ports[0];
+    env->udp_ports[1] = lp->udp_ports[1];
 }
 
 /* Counts a codec error the way the stats list names it. */
@@ -181,6 +185,18 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
         return st;
     }
     mhr = lowpan_put_mhr(lp, dst, frame, sizeof(frame));
+    if (MIP_CONF_LOWPAN_HC && mhr + hc_len + (len - consumed) > fmax && env.udp_cksum_elide) {
+        /* in fragments: the receiver computes no checksum back before the
+         * datagram is whole, so it travels with the datagram */
+        env.udp_cksum_elide = false;
+        st = mip_lowpan_iphc_compress(ip, len, &env, hc, sizeof(hc), &consumed, &hc_len);
+        if (st != MIP_OK) {
+            STAT(s, drop_lowpan_malformed);
+            return st;
+        }
+    }
+    STAT(s, lowpan_iphc_tx);
+    mip_stat_add(&s->stats, MIP_STAT_lowpan_hc_bytes_tx, (uint32_t)hc_len);
     if (mhr + hc_len + (len - consumed) <= fmax) {
         memcpy(frame + mhr, hc, hc_len);
         memcpy(frame + mhr + hc_len, ip + consumed, len - consumed);
@@ -545,6 +561,8 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
     } else {
         return MIP_ERR_INVALID;
     }
+    if (!MIP_CONF_LOWPAN_HC && (cfg->udp_cksum_elide || cfg->has_udp_ports))
+        return MIP_ERR_UNSUPPORTED;
     nif = netif_alloc(s);
     if (nif == NULL)
         return MIP_ERR_NOBUFS;
@@ -564,6 +582,10 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
     lp->short_addr = cfg->short_addr;
     memcpy(lp->ext_addr, cfg->ext_addr, 8);
     memcpy(lp->ctx0_prefix, cfg->ctx0_prefix, 8);
+    lp->udp_cksum_elide = cfg->mode == MIP_LOWPAN_IPHC && cfg->udp_cksum_elide;
+    lp->has_udp_ports = cfg->mode == MIP_LOWPAN_IPHC && cfg->has_udp_ports;
+    lp->udp_ports[0] = cfg->udp_ports[0];
+    lp->udp_ports[1] = cfg->udp_ports[1];
 #if MIP_CONF_ND6LO
     if (cfg->has_context0) {
         memcpy(lp->ctx_prefix[0], cfg->ctx0_prefix, 8);

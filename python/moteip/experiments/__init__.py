@@ -229,6 +229,7 @@ from . import (  # noqa: E402,F401
     dos,
     dtc_figures,
     energy,
+    hc,
     physics,
     relay,
     routing,

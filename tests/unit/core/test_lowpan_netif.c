@@ -246,6 +246,7 @@ static mip_status send_udp(struct air *a, unsigned from, const char *dst, const 
 
 /* --- IPHC mode ------------------------------------------------------------- */
 
+
 /* Frames of a fragmented datagram of `size` uncompressed bytes whose
  * compressed header is hc bytes (of `consumed` uncompressed), with an MHR
  * of mhr bytes: the FRAG1 and FRAGNs carry the most whole 8-byte blocks
@@ -296,6 +297,76 @@ static void test_udp_every_size_across_iphc(void)
     }
     air_free(a);
 }
+
+/* --- shared-context UDP compression (RFC 6282 s.4.3.2, docs/LOWPAN.md) ---- */
+#if MIP_CONF_LOWPAN_HC
+
+static void set_udp_hc(struct air *a, unsigned node, bool elide, bool ports)
+{
+    struct mip_netif_lowpan *lp = &mip_netif_get(a->s[node], 0)->lowpan;
+    lp->udp_cksum_elide = elide;
+    lp->has_udp_ports = ports;
+    lp->udp_ports[0] = PORT;
+    lp->udp_ports[1] = PORT;
+}
+
+/* Both ends authorised: every size arrives intact (the receiver computes
+ * each elided checksum back and UDP verifies it); a datagram in one frame
+ * loses its 2 checksum bytes, the shared ports take the port bytes too
+ * (MHR 9 + 3 bytes of header), a fragmented one keeps its checksum. */
+static void test_udp_checksum_elided_every_size(void)
+{
+    static const struct { bool ports; size_t hc; } arms[] = { {false, 9u - 2u}, {true, 3u} };
+    static uint8_t data[1232];
+    unsigned k, size;
+    for (k = 0; k < 2u; k++) {
+        struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+        unsigned bad = 0, frames_wrong = 0;
+        set_udp_hc(a, 0, true, arms[k].ports);
+        set_udp_hc(a, 1, true, arms[k].ports);
+        for (size = 0; size <= 1232u; size++) {
+            unsigned before = a->sent;
+            fill(data, size, size);
+            a->sink[1].calls = 0;
+            CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, size), MIP_OK);
+            if (a->sent - before == 1u ? a->q[0].len != 9u + arms[k].hc + size
+                                       : a->sent - before != expected_frames(48u + size, 125, 9,
+                                                                             arms[k].ports ? 5u : 9u,
+                                                                             48))
+                frames_wrong++;
+            air_deliver(a);
+            if (a->sink[1].calls != 1 || !sink_has(&a->sink[1], size, size))
+                bad++;
+        }
+        CHECK_EQ(bad, 0);
+        CHECK_EQ(frames_wrong, 0);
+        CHECK_EQ(stat(a, 1, MIP_STAT_drop_udp_bad_checksum), 0);
+        CHECK_EQ(stat(a, 1, MIP_STAT_udp_rx), 1233);
+        air_free(a);
+    }
+}
+
+/* A receiver that was not authorised drops what elides the checksum, or
+ * uses a port context it does not hold, and counts it; the UDP layer never
+ * sees it. */
+static void test_udp_hc_refused_without_authorisation(void)
+{
+    static const struct { bool elide, ports; } tx[] = { {true, false}, {false, true}, {true, true} };
+    static uint8_t data[16];
+    unsigned k;
+    for (k = 0; k < 3u; k++) {
+        struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+        set_udp_hc(a, 0, tx[k].elide, tx[k].ports);
+        fill(data, sizeof data, 7);
+        CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_OK);
+        air_deliver(a);
+        CHECK_EQ(a->sink[1].calls, 0);
+        CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_unsupported), 1);
+        CHECK_EQ(stat(a, 1, MIP_STAT_udp_rx), 0);
+        air_free(a);
+    }
+}
+#endif
 
 /* Short frames and an extended source address: many small fragments. */
 static void test_udp_small_frames_extended_source(void)
@@ -1296,6 +1367,10 @@ static void test_send_raw_sends_the_datagram_unchanged(void)
 int main(void)
 {
     RUN(test_udp_every_size_across_iphc);
+#if MIP_CONF_LOWPAN_HC
+    RUN(test_udp_checksum_elided_every_size);
+    RUN(test_udp_hc_refused_without_authorisation);
+#endif
     RUN(test_udp_small_frames_extended_source);
     RUN(test_udp_across_frame_sizes);
     RUN(test_two_interleaved_datagrams);
