@@ -338,6 +338,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     lcfg.has_udp_ports = sc->udp_shared_ports[0] != 0u;
     lcfg.udp_ports[0] = sc->udp_shared_ports[0];
     lcfg.udp_ports[1] = sc->udp_shared_ports[1];
+    lcfg.tcp_hc = sc->tcp_hc;
     nd->drv.transmit = drv_transmit;
     nd->drv.room = drv_room;
     nd->drv.transmit_gap = drv_transmit_gap;

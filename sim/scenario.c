@@ -1307,6 +1307,7 @@ static const struct key link_keys[] = {
     K_ENUM(SC, "udp_checksum", udp_cksum_elide, link_udp_cksums, 0),
     K_INT(SC, "udp_shared_port_src", udp_shared_ports[0], 0, 65535, 0),
     K_INT(SC, "udp_shared_port_dst", udp_shared_ports[1], 0, 65535, 0),
+    K_BOOL(SC, "tcp_hc", tcp_hc, false),
 };
 static const struct table link_table = TABLE(link_keys);
 
@@ -1316,9 +1317,11 @@ static bool check_udp_hc(struct ld *l, const struct sj_value *o)
 {
     struct sim_scenario *sc = l->sc;
     bool one = (sc->udp_shared_ports[0] == 0u) != (sc->udp_shared_ports[1] == 0u);
-    if ((sc->udp_cksum_elide || sc->udp_shared_ports[0] != 0u) && sc->link_mode != MIP_LOWPAN_IPHC)
-        return fail(l, sj_get(o, sc->udp_cksum_elide ? "udp_checksum" : "udp_shared_port_src"),
-                    "its default with mode \"raw\" (IPHC compresses UDP)");
+    if ((sc->udp_cksum_elide || sc->udp_shared_ports[0] != 0u || sc->tcp_hc) &&
+        sc->link_mode != MIP_LOWPAN_IPHC)
+        return fail(l, sj_get(o, sc->tcp_hc ? "tcp_hc" : sc->udp_cksum_elide ? "udp_checksum"
+                                                                              : "udp_shared_port_src"),
+                    "its default with mode \"raw\" (IPHC compresses the headers)");
     if (one)
         return fail(l, sj_get(o, sc->udp_shared_ports[0] != 0u ? "udp_shared_port_src"
                                                                : "udp_shared_port_dst"),

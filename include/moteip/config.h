@@ -265,6 +265,13 @@
 #ifndef MIP_CONF_LOWPAN_HC
 #define MIP_CONF_LOWPAN_HC (MIP_CONF_LOWPAN && MIP_PROFILE_DEFAULT(0, 1))
 #endif
+/* With it, moteip's TCP header compression too (wire/lowpan_tcp.h,
+ * mip_lowpan_config.tcp_hc): contexts per radio netif, each way. RAM:
+ * 2 x MIP_LOWPAN_TCPHC_SLOTS x 36 B + MIP_LOWPAN_TCPHC_SLOTS x 12 B + 8 B
+ * per radio netif (~350 B with 4). */
+#ifndef MIP_LOWPAN_TCPHC_SLOTS
+#define MIP_LOWPAN_TCPHC_SLOTS 4
+#endif
 
 /* Stateless address autoconfiguration (slaac.h, RFC 4862): addresses
  * formed from a prefix a DIO or an RA announces, with their lifetimes.

@@ -23,6 +23,7 @@
 #include "moteip/wire/slip.h"
 #if MIP_CONF_LOWPAN
 #include "moteip/wire/ieee802154.h"
+#include "moteip/wire/lowpan_tcp.h"
 #endif
 
 struct mip_stack;
@@ -79,6 +80,28 @@ struct mip_netif_addr6 {
 };
 
 #if MIP_CONF_LOWPAN
+#if MIP_CONF_LOWPAN_HC
+/* One TCP header compression context of a radio netif (docs/LOWPAN.md
+ * "TCP header compression"): one direction of one connection on the link
+ * to `peer`, under context id `cid`. */
+struct mip_lowpan_tcphc_slot {
+    struct mip_lowpan_tcp_ctx ctx;
+    struct mip_802154_addr peer;
+    uint32_t lru;          /* the netif's use counter when last used (no clock) */
+    uint16_t addr_hash;    /* compressor: of the IPv6 source and destination */
+    uint8_t  cid;
+    uint8_t  state;        /* 0 free, 1 in use, 2 in use and FULL next (compressor) */
+};
+struct mip_lowpan_tcphc {
+    struct mip_lowpan_tcphc_slot tx[MIP_LOWPAN_TCPHC_SLOTS];   /* what we compress */
+    struct mip_lowpan_tcphc_slot rx[MIP_LOWPAN_TCPHC_SLOTS];   /* what we decompress */
+    /* neighbours owed a refresh request (R) on our next TCP NHC frame */
+    struct mip_802154_addr owe_r[MIP_LOWPAN_TCPHC_SLOTS];
+    uint8_t  owe_r_used;   /* bit i: owe_r[i] holds one */
+    uint32_t uses;         /* the use counter */
+};
+#endif
+
 /* A radio netif's copy of its mip_lowpan_config (below) and its fragment
  * tag counter; unused (zero) on other netifs. */
 struct mip_netif_lowpan {
@@ -97,6 +120,12 @@ struct mip_netif_lowpan {
     bool     udp_cksum_elide;    /* mip_lowpan_config's, below */
     bool     has_udp_ports;
     uint16_t udp_ports[2];
+#if MIP_CONF_LOWPAN_HC
+    bool     tcp_hc;
+    bool   (*tcp_hc_peer)(void *ctx, const struct mip_802154_addr *peer);
+    void    *tcp_hc_peer_ctx;
+    struct mip_lowpan_tcphc tcphc;
+#endif
 #if MIP_CONF_ND6LO
     /* IPHC contexts by CID (RFC 6282 s.3.1.2): bit i of ctx_valid says
      * context i exists, of ctx_comp that it may compress (6CO C flag; else
@@ -285,7 +314,8 @@ void mip_slip_input(struct mip_stack *s, struct mip_slip *sl, const uint8_t *byt
  *                               hop beyond it to move on to).
  *
  * Stack use: input of an unfragmented IPHC frame rebuilds the datagram in a
- * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes; output builds frames in
+ * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes (+ 61 with
+ * MIP_CONF_LOWPAN_HC); output builds frames in
  * one of MIP_RADIO_FRAME_MAX bytes. */
 enum mip_lowpan_mode {
     MIP_LOWPAN_IPHC   = 0,
@@ -325,6 +355,19 @@ struct mip_lowpan_config {
      * pair; a node without it drops them (drop_lowpan_unsupported). */
     bool     has_udp_ports;
     uint16_t udp_ports[2];
+    /* IPHC: moteip's TCP header compression (docs/LOWPAN.md "TCP header
+     * compression", wire/lowpan_tcp.h): TCP segments sent whole in one frame
+     * to a neighbour that tcp_hc_peer accepts (NULL: every neighbour) carry
+     * a compressed TCP header; other neighbours get standard IPHC. The
+     * receiving netif decompresses with per-link contexts, checks the TCP
+     * checksum at every hop (a mismatch drops the segment, counted
+     * drop_lowpan_tcphc_mismatch, and asks the neighbour for a FULL header)
+     * and refuses TCP NHC frames without tcp_hc (drop_lowpan_unsupported).
+     * The callback is called from the output path with the stack's state
+     * as it is; it must not call into the stack. */
+    bool     tcp_hc;
+    bool   (*tcp_hc_peer)(void *ctx, const struct mip_802154_addr *peer);
+    void    *tcp_hc_peer_ctx;
 };
 
 /* Adds a radio netif; *index gets its number (index may be NULL). INVALID
@@ -333,8 +376,8 @@ struct mip_lowpan_config {
  * raw_link_hdr_len) below 68, RAW_IP without a short address (0xFFFE,
  * 0xFFFF), a driver without transmit, or an unknown frag_mode;
  * UNSUPPORTED for MIP_LOWPAN_FRAG_FORWARD in a build without it
- * (MIP_LOWPAN_VRB_SLOTS 0), and for udp_cksum_elide or has_udp_ports in a
- * build without MIP_CONF_LOWPAN_HC. NOBUFS when all MIP_NETIF_MAX
+ * (MIP_LOWPAN_VRB_SLOTS 0), and for udp_cksum_elide, has_udp_ports or
+ * tcp_hc in a build without MIP_CONF_LOWPAN_HC. NOBUFS when all MIP_NETIF_MAX
  * slots are used. */
 mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
                                 const struct mip_netif_driver *drv, void *drv_ctx,

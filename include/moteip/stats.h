@@ -30,7 +30,10 @@
     X(lowpan_frag_forwarded)/* fragments sent on by fragment forwarding */    \
     X(lowpan_vrb_completed) /* datagrams forwarded to their last fragment */  \
     X(lowpan_iphc_tx)       /* datagrams IPHC-compressed to send (each hop) */ \
-    X(lowpan_hc_bytes_tx)   /* their compressed IPv6 (+UDP) header bytes */   \
+    X(lowpan_hc_bytes_tx)   /* their compressed IPv6 (+UDP/TCP) header bytes */ \
+    X(lowpan_tcphc_tx)      /* TCP segments sent with a TCP NHC (docs/LOWPAN.md) */ \
+    X(lowpan_tcphc_full_tx) /* of them with a FULL header */                  \
+    X(lowpan_tcphc_refresh_rx) /* refresh requests (R) a neighbour sent */   \
     X(slaac_added)          /* addresses autoconfigured (slaac.h) */          \
     X(slaac_expired)        /* autoconfigured addresses whose valid lifetime ended */ \
     X(slaac_full)           /* a prefix refused: SLAAC table or netif addresses full */ \
@@ -98,6 +101,7 @@
     X(drop_lowpan_malformed)    /* bad MHR/6LoWPAN field, length, truncation */ \
     X(drop_lowpan_unsupported)  /* dispatch, NHC or IP family not handled */  \
     X(drop_lowpan_unknown_context) /* IPHC names a context not configured */ \
+    X(drop_lowpan_tcphc_mismatch) /* TCP NHC without its context, or the TCP checksum failed after it */ \
     X(drop_lowpan_no_l2addr)    /* next hop maps to no link address */        \
     X(drop_lowpan_too_big)      /* frame/datagram larger than the link takes */ \
     X(drop_lowpan_frag_duplicate)    /* fragment already received (tolerated) */ \

@@ -22,6 +22,9 @@
 #define IPV6_HDR      40u
 #define UDP_HDR       8u
 #define PROTO_UDP     17u
+#define PROTO_TCP     6u
+/* wire/lowpan_tcp.h's MIP_LOWPAN_NHC_TCP (1100xxxx) */
+#define MIP_LOWPAN_NHC_TCP_ID 0xC0u
 
 /* Address modes (SAM / DAM values for unicast). */
 #define AM_INLINE 0u   /* 128 bits, or 64 after a known prefix */
@@ -446,7 +449,13 @@ mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
     if (st != MIP_OK)
         return st;
 
-    if (nhc) {
+    if (nhc && r.pos < in_len && (in[r.pos] & 0xF0u) == MIP_LOWPAN_NHC_TCP_ID) {
+        /* moteip's TCP NHC: the caller expands it (wire/lowpan_tcp.h) */
+        if (!MIP_CONF_LOWPAN_HC || env == NULL || !env->tcp_nhc || datagram_size != 0u)
+            return MIP_ERR_UNSUPPORTED;
+        out[6] = PROTO_TCP;
+        nhc = false;
+    } else if (nhc) {
         if (cap < IPV6_HDR + UDP_HDR)
             return MIP_ERR_NOSPACE;
         memset(out + IPV6_HDR, 0, UDP_HDR);
@@ -738,6 +747,9 @@ mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
         b0 |= IPHC_NH;
         sport = mip_rd16(ip + IPV6_HDR);
         dport = mip_rd16(ip + IPV6_HDR + 2);
+    } else if (MIP_CONF_LOWPAN_HC && ip[6] == PROTO_TCP && env != NULL && env->tcp_nhc &&
+               ip_len == IPV6_HDR + (size_t)plen) {
+        b0 |= IPHC_NH;   /* the caller's TCP NHC follows */
     } else {
         buf[n++] = ip[6];
     }

@@ -101,6 +101,13 @@ struct mip_lowpan_env {
      * accepted. */
     bool has_udp_ports;
     uint16_t udp_ports[2];
+    /* moteip's TCP NHC (wire/lowpan_tcp.h) follows the IPv6 header of a
+     * whole TCP datagram: the compressor sets NH and leaves the TCP header
+     * to the caller (*consumed 40); the decompressor, at NH with a TCP NHC
+     * byte next, writes Next Header 6 and stops before that byte (*out_len
+     * 40; Payload Length counts the compressed bytes: the caller rewrites
+     * it). false: neither, and a TCP NHC is UNSUPPORTED. */
+    bool tcp_nhc;
 };
 
 /* moteip's shared-port NHC for UDP: 11111 C 0 D, outside the NHC IDs RFC
@@ -144,7 +151,8 @@ mip_status mip_lowpan_link_from_iid(const uint8_t iid[8], struct mip_802154_addr
  * when it names a context at or above ctx_count; UNSUPPORTED for NHC other
  * than UDP, for UDP with an elided checksum unless env->udp_cksum_elide and
  * datagram_size is 0 (the whole datagram is in `in`, so the checksum can be
- * computed back), and for the shared-port form unless env->has_udp_ports;
+ * computed back), and for the shared-port form unless env->has_udp_ports,
+ * and for a TCP NHC unless env->tcp_nhc and datagram_size is 0;
  * NOSPACE when cap < 40 (48 with NHC UDP).
  */
 mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
