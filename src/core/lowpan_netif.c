@@ -198,10 +198,16 @@ static mip_status tcphc_send(struct mip_stack *s, struct mip_netif *nif, const u
         return MIP_ERR_NOTFOUND;
     }
     memcpy(frame + mhr + hc_len + tl, ip + 40u + tcp_hl, len - 40u - tcp_hl);
+    *sent = lowpan_send_frame(s, nif, frame, mhr + hc_len + tl + (len - 40u - tcp_hl), 0);
+    /* a frame the driver refused changes no context: the next one must
+     * decode against what the neighbour holds */
+    if (*sent != MIP_OK) {
+        lowpan_tcphc_abort(&pend);
+        return MIP_OK;
+    }
     lowpan_tcphc_commit(s, lp, dst, ip, &pend);
     STAT(s, lowpan_iphc_tx);
     mip_stat_add(&s->stats, MIP_STAT_lowpan_hc_bytes_tx, (uint32_t)(hc_len + tl));
-    *sent = lowpan_send_frame(s, nif, frame, mhr + hc_len + tl + (len - 40u - tcp_hl), 0);
     return MIP_OK;
 }
 #endif

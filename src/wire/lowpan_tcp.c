@@ -38,13 +38,17 @@ static uint8_t nhc_byte(const struct mip_lowpan_tcp_nhc *n, bool full)
                      (n->refresh ? MIP_LOWPAN_TCPHC_REFRESH : 0u) | n->cid);
 }
 
-/* How v travels against ref: its low 8 or 16 bits when the value nearest
- * the decoder's reference with those bits is v (v - ref within
- * -128..127, -32768..32767), else whole. */
+/* How v travels against ref: its low 8 bits only when it has not moved
+ * (a data segment's acknowledgement number, an ACK's sequence number),
+ * so a decompressor that missed frames in which it moved by up to 127
+ * still decodes it; its low 16 bits when it moved by less than 32768
+ * either way (a decompressor that missed up to that much decodes it);
+ * else whole. The decoder takes the value nearest its reference with
+ * those low bits. */
 static uint8_t num_form(uint32_t v, uint32_t ref)
 {
     uint32_t d = v - ref;
-    if (d <= 0x7Fu || d >= 0xFFFFFF80u)
+    if (d == 0u)
         return N_8;
     if (d <= 0x7FFFu || d >= 0xFFFF8000u)
         return N_16;
@@ -65,12 +69,20 @@ static size_t put_num(uint8_t *p, uint8_t form, uint32_t v)
     return 4;
 }
 
-/* What the compressed form cannot say, or a context that does not fit. */
-static bool needs_full(const uint8_t *tcp, size_t hl, const struct mip_lowpan_tcp_ctx *ctx)
+/* What the compressed form cannot say, a context that does not fit, or a
+ * retransmission: data at or before the last sequence number sent (RFC
+ * 1144's compressor sends those uncompressed too). A segment is retransmitted when it
+ * was lost, and on this link that may mean the context went with it:
+ * every hop's compressor then re-establishes its context, so a path whose
+ * contexts went wrong heals with the retransmission that repairs the data
+ * (from the sender, or a relay's cache nearer by). */
+static bool needs_full(const uint8_t *tcp, size_t hl, size_t tcp_len,
+                       const struct mip_lowpan_tcp_ctx *ctx)
 {
     return ctx == NULL || (tcp[12] & 0x0Fu) != 0u || (tcp[13] & FLAG_URG) != 0u ||
            mip_rd16(tcp + 18) != 0u || mip_rd16(tcp) != ctx->sport ||
-           mip_rd16(tcp + 2) != ctx->dport || hl > TCP_MAX;
+           mip_rd16(tcp + 2) != ctx->dport || hl > TCP_MAX ||
+           (tcp_len > hl && (int32_t)(mip_rd32(tcp + 4) - ctx->seq) <= 0);
 }
 
 mip_status mip_lowpan_tcp_compress(const uint8_t *tcp, size_t tcp_len,
@@ -92,7 +104,7 @@ mip_status mip_lowpan_tcp_compress(const uint8_t *tcp, size_t tcp_len,
         return MIP_ERR_MALFORMED;
     if (tcp_len < hl)
         return MIP_ERR_TRUNCATED;
-    full = nhc->full || needs_full(tcp, hl, ctx);
+    full = nhc->full || needs_full(tcp, hl, tcp_len, ctx);
     if (full) {
         if (cap < 1u + hl)
             return MIP_ERR_NOSPACE;

@@ -24,8 +24,9 @@
  * Compressed form, byte 1: SS AA W G O 0
  *   SS  sequence number: 00 its low 8 bits, 01 its low 16 bits, each
  *       decoded as the value nearest the context's with those bits (the
- *       compressor uses them only when the number is within -128..127,
- *       -32768..32767 of its own context's), 10 all 32 bits; 11 reserved
+ *       compressor sends 8 bits only for a number that did not move since
+ *       its context's, 16 for one that moved by less than 32768 either
+ *       way), 10 all 32 bits; 11 reserved
  *   AA  acknowledgement number, the same way
  *   W   window: 16 bits inline; clear: the context's reference
  *   G   flags byte inline; clear: the context's reference
@@ -74,9 +75,13 @@ mip_status mip_lowpan_tcp_nhc_of(uint8_t b, struct mip_lowpan_tcp_nhc *out);
 /*
  * Compresses the TCP header at tcp[0..tcp_len) (tcp_len at least its data
  * offset's bytes) under context id nhc->cid: FULL when nhc->full, when ctx
- * is NULL, or when the header has what the compressed form cannot carry
+ * is NULL, when the header has what the compressed form cannot carry
  * (urgent pointer, URG, the data offset byte's low nibble, other ports than
- * ctx's); else the shortest compressed form against ctx. nhc->refresh is
+ * ctx's), or for a retransmission (payload follows the header, tcp_len >
+ * its data offset, and its sequence number is not after ctx's, sent whole
+ * as RFC 1144's compressor does: every hop then re-establishes the context
+ * a loss may have taken);
+ * else the shortest compressed form against ctx. nhc->refresh is
  * set as given. *consumed gets the header's length (its data offset),
  * *out_len the bytes written (at most MIP_LOWPAN_TCPHC_MAX); *was_full
  * whether FULL was sent (the caller updates its context with
@@ -85,7 +90,8 @@ mip_status mip_lowpan_tcp_nhc_of(uint8_t b, struct mip_lowpan_tcp_nhc *out);
  * offset below 5 or a cid above 3; NOSPACE when cap is short.
  * What this emits, mip_lowpan_tcp_decompress() given the same ctx (or one
  * with the same ports and references whose seq and ack lag behind by less
- * than the form's reach: frames lost between them; NULL after FULL) takes
+ * than the form's reach, 127 for 8 bits and 32767 for 16: frames lost
+ * between them; NULL after FULL) takes
  * back to tcp[0..*consumed).
  */
 mip_status mip_lowpan_tcp_compress(const uint8_t *tcp, size_t tcp_len,

@@ -71,14 +71,16 @@ static const struct row rows[] = {
      false, 7, false},
     {"pure ACK: seq unchanged (8), ack +200 (16)", 1000, 5200, 0x10, 1024, false, 0, false, 7,
      false},
-    {"small steps: 8 bits each", 1088, 5088, 0x10, 1024, false, 0, false, 6, false},
+    {"both unchanged: 8 bits each", 1000, 5000, 0x10, 1024, false, 0, false, 6, false},
+    {"a small step still 16 bits (8 only when unchanged)", 1001, 5000, 0x10, 1024, false, 0,
+     false, 7, false},
     {"window changed", 1200, 5000, 0x10, 900, false, 0, false, 9, false},
     {"flags changed (PSH)", 1200, 5000, 0x18, 1024, false, 0, false, 8, false},
     {"FIN", 1200, 5000, 0x11, 1024, false, 0, false, 8, false},
     {"timestamps ride inline", 1200, 5000, 0x10, 1024, true, 0, false, 7 + 13, false},
     {"seq backwards (a retransmission)", 1000u - 800u, 5000, 0x10, 1024, false, 0, false, 7, false},
-    {"seq 128 behind: 16 bits", 1000u - 129u, 5000, 0x10, 1024, false, 0, false, 7, false},
-    {"seq 128 behind exactly: 8 bits", 1000u - 128u, 5000, 0x10, 1024, false, 0, false, 6, false},
+    {"seq 32768 behind: 16 bits", 1000u - 32768u, 5000, 0x10, 1024, false, 0, false, 7, false},
+    {"seq 32769 behind: 32 bits", 1000u - 32769u, 5000, 0x10, 1024, false, 0, false, 9, false},
     {"seq 32767 ahead still 16 bits", 1000u + 32767u, 5000, 0x10, 1024, false, 0, false, 7, false},
     {"seq 32768 ahead: 32 bits", 1000u + 32768u, 5000, 0x10, 1024, false, 0, false, 9, false},
     {"ack far: 32 bits", 1200, 5000u + 70000u, 0x10, 1024, false, 0, false, 10, false},
@@ -196,13 +198,12 @@ static void test_lossy_flow_round_trips(void)
         have_rx = true;
         decoded++;
     }
-    /* measured: 13,369 decoded, 1,219 caught, 1,629 FULL (steps of 0-399
-     * bytes under 25 % loss are the 8-bit form's worst case; a bulk flow's
-     * steps are an MSS, its unchanged numbers never lag) */
+    /* measured: 14,551 decoded, 336 caught (an unchanged acknowledgement
+     * number sent in 8 bits after a lost step of 128-199), 447 FULL */
     CHECK_EQ(bad, 0);
-    CHECK(decoded > 12000u);
+    CHECK(decoded > 14000u);
     CHECK(caught > 0u);
-    CHECK(fulls < 2500u);
+    CHECK(fulls < 600u);
 }
 
 /* Encodings the compressor does not produce are refused. */
