@@ -30,7 +30,7 @@
     X(lowpan_frag_forwarded)/* fragments sent on by fragment forwarding */    \
     X(lowpan_vrb_completed) /* datagrams forwarded to their last fragment */  \
     X(lowpan_iphc_tx)       /* datagrams IPHC-compressed to send (each hop) */ \
-    X(lowpan_hc_bytes_tx)   /* their compressed IPv6 (+UDP/TCP) header bytes */ \
+    X(lowpan_hc_bytes_tx)   /* their IPv6 + UDP/TCP header bytes as sent */   \
     X(lowpan_tcphc_tx)      /* TCP segments sent with a TCP NHC (docs/LOWPAN.md) */ \
     X(lowpan_tcphc_full_tx) /* of them with a FULL header */                  \
     X(lowpan_tcphc_refresh_rx) /* refresh requests (R) a neighbour sent */   \

@@ -251,7 +251,10 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
         }
     }
     STAT(s, lowpan_iphc_tx);
-    mip_stat_add(&s->stats, MIP_STAT_lowpan_hc_bytes_tx, (uint32_t)hc_len);
+    /* a TCP header IPHC leaves inline counts as header bytes too */
+    mip_stat_add(&s->stats, MIP_STAT_lowpan_hc_bytes_tx,
+                 (uint32_t)(hc_len + (ip[6] == 6u && consumed == 40u && len >= 60u
+                                          ? (size_t)(ip[52] >> 4) * 4u : 0u)));
     if (mhr + hc_len + (len - consumed) <= fmax) {
         memcpy(frame + mhr, hc, hc_len);
         memcpy(frame + mhr + hc_len, ip + consumed, len - consumed);

@@ -9,6 +9,7 @@
 #define TCP_MIN   20u
 #define TCP_MAX   60u
 #define FLAG_URG  0x20u
+#define FLAG_ACK  0x10u
 
 /* Compressed form, byte 1: SS AA W G O 0. */
 #define C_SEQ_SHIFT 6u
@@ -70,19 +71,23 @@ static size_t put_num(uint8_t *p, uint8_t form, uint32_t v)
 }
 
 /* What the compressed form cannot say, a context that does not fit, or a
- * retransmission: data at or before the last sequence number sent (RFC
- * 1144's compressor sends those uncompressed too). A segment is retransmitted when it
- * was lost, and on this link that may mean the context went with it:
- * every hop's compressor then re-establishes its context, so a path whose
- * contexts went wrong heals with the retransmission that repairs the data
- * (from the sender, or a relay's cache nearer by). */
+ * segment that does not move its connection on: data at or before the
+ * last sequence number sent (a retransmission; RFC 1144's compressor sends
+ * those uncompressed too), or a segment without data whose acknowledgement
+ * number stands (a duplicate ACK). Both follow a loss, and on this link
+ * the context may have gone with it: every hop's compressor then
+ * re-establishes its context, so a path whose contexts went wrong heals
+ * with the segments that repair the data, whichever way they run. */
 static bool needs_full(const uint8_t *tcp, size_t hl, size_t tcp_len,
                        const struct mip_lowpan_tcp_ctx *ctx)
 {
-    return ctx == NULL || (tcp[12] & 0x0Fu) != 0u || (tcp[13] & FLAG_URG) != 0u ||
-           mip_rd16(tcp + 18) != 0u || mip_rd16(tcp) != ctx->sport ||
-           mip_rd16(tcp + 2) != ctx->dport || hl > TCP_MAX ||
-           (tcp_len > hl && (int32_t)(mip_rd32(tcp + 4) - ctx->seq) <= 0);
+    if (ctx == NULL || (tcp[12] & 0x0Fu) != 0u || (tcp[13] & FLAG_URG) != 0u ||
+        mip_rd16(tcp + 18) != 0u || mip_rd16(tcp) != ctx->sport ||
+        mip_rd16(tcp + 2) != ctx->dport || hl > TCP_MAX)
+        return true;
+    if (tcp_len > hl)
+        return (int32_t)(mip_rd32(tcp + 4) - ctx->seq) <= 0;
+    return mip_rd32(tcp + 8) == ctx->ack && (tcp[13] & FLAG_ACK) != 0u;
 }
 
 mip_status mip_lowpan_tcp_compress(const uint8_t *tcp, size_t tcp_len,

@@ -77,10 +77,11 @@ mip_status mip_lowpan_tcp_nhc_of(uint8_t b, struct mip_lowpan_tcp_nhc *out);
  * offset's bytes) under context id nhc->cid: FULL when nhc->full, when ctx
  * is NULL, when the header has what the compressed form cannot carry
  * (urgent pointer, URG, the data offset byte's low nibble, other ports than
- * ctx's), or for a retransmission (payload follows the header, tcp_len >
- * its data offset, and its sequence number is not after ctx's, sent whole
- * as RFC 1144's compressor does: every hop then re-establishes the context
- * a loss may have taken);
+ * ctx's), for a retransmission (payload follows the header, tcp_len > its
+ * data offset, and its sequence number is not after ctx's; RFC 1144's
+ * compressor sends those uncompressed too) and for a duplicate ACK (no
+ * payload, ACK set, the acknowledgement number ctx's): both follow a
+ * loss, so every hop re-establishes the context the loss may have taken;
  * else the shortest compressed form against ctx. nhc->refresh is
  * set as given. *consumed gets the header's length (its data offset),
  * *out_len the bytes written (at most MIP_LOWPAN_TCPHC_MAX); *was_full

@@ -4,6 +4,9 @@ a link-layer MIC, RFC 6282 s.4.3.2, and moteip's shared-port NHC form).
 docs/LOWPAN.md holds the formats and the rule; docs/results.md the table."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..jsontypes import JsonObj
 from ..table import mean_ci
 from . import Arms, Experiment, Report, metric, point, register
@@ -81,3 +84,71 @@ register(Experiment(
     metrics_fn=udp_hc_metrics,
     report=udp_hc_report,
 ))
+
+
+# --- TCP header compression (docs/LOWPAN.md "TCP header compression") -------------
+
+#: off: standard IPHC (the TCP header inline); on: moteip's TCP NHC on every link
+TCP_HC_ARMS: Arms = [("iphc", {"link.tcp_hc": False}), ("tcp-hc", {"link.tcp_hc": True})]
+
+
+def tcp_hc_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
+    nodes = result["node_stats"]
+    def total(key: str) -> int:
+        return sum(int(n["stack"].get(key, 0)) for n in nodes)
+    dgrams = total("lowpan_iphc_tx")
+    f = result["flows"][0]
+    return {"hdr_bytes": total("lowpan_hc_bytes_tx") / dgrams if dgrams else None,
+            "goodput_bps": f.get("goodput_bps"),
+            "complete": 1.0 if f.get("complete") else 0.0,
+            "energy_per_kb_mj": result["totals"].get("energy_per_delivered_kb_mj"),
+            "e2e_rtx": f.get("e2e_retransmissions"),
+            "full": total("lowpan_tcphc_full_tx"),
+            "mismatch": total("drop_lowpan_tcphc_mismatch")}
+
+
+def _tcp_hc_report(what: str) -> Callable[[JsonObj], Report]:
+    def report(summary: JsonObj) -> Report:
+        rows = []
+        for ber in summary["vary"]["medium.ber"]:
+            for arm, _ in TCP_HC_ARMS:
+                p = point(summary, arm=arm, medium__ber=ber)
+                if p is None:
+                    continue
+                rows.append([arm, f"{ber:g}"] + [mean_ci(metric(p, m)) for m in (
+                    "hdr_bytes", "goodput_bps", "energy_per_kb_mj", "e2e_rtx", "full",
+                    "mismatch", "complete")])
+        return Report(["arm", "BER", "IPv6+TCP header B/frame", "goodput b/s", "energy mJ/KB",
+                       "e2e retransmissions", "FULL sent", "mismatches", "complete"], rows,
+                      [what + " IPv6+TCP header B/frame: every datagram every node sent "
+                       "(data segments and ACKs, each hop), IPHC bytes plus the TCP header, "
+                       "inline or compressed; with timestamps on, 13 of a compressed header's "
+                       "bytes are the options carried verbatim. FULL sent: TCP NHC headers sent "
+                       "whole (a new context, a retransmission, a refresh); mismatches: segments "
+                       "a hop dropped for a missing or wrong context (the TCP checksum)."])
+    return report
+
+
+def _tcp_hc(name: str, title: str, scenario: str, what: str,
+            vary: dict[str, list[Any]]) -> None:
+    register(Experiment(name=name, title=title,
+                        source="seed 000 paper D s.9.3, TSS s.V; docs/LOWPAN.md",
+                        scenario=scenario, runs=10, vary=vary, arms=TCP_HC_ARMS,
+                        metrics_fn=tcp_hc_metrics, report=_tcp_hc_report(what)))
+
+
+_tcp_hc("tcp-hc-chain", "TCP header compression on the 10-hop chain demo (chain10-ber)",
+        "chain10-ber.toml",
+        "examples/chain10-ber.toml: 100 KB over 10 CSMA-CA hops, MSS 88 (76-byte segments "
+        "in one frame), SACK and timestamps, a full-profile sender.",
+        {"medium.ber": [0, 1e-4], "flows[0].sender.profile": ["full"]})
+_tcp_hc("tcp-hc-hops", "TCP header compression on TCPlp's 3-hop chain (tcplp-hops)",
+        "tcplp-hops.toml",
+        "examples/tcplp-hops.toml at 3 hops: TCPlp's 462-byte segments in five frames (their "
+        "TCP header stays inline: only one-frame datagrams are compressed), ACKs in one.",
+        {"medium.ber": [0, 1e-4], "topology.nodes": [4]})
+_tcp_hc("tcp-hc-dutycycled", "TCP header compression across 3 ContikiMAC hops (contikimac-hops)",
+        "contikimac-hops.toml",
+        "examples/contikimac-hops.toml at 3 hops: 20 KB, MSS 88, every node on ContikiMAC "
+        "8 Hz.",
+        {"medium.ber": [0, 1e-4], "topology.nodes": [4]})

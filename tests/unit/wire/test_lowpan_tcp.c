@@ -71,23 +71,30 @@ static const struct row rows[] = {
      false, 7, false},
     {"pure ACK: seq unchanged (8), ack +200 (16)", 1000, 5200, 0x10, 1024, false, 0, false, 7,
      false},
-    {"both unchanged: 8 bits each", 1000, 5000, 0x10, 1024, false, 0, false, 6, false},
+    {"a duplicate ACK goes FULL", 1000, 5000, 0x10, 1024, false, 0, false, 21, true},
     {"a small step still 16 bits (8 only when unchanged)", 1001, 5000, 0x10, 1024, false, 0,
      false, 7, false},
     {"window changed", 1200, 5000, 0x10, 900, false, 0, false, 9, false},
     {"flags changed (PSH)", 1200, 5000, 0x18, 1024, false, 0, false, 8, false},
     {"FIN", 1200, 5000, 0x11, 1024, false, 0, false, 8, false},
     {"timestamps ride inline", 1200, 5000, 0x10, 1024, true, 0, false, 7 + 13, false},
-    {"seq backwards (a retransmission)", 1000u - 800u, 5000, 0x10, 1024, false, 0, false, 7, false},
-    {"seq 32768 behind: 16 bits", 1000u - 32768u, 5000, 0x10, 1024, false, 0, false, 7, false},
-    {"seq 32769 behind: 32 bits", 1000u - 32769u, 5000, 0x10, 1024, false, 0, false, 9, false},
+    {"a retransmission goes FULL", 1000u - 800u, 5000, 0x10, 1024, false, 0, false, 21, true},
     {"seq 32767 ahead still 16 bits", 1000u + 32767u, 5000, 0x10, 1024, false, 0, false, 7, false},
     {"seq 32768 ahead: 32 bits", 1000u + 32768u, 5000, 0x10, 1024, false, 0, false, 9, false},
     {"ack far: 32 bits", 1200, 5000u + 70000u, 0x10, 1024, false, 0, false, 10, false},
+    {"ack far behind: 32 bits", 1000, 5000u - 70000u, 0x10, 1024, false, 0, false, 9, false},
+    {"ack 32768 behind: 16 bits", 1000, 5000u - 32768u, 0x10, 1024, false, 0, false, 7, false},
     {"URG goes FULL", 1200, 5000, 0x30, 1024, false, 7, false, 21, true},
     {"no context: FULL", 1200, 5000, 0x10, 1024, false, 0, true, 21, true},
     {"SYN with timestamps and no context: FULL", 1, 0, 0x02, 1024, true, 0, true, 33, true},
 };
+
+/* Rows whose sequence number moved are data segments: 8 bytes of payload
+ * follow the header (a retransmission is recognised by its payload). */
+static size_t with_payload(const struct row *r, size_t hl)
+{
+    return r->seq != 1000u ? hl + 8u : hl;
+}
 
 static void test_rows(void)
 {
@@ -99,8 +106,8 @@ static void test_rows(void)
         uint8_t t[60], enc[MIP_LOWPAN_TCPHC_MAX], out[60], *x;
         size_t hl = hdr(t, r->seq, r->ack, r->flags, r->win, r->ts, r->urg), consumed, n, c2, ol;
         bool full;
-        CHECK_EQ(mip_lowpan_tcp_compress(t, hl, &nhc, r->no_ctx ? NULL : &ctx, enc, sizeof enc,
-                                         &consumed, &n, &full),
+        CHECK_EQ(mip_lowpan_tcp_compress(t, with_payload(r, hl), &nhc, r->no_ctx ? NULL : &ctx,
+                                         enc, sizeof enc, &consumed, &n, &full),
                  MIP_OK);
         if (n != r->len || full != r->full)
             fprintf(stderr, "row %zu (%s): %zu bytes, full %d\n", k, r->what, n, full);
@@ -149,27 +156,29 @@ static uint32_t rnd(void)
  * 20,000 headers from random starting numbers (wraps included). */
 static void test_lossy_flow_round_trips(void)
 {
-    struct mip_lowpan_tcp_ctx tx, rx;
+    struct mip_lowpan_tcp_ctx tx = {0}, rx = {0};
     bool have_tx = false, have_rx = false, want_full = false;
     uint32_t seq = rnd(), ack = rnd();
     uint16_t win = 2048;
     unsigned i, bad = 0, decoded = 0, fulls = 0, caught = 0;
     for (i = 0; i < 20000u; i++) {
         struct mip_lowpan_tcp_nhc nhc = {2, want_full, false}, got;
+        struct mip_lowpan_tcp_ctx before = tx;
         uint32_t lag_seq, lag_ack;
         uint8_t t[60], enc[MIP_LOWPAN_TCPHC_MAX], out[60];
         uint8_t flags = (rnd() % 8u) == 0u ? 0x18 : 0x10;
         size_t hl, consumed, n, c2, ol;
         bool full;
-        seq += rnd() % 400u;
+        seq += 1u + rnd() % 400u;
         if ((rnd() % 16u) == 0u)
             seq -= rnd() % 2000u;   /* a retransmission */
         ack += (rnd() % 4u) == 0u ? rnd() % 200u : 0u;
         if ((rnd() % 32u) == 0u)
             win = (uint16_t)(rnd() % 4096u);
         hl = hdr(t, seq, ack, flags, win, (rnd() % 2u) == 0u, 0);
-        CHECK_EQ(mip_lowpan_tcp_compress(t, hl, &nhc, have_tx ? &tx : NULL, enc, sizeof enc,
-                                         &consumed, &n, &full),
+        /* data segments (8 bytes of payload after the header) */
+        CHECK_EQ(mip_lowpan_tcp_compress(t, hl + 8u, &nhc, have_tx ? &tx : NULL, enc,
+                                         sizeof enc, &consumed, &n, &full),
                  MIP_OK);
         mip_lowpan_tcp_ctx_update(&tx, t, full);
         have_tx = true;
@@ -185,8 +194,10 @@ static void test_lossy_flow_round_trips(void)
         lag_seq = seq - rx.seq + 127u;
         lag_ack = ack - rx.ack + 127u;
         if (ol != hl || memcmp(out, t, hl) != 0) {
-            /* only a lag beyond the 8-bit reach may decode wrongly */
-            if (!got.full && (lag_seq > 254u || lag_ack > 254u))
+            /* only a lag beyond the 8-bit reach, or references that a
+             * lost FULL left behind, may decode wrongly */
+            if (!got.full && (lag_seq > 254u || lag_ack > 254u ||
+                              before.window != rx.window || before.flags != rx.flags))
                 caught++;
             else
                 bad++;
@@ -198,12 +209,14 @@ static void test_lossy_flow_round_trips(void)
         have_rx = true;
         decoded++;
     }
-    /* measured: 14,551 decoded, 336 caught (an unchanged acknowledgement
-     * number sent in 8 bits after a lost step of 128-199), 447 FULL */
+    /* measured: 14,468 decoded, 390 caught (an unchanged acknowledgement
+     * number sent in 8 bits after a lost step of 128-199, or references a
+     * lost FULL left behind), 1,651 FULL (one retransmission in 16 goes
+     * FULL, and every refresh) */
     CHECK_EQ(bad, 0);
     CHECK(decoded > 14000u);
     CHECK(caught > 0u);
-    CHECK(fulls < 600u);
+    CHECK(fulls < 2000u);
 }
 
 /* Encodings the compressor does not produce are refused. */
@@ -273,12 +286,14 @@ static void test_mismatch_changes_the_header(void)
     size_t hl, consumed, n, c2, ol;
     bool full;
     hl = hdr(t, 1100, 5000, 0x10, 512, false, 0);
-    CHECK_EQ(mip_lowpan_tcp_compress(t, hl, &nhc, &tx, enc, sizeof enc, &consumed, &n, &full),
+    CHECK_EQ(mip_lowpan_tcp_compress(t, hl + 8u, &nhc, &tx, enc, sizeof enc, &consumed, &n,
+                                     &full),
              MIP_OK);
     mip_lowpan_tcp_ctx_update(&tx, t, full);   /* this FULL is lost */
     nhc.full = false;
     hl = hdr(t, 1300, 5000, 0x10, 512, false, 0);
-    CHECK_EQ(mip_lowpan_tcp_compress(t, hl, &nhc, &tx, enc, sizeof enc, &consumed, &n, &full),
+    CHECK_EQ(mip_lowpan_tcp_compress(t, hl + 8u, &nhc, &tx, enc, sizeof enc, &consumed, &n,
+                                     &full),
              MIP_OK);
     CHECK_EQ(n, 7u);
     CHECK_EQ(mip_lowpan_tcp_decompress(enc, n, &rx, out, sizeof out, &got, &c2, &ol), MIP_OK);
