@@ -258,10 +258,11 @@
  * MIC authorises it (RFC 6282 s.4.3.2) and the shared UDP port context
  * (mip_lowpan_config.udp_cksum_elide, has_udp_ports). Without it those
  * settings are refused (UNSUPPORTED) and frames using them dropped.
- * Code: +392 B on Cortex-M0+, +630 B on AVR, nearly all in wire/sixlowpan
- * (bench/footprint --profile tiny-hc against tiny; tests/static/
- * test_footprint.py guards it); RAM: 6 bytes per radio netif, always
- * there. Default: full on, tiny off. */
+ * Code (bench/footprint --profile tiny-hc against tiny; tests/static/
+ * test_footprint.py guards it): +3,509 B on Cortex-M0+ (wire/sixlowpan
+ * +456, wire/lowpan_tcp 1,249, core/lowpan_tcphc 1,336, core/lowpan_netif
+ * +418), +6,325 B on AVR. RAM: the TCP contexts below, and 6 bytes per
+ * radio netif always. Default: full on, tiny off. */
 #ifndef MIP_CONF_LOWPAN_HC
 #define MIP_CONF_LOWPAN_HC (MIP_CONF_LOWPAN && MIP_PROFILE_DEFAULT(0, 1))
 #endif
