@@ -400,7 +400,11 @@ struct mip_lowpan_peek {
  * IPHC or uncompressed IPv6 frame, a FRAG1, or a RAW_IP frame (IPv4/IPv6).
  * The datagram's first bytes go to buf (IPHC decompressed), at most cap.
  * Reads nothing but the frame and the netif's configuration: no state, no
- * counters. NOTFOUND for a FRAGN (no header), a non-data frame or another
+ * counters; but a TCP NHC (tcp_hc) in a frame addressed to this netif is
+ * expanded with the netif's receive contexts as they stand (read only,
+ * checksum unchecked: a capture's view of what the netif will rebuild); in
+ * any other frame it is UNSUPPORTED (the contexts belong to the link's two
+ * ends). NOTFOUND for a FRAGN (no header), a non-data frame or another
  * dispatch; INVALID for a netif that is not a radio; the codecs' errors
  * (TRUNCATED, MALFORMED, NOSPACE) otherwise.
  */

@@ -248,6 +248,10 @@ void lowpan_tcphc_abort(const struct mip_lowpan_tcphc_pending *pend);
 size_t lowpan_tcphc_expand(struct mip_stack *s, struct mip_netif_lowpan *lp,
                            const struct mip_802154_addr *peer, uint8_t *buf, size_t cap,
                            const uint8_t *in, size_t n);
+/* The same without checking or changing anything (mip_lowpan_peek_frame):
+ * the datagram's length, 0 when the context is missing or it does not fit. */
+size_t lowpan_tcphc_peek(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *peer,
+                         uint8_t *buf, size_t cap, const uint8_t *in, size_t n);
 #endif
 /* A FRAG1 or FRAGN payload pl[0..n) from link header h (lowpan_frag.c):
  * reassembled, or forwarded by fragment forwarding. */

@@ -577,9 +577,23 @@ mip_status mip_lowpan_peek_frame(const struct mip_stack *s, uint8_t netif,
     if (mip_lowpan_dispatch_of(pl[0]) != MIP_LOWPAN_D_IPHC)
         return MIP_ERR_NOTFOUND;
     lowpan_env(&nif->lowpan, &h.src, &h.dst, &env);
+#if MIP_CONF_LOWPAN_HC
+    env.tcp_nhc = nif->lowpan.tcp_hc && frame_for_us(&nif->lowpan, &h);
+#endif
     st = mip_lowpan_iphc_decompress(pl, n, &env, dgram, buf, cap, &consumed, &hl);
     if (st != MIP_OK)
         return st;
+#if MIP_CONF_LOWPAN_HC
+    if ((pl[0] & 0x04u) != 0u && hl == 40u && buf[6] == 6u) {
+        size_t dl = lowpan_tcphc_peek(&nif->lowpan, &h.src, buf, cap, pl + consumed,
+                                       n - consumed);
+        if (dl == 0u)
+            return MIP_ERR_NOTFOUND;
+        out->ip_len = dl;
+        out->dgram_len = dl;
+        return MIP_OK;
+    }
+#endif
     n -= consumed;
     if (n > cap - hl)
         n = cap - hl;

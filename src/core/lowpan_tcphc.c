@@ -181,14 +181,47 @@ void lowpan_tcphc_abort(const struct mip_lowpan_tcphc_pending *pend)
         pend->slot->state = 0;
 }
 
-static struct mip_lowpan_tcphc_slot *rx_find(struct mip_lowpan_tcphc *hc,
+static struct mip_lowpan_tcphc_slot *rx_find(const struct mip_lowpan_tcphc *hc,
                                              const struct mip_802154_addr *peer, uint8_t cid)
 {
     unsigned i;
     for (i = 0; i < MIP_LOWPAN_TCPHC_SLOTS; i++)
         if (hc->rx[i].state != 0u && hc->rx[i].cid == cid && same_peer(&hc->rx[i].peer, peer))
-            return &hc->rx[i];
+            return (struct mip_lowpan_tcphc_slot *)&hc->rx[i];
     return NULL;
+}
+
+/* The TCP header from in[0..n) behind the IPv6 header at buf, then the
+ * payload, Payload Length set: the datagram's length, 0 when it cannot. */
+static size_t rebuild(const struct mip_lowpan_tcp_ctx *ctx, uint8_t *buf, size_t cap,
+                      const uint8_t *in, size_t n, struct mip_lowpan_tcp_nhc *nhc,
+                      mip_status *st)
+{
+    size_t consumed, hl, total;
+    *st = mip_lowpan_tcp_decompress(in, n, ctx, buf + IPV6_HDR, cap - IPV6_HDR, nhc, &consumed,
+                                    &hl);
+    if (*st != MIP_OK)
+        return 0;
+    total = IPV6_HDR + hl + (n - consumed);
+    if (total > cap || total - IPV6_HDR > 0xFFFFu) {
+        *st = MIP_ERR_NOSPACE;
+        return 0;
+    }
+    memcpy(buf + IPV6_HDR + hl, in + consumed, n - consumed);
+    mip_wr16(buf + 4, (uint16_t)(total - IPV6_HDR));
+    return total;
+}
+
+size_t lowpan_tcphc_peek(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *peer,
+                         uint8_t *buf, size_t cap, const uint8_t *in, size_t n)
+{
+    const struct mip_lowpan_tcphc_slot *sl;
+    struct mip_lowpan_tcp_nhc nhc;
+    mip_status st;
+    if (n < 1u || cap < IPV6_HDR || mip_lowpan_tcp_nhc_of(in[0], &nhc) != MIP_OK)
+        return 0;
+    sl = rx_find(&lp->tcphc, peer, nhc.cid);
+    return rebuild(sl != NULL && !nhc.full ? &sl->ctx : NULL, buf, cap, in, n, &nhc, &st);
 }
 
 /* The peer asked for a refresh: every context we compress towards it
@@ -219,29 +252,25 @@ size_t lowpan_tcphc_expand(struct mip_stack *s, struct mip_netif_lowpan *lp,
     struct mip_lowpan_tcphc *hc = &lp->tcphc;
     struct mip_lowpan_tcphc_slot *sl;
     struct mip_lowpan_tcp_nhc nhc;
-    size_t consumed, hl, total;
+    size_t total;
     uint32_t sum;
     mip_status st;
-    if (n < 1u || mip_lowpan_tcp_nhc_of(in[0], &nhc) != MIP_OK) {
+    if (n < 1u || cap < IPV6_HDR || mip_lowpan_tcp_nhc_of(in[0], &nhc) != MIP_OK) {
         STAT(s, drop_lowpan_malformed);
         return 0;
     }
     sl = rx_find(hc, peer, nhc.cid);
-    st = mip_lowpan_tcp_decompress(in, n, sl != NULL && !nhc.full ? &sl->ctx : NULL,
-                                   buf + IPV6_HDR, cap - IPV6_HDR, &nhc, &consumed, &hl);
+    total = rebuild(sl != NULL && !nhc.full ? &sl->ctx : NULL, buf, cap, in, n, &nhc, &st);
     if (st == MIP_ERR_NOTFOUND)
         return mismatch(s, hc, sl, peer);
+    if (st == MIP_ERR_NOSPACE) {
+        STAT(s, drop_lowpan_too_big);
+        return 0;
+    }
     if (st != MIP_OK) {
         lowpan_count_codec_error(s, st);
         return 0;
     }
-    total = IPV6_HDR + hl + (n - consumed);
-    if (total > cap || total - IPV6_HDR > 0xFFFFu) {
-        STAT(s, drop_lowpan_too_big);
-        return 0;
-    }
-    memcpy(buf + IPV6_HDR + hl, in + consumed, n - consumed);
-    mip_wr16(buf + 4, (uint16_t)(total - IPV6_HDR));
     /* The end-to-end checksum, checked at every hop: a context that went
      * wrong rebuilds another header than was sent. */
     sum = mip_cksum_pseudo6(buf + 8, buf + 24, PROTO_TCP, (uint32_t)(total - IPV6_HDR));
