@@ -47,16 +47,20 @@ def udp_hc_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
             "refused": sum(n["stack"].get("drop_lowpan_unsupported", 0) for n in nodes)}
 
 
-def udp_hc_report(summary: JsonObj) -> Report:
+def _rows(summary: JsonObj, arms: Arms, metrics: tuple[str, ...]) -> list[list[str]]:
+    """One row per BER and arm: the arm, the BER, each metric's mean ± CI."""
     rows = []
     for ber in summary["vary"]["medium.ber"]:
-        for arm, _ in UDP_HC_ARMS:
+        for arm, _ in arms:
             p = point(summary, arm=arm, medium__ber=ber)
-            if p is None:
-                continue
-            rows.append([arm, f"{ber:g}"] + [mean_ci(metric(p, m)) for m in (
-                "hc_bytes", "frames_per_reading", "bytes_per_reading", "tx_ms_per_reading",
-                "energy_mj_per_reading", "delivery")])
+            if p is not None:
+                rows.append([arm, f"{ber:g}"] + [mean_ci(metric(p, m)) for m in metrics])
+    return rows
+
+
+def udp_hc_report(summary: JsonObj) -> Report:
+    rows = _rows(summary, UDP_HC_ARMS, ("hc_bytes", "frames_per_reading", "bytes_per_reading",
+                                        "tx_ms_per_reading", "energy_mj_per_reading", "delivery"))
     return Report(["arm", "BER", "IPHC+NHC bytes/hop", "frames/reading", "bytes on air/reading",
                    "TX ms/reading", "energy mJ/reading", "delivery"], rows,
                   ["Three reporters 1, 2 and 3 hops from the sink (4-node chain), a 12-byte "
@@ -109,15 +113,8 @@ def tcp_hc_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
 
 def _tcp_hc_report(what: str) -> Callable[[JsonObj], Report]:
     def report(summary: JsonObj) -> Report:
-        rows = []
-        for ber in summary["vary"]["medium.ber"]:
-            for arm, _ in TCP_HC_ARMS:
-                p = point(summary, arm=arm, medium__ber=ber)
-                if p is None:
-                    continue
-                rows.append([arm, f"{ber:g}"] + [mean_ci(metric(p, m)) for m in (
-                    "hdr_bytes", "goodput_bps", "energy_per_kb_mj", "e2e_rtx", "full",
-                    "mismatch", "complete")])
+        rows = _rows(summary, TCP_HC_ARMS, ("hdr_bytes", "goodput_bps", "energy_per_kb_mj",
+                                            "e2e_rtx", "full", "mismatch", "complete"))
         return Report(["arm", "BER", "IPv6+TCP header B/frame", "goodput b/s", "energy mJ/KB",
                        "e2e retransmissions", "FULL sent", "mismatches", "complete"], rows,
                       [what + " IPv6+TCP header B/frame: every datagram every node sent "
