@@ -303,9 +303,9 @@ def test_llsec_cost_on_cortex_m0plus(footprint_json):
 # Issue 26: header compression (MIP_CONF_LOWPAN_HC: the UDP checksum elided
 # under a link MIC, the shared port form, the TCP NHC and its contexts),
 # all it adds to the tiny profile on Cortex-M0+ (bench/footprint --profile
-# tiny-hc, its difference to tiny): 3,509 B measured (config.h,
+# tiny-hc, its difference to tiny): 3,687 B measured (config.h,
 # docs/LOWPAN.md); a guard against growth.
-LOWPAN_HC_BUDGET_M0 = 3650
+LOWPAN_HC_BUDGET_M0 = 3800
 
 
 def test_lowpan_hc_cost_on_cortex_m0plus(footprint_json):
