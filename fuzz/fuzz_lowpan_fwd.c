@@ -101,6 +101,7 @@ static const uint8_t ctx0[8] = { 0xfd, 0, 0, 0, 0, 0, 0, 0 };
 static void env_of(const struct mip_802154_addr *src, const struct mip_802154_addr *dst,
                    struct mip_lowpan_env *env)
 {
+    memset(env, 0, sizeof *env);   /* the switches added later stay off */
     env->src = src;
     env->dst = dst;
     env->ctx = &ctx0;

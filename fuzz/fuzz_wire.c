@@ -756,6 +756,21 @@ static void fz_link(uint8_t mode, const uint8_t *b, struct mip_802154_addr *a)
     memcpy(a->ext, b, 8);
 }
 
+/* Whether compressing ip[0..n) under env elided a UDP checksum: the
+ * header came out shorter than without the link's authorisation. */
+static bool fz_udp_elided(const uint8_t *ip, size_t n, const struct mip_lowpan_env *env,
+                          size_t hlen)
+{
+    struct mip_lowpan_env e = *env;
+    uint8_t hc[MIP_LOWPAN_IPHC_MAX];
+    size_t consumed = 0, h2 = 0;
+    if (!env->udp_cksum_elide)
+        return false;
+    e.udp_cksum_elide = false;
+    return mip_lowpan_iphc_compress(ip, n, &e, hc, sizeof hc, &consumed, &h2) == MIP_OK &&
+           h2 != hlen;
+}
+
 /* The other direction, on the same bytes read as an IPv6 datagram (IPHC
  * dispatches 0x60-0x7F and IPv6 version 6 share 0x60-0x6F): what the
  * compressor accepts, the decompressor takes back unchanged, told the
@@ -771,11 +786,14 @@ static void fz_iphc_compress_first(const uint8_t *ip, size_t n,
     CHECK(n >= 40 && hlen >= 2 && hlen <= MIP_LOWPAN_IPHC_MAX && consumed <= n);
     size = 40u + mip_rd16(ip + 4);
     CHECK(n <= size);
-    c = dup_exact(hc, hlen);
-    CHECK(mip_lowpan_iphc_decompress(c, hlen, env, size, out, sizeof out, &consumed2, &olen) ==
-          MIP_OK);
-    free(c);
-    CHECK(consumed2 == hlen && olen == consumed && memcmp(out, ip, olen) == 0);
+    /* an elided UDP checksum comes back only from the whole datagram */
+    if (!fz_udp_elided(ip, n, env, hlen)) {
+        c = dup_exact(hc, hlen);
+        CHECK(mip_lowpan_iphc_decompress(c, hlen, env, size, out, sizeof out, &consumed2,
+                                         &olen) == MIP_OK);
+        free(c);
+        CHECK(consumed2 == hlen && olen == consumed && memcmp(out, ip, olen) == 0);
+    }
     if (n == size && n - consumed <= sizeof frame - hlen) {
         memcpy(frame, hc, hlen);
         memcpy(frame + hlen, ip + consumed, n - consumed);
@@ -790,7 +808,9 @@ static void fz_iphc_compress_first(const uint8_t *ip, size_t n,
 /* Input: [modes][8 src][8 dst][4 x 8 contexts] then a 6LoWPAN payload.
  * modes: bits 0-1 link source (none, short, extended), 2-3 destination,
  * 4-6 context count (0..4), 7 the payload is a FRAG1 datagram_size (u16
- * next). What decompresses must compress back to the same header, and to
+ * next). The last context's last byte doubles as the shared-context
+ * switches: bit 0 the UDP checksum may be elided, bit 1 a shared port
+ * pair (the last context's first 4 bytes). What decompresses must compress back to the same header, and to
  * no more bytes than it came in (the compressor picks the shortest form);
  * fragment headers re-emit byte for byte. */
 static void fz_sixlowpan(const uint8_t *d, size_t n)
@@ -818,6 +838,10 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
     env.ctx_count = (uint8_t)((hdr[0] >> 4) & 7u);
     if (env.ctx_count > 4)
         env.ctx_count = 4;
+    env.udp_cksum_elide = (hdr[48] & 1u) != 0u;
+    env.has_udp_ports = (hdr[48] & 2u) != 0u;
+    env.udp_ports[0] = mip_rd16(hdr + 41);
+    env.udp_ports[1] = mip_rd16(hdr + 43);
     if (n >= 49) {
         d += 49;
         n -= 49;
@@ -874,10 +898,21 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
             if (dsize == 0 && consumed2 == olen && dgram[8] != 0xFFu &&
                 (dgram[24] == 0xFFu) == ((c[1] & 0x08u) != 0))
                 CHECK(hlen <= consumed);
-            c2 = dup_exact(hc, hlen);
-            CHECK(mip_lowpan_iphc_decompress(c2, hlen, &env,
-                                             dsize ? dsize : olen + rest, out2, sizeof out2,
-                                             &consumed3, &olen3) == MIP_OK);
+            if (fz_udp_elided(dgram, olen + rest, &env, hlen)) {
+                /* only the whole datagram gives an elided checksum back */
+                uint8_t whole[MIP_LOWPAN_IPHC_MAX + 2048];
+                CHECK(consumed2 == olen);
+                memcpy(whole, hc, hlen);
+                memcpy(whole + hlen, dgram + consumed2, rest);
+                c2 = dup_exact(whole, hlen + rest);
+                CHECK(mip_lowpan_iphc_decompress(c2, hlen + rest, &env, 0, out2, sizeof out2,
+                                                 &consumed3, &olen3) == MIP_OK);
+            } else {
+                c2 = dup_exact(hc, hlen);
+                CHECK(mip_lowpan_iphc_decompress(c2, hlen, &env,
+                                                 dsize ? dsize : olen + rest, out2, sizeof out2,
+                                                 &consumed3, &olen3) == MIP_OK);
+            }
             free(c2);
             CHECK(consumed3 == hlen && olen3 == consumed2);
             CHECK(memcmp(out2, dgram, olen3) == 0);

@@ -757,6 +757,7 @@ static void lp_env(struct mip_lowpan_env *env, const struct mip_802154_addr *src
                    const struct mip_802154_addr *dst)
 {
     static const uint8_t (*ctx)[8] = &lp_ctx0;
+    memset(env, 0, sizeof *env);   /* the switches added later stay off */
     env->src = src;
     env->dst = dst;
     env->ctx = ctx;

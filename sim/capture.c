@@ -102,15 +102,14 @@ struct pcap_status sim_capture_open(struct sim *sim, struct sim_capture *cap, co
     memset(cap, 0, sizeof *cap);
     if (view == SIM_CAPTURE_AUTO)
         view = raw ? SIM_CAPTURE_IP : SIM_CAPTURE_RADIO;
-    if (view == SIM_CAPTURE_IP && !raw)
-        return bad("the ip view needs link.mode \"raw\" (an IPHC network's radio view "
-                   "decodes in full)");
+
     if (node != SIM_CAPTURE_ALL && node >= sim->n) {
         char msg[96];
         snprintf(msg, sizeof msg, "node %u does not exist (nodes 0..%u)", node, sim->n - 1u);
         return bad(msg);
     }
     cap->view = (uint8_t)view;
+    cap->raw = raw;
     cap->node = node;
     cap->ip_offset = (uint8_t)(sc->link_hdr_bytes - MIP_802154_FCS_LEN);
     st = pcap_open(&cap->w, path, view == SIM_CAPTURE_IP ? PCAP_LINKTYPE_RAW
@@ -129,10 +128,43 @@ struct pcap_status sim_capture_open(struct sim *sim, struct sim_capture *cap, co
     return st;
 }
 
+/* IP view of an IPHC network: the datagram the frame's receiver rebuilds
+ * (its netif decompresses, TCP NHC included, with its contexts as they are
+ * when the frame starts); a broadcast as its sender's netif reads it.
+ * Fragmented datagrams and frames no node decodes are left out. */
+static void write_iphc_ip(struct sim *sim, const uint8_t *mpdu, size_t len)
+{
+    struct sim_capture *cap = sim->capture;
+    struct mip_802154_hdr h;
+    struct mip_lowpan_peek pk;
+    const struct sim_node *nd;
+    uint8_t buf[MIP_802154_MPDU_MAX + 128];
+    size_t hl;
+    if (len < MIP_802154_FCS_LEN ||
+        mip_ieee802154_parse(mpdu, len - MIP_802154_FCS_LEN, &h, &hl) != MIP_OK ||
+        h.type != MIP_802154_DATA || h.dst.mode != MIP_802154_ADDR_SHORT)
+        return;
+    if (h.dst.short_addr == MIP_802154_BROADCAST) {
+        if (h.src.mode != MIP_802154_ADDR_SHORT || h.src.short_addr >= sim->n)
+            return;
+        nd = &sim->node[h.src.short_addr];
+    } else if (h.dst.short_addr < sim->n) {
+        nd = &sim->node[h.dst.short_addr];
+    } else {
+        return;
+    }
+    if (mip_lowpan_peek_frame(&nd->stack, nd->netif, mpdu, len - MIP_802154_FCS_LEN, buf,
+                              sizeof buf, &pk) != MIP_OK || pk.ip_len != pk.dgram_len)
+        return;
+    (void)pcap_write(cap->w, sim->now_us, buf, pk.ip_len);
+}
+
 static void write_frame(struct sim *sim, const uint8_t *mpdu, size_t len)
 {
     struct sim_capture *cap = sim->capture;
-    if (cap->view == SIM_CAPTURE_IP) {
+    if (cap->view == SIM_CAPTURE_IP && !cap->raw) {
+        write_iphc_ip(sim, mpdu, len);
+    } else if (cap->view == SIM_CAPTURE_IP) {
         /* a link ACK (or anything shorter than the fixed header) has no IP */
         if (len <= (size_t)cap->ip_offset + MIP_802154_FCS_LEN)
             return;

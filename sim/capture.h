@@ -6,11 +6,15 @@
  *                      link ACKs included: the radio medium as a sniffer
  *                      next to every node would see it;
  *   SIM_CAPTURE_IP     the IP datagram of every frame that carries one,
- *                      without its link header (LINKTYPE_RAW, 101). Only for
- *                      link mode "raw": its fixed link header (MHR, zero
- *                      padding, one dispatch byte) is no 6LoWPAN header, so
- *                      Wireshark cannot find the IP packet behind it in a
- *                      radio view. Link ACKs carry no IP and are left out.
+ *                      without its link header (LINKTYPE_RAW, 101). For
+ *                      link mode "raw" (its fixed link header is no 6LoWPAN
+ *                      header, so Wireshark cannot find the IP packet behind
+ *                      it in a radio view), and for "iphc" networks whose
+ *                      frames Wireshark cannot decode (moteip's TCP NHC,
+ *                      the shared-port UDP form: docs/LOWPAN.md): each
+ *                      frame's datagram as its receiver's netif rebuilds it
+ *                      (mip_lowpan_peek_frame), fragmented datagrams left
+ *                      out. Link ACKs carry no IP and are left out.
  * SIM_CAPTURE_AUTO picks IP for link mode "raw" and RADIO for "iphc".
  *
  * A radio view of an IPHC network starts with one record that no node
@@ -52,6 +56,7 @@ enum sim_capture_view { SIM_CAPTURE_AUTO = 0, SIM_CAPTURE_RADIO, SIM_CAPTURE_IP 
 struct sim_capture {
     struct pcap_writer *w;
     uint8_t  view;              /* RADIO or IP once open */
+    bool     raw;               /* link mode "raw" (else IPHC) */
     uint32_t node;              /* SIM_CAPTURE_ALL or one node id */
     uint8_t  ip_offset;         /* IP view: link header bytes before the datagram */
     /* per node: the last frame sent and the last one received from each of

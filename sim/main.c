@@ -167,7 +167,8 @@ static const struct sim_option options[] = {
     { "--pcap", "FILE", opt_path, F(pcap_path), false,
       "every frame on the air at its start time (pcap)" },
     { "--pcap-view", "auto|radio|ip", opt_view, F(pcap_view), false,
-      "radio: 802.15.4 frames; ip: IP datagrams (link mode raw);\n"
+      "radio: 802.15.4 frames; ip: IP datagrams (link mode raw, or\n"
+      "each iphc frame as its receiver decompresses it);\n"
       "auto (default): ip for link mode raw, else radio" },
     { "--pcap-node", "N", opt_node, F(pcap_node), false,
       "what node N's own interface sees, not the whole medium" },

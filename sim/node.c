@@ -323,6 +323,11 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     lcfg.frag_mode = sc->frag_mode;
     lcfg.frag_gap_us = sc->frag_gap_us;
     memcpy(lcfg.ctx0_prefix, sc->prefix, 8);
+    lcfg.udp_cksum_elide = sc->udp_cksum_elide;
+    lcfg.has_udp_ports = sc->udp_shared_ports[0] != 0u;
+    lcfg.udp_ports[0] = sc->udp_shared_ports[0];
+    lcfg.udp_ports[1] = sc->udp_shared_ports[1];
+    lcfg.tcp_hc = sc->tcp_hc;
     nd->drv.transmit = drv_transmit;
     nd->drv.room = drv_room;
     nd->drv.transmit_gap = drv_transmit_gap;

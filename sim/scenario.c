@@ -1388,6 +1388,7 @@ static const char *const link_ips[] = { "ipv6", "ipv4", NULL };
 static const char *const link_frags[] = { "reassemble", "forward", NULL };
 static const char *const link_addressings[] = { "static", "6lowpan-nd", "spatial", NULL };
 static const char *const spatial_maps[] = { "xy", "morton", NULL };
+static const char *const link_udp_cksums[] = { "carry", "elide", NULL };
 static const struct key link_keys[] = {
     K_ENUM(SC, "mode", link_mode, link_modes, MIP_LOWPAN_IPHC),
     K_ENUM(SC, "ip", ipv4, link_ips, 0),
@@ -1402,8 +1403,41 @@ static const struct key link_keys[] = {
     K_ENUM(SC, "spatial_map", spatial_map, spatial_maps, MIP_SPATIAL_XY),
     K_NUM(SC, "spatial_cell_m", spatial_cell_m, 0.01, 1000.0, 1.0),
     K_BOOL(SC, "short_addresses", short_addresses, true),
+    /* shared-context UDP compression (docs/LOWPAN.md, issue 26) */
+    K_ENUM(SC, "udp_checksum", udp_cksum_elide, link_udp_cksums, 0),
+    K_INT(SC, "udp_shared_port_src", udp_shared_ports[0], 0, 65535, 0),
+    K_INT(SC, "udp_shared_port_dst", udp_shared_ports[1], 0, 65535, 0),
+    K_BOOL(SC, "tcp_hc", tcp_hc, false),
 };
 static const struct table link_table = TABLE(link_keys);
+
+/* RFC 6282 s.4.3.2: a checksum is elided only where something else covers
+ * the datagram: here a link-layer MIC on every node's frames. */
+static bool check_udp_hc(struct ld *l, const struct sj_value *o)
+{
+    struct sim_scenario *sc = l->sc;
+    bool one = (sc->udp_shared_ports[0] == 0u) != (sc->udp_shared_ports[1] == 0u);
+    if ((sc->udp_cksum_elide || sc->udp_shared_ports[0] != 0u || sc->tcp_hc) &&
+        sc->link_mode != MIP_LOWPAN_IPHC)
+        return fail(l, sj_get(o, sc->tcp_hc ? "tcp_hc" : sc->udp_cksum_elide ? "udp_checksum"
+                                                                              : "udp_shared_port_src"),
+                    "its default with mode \"raw\" (IPHC compresses the headers)");
+    if (one)
+        return fail(l, sj_get(o, sc->udp_shared_ports[0] != 0u ? "udp_shared_port_src"
+                                                               : "udp_shared_port_dst"),
+                    "udp_shared_port_src and udp_shared_port_dst both, or neither");
+    if (sc->udp_cksum_elide) {
+        bool mic = sc->mac.sec.level != 0u && sc->mac.sec.level != 4u;
+        uint32_t i;
+        for (i = 0; mic && sc->node_sec != NULL && i < sc->n_nodes; i++)
+            mic = sc->node_sec[i].level != 0u && sc->node_sec[i].level != 4u;
+        if (!mic)
+            return fail(l, sj_get(o, "udp_checksum"),
+                        "\"carry\" unless every node's frames carry a MIC (security.level 1-3 "
+                        "or 5-7; RFC 6282 s.4.3.2)");
+    }
+    return true;
+}
 
 static bool load_link(struct ld *l, const struct sj_value *root)
 {
@@ -1427,6 +1461,8 @@ static bool load_link(struct ld *l, const struct sj_value *root)
         return fail(l, sj_get(o, "addressing"), "not \"spatial\" with mode \"raw\" (needs iphc)");
     if (sc->addressing == SIM_ADDR_ND6LO && sc->link_mode != MIP_LOWPAN_IPHC)
         return fail(l, sj_get(o, "addressing"), "\"static\" with mode \"raw\" (6LoWPAN-ND needs iphc)");
+    if (!check_udp_hc(l, o))
+        return false;
     if (sc->link_mode == MIP_LOWPAN_RAW_IP &&
         (unsigned)sc->frame_max < (unsigned)sc->link_hdr_bytes + (sc->ipv4 ? 68u : 1280u) &&
         !sc->ipv4)

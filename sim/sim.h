@@ -341,6 +341,9 @@ struct sim_scenario {
                                    addresses (false: extended only; forced
                                    above SIM_SHORT_NODES_MAX nodes) */
     uint8_t  addressing;        /* enum sim_addressing (link.addressing) */
+    bool     udp_cksum_elide;   /* link.udp_checksum "elide" (needs security) */
+    uint16_t udp_shared_ports[2]; /* link.udp_shared_ports_*: 0 none */
+    bool     tcp_hc;            /* link.tcp_hc: TCP header compression */
     /* routing */
     uint8_t  routing;
     uint8_t  metric;

@@ -253,6 +253,28 @@
 #define MIP_CONF_LOWPAN 1
 #endif
 
+/* Header compression beyond RFC 6282's defaults on the IPHC radio netif
+ * (docs/LOWPAN.md, issue 26): the UDP checksum elided where a link-layer
+ * MIC authorises it (RFC 6282 s.4.3.2) and the shared UDP port context
+ * (mip_lowpan_config.udp_cksum_elide, has_udp_ports). Without it those
+ * settings are refused (UNSUPPORTED) and frames using them dropped.
+ * Code (bench/footprint --profile tiny-hc against tiny; tests/static/
+ * test_footprint.py guards it): +3,687 B on Cortex-M0+ (wire/sixlowpan
+ * +456, wire/lowpan_tcp 1,249, core/lowpan_tcphc 1,514, core/lowpan_netif
+ * +418), +6,755 B on AVR. RAM: the TCP contexts below, and 6 bytes per
+ * radio netif always. Default: full on, tiny off. */
+#ifndef MIP_CONF_LOWPAN_HC
+#define MIP_CONF_LOWPAN_HC (MIP_CONF_LOWPAN && MIP_PROFILE_DEFAULT(0, 1))
+#endif
+/* With it, moteip's TCP header compression too (wire/lowpan_tcp.h,
+ * mip_lowpan_config.tcp_hc): contexts per radio netif, each way. RAM:
+ * 2 x MIP_LOWPAN_TCPHC_SLOTS x 36 B + MIP_LOWPAN_TCPHC_SLOTS x 12 B + 8 B
+ * (344 B with 4) in each of the MIP_NETIF_MAX netif slots of struct
+ * mip_stack (+1,464 B in the full profile, docs/FOOTPRINT.md). */
+#ifndef MIP_LOWPAN_TCPHC_SLOTS
+#define MIP_LOWPAN_TCPHC_SLOTS 4
+#endif
+
 /* Stateless address autoconfiguration (slaac.h, RFC 4862): addresses
  * formed from a prefix a DIO or an RA announces, with their lifetimes.
  * RAM: MIP_SLAAC_MAX * 12 + 8 bytes in struct mip_stack. */

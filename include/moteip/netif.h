@@ -23,6 +23,7 @@
 #include "moteip/wire/slip.h"
 #if MIP_CONF_LOWPAN
 #include "moteip/wire/ieee802154.h"
+#include "moteip/wire/lowpan_tcp.h"
 #endif
 
 struct mip_stack;
@@ -79,6 +80,28 @@ struct mip_netif_addr6 {
 };
 
 #if MIP_CONF_LOWPAN
+#if MIP_CONF_LOWPAN_HC
+/* One TCP header compression context of a radio netif (docs/LOWPAN.md
+ * "TCP header compression"): one direction of one connection on the link
+ * to `peer`, under context id `cid`. */
+struct mip_lowpan_tcphc_slot {
+    struct mip_lowpan_tcp_ctx ctx;
+    struct mip_802154_addr peer;
+    uint32_t lru;          /* the netif's use counter when last used (no clock) */
+    uint16_t addr_hash;    /* compressor: of the IPv6 source and destination */
+    uint8_t  cid;
+    uint8_t  state;        /* 0 free, 1 in use, 2 in use and FULL next (compressor) */
+};
+struct mip_lowpan_tcphc {
+    struct mip_lowpan_tcphc_slot tx[MIP_LOWPAN_TCPHC_SLOTS];   /* what we compress */
+    struct mip_lowpan_tcphc_slot rx[MIP_LOWPAN_TCPHC_SLOTS];   /* what we decompress */
+    /* neighbours owed a refresh request (R) on our next TCP NHC frame */
+    struct mip_802154_addr owe_r[MIP_LOWPAN_TCPHC_SLOTS];
+    uint8_t  owe_r_used;   /* bit i: owe_r[i] holds one */
+    uint32_t uses;         /* the use counter */
+};
+#endif
+
 /* A radio netif's copy of its mip_lowpan_config (below) and its fragment
  * tag counter; unused (zero) on other netifs. */
 struct mip_netif_lowpan {
@@ -94,6 +117,15 @@ struct mip_netif_lowpan {
     uint16_t frag_gap_us;
     uint8_t  ext_addr[8];
     uint8_t  ctx0_prefix[8];
+    bool     udp_cksum_elide;    /* mip_lowpan_config's, below */
+    bool     has_udp_ports;
+    uint16_t udp_ports[2];
+#if MIP_CONF_LOWPAN_HC
+    bool     tcp_hc;
+    bool   (*tcp_hc_peer)(void *ctx, const struct mip_802154_addr *peer);
+    void    *tcp_hc_peer_ctx;
+    struct mip_lowpan_tcphc tcphc;
+#endif
 #if MIP_CONF_ND6LO
     /* IPHC contexts by CID (RFC 6282 s.3.1.2): bit i of ctx_valid says
      * context i exists, of ctx_comp that it may compress (6CO C flag; else
@@ -282,7 +314,8 @@ void mip_slip_input(struct mip_stack *s, struct mip_slip *sl, const uint8_t *byt
  *                               hop beyond it to move on to).
  *
  * Stack use: input of an unfragmented IPHC frame rebuilds the datagram in a
- * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes; output builds frames in
+ * local buffer of MIP_RADIO_FRAME_MAX + 48 bytes (+ 61 with
+ * MIP_CONF_LOWPAN_HC); output builds frames in
  * one of MIP_RADIO_FRAME_MAX bytes. */
 enum mip_lowpan_mode {
     MIP_LOWPAN_IPHC   = 0,
@@ -308,6 +341,33 @@ struct mip_lowpan_config {
     uint8_t  frag_mode;          /* IPHC: enum mip_lowpan_frag_mode (0: reassemble) */
     uint16_t frag_gap_us;        /* FORWARD: the gap before each fragment sent or
                                     forwarded (driver transmit_gap), 0: none */
+    /* IPHC: the upper layer's authorisation to elide UDP checksums (RFC
+     * 6282 s.4.3.2; docs/LOWPAN.md "Eliding the UDP checksum"). Set it
+     * only when every frame on this link is authenticated by a link-layer
+     * MIC (mac.h cfg.sec.level 1-3 or 5-7 on every node): the MIC then
+     * covers everything the checksum would. Frames that elide a checksum
+     * are refused (drop_lowpan_unsupported) without it. A datagram sent
+     * in fragments keeps its checksum. */
+    bool     udp_cksum_elide;
+    /* IPHC: a shared UDP port context (seed 000 s.9.3, moteip's own NHC
+     * form, wire/sixlowpan.h): datagrams from udp_ports[0] to udp_ports[1]
+     * (or back) carry no port byte. Every node of the link needs the same
+     * pair; a node without it drops them (drop_lowpan_unsupported). */
+    bool     has_udp_ports;
+    uint16_t udp_ports[2];
+    /* IPHC: moteip's TCP header compression (docs/LOWPAN.md "TCP header
+     * compression", wire/lowpan_tcp.h): TCP segments sent whole in one frame
+     * to a neighbour that tcp_hc_peer accepts (NULL: every neighbour) carry
+     * a compressed TCP header; other neighbours get standard IPHC. The
+     * receiving netif decompresses with per-link contexts, checks the TCP
+     * checksum at every hop (a mismatch drops the segment, counted
+     * drop_lowpan_tcphc_mismatch, and asks the neighbour for a FULL header)
+     * and refuses TCP NHC frames without tcp_hc (drop_lowpan_unsupported).
+     * The callback is called from the output path with the stack's state
+     * as it is; it must not call into the stack. */
+    bool     tcp_hc;
+    bool   (*tcp_hc_peer)(void *ctx, const struct mip_802154_addr *peer);
+    void    *tcp_hc_peer_ctx;
 };
 
 /* Adds a radio netif; *index gets its number (index may be NULL). INVALID
@@ -316,7 +376,8 @@ struct mip_lowpan_config {
  * raw_link_hdr_len) below 68, RAW_IP without a short address (0xFFFE,
  * 0xFFFF), a driver without transmit, or an unknown frag_mode;
  * UNSUPPORTED for MIP_LOWPAN_FRAG_FORWARD in a build without it
- * (MIP_LOWPAN_VRB_SLOTS 0). NOBUFS when all MIP_NETIF_MAX
+ * (MIP_LOWPAN_VRB_SLOTS 0), and for udp_cksum_elide, has_udp_ports or
+ * tcp_hc in a build without MIP_CONF_LOWPAN_HC. NOBUFS when all MIP_NETIF_MAX
  * slots are used. */
 mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_config *cfg,
                                 const struct mip_netif_driver *drv, void *drv_ctx,
@@ -339,7 +400,11 @@ struct mip_lowpan_peek {
  * IPHC or uncompressed IPv6 frame, a FRAG1, or a RAW_IP frame (IPv4/IPv6).
  * The datagram's first bytes go to buf (IPHC decompressed), at most cap.
  * Reads nothing but the frame and the netif's configuration: no state, no
- * counters. NOTFOUND for a FRAGN (no header), a non-data frame or another
+ * counters; but a TCP NHC (tcp_hc) in a frame addressed to this netif is
+ * expanded with the netif's receive contexts as they stand (read only,
+ * checksum unchecked: a capture's view of what the netif will rebuild); in
+ * any other frame it is UNSUPPORTED (the contexts belong to the link's two
+ * ends). NOTFOUND for a FRAGN (no header), a non-data frame or another
  * dispatch; INVALID for a netif that is not a radio; the codecs' errors
  * (TRUNCATED, MALFORMED, NOSPACE) otherwise.
  */

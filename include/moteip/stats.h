@@ -29,6 +29,11 @@
     X(lowpan_reassembled)   /* 6LoWPAN datagrams rebuilt from fragments */    \
     X(lowpan_frag_forwarded)/* fragments sent on by fragment forwarding */    \
     X(lowpan_vrb_completed) /* datagrams forwarded to their last fragment */  \
+    X(lowpan_iphc_tx)       /* datagrams IPHC-compressed to send (each hop) */ \
+    X(lowpan_hc_bytes_tx)   /* their IPv6 + UDP/TCP header bytes as sent */   \
+    X(lowpan_tcphc_tx)      /* TCP segments sent with a TCP NHC (docs/LOWPAN.md) */ \
+    X(lowpan_tcphc_full_tx) /* of them with a FULL header */                  \
+    X(lowpan_tcphc_refresh_rx) /* refresh requests (R) a neighbour sent */   \
     X(slaac_added)          /* addresses autoconfigured (slaac.h) */          \
     X(slaac_expired)        /* autoconfigured addresses whose valid lifetime ended */ \
     X(slaac_full)           /* a prefix refused: SLAAC table or netif addresses full */ \
@@ -96,6 +101,7 @@
     X(drop_lowpan_malformed)    /* bad MHR/6LoWPAN field, length, truncation */ \
     X(drop_lowpan_unsupported)  /* dispatch, NHC or IP family not handled */  \
     X(drop_lowpan_unknown_context) /* IPHC names a context not configured */ \
+    X(drop_lowpan_tcphc_mismatch) /* TCP NHC without its context, or the TCP checksum failed after it */ \
     X(drop_lowpan_no_l2addr)    /* next hop maps to no link address */        \
     X(drop_lowpan_too_big)      /* frame/datagram larger than the link takes */ \
     X(drop_lowpan_frag_duplicate)    /* fragment already received (tolerated) */ \
@@ -145,6 +151,12 @@ static inline void mip_stat_inc(struct mip_stats *st, enum mip_stat which)
 {
     if (st->count[which] != UINT32_MAX)
         st->count[which]++;
+}
+
+/* Adds n, saturating at UINT32_MAX as mip_stat_inc does. */
+static inline void mip_stat_add(struct mip_stats *st, enum mip_stat which, uint32_t n)
+{
+    st->count[which] = st->count[which] > UINT32_MAX - n ? UINT32_MAX : st->count[which] + n;
 }
 
 #endif

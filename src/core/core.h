@@ -222,6 +222,37 @@ bool lowpan_is_iphc(const struct mip_netif *nif);
 mip_status lowpan_link_dst(const struct mip_netif *nif, const struct mip_addr *nexthop,
                            struct mip_802154_addr *out);
 void lowpan_count_codec_error(struct mip_stack *s, mip_status st);
+#if MIP_CONF_LOWPAN_HC
+/* TCP header compression (lowpan_tcphc.c, docs/LOWPAN.md). */
+struct mip_lowpan_tcphc_pending {
+    struct mip_lowpan_tcphc_slot *slot;
+    bool full, refresh, fresh;
+};
+/* Whether the whole TCP datagram ip[0..len) to peer gets a TCP NHC. */
+bool lowpan_tcphc_wanted(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *peer,
+                         const uint8_t *ip, size_t len);
+/* Its TCP NHC into out (cap bytes): the bytes written, 0 when it cannot
+ * (then nothing changed). *consumed: the TCP header's length. Then either
+ * lowpan_tcphc_commit (the frame goes out) or lowpan_tcphc_abort. */
+size_t lowpan_tcphc_compress(struct mip_stack *s, struct mip_netif_lowpan *lp,
+                             const struct mip_802154_addr *peer, const uint8_t *ip, size_t len,
+                             uint8_t *out, size_t cap, size_t *consumed,
+                             struct mip_lowpan_tcphc_pending *pend);
+void lowpan_tcphc_commit(struct mip_stack *s, struct mip_netif_lowpan *lp,
+                         const struct mip_802154_addr *peer, const uint8_t *ip,
+                         const struct mip_lowpan_tcphc_pending *pend);
+void lowpan_tcphc_abort(const struct mip_lowpan_tcphc_pending *pend);
+/* Expands the TCP NHC in[0..n) from peer behind the 40-byte IPv6 header at
+ * buf (cap bytes) into the whole datagram, checking the TCP checksum: its
+ * length, or 0 when dropped (counted). */
+size_t lowpan_tcphc_expand(struct mip_stack *s, struct mip_netif_lowpan *lp,
+                           const struct mip_802154_addr *peer, uint8_t *buf, size_t cap,
+                           const uint8_t *in, size_t n);
+/* The same without checking or changing anything (mip_lowpan_peek_frame):
+ * the datagram's length, 0 when the context is missing or it does not fit. */
+size_t lowpan_tcphc_peek(const struct mip_netif_lowpan *lp, const struct mip_802154_addr *peer,
+                         uint8_t *buf, size_t cap, const uint8_t *in, size_t n);
+#endif
 /* A FRAG1 or FRAGN payload pl[0..n) from link header h (lowpan_frag.c):
  * reassembled, or forwarded by fragment forwarding. */
 void lowpan_frag_input(struct mip_stack *s, struct mip_netif *nif,

@@ -51,6 +51,11 @@ void lowpan_env(const struct mip_netif_lowpan *lp, const struct mip_802154_addr 
     env->ctx_absent = 0;
     env->ctx_nocomp = 0;
 #endif
+    env->udp_cksum_elide = lp->udp_cksum_elide;
+    env->has_udp_ports = lp->has_udp_ports;
+    env->udp_ports[0] = lp->udp_ports[0];
+    env->udp_ports[1] = lp->udp_ports[1];
+    env->tcp_nhc = false;   /* set by the TCP paths that handle it */
 }
 
 /* Counts a codec error the way the stats list names it. */
@@ -161,6 +166,56 @@ mip_status lowpan_send_frame(struct mip_stack *s, struct mip_netif *nif, const u
  * size and offsets count uncompressed bytes, the compressed header goes in
  * the first fragment, and every fragment but the last covers a multiple of
  * 8 uncompressed bytes. */
+#if MIP_CONF_LOWPAN_HC
+/* The whole TCP datagram with a TCP NHC after its IPHC header, in one
+ * frame (docs/LOWPAN.md): MIP_OK when it went (or the driver refused it),
+ * NOTFOUND when it does not fit one frame or cannot be compressed so (the
+ * caller sends it with standard IPHC; nothing changed). */
+static mip_status tcphc_send(struct mip_stack *s, struct mip_netif *nif, const uint8_t *ip,
+                             size_t len, const struct mip_802154_addr *dst, mip_status *sent)
+{
+    struct mip_netif_lowpan *lp = &nif->lowpan;
+    uint8_t frame[MIP_RADIO_FRAME_MAX];
+    struct mip_802154_addr src;
+    struct mip_lowpan_env env;
+    struct mip_lowpan_tcphc_pending pend;
+    size_t fmax = (size_t)lp->frame_max - FCS_LEN, mhr, hc_len, consumed, tl, tcp_hl;
+    if (!lowpan_tcphc_wanted(lp, dst, ip, len))
+        return MIP_ERR_NOTFOUND;
+    lowpan_our_link_addr(lp, &src);
+    lowpan_env(lp, &src, dst, &env);
+    env.tcp_nhc = true;
+    mhr = lowpan_put_mhr(lp, dst, frame, sizeof(frame));
+    if (mip_lowpan_iphc_compress(ip, len, &env, frame + mhr, fmax - mhr, &consumed, &hc_len) !=
+            MIP_OK || consumed != 40u)
+        return MIP_ERR_NOTFOUND;
+    tl = lowpan_tcphc_compress(s, lp, dst, ip, len, frame + mhr + hc_len, fmax - mhr - hc_len,
+                               &tcp_hl, &pend);
+    if (tl == 0u)
+        return MIP_ERR_NOTFOUND;
+    if (mhr + hc_len + tl + (len - 40u - tcp_hl) > fmax) {
+        lowpan_tcphc_abort(&pend);
+        return MIP_ERR_NOTFOUND;
+    }
+    memcpy(frame + mhr + hc_len + tl, ip + 40u + tcp_hl, len - 40u - tcp_hl);
+    *sent = lowpan_send_frame(s, nif, frame, mhr + hc_len + tl + (len - 40u - tcp_hl), 0);
+    /* a frame the driver refused changes no context: the next one must
+     * decode against what the neighbour holds */
+    if (*sent != MIP_OK) {
+        lowpan_tcphc_abort(&pend);
+        return MIP_OK;
+    }
+    lowpan_tcphc_commit(s, lp, dst, ip, &pend);
+    STAT(s, lowpan_iphc_tx);
+    mip_stat_add(&s->stats, MIP_STAT_lowpan_hc_bytes_tx, (uint32_t)(hc_len + tl));
+    return MIP_OK;
+}
+#endif
+
+/* IPHC, in one frame when it fits, else FRAG1 + FRAGNs (RFC 4944 s.5.3):
+ * size and offsets count uncompressed bytes, the compressed header goes in
+ * the first fragment, and every fragment but the last covers a multiple of
+ * 8 uncompressed bytes. */
 static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const uint8_t *ip,
                             size_t len, const struct mip_802154_addr *dst, unsigned frag)
 {
@@ -173,6 +228,10 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
     size_t fmax = (size_t)lp->frame_max - FCS_LEN, mhr, hc_len, consumed, room, chunk, off, n;
     mip_status st;
 
+#if MIP_CONF_LOWPAN_HC
+    if (tcphc_send(s, nif, ip, len, dst, &st) == MIP_OK)
+        return st;
+#endif
     lowpan_our_link_addr(lp, &src);
     lowpan_env(lp, &src, dst, &env);
     st = mip_lowpan_iphc_compress(ip, len, &env, hc, sizeof(hc), &consumed, &hc_len);
@@ -181,6 +240,21 @@ static mip_status iphc_send(struct mip_stack *s, struct mip_netif *nif, const ui
         return st;
     }
     mhr = lowpan_put_mhr(lp, dst, frame, sizeof(frame));
+    if (MIP_CONF_LOWPAN_HC && mhr + hc_len + (len - consumed) > fmax && env.udp_cksum_elide) {
+        /* in fragments: the receiver computes no checksum back before the
+         * datagram is whole, so it travels with the datagram */
+        env.udp_cksum_elide = false;
+        st = mip_lowpan_iphc_compress(ip, len, &env, hc, sizeof(hc), &consumed, &hc_len);
+        if (st != MIP_OK) {
+            STAT(s, drop_lowpan_malformed);
+            return st;
+        }
+    }
+    STAT(s, lowpan_iphc_tx);
+    /* a TCP header IPHC leaves inline counts as header bytes too */
+    mip_stat_add(&s->stats, MIP_STAT_lowpan_hc_bytes_tx,
+                 (uint32_t)(hc_len + (ip[6] == 6u && consumed == 40u && len >= 60u
+                                          ? (size_t)(ip[52] >> 4) * 4u : 0u)));
     if (mhr + hc_len + (len - consumed) <= fmax) {
         memcpy(frame + mhr, hc, hc_len);
         memcpy(frame + mhr + hc_len, ip + consumed, len - consumed);
@@ -306,16 +380,31 @@ static void iphc_input(struct mip_stack *s, struct mip_netif *nif,
         ipv6_input(s, nif, pl + 1, n - 1u, bcast);
         return;
     case MIP_LOWPAN_D_IPHC: {
-        uint8_t buf[MIP_RADIO_FRAME_MAX + MIP_LOWPAN_UNCOMP_MAX];
+        /* with a TCP NHC, a compressed header of 6 bytes can become 60 */
+        uint8_t buf[MIP_RADIO_FRAME_MAX + MIP_LOWPAN_UNCOMP_MAX +
+                    (MIP_CONF_LOWPAN_HC ? MIP_LOWPAN_TCPHC_MAX : 0)];
         struct mip_lowpan_env env;
         size_t consumed, hl;
         mip_status st;
         lowpan_env(&nif->lowpan, &h->src, &h->dst, &env);
+#if MIP_CONF_LOWPAN_HC
+        env.tcp_nhc = nif->lowpan.tcp_hc;
+#endif
         st = mip_lowpan_iphc_decompress(pl, n, &env, 0, buf, sizeof(buf), &consumed, &hl);
         if (st != MIP_OK) {
             lowpan_count_codec_error(s, st);
             return;
         }
+#if MIP_CONF_LOWPAN_HC
+        if ((pl[0] & 0x04u) != 0u && buf[6] == 6u) {
+            /* NH with Next Header TCP: a TCP NHC follows */
+            size_t len = lowpan_tcphc_expand(s, &nif->lowpan, &h->src, buf, sizeof(buf),
+                                             pl + consumed, n - consumed);
+            if (len != 0u)
+                ipv6_input(s, nif, buf, len, bcast);
+            return;
+        }
+#endif
         /* n <= MIP_RADIO_FRAME_MAX (checked by the caller): it fits */
         memcpy(buf + hl, pl + consumed, n - consumed);
         ipv6_input(s, nif, buf, hl + (n - consumed), bcast);
@@ -488,9 +577,23 @@ mip_status mip_lowpan_peek_frame(const struct mip_stack *s, uint8_t netif,
     if (mip_lowpan_dispatch_of(pl[0]) != MIP_LOWPAN_D_IPHC)
         return MIP_ERR_NOTFOUND;
     lowpan_env(&nif->lowpan, &h.src, &h.dst, &env);
+#if MIP_CONF_LOWPAN_HC
+    env.tcp_nhc = nif->lowpan.tcp_hc && frame_for_us(&nif->lowpan, &h);
+#endif
     st = mip_lowpan_iphc_decompress(pl, n, &env, dgram, buf, cap, &consumed, &hl);
     if (st != MIP_OK)
         return st;
+#if MIP_CONF_LOWPAN_HC
+    if ((pl[0] & 0x04u) != 0u && hl == 40u && buf[6] == 6u) {
+        size_t dl = lowpan_tcphc_peek(&nif->lowpan, &h.src, buf, cap, pl + consumed,
+                                       n - consumed);
+        if (dl == 0u)
+            return MIP_ERR_NOTFOUND;
+        out->ip_len = dl;
+        out->dgram_len = dl;
+        return MIP_OK;
+    }
+#endif
     n -= consumed;
     if (n > cap - hl)
         n = cap - hl;
@@ -545,6 +648,8 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
     } else {
         return MIP_ERR_INVALID;
     }
+    if (!MIP_CONF_LOWPAN_HC && (cfg->udp_cksum_elide || cfg->has_udp_ports || cfg->tcp_hc))
+        return MIP_ERR_UNSUPPORTED;
     nif = netif_alloc(s);
     if (nif == NULL)
         return MIP_ERR_NOBUFS;
@@ -564,6 +669,15 @@ mip_status mip_netif_add_lowpan(struct mip_stack *s, const struct mip_lowpan_con
     lp->short_addr = cfg->short_addr;
     memcpy(lp->ext_addr, cfg->ext_addr, 8);
     memcpy(lp->ctx0_prefix, cfg->ctx0_prefix, 8);
+    lp->udp_cksum_elide = cfg->mode == MIP_LOWPAN_IPHC && cfg->udp_cksum_elide;
+    lp->has_udp_ports = cfg->mode == MIP_LOWPAN_IPHC && cfg->has_udp_ports;
+    lp->udp_ports[0] = cfg->udp_ports[0];
+    lp->udp_ports[1] = cfg->udp_ports[1];
+#if MIP_CONF_LOWPAN_HC
+    lp->tcp_hc = cfg->mode == MIP_LOWPAN_IPHC && cfg->tcp_hc;
+    lp->tcp_hc_peer = cfg->tcp_hc_peer;
+    lp->tcp_hc_peer_ctx = cfg->tcp_hc_peer_ctx;
+#endif
 #if MIP_CONF_ND6LO
     if (cfg->has_context0) {
         memcpy(lp->ctx_prefix[0], cfg->ctx0_prefix, 8);

@@ -1,6 +1,8 @@
 /* 6LoWPAN dispatch, fragment headers and IPHC (see wire/sixlowpan.h). */
+#include "moteip/config.h"
 #include "moteip/wire/sixlowpan.h"
 #include "moteip/wire/bytes.h"
+#include "moteip/wire/checksum.h"
 #include <string.h>
 
 /* IPHC base encoding, RFC 6282 s.3.1.1: 011 TF(2) NH HLIM(2) | CID SAC
@@ -20,6 +22,9 @@
 #define IPV6_HDR      40u
 #define UDP_HDR       8u
 #define PROTO_UDP     17u
+#define PROTO_TCP     6u
+/* wire/lowpan_tcp.h's MIP_LOWPAN_NHC_TCP (1100xxxx) */
+#define MIP_LOWPAN_NHC_TCP_ID 0xC0u
 
 /* Address modes (SAM / DAM values for unicast). */
 #define AM_INLINE 0u   /* 128 bits, or 64 after a known prefix */
@@ -267,53 +272,88 @@ static mip_status rd_multicast(struct rd *r, bool dac, uint8_t dam, uint8_t ci,
     }
 }
 
-static mip_status rd_nhc_udp(struct rd *r, uint8_t *udp)
+/* The ports of RFC 6282's NHC UDP forms (PP = d & 3). */
+static mip_status rd_ports(struct rd *r, uint8_t pp, uint8_t *udp)
 {
-    const uint8_t *q;
-    uint8_t d;
-    if ((q = take(r, 1)) == NULL)
+    static const uint8_t inline_len[4] = {4, 3, 3, 1};
+    const uint8_t *q = take(r, inline_len[pp]);
+    if (q == NULL)
         return MIP_ERR_TRUNCATED;
-    d = q[0];
-    /* Elided checksums need upper-layer authorization (RFC 6282 s.4.3.2);
-     * other NHC headers are extension headers this stack does not expand. */
-    if ((d & NHC_UDP_MASK) != NHC_UDP || (d & NHC_UDP_C) != 0u)
-        return MIP_ERR_UNSUPPORTED;
-    switch (d & 3u) {
+    switch (pp) {
     case 0:
-        if ((q = take(r, 4)) == NULL)
-            return MIP_ERR_TRUNCATED;
         memcpy(udp, q, 4);
         break;
     case 1:   /* source inline, destination 0xF0XX */
-        if ((q = take(r, 3)) == NULL)
-            return MIP_ERR_TRUNCATED;
         udp[0] = q[0];
         udp[1] = q[1];
         udp[2] = 0xF0u;
         udp[3] = q[2];
         break;
     case 2:   /* source 0xF0XX, destination inline */
-        if ((q = take(r, 3)) == NULL)
-            return MIP_ERR_TRUNCATED;
         udp[0] = 0xF0u;
         udp[1] = q[0];
         udp[2] = q[1];
         udp[3] = q[2];
         break;
     default:  /* both 0xF0BX */
-        if ((q = take(r, 1)) == NULL)
-            return MIP_ERR_TRUNCATED;
         udp[0] = 0xF0u;
         udp[1] = (uint8_t)(0xB0u | (q[0] >> 4));
         udp[2] = 0xF0u;
         udp[3] = (uint8_t)(0xB0u | (q[0] & 0x0Fu));
         break;
     }
+    return MIP_OK;
+}
+
+/* The checksum after the ports: inline, or elided (rd_nhc_udp checked). */
+static mip_status rd_cksum(struct rd *r, bool elided, uint8_t *udp)
+{
+    const uint8_t *q;
+    if (elided)
+        return MIP_OK;
     if ((q = take(r, 2)) == NULL)
         return MIP_ERR_TRUNCATED;
     udp[6] = q[0];
     udp[7] = q[1];
     return MIP_OK;
+}
+
+/* NHC UDP (RFC 6282 s.4.3.3, or moteip's shared-port form). *elided
+ * tells the caller to compute the checksum back once the datagram's size
+ * is known. */
+static mip_status rd_nhc_udp(struct rd *r, const struct mip_lowpan_env *env, bool whole,
+                             uint8_t *udp, bool *elided)
+{
+    const uint8_t *q;
+    uint8_t d;
+    mip_status st;
+    if ((q = take(r, 1)) == NULL)
+        return MIP_ERR_TRUNCATED;
+    d = q[0];
+    /* An elided checksum needs the upper layer's authorisation (RFC 6282
+     * s.4.3.2), and the whole datagram to compute it back from; other NHC
+     * headers are extension headers this stack does not expand. */
+    *elided = (d & NHC_UDP_C) != 0u;
+    if (*elided && (!MIP_CONF_LOWPAN_HC || env == NULL || !env->udp_cksum_elide || !whole))
+        return MIP_ERR_UNSUPPORTED;
+#if MIP_CONF_LOWPAN_HC
+    if ((d & 0xF8u) == MIP_LOWPAN_NHC_UDP_SHARED) {
+        unsigned rev = d & 1u;
+        if (env == NULL || !env->has_udp_ports)
+            return MIP_ERR_UNSUPPORTED;
+        /* the compressor sets D only when it names other ports */
+        if ((d & 2u) != 0u || (rev && env->udp_ports[0] == env->udp_ports[1]))
+            return MIP_ERR_MALFORMED;
+        mip_wr16(udp, env->udp_ports[rev]);
+        mip_wr16(udp + 2, env->udp_ports[rev ^ 1u]);
+        return rd_cksum(r, *elided, udp);
+    }
+#endif
+    if ((d & NHC_UDP_MASK) != NHC_UDP)
+        return MIP_ERR_UNSUPPORTED;
+    if ((st = rd_ports(r, (uint8_t)(d & 3u), udp)) != MIP_OK)
+        return st;
+    return rd_cksum(r, *elided, udp);
 }
 
 mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
@@ -327,7 +367,7 @@ mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
     uint32_t flow = 0;
     size_t hdr = IPV6_HDR, total;
     mip_status st;
-    bool nhc;
+    bool nhc, elided = false;
 
     if (in_len < 2u)
         return MIP_ERR_TRUNCATED;
@@ -409,11 +449,17 @@ mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
     if (st != MIP_OK)
         return st;
 
-    if (nhc) {
+    if (nhc && r.pos < in_len && (in[r.pos] & 0xF0u) == MIP_LOWPAN_NHC_TCP_ID) {
+        /* moteip's TCP NHC: the caller expands it (wire/lowpan_tcp.h) */
+        if (!MIP_CONF_LOWPAN_HC || env == NULL || !env->tcp_nhc || datagram_size != 0u)
+            return MIP_ERR_UNSUPPORTED;
+        out[6] = PROTO_TCP;
+        nhc = false;
+    } else if (nhc) {
         if (cap < IPV6_HDR + UDP_HDR)
             return MIP_ERR_NOSPACE;
         memset(out + IPV6_HDR, 0, UDP_HDR);
-        st = rd_nhc_udp(&r, out + IPV6_HDR);
+        st = rd_nhc_udp(&r, env, datagram_size == 0u, out + IPV6_HDR, &elided);
         if (st != MIP_OK)
             return st;
         out[6] = PROTO_UDP;
@@ -426,6 +472,19 @@ mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
     mip_wr16(out + 4, (uint16_t)(total - IPV6_HDR));
     if (nhc)
         mip_wr16(out + IPV6_HDR + 4, (uint16_t)(total - IPV6_HDR));
+#if MIP_CONF_LOWPAN_HC
+    if (elided) {
+        /* the whole datagram is here (checked in rd_nhc_udp): the UDP
+         * header just built, then in[r.pos..in_len) */
+        uint32_t sum = mip_cksum_pseudo6(out + 8, out + 24, PROTO_UDP,
+                                         (uint32_t)(total - IPV6_HDR));
+        uint16_t c;
+        sum = mip_cksum_add(sum, out + IPV6_HDR, UDP_HDR);
+        sum = mip_cksum_add(sum, in + r.pos, in_len - r.pos);
+        c = mip_cksum_finish(sum);
+        mip_wr16(out + IPV6_HDR + 6, c != 0u ? c : 0xFFFFu);   /* RFC 768: 0 is "none" */
+    }
+#endif
     *consumed = r.pos;
     *out_len = hdr;
     return MIP_OK;
@@ -570,6 +629,46 @@ static size_t plan_cost(const struct addr_plan *s, const struct addr_plan *d)
     return (size_t)s->n + d->n + (needs_cid(s, d) ? 1u : 0u);
 }
 
+/* RFC 6282 s.4.3.2: the UDP checksum is elided only with the upper
+ * layer's say-so, for a datagram the receiver gets whole (it computes the
+ * checksum back from it) and never when the checksum is wrong: eliding
+ * would turn a damaged datagram into a good one. */
+static bool udp_elide(const uint8_t *ip, size_t ip_len, uint16_t plen,
+                      const struct mip_lowpan_env *env)
+{
+#if MIP_CONF_LOWPAN_HC
+    return env != NULL && env->udp_cksum_elide && ip_len == IPV6_HDR + (size_t)plen &&
+           mip_rd16(ip + IPV6_HDR + 6) != 0u &&
+           mip_cksum_finish(mip_cksum_add(mip_cksum_pseudo6(ip + 8, ip + 24, PROTO_UDP, plen),
+                                          ip + IPV6_HDR, plen)) == 0u;
+#else
+    (void)ip;
+    (void)ip_len;
+    (void)plen;
+    (void)env;
+    return false;
+#endif
+}
+
+/* The shared-port NHC byte (C clear) for these ports, 0 when the context
+ * does not name them. */
+static uint8_t udp_shared(const struct mip_lowpan_env *env, uint16_t sport, uint16_t dport)
+{
+#if MIP_CONF_LOWPAN_HC
+    if (env == NULL || !env->has_udp_ports)
+        return 0;
+    if (sport == env->udp_ports[0] && dport == env->udp_ports[1])
+        return MIP_LOWPAN_NHC_UDP_SHARED;
+    if (sport == env->udp_ports[1] && dport == env->udp_ports[0])
+        return MIP_LOWPAN_NHC_UDP_SHARED | 1u;
+#else
+    (void)env;
+    (void)sport;
+    (void)dport;
+#endif
+    return 0;
+}
+
 mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
                                     const struct mip_lowpan_env *env,
                                     uint8_t *out, size_t cap,
@@ -648,6 +747,9 @@ mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
         b0 |= IPHC_NH;
         sport = mip_rd16(ip + IPV6_HDR);
         dport = mip_rd16(ip + IPV6_HDR + 2);
+    } else if (MIP_CONF_LOWPAN_HC && ip[6] == PROTO_TCP && env != NULL && env->tcp_nhc &&
+               ip_len == IPV6_HDR + (size_t)plen) {
+        b0 |= IPHC_NH;   /* the caller's TCP NHC follows */
     } else {
         buf[n++] = ip[6];
     }
@@ -674,27 +776,34 @@ mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
     n += dst.n;
 
     if (udp) {
-        if ((sport & 0xFFF0u) == 0xF0B0u && (dport & 0xFFF0u) == 0xF0B0u) {
-            buf[n++] = NHC_UDP | 3u;
+        bool elide = udp_elide(ip, ip_len, plen, env);
+        uint8_t c = elide ? NHC_UDP_C : 0u;
+        uint8_t shared = udp_shared(env, sport, dport);
+        if (shared != 0u) {
+            buf[n++] = (uint8_t)(shared | c);
+        } else if ((sport & 0xFFF0u) == 0xF0B0u && (dport & 0xFFF0u) == 0xF0B0u) {
+            buf[n++] = (uint8_t)(NHC_UDP | c | 3u);
             buf[n++] = (uint8_t)((uint8_t)((sport & 0x0Fu) << 4) | (dport & 0x0Fu));
         } else if ((dport & 0xFF00u) == 0xF000u) {
-            buf[n++] = NHC_UDP | 1u;
+            buf[n++] = (uint8_t)(NHC_UDP | c | 1u);
             mip_wr16(buf + n, sport);
             buf[n + 2] = (uint8_t)dport;
             n += 3;
         } else if ((sport & 0xFF00u) == 0xF000u) {
-            buf[n++] = NHC_UDP | 2u;
+            buf[n++] = (uint8_t)(NHC_UDP | c | 2u);
             buf[n] = (uint8_t)sport;
             mip_wr16(buf + n + 1, dport);
             n += 3;
         } else {
-            buf[n++] = NHC_UDP;
+            buf[n++] = (uint8_t)(NHC_UDP | c);
             mip_wr16(buf + n, sport);
             mip_wr16(buf + n + 2, dport);
             n += 4;
         }
-        buf[n++] = ip[IPV6_HDR + 6];   /* checksum: always carried */
-        buf[n++] = ip[IPV6_HDR + 7];
+        if (!elide) {
+            buf[n++] = ip[IPV6_HDR + 6];
+            buf[n++] = ip[IPV6_HDR + 7];
+        }
     }
     buf[0] = b0;
     buf[1] = b1;

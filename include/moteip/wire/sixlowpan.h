@@ -86,7 +86,35 @@ struct mip_lowpan_env {
      * clear). Zero: every context below ctx_count serves both ways. */
     uint16_t ctx_absent;
     uint16_t ctx_nocomp;
+    /* RFC 6282 s.4.3.2: the link's upper layer authorises eliding the UDP
+     * checksum (docs/LOWPAN.md "Eliding the UDP checksum": every frame on
+     * this link is authenticated by a link-layer MIC). The compressor
+     * elides a checksum only with it, only for a whole (unfragmented)
+     * datagram and only when the checksum it drops is correct; the
+     * decompressor takes an elided checksum (NHC C bit) only with it and
+     * only in an unfragmented frame, and computes the checksum back. */
+    bool udp_cksum_elide;
+    /* A shared UDP port context (seed 000 s.9.3; moteip's own NHC form,
+     * docs/LOWPAN.md): both ends agree on the port pair udp_ports[0] ->
+     * udp_ports[1] and datagrams between them carry no port byte (NHC
+     * 0xF8 / 0xF9, see below). false: the form is neither used nor
+     * accepted. */
+    bool has_udp_ports;
+    uint16_t udp_ports[2];
+    /* moteip's TCP NHC (wire/lowpan_tcp.h) follows the IPv6 header of a
+     * whole TCP datagram: the compressor sets NH and leaves the TCP header
+     * to the caller (*consumed 40); the decompressor, at NH with a TCP NHC
+     * byte next, writes Next Header 6 and stops before that byte (*out_len
+     * 40; Payload Length counts the compressed bytes: the caller rewrites
+     * it). false: neither, and a TCP NHC is UNSUPPORTED. */
+    bool tcp_nhc;
 };
+
+/* moteip's shared-port NHC for UDP: 11111 C 0 D, outside the NHC IDs RFC
+ * 6282 assigns (1110xxxx extension headers, 11110xxx UDP). D clear: source
+ * port udp_ports[0], destination udp_ports[1]; D set: the reverse. C as in
+ * RFC 6282's UDP NHC. Bit 1 is reserved (0). */
+#define MIP_LOWPAN_NHC_UDP_SHARED 0xF8u
 
 /* The interface identifier a link address stands for (RFC 4944 s.6,
  * RFC 6282 s.3.2.2): 0000:00ff:fe00:XXXX for short address XXXX, the
@@ -121,8 +149,11 @@ mip_status mip_lowpan_link_from_iid(const uint8_t iid[8], struct mip_802154_addr
  * M=1 DAC=1 DAM!=00), an address to derive from a link address the frame
  * does not have, or a datagram_size too small for the header; NOTFOUND
  * when it names a context at or above ctx_count; UNSUPPORTED for NHC other
- * than UDP, or UDP with an elided checksum; NOSPACE when cap < 40 (48 with
- * NHC UDP).
+ * than UDP, for UDP with an elided checksum unless env->udp_cksum_elide and
+ * datagram_size is 0 (the whole datagram is in `in`, so the checksum can be
+ * computed back), and for the shared-port form unless env->has_udp_ports,
+ * and for a TCP NHC unless env->tcp_nhc and datagram_size is 0;
+ * NOSPACE when cap < 40 (48 with NHC UDP).
  */
 mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
                                       const struct mip_lowpan_env *env, size_t datagram_size,
@@ -138,7 +169,10 @@ mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
  * elided, multicast in the 8/32/48-bit forms (and the context-based
  * RFC 3306 form), and the unspecified source. When a UDP header follows
  * whose Length equals the IPv6 Payload Length, it is compressed with NHC
- * (ports in the 4-, 8- or 16-bit forms; the checksum is always carried).
+ * (ports in the shared-port form when env->has_udp_ports names them, else
+ * the 4-, 8- or 16-bit forms; the checksum carried unless
+ * env->udp_cksum_elide allows eliding it, ip_len covers the whole datagram
+ * and the checksum is correct).
  *
  * ip_len may be shorter than 40 + Payload Length (the first fragment of a
  * datagram), never longer.
@@ -152,7 +186,9 @@ mip_status mip_lowpan_iphc_decompress(const uint8_t *in, size_t in_len,
  * What this accepts, mip_lowpan_iphc_decompress() takes back: given
  * datagram_size 40 + Payload Length (or, for a whole datagram, the output
  * followed by ip[*consumed..ip_len) with datagram_size 0) it succeeds,
- * consumes exactly *out_len bytes and rebuilds ip[0..*consumed).
+ * consumes exactly *out_len bytes and rebuilds ip[0..*consumed). A header
+ * with an elided UDP checksum comes back only the second way (the
+ * decompressor computes the checksum from the whole datagram).
  */
 mip_status mip_lowpan_iphc_compress(const uint8_t *ip, size_t ip_len,
                                     const struct mip_lowpan_env *env,

@@ -233,6 +233,7 @@ from . import (  # noqa: E402,F401
     dos,
     dtc_figures,
     energy,
+    hc,
     overlay,
     physics,
     relay,

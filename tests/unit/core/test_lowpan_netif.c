@@ -10,6 +10,7 @@
  */
 #include "testing.h"
 #include "moteip/stack.h"
+#include "moteip/ip.h"
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/checksum.h"
 #include "moteip/wire/ieee802154.h"
@@ -246,6 +247,7 @@ static mip_status send_udp(struct air *a, unsigned from, const char *dst, const 
 
 /* --- IPHC mode ------------------------------------------------------------- */
 
+
 /* Frames of a fragmented datagram of `size` uncompressed bytes whose
  * compressed header is hc bytes (of `consumed` uncompressed), with an MHR
  * of mhr bytes: the FRAG1 and FRAGNs carry the most whole 8-byte blocks
@@ -296,6 +298,76 @@ static void test_udp_every_size_across_iphc(void)
     }
     air_free(a);
 }
+
+/* --- shared-context UDP compression (RFC 6282 s.4.3.2, docs/LOWPAN.md) ---- */
+#if MIP_CONF_LOWPAN_HC
+
+static void set_udp_hc(struct air *a, unsigned node, bool elide, bool ports)
+{
+    struct mip_netif_lowpan *lp = &mip_netif_get(a->s[node], 0)->lowpan;
+    lp->udp_cksum_elide = elide;
+    lp->has_udp_ports = ports;
+    lp->udp_ports[0] = PORT;
+    lp->udp_ports[1] = PORT;
+}
+
+/* Both ends authorised: every size arrives intact (the receiver computes
+ * each elided checksum back and UDP verifies it); a datagram in one frame
+ * loses its 2 checksum bytes, the shared ports take the port bytes too
+ * (MHR 9 + 3 bytes of header), a fragmented one keeps its checksum. */
+static void test_udp_checksum_elided_every_size(void)
+{
+    static const struct { bool ports; size_t hc; } arms[] = { {false, 9u - 2u}, {true, 3u} };
+    static uint8_t data[1232];
+    unsigned k, size;
+    for (k = 0; k < 2u; k++) {
+        struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+        unsigned bad = 0, frames_wrong = 0;
+        set_udp_hc(a, 0, true, arms[k].ports);
+        set_udp_hc(a, 1, true, arms[k].ports);
+        for (size = 0; size <= 1232u; size++) {
+            unsigned before = a->sent;
+            fill(data, size, size);
+            a->sink[1].calls = 0;
+            CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, size), MIP_OK);
+            if (a->sent - before == 1u ? a->q[0].len != 9u + arms[k].hc + size
+                                       : a->sent - before != expected_frames(48u + size, 125, 9,
+                                                                             arms[k].ports ? 5u : 9u,
+                                                                             48))
+                frames_wrong++;
+            air_deliver(a);
+            if (a->sink[1].calls != 1 || !sink_has(&a->sink[1], size, size))
+                bad++;
+        }
+        CHECK_EQ(bad, 0);
+        CHECK_EQ(frames_wrong, 0);
+        CHECK_EQ(stat(a, 1, MIP_STAT_drop_udp_bad_checksum), 0);
+        CHECK_EQ(stat(a, 1, MIP_STAT_udp_rx), 1233);
+        air_free(a);
+    }
+}
+
+/* A receiver that was not authorised drops what elides the checksum, or
+ * uses a port context it does not hold, and counts it; the UDP layer never
+ * sees it. */
+static void test_udp_hc_refused_without_authorisation(void)
+{
+    static const struct { bool elide, ports; } tx[] = { {true, false}, {false, true}, {true, true} };
+    static uint8_t data[16];
+    unsigned k;
+    for (k = 0; k < 3u; k++) {
+        struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+        set_udp_hc(a, 0, tx[k].elide, tx[k].ports);
+        fill(data, sizeof data, 7);
+        CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_OK);
+        air_deliver(a);
+        CHECK_EQ(a->sink[1].calls, 0);
+        CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_unsupported), 1);
+        CHECK_EQ(stat(a, 1, MIP_STAT_udp_rx), 0);
+        air_free(a);
+    }
+}
+#endif
 
 /* Short frames and an extended source address: many small fragments. */
 static void test_udp_small_frames_extended_source(void)
@@ -1293,9 +1365,216 @@ static void test_send_raw_sends_the_datagram_unchanged(void)
 }
 #endif
 
+#if MIP_CONF_FORWARD && MIP_CONF_LOWPAN_HC
+/* --- TCP header compression (docs/LOWPAN.md) -------------------------------- */
+
+struct got_local {
+    unsigned n;
+    size_t len;
+    uint8_t pkt[256];
+};
+
+static enum mip_fwd_verdict keep_local(void *ctx, struct mip_stack *s, bool out, uint8_t netif,
+                                       const uint8_t *pkt, size_t len)
+{
+    struct got_local *g = ctx;
+    (void)s;
+    (void)netif;
+    if (!out && len > 40u && pkt[6] == 6u) {   /* TCP (not the ICMP errors a
+                                                   stack without TCP answers with) */
+        g->n++;
+        g->len = len;
+        memcpy(g->pkt, pkt, len < sizeof g->pkt ? len : sizeof g->pkt);
+    }
+    return MIP_FWD_PASS;
+}
+
+/* fd00::ff:fe00:FROM -> fd00::ff:fe00:TO, TCP 61616 <-> 80 (ports swapped
+ * from node 2), ACK, window 1024, `payload` bytes, right checksum. */
+static size_t tcp_dgram(uint8_t *d, unsigned from, uint32_t seq, uint32_t ack, size_t payload)
+{
+    struct mip_addr a = addr(from == 1 ? "fd00::ff:fe00:1" : "fd00::ff:fe00:2");
+    struct mip_addr b = addr(from == 1 ? "fd00::ff:fe00:2" : "fd00::ff:fe00:1");
+    size_t tl = 20u + payload;
+    memset(d, 0, 40u + tl);
+    d[0] = 0x60;
+    mip_wr16(d + 4, (uint16_t)tl);
+    d[6] = 6;
+    d[7] = 64;
+    memcpy(d + 8, a.bytes, 16);
+    memcpy(d + 24, b.bytes, 16);
+    mip_wr16(d + 40, from == 1 ? 61616 : 80);
+    mip_wr16(d + 42, from == 1 ? 80 : 61616);
+    mip_wr32(d + 44, seq);
+    mip_wr32(d + 48, ack);
+    d[52] = 0x50;
+    d[53] = 0x10;
+    mip_wr16(d + 54, 1024);
+    fill(d + 60, payload, seq);
+    mip_wr16(d + 56, mip_cksum_finish(mip_cksum_add(mip_cksum_pseudo6(d + 8, d + 24, 6,
+                                                                        (uint32_t)tl),
+                                                      d + 40, tl)));
+    return 40u + tl;
+}
+
+static void set_tcp_hc(struct air *a, unsigned node, bool on)
+{
+    mip_netif_get(a->s[node], 0)->lowpan.tcp_hc = on;
+}
+
+static bool refuse_all(void *ctx, const struct mip_802154_addr *peer)
+{
+    (void)ctx;
+    (void)peer;
+    return false;
+}
+
+/* A flow of 40 segments with a quarter of the frames lost on the air: the
+ * first goes FULL (MHR 9 + IPHC 2 + 1 + 20), every later one 7 bytes of
+ * TCP NHC (16-bit sequence number, 8-bit acknowledgement number); every segment that arrives reaches IP byte for byte, and no
+ * context ever mismatches (the losses stay within the forms' reach). */
+static void test_tcp_hc_flow_with_losses(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct got_local g;
+    uint8_t d[256];
+    unsigned i, delivered = 0, bad = 0, long_frames = 0;
+    memset(&g, 0, sizeof g);
+    set_tcp_hc(a, 0, true);
+    set_tcp_hc(a, 1, true);
+    mip_ip_set_local_hook(a->s[1], keep_local, &g);
+    for (i = 0; i < 40u; i++) {
+        size_t len = tcp_dgram(d, 1, 1000u + 50u * i, 7000, 50);
+        unsigned before = g.n;
+        CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+        CHECK_EQ(a->nq, 1);
+        if (a->q[0].len != 9u + 2u + (i == 0 ? 21u : 7u) + 50u)
+            long_frames++;
+        if (i != 0 && i % 4u == 0u) {
+            a->nq = 0;   /* lost */
+            continue;
+        }
+        air_deliver(a);
+        if (g.n == before + 1u) {
+            delivered++;
+            if (g.len != len || memcmp(g.pkt, d, len) != 0)
+                bad++;
+        }
+    }
+    CHECK_EQ(long_frames, 0);
+    CHECK_EQ(delivered, 31);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_tcphc_mismatch), 0);
+    CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_tcphc_tx), 40);
+    CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_tcphc_full_tx), 1);
+    air_free(a);
+}
+
+/* The FULL header is lost: the next segment finds no context (dropped,
+ * counted); the receiver's next segment the other way carries R, and the
+ * sender's next one goes FULL and arrives: repaired on the link. */
+static void test_tcp_hc_lost_full_repaired(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct got_local g0, g1;
+    uint8_t d[256];
+    size_t len;
+    memset(&g0, 0, sizeof g0);
+    memset(&g1, 0, sizeof g1);
+    set_tcp_hc(a, 0, true);
+    set_tcp_hc(a, 1, true);
+    mip_ip_set_local_hook(a->s[0], keep_local, &g0);
+    mip_ip_set_local_hook(a->s[1], keep_local, &g1);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
+    a->nq = 0;                                            /* the FULL is lost */
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1050, 7000, 50)), MIP_OK);
+    air_deliver(a);
+    CHECK_EQ(g1.n, 0);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_tcphc_mismatch), 1);
+    /* node 2's ACK: its own context is new (FULL), and it carries R */
+    len = tcp_dgram(d, 2, 7000, 1100, 0);
+    CHECK_EQ(mip_ip_send_raw(a->s[1], d, len), MIP_OK);
+    CHECK_EQ(a->nq, 1);
+    CHECK((a->q[0].data[9 + 2] & (MIP_LOWPAN_TCPHC_FULL | MIP_LOWPAN_TCPHC_REFRESH)) ==
+          (MIP_LOWPAN_TCPHC_FULL | MIP_LOWPAN_TCPHC_REFRESH));
+    air_deliver(a);
+    CHECK_EQ(g0.n, 1);
+    CHECK_EQ(stat(a, 0, MIP_STAT_lowpan_tcphc_refresh_rx), 1);
+    len = tcp_dgram(d, 1, 1100, 7000, 50);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    CHECK((a->q[0].data[9 + 2] & MIP_LOWPAN_TCPHC_FULL) != 0);
+    air_deliver(a);
+    CHECK_EQ(g1.n, 1);
+    CHECK(g1.len == len && memcmp(g1.pkt, d, len) == 0);
+    /* and the next ACK no longer asks */
+    CHECK_EQ(mip_ip_send_raw(a->s[1], d, tcp_dgram(d, 2, 7000, 1150, 0)), MIP_OK);
+    CHECK((a->q[0].data[9 + 2] & MIP_LOWPAN_TCPHC_REFRESH) == 0);
+    air_deliver(a);
+    air_free(a);
+}
+
+/* A context gone wrong (here: the receiver's reference window changed
+ * behind its back) rebuilds a header whose TCP checksum fails: dropped at
+ * this hop, counted, and R owed. */
+static void test_tcp_hc_mismatch_caught_by_checksum(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct got_local g;
+    uint8_t d[256];
+    unsigned k;
+    memset(&g, 0, sizeof g);
+    set_tcp_hc(a, 0, true);
+    set_tcp_hc(a, 1, true);
+    mip_ip_set_local_hook(a->s[1], keep_local, &g);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
+    air_deliver(a);
+    CHECK_EQ(g.n, 1);
+    for (k = 0; k < MIP_LOWPAN_TCPHC_SLOTS; k++)
+        mip_netif_get(a->s[1], 0)->lowpan.tcphc.rx[k].ctx.window ^= 0x0100u;
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1050, 7000, 50)), MIP_OK);
+    air_deliver(a);
+    CHECK_EQ(g.n, 1);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_tcphc_mismatch), 1);
+    CHECK_EQ(mip_netif_get(a->s[1], 0)->lowpan.tcphc.owe_r_used, 1);
+    air_free(a);
+}
+
+/* Per neighbour: a peer the callback refuses gets standard IPHC (the TCP
+ * header inline, Next Header inline); a receiver without tcp_hc drops a
+ * TCP NHC frame and counts it. */
+static void test_tcp_hc_per_neighbour(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct got_local g;
+    uint8_t d[256];
+    size_t len;
+    memset(&g, 0, sizeof g);
+    set_tcp_hc(a, 0, true);
+    mip_netif_get(a->s[0], 0)->lowpan.tcp_hc_peer = refuse_all;
+    mip_ip_set_local_hook(a->s[1], keep_local, &g);
+    len = tcp_dgram(d, 1, 1000, 7000, 50);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    CHECK_EQ(a->q[0].len, 9u + 3u + 20u + 50u);
+    air_deliver(a);
+    CHECK_EQ(g.n, 1);
+    CHECK(g.len == len && memcmp(g.pkt, d, len) == 0);
+    mip_netif_get(a->s[0], 0)->lowpan.tcp_hc_peer = NULL;   /* node 2 has none */
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    CHECK_EQ(a->q[0].len, 9u + 2u + 21u + 50u);
+    air_deliver(a);
+    CHECK_EQ(g.n, 1);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_unsupported), 1);
+    air_free(a);
+}
+#endif
+
 int main(void)
 {
     RUN(test_udp_every_size_across_iphc);
+#if MIP_CONF_LOWPAN_HC
+    RUN(test_udp_checksum_elided_every_size);
+    RUN(test_udp_hc_refused_without_authorisation);
+#endif
     RUN(test_udp_small_frames_extended_source);
     RUN(test_udp_across_frame_sizes);
     RUN(test_two_interleaved_datagrams);
@@ -1321,6 +1600,12 @@ int main(void)
     RUN(test_peek_frame_reads_iphc_and_frag1);
     RUN(test_peek_frame_and_link_addr_raw_ip);
     RUN(test_send_raw_sends_the_datagram_unchanged);
+#endif
+#if MIP_CONF_FORWARD && MIP_CONF_LOWPAN_HC
+    RUN(test_tcp_hc_flow_with_losses);
+    RUN(test_tcp_hc_lost_full_repaired);
+    RUN(test_tcp_hc_mismatch_caught_by_checksum);
+    RUN(test_tcp_hc_per_neighbour);
 #endif
     return TESTING_DONE();
 }
