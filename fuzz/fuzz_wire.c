@@ -899,13 +899,18 @@ static void fz_sixlowpan(const uint8_t *d, size_t n)
                 (dgram[24] == 0xFFu) == ((c[1] & 0x08u) != 0))
                 CHECK(hlen <= consumed);
             if (fz_udp_elided(dgram, olen + rest, &env, hlen)) {
-                /* only the whole datagram gives an elided checksum back */
+                /* only the whole datagram gives an elided checksum back. The
+                 * compressor may take in more than the decompressor gave
+                 * out: a UDP header that came inline (olen 40) is compressed
+                 * by NHC now (consumed2 48); the rest follows it. */
                 uint8_t whole[MIP_LOWPAN_IPHC_MAX + 2048];
-                CHECK(consumed2 == olen);
+                size_t tail;
+                CHECK(consumed2 >= olen && consumed2 <= olen + rest);
+                tail = olen + rest - consumed2;
                 memcpy(whole, hc, hlen);
-                memcpy(whole + hlen, dgram + consumed2, rest);
-                c2 = dup_exact(whole, hlen + rest);
-                CHECK(mip_lowpan_iphc_decompress(c2, hlen + rest, &env, 0, out2, sizeof out2,
+                memcpy(whole + hlen, dgram + consumed2, tail);
+                c2 = dup_exact(whole, hlen + tail);
+                CHECK(mip_lowpan_iphc_decompress(c2, hlen + tail, &env, 0, out2, sizeof out2,
                                                  &consumed3, &olen3) == MIP_OK);
             } else {
                 c2 = dup_exact(hc, hlen);
