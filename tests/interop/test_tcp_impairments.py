@@ -48,7 +48,12 @@ IMPAIRMENTS = [
                          ids=[x[0] for x in IMPAIRMENTS])
 def test_download_survives(make_host, tmp_path, spec, fam, n):
     host = start_impaired_host(make_host, spec, SERVICE_ARGS)
-    stats = _download(host, tmp_path, STACK_V4 if fam == "v4" else STACK_V6, n)
+    # 10 % loss each way makes the time heavy-tailed: a run is mostly 10-20 s,
+    # but one in the session-8 fresh-clone run had 65 RTOs and 728 KB after
+    # 50 s (every byte right); 100 s bounds such a tail, which is what this
+    # test is about (that the transfer survives), not its speed
+    stats = _download(host, tmp_path, STACK_V4 if fam == "v4" else STACK_V6, n,
+                      max_time=100 if spec.get("loss", 0) >= 10 else 50)
     tcp = stats["tcp"]
     if "loss" in spec:
         # Losses were repaired by retransmission, and with SACK (full
