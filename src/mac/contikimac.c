@@ -164,18 +164,17 @@ static void listen_sample(struct mip_mac *m)
     const struct mip_rdc_config *p = mip_rdc_par(m);
     uint32_t left, step = (uint32_t)p->cca_on_us + p->cca_gap_us;
     uint32_t heard = m->now - c->since;
-    uint32_t limit = p->listen_max_us;
-    if (c->extended)
-        limit += mip_rdc_airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
-    if (heard >= limit) {
+    if (heard >= p->listen_max_us) {
         /* The listen ends with the channel busy after a clear sample: a
          * copy of a train may be under way (one after copies lost to
          * collisions); stay for one longest frame, once, as X-MAC does,
          * rather than cut it off and have the sender try again. Energy
          * that never paused is noise: the listen ends on time. */
         if (!c->extended && c->paused && can_sample(m) && !m->radio->cca(m->radio_ctx)) {
+            uint32_t longest = mip_rdc_airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
             c->extended = true;
-            mip_mac_rdc_timer(m, limit + mip_rdc_airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX) - heard);
+            c->since = m->now + longest - p->listen_max_us;     /* ends `longest` from now */
+            mip_mac_rdc_timer(m, longest);
             return;
         }
         mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);
@@ -192,7 +191,7 @@ static void listen_sample(struct mip_mac *m)
             return;
         }
     }
-    left = limit - heard;
+    left = p->listen_max_us - heard;
     mip_mac_rdc_timer(m, step < left ? step : left);
 }
 
