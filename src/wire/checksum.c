@@ -49,12 +49,30 @@ static uint32_t fold64(uint64_t acc)
  * s.2(B)), so one swap at the end gives the big-endian result. */
 static uint32_t sum_words32(const uint8_t *data, size_t n4)
 {
-    uint64_t acc = 0, w0, w1;
+    uint64_t acc = 0, w0, w1, w2, w3;
     uint32_t w;
 
     /* 64-bit words with the end-around carry added back at once: the one's
-     * complement sum of 64-bit words folds to that of their 16-bit parts. */
-    while (n4 >= 4u) {
+     * complement sum of 64-bit words folds to that of their 16-bit parts.
+     * Four words a round (x86-64: 14 instructions per 32 bytes against 16
+     * for two rounds of two). */
+    while (n4 >= 8u) {
+        memcpy(&w0, data, 8);
+        memcpy(&w1, data + 8, 8);
+        memcpy(&w2, data + 16, 8);
+        memcpy(&w3, data + 24, 8);
+        acc += w0;
+        acc += (acc < w0);
+        acc += w1;
+        acc += (acc < w1);
+        acc += w2;
+        acc += (acc < w2);
+        acc += w3;
+        acc += (acc < w3);
+        data += 32;
+        n4 -= 8u;
+    }
+    if (n4 >= 4u) {
         memcpy(&w0, data, 8);
         memcpy(&w1, data + 8, 8);
         acc += w0;
