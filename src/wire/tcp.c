@@ -14,6 +14,10 @@
 #define TCP_OPTLEN_SACK_PERM 2u
 #define TCP_OPTLEN_TIMESTAMP 10u
 #define TCP_SACK_BLOCK_LEN   8u
+/* NOP, NOP, TIMESTAMP, its length: the first word of RFC 7323 appendix A's
+ * layout, big-endian. */
+#define TCP_OPTS_TS_LEAD ((uint32_t)MIP_TCP_OPT_NOP << 24 | (uint32_t)MIP_TCP_OPT_NOP << 16 | \
+                          (uint32_t)MIP_TCP_OPT_TIMESTAMP << 8 | TCP_OPTLEN_TIMESTAMP)
 
 mip_status mip_tcp_parse(const uint8_t *buf, size_t len, struct mip_tcp_hdr *out)
 {
@@ -115,6 +119,14 @@ mip_status mip_tcp_opts_parse(const uint8_t *opts, size_t len, struct mip_tcp_op
     memset(out, 0, sizeof(*out));
     if (len > TCP_OPTS_MAX)
         return MIP_ERR_INVALID;
+    /* RFC 7323 appendix A's layout (NOP NOP TIMESTAMP), on every segment of
+     * a connection with timestamps: the walk's result without the walk. */
+    if (len == 12u && mip_rd32(opts) == TCP_OPTS_TS_LEAD) {
+        out->ts_val = mip_rd32(opts + 4);
+        out->ts_ecr = mip_rd32(opts + 8);
+        out->present = MIP_TCP_HAS_TIMESTAMP;
+        return MIP_OK;
+    }
 
     while (i < len) {
         size_t olen;
@@ -231,6 +243,16 @@ mip_status mip_tcp_opts_emit(const struct mip_tcp_opts *o, uint8_t *buf, size_t 
 
     if (written != NULL)
         *written = 0u;
+    if (o->present == MIP_TCP_HAS_TIMESTAMP && cap >= 12u) {
+        /* Every segment of a connection with timestamps: NOP NOP TIMESTAMP
+         * (the layout below) in one go. */
+        mip_wr32(buf, TCP_OPTS_TS_LEAD);
+        mip_wr32(buf + 4, o->ts_val);
+        mip_wr32(buf + 8, o->ts_ecr);
+        if (written != NULL)
+            *written = 12u;
+        return MIP_OK;
+    }
     if (cap < mip_tcp_opts_len(o))
         return MIP_ERR_NOSPACE;
 
