@@ -133,7 +133,11 @@ void mip_tcp_local_addr(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
     if (b == NULL)
         return;
     out->family = c->remote.family;
-    memcpy(out->bytes, b, mip_addr_len(out->family));
+    /* constant lengths: copied in place, not by a call (every segment) */
+    if (out->family == MIP_AF_INET6)
+        memcpy(out->bytes, b, 16);
+    else
+        memcpy(out->bytes, b, 4);
 }
 
 static void tcp_conn_unlink(struct mip_tcp *tcp, struct mip_tcp_conn *c)
