@@ -370,7 +370,7 @@ void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 
 size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n)
 {
-    uint32_t before, after;
+    uint32_t before, after, thr;
     size_t k;
     if (c->rx.len == 0)
         return 0;
@@ -391,6 +391,13 @@ size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, s
      * window it was last told: an application reading in small pieces
      * opens it a little per read, and no single read would be enough. */
     before = MIP_SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0u;
+    /* No update can be due, and no window is computed, while the ring's
+     * free space stays below `before` plus the smaller threshold: the window
+     * is at most that space, or `before` rounded up to the scale (less than
+     * 2^rcv_wscale more, checked to stay below the threshold too). */
+    thr = 2u * c->cc.mss < c->rx.size / 2u ? 2u * c->cc.mss : c->rx.size / 2u;
+    if (before != 0u && tcp_rxbuf_space(&c->rx) < before + thr && (1u << c->rcv_wscale) <= thr)
+        return k;
     after = tcp_rcv_window(c);
     if ((after >= before + 2u * c->cc.mss || after >= before + c->rx.size / 2u ||
          (before == 0 && after > 0)) && !(c->flags & TCPF_RCVD_FIN)) {

@@ -213,7 +213,7 @@ static uint32_t sum_aligned32(const uint8_t *data, size_t len)
  * 16-bit words as the CPU loads them (aligned: an odd start is summed as the
  * second byte of the word at data - 1, and the sum swapped at the end) into
  * a 32-bit sum, in native order (RFC 1071 s.2(B)). It differs from lwIP's
- * loop in two ways, neither a wider word: four words a round (RFC 1071
+ * loop in two ways, neither a wider word: eight words a round (RFC 1071
  * s.2(C) "deferred carries": the sum is folded once per 64 KB, where
  * lwIP's loop has no check and works for lengths up to 0x20000), and the native result is turned big-endian through memory, so no
  * byte-order macro is needed. */
@@ -237,19 +237,24 @@ static uint32_t sum_native16(const uint8_t *data, size_t len)
 #else
     p = data;
 #endif
-    while (len >= 8u) {
+    while (len >= 16u) {
         /* 32,768 words of at most 0xFFFF on a folded sum stay below 2^31 */
-        size_t n = len < 65536u ? (len & ~(size_t)7) : 65536u;
+        size_t n = len < 65536u ? (len & ~(size_t)15) : 65536u;
         const uint8_t *end = p + n;
         len -= n;
         do {
-            uint16_t w0, w1, w2, w3;
+            uint16_t w0, w1, w2, w3, w4, w5, w6, w7;
             memcpy(&w0, p, 2);
             memcpy(&w1, p + 2, 2);
             memcpy(&w2, p + 4, 2);
             memcpy(&w3, p + 6, 2);
-            s += (uint32_t)w0 + (uint32_t)w1 + (uint32_t)w2 + (uint32_t)w3;
-            p += 8;
+            memcpy(&w4, p + 8, 2);
+            memcpy(&w5, p + 10, 2);
+            memcpy(&w6, p + 12, 2);
+            memcpy(&w7, p + 14, 2);
+            s += (uint32_t)w0 + (uint32_t)w1 + (uint32_t)w2 + (uint32_t)w3 + (uint32_t)w4 +
+                 (uint32_t)w5 + (uint32_t)w6 + (uint32_t)w7;
+            p += 16;
         } while (p != end);
         s = (s & 0xFFFFu) + (s >> 16);
     }
