@@ -121,12 +121,8 @@ mip_status mip_tcp_opts_parse(const uint8_t *opts, size_t len, struct mip_tcp_op
         return MIP_ERR_INVALID;
     /* RFC 7323 appendix A's layout (NOP NOP TIMESTAMP), on every segment of
      * a connection with timestamps: the walk's result without the walk. */
-    if (len == 12u && mip_rd32(opts) == TCP_OPTS_TS_LEAD) {
-        out->ts_val = mip_rd32(opts + 4);
-        out->ts_ecr = mip_rd32(opts + 8);
-        out->present = MIP_TCP_HAS_TIMESTAMP;
-        return MIP_OK;
-    }
+    if (len == 12u && mip_rd32(opts) == TCP_OPTS_TS_LEAD)
+        return opt_decode(opts + 2, TCP_OPTLEN_TIMESTAMP, out);
 
     while (i < len) {
         size_t olen;
@@ -235,26 +231,20 @@ static uint8_t *put_sack(uint8_t *p, const struct mip_tcp_opts *o, size_t n)
 mip_status mip_tcp_opts_emit(const struct mip_tcp_opts *o, uint8_t *buf, size_t cap,
                              size_t *written)
 {
-    size_t base = opts_len_no_sack(o);
-    size_t nsack = opts_sack_blocks(o, base);
+    size_t nsack = 0u;
     uint8_t *p = buf;
     bool ts = (o->present & MIP_TCP_HAS_TIMESTAMP) != 0u;
     bool sp = (o->present & MIP_TCP_HAS_SACK_PERM) != 0u;
 
     if (written != NULL)
         *written = 0u;
-    if (o->present == MIP_TCP_HAS_TIMESTAMP && cap >= 12u) {
-        /* Every segment of a connection with timestamps: NOP NOP TIMESTAMP
-         * (the layout below) in one go. */
-        mip_wr32(buf, TCP_OPTS_TS_LEAD);
-        mip_wr32(buf + 4, o->ts_val);
-        mip_wr32(buf + 8, o->ts_ecr);
-        if (written != NULL)
-            *written = 12u;
-        return MIP_OK;
+    /* Timestamps alone (every segment of a connection with timestamps): 12
+     * bytes, NOP NOP TIMESTAMP, without the length computations. */
+    if (o->present != MIP_TCP_HAS_TIMESTAMP || cap < 12u) {
+        nsack = opts_sack_blocks(o, opts_len_no_sack(o));
+        if (cap < mip_tcp_opts_len(o))
+            return MIP_ERR_NOSPACE;
     }
-    if (cap < mip_tcp_opts_len(o))
-        return MIP_ERR_NOSPACE;
 
     if (o->present & MIP_TCP_HAS_MSS) {
         p[0] = MIP_TCP_OPT_MSS;
