@@ -327,9 +327,9 @@
  *      summed byte-swapped), on Thumb one ldmia and an adds/adcs chain per
  *      16 bytes: for CPUs without unaligned word loads. Default on 32-bit
  *      ARM (Cortex-M0/M0+/M3/M4): +102 B on Cortex-M0+ (wire/checksum
- *      320 -> 422 B, bench/footprint) for 662 instead of 5,545
+ *      320 -> 422 B, bench/footprint) for 662 instead of 1,426 (form 0)
  *      instructions per KB on the micro:bit's Cortex-M0, 651 instead of
- *      1,599 (form 1) on the MPS2's Cortex-M3 (bench/cksum-arm;
+ *      1,283 (form 0) on the MPS2's Cortex-M3 (bench/cksum-arm;
  *      docs/BENCHMARKS.md "Checksum on Cortex-M").
  * 8/16-bit CPUs (AVR, MSP430) keep 0. 1 and 2 need __BYTE_ORDER__ (gcc,
  * clang). */
