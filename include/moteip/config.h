@@ -314,17 +314,22 @@
 /* The internet checksum's word width (wire/checksum.c). Words are summed in
  * native order (RFC 1071 s.2(B): byte order independence; s.2(C): parallel
  * summation) with the end-around carry kept in a 64-bit accumulator:
- *   0  the portable loop: 16-bit big-endian words, 8 bytes a round;
- *   1  64-bit words by unaligned loads, the carry added back at once:
- *      bench/tcp-cost 5,167 -> 2,945 instructions per received KB on
+ *   0  the portable loop: 16-bit words as the CPU loads them (an odd start
+ *      summed byte-swapped), 16 bytes a round, into a 32-bit sum folded
+ *      once per 64 KB: lwIP's algorithm 2 form, unrolled. The checksum's
+ *      share of bench/lwip-cost's receive path on x86-64: 1,564
+ *      instructions per KB, lwIP's loop 2,815 (3,010 with the earlier
+ *      big-endian byte reads);
+ *   1  64-bit words by unaligned loads, four a round, the carry added back
+ *      at once: bench/tcp-cost 5,167 -> 2,945 instructions per received KB on
  *      x86-64. Default on 64-bit CPUs and x86 (cheap unaligned loads).
  *   2  aligned 32-bit words (the first 1-3 bytes summed apart; an odd start
  *      summed byte-swapped), on Thumb one ldmia and an adds/adcs chain per
  *      16 bytes: for CPUs without unaligned word loads. Default on 32-bit
  *      ARM (Cortex-M0/M0+/M3/M4): +102 B on Cortex-M0+ (wire/checksum
- *      320 -> 422 B, bench/footprint) for 662 instead of 5,545
+ *      320 -> 422 B, bench/footprint) for 662 instead of 1,426 (form 0)
  *      instructions per KB on the micro:bit's Cortex-M0, 651 instead of
- *      1,599 (form 1) on the MPS2's Cortex-M3 (bench/cksum-arm;
+ *      1,283 (form 0) on the MPS2's Cortex-M3 (bench/cksum-arm;
  *      docs/BENCHMARKS.md "Checksum on Cortex-M").
  * 8/16-bit CPUs (AVR, MSP430) keep 0. 1 and 2 need __BYTE_ORDER__ (gcc,
  * clang). */

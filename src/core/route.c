@@ -36,6 +36,8 @@ mip_status mip_route_add(struct mip_stack *s, const struct mip_addr *prefix,
             r = &s->route[i];
     if (r == NULL)
         return MIP_ERR_NOBUFS;
+    if ((unsigned)(r - s->route) >= s->route_end)
+        s->route_end = (uint8_t)(r - s->route + 1);
     memset(r, 0, sizeof(*r));
     r->prefix = *prefix;
     /* Store the prefix with host bits cleared so lookups and equality
@@ -56,6 +58,8 @@ mip_status mip_route_remove(struct mip_stack *s, const struct mip_addr *prefix,
     if (r == NULL)
         return MIP_ERR_NOTFOUND;
     memset(r, 0, sizeof(*r));
+    while (s->route_end > 0u && s->route[s->route_end - 1u].prefix.family == MIP_AF_NONE)
+        s->route_end--;
     return MIP_OK;
 }
 
@@ -64,7 +68,9 @@ mip_status mip_route_table_lookup(const struct mip_stack *s, const struct mip_ad
 {
     const struct mip_route *best = NULL;
     unsigned i;
-    for (i = 0; i < MIP_ROUTE_MAX; i++) {
+    /* Only up to the last entry in use: every datagram sent comes here, and
+     * a table mostly holds a few routes at its start. */
+    for (i = 0; i < s->route_end && i < MIP_ROUTE_MAX; i++) {
         const struct mip_route *r = &s->route[i];
         if (r->prefix.family != dst->family ||
             !mip_addr_prefix_eq(r->prefix.bytes, dst->bytes, r->prefix_len))

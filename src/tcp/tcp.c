@@ -109,7 +109,11 @@ const uint8_t *tcp_local_bytes(const struct mip_stack *s, unsigned ref, uint8_t 
 bool tcp_local_ref_is(const struct mip_stack *s, unsigned ref, const struct mip_addr *a)
 {
     const uint8_t *b = tcp_local_bytes(s, ref, a->family);
-    return b != NULL && memcmp(b, a->bytes, mip_addr_len(a->family)) == 0;
+    /* b is only found for the two families; constant lengths compare in
+     * place (mip_addr_eq) */
+    if (b == NULL)
+        return false;
+    return a->family == MIP_AF_INET6 ? memcmp(b, a->bytes, 16) == 0 : memcmp(b, a->bytes, 4) == 0;
 }
 
 uint8_t tcp_local_ref(const struct mip_stack *s, const struct mip_addr *a)
@@ -129,7 +133,11 @@ void mip_tcp_local_addr(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
     if (b == NULL)
         return;
     out->family = c->remote.family;
-    memcpy(out->bytes, b, mip_addr_len(out->family));
+    /* constant lengths: copied in place, not by a call (every segment) */
+    if (out->family == MIP_AF_INET6)
+        memcpy(out->bytes, b, 16);
+    else
+        memcpy(out->bytes, b, 4);
 }
 
 static void tcp_conn_unlink(struct mip_tcp *tcp, struct mip_tcp_conn *c)
@@ -362,7 +370,7 @@ void tcp_direct_settle(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 
 size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, size_t n)
 {
-    uint32_t before, after;
+    uint32_t before, after, thr;
     size_t k;
     if (c->rx.len == 0)
         return 0;
@@ -383,6 +391,13 @@ size_t mip_tcp_read(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint8_t *out, s
      * window it was last told: an application reading in small pieces
      * opens it a little per read, and no single read would be enough. */
     before = MIP_SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0u;
+    /* No update can be due, and no window is computed, while the ring's
+     * free space stays below `before` plus the smaller threshold: the window
+     * is at most that space, or `before` rounded up to the scale (less than
+     * 2^rcv_wscale more, checked to stay below the threshold too). */
+    thr = 2u * c->cc.mss < c->rx.size / 2u ? 2u * c->cc.mss : c->rx.size / 2u;
+    if (before != 0u && tcp_rxbuf_space(&c->rx) < before + thr && (1u << c->rcv_wscale) <= thr)
+        return k;
     after = tcp_rcv_window(c);
     if ((after >= before + 2u * c->cc.mss || after >= before + c->rx.size / 2u ||
          (before == 0 && after > 0)) && !(c->flags & TCPF_RCVD_FIN)) {

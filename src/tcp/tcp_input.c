@@ -901,7 +901,8 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
 static bool parse_segment(struct mip_tcp *tcp, const struct mip_ip_rx *rx, const uint8_t *l4,
                           size_t len, struct tcp_in *in)
 {
-    memset(in, 0, sizeof(*in));
+    /* Every field is written below before the segment is used (h by
+     * mip_tcp_parse, o by mip_tcp_opts_parse): no clearing first. */
     in->rx = rx;
     if (len > 0xFFFFu || mip_tcp_parse(l4, len, &in->h) != MIP_OK) {
         TCP_STAT(tcp, drop_truncated);

@@ -14,6 +14,10 @@
 #define TCP_OPTLEN_SACK_PERM 2u
 #define TCP_OPTLEN_TIMESTAMP 10u
 #define TCP_SACK_BLOCK_LEN   8u
+/* NOP, NOP, TIMESTAMP, its length: the first word of RFC 7323 appendix A's
+ * layout, big-endian. */
+#define TCP_OPTS_TS_LEAD ((uint32_t)MIP_TCP_OPT_NOP << 24 | (uint32_t)MIP_TCP_OPT_NOP << 16 | \
+                          (uint32_t)MIP_TCP_OPT_TIMESTAMP << 8 | TCP_OPTLEN_TIMESTAMP)
 
 mip_status mip_tcp_parse(const uint8_t *buf, size_t len, struct mip_tcp_hdr *out)
 {
@@ -115,6 +119,10 @@ mip_status mip_tcp_opts_parse(const uint8_t *opts, size_t len, struct mip_tcp_op
     memset(out, 0, sizeof(*out));
     if (len > TCP_OPTS_MAX)
         return MIP_ERR_INVALID;
+    /* RFC 7323 appendix A's layout (NOP NOP TIMESTAMP), on every segment of
+     * a connection with timestamps: the walk's result without the walk. */
+    if (len == 12u && mip_rd32(opts) == TCP_OPTS_TS_LEAD)
+        return opt_decode(opts + 2, TCP_OPTLEN_TIMESTAMP, out);
 
     while (i < len) {
         size_t olen;
@@ -223,16 +231,20 @@ static uint8_t *put_sack(uint8_t *p, const struct mip_tcp_opts *o, size_t n)
 mip_status mip_tcp_opts_emit(const struct mip_tcp_opts *o, uint8_t *buf, size_t cap,
                              size_t *written)
 {
-    size_t base = opts_len_no_sack(o);
-    size_t nsack = opts_sack_blocks(o, base);
+    size_t nsack = 0u;
     uint8_t *p = buf;
     bool ts = (o->present & MIP_TCP_HAS_TIMESTAMP) != 0u;
     bool sp = (o->present & MIP_TCP_HAS_SACK_PERM) != 0u;
 
     if (written != NULL)
         *written = 0u;
-    if (cap < mip_tcp_opts_len(o))
-        return MIP_ERR_NOSPACE;
+    /* Timestamps alone (every segment of a connection with timestamps): 12
+     * bytes, NOP NOP TIMESTAMP, without the length computations. */
+    if (o->present != MIP_TCP_HAS_TIMESTAMP || cap < 12u) {
+        nsack = opts_sack_blocks(o, opts_len_no_sack(o));
+        if (cap < mip_tcp_opts_len(o))
+            return MIP_ERR_NOSPACE;
+    }
 
     if (o->present & MIP_TCP_HAS_MSS) {
         p[0] = MIP_TCP_OPT_MSS;

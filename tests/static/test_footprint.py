@@ -321,7 +321,8 @@ def test_cksum_thumb_loop_on_the_emulated_boards():
     """MIP_CONF_CKSUM_WIDE 2's Thumb loop (inline asm the host cannot run):
     bench/cksum-arm checks every length 0..300 at every alignment on the
     emulated Cortex-M0 and M3 (an unaligned ldmia faults there) and exits
-    non-zero on a wrong sum or a fault; form 2 must also beat form 0."""
+    non-zero on a wrong sum or a fault; form 2 must also beat form 0 by half
+    as much again."""
     p = subprocess.run([str(ROOT / "bench" / "cksum-arm")], cwd=ROOT, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, timeout=300)
     assert p.returncode == 0, p.stderr + p.stdout
@@ -330,5 +331,7 @@ def test_cksum_thumb_loop_on_the_emulated_boards():
         if "WIDE=" in line:
             board = line.split()[0]
             per_kb[(board, line.split("WIDE=")[1][0])] = int(line.split()[-1])
-    assert per_kb[("microbit", "2")] * 4 < per_kb[("microbit", "0")], p.stdout
-    assert per_kb[("mps2-an385", "2")] * 2 < per_kb[("mps2-an385", "0")], p.stdout
+    # Form 0 became lwIP's algorithm 2 unrolled (issue 29: 5,545 -> 1,426 on
+    # the Cortex-M0, 3,236 -> 1,283 on the M3); form 2 still takes half.
+    assert per_kb[("microbit", "2")] * 3 < per_kb[("microbit", "0")] * 2, p.stdout
+    assert per_kb[("mps2-an385", "2")] * 3 < per_kb[("mps2-an385", "0")] * 2, p.stdout

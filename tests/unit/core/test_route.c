@@ -377,6 +377,48 @@ static void test_netif_addresses_add_connected_routes(void)
     fixture_free(&f);
 }
 
+/* Lookups scan only up to the last entry in use (route_end): a route in the
+ * table's last slot is found after every slot below it was freed, and a
+ * route added into a freed low slot after the last one went is found too. */
+static void test_lookup_finds_routes_in_any_slot_after_removals(void)
+{
+    struct fixture f;
+    char nh[MIP_ADDR_TEXT_MAX], text[MIP_ADDR_TEXT_MAX];
+    uint8_t nif;
+    unsigned i;
+    init_empty(&f);
+    for (i = 0; i < MIP_ROUTE_MAX; i++) {
+        struct mip_addr p;
+        snprintf(text, sizeof text, "fd00:%x::", i + 1u);
+        p = A(text);
+        CHECK_EQ(mip_route_add(f.s, &p, 32, NULL, 0), MIP_OK);
+    }
+    for (i = 0; i + 1u < MIP_ROUTE_MAX; i++) {
+        struct mip_addr p;
+        snprintf(text, sizeof text, "fd00:%x::", i + 1u);
+        p = A(text);
+        CHECK_EQ(mip_route_remove(f.s, &p, 32), MIP_OK);
+    }
+    CHECK_EQ(routes_used(&f), 1);
+    snprintf(text, sizeof text, "fd00:%x::9", MIP_ROUTE_MAX);
+    CHECK_EQ(lookup(&f, text, &nif, nh), MIP_OK);
+    CHECK(strcmp(nh, text) == 0);
+    {
+        struct mip_addr last, low = A("fd00:77::");
+        snprintf(text, sizeof text, "fd00:%x::", MIP_ROUTE_MAX);
+        last = A(text);
+        CHECK_EQ(mip_route_remove(f.s, &last, 32), MIP_OK);
+        CHECK_EQ(lookup(&f, "fd00:77::1", &nif, nh), MIP_ERR_NOROUTE);
+        CHECK_EQ(mip_route_add(f.s, &low, 32, NULL, 0), MIP_OK);
+        CHECK_EQ(lookup(&f, "fd00:77::1", &nif, nh), MIP_OK);
+        CHECK(strcmp(nh, "fd00:77::1") == 0);
+        CHECK_EQ(mip_route_add(f.s, &last, 32, NULL, 0), MIP_OK);
+        snprintf(text, sizeof text, "fd00:%x::9", MIP_ROUTE_MAX);
+        CHECK_EQ(lookup(&f, text, &nif, nh), MIP_OK);
+    }
+    fixture_free(&f);
+}
+
 int main(void)
 {
 #if MIP_CONF_IPV4
@@ -393,5 +435,6 @@ int main(void)
     RUN(test_add_rejects_invalid_arguments);
     RUN(test_full_table_gives_nobufs_but_replace_still_works);
     RUN(test_netif_addresses_add_connected_routes);
+    RUN(test_lookup_finds_routes_in_any_slot_after_removals);
     return TESTING_DONE();
 }

@@ -233,6 +233,50 @@ static void test_small_reads_open_the_whole_window(void)
     }
 }
 
+/* Which read sends the window update: a full 4096-byte ring read one byte
+ * at a time (the peer's MSS 1000, so the threshold is min(2 x 1000, 4096 /
+ * 2) = 2000) opens from zero at the read that frees an MSS (receiver SWS
+ * avoidance) and again at the read that takes it 2000 past that, and at no
+ * other. mip_tcp_read skips the window computation when the free ring
+ * cannot reach the threshold; a skip too wide (a threshold doubled, or the
+ * from-zero case skipped) moves or loses an update. */
+static void test_window_update_goes_out_at_the_exact_read(void)
+{
+    struct hs *h = hs_new(true);
+    struct ring_app *ra = ring_app_new(4096);
+    struct sb_reply synack, r;
+    uint8_t b;
+    unsigned read = 0, at[4] = {0, 0, 0, 0}, updates = 0;
+    uint16_t win[4] = {0, 0, 0, 0};
+    fixture_advance(&h->f, 0);
+    passive_open(h, ra, 4096, -1, &synack);
+    peer_send(h, 4096);
+    CHECK(last_ack(h, &r));
+    CHECK_EQ(r.h.window, 0);
+    hs_clear(h);
+    while (mip_tcp_read(&h->tcp, &ra->c, &b, 1) == 1) {
+        read++;
+        if (hs_count(h) != 0) {
+            CHECK(hs_get(h, 0, &r));
+            if (updates < 4) {
+                at[updates] = read;
+                win[updates] = r.h.window;
+            }
+            updates++;
+            hs_clear(h);
+        }
+    }
+    CHECK_EQ(read, 4096);
+    CHECK_EQ(updates, 2);
+    CHECK_EQ(at[0], 1000);
+    CHECK_EQ(win[0], 1000);
+    CHECK_EQ(at[1], 3000);
+    CHECK_EQ(win[1], 3000);
+    mip_tcp_abort(&h->tcp, &ra->c);
+    hs_free(h);
+    ring_app_free(ra);
+}
+
 /* mip_tcp_listen refuses a listener that promises no ring. */
 static void test_listen_needs_a_ring(void)
 {
@@ -344,6 +388,7 @@ int main(void)
     RUN(test_smaller_ring_than_promised_acknowledges_only_what_it_holds);
     RUN(test_listen_needs_a_ring);
     RUN(test_small_reads_open_the_whole_window);
+    RUN(test_window_update_goes_out_at_the_exact_read);
     RUN(test_syn_offers_the_scale_its_ring_needs);
 #if MIP_TCP_LARGE_RX
     RUN(test_active_open_offers_ring_above_64k);

@@ -300,6 +300,29 @@ static void test_cksum_pseudo6_counts_both_halves_of_length(void)
              mip_cksum_finish(0x0001u + 0x2345u + 6u));
 }
 
+/* The pseudo header's sum (one pass over both addresses under
+ * MIP_CONF_CKSUM_WIDE 1) against the definition over its 40 bytes (RFC
+ * 8200 8.1), for random addresses, all-ones ones (every carry) and every
+ * length class. */
+static void test_cksum_pseudo6_matches_definition(void)
+{
+    uint8_t ph[40];
+    unsigned round, bad = 0;
+
+    for (round = 0; round < 200; round++) {
+        uint32_t l4 = round < 100 ? (rng() & 0xFFFFu) : rng();
+        size_t i;
+        for (i = 0; i < 32; i++)
+            ph[i] = round >= 190 ? 0xFF : (uint8_t)rng();
+        mip_wr32(ph + 32, l4);
+        ph[36] = ph[37] = ph[38] = 0;
+        ph[39] = (uint8_t)rng();
+        if (mip_cksum_finish(mip_cksum_pseudo6(ph, ph + 16, ph[39], l4)) != ref_cksum(0, ph, 40))
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+}
+
 int main(void)
 {
     RUN(test_cksum_rfc1071_example);
@@ -317,5 +340,6 @@ int main(void)
     RUN(test_cksum_pseudo4_known_udp_datagram);
     RUN(test_cksum_pseudo6_known_udp_datagram);
     RUN(test_cksum_pseudo6_counts_both_halves_of_length);
+    RUN(test_cksum_pseudo6_matches_definition);
     return TESTING_DONE();
 }

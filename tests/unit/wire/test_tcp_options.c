@@ -380,6 +380,36 @@ static void test_tcp_opts_wscale_any_value_round_trips(void)
     }
 }
 
+/* The timestamp-only area (RFC 7323 appendix A: NOP NOP TIMESTAMP), which
+ * parse and emit take in one step, gives what the walk gives for the same
+ * option laid out otherwise; emitted, it is exactly those 12 bytes, and 11
+ * bytes of room are too few. */
+static void test_tcp_opts_timestamp_only_layout(void)
+{
+    static const uint8_t appx_a[12] = { 0x01, 0x01, 0x08, 0x0a, 0x12, 0x34, 0x56, 0x78,
+                                        0x9a, 0xbc, 0xde, 0xf0 };
+    static const uint8_t trailing[12] = { 0x08, 0x0a, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc,
+                                          0xde, 0xf0, 0x01, 0x01 };
+    struct mip_tcp_opts a, b;
+    uint8_t buf[12];
+    size_t n = 0;
+
+    CHECK_EQ(mip_tcp_opts_parse(appx_a, sizeof appx_a, &a), MIP_OK);
+    CHECK_EQ(mip_tcp_opts_parse(trailing, sizeof trailing, &b), MIP_OK);
+    CHECK_EQ(a.present, MIP_TCP_HAS_TIMESTAMP);
+    CHECK_EQ(a.ts_val, 0x12345678u);
+    CHECK_EQ(a.ts_ecr, 0x9abcdef0u);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    /* the same lead with one byte more or less is walked, not taken whole */
+    CHECK_EQ(mip_tcp_opts_parse(appx_a, 11, &b), MIP_ERR_MALFORMED);
+    CHECK_EQ(mip_tcp_opts_emit(&a, buf, sizeof buf, &n), MIP_OK);
+    CHECK_EQ(n, 12);
+    CHECK(memcmp(buf, appx_a, sizeof buf) == 0);
+    n = 99;
+    CHECK_EQ(mip_tcp_opts_emit(&a, buf, 11, &n), MIP_ERR_NOSPACE);
+    CHECK_EQ(n, 0);
+}
+
 int main(void)
 {
     RUN(test_tcp_opts_parse_linux_syn);
@@ -400,5 +430,6 @@ int main(void)
     RUN(test_tcp_opts_every_truncation_of_linux_syn);
     RUN(test_tcp_opts_every_truncation_of_each_option);
     RUN(test_tcp_opts_wscale_any_value_round_trips);
+    RUN(test_tcp_opts_timestamp_only_layout);
     return TESTING_DONE();
 }
