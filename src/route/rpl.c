@@ -702,7 +702,7 @@ static const struct mip_routing_ops rpl_ops = {
 void mip_rpl_config_default(struct mip_rpl_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->mop = MIP_RPL_MOP_NON_STORING;
+    cfg->mop = MIP_CONF_RPL_NON_STORING ? MIP_RPL_MOP_NON_STORING : MIP_RPL_MOP_STORING;
     cfg->ocp = MIP_RPL_OCP_MRHOF;
     cfg->instance = MIP_RPL_DEFAULT_INSTANCE;
     cfg->dio_int_min = MIP_RPL_DEFAULT_DIO_INT_MIN;
@@ -733,11 +733,9 @@ mip_status mip_rpl_init(struct mip_rpl *r, struct mip_stack *s, uint8_t netif,
         mip_rpl_config_default(&r->cfg);
     if (nif == NULL || !nif->addr6[0].used ||
         (r->cfg.ocp != MIP_RPL_OCP_OF0 && r->cfg.ocp != MIP_RPL_OCP_MRHOF) ||
-        (r->cfg.mop != MIP_RPL_MOP_NON_STORING
-#if MIP_CONF_RPL_STORING
-         && r->cfg.mop != MIP_RPL_MOP_STORING
-#endif
-         ) || r->cfg.min_hop_rank_inc == 0u ||
+        !((MIP_CONF_RPL_NON_STORING && r->cfg.mop == MIP_RPL_MOP_NON_STORING) ||
+          (MIP_CONF_RPL_STORING && r->cfg.mop == MIP_RPL_MOP_STORING)) ||
+        r->cfg.min_hop_rank_inc == 0u ||
         r->cfg.parent_timeout_ms > MIP_RPL_TIME_MAX_MS || r->cfg.dis_max_ms > MIP_RPL_TIME_MAX_MS ||
         r->cfg.dis_delay_ms > MIP_RPL_TIME_MAX_MS)
         return MIP_ERR_INVALID;

@@ -157,7 +157,7 @@ void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
      * routers of the new path learn our sub-DODAG's routes: our DTSN goes
      * up, so each child sends its DAO again through us (9.6; we send no
      * aggregated DAOs, so the children's own must travel) */
-    if (r->mop == MIP_RPL_MOP_STORING && d->has_parent &&
+    if (RPL_STORING(r) && d->has_parent &&
         (r->preferred < 0 || memcmp(r->neigh[r->preferred].iid, d->parent_iid, 8) != 0)) {
         no_path_send(r);
         d->has_parent = false;
@@ -208,7 +208,7 @@ static size_t dao_build(struct mip_rpl *r, uint8_t *buf, size_t cap, bool no_pat
     tr.path_lifetime = no_path ? 0u : r->conf.def_lifetime;
     if (!rpl_own_global(r, t.prefix))
         return 0;
-    if (r->mop == MIP_RPL_MOP_NON_STORING) {
+    if (RPL_NON_STORING(r)) {
         /* the parent's global address: the DODAG's prefix and the IID of
          * its link-local address (its address by SLAAC, RFC 4862) */
         if (r->preferred < 0)
@@ -241,7 +241,7 @@ static void dao_send(struct mip_rpl *r)
 
     if (len == 0u)
         return;
-    if (r->mop == MIP_RPL_MOP_NON_STORING) {
+    if (RPL_NON_STORING(r)) {
         memcpy(dst, r->dodagid, 16);       /* RFC 6550 9.7: to the root */
     } else {
         if (r->preferred < 0)
@@ -341,7 +341,7 @@ static void dao_ack_input(struct mip_rpl *r, const struct mip_rpl_dao_ack *a, mi
     struct mip_rpl_dao_tx *d = &r->down.dao;
 
     r->stats[MIP_RPL_STAT_dao_ack_rx]++;
-#if MIP_RPL_DOWN_MAX > 0
+#if RPL_STORING_ROUTER
     {
         /* storing: the DAO-ACK of a child's DAO we sent on goes back to
          * the child, with the child's own sequence (rpl_root.c) */
@@ -426,8 +426,12 @@ static uint8_t table_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, const u
                 if (!rpl_down_route_update(r, targets[k], via != NULL ? via : tr.parent,
                                            tr.path_seq, life, now))
                     status = DAO_ACK_REJECT;
+#if MIP_CONF_RPL_STORING
                 else if (seq_out >= 0 && life != 0u)
                     rpl_down_route_pending(r, targets[k], m->u.dao.seq, (uint8_t)seq_out, now);
+#else
+                (void)seq_out;
+#endif
             }
         }
     }
@@ -438,7 +442,7 @@ static uint8_t table_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, const u
 }
 #endif
 
-#if MIP_RPL_DOWN_MAX > 0
+#if RPL_STORING_ROUTER
 /*
  * Storing mode (RFC 6550 9.8): a child's DAO, from its link-local address,
  * gives routes to its Targets through it; it is acknowledged hop by hop,
@@ -500,17 +504,19 @@ void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct 
         (!m->u.dao.d || memcmp(m->u.dao.dodagid, r->dodagid, 16) == 0)) {
         bool malformed = false;
         uint8_t status;
-        if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING) {
+        if (r->state == MIP_RPL_ROOT && RPL_NON_STORING(r)) {
             status = table_dao(r, m, NULL, -1, now, &malformed);
             if (!malformed && m->u.dao.k)
                 dao_ack_send(r, rx->src.bytes, m->u.dao.seq, status);
             return;
         }
-        if (r->mop == MIP_RPL_MOP_STORING &&
+#if RPL_STORING_ROUTER
+        if (RPL_STORING(r) &&
             (r->state == MIP_RPL_ROOT || (r->state == MIP_RPL_JOINED && !r->cfg.leaf))) {
             storing_dao(r, rx, m, now);
             return;
         }
+#endif
     }
 #else
     (void)rx;
