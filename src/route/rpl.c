@@ -16,7 +16,6 @@
 #include "moteip/slaac.h"
 #include "moteip/wire/rpl.h"
 #include "moteip/wire/icmpv6.h"
-#include "moteip/wire/checksum.h"
 #include "moteip/wire/bytes.h"
 #include <string.h>
 
@@ -55,39 +54,7 @@ static uint16_t min_hop(const struct mip_rpl *r)
                                           : MIP_RPL_DEFAULT_MIN_HOP_RANK_INC;
 }
 
-static const uint8_t *our_linklocal(const struct mip_rpl *r)
-{
-    const struct mip_netif *nif = &r->stack->netif[r->netif];
-    return nif->addr6[0].used ? nif->addr6[0].addr : NULL;
-}
-
 /* --- sending -------------------------------------------------------------- */
-
-static void send_icmp(struct mip_rpl *r, const uint8_t dst[16], const uint8_t *msg, size_t len)
-{
-    struct mip_ip_tx tx;
-    struct mip_pbuf *p;
-    uint8_t *w;
-    const uint8_t *src = our_linklocal(r);
-    uint16_t sum;
-    if (src == NULL)
-        return;
-    p = mip_pbuf_alloc(&r->stack->pool, MIP_PBUF_HEADROOM);
-    if (p == NULL || (w = mip_pbuf_put(p, (uint16_t)len)) == NULL) {
-        if (p != NULL)
-            mip_pbuf_free(&r->stack->pool, p);
-        return;
-    }
-    memcpy(w, msg, len);
-    sum = mip_cksum_finish(mip_cksum_add(mip_cksum_pseudo6(src, dst, 58u, (uint32_t)len), w, len));
-    mip_wr16(w + 2, sum);
-    memset(&tx, 0, sizeof(tx));
-    mip_addr_set6(&tx.src, src);
-    mip_addr_set6(&tx.dst, dst);
-    tx.proto = 58u;
-    tx.netif = r->netif;
-    (void)mip_ip_output(r->stack, &tx, p);
-}
 
 static void send_dio(struct mip_rpl *r, const uint8_t *dst)
 {
@@ -112,7 +79,9 @@ static void send_dio(struct mip_rpl *r, const uint8_t *dst)
         n += w;
     if (r->has_pio && mip_rpl_emit_prefix_info(&r->pio, msg + n, sizeof(msg) - n, &w) == MIP_OK)
         n += w;
-    send_icmp(r, dst != NULL ? dst : all_rpl_nodes, msg, n);
+    /* DIS and DIO go to a link-scoped address (ff02::1a or a neighbour's
+     * fe80::), so the source is our link-local address (rpl_dao.c) */
+    (void)rpl_icmp_send(r, dst != NULL ? dst : all_rpl_nodes, msg, n);
     STAT(r, dio_tx);
 }
 
@@ -123,7 +92,7 @@ static void send_dis(struct mip_rpl *r)
     size_t n;
     d.flags = 0;
     if (mip_rpl_emit_dis(&d, msg, sizeof(msg), &n) == MIP_OK) {
-        send_icmp(r, all_rpl_nodes, msg, n);
+        (void)rpl_icmp_send(r, all_rpl_nodes, msg, n);
         STAT(r, dis_tx);
     }
 }
