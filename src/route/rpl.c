@@ -389,9 +389,10 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
          * that cannot give such a rank is not joined at all: joining and
          * detaching again at once would restart the DIS timer on every
          * DIO, and each multicast DIS resets the neighbours' Trickle. */
+        uint16_t keep = MIP_RPL_INFINITE_RANK;
         if (same && d->version == r->version && r->lowest_rank != MIP_RPL_INFINITE_RANK) {
-            uint16_t keep = r->lowest_rank;
             struct mip_rpl_neigh probe;
+            keep = r->lowest_rank;
             memset(&probe, 0, sizeof(probe));
             probe.rank = d->rank;
             if (r->conf.max_rank_inc != 0u &&
@@ -399,13 +400,10 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
                 STAT(r, drop_rank);
                 return;
             }
-            uint8_t epoch = r->epoch;
-            join(r, d, &conf);
-            r->lowest_rank = keep;
-            r->epoch = epoch;
-        } else {
-            join(r, d, &conf);
         }
+        /* one join for both (join() leaves the epoch alone) */
+        join(r, d, &conf);
+        r->lowest_rank = keep;
         if (!is_leaf(r))
             mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
     } else if (!same) {
