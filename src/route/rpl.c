@@ -48,6 +48,20 @@ static bool is_leaf(const struct mip_rpl *r)
     return r->cfg.leaf || !MIP_CONF_FORWARD;
 }
 
+/* Trickle's inconsistency (RFC 6206 4.2), counted when it restarted I;
+ * and a fresh start: one call each rather than the arguments at every
+ * place (rpl_down.h). */
+void rpl_trickle_reset(struct mip_rpl *r, mip_time_t now)
+{
+    if (mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
+        STAT(r, trickle_resets);
+}
+
+static void trickle_start(struct mip_rpl *r, mip_time_t now)
+{
+    mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+}
+
 static uint16_t min_hop(const struct mip_rpl *r)
 {
     return r->conf.min_hop_rank_inc != 0u ? r->conf.min_hop_rank_inc
@@ -208,9 +222,8 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
      * DIOs are news (an inconsistency for Trickle; RFC 6550 8.3 leaves
      * which changes count to the implementation). */
     if (!is_leaf(r) &&
-        (best != cur || mip_rpl_dag_rank(old, min_hop(r)) != mip_rpl_dag_rank(r->rank, min_hop(r))) &&
-        mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-        STAT(r, trickle_resets);
+        (best != cur || mip_rpl_dag_rank(old, min_hop(r)) != mip_rpl_dag_rank(r->rank, min_hop(r))))
+        rpl_trickle_reset(r, now);
 }
 
 /* Leaves the DODAG (RFC 6550 8.2.2.5): poison with INFINITE_RANK DIOs so
@@ -234,7 +247,7 @@ static void detach(struct mip_rpl *r, mip_time_t now)
     if (!is_leaf(r) && r->rank != MIP_RPL_INFINITE_RANK) {
         r->poison_left = POISON_DIOS;
         r->rank = MIP_RPL_INFINITE_RANK;
-        mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+        trickle_start(r, now);
     }
     r->rank = MIP_RPL_INFINITE_RANK;
 }
@@ -405,7 +418,7 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         join(r, d, &conf);
         r->lowest_rank = keep;
         if (!is_leaf(r))
-            mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+            trickle_start(r, now);
     } else if (!same) {
         STAT(r, drop_other_dodag);
         return;
@@ -422,9 +435,8 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         r->lowest_rank = MIP_RPL_INFINITE_RANK;
         r->preferred = -1;
         STAT(r, global_repairs);
-        if (!is_leaf(r) &&
-            mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-            STAT(r, trickle_resets);
+        if (!is_leaf(r))
+            rpl_trickle_reset(r, now);
     }
     if (has_pio)
         adopt_prefix(r, &pio, now);
@@ -497,8 +509,7 @@ static void dis_input(struct mip_rpl *r, const uint8_t src[16], bool mcast,
         send_dio(r, src);        /* 8.3: unicast DIS, unicast DIO, no reset */
         return;
     }
-    if (mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-        STAT(r, trickle_resets);
+    rpl_trickle_reset(r, now);
 }
 
 /* --- the routing driver ------------------------------------------------------ */
@@ -753,7 +764,7 @@ mip_status mip_rpl_root_start(struct mip_rpl *r, const uint8_t prefix[16], uint8
     r->pio.preferred_s = 0xFFFFFFFFu;
     memcpy(r->pio.prefix, prefix, 8);
     r->has_pio = true;
-    mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+    trickle_start(r, now);
     return MIP_OK;
 }
 
@@ -763,7 +774,7 @@ mip_status mip_rpl_global_repair(struct mip_rpl *r, mip_time_t now)
         return MIP_ERR_INVALID;
     r->version = mip_rpl_seq_next(r->version);
     STAT(r, global_repairs);
-    mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+    trickle_start(r, now);
     return MIP_OK;
 }
 #endif

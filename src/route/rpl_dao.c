@@ -128,9 +128,8 @@ static void no_path_send(struct mip_rpl *r);
 static void dtsn_increment(struct mip_rpl *r, mip_time_t now)
 {
     r->dtsn = mip_rpl_seq_next(r->dtsn);
-    if (!r->cfg.leaf &&
-        mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-        r->stats[MIP_RPL_STAT_trickle_resets]++;
+    if (!r->cfg.leaf)
+        rpl_trickle_reset(r, now);
 }
 
 static void dao_schedule(struct mip_rpl *r, mip_time_t now)

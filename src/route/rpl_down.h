@@ -98,6 +98,10 @@ enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_
                                      const uint8_t *pkt, size_t len, bool local,
                                      struct mip_routing_pkt *err, mip_time_t now);
 
+/* rpl.c: an inconsistency for the DIO Trickle timer (RFC 6206 4.2; I back
+ * to Imin, counted in trickle_resets when it was longer). */
+void rpl_trickle_reset(struct mip_rpl *r, mip_time_t now);
+
 /* Sends the ICMPv6 message msg[0..len) (type, code, checksum 0, body) to
  * dst from the address the stack picks on r's netif; fills the checksum. */
 mip_status rpl_icmp_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t *msg, size_t len);

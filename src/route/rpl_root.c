@@ -464,10 +464,8 @@ static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, uint8_t *b, size_
             /* RFC 6550 11.2.2.2: drop, and reset the DIO Trickle timer so
              * the neighbours hear our rank soon (a leaf sends no DIOs) */
             rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_rank_error);
-            if (!r->cfg.leaf &&
-                mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng,
-                                      r->stack->now))
-                r->stats[MIP_RPL_STAT_trickle_resets]++;
+            if (!r->cfg.leaf)
+                rpl_trickle_reset(r, r->stack->now);
             return MIP_ROUTING_DROP;
         }
         o.rank_error = true;
