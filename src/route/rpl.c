@@ -577,11 +577,8 @@ static mip_status rpl_next_hop(void *ctx, const struct mip_stack *s, const struc
         return st;
     /* the upward default route (RFC 6550 9: via the preferred parent) */
     p = &r->neigh[r->preferred];
-    memset(nexthop, 0, sizeof(*nexthop));
     nexthop->family = MIP_AF_INET6;
-    nexthop->bytes[0] = 0xFE;
-    nexthop->bytes[1] = 0x80;
-    memcpy(nexthop->bytes + 8, p->iid, 8);
+    rpl_linklocal(p->iid, nexthop->bytes);
     *netif = r->netif;
     return MIP_OK;
 }
@@ -796,10 +793,7 @@ bool mip_rpl_parent(const struct mip_rpl *r, uint8_t addr[16])
 {
     if (r->state != MIP_RPL_JOINED || r->preferred < 0)
         return false;
-    memset(addr, 0, 16);
-    addr[0] = 0xFE;
-    addr[1] = 0x80;
-    memcpy(addr + 8, r->neigh[r->preferred].iid, 8);
+    rpl_linklocal(r->neigh[r->preferred].iid, addr);
     return true;
 }
 

@@ -225,7 +225,7 @@ static size_t dao_build(struct mip_rpl *r, uint8_t *buf, size_t cap, bool no_pat
     return n + k;
 }
 
-static void linklocal_of(const uint8_t iid[8], uint8_t dst[16])
+void rpl_linklocal(const uint8_t iid[8], uint8_t dst[16])
 {
     memset(dst, 0, 16);
     dst[0] = 0xFEu;
@@ -245,7 +245,7 @@ static void dao_send(struct mip_rpl *r)
     } else {
         if (r->preferred < 0)
             return;
-        linklocal_of(r->neigh[r->preferred].iid, dst);   /* 9.8: to the parent */
+        rpl_linklocal(r->neigh[r->preferred].iid, dst);   /* 9.8: to the parent */
         memcpy(r->down.dao.parent_iid, r->neigh[r->preferred].iid, 8);
         r->down.dao.has_parent = true;
     }
@@ -266,7 +266,7 @@ static void no_path_send(struct mip_rpl *r)
     if (len == 0u)
         return;
     msg[5] = 0u;                           /* K clear (RFC 6550 6.4.1) */
-    linklocal_of(r->down.dao.parent_iid, dst);
+    rpl_linklocal(r->down.dao.parent_iid, dst);
     if (rpl_icmp_send(r, dst, msg, len) == MIP_OK)
         rpl_down_count(r, MIP_RPL_DOWN_STAT_no_path_tx);
 }
@@ -484,7 +484,7 @@ static void storing_dao(struct mip_rpl *r, const struct mip_ip_rx *rx,
     if (mip_rpl_emit_dao(&dao, msg, sizeof msg, &n) != MIP_OK || n + m->opts_len > sizeof msg)
         return;
     memcpy(msg + n, m->opts, m->opts_len);
-    linklocal_of(r->neigh[r->preferred].iid, dst);
+    rpl_linklocal(r->neigh[r->preferred].iid, dst);
     if (rpl_icmp_send(r, dst, msg, n + m->opts_len) == MIP_OK)
         rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_forwarded);
 }

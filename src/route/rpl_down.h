@@ -98,6 +98,10 @@ enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_
                                      const uint8_t *pkt, size_t len, bool local,
                                      struct mip_routing_pkt *err, mip_time_t now);
 
+/* fe80::iid, a neighbour's link-local address from its interface
+ * identifier (rpl_dao.c). */
+void rpl_linklocal(const uint8_t iid[8], uint8_t dst[16]);
+
 /* rpl.c: an inconsistency for the DIO Trickle timer (RFC 6206 4.2; I back
  * to Imin, counted in trickle_resets when it was longer). */
 void rpl_trickle_reset(struct mip_rpl *r, mip_time_t now);
