@@ -21,6 +21,12 @@
 
 /* --- small shared pieces -------------------------------------------------- */
 
+void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which)
+{
+    if (r->down.stats[which] != UINT32_MAX)
+        r->down.stats[which]++;
+}
+
 bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16])
 {
     const struct mip_netif *nif = mip_netif_get(r->stack, r->netif);

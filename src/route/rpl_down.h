@@ -118,10 +118,8 @@ bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16]);
  * counter starts (rpl.h's mip_rpl_seq_next / _newer step and compare). */
 #define RPL_LOLLIPOP_INIT 240u
 
-static inline void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which)
-{
-    if (r->down.stats[which] != UINT32_MAX)
-        r->down.stats[which]++;
-}
+/* A downward counter up by one, saturating (rpl_dao.c; one copy for the
+ * two files that count). */
+void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which);
 
 #endif
