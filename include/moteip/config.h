@@ -199,10 +199,10 @@
  * source routes, RFC 6554's SRH) and MIP_CONF_RPL_STORING (MOP 2: DAOs
  * hop by hop, a route table in every router, No-Path DAOs, DAO-ACK
  * relay); at least one. mip_rpl_init refuses a mode left out, and a DIO
- * of it is dropped (drop_mop). Cortex-M0+ code of the RPL modules, node +
- * root (bench/footprint --profile full-rpl-ns / full-rpl-st against
- * full): non-storing alone saves ~TODO B, storing alone ~TODO B
- * (docs/RPL.md, "Sizes"). Default: tiny non-storing only, full both. */
+ * of it is dropped (drop_mop). Cortex-M0+ text of the RPL modules, node +
+ * root (bench/footprint --rpl; docs/RPL.md, "Sizes"): both modes 12,656 B,
+ * non-storing alone 11,734 B (-922), storing alone 10,158 B (-2,498),
+ * without counter names. Default: tiny non-storing only, full both. */
 #ifndef MIP_CONF_RPL_ROOT
 #define MIP_CONF_RPL_ROOT MIP_PROFILE_DEFAULT(0, 1)
 #endif
@@ -298,7 +298,8 @@
  * router part besides (RA answers, the registration table). Both on in
  * the full profile, off in tiny (a tiny node gets its address from RPL's
  * DIO through SLAAC; MIP_CONF_ND6LO=1 adds the host part). Code size:
- * bench/footprint rows nd6lo-host and nd6lo-router (docs/FOOTPRINT.md).
+ * bench/footprint --profile tiny-nd against tiny, and --rpl's ND host row
+ * (Cortex-M0+: core/nd6lo 2,848 B; docs/ND.md).
  * RAM (Cortex-M0+): host 64 B + 12 B per IPv6 address slot + 4 B per
  * context ID (tiny-nd: 104 B);
  * router + 40 B per registration (MIP_ND6LO_REG_MAX). */
