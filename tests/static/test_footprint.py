@@ -328,7 +328,7 @@ RPL_BUDGET_M0 = {"node + root, non-storing": 11900, "node + root, storing": 1035
 
 
 def test_rpl_one_mode_builds_on_cortex_m0plus():
-    p = _run("--rpl", "--json", "--target", "cortex-m0plus")
+    p = _run("--rpl", "--rpl-quick", "--json", "--target", "cortex-m0plus")
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)["cortex-m0plus"]
     both = r["node + root, both (full)"]["sum_no_names"]
