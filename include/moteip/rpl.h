@@ -69,7 +69,8 @@ struct mip_rng;
 /* Per-node settings. A root's DODAG parameters are announced in its DIO's
  * DODAG Configuration option; a joining node takes the root's. */
 struct mip_rpl_config {
-    uint8_t  mop;             /* MIP_RPL_MOP_NON_STORING or _STORING */
+    uint8_t  mop;             /* MIP_RPL_MOP_NON_STORING or _STORING (of
+                                 the modes the build carries, config.h) */
     uint8_t  ocp;             /* MIP_RPL_OCP_OF0 or _MRHOF */
     uint8_t  instance;
     uint8_t  dio_int_min;     /* root: Imin = 2^this ms */
@@ -96,7 +97,8 @@ struct mip_rpl_config {
  * compared after half the 32-bit ms clock's wrap. */
 #define MIP_RPL_TIME_MAX_MS ((uint32_t)1 << 30)
 
-/* Fills cfg with the RFC 6550 17 defaults (non-storing, MRHOF). */
+/* Fills cfg with the RFC 6550 17 defaults (non-storing, MRHOF; storing in
+ * a build without non-storing mode, MIP_CONF_RPL_NON_STORING 0). */
 void mip_rpl_config_default(struct mip_rpl_config *cfg);
 
 /* Trickle (RFC 6206) state for DIOs. */

@@ -122,7 +122,7 @@ bool ipv6_rpl_ext_on(const struct mip_stack *s);
  * as RFC 8200 4.2 says for an unknown option with action 01. */
 bool ipv6_rpl_opt_refused(const struct mip_stack *s, const uint8_t *pkt,
                           const struct mip_ipv6_walk *w);
-#if MIP_CONF_FORWARD
+#if MIP_CONF_FORWARD && MIP_CONF_RPL_NON_STORING
 /* A Source Routing Header with segments left at w->srh_offset of a
  * datagram addressed to us (RFC 6554 4.2): sent on to its next address,
  * or dropped and counted (with the ICMPv6 error the RFC names). False when

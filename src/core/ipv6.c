@@ -275,7 +275,7 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
     rx.dst_multicast = mcast || link_mcast || region;
     rx.quote = pkt;
     st = mip_ipv6_walk_ext(pkt, len, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
-#if MIP_CONF_FORWARD
+#if MIP_CONF_FORWARD && MIP_CONF_RPL_NON_STORING
     if (st == MIP_OK && w.srh_offset != 0u &&
         ipv6_srh_input(s, nif, pkt, len, &w, rx.dst_multicast))
         return;

@@ -32,7 +32,9 @@ bool ipv6_rpl_opt_refused(const struct mip_stack *s, const uint8_t *pkt,
            !ipv6_rpl_ext_on(s);
 }
 
-#if MIP_CONF_FORWARD
+/* A router's SRH step: non-storing mode's (RFC 6554); without it an SRH
+ * with segments left is refused as an unknown routing type would be. */
+#if MIP_CONF_FORWARD && MIP_CONF_RPL_NON_STORING
 static void srh_error(struct mip_stack *s, uint8_t netif, const uint8_t *pkt, size_t len,
                       uint8_t type, uint8_t code, uint32_t ptr, bool mcast)
 {

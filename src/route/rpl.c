@@ -16,7 +16,6 @@
 #include "moteip/slaac.h"
 #include "moteip/wire/rpl.h"
 #include "moteip/wire/icmpv6.h"
-#include "moteip/wire/checksum.h"
 #include "moteip/wire/bytes.h"
 #include <string.h>
 
@@ -49,45 +48,27 @@ static bool is_leaf(const struct mip_rpl *r)
     return r->cfg.leaf || !MIP_CONF_FORWARD;
 }
 
+/* Trickle's inconsistency (RFC 6206 4.2), counted when it restarted I;
+ * and a fresh start: one call each rather than the arguments at every
+ * place (rpl_down.h). */
+void rpl_trickle_reset(struct mip_rpl *r, mip_time_t now)
+{
+    if (mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
+        STAT(r, trickle_resets);
+}
+
+static void trickle_start(struct mip_rpl *r, mip_time_t now)
+{
+    mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+}
+
 static uint16_t min_hop(const struct mip_rpl *r)
 {
     return r->conf.min_hop_rank_inc != 0u ? r->conf.min_hop_rank_inc
                                           : MIP_RPL_DEFAULT_MIN_HOP_RANK_INC;
 }
 
-static const uint8_t *our_linklocal(const struct mip_rpl *r)
-{
-    const struct mip_netif *nif = &r->stack->netif[r->netif];
-    return nif->addr6[0].used ? nif->addr6[0].addr : NULL;
-}
-
 /* --- sending -------------------------------------------------------------- */
-
-static void send_icmp(struct mip_rpl *r, const uint8_t dst[16], const uint8_t *msg, size_t len)
-{
-    struct mip_ip_tx tx;
-    struct mip_pbuf *p;
-    uint8_t *w;
-    const uint8_t *src = our_linklocal(r);
-    uint16_t sum;
-    if (src == NULL)
-        return;
-    p = mip_pbuf_alloc(&r->stack->pool, MIP_PBUF_HEADROOM);
-    if (p == NULL || (w = mip_pbuf_put(p, (uint16_t)len)) == NULL) {
-        if (p != NULL)
-            mip_pbuf_free(&r->stack->pool, p);
-        return;
-    }
-    memcpy(w, msg, len);
-    sum = mip_cksum_finish(mip_cksum_add(mip_cksum_pseudo6(src, dst, 58u, (uint32_t)len), w, len));
-    mip_wr16(w + 2, sum);
-    memset(&tx, 0, sizeof(tx));
-    mip_addr_set6(&tx.src, src);
-    mip_addr_set6(&tx.dst, dst);
-    tx.proto = 58u;
-    tx.netif = r->netif;
-    (void)mip_ip_output(r->stack, &tx, p);
-}
 
 static void send_dio(struct mip_rpl *r, const uint8_t *dst)
 {
@@ -112,7 +93,9 @@ static void send_dio(struct mip_rpl *r, const uint8_t *dst)
         n += w;
     if (r->has_pio && mip_rpl_emit_prefix_info(&r->pio, msg + n, sizeof(msg) - n, &w) == MIP_OK)
         n += w;
-    send_icmp(r, dst != NULL ? dst : all_rpl_nodes, msg, n);
+    /* DIS and DIO go to a link-scoped address (ff02::1a or a neighbour's
+     * fe80::), so the source is our link-local address (rpl_dao.c) */
+    (void)rpl_icmp_send(r, dst != NULL ? dst : all_rpl_nodes, msg, n);
     STAT(r, dio_tx);
 }
 
@@ -123,7 +106,7 @@ static void send_dis(struct mip_rpl *r)
     size_t n;
     d.flags = 0;
     if (mip_rpl_emit_dis(&d, msg, sizeof(msg), &n) == MIP_OK) {
-        send_icmp(r, all_rpl_nodes, msg, n);
+        (void)rpl_icmp_send(r, all_rpl_nodes, msg, n);
         STAT(r, dis_tx);
     }
 }
@@ -239,9 +222,8 @@ static void select_parent(struct mip_rpl *r, mip_time_t now)
      * DIOs are news (an inconsistency for Trickle; RFC 6550 8.3 leaves
      * which changes count to the implementation). */
     if (!is_leaf(r) &&
-        (best != cur || mip_rpl_dag_rank(old, min_hop(r)) != mip_rpl_dag_rank(r->rank, min_hop(r))) &&
-        mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-        STAT(r, trickle_resets);
+        (best != cur || mip_rpl_dag_rank(old, min_hop(r)) != mip_rpl_dag_rank(r->rank, min_hop(r))))
+        rpl_trickle_reset(r, now);
 }
 
 /* Leaves the DODAG (RFC 6550 8.2.2.5): poison with INFINITE_RANK DIOs so
@@ -265,7 +247,7 @@ static void detach(struct mip_rpl *r, mip_time_t now)
     if (!is_leaf(r) && r->rank != MIP_RPL_INFINITE_RANK) {
         r->poison_left = POISON_DIOS;
         r->rank = MIP_RPL_INFINITE_RANK;
-        mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+        trickle_start(r, now);
     }
     r->rank = MIP_RPL_INFINITE_RANK;
 }
@@ -420,9 +402,10 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
          * that cannot give such a rank is not joined at all: joining and
          * detaching again at once would restart the DIS timer on every
          * DIO, and each multicast DIS resets the neighbours' Trickle. */
+        uint16_t keep = MIP_RPL_INFINITE_RANK;
         if (same && d->version == r->version && r->lowest_rank != MIP_RPL_INFINITE_RANK) {
-            uint16_t keep = r->lowest_rank;
             struct mip_rpl_neigh probe;
+            keep = r->lowest_rank;
             memset(&probe, 0, sizeof(probe));
             probe.rank = d->rank;
             if (r->conf.max_rank_inc != 0u &&
@@ -430,15 +413,12 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
                 STAT(r, drop_rank);
                 return;
             }
-            uint8_t epoch = r->epoch;
-            join(r, d, &conf);
-            r->lowest_rank = keep;
-            r->epoch = epoch;
-        } else {
-            join(r, d, &conf);
         }
+        /* one join for both (join() leaves the epoch alone) */
+        join(r, d, &conf);
+        r->lowest_rank = keep;
         if (!is_leaf(r))
-            mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+            trickle_start(r, now);
     } else if (!same) {
         STAT(r, drop_other_dodag);
         return;
@@ -455,9 +435,8 @@ static void dio_input(struct mip_rpl *r, const uint8_t src[16], const struct mip
         r->lowest_rank = MIP_RPL_INFINITE_RANK;
         r->preferred = -1;
         STAT(r, global_repairs);
-        if (!is_leaf(r) &&
-            mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-            STAT(r, trickle_resets);
+        if (!is_leaf(r))
+            rpl_trickle_reset(r, now);
     }
     if (has_pio)
         adopt_prefix(r, &pio, now);
@@ -530,8 +509,7 @@ static void dis_input(struct mip_rpl *r, const uint8_t src[16], bool mcast,
         send_dio(r, src);        /* 8.3: unicast DIS, unicast DIO, no reset */
         return;
     }
-    if (mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-        STAT(r, trickle_resets);
+    rpl_trickle_reset(r, now);
 }
 
 /* --- the routing driver ------------------------------------------------------ */
@@ -599,11 +577,8 @@ static mip_status rpl_next_hop(void *ctx, const struct mip_stack *s, const struc
         return st;
     /* the upward default route (RFC 6550 9: via the preferred parent) */
     p = &r->neigh[r->preferred];
-    memset(nexthop, 0, sizeof(*nexthop));
     nexthop->family = MIP_AF_INET6;
-    nexthop->bytes[0] = 0xFE;
-    nexthop->bytes[1] = 0x80;
-    memcpy(nexthop->bytes + 8, p->iid, 8);
+    rpl_linklocal(p->iid, nexthop->bytes);
     *netif = r->netif;
     return MIP_OK;
 }
@@ -702,7 +677,7 @@ static const struct mip_routing_ops rpl_ops = {
 void mip_rpl_config_default(struct mip_rpl_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->mop = MIP_RPL_MOP_NON_STORING;
+    cfg->mop = MIP_CONF_RPL_NON_STORING ? MIP_RPL_MOP_NON_STORING : MIP_RPL_MOP_STORING;
     cfg->ocp = MIP_RPL_OCP_MRHOF;
     cfg->instance = MIP_RPL_DEFAULT_INSTANCE;
     cfg->dio_int_min = MIP_RPL_DEFAULT_DIO_INT_MIN;
@@ -733,11 +708,9 @@ mip_status mip_rpl_init(struct mip_rpl *r, struct mip_stack *s, uint8_t netif,
         mip_rpl_config_default(&r->cfg);
     if (nif == NULL || !nif->addr6[0].used ||
         (r->cfg.ocp != MIP_RPL_OCP_OF0 && r->cfg.ocp != MIP_RPL_OCP_MRHOF) ||
-        (r->cfg.mop != MIP_RPL_MOP_NON_STORING
-#if MIP_CONF_RPL_STORING
-         && r->cfg.mop != MIP_RPL_MOP_STORING
-#endif
-         ) || r->cfg.min_hop_rank_inc == 0u ||
+        !((MIP_CONF_RPL_NON_STORING && r->cfg.mop == MIP_RPL_MOP_NON_STORING) ||
+          (MIP_CONF_RPL_STORING && r->cfg.mop == MIP_RPL_MOP_STORING)) ||
+        r->cfg.min_hop_rank_inc == 0u ||
         r->cfg.parent_timeout_ms > MIP_RPL_TIME_MAX_MS || r->cfg.dis_max_ms > MIP_RPL_TIME_MAX_MS ||
         r->cfg.dis_delay_ms > MIP_RPL_TIME_MAX_MS)
         return MIP_ERR_INVALID;
@@ -788,7 +761,7 @@ mip_status mip_rpl_root_start(struct mip_rpl *r, const uint8_t prefix[16], uint8
     r->pio.preferred_s = 0xFFFFFFFFu;
     memcpy(r->pio.prefix, prefix, 8);
     r->has_pio = true;
-    mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+    trickle_start(r, now);
     return MIP_OK;
 }
 
@@ -798,7 +771,7 @@ mip_status mip_rpl_global_repair(struct mip_rpl *r, mip_time_t now)
         return MIP_ERR_INVALID;
     r->version = mip_rpl_seq_next(r->version);
     STAT(r, global_repairs);
-    mip_rpl_trickle_start(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now);
+    trickle_start(r, now);
     return MIP_OK;
 }
 #endif
@@ -820,10 +793,7 @@ bool mip_rpl_parent(const struct mip_rpl *r, uint8_t addr[16])
 {
     if (r->state != MIP_RPL_JOINED || r->preferred < 0)
         return false;
-    memset(addr, 0, 16);
-    addr[0] = 0xFE;
-    addr[1] = 0x80;
-    memcpy(addr + 8, r->neigh[r->preferred].iid, 8);
+    rpl_linklocal(r->neigh[r->preferred].iid, addr);
     return true;
 }
 

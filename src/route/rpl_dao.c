@@ -21,6 +21,12 @@
 
 /* --- small shared pieces -------------------------------------------------- */
 
+void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which)
+{
+    if (r->down.stats[which] != UINT32_MAX)
+        r->down.stats[which]++;
+}
+
 bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16])
 {
     const struct mip_netif *nif = mip_netif_get(r->stack, r->netif);
@@ -128,9 +134,8 @@ static void no_path_send(struct mip_rpl *r);
 static void dtsn_increment(struct mip_rpl *r, mip_time_t now)
 {
     r->dtsn = mip_rpl_seq_next(r->dtsn);
-    if (!r->cfg.leaf &&
-        mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng, now))
-        r->stats[MIP_RPL_STAT_trickle_resets]++;
+    if (!r->cfg.leaf)
+        rpl_trickle_reset(r, now);
 }
 
 static void dao_schedule(struct mip_rpl *r, mip_time_t now)
@@ -157,7 +162,7 @@ void rpl_down_parent_changed(struct mip_rpl *r, mip_time_t now)
      * routers of the new path learn our sub-DODAG's routes: our DTSN goes
      * up, so each child sends its DAO again through us (9.6; we send no
      * aggregated DAOs, so the children's own must travel) */
-    if (r->mop == MIP_RPL_MOP_STORING && d->has_parent &&
+    if (RPL_STORING(r) && d->has_parent &&
         (r->preferred < 0 || memcmp(r->neigh[r->preferred].iid, d->parent_iid, 8) != 0)) {
         no_path_send(r);
         d->has_parent = false;
@@ -208,7 +213,7 @@ static size_t dao_build(struct mip_rpl *r, uint8_t *buf, size_t cap, bool no_pat
     tr.path_lifetime = no_path ? 0u : r->conf.def_lifetime;
     if (!rpl_own_global(r, t.prefix))
         return 0;
-    if (r->mop == MIP_RPL_MOP_NON_STORING) {
+    if (RPL_NON_STORING(r)) {
         /* the parent's global address: the DODAG's prefix and the IID of
          * its link-local address (its address by SLAAC, RFC 4862) */
         if (r->preferred < 0)
@@ -226,7 +231,7 @@ static size_t dao_build(struct mip_rpl *r, uint8_t *buf, size_t cap, bool no_pat
     return n + k;
 }
 
-static void linklocal_of(const uint8_t iid[8], uint8_t dst[16])
+void rpl_linklocal(const uint8_t iid[8], uint8_t dst[16])
 {
     memset(dst, 0, 16);
     dst[0] = 0xFEu;
@@ -241,12 +246,12 @@ static void dao_send(struct mip_rpl *r)
 
     if (len == 0u)
         return;
-    if (r->mop == MIP_RPL_MOP_NON_STORING) {
+    if (RPL_NON_STORING(r)) {
         memcpy(dst, r->dodagid, 16);       /* RFC 6550 9.7: to the root */
     } else {
         if (r->preferred < 0)
             return;
-        linklocal_of(r->neigh[r->preferred].iid, dst);   /* 9.8: to the parent */
+        rpl_linklocal(r->neigh[r->preferred].iid, dst);   /* 9.8: to the parent */
         memcpy(r->down.dao.parent_iid, r->neigh[r->preferred].iid, 8);
         r->down.dao.has_parent = true;
     }
@@ -267,7 +272,7 @@ static void no_path_send(struct mip_rpl *r)
     if (len == 0u)
         return;
     msg[5] = 0u;                           /* K clear (RFC 6550 6.4.1) */
-    linklocal_of(r->down.dao.parent_iid, dst);
+    rpl_linklocal(r->down.dao.parent_iid, dst);
     if (rpl_icmp_send(r, dst, msg, len) == MIP_OK)
         rpl_down_count(r, MIP_RPL_DOWN_STAT_no_path_tx);
 }
@@ -341,7 +346,7 @@ static void dao_ack_input(struct mip_rpl *r, const struct mip_rpl_dao_ack *a, mi
     struct mip_rpl_dao_tx *d = &r->down.dao;
 
     r->stats[MIP_RPL_STAT_dao_ack_rx]++;
-#if MIP_RPL_DOWN_MAX > 0
+#if RPL_STORING_ROUTER
     {
         /* storing: the DAO-ACK of a child's DAO we sent on goes back to
          * the child, with the child's own sequence (rpl_root.c) */
@@ -426,8 +431,12 @@ static uint8_t table_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, const u
                 if (!rpl_down_route_update(r, targets[k], via != NULL ? via : tr.parent,
                                            tr.path_seq, life, now))
                     status = DAO_ACK_REJECT;
+#if MIP_CONF_RPL_STORING
                 else if (seq_out >= 0 && life != 0u)
                     rpl_down_route_pending(r, targets[k], m->u.dao.seq, (uint8_t)seq_out, now);
+#else
+                (void)seq_out;
+#endif
             }
         }
     }
@@ -438,7 +447,7 @@ static uint8_t table_dao(struct mip_rpl *r, const struct mip_rpl_msg *m, const u
 }
 #endif
 
-#if MIP_RPL_DOWN_MAX > 0
+#if RPL_STORING_ROUTER
 /*
  * Storing mode (RFC 6550 9.8): a child's DAO, from its link-local address,
  * gives routes to its Targets through it; it is acknowledged hop by hop,
@@ -481,7 +490,7 @@ static void storing_dao(struct mip_rpl *r, const struct mip_ip_rx *rx,
     if (mip_rpl_emit_dao(&dao, msg, sizeof msg, &n) != MIP_OK || n + m->opts_len > sizeof msg)
         return;
     memcpy(msg + n, m->opts, m->opts_len);
-    linklocal_of(r->neigh[r->preferred].iid, dst);
+    rpl_linklocal(r->neigh[r->preferred].iid, dst);
     if (rpl_icmp_send(r, dst, msg, n + m->opts_len) == MIP_OK)
         rpl_down_count(r, MIP_RPL_DOWN_STAT_dao_forwarded);
 }
@@ -500,17 +509,19 @@ void rpl_down_input(struct mip_rpl *r, const struct mip_ip_rx *rx, const struct 
         (!m->u.dao.d || memcmp(m->u.dao.dodagid, r->dodagid, 16) == 0)) {
         bool malformed = false;
         uint8_t status;
-        if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING) {
+        if (r->state == MIP_RPL_ROOT && RPL_NON_STORING(r)) {
             status = table_dao(r, m, NULL, -1, now, &malformed);
             if (!malformed && m->u.dao.k)
                 dao_ack_send(r, rx->src.bytes, m->u.dao.seq, status);
             return;
         }
-        if (r->mop == MIP_RPL_MOP_STORING &&
+#if RPL_STORING_ROUTER
+        if (RPL_STORING(r) &&
             (r->state == MIP_RPL_ROOT || (r->state == MIP_RPL_JOINED && !r->cfg.leaf))) {
             storing_dao(r, rx, m, now);
             return;
         }
+#endif
     }
 #else
     (void)rx;

@@ -12,6 +12,17 @@
 #include "moteip/routing.h"
 #include "moteip/ip.h"
 
+/* The modes of operation this build carries (config.h): a branch of a
+ * mode left out folds away at compile time. r->mop is never such a mode
+ * once joined or root (mip_rpl_init refuses it, dio_input drops its DIOs);
+ * before, the tests below are false in either build. */
+#define RPL_STORING(r)     (MIP_CONF_RPL_STORING && (r)->mop == MIP_RPL_MOP_STORING)
+#define RPL_NON_STORING(r) (MIP_CONF_RPL_NON_STORING && (r)->mop == MIP_RPL_MOP_NON_STORING)
+/* The root's source routes and tunnels (a non-storing root's table), and
+ * a storing router's DAO-ACK relay: compiled only with their mode. */
+#define RPL_SRC_ROUTES     (MIP_RPL_DOWN_MAX > 0 && MIP_CONF_RPL_NON_STORING)
+#define RPL_STORING_ROUTER (MIP_RPL_DOWN_MAX > 0 && MIP_CONF_RPL_STORING)
+
 /* Forgets the DAO state (init, detach); the root's table stays unless
  * `table` (a new root, a new DODAG version). */
 void rpl_down_reset(struct mip_rpl *r, bool table);
@@ -62,6 +73,7 @@ enum mip_routing_verdict rpl_down_forward(void *ctx, struct mip_stack *s,
  * free or expired slot, so no working route is pushed out (counted). */
 bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const uint8_t parent[16],
                           uint8_t path_seq, uint32_t life_ms, mip_time_t now);
+#if MIP_CONF_RPL_STORING
 /* Storing: target's route came in a child's DAO (sequence seq_in) that we
  * sent on as seq_out with K set; the child's DAO-ACK waits for ours. */
 #define RPL_NODE_ACK_PENDING 2u      /* mip_rpl_node.used: in use, and that */
@@ -72,6 +84,7 @@ void rpl_down_route_pending(struct mip_rpl *r, const uint8_t target[16], uint8_t
  * waits for it. */
 bool rpl_down_forward_acked(struct mip_rpl *r, uint8_t seq_out, uint8_t child[16],
                             uint8_t *seq_in, mip_time_t now);
+#endif
 /* Sweeps expired entries (so no stamp outlives half the clock's wrap);
  * ms to the next sweep. */
 uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now);
@@ -85,6 +98,14 @@ enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_
                                      const uint8_t *pkt, size_t len, bool local,
                                      struct mip_routing_pkt *err, mip_time_t now);
 
+/* fe80::iid, a neighbour's link-local address from its interface
+ * identifier (rpl_dao.c). */
+void rpl_linklocal(const uint8_t iid[8], uint8_t dst[16]);
+
+/* rpl.c: an inconsistency for the DIO Trickle timer (RFC 6206 4.2; I back
+ * to Imin, counted in trickle_resets when it was longer). */
+void rpl_trickle_reset(struct mip_rpl *r, mip_time_t now);
+
 /* Sends the ICMPv6 message msg[0..len) (type, code, checksum 0, body) to
  * dst from the address the stack picks on r's netif; fills the checksum. */
 mip_status rpl_icmp_send(struct mip_rpl *r, const uint8_t dst[16], uint8_t *msg, size_t len);
@@ -97,10 +118,8 @@ bool rpl_own_global(const struct mip_rpl *r, uint8_t out[16]);
  * counter starts (rpl.h's mip_rpl_seq_next / _newer step and compare). */
 #define RPL_LOLLIPOP_INIT 240u
 
-static inline void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which)
-{
-    if (r->down.stats[which] != UINT32_MAX)
-        r->down.stats[which]++;
-}
+/* A downward counter up by one, saturating (rpl_dao.c; one copy for the
+ * two files that count). */
+void rpl_down_count(struct mip_rpl *r, enum mip_rpl_down_stat which);
 
 #endif

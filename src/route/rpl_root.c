@@ -82,6 +82,7 @@ bool rpl_down_route_update(struct mip_rpl *r, const uint8_t target[16], const ui
     return true;
 }
 
+#if MIP_CONF_RPL_STORING
 void rpl_down_route_pending(struct mip_rpl *r, const uint8_t target[16], uint8_t seq_in,
                             uint8_t seq_out, mip_time_t now)
 {
@@ -113,6 +114,7 @@ bool rpl_down_forward_acked(struct mip_rpl *r, uint8_t seq_out, uint8_t child[16
     }
     return found;
 }
+#endif
 
 uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now)
 {
@@ -133,6 +135,9 @@ uint32_t rpl_down_table_poll(struct mip_rpl *r, mip_time_t now)
     return next;
 }
 
+#endif
+
+#if RPL_SRC_ROUTES
 static bool is_root_addr(const struct mip_rpl *r, const uint8_t a[16])
 {
     struct mip_addr x;
@@ -180,7 +185,7 @@ static uint16_t root_route(struct mip_rpl *r, const uint8_t dst[16], mip_time_t 
  * router by its table. */
 static bool routes_down(const struct mip_rpl *r)
 {
-    return r->mop == MIP_RPL_MOP_STORING ? (r->state == MIP_RPL_ROOT ||
+    return RPL_STORING(r) ? (r->state == MIP_RPL_ROOT ||
                                             r->state == MIP_RPL_JOINED)
                                          : r->state == MIP_RPL_ROOT;
 }
@@ -202,7 +207,7 @@ bool rpl_down_next_hop(const struct mip_rpl *r, const uint8_t dst[16], struct mi
     if (!routes_down(r) || (e = node_find((struct mip_rpl *)r, dst, now)) == NULL)
         return false;
     /* non-storing: the hooks name the real next hop (root_down) */
-    mip_addr_set6(nexthop, r->mop == MIP_RPL_MOP_STORING ? e->parent : dst);
+    mip_addr_set6(nexthop, RPL_STORING(r) ? e->parent : dst);
     return true;
 #else
     (void)r;
@@ -257,7 +262,7 @@ static uint8_t *open_gap(struct mip_stack *s, const struct mip_routing_pkt *pkt,
 
 /* --- the root's source routes --------------------------------------------- */
 
-#if MIP_RPL_DOWN_MAX > 0
+#if RPL_SRC_ROUTES
 static enum mip_routing_verdict tunnel_send(struct mip_rpl *r, const uint8_t *pkt, size_t len,
                                             bool forwarded, mip_time_t now);
 
@@ -315,7 +320,7 @@ static enum mip_routing_verdict root_down(struct mip_rpl *r, struct mip_routing_
 static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, uint8_t *b, size_t len,
                                             bool down);
 
-#if MIP_RPL_DOWN_MAX > 0
+#if RPL_SRC_ROUTES
 /*
  * The root's tunnel for a datagram it forwards to a node of its table
  * (RFC 9008 7), taken in the rx hook because the outer datagram may have to
@@ -409,7 +414,7 @@ enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_
                                      const uint8_t *pkt, size_t len, bool local,
                                      struct mip_routing_pkt *err, mip_time_t now)
 {
-#if MIP_RPL_DOWN_MAX > 0
+#if RPL_SRC_ROUTES
     struct mip_rpl *r = ctx;
 
     (void)in_netif;
@@ -417,7 +422,7 @@ enum mip_routing_verdict rpl_down_rx(void *ctx, struct mip_stack *s, uint8_t in_
     /* only what core would forward without complaint: the rest (hop limit,
      * scopes, martians) core answers */
     if (local || !s->forwarding || r->state != MIP_RPL_ROOT ||
-        r->mop != MIP_RPL_MOP_NON_STORING || len < IP6_HDR || pkt[7] <= 1u ||
+        !RPL_NON_STORING(r) || len < IP6_HDR || pkt[7] <= 1u ||
         !global_unicast(pkt + 8) || !global_unicast(pkt + 24) ||
         !rpl_down_knows(r, pkt + 24, now))
         return MIP_ROUTING_PASS;
@@ -459,17 +464,15 @@ static enum mip_routing_verdict rpi_forward(struct mip_rpl *r, uint8_t *b, size_
             /* RFC 6550 11.2.2.2: drop, and reset the DIO Trickle timer so
              * the neighbours hear our rank soon (a leaf sends no DIOs) */
             rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_rank_error);
-            if (!r->cfg.leaf &&
-                mip_rpl_trickle_reset(&r->trickle, r->conf.dio_int_min, &r->stack->rng,
-                                      r->stack->now))
-                r->stats[MIP_RPL_STAT_trickle_resets]++;
+            if (!r->cfg.leaf)
+                rpl_trickle_reset(r, r->stack->now);
             return MIP_ROUTING_DROP;
         }
         o.rank_error = true;
     }
     /* storing mode: sent down to us, but we have no route below (RFC
      * 6550 11.2.2.3 would send it back with F set; dropped here) */
-    if (o.down && !down && r->mop == MIP_RPL_MOP_STORING && r->state != MIP_RPL_ROOT) {
+    if (o.down && !down && RPL_STORING(r) && r->state != MIP_RPL_ROOT) {
         rpl_down_count(r, MIP_RPL_DOWN_STAT_drop_no_down_route);
         return MIP_ROUTING_DROP;
     }
@@ -509,8 +512,8 @@ enum mip_routing_verdict rpl_down_output(void *ctx, struct mip_stack *s,
     (void)s;
     if (pkt->p->len < IP6_HDR || !global_unicast(b + 24))
         return MIP_ROUTING_PASS;
-#if MIP_RPL_DOWN_MAX > 0
-    if (r->state == MIP_RPL_ROOT && r->mop == MIP_RPL_MOP_NON_STORING)
+#if RPL_SRC_ROUTES
+    if (r->state == MIP_RPL_ROOT && RPL_NON_STORING(r))
         return rpl_down_knows(r, b + 24, now) ? root_down(r, pkt, now)
                                               : MIP_ROUTING_PASS;
 #endif

@@ -3,11 +3,15 @@
  * and the RPL Option (RFC 6553, RFC 9008). Contract in
  * include/moteip/wire/rpl_ext.h.
  */
+#include "moteip/config.h"
 #include "moteip/wire/rpl_ext.h"
 #include "moteip/wire/bytes.h"
 
 #include <string.h>
 
+/* The SRH is non-storing mode's alone (RFC 6554): a storing-only build
+ * (MIP_CONF_RPL_NON_STORING 0, config.h) leaves it out. */
+#if MIP_CONF_RPL_NON_STORING
 #define SRH_ADDR_LEN   16u
 #define SRH_CMPR_MAX   15u   /* a 4-bit field */
 
@@ -156,6 +160,8 @@ mip_status mip_srh_emit(uint8_t next_header, const uint8_t dst[16],
     *out_len = len;
     return MIP_OK;
 }
+
+#endif
 
 /* --- RPL Option ----------------------------------------------------------- */
 

@@ -317,6 +317,32 @@ def test_lowpan_hc_cost_on_cortex_m0plus(footprint_json):
     assert 1000 < cost <= LOWPAN_HC_BUDGET_M0
 
 
+# Issue 23: RPL node + root with one mode of operation each, as the anchors
+# carry (MIP_CONF_RPL_STORING / MIP_CONF_RPL_NON_STORING), Cortex-M0+ text
+# of the RPL modules summed, without the counter names (bench/footprint
+# --rpl; docs/RPL.md, "Sizes"): non-storing 11,794 B, storing 10,226 B,
+# both 12,680 B measured. A guard against growth, and that each mode left
+# out is really out.
+RPL_BUDGET_M0 = {"node + root, non-storing": 11900, "node + root, storing": 10350,
+                 "node + root, both (full)": 12800}
+
+
+def test_rpl_one_mode_builds_on_cortex_m0plus():
+    p = _run("--rpl", "--rpl-quick", "--json", "--target", "cortex-m0plus")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)["cortex-m0plus"]
+    both = r["node + root, both (full)"]["sum_no_names"]
+    for name, budget in RPL_BUDGET_M0.items():
+        print(f"RPL {name}: {r[name]['sum_no_names']} B (linked {r[name]['linked_no_names']} B)")
+        assert r[name]["linked_no_names"] <= r[name]["sum_no_names"] <= budget
+    assert r["node + root, non-storing"]["sum_no_names"] < both - 500
+    assert r["node + root, storing"]["sum_no_names"] < both - 2000
+    # the RAM docs/RPL.md states: 24 B a neighbour (candidate parent), 40 B
+    # a downward route (the non-storing root's table or a storing router's)
+    for name in RPL_BUDGET_M0:
+        assert (r[name]["ram_neigh"], r[name]["ram_route"]) == (24, 40), (name, r[name])
+
+
 def test_cksum_thumb_loop_on_the_emulated_boards():
     """MIP_CONF_CKSUM_WIDE 2's Thumb loop (inline asm the host cannot run):
     bench/cksum-arm checks every length 0..300 at every alignment on the

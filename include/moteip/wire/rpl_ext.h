@@ -52,6 +52,9 @@ struct mip_srh {
 };
 
 /*
+ * The SRH functions exist in builds with non-storing mode
+ * (MIP_CONF_RPL_NON_STORING, config.h), the RPL Option's in every build.
+ *
  * Parses the SRH at buf[0..avail). TRUNCATED when avail is shorter than 8
  * or than the header's length; MALFORMED when the Routing Type is not 3,
  * or when Hdr Ext Len, Pad, CmprI and CmprE do not describe a whole number

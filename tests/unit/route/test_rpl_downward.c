@@ -230,6 +230,7 @@ static void check_on_link_prefix_at_the_root(uint8_t mop)
     net_free(nt);
 }
 
+#if MIP_CONF_RPL_NON_STORING
 static void test_line_non_storing(void) { check_line(MIP_RPL_MOP_NON_STORING); }
 static void test_dtsn_non_storing(void) { check_dtsn_asks_for_daos(MIP_RPL_MOP_NON_STORING); }
 static void test_on_link_prefix_non_storing(void)
@@ -238,6 +239,7 @@ static void test_on_link_prefix_non_storing(void)
 }
 static void test_node_to_node_non_storing(void) { check_node_to_node(MIP_RPL_MOP_NON_STORING); }
 static void test_parent_change_non_storing(void) { check_parent_change(MIP_RPL_MOP_NON_STORING); }
+#endif
 #if MIP_CONF_RPL_STORING
 static void test_line_storing(void) { check_line(MIP_RPL_MOP_STORING); }
 static void test_dtsn_storing(void) { check_dtsn_asks_for_daos(MIP_RPL_MOP_STORING); }
@@ -251,11 +253,13 @@ static void test_parent_change_storing(void) { check_parent_change(MIP_RPL_MOP_S
 
 int main(void)
 {
+#if MIP_CONF_RPL_NON_STORING
     RUN(test_line_non_storing);
     RUN(test_dtsn_non_storing);
     RUN(test_on_link_prefix_non_storing);
     RUN(test_node_to_node_non_storing);
     RUN(test_parent_change_non_storing);
+#endif
 #if MIP_CONF_RPL_STORING
     RUN(test_line_storing);
     RUN(test_dtsn_storing);

@@ -306,7 +306,7 @@ static void test_leaf_joins_from_a_dio(void)
     nt = net_new(2, &c);
     fake = &nt->rpl[0];
     fake->instance = 0;
-    fake->mop = MIP_RPL_MOP_NON_STORING;
+    fake->mop = c.mop;          /* the mode the node runs (either build) */
     fake->dodagid[0] = 0xfd;
     fake->dodagid[15] = 1;
     fake->conf.min_hop_rank_inc = 256;
