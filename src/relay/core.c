@@ -33,6 +33,61 @@
 
 /* --- parsing --------------------------------------------------------------- */
 
+#if MIP_CONF_IPV6
+/*
+ * An RPL source route (RFC 6554) right after the fixed header or its
+ * Hop-by-Hop header, if the datagram buf[0..end) has one (w: the walk from
+ * the fixed header, redone behind the SRH when it stopped there).
+ * final_dst gets the datagram's final destination: with segments left, the
+ * Destination Address is only the route's next hop, and the flow's
+ * destination, which TCP's pseudo-header names too (RFC 8200 8.1), is the
+ * route's last address. When a router has already worked on the route,
+ * out->route_by gets the address of the last one (the datagram's sender:
+ * it swapped its own address into the route, RFC 6554 4.2) and
+ * out->route_from the address of the node it came from (the address
+ * before it, or the source for the route's first hop).
+ */
+static mip_status parse_route(const uint8_t *buf, size_t end, const struct mip_ipv6_hdr *h,
+                              struct mip_ipv6_walk *w, uint8_t final_dst[16],
+                              struct rly_seg *out)
+{
+    struct mip_srh srh;
+    size_t off = MIP_IPV6_HDR_LEN;
+    uint8_t nh = h->next_header;
+    uint16_t i;
+
+    memcpy(final_dst, h->dst, 16);
+    if (nh == MIP_IPV6_NH_HOPOPTS) {
+        if (end < off + 2u)
+            return MIP_OK;
+        nh = buf[off];
+        off += ((size_t)buf[off + 1u] + 1u) * 8u;
+    }
+    if (nh != MIP_IPV6_NH_ROUTING || end < off + 8u || buf[off + 2u] != MIP_SRH_TYPE)
+        return MIP_OK;
+    if (mip_srh_parse(buf + off, end - off, &srh) != MIP_OK || srh.segments_left > srh.n)
+        return MIP_ERR_MALFORMED;
+    if (srh.segments_left > 0u) {
+        if (w->srh_offset != off)
+            return MIP_OK;            /* the walk stopped before it: its problem */
+        if (mip_srh_addr(&srh, srh.n, h->dst, final_dst) != MIP_OK)
+            return MIP_ERR_MALFORMED;
+        out->srh = true;
+        if (mip_ipv6_walk_ext(buf, end, srh.next_header, off + srh.len, false, w) != MIP_OK)
+            return MIP_ERR_MALFORMED;
+    }
+    i = (uint16_t)(srh.n - srh.segments_left);
+    if (i >= 1u && mip_srh_addr(&srh, i, h->dst, out->route_by) == MIP_OK) {
+        out->routed = true;
+        if (i >= 2u)
+            (void)mip_srh_addr(&srh, (uint16_t)(i - 1u), h->dst, out->route_from);
+        else
+            memcpy(out->route_from, h->src, 16);
+    }
+    return MIP_OK;
+}
+#endif
+
 mip_status rly_parse(const uint8_t *buf, size_t len, size_t real_len, bool verify,
                      struct rly_seg *out)
 {
@@ -74,33 +129,19 @@ mip_status rly_parse(const uint8_t *buf, size_t len, size_t real_len, bool verif
     if ((buf[0] >> 4) == 6u) {
         struct mip_ipv6_hdr h;
         struct mip_ipv6_walk w;
+        uint8_t final_dst[16];
+        size_t end;
         st = mip_ipv6_parse(buf, len, &h);
         if (st != MIP_OK)
             return st;
         if (real_len == 0u)
             real_len = MIP_IPV6_HDR_LEN + (size_t)h.payload_len;
-        size_t end = MIP_IPV6_HDR_LEN + (size_t)h.payload_len;
-        uint8_t final_dst[16];
+        end = MIP_IPV6_HDR_LEN + (size_t)h.payload_len;
         st = mip_ipv6_walk_ext(buf, end, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
+        if (st == MIP_OK)
+            st = parse_route(buf, end, &h, &w, final_dst, out);
         if (st != MIP_OK)
             return st;
-        memcpy(final_dst, h.dst, 16);
-        if (w.problem == MIP_IPV6_PROBLEM_HDR_FIELD && w.srh_offset != 0u) {
-            /* An RPL source route on its way (RFC 6554): the Destination
-             * Address is only the route's next hop. The flow's destination,
-             * and the one TCP's pseudo-header names (RFC 8200 8.1), is the
-             * route's last address; the walk goes on behind the header. */
-            struct mip_srh srh;
-            size_t so = w.srh_offset;
-            if (mip_srh_parse(buf + so, end - so, &srh) != MIP_OK ||
-                srh.segments_left > srh.n ||
-                mip_srh_addr(&srh, srh.n, h.dst, final_dst) != MIP_OK)
-                return MIP_ERR_MALFORMED;
-            st = mip_ipv6_walk_ext(buf, end, srh.next_header, so + srh.len, false, &w);
-            if (st != MIP_OK)
-                return st;
-            out->srh = true;
-        }
         if (w.problem != MIP_IPV6_PROBLEM_NONE || w.has_frag ||
             w.upper_proto != MIP_IPPROTO_TCP)
             return MIP_ERR_UNSUPPORTED;

@@ -58,6 +58,9 @@ struct rly_seg {
     bool     srh;            /* IPv6 with a source route (RFC 6554) still to
                                 follow: dst is its last address, not the
                                 Destination Address */
+    bool     routed;         /* a source route some router worked on: */
+    uint8_t  route_by[16];   /* the last one (who sent this datagram) */
+    uint8_t  route_from[16]; /* the node route_by had it from */
     uint16_t tcp_hdr_len;
     uint16_t payload_len;
     uint16_t dgram_len;      /* the whole datagram */

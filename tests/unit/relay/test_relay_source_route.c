@@ -277,11 +277,57 @@ static void test_regenerated_ack_follows_its_source_route(void)
     node_free(&n);
 }
 
+/* TSS: R hears N send the segment on (N's swap made D the Destination
+ * and put N's address in the route): an implicit ACK, although no route
+ * of R's names N (fails before: the next hop was looked up in the routes,
+ * which send everything up to U). A frame from N carrying a segment that
+ * N did not have from R is none. */
+static void test_tss_hears_its_next_hop_on_the_source_route(void)
+{
+    struct node n;
+    struct tseg t = data(true, 1000, 60, 3);
+    struct mip_srh h;
+    uint8_t pkt[300], fr[400];
+    uint16_t idx;
+    size_t len, fl;
+    ns_node(&n, MIP_RELAY_TSS);
+    handshake_rpl(&n);
+    feed_rpl(&n, &t);
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_cached), 1);
+    /* N's copy: R's datagram after N's swap */
+    len = n.f.tx[0].len - 10;
+    memcpy(pkt, n.f.tx[0].data + 10, len);
+    CHECK_EQ(mip_srh_parse(pkt + 40, len - 40, &h), MIP_OK);
+    CHECK_EQ(h.segments_left, 1);
+    CHECK_EQ(mip_srh_swap(pkt + 40, &h, pkt + 24, &idx), MIP_OK);
+    pkt[7]--;
+    /* first as if N had it from elsewhere: the route's earlier address is
+     * not R's (U's), so it says nothing of R's segment */
+    {
+        uint8_t other[300];
+        struct mip_srh h2;
+        memcpy(other, pkt, len);
+        CHECK_EQ(mip_srh_parse(other + 40, len - 40, &h2), MIP_OK);
+        /* Addresses[1], R's address since R's swap: its last octet U's */
+        CHECK_EQ(other[40 + 8 + (16u - h2.cmpr_i) - 1u], 0x05);
+        other[40 + 8 + (16u - h2.cmpr_i) - 1u] = 0x06;
+        fl = frame(fr, SHORT_N, 3, other, len);
+        mip_relay_overheard(n.r, 0, fr, fl, n.f.now);
+        CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 0);
+    }
+    fl = frame(fr, SHORT_N, 3, pkt, len);
+    mip_relay_overheard(n.r, 0, fr, fl, n.f.now);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_implicit_acks), 1);
+    node_free(&n);
+}
+
 int main(void)
 {
     RUN(test_dtc_caches_and_resends_down_the_source_route);
     RUN(test_dtc_regenerated_ack_keeps_the_rpl_option);
     RUN(test_regenerated_ack_follows_its_source_route);
+    RUN(test_tss_hears_its_next_hop_on_the_source_route);
     return TESTING_DONE();
 }
 
