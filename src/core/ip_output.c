@@ -391,24 +391,6 @@ struct mip_pbuf *ip_forward_copy(struct mip_stack *s, struct mip_netif *out,
     return p;
 }
 
-#if MIP_CONF_IPV6
-/* A Routing header right after the fixed header or its Hop-by-Hop header
- * (RFC 8200 4.1), whole in pkt[0..len). */
-static bool ipv6_has_routing_header(const uint8_t *pkt, size_t len)
-{
-    uint8_t nh = pkt[6];
-    size_t off = MIP_IPV6_HDR_LEN;
-
-    if (nh == MIP_IPV6_NH_HOPOPTS) {
-        if (len < off + 2u)
-            return false;
-        nh = pkt[off];
-        off += ((size_t)pkt[off + 1u] + 1u) * 8u;
-    }
-    return nh == MIP_IPV6_NH_ROUTING && len >= off + 8u;
-}
-#endif
-
 mip_status mip_ip_send_raw(struct mip_stack *s, const uint8_t *pkt, size_t len)
 {
     struct mip_addr dst, nexthop;
@@ -444,7 +426,7 @@ mip_status mip_ip_send_raw(struct mip_stack *s, const uint8_t *pkt, size_t len)
      * Destination Address is the route's next address, a neighbour on
      * the link (strict source routing). The routes would send it up to
      * the parent instead: a non-storing node has no route down. */
-    if (dst.family == MIP_AF_INET6 && ipv6_has_routing_header(pkt, len))
+    if (dst.family == MIP_AF_INET6 && mip_ipv6_routing_offset(pkt, len) != 0u)
         nexthop = dst;
 #endif
     if (len > nif->mtu)

@@ -52,18 +52,11 @@ static mip_status parse_route(const uint8_t *buf, size_t end, const struct mip_i
                               struct rly_seg *out)
 {
     struct mip_srh srh;
-    size_t off = MIP_IPV6_HDR_LEN;
-    uint8_t nh = h->next_header;
+    size_t off = mip_ipv6_routing_offset(buf, end);
     uint16_t i;
 
     memcpy(final_dst, h->dst, 16);
-    if (nh == MIP_IPV6_NH_HOPOPTS) {
-        if (end < off + 2u)
-            return MIP_OK;
-        nh = buf[off];
-        off += ((size_t)buf[off + 1u] + 1u) * 8u;
-    }
-    if (nh != MIP_IPV6_NH_ROUTING || end < off + 8u || buf[off + 2u] != MIP_SRH_TYPE)
+    if (off == 0u || buf[off + 2u] != MIP_SRH_TYPE)
         return MIP_OK;
     if (mip_srh_parse(buf + off, end - off, &srh) != MIP_OK || srh.segments_left > srh.n)
         return MIP_ERR_MALFORMED;
