@@ -60,6 +60,7 @@ static mip_status parse_route(const uint8_t *buf, size_t end, const struct mip_i
         return MIP_OK;
     if (mip_srh_parse(buf + off, end - off, &srh) != MIP_OK || srh.segments_left > srh.n)
         return MIP_ERR_MALFORMED;
+    out->route_hdr = true;
     if (srh.segments_left > 0u) {
         if (w->srh_offset != off)
             return MIP_OK;            /* the walk stopped before it: its problem */
@@ -680,6 +681,13 @@ bool rly_next_hop_is_dst(const struct mip_relay *r, const struct mip_addr *dst)
     uint8_t idx;
     return mip_route_lookup(r->stack, dst, &idx, &nexthop) == MIP_OK &&
            mip_addr_eq(&nexthop, dst);
+}
+
+bool rly_seg_next_hop_is_dst(const struct mip_relay *r, const struct rly_seg *seg)
+{
+    if (seg->route_hdr)
+        return !seg->srh;
+    return rly_next_hop_is_dst(r, &seg->dst);
 }
 
 mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len)

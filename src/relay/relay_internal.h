@@ -58,6 +58,7 @@ struct rly_seg {
     bool     srh;            /* IPv6 with a source route (RFC 6554) still to
                                 follow: dst is its last address, not the
                                 Destination Address */
+    bool     route_hdr;      /* IPv6 with a source route, followed or done */
     bool     routed;         /* a source route some router worked on: */
     uint8_t  route_by[16];   /* the last one (who sent this datagram) */
     uint8_t  route_from[16]; /* the node route_by had it from */
@@ -144,6 +145,10 @@ mip_status rly_send_ack(struct mip_relay *r, int fi);
 /* True when this node sends datagrams for dst straight to dst (its next
  * hop is dst itself): an end point, which forwards nothing to overhear. */
 bool rly_next_hop_is_dst(const struct mip_relay *r, const struct mip_addr *dst);
+/* True when seg's datagram, as it leaves this node, goes straight to its
+ * destination: on a source route when the route is done (its Destination
+ * Address is the next hop, RFC 6554), else by the routes. */
+bool rly_seg_next_hop_is_dst(const struct mip_relay *r, const struct rly_seg *seg);
 
 /* Sends a datagram as it is (mip_ip_send_raw); counts a refusal. */
 mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len);

@@ -376,7 +376,7 @@ enum mip_fwd_verdict tss_local_out(struct mip_relay *r, const struct rly_seg *se
     }
     /* Pure ACKs pass. So does everything sent straight to its destination:
      * there is no forwarding to overhear (as for the ACK timer). */
-    if (seg->seg_len == 0u || rly_next_hop_is_dst(r, &seg->dst))
+    if (seg->seg_len == 0u || rly_seg_next_hop_is_dst(r, seg))
         return MIP_FWD_PASS;
     if (seg->flags & MIP_TCP_SYN) {
         syn_start(r, seg, fi, ri);

@@ -322,12 +322,63 @@ static void test_tss_hears_its_next_hop_on_the_source_route(void)
     node_free(&n);
 }
 
+/* TSS at the sender when it is a non-storing root ([T] III.A.4): its own
+ * segment leaves with the source route the root put on, Destination N,
+ * SRH [D]. The root's routes name D itself as the next hop (RPL's answer
+ * for a node of its table: the hooks put the route on; here a connected
+ * route to D's prefix), but the segment goes to N, which forwards it:
+ * TSS at the source tracks and caches it (fails before: taken for a
+ * segment sent straight to its destination, passed on untracked, so the
+ * sender had no backpressure; TSS chain over non-storing RPL, seed 1: 36
+ * source retransmissions before, 4 after). */
+static void test_tss_source_on_its_own_source_route(void)
+{
+    struct node n;
+    struct tseg t;
+    uint8_t plain[300], pkt[300], addrs[1][16];
+    struct mip_addr nn = fixture_addr(ADDR_N), d = fixture_addr(addr_d(true));
+    size_t l, sl = 0;
+    src_is_r = ADDR_R;
+    ns_node(&n, MIP_RELAY_TSS);
+    addr_add(&n.f, "fd02::5", 64);               /* D "on link" by the routes */
+    t = data(true, 1000, 60, 3);
+    l = mk(plain, &t);
+    memcpy(addrs[0], d.bytes, 16);
+    memcpy(pkt, plain, 40);
+    CHECK_EQ(mip_srh_emit(plain[6], nn.bytes, (const uint8_t (*)[16])addrs, 1, pkt + 40, 200,
+                          &sl), MIP_OK);
+    memcpy(pkt + 40 + sl, plain + 40, l - 40);
+    pkt[6] = MIP_IPV6_NH_ROUTING;
+    memcpy(pkt + 24, nn.bytes, 16);
+    mip_wr16(pkt + 4, (uint16_t)(l - 40 + sl));
+    n.f.s->now = n.f.now;
+    CHECK_EQ(n.f.s->local_hook(n.f.s->local_hook_ctx, n.f.s, true, 0, pkt, l + sl),
+             MIP_FWD_PASS);
+    CHECK_EQ(flows_used(&n), 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_cached), 1);
+    /* the same segment sent plainly to D, which the routes say is on link:
+     * straight to its destination, untracked */
+    {
+        struct node m;
+        ns_node(&m, MIP_RELAY_TSS);
+        addr_add(&m.f, "fd02::5", 64);
+        m.f.s->now = m.f.now;
+        CHECK_EQ(m.f.s->local_hook(m.f.s->local_hook_ctx, m.f.s, true, 0, plain, l),
+                 MIP_FWD_PASS);
+        CHECK_EQ(flows_used(&m), 0);
+        node_free(&m);
+    }
+    src_is_r = NULL;
+    node_free(&n);
+}
+
 int main(void)
 {
     RUN(test_dtc_caches_and_resends_down_the_source_route);
     RUN(test_dtc_regenerated_ack_keeps_the_rpl_option);
     RUN(test_regenerated_ack_follows_its_source_route);
     RUN(test_tss_hears_its_next_hop_on_the_source_route);
+    RUN(test_tss_source_on_its_own_source_route);
     return TESTING_DONE();
 }
 
