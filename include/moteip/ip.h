@@ -144,7 +144,9 @@ void mip_ip_set_local_hook(struct mip_stack *s, mip_local_hook_fn fn, void *ctx)
 /*
  * Sends a whole IP datagram built elsewhere (IPv4 or IPv6 header first,
  * checksums filled in) towards its destination as it is: routed by its
- * destination address, no TTL/hop-limit decrement, no forward hook, no
+ * destination address (an IPv6 datagram with a Routing header goes to its
+ * Destination Address, the next address of its source route, as a
+ * neighbour: RFC 6554 4.2), no TTL/hop-limit decrement, no forward hook, no
  * fragmentation, no local hook. For relays that retransmit a cached segment or answer with
  * an ACK in an end point's name. INVALID when the header does not parse or
  * its length disagrees with len; NOROUTE; NOSPACE when larger than the

@@ -210,9 +210,18 @@ enum mip_relay_stat {
     MIP_RELAY_STAT_COUNT
 };
 
-/* Room for the template of a regenerated ACK: an IPv6 fixed header, a TCP
- * header and NOP NOP TIMESTAMP (the only option kept). */
-#define MIP_RELAY_TMPL_MAX (40u + 20u + 12u)
+/* Room for the IPv6 extension headers a regenerated ACK keeps from the
+ * ACK it copies (RPL: a Hop-by-Hop RPL Option, 8 bytes, going up; a Source
+ * Routing Header going down, 8 bytes + the route's addresses as elided):
+ * an ACK on a source route whose headers do not fit gets no template, and
+ * the relay regenerates none for it. */
+#ifndef MIP_RELAY_TMPL_EXT_MAX
+#define MIP_RELAY_TMPL_EXT_MAX 32u
+#endif
+/* Room for the template of a regenerated ACK: an IPv6 fixed header, its
+ * extension headers, a TCP header and NOP NOP TIMESTAMP (the only option
+ * kept). */
+#define MIP_RELAY_TMPL_MAX (40u + MIP_RELAY_TMPL_EXT_MAX + 20u + 12u)
 
 /* Bits of mip_relay_flow.flags (relay.c). */
 #define MIP_RELAY_F_SEQ      0x0001u  /* transmitted / confirmed are valid */
@@ -262,7 +271,8 @@ struct mip_relay_flow {
                                      drop a copy older than an end-to-end
                                      retransmission it has seen since */
     /* dst's last ACK (the one carrying `acked`) as a pure ACK: IP header
-     * (IPv4 20 bytes, no options / IPv6 40, no extension headers), TCP
+     * (IPv4 20 bytes, no options / IPv6 40 and the ACK's own extension
+     * headers as they left this node: an RPL Option, a source route), TCP
      * header, and NOP NOP TIMESTAMP when dst sent timestamps. Its TTL /
      * hop limit is the one the ACK left this node with. */
     uint8_t  tmpl[MIP_RELAY_TMPL_MAX];

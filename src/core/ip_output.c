@@ -420,6 +420,15 @@ mip_status mip_ip_send_raw(struct mip_stack *s, const uint8_t *pkt, size_t len)
     st = ip_route(s, &dst, MIP_NETIF_ANY, &nif, &nexthop);
     if (st != MIP_OK)
         return st;
+#if MIP_CONF_IPV6
+    /* A source-routed datagram (a relay's copy of one that passed here on
+     * an RPL source route, RFC 6554 4.2) names its next hop itself: the
+     * Destination Address is the route's next address, a neighbour on
+     * the link (strict source routing). The routes would send it up to
+     * the parent instead: a non-storing node has no route down. */
+    if (dst.family == MIP_AF_INET6 && mip_ipv6_routing_offset(pkt, len) != 0u)
+        nexthop = dst;
+#endif
     if (len > nif->mtu)
         return MIP_ERR_NOSPACE;
     p = ip_forward_copy(s, nif, pkt, len);

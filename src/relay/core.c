@@ -17,6 +17,7 @@
 #include "moteip/wire/checksum.h"
 #include "moteip/wire/ipv4.h"
 #include "moteip/wire/ipv6.h"
+#include "moteip/wire/rpl_ext.h"
 #include "moteip/wire/tcp.h"
 
 #ifdef MOTEIP_FUZZING
@@ -26,10 +27,60 @@
 #endif
 
 /* Bytes of an overheard frame's datagram the relay looks at: an IPv6
- * header, 8 bytes of extension headers and the largest TCP header. */
-#define RLY_PEEK_MAX (40u + 8u + 60u + 20u)
+ * header, extension headers as a template keeps them (RPL's Hop-by-Hop
+ * RPL Option and source route) and the largest TCP header. */
+#define RLY_PEEK_MAX (40u + MIP_RELAY_TMPL_EXT_MAX + 60u + 20u)
 
 /* --- parsing --------------------------------------------------------------- */
+
+#if MIP_CONF_IPV6
+/*
+ * An RPL source route (RFC 6554) right after the fixed header or its
+ * Hop-by-Hop header, if the datagram buf[0..end) has one (w: the walk from
+ * the fixed header, redone behind the SRH when it stopped there).
+ * final_dst gets the datagram's final destination: with segments left, the
+ * Destination Address is only the route's next hop, and the flow's
+ * destination, which TCP's pseudo-header names too (RFC 8200 8.1), is the
+ * route's last address. When a router has already worked on the route,
+ * out->route_by gets the address of the last one (the datagram's sender:
+ * it swapped its own address into the route, RFC 6554 4.2) and
+ * out->route_from the address of the node it came from (the address
+ * before it, or the source for the route's first hop).
+ */
+static mip_status parse_route(const uint8_t *buf, size_t end, const struct mip_ipv6_hdr *h,
+                              struct mip_ipv6_walk *w, uint8_t final_dst[16],
+                              struct rly_seg *out)
+{
+    struct mip_srh srh;
+    size_t off = mip_ipv6_routing_offset(buf, end);
+    uint16_t i;
+
+    memcpy(final_dst, h->dst, 16);
+    if (off == 0u || buf[off + 2u] != MIP_SRH_TYPE)
+        return MIP_OK;
+    if (mip_srh_parse(buf + off, end - off, &srh) != MIP_OK || srh.segments_left > srh.n)
+        return MIP_ERR_MALFORMED;
+    out->route_hdr = true;
+    if (srh.segments_left > 0u) {
+        if (w->srh_offset != off)
+            return MIP_OK;            /* the walk stopped before it: its problem */
+        if (mip_srh_addr(&srh, srh.n, h->dst, final_dst) != MIP_OK)
+            return MIP_ERR_MALFORMED;
+        out->srh = true;
+        if (mip_ipv6_walk_ext(buf, end, srh.next_header, off + srh.len, false, w) != MIP_OK)
+            return MIP_ERR_MALFORMED;
+    }
+    i = (uint16_t)(srh.n - srh.segments_left);
+    if (i >= 1u && mip_srh_addr(&srh, i, h->dst, out->route_by) == MIP_OK) {
+        out->routed = true;
+        if (i >= 2u)
+            (void)mip_srh_addr(&srh, (uint16_t)(i - 1u), h->dst, out->route_from);
+        else
+            memcpy(out->route_from, h->src, 16);
+    }
+    return MIP_OK;
+}
+#endif
 
 mip_status rly_parse(const uint8_t *buf, size_t len, size_t real_len, bool verify,
                      struct rly_seg *out)
@@ -72,29 +123,33 @@ mip_status rly_parse(const uint8_t *buf, size_t len, size_t real_len, bool verif
     if ((buf[0] >> 4) == 6u) {
         struct mip_ipv6_hdr h;
         struct mip_ipv6_walk w;
+        uint8_t final_dst[16];
+        size_t end;
         st = mip_ipv6_parse(buf, len, &h);
         if (st != MIP_OK)
             return st;
         if (real_len == 0u)
             real_len = MIP_IPV6_HDR_LEN + (size_t)h.payload_len;
-        st = mip_ipv6_walk_ext(buf, MIP_IPV6_HDR_LEN + (size_t)h.payload_len, h.next_header,
-                               MIP_IPV6_HDR_LEN, true, &w);
+        end = MIP_IPV6_HDR_LEN + (size_t)h.payload_len;
+        st = mip_ipv6_walk_ext(buf, end, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
+        if (st == MIP_OK)
+            st = parse_route(buf, end, &h, &w, final_dst, out);
         if (st != MIP_OK)
             return st;
         if (w.problem != MIP_IPV6_PROBLEM_NONE || w.has_frag ||
             w.upper_proto != MIP_IPPROTO_TCP)
             return MIP_ERR_UNSUPPORTED;
         mip_addr_set6(&out->src, h.src);
-        mip_addr_set6(&out->dst, h.dst);
+        mip_addr_set6(&out->dst, final_dst);
         out->ttl = h.hop_limit;
         out->tos = h.traffic_class;
         out->id = h.flow_label;
         l3 = w.upper_offset;
         if (l3 > MIP_IPV6_HDR_LEN + (size_t)h.payload_len)
             return MIP_ERR_MALFORMED;
-        l4_avail = MIP_IPV6_HDR_LEN + (size_t)h.payload_len - l3;
+        l4_avail = end - l3;
         if (verify)
-            sum = mip_cksum_pseudo6(h.src, h.dst, MIP_IPPROTO_TCP, (uint32_t)(real_len - l3));
+            sum = mip_cksum_pseudo6(h.src, final_dst, MIP_IPPROTO_TCP, (uint32_t)(real_len - l3));
     } else
 #endif
     {
@@ -120,6 +175,7 @@ mip_status rly_parse(const uint8_t *buf, size_t len, size_t real_len, bool verif
         if (!RLY_CKSUM_OK(mip_cksum_finish(sum) == 0u))
             return MIP_ERR_CHECKSUM;
     }
+    out->pkt = buf;
     out->sport = th.src_port;
     out->dport = th.dst_port;
     out->seq = th.seq;
@@ -315,6 +371,21 @@ void rly_slot_free(struct mip_relay *r, int si)
     r->slots[si].dgram_len = 0;
 }
 
+void rly_tcp_cksum(uint8_t *d, size_t len, const struct rly_seg *seg)
+{
+    size_t l3 = seg->l3_len;
+    uint32_t sum;
+    mip_wr16(d + l3 + 16, 0);
+    if (seg->src.family == MIP_AF_INET)
+        sum = mip_cksum_pseudo4(seg->src.bytes, seg->dst.bytes, MIP_IPPROTO_TCP,
+                                (uint16_t)(len - l3));
+    else
+        sum = mip_cksum_pseudo6(seg->src.bytes, seg->dst.bytes, MIP_IPPROTO_TCP,
+                                (uint32_t)(len - l3));
+    sum = mip_cksum_add(sum, d + l3, len - l3);
+    mip_wr16(d + l3 + 16, mip_cksum_finish(sum));
+}
+
 /* The segment's timestamp option, when it has one: offset of TSval in the
  * datagram (0: none). */
 static size_t tsval_offset(const uint8_t *d, const struct rly_seg *seg)
@@ -342,24 +413,14 @@ mip_status rly_slot_resend(struct mip_relay *r, int si)
     struct mip_relay_slot *sl = &r->slots[si];
     const struct mip_relay_flow *f = &r->flows[sl->flow];
     struct rly_seg seg;
-    size_t off, l3;
-    uint32_t sum;
+    size_t off;
 
     RSTAT(r, local_rexmits);
     if ((f->flags & MIP_RELAY_F_TS) &&
         rly_parse(sl->dgram, sl->dgram_len, 0, false, &seg) == MIP_OK && seg.has_ts &&
         rly_seq_lt(seg.ts_val, f->ts_latest) && (off = tsval_offset(sl->dgram, &seg)) != 0u) {
-        l3 = seg.l3_len;
         mip_wr32(sl->dgram + off, f->ts_latest);
-        mip_wr16(sl->dgram + l3 + 16, 0);
-        if (seg.src.family == MIP_AF_INET)
-            sum = mip_cksum_pseudo4(seg.src.bytes, seg.dst.bytes, MIP_IPPROTO_TCP,
-                                    (uint16_t)(sl->dgram_len - l3));
-        else
-            sum = mip_cksum_pseudo6(seg.src.bytes, seg.dst.bytes, MIP_IPPROTO_TCP,
-                                    (uint32_t)(sl->dgram_len - l3));
-        sum = mip_cksum_add(sum, sl->dgram + l3, sl->dgram_len - l3);
-        mip_wr16(sl->dgram + l3 + 16, mip_cksum_finish(sum));
+        rly_tcp_cksum(sl->dgram, sl->dgram_len, &seg);
     }
     return rly_send(r, sl->dgram, sl->dgram_len);
 }
@@ -483,10 +544,12 @@ uint32_t rly_ack_timeout(const struct mip_relay *r, const struct mip_relay_flow 
 /* --- ACKs from the destination and their regeneration ----------------------- */
 
 /* Rebuilds the flow's template from seg (an ACK from the flow's dst, as it
- * leaves this node): a pure ACK with seg's addresses, ports, window, TTL /
- * hop limit, IPv4 ID and DF / IPv6 traffic class and flow label, sequence
- * number seg.seq + seg.seg_len, and the timestamps option as dst sent it.
- * The ACK number and the TCP checksum are written when it is sent. */
+ * leaves this node): a pure ACK with seg's addresses,
+ * ports, window, TTL / hop limit, IPv4 ID and DF / IPv6 traffic class and
+ * flow label and extension headers, sequence number seg.seq + seg.seg_len,
+ * and the timestamps option as dst sent it. The ACK number and the TCP
+ * checksum are written when it is sent. No template when IPv6 extension
+ * headers that name the way (a source route) do not fit. */
 static void build_template(struct mip_relay_flow *f, const struct rly_seg *seg)
 {
     struct mip_tcp_hdr th;
@@ -503,6 +566,17 @@ static void build_template(struct mip_relay_flow *f, const struct rly_seg *seg)
         optlen = mip_tcp_opts_len(&o);
     }
     l3 = seg->src.family == MIP_AF_INET ? MIP_IPV4_HDR_LEN : MIP_IPV6_HDR_LEN;
+#if MIP_CONF_IPV6
+    /* The IPv6 extension headers go as they came (RPL's: the source route
+     * still to follow, the RPL Option as this node set it): an ACK
+     * regenerated here takes the way the one it copies was taking. */
+    if (seg->src.family == MIP_AF_INET6 && seg->l3_len > MIP_IPV6_HDR_LEN) {
+        if (seg->pkt != NULL && (size_t)seg->l3_len - MIP_IPV6_HDR_LEN <= MIP_RELAY_TMPL_EXT_MAX)
+            l3 = seg->l3_len;
+        else if (seg->srh)
+            return;
+    }
+#endif
     total = l3 + MIP_TCP_HDR_LEN + optlen;
     if (total > sizeof(f->tmpl))
         return;
@@ -524,17 +598,23 @@ static void build_template(struct mip_relay_flow *f, const struct rly_seg *seg)
 #endif
     {
 #if MIP_CONF_IPV6
-        struct mip_ipv6_hdr h;
-        memset(&h, 0, sizeof(h));
-        h.traffic_class = seg->tos;
-        h.flow_label = seg->id & 0xFFFFFu;
-        h.payload_len = (uint16_t)(total - MIP_IPV6_HDR_LEN);
-        h.next_header = MIP_IPPROTO_TCP;
-        h.hop_limit = seg->ttl;
-        memcpy(h.src, seg->src.bytes, 16);
-        memcpy(h.dst, seg->dst.bytes, 16);
-        if (mip_ipv6_emit(&h, t, sizeof(f->tmpl)) != MIP_OK)
-            return;
+        if (l3 > MIP_IPV6_HDR_LEN) {
+            /* the fixed header and the chain as they are, ending in TCP */
+            memcpy(t, seg->pkt, l3);
+            mip_wr16(t + 4, (uint16_t)(total - MIP_IPV6_HDR_LEN));
+        } else {
+            struct mip_ipv6_hdr h;
+            memset(&h, 0, sizeof(h));
+            h.traffic_class = seg->tos;
+            h.flow_label = seg->id & 0xFFFFFu;
+            h.payload_len = (uint16_t)(total - MIP_IPV6_HDR_LEN);
+            h.next_header = MIP_IPPROTO_TCP;
+            h.hop_limit = seg->ttl;
+            memcpy(h.src, seg->src.bytes, 16);
+            memcpy(h.dst, seg->dst.bytes, 16);
+            if (mip_ipv6_emit(&h, t, sizeof(f->tmpl)) != MIP_OK)
+                return;
+        }
 #else
         return;
 #endif
@@ -579,23 +659,16 @@ mip_status rly_send_ack(struct mip_relay *r, int fi)
 {
     struct mip_relay_flow *f = &r->flows[fi];
     uint8_t pkt[MIP_RELAY_TMPL_MAX];
-    size_t l3, n = f->tmpl_len;
-    uint32_t sum;
+    struct rly_seg seg;
+    size_t n = f->tmpl_len;
     if (n == 0u || n > sizeof(pkt) || !(f->flags & MIP_RELAY_F_ACKED))
         return MIP_ERR_NOTFOUND;
     memcpy(pkt, f->tmpl, n);
-    l3 = (pkt[0] >> 4) == 4u ? MIP_IPV4_HDR_LEN : MIP_IPV6_HDR_LEN;
-    if (n < l3 + MIP_TCP_HDR_LEN)
+    if (rly_parse(pkt, n, 0, false, &seg) != MIP_OK)
         return MIP_ERR_NOTFOUND;
     /* exactly the highest ACK number seen from dst, never more */
-    mip_wr32(pkt + l3 + 8, f->acked);
-    mip_wr16(pkt + l3 + 16, 0);
-    if (l3 == MIP_IPV4_HDR_LEN)
-        sum = mip_cksum_pseudo4(pkt + 12, pkt + 16, MIP_IPPROTO_TCP, (uint16_t)(n - l3));
-    else
-        sum = mip_cksum_pseudo6(pkt + 8, pkt + 24, MIP_IPPROTO_TCP, (uint32_t)(n - l3));
-    sum = mip_cksum_add(sum, pkt + l3, n - l3);
-    mip_wr16(pkt + l3 + 16, mip_cksum_finish(sum));
+    mip_wr32(pkt + seg.l3_len + 8, f->acked);
+    rly_tcp_cksum(pkt, n, &seg);
     f->ack_sent_no = f->acked;
     f->ack_sent_at = r->now;
     f->flags |= MIP_RELAY_F_ACKSENT;
@@ -608,6 +681,13 @@ bool rly_next_hop_is_dst(const struct mip_relay *r, const struct mip_addr *dst)
     uint8_t idx;
     return mip_route_lookup(r->stack, dst, &idx, &nexthop) == MIP_OK &&
            mip_addr_eq(&nexthop, dst);
+}
+
+bool rly_seg_next_hop_is_dst(const struct mip_relay *r, const struct rly_seg *seg)
+{
+    if (seg->route_hdr)
+        return !seg->srh;
+    return rly_next_hop_is_dst(r, &seg->dst);
 }
 
 mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len)
@@ -659,7 +739,9 @@ mip_status rly_peek_seg(struct mip_relay *r, uint8_t netif, const uint8_t *frame
     }
     if (link_src != NULL)
         *link_src = pk.link_src;
-    return rly_parse(buf, n, real, false, seg);
+    st = rly_parse(buf, n, real, false, seg);
+    seg->pkt = NULL;                  /* buf ends here */
+    return st;
 #else
     (void)r;
     (void)netif;

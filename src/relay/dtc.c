@@ -157,14 +157,15 @@ static uint8_t merge_blocks(const struct rly_seg *seg, uint32_t s, uint32_t e, u
 static bool ack_with_block(struct mip_relay *r, const struct rly_seg *seg, const uint8_t *pkt,
                            uint32_t s, uint32_t e, bool *dropped)
 {
-    uint8_t out[60u + MIP_TCP_HDR_LEN + 40u];
+    /* an IPv4 header with options, or IPv6 with the extension headers a
+     * template keeps (RPL's) */
+    uint8_t out[40u + MIP_RELAY_TMPL_EXT_MAX + MIP_TCP_HDR_LEN + 40u];
     struct mip_tcp_opts o;
     size_t l3 = seg->l3_len, optlen, tcp_len, total;
     bool gapless;
-    uint32_t sum;
 
     *dropped = false;
-    if (seg->payload_len != 0u || !seg->opts_known || l3 > 60u)
+    if (seg->payload_len != 0u || !seg->opts_known || l3 > 40u + MIP_RELAY_TMPL_EXT_MAX)
         return false;
     memset(&o, 0, sizeof(o));
     if (seg->has_ts) {
@@ -186,18 +187,15 @@ static bool ack_with_block(struct mip_relay *r, const struct rly_seg *seg, const
                           NULL) != MIP_OK)
         return false;
     out[l3 + 12] = (uint8_t)((tcp_len / 4u) << 4 | (out[l3 + 12] & 0x0Fu));
-    mip_wr16(out + l3 + 16, 0);
     if (seg->src.family == MIP_AF_INET) {
         mip_wr16(out + 2, (uint16_t)total);
         mip_wr16(out + 10, 0);
         mip_wr16(out + 10, mip_cksum_finish(mip_cksum_add(0, out, l3)));
-        sum = mip_cksum_pseudo4(out + 12, out + 16, MIP_IPPROTO_TCP, (uint16_t)tcp_len);
     } else {
         mip_wr16(out + 4, (uint16_t)(total - MIP_IPV6_HDR_LEN));
-        sum = mip_cksum_pseudo6(out + 8, out + 24, MIP_IPPROTO_TCP, (uint32_t)tcp_len);
     }
-    sum = mip_cksum_add(sum, out + l3, tcp_len);
-    mip_wr16(out + l3 + 16, mip_cksum_finish(sum));
+    /* seg's addresses: a source route's last, not the next hop */
+    rly_tcp_cksum(out, total, seg);
     RSTAT(r, sack_added);
     (void)rly_send(r, out, total);
     return true;

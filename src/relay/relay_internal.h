@@ -53,6 +53,15 @@ struct rly_seg {
     bool     has_ts;
     uint16_t window;
     uint16_t l3_len;         /* IP header (+ IPv6 extension headers) */
+    const uint8_t *pkt;      /* the datagram parsed, while it lives (NULL
+                                for the start of a frame's, rly_peek_seg) */
+    bool     srh;            /* IPv6 with a source route (RFC 6554) still to
+                                follow: dst is its last address, not the
+                                Destination Address */
+    bool     route_hdr;      /* IPv6 with a source route, followed or done */
+    bool     routed;         /* a source route some router worked on: */
+    uint8_t  route_by[16];   /* the last one (who sent this datagram) */
+    uint8_t  route_from[16]; /* the node route_by had it from */
     uint16_t tcp_hdr_len;
     uint16_t payload_len;
     uint16_t dgram_len;      /* the whole datagram */
@@ -104,6 +113,10 @@ int  rly_slot_of(const struct mip_relay *r, int fi, uint8_t kind);
 int  rly_slot_store(struct mip_relay *r, int fi, uint8_t kind, const struct rly_seg *seg,
                     const uint8_t *pkt, size_t len);
 void rly_slot_free(struct mip_relay *r, int si);
+/* Writes the TCP checksum of the datagram d[0..len) that seg was parsed
+ * from (its pseudo-header: seg's addresses, the final destination of a
+ * source route). */
+void rly_tcp_cksum(uint8_t *d, size_t len, const struct rly_seg *seg);
 /* Sends slot si's datagram again as a local retransmission (counted in
  * local_rexmits), its TSval first raised to the flow's ts_latest. */
 mip_status rly_slot_resend(struct mip_relay *r, int si);
@@ -132,6 +145,10 @@ mip_status rly_send_ack(struct mip_relay *r, int fi);
 /* True when this node sends datagrams for dst straight to dst (its next
  * hop is dst itself): an end point, which forwards nothing to overhear. */
 bool rly_next_hop_is_dst(const struct mip_relay *r, const struct mip_addr *dst);
+/* True when seg's datagram, as it leaves this node, goes straight to its
+ * destination: on a source route when the route is done (its Destination
+ * Address is the next hop, RFC 6554), else by the routes. */
+bool rly_seg_next_hop_is_dst(const struct mip_relay *r, const struct rly_seg *seg);
 
 /* Sends a datagram as it is (mip_ip_send_raw); counts a refusal. */
 mip_status rly_send(struct mip_relay *r, const uint8_t *pkt, size_t len);

@@ -376,7 +376,7 @@ enum mip_fwd_verdict tss_local_out(struct mip_relay *r, const struct rly_seg *se
     }
     /* Pure ACKs pass. So does everything sent straight to its destination:
      * there is no forwarding to overhear (as for the ACK timer). */
-    if (seg->seg_len == 0u || rly_next_hop_is_dst(r, &seg->dst))
+    if (seg->seg_len == 0u || rly_seg_next_hop_is_dst(r, seg))
         return MIP_FWD_PASS;
     if (seg->flags & MIP_TCP_SYN) {
         syn_start(r, seg, fi, ri);
@@ -613,8 +613,20 @@ static bool from_next_hop(const struct mip_relay *r, uint8_t netif, const struct
     struct mip_addr nexthop;
     struct mip_802154_addr want;
     uint8_t idx;
-    if (mip_route_lookup(r->stack, &seg->dst, &idx, &nexthop) != MIP_OK || idx != netif)
+    if (seg->routed) {
+        /* On a source route (RFC 6554) the routes do not name the next
+         * hop (a non-storing RPL node has none down): the frame's sender
+         * is the router that last worked on the route, and it is ours
+         * when it had the datagram from this node. */
+        const struct mip_netif *nif = mip_netif_get(r->stack, netif);
+        struct mip_addr from;
+        mip_addr_set6(&from, seg->route_from);
+        if (nif == NULL || !mip_netif_has_addr(nif, &from))
+            return false;
+        mip_addr_set6(&nexthop, seg->route_by);
+    } else if (mip_route_lookup(r->stack, &seg->dst, &idx, &nexthop) != MIP_OK || idx != netif) {
         return false;
+    }
     if (mip_lowpan_link_addr_of(r->stack, netif, &nexthop, &want) != MIP_OK)
         return false;
     if (want.mode != link_src->mode)

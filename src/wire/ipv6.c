@@ -206,6 +206,23 @@ mip_status mip_ipv6_walk_ext(const uint8_t *buf, size_t len, uint8_t first_nh,
     return MIP_OK;
 }
 
+size_t mip_ipv6_routing_offset(const uint8_t *buf, size_t len)
+{
+    uint8_t nh;
+    size_t off = MIP_IPV6_HDR_LEN;
+
+    if (len < MIP_IPV6_HDR_LEN)
+        return 0;
+    nh = buf[6];
+    if (nh == MIP_IPV6_NH_HOPOPTS) {
+        if (len < off + 2u)
+            return 0;
+        nh = buf[off];
+        off += ((size_t)buf[off + 1u] + 1u) * 8u;
+    }
+    return nh == MIP_IPV6_NH_ROUTING && len >= off + 8u ? off : 0u;
+}
+
 mip_status mip_ipv6_frag_emit(uint8_t next_header, uint16_t frag_offset_bytes,
                               bool more, uint32_t id, uint8_t *buf, size_t cap)
 {

@@ -24,7 +24,17 @@ def test_dtc_and_cctrl_are_registered_with_their_examples(cli, repo_root):
                          "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns", "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"])
     assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7]})
     assert [a for a, _ in cc.arms] == ["unmodified", "basic", "keep", "keep-drop", "hop", "activity",
-                                       "dual", "dual-unmodified", "keep-link", "dual-link"]
+                                       "dual", "dual-unmodified", "keep-link", "dual-link",
+                                       "ipv6-unmodified", "ipv6-keep", "rpl-ns-unmodified",
+                                       "rpl-ns-keep", "rpl-s-unmodified", "rpl-s-keep"]
+    # issue 23's arms: each RPL arm differs from its ipv6- arm in routing (and the
+    # 30 s the chain takes to join) only
+    arms = dict(cc.arms)
+    for relay in ("unmodified", "keep"):
+        base = arms[f"ipv6-{relay}"]
+        for mode, name in (("non-storing", "rpl-ns"), ("storing", "rpl-s")):
+            assert arms[f"{name}-{relay}"] == {**base, "routing.type": "rpl", "routing.mode": mode,
+                                               "flows[0].start_s": 30, "duration_s": 630}
     for e in (dtc, cc):
         assert (repo_root / "examples" / e.scenario).is_file()
 

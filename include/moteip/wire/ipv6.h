@@ -129,6 +129,13 @@ mip_status mip_ipv6_walk_ext(const uint8_t *buf, size_t len, uint8_t first_nh,
                              size_t offset, bool hbh_allowed,
                              struct mip_ipv6_walk *out);
 
+/* The offset of a Routing header right after the fixed header or its
+ * Hop-by-Hop Options header (where RFC 8200 4.1 puts it) in the datagram
+ * buf[0..len), whose fixed header is present; 0 when there is none or its
+ * first 8 bytes are not all in len. Its type and length are the caller's
+ * to check. */
+size_t mip_ipv6_routing_offset(const uint8_t *buf, size_t len);
+
 /* Writes an 8-byte Fragment header. INVALID unless frag_offset_bytes is a
  * multiple of 8 (the field counts 8-byte units). */
 mip_status mip_ipv6_frag_emit(uint8_t next_header, uint16_t frag_offset_bytes,

@@ -317,6 +317,19 @@ CCTRL_ARMS: Arms = [
     ("keep-link", {**_KEEP, "relay.link": True, "relay.ack_repair": True}),
     ("dual-link", {**_KEEP, "relay.activity": True, "relay.link": True, "relay.ack_repair": True,
                    "flows": _CCTRL_DUAL}),
+    # issue 23: unmodified and keep over IPv6/6LoWPAN IPHC with the simulator's routes
+    # (ipv6-) and over RPL rooted at the server, node 0 (rpl-ns- non-storing, rpl-s-
+    # storing; MRHOF, RFC 6550's defaults), so that routing is the only difference
+    # between an ipv6- arm and its rpl- arms. The RPL flows start at 30 s, once the
+    # chain has joined, and still last 600 s.
+    *[(f"{arm}-{relay}", {**({"relay.mode": "off"} if relay == "unmodified" else _KEEP),
+                          "link.mode": "iphc", "link.ip": "ipv6", **extra})
+      for arm, extra in (("ipv6", {}),
+                         ("rpl-ns", {"routing.type": "rpl", "routing.mode": "non-storing",
+                                     "flows[0].start_s": 30, "duration_s": 630}),
+                         ("rpl-s", {"routing.type": "rpl", "routing.mode": "storing",
+                                    "flows[0].start_s": 30, "duration_s": 630}))
+      for relay in ("unmodified", "keep")],
 ]
 
 

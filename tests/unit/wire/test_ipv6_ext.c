@@ -559,9 +559,39 @@ static void test_ext_every_truncation_of_each_header_type_fails(void)
     check_every_truncation(&c);
 }
 
+/* mip_ipv6_routing_offset: a Routing header right after the fixed header
+ * or the Hop-by-Hop header, whole 8 bytes present; not behind another
+ * header, not cut short. */
+static void test_routing_offset(void)
+{
+    struct chain c;
+
+    chain_init(&c);
+    chain_add(&c, MIP_IPV6_NH_ROUTING, rt0_body, sizeof(rt0_body));
+    chain_end(&c, NH_UDP, 8);
+    CHECK_EQ(mip_ipv6_routing_offset(c.b, c.len), 40);
+    CHECK_EQ(mip_ipv6_routing_offset(c.b, 47), 0);          /* 7 of its 8 bytes */
+    CHECK_EQ(mip_ipv6_routing_offset(c.b, 39), 0);          /* no fixed header */
+    chain_init(&c);
+    chain_add(&c, MIP_IPV6_NH_HOPOPTS, pad6, sizeof(pad6));
+    chain_add(&c, MIP_IPV6_NH_ROUTING, rt0_body, sizeof(rt0_body));
+    chain_end(&c, NH_UDP, 8);
+    CHECK_EQ(mip_ipv6_routing_offset(c.b, c.len), 48);
+    CHECK_EQ(mip_ipv6_routing_offset(c.b, 41), 0);          /* the HbH cut short */
+    chain_init(&c);
+    chain_add(&c, MIP_IPV6_NH_DSTOPTS, pad6, sizeof(pad6));
+    chain_add(&c, MIP_IPV6_NH_ROUTING, rt0_body, sizeof(rt0_body));
+    chain_end(&c, NH_UDP, 8);
+    CHECK_EQ(mip_ipv6_routing_offset(c.b, c.len), 0);       /* behind Destination Options */
+    chain_init(&c);
+    chain_end(&c, NH_UDP, 8);
+    CHECK_EQ(mip_ipv6_routing_offset(c.b, c.len), 0);
+}
+
 int main(void)
 {
     RUN(test_ext_none_upper_follows_fixed_header);
+    RUN(test_routing_offset);
     RUN(test_ext_chain_hbh_dst_routing_dst_reaches_udp);
     RUN(test_ext_no_next_header_ends_walk);
     RUN(test_ext_unknown_header_is_reported_as_upper_proto);
