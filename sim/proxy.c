@@ -148,25 +148,3 @@ void sim_proxy_free(struct sim *sim)
     free(sim->proxy);
     sim->proxy = NULL;
 }
-#include <stdio.h>
-void sim_proxy_debug(struct sim *sim);
-void sim_proxy_debug(struct sim *sim)
-{
-    const struct sim_proxy *px = sim->proxy;
-    uint32_t i, k, c;
-    if (px == NULL) return;
-    for (i = 0; i < px->n; i++) {
-        const struct mip_cctrl_proxy *p = &px->p[i];
-        for (k = 0; k < MIP_CCTRL_PROXY_STREAMS; k++) {
-            const struct mip_cctrl_proxy_stream *st = &p->st[k];
-            if (st->state == 0) continue;
-            fprintf(stderr, "node %u st %u state %u server %d outer_up %d turn %u off %u held %u %u split turn %u off %u fin %d %d\n",
-                px->id[i], k, st->state, st->server, st->outer_up, st->merge.turn, st->merge.off, st->merge.held[0], st->merge.held[1], st->split.turn, st->split.off, st->fin_subs, st->fin_outer);
-        }
-        for (c = 0; c < MIP_CCTRL_PROXY_CONNS; c++) {
-            const struct mip_cctrl_proxy_conn *cn = &p->conn[c];
-            fprintf(stderr, "  conn %u open %d stream %u role %u state %s readable %zu writable %zu failed %d\n", c, cn->open, cn->stream, cn->role,
-                mip_tcp_state_name(cn->c.state), mip_tcp_readable(&cn->c), mip_tcp_writable(&cn->c), cn->failed);
-        }
-    }
-}

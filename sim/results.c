@@ -326,7 +326,6 @@ void sim_write_result(struct sim *sim, FILE *out)
     }
     sim_overlay_write(sim, &w);   /* only with an overlay */
     sim_proxy_write(sim, &w);     /* only with proxies */
-    { void sim_proxy_debug(struct sim *sim); sim_proxy_debug(sim); }
     if (sim->border != NULL) {
         sj_w_key(&w, "border");
         sim_border_write(sim, &w);
