@@ -58,6 +58,10 @@ static bool start(struct sim *sim, struct sim_proxy *px, uint32_t id, bool clien
     cfg.setup_ms = cfg.setup_ms == 0u ? 1u : cfg.setup_ms;
     cfg.idle_ms = cfg.idle_ms == 0u ? 1u : cfg.idle_ms;
     cfg.tcp.cwnd_cap = sp->cwnd_cap;
+    if (!sp->delayed_ack)
+        cfg.tcp.delack_ms = 0;
+    cfg.tcp.sack = cfg.tcp.sack && sp->options;
+    cfg.tcp.timestamps = cfg.tcp.timestamps && sp->options;
     st = mip_cctrl_proxy_init(&px->p[px->n], &nd->stack, &nd->tcp, &cfg);
     if (st != MIP_OK) {
         snprintf(err, errlen, "proxy: node %u cannot start it: %s%s", id, mip_status_name(st),

@@ -1253,6 +1253,10 @@ static const struct key proxy_keys[] = {
     { .key = "max_retries", .type = KT_INT, .flags = KF_DEF, FIELD(SC, proxy.max_retries),
       .lo = 0, .hi = 255, .def = 0, .note = "the proxy nodes' TCP max_retries (255: never "
       "give up); 0: the default" },
+    { .key = "delayed_ack", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.delayed_ack),
+      .def = true, .note = "the proxy's connections delay ACKs (uIP does not)" },
+    { .key = "options", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.options),
+      .def = true, .note = "the proxy's connections offer SACK and timestamps (uIP does not)" },
     K_NUM(SC, "setup_s", proxy.setup_s, 0.001, 2000000, 30),
     K_NUM(SC, "idle_s", proxy.idle_s, 0.001, 2000000, 120),
 };

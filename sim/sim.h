@@ -297,6 +297,8 @@ struct sim_proxy_spec {
     uint16_t hold;
     uint8_t  cwnd_cap;          /* of the proxy's connections; 0: none */
     uint8_t  max_retries;       /* the proxy nodes' struct mip_tcp; 0: default */
+    bool     delayed_ack;       /* of the proxy's connections */
+    bool     options;           /* SACK and timestamps on the proxy's connections */
     double   setup_s, idle_s;
 };
 
