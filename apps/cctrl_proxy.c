@@ -264,11 +264,22 @@ static void abort_all(struct mip_cctrl_proxy *p, struct mip_cctrl_proxy_stream *
  * as it came. */
 static void fallback(struct mip_cctrl_proxy *p, struct mip_cctrl_proxy_stream *st)
 {
+    unsigned k;
     abort_all(p, st);
     STAT(p, fallback);
     (void)mip_ip_send_raw(p->s, st->syn, st->syn_len);
     st->state = ST_PASS;
     st->deadline = now_of(p) + p->cfg.pass_ms;
+    /* a passed pair keeps no connection slot (mip_tcp_abort closed them) */
+    if (st->outer != NONE && !p->conn[st->outer].open) {
+        p->conn[st->outer].stream = p->conn[st->outer].role = NONE;
+        st->outer = NONE;
+    }
+    for (k = 0; k < MIP_CCTRL_SUBFLOWS_MAX; k++)
+        if (st->sub[k] != NONE && !p->conn[st->sub[k]].open) {
+            p->conn[st->sub[k]].stream = p->conn[st->sub[k]].role = NONE;
+            st->sub[k] = NONE;
+        }
 }
 
 static bool splits(const struct mip_cctrl_proxy_stream *st, uint8_t n, uint16_t chunk,

@@ -163,6 +163,13 @@ static void test_without_ready_the_held_syn_goes_on_as_it_came(void)
     count_sent(&g, 0, &peer, &d);
     CHECK_EQ(d, 1u);
     last_is(&g, &t);
+    /* the passed pair holds no connection: every slot is free again */
+    {
+        unsigned k, held = 0;
+        for (k = 0; k < MIP_CCTRL_PROXY_CONNS; k++)
+            held += g.p->conn[k].open || g.p->conn[k].stream != 0xFFu;
+        CHECK_EQ(held, 0u);
+    }
     /* the pair is left alone now: its next SYN is forwarded at once */
     fixture_clear(&g.n.f);
     feed_seg(&g.n, &t);
