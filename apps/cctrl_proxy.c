@@ -336,6 +336,13 @@ static bool move(struct mip_cctrl_proxy *p, struct mip_cctrl_proxy_stream *st)
                 (void)mip_cctrl_merge_put(&st->merge, (uint8_t)k, buf, m);
                 progress = true;
             }
+            if (mip_cctrl_merge_room(&st->merge, (uint8_t)k) == 0u && mip_tcp_readable(sc) > 0u &&
+                !st->full[k]) {
+                STAT(p, merge_full);
+                st->full[k] = true;     /* counted once per stop */
+            } else if (mip_cctrl_merge_room(&st->merge, (uint8_t)k) > 0u) {
+                st->full[k] = false;
+            }
         }
         if (st->outer_up) {
             size_t w;

@@ -103,7 +103,7 @@ void mip_cctrl_proxy_cfg_default(struct mip_cctrl_proxy_cfg *cfg);
 #define MIP_CCTRL_PROXY_STATS_LIST(X)                                           \
     X(syn_taken) X(syn_dup) X(streams_split) X(streams_served) X(streams_done)  \
     X(fallback) X(aborted) X(idle_timeouts) X(diverted) X(rewritten)            \
-    X(tunnels_accepted) X(bytes_split) X(bytes_merged)                          \
+    X(tunnels_accepted) X(bytes_split) X(bytes_merged) X(merge_full)            \
     X(pass_full) X(pass_big_syn) X(drop_setup) X(drop_bad_header)               \
     X(drop_no_conn) X(drop_header_timeout) X(drop_too_big)
 /* syn_taken: client SYNs held (streams started at the client side);
@@ -113,6 +113,8 @@ void mip_cctrl_proxy_cfg_default(struct mip_cctrl_proxy_cfg *cfg);
  * reset after an error of one of their connections; diverted / rewritten:
  * datagrams handed to this node's TCP in the target's name / sent in it;
  * bytes_split / merged: stream bytes into the subflows / out of the merge;
+ * merge_full: times a subflow had bytes the merge had no room for (they
+ * stay in its TCP ring, whose window closes: [B]'s zero window);
  * pass_full: SYNs forwarded untouched, the table full of streams in
  * progress; pass_big_syn: a SYN longer than MIP_CCTRL_PROXY_SYN_MAX;
  * drop_setup: segments of a held pair before its handshake is answered;
@@ -156,6 +158,7 @@ struct mip_cctrl_proxy_stream {
     uint8_t  ready;             /* client side: subflows that answered READY */
     bool     outer_up;          /* the outer connection is established */
     bool     fin_subs, fin_outer;   /* shutdown sent on the subflows / the outer */
+    bool     full[MIP_CCTRL_SUBFLOWS_MAX];  /* the merge has no room for that subflow */
     uint8_t  outer;             /* connection slots */
     uint8_t  sub[MIP_CCTRL_SUBFLOWS_MAX];
     uint16_t id;                /* the opener's stream id */

@@ -38,6 +38,9 @@ def test_a_megabyte_through_the_proxies_arrives_byte_exact_and_in_order(tmp_path
     assert p[1]["bytes_split"] == MB and p[3]["bytes_merged"] == MB
     assert p[1]["diverted"] > 0 and p[1]["rewritten"] > 0
     assert p[1]["aborted"] == p[3]["aborted"] == 0
+    # the subflow ahead found the merge full and was held back in its TCP
+    # ring (its window closing) until the one behind caught up
+    assert p[3]["merge_full"] > 0
 
 
 def test_a_syn_to_another_port_passes_untouched(tmp_path):
