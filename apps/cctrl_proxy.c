@@ -129,7 +129,7 @@ static void divert(struct mip_cctrl_proxy *p, struct mip_cctrl_proxy_stream *st,
     rx.src = g->src;
     rx.dst = st->own;
     rx.proto = MIP_IPPROTO_TCP;
-    rx.ttl = 64;
+    rx.ttl = g->src.family == MIP_AF_INET ? pkt[8] : pkt[7];     /* TTL / hop limit */
     rx.netif = netif;
     rx.quote = pkt;
     rx.quote_len = g->ihl;
