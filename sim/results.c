@@ -325,6 +325,7 @@ void sim_write_result(struct sim *sim, FILE *out)
         sim_external_write(sim, &w);
     }
     sim_overlay_write(sim, &w);   /* only with an overlay */
+    sim_proxy_write(sim, &w);     /* only with proxies */
     if (sim->border != NULL) {
         sj_w_key(&w, "border");
         sim_border_write(sim, &w);

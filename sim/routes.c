@@ -293,6 +293,35 @@ void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist
     (void)tree(sim, root, next, dist, done);
 }
 
+/* Host routes between a and b both ways along b's shortest-path tree (the
+ * "shortest" arm's rule for a flow), for traffic between nodes that no flow
+ * names (the proxies' subflows, sim/proxy.c). Nothing under other routing
+ * arms. False when b cannot be reached or a table is full. */
+bool sim_routes_pair(struct sim *sim, uint32_t a, uint32_t b)
+{
+    uint32_t *next, x, prev = UINT32_MAX, hops = 0;
+    double *dist;
+    bool *done, ok = true;
+    if (sim->sc->routing != SIM_ROUTING_SHORTEST || a == b)
+        return true;
+    next = calloc(sim->n, sizeof(*next));
+    dist = calloc(sim->n, sizeof(*dist));
+    done = calloc(sim->n, sizeof(*done));
+    ok = next != NULL && dist != NULL && done != NULL && tree(sim, b, next, dist, done) &&
+         next[a] != UINT32_MAX;
+    for (x = a; ok && x != b && hops++ <= sim->n; x = next[x]) {
+        ok = add_route(sim, x, b, next[x]) == MIP_OK &&
+             (prev == UINT32_MAX || add_route(sim, x, a, prev) == MIP_OK);
+        prev = x;
+    }
+    if (ok && prev != UINT32_MAX)
+        ok = add_route(sim, b, a, prev) == MIP_OK;
+    free(next);
+    free(dist);
+    free(done);
+    return ok;
+}
+
 bool sim_routes_build(struct sim *sim, char *err, size_t errlen)
 {
     const struct sim_scenario *sc = sim->sc;

@@ -126,6 +126,8 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
         return false;
     if (!sim_overlay_build(sim, sim->err, sizeof(sim->err)))
         return false;
+    if (!sim_proxy_build(sim, sim->err, sizeof(sim->err)))
+        return false;
     if (!sim_record_init(sim)) {
         snprintf(sim->err, sizeof(sim->err), "out of memory for the records");
         return false;
@@ -229,6 +231,7 @@ void sim_free(struct sim *sim)
     sim_record_free(sim);
     sim_misbehave_free(sim);
     sim_overlay_free(sim);
+    sim_proxy_free(sim);
     sim_dyn_free(sim);
     sim_evq_free(&sim->q);
 }

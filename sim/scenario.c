@@ -9,6 +9,7 @@
 #include "json.h"
 #include "external.h"
 #include "moteip/wire/overlay.h"
+#include "cctrl_proxy.h"
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -442,6 +443,7 @@ static const struct key root_keys[] = {
     K_OWN("events", "array of event objects (dynamics)"),
     K_OWN("external", "array of external node objects (ZEP, with --realtime)"),
     K_OWN("overlay", "object"),
+    K_OWN("proxy", "object"),
 };
 static const struct table root_table = TABLE(root_keys);
 
@@ -1228,6 +1230,61 @@ static bool load_overlay(struct ld *l, const struct sj_value *root)
     if ((double)ov->depth * ov->slot_ms >= ov->interval_s * 1000.0)
         return fail(l, sj_get(o, "slot_ms") != NULL ? sj_get(o, "slot_ms") : o,
                     "depth * slot_ms under interval_s (a round's schedule ends before the next)");
+    return true;
+}
+
+/* "proxy": cctrl's split-and-merge proxy (apps/cctrl_proxy.h, sim/proxy.c;
+ * docs/RELAY.md "cctrl split and merge"). */
+static const struct key proxy_keys[] = {
+    K_OWN("nodes", "array of node ids: the nodes that take over SYNs to `port` (a client's "
+          "next hop or gateway), *required*"),
+    K_NODE(SC, "peer", proxy.peer),
+    { .key = "port", .type = KT_INT, .flags = KF_REQ, FIELD(SC, proxy.port), .lo = 1,
+      .hi = 65535, .note = "the server port whose SYNs are taken over" },
+    K_INT(SC, "tunnel_port", proxy.tunnel_port, 1, 65535, 6100),
+    { .key = "subflows", .type = KT_INT, .flags = KF_DEF, FIELD(SC, proxy.subflows), .lo = 1,
+      .hi = MIP_CCTRL_SUBFLOWS_MAX, .def = 2, .note = "connections per stream ([B]: two)" },
+    K_INT(SC, "chunk", proxy.chunk, 1, 65535, 16),
+    { .key = "hold", .type = KT_INT, .flags = KF_DEF, FIELD(SC, proxy.hold), .lo = 1,
+      .hi = MIP_CCTRL_PROXY_HOLD, .def = 64, .note = "merge bytes held per subflow" },
+    { .key = "cwnd_cap", .type = KT_INT, .flags = KF_DEF, FIELD(SC, proxy.cwnd_cap), .lo = 0,
+      .hi = 255, .def = 0, .note = "segments in flight per proxy connection (1: uIP's); 0: "
+      "no cap" },
+    { .key = "max_retries", .type = KT_INT, .flags = KF_DEF, FIELD(SC, proxy.max_retries),
+      .lo = 0, .hi = 255, .def = 0, .note = "the proxy nodes' TCP max_retries (255: never "
+      "give up); 0: the default" },
+    { .key = "delayed_ack", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.delayed_ack),
+      .def = true, .note = "the proxy's connections delay ACKs (uIP does not)" },
+    { .key = "options", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.options),
+      .def = true, .note = "the proxy's connections offer SACK and timestamps (uIP does not)" },
+    K_NUM(SC, "setup_s", proxy.setup_s, 0.001, 2000000, 30),
+    K_NUM(SC, "idle_s", proxy.idle_s, 0.001, 2000000, 120),
+};
+static const struct table proxy_table = TABLE(proxy_keys);
+
+static bool load_proxy(struct ld *l, const struct sj_value *root)
+{
+    const struct sj_value *o, *ids;
+    struct sim_proxy_spec *px = &l->sc->proxy;
+    size_t j;
+    if (!open_object(l, root, "proxy", &proxy_table, &o) || o == NULL)
+        return !l->failed;
+    px->on = true;
+    if (!read_keys(l, o, &proxy_table, l->sc))
+        return false;
+    ids = sj_get(o, "nodes");
+    if (ids == NULL)
+        return fail_missing(l, o, "nodes", "an array of node ids");
+    if (!sj_is(ids, SJ_ARRAY) || sj_len(ids) == 0u || sj_len(ids) > SIM_PROXY_NODES_MAX)
+        return fail(l, ids, "a non-empty array of at most 64 node ids");
+    for (j = 0; j < sj_len(ids); j++) {
+        if (!node_at(l, sj_at(ids, j), &px->nodes[j]))
+            return false;
+        if (px->nodes[j] == px->peer)
+            return fail(l, sj_at(ids, j), "a node other than the peer (the subflows would "
+                        "start and end at the same node)");
+    }
+    px->n_nodes = (uint32_t)sj_len(ids);
     return true;
 }
 
@@ -2479,6 +2536,7 @@ static bool load_events(struct ld *l, const struct sj_value *root)
 static const struct table *const scenario_tables[] = {
     &root_table, &phy_table, &radio_table, &medium_table, &loss_table, &topo_table,
     &mac_table, &link_table, &routing_table, &record_table, &overlay_table,
+    &proxy_table,
 };
 
 void sim_scenario_defaults(struct sim_scenario *sc)
@@ -2602,7 +2660,8 @@ bool sim_scenario_parse(const char *text, size_t len, const char *fname,
          load_relay(&l, root) && load_flows(&l, root) && load_services(&l, root) &&
          load_misbehave(&l, root) && load_border(&l, root) && load_external(&l, root) &&
          load_record(&l, root) &&
-         load_events(&l, root) && load_overlay(&l, root);
+         load_events(&l, root) && load_overlay(&l, root) &&
+         load_proxy(&l, root);
     if (ok && sc->n_nodes > SIM_SHORT_NODES_MAX) {
         v = sj_get(sj_get(root, "link"), "short_addresses");
         if (v != NULL && sc->short_addresses)
@@ -2821,6 +2880,7 @@ void sim_scenario_keys_md(FILE *f)
     }
     md_table(f, "record", &record_table, &sc, NULL, NULL, 0);
     md_table(f, "overlay", &overlay_table, &sc, NULL, NULL, 0);
+    md_table(f, "proxy", &proxy_table, &sc, NULL, NULL, 0);
     put_defaults(&security_table, &sc);
     md_table(f, "security", &security_table, &sc, NULL, NULL, 0);
     {

@@ -284,6 +284,28 @@ struct sim_overlay_spec {
     double   lifetime_s;        /* interest and gradient soft state */
 };
 
+/* cctrl's split-and-merge proxy (scenario key "proxy", sim/proxy.c,
+ * apps/cctrl_proxy.h): the nodes that take over SYNs to `port` and split
+ * the stream over subflows to `peer`, which ends the subflows and opens
+ * the real connection. */
+#define SIM_PROXY_NODES_MAX 64u
+struct sim_proxy_spec {
+    bool     on;                /* a "proxy" object was given */
+    uint32_t nodes[SIM_PROXY_NODES_MAX];    /* client-side takeover nodes */
+    uint32_t n_nodes;
+    uint32_t peer;              /* the subflows' end (server side) */
+    uint16_t port;              /* SYNs to this port are taken over */
+    uint16_t tunnel_port;
+    uint8_t  subflows;
+    uint16_t chunk;
+    uint16_t hold;
+    uint8_t  cwnd_cap;          /* of the proxy's connections; 0: none */
+    uint8_t  max_retries;       /* the proxy nodes' struct mip_tcp; 0: default */
+    bool     delayed_ack;       /* of the proxy's connections */
+    bool     options;           /* SACK and timestamps on the proxy's connections */
+    double   setup_s, idle_s;
+};
+
 /* One node's link-layer security (scenario key security.nodes). */
 struct sim_node_sec {
     uint8_t level;              /* 0: none */
@@ -386,6 +408,7 @@ struct sim_scenario {
     struct sim_external_spec *external;     /* "external" (sim/external.c) */
     size_t   n_external;
     struct sim_overlay_spec overlay;
+    struct sim_proxy_spec proxy;
     /* records kept beyond the counters (sim/record.c, "record") */
     bool     record_relay_rtt, record_cache_hold, record_in_flight;
 };
@@ -570,6 +593,7 @@ struct sim {
     struct sim_misbehave *misbehave;    /* sc->n_misbehave (misbehave.c), or NULL */
     struct sim_external *external;      /* sc->n_external ZEP sockets (external.c), or NULL */
     struct sim_overlay *overlay;        /* sc->overlay.on (overlay.c), or NULL */
+    struct sim_proxy *proxy;            /* sc->proxy.on (proxy.c), or NULL */
     bool     trace_radio;       /* --trace-radio: radio state changes in the trace */
     struct sim_dyn *dyn;        /* the events' state and metrics (dynamics.c) */
     uint32_t dyn_moves;         /* moves so far (their shadowing streams) */
@@ -760,6 +784,12 @@ void sim_services_free(struct sim *sim);
 bool sim_overlay_build(struct sim *sim, char *err, size_t errlen);
 void sim_overlay_write(struct sim *sim, struct sj_writer *w);
 void sim_overlay_free(struct sim *sim);
+/* cctrl's split-and-merge proxies (sim/proxy.c): started at build on the
+ * proxy nodes (after the flows, whose TCP settings they keep). */
+struct sim_proxy;
+bool sim_proxy_build(struct sim *sim, char *err, size_t errlen);
+void sim_proxy_write(struct sim *sim, struct sj_writer *w);
+void sim_proxy_free(struct sim *sim);
 bool sim_misbehave_build(struct sim *sim, char *err, size_t errlen);
 void sim_misbehave_event(struct sim *sim, uint32_t arg);
 void sim_misbehave_heard(struct sim *sim, uint32_t node, const uint8_t *frame, size_t len);
@@ -772,6 +802,8 @@ bool sim_border_build(struct sim *sim, char *err, size_t errlen);
 /* The shortest-path tree towards root (routing.metric): next[x] is x's
  * neighbour on its way to root, UINT32_MAX when x has none (routes.c). */
 void sim_route_tree(struct sim *sim, uint32_t root, uint32_t *next, double *dist, bool *done);
+/* Routes between two nodes no flow names, both ways (routes.c; "shortest" only). */
+bool sim_routes_pair(struct sim *sim, uint32_t a, uint32_t b);
 /* The network into the trace at time 0: node positions, links with their
  * PRR, each flow's path (routes.c). */
 void sim_trace_network(struct sim *sim);

@@ -18,6 +18,10 @@ from .relay import _CCTRL_FLOW, _KEEP, CCTRL_HOPS, CCTRL_SOURCE, cctrl_metrics
 #: as our node ids (N1 = 0); the servers are N1 (route 1) and N2 (route 2)
 DOUBLE_CLIENTS = {2: (4, 3), 3: (5, 8), 4: (6, 7), 5: (9, 11), 6: (12, 10)}
 DOUBLE_SERVERS = (0, 1)
+#: both routes from the client end of the 6-hop route to its server (our ids)
+DOUBLE_ROUTES = ((12, 9, 6, 5, 4, 2, 0), (10, 11, 7, 8, 3, 2, 1))
+#: N3, the node both routes share: the cctrl node of both servers' end target
+DOUBLE_SHARED = 2
 #: [B] Fig. 5.15 (text, p. 59-60): average change of the throughput over 2..6 hops
 #: with cctrl (keep + activity + dual) against unmodified nodes, per MAC
 DOUBLE_PAPER = {"NullMAC": 3.0, "X-MAC": -16.0, "LPP": 49.0, "ContikiMAC": 14.0}
@@ -42,6 +46,19 @@ def double_flows(hops: int, connections: int, merge: bool = False) -> list[JsonO
     return flows
 
 
+def double_proxy(hops: int) -> JsonObj:
+    """[B] 4.5.1's takeover (apps/cctrl_proxy.h, docs/RELAY.md): each
+    client's next hop takes over its SYN and splits the stream over two
+    uIP-like connections (one segment in flight, no delayed ACK, no SACK or
+    timestamps, as the end points) to N3, which opens the real connection to the server; 64
+    bytes of merge hold-back per subflow, as in the split-merge arms."""
+    nodes = [route[route.index(c) + 1] for route, c in zip(DOUBLE_ROUTES, DOUBLE_CLIENTS[hops],
+                                                           strict=True)]
+    return {"proxy": {"nodes": nodes, "peer": DOUBLE_SHARED, "port": 5000, "subflows": 2,
+                      "chunk": 16, "hold": 64, "cwnd_cap": 1, "max_retries": 255,
+                      "delayed_ack": False, "options": False}}
+
+
 #: [B] 5.4: "unmodified" (one connection per client) against "cctrl" = keep +
 #: activity + dual (the best single-route configuration); dual-unmodified and
 #: keep-link (ours, examples/cctrl.toml) for reference
@@ -56,9 +73,15 @@ DOUBLE_CONFIGS: list[tuple[str, JsonObj, int]] = [("unmodified", {"relay.mode": 
                   ("unmodified-i25", {"relay.mode": "off", **_I25}, 1),
                   ("cctrl-i25", {**_KEEP, "relay.activity": True, **_I25}, 2),
                   ("split-merge", {**_KEEP, "relay.activity": True}, 2),
-                  ("split-merge-unmodified", {"relay.mode": "off"}, 2)]
+                  ("split-merge-unmodified", {"relay.mode": "off"}, 2),
+                  ("takeover", {**_KEEP, "relay.activity": True}, 1),
+                  ("takeover-unmodified", {"relay.mode": "off"}, 1)]
 #: the arms whose two connections carry one stream split and merged ([B] 4.5.1)
 MERGED = ("split-merge", "split-merge-unmodified")
+#: the arms whose one connection per client the proxies split ([B] 4.5.1's
+#: takeover): from 3 hops, where the client's next hop is not N3 itself
+PROXIED = ("takeover", "takeover-unmodified")
+PROXY_HOPS = [h for h in CCTRL_HOPS if h >= 3]
 
 
 #: [B] 5.4's other MACs, each at its Contiki 2.5 defaults (docs/MAC.md) under the
@@ -81,14 +104,15 @@ def _double_base(label: str) -> str:
 def _double_arms() -> list[tuple[str, JsonObj]]:
     arms: Arms = []
     for label, keys, conns in DOUBLE_CONFIGS + DOUBLE_MAC_CONFIGS:
-        for h in CCTRL_HOPS:
-            arms.append((f"{label}/{h}", {**keys, "flows": double_flows(h, conns, label in MERGED)}))
+        for h in PROXY_HOPS if label in PROXIED else CCTRL_HOPS:
+            arms.append((f"{label}/{h}", {**keys, "flows": double_flows(h, conns, label in MERGED),
+                                          **(double_proxy(h) if label in PROXIED else {})}))
     return arms
 
 
-def _double_mean(summary: JsonObj, config: str) -> float | None:
+def _double_mean(summary: JsonObj, config: str, hops: list[int] | None = None) -> float | None:
     vals = []
-    for h in CCTRL_HOPS:
+    for h in hops or CCTRL_HOPS:
         p = point(summary, arm=f"{config}/{h}")
         s = metric(p, "delivered_segments") if p else None
         if not s:
@@ -100,14 +124,16 @@ def _double_mean(summary: JsonObj, config: str) -> float | None:
 def double_report(summary: JsonObj) -> Report:
     rows = []
     for label, _k, _c in DOUBLE_CONFIGS + DOUBLE_MAC_CONFIGS:
-        if point(summary, arm=f"{label}/{CCTRL_HOPS[0]}") is None:
+        hops = PROXY_HOPS if label in PROXIED else CCTRL_HOPS
+        if point(summary, arm=f"{label}/{hops[0]}") is None:
             continue
-        base = _double_mean(summary, _double_base(label))
+        # the takeover rows: the average over 3-6 hops, against unmodified's over the same
+        base = _double_mean(summary, _double_base(label), hops)
         cells = [label]
         for h in CCTRL_HOPS:
             p = point(summary, arm=f"{label}/{h}")
             cells.append(mean_ci(metric(p, "delivered_segments")) if p else "-")
-        ov = _double_mean(summary, label)
+        ov = _double_mean(summary, label, hops)
         cells += [num(ov), "-" if ov is None or not base or _double_base(label) == label
                   else f"{100.0 * (ov / base - 1):+.0f} %"]
         rows.append(cells)
@@ -129,7 +155,12 @@ def double_report(summary: JsonObj) -> Report:
              "two connections carry ONE stream, [B] 4.5.1's design (docs/RELAY.md): chunk k of "
              "16 bytes on connection k mod 2, merged in order at the server with 64 bytes of "
              "hold-back per connection; segments = the merged stream's bytes / 16 (the other "
-             "arms: the connections' bytes, in no common order)."]
+             "arms: the connections' bytes, in no common order).",
+             "takeover (cctrl as in the cctrl arm) and takeover-unmodified: one connection per "
+             "client, unmodified; the client's next hop takes over its SYN and splits the stream "
+             "over two subflows to N3, which opens the real connection ([B] 4.5.1, "
+             "apps/cctrl_proxy.h); from 3 hops (at 2 the next hop is N3); average and change "
+             "over 3-6 hops, against unmodified over the same."]
     return Report(["configuration"] + [f"{h} hops" for h in CCTRL_HOPS] + ["average", "vs unmodified"],
                   rows, notes)
 
