@@ -296,8 +296,8 @@ def gap_report(summary: JsonObj) -> Report:
         cells += [mean_ci(metric(p1, "retries_per_frame")),
                   pct(metric(p3, "flows[0].segment_loss"))]
         rows.append(cells)
-    rows.append(["TCPlp"] + [c for h in (1, 2, 3, 4)
-                             for c in (num(TCPLP_HOPS_KBPS[h] * 1000), "1")] + ["-", "6 % (d small), < 1 % (d 40 ms)"])
+    rows.append(["TCPlp"] + [c for h in (1, 2, 3, 4) for c in (num(TCPLP_HOPS_KBPS[h] * 1000), "1")]
+                + ["-", "6 % (d small), < 1 % (d 40 ms)"])
     q = implied_frame_loss()
     notes = [
         "Every arm runs tcplp-hops' chain (10 m apart, range and interference 10.5 m, TCPlp's "
