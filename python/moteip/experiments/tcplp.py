@@ -21,7 +21,7 @@ from ..jsontypes import JsonObj
 from ..scenario import Scenario, load
 from ..table import mean_ci, num
 from . import EXAMPLES, Arms, Experiment, PlotSpec, Report, metric, point, register
-from .physics import frame_time_us, one_hop_bound, segment_frames
+from .physics import frame_time_us, host_metrics, one_hop_bound, segment_frames
 
 # --- the frames of a TCP segment and the serialised-airtime bound -----------------------
 # (physics.py: segment_frames, frame_time_us and one_hop_bound, shared with tcp-1hop)
@@ -123,13 +123,6 @@ HOPS_ARMS: Arms = [("reassemble", {"link.fragments": "reassemble"}),
                         "routing.mode": "storing", "flows[0].start_s": 10})]
 _IDEAL_ARMS = ("reassemble", "forward")
 _HAMILTON_ARMS = ("reassemble-hamilton", "forward-hamilton")
-
-
-def host_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
-    """The platform's per-frame host time and SPI rate the run paid (for the
-    Hamilton bound; 0 on the ideal platform)."""
-    radio = result.get("radio", {})
-    return {"frame_host_us": radio.get("frame_host_us", 0), "bus_bps": radio.get("bus_bps", 0)}
 
 
 def hops_report(summary: JsonObj) -> Report:
