@@ -19,6 +19,14 @@
  *             for byte (duplicates and, with the pending bit, bursts). The
  *             node must hear those frames: give it an always-on RDC.
  *
+ * By default a frame goes straight on the air, whatever is on the channel:
+ * the node is a jammer as much as a forger. With "cca" each frame goes
+ * through unslotted CSMA-CA first (802.15.4 s.6.2.5.1, with the node's own
+ * min_be, max_be and max_backoffs): a random backoff, a CCA, again after a
+ * busy one, the frame given up after max_backoffs + 1 busy CCAs. That is
+ * a keyless node using its radio's normal path: it defers to a frame on
+ * the air, though not to a ContikiMAC train's gaps between copies.
+ *
  * Each gap is drawn uniformly from [period / 2, period], so "every N ms"
  * means "at least once every N ms" and a strictly periodic attacker cannot
  * slip for ever between a victim's periodic channel checks (or always hit
@@ -54,8 +62,11 @@ struct sim_misbehave {
     uint16_t invented;                  /* next invented address (polls) */
     uint8_t  heard[MIP_MAC_FRAME_MAX];  /* the last data frame for the target */
     uint8_t  heard_len;                 /* 0: none yet */
+    uint8_t  cca_n[ATK_COUNT];          /* cca: 0 idle, else the CCA to come, 1.. */
     uint64_t sent[ATK_COUNT];
     uint64_t busy;                      /* the radio was sending: skipped */
+    uint64_t cca_busy;                  /* cca: busy CCAs (each a backoff) */
+    uint64_t cca_failures;              /* cca: frames given up, channel busy */
 };
 
 static const char *const attack_names[ATK_COUNT] = {
@@ -167,6 +178,46 @@ bool sim_misbehave_build(struct sim *sim, char *err, size_t errlen)
     return true;
 }
 
+/* cca: the next CCA of attack atk after a backoff of 0 .. 2^be - 1 unit
+ * backoff periods. */
+static void backoff(struct sim *sim, struct sim_misbehave *mb, uint32_t k, unsigned atk,
+                    unsigned be)
+{
+    const struct sim_node *nd = &sim->node[mb->spec->node];
+    uint32_t periods = mip_rng_below(&mb->rng, 1u << be);
+    (void)sim_evq_push(&sim->q, sim->now_us + (uint64_t)periods * nd->mac.cfg.timing.backoff_us,
+                       SIM_EV_MISBEHAVE, mb->spec->node, k * ATK_COUNT + atk);
+}
+
+/* cca: whether the frame of attack atk may go now; false when a backoff
+ * (or a new period, the frame given up) was scheduled instead. */
+static bool channel_access(struct sim *sim, struct sim_misbehave *mb, uint32_t k, unsigned atk)
+{
+    struct sim_node *nd = &sim->node[mb->spec->node];
+    const struct mip_mac_config *c = &nd->mac.cfg;
+    unsigned nb, be;
+    if (mb->cca_n[atk] == 0u) {         /* a new frame: NB = 0, BE = macMinBE */
+        mb->cca_n[atk] = 1;
+        backoff(sim, mb, k, atk, c->min_be);
+        return false;
+    }
+    if (sim_radio_driver.cca(nd)) {
+        mb->cca_n[atk] = 0;
+        return true;
+    }
+    mb->cca_busy++;
+    nb = mb->cca_n[atk];                /* NB after this busy CCA */
+    if (nb > c->max_backoffs) {
+        mb->cca_failures++;
+        mb->cca_n[atk] = 0;
+        return false;
+    }
+    be = c->min_be + nb < c->max_be ? c->min_be + nb : c->max_be;
+    mb->cca_n[atk] = (uint8_t)(nb + 1u);
+    backoff(sim, mb, k, atk, be);
+    return false;
+}
+
 void sim_misbehave_event(struct sim *sim, uint32_t arg)
 {
     uint32_t k = arg / ATK_COUNT;
@@ -174,8 +225,16 @@ void sim_misbehave_event(struct sim *sim, uint32_t arg)
     struct sim_misbehave *mb = &sim->misbehave[k];
     struct sim_node *nd = &sim->node[mb->spec->node];
     uint8_t f[MIP_MAC_FRAME_MAX];
-    size_t len = attack_frame(mb, atk, f);
+    size_t len = 0;
     uint32_t p_us;
+    bool go = true;
+    if (mb->spec->cca && !(atk == ATK_REPLAY && mb->heard_len == 0u)) {
+        go = channel_access(sim, mb, k, atk);
+        if (!go && mb->cca_n[atk] != 0u)
+            return;                     /* backed off: the CCA again then */
+    }
+    if (go)
+        len = attack_frame(mb, atk, f);
     if (len != 0u) {
         if (sim_radio_driver.transmit(nd, f, len) == MIP_OK)
             mb->sent[atk]++;
@@ -228,6 +287,8 @@ void sim_misbehave_write(struct sim *sim, struct sj_writer *w)
         for (atk = 0; atk < ATK_COUNT; atk++)
             sj_w_member_uint(w, attack_names[atk], mb->sent[atk]);
         sj_w_member_uint(w, "radio_busy", mb->busy);
+        sj_w_member_uint(w, "cca_busy", mb->cca_busy);
+        sj_w_member_uint(w, "cca_failures", mb->cca_failures);
         sj_w_end_object(w);
     }
     sj_w_end_array(w);

@@ -2256,6 +2256,8 @@ static const struct key misbehave_keys[] = {
     MB_EVERY("probe_every_ms", probe_every_ms),
     MB_EVERY("poll_every_ms", poll_every_ms),
     MB_EVERY("replay_every_ms", replay_every_ms),
+    { .key = "cca", .type = KT_BOOL, .flags = KF_DEF, FIELD(MB, cca), .def = false,
+      .note = "true: CSMA-CA before each frame; false: no channel access (a jammer)" },
     K_NUM(MB, "start_s", start_s, 0, 1e9, 0),
     { .key = "stop_s", .type = KT_NUM, .flags = KF_DEF, FIELD(MB, stop_s), .dlo = 0, .dhi = 1e9,
       .def = 0, .note = "0: the end of the run" },

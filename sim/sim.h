@@ -251,6 +251,10 @@ struct sim_misbehave_spec {
     uint32_t probe_every_ms;    /* an LPP probe */
     uint32_t poll_every_ms;     /* a data request from an invented address */
     uint32_t replay_every_ms;   /* the last data frame overheard for the target */
+    bool     cca;               /* each frame through unslotted CSMA-CA (the
+                                 * node's own min_be, max_be, max_backoffs):
+                                 * a node on its radio's normal path; false:
+                                 * straight on the air, a jammer */
     double   start_s, stop_s;
 };
 

@@ -59,7 +59,11 @@
  *   in a row are clear (a silence longer than copy_gap_us cannot be a gap
  *   of a ContikiMAC train, since cca_on_us + cca_gap_us > copy_gap_us),
  *   when a frame not for us has been received, or after listen_max_us
- *   without a frame for us.
+ *   without a frame for us. A listen whose channel paused (a clear sample)
+ *   and is busy again when listen_max_us is up stays on once for one
+ *   longest frame: a copy under way after copies lost to collisions is
+ *   received rather than cut off (energy that never pauses, noise, ends
+ *   on time; docs/MAC.md "Denial of sleep").
  *   Transmission. Before the first copy the sender runs one channel check
  *   of its own (cca_count CCAs, as above); a busy channel ends the attempt
  *   and the MAC protocol retries it (a "collision"). Then it sends the data
@@ -402,6 +406,8 @@ struct mip_contikimac {
     bool     known;             /* this attempt starts at a learned phase */
     bool     awake;             /* this attempt goes to a receiver kept awake */
     bool     radio;             /* the sender's CCAs want the radio on */
+    bool     paused;            /* this listen saw a clear sample */
+    bool     extended;          /* this listen was stretched for a frame */
     struct mip_rdc_grid grid;   /* the checks' */
     mip_utime_t since;          /* listening since / burst received until */
     mip_utime_t train;          /* start of the current train of copies */

@@ -187,9 +187,12 @@ void tcp_sackb_reset(struct mip_tcp_sackb *b, uint32_t snd_una);
  * than MIP_TCP_SACKB_MAX blocks, the lowest goes: the highest blocks are
  * kept (they say most about losses below). n = 0 only rebases. A block
  * ending 65536 or more bytes after snd_una (only a full 65535-byte ring
- * with its FIN gets there) is ignored: SACK information is advisory. */
+ * with its FIN gets there) is ignored: SACK information is advisory.
+ * Returns true when the blocks SACKed bytes that were not SACKed before
+ * (RFC 6675 2: what makes an ACK a duplicate ACK for a SACK sender); a
+ * merge that drops the lowest block can hide that (false). */
 struct mip_tcp_sack_block;    /* moteip/wire/tcp.h: [left, right) */
-void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
+bool tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
                       const struct mip_tcp_sack_block *blk, unsigned n);
 /* RFC 6675 NextSeg() rule 1 in simplified form (every hole below the highest
  * SACK counts as lost): the first byte at or after max(snd_una, rexmit_next)

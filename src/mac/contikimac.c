@@ -133,6 +133,8 @@ static void listen_from_now(struct mip_mac *m)
     c->rx = RX_LISTEN;
     c->since = m->now;
     c->silence = 0;
+    c->paused = false;
+    c->extended = false;
     mip_mac_rdc_timer(m, (uint32_t)p->cca_on_us + p->cca_gap_us);
 }
 
@@ -163,16 +165,31 @@ static void listen_sample(struct mip_mac *m)
     uint32_t left, step = (uint32_t)p->cca_on_us + p->cca_gap_us;
     uint32_t heard = m->now - c->since;
     if (heard >= p->listen_max_us) {
+        /* The listen ends with the channel busy after a clear sample: a
+         * copy of a train may be under way (one after copies lost to
+         * collisions); stay for one longest frame, once, as X-MAC does,
+         * rather than cut it off and have the sender try again. Energy
+         * that never paused is noise: the listen ends on time. */
+        if (!c->extended && c->paused && can_sample(m) && !m->radio->cca(m->radio_ctx)) {
+            uint32_t longest = mip_rdc_airtime(&m->cfg.timing, MIP_MAC_FRAME_MAX);
+            c->extended = true;
+            c->since = m->now + longest - p->listen_max_us;     /* ends `longest` from now */
+            mip_mac_rdc_timer(m, longest);
+            return;
+        }
         mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);
         sleep_until_next_check(m);
         return;
     }
-    if (!can_sample(m) || !m->radio->cca(m->radio_ctx))
+    if (!can_sample(m) || !m->radio->cca(m->radio_ctx)) {
         c->silence = 0;
-    else if (++c->silence >= SILENT_SAMPLES) {
-        mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);
-        sleep_until_next_check(m);
-        return;
+    } else {
+        c->paused = true;
+        if (++c->silence >= SILENT_SAMPLES) {
+            mip_rdc_count(m, MIP_MAC_STAT_rdc_fast_sleeps);
+            sleep_until_next_check(m);
+            return;
+        }
     }
     left = p->listen_max_us - heard;
     mip_mac_rdc_timer(m, step < left ? step : left);

@@ -65,11 +65,21 @@ MIP_NOINLINE static void work_insert(struct sack_work *w, uint32_t s, uint32_t e
     }
 }
 
-void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
+/* Bytes the blocks of w cover. */
+static uint32_t work_total(const struct sack_work *w)
+{
+    uint32_t t = 0;
+    unsigned i;
+    for (i = 0; i < w->n; i++)
+        t += w->b[i][1] - w->b[i][0];
+    return t;
+}
+
+bool tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_max,
                       const struct mip_tcp_sack_block *blk, unsigned n)
 {
     struct sack_work w;
-    uint32_t win = snd_max - snd_una, u = snd_una - b->base;
+    uint32_t win = snd_max - snd_una, u = snd_una - b->base, held = 0;
     unsigned i, count = tcp_sackb_count(b);
 
     /* Offsets must fit 16 bits (a ring holds at most 65535 bytes). */
@@ -80,6 +90,8 @@ void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_ma
     w.n = 0;
     for (i = 0; i < count + n; i++) {
         uint32_t s, e;
+        if (i == count)
+            held = work_total(&w);  /* what was SACKed before these blocks */
         if (i < count) {
             /* Rebase the blocks held on the new snd_una: drop what it
              * passed, trim what it cut into (inserted in order, they stay
@@ -110,6 +122,7 @@ void tcp_sackb_update(struct mip_tcp_sackb *b, uint32_t snd_una, uint32_t snd_ma
         b->start_off[i] = (uint16_t)(i < w.n ? w.b[i][0] : 0u);
         b->end_off[i] = (uint16_t)(i < w.n ? w.b[i][1] : 0u);
     }
+    return n != 0 && work_total(&w) > held;
 }
 
 /* Below, positions are taken relative to b->base: for any x, x - start of

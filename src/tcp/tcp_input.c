@@ -549,7 +549,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     const struct mip_tcp_hdr *h = &in->h;
     uint32_t acked, flight = c->snd_max - c->snd_una, wnd;
     uint32_t max_wnd = c->snd_wnd > 65535u ? c->snd_wnd : 65535u;
-    bool fin_acked, same_wnd;
+    bool fin_acked, dup_wnd;
     /* RFC 5961 5.2: acceptable ACKs lie in [snd_una - max window, snd_max]. */
     if (MIP_SEQ_GT(h->ack, c->snd_max) || MIP_SEQ_LT(h->ack, c->snd_una - max_wnd)) {
         challenge_ack(tcp, c, MIP_TCP_STAT_drop_bad_ack);
@@ -567,9 +567,15 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     }
     /* RFC 5681 2 (e): a duplicate ACK leaves the window as it was; a
      * reading receiver's window updates are not loss signals. Compared
-     * before the update below overwrites snd_wnd. */
+     * before the update below overwrites snd_wnd. With SACK, an ACK that
+     * SACKs new bytes is a duplicate ACK whatever its window (RFC 6675 2,
+     * set below): Linux's receiver grows its window while it holds
+     * out-of-order data, and by 5681's rule alone a sender at 10 % loss
+     * each way recovered most of its losses by timeout (test_tcp_impairments'
+     * loss-10pct, 1 MB: 55-80 RTOs and 6-15 fast retransmits in 6 runs;
+     * 33-53 and 18-27 in 4 with this rule). */
     wnd = (uint32_t)h->window << c->snd_wscale;
-    same_wnd = wnd == c->snd_wnd;
+    dup_wnd = wnd == c->snd_wnd;
     /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */
     if (MIP_SEQ_GEQ(h->ack, c->snd_una) &&
         (MIP_SEQ_GT(h->ack, c->snd_una) || MIP_SEQ_LT(c->snd_wl1, h->seq) ||
@@ -582,8 +588,9 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     }
 #if MIP_TCP_SACK
     if ((c->flags & TCPF_SACK_OK) && (in->o.present & MIP_TCP_HAS_SACK)) {
-        tcp_sackb_update(&c->sackb, MIP_SEQ_GT(h->ack, c->snd_una) ? h->ack : c->snd_una,
-                         c->snd_max, in->o.sack, in->o.sack_count);
+        if (tcp_sackb_update(&c->sackb, MIP_SEQ_GT(h->ack, c->snd_una) ? h->ack : c->snd_una,
+                             c->snd_max, in->o.sack, in->o.sack_count))
+            dup_wnd = true;
     }
 #endif
     if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
@@ -591,7 +598,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
          * window, data outstanding. */
         /* The answer to a zero-window probe is no loss signal: a "fast
          * retransmit" would send a full segment into the closed window. */
-        if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una && same_wnd &&
+        if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una && dup_wnd &&
             !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN)) && !(c->flags & TCPF_PERSIST)) {
             bool fast = tcp_cc_on_dupack(&c->cc, flight, c->snd_max);
             if (fast) {

@@ -24,7 +24,7 @@ def test_denial_of_sleep_within_the_bound(cli, tmp_path):
     assert "victim radio-on %" in r.stdout
     s = json.loads((tmp_path / "dos" / "summary.json").read_text())
     dc = {p["params"]["arm"]: p["metrics"]["victim_dc"]["mean"] for p in s["points"]}
-    assert len(dc) == 17
+    assert len(dc) == 21
     for arm, v in dc.items():
         rdc = arm.split("/")[0]
         assert v <= dc[f"{rdc}/none"] + 0.33, (arm, v)

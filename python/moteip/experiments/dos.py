@@ -23,7 +23,8 @@ ATTACKS: list[tuple[str, JsonObj]] = [
     ("none", {"pending_every_ms": 20, "start_s": 1e6}),
     ("pending", {"pending_every_ms": 20}),
     ("broadcast", {"pending_every_ms": 20, "pending_to": "broadcast"}),
-    ("replay", {"replay_every_ms": 20}),
+    ("replay", {"replay_every_ms": 20}),                    # without CCA: a jammer too
+    ("replay-cca", {"replay_every_ms": 20, "cca": True}),   # through CSMA-CA
     ("strobe", {"strobe_every_ms": 200}),
 ]
 
@@ -75,7 +76,8 @@ def dos_report(summary: JsonObj) -> Report:
                    "sends the victim 300 bytes every 2 s. Attacks: a data frame with the frame "
                    "pending bit to the victim at least every 20 ms, the same to the broadcast "
                    "address, the last frame overheard for the victim replayed at least every "
-                   "20 ms, an X-MAC strobe naming the victim at least every 200 ms. Without "
+                   "20 ms (straight on the air, a jammer, or through CSMA-CA: replay-cca), "
+                   "an X-MAC strobe naming the victim at least every 200 ms. Without "
                    "link-layer security the bound is the budget's (docs/MAC.md): a pending-bit "
                    "sender holds a victim at most about 0.33 s a second; with it, an attacker "
                    "without the key opens no burst at all."])

@@ -461,6 +461,45 @@ static void test_repeats_are_acked_but_passed_up_once(void)
     CHECK(!n.radio_on);
 }
 
+/* Energy, a pause, energy again when listen_max_us is up: a train's copy
+ * under way (docs/MAC.md "Denial of sleep": copies before it lost to
+ * collisions). The receiver stays one longest frame more, once, and gets
+ * it; before, it slept at listen_max_us in the middle of the copy and the
+ * sender had to try again. */
+static void test_listen_stays_for_a_copy_under_way(void)
+{
+    struct node n;
+    uint8_t f[64];
+    size_t len;
+    mip_utime_t s0, busy;
+    uint32_t longest;
+    cm_config(&n);
+    longest = airtime(&n, MIP_MAC_FRAME_MAX);
+    s0 = cm_start(&n);
+    n.cca_script = "bb.";       /* the check's busy CCA, a sample, the gap */
+    n.chan_busy = true;
+    busy = s0 + T + TR;         /* the listen starts at the busy CCA */
+    node_run(&n, busy + 12500u + longest / 2u);
+    CHECK(n.radio_on);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_fast_sleeps), 0);
+    n.chan_busy = false;
+    len = peer_frame(f, 1, false, 1);
+    (void)node_rx(&n, f, len);
+    CHECK_EQ(n.ninput, 1);
+    node_run(&n, n.now + 192u + ACK_AIR + 10u);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_acks_tx), 1);
+    CHECK(!n.radio_on);
+    /* no frame comes: off one longest frame after listen_max_us, once */
+    cm_config(&n);
+    s0 = cm_start(&n);
+    n.cca_script = "bb.";
+    n.chan_busy = true;
+    node_run(&n, s0 + 2u * T - 1u);
+    CHECK_EQ(node_stat(&n, MIP_MAC_STAT_rdc_fast_sleeps), 1);
+    CHECK_EQ(on_time(&n), TR + 12500u + longest);
+    CHECK(!n.radio_on);
+}
+
 /* Denial of sleep (issue 24, docs/MAC.md): a pending bit holds the radio
  * only from a new frame to our own address, for at most burst_max_us per
  * burst and burst_budget_us per burst_window_us per neighbour
@@ -568,6 +607,7 @@ int main(void)
     RUN(test_channel_check_timing_and_idle_radio_time);
     RUN(test_busy_cca_listens_then_fast_sleeps);
     RUN(test_noise_listens_at_most_listen_max);
+    RUN(test_listen_stays_for_a_copy_under_way);
     RUN(test_unicast_repeats_until_ack);
     RUN(test_unicast_without_ack_strobes_a_whole_interval);
     RUN(test_broadcast_repeats_for_an_interval_radio_off_between);

@@ -226,6 +226,30 @@ static void test_covered(void)
     CHECK(!sackb_covered(&b, 2000, 0xFFFFFFFFu));
 }
 
+/* The update says whether the blocks SACKed anything new (RFC 6675 2's
+ * duplicate ACK): a first block yes, the same block again no, a block
+ * that extends one yes, no blocks (a rebase) no, a D-SACK at or below
+ * snd_una no, one beyond what was sent no. */
+static void test_update_says_whether_bytes_are_newly_sacked(void)
+{
+    struct mip_tcp_sackb b;
+    struct mip_tcp_sack_block blk[1];
+    tcp_sackb_reset(&b, 1000);
+    blk[0].left = 1100;
+    blk[0].right = 1200;
+    CHECK(tcp_sackb_update(&b, 1000, 2000, blk, 1));
+    CHECK(!tcp_sackb_update(&b, 1000, 2000, blk, 1));
+    blk[0].right = 1300;
+    CHECK(tcp_sackb_update(&b, 1000, 2000, blk, 1));
+    CHECK(!tcp_sackb_update(&b, 1050, 2000, NULL, 0));
+    blk[0].left = 900;
+    blk[0].right = 1000;
+    CHECK(!tcp_sackb_update(&b, 1050, 2000, blk, 1));
+    blk[0].left = 2100;
+    blk[0].right = 2200;
+    CHECK(!tcp_sackb_update(&b, 1050, 2000, blk, 1));
+}
+
 static void test_next_hole(void)
 {
     struct mip_tcp_sackb b;
@@ -380,6 +404,7 @@ int main(void)
     RUN(test_capacity_keeps_highest);
     RUN(test_sequence_wrap);
     RUN(test_covered);
+    RUN(test_update_says_whether_bytes_are_newly_sacked);
     RUN(test_next_hole);
     RUN(test_pipe);
     RUN(test_random_against_model);

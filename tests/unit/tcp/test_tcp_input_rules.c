@@ -94,6 +94,61 @@ static void test_window_updates_are_not_duplicate_acks(void)
     }
 }
 
+#if MIP_TCP_SACK
+/* RFC 6675 2: for a SACK sender an ACK that SACKs bytes not SACKed before
+ * is a duplicate ACK whatever window it carries. Linux's receiver grows
+ * its window while it holds out-of-order data, so by RFC 5681's rule alone
+ * (the test above) its duplicate ACKs did not count, and at 10 % loss each
+ * way most losses waited for a timeout (test_tcp_impairments' loss-10pct:
+ * 55-80 RTOs per MB). The first segment is lost; the peer SACKs the next
+ * ones as they arrive, its window opening each time. A repeated block
+ * (nothing new) with a new window is still only a window update. */
+static void test_new_sack_makes_a_duplicate_ack_whatever_the_window(void)
+{
+    static const struct {
+        const char *name;
+        bool grow;               /* each ACK SACKs one more segment */
+        bool fast;
+    } rows[] = {
+        {"new SACKed bytes, window opening", true, true},
+        {"the same block again, window opening", false, false},
+    };
+    unsigned k;
+    for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        struct app *a = calloc(1, sizeof(*a));
+        struct hs *h = established(a, true);
+        uint8_t buf[4000];
+        uint32_t una, seg;
+        unsigned i, at_una, sent;
+        memset(buf, 's', sizeof(buf));
+        CHECK_EQ(mip_tcp_write(&h->tcp, &a->conn, buf, sizeof(buf)), sizeof(buf));
+        sent = data_segs(h, a->conn.snd_una, &at_una);
+        CHECK(sent >= 4);
+        una = a->conn.snd_una;
+        seg = (a->conn.snd_max - una) / sent;
+        hs_clear(h);
+        for (i = 0; i < 3; i++) {
+            struct sb_seg s = hs_seg(h, MIP_TCP_ACK);
+            s.win = (uint16_t)(400u + 10u * i);     /* x 128 (wscale 7): opening */
+            s.opts.present |= MIP_TCP_HAS_SACK;
+            s.opts.sack_count = 1;
+            s.opts.sack[0].left = una + seg;
+            s.opts.sack[0].right = una + seg * (2u + (rows[k].grow ? i : 0u));
+            hs_send(h, &s);
+        }
+        (void)data_segs(h, una, &at_una);
+        if (at_una != (rows[k].fast ? 1u : 0u))
+            fprintf(stderr, "row: %s\n", rows[k].name);
+        CHECK_EQ(at_una, rows[k].fast ? 1u : 0u);
+        CHECK_EQ(stat(h, MIP_TCP_STAT_fast_rexmits), rows[k].fast ? 1u : 0u);
+        CHECK_EQ(a->conn.cc.in_recovery, rows[k].fast);
+        mip_tcp_abort(&h->tcp, &a->conn);
+        hs_free(h);
+        free(a);
+    }
+}
+#endif
+
 /* --- RFC 9293 3.10.7.4: which ACK moves the send window ------------------- */
 
 /* The window is taken from a segment when SND.UNA <= SEG.ACK and the
@@ -576,6 +631,9 @@ static void test_ts_recent_from_the_earliest_unacknowledged_segment(void)
 int main(void)
 {
     RUN(test_window_updates_are_not_duplicate_acks);
+#if MIP_TCP_SACK
+    RUN(test_new_sack_makes_a_duplicate_ack_whatever_the_window);
+#endif
     RUN(test_old_ack_does_not_move_window);
     RUN(test_advancing_ack_updates_window_after_reorder);
     RUN(test_icmp_error_checked_against_sequence_space);
