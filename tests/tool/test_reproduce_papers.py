@@ -60,6 +60,12 @@ def test_tcp_1hop_bound_from_the_scenario(repo_root):
     assert b["frames"] == [122, 120, 120, 120, 120] and b["ack"] == 46 and b["syn"] == 54
     assert b["total_us"] == 5_414_528
     assert b["bps"] == pytest.approx(115_364, abs=1)
+    # Hamilton's load of each data frame (1755 us of host time, the length
+    # byte and MPDU over 5 MHz SPI) before its channel access; not the ACK's
+    h = physics.one_hop_bound(sc, {"frame_host_us": 1755, "bus_bps": 5_000_000})
+    assert h["total_us"] == pytest.approx(b["total_us"] + (160 * 5 + 1) * 1755 + 160 * (
+        (123 + 4 * 121) * 8 / 5) + 55 * 8 / 5, abs=1)
+    assert h["bps"] == pytest.approx(89_544, abs=1)
     sc["flows"][0]["mss"] = 300                # 288 data bytes: 72 + 2 x 104 + 8
     b2 = physics.one_hop_bound(sc)
     assert b2["frames"] == [122, 120, 120, 24] and b2["segments"] == 272

@@ -144,3 +144,22 @@ def test_reproduce_model_cwnd_fairness(cli, tmp_path):
     p = next(p for p in s["points"] if p["params"]["arm"] == "3 hops A+B")
     g = [p["metrics"][f"flows[{i}].goodput_bps"]["mean"] for i in (0, 1)]
     assert min(g) >= 0.15 * sum(g), g
+
+
+def test_gap_link_quality_comes_from_tcplps_own_numbers():
+    """tcplp-gap's BER is derived, not chosen: TCPlp's 75 kb/s at d = 0
+    against its own 41 + 4.1 ms per segment leaves 0.51 retries of 8.2 ms
+    per segment, 9.3 % of 5.5 frames, a BER of 9.6e-5 on 127-byte frames;
+    the retry limit is its OpenThread configuration's (10 attempts)."""
+    q = tcplp.implied_frame_loss()
+    assert q["segment_ms"] == pytest.approx(49.28, abs=0.01)
+    assert q["retries_per_segment"] == pytest.approx(0.510, abs=0.001)
+    assert q["frame_loss"] == pytest.approx(0.0927, abs=0.0005)
+    assert q["ber"] == pytest.approx(9.57e-5, rel=0.01)
+    assert tcplp.GAP_BER == 1e-4
+    assert tcplp.TCPLP_MAX_RETRIES == 9
+    assert tcplp.TCPLP_BOUND_BPS == pytest.approx(81951, abs=1)
+    labels = [label for label, _ in tcplp.GAP_ARMS]
+    assert labels[:2] == ["hamilton", "hamilton d0"]
+    for _, params in tcplp.GAP_ARMS:
+        assert params["platform"] == "at86rf233"
