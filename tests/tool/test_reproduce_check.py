@@ -178,3 +178,15 @@ def test_tables_with_the_same_columns_each_find_their_own():
     assert [str(d) for d in chk.compare("demo-e", fresh, doc.replace("41.2", "41.1"))] == [
         ("demo-e: table 'arm', row 'tcp-cmac', column 'n0': docs/results.md has '41.1', the "
          "rerun gives '41.2'")]
+
+
+def test_every_registered_experiment_has_a_section_with_tables(repo_root):
+    """`--all --check` fails at once on an experiment results.md never
+    documented (chain-ber and denial-of-sleep were): each registered name
+    has a section of its own holding at least one table."""
+    from moteip import experiments
+    doc = (repo_root / "docs" / "results.md").read_text()
+    for e in experiments.all_experiments():
+        secs = chk.sections(doc, e.name)
+        assert secs, e.name
+        assert any(chk.markdown_tables(s) for s in secs), e.name
