@@ -196,6 +196,7 @@ register(Experiment(
 #: (relay.endpoints), `acks` whether a lost TCP ACK is repaired where it was
 #: lost (relay.ack_repair), `no_ack_loss` whether TCP ACKs are never lost
 _NO_ACK_LOSS = {"tcp_data": 0.10, "tcp_ack": 0.0, "link_ack": 0.02}
+_NO_LINK_ACK_LOSS = {"tcp_data": 0.10, "tcp_ack": 0.05, "link_ack": 0.0}
 _CC2420 = {"platform": "cc2420"}
 CAUSE_ARMS: list[tuple[str, JsonObj, dict[str, bool], str | None]] = [
     ("tcp", {"relay.mode": "off"}, {}, None),
@@ -210,6 +211,13 @@ CAUSE_ARMS: list[tuple[str, JsonObj, dict[str, bool], str | None]] = [
      "tcp"),
     ("dtc-ours", {"relay.mode": "dtc", "relay.endpoints": True, "relay.ack_repair": True},
      {"dtc": True, "first": True, "acks": True}, "tcp"),
+    # dtc and dtc-ack-repair with no link ACK lost: a repair of an ACK that
+    # arrived (its link ACK lost) is a duplicate upstream
+    ("dtc-no-link-ack-loss", {"relay.mode": "dtc", "medium.frame_loss": _NO_LINK_ACK_LOSS},
+     {"dtc": True}, None),
+    ("dtc-ack-repair-no-link-ack-loss", {"relay.mode": "dtc", "relay.ack_repair": True,
+                                         "medium.frame_loss": _NO_LINK_ACK_LOSS},
+     {"dtc": True, "acks": True}, None),
     # the same pair on the TelosB platform (CC2420 timing, SPI and CPU time per
     # frame, drifting clocks; docs/SIMULATOR.md): the paper names no radio
     ("tcp-cc2420", {"relay.mode": "off", **_CC2420}, {}, None),
@@ -258,7 +266,8 @@ def cause_report(summary: JsonObj) -> Report:
              "and 10 hops. -no-ack-loss: TCP ACKs never lost (data and link ACKs as before); "
              "-endpoints: relay.endpoints (the sender's own node caches its segments); "
              "-ack-repair: relay.ack_repair (a TCP ACK the link layer reports lost is sent again "
-             "by the node that lost it); -ours: both; -cc2420: the TelosB platform (CC2420 "
+             "by the node that lost it); -ours: both; -no-link-ack-loss: no link ACK lost "
+             "(no factor: its tcp arm is not run); -cc2420: the TelosB platform (CC2420 "
              "timing, bus and CPU time per frame, drifting clocks).",
              "model: segments * (1/P - 1), P = (1 - q_d)^(data hops nobody repairs) * "
              "(1 - q_a)^(ACK hops nobody repairs), q = p^(1 + retries): q_d = 0.01, q_a = "
