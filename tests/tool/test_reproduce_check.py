@@ -148,3 +148,45 @@ def test_repeated_columns_and_continued_groups():
     assert [str(d) for d in chk.compare("demo-s", fresh, doc)] == [
         "demo-s: table 'variant', row 'tau / tss', column 'packets': docs/results.md has '80', "
         "the rerun gives '81'"]
+
+
+def test_a_subsection_naming_another_experiment_is_that_ones():
+    doc = DOC.replace("## Next part", "#### Uniform (`moteip reproduce demo-u`)\n\n"
+                      "| t_d (ms) | measured p (B/s) | formula |\n|---|---|---|\n| 0 | 7 | 8 |\n\n"
+                      "#### More of demo-z\n\n## Next part")
+    z = chk.sections(doc, "demo-z")[0]
+    assert "| 0 | 1 | 2 |" in z and "| 0 | 7 | 8 |" not in z and "More of demo-z" in z
+    assert chk.sections(doc, "demo-u") == [
+        ("#### Uniform (`moteip reproduce demo-u`)\n\n| t_d (ms) | measured p (B/s) | formula |\n"
+         "|---|---|---|\n| 0 | 7 | 8 |\n")]
+    fresh = chk.report_tables(rep([["0", "1", "2"]]))
+    assert chk.compare("demo-z", fresh, doc) == []
+    # a subsection of the experiment's own section stays in it
+    own = doc.replace("#### More of demo-z", "#### More\n\n| t_d (ms) | formula |\n|---|---|\n| 0 | 3 |")
+    assert len(chk.compare("demo-z", fresh, own)) == 1
+
+
+def test_tables_with_the_same_columns_each_find_their_own():
+    per_node = ["arm", "n0", "n1"]
+    frames = render(per_node, [["tcp", "1160", "2249"], ["tcp-cmac", "3626", "6278"]])
+    radio = render(per_node, [["tcp", "312", "312"], ["tcp-cmac", "41.2", "59.4"]])
+    fresh = chk.report_tables(rep([], ["frames:", frames, "radio-on:", radio]))
+    doc = ("### E (`moteip reproduce demo-e`)\n\n| arm | n0 | n1 |\n|---|---|---|\n"
+           "| tcp | 1160 | 2249 |\n\nand on ContikiMAC:\n\n| arm | n0 | n1 |\n|---|---|---|\n"
+           "| tcp-cmac | 41.2 | 59.4 |\n")
+    assert chk.compare("demo-e", fresh, doc) == []
+    assert [str(d) for d in chk.compare("demo-e", fresh, doc.replace("41.2", "41.1"))] == [
+        ("demo-e: table 'arm', row 'tcp-cmac', column 'n0': docs/results.md has '41.1', the "
+         "rerun gives '41.2'")]
+
+
+def test_every_registered_experiment_has_a_section_with_tables(repo_root):
+    """`--all --check` fails at once on an experiment results.md never
+    documented (chain-ber and denial-of-sleep were): each registered name
+    has a section of its own holding at least one table."""
+    from moteip import experiments
+    doc = (repo_root / "docs" / "results.md").read_text()
+    for e in experiments.all_experiments():
+        secs = chk.sections(doc, e.name)
+        assert secs, e.name
+        assert any(chk.markdown_tables(s) for s in secs), e.name

@@ -231,3 +231,41 @@ def test_uip_window_short(cli, tmp_path):
     w = uip.LWIP_MSS
     assert tput[("lwip", "200", 2 * w)] > 3 * tput[("lwip", "200", w)]
     assert (tmp_path / "w" / "throughput-vs-window.png").read_bytes()[:8] == PNG
+
+
+def test_tss_sensitivity_interference_figure(tmp_path):
+    """The figure that keeps what each interference setting does: one bar per
+    configuration and setting, from the summary's means."""
+    points = []
+    for vi, _ in tss.SENS_INTERFERENCE:
+        for k, cfg in enumerate(tss.SENS_CONFIGS):
+            for ber in tss.SENS_BERS:
+                m = {"totals.tcp_data_frames_tx": {"mean": 10000.0 + vi, "ci95": 1.0},
+                     "totals.tcp_ack_frames_tx": {"mean": 10000.0, "ci95": 1.0},
+                     "flows[0].goodput_bps": {"mean": 1000.0 * (k + 1), "ci95": 10.0}}
+                points.append({"params": {"arm": f"v{vi}:{cfg}", "medium.ber": ber}, "metrics": m})
+    paths = tss.sens_figures({"points": points}, tmp_path)
+    assert paths == [str(tmp_path / "interference.png")]
+    assert (tmp_path / "interference.png").read_bytes().startswith(PNG)
+    assert [v for v, _ in tss.SENS_INTERFERENCE] == [5, 0, 6]
+    assert tss.SENS_VARIANTS[5][1] == {"medium.interference_range_m": 300}
+    assert tss.SENS_VARIANTS[6][1] == {"medium.interference_range_m": 700}
+
+
+def test_dtc_cause_model_and_arms():
+    """The model behind dtc-cause: with one segment in flight every attempt
+    must cross every unrepaired hop both ways; at 5 hops and the example's
+    losses TCP / DTC = 2.84 (the audit's 2.8), without ACK losses ~5."""
+    loss = {"tcp_data": 0.10, "tcp_ack": 0.05, "link_ack": 0.02}
+    tcp = dtc_figures.predicted_e2e(5, loss, 1, 500, {})
+    dtc = dtc_figures.predicted_e2e(5, loss, 1, 500, {"dtc": True})
+    assert round(tcp, 1) == 32.4 and round(dtc, 1) == 11.4 and round(tcp / dtc, 2) == 2.84
+    no_ack = {"no_ack_loss": True}
+    assert round(dtc_figures.predicted_e2e(10, loss, 1, 500, no_ack), 1) == 52.9
+    assert round(dtc_figures.predicted_e2e(10, loss, 1, 500, {"dtc": True, **no_ack}), 2) == 5.05
+    assert dtc_figures.predicted_e2e(5, loss, 1, 500, {"dtc": True, "first": True,
+                                                       "acks": True}) == 0
+    arms = dict(experiments.get("dtc-cause").arms)
+    assert arms["dtc-no-ack-loss"]["medium.frame_loss"]["tcp_ack"] == 0
+    assert arms["dtc-endpoints"] == {"relay.mode": "dtc", "relay.endpoints": True}
+    assert arms["dtc-cc2420"]["platform"] == "cc2420"

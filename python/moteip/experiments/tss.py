@@ -20,7 +20,7 @@ from ..plot import pyplot
 from ..stats import summarize
 from ..table import mean_ci, num
 from . import Arms, Experiment, Report, mean, metric, point, raw_results, register
-from .relay import TSS_ARMS, TSS_SOURCE, tss_metrics
+from .relay import TSS_ARMS, TSS_BERS, TSS_PAPER_ARM, TSS_SOURCE, TSS_TABLE1, tss_metrics
 
 FIG_BER = 1e-5
 _ARMS: dict[str, JsonObj] = dict(TSS_ARMS)
@@ -396,6 +396,58 @@ def sens_report(summary: JsonObj) -> Report:
     return Report(heads, rows, notes)
 
 
+#: the interference settings of the sensitivity figure: (variant index, label),
+#: the derived one (main: 500 m, two hops) between the two others
+SENS_INTERFERENCE = [(5, "1 hop (300 m)"), (0, "2 hops (500 m, derived)"),
+                     (6, "3 hops (700 m)")]
+
+
+def sens_figures(summary: JsonObj, out: pathlib.Path) -> list[str]:
+    """The figure of what the interference range decides: packets and
+    throughput of the four configurations under each setting, at each BER,
+    the paper's values dashed (Table 1 has one setting, unstated)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(2, len(SENS_BERS), figsize=(10.0, 6.4), dpi=120, squeeze=False)
+    width = 0.8 / len(SENS_CONFIGS)
+    for col, ber in enumerate(SENS_BERS):
+        bi = TSS_BERS.index(ber)
+        for row, (what, paper_key) in enumerate((("packets", "total"), ("b/s", "throughput"))):
+            ax = axes[row][col]
+            for k, cfg in enumerate(SENS_CONFIGS):
+                ys, es = [], []
+                for vi, _label in SENS_INTERFERENCE:
+                    p = point(summary, arm=f"v{vi}:{cfg}", medium__ber=ber)
+                    if what == "packets":
+                        d, a = mean(p, "totals.tcp_data_frames_tx"), mean(p, "totals.tcp_ack_frames_tx")
+                        ys.append(d + a if d is not None and a is not None else 0.0)
+                        es.append(0.0)
+                    else:
+                        c = metric(p, "flows[0].goodput_bps") or {}
+                        ys.append(c.get("mean") or 0.0)
+                        es.append(c.get("ci95") or 0.0)
+                xs = [i + (k - (len(SENS_CONFIGS) - 1) / 2) * width
+                      for i in range(len(SENS_INTERFERENCE))]
+                bars = ax.bar(xs, ys, width=width, yerr=es, capsize=2, label=cfg)
+                paper = TSS_TABLE1[TSS_PAPER_ARM[cfg]][paper_key][bi]
+                ax.hlines(paper, min(xs) - width / 2, max(xs) + width / 2,
+                          colors=bars.patches[0].get_facecolor(), linestyles="dashed", lw=0.8)
+            ax.set_xticks(range(len(SENS_INTERFERENCE)))
+            ax.set_xticklabels([lab for _, lab in SENS_INTERFERENCE], fontsize=8)
+            ax.set_ylabel(what)
+            ax.set_title(f"BER {num(ber)}: {what}", fontsize=9)
+            ax.grid(True, alpha=0.3, axis="y")
+            if what == "packets":
+                ax.set_ylim(bottom=15000)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("tss-sensitivity: the interference range decides Table 1's conclusions "
+                 "(dashed: [T]'s value)", fontsize=10)
+    fig.tight_layout()
+    path = out / "interference.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return [str(path)]
+
+
 register(Experiment(
     name="tss-sensitivity",
     title="TSS Table 1 against the values the paper leaves open (tau, CSMA reading, "
@@ -408,4 +460,5 @@ register(Experiment(
     arms=_sens_arms(),
     metrics_fn=tss_metrics,
     report=sens_report,
+    figures=sens_figures,
 ))
