@@ -207,7 +207,8 @@ static uint32_t sum_aligned32(const uint8_t *data, size_t len)
 }
 #endif
 
-#if MIP_CONF_CKSUM_WIDE == 0 && !MIP_CONF_CKSUM_SMALL
+#if MIP_CONF_CKSUM_WIDE == 0 && !MIP_CONF_CKSUM_SMALL && \
+    !(defined(__AVR__) && !defined(MIP_CKSUM_AVR_C))
 /* The one's complement sum of the `len` bytes at `data`, folded to 16 bits,
  * big-endian: lwIP's algorithm 2 form (its core/inet_chksum.c, the default),
  * 16-bit words as the CPU loads them (aligned: an odd start is summed as the
@@ -239,7 +240,9 @@ static uint32_t sum_native16(const uint8_t *data, size_t len)
 #endif
     while (len >= 16u) {
         /* 32,768 words of at most 0xFFFF on a folded sum stay below 2^31 */
-        size_t n = len < 65536u ? (len & ~(size_t)15) : 65536u;
+        /* (compared as 32 bits: with a 16-bit size_t, AVR's C form, the
+         * test is always true and gcc's -Wtype-limits says so) */
+        size_t n = (uint32_t)len < 65536u ? (len & ~(size_t)15) : (size_t)65536u;
         const uint8_t *end = p + n;
         len -= n;
         do {
