@@ -22,7 +22,8 @@ def test_dtc_and_cctrl_are_registered_with_their_examples(cli, repo_root):
     assert (dtc.scenario, dtc.runs, [a for a, _ in dtc.arms]) == (
         "dtc.toml", 30, ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries",
                          "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns", "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"])
-    assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7]})
+    assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7],
+                                                                  "platform": ["cc2420", "ideal"]})
     assert [a for a, _ in cc.arms] == ["unmodified", "basic", "keep", "keep-drop", "hop", "activity",
                                        "dual", "dual-unmodified", "keep-link", "dual-link"]
     for e in (dtc, cc):
@@ -155,15 +156,91 @@ def test_reproduce_dtc_smoke(cli, tmp_path):
     assert 25 <= tcp_e2e <= 120, tcp_e2e
 
 
+def _cctrl_points(segs: dict[str, float], ci: float = 1.0, **params: object) -> list[dict]:
+    """A summary's points: each arm delivers segs[arm] x hops, +/- ci."""
+    return [{"params": {"arm": arm, "topology.nodes": h + 1, **params},
+             "metrics": {"delivered_segments": {"n": 15, "mean": seg * h, "ci95": ci * h}}}
+            for arm, seg in segs.items() for h in relay.CCTRL_HOPS]
+
+
 def test_cctrl_report_from_a_summary():
-    pts = []
-    for arm, seg in (("unmodified", 100.0), ("keep", 150.0)):
-        for h in relay.CCTRL_HOPS:
-            pts.append({"params": {"arm": arm, "topology.nodes": h + 1},
-                        "metrics": {"delivered_segments": {"n": 2, "mean": seg * h, "ci95": 1.0}}})
+    pts = _cctrl_points({"unmodified": 100.0, "keep": 150.0})
     rep = relay.cctrl_report({"vary": {"arm": ["unmodified", "keep"]}, "points": pts})
-    assert rep.headers[-1] == "overall" and rep.headers[2] == "2 hops"
+    assert rep.headers[-1] == "overall" and rep.headers[3] == "2 hops"
     row = rep.rows[0]
-    assert row[:2] == ["unmodified", "segments delivered in 600 s"]
+    assert row[:3] == ["-", "unmodified", "segments delivered in 600 s"]
     assert row[-1] == "400"                                 # mean of 200, 300, .., 600
-    assert rep.notes[-1].startswith("Overall segments vs unmodified (mean over 2-6 hops): keep +50 %")
+    assert any(n.startswith("Overall segments vs unmodified (mean over 2-6 hops), platform None: "
+                            "keep +50 %") for n in rep.notes)
+    # the change's interval, and every path length separated (+/-2..6 against 100 apart)
+    assert "+50 ± 1 %" in rep.notes[-1] and "above at 2,3,4,5,6" in rep.notes[-1]
+
+
+def test_cctrl_report_one_table_per_platform():
+    """Both platforms' rows, each platform's change against its own unmodified."""
+    pts = (_cctrl_points({"unmodified": 100.0, "keep": 150.0}, platform="cc2420")
+           + _cctrl_points({"unmodified": 100.0, "keep": 300.0}, platform="ideal"))
+    rep = relay.cctrl_report({"vary": {"arm": ["unmodified", "keep"], "platform": ["cc2420", "ideal"]},
+                              "points": pts})
+    plats = [r[0] for r in rep.rows]
+    assert plats.count("cc2420") == plats.count("ideal") == 2 * len(relay._CCTRL_ROWS)
+    assert any("platform cc2420: keep +50 %" in n for n in rep.notes)
+    assert any("platform ideal: keep +200 %" in n for n in rep.notes)
+
+
+def test_overall_interval_and_gain():
+    """The overall interval adds the per-hop half-widths in quadrature; the
+    change's interval propagates both; separation needs disjoint intervals."""
+    s = {"points": _cctrl_points({"unmodified": 100.0, "keep": 101.0}, ci=3.0)}
+    m, ci = relay.overall_ci(s, "keep", "delivered_segments")
+    assert m == pytest.approx(404.0)
+    assert ci == pytest.approx(3.0 * (4 + 9 + 16 + 25 + 36) ** 0.5 / 5)
+    g, gci = relay.gain_ci((150.0, 0.0), (100.0, 0.0))
+    assert (g, gci) == (pytest.approx(50.0), 0.0)
+    g, gci = relay.gain_ci((150.0, 3.0), (100.0, 4.0))
+    assert gci == pytest.approx(150.0 * ((3 / 150) ** 2 + (4 / 100) ** 2) ** 0.5)
+    # 101 vs 100 per hop with +/-3 per hop: never separated
+    assert relay.separated_hops(s, "keep", "unmodified") == ([], [])
+    s = {"points": _cctrl_points({"unmodified": 100.0, "keep": 90.0}, ci=3.0)}
+    assert relay.separated_hops(s, "keep", "unmodified") == ([], [2, 3, 4, 5, 6])
+    assert relay._hops_text([], [2, 3]) == "below at 2,3" and relay._hops_text([], []) == "none"
+
+
+def test_cctrl_ber_sweeps_the_channel_on_telosb():
+    """cctrl-ber: [B]'s main comparison on the cc2420 platform across the BER
+    sweep, 15 runs (the thesis's); every arm is its cctrl arm plus the platform."""
+    e = experiments.get("cctrl-ber")
+    assert (e.scenario, e.runs) == ("cctrl.toml", 15)
+    assert e.vary == {"topology.nodes": [3, 4, 5, 6, 7], "medium.ber": relay.CCTRL_BERS}
+    assert 2.5e-4 in relay.CCTRL_BERS and 1e-4 in relay.CCTRL_BERS and 0.0 in relay.CCTRL_BERS
+    cfg = dict(relay.CCTRL_ARMS)
+    for arm, keys in e.arms:
+        assert keys == {**cfg[arm], "platform": "cc2420"}
+    assert [a for a, _ in e.arms] == ["unmodified", "keep", "dual"]
+    # [B]'s 79-byte data frame: 14.6 % lost at 2.5e-4
+    assert relay.per(2.5e-4, relay.CCTRL_DATA_BITS) == pytest.approx(0.146, abs=5e-4)
+    for name in ("cctrl-mac", "cctrl-crc"):
+        assert all(k.get("platform") == "cc2420" for _, k in experiments.get(name).arms), name
+    assert experiments.get("cctrl-mac").runs == 15
+
+
+def test_cctrl_ber_report_places_the_paper_gain():
+    """The report's gain per BER, where the intervals separate, and the BER at
+    which the curve crosses [B]'s +84 %."""
+    pts = []
+    for ber, dual in ((1e-4, 150.0), (2.5e-4, 200.0)):
+        pts += _cctrl_points({"unmodified": 100.0, "keep": 101.0, "dual": dual},
+                             medium__ber=ber)
+    for p in pts:
+        p["params"]["medium.ber"] = p["params"].pop("medium__ber")
+    rep = relay.cctrl_ber_report({"vary": {"arm": ["unmodified", "keep", "dual"],
+                                           "medium.ber": [1e-4, 2.5e-4]}, "points": pts})
+    assert len(rep.rows) == 6 and rep.rows[0][:3] == ["0.0001", "6.1 %", "unmodified"]
+    dual = [r for r in rep.rows if r[2] == "dual"]
+    assert [r[-1] for r in dual] == ["+50 ± 1 %", "+100 ± 1 %"]
+    table = next(n for n in rep.notes if n.startswith("BER (gain)"))
+    assert "above at 2,3,4,5,6" in table and "none" in table      # dual separated, keep not
+    crossing = next(n for n in rep.notes if n.startswith("dual: "))
+    # linear between +50 % at 1e-4 and +100 % at 2.5e-4: +84 % at 1e-4 + 34/50 x 1.5e-4
+    assert "crossed at BER 0.0002 (between 0.0001 and 0.00025)" in crossing, crossing
+    assert relay.paper_gain_ber([(0.0, 10.0, 1.0)]).startswith("+84 % is crossed at BER no BER swept")
