@@ -241,15 +241,14 @@ register(Experiment(
 
 # --- cctrl-mac: Buergi's single-route experiments over four MACs (chapter 5) ------------
 
-#: (label, scenario keys, the thesis's figure for it)
-CCTRL_MACS = [("nullmac", {"mac.rdc.type": "nullrdc"}),
-              ("xmac", {"mac.rdc.type": "xmac"}),
+#: (label, scenario keys): the duty-cycled MACs of [B] Figs. 5.12(b-d), 5.13. NullMAC
+#: (Fig. 5.12(a)) is `moteip reproduce cctrl`: the same scenario, platform and seeds
+CCTRL_MACS = [("xmac", {"mac.rdc.type": "xmac"}),
               ("lpp", {"mac.rdc.type": "lpp"}),
               ("contikimac", {"mac.rdc.type": "contikimac"})]
 #: the thesis's single-route overall comparison (Fig. 5.12 throughput, 5.13 radio-on), as
 #: its text states it (section 5.3.6); the figures' bars have no values in the text
 CCTRL_MAC_THESIS = {
-    "nullmac": "Fig. 5.12(a): cctrl raises throughput; keep + activity + dual +84 %",
     "xmac": "Fig. 5.12(b): dual up to +17 %, hop about -17 %; Fig. 5.13(a): best radio-on -6 %/packet",
     "lpp": "Fig. 5.12(c): hop lowest, activity + dual +40 %; Fig. 5.13(b): that one +15 % radio-on",
     "contikimac": "Fig. 5.12(d): no cctrl configuration helps; cctrl decreases throughput "
@@ -285,8 +284,8 @@ def cctrl_mac_report(summary: JsonObj) -> Report:
         rows.append(row)
     headers = ["configuration"]
     for m in macs:
-        fig = {"nullmac": "5.12(a)", "xmac": "5.12(b)", "lpp": "5.12(c)", "contikimac": "5.12(d)"}[m]
-        efig = {"nullmac": "5.13 -", "xmac": "5.13(a)", "lpp": "5.13(b)", "contikimac": "5.13 -"}[m]
+        fig = {"xmac": "5.12(b)", "lpp": "5.12(c)", "contikimac": "5.12(d)"}[m]
+        efig = {"xmac": "5.13(a)", "lpp": "5.13(b)", "contikimac": "5.13 -"}[m]
         headers += [f"{m} segments [Fig {fig}]", f"{m} radio-on ms/node/seg [Fig {efig}]"]
     per_hop = []
     for m in macs:
@@ -333,8 +332,8 @@ def cctrl_mac_report(summary: JsonObj) -> Report:
 
 register(Experiment(
     name="cctrl-mac",
-    title="cctrl over NullMAC, X-MAC, LPP and ContikiMAC: throughput and radio-on time per packet "
-          "(Buergi, Figs 5.12-5.13)",
+    title="cctrl over X-MAC, LPP and ContikiMAC on the TelosB platform: throughput and radio-on "
+          "time per packet (Buergi, Figs 5.12(b-d), 5.13; NullMAC: cctrl)",
     source="Buergi, cctrl (Contiki cache-and-control module), chapter 5.3",
     scenario="cctrl.toml",
     runs=15,
