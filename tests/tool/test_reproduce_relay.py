@@ -241,6 +241,7 @@ def test_cctrl_ber_report_places_the_paper_gain():
     table = next(n for n in rep.notes if n.startswith("BER (gain)"))
     assert "above at 2,3,4,5,6" in table and "none" in table      # dual separated, keep not
     crossing = next(n for n in rep.notes if n.startswith("dual: "))
-    # linear between +50 % at 1e-4 and +100 % at 2.5e-4: +84 % at 1e-4 + 34/50 x 1.5e-4
-    assert "crossed at BER 0.0002 (between 0.0001 and 0.00025)" in crossing, crossing
+    # between +50 % at 1e-4 and +100 % at 2.5e-4, in log(1 + gain):
+    # 1e-4 + 1.5e-4 x (ln 1.84 - ln 1.5) / (ln 2 - ln 1.5) = 2.07e-4
+    assert "crossed at BER 0.00021 (between 0.0001 and 0.00025)" in crossing, crossing
     assert relay.paper_gain_ber([(0.0, 10.0, 1.0)]).startswith("+84 % is crossed at BER no BER swept")

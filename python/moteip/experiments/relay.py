@@ -1,6 +1,8 @@
 """In-network TCP support experiments (docs/RELAY.md, docs/results.md)."""
 from __future__ import annotations
 
+import math
+
 from ..jsontypes import JsonObj
 from ..table import mean_ci, num, render
 from . import Arms, Experiment, PlotSpec, Report, metric, point, register
@@ -518,13 +520,16 @@ def per(ber: float, bits: int) -> float:
 
 
 def paper_gain_ber(gains: list[tuple[float, float, float]]) -> str:
-    """Where [B]'s +84 % lies on the curve of (BER, gain, ci): the BERs
-    whose interval holds it and the crossing between neighbouring points."""
+    """Where [B]'s +84 % lies on the curve of (BER, gain %, ci): the BERs
+    whose interval holds it and the crossing between neighbouring points,
+    interpolated in log(1 + gain) (the gain grows about geometrically with
+    the BER: unmodified TCP's throughput falls with each RTO back-off)."""
     inside = [num(b) for b, g, c in gains if abs(g - CCTRL_PAPER_GAIN) <= c]
     cross = []
     for (b0, g0, _), (b1, g1, _) in zip(gains, gains[1:], strict=False):
-        if (g0 - CCTRL_PAPER_GAIN) * (g1 - CCTRL_PAPER_GAIN) < 0:
-            x = b0 + (CCTRL_PAPER_GAIN - g0) * (b1 - b0) / (g1 - g0)
+        if (g0 - CCTRL_PAPER_GAIN) * (g1 - CCTRL_PAPER_GAIN) < 0 and min(g0, g1) > -100:
+            y0, y1 = math.log1p(g0 / 100), math.log1p(g1 / 100)
+            x = b0 + (math.log1p(CCTRL_PAPER_GAIN / 100) - y0) * (b1 - b0) / (y1 - y0)
             cross.append(f"{num(x, 2)} (between {num(b0)} and {num(b1)})")
     return (f"+{CCTRL_PAPER_GAIN:.0f} % is crossed at BER " + (", ".join(cross) or "no BER swept")
             + "; inside the interval at BER " + (", ".join(inside) or "none"))
