@@ -22,8 +22,10 @@ def test_dtc_and_cctrl_are_registered_with_their_examples(cli, repo_root):
     assert (dtc.scenario, dtc.runs, [a for a, _ in dtc.arms]) == (
         "dtc.toml", 30, ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries",
                          "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns", "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"])
-    assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7],
-                                                                  "platform": ["cc2420"]})
+    assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7]})
+    # issue 25: [B]'s IPv4 configurations on its TelosB platform, any other arm as it was
+    for a, k in cc.arms:
+        assert (k.get("platform") == "cc2420") == (a in experiments.relay.CCTRL_TELOSB_ARMS), a
     assert [a for a, _ in cc.arms] == ["unmodified", "basic", "keep", "keep-drop", "hop", "activity",
                                        "dual", "dual-unmodified", "keep-link", "dual-link"]
     for e in (dtc, cc):
@@ -166,26 +168,26 @@ def _cctrl_points(segs: dict[str, float], ci: float = 1.0, **params: object) -> 
 def test_cctrl_report_from_a_summary():
     pts = _cctrl_points({"unmodified": 100.0, "keep": 150.0})
     rep = relay.cctrl_report({"vary": {"arm": ["unmodified", "keep"]}, "points": pts})
-    assert rep.headers[-1] == "overall" and rep.headers[3] == "2 hops"
+    assert rep.headers[-1] == "overall" and rep.headers[2] == "2 hops"
     row = rep.rows[0]
-    assert row[:3] == ["-", "unmodified", "segments delivered in 600 s"]
+    assert row[:2] == ["unmodified", "segments delivered in 600 s"]
     assert row[-1] == "400"                                 # mean of 200, 300, .., 600
-    assert any(n.startswith("Overall segments vs unmodified (mean over 2-6 hops), platform None: "
-                            "keep +50 %") for n in rep.notes)
+    assert any(n.startswith("Overall segments vs unmodified (mean over 2-6 hops): keep +50 %")
+               for n in rep.notes)
     # the change's interval, and every path length separated (+/-2..6 against 100 apart)
     assert "+50 ± 1 %" in rep.notes[-1] and "above at 2,3,4,5,6" in rep.notes[-1]
 
 
-def test_cctrl_report_one_table_per_platform():
-    """Both platforms' rows, each platform's change against its own unmodified."""
-    pts = (_cctrl_points({"unmodified": 100.0, "keep": 150.0}, platform="cc2420")
-           + _cctrl_points({"unmodified": 100.0, "keep": 300.0}, platform="ideal"))
-    rep = relay.cctrl_report({"vary": {"arm": ["unmodified", "keep"], "platform": ["cc2420", "ideal"]},
-                              "points": pts})
-    plats = [r[0] for r in rep.rows]
-    assert plats.count("cc2420") == plats.count("ideal") == 2 * len(relay._CCTRL_ROWS)
-    assert any("platform cc2420: keep +50 %" in n for n in rep.notes)
-    assert any("platform ideal: keep +200 %" in n for n in rep.notes)
+def test_cctrl_report_compares_each_routing_with_its_own_unmodified():
+    """An RPL arm's change is against the same routing's unmodified arm."""
+    pts = _cctrl_points({"unmodified": 100.0, "keep": 150.0, "rpl-ns-unmodified": 50.0,
+                         "rpl-ns-keep": 100.0})
+    rep = relay.cctrl_report({"vary": {"arm": ["unmodified", "keep", "rpl-ns-unmodified",
+                                               "rpl-ns-keep"]}, "points": pts})
+    table = rep.notes[-1].splitlines()
+    line = next(x for x in table if x.startswith("rpl-ns-keep"))
+    assert "rpl-ns-unmodified" in line and "+100 ± " in line
+    assert not any(x.startswith("rpl-ns-unmodified") for x in table)
 
 
 def test_overall_interval_and_gain():

@@ -365,8 +365,9 @@ CCTRL_NOTES = [
     "(one retry), medium.ber 2.5e-4 (79-byte data frame PER 14.6 %, 63-byte ACK 11.8 %), "
     "16-byte segments in 79-byte frames, one segment in flight, immediate ACKs; absolute "
     "throughput is not comparable (no uIP polling interval, no real channel).",
-    "Platforms: cc2420 (TelosB, [B]'s mote: 192 us receiver start-up, 500 kb/s SPI per frame, "
-    "clocks within +/-40 ppm; docs/SIMULATOR.md); ideal (none of these) in the earlier tables.",
+    "Platform: the IPv4 arms (unmodified .. dual-link) on cc2420 (TelosB, [B]'s mote: 192 us "
+    "receiver start-up, 500 kb/s SPI per frame, clocks within +/-40 ppm; docs/SIMULATOR.md); "
+    "any other arm (issue 23's ipv6-/rpl- arms) on the ideal radio it was made on.",
 ]
 
 
@@ -436,46 +437,61 @@ def _hops_text(above: list[int], below: list[int]) -> str:
     return "; ".join(parts) or "none"
 
 
+#: [B]'s configurations and ours over IPv4, as [B] ran them: on the TelosB platform
+#: (issue 25). The IPv6/RPL arms (issue 23) keep the ideal radio their table was made on.
+CCTRL_TELOSB_ARMS = ("unmodified", "basic", "keep", "keep-drop", "hop", "activity", "dual",
+                     "dual-unmodified", "keep-link", "dual-link")
+
+
+def _cctrl_base(arm: str) -> str:
+    """The arm a configuration's change is against: unmodified for [B]'s
+    IPv4 arms, its own routing's unmodified arm for the others (ipv6-keep
+    against ipv6-unmodified; an unmodified arm against itself: no change)."""
+    if arm in CCTRL_TELOSB_ARMS:
+        return "unmodified"
+    head, _, tail = arm.rpartition("-")
+    return f"{head}-unmodified" if tail == "keep" else arm
+
+
 def cctrl_report(summary: JsonObj) -> Report:
     rows = []
     arms = summary["vary"]["arm"]
-    plats = summary["vary"].get("platform", [None])
-    at = [{"platform": pl} if pl else {} for pl in plats]
-    for pl, w in zip(plats, at, strict=True):
-        for arm in arms:
-            for name, label in _CCTRL_ROWS:
-                cells = []
-                for h in CCTRL_HOPS:
-                    p = point(summary, arm=arm, topology__nodes=h + 1, **w)
-                    cells.append(mean_ci(metric(p, name)) if p else "-")
-                ov = _overall(summary, arm, name, **w)
-                rows.append([pl or "-", arm, label] + cells + [num(ov)])
+    for arm in arms:
+        for name, label in _CCTRL_ROWS:
+            cells = []
+            for h in CCTRL_HOPS:
+                p = point(summary, arm=arm, topology__nodes=h + 1)
+                cells.append(mean_ci(metric(p, name)) if p else "-")
+            ov = _overall(summary, arm, name)
+            rows.append([arm, label] + cells + [num(ov)])
     notes = list(CCTRL_NOTES)
-    sep = []
-    for pl, w in zip(plats, at, strict=True):
-        base = overall_ci(summary, "unmodified", "delivered_segments", **w) \
-            if "unmodified" in arms else None
-        if not base:
-            continue
+    base = _overall(summary, "unmodified", "delivered_segments") if "unmodified" in arms else None
+    if base:
         gains = []
         for arm in arms:
-            oc = overall_ci(summary, arm, "delivered_segments", **w)
-            if oc is None or arm == "unmodified":
-                continue
-            g, ci = gain_ci(oc, base)
-            gains.append(f"{arm} {g:+.0f} %")
-            sep.append([pl or "-", arm, f"{g:+.0f} ± {ci:.0f} %",
-                        _hops_text(*separated_hops(summary, arm, "unmodified", **w))])
-        notes.append(f"Overall segments vs unmodified (mean over 2-6 hops), platform {pl}: "
-                     + ", ".join(gains) + " (paper, NullMAC: keep + activity + dual +84 %).")
+            ov = _overall(summary, arm, "delivered_segments")
+            if ov is not None and arm != "unmodified":
+                gains.append(f"{arm} {100.0 * (ov / base - 1.0):+.0f} %")
+        notes.append("Overall segments vs unmodified (mean over 2-6 hops): " + ", ".join(gains)
+                     + " (paper, NullMAC: keep + activity + dual +84 %).")
+    sep = []
+    for arm in arms:
+        b = _cctrl_base(arm)
+        if arm == b or b not in arms:
+            continue
+        oa = overall_ci(summary, arm, "delivered_segments")
+        ob = overall_ci(summary, b, "delivered_segments")
+        if oa is None or ob is None:
+            continue
+        g, ci = gain_ci(oa, ob)
+        sep.append([arm, b, f"{g:+.0f} ± {ci:.0f} %", _hops_text(*separated_hops(summary, arm, b))])
     if sep:
-        notes += ["Change of segments against unmodified with its 95 % interval (overall interval "
-                  "sqrt(sum ci^2) / 5, propagated to the ratio) and the path lengths whose "
-                  "per-hop intervals separate:",
-                  render(["platform (change)", "configuration", "vs unmodified", "hops separated"],
-                         sep)]
-    return Report(["platform", "configuration", "metric"] + [f"{h} hops" for h in CCTRL_HOPS]
-                  + ["overall"], rows, notes)
+        notes += ["Change of segments against the same routing's unmodified arm, with its 95 % "
+                  "interval (overall interval sqrt(sum ci^2) / 5, propagated to the ratio), and the "
+                  "path lengths whose per-hop intervals separate:",
+                  render(["configuration (change)", "against", "change", "hops separated"], sep)]
+    return Report(["configuration", "metric"] + [f"{h} hops" for h in CCTRL_HOPS] + ["overall"],
+                  rows, notes)
 
 
 register(Experiment(
@@ -486,13 +502,12 @@ register(Experiment(
     runs=15,
     report=cctrl_report,
     metrics_fn=cctrl_metrics,
-    # issue 25: [B]'s TelosB platform (the ideal radio's table in docs/results.md is commit
-    # ced9922's; the report takes a platform list: "ideal" beside it shows both)
-    vary={"topology.nodes": [h + 1 for h in CCTRL_HOPS], "platform": ["cc2420"]},
-    arms=CCTRL_ARMS,
+    vary={"topology.nodes": [h + 1 for h in CCTRL_HOPS]},
+    # issue 25: the IPv4 arms on [B]'s TelosB platform (the ideal radio's table in
+    # docs/results.md is commit ced9922's)
+    arms=[(a, {**k, **TELOSB} if a in CCTRL_TELOSB_ARMS else k) for a, k in CCTRL_ARMS],
     plots=[PlotSpec("segments-vs-hops.png", "topology.nodes", "delivered_segments", hue="arm",
-                    where={"platform": "cc2420"},
-                    xlabel="nodes (hops + 1)", ylabel="segments delivered in 600 s (cc2420)")],
+                    xlabel="nodes (hops + 1)", ylabel="segments delivered in 600 s")],
 ))
 
 
