@@ -73,19 +73,16 @@ def test_cctrl_mac_every_mac_and_configuration(cli, tmp_path):
     assert r.rc == 0, r
     s = json.loads((tmp_path / "cm" / "summary.json").read_text())
     arms = set(s["vary"]["arm"])
-    for mac in ("nullmac", "xmac", "lpp", "contikimac"):
+    for mac in ("xmac", "lpp", "contikimac"):
         for c in ("unmodified", "basic", "keep", "hop", "activity", "dual", "keep-link"):
             assert f"{mac}/{c}" in arms
     for p in s["points"]:
         assert p["metrics"]["delivered_segments"]["mean"] > 0, p["params"]
         assert p["metrics"]["radio_on_ms_per_node_segment"]["mean"] > 0
-    for fig in ("Fig 5.12(a)", "Fig 5.12(b)", "Fig 5.12(c)", "Fig 5.12(d)", "Fig 5.13(a)", "Fig 5.13(b)"):
+    for fig in ("Fig 5.12(b)", "Fig 5.12(c)", "Fig 5.12(d)", "Fig 5.13(a)", "Fig 5.13(b)"):
         assert fig in r.stdout
-    # duty cycling costs throughput against an always-on radio; radio-on per packet
-    # is lowest on ContikiMAC (it sends data frames as its strobes)
+    # radio-on per packet is lowest on ContikiMAC (it sends data frames as its strobes)
     by = {(p["params"]["arm"], p["params"]["topology.nodes"]): p["metrics"] for p in s["points"]}
-    assert (by[("nullmac/unmodified", 3)]["delivered_segments"]["mean"]
-            > by[("contikimac/unmodified", 3)]["delivered_segments"]["mean"])
     assert (by[("contikimac/unmodified", 3)]["radio_on_ms_per_node_segment"]["mean"]
             < by[("xmac/unmodified", 3)]["radio_on_ms_per_node_segment"]["mean"])
 

@@ -23,6 +23,9 @@ def test_dtc_and_cctrl_are_registered_with_their_examples(cli, repo_root):
         "dtc.toml", 30, ["tcp", "dtc", "dtc-nosack", "tcp-w4", "dtc-w4", "dtc-ours", "tcp-2-link-retries",
                          "tcp-ipv6", "dtc-ipv6", "tcp-rpl-ns", "dtc-rpl-ns", "tcp-rpl-s", "dtc-rpl-s"])
     assert (cc.scenario, cc.runs, cc.vary) == ("cctrl.toml", 15, {"topology.nodes": [3, 4, 5, 6, 7]})
+    # issue 25: [B]'s IPv4 configurations on its TelosB platform, any other arm as it was
+    for a, k in cc.arms:
+        assert (k.get("platform") == "cc2420") == (a in experiments.relay.CCTRL_TELOSB_ARMS), a
     assert [a for a, _ in cc.arms] == ["unmodified", "basic", "keep", "keep-drop", "hop", "activity",
                                        "dual", "dual-unmodified", "keep-link", "dual-link",
                                        "ipv6-unmodified", "ipv6-keep", "rpl-ns-unmodified",
@@ -165,15 +168,92 @@ def test_reproduce_dtc_smoke(cli, tmp_path):
     assert 25 <= tcp_e2e <= 120, tcp_e2e
 
 
+def _cctrl_points(segs: dict[str, float], ci: float = 1.0, **params: object) -> list[dict]:
+    """A summary's points: each arm delivers segs[arm] x hops, +/- ci."""
+    return [{"params": {"arm": arm, "topology.nodes": h + 1, **params},
+             "metrics": {"delivered_segments": {"n": 15, "mean": seg * h, "ci95": ci * h}}}
+            for arm, seg in segs.items() for h in relay.CCTRL_HOPS]
+
+
 def test_cctrl_report_from_a_summary():
-    pts = []
-    for arm, seg in (("unmodified", 100.0), ("keep", 150.0)):
-        for h in relay.CCTRL_HOPS:
-            pts.append({"params": {"arm": arm, "topology.nodes": h + 1},
-                        "metrics": {"delivered_segments": {"n": 2, "mean": seg * h, "ci95": 1.0}}})
+    pts = _cctrl_points({"unmodified": 100.0, "keep": 150.0})
     rep = relay.cctrl_report({"vary": {"arm": ["unmodified", "keep"]}, "points": pts})
     assert rep.headers[-1] == "overall" and rep.headers[2] == "2 hops"
     row = rep.rows[0]
     assert row[:2] == ["unmodified", "segments delivered in 600 s"]
     assert row[-1] == "400"                                 # mean of 200, 300, .., 600
-    assert rep.notes[-1].startswith("Overall segments vs unmodified (mean over 2-6 hops): keep +50 %")
+    assert any(n.startswith("Overall segments vs unmodified (mean over 2-6 hops): keep +50 %")
+               for n in rep.notes)
+    # the change's interval, and every path length separated (+/-2..6 against 100 apart)
+    assert "+50 ± 1 %" in rep.notes[-1] and "above at 2,3,4,5,6" in rep.notes[-1]
+
+
+def test_cctrl_report_compares_each_routing_with_its_own_unmodified():
+    """An RPL arm's change is against the same routing's unmodified arm."""
+    pts = _cctrl_points({"unmodified": 100.0, "keep": 150.0, "rpl-ns-unmodified": 50.0,
+                         "rpl-ns-keep": 100.0})
+    rep = relay.cctrl_report({"vary": {"arm": ["unmodified", "keep", "rpl-ns-unmodified",
+                                               "rpl-ns-keep"]}, "points": pts})
+    table = rep.notes[-1].splitlines()
+    line = next(x for x in table if x.startswith("rpl-ns-keep"))
+    assert "rpl-ns-unmodified" in line and "+100 ± " in line
+    assert not any(x.startswith("rpl-ns-unmodified") for x in table)
+
+
+def test_overall_interval_and_gain():
+    """The overall interval adds the per-hop half-widths in quadrature; the
+    change's interval propagates both; separation needs disjoint intervals."""
+    s = {"points": _cctrl_points({"unmodified": 100.0, "keep": 101.0}, ci=3.0)}
+    m, ci = relay.overall_ci(s, "keep", "delivered_segments")
+    assert m == pytest.approx(404.0)
+    assert ci == pytest.approx(3.0 * (4 + 9 + 16 + 25 + 36) ** 0.5 / 5)
+    g, gci = relay.gain_ci((150.0, 0.0), (100.0, 0.0))
+    assert (g, gci) == (pytest.approx(50.0), 0.0)
+    g, gci = relay.gain_ci((150.0, 3.0), (100.0, 4.0))
+    assert gci == pytest.approx(150.0 * ((3 / 150) ** 2 + (4 / 100) ** 2) ** 0.5)
+    # 101 vs 100 per hop with +/-3 per hop: never separated
+    assert relay.separated_hops(s, "keep", "unmodified") == ([], [])
+    s = {"points": _cctrl_points({"unmodified": 100.0, "keep": 90.0}, ci=3.0)}
+    assert relay.separated_hops(s, "keep", "unmodified") == ([], [2, 3, 4, 5, 6])
+    assert relay._hops_text([], [2, 3]) == "below at 2,3" and relay._hops_text([], []) == "none"
+
+
+def test_cctrl_ber_sweeps_the_channel_on_telosb():
+    """cctrl-ber: [B]'s main comparison on the cc2420 platform across the BER
+    sweep, 15 runs (the thesis's); every arm is its cctrl arm plus the platform."""
+    e = experiments.get("cctrl-ber")
+    assert (e.scenario, e.runs) == ("cctrl.toml", 15)
+    assert e.vary == {"topology.nodes": [3, 4, 5, 6, 7], "medium.ber": relay.CCTRL_BERS}
+    assert 2.5e-4 in relay.CCTRL_BERS and 1e-4 in relay.CCTRL_BERS and 0.0 in relay.CCTRL_BERS
+    cfg = dict(relay.CCTRL_ARMS)
+    for arm, keys in e.arms:
+        assert keys == {**cfg[arm], "platform": "cc2420"}
+    assert [a for a, _ in e.arms] == ["unmodified", "keep", "dual"]
+    # [B]'s 79-byte data frame: 14.6 % lost at 2.5e-4
+    assert relay.per(2.5e-4, relay.CCTRL_DATA_BITS) == pytest.approx(0.146, abs=5e-4)
+    for name in ("cctrl-mac", "cctrl-crc"):
+        assert all(k.get("platform") == "cc2420" for _, k in experiments.get(name).arms), name
+    assert experiments.get("cctrl-mac").runs == 15
+
+
+def test_cctrl_ber_report_places_the_paper_gain():
+    """The report's gain per BER, where the intervals separate, and the BER at
+    which the curve crosses [B]'s +84 %."""
+    pts = []
+    for ber, dual in ((1e-4, 150.0), (2.5e-4, 200.0)):
+        pts += _cctrl_points({"unmodified": 100.0, "keep": 101.0, "dual": dual},
+                             medium__ber=ber)
+    for p in pts:
+        p["params"]["medium.ber"] = p["params"].pop("medium__ber")
+    rep = relay.cctrl_ber_report({"vary": {"arm": ["unmodified", "keep", "dual"],
+                                           "medium.ber": [1e-4, 2.5e-4]}, "points": pts})
+    assert len(rep.rows) == 6 and rep.rows[0][:3] == ["0.0001", "6.1 %", "unmodified"]
+    dual = [r for r in rep.rows if r[2] == "dual"]
+    assert [r[-1] for r in dual] == ["+50 ± 1 %", "+100 ± 1 %"]
+    table = next(n for n in rep.notes if n.startswith("BER (gain)"))
+    assert "above at 2,3,4,5,6" in table and "none" in table      # dual separated, keep not
+    crossing = next(n for n in rep.notes if n.startswith("dual: "))
+    # between +50 % at 1e-4 and +100 % at 2.5e-4, in log(1 + gain):
+    # 1e-4 + 1.5e-4 x (ln 1.84 - ln 1.5) / (ln 2 - ln 1.5) = 2.07e-4
+    assert "crossed at BER 0.00021 (between 0.0001 and 0.00025)" in crossing, crossing
+    assert relay.paper_gain_ber([(0.0, 10.0, 1.0)]).startswith("+84 % is crossed at BER no BER swept")

@@ -7,7 +7,17 @@ from __future__ import annotations
 from ..jsontypes import JsonObj
 from ..table import mean_ci, num, render
 from . import Arms, Experiment, PlotSpec, Report, mean, metric, point, register
-from .relay import CCTRL_ARMS, CCTRL_HOPS, _overall, cctrl_metrics
+from .relay import (
+    CCTRL_ARMS,
+    CCTRL_HOPS,
+    TELOSB,
+    _hops_text,
+    _overall,
+    cctrl_metrics,
+    gain_ci,
+    overall_ci,
+    separated_hops,
+)
 
 # --- contikimac-idle: idle duty cycle and the cost of a unicast --------------------
 
@@ -231,15 +241,14 @@ register(Experiment(
 
 # --- cctrl-mac: Buergi's single-route experiments over four MACs (chapter 5) ------------
 
-#: (label, scenario keys, the thesis's figure for it)
-CCTRL_MACS = [("nullmac", {"mac.rdc.type": "nullrdc"}),
-              ("xmac", {"mac.rdc.type": "xmac"}),
+#: (label, scenario keys): the duty-cycled MACs of [B] Figs. 5.12(b-d), 5.13. NullMAC
+#: (Fig. 5.12(a)) is `moteip reproduce cctrl`: the same scenario, platform and seeds
+CCTRL_MACS = [("xmac", {"mac.rdc.type": "xmac"}),
               ("lpp", {"mac.rdc.type": "lpp"}),
               ("contikimac", {"mac.rdc.type": "contikimac"})]
 #: the thesis's single-route overall comparison (Fig. 5.12 throughput, 5.13 radio-on), as
 #: its text states it (section 5.3.6); the figures' bars have no values in the text
 CCTRL_MAC_THESIS = {
-    "nullmac": "Fig. 5.12(a): cctrl raises throughput; keep + activity + dual +84 %",
     "xmac": "Fig. 5.12(b): dual up to +17 %, hop about -17 %; Fig. 5.13(a): best radio-on -6 %/packet",
     "lpp": "Fig. 5.12(c): hop lowest, activity + dual +40 %; Fig. 5.13(b): that one +15 % radio-on",
     "contikimac": "Fig. 5.12(d): no cctrl configuration helps; cctrl decreases throughput "
@@ -250,8 +259,11 @@ CCTRL_MAC_CONFIGS = ["unmodified", "basic", "keep", "keep-drop", "hop", "activit
 
 
 def _cctrl_mac_arms() -> list[tuple[str, JsonObj]]:
+    """Every MAC x configuration on the TelosB platform (issue 25: [B]'s
+    hardware; the duty-cycled MACs' grids and phase locks on drifting clocks)."""
     cfg = dict(CCTRL_ARMS)
-    return [(f"{mac}/{c}", {**keys, **cfg[c]}) for mac, keys in CCTRL_MACS for c in CCTRL_MAC_CONFIGS]
+    return [(f"{mac}/{c}", {**keys, **cfg[c], **TELOSB})
+            for mac, keys in CCTRL_MACS for c in CCTRL_MAC_CONFIGS]
 
 
 def cctrl_mac_report(summary: JsonObj) -> Report:
@@ -272,8 +284,8 @@ def cctrl_mac_report(summary: JsonObj) -> Report:
         rows.append(row)
     headers = ["configuration"]
     for m in macs:
-        fig = {"nullmac": "5.12(a)", "xmac": "5.12(b)", "lpp": "5.12(c)", "contikimac": "5.12(d)"}[m]
-        efig = {"nullmac": "5.13 -", "xmac": "5.13(a)", "lpp": "5.13(b)", "contikimac": "5.13 -"}[m]
+        fig = {"xmac": "5.12(b)", "lpp": "5.12(c)", "contikimac": "5.12(d)"}[m]
+        efig = {"xmac": "5.13(a)", "lpp": "5.13(b)", "contikimac": "5.13 -"}[m]
         headers += [f"{m} segments [Fig {fig}]", f"{m} radio-on ms/node/seg [Fig {efig}]"]
     per_hop = []
     for m in macs:
@@ -283,6 +295,23 @@ def cctrl_mac_report(summary: JsonObj) -> Report:
                 p = point(summary, arm=f"{m}/{c}", topology__nodes=h + 1)
                 cells.append(mean_ci(metric(p, "delivered_segments")) if p else "-")
             per_hop.append([f"{m}/{c}"] + cells)
+    # issue 25: a change counts only where the intervals separate
+    sep = []
+    for c in CCTRL_MAC_CONFIGS[1:]:
+        cells = [c]
+        for m in macs:
+            a = overall_ci(summary, f"{m}/{c}", "delivered_segments")
+            b = overall_ci(summary, f"{m}/unmodified", "delivered_segments")
+            if a is None or b is None:
+                cells += ["-", "-"]
+                continue
+            g, ci = gain_ci(a, b)
+            cells += [f"{g:+.0f} ± {ci:.0f} %",
+                      _hops_text(*separated_hops(summary, f"{m}/{c}", f"{m}/unmodified"))]
+        sep.append(cells)
+    sep_headers = ["configuration (change ± CI)"]
+    for m in macs:
+        sep_headers += [f"{m} vs unmodified", f"{m}: hops separated"]
     notes = ["Cells: the thesis's 'overall' value, the mean over 2-6 hops of the per-hop means, and "
              "its change against the same MAC's unmodified forwarders.",
              "Thesis (Buergi, section 5.3.6, as its text states; no bar values in the text): "]
@@ -290,6 +319,12 @@ def cctrl_mac_report(summary: JsonObj) -> Report:
     notes += ["Scenario examples/cctrl.toml (802.15.4 CSMA-CA with one link retry, BER 2.5e-4, "
               "16-byte segments, one in flight, 600 s) with each MAC's RDC at its Contiki 2.5 "
               "defaults (docs/MAC.md); configurations as `moteip reproduce cctrl`.",
+              "Platform: cc2420 (TelosB, [B]'s mote: 192 us receiver start-up, 500 kb/s SPI per "
+              "frame, clocks within +/-40 ppm; docs/SIMULATOR.md).",
+              "Change of segments against unmodified with its 95 % interval (overall interval "
+              "sqrt(sum ci^2) / 5, propagated to the ratio), and the path lengths whose per-hop "
+              "intervals separate (cctrl above or below):",
+              render(sep_headers, sep),
               "Segments delivered in 600 s per hop count (mean ± 95 % CI):",
               render(["arm"] + [f"{h} hops" for h in CCTRL_HOPS], per_hop)]
     return Report(headers, rows, notes)
@@ -297,11 +332,11 @@ def cctrl_mac_report(summary: JsonObj) -> Report:
 
 register(Experiment(
     name="cctrl-mac",
-    title="cctrl over NullMAC, X-MAC, LPP and ContikiMAC: throughput and radio-on time per packet "
-          "(Buergi, Figs 5.12-5.13)",
+    title="cctrl over X-MAC, LPP and ContikiMAC on the TelosB platform: throughput and radio-on "
+          "time per packet (Buergi, Figs 5.12(b-d), 5.13; NullMAC: cctrl)",
     source="Buergi, cctrl (Contiki cache-and-control module), chapter 5.3",
     scenario="cctrl.toml",
-    runs=3,
+    runs=15,
     metrics_fn=cctrl_metrics,
     report=cctrl_mac_report,
     vary={"topology.nodes": [3, 4, 5, 6, 7]},

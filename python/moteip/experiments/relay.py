@@ -1,8 +1,10 @@
 """In-network TCP support experiments (docs/RELAY.md, docs/results.md)."""
 from __future__ import annotations
 
+import math
+
 from ..jsontypes import JsonObj
-from ..table import mean_ci, num
+from ..table import mean_ci, num, render
 from . import Arms, Experiment, PlotSpec, Report, metric, point, register
 
 # --- tss-table1 --------------------------------------------------------------------------
@@ -376,19 +378,92 @@ CCTRL_NOTES = [
     "(one retry), medium.ber 2.5e-4 (79-byte data frame PER 14.6 %, 63-byte ACK 11.8 %), "
     "16-byte segments in 79-byte frames, one segment in flight, immediate ACKs; absolute "
     "throughput is not comparable (no uIP polling interval, no real channel).",
+    "Platform: the IPv4 arms (unmodified .. dual-link) on cc2420 (TelosB, [B]'s mote: 192 us "
+    "receiver start-up, 500 kb/s SPI per frame, clocks within +/-40 ppm; docs/SIMULATOR.md); "
+    "any other arm (issue 23's ipv6-/rpl- arms) on the ideal radio it was made on.",
 ]
 
 
-def _overall(summary: JsonObj, arm: str, name: str) -> float | None:
-    """[B]'s "overall" value: the mean of the per-hop means."""
+def _overall(summary: JsonObj, arm: str, name: str, **at: object) -> float | None:
+    """[B]'s "overall" value: the mean of the per-hop means (at the point
+    parameters `at` besides the path length, dots spelled __)."""
     vals = []
     for h in CCTRL_HOPS:
-        p = point(summary, arm=arm, topology__nodes=h + 1)
+        p = point(summary, arm=arm, topology__nodes=h + 1, **at)
         s = metric(p, name) if p else None
         if not s or s.get("mean") is None:
             return None
         vals.append(s["mean"])
     return sum(vals) / len(vals)
+
+
+#: the TelosB platform (docs/SIMULATOR.md "platform": CC2420 start-up, 500 kb/s SPI,
+#: clocks within +/-40 ppm)
+TELOSB = {"platform": "cc2420"}
+
+
+def overall_ci(summary: JsonObj, arm: str, name: str, **at: object) -> tuple[float, float] | None:
+    """[B]'s overall value (the mean of the per-hop means) and its 95 %
+    interval: the runs of different path lengths are independent, so the
+    half-widths add in quadrature, sqrt(sum ci_h^2) / H."""
+    ms, cs = [], []
+    for h in CCTRL_HOPS:
+        s = metric(point(summary, arm=arm, topology__nodes=h + 1, **at), name)
+        if not s or s.get("mean") is None:
+            return None
+        ms.append(s["mean"])
+        cs.append(s.get("ci95") or 0.0)
+    n = len(ms)
+    return sum(ms) / n, (sum(c * c for c in cs) ** 0.5) / n
+
+
+def gain_ci(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """The change a / b - 1 in % and its 95 % half-width (independent runs;
+    first-order propagation of both intervals)."""
+    g = a[0] / b[0]
+    rel = ((a[1] / a[0]) ** 2 + (b[1] / b[0]) ** 2) ** 0.5
+    return 100.0 * (g - 1.0), 100.0 * g * rel
+
+
+def separated_hops(summary: JsonObj, arm: str, base: str, **at: object) -> tuple[list[int], list[int]]:
+    """The path lengths where the arm's and the base's intervals do not
+    overlap: (arm above, arm below)."""
+    above, below = [], []
+    for h in CCTRL_HOPS:
+        a = metric(point(summary, arm=arm, topology__nodes=h + 1, **at), "delivered_segments")
+        b = metric(point(summary, arm=base, topology__nodes=h + 1, **at), "delivered_segments")
+        if not a or not b or a.get("ci95") is None or b.get("ci95") is None:
+            continue
+        if a["mean"] - a["ci95"] > b["mean"] + b["ci95"]:
+            above.append(h)
+        elif a["mean"] + a["ci95"] < b["mean"] - b["ci95"]:
+            below.append(h)
+    return above, below
+
+
+def _hops_text(above: list[int], below: list[int]) -> str:
+    parts = []
+    if above:
+        parts.append("above at " + ",".join(map(str, above)))
+    if below:
+        parts.append("below at " + ",".join(map(str, below)))
+    return "; ".join(parts) or "none"
+
+
+#: [B]'s configurations and ours over IPv4, as [B] ran them: on the TelosB platform
+#: (issue 25). The IPv6/RPL arms (issue 23) keep the ideal radio their table was made on.
+CCTRL_TELOSB_ARMS = ("unmodified", "basic", "keep", "keep-drop", "hop", "activity", "dual",
+                     "dual-unmodified", "keep-link", "dual-link")
+
+
+def _cctrl_base(arm: str) -> str:
+    """The arm a configuration's change is against: unmodified for [B]'s
+    IPv4 arms, its own routing's unmodified arm for the others (ipv6-keep
+    against ipv6-unmodified; an unmodified arm against itself: no change)."""
+    if arm in CCTRL_TELOSB_ARMS:
+        return "unmodified"
+    head, _, tail = arm.rpartition("-")
+    return f"{head}-unmodified" if tail == "keep" else arm
 
 
 def cctrl_report(summary: JsonObj) -> Report:
@@ -412,6 +487,22 @@ def cctrl_report(summary: JsonObj) -> Report:
                 gains.append(f"{arm} {100.0 * (ov / base - 1.0):+.0f} %")
         notes.append("Overall segments vs unmodified (mean over 2-6 hops): " + ", ".join(gains)
                      + " (paper, NullMAC: keep + activity + dual +84 %).")
+    sep = []
+    for arm in arms:
+        b = _cctrl_base(arm)
+        if arm == b or b not in arms:
+            continue
+        oa = overall_ci(summary, arm, "delivered_segments")
+        ob = overall_ci(summary, b, "delivered_segments")
+        if oa is None or ob is None:
+            continue
+        g, ci = gain_ci(oa, ob)
+        sep.append([arm, b, f"{g:+.0f} ± {ci:.0f} %", _hops_text(*separated_hops(summary, arm, b))])
+    if sep:
+        notes += ["Change of segments against the same routing's unmodified arm, with its 95 % "
+                  "interval (overall interval sqrt(sum ci^2) / 5, propagated to the ratio), and the "
+                  "path lengths whose per-hop intervals separate:",
+                  render(["configuration (change)", "against", "change", "hops separated"], sep)]
     return Report(["configuration", "metric"] + [f"{h} hops" for h in CCTRL_HOPS] + ["overall"],
                   rows, notes)
 
@@ -425,7 +516,125 @@ register(Experiment(
     report=cctrl_report,
     metrics_fn=cctrl_metrics,
     vary={"topology.nodes": [h + 1 for h in CCTRL_HOPS]},
-    arms=CCTRL_ARMS,
+    # issue 25: the IPv4 arms on [B]'s TelosB platform (the ideal radio's table in
+    # docs/results.md is commit ced9922's)
+    arms=[(a, {**k, **TELOSB} if a in CCTRL_TELOSB_ARMS else k) for a, k in CCTRL_ARMS],
     plots=[PlotSpec("segments-vs-hops.png", "topology.nodes", "delivered_segments", hue="arm",
                     xlabel="nodes (hops + 1)", ylabel="segments delivered in 600 s")],
+))
+
+
+# --- cctrl-ber: the gain across the channel's bit error rate (issue 25) ------------------------
+
+#: [B] reports no loss rate, no BER and no link retry count for its testbed (§5.2: 13
+#: TelosB nodes over three floors; the only figure is §2.2's "for indoor WSNs packet
+#: loss rates of more than 30 % on a single hop are not unusual", citing [5]): the
+#: channel is swept instead, from none to a 79-byte frame lost 47 % of the time
+CCTRL_BERS = [0.0, 1e-4, 2e-4, 2.5e-4, 5e-4, 1e-3]
+#: the thesis's main comparison ([B] 5.3.1-5.3.6): unmodified against cctrl with the keep
+#: extension (basic cctrl delivers within 1 % of it, section "cctrl") and its best, keep +
+#: activity + dual
+CCTRL_BER_CONFIGS = ("unmodified", "keep", "dual")
+#: [B] chapter 6 / abstract: keep + activity + dual, mean over 2-6 hops, NullMAC
+CCTRL_PAPER_GAIN = 84.0
+#: bits of [B]'s data frame (Table 5.1: 79 bytes) and TCP ACK frame (63 bytes)
+CCTRL_DATA_BITS = 8 * 79
+CCTRL_ACK_BITS = 8 * 63
+
+
+def per(ber: float, bits: int) -> float:
+    """A frame's loss to bit errors: 1 - (1 - BER)^bits."""
+    return 1.0 - (1.0 - ber) ** bits
+
+
+def paper_gain_ber(gains: list[tuple[float, float, float]]) -> str:
+    """Where [B]'s +84 % lies on the curve of (BER, gain %, ci): the BERs
+    whose interval holds it and the crossing between neighbouring points,
+    interpolated in log(1 + gain) (the gain grows about geometrically with
+    the BER: unmodified TCP's throughput falls with each RTO back-off)."""
+    inside = [num(b) for b, g, c in gains if abs(g - CCTRL_PAPER_GAIN) <= c]
+    cross = []
+    for (b0, g0, _), (b1, g1, _) in zip(gains, gains[1:], strict=False):
+        if (g0 - CCTRL_PAPER_GAIN) * (g1 - CCTRL_PAPER_GAIN) < 0 and min(g0, g1) > -100:
+            y0, y1 = math.log1p(g0 / 100), math.log1p(g1 / 100)
+            x = b0 + (math.log1p(CCTRL_PAPER_GAIN / 100) - y0) * (b1 - b0) / (y1 - y0)
+            cross.append(f"{num(x, 2)} (between {num(b0)} and {num(b1)})")
+    return (f"+{CCTRL_PAPER_GAIN:.0f} % is crossed at BER " + (", ".join(cross) or "no BER swept")
+            + "; inside the interval at BER " + (", ".join(inside) or "none"))
+
+
+def cctrl_ber_report(summary: JsonObj) -> Report:
+    bers = [b for b in summary["vary"]["medium.ber"]]
+    arms = [a for a in CCTRL_BER_CONFIGS if a in summary["vary"]["arm"]]
+    rows = []
+    for ber in bers:
+        base = overall_ci(summary, "unmodified", "delivered_segments", medium__ber=ber)
+        for arm in arms:
+            cells = [num(ber), f"{100 * per(ber, CCTRL_DATA_BITS):.1f} %", arm]
+            for h in CCTRL_HOPS:
+                p = point(summary, arm=arm, topology__nodes=h + 1, medium__ber=ber)
+                cells.append(mean_ci(metric(p, "delivered_segments")))
+            ov = overall_ci(summary, arm, "delivered_segments", medium__ber=ber)
+            cells.append("-" if ov is None else f"{ov[0]:.0f} ± {ov[1]:.0f}")
+            if arm == "unmodified" or ov is None or base is None:
+                cells.append("-")
+            else:
+                g, c = gain_ci(ov, base)
+                cells.append(f"{g:+.0f} ± {c:.0f} %")
+            rows.append(cells)
+    # the gains, where their intervals separate, and where [B]'s figure lies
+    grows: list[list[str]] = []
+    curves: dict[str, list[tuple[float, float, float]]] = {}
+    for ber in bers:
+        base = overall_ci(summary, "unmodified", "delivered_segments", medium__ber=ber)
+        cells = [num(ber)]
+        for arm in arms[1:]:
+            ov = overall_ci(summary, arm, "delivered_segments", medium__ber=ber)
+            if ov is None or base is None:
+                cells += ["-", "-"]
+                continue
+            g, c = gain_ci(ov, base)
+            curves.setdefault(arm, []).append((ber, g, c))
+            cells.append(f"{g:+.0f} ± {c:.0f} %")
+            cells.append(_hops_text(*separated_hops(summary, arm, "unmodified", medium__ber=ber)))
+        grows.append(cells)
+    gheaders = ["BER (gain)"]
+    for arm in arms[1:]:
+        gheaders += [f"{arm} vs unmodified", f"{arm}: hops separated"]
+    notes = [
+        f"{CCTRL_SOURCE}: [B] reports no channel figures (no BER, loss rate or link retry count "
+        "for its three-floor TelosB testbed, section 5.2), so the channel is swept. Cells: "
+        "segments delivered in 600 s (mean ± 95 % CI, 15 runs); overall = [B]'s summary, the "
+        "mean of the per-hop means, its interval sqrt(sum ci^2) / 5; the change against "
+        "unmodified with its interval propagated from both. PER: a 79-byte data frame's loss "
+        "to bit errors (a 63-byte ACK loses a little less).",
+        "Platform: cc2420 (TelosB: 192 us receiver start-up, 500 kb/s SPI per frame, clocks "
+        "within +/-40 ppm; docs/SIMULATOR.md). Scenario examples/cctrl.toml otherwise: 802.15.4 "
+        "CSMA-CA with link ACKs and one retry, radios always on (NullMAC), one 16-byte segment "
+        "in flight. keep = cctrl with up to 3 local retransmissions of a cached segment (basic "
+        "cctrl, one, delivers within 1 % of it: `moteip reproduce cctrl`), dual = keep + "
+        "activity + a second connection ([B]'s best, +84 % overall).",
+        "Gains and where the intervals of the per-hop means separate (cctrl above or below "
+        "unmodified):",
+        render(gheaders, grows),
+    ]
+    for arm in arms[1:]:
+        if arm in curves:
+            notes.append(f"{arm}: " + paper_gain_ber(curves[arm]))
+    return Report(["BER", "data PER", "configuration"] + [f"{h} hops" for h in CCTRL_HOPS]
+                  + ["overall", "vs unmodified"], rows, notes)
+
+
+register(Experiment(
+    name="cctrl-ber",
+    title="cctrl's gain across the bit error rate: 2..6 hops on the TelosB platform (cc2420)",
+    source=CCTRL_SOURCE + ", sections 5.3.1-5.3.6 (keep + activity + dual +84 %, chapter 6)",
+    scenario="cctrl.toml",
+    runs=15,
+    report=cctrl_ber_report,
+    metrics_fn=cctrl_metrics,
+    vary={"topology.nodes": [h + 1 for h in CCTRL_HOPS], "medium.ber": CCTRL_BERS},
+    arms=[(a, {**dict(CCTRL_ARMS)[a], **TELOSB}) for a in CCTRL_BER_CONFIGS],
+    plots=[PlotSpec("segments-vs-ber.png", "medium.ber", "delivered_segments", hue="arm",
+                    where={"topology.nodes": 5}, ylabel="segments delivered in 600 s (4 hops)")],
 ))
