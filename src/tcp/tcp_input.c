@@ -573,7 +573,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
      * out-of-order data, and by 5681's rule alone a sender at 10 % loss
      * each way recovered most of its losses by timeout (test_tcp_impairments'
      * loss-10pct, 1 MB: 55-80 RTOs and 6-15 fast retransmits in 6 runs;
-     * 33-53 and 18-27 in 4 with this rule). */
+     * 33-54 and 18-27 in 5 with this rule). */
     wnd = (uint32_t)h->window << c->snd_wscale;
     dup_wnd = wnd == c->snd_wnd;
     /* Window update (RFC 9293 3.10.7.4 "fifth", SND.WL1/WL2 rule). */

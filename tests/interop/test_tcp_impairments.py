@@ -55,6 +55,9 @@ def test_download_survives(make_host, tmp_path, spec, fam, n):
     stats = _download(host, tmp_path, STACK_V4 if fam == "v4" else STACK_V6, n,
                       max_time=100 if spec.get("loss", 0) >= 10 else 50)
     tcp = stats["tcp"]
+    # how the losses were repaired (docs/TCP.md quotes these; `pytest -s` shows them)
+    print(f"{spec}: timeouts {tcp['timeouts']}, fast_rexmits {tcp['fast_rexmits']}, "
+          f"sack_rexmits {tcp['sack_rexmits']}, rexmits {tcp['rexmits']}")
     if "loss" in spec:
         # Losses were repaired by retransmission, and with SACK (full
         # profile) not only by timeouts.
