@@ -37,7 +37,7 @@ IMPAIRMENTS = [
     # id, impairment (tcp_util.netem_args), family, bytes
     ("loss-1pct", {"loss": 1}, "v4", 10 * MB),
     ("loss-5pct", {"loss": 5}, "v6", 2 * MB),
-    ("loss-10pct", {"loss": 10}, "v4", 1 * MB),
+    ("loss-10pct", {"loss": 10}, "v4", 512 * 1024),
     ("reorder", {"delay": 10, "reorder": 25}, "v6", 2 * MB),
     ("duplicate-5pct", {"dup": 5}, "v4", 10 * MB),
     ("delay-50ms", {"delay": 50}, "v6", 512 * 1024),
@@ -48,12 +48,14 @@ IMPAIRMENTS = [
                          ids=[x[0] for x in IMPAIRMENTS])
 def test_download_survives(make_host, tmp_path, spec, fam, n):
     host = start_impaired_host(make_host, spec, SERVICE_ARGS)
-    # 10 % loss each way makes the time heavy-tailed: a run is mostly 10-20 s,
-    # but one in the session-8 fresh-clone run had 65 RTOs and 728 KB after
-    # 50 s (every byte right); 100 s bounds such a tail, which is what this
-    # test is about (that the transfer survives), not its speed
+    # 10 % loss each way makes the time heavy-tailed: a lost retransmission
+    # backs the RTO off, and a second one doubles it again (no limited
+    # transmit or RACK-TLP yet, docs/TCP.md). 1 MB runs mostly took 13-30 s,
+    # but session 8's fresh clone had 728 KB after 50 s and session 9's
+    # 900 KB after 100 s, every byte right. The test is that the transfer
+    # survives, not its speed: half a megabyte, and 150 s for the tail
     stats = _download(host, tmp_path, STACK_V4 if fam == "v4" else STACK_V6, n,
-                      max_time=100 if spec.get("loss", 0) >= 10 else 50)
+                      max_time=150 if spec.get("loss", 0) >= 10 else 50)
     tcp = stats["tcp"]
     # how the losses were repaired (docs/TCP.md quotes these; `pytest -s` shows them)
     print(f"{spec}: timeouts {tcp['timeouts']}, fast_rexmits {tcp['fast_rexmits']}, "
