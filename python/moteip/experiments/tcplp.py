@@ -376,25 +376,42 @@ def payload_for_frames(k: int, frame_max: int = 127) -> int:
 
 
 MSS_FRAMES = [1, 2, 3, 4, 5, 6, 7, 8]
-MSS_ARMS: Arms = [(f"{k} frames", {"flows[0].mss": payload_for_frames(k) + 12,
-                             "flows[0].tx_buffer": 4 * payload_for_frames(k),
-                             "flows[0].rx_buffer": 4 * payload_for_frames(k)})
-            for k in MSS_FRAMES]
+
+
+def _mss_params(k: int) -> JsonObj:
+    return {"flows[0].mss": payload_for_frames(k) + 12,
+            "flows[0].tx_buffer": 4 * payload_for_frames(k),
+            "flows[0].rx_buffer": 4 * payload_for_frames(k)}
+
+
+#: the ideal radio first (the table as it was first made), then TCPlp's own
+#: Hamilton platform (issue 25: every seed result on its platform)
+PLATFORMS: list[tuple[str, str, JsonObj]] = [("ideal", "", {}), ("Hamilton", " hamilton", HAMILTON)]
+MSS_ARMS: Arms = [(f"{k} frames{suffix}", {**_mss_params(k), **extra})
+                  for _, suffix, extra in PLATFORMS for k in MSS_FRAMES]
+
+
+def _host(p: JsonObj | None) -> JsonObj:
+    """The per-frame host time and bus rate a point's runs paid (0 on the ideal
+    radio), for the bound with the platform's load (physics.host_metrics)."""
+    return {k: ((metric(p, k) or {}).get("mean") or 0) if p else 0
+            for k in ("frame_host_us", "bus_bps")}
 
 
 def mss_report(summary: JsonObj) -> Report:
     sc = _load("tcplp-mss.toml")
     rows = []
-    for (label, params), k in zip(MSS_ARMS, MSS_FRAMES, strict=True):
-        p = point(summary, arm=label)
-        d = scenario_dict(sc, params)
-        b = one_hop_bound(d)
-        air = sum(b["frames"])
-        g = metric(p, "flows[0].goodput_bps") if p else None
-        rows.append([str(k), str(b["payload"]), "+".join(map(str, b["frames"])),
-                     f"{100 * (1 - b['payload'] / air):.0f} %", num(b["bps"]), mean_ci(g),
-                     num(g["mean"] / b["bps"], 3) if g else "-",
-                     mean_ci(metric(p, "flows[0].srtt_ms.mean")) if p else "-"])
+    for platform, suffix, _ in PLATFORMS:
+        for k in MSS_FRAMES:
+            p = point(summary, arm=f"{k} frames{suffix}")
+            d = scenario_dict(sc, _mss_params(k))
+            b = one_hop_bound(d, _host(p))
+            air = sum(b["frames"])
+            g = metric(p, "flows[0].goodput_bps") if p else None
+            rows.append([platform, str(k), str(b["payload"]), "+".join(map(str, b["frames"])),
+                         f"{100 * (1 - b['payload'] / air):.0f} %", num(b["bps"]), mean_ci(g),
+                         num(g["mean"] / b["bps"], 3) if g else "-",
+                         mean_ci(metric(p, "flows[0].srtt_ms.mean")) if p else "-"])
     notes = [
         "TCPlp fig. 4 (no values in the text): poor goodput at small MSS from header overhead, "
         "gains diminishing beyond five frames, so TCPlp uses five frames (462 bytes on "
@@ -405,8 +422,11 @@ def mss_report(summary: JsonObj) -> Report:
         "(tcplp-hops); it grows by 5.7 % from 5 to 8 frames, by 64 % from 1 to 2.",
         "One hop, no delay between link retries (section 6), buffers of four segments at "
         "every MSS (section 6.1 does not give them; four is TCPlp's window at five frames).",
+        "Platforms: ideal = no platform delays; Hamilton = TCPlp's own (platform = "
+        "\"at86rf233\", docs/SIMULATOR.md: receiver start-up, 5 MHz SPI and the host time per "
+        "frame of section 6.4's 8.2 ms), whose bound adds that load per frame (as tcplp-hops').",
     ]
-    return Report(["MSS (frames)", "payload B", "frames (MPDU B)", "header overhead",
+    return Report(["platform", "MSS (frames)", "payload B", "frames (MPDU B)", "header overhead",
                    "bound b/s", "goodput b/s", "goodput/bound", "RTT ms (srtt)"], rows, notes)
 
 
@@ -417,6 +437,7 @@ register(Experiment(
     scenario="tcplp-mss.toml",
     runs=4,
     report=mss_report,
+    metrics_fn=host_metrics,
     vary={},
     arms=MSS_ARMS,
 ))
@@ -424,46 +445,53 @@ register(Experiment(
 
 # --- tcplp-buffer (fig. 5, table 7) ---------------------------------------------------------
 
-BUFFER_ARMS: Arms = [("1 hop", {"topology.nodes": 2, "mac.retry_delay_max_us": 0}),
-               ("3 hops", {"topology.nodes": 4, "mac.retry_delay_max_us": 40000})]
+_BUFFER_PATHS = [("1 hop", {"topology.nodes": 2, "mac.retry_delay_max_us": 0}),
+                 ("3 hops", {"topology.nodes": 4, "mac.retry_delay_max_us": 40000})]
+BUFFER_ARMS: Arms = [(f"{path}{suffix}", {**params, **extra})
+                     for _, suffix, extra in PLATFORMS for path, params in _BUFFER_PATHS]
 
 
 def buffer_report(summary: JsonObj) -> Report:
     sc = _load("tcplp-buffer.toml")
     bound = one_hop_bound(scenario_dict(sc))
+    rxs = summary["vary"]["flows[0].rx_buffer"]
     rows = []
-    rtt1 = {}
-    for label, _ in BUFFER_ARMS:
-        for rx in summary["vary"]["flows[0].rx_buffer"]:
-            p = point(summary, arm=label, **{"flows[0]__rx_buffer": rx})
-            if p is None:
-                continue
-            g = metric(p, "flows[0].goodput_bps")
-            r = metric(p, "flows[0].srtt_ms.mean")
-            if rx == min(summary["vary"]["flows[0].rx_buffer"]) and r:
-                rtt1[label] = r["mean"]
-            rows.append([label, str(rx), f"{rx / bound['payload']:g}", mean_ci(g), mean_ci(r),
-                         pct(metric(p, "flows[0].segment_loss"))])
-    bdp = bound["bps"] / 8 * rtt1.get("1 hop", 0) / 1000
-    w4 = {label: point(summary, arm=label, **{"flows[0]__rx_buffer": 1848})
-          for label, _ in BUFFER_ARMS}
-    g4 = {k: (metric(p, "flows[0].goodput_bps") or {}).get("mean") if p else None
-          for k, p in w4.items()}
     notes = [
         "TCPlp fig. 5 (no values in the text): one-hop goodput levels off at about 1.5 KiB of "
         "window, the bandwidth-delay product; at two segments (816 bytes in GNRC) unusually "
-        "high, an artifact of RIOT's threads. Here the one-hop BDP is the bound "
-        f"({bound['bps']:.0f} b/s) times the RTT of a one-segment window "
-        f"({rtt1.get('1 hop', 0):.1f} ms): {bdp:.0f} bytes = {bdp / bound['payload']:.1f} "
-        "segments, where the goodput should level off.",
-        f"TCPlp table 7, its row (5 frames, window 1848 B): 75 kb/s one hop, 20 kb/s multi-hop. "
-        f"Here at 1848 B: {num(g4.get('1 hop'))} b/s one hop, {num(g4.get('3 hops'))} b/s three "
-        "hops. Section 7.2: the 2 KiB window that serves one hop still serves three (same BDP: "
-        "a third of the rate, three times the RTT).",
+        "high, an artifact of RIOT's threads."]
+    for platform, suffix, _ in PLATFORMS:
+        rtt1 = None
+        for path, _ in _BUFFER_PATHS:
+            for rx in rxs:
+                p = point(summary, arm=f"{path}{suffix}", **{"flows[0]__rx_buffer": rx})
+                if p is None:
+                    continue
+                g = metric(p, "flows[0].goodput_bps")
+                r = metric(p, "flows[0].srtt_ms.mean")
+                if path == "1 hop" and rx == min(rxs) and r:
+                    rtt1 = r["mean"]
+                rows.append([platform, path, str(rx), f"{rx / bound['payload']:g}", mean_ci(g),
+                             mean_ci(r), pct(metric(p, "flows[0].segment_loss"))])
+        one = point(summary, arm=f"1 hop{suffix}", **{"flows[0]__rx_buffer": min(rxs)})
+        b = one_hop_bound(scenario_dict(sc), _host(one))
+        bdp = b["bps"] / 8 * (rtt1 or 0) / 1000
+        g4 = {path: (metric(point(summary, arm=f"{path}{suffix}",
+                                  **{"flows[0]__rx_buffer": 1848}), "flows[0].goodput_bps")
+                     or {}).get("mean") for path, _ in _BUFFER_PATHS}
+        notes.append(
+            f"{platform}: the one-hop BDP is the bound ({b['bps']:.0f} b/s) times the RTT of a "
+            f"one-segment window ({rtt1 or 0:.1f} ms): {bdp:.0f} bytes = "
+            f"{bdp / b['payload']:.1f} segments, where the goodput should level off; at 1848 B "
+            f"(TCPlp table 7's row: 75 kb/s one hop, 20 kb/s multi-hop) {num(g4['1 hop'])} b/s "
+            f"one hop, {num(g4['3 hops'])} b/s three hops.")
+    notes += [
+        "Section 7.2: the 2 KiB window that serves one hop still serves three (same BDP: "
+        "a third of the rate, three times the RTT). Platforms as in tcplp-mss.",
         "One hop without a delay between link retries (section 6); three hops with up to 40 ms "
         "(section 7). Send buffer 8 segments, so the receive buffer (the window) limits.",
     ]
-    return Report(["path", "window B", "segments", "goodput b/s", "RTT ms (srtt)",
+    return Report(["platform", "path", "window B", "segments", "goodput b/s", "RTT ms (srtt)",
                    "segment loss"], rows, notes)
 
 
@@ -474,6 +502,7 @@ register(Experiment(
     scenario="tcplp-buffer.toml",
     runs=4,
     report=buffer_report,
+    metrics_fn=host_metrics,
     arms=BUFFER_ARMS,
     plots=[PlotSpec("goodput-vs-window.png", "flows[0].rx_buffer", "flows[0].goodput_bps",
                     hue="arm", ylabel="goodput (b/s)", xlabel="window = receive buffer (bytes)"),
@@ -484,22 +513,29 @@ register(Experiment(
 
 # --- tcplp-model (eq. 2) -----------------------------------------------------------------
 
+#: the platforms as arms, for the experiments that sweep a scenario's own keys
+PLATFORM_ARMS: Arms = [(platform.lower(), extra) for platform, _, extra in PLATFORMS]
+_PLATFORM_PAIRS = list(zip(PLATFORMS, PLATFORM_ARMS, strict=True))
+
+
 def model_report(summary: JsonObj) -> Report:
     rows = []
-    for nodes in summary["vary"]["topology.nodes"]:
-        for ber in summary["vary"]["medium.ber"]:
-            p = point(summary, **{"topology__nodes": nodes, "medium__ber": ber})
-            if p is None:
-                continue
-            g = metric(p, "flows[0].goodput_bps")
-            e2 = metric(p, "eq2_bps")
-            e1 = metric(p, "eq1_bps")
-            rows.append([str(nodes - 1), num(ber), pct(metric(p, "flows[0].segment_loss")),
-                         mean_ci(metric(p, "flows[0].srtt_ms.mean")), mean_ci(g), mean_ci(e2),
-                         f"{100 * (e2['mean'] / g['mean'] - 1):+.0f} %" if e2 and g and g["mean"]
-                         else "-", mean_ci(e1),
-                         mean_ci(metric(p, "nodes.sum.tcp.fast_rexmits")),
-                         mean_ci(metric(p, "flows[0].rto_timeouts"))])
+    points = [(platform, arm, nodes, ber) for (platform, _, _), (arm, _) in _PLATFORM_PAIRS
+              for nodes in summary["vary"]["topology.nodes"]
+              for ber in summary["vary"]["medium.ber"]]
+    for platform, arm, nodes, ber in points:
+        p = point(summary, arm=arm, **{"topology__nodes": nodes, "medium__ber": ber})
+        if p is None:
+            continue
+        g = metric(p, "flows[0].goodput_bps")
+        e2 = metric(p, "eq2_bps")
+        e1 = metric(p, "eq1_bps")
+        rows.append([platform, str(nodes - 1), num(ber), pct(metric(p, "flows[0].segment_loss")),
+                     mean_ci(metric(p, "flows[0].srtt_ms.mean")), mean_ci(g), mean_ci(e2),
+                     f"{100 * (e2['mean'] / g['mean'] - 1):+.0f} %" if e2 and g and g["mean"]
+                     else "-", mean_ci(e1),
+                     mean_ci(metric(p, "nodes.sum.tcp.fast_rexmits")),
+                     mean_ci(metric(p, "flows[0].rto_timeouts"))])
     notes = [
         "Equation 2 (TCPlp section 8, appendix B): B = MSS/RTT x 1/(1/w + 2p), w the window "
         "in segments (4), p the segment loss after link retries and reassembly, RTT the "
@@ -512,7 +548,7 @@ def model_report(summary: JsonObj) -> Report:
         "Segment loss: 1 - (data segments reaching the receiver's IP) / (data segments the "
         "sender handed its link), retransmissions and duplicates included (docs/SIMULATOR.md).",
     ]
-    return Report(["hops", "BER", "segment loss", "RTT ms", "goodput b/s", "eq. 2 b/s",
+    return Report(["platform", "hops", "BER", "segment loss", "RTT ms", "goodput b/s", "eq. 2 b/s",
                    "eq. 2 error", "eq. 1 b/s", "fast rexmits", "RTOs"], rows, notes)
 
 
@@ -524,10 +560,12 @@ register(Experiment(
     runs=4,
     metrics_fn=lambda r, p: model_metrics(r, p, _load("tcplp-model.toml")),
     report=model_report,
-    plots=[PlotSpec("goodput-vs-ber.png", "medium.ber", "flows[0].goodput_bps", hue="topology.nodes",
-                    logx=True, ylabel="goodput (b/s)"),
-           PlotSpec("eq2-vs-ber.png", "medium.ber", "eq2_bps", hue="topology.nodes", logx=True,
-                    ylabel="equation 2 (b/s)")],
+    arms=PLATFORM_ARMS,
+    plots=[PlotSpec(f"{stem}{'' if arm == 'ideal' else '-' + arm}.png", "medium.ber", y,
+                    hue="topology.nodes", logx=True, ylabel=label, where={"arm": arm})
+           for arm, _ in PLATFORM_ARMS
+           for stem, y, label in (("goodput-vs-ber", "flows[0].goodput_bps", "goodput (b/s)"),
+                                  ("eq2-vs-ber", "eq2_bps", "equation 2 (b/s)"))],
 ))
 
 
@@ -568,11 +606,13 @@ def cwnd_report(context: JsonObj) -> Report:
 
     summary = context
     rows = []
-    for d in summary["vary"]["mac.retry_delay_max_us"]:
-        p = point(summary, **{"mac__retry_delay_max_us": d})
+    delays = [(platform, arm, d) for (platform, _, _), (arm, _) in _PLATFORM_PAIRS
+              for d in summary["vary"]["mac.retry_delay_max_us"]]
+    for platform, arm, d in delays:
+        p = point(summary, arm=arm, **{"mac__retry_delay_max_us": d})
         if p is None:
             continue
-        rows.append([f"{d / 1000:g}", mean_ci(metric(p, "flows[0].goodput_bps")),
+        rows.append([platform, f"{d / 1000:g}", mean_ci(metric(p, "flows[0].goodput_bps")),
                      mean_ci(metric(p, "flows[0].srtt_ms.mean")),
                      pct(metric(p, "flows[0].segment_loss")),
                      mean_ci(metric(p, "frames_per_segment")),
@@ -602,8 +642,9 @@ def cwnd_report(context: JsonObj) -> Report:
                      f"{at_pct} % of {CWND_WINDOW_S[0]:g}-{CWND_WINDOW_S[1]:g} s, {losses} "
                      f"reductions, segment loss {100 * (f['segment_loss'] or 0):.1f} %, "
                      f"{f['goodput_bps']:.0f} b/s.")
-    return Report(["max retry delay ms", "goodput b/s", "RTT ms", "segment loss", "frames / segment",
-                   "fast rexmits", "RTOs", "cwnd at window", "eq. 2 b/s"], rows, notes)
+    return Report(["platform", "max retry delay ms", "goodput b/s", "RTT ms", "segment loss",
+                   "frames / segment", "fast rexmits", "RTOs", "cwnd at window", "eq. 2 b/s"],
+                  rows, notes)
 
 
 def cwnd_figures(context: JsonObj, outdir: pathlib.Path) -> list[str]:
@@ -628,10 +669,11 @@ register(Experiment(
     metrics_fn=lambda r, p: model_metrics(r, p, _load("tcplp-cwnd.toml")),
     report=cwnd_report,
     figures=cwnd_figures,
+    arms=PLATFORM_ARMS,
     plots=[PlotSpec("goodput-vs-delay.png", "mac.retry_delay_max_us", "flows[0].goodput_bps",
-                    ylabel="goodput (b/s)"),
+                    hue="arm", ylabel="goodput (b/s)"),
            PlotSpec("loss-vs-delay.png", "mac.retry_delay_max_us", "flows[0].segment_loss",
-                    ylabel="segment loss after link retries")],
+                    hue="arm", ylabel="segment loss after link retries")],
 ))
 
 
@@ -649,10 +691,12 @@ TCPLP_TABLE9 = {
     ("3", "A"): [(19.3, 0.441, 772)], ("3", "B"): [(19.8, 0.436, 755)],
     ("3", "A+B"): [(10.9, 1.95, 995), (9.43, 3.00, 1075)],
 }
-FAIR_ARMS: Arms = [("1 hop A", {"flows": [_flow(1, 7400)]}), ("1 hop B", {"flows": [_flow(2, 7401)]}),
-             ("1 hop A+B", {"flows": [_flow(1, 7400), _flow(2, 7401)]}),
-             ("3 hops A", {"flows": [_flow(4, 7400)]}), ("3 hops B", {"flows": [_flow(5, 7401)]}),
-             ("3 hops A+B", {"flows": [_flow(4, 7400), _flow(5, 7401)]})]
+_FAIR_CASES = [("1 hop A", [_flow(1, 7400)]), ("1 hop B", [_flow(2, 7401)]),
+               ("1 hop A+B", [_flow(1, 7400), _flow(2, 7401)]),
+               ("3 hops A", [_flow(4, 7400)]), ("3 hops B", [_flow(5, 7401)]),
+               ("3 hops A+B", [_flow(4, 7400), _flow(5, 7401)])]
+FAIR_ARMS: Arms = [(f"{label}{suffix}", {"flows": flows, **extra})
+                   for _, suffix, extra in PLATFORMS for label, flows in _FAIR_CASES]
 
 
 def fair_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
@@ -666,16 +710,17 @@ def fair_metrics(result: JsonObj, params: JsonObj) -> JsonObj:
 
 def fair_report(summary: JsonObj) -> Report:
     rows = []
-    for label, params in FAIR_ARMS:
-        p = point(summary, arm=label)
+    for (platform, suffix, _), (label, flows) in ((pl, case) for pl in PLATFORMS
+                                                 for case in _FAIR_CASES):
+        p = point(summary, arm=f"{label}{suffix}")
         if p is None:
             continue
         hops, who = label.split(" ", 2)[0], label.rsplit(" ", 1)[1]
         paper = TCPLP_TABLE9[(hops, who)]
-        for i, _ in enumerate(params["flows"]):
+        for i, _ in enumerate(flows):
             name = who if len(paper) == 1 else "AB"[i]
             g = metric(p, f"flows[{i}].goodput_bps")
-            rows.append([hops, who, name, mean_ci(g), num(paper[i][0] * 1000),
+            rows.append([platform, hops, who, name, mean_ci(g), num(paper[i][0] * 1000),
                          pct(metric(p, f"flows[{i}].segment_loss")), f"{paper[i][1]:g} %",
                          mean_ci(metric(p, f"flows[{i}].srtt_ms.mean")), num(paper[i][2]),
                          mean_ci(metric(p, "jain")) if len(paper) == 2 and i == 0 else ""])
@@ -691,7 +736,7 @@ def fair_report(summary: JsonObj) -> Report:
         "hear each other. The paper gives no positions; TCPlp's A and B differ alone (69.6 vs "
         "55.4 kb/s) by their links, ours are alike.",
     ]
-    return Report(["hops", "flows", "flow", "goodput b/s", "TCPlp b/s", "segment loss",
+    return Report(["platform", "hops", "flows", "flow", "goodput b/s", "TCPlp b/s", "segment loss",
                    "TCPlp loss", "RTT ms", "TCPlp RTT ms", "Jain"], rows, notes)
 
 
