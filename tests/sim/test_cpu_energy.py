@@ -20,7 +20,8 @@ from simrun import run_ok
 # sim/cpu_energy.c holds them; the profiles' clocks and currents.
 AVR_CYCLES = {"channel_check": 6186, "frame_tx": 8937, "frame_rx": 9880,
               "tcp_seg_in": 3609, "tcp_seg_out": 16420}
-CPUS = {"cc2420": (8e6, 2.4, 0.0051), "at86rf233": (48e6, 4.09, 0.0038)}
+CPUS = {"cc2420": (8e6, 2.4, 0.0051), "at86rf233": (48e6, 4.09, 0.0038),
+        "nrf52840": (64e6, 3.3, 0.00316)}
 VOLTAGE = 3.0
 
 
@@ -51,7 +52,7 @@ def test_idle_cpu_time_is_its_checks_times_their_cost(tmp_path):
         sum(n["cpu_duty_cycle"] for n in r["node_stats"]) / 3, rel=1e-9)
 
 
-@pytest.mark.parametrize("profile", ["cc2420", "at86rf233"])
+@pytest.mark.parametrize("profile", ["cc2420", "at86rf233", "nrf52840"])
 def test_a_tcp_run_costs_the_sum_of_its_events(tmp_path, profile):
     sc = {"name": "cpu-tcp", "seed": 5, "duration_s": 60,
           "topology": {"type": "chain", "nodes": 3, "spacing_m": 10},
