@@ -31,10 +31,18 @@
  *   ACK: the timer's poll, segment, IPv6, IPHC), tcp_ack_in (the peer's
  *   ACK: the whole stack input)
  *
+ * The same program runs on an emulated Cortex-M (bench/events-arm: the MPS2
+ * AN386's Cortex-M4 or the AN385's M3 under qemu-system-arm -icount
+ * shift=0, output through ARM semihosting). QEMU counts instructions, not
+ * cycles: there CYCLES are instructions, SysTick ticks converted by a
+ * calibration loop of known length (as bench/cksum_board.c does).
+ *
  * NETWORK SAFETY: no network at all; the two stacks talk through memory.
  */
+#ifdef __AVR__
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#endif
 #include <string.h>
 #include "moteip/mac.h"
 #include "moteip/netif.h"
@@ -47,6 +55,7 @@
 #define RING    128u
 #define PAN     0xABCDu
 
+#ifdef __AVR__
 /* --- the cycle counter and the UART ------------------------------------ */
 
 static volatile uint16_t t1_high;
@@ -77,6 +86,95 @@ static void uart_put(char ch)
     UDR0 = (uint8_t)ch;
 }
 
+#else
+/* --- the instruction counter and the output (Cortex-M under QEMU) ------- */
+
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define CAL_INSNS 2097152u      /* the calibration loop's instructions */
+
+int main(void);
+void Reset_Handler(void);
+void Fault_Handler(void);
+extern uint32_t _stack_top[], _data_start[], _data_end[], _data_load[], _bss_start[], _bss_end[];
+
+static int semihost(int op, const void *arg)
+{
+    register int r0 __asm__("r0") = op;
+    register const void *r1 __asm__("r1") = arg;
+    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+static void uart_put(char ch) { (void)semihost(0x03, &ch); }     /* SYS_WRITEC */
+
+static void quit(int ok)
+{
+    /* SYS_EXIT: ApplicationExit or RunTimeErrorUnknown */
+    (void)semihost(0x18, (const void *)(uintptr_t)(ok ? 0x20026u : 0x20023u));
+    for (;;) {
+    }
+}
+
+void Fault_Handler(void)
+{
+    static const char msg[] = "error: fault\n";
+    (void)semihost(0x04, msg);                                  /* SYS_WRITE0 */
+    quit(0);
+}
+
+void Reset_Handler(void)
+{
+    uint32_t *src = _data_load, *d = _data_start;
+    while (d < _data_end)
+        *d++ = *src++;
+    for (d = _bss_start; d < _bss_end; d++)
+        *d = 0;
+    quit(main() == 0);
+}
+
+typedef void (*vector_fn)(void);
+__attribute__((section(".vectors"), used))
+static const vector_fn vectors[16] = {
+    (vector_fn)(uintptr_t)_stack_top, Reset_Handler, Fault_Handler, Fault_Handler,
+    Fault_Handler, Fault_Handler, Fault_Handler,
+};
+
+/* SysTick counts down 24 bits; cyc() folds what passed since its last call
+ * into 32 (a call at least every 2^24 ticks: 0.67 s at 25 MHz). */
+static uint32_t systick_last, systick_acc;
+
+static uint32_t cyc(void)
+{
+    uint32_t v = SYST_CVR;
+    systick_acc += (systick_last - v) & 0xFFFFFFu;
+    systick_last = v;
+    return systick_acc;
+}
+
+static uint32_t cal_ticks;      /* SysTick ticks of CAL_INSNS instructions */
+
+static void systick_start(void)
+{
+    uint32_t t0, n = CAL_INSNS / 2u;
+    SYST_RVR = 0xFFFFFFu;
+    SYST_CVR = 0;
+    SYST_CSR = 5u;              /* processor clock, no interrupt, on */
+    systick_last = SYST_CVR;
+    /* a two-instruction loop: ticks per known instruction count */
+    t0 = cyc();
+    __asm__ volatile(".syntax unified\n1:\n\tsubs %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
+    cal_ticks = cyc() - t0;
+}
+
+/* ticks as instructions, rounded */
+static uint32_t insns(uint32_t ticks)
+{
+    return (uint32_t)(((uint64_t)ticks * CAL_INSNS + cal_ticks / 2u) / cal_ticks);
+}
+#endif
+
 static void uart_str(const char *s)
 {
     while (*s)
@@ -102,6 +200,9 @@ static void report(const char *name, uint32_t cycles, uint32_t units)
     uart_str("event ");
     uart_str(name);
     uart_put(' ');
+#ifndef __AVR__
+    cycles = insns(cycles);
+#endif
     uart_u32(cycles);
     uart_put(' ');
     uart_u32(units);
@@ -482,6 +583,7 @@ static void tcp_segments(void)
     uart_put('\n');
 }
 
+#ifdef __AVR__
 /* The stack's high-water mark: free RAM is painted before the events run
  * and the untouched bytes counted after (16 KB hold two stacks barely). */
 extern uint8_t __bss_end;
@@ -503,9 +605,12 @@ static uint16_t untouched(void)
     return n;
 }
 
+#endif
+
 int main(void)
 {
     uint32_t t0;
+#ifdef __AVR__
     paint();
     UBRR0 = 16;                     /* 115200 at 16 MHz with U2X */
     UCSR0A = _BV(U2X0);
@@ -519,6 +624,9 @@ int main(void)
     TCCR1B = _BV(CS10);             /* every CPU cycle */
     TIMSK1 = _BV(TOIE1);
     sei();
+#else
+    systick_start();
+#endif
     t0 = cyc();
     overhead = cyc() - t0;
     side_init(&dut, 2);
@@ -531,10 +639,20 @@ int main(void)
     frames_tx();
     frames_rx();
     tcp_segments();
+#ifdef __AVR__
     uart_str("stack_free ");
     uart_u32(untouched());
     uart_put('\n');
     uart_str("done\n");
     for (;;)
         ;
+#else
+    uart_str("calibration ");
+    uart_u32(CAL_INSNS);
+    uart_put(' ');
+    uart_u32(cal_ticks);
+    uart_put('\n');
+    uart_str("done\n");
+    return 0;
+#endif
 }
