@@ -89,57 +89,12 @@ static void uart_put(char ch)
 #else
 /* --- the instruction counter and the output (Cortex-M under QEMU) ------- */
 
-#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
-#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
-#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
 #define CAL_INSNS 2097152u      /* the calibration loop's instructions */
 
-int main(void);
-void Reset_Handler(void);
-void Fault_Handler(void);
-extern uint32_t _stack_top[], _data_start[], _data_end[], _data_load[], _bss_start[], _bss_end[];
+#define QEMU_FAULT_MSG "error: fault\n"
+#include "qemu_cortexm.h"
 
-static int semihost(int op, const void *arg)
-{
-    register int r0 __asm__("r0") = op;
-    register const void *r1 __asm__("r1") = arg;
-    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
-
-static void uart_put(char ch) { (void)semihost(0x03, &ch); }     /* SYS_WRITEC */
-
-static void quit(int ok)
-{
-    /* SYS_EXIT: ApplicationExit or RunTimeErrorUnknown */
-    (void)semihost(0x18, (const void *)(uintptr_t)(ok ? 0x20026u : 0x20023u));
-    for (;;) {
-    }
-}
-
-void Fault_Handler(void)
-{
-    static const char msg[] = "error: fault\n";
-    (void)semihost(0x04, msg);                                  /* SYS_WRITE0 */
-    quit(0);
-}
-
-void Reset_Handler(void)
-{
-    uint32_t *src = _data_load, *d = _data_start;
-    while (d < _data_end)
-        *d++ = *src++;
-    for (d = _bss_start; d < _bss_end; d++)
-        *d = 0;
-    quit(main() == 0);
-}
-
-typedef void (*vector_fn)(void);
-__attribute__((section(".vectors"), used))
-static const vector_fn vectors[16] = {
-    (vector_fn)(uintptr_t)_stack_top, Reset_Handler, Fault_Handler, Fault_Handler,
-    Fault_Handler, Fault_Handler, Fault_Handler,
-};
+static void uart_put(char ch) { semihost_putc(ch); }
 
 /* SysTick counts down 24 bits; cyc() folds what passed since its last call
  * into 32 (a call at least every 2^24 ticks: 0.67 s at 25 MHz). */
