@@ -38,8 +38,10 @@ static const char *const event_names[SIM_CPU_EVENTS] = {
  * 4.09 mA active (RIOT on a SAM D21, measured) and 3.8 uA in standby
  * with the RTC (Atmel, SAM D20); nRF52840: its Cortex-M4F at 64 MHz, 3.3 mA
  * running CoreMark from flash (HFXO, DC/DC; PS ICPU0) and 3.16 uA in System
- * ON with full RAM retention, waking on the RTC (PS ION_RAMON_RTC). One cycle
- * per AVR cycle: the approximation docs/SIMULATOR.md argues. */
+ * ON with full RAM retention, waking on the RTC (PS ION_RAMON_RTC). The
+ * MSP430 and the SAM R21 take one cycle per AVR cycle, the approximation
+ * docs/SIMULATOR.md argues; the nRF52840 one per measured Cortex-M4
+ * instruction, a lower bound. */
 static const struct sim_cpu_profile cpu_profiles[] = {
     [SIM_RADIO_CC2420]    = { "MSP430F1611", 8e6, 2.4, 0.0051, 1.0, NULL,
                               "ATmega1284P cycles (simavr)" },
