@@ -31,10 +31,18 @@
  *   ACK: the timer's poll, segment, IPv6, IPHC), tcp_ack_in (the peer's
  *   ACK: the whole stack input)
  *
+ * The same program runs on an emulated Cortex-M (bench/events-arm: the MPS2
+ * AN386's Cortex-M4 or the AN385's M3 under qemu-system-arm -icount
+ * shift=0, output through ARM semihosting). QEMU counts instructions, not
+ * cycles: there CYCLES are instructions, SysTick ticks converted by a
+ * calibration loop of known length (as bench/cksum_board.c does).
+ *
  * NETWORK SAFETY: no network at all; the two stacks talk through memory.
  */
+#ifdef __AVR__
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#endif
 #include <string.h>
 #include "moteip/mac.h"
 #include "moteip/netif.h"
@@ -47,6 +55,7 @@
 #define RING    128u
 #define PAN     0xABCDu
 
+#ifdef __AVR__
 /* --- the cycle counter and the UART ------------------------------------ */
 
 static volatile uint16_t t1_high;
@@ -77,6 +86,50 @@ static void uart_put(char ch)
     UDR0 = (uint8_t)ch;
 }
 
+#else
+/* --- the instruction counter and the output (Cortex-M under QEMU) ------- */
+
+#define CAL_INSNS 2097152u      /* the calibration loop's instructions */
+
+#define QEMU_FAULT_MSG "error: fault\n"
+#include "qemu_cortexm.h"
+
+static void uart_put(char ch) { semihost_putc(ch); }
+
+/* SysTick counts down 24 bits; cyc() folds what passed since its last call
+ * into 32 (a call at least every 2^24 ticks: 0.67 s at 25 MHz). */
+static uint32_t systick_last, systick_acc;
+
+static uint32_t cyc(void)
+{
+    uint32_t v = SYST_CVR;
+    systick_acc += (systick_last - v) & 0xFFFFFFu;
+    systick_last = v;
+    return systick_acc;
+}
+
+static uint32_t cal_ticks;      /* SysTick ticks of CAL_INSNS instructions */
+
+static void systick_start(void)
+{
+    uint32_t t0, n = CAL_INSNS / 2u;
+    SYST_RVR = 0xFFFFFFu;
+    SYST_CVR = 0;
+    SYST_CSR = 5u;              /* processor clock, no interrupt, on */
+    systick_last = SYST_CVR;
+    /* a two-instruction loop: ticks per known instruction count */
+    t0 = cyc();
+    __asm__ volatile(".syntax unified\n1:\n\tsubs %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
+    cal_ticks = cyc() - t0;
+}
+
+/* ticks as instructions, rounded */
+static uint32_t insns(uint32_t ticks)
+{
+    return (uint32_t)(((uint64_t)ticks * CAL_INSNS + cal_ticks / 2u) / cal_ticks);
+}
+#endif
+
 static void uart_str(const char *s)
 {
     while (*s)
@@ -102,6 +155,9 @@ static void report(const char *name, uint32_t cycles, uint32_t units)
     uart_str("event ");
     uart_str(name);
     uart_put(' ');
+#ifndef __AVR__
+    cycles = insns(cycles);
+#endif
     uart_u32(cycles);
     uart_put(' ');
     uart_u32(units);
@@ -482,6 +538,7 @@ static void tcp_segments(void)
     uart_put('\n');
 }
 
+#ifdef __AVR__
 /* The stack's high-water mark: free RAM is painted before the events run
  * and the untouched bytes counted after (16 KB hold two stacks barely). */
 extern uint8_t __bss_end;
@@ -503,9 +560,12 @@ static uint16_t untouched(void)
     return n;
 }
 
+#endif
+
 int main(void)
 {
     uint32_t t0;
+#ifdef __AVR__
     paint();
     UBRR0 = 16;                     /* 115200 at 16 MHz with U2X */
     UCSR0A = _BV(U2X0);
@@ -519,6 +579,9 @@ int main(void)
     TCCR1B = _BV(CS10);             /* every CPU cycle */
     TIMSK1 = _BV(TOIE1);
     sei();
+#else
+    systick_start();
+#endif
     t0 = cyc();
     overhead = cyc() - t0;
     side_init(&dut, 2);
@@ -531,10 +594,20 @@ int main(void)
     frames_tx();
     frames_rx();
     tcp_segments();
+#ifdef __AVR__
     uart_str("stack_free ");
     uart_u32(untouched());
     uart_put('\n');
     uart_str("done\n");
     for (;;)
         ;
+#else
+    uart_str("calibration ");
+    uart_u32(CAL_INSNS);
+    uart_put(' ');
+    uart_u32(cal_ticks);
+    uart_put('\n');
+    uart_str("done\n");
+    return 0;
+#endif
 }

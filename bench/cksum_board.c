@@ -15,24 +15,11 @@
 
 #include "moteip/wire/checksum.h"
 
-#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
-#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
-#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
 
-int main(void);
-void Reset_Handler(void);
-void Fault_Handler(void);
-extern uint32_t _stack_top[], _data_start[], _data_end[], _data_load[], _bss_start[], _bss_end[];
+#define QEMU_FAULT_MSG "cksum_board: fault\n"
+#include "qemu_cortexm.h"
 
-static int semihost(int op, const void *arg)
-{
-    register int r0 __asm__("r0") = op;
-    register const void *r1 __asm__("r1") = arg;
-    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
-
-static void put(const char *s) { semihost(0x04, s); }     /* SYS_WRITE0 */
+static void put(const char *s) { semihost_puts(s); }
 
 static void put_u(uint32_t v)
 {
@@ -45,38 +32,6 @@ static void put_u(uint32_t v)
     } while (v != 0u);
     put(b + i);
 }
-
-static void quit(int ok)
-{
-    /* SYS_EXIT; on AArch32 r1 is the reason itself: ApplicationExit is
-     * status 0, RunTimeErrorUnknown status 1 */
-    semihost(0x18, (const void *)(uintptr_t)(ok ? 0x20026u : 0x20023u));
-    for (;;) {
-    }
-}
-
-void Fault_Handler(void)
-{
-    put("cksum_board: fault\n");
-    quit(0);
-}
-
-void Reset_Handler(void)
-{
-    uint32_t *s = _data_load, *d = _data_start;
-    while (d < _data_end)
-        *d++ = *s++;
-    for (d = _bss_start; d < _bss_end; d++)
-        *d = 0;
-    quit(main() == 0);
-}
-
-typedef void (*vector_fn)(void);
-__attribute__((section(".vectors"), used))
-static const vector_fn vectors[16] = {
-    (vector_fn)(uintptr_t)_stack_top, Reset_Handler, Fault_Handler, Fault_Handler,
-    Fault_Handler, Fault_Handler, Fault_Handler,
-};
 
 static uint16_t ref_cksum(uint32_t sum, const uint8_t *p, size_t len)
 {

@@ -16,6 +16,17 @@ static const uint32_t avr_cycles[SIM_CPU_EVENTS] = {
     [SIM_CPU_TCP_SEG_IN]    = 3609,
     [SIM_CPU_TCP_SEG_OUT]   = 16420,
 };
+/* Instructions per event of the same program and library options on the
+ * Cortex-M4 (QEMU's MPS2 AN386, arm-none-eabi-gcc -Os), from
+ * `bench/events-arm`; QEMU counts instructions, not cycles: the nRF52840 row
+ * takes one cycle each (docs/SIMULATOR.md "CPU energy"). */
+static const uint32_t m4_insns[SIM_CPU_EVENTS] = {
+    [SIM_CPU_CHANNEL_CHECK] = 1114,
+    [SIM_CPU_FRAME_TX]      = 1632,
+    [SIM_CPU_FRAME_RX]      = 2447,
+    [SIM_CPU_TCP_SEG_IN]    = 761,
+    [SIM_CPU_TCP_SEG_OUT]   = 3896,
+};
 static const char *const event_names[SIM_CPU_EVENTS] = {
     "channel_check", "frame_tx", "frame_rx", "tcp_seg_in", "tcp_seg_out",
 };
@@ -25,11 +36,19 @@ static const char *const event_names[SIM_CPU_EVENTS] = {
  * the radio off (the TelosB datasheet, as Buergi cites it, s.3.3) and
  * 5.1 uA in standby (TelosB / Tmote Sky datasheets); Hamilton: the SAM R21's Cortex-M0+ at 48 MHz (TCPlp s.3),
  * 4.09 mA active (RIOT on a SAM D21, measured) and 3.8 uA in standby
- * with the RTC (Atmel, SAM D20). One cycle per AVR cycle: the
- * approximation docs/SIMULATOR.md argues. */
+ * with the RTC (Atmel, SAM D20); nRF52840: its Cortex-M4F at 64 MHz, 3.3 mA
+ * running CoreMark from flash (HFXO, DC/DC; PS ICPU0) and 3.16 uA in System
+ * ON with full RAM retention, waking on the RTC (PS ION_RAMON_RTC). The
+ * MSP430 and the SAM R21 take one cycle per AVR cycle, the approximation
+ * docs/SIMULATOR.md argues; the nRF52840 one per measured Cortex-M4
+ * instruction, a lower bound. */
 static const struct sim_cpu_profile cpu_profiles[] = {
-    [SIM_RADIO_CC2420]    = { "MSP430F1611", 8e6, 2.4, 0.0051, 1.0 },
-    [SIM_RADIO_AT86RF233] = { "ATSAMR21 (Cortex-M0+)", 48e6, 4.09, 0.0038, 1.0 },
+    [SIM_RADIO_CC2420]    = { "MSP430F1611", 8e6, 2.4, 0.0051, 1.0, NULL,
+                              "ATmega1284P cycles (simavr)" },
+    [SIM_RADIO_AT86RF233] = { "ATSAMR21 (Cortex-M0+)", 48e6, 4.09, 0.0038, 1.0, NULL,
+                              "ATmega1284P cycles (simavr)" },
+    [SIM_RADIO_NRF52840]  = { "nRF52840 (Cortex-M4F)", 64e6, 3.3, 0.00316, 1.0, m4_insns,
+                              "Cortex-M4 instructions (QEMU)" },
 };
 /* A new radio profile needs its CPU here (a missing one would divide by a
  * clock of 0). */
@@ -53,7 +72,9 @@ uint32_t sim_cpu_avr_cycles(enum sim_cpu_event e)
 
 double sim_cpu_event_us(const struct sim_cpu_profile *p, enum sim_cpu_event e)
 {
-    return (double)sim_cpu_avr_cycles(e) * p->cycle_scale / p->clock_hz * 1e6;
+    uint32_t n = p->cycles == NULL ? sim_cpu_avr_cycles(e)
+                 : (unsigned)e < SIM_CPU_EVENTS ? p->cycles[e] : 0u;
+    return (double)n * p->cycle_scale / p->clock_hz * 1e6;
 }
 
 void sim_cpu_account(const struct sim *sim, const struct sim_node *nd,

@@ -37,7 +37,11 @@ struct sim_cpu_profile {
     double clock_hz;            /* the CPU clock */
     double active_ma;           /* current while the CPU works */
     double lpm_ma;              /* ... and while it sleeps (timers kept) */
-    double cycle_scale;         /* its cycles per ATmega1284P cycle */
+    double cycle_scale;         /* its cycles per counted cycle */
+    /* its own counts per event, indexed by enum sim_cpu_event (NULL: the
+     * ATmega1284P's); cycles = count x cycle_scale */
+    const uint32_t *cycles;
+    const char *cycles_from;    /* what counted them */
 };
 
 /* What a node's CPU did over a run. */
@@ -58,7 +62,8 @@ const struct sim_cpu_profile *sim_cpu_profile(uint8_t radio_profile);
  * ATmega1284P cycles. */
 const char *sim_cpu_event_name(enum sim_cpu_event e);
 uint32_t sim_cpu_avr_cycles(enum sim_cpu_event e);
-/* The event's cost on the profile's CPU, µs. */
+/* The event's cost on the profile's CPU, µs: its count (the profile's own,
+ * else the ATmega1284P's) x cycle_scale / clock_hz. */
 double sim_cpu_event_us(const struct sim_cpu_profile *p, enum sim_cpu_event e);
 /* Node nd's account over the run so far. */
 void sim_cpu_account(const struct sim *sim, const struct sim_node *nd,

@@ -97,6 +97,8 @@ static void write_cpu(struct sj_writer *w, const struct sim_scenario *sc)
     sj_w_member_double(w, "active_ma", p->active_ma);
     sj_w_member_double(w, "lpm_ma", p->lpm_ma);
     sj_w_member_double(w, "cycle_scale", p->cycle_scale);
+    sj_w_key(w, "cycles_from");
+    sj_w_string(w, p->cycles_from);
     sj_w_key(w, "event_us");
     sj_w_begin_object(w);
     for (k = 0; k < SIM_CPU_EVENTS; k++)

@@ -382,19 +382,25 @@ static bool open_object(struct ld *l, const struct sj_value *parent, const char 
 /* Radio profiles, indexed by enum sim_radio_profile_kind; figures and their
  * datasheets in docs/SIMULATOR.md. `off` is where a duty-cycling MAC leaves
  * the receiver between listens: the CC2420's idle mode (oscillator on, RX
- * in 192 us), the AT86RF233's TRX_OFF. */
-static const char *const profile_names[] = { "cc2420", "at86rf233", NULL };
+ * in 192 us), the AT86RF233's TRX_OFF, the nRF52840's RADIO powered off
+ * with the HFXO left running (its current is not counted: not found). */
+static const char *const profile_names[] = { "cc2420", "at86rf233", "nrf52840", NULL };
 static const struct sim_radio_profile radio_profiles[SIM_RADIO_PROFILES] = {
     /*            tx (0 dBm) rx    listen off    V */
     [SIM_RADIO_CC2420]    = { 17.4, 18.8, 18.8, 0.426, 3.0 },
     /*            tx (+4 dBm, BUSY_TX) RX_ON / BUSY_RX, TRX_OFF */
     [SIM_RADIO_AT86RF233] = { 13.8, 11.8, 11.8, 0.3, 3.0 },
+    /*            nRF52840 PS: IRADIO_TX5 (0 dBm, 802.15.4, DC/DC), IRADIO_RX2 */
+    [SIM_RADIO_NRF52840]  = { 6.40, 6.53, 6.53, 0.0, 3.0 },
 };
+_Static_assert(sizeof(profile_names) / sizeof(profile_names[0]) == SIM_RADIO_PROFILES + 1u,
+               "every radio profile needs its name");
 /* Platform timing, indexed by enum sim_platform_kind; each figure's source
  * is in docs/SIMULATOR.md "Platform timing". "ideal" is all zeros: the phy
  * keys' 802.15.4 timing alone, as before platforms existed.
  *                     osc_on rx_on turn cca  host/frame bus b/s   drift ppm */
-static const char *const platform_names[] = { "ideal", "cc2420", "at86rf233", NULL };
+static const char *const platform_names[] = { "ideal", "cc2420", "at86rf233", "nrf52840",
+                                              NULL };
 static const struct sim_platform platforms[SIM_PLATFORMS] = {
     [SIM_PLATFORM_IDEAL]     = { 0, 0, 0, 0, 0, 0, 0.0 },
     /* TelosB: CC2420 datasheet (crystal 860 us, 12-symbol RX start-up and
@@ -404,7 +410,18 @@ static const struct sim_platform platforms[SIM_PLATFORMS] = {
     /* Hamilton: AT86RF233 datasheet (SLEEP->TRX_OFF 210 us, TRX_OFF->RX_ON
      * 80 us), RIOT's 5 MHz SPI, the CPU time left of TCPlp s.6.4's 8.2 ms */
     [SIM_PLATFORM_AT86RF233] = { 210, 80, 192, 128, 1755, 5000000, 40.0 },
+    /* nRF52840 SoC: HFXO start-up (Nordic DevZone's typical nRF52 figure; not
+     * in the PS text found), RADIO fast ramp-up 40 us (MODECNF0.RU = Fast, as
+     * Contiki-NG's and Nordic's 802.15.4 drivers set it), aTurnaroundTime for
+     * the ACK, 8-symbol CCA; EasyDMA reads the frame from RAM as it is sent:
+     * no bus transfer; no cited CPU figure per frame (the CPU account has it) */
+    [SIM_PLATFORM_NRF52840]  = { 360, 40, 192, 128, 0, 0, 40.0 },
 };
+/* a platform's chip is radio profile platform - 1 (load_radio) */
+_Static_assert(SIM_PLATFORMS == SIM_RADIO_PROFILES + 1u &&
+               SIM_PLATFORM_NRF52840 == SIM_RADIO_NRF52840 + 1 &&
+               SIM_PLATFORM_AT86RF233 == SIM_RADIO_AT86RF233 + 1,
+               "platform k runs radio profile k - 1");
 /* Indexed by enum mip_rdc_kind. */
 static const char *const rdc_names[] = { "nullrdc", "contikimac", "xmac", "lpp", "leaf", "parent",
                                          NULL };

@@ -170,7 +170,8 @@ struct sim_radio_profile {
     double   tx_ma, rx_ma, listen_ma, off_ma, voltage;
 };
 
-enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_PROFILES };
+enum sim_radio_profile_kind { SIM_RADIO_CC2420 = 0, SIM_RADIO_AT86RF233, SIM_RADIO_NRF52840,
+                              SIM_RADIO_PROFILES };
 
 /* A platform's timing beyond the air (scenario key "platform"; every
  * figure's source is in docs/SIMULATOR.md "Platform timing"). The MAC pays
@@ -190,9 +191,10 @@ struct sim_platform {
 };
 
 /* "ideal": today's radio (no start-up, free host, perfect clocks); the
- * others follow the radio profile of the same chip. */
+ * others follow the radio profile of the same chip (platform - 1: keep the
+ * two enums in the same order). */
 enum sim_platform_kind { SIM_PLATFORM_IDEAL = 0, SIM_PLATFORM_CC2420, SIM_PLATFORM_AT86RF233,
-                         SIM_PLATFORMS };
+                         SIM_PLATFORM_NRF52840, SIM_PLATFORMS };
 
 /* A route of the border router towards the host (border.routes). */
 struct sim_border_route {

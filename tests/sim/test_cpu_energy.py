@@ -20,12 +20,17 @@ from simrun import run_ok
 # sim/cpu_energy.c holds them; the profiles' clocks and currents.
 AVR_CYCLES = {"channel_check": 6186, "frame_tx": 8937, "frame_rx": 9880,
               "tcp_seg_in": 3609, "tcp_seg_out": 16420}
-CPUS = {"cc2420": (8e6, 2.4, 0.0051), "at86rf233": (48e6, 4.09, 0.0038)}
+# ... and Cortex-M4 instructions per event (bench/events-arm), the nRF52840's
+M4_INSNS = {"channel_check": 1114, "frame_tx": 1632, "frame_rx": 2447,
+            "tcp_seg_in": 761, "tcp_seg_out": 3896}
+CPUS = {"cc2420": (8e6, 2.4, 0.0051), "at86rf233": (48e6, 4.09, 0.0038),
+        "nrf52840": (64e6, 3.3, 0.00316)}
+COUNTS = {"cc2420": AVR_CYCLES, "at86rf233": AVR_CYCLES, "nrf52840": M4_INSNS}
 VOLTAGE = 3.0
 
 
 def event_us(profile: str, event: str) -> float:
-    return AVR_CYCLES[event] / CPUS[profile][0] * 1e6
+    return COUNTS[profile][event] / CPUS[profile][0] * 1e6
 
 
 def test_idle_cpu_time_is_its_checks_times_their_cost(tmp_path):
@@ -51,7 +56,7 @@ def test_idle_cpu_time_is_its_checks_times_their_cost(tmp_path):
         sum(n["cpu_duty_cycle"] for n in r["node_stats"]) / 3, rel=1e-9)
 
 
-@pytest.mark.parametrize("profile", ["cc2420", "at86rf233"])
+@pytest.mark.parametrize("profile", ["cc2420", "at86rf233", "nrf52840"])
 def test_a_tcp_run_costs_the_sum_of_its_events(tmp_path, profile):
     sc = {"name": "cpu-tcp", "seed": 5, "duration_s": 60,
           "topology": {"type": "chain", "nodes": 3, "spacing_m": 10},
@@ -61,6 +66,8 @@ def test_a_tcp_run_costs_the_sum_of_its_events(tmp_path, profile):
     r = run_ok(sc, tmp_path)
     assert r["flows"][0]["complete"]
     assert r["cpu"]["clock_hz"] == CPUS[profile][0]
+    for k in AVR_CYCLES:
+        assert r["cpu"]["event_us"][k] == pytest.approx(event_us(profile, k), rel=1e-9)
     total = 0.0
     for n in r["node_stats"]:
         c = n["cpu"]

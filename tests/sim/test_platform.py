@@ -27,7 +27,7 @@ ACK_US = (PHY_HDR + 5) * US_PER_BYTE        # 352
 TURN = 192
 GUARD_US = 1343                 # Contiki 2.5's GUARD_TIME, the platforms' default
 # (rx_on_us, cca_us) of each platform (sim/scenario.c, docs/SIMULATOR.md)
-PLATFORM = {"cc2420": (192, 128), "at86rf233": (80, 128)}
+PLATFORM = {"cc2420": (192, 128), "at86rf233": (80, 128), "nrf52840": (40, 128)}
 
 
 def idle(platform: str | None, rdc: str, **radio) -> dict:
@@ -63,7 +63,7 @@ def test_ideal_is_the_default_and_the_zero_platform(tmp_path):
     assert json.dumps(a, sort_keys=True) == json.dumps(c, sort_keys=True)
 
 
-@pytest.mark.parametrize("platform", ["cc2420", "at86rf233"])
+@pytest.mark.parametrize("platform", ["cc2420", "at86rf233", "nrf52840"])
 def test_idle_duty_cycle_of_each_rdc_is_its_formula(tmp_path, platform):
     ton, tcca = PLATFORM[platform]
     period = 125_000            # every RDC's default 8 Hz
@@ -81,6 +81,9 @@ def test_idle_duty_cycle_of_each_rdc_is_its_formula(tmp_path, platform):
     # ContikiMAC's idle is now a result: 192 us start-up + 128 us RSSI per CCA
     if platform == "cc2420":
         assert rs[0]["node_stats"][0]["duty_cycle"] == pytest.approx(0.00512, rel=0.01)
+    # the nRF52840's fast ramp-up (40 us) + 128 us ED/CCA per check
+    if platform == "nrf52840":
+        assert rs[0]["node_stats"][0]["duty_cycle"] == pytest.approx(0.002688, rel=0.01)
 
 
 def test_figures_are_overridden_one_by_one(tmp_path):
@@ -114,11 +117,16 @@ def test_frame_load_time_delays_channel_access(tmp_path):
     slow = first_tx_us(tmp_path, "ideal", frame_host_us=20_000, bus_bps=100_000)
     # 20 ms of CPU and the length byte and MPDU at 100 kb/s before the backoff
     assert slow - ideal >= 20_000 + (1 + 60) * 8 * 10
+    # the nRF52840's RADIO reads the frame from RAM by EasyDMA as it sends
+    # it: no load time, channel access as on the ideal host; the CC2420's
+    # 500 kb/s SPI puts its 61 bytes (976 us) first
+    assert first_tx_us(tmp_path, "nrf52840") <= 7 * 320 + 128 + 192
+    assert first_tx_us(tmp_path, "cc2420") >= (1 + 60) * 8 * 2
 
 
-def drifting_pair(ppm: float, count: int, seed: int = 3) -> dict:
+def drifting_pair(ppm: float, count: int, seed: int = 3, platform: str = "cc2420") -> dict:
     return {"name": "drift", "seed": seed, "duration_s": 140,
-            "stop_when_done": False, "platform": "cc2420", "radio": {"drift_ppm": ppm},
+            "stop_when_done": False, "platform": platform, "radio": {"drift_ppm": ppm},
             "topology": {"type": "chain", "nodes": 2, "spacing_m": 10},
             "medium": {"range_m": 12},
             "mac": {"type": "csma_ca", "rdc": {"type": "contikimac"}},
@@ -126,11 +134,13 @@ def drifting_pair(ppm: float, count: int, seed: int = 3) -> dict:
                        "payload_bytes": 32, "start_s": 1}]}
 
 
-def test_drift_within_the_guard_keeps_the_phase_lock(tmp_path):
+@pytest.mark.parametrize("platform", ["cc2420", "nrf52840"])
+def test_drift_within_the_guard_keeps_the_phase_lock(tmp_path, platform):
     """+/-40 ppm: two clocks part by at most 80 ppm x 10 s = 0.8 ms per
     interval, inside the 1.343 ms guard. 13 reports against 3: the 10 more
     are phase-locked unicasts, each about one frame and its ACK."""
-    many, few = run_many([drifting_pair(40, 13), drifting_pair(40, 3)], tmp_path)
+    many, few = run_many([drifting_pair(40, 13, platform=platform),
+                          drifting_pair(40, 3, platform=platform)], tmp_path)
     for r in (many, few):
         assert r["flows"][0]["delivery_ratio"] == 1
         rel = abs(r["node_stats"][0]["clock_ppm"] - r["node_stats"][1]["clock_ppm"])
@@ -143,18 +153,19 @@ def test_drift_within_the_guard_keeps_the_phase_lock(tmp_path):
     copies = (snd[0]["mac"]["tx_attempts"] - snd[1]["mac"]["tx_attempts"]) / 10
     assert copies <= 3          # the guard costs at most one copy more
     per_receiver = (rcv[0]["radio_on_s"] - rcv[1]["radio_on_s"]) * 1e6 / 10
-    ton, tcca = PLATFORM["cc2420"]
+    ton, tcca = PLATFORM[platform]
     # from its CCA through one whole frame and its ACK (at most one copy more)
     assert frame_us + TURN + ACK_US <= per_receiver
     assert per_receiver <= 2 * frame_us + 400 + TURN + ACK_US + ton + tcca
 
 
-def test_drift_beyond_the_guard_misses_and_learns_again(tmp_path):
+@pytest.mark.parametrize("platform", ["cc2420", "nrf52840"])
+def test_drift_beyond_the_guard_misses_and_learns_again(tmp_path, platform):
     """500 ppm, seed 3: the receiver's clock runs ahead of the sender's by
     more than the guard each interval, so every aimed train starts after its
     check: each is a counted miss, and the full train after it delivers the
     frame and learns the phase again (no frame lost)."""
-    r = run_ok(drifting_pair(500, 12), tmp_path)
+    r = run_ok(drifting_pair(500, 12, platform=platform), tmp_path)
     snd, rcv = r["node_stats"]
     ahead_us = (rcv["clock_ppm"] - snd["clock_ppm"]) * 10
     assert ahead_us > GUARD_US

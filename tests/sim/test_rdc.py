@@ -80,7 +80,8 @@ def test_idle_duty_cycle_matches_its_formula(tmp_path, rate, cca_count):
 
 
 @pytest.mark.parametrize("profile,listen_ma,off_ma,volt", [("cc2420", 18.8, 0.426, 3.0),
-                                                           ("at86rf233", 11.8, 0.3, 3.0)])
+                                                           ("at86rf233", 11.8, 0.3, 3.0),
+                                                           ("nrf52840", 6.53, 0.0, 3.0)])
 def test_energy_is_state_time_times_profile_current(tmp_path, profile, listen_ma, off_ma, volt):
     sc = {"name": "energy", "duration_s": 30, "radio": {"profile": profile},
           "topology": {"type": "chain", "nodes": 2, "spacing_m": 10},
@@ -263,7 +264,7 @@ def test_bad_per_node_rdc_names_its_key(tmp_path, nodes, key, expect):
 
 
 @pytest.mark.parametrize("radio,key,expect", [
-    ({"profile": "cc1101"}, "radio.profile", 'expected one of "cc2420", "at86rf233", got "cc1101"'),
+    ({"profile": "cc1101"}, "radio.profile", 'expected one of "cc2420", "at86rf233", "nrf52840", got "cc1101"'),
     ({"sleep_ma": -1}, "radio.sleep_ma", "expected a number in [0, 1000], got -1"),
 ])
 def test_bad_radio_profile_names_its_key(tmp_path, radio, key, expect):

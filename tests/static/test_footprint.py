@@ -1,6 +1,7 @@
 """bench/footprint: the stack cross-compiles for both mote targets in both
 profiles, and no module has writable static storage (data/bss)."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -361,3 +362,25 @@ def test_cksum_thumb_loop_on_the_emulated_boards():
     # the Cortex-M0, 3,236 -> 1,283 on the M3); form 2 still takes half.
     assert per_kb[("microbit", "2")] * 3 < per_kb[("microbit", "0")] * 2, p.stdout
     assert per_kb[("mps2-an385", "2")] * 3 < per_kb[("mps2-an385", "0")] * 2, p.stdout
+
+
+def test_cpu_event_costs_of_the_nrf52840_are_the_cortex_m4s():
+    """sim/cpu_energy.c charges the nrf52840 profile the Cortex-M4
+    instructions bench/events-arm measures (bench/avr_events.c on QEMU's
+    MPS2 AN386, -icount shift=0): the build for Cortex-M still runs every
+    event, and the table still holds what it measures, within 10 % (the
+    stack moves; a rerun of the bench updates the table and docs/BENCHMARKS.md)."""
+    p = subprocess.run([str(ROOT / "bench" / "events-arm"), "--m4", "--json"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr + p.stdout
+    measured = json.loads(p.stdout)["cpus"]["cortex-m4"]
+    src = (ROOT / "sim" / "cpu_energy.c").read_text()
+    table = src[src.index("m4_insns[SIM_CPU_EVENTS]"):]
+    table = table[:table.index("};")]
+    names = {"CHANNEL_CHECK": "channel_check", "FRAME_TX": "frame_tx", "FRAME_RX": "frame_rx",
+             "TCP_SEG_IN": "tcp_seg_in", "TCP_SEG_OUT": "tcp_seg_out"}
+    held = {names[m[0]]: int(m[1]) for m in re.findall(r"\[SIM_CPU_(\w+)\]\s*=\s*(\d+)", table)}
+    assert set(held) == set(names.values()), held
+    for event, n in held.items():
+        got = measured[event]["per_event"]
+        assert abs(got - n) <= 0.1 * n, (event, n, got)
