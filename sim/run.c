@@ -221,6 +221,9 @@ void sim_free(struct sim *sim)
         for (i = 0; i < sim->n; i++) {
             free(sim->node[i].nbr);
             free(sim->node[i].coap);    /* a sensor flow's (sensor.c) */
+            free(sim->node[i].relay);
+            free(sim->node[i].rpl);
+            free(sim->node[i].geo);
         }
     free(sim->node);
     free(sim->tx);

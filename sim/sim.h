@@ -494,10 +494,13 @@ struct sim_node {
     struct mip_tcp tcp;
     bool     tcp_on;
     struct mip_mac mac;
-    struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
-    struct mip_rpl rpl;         /* used when sc->routing == SIM_ROUTING_RPL */
+    /* The optional protocols' instances, allocated at build only where the
+     * scenario runs them (NULL otherwise): a node that never runs RPL does
+     * not carry its 5.7 KB (docs/SIMULATOR.md, memory per node). */
+    struct mip_relay *relay;    /* sc->relay.mode != MIP_RELAY_OFF */
+    struct mip_rpl *rpl;        /* sc->routing == SIM_ROUTING_RPL */
     uint64_t rpl_joined_us;     /* first time it was in the DODAG (UINT64_MAX: never) */
-    struct mip_geo geo;         /* used when sc->routing == SIM_ROUTING_GEO */
+    struct mip_geo *geo;        /* sc->routing == SIM_ROUTING_GEO */
     struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
