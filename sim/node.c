@@ -288,6 +288,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
 {
     const struct sim_scenario *sc = sim->sc;
     struct mip_stack_config scfg;
+    struct mip_pbuf_storage pbufs;
     struct mip_lowpan_config lcfg;
     struct mip_mac_config mcfg;
     struct mip_mac_callbacks mcb;
@@ -303,7 +304,16 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     scfg.entropy = seed;
     scfg.entropy_len = sizeof(seed);
     scfg.forwarding = true;
-    mip_stack_init(&nd->stack, &scfg, ms);
+    pbufs.hdr = nd->pbuf_hdr;
+    pbufs.mem = sim->pbuf_mem + (size_t)id * SIM_PBUF_BYTES;
+    pbufs.count = MIP_PBUF_COUNT;
+    pbufs.size = MIP_PBUF_SIZE;
+    scfg.pbufs = &pbufs;
+    st = mip_stack_init(&nd->stack, &scfg, ms);
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "node %u: stack: %s", id, mip_status_name(st));
+        return false;
+    }
 
     node_ext(sim, id, ext);
     mcfg = sc->mac;
@@ -444,6 +454,10 @@ bool sim_node_up(struct sim *sim, struct sim_node *nd)
     uint32_t i;
     nd->down = false;
     nd->boots++;
+    /* zeroed as when they were inside struct mip_stack (mip_stack_init
+     * cleared them), so a reboot finds what it found before */
+    memset(sim->pbuf_mem + (size_t)nd->id * SIM_PBUF_BYTES, 0, SIM_PBUF_BYTES);
+    memset(nd->pbuf_hdr, 0, sizeof(nd->pbuf_hdr));
     if (!node_boot(sim, nd, sim->err, sizeof(sim->err)))
         return false;
     if (nd->mac.cfg.rdc.kind == MIP_RDC_PARENT)

@@ -491,6 +491,7 @@ struct sim_node {
     uint32_t id;
     struct sim *sim;
     struct mip_stack stack;
+    struct mip_pbuf pbuf_hdr[MIP_PBUF_COUNT];   /* its pool's headers (data: sim->pbuf_mem) */
     struct mip_tcp tcp;
     bool     tcp_on;
     struct mip_mac mac;
@@ -541,6 +542,10 @@ struct sim_node {
     uint8_t  route_peak;        /* most routes in its table at once */
 };
 
+/* A node's packet buffer storage: the full profile's pool, the capacity
+ * every node had when it lived inside struct mip_stack (MIP_PBUF_OWN). */
+#define SIM_PBUF_BYTES ((size_t)MIP_PBUF_COUNT * MIP_PBUF_SIZE)
+
 struct sim_flow;
 struct sim_record;
 struct sim_capture;
@@ -576,6 +581,10 @@ struct sim {
     uint64_t end_us;
     struct sim_node *node;
     uint32_t n;
+    /* every node's packet buffers, MIP_PBUF_COUNT x MIP_PBUF_SIZE bytes
+     * each, node i's at i x SIM_PBUF_BYTES: one zeroed allocation (mmap),
+     * so a node's pages of it are resident only once it uses them */
+    uint8_t *pbuf_mem;
     struct sim_tx *tx;          /* transmissions, reused ring */
     size_t   tx_cap;
     uint32_t tx_next;

@@ -110,7 +110,9 @@ mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_conf
 #endif
     mip_pbuf_pool_init(&s->pool);
     s->routing.ops = &mip_routing_static;
-    return MIP_OK;
+    if (cfg != NULL && cfg->pbufs != NULL)
+        return mip_pbuf_pool_init_storage(&s->pool, cfg->pbufs);
+    return MIP_PBUF_OWN ? MIP_OK : MIP_ERR_INVALID;
 }
 
 /* A full bucket's stamp is not read: taking its first token restarts it.
