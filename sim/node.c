@@ -305,10 +305,11 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     scfg.entropy_len = sizeof(seed);
     scfg.forwarding = true;
     pbufs.hdr = nd->pbuf_hdr;
-    pbufs.mem = sim->pbuf_mem + (size_t)id * SIM_PBUF_BYTES;
+    pbufs.mem = sim->buf_mem + (size_t)id * SIM_NODE_BUF_BYTES;
     pbufs.count = MIP_PBUF_COUNT;
     pbufs.size = MIP_PBUF_SIZE;
     scfg.pbufs = &pbufs;
+    scfg.reass_mem = pbufs.mem + SIM_PBUF_BYTES;
     st = mip_stack_init(&nd->stack, &scfg, ms);
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: stack: %s", id, mip_status_name(st));
@@ -319,6 +320,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     mcfg = sc->mac;
     if (sc->node_rdc != NULL)
         mcfg.rdc = sc->node_rdc[id];
+    mcfg.rdc.held = nd->rdc_held;
     node_security(sim, id, &mcfg);
     memset(&lcfg, 0, sizeof(lcfg));
     lcfg.mode = sc->link_mode;
@@ -419,12 +421,16 @@ bool sim_node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err,
     /* its crystal's rate error: fixed for the run, kept across reboots */
     derive_seed(sim->sc->seed, id, SEED_CLOCK, seed);
     nd->drift_ppb = sim_clock_drift_ppb(sim->sc->drift_ppm, seed);
-    /* The optional protocols' instances, only where the scenario runs
-     * them; kept across reboots (node_boot initialises them again). Zeroed,
-     * as the node array they used to live in was. */
+    /* The optional protocols' instances, and a parent RDC's held frames,
+     * only where the scenario runs them; kept across reboots (node_boot
+     * initialises them again). Zeroed, as the node array they used to
+     * live in was. */
     if ((relay_on(nd) && (nd->relay = calloc(1, sizeof(*nd->relay))) == NULL) ||
         (rpl_on(nd) && (nd->rpl = calloc(1, sizeof(*nd->rpl))) == NULL) ||
-        (sim->sc->routing == SIM_ROUTING_GEO && (nd->geo = calloc(1, sizeof(*nd->geo))) == NULL)) {
+        (sim->sc->routing == SIM_ROUTING_GEO && (nd->geo = calloc(1, sizeof(*nd->geo))) == NULL) ||
+        ((sim->sc->node_rdc != NULL ? sim->sc->node_rdc[id].kind : sim->sc->mac.rdc.kind) ==
+             MIP_RDC_PARENT &&
+         (nd->rdc_held = calloc(MIP_RDC_INDIRECT, sizeof(*nd->rdc_held))) == NULL)) {
         snprintf(err, errlen, "node %u: out of memory", id);
         return false;
     }
@@ -456,7 +462,7 @@ bool sim_node_up(struct sim *sim, struct sim_node *nd)
     nd->boots++;
     /* zeroed as when they were inside struct mip_stack (mip_stack_init
      * cleared them), so a reboot finds what it found before */
-    memset(sim->pbuf_mem + (size_t)nd->id * SIM_PBUF_BYTES, 0, SIM_PBUF_BYTES);
+    memset(sim->buf_mem + (size_t)nd->id * SIM_NODE_BUF_BYTES, 0, SIM_NODE_BUF_BYTES);
     memset(nd->pbuf_hdr, 0, sizeof(nd->pbuf_hdr));
     if (!node_boot(sim, nd, sim->err, sizeof(sim->err)))
         return false;

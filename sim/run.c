@@ -91,10 +91,10 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
     sim->end_us = (uint64_t)(sc->duration_s * 1e6);
     sim->n = sc->n_nodes;
     sim->node = calloc(sim->n, sizeof(*sim->node));
-    sim->pbuf_mem = calloc(sim->n, SIM_PBUF_BYTES);
+    sim->buf_mem = calloc(sim->n, SIM_NODE_BUF_BYTES);
     sim->tx_cap = 64;
     sim->tx = calloc(sim->tx_cap, sizeof(*sim->tx));
-    if (sim->node == NULL || sim->pbuf_mem == NULL || sim->tx == NULL) {
+    if (sim->node == NULL || sim->buf_mem == NULL || sim->tx == NULL) {
         snprintf(sim->err, sizeof(sim->err), "out of memory for %u nodes", sim->n);
         return false;
     }
@@ -225,9 +225,10 @@ void sim_free(struct sim *sim)
             free(sim->node[i].relay);
             free(sim->node[i].rpl);
             free(sim->node[i].geo);
+            free(sim->node[i].rdc_held);
         }
     free(sim->node);
-    free(sim->pbuf_mem);
+    free(sim->buf_mem);
     free(sim->tx);
     sim_apps_free(sim);
     sim_services_free(sim);

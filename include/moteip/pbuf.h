@@ -37,7 +37,7 @@ struct mip_pbuf {
  * pool's own (MIP_PBUF_COUNT x MIP_PBUF_SIZE, mip_pbuf_pool_init) or the
  * caller's (mip_pbuf_pool_init_storage), which a program sizes at run time:
  * the simulator gives each node its own, outside the node (docs/SIMULATOR.md,
- * memory per node). With MIP_PBUF_OWN 0 the pool has no storage of its own
+ * memory per node). With MIP_BUFS_OWN 0 the pool has no storage of its own
  * and only the caller's serves. */
 struct mip_pbuf_pool {
     struct mip_pbuf *buf;   /* count headers */
@@ -45,7 +45,7 @@ struct mip_pbuf_pool {
     uint8_t count;
     uint8_t in_use;         /* buffers allocated now */
     uint8_t high_water;     /* most ever allocated at once */
-#if MIP_PBUF_OWN
+#if MIP_BUFS_OWN
     struct mip_pbuf own[MIP_PBUF_COUNT];
     uint8_t own_mem[MIP_PBUF_COUNT][MIP_PBUF_SIZE];
 #endif
@@ -65,7 +65,7 @@ struct mip_pbuf_storage {
  * header, as config.h requires of MIP_PBUF_SIZE. */
 #define MIP_PBUF_SIZE_MIN 1304u
 
-/* The pool on its own storage; with MIP_PBUF_OWN 0 it has none and
+/* The pool on its own storage; with MIP_BUFS_OWN 0 it has none and
  * hands out nothing until mip_pbuf_pool_init_storage. */
 void mip_pbuf_pool_init(struct mip_pbuf_pool *pool);
 /* The pool on the caller's storage (every buffer free). MIP_ERR_INVALID,

@@ -51,10 +51,15 @@ struct mip_stack_config {
     bool     forwarding;      /* route datagrams not addressed to us (needs MIP_CONF_FORWARD) */
     uint8_t  default_ttl;     /* 0: MIP_DEFAULT_TTL */
     /* The packet buffers' storage, the caller's (pbuf.h); NULL: the
-     * stack's own (MIP_PBUF_OWN). mip_stack_init fails with MIP_ERR_INVALID
+     * stack's own (MIP_BUFS_OWN). mip_stack_init fails with MIP_ERR_INVALID
      * on storage mip_pbuf_pool_init_storage refuses, or on none with
-     * MIP_PBUF_OWN 0. */
+     * MIP_BUFS_OWN 0. */
     const struct mip_pbuf_storage *pbufs;
+    /* With MIP_BUFS_OWN 0: MIP_REASS_SLOTS x MIP_REASS_SIZE bytes, the
+     * caller's, living as long as the stack (slot i's buffer at i x
+     * MIP_REASS_SIZE); NULL fails with MIP_ERR_INVALID. Unused (may be
+     * NULL) with MIP_BUFS_OWN 1, where the slots hold their own. */
+    uint8_t *reass_mem;
 };
 
 /* A token bucket: ICMP errors (RFC 4443 2.4(f), used for ICMPv4 too) and
@@ -146,8 +151,9 @@ struct mip_build {
  * for defaults (no entropy: a fixed seed, fine for tests only).
  * MIP_ERR_CONFIG, with *s untouched, when `caller` (the build the calling
  * code was compiled with) is not the library's: see mip_stack_init.
- * MIP_ERR_INVALID when cfg->pbufs is storage the pool refuses, or absent
- * with MIP_PBUF_OWN 0 (pbuf.h): *s is then initialised, its pool empty. */
+ * MIP_ERR_INVALID when cfg->pbufs is storage the pool refuses, or when,
+ * with MIP_BUFS_OWN 0, cfg->pbufs or cfg->reass_mem is absent (pbuf.h): *s
+ * is then initialised but must not be used. */
 mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_config *cfg,
                                 mip_time_t now, struct mip_build caller);
 

@@ -17,7 +17,7 @@ static void pool_reset(struct mip_pbuf_pool *pool)
 
 void mip_pbuf_pool_init(struct mip_pbuf_pool *pool)
 {
-#if MIP_PBUF_OWN
+#if MIP_BUFS_OWN
     uint8_t i;
     pool->buf = pool->own;
     pool->count = MIP_PBUF_COUNT;
