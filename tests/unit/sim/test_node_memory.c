@@ -66,7 +66,8 @@ static void test_role_tables_only_where_the_role_is(void)
     uint32_t i;
     /* node 0 a parent, node 1 its sleepy leaf, node 2 on NullRDC */
     build(&sim, &sc,
-          "{\"duration_s\": 5, \"topology\": {\"type\": \"chain\", \"nodes\": 3, \"spacing_m\": 10},"
+          "{\"duration_s\": 5,"
+          " \"topology\": {\"type\": \"chain\", \"nodes\": 3, \"spacing_m\": 10},"
           " \"medium\": {\"range_m\": 12}, \"mac\": {\"type\": \"csma_ca\", \"nodes\": ["
           " {\"ids\": [0], \"rdc\": {\"type\": \"parent\"}},"
           " {\"ids\": [1], \"rdc\": {\"type\": \"leaf\", \"parent\": 0}}]}}");
@@ -80,7 +81,8 @@ static void test_role_tables_only_where_the_role_is(void)
     sim_scenario_free(&sc);
 
     build(&sim, &sc,
-          "{\"duration_s\": 5, \"topology\": {\"type\": \"chain\", \"nodes\": 3, \"spacing_m\": 10},"
+          "{\"duration_s\": 5,"
+          " \"topology\": {\"type\": \"chain\", \"nodes\": 3, \"spacing_m\": 10},"
           " \"medium\": {\"range_m\": 12}, \"routing\": {\"type\": \"rpl\"},"
           " \"relay\": {\"mode\": \"dtc\"}}");
     for (i = 0; i < sim.n; i++) {
