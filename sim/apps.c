@@ -353,7 +353,7 @@ static uint8_t relay_backlog(void *ctx, const struct mip_tcp *tcp, const struct 
     struct sim_node *nd = ctx;
     struct mip_addr local;
     mip_tcp_local_addr(tcp, c, &local);
-    return mip_relay_backlog(&nd->relay, &local, &c->remote, c->lport, c->rport);
+    return mip_relay_backlog(nd->relay, &local, &c->remote, c->lport, c->rport);
 }
 
 static uint16_t path_mss(struct sim *sim, const struct sim_flow_spec *fs)
@@ -523,7 +523,7 @@ static void udp_send(struct sim *sim, struct sim_flow *f)
     sim_node_address(sim, f->fs->dst, &dst);
     if (f->fs->region_bits >= 0 && sim->sc->routing == SIM_ROUTING_GEO) {
         uint8_t ra[16];
-        (void)mip_geo_region_addr(&sim->node[f->fs->dst].geo, (uint8_t)f->fs->region_bits, ra);
+        (void)mip_geo_region_addr(sim->node[f->fs->dst].geo, (uint8_t)f->fs->region_bits, ra);
         mip_addr_set6(&dst, ra);
     }
     (void)mip_udp_sendto(&nd->stack, NULL, f->fs->port, &dst, f->fs->port, MIP_NETIF_ANY,

@@ -31,8 +31,9 @@ void sim_node_address(const struct sim *sim, uint32_t id, struct mip_addr *out)
         struct mip_spatial_map m = sim_spatial_map(sim->sc);
         const double *p = sim->sc->pos[id];
         uint8_t a[16];
-        if (sim->node != NULL && id < sim->n && sim->node[id].geo.stack != NULL) {
-            mip_addr_set6(out, sim->node[id].geo.addr);
+        if (sim->node != NULL && id < sim->n && sim->node[id].geo != NULL &&
+            sim->node[id].geo->stack != NULL) {
+            mip_addr_set6(out, sim->node[id].geo->addr);
             return;
         }
         (void)mip_spatial_addr(sim->sc->prefix, &m,

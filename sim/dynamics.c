@@ -405,7 +405,7 @@ static void chains_to_root(struct sim *sim, const uint32_t *next, uint8_t *memo,
  * (storing: the child; non-storing root: t's DAO parent); UINT32_MAX: none. */
 static uint32_t down_via(const struct sim *sim, uint32_t r, uint32_t t)
 {
-    const struct mip_rpl_down *dn = &sim->node[r].rpl.down;
+    const struct mip_rpl_down *dn = &sim->node[r].rpl->down;
     mip_time_t now = sim_ms(sim);
     unsigned k;
     for (k = 0; k < MIP_RPL_DOWN_MAX; k++) {
@@ -433,7 +433,7 @@ static void rpl_joined_view(struct sim *sim, uint8_t *joined)
     for (i = 0; i < sim->n; i++) {
         uint8_t pa[16];
         const struct sim_node *nd = &sim->node[i];
-        d->next[i] = mip_rpl_joined(&nd->rpl) && mip_rpl_parent(&nd->rpl, pa) ? node_of(sim, pa)
+        d->next[i] = mip_rpl_joined(nd->rpl) && mip_rpl_parent(nd->rpl, pa) ? node_of(sim, pa)
                                                                               : UINT32_MAX;
     }
     chains_to_root(sim, d->next, joined, d->stack);
@@ -444,7 +444,7 @@ static void rpl_joined_view(struct sim *sim, uint8_t *joined)
         for (i = 0; i < sim->n; i++)
             d->next[i] = UINT32_MAX;
         {
-            const struct mip_rpl_down *dn = &sim->node[root].rpl.down;
+            const struct mip_rpl_down *dn = &sim->node[root].rpl->down;
             mip_time_t now = sim_ms(sim);
             unsigned k;
             for (k = 0; k < MIP_RPL_DOWN_MAX; k++) {
@@ -477,7 +477,7 @@ static uint32_t rpl_root_nodes(const struct sim *sim)
 {
     uint32_t n = 0;
 #if MIP_RPL_DOWN_MAX > 0
-    const struct mip_rpl *root = &sim->node[sim->sc->rpl_root].rpl;
+    const struct mip_rpl *root = sim->node[sim->sc->rpl_root].rpl;
     unsigned i;
     for (i = 0; i < MIP_RPL_DOWN_MAX; i++)
         if (root->down.node[i].used && mip_time_before(sim_ms(sim), root->down.node[i].expires))
@@ -655,7 +655,7 @@ void sim_dyn_write(struct sim *sim, struct sj_writer *w)
     if (sim->sc->routing == SIM_ROUTING_RPL) {
         uint64_t changes = 0;
         for (n = 0; n < sim->n; n++)
-            changes += mip_rpl_stat(&sim->node[n].rpl, MIP_RPL_STAT_parent_changes);
+            changes += mip_rpl_stat(sim->node[n].rpl, MIP_RPL_STAT_parent_changes);
         sj_w_member_uint(w, "parent_changes", changes);
         sj_w_member_uint(w, "root_table_max", MIP_RPL_DOWN_MAX);
         sj_w_member_uint(w, "root_table", rpl_root_nodes(sim));

@@ -471,6 +471,22 @@ static int run_and_write(struct sim_main *m, double t0)
                 sim->n, (double)sim->now_us / 1e6, (unsigned long long)sim->events, w,
                 w > 0 ? (double)sim->events / w : 0.0,
                 w > 0 ? ((double)sim->now_us / 1e6) / w : 0.0, sizeof(struct sim_node));
+        {
+            /* what a node has besides its struct: its buffers (one zeroed
+             * arena, a page resident once used) and its role's tables */
+            size_t role = 0;
+            uint32_t i;
+            for (i = 0; i < sim->n; i++) {
+                const struct sim_node *nd = &sim->node[i];
+                role += (nd->relay != NULL ? sizeof(*nd->relay) : 0u) +
+                        (nd->rpl != NULL ? sizeof(*nd->rpl) : 0u) +
+                        (nd->geo != NULL ? sizeof(*nd->geo) : 0u) +
+                        (nd->rdc_held != NULL ? MIP_RDC_INDIRECT * sizeof(*nd->rdc_held) : 0u);
+            }
+            fprintf(stderr, "moteip-sim: per node besides: %zu bytes of buffers reserved "
+                            "(resident once used), %.0f bytes of role tables on average\n",
+                    (size_t)SIM_NODE_BUF_BYTES, sim->n > 0 ? (double)role / sim->n : 0.0);
+        }
         /* set-up apart from the run (bench/sim-speed --scale) */
         fprintf(stderr, "moteip-sim: set-up %.3f s (load %.3f s, build %.3f s), run %.3f s; "
                         "CPU: set-up %.3f s, run %.3f s\n",

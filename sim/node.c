@@ -13,6 +13,7 @@
  */
 #include "sim.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* splitmix64: expands (seed, node, purpose) into independent PRNG seeds. */
@@ -72,7 +73,7 @@ static void mac_tx_done(void *ctx, const uint8_t *frame, size_t len,
         sim_trace(nd->sim, "link_fail", nd->id, "\"status\":%d,\"retries\":%u,\"len\":%u",
                   (int)st, retries, (unsigned)len);
     if (relay_on(nd))
-        mip_relay_link_status(&nd->relay, nd->netif, frame, len, st == MIP_MAC_TX_OK,
+        mip_relay_link_status(nd->relay, nd->netif, frame, len, st == MIP_MAC_TX_OK,
                               sim_ms(nd->sim));
 }
 
@@ -84,7 +85,7 @@ static void mac_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hd
     (void)hdr_len;
     (void)hdr;
     (void)now;
-    mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(nd->sim));
+    mip_relay_overheard(nd->relay, nd->netif, frame, len, sim_ms(nd->sim));
 }
 
 bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8_t *frame,
@@ -103,7 +104,7 @@ bool sim_node_overheard_header(struct sim *sim, struct sim_node *nd, const uint8
     if (h.dst.mode == MIP_802154_ADDR_EXT &&
         memcmp(h.dst.ext, nd->mac.cfg.ext_addr, sizeof(h.dst.ext)) == 0)
         return false;
-    mip_relay_overheard(&nd->relay, nd->netif, frame, len, sim_ms(sim));
+    mip_relay_overheard(nd->relay, nd->netif, frame, len, sim_ms(sim));
     return true;
 }
 
@@ -153,7 +154,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         return;                         /* frozen until its reboot, or run outside */
     d = mip_stack_poll(&nd->stack, ms);
     if (relay_on(nd)) {
-        uint32_t rd = mip_relay_poll(&nd->relay, ms);
+        uint32_t rd = mip_relay_poll(nd->relay, ms);
         if (rd < d)
             d = rd;
     }
@@ -167,7 +168,7 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         /* The MAC's poll may have reported a frame's fate (tx_done ->
          * mip_relay_link_status), which can arm a relay timer (DTC locks a
          * segment): ask again, and let the MAC see anything that sent. */
-        uint32_t rd = mip_relay_poll(&nd->relay, ms);
+        uint32_t rd = mip_relay_poll(nd->relay, ms);
         if (rd < d) {
             d = rd;
             md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
@@ -181,9 +182,9 @@ void sim_node_schedule(struct sim *sim, struct sim_node *nd)
         if (sd < d)
             d = sd;
         md = mip_mac_poll(&nd->mac, sim_node_us(sim, nd));
-        if (nd->rpl_joined_us == UINT64_MAX && mip_rpl_joined(&nd->rpl)) {
+        if (nd->rpl_joined_us == UINT64_MAX && mip_rpl_joined(nd->rpl)) {
             nd->rpl_joined_us = sim->now_us;
-            sim_trace(sim, "rpl_joined", nd->id, "\"rank\":%u", (unsigned)nd->rpl.rank);
+            sim_trace(sim, "rpl_joined", nd->id, "\"rank\":%u", (unsigned)nd->rpl->rank);
         }
     }
     sim->env.sample_cc(sim, nd);
@@ -273,7 +274,7 @@ static bool geo_boot(struct sim *sim, struct sim_node *nd, char *err, size_t err
     gc.seen_ms = (uint32_t)(sc->geo_seen_s * 1000.0);
     gc.rebroadcast_jitter_ms = sc->geo_jitter_ms;
     gc.perimeter = sc->geo_perimeter;
-    st = mip_geo_init(&nd->geo, &nd->stack, nd->netif, &gc, sim_ms(sim));
+    st = mip_geo_init(nd->geo, &nd->stack, nd->netif, &gc, sim_ms(sim));
     if (st != MIP_OK) {
         snprintf(err, errlen, "node %u: geo: %s", nd->id, mip_status_name(st));
         return false;
@@ -287,6 +288,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
 {
     const struct sim_scenario *sc = sim->sc;
     struct mip_stack_config scfg;
+    struct mip_pbuf_storage pbufs;
     struct mip_lowpan_config lcfg;
     struct mip_mac_config mcfg;
     struct mip_mac_callbacks mcb;
@@ -302,12 +304,23 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     scfg.entropy = seed;
     scfg.entropy_len = sizeof(seed);
     scfg.forwarding = true;
-    mip_stack_init(&nd->stack, &scfg, ms);
+    pbufs.hdr = nd->pbuf_hdr;
+    pbufs.mem = sim->buf_mem + (size_t)id * SIM_NODE_BUF_BYTES;
+    pbufs.count = MIP_PBUF_COUNT;
+    pbufs.size = MIP_PBUF_SIZE;
+    scfg.pbufs = &pbufs;
+    scfg.reass_mem = pbufs.mem + SIM_PBUF_BYTES;
+    st = mip_stack_init(&nd->stack, &scfg, ms);
+    if (st != MIP_OK) {
+        snprintf(err, errlen, "node %u: stack: %s", id, mip_status_name(st));
+        return false;
+    }
 
     node_ext(sim, id, ext);
     mcfg = sc->mac;
     if (sc->node_rdc != NULL)
         mcfg.rdc = sc->node_rdc[id];
+    mcfg.rdc.held = nd->rdc_held;
     node_security(sim, id, &mcfg);
     memset(&lcfg, 0, sizeof(lcfg));
     lcfg.mode = sc->link_mode;
@@ -369,11 +382,11 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     if (rpl_on(nd)) {
         struct mip_rpl_config rc = sc->rpl;
         rc.mop = sc->rpl_mode == SIM_RPL_STORING ? MIP_RPL_MOP_STORING : MIP_RPL_MOP_NON_STORING;
-        st = mip_rpl_init(&nd->rpl, &nd->stack, nd->netif, &rc, ms);
+        st = mip_rpl_init(nd->rpl, &nd->stack, nd->netif, &rc, ms);
         if (st == MIP_OK && id == sc->rpl_root) {
             uint8_t prefix[16] = { 0 };
             memcpy(prefix, sc->prefix, 8);
-            st = mip_rpl_root_start(&nd->rpl, prefix, 64, a.bytes, ms);
+            st = mip_rpl_root_start(nd->rpl, prefix, 64, a.bytes, ms);
         }
         if (st != MIP_OK) {
             snprintf(err, errlen, "node %u: rpl: %s", id, mip_status_name(st));
@@ -385,7 +398,7 @@ static bool node_boot(struct sim *sim, struct sim_node *nd, char *err, size_t er
     if (!relay_on(nd))
         mip_ip_set_local_hook(&nd->stack, local_in, nd);
     if (relay_on(nd)) {
-        st = mip_relay_init(&nd->relay, &nd->stack, &sc->relay, ms);
+        st = mip_relay_init(nd->relay, &nd->stack, &sc->relay, ms);
         if (st != MIP_OK) {
             snprintf(err, errlen, "relay: %s", mip_status_name(st));
             return false;
@@ -408,6 +421,19 @@ bool sim_node_init(struct sim *sim, struct sim_node *nd, uint32_t id, char *err,
     /* its crystal's rate error: fixed for the run, kept across reboots */
     derive_seed(sim->sc->seed, id, SEED_CLOCK, seed);
     nd->drift_ppb = sim_clock_drift_ppb(sim->sc->drift_ppm, seed);
+    /* The optional protocols' instances, and a parent RDC's held frames,
+     * only where the scenario runs them; kept across reboots (node_boot
+     * initialises them again). Zeroed, as the node array they used to
+     * live in was. */
+    if ((relay_on(nd) && (nd->relay = calloc(1, sizeof(*nd->relay))) == NULL) ||
+        (rpl_on(nd) && (nd->rpl = calloc(1, sizeof(*nd->rpl))) == NULL) ||
+        (sim->sc->routing == SIM_ROUTING_GEO && (nd->geo = calloc(1, sizeof(*nd->geo))) == NULL) ||
+        ((sim->sc->node_rdc != NULL ? sim->sc->node_rdc[id].kind : sim->sc->mac.rdc.kind) ==
+             MIP_RDC_PARENT &&
+         (nd->rdc_held = calloc(MIP_RDC_INDIRECT, sizeof(*nd->rdc_held))) == NULL)) {
+        snprintf(err, errlen, "node %u: out of memory", id);
+        return false;
+    }
     return node_boot(sim, nd, err, errlen);
 }
 
@@ -434,6 +460,10 @@ bool sim_node_up(struct sim *sim, struct sim_node *nd)
     uint32_t i;
     nd->down = false;
     nd->boots++;
+    /* zeroed as when they were inside struct mip_stack (mip_stack_init
+     * cleared them), so a reboot finds what it found before */
+    memset(sim->buf_mem + (size_t)nd->id * SIM_NODE_BUF_BYTES, 0, SIM_NODE_BUF_BYTES);
+    memset(nd->pbuf_hdr, 0, sizeof(nd->pbuf_hdr));
     if (!node_boot(sim, nd, sim->err, sizeof(sim->err)))
         return false;
     if (nd->mac.cfg.rdc.kind == MIP_RDC_PARENT)

@@ -119,7 +119,7 @@ static void look_rtt(struct sim *sim, const struct sim_node *nd, struct rec_node
     struct sim_record *r = sim->record;
     unsigned i;
     for (i = 0; i < MIP_RELAY_FLOWS; i++) {
-        const struct mip_relay_flow *f = &nd->relay.flows[i];
+        const struct mip_relay_flow *f = &nd->relay->flows[i];
         if (!f->used || !(f->flags & MIP_RELAY_F_RTT_OK) || !mip_addr_eq(&f->src, &r->src) ||
             !mip_addr_eq(&f->dst, &r->dst) || f->rtt_q8 == rn->rtt_q8[i])
             continue;
@@ -137,11 +137,11 @@ static void look_rtt(struct sim *sim, const struct sim_node *nd, struct rec_node
  * (forwarded, released or resent) to the end of that wait. */
 static void look_slots(struct sim *sim, const struct sim_node *nd, struct rec_node *rn)
 {
-    uint32_t implicit = mip_relay_stat(&nd->relay, MIP_RELAY_STAT_implicit_acks);
-    uint32_t cleared = mip_relay_stat(&nd->relay, MIP_RELAY_STAT_tcp_acks_cleared);
+    uint32_t implicit = mip_relay_stat(nd->relay, MIP_RELAY_STAT_implicit_acks);
+    uint32_t cleared = mip_relay_stat(nd->relay, MIP_RELAY_STAT_tcp_acks_cleared);
     unsigned i;
     for (i = 0; i < MIP_RELAY_SLOTS; i++) {
-        const struct mip_relay_slot *sl = &nd->relay.slots[i];
+        const struct mip_relay_slot *sl = &nd->relay->slots[i];
         struct rec_slot *o = &rn->slot[i];
         bool now_cached = sl->used == MIP_RELAY_SLOT_CACHE && !sl->unsent;
         if (o->cached && (!now_cached || sl->seq != o->seq)) {

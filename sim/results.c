@@ -231,7 +231,7 @@ void sim_write_result(struct sim *sim, FILE *out)
             sj_w_key(&w, "relay");
             sj_w_begin_object(&w);
             for (k = 0; k < MIP_RELAY_STAT_COUNT; k++) {
-                uint32_t v = mip_relay_stat(&nd->relay, (enum mip_relay_stat)k);
+                uint32_t v = mip_relay_stat(nd->relay, (enum mip_relay_stat)k);
                 if (v != 0 && mip_relay_stat_name((unsigned)k) != NULL)
                     sj_w_member_uint(&w, mip_relay_stat_name((unsigned)k), v);
             }
@@ -242,31 +242,31 @@ void sim_write_result(struct sim *sim, FILE *out)
             sj_w_key(&w, "rpl");
             sj_w_begin_object(&w);
             sj_w_key(&w, "joined");
-            sj_w_bool(&w, mip_rpl_joined(&nd->rpl));
+            sj_w_bool(&w, mip_rpl_joined(nd->rpl));
             if (nd->rpl_joined_us != UINT64_MAX)
                 sj_w_member_double(&w, "joined_s", (double)nd->rpl_joined_us / 1e6);
-            sj_w_member_uint(&w, "rank", nd->rpl.rank);
-            if (mip_rpl_parent(&nd->rpl, pa))
+            sj_w_member_uint(&w, "rank", nd->rpl->rank);
+            if (mip_rpl_parent(nd->rpl, pa))
                 sj_w_member_uint(&w, "parent", sim_node_of_iid(sim, pa));
             for (k = 0; k < MIP_RPL_STAT_COUNT; k++) {
-                uint32_t v = mip_rpl_stat(&nd->rpl, (enum mip_rpl_stat)k);
+                uint32_t v = mip_rpl_stat(nd->rpl, (enum mip_rpl_stat)k);
                 if (v != 0 && mip_rpl_stat_name((unsigned)k) != NULL)
                     sj_w_member_uint(&w, mip_rpl_stat_name((unsigned)k), v);
             }
             /* the downward part's counters (DAOs, DAO-ACKs, the table) */
             for (k = 0; k < MIP_RPL_DOWN_STAT_COUNT; k++)
-                if (nd->rpl.down.stats[k] != 0)
-                    sj_w_member_uint(&w, rpl_down_stat_names[k], nd->rpl.down.stats[k]);
+                if (nd->rpl->down.stats[k] != 0)
+                    sj_w_member_uint(&w, rpl_down_stat_names[k], nd->rpl->down.stats[k]);
             sj_w_end_object(&w);
         }
         if (sim->sc->routing == SIM_ROUTING_GEO) {
             sj_w_key(&w, "geo");
             sj_w_begin_object(&w);
-            sj_w_member_uint(&w, "neighbours", mip_geo_neigh_count(&nd->geo));
-            sj_w_member_uint(&w, "disc", nd->geo.disc);
+            sj_w_member_uint(&w, "neighbours", mip_geo_neigh_count(nd->geo));
+            sj_w_member_uint(&w, "disc", nd->geo->disc);
             for (k = 0; k < MIP_GEO_STAT_COUNT; k++)
-                if (nd->geo.stats[k] != 0)
-                    sj_w_member_uint(&w, mip_geo_stat_names[k], nd->geo.stats[k]);
+                if (nd->geo->stats[k] != 0)
+                    sj_w_member_uint(&w, mip_geo_stat_names[k], nd->geo->stats[k]);
             sj_w_end_object(&w);
         }
         if (nd->tcp_on) {

@@ -91,9 +91,10 @@ bool sim_build(struct sim *sim, struct sim_scenario *sc)
     sim->end_us = (uint64_t)(sc->duration_s * 1e6);
     sim->n = sc->n_nodes;
     sim->node = calloc(sim->n, sizeof(*sim->node));
+    sim->buf_mem = calloc(sim->n, SIM_NODE_BUF_BYTES);
     sim->tx_cap = 64;
     sim->tx = calloc(sim->tx_cap, sizeof(*sim->tx));
-    if (sim->node == NULL || sim->tx == NULL) {
+    if (sim->node == NULL || sim->buf_mem == NULL || sim->tx == NULL) {
         snprintf(sim->err, sizeof(sim->err), "out of memory for %u nodes", sim->n);
         return false;
     }
@@ -221,8 +222,13 @@ void sim_free(struct sim *sim)
         for (i = 0; i < sim->n; i++) {
             free(sim->node[i].nbr);
             free(sim->node[i].coap);    /* a sensor flow's (sensor.c) */
+            free(sim->node[i].relay);
+            free(sim->node[i].rpl);
+            free(sim->node[i].geo);
+            free(sim->node[i].rdc_held);
         }
     free(sim->node);
+    free(sim->buf_mem);
     free(sim->tx);
     sim_apps_free(sim);
     sim_services_free(sim);

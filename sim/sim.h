@@ -493,13 +493,18 @@ struct sim_node {
     uint32_t id;
     struct sim *sim;
     struct mip_stack stack;
+    struct mip_pbuf pbuf_hdr[MIP_PBUF_COUNT];   /* its pool's headers (data: sim->buf_mem) */
     struct mip_tcp tcp;
     bool     tcp_on;
     struct mip_mac mac;
-    struct mip_relay relay;     /* used when sc->relay.mode != MIP_RELAY_OFF */
-    struct mip_rpl rpl;         /* used when sc->routing == SIM_ROUTING_RPL */
+    /* The optional protocols' instances, allocated at build only where the
+     * scenario runs them (NULL otherwise): a node that never runs RPL does
+     * not carry its 5.7 KB (docs/SIMULATOR.md, memory per node). */
+    struct mip_relay *relay;    /* sc->relay.mode != MIP_RELAY_OFF */
+    struct mip_rpl *rpl;        /* sc->routing == SIM_ROUTING_RPL */
     uint64_t rpl_joined_us;     /* first time it was in the DODAG (UINT64_MAX: never) */
-    struct mip_geo geo;         /* used when sc->routing == SIM_ROUTING_GEO */
+    struct mip_geo *geo;        /* sc->routing == SIM_ROUTING_GEO */
+    struct mip_rdc_held *rdc_held;  /* a parent RDC's MIP_RDC_INDIRECT held frames */
     struct mip_coap_endpoint *coap;   /* a sensor flow's CoAP endpoint, or NULL */
     struct mip_netif_driver drv;
     uint8_t  netif;
@@ -540,6 +545,13 @@ struct sim_node {
     uint8_t  route_peak;        /* most routes in its table at once */
 };
 
+/* A node's big buffers, outside struct mip_stack (MIP_BUFS_OWN 0 in the
+ * simulator's build): the full profile's capacity, every node's when they
+ * lived inside it. */
+#define SIM_PBUF_BYTES ((size_t)MIP_PBUF_COUNT * MIP_PBUF_SIZE)
+#define SIM_REASS_BYTES ((size_t)MIP_REASS_SLOTS * MIP_REASS_SIZE)
+#define SIM_NODE_BUF_BYTES (SIM_PBUF_BYTES + SIM_REASS_BYTES)
+
 struct sim_flow;
 struct sim_record;
 struct sim_capture;
@@ -575,6 +587,11 @@ struct sim {
     uint64_t end_us;
     struct sim_node *node;
     uint32_t n;
+    /* every node's big buffers (its packet buffers, then its IP reassembly
+     * buffers), SIM_NODE_BUF_BYTES each, node i's at i x SIM_NODE_BUF_BYTES:
+     * one zeroed allocation (mmap), so a node's pages of it are resident
+     * only once it uses them */
+    uint8_t *buf_mem;
     struct sim_tx *tx;          /* transmissions, reused ring */
     size_t   tx_cap;
     uint32_t tx_next;

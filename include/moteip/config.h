@@ -377,6 +377,17 @@
 #ifndef MIP_PBUF_SIZE
 #define MIP_PBUF_SIZE MIP_PROFILE_DEFAULT(1304, 1536)
 #endif
+/* 1: struct mip_stack holds its big buffers, the MIP_PBUF_COUNT x
+ * MIP_PBUF_SIZE packet buffers and the MIP_REASS_SLOTS x MIP_REASS_SIZE
+ * reassembly buffers (the default: a port needs no code for them). 0: it
+ * holds neither, and the caller hands it their storage in
+ * mip_stack_config (.pbufs, pbuf.h; .reass_mem); this saves those bytes
+ * in the struct (24,768 + 14,400 B in the full profile) and costs a pointer
+ * per reassembly slot. The simulator's build uses 0 and gives each node
+ * the same capacity outside the node (docs/SIMULATOR.md). */
+#ifndef MIP_BUFS_OWN
+#define MIP_BUFS_OWN 1
+#endif
 /* Longest link header any netif prepends in a pbuf's headroom (Ethernet
  * 14; the 802.15.4 netif builds its frames in a buffer of its own). */
 #ifndef MIP_LINK_HDR_MAX

@@ -248,6 +248,8 @@ enum mip_rdc_kind {
 
 /* Per-node RDC parameters; mip_rdc_config_default fills the defaults named
  * here, whatever the kind. Times in µs. */
+struct mip_rdc_held;
+
 struct mip_rdc_config {
     uint8_t  kind;              /* enum mip_rdc_kind (NULLRDC) */
     /* ContikiMAC, X-MAC and LPP: wake-ups per second, 1..1000 (8, Contiki
@@ -327,6 +329,11 @@ struct mip_rdc_config {
     uint32_t child_timeout_us;  /* forget a child silent this long, drop a
                                  * frame held this long (480000000: two
                                  * default poll intervals) */
+    /* With MIP_BUFS_OWN 0 (config.h): the table of MIP_RDC_INDIRECT held
+     * frames, the caller's, living as long as the MAC (init clears it);
+     * only a parent needs one (mip_mac_init: MIP_ERR_INVALID without).
+     * Unused with MIP_BUFS_OWN 1, where the MAC holds its own. */
+    struct mip_rdc_held *held;
     /* Every duty-cycled kind: the longest interval when adaptive, >= the
      * kind's own interval (0: fixed interval). TCPlp Appendix C. */
     uint32_t adapt_max_us;
@@ -496,7 +503,11 @@ struct mip_rdc_held {
 struct mip_parent {
     uint32_t order;
     struct mip_rdc_child child[MIP_RDC_CHILDREN];
+#if MIP_BUFS_OWN
     struct mip_rdc_held held[MIP_RDC_INDIRECT];
+#else
+    struct mip_rdc_held *held;  /* cfg.rdc.held */
+#endif
 };
 
 /* Every RDC's state, in struct mip_mac; one node runs one RDC at a time. */

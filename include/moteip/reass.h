@@ -73,7 +73,11 @@ struct mip_reass_slot {
      * header), quoted in a "reassembly time exceeded" error. */
     uint8_t    hdr[60];
     uint8_t    bitmap[MIP_REASS_SIZE / 64];
+#if MIP_BUFS_OWN
     uint8_t    data[MIP_REASS_SIZE];
+#else
+    uint8_t   *data;         /* MIP_REASS_SIZE bytes: mip_stack_config.reass_mem */
+#endif
 };
 
 #if MIP_CONF_LOWPAN

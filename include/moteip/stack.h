@@ -50,6 +50,16 @@ struct mip_stack_config {
     size_t   entropy_len;
     bool     forwarding;      /* route datagrams not addressed to us (needs MIP_CONF_FORWARD) */
     uint8_t  default_ttl;     /* 0: MIP_DEFAULT_TTL */
+    /* The packet buffers' storage, the caller's (pbuf.h); NULL: the
+     * stack's own (MIP_BUFS_OWN). mip_stack_init fails with MIP_ERR_INVALID
+     * on storage mip_pbuf_pool_init_storage refuses, or on none with
+     * MIP_BUFS_OWN 0. */
+    const struct mip_pbuf_storage *pbufs;
+    /* With MIP_BUFS_OWN 0: MIP_REASS_SLOTS x MIP_REASS_SIZE bytes, the
+     * caller's, living as long as the stack (slot i's buffer at i x
+     * MIP_REASS_SIZE); NULL fails with MIP_ERR_INVALID. Unused (may be
+     * NULL) with MIP_BUFS_OWN 1, where the slots hold their own. */
+    uint8_t *reass_mem;
 };
 
 /* A token bucket: ICMP errors (RFC 4443 2.4(f), used for ICMPv4 too) and
@@ -140,15 +150,19 @@ struct mip_build {
 /* Initialises every part of *s; `now` starts its clock. cfg may be NULL
  * for defaults (no entropy: a fixed seed, fine for tests only).
  * MIP_ERR_CONFIG, with *s untouched, when `caller` (the build the calling
- * code was compiled with) is not the library's: see mip_stack_init. */
+ * code was compiled with) is not the library's: see mip_stack_init.
+ * MIP_ERR_INVALID when cfg->pbufs is storage the pool refuses, or when,
+ * with MIP_BUFS_OWN 0, cfg->pbufs or cfg->reass_mem is absent (pbuf.h): *s
+ * is then initialised but must not be used. */
 mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_config *cfg,
                                 mip_time_t now, struct mip_build caller);
 
 /* mip_stack_init_build with the build of the code that calls it: inline, so
  * `sizeof` and the switches are the caller's, not the library's. MIP_OK, or
  * MIP_ERR_CONFIG (nothing written): then mip_build_mismatch() names the
- * difference. Only a mismatched build fails; a firmware built against the
- * installed package may ignore the result. */
+ * difference. Only a mismatched build or refused packet buffer storage
+ * (MIP_ERR_INVALID, above) fails; a firmware built against the installed
+ * package that passes no storage may ignore the result. */
 static inline mip_status mip_stack_init(struct mip_stack *s, const struct mip_stack_config *cfg,
                                         mip_time_t now)
 {

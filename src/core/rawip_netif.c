@@ -46,7 +46,7 @@ mip_status mip_netif_add_rawip(struct mip_stack *s, uint16_t mtu, const uint8_t 
 {
     struct mip_netif *nif;
     if (drv == NULL || drv->transmit == NULL || mtu < 68 ||
-        mtu > MIP_PBUF_SIZE - MIP_LINK_HDR_MAX)
+        mtu > s->pool.size - MIP_LINK_HDR_MAX)
         return MIP_ERR_INVALID;
     nif = netif_alloc(s);
     if (nif == NULL)

@@ -110,6 +110,17 @@ mip_status mip_stack_init_build(struct mip_stack *s, const struct mip_stack_conf
 #endif
     mip_pbuf_pool_init(&s->pool);
     s->routing.ops = &mip_routing_static;
+#if !MIP_BUFS_OWN
+    {
+        uint8_t i;
+        if (cfg == NULL || cfg->pbufs == NULL || cfg->reass_mem == NULL)
+            return MIP_ERR_INVALID;
+        for (i = 0; i < MIP_REASS_SLOTS; i++)
+            s->reass[i].data = cfg->reass_mem + (size_t)i * MIP_REASS_SIZE;
+    }
+#endif
+    if (cfg != NULL && cfg->pbufs != NULL)
+        return mip_pbuf_pool_init_storage(&s->pool, cfg->pbufs);
     return MIP_OK;
 }
 

@@ -215,6 +215,10 @@ mip_status mip_mac_init(struct mip_mac *m, const struct mip_mac_config *cfg,
         return MIP_ERR_UNSUPPORTED;       /* left out of this build */
     if (mip_mac_rdc_check(cfg) != MIP_RDC_OK)
         return MIP_ERR_INVALID;
+#if !MIP_BUFS_OWN && MIP_RDC_HAS_PARENT
+    if (cfg->rdc.kind == MIP_RDC_PARENT && cfg->rdc.held == NULL)
+        return MIP_ERR_INVALID;         /* the caller's held frames (rdc.h) */
+#endif
     memset(m, 0, sizeof(*m));
     m->cfg = *cfg;
     m->radio = radio;

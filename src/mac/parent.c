@@ -455,8 +455,19 @@ mip_status mip_mac_add_child(struct mip_mac *m, const struct mip_802154_addr *ch
     return MIP_OK;
 }
 
+/* The held frames: the MAC's own (cleared with it), or the caller's. */
+static void init(struct mip_mac *m)
+{
+#if !MIP_BUFS_OWN
+    pa(m)->held = m->cfg.rdc.held;
+    memset(pa(m)->held, 0, MIP_RDC_INDIRECT * sizeof(*pa(m)->held));
+#else
+    (void)m;
+#endif
+}
+
 static const struct mip_rdc_ops ops = {
-    check, mip_rdc_nothing, send, mip_rdc_sent_plain, mip_rdc_nothing, mip_mac_noack, acked,
+    check, init, send, mip_rdc_sent_plain, mip_rdc_nothing, mip_mac_noack, acked,
     take, rx, timer, always_on, mip_rdc_nothing
 };
 

@@ -28,8 +28,9 @@ def test_scale_reports_setup_run_memory_and_exponents():
         assert r["nodes"] / 10 - 4 <= r["flows"] <= r["nodes"] / 10
         assert r["reports_sent"] > 0 and r["reports_received"] >= 0.9 * r["reports_sent"]
         assert r["setup_s"] > 0 and r["run_s"] >= 0 and r["setup_cpu_s"] > 0
-    # at 3000 nodes the nodes are most of the memory (parts a run never
-    # writes, RPL's and the relay's state here, are not resident)
+    # at 3000 nodes the nodes are most of the memory (the pages of a node's
+    # buffers that it never writes, in the arena beside the nodes, are not
+    # resident)
     assert 0.6 * rows[1]["node_bytes"] < rows[1]["rss_per_node"] < 1.5 * rows[1]["node_bytes"]
     assert "setup_s_exp" in rows[1] and "run_cpu_s_exp" in rows[1]
     assert "setup_s_exp" not in rows[0]
