@@ -45,6 +45,13 @@ mip_status mip_ipv6_parse(const uint8_t *buf, size_t len, struct mip_ipv6_hdr *o
  * bits above the low 20. */
 mip_status mip_ipv6_emit(const struct mip_ipv6_hdr *h, uint8_t *buf, size_t cap);
 
+/* The same header with flow label 0 from its fields, without a struct to
+ * fill first (IP output's common case, every datagram sent): buf holds at
+ * least MIP_IPV6_HDR_LEN bytes, which the caller has checked. */
+void mip_ipv6_emit_fields(uint8_t *buf, uint8_t traffic_class, uint16_t payload_len,
+                          uint8_t next_header, uint8_t hop_limit, const uint8_t src[16],
+                          const uint8_t dst[16]);
+
 /* What the walk found that RFC 8200 says to answer with ICMPv6 Parameter
  * Problem (or to drop silently). */
 enum mip_ipv6_problem {
