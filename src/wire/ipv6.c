@@ -143,12 +143,6 @@ static void walk_fragment(const uint8_t *buf, size_t off, struct mip_ipv6_walk *
     w->frag_data_offset = (uint16_t)(off + MIP_IPV6_FRAG_HDR_LEN);
 }
 
-static bool is_ext_header(uint8_t nh)
-{
-    return nh == MIP_IPV6_NH_HOPOPTS || nh == MIP_IPV6_NH_ROUTING ||
-           nh == MIP_IPV6_NH_FRAGMENT || nh == MIP_IPV6_NH_DSTOPTS;
-}
-
 mip_status mip_ipv6_walk_ext(const uint8_t *buf, size_t len, uint8_t first_nh,
                              size_t offset, bool hbh_allowed,
                              struct mip_ipv6_walk *out)
@@ -168,7 +162,7 @@ mip_status mip_ipv6_walk_ext(const uint8_t *buf, size_t len, uint8_t first_nh,
     if (off > len)
         return MIP_ERR_TRUNCATED;
 
-    for (walked = 0u; is_ext_header(nh); walked++) {
+    for (walked = 0u; mip_ipv6_is_ext(nh); walked++) {
         size_t hlen;
 
         walk_stop(out, nh, off, nh_off);

@@ -26,6 +26,15 @@
 #define MIP_IPV6_NH_NONE      59u
 #define MIP_IPV6_NH_DSTOPTS   60u
 
+/* True for the Next Header values mip_ipv6_walk_ext walks (Hop-by-Hop,
+ * Routing, Fragment, Destination Options); any other ends the walk where
+ * it starts. */
+static inline bool mip_ipv6_is_ext(uint8_t nh)
+{
+    return nh == MIP_IPV6_NH_HOPOPTS || nh == MIP_IPV6_NH_ROUTING ||
+           nh == MIP_IPV6_NH_FRAGMENT || nh == MIP_IPV6_NH_DSTOPTS;
+}
+
 struct mip_ipv6_hdr {
     uint8_t  traffic_class;
     uint32_t flow_label;    /* 20 bits */
