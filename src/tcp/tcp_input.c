@@ -812,13 +812,68 @@ static void data_fin_output(struct mip_tcp *tcp, struct mip_tcp_conn *c, const s
 {
     data_input(tcp, c, in);
     fin_input(tcp, c, in);
-    if (c->state != MIP_TCP_CLOSED)
+    if (c->state != MIP_TCP_CLOSED && !tcp_output_idle(c))
         tcp_output(tcp, c);
+}
+
+/* The checks of an acceptable segment on a synchronized connection up to
+ * its ACK (RFC 9293 3.10.7.4 first to fifth, RFC 7323, RFC 5961); false
+ * when the segment went no further (answered or dropped, and counted). */
+static bool conn_checks(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    const struct mip_tcp_hdr *h = &in->h;
+#if MIP_TCP_TIMESTAMPS
+    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale,
+     * unless TS.Recent is itself too old to compare with (5.5). */
+    if ((c->flags & (TCPF_TS_OK | TCPF_TS_STALE)) == TCPF_TS_OK &&
+        (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+        !(h->flags & MIP_TCP_RST) && (int32_t)(in->o.ts_val - c->ts_recent) < 0) {
+        TCP_STAT(tcp, drop_paws);
+        tcp_send_ack(tcp, c);
+        return false;
+    }
+#endif
+    if (!seq_acceptable(c, in)) {
+        TCP_STAT(tcp, drop_out_of_window);
+        if (!(h->flags & MIP_TCP_RST))
+            tcp_send_ack(tcp, c);
+        return false;
+    }
+    if (h->flags & MIP_TCP_RST) {
+        /* RFC 5961 3.2: only the exact next sequence number resets;
+         * anything else in the window draws a challenge ACK. */
+        if (h->seq == c->rcv_nxt) {
+            TCP_STAT(tcp, conns_reset);
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_RESET);
+        } else {
+            challenge_ack(tcp, c, MIP_TCP_STAT_drop_rst_out_of_window);
+        }
+        return false;
+    }
+    if (h->flags & MIP_TCP_SYN) {
+        /* RFC 5961 4.2: a SYN on a synchronized connection. */
+        challenge_ack(tcp, c, MIP_TCP_STAT_drop_syn_in_window);
+        return false;
+    }
+    if (!(h->flags & MIP_TCP_ACK)) {
+        TCP_STAT(tcp, drop_bad_ack);
+        return false;
+    }
+#if MIP_TCP_TIMESTAMPS
+    /* RFC 7323 3.2: once agreed, every segment but a RST carries TSopt; a
+     * receiver SHOULD drop one without (Linux accepts it). */
+    if ((c->flags & TCPF_TS_OK) && !(in->o.present & MIP_TCP_HAS_TIMESTAMP)) {
+        TCP_STAT(tcp, drop_no_timestamp);
+        return false;
+    }
+#endif
+    return true;
 }
 
 static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
+    bool pred;
     /* The peer is there: keepalive starts again, and so does the count
      * of zero-window probes, which must not end a connection whose peer
      * answers them, whatever window it offers (RFC 1122 4.2.2.17). */
@@ -831,51 +886,21 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         syn_sent_input(tcp, c, in);
         return;
     }
+    /* Header prediction (BSD's, as TCPlp has it): the next segment in order
+     * on an established connection, with ACK and no other control flag but
+     * PSH, and a timestamp PAWS passes when timestamps are on, passes every
+     * check up to the ACK: they are skipped. */
+    pred = c->state == MIP_TCP_ESTABLISHED &&
+           (h->flags & (MIP_TCP_SYN | MIP_TCP_FIN | MIP_TCP_RST | MIP_TCP_URG | MIP_TCP_ACK)) ==
+               MIP_TCP_ACK &&
+           h->seq == c->rcv_nxt;
 #if MIP_TCP_TIMESTAMPS
-    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale,
-     * unless TS.Recent is itself too old to compare with (5.5). */
-    if ((c->flags & (TCPF_TS_OK | TCPF_TS_STALE)) == TCPF_TS_OK &&
-        (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
-        !(h->flags & MIP_TCP_RST) && (int32_t)(in->o.ts_val - c->ts_recent) < 0) {
-        TCP_STAT(tcp, drop_paws);
-        tcp_send_ack(tcp, c);
-        return;
-    }
+    if (pred && (c->flags & TCPF_TS_OK))
+        pred = !(c->flags & TCPF_TS_STALE) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+               (int32_t)(in->o.ts_val - c->ts_recent) >= 0;
 #endif
-    if (!seq_acceptable(c, in)) {
-        TCP_STAT(tcp, drop_out_of_window);
-        if (!(h->flags & MIP_TCP_RST))
-            tcp_send_ack(tcp, c);
+    if (!pred && !conn_checks(tcp, c, in))
         return;
-    }
-    if (h->flags & MIP_TCP_RST) {
-        /* RFC 5961 3.2: only the exact next sequence number resets;
-         * anything else in the window draws a challenge ACK. */
-        if (h->seq == c->rcv_nxt) {
-            TCP_STAT(tcp, conns_reset);
-            tcp_conn_finish(tcp, c, MIP_TCP_ERR_RESET);
-        } else {
-            challenge_ack(tcp, c, MIP_TCP_STAT_drop_rst_out_of_window);
-        }
-        return;
-    }
-    if (h->flags & MIP_TCP_SYN) {
-        /* RFC 5961 4.2: a SYN on a synchronized connection. */
-        challenge_ack(tcp, c, MIP_TCP_STAT_drop_syn_in_window);
-        return;
-    }
-    if (!(h->flags & MIP_TCP_ACK)) {
-        TCP_STAT(tcp, drop_bad_ack);
-        return;
-    }
-#if MIP_TCP_TIMESTAMPS
-    /* RFC 7323 3.2: once agreed, every segment but a RST carries TSopt; a
-     * receiver SHOULD drop one without (Linux accepts it). */
-    if ((c->flags & TCPF_TS_OK) && !(in->o.present & MIP_TCP_HAS_TIMESTAMP)) {
-        TCP_STAT(tcp, drop_no_timestamp);
-        return;
-    }
-#endif
 #if MIP_TCP_TIMESTAMPS
     /* RFC 7323 4.3: remember the timestamp of the segment that covers the
      * left edge of the window, SEG.SEQ <= Last.ACK.sent: that is rcv_nxt
@@ -890,6 +915,18 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
             c->t_idle = tcp->stack->now + tcp_idle_ms(c);
     }
 #endif
+    /* Predicted data that acknowledges nothing new, with the same window
+     * and no SACK blocks: of ack_input, only the window's SND.WL1/WL2
+     * rule has work to do (RFC 9293 3.10.7.4). */
+    if (pred && in->len != 0 && h->ack == c->snd_una &&
+        ((uint32_t)h->window << c->snd_wscale) == c->snd_wnd &&
+        !(in->o.present & MIP_TCP_HAS_SACK)) {
+        if (MIP_SEQ_LT(c->snd_wl1, h->seq) ||
+            (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack)))
+            snd_window(c, h, c->snd_wnd);
+        data_fin_output(tcp, c, in);
+        return;
+    }
     if (ack_input(tcp, c, in))
         data_fin_output(tcp, c, in);
     else if (c->state != MIP_TCP_CLOSED)

@@ -60,7 +60,9 @@ struct tcp_seg {
     uint8_t  netif;                 /* MIP_NETIF_ANY unless link-local */
     uint16_t data_off, data_len;
     const struct mip_addr *src, *dst;
-    struct mip_tcp_opts opts;       /* wire options to include */
+    /* wire options to include; tcp_seg_start clears the fields above it
+     * and only opts.present of it */
+    struct mip_tcp_opts opts;
     const struct mip_tcp_txbuf *tx;
     struct mip_addr local;          /* src of a connection's segments */
 };
@@ -81,6 +83,14 @@ uint16_t tcp_cksum(const struct mip_addr *src, const struct mip_addr *dst, const
                    size_t len);
 /* Sends whatever the windows, Nagle and pending flags allow. */
 void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* True when tcp_output would do nothing: no ACK owed now, no byte of the
+ * ring unsent (the ring starts at snd_una, one later before the SYN is
+ * ACKed) and no FIN queued. A receiver's every other segment. */
+static inline bool tcp_output_idle(const struct mip_tcp_conn *c)
+{
+    return !(c->flags & (TCPF_ACKNOW | TCPF_FIN_QUEUED)) &&
+           c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u) + c->tx.len == c->snd_nxt;
+}
 /* (Re)sends the SYN or SYN-ACK of a connection in SYN_SENT / SYN_RECEIVED. */
 mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Retransmits `len` bytes of the send ring from sequence `seq`. */
