@@ -108,7 +108,9 @@ mip_status route_lookup_out(struct mip_stack *s, const struct mip_addr *dst, uin
      * of its own that changes without telling core. */
     if (o != NULL && o->next_hop != NULL && o != &mip_routing_static)
         return mip_route_lookup(s, dst, netif, nexthop);
-    if (s->route_hit_dst.family != MIP_AF_NONE && mip_addr_eq(&s->route_hit_dst, dst))
+    /* compared in place: every datagram sent comes here */
+    if (s->route_hit_dst.family == dst->family && dst->family != MIP_AF_NONE &&
+        memcmp(s->route_hit_dst.bytes, dst->bytes, 16) == 0)
         return route_answer(&s->route[s->route_hit], dst, netif, nexthop);
     r = route_best(s, dst);
     if (r != NULL) {

@@ -101,11 +101,14 @@ mip_status tcp_emit(struct mip_tcp *tcp, struct tcp_seg *seg)
     if (seg->data_len > 0)
         tcp_txbuf_copy(seg->tx, seg->data_off, w + seg->h.hdr_len, seg->data_len);
     mip_wr16(w + 16, tcp_cksum(seg->src, seg->dst, w, total));
-    memset(&tx, 0, sizeof(tx));
+    /* every field set, none cleared first (every segment sent) */
     tx.src = *seg->src;
     tx.dst = *seg->dst;
     tx.proto = MIP_IPPROTO_TCP;
+    tx.ttl = 0;
+    tx.tos = 0;
     tx.netif = seg->netif;
+    tx.dont_fragment = false;
     st = mip_ip_output(s, &tx, p);
     if (st == MIP_OK || st == MIP_ERR_PENDING) {
         TCP_STAT(tcp, segs_tx);
