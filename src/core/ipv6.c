@@ -234,8 +234,11 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
         return;
     }
     memset(&rx, 0, sizeof(rx));
-    mip_addr_set6(&rx.src, h.src);
-    mip_addr_set6(&rx.dst, h.dst);
+    /* mip_addr_set6's work in place (every datagram received) */
+    rx.src.family = MIP_AF_INET6;
+    memcpy(rx.src.bytes, h.src, 16);
+    rx.dst.family = MIP_AF_INET6;
+    memcpy(rx.dst.bytes, h.dst, 16);
     local = netif_accepts6(nif, h.dst, &mcast) || (!mcast && stack_is_own_addr(s, &rx.dst));
     /* a regional broadcast (geo.h) is delivered here and, like a
      * multicast, draws no ICMPv6 error */

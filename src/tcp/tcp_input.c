@@ -743,9 +743,10 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
          * leaves is copied into the ring (below). */
         tcp->direct_conn = c;
         tcp->direct = data;
-        data = NULL;
+        advanced = tcp_rxbuf_hold(&c->rx, len);
+    } else {
+        advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
     }
-    advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
     if (seq != c->rcv_nxt) {
         /* Out of order: acknowledge at once so the sender sees the hole
          * (RFC 5681 4.2), with SACK blocks. */
@@ -761,7 +762,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     if (!ooo_before && advanced == len && tcp_delack_ms(c) != 0 && !(c->flags & TCPF_DELACK)) {
         c->flags |= TCPF_DELACK;
         c->t_delack = (uint16_t)(tcp->stack->now + tcp_delack_ms(c));
-        TCP_STAT(tcp, delacks);
+        TCP_STAT_HOT(tcp, delacks);
     } else {
         c->flags |= TCPF_ACKNOW;
     }
@@ -978,7 +979,7 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     uint32_t iss_floor = 0;
     bool have_floor = false;
     (void)s;
-    TCP_STAT(tcp, segs_rx);
+    TCP_STAT_HOT(tcp, segs_rx);
     if (rx->dst_multicast) {
         TCP_STAT(tcp, drop_no_conn);     /* TCP is unicast only */
         return true;

@@ -41,6 +41,13 @@
 /* Counts one event; saturates. Out of line: inlined, each of the ~40 uses
  * cost 30-40 bytes of AVR code. */
 #define TCP_STAT(tcp, name) tcp_stat_inc((tcp), MIP_TCP_STAT_##name)
+/* The same inline, for the three counted on every segment (received,
+ * sent, delayed ACK): a call each was ~8 instructions a segment. */
+#define TCP_STAT_HOT(tcp, name)                                          \
+    do {                                                                 \
+        if ((tcp)->stat[MIP_TCP_STAT_##name] != UINT32_MAX)              \
+            (tcp)->stat[MIP_TCP_STAT_##name]++;                          \
+    } while (0)
 
 /* Retransmissions of a SYN or SYN-ACK before the handshake is given up:
  * MIP_TCP_SYN_RETRIES, or never when max_retries is 255 (struct mip_tcp). */

@@ -111,7 +111,7 @@ mip_status tcp_emit(struct mip_tcp *tcp, struct tcp_seg *seg)
     tx.dont_fragment = false;
     st = mip_ip_output(s, &tx, p);
     if (st == MIP_OK || st == MIP_ERR_PENDING) {
-        TCP_STAT(tcp, segs_tx);
+        TCP_STAT_HOT(tcp, segs_tx);
         if (seg->h.flags & MIP_TCP_RST)
             TCP_STAT(tcp, rst_tx);
         return MIP_OK;
