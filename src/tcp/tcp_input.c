@@ -916,18 +916,6 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
             c->t_idle = tcp->stack->now + tcp_idle_ms(c);
     }
 #endif
-    /* Predicted data that acknowledges nothing new, with the same window
-     * and no SACK blocks: of ack_input, only the window's SND.WL1/WL2
-     * rule has work to do (RFC 9293 3.10.7.4). */
-    if (pred && in->len != 0 && h->ack == c->snd_una &&
-        ((uint32_t)h->window << c->snd_wscale) == c->snd_wnd &&
-        !(in->o.present & MIP_TCP_HAS_SACK)) {
-        if (MIP_SEQ_LT(c->snd_wl1, h->seq) ||
-            (c->snd_wl1 == h->seq && MIP_SEQ_LEQ(c->snd_wl2, h->ack)))
-            snd_window(c, h, c->snd_wnd);
-        data_fin_output(tcp, c, in);
-        return;
-    }
     if (ack_input(tcp, c, in))
         data_fin_output(tcp, c, in);
     else if (c->state != MIP_TCP_CLOSED)
