@@ -364,11 +364,15 @@ mip_status mip_ip_output(struct mip_stack *s, const struct mip_ip_tx *tx, struct
      * same checks, route, ids and header as the plan below, without the
      * plan's copies of the addresses and header. */
     if (tx->dst.family == MIP_AF_INET6 && tx->src.family == MIP_AF_INET6 &&
-        !ip6_is_unspecified(tx->dst.bytes)) {
+        tx->netif == MIP_NETIF_ANY && !ip6_is_multicast(tx->dst.bytes) &&
+        (tx->dst.bytes[0] != 0 || !ip6_is_unspecified(tx->dst.bytes))) {
+        /* ip_route's work for a routed unicast destination */
         struct mip_netif *nif;
         struct mip_addr nexthop;
         size_t len = p->len;
-        if (ip_route(s, &tx->dst, tx->netif, &nif, &nexthop) == MIP_OK &&
+        uint8_t idx;
+        if (route_lookup_out(s, &tx->dst, &idx, &nexthop) == MIP_OK &&
+            (nif = mip_netif_get(s, idx)) != NULL &&
             MIP_IPV6_HDR_LEN + len <= nif->mtu &&
             p->off >= MIP_IPV6_HDR_LEN + nif->ops->link_hdr_len) {
             s->ipv4_next_id++;          /* as plan_init: every datagram takes both */
