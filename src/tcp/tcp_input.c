@@ -887,17 +887,20 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         syn_sent_input(tcp, c, in);
         return;
     }
-    /* Header prediction (BSD's, as TCPlp has it): the next segment in order
-     * on an established connection, with ACK and no other control flag but
-     * PSH, and a timestamp PAWS passes when timestamps are on, passes every
-     * check up to the ACK: they are skipped. */
+    /* Header prediction (BSD's, as TCPlp has it): on an established
+     * connection, the next segment in order (acceptable in any window), with
+     * ACK and no other control flag but PSH, and with timestamps on a
+     * timestamp not older than TS.Recent, passes every check of
+     * conn_checks: they are skipped. (The checks do not depend on the state:
+     * ESTABLISHED only because it compiles smaller. With TS.Recent stale an
+     * older timestamp passes too; it takes conn_checks.) */
     pred = c->state == MIP_TCP_ESTABLISHED &&
            (h->flags & (MIP_TCP_SYN | MIP_TCP_FIN | MIP_TCP_RST | MIP_TCP_URG | MIP_TCP_ACK)) ==
                MIP_TCP_ACK &&
            h->seq == c->rcv_nxt;
 #if MIP_TCP_TIMESTAMPS
     if (pred && (c->flags & TCPF_TS_OK))
-        pred = !(c->flags & TCPF_TS_STALE) && (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+        pred = (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
                (int32_t)(in->o.ts_val - c->ts_recent) >= 0;
 #endif
     if (!pred && !conn_checks(tcp, c, in))
