@@ -544,6 +544,30 @@ static void test_output_sees_every_route_change(void)
     fixture_free(&f);
 }
 
+/* Through a default route, a group is still reached on-link and :: is no
+ * destination, in place (mip_ip_output's one-pass path) as through the
+ * plan. */
+static void test_output_group_and_unspecified_under_default_route(void)
+{
+    struct fixture f;
+    struct seen sn;
+    struct mip_addr any = A("::"), gw = A("fd00::11");
+    unsigned k;
+    init_empty(&f);
+    memset(&sn, 0, sizeof(sn));
+    mip_routing_set(f.s, &record_ops, &sn);
+    CHECK_EQ(mip_route_add(f.s, &any, 0, &gw, 0), MIP_OK);
+    for (k = 0; k < 2; k++) {
+        bool copy = k != 0;
+        check_sent(&f, &sn, "fd00:5::1", copy, "fd00::11", 0);
+        check_sent(&f, &sn, "ff05::1", copy, "ff05::1", 0);
+        CHECK_EQ(send_to(&f, "::", copy), MIP_ERR_INVALID);
+        CHECK_EQ(sn.n, 2u * (k + 1u));
+    }
+    mip_routing_set(f.s, NULL, NULL);
+    fixture_free(&f);
+}
+
 int main(void)
 {
 #if MIP_CONF_IPV4
@@ -562,5 +586,6 @@ int main(void)
     RUN(test_netif_addresses_add_connected_routes);
     RUN(test_lookup_finds_routes_in_any_slot_after_removals);
     RUN(test_output_sees_every_route_change);
+    RUN(test_output_group_and_unspecified_under_default_route);
     return TESTING_DONE();
 }
