@@ -110,12 +110,14 @@ mip_status route_lookup_out(struct mip_stack *s, const struct mip_addr *dst, uin
         return mip_route_lookup(s, dst, netif, nexthop);
     /* compared in place: every datagram sent comes here */
     if (s->route_hit_dst.family == dst->family && dst->family != MIP_AF_NONE &&
-        memcmp(s->route_hit_dst.bytes, dst->bytes, 16) == 0)
-        return route_answer(&s->route[s->route_hit], dst, netif, nexthop);
-    r = route_best(s, dst);
-    if (r != NULL) {
-        s->route_hit = (uint8_t)(r - s->route);
-        s->route_hit_dst = *dst;
+        memcmp(s->route_hit_dst.bytes, dst->bytes, 16) == 0) {
+        r = &s->route[s->route_hit];
+    } else {
+        r = route_best(s, dst);
+        if (r != NULL) {
+            s->route_hit = (uint8_t)(r - s->route);
+            s->route_hit_dst = *dst;
+        }
     }
     return route_answer(r, dst, netif, nexthop);
 }
