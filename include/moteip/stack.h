@@ -98,6 +98,8 @@ struct mip_stack {
     struct mip_netif netif[MIP_NETIF_MAX];
     struct mip_route route[MIP_ROUTE_MAX];
     uint8_t    route_end;           /* route[] is empty from here on: lookups stop */
+    uint8_t    route_hit;           /* route[] slot of the last output lookup, for */
+    struct mip_addr route_hit_dst;  /* this destination (family NONE: none cached) */
     struct mip_routing routing;     /* the routing driver (routing.h) */
     struct mip_neigh neigh[MIP_NEIGH_MAX];
     struct mip_reass_slot reass[MIP_REASS_SLOTS];

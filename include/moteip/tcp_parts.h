@@ -294,6 +294,17 @@ static inline mip_tcp_rxsize_t tcp_rxbuf_space(const struct mip_tcp_rxbuf *r)
  * and stores the rest with tcp_rxbuf_settle). */
 mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const uint8_t *data,
                                  size_t n);
+/* tcp_rxbuf_write(r, 0, NULL, n) into an empty ring with nothing out of
+ * order, the only case data NULL is for, inline: n bytes clipped to the
+ * space counted as held. Every segment read in place comes here. */
+static inline mip_tcp_rxsize_t tcp_rxbuf_hold(struct mip_tcp_rxbuf *r, size_t n)
+{
+    mip_tcp_rxsize_t cnt = tcp_rxbuf_space(r);
+    if (n < cnt)
+        cnt = (mip_tcp_rxsize_t)n;
+    r->len = (mip_tcp_rxsize_t)(r->len + cnt);
+    return cnt;
+}
 /* Stores the r->len bytes of a ring written with data NULL, now that
  * all but those were read: from `data`, their first. */
 void tcp_rxbuf_settle(struct mip_tcp_rxbuf *r, const uint8_t *data);

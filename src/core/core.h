@@ -135,6 +135,15 @@ bool ipv6_srh_input(struct mip_stack *s, struct mip_netif *nif, const uint8_t *p
 
 /* --- ip_output.c ----------------------------------------------------- */
 /* Hands a complete IP datagram in p to the netif towards nexthop. */
+/* mip_route_lookup for what this stack sends (ip_output.c): the same
+ * answer; the route table's (no driver, or one without next_hop) through a
+ * one-entry cache of the last destination and its route slot, which
+ * mip_route_add and mip_route_remove empty. Only the table is cached, so a
+ * driver set or unset later needs nothing; the netif is looked up each
+ * time (ip_route). */
+mip_status route_lookup_out(struct mip_stack *s, const struct mip_addr *dst, uint8_t *netif,
+                            struct mip_addr *nexthop);
+
 mip_status ip_send_datagram(struct mip_stack *s, struct mip_netif *nif, struct mip_pbuf *p,
                             const struct mip_addr *nexthop);
 /* Sends the upper-layer bytes hdr|data (two chunks, e.g. a rebuilt

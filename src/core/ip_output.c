@@ -75,7 +75,7 @@ static mip_status ip_route(struct mip_stack *s, const struct mip_addr *dst, uint
                            struct mip_netif **nif, struct mip_addr *nexthop)
 {
     uint8_t idx;
-    mip_status st = mip_route_lookup(s, dst, &idx, nexthop);
+    mip_status st = route_lookup_out(s, dst, &idx, nexthop);
     if (want != MIP_NETIF_ANY) {
         if (st != MIP_OK || idx != want)
             *nexthop = *dst;
@@ -357,7 +357,35 @@ mip_status mip_ip_output(struct mip_stack *s, const struct mip_ip_tx *tx, struct
     struct ip_plan pl;
     size_t hdr;
     uint8_t *w;
-    mip_status st = plan_init(s, tx, &pl);
+    mip_status st;
+#if MIP_CONF_IPV6
+    /* The common case (TCP's segments and ACKs, UDP with a bound source):
+     * IPv6 with the source given, fitting the MTU and the headroom. The
+     * same checks, route, ids and header as the plan below, without the
+     * plan's copies of the addresses and header. */
+    if (tx->dst.family == MIP_AF_INET6 && tx->src.family == MIP_AF_INET6 &&
+        tx->netif == MIP_NETIF_ANY && !ip6_is_multicast(tx->dst.bytes) &&
+        (tx->dst.bytes[0] != 0 || !ip6_is_unspecified(tx->dst.bytes))) {
+        /* ip_route's work for a routed unicast destination */
+        struct mip_netif *nif;
+        struct mip_addr nexthop;
+        size_t len = p->len;
+        uint8_t idx;
+        if (route_lookup_out(s, &tx->dst, &idx, &nexthop) == MIP_OK &&
+            (nif = mip_netif_get(s, idx)) != NULL &&
+            MIP_IPV6_HDR_LEN + len <= nif->mtu &&
+            p->off >= MIP_IPV6_HDR_LEN + nif->ops->link_hdr_len) {
+            s->ipv4_next_id++;          /* as plan_init: every datagram takes both */
+            s->ipv6_next_frag_id++;
+            w = mip_pbuf_push(p, MIP_IPV6_HDR_LEN);
+            mip_ipv6_emit_fields(w, tx->tos, (uint16_t)len, tx->proto,
+                                 tx->ttl != 0 ? tx->ttl : s->default_ttl, tx->src.bytes,
+                                 tx->dst.bytes);
+            return ip_send_local(s, nif, p, &nexthop);
+        }
+    }
+#endif
+    st = plan_init(s, tx, &pl);
     if (st != MIP_OK) {
         mip_pbuf_free(&s->pool, p);
         return st;

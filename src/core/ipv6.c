@@ -234,8 +234,11 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
         return;
     }
     memset(&rx, 0, sizeof(rx));
-    mip_addr_set6(&rx.src, h.src);
-    mip_addr_set6(&rx.dst, h.dst);
+    /* mip_addr_set6's work in place (every datagram received) */
+    rx.src.family = MIP_AF_INET6;
+    memcpy(rx.src.bytes, h.src, 16);
+    rx.dst.family = MIP_AF_INET6;
+    memcpy(rx.dst.bytes, h.dst, 16);
     local = netif_accepts6(nif, h.dst, &mcast) || (!mcast && stack_is_own_addr(s, &rx.dst));
     /* a regional broadcast (geo.h) is delivered here and, like a
      * multicast, draws no ICMPv6 error */
@@ -274,6 +277,15 @@ static void ipv6_input_at(struct mip_stack *s, struct mip_netif *nif, const uint
      * for what errors it may draw. */
     rx.dst_multicast = mcast || link_mcast || region;
     rx.quote = pkt;
+    /* No extension header (a TCP, UDP or ICMPv6 datagram as most are): the
+     * walk would stop where it starts, with nothing to check. */
+    if (!mip_ipv6_is_ext(h.next_header) && h.next_header != MIP_IPV6_NH_IPV6 &&
+        len <= 0xFFFFu) {
+        rx.proto = h.next_header;
+        rx.quote_len = MIP_IPV6_HDR_LEN;
+        ip_deliver(s, &rx, pkt + MIP_IPV6_HDR_LEN, len - MIP_IPV6_HDR_LEN, 6u);
+        return;
+    }
     st = mip_ipv6_walk_ext(pkt, len, h.next_header, MIP_IPV6_HDR_LEN, true, &w);
 #if MIP_CONF_FORWARD && MIP_CONF_RPL_NON_STORING
     if (st == MIP_OK && w.srh_offset != 0u &&

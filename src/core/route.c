@@ -36,6 +36,7 @@ mip_status mip_route_add(struct mip_stack *s, const struct mip_addr *prefix,
             r = &s->route[i];
     if (r == NULL)
         return MIP_ERR_NOBUFS;
+    s->route_hit_dst.family = MIP_AF_NONE;
     if ((unsigned)(r - s->route) >= s->route_end)
         s->route_end = (uint8_t)(r - s->route + 1);
     memset(r, 0, sizeof(*r));
@@ -58,13 +59,14 @@ mip_status mip_route_remove(struct mip_stack *s, const struct mip_addr *prefix,
     if (r == NULL)
         return MIP_ERR_NOTFOUND;
     memset(r, 0, sizeof(*r));
+    s->route_hit_dst.family = MIP_AF_NONE;
     while (s->route_end > 0u && s->route[s->route_end - 1u].prefix.family == MIP_AF_NONE)
         s->route_end--;
     return MIP_OK;
 }
 
-mip_status mip_route_table_lookup(const struct mip_stack *s, const struct mip_addr *dst,
-                            uint8_t *netif, struct mip_addr *nexthop)
+/* The longest matching route's slot, or NULL. */
+static const struct mip_route *route_best(const struct mip_stack *s, const struct mip_addr *dst)
 {
     const struct mip_route *best = NULL;
     unsigned i;
@@ -78,9 +80,44 @@ mip_status mip_route_table_lookup(const struct mip_stack *s, const struct mip_ad
         if (best == NULL || r->prefix_len > best->prefix_len)
             best = r;
     }
-    if (best == NULL)
+    return best;
+}
+
+static mip_status route_answer(const struct mip_route *r, const struct mip_addr *dst,
+                               uint8_t *netif, struct mip_addr *nexthop)
+{
+    if (r == NULL)
         return MIP_ERR_NOROUTE;
-    *netif = best->netif;
-    *nexthop = best->gateway.family != MIP_AF_NONE ? best->gateway : *dst;
+    *netif = r->netif;
+    *nexthop = r->gateway.family != MIP_AF_NONE ? r->gateway : *dst;
     return MIP_OK;
+}
+
+mip_status mip_route_table_lookup(const struct mip_stack *s, const struct mip_addr *dst,
+                            uint8_t *netif, struct mip_addr *nexthop)
+{
+    return route_answer(route_best(s, dst), dst, netif, nexthop);
+}
+
+mip_status route_lookup_out(struct mip_stack *s, const struct mip_addr *dst, uint8_t *netif,
+                            struct mip_addr *nexthop)
+{
+    const struct mip_routing_ops *o = s->routing.ops;
+    const struct mip_route *r;
+    /* Only the table's answer is kept: a routing driver's depends on state
+     * of its own that changes without telling core. */
+    if (o != NULL && o->next_hop != NULL && o != &mip_routing_static)
+        return mip_route_lookup(s, dst, netif, nexthop);
+    /* compared in place: every datagram sent comes here */
+    if (s->route_hit_dst.family == dst->family && dst->family != MIP_AF_NONE &&
+        memcmp(s->route_hit_dst.bytes, dst->bytes, 16) == 0) {
+        r = &s->route[s->route_hit];
+    } else {
+        r = route_best(s, dst);
+        if (r != NULL) {
+            s->route_hit = (uint8_t)(r - s->route);
+            s->route_hit_dst = *dst;
+        }
+    }
+    return route_answer(r, dst, netif, nexthop);
 }

@@ -168,6 +168,8 @@ mip_tcp_rxsize_t tcp_rxbuf_write(struct mip_tcp_rxbuf *r, uint32_t offset, const
 void tcp_rxbuf_settle(struct mip_tcp_rxbuf *r, const uint8_t *data)
 {
     mip_tcp_rxsize_t n = r->len;
+    if (n == 0)
+        return;                         /* all read in place: the common case */
     r->len = 0;                         /* the bytes go back in at head */
     (void)tcp_rxbuf_write(r, 0, data, n);
 }

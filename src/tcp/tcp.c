@@ -129,15 +129,17 @@ void mip_tcp_local_addr(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
                         struct mip_addr *out)
 {
     const uint8_t *b = tcp_local_bytes(tcp->stack, c->local, c->remote.family);
+    /* constant lengths: copied in place, not by a call (every segment) */
+    if (b != NULL && c->remote.family == MIP_AF_INET6) {
+        out->family = MIP_AF_INET6;
+        memcpy(out->bytes, b, 16);
+        return;
+    }
     memset(out, 0, sizeof(*out));
     if (b == NULL)
         return;
     out->family = c->remote.family;
-    /* constant lengths: copied in place, not by a call (every segment) */
-    if (out->family == MIP_AF_INET6)
-        memcpy(out->bytes, b, 16);
-    else
-        memcpy(out->bytes, b, 4);
+    memcpy(out->bytes, b, 4);
 }
 
 static void tcp_conn_unlink(struct mip_tcp *tcp, struct mip_tcp_conn *c)

@@ -743,9 +743,10 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
          * leaves is copied into the ring (below). */
         tcp->direct_conn = c;
         tcp->direct = data;
-        data = NULL;
+        advanced = tcp_rxbuf_hold(&c->rx, len);
+    } else {
+        advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
     }
-    advanced = tcp_rxbuf_write(&c->rx, seq - c->rcv_nxt, data, len);
     if (seq != c->rcv_nxt) {
         /* Out of order: acknowledge at once so the sender sees the hole
          * (RFC 5681 4.2), with SACK blocks. */
@@ -761,7 +762,7 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     if (!ooo_before && advanced == len && tcp_delack_ms(c) != 0 && !(c->flags & TCPF_DELACK)) {
         c->flags |= TCPF_DELACK;
         c->t_delack = (uint16_t)(tcp->stack->now + tcp_delack_ms(c));
-        TCP_STAT(tcp, delacks);
+        TCP_STAT_HOT(tcp, delacks);
     } else {
         c->flags |= TCPF_ACKNOW;
     }
@@ -812,13 +813,68 @@ static void data_fin_output(struct mip_tcp *tcp, struct mip_tcp_conn *c, const s
 {
     data_input(tcp, c, in);
     fin_input(tcp, c, in);
-    if (c->state != MIP_TCP_CLOSED)
+    if (c->state != MIP_TCP_CLOSED && !tcp_output_idle(c))
         tcp_output(tcp, c);
+}
+
+/* The checks of an acceptable segment on a synchronized connection up to
+ * its ACK (RFC 9293 3.10.7.4 first to fifth, RFC 7323, RFC 5961); false
+ * when the segment went no further (answered or dropped, and counted). */
+static bool conn_checks(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
+{
+    const struct mip_tcp_hdr *h = &in->h;
+#if MIP_TCP_TIMESTAMPS
+    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale,
+     * unless TS.Recent is itself too old to compare with (5.5). */
+    if ((c->flags & (TCPF_TS_OK | TCPF_TS_STALE)) == TCPF_TS_OK &&
+        (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+        !(h->flags & MIP_TCP_RST) && (int32_t)(in->o.ts_val - c->ts_recent) < 0) {
+        TCP_STAT(tcp, drop_paws);
+        tcp_send_ack(tcp, c);
+        return false;
+    }
+#endif
+    if (!seq_acceptable(c, in)) {
+        TCP_STAT(tcp, drop_out_of_window);
+        if (!(h->flags & MIP_TCP_RST))
+            tcp_send_ack(tcp, c);
+        return false;
+    }
+    if (h->flags & MIP_TCP_RST) {
+        /* RFC 5961 3.2: only the exact next sequence number resets;
+         * anything else in the window draws a challenge ACK. */
+        if (h->seq == c->rcv_nxt) {
+            TCP_STAT(tcp, conns_reset);
+            tcp_conn_finish(tcp, c, MIP_TCP_ERR_RESET);
+        } else {
+            challenge_ack(tcp, c, MIP_TCP_STAT_drop_rst_out_of_window);
+        }
+        return false;
+    }
+    if (h->flags & MIP_TCP_SYN) {
+        /* RFC 5961 4.2: a SYN on a synchronized connection. */
+        challenge_ack(tcp, c, MIP_TCP_STAT_drop_syn_in_window);
+        return false;
+    }
+    if (!(h->flags & MIP_TCP_ACK)) {
+        TCP_STAT(tcp, drop_bad_ack);
+        return false;
+    }
+#if MIP_TCP_TIMESTAMPS
+    /* RFC 7323 3.2: once agreed, every segment but a RST carries TSopt; a
+     * receiver SHOULD drop one without (Linux accepts it). */
+    if ((c->flags & TCPF_TS_OK) && !(in->o.present & MIP_TCP_HAS_TIMESTAMP)) {
+        TCP_STAT(tcp, drop_no_timestamp);
+        return false;
+    }
+#endif
+    return true;
 }
 
 static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct tcp_in *in)
 {
     const struct mip_tcp_hdr *h = &in->h;
+    bool pred;
     /* The peer is there: keepalive starts again, and so does the count
      * of zero-window probes, which must not end a connection whose peer
      * answers them, whatever window it offers (RFC 1122 4.2.2.17). */
@@ -831,51 +887,24 @@ static void conn_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
         syn_sent_input(tcp, c, in);
         return;
     }
+    /* Header prediction (BSD's, as TCPlp has it): on an established
+     * connection, the next segment in order (acceptable in any window), with
+     * ACK and no other control flag but PSH, and with timestamps on a
+     * timestamp not older than TS.Recent, passes every check of
+     * conn_checks: they are skipped. (The checks do not depend on the state:
+     * ESTABLISHED only because it compiles smaller. With TS.Recent stale an
+     * older timestamp passes too; it takes conn_checks.) */
+    pred = c->state == MIP_TCP_ESTABLISHED &&
+           (h->flags & (MIP_TCP_SYN | MIP_TCP_FIN | MIP_TCP_RST | MIP_TCP_URG | MIP_TCP_ACK)) ==
+               MIP_TCP_ACK &&
+           h->seq == c->rcv_nxt;
 #if MIP_TCP_TIMESTAMPS
-    /* PAWS (RFC 7323 5.3): a timestamp older than TS.Recent is stale,
-     * unless TS.Recent is itself too old to compare with (5.5). */
-    if ((c->flags & (TCPF_TS_OK | TCPF_TS_STALE)) == TCPF_TS_OK &&
-        (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
-        !(h->flags & MIP_TCP_RST) && (int32_t)(in->o.ts_val - c->ts_recent) < 0) {
-        TCP_STAT(tcp, drop_paws);
-        tcp_send_ack(tcp, c);
-        return;
-    }
+    if (pred && (c->flags & TCPF_TS_OK))
+        pred = (in->o.present & MIP_TCP_HAS_TIMESTAMP) &&
+               (int32_t)(in->o.ts_val - c->ts_recent) >= 0;
 #endif
-    if (!seq_acceptable(c, in)) {
-        TCP_STAT(tcp, drop_out_of_window);
-        if (!(h->flags & MIP_TCP_RST))
-            tcp_send_ack(tcp, c);
+    if (!pred && !conn_checks(tcp, c, in))
         return;
-    }
-    if (h->flags & MIP_TCP_RST) {
-        /* RFC 5961 3.2: only the exact next sequence number resets;
-         * anything else in the window draws a challenge ACK. */
-        if (h->seq == c->rcv_nxt) {
-            TCP_STAT(tcp, conns_reset);
-            tcp_conn_finish(tcp, c, MIP_TCP_ERR_RESET);
-        } else {
-            challenge_ack(tcp, c, MIP_TCP_STAT_drop_rst_out_of_window);
-        }
-        return;
-    }
-    if (h->flags & MIP_TCP_SYN) {
-        /* RFC 5961 4.2: a SYN on a synchronized connection. */
-        challenge_ack(tcp, c, MIP_TCP_STAT_drop_syn_in_window);
-        return;
-    }
-    if (!(h->flags & MIP_TCP_ACK)) {
-        TCP_STAT(tcp, drop_bad_ack);
-        return;
-    }
-#if MIP_TCP_TIMESTAMPS
-    /* RFC 7323 3.2: once agreed, every segment but a RST carries TSopt; a
-     * receiver SHOULD drop one without (Linux accepts it). */
-    if ((c->flags & TCPF_TS_OK) && !(in->o.present & MIP_TCP_HAS_TIMESTAMP)) {
-        TCP_STAT(tcp, drop_no_timestamp);
-        return;
-    }
-#endif
 #if MIP_TCP_TIMESTAMPS
     /* RFC 7323 4.3: remember the timestamp of the segment that covers the
      * left edge of the window, SEG.SEQ <= Last.ACK.sent: that is rcv_nxt
@@ -941,7 +970,7 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     uint32_t iss_floor = 0;
     bool have_floor = false;
     (void)s;
-    TCP_STAT(tcp, segs_rx);
+    TCP_STAT_HOT(tcp, segs_rx);
     if (rx->dst_multicast) {
         TCP_STAT(tcp, drop_no_conn);     /* TCP is unicast only */
         return true;

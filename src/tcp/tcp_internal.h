@@ -41,6 +41,13 @@
 /* Counts one event; saturates. Out of line: inlined, each of the ~40 uses
  * cost 30-40 bytes of AVR code. */
 #define TCP_STAT(tcp, name) tcp_stat_inc((tcp), MIP_TCP_STAT_##name)
+/* The same inline, for the three counted on every segment (received,
+ * sent, delayed ACK): a call each was ~8 instructions a segment. */
+#define TCP_STAT_HOT(tcp, name)                                          \
+    do {                                                                 \
+        if ((tcp)->stat[MIP_TCP_STAT_##name] != UINT32_MAX)              \
+            (tcp)->stat[MIP_TCP_STAT_##name]++;                          \
+    } while (0)
 
 /* Retransmissions of a SYN or SYN-ACK before the handshake is given up:
  * MIP_TCP_SYN_RETRIES, or never when max_retries is 255 (struct mip_tcp). */
@@ -60,7 +67,9 @@ struct tcp_seg {
     uint8_t  netif;                 /* MIP_NETIF_ANY unless link-local */
     uint16_t data_off, data_len;
     const struct mip_addr *src, *dst;
-    struct mip_tcp_opts opts;       /* wire options to include */
+    /* wire options to include; tcp_seg_start clears the fields above it
+     * and only opts.present of it */
+    struct mip_tcp_opts opts;
     const struct mip_tcp_txbuf *tx;
     struct mip_addr local;          /* src of a connection's segments */
 };
@@ -81,6 +90,14 @@ uint16_t tcp_cksum(const struct mip_addr *src, const struct mip_addr *dst, const
                    size_t len);
 /* Sends whatever the windows, Nagle and pending flags allow. */
 void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* True when tcp_output would do nothing: no ACK owed now, no byte of the
+ * ring unsent (the ring starts at snd_una, one later before the SYN is
+ * ACKed) and no FIN queued. A receiver's every other segment. */
+static inline bool tcp_output_idle(const struct mip_tcp_conn *c)
+{
+    return !(c->flags & (TCPF_ACKNOW | TCPF_FIN_QUEUED)) &&
+           c->snd_una + ((c->flags & TCPF_SYN_ACKED) ? 0u : 1u) + c->tx.len == c->snd_nxt;
+}
 /* (Re)sends the SYN or SYN-ACK of a connection in SYN_SENT / SYN_RECEIVED. */
 mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Retransmits `len` bytes of the send ring from sequence `seq`. */

@@ -5,6 +5,7 @@
 #include "moteip/wire/ipv6.h"
 #include "moteip/wire/bytes.h"
 #include "moteip/wire/checksum.h"
+#include <stddef.h>
 #include <string.h>
 
 uint16_t tcp_local_mss(struct mip_tcp *tcp, const struct mip_addr *remote, uint8_t *netif)
@@ -53,7 +54,13 @@ uint32_t tcp_rcv_window(const struct mip_tcp_conn *c)
 
 void tcp_seg_start(struct tcp_seg *seg, uint32_t seq, uint32_t ack, uint8_t flags)
 {
-    memset(seg, 0, sizeof(*seg));
+    /* Up to the options: of those only `present` is read before the rest
+     * is written (each value goes with its bit), and `local` only through
+     * src. Every segment sent comes here. */
+    memset(seg, 0, offsetof(struct tcp_seg, opts));
+    seg->opts.present = 0;
+    seg->tx = NULL;
+    seg->local.family = MIP_AF_NONE;
     seg->h.seq = seq;
     seg->h.ack = (flags & MIP_TCP_ACK) ? ack : 0u;
     seg->h.flags = flags;
@@ -94,14 +101,17 @@ mip_status tcp_emit(struct mip_tcp *tcp, struct tcp_seg *seg)
     if (seg->data_len > 0)
         tcp_txbuf_copy(seg->tx, seg->data_off, w + seg->h.hdr_len, seg->data_len);
     mip_wr16(w + 16, tcp_cksum(seg->src, seg->dst, w, total));
-    memset(&tx, 0, sizeof(tx));
+    /* every field set, none cleared first (every segment sent) */
     tx.src = *seg->src;
     tx.dst = *seg->dst;
     tx.proto = MIP_IPPROTO_TCP;
+    tx.ttl = 0;
+    tx.tos = 0;
     tx.netif = seg->netif;
+    tx.dont_fragment = false;
     st = mip_ip_output(s, &tx, p);
     if (st == MIP_OK || st == MIP_ERR_PENDING) {
-        TCP_STAT(tcp, segs_tx);
+        TCP_STAT_HOT(tcp, segs_tx);
         if (seg->h.flags & MIP_TCP_RST)
             TCP_STAT(tcp, rst_tx);
         return MIP_OK;

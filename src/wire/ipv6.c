@@ -45,17 +45,26 @@ mip_status mip_ipv6_emit(const struct mip_ipv6_hdr *h, uint8_t *buf, size_t cap)
         return MIP_ERR_NOSPACE;
     if (h->flow_label > IPV6_FLOW_MAX)
         return MIP_ERR_INVALID;
-
-    buf[0] = (uint8_t)(0x60u | (h->traffic_class >> 4));
-    buf[1] = (uint8_t)(((uint8_t)(h->traffic_class << 4)) |
-                       (uint8_t)(h->flow_label >> 16));
+    mip_ipv6_emit_fields(buf, h->traffic_class, h->payload_len, h->next_header, h->hop_limit,
+                         h->src, h->dst);
+    buf[1] |= (uint8_t)(h->flow_label >> 16);
     mip_wr16(buf + 2, (uint16_t)h->flow_label);
-    mip_wr16(buf + 4, h->payload_len);
-    buf[6] = h->next_header;
-    buf[7] = h->hop_limit;
-    memcpy(buf + 8, h->src, 16);
-    memcpy(buf + 24, h->dst, 16);
     return MIP_OK;
+}
+
+void mip_ipv6_emit_fields(uint8_t *buf, uint8_t traffic_class, uint16_t payload_len,
+                          uint8_t next_header, uint8_t hop_limit, const uint8_t src[16],
+                          const uint8_t dst[16])
+{
+    buf[0] = (uint8_t)(0x60u | (traffic_class >> 4));
+    buf[1] = (uint8_t)(traffic_class << 4);
+    buf[2] = 0;
+    buf[3] = 0;
+    mip_wr16(buf + 4, payload_len);
+    buf[6] = next_header;
+    buf[7] = hop_limit;
+    memcpy(buf + 8, src, 16);
+    memcpy(buf + 24, dst, 16);
 }
 
 /* --- extension-header walk ------------------------------------------------ */
@@ -134,12 +143,6 @@ static void walk_fragment(const uint8_t *buf, size_t off, struct mip_ipv6_walk *
     w->frag_data_offset = (uint16_t)(off + MIP_IPV6_FRAG_HDR_LEN);
 }
 
-static bool is_ext_header(uint8_t nh)
-{
-    return nh == MIP_IPV6_NH_HOPOPTS || nh == MIP_IPV6_NH_ROUTING ||
-           nh == MIP_IPV6_NH_FRAGMENT || nh == MIP_IPV6_NH_DSTOPTS;
-}
-
 mip_status mip_ipv6_walk_ext(const uint8_t *buf, size_t len, uint8_t first_nh,
                              size_t offset, bool hbh_allowed,
                              struct mip_ipv6_walk *out)
@@ -159,7 +162,7 @@ mip_status mip_ipv6_walk_ext(const uint8_t *buf, size_t len, uint8_t first_nh,
     if (off > len)
         return MIP_ERR_TRUNCATED;
 
-    for (walked = 0u; is_ext_header(nh); walked++) {
+    for (walked = 0u; mip_ipv6_is_ext(nh); walked++) {
         size_t hlen;
 
         walk_stop(out, nh, off, nh_off);

@@ -26,6 +26,15 @@
 #define MIP_IPV6_NH_NONE      59u
 #define MIP_IPV6_NH_DSTOPTS   60u
 
+/* True for the Next Header values mip_ipv6_walk_ext walks (Hop-by-Hop,
+ * Routing, Fragment, Destination Options); any other ends the walk where
+ * it starts. */
+static inline bool mip_ipv6_is_ext(uint8_t nh)
+{
+    return nh == MIP_IPV6_NH_HOPOPTS || nh == MIP_IPV6_NH_ROUTING ||
+           nh == MIP_IPV6_NH_FRAGMENT || nh == MIP_IPV6_NH_DSTOPTS;
+}
+
 struct mip_ipv6_hdr {
     uint8_t  traffic_class;
     uint32_t flow_label;    /* 20 bits */
@@ -44,6 +53,13 @@ mip_status mip_ipv6_parse(const uint8_t *buf, size_t len, struct mip_ipv6_hdr *o
 /* Writes the 40-byte fixed header (version 6). INVALID if flow_label has
  * bits above the low 20. */
 mip_status mip_ipv6_emit(const struct mip_ipv6_hdr *h, uint8_t *buf, size_t cap);
+
+/* The same header with flow label 0 from its fields, without a struct to
+ * fill first (IP output's common case, every datagram sent): buf holds at
+ * least MIP_IPV6_HDR_LEN bytes, which the caller has checked. */
+void mip_ipv6_emit_fields(uint8_t *buf, uint8_t traffic_class, uint16_t payload_len,
+                          uint8_t next_header, uint8_t hop_limit, const uint8_t src[16],
+                          const uint8_t dst[16]);
 
 /* What the walk found that RFC 8200 says to answer with ICMPv6 Parameter
  * Problem (or to drop silently). */

@@ -419,6 +419,155 @@ static void test_lookup_finds_routes_in_any_slot_after_removals(void)
     fixture_free(&f);
 }
 
+/* IP output keeps the route table's last answer (route_lookup_out): every
+ * change to the table or the driver must be seen by the next datagram.
+ * An output hook (a driver without next_hop, so the table still answers)
+ * records the next hop and netif each datagram leaves with. */
+struct seen { struct mip_addr nh; uint8_t netif; unsigned n; };
+
+static enum mip_routing_verdict record_out(void *ctx, struct mip_stack *s,
+                                           struct mip_routing_pkt *pkt, mip_time_t now)
+{
+    struct seen *sn = ctx;
+    (void)s; (void)now;
+    sn->nh = *pkt->nexthop;
+    sn->netif = pkt->out_netif;
+    sn->n++;
+    return MIP_ROUTING_PASS;
+}
+
+static const struct mip_routing_ops record_ops = {
+    "record", NULL, NULL, NULL, NULL, NULL, NULL, record_out, 0, NULL
+};
+
+static mip_status other_next_hop(void *ctx, const struct mip_stack *s,
+                                 const struct mip_addr *dst, uint8_t *netif,
+                                 struct mip_addr *nexthop)
+{
+    (void)ctx; (void)s; (void)dst;
+    *netif = 0;
+    *nexthop = fixture_addr("fd00::77");
+    return MIP_OK;
+}
+
+static const struct mip_routing_ops other_ops = {
+    "other", other_next_hop, NULL, NULL, NULL, NULL, NULL, record_out, 0, NULL
+};
+
+/* Sends 8 bytes to dst from fd00::2 through mip_ip_output (in place) or,
+ * with copy, mip_ip_output_copy (the planned path). */
+static mip_status send_to(struct fixture *f, const char *dst, bool copy)
+{
+    static const uint8_t body[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    struct mip_ip_tx tx;
+    struct mip_pbuf *p;
+    uint8_t *w;
+    memset(&tx, 0, sizeof(tx));
+    tx.src = A("fd00::2");
+    tx.dst = A(dst);
+    tx.proto = 59;
+    tx.netif = MIP_NETIF_ANY;
+    if (copy)
+        return mip_ip_output_copy(f->s, &tx, body, sizeof(body));
+    p = mip_pbuf_alloc(&f->s->pool, MIP_LINK_HDR_MAX + MIP_IPV6_HDR_LEN);
+    CHECK(p != NULL);
+    w = mip_pbuf_put(p, sizeof(body));
+    CHECK(w != NULL);
+    memcpy(w, body, sizeof(body));
+    return mip_ip_output(f->s, &tx, p);
+}
+
+static void check_sent(struct fixture *f, struct seen *sn, const char *dst, bool copy,
+                       const char *nh, uint8_t netif)
+{
+    char text[MIP_ADDR_TEXT_MAX];
+    unsigned before = sn->n;
+    CHECK_EQ(send_to(f, dst, copy), MIP_OK);
+    CHECK_EQ(sn->n, before + 1u);
+    CHECK_EQ(mip_addr_format(&sn->nh, text, sizeof text), MIP_OK);
+    if (strcmp(text, nh) != 0)
+        fprintf(stderr, "%s: left for %s, not %s\n", dst, text, nh);
+    CHECK(strcmp(text, nh) == 0);
+    CHECK_EQ(sn->netif, netif);
+}
+
+static void test_output_sees_every_route_change(void)
+{
+    struct fixture f;
+    struct seen sn;
+    struct mip_addr net = A("fd00:1::"), sub = A("fd00:1:2::"), gw1 = A("fd00::11"),
+                    gw2 = A("fd00::22"), gw3 = A("fd00::33");
+    uint8_t eth = 0;                    /* the second netif (tiny has one) */
+    unsigned k;
+    init_empty(&f);
+    memset(&sn, 0, sizeof(sn));
+#if MIP_NETIF_MAX > 1
+    {
+        static const uint8_t iid[8] = {0x02, 0, 0, 0xFF, 0xFE, 0, 0, 3};
+        f.port[1].f = &f;
+        f.port[1].reply = MIP_OK;
+        CHECK_EQ(mip_netif_add_rawip(f.s, FIXTURE_MTU, iid, &fixture_driver, &f.port[1], &eth),
+                 MIP_OK);
+        f.port[1].netif = eth;
+    }
+#endif
+    mip_routing_set(f.s, &record_ops, &sn);
+    CHECK_EQ(send_to(&f, "fd00:1:2::5", false), MIP_ERR_NOROUTE);
+    for (k = 0; k < 2; k++) {           /* in place, then through the plan */
+        bool copy = k != 0;
+        CHECK_EQ(mip_route_add(f.s, &net, 32, &gw1, 0), MIP_OK);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::11", 0);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::11", 0);
+        /* the same prefix, replaced: another gateway on another netif */
+        CHECK_EQ(mip_route_add(f.s, &net, 32, &gw2, eth), MIP_OK);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::22", eth);
+        /* a longer prefix added wins */
+        CHECK_EQ(mip_route_add(f.s, &sub, 48, &gw3, 0), MIP_OK);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::33", 0);
+        /* and removed, the shorter one again */
+        CHECK_EQ(mip_route_remove(f.s, &sub, 48), MIP_OK);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::22", eth);
+        /* another destination, then back */
+        check_sent(&f, &sn, "fd00:1:9::5", copy, "fd00::22", eth);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::22", eth);
+        /* a driver with its own next hop takes over, then leaves */
+        mip_routing_set(f.s, &other_ops, &sn);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::77", 0);
+        mip_routing_set(f.s, &record_ops, &sn);
+        check_sent(&f, &sn, "fd00:1:2::5", copy, "fd00::22", eth);
+        /* gone: nothing leaves */
+        CHECK_EQ(mip_route_remove(f.s, &net, 32), MIP_OK);
+        CHECK_EQ(send_to(&f, "fd00:1:2::5", copy), MIP_ERR_NOROUTE);
+    }
+    mip_routing_set(f.s, NULL, NULL);
+    fixture_pool_clean(&f);
+    fixture_free(&f);
+}
+
+/* Through a default route, a group is still reached on-link and :: is no
+ * destination, in place (mip_ip_output's one-pass path) as through the
+ * plan. */
+static void test_output_group_and_unspecified_under_default_route(void)
+{
+    struct fixture f;
+    struct seen sn;
+    struct mip_addr any = A("::"), gw = A("fd00::11");
+    unsigned k;
+    init_empty(&f);
+    memset(&sn, 0, sizeof(sn));
+    mip_routing_set(f.s, &record_ops, &sn);
+    CHECK_EQ(mip_route_add(f.s, &any, 0, &gw, 0), MIP_OK);
+    for (k = 0; k < 2; k++) {
+        bool copy = k != 0;
+        check_sent(&f, &sn, "fd00:5::1", copy, "fd00::11", 0);
+        check_sent(&f, &sn, "ff05::1", copy, "ff05::1", 0);
+        CHECK_EQ(send_to(&f, "::", copy), MIP_ERR_INVALID);
+        CHECK_EQ(sn.n, 2u * (k + 1u));
+    }
+    mip_routing_set(f.s, NULL, NULL);
+    fixture_free(&f);
+}
+
 int main(void)
 {
 #if MIP_CONF_IPV4
@@ -436,5 +585,7 @@ int main(void)
     RUN(test_full_table_gives_nobufs_but_replace_still_works);
     RUN(test_netif_addresses_add_connected_routes);
     RUN(test_lookup_finds_routes_in_any_slot_after_removals);
+    RUN(test_output_sees_every_route_change);
+    RUN(test_output_group_and_unspecified_under_default_route);
     return TESTING_DONE();
 }

@@ -100,6 +100,40 @@ static const struct ps_step persist_window_reopens[] = {
 /* After mip_tcp_shutdown (half-close) the application still reads: no
  * timer ends FIN_WAIT_2, the peer's data comes in days later, and its FIN
  * ends the connection in TIME_WAIT. */
+/* A FIN the pool had no buffer for goes out with the next segment that
+ * comes in, not only when the retransmission timer fires: the peer's ACK
+ * finds nothing unsent but the FIN (tcp_output_idle must see it). */
+static struct mip_pbuf *held[MIP_PBUF_COUNT];
+
+static void pool_take_all(struct ps *p)
+{
+    unsigned i;
+    for (i = 0; i < MIP_PBUF_COUNT; i++)
+        held[i] = mip_pbuf_alloc(&p->h->f.s->pool, 0);
+}
+
+static void pool_give_back(struct ps *p)
+{
+    unsigned i;
+    for (i = 0; i < MIP_PBUF_COUNT; i++) {
+        mip_pbuf_free(&p->h->f.s->pool, held[i]);
+        held[i] = NULL;
+    }
+}
+
+static const struct ps_step fin_without_buffer_goes_with_next_input[] = {
+    PS_PASSIVE_OPEN(100, 0),
+    PS_WRITE(30),
+    PS_OUT("P.", 1, 1, .len = 30),
+    PS_DO(pool_take_all),
+    PS_SHUTDOWN(),
+    PS_NONE(),
+    PS_DO(pool_give_back),
+    PS_IN(".", 1, 31),
+    PS_OUT("F.", 31, 1),
+    PS_STATE(FIN_WAIT_1),
+};
+
 static const struct ps_step fin_wait_2_after_shutdown_stays[] = {
     PS_PASSIVE_OPEN(100, 0),
     PS_SHUTDOWN(),
@@ -294,6 +328,7 @@ int main(void)
     RUN_SCRIPT(persist_answered_goes_on);
     RUN_SCRIPT(persist_window_reopens);
     RUN_SCRIPT(fin_wait_2_after_shutdown_stays);
+    RUN_SCRIPT(fin_without_buffer_goes_with_next_input);
 #if MIP_TCP_TIMESTAMPS
     RUN_SCRIPT(paws_after_24_idle_days);
     RUN_SCRIPT(paws_drops_old_timestamp);
