@@ -192,6 +192,22 @@ def test_cctrl_reports_from_summaries():
     assert rows["cctrl"][-1] == "+100 %"
     assert rows["unmodified-i25"][-1] == "-" and rows["cctrl-i25"][-1] == "+100 %"
     assert "NullMAC +3 %" in rep.notes[0] and "LPP +49 %" in rep.notes[0]
+    # issue 25: each configuration against its base, with the interval and the
+    # path lengths where the per-hop intervals separate (only there a conclusion)
+    sep = {ln.split()[0]: ln for ln in rep.notes[-1].splitlines()[2:]}
+    assert "unmodified" in sep["cctrl"] and "above at 2,3,4,5,6" in sep["cctrl"]
+    assert "+100 ± 0 %" in sep["cctrl"], sep["cctrl"]     # 800 vs 400, ci 0.45 each
+    assert "unmodified-i25" in sep["cctrl-i25"] and "unmodified" not in sep
+    assert sep["dual-unmodified"].rstrip().endswith("none")      # 100 h +/- 1 vs itself
+    rows = cctrl_figures.double_separations({"points": pts[:10]})  # unmodified, cctrl
+    assert rows == [["cctrl", "unmodified", "+100 ± 0 %", "above at 2,3,4,5,6"]]
+
+
+def test_cctrl_double_runs_on_telosb():
+    """issue 25: every cctrl-double arm on [B]'s mote, the cc2420 platform."""
+    e = experiments.get("cctrl-double")
+    assert e.runs == 15
+    assert all(k.get("platform") == "cc2420" for _, k in e.arms)
 
 
 def test_cctrl_crc_metric():

@@ -8,9 +8,20 @@ import pathlib
 
 from ..jsontypes import JsonObj
 from ..plot import pyplot
-from ..table import mean_ci, num
+from ..table import mean_ci, num, render
 from . import Arms, Experiment, Report, metric, point, register
-from .relay import _CCTRL_FLOW, _KEEP, CCTRL_HOPS, CCTRL_SOURCE, TELOSB, cctrl_metrics
+from .relay import (
+    _CCTRL_FLOW,
+    _KEEP,
+    CCTRL_HOPS,
+    CCTRL_SOURCE,
+    TELOSB,
+    _hops_text,
+    cctrl_metrics,
+    gain_ci,
+    mean_of_cells,
+    separated_cells,
+)
 
 # --- cctrl-double: section 5.4 -------------------------------------------------------------------
 
@@ -106,19 +117,38 @@ def _double_arms() -> list[tuple[str, JsonObj]]:
     for label, keys, conns in DOUBLE_CONFIGS + DOUBLE_MAC_CONFIGS:
         for h in PROXY_HOPS if label in PROXIED else CCTRL_HOPS:
             arms.append((f"{label}/{h}", {**keys, "flows": double_flows(h, conns, label in MERGED),
-                                          **(double_proxy(h) if label in PROXIED else {})}))
+                                          **(double_proxy(h) if label in PROXIED else {}),
+                                          **TELOSB}))
     return arms
 
 
+def _double_cells(summary: JsonObj, config: str, hops: list[int]) -> list[JsonObj | None]:
+    """A configuration's segments cell at each path length of `hops`."""
+    return [metric(point(summary, arm=f"{config}/{h}"), "delivered_segments") for h in hops]
+
+
 def _double_mean(summary: JsonObj, config: str, hops: list[int] | None = None) -> float | None:
-    vals = []
-    for h in hops or CCTRL_HOPS:
-        p = point(summary, arm=f"{config}/{h}")
-        s = metric(p, "delivered_segments") if p else None
-        if not s:
-            return None
-        vals.append(s["mean"])
-    return sum(vals) / len(vals)
+    ov = mean_of_cells(_double_cells(summary, config, hops or CCTRL_HOPS))
+    return None if ov is None else ov[0]
+
+
+def double_separations(summary: JsonObj) -> list[list[str]]:
+    """Each configuration against its base (_double_base): the change of the
+    average with its 95 % interval (relay.overall_ci's rule) and the path
+    lengths whose per-hop intervals separate (issue 25: conclusions only
+    there)."""
+    rows = []
+    for label, _k, _c in DOUBLE_CONFIGS + DOUBLE_MAC_CONFIGS:
+        base = _double_base(label)
+        hops = PROXY_HOPS if label in PROXIED else CCTRL_HOPS
+        a, b = _double_cells(summary, label, hops), _double_cells(summary, base, hops)
+        oa, ob = mean_of_cells(a), mean_of_cells(b)
+        if base == label or oa is None or ob is None:
+            continue
+        g, ci = gain_ci(oa, ob)
+        rows.append([label, base, f"{g:+.0f} ± {ci:.0f} %",
+                     _hops_text(*separated_cells(list(zip(hops, a, b, strict=True))))])
+    return rows
 
 
 def double_report(summary: JsonObj) -> Report:
@@ -160,7 +190,14 @@ def double_report(summary: JsonObj) -> Report:
              "client, unmodified; the client's next hop takes over its SYN and splits the stream "
              "over two subflows to N3, which opens the real connection ([B] 4.5.1, "
              "apps/cctrl_proxy.h); from 3 hops (at 2 the next hop is N3); average and change "
-             "over 3-6 hops, against unmodified over the same."]
+             "over 3-6 hops, against unmodified over the same.",
+             "Platform: cc2420 for every arm (TelosB, [B]'s mote, section 3.4.1: 192 us receiver "
+             "start-up, 500 kb/s SPI per frame, clocks within +/-40 ppm; docs/SIMULATOR.md).",
+             "Change of segments against the same MAC's (and interference range's) unmodified "
+             "forwarders, with its 95 % interval (average's interval sqrt(sum ci^2) / hops, "
+             "propagated to the ratio), and the path lengths whose per-hop intervals separate:",
+             render(["configuration (change)", "against", "change", "hops separated"],
+                    double_separations(summary))]
     return Report(["configuration"] + [f"{h} hops" for h in CCTRL_HOPS] + ["average", "vs unmodified"],
                   rows, notes)
 

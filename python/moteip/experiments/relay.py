@@ -406,9 +406,15 @@ def overall_ci(summary: JsonObj, arm: str, name: str, **at: object) -> tuple[flo
     """[B]'s overall value (the mean of the per-hop means) and its 95 %
     interval: the runs of different path lengths are independent, so the
     half-widths add in quadrature, sqrt(sum ci_h^2) / H."""
+    return mean_of_cells([metric(point(summary, arm=arm, topology__nodes=h + 1, **at), name)
+                          for h in CCTRL_HOPS])
+
+
+def mean_of_cells(cells: list[JsonObj | None]) -> tuple[float, float] | None:
+    """The mean of per-hop summary cells and its 95 % interval (see
+    overall_ci); None if a cell is missing."""
     ms, cs = [], []
-    for h in CCTRL_HOPS:
-        s = metric(point(summary, arm=arm, topology__nodes=h + 1, **at), name)
+    for s in cells:
         if not s or s.get("mean") is None:
             return None
         ms.append(s["mean"])
@@ -428,10 +434,17 @@ def gain_ci(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, floa
 def separated_hops(summary: JsonObj, arm: str, base: str, **at: object) -> tuple[list[int], list[int]]:
     """The path lengths where the arm's and the base's intervals do not
     overlap: (arm above, arm below)."""
+    def cell(a: str, h: int) -> JsonObj | None:
+        return metric(point(summary, arm=a, topology__nodes=h + 1, **at), "delivered_segments")
+    return separated_cells([(h, cell(arm, h), cell(base, h)) for h in CCTRL_HOPS])
+
+
+def separated_cells(pairs: list[tuple[int, JsonObj | None, JsonObj | None]]
+                    ) -> tuple[list[int], list[int]]:
+    """Of (hops, arm's cell, base's cell): the hop counts where the two 95 %
+    intervals do not overlap, (arm above, arm below)."""
     above, below = [], []
-    for h in CCTRL_HOPS:
-        a = metric(point(summary, arm=arm, topology__nodes=h + 1, **at), "delivered_segments")
-        b = metric(point(summary, arm=base, topology__nodes=h + 1, **at), "delivered_segments")
+    for h, a, b in pairs:
         if not a or not b or a.get("ci95") is None or b.get("ci95") is None:
             continue
         if a["mean"] - a["ci95"] > b["mean"] + b["ci95"]:
