@@ -22,10 +22,10 @@ static const uint32_t avr_cycles[SIM_CPU_EVENTS] = {
  * takes one cycle each (docs/SIMULATOR.md "CPU energy"). */
 static const uint32_t m4_insns[SIM_CPU_EVENTS] = {
     [SIM_CPU_CHANNEL_CHECK] = 1114,
-    [SIM_CPU_FRAME_TX]      = 1632,
-    [SIM_CPU_FRAME_RX]      = 2447,
-    [SIM_CPU_TCP_SEG_IN]    = 761,
-    [SIM_CPU_TCP_SEG_OUT]   = 3896,
+    [SIM_CPU_FRAME_TX]      = 1628,
+    [SIM_CPU_FRAME_RX]      = 2301,
+    [SIM_CPU_TCP_SEG_IN]    = 640,
+    [SIM_CPU_TCP_SEG_OUT]   = 3427,
 };
 static const char *const event_names[SIM_CPU_EVENTS] = {
     "channel_check", "frame_tx", "frame_rx", "tcp_seg_in", "tcp_seg_out",

@@ -21,8 +21,8 @@ from simrun import run_ok
 AVR_CYCLES = {"channel_check": 6186, "frame_tx": 8937, "frame_rx": 9880,
               "tcp_seg_in": 3609, "tcp_seg_out": 16420}
 # ... and Cortex-M4 instructions per event (bench/events-arm), the nRF52840's
-M4_INSNS = {"channel_check": 1114, "frame_tx": 1632, "frame_rx": 2447,
-            "tcp_seg_in": 761, "tcp_seg_out": 3896}
+M4_INSNS = {"channel_check": 1114, "frame_tx": 1628, "frame_rx": 2301,
+            "tcp_seg_in": 640, "tcp_seg_out": 3427}
 CPUS = {"cc2420": (8e6, 2.4, 0.0051), "at86rf233": (48e6, 4.09, 0.0038),
         "nrf52840": (64e6, 3.3, 0.00316)}
 COUNTS = {"cc2420": AVR_CYCLES, "at86rf233": AVR_CYCLES, "nrf52840": M4_INSNS}
