@@ -311,6 +311,7 @@ static void step(struct mip_mac *m)
         if (mip_mac_defer_if_busy(m))
             break;
         c->tx = TX_DATA;
+        c->radio = false;       /* the transmission holds the radio now */
         mip_mac_transmit(m);
         break;
     }
@@ -349,7 +350,12 @@ static void acked(struct mip_mac *m, const struct mip_802154_hdr *h)
 static bool radio_wanted(const struct mip_mac *m)
 {
     const struct mip_lpp *c = &m->rdc.lpp;
-    return mip_mac_radio_needed(m) || c->radio || c->rx != RX_SLEEP;
+    /* The sender's listen belongs to a frame under way: a frame that ended
+     * on another path (a radio that refused the transmission, a frame
+     * llsec could not secure) leaves `radio` set, and an idle MAC must not
+     * keep its receiver on for it. */
+    return mip_mac_radio_needed(m) || (c->radio && m->state != MIP_MAC_ST_IDLE) ||
+           c->rx != RX_SLEEP;
 }
 
 static const struct mip_rdc_ops ops = {
