@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,17 @@ if BUILD_SIM.is_file():
 os.environ["MOTEIP_SIM"] = str(SIM)
 # `moteip reproduce` must use the repository's examples/.
 os.environ.pop("MOTEIP_EXAMPLES", None)
+
+# The stop-signal tests (test_realtime, test_resume, test_view) send SIGINT,
+# SIGTERM and SIGHUP to a `moteip` child and expect what a shell's kill or
+# Ctrl-C does. A signal ignored here is ignored in every child (exec keeps
+# SIG_IGN), and moteip rightly leaves an ignored signal ignored: a suite
+# started under nohup (SIGHUP) or as a background job of a shell without job
+# control (SIGINT) would fail them. So the suite puts them back first.
+for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_sig) is signal.SIG_IGN:
+        signal.signal(_sig, signal.default_int_handler if _sig == signal.SIGINT
+                      else signal.SIG_DFL)
 
 _SCRIPT = pathlib.Path(sys.executable).parent / "moteip"
 MOTEIP = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "moteip"]

@@ -98,14 +98,6 @@ def test_the_walkthrough_scenario_of_tool_md_checks(cli, tmp_path, repo_root):
     assert r.rc == 0, r
 
 
-def _stop_signals_default() -> None:
-    """In the child: SIGTERM and SIGHUP at their defaults, whatever this test run
-    inherited (under nohup SIGHUP is ignored, and moteip leaves an ignored signal
-    ignored, as it should), so the test sees what a shell's `kill` does."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
-
-
 def _children(pid: int) -> list[int]:
     """The live child processes of pid (Linux /proc)."""
     kids: list[int] = []
@@ -134,8 +126,7 @@ def test_a_stop_signal_to_moteip_ends_its_simulator(moteip_argv, tmp_path, sig):
     (tmp_path / "p.toml").write_text(PING3.format(duration=60))
     p = subprocess.Popen([*moteip_argv, "run", "p.toml", "--realtime", "--out", "r.json"],
                          cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True,     # no terminal signals reach the child
-                         preexec_fn=_stop_signals_default)
+                         start_new_session=True)     # no terminal signals reach the child
     sims: list[int] = []
     try:
         ready, _, _ = select.select([p.stderr], [], [], 60)
@@ -182,7 +173,7 @@ def test_a_stop_signal_ends_a_sweeps_runs(moteip_argv, tmp_path, sig):
     (tmp_path / "p.toml").write_text(LONG_TCP)
     p = subprocess.Popen([*moteip_argv, "sweep", "p.toml", "--jobs", "2", "--out", "sw"],
                          cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, preexec_fn=_stop_signals_default)
+                         start_new_session=True)
     sims: list[int] = []
     try:
         deadline = time.monotonic() + 30
