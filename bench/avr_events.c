@@ -1,10 +1,10 @@
 /*
  * avr_events: an ATmega1284P firmware that measures the CPU cycles of the
  * events the simulator's CPU account charges (sim/cpu_energy.c), with the
- * real stack (tiny profile, 6LoWPAN on, ContikiMAC in) against a stub radio
- * whose calls cost next to nothing. Run by `bench/avr-cycles --events` under
- * tools/moteip-simavr (cycle-accurate); it prints one line per event on
- * USART0,
+ * real stack (tiny profile, 6LoWPAN on, ContikiMAC in) against a null radio
+ * (every call returns at once: only the stack's cycles are counted). Run by
+ * `bench/avr-cycles --events` under tools/moteip-simavr (cycle-accurate); it
+ * prints one line per event on USART0,
  *
  *   event NAME CYCLES UNITS
  *
@@ -164,20 +164,20 @@ static void report(const char *name, uint32_t cycles, uint32_t units)
     uart_put('\n');
 }
 
-/* --- the stub radio ------------------------------------------------------ */
+/* --- the null radio ------------------------------------------------------ */
 
 static uint8_t radio_busy;  /* a transmission waits for its tx_done */
 
-static mip_status stub_transmit(void *ctx, const uint8_t *frame, size_t len)
+static mip_status null_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     (void)ctx; (void)frame; (void)len;
     radio_busy = 1;
     return MIP_OK;
 }
-static bool stub_cca(void *ctx) { (void)ctx; return true; }
-static void stub_on(void *ctx) { (void)ctx; }
-static void stub_off(void *ctx) { (void)ctx; }
-static const struct mip_radio_driver stub_radio = { stub_transmit, stub_cca, stub_on, stub_off };
+static bool null_cca(void *ctx) { (void)ctx; return true; }
+static void null_on(void *ctx) { (void)ctx; }
+static void null_off(void *ctx) { (void)ctx; }
+static const struct mip_radio_driver null_radio = { null_transmit, null_cca, null_on, null_off };
 
 /* --- two stacks on 6LoWPAN netifs, frames handed over in memory ---------- */
 
@@ -278,7 +278,7 @@ static void mac_start(uint8_t rdc)
     static const uint8_t seed[4] = { 1, 2, 3, 4 };
     mip_mac_config_default(&cfg, MIP_MAC_CSMA, PAN, 2, ext);
     cfg.rdc.kind = rdc;
-    (void)mip_mac_init(&mac, &cfg, &stub_radio, NULL, &cb, seed, sizeof(seed), now_us);
+    (void)mip_mac_init(&mac, &cfg, &null_radio, NULL, &cb, seed, sizeof(seed), now_us);
     radio_busy = 0;
 }
 
