@@ -420,11 +420,9 @@ bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip
     return true;
 }
 
-/* Reads request bytes; answers a complete request. False when waiting. */
-static bool take_request(struct mip_http_conn *hc)
+enum mip_http_take_result mip_http_take(struct mip_http_intake *in, struct mip_tcp *tcp,
+                                        struct mip_tcp_conn *c, struct mip_http_answer *a)
 {
-    struct mip_http_server *h = hc->app;
-    struct mip_tcp_conn *c = &hc->mem.conn;
     struct mip_http_request r;
     enum mip_http_parse_result res;
     uint64_t n = 0;
@@ -432,62 +430,77 @@ static bool take_request(struct mip_http_conn *hc)
 
     /* Drop the body of the previous request: first the part already
      * copied into req (pipelined with its head), then from the ring. */
-    if (hc->skip > 0 && hc->req_len > 0) {
-        size_t k = hc->skip < hc->req_len ? (size_t)hc->skip : hc->req_len;
-        memmove(hc->req, hc->req + k, hc->req_len - k);
-        hc->req_len = (uint16_t)(hc->req_len - k);
-        hc->skip -= k;
+    if (in->skip > 0 && in->req_len > 0) {
+        size_t k = in->skip < in->req_len ? (size_t)in->skip : in->req_len;
+        memmove(in->req, in->req + k, in->req_len - k);
+        in->req_len = (uint16_t)(in->req_len - k);
+        in->skip -= k;
     }
-    while (hc->skip > 0) {
+    while (in->skip > 0) {
         uint8_t buf[MIP_TCP_APP_CHUNK];
-        size_t want = hc->skip < sizeof(buf) ? (size_t)hc->skip : sizeof(buf);
-        size_t got = mip_tcp_read(h->srv.tcp, c, buf, want);
+        size_t want = in->skip < sizeof(buf) ? (size_t)in->skip : sizeof(buf);
+        size_t got = mip_tcp_read(tcp, c, buf, want);
         if (got == 0)
             break;
-        hc->skip -= got;
-        hc->last = h->srv.tcp->stack->now;
+        in->skip -= got;
+        in->last = tcp->stack->now;
     }
-    if (hc->skip == 0 && hc->req_len < sizeof(hc->req)) {
-        size_t got = mip_tcp_read(h->srv.tcp, c, hc->req + hc->req_len,
-                                  sizeof(hc->req) - hc->req_len);
-        hc->req_len = (uint16_t)(hc->req_len + got);
+    if (in->skip == 0 && in->req_len < sizeof(in->req)) {
+        size_t got = mip_tcp_read(tcp, c, in->req + in->req_len, sizeof(in->req) - in->req_len);
+        in->req_len = (uint16_t)(in->req_len + got);
         if (got > 0)
-            hc->last = h->srv.tcp->stack->now;
+            in->last = tcp->stack->now;
     }
-    if (hc->skip > 0) {
-        if (mip_tcp_peer_closed(c)) {
-            hc->phase = PHASE_CLOSING;
-            (void)mip_tcp_close(h->srv.tcp, c);
-        }
-        return false;
-    }
-    res = mip_http_parse_request(hc->req, hc->req_len, sizeof(hc->req), &r);
-    if (res == MIP_HTTP_INCOMPLETE) {
-        if (mip_tcp_peer_closed(c)) {
-            /* The client is done (possibly mid-request: nothing to answer). */
-            hc->phase = PHASE_CLOSING;
-            (void)mip_tcp_close(h->srv.tcp, c);
-        }
-        return false;
-    }
+    res = in->skip > 0 ? MIP_HTTP_INCOMPLETE
+                       : mip_http_parse_request(in->req, in->req_len, sizeof(in->req), &r);
+    if (res == MIP_HTTP_INCOMPLETE)
+        return mip_tcp_peer_closed(c) ? MIP_HTTP_TAKE_CLOSED : MIP_HTTP_TAKE_WAIT;
+    memset(a, 0, sizeof(*a));
     if (res == MIP_HTTP_INVALID) {
-        hc->req_len = 0;
-        respond(hc, r.status, 0, true, false, 1);
-        return true;
+        in->req_len = 0;
+        a->status = r.status;
+        a->with_body = true;
+        a->version_minor = 1;
+        return MIP_HTTP_TAKE_ANSWER;
     }
-    h->requests++;
-    bytes_ok = mip_http_route_bytes(hc->req + r.target_off, r.target_len, &n);
+    a->request = true;
+    bytes_ok = mip_http_route_bytes(in->req + r.target_off, r.target_len, &n);
     /* Keep what follows the head: its body (dropped) and the next
      * pipelined request. */
-    memmove(hc->req, hc->req + r.consumed, hc->req_len - r.consumed);
-    hc->req_len = (uint16_t)(hc->req_len - r.consumed);
-    hc->skip = r.content_length;
-    if (r.method == MIP_HTTP_OTHER)
-        respond(hc, 501, 0, true, false, r.version_minor);
-    else if (bytes_ok)
-        respond(hc, 200, n, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
-    else
-        respond(hc, 404, 0, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
+    memmove(in->req, in->req + r.consumed, in->req_len - r.consumed);
+    in->req_len = (uint16_t)(in->req_len - r.consumed);
+    in->skip = r.content_length;
+    a->version_minor = r.version_minor;
+    if (r.method == MIP_HTTP_OTHER) {
+        a->status = 501;
+        a->with_body = true;
+    } else {
+        a->status = bytes_ok ? 200u : 404u;
+        a->body_len = bytes_ok ? n : 0u;
+        a->with_body = r.method == MIP_HTTP_GET;
+        a->keep_alive = r.keep_alive;
+    }
+    return MIP_HTTP_TAKE_ANSWER;
+}
+
+/* Reads request bytes; answers a complete request. False when waiting. */
+static bool take_request(struct mip_http_conn *hc)
+{
+    struct mip_http_answer a;
+
+    switch (mip_http_take(&hc->in, hc->app->srv.tcp, &hc->mem.conn, &a)) {
+    case MIP_HTTP_TAKE_WAIT:
+        return false;
+    case MIP_HTTP_TAKE_CLOSED:
+        hc->phase = PHASE_CLOSING;
+        (void)mip_tcp_close(hc->app->srv.tcp, &hc->mem.conn);
+        return false;
+    case MIP_HTTP_TAKE_ANSWER:
+        break;
+    }
+    if (a.request)
+        hc->app->requests++;
+    respond(hc, a.status, a.body_len, a.with_body, a.keep_alive, a.version_minor);
     return true;
 }
 
@@ -531,7 +544,7 @@ static void http_run(struct mip_http_conn *hc)
                 return;
             }
             hc->phase = PHASE_READ;
-            hc->last = hc->app->srv.tcp->stack->now;   /* waits for the next request */
+            hc->in.last = hc->app->srv.tcp->stack->now;   /* waits for the next request */
         } else if (hc->phase == PHASE_READ) {
             if (!take_request(hc))
                 return;
@@ -605,16 +618,16 @@ static void http_make_room(struct mip_http_server *h)
         /* The server has no timer: its stamps are read only here, maybe
          * days later. Held within the horizon first, a connection idle for
          * weeks reads as old, not as a stamp from the future (timer.h). */
-        (void)mip_time_hold(&hc->last, now);
+        (void)mip_time_hold(&hc->in.last, now);
         if (hc->phase == PHASE_READ &&
-            mip_time_reached(now, hc->last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
+            mip_time_reached(now, hc->in.last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
             h->timeouts++;
             mip_tcp_abort(h->srv.tcp, &hc->mem.conn);
             full = false;
             continue;
         }
         if (idlest == NULL || (hc->phase == PHASE_CLOSING && idlest->phase != PHASE_CLOSING) ||
-            (hc->phase == idlest->phase && mip_time_before(hc->last, idlest->last)))
+            (hc->phase == idlest->phase && mip_time_before(hc->in.last, idlest->in.last)))
             idlest = hc;
     }
     if (full && idlest != NULL) {
@@ -638,14 +651,14 @@ static struct mip_tcp_conn *http_accept(struct mip_tcp_listener *l, struct mip_t
         return NULL;
     hc = MIP_CONTAINER_OF(m, struct mip_http_conn, mem);
     hc->app = h;
-    hc->last = h->srv.tcp->stack->now;
+    hc->in.last = h->srv.tcp->stack->now;
     hc->phase = PHASE_READ;
     hc->close_after = false;
     hc->linger = false;
-    hc->req_len = 0;
+    hc->in.req_len = 0;
     hc->resp.head_len = hc->resp.head_off = 0;
     hc->resp.body_left = hc->resp.body_off = 0;
-    hc->skip = 0;
+    hc->in.skip = 0;
     return mip_tcp_app_slot_take(&hc->mem, &http_cb, hc);
 }
 

@@ -158,6 +158,47 @@ void mip_http_resp_start(struct mip_http_resp *r, uint16_t status, uint64_t body
 bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip_tcp_conn *c,
                         uint64_t *body_bytes);
 
+/* --- reading requests off a connection ------------------------------------ */
+
+/* What a connection has read of its requests and not yet answered: the
+ * head (and any pipelined bytes after it) in req, and the body of the last
+ * request still to drop. Both servers (below, and the kernel's HTTP
+ * process in os_apps.h) keep one per connection. */
+struct mip_http_intake {
+    uint16_t   req_len;      /* bytes in req */
+    mip_time_t last;         /* last request byte read (the server also sets
+                                it on accept and after a response): the idle
+                                clock, stack ms */
+    uint64_t   skip;         /* request body bytes still to drop */
+    uint8_t    req[MIP_HTTP_REQ_MAX];
+};
+
+/* The response to one request head, for mip_http_resp_start. */
+struct mip_http_answer {
+    uint16_t status;         /* 200, 404, 501, or the parser's error status */
+    uint64_t body_len;       /* with 200: the /bytes/N body's length */
+    bool     with_body;      /* false for HEAD */
+    bool     keep_alive;     /* false: close once the response is out */
+    bool     request;        /* a well-formed request (count it); false for
+                                a refused head */
+    uint8_t  version_minor;
+};
+
+enum mip_http_take_result {
+    MIP_HTTP_TAKE_WAIT = 0,  /* no complete request yet: wait for more bytes */
+    MIP_HTTP_TAKE_CLOSED,    /* the client closed with no request to answer
+                                (maybe mid-request or mid-body): close */
+    MIP_HTTP_TAKE_ANSWER     /* *a answers one request; its head and body are
+                                consumed (the body maybe still as in->skip) */
+};
+
+/* Drops what is left of the previous request's body, reads what fits of
+ * the next request from c into in->req, and parses it. Refreshes in->last
+ * when request bytes arrive. Never reads beyond MIP_HTTP_REQ_MAX: a head
+ * that does not fit is refused (414 or 431, keep_alive false). */
+enum mip_http_take_result mip_http_take(struct mip_http_intake *in, struct mip_tcp *tcp,
+                                        struct mip_tcp_conn *c, struct mip_http_answer *a);
+
 /* --- the server -------------------------------------------------------------- */
 
 struct mip_http_server;
@@ -168,12 +209,9 @@ struct mip_http_conn {
     uint8_t  phase;          /* reading a request, sending a response, closing */
     bool     close_after;    /* close once the response is out */
     bool     linger;         /* ... lingering: a refused request (http_run) */
-    uint16_t req_len;        /* bytes in req */
-    mip_time_t last;         /* accepted, last request byte read, or last
-                                response queued: the idle clock */
-    uint64_t skip;           /* request body bytes still to drop */
+    struct mip_http_intake in;   /* in.last: accepted, last request byte read,
+                                    or last response queued: the idle clock */
     struct mip_http_resp resp;
-    uint8_t  req[MIP_HTTP_REQ_MAX];
 };
 
 struct mip_http_server {

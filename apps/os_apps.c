@@ -154,53 +154,20 @@ static void http_answer(struct mip_os_http *h, struct mip_os_http_conn *hc, uint
 /* Reads what the client sent; answers one complete request (true). */
 static bool http_take(struct mip_os_http *h, struct mip_os_http_conn *hc, struct mip_tcp_conn *c)
 {
-    struct mip_http_request r;
-    enum mip_http_parse_result res;
-    uint8_t drop[64];
-    uint64_t n = 0;
-    size_t got;
-    bool bytes_ok;
+    struct mip_http_answer a;
 
-    if (hc->skip > 0 && hc->req_len > 0) {     /* a body pipelined with its head */
-        size_t k = hc->skip < hc->req_len ? (size_t)hc->skip : hc->req_len;
-        memmove(hc->req, hc->req + k, hc->req_len - k);
-        hc->req_len = (uint16_t)(hc->req_len - k);
-        hc->skip -= k;
-    }
-    while (hc->skip > 0 &&
-           (got = mip_tcp_read(h->tcp, c, drop,
-                               hc->skip < sizeof drop ? (size_t)hc->skip : sizeof drop)) > 0)
-        hc->skip -= got;
-    if (hc->skip == 0 && hc->req_len < sizeof hc->req) {
-        got = mip_tcp_read(h->tcp, c, hc->req + hc->req_len, sizeof hc->req - hc->req_len);
-        hc->req_len = (uint16_t)(hc->req_len + got);
-        if (got > 0)
-            hc->last = h->s->now;
-    }
-    res = hc->skip > 0 ? MIP_HTTP_INCOMPLETE
-                       : mip_http_parse_request(hc->req, hc->req_len, sizeof hc->req, &r);
-    if (res == MIP_HTTP_INCOMPLETE) {
-        if (mip_tcp_peer_closed(c))
-            (void)mip_tcp_close(h->tcp, c);     /* done, maybe mid-request: nothing to answer */
+    switch (mip_http_take(&hc->in, h->tcp, c, &a)) {
+    case MIP_HTTP_TAKE_WAIT:
         return false;
+    case MIP_HTTP_TAKE_CLOSED:
+        (void)mip_tcp_close(h->tcp, c);     /* done, maybe mid-request: nothing to answer */
+        return false;
+    case MIP_HTTP_TAKE_ANSWER:
+        break;
     }
-    if (res == MIP_HTTP_INVALID) {
-        hc->req_len = 0;
-        http_answer(h, hc, r.status, 0, true, false, 1);
-        return true;
-    }
-    h->requests++;
-    bytes_ok = mip_http_route_bytes(hc->req + r.target_off, r.target_len, &n);
-    /* keep what follows the head: its body (dropped) and the next request */
-    memmove(hc->req, hc->req + r.consumed, hc->req_len - r.consumed);
-    hc->req_len = (uint16_t)(hc->req_len - r.consumed);
-    hc->skip = r.content_length;
-    if (r.method == MIP_HTTP_OTHER)
-        http_answer(h, hc, 501, 0, true, false, r.version_minor);
-    else if (bytes_ok)
-        http_answer(h, hc, 200, n, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
-    else
-        http_answer(h, hc, 404, 0, r.method == MIP_HTTP_GET, r.keep_alive, r.version_minor);
+    if (a.request)
+        h->requests++;
+    http_answer(h, hc, a.status, a.body_len, a.with_body, a.keep_alive, a.version_minor);
     return true;
 }
 
@@ -216,12 +183,12 @@ static void http_run(struct mip_os_http *h, size_t i)
                 return;
             if (!hc->close_after) {
                 hc->phase = HTTP_READ;
-                hc->last = h->s->now;
+                hc->in.last = h->s->now;
                 continue;
             }
             /* FIN now; read and drop until the client's (see the header) */
             hc->phase = HTTP_LINGER;
-            hc->last = h->s->now;
+            hc->in.last = h->s->now;
             (void)mip_tcp_shutdown(h->tcp, c);
         }
         if (hc->phase == HTTP_LINGER) {
@@ -243,7 +210,7 @@ static void http_idle_check(struct mip_os_http *h)
     size_t i;
     for (i = 0; i < MIP_OS_APP_CONNS; i++)
         if (h->t.conn[i].in_use && h->hc[i].phase != HTTP_SEND &&
-            mip_time_reached(h->s->now, h->hc[i].last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
+            mip_time_reached(h->s->now, h->hc[i].in.last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
             h->timeouts++;
             mip_tcp_abort(h->tcp, &h->t.conn[i].conn);
         }
@@ -278,7 +245,7 @@ char mip_os_http_thread(struct mip_os *os, struct mip_os_process *p, mip_os_even
                 continue;
             if (t->what == MIP_OS_TCP_CONNECTED) {
                 memset(&h->hc[i], 0, sizeof h->hc[i]);
-                h->hc[i].last = h->s->now;
+                h->hc[i].in.last = h->s->now;
             }
             if (t->what < MIP_OS_TCP_CLOSED)
                 http_run(h, i);

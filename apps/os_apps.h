@@ -90,11 +90,9 @@ char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_e
 struct mip_os_http_conn {
     uint8_t phase;              /* reading, sending, lingering */
     bool close_after;
-    uint16_t req_len;
-    mip_time_t last;            /* accepted or last request byte: the idle clock */
-    uint64_t skip;              /* request body bytes still to drop */
+    struct mip_http_intake in;  /* in.last: accepted, last request byte read,
+                                   or last response queued: the idle clock */
     struct mip_http_resp resp;
-    uint8_t req[MIP_HTTP_REQ_MAX];
 };
 
 struct mip_os_http {
