@@ -198,6 +198,26 @@ static void test_dtc_caches_and_resends_down_the_source_route(void)
     node_free(&n);
 }
 
+/* The sender missed the ACK that cleared segment d (1000, 60 bytes): its
+ * end-to-end retransmission (a new IP id and label) is answered with one
+ * regenerated ACK of 1060, sent to short address `to` with the extension
+ * header `first_nh` first. */
+static void check_ack_regenerated(struct node *n, struct tseg *d, unsigned to, uint8_t first_nh)
+{
+    struct routed s;
+    fixture_clear(&n->f);
+    d->id = 4;
+    d->label = 4;
+    feed_rpl(n, d);
+    CHECK_EQ(rstat(n, MIP_RELAY_STAT_acks_regenerated), 1);
+    CHECK_EQ(n->f.ntx, 1);
+    CHECK(routed_at(n, 0, &s));
+    CHECK_EQ(s.to, to);
+    CHECK_EQ(s.first_nh, first_nh);
+    CHECK_EQ(s.h.ack, 1060);
+    CHECK_EQ(s.len, 0);
+}
+
 /* DTC: the ACK from D cleared the cached segment although it came up with
  * an RPL Option (the flow is one, whichever way its headers point). An
  * end-to-end retransmission of acknowledged data gets a regenerated ACK
@@ -205,24 +225,13 @@ static void test_dtc_caches_and_resends_down_the_source_route(void)
 static void test_dtc_regenerated_ack_keeps_the_rpl_option(void)
 {
     struct node n;
-    struct routed s;
     struct tseg d = data(true, 1000, 60, 3), a = ackseg(true, 1060, 7);
     ns_node(&n, MIP_RELAY_DTC);
     handshake_rpl(&n);
     feed_rpl(&n, &d);
     feed_rpl(&n, &a);
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
-    fixture_clear(&n.f);
-    d.id = 4;
-    d.label = 4;
-    feed_rpl(&n, &d);                     /* the sender missed the ACK */
-    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_regenerated), 1);
-    CHECK_EQ(n.f.ntx, 1);
-    CHECK(routed_at(&n, 0, &s));
-    CHECK_EQ(s.to, SHORT_U);
-    CHECK_EQ(s.first_nh, MIP_IPV6_NH_HOPOPTS);
-    CHECK_EQ(s.h.ack, 1060);
-    CHECK_EQ(s.len, 0);
+    check_ack_regenerated(&n, &d, SHORT_U, MIP_IPV6_NH_HOPOPTS);
     node_free(&n);
 }
 
@@ -237,7 +246,6 @@ static void test_dtc_regenerated_ack_keeps_the_rpl_option(void)
 static void test_regenerated_ack_follows_its_source_route(void)
 {
     struct node n;
-    struct routed s;
     struct tseg d = data(true, 1000, 60, 3), a = ackseg(true, 1060, 7);
     uint8_t plain[300], pkt[300], addrs[2][16];
     struct mip_addr r = fixture_addr("fd01::ff:fe00:5"), v = fixture_addr("fd01::ff:fe00:7"),
@@ -263,17 +271,7 @@ static void test_regenerated_ack_follows_its_source_route(void)
     CHECK_EQ(n.f.ntx, 1);
     CHECK_EQ(n.f.tx[0].data[5], 7);           /* forwarded to V */
     CHECK_EQ(rstat(&n, MIP_RELAY_STAT_tcp_acks_cleared), 1);
-    fixture_clear(&n.f);
-    d.id = 4;
-    d.label = 4;
-    feed_rpl(&n, &d);                     /* the sender missed the ACK */
-    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_regenerated), 1);
-    CHECK_EQ(n.f.ntx, 1);
-    CHECK(routed_at(&n, 0, &s));
-    CHECK_EQ(s.to, 7);
-    CHECK_EQ(s.first_nh, MIP_IPV6_NH_ROUTING);
-    CHECK_EQ(s.h.ack, 1060);
-    CHECK_EQ(s.len, 0);
+    check_ack_regenerated(&n, &d, 7, MIP_IPV6_NH_ROUTING);
     node_free(&n);
 }
 
