@@ -1274,6 +1274,9 @@ static const struct key proxy_keys[] = {
       .def = true, .note = "the proxy's connections delay ACKs (uIP does not)" },
     { .key = "options", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.options),
       .def = true, .note = "the proxy's connections offer SACK and timestamps (uIP does not)" },
+    { .key = "limited_transmit", .type = KT_BOOL, .flags = KF_DEF,
+      FIELD(SC, proxy.limited_transmit), .def = false,
+      .note = "RFC 3042 on the proxy's connections" },
     K_NUM(SC, "setup_s", proxy.setup_s, 0.001, 2000000, 30),
     K_NUM(SC, "idle_s", proxy.idle_s, 0.001, 2000000, 120),
 };
@@ -1679,6 +1682,9 @@ static const struct key endpoint_keys[] = {
     { .key = "timestamps", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, timestamps), .def = true,
       .note = "false with profile \"tiny\"" },
     K_BOOL(EP, "nodelay", nodelay, false),
+    { .key = "limited_transmit", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, limited_transmit),
+      .def = false, .note = "RFC 3042 (the stack's default is on; off here, the TCP the "
+      "reproductions were measured with)" },
     { .key = "delayed_ack", .type = KT_BOOL, .flags = KF_LATER | KF_LOCAL, .size = 1,
       .note = "true" },
     K_INT(EP, "delack_ms", delack_ms, 0, 500, MIP_TCP_DELACK_MS),

@@ -214,6 +214,8 @@ static bool tcp_build(struct sim_sensor *ss, char *err, size_t errlen)
     mip_tcp_conn_init(&ss->rcv, &rcv_cb, ss, p, 256u, p + 256u, p + 256u + rrx, (uint16_t)rrx);
     ss->snd.cfg.sack = ss->rcv.cfg.sack = fs->sender.sack;
     ss->snd.cfg.timestamps = ss->rcv.cfg.timestamps = fs->sender.timestamps;
+    ss->snd.cfg.limited_transmit = fs->sender.limited_transmit;
+    ss->rcv.cfg.limited_transmit = fs->receiver.limited_transmit;
     ss->snd.cfg.delack_ms = fs->sender.delack_ms;
     ss->rcv.cfg.delack_ms = fs->receiver.delack_ms;
     if (!src->tcp_on) {

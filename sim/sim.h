@@ -116,6 +116,9 @@ struct sim_tcp_endpoint {       /* per-endpoint TCP options */
     bool     tiny;              /* tiny profile: no SACK/TS, no OOO, one-segment window */
     uint8_t  cwnd_cap;          /* segments, 0 = none */
     bool     sack, timestamps, nodelay;
+    bool     limited_transmit;  /* RFC 3042 (the stack's default; off here so
+                                   that the reproductions keep the TCP they
+                                   were measured with) */
     uint16_t delack_ms;         /* 0 = ACK every segment */
     uint8_t  cwnd_hold_backlog; /* TSS at the sender: cwnd does not grow while
                                    this many own segments wait in the relay
@@ -305,6 +308,7 @@ struct sim_proxy_spec {
     uint8_t  max_retries;       /* the proxy nodes' struct mip_tcp; 0: default */
     bool     delayed_ack;       /* of the proxy's connections */
     bool     options;           /* SACK and timestamps on the proxy's connections */
+    bool     limited_transmit;  /* RFC 3042 on the proxy's connections */
     double   setup_s, idle_s;
 };
 

@@ -158,6 +158,8 @@ struct mip_tcp_config {
     bool     nodelay : 1;     /* disable Nagle */
     bool     sack : 1;        /* offer/accept SACK (when compiled in) */
     bool     timestamps : 1;  /* offer/accept timestamps (when compiled in) */
+    bool     limited_transmit : 1;  /* RFC 3042: a new segment on each of the
+                                 first two duplicate ACKs (default on) */
 };
 
 /* One connection. The application owns the memory; the fields are the

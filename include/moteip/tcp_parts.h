@@ -135,6 +135,12 @@ void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max)
 /* The congestion window in force: cwnd, limited to cap_segments * mss when
  * cap_segments != 0. */
 uint32_t tcp_cc_window(const struct mip_tcp_cc *cc);
+/* The window new data may fill with limited transmit (RFC 3042): after the
+ * first and the second duplicate ACK outside recovery, tcp_cc_window() plus
+ * one and two MSS, so that each sends one new segment while too few are
+ * out for three duplicates; cwnd itself is not changed. Never beyond a
+ * non-zero cap. Otherwise tcp_cc_window(). */
+uint32_t tcp_cc_window_limited(const struct mip_tcp_cc *cc);
 
 /* --- SACK scoreboard (sender side) ------------------------------------------ */
 

@@ -1,6 +1,7 @@
 /* Congestion control: RFC 5681 slow start and congestion avoidance with
  * appropriate byte counting (RFC 3465, L = 1 SMSS), RFC 6582 NewReno fast
- * retransmit / fast recovery, and an optional cap on the window in segments.
+ * retransmit / fast recovery, RFC 3042 limited transmit, and an optional cap
+ * on the window in segments.
  *
  * All additions saturate at UINT32_MAX; nothing here can wrap. */
 #include "moteip/tcp_parts.h"
@@ -145,4 +146,14 @@ uint32_t tcp_cc_window(const struct mip_tcp_cc *cc)
     if (cc->cap_segments != 0 && cc->cwnd > cap_bytes(cc))
         return cap_bytes(cc);
     return cc->cwnd;
+}
+
+uint32_t tcp_cc_window_limited(const struct mip_tcp_cc *cc)
+{
+    uint32_t w = sat_add(cc->cwnd, (uint32_t)cc->dupacks * cc->mss);
+    if (cc->in_recovery || cc->dupacks == 0u || cc->dupacks > 2u)
+        return tcp_cc_window(cc);
+    if (cc->cap_segments != 0 && w > cap_bytes(cc))
+        w = cap_bytes(cc);
+    return w;       /* outside recovery cwnd <= the cap: w >= cwnd */
 }

@@ -309,9 +309,13 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         uint32_t inflight = c->snd_nxt - c->snd_una;
         uint32_t avail = can_send_data(c) && MIP_SEQ_GT(ring_end, c->snd_nxt)
                              ? ring_end - c->snd_nxt : 0u;
-        uint32_t wnd = c->snd_wnd, cwnd = tcp_cc_window(&c->cc), usable, len;
+        uint32_t wnd = c->snd_wnd, cwnd, usable, len;
         uint16_t mss = tcp_smss(c);
         bool fin = false, send = false;
+        /* Limited transmit sends new data only: not while a timeout's
+         * go-back-N resends what was sent before (snd_nxt < snd_max). */
+        cwnd = c->cfg.limited_transmit && c->snd_nxt == c->snd_max
+                   ? tcp_cc_window_limited(&c->cc) : tcp_cc_window(&c->cc);
         if (cwnd < wnd)
             wnd = cwnd;
         usable = wnd > inflight ? wnd - inflight : 0u;

@@ -49,8 +49,8 @@ IMPAIRMENTS = [
 def test_download_survives(make_host, tmp_path, spec, fam, n):
     host = start_impaired_host(make_host, spec, SERVICE_ARGS)
     # 10 % loss each way makes the time heavy-tailed: a lost retransmission
-    # backs the RTO off, and a second one doubles it again (no limited
-    # transmit or RACK-TLP yet, docs/TCP.md). 1 MB runs mostly took 13-30 s,
+    # backs the RTO off, and a second one doubles it again (no RACK-TLP
+    # yet, docs/TCP.md). 1 MB runs mostly took 13-30 s before limited transmit,
     # but session 8's fresh clone had 728 KB after 50 s and session 9's
     # 900 KB after 100 s, every byte right. The test is that the transfer
     # survives, not its speed: half a megabyte, and 150 s for the tail

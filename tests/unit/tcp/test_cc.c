@@ -365,6 +365,46 @@ static void test_no_32_bit_overflow(void)
     CHECK_EQ(tcp_cc_window(&cc), 255u * 65535u);
 }
 
+/* RFC 3042: the first and second duplicate ACK open the window for new
+ * data by one and two MSS; cwnd itself stays; the third (recovery) and a
+ * new ACK end it, and a cap bounds it. */
+static void test_limited_transmit_window(void)
+{
+    struct mip_tcp_cc cc;
+    tcp_cc_init(&cc, MSS, 0);
+    CHECK_EQ(tcp_cc_window_limited(&cc), 4u * MSS);
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 4u * MSS));
+    CHECK_EQ(tcp_cc_window_limited(&cc), 5u * MSS);
+    CHECK(!tcp_cc_on_dupack(&cc, 5u * MSS, 5u * MSS));
+    CHECK_EQ(tcp_cc_window_limited(&cc), 6u * MSS);
+    CHECK_EQ(cc.cwnd, 4u * MSS);
+    CHECK(tcp_cc_on_dupack(&cc, 6u * MSS, 6u * MSS));
+    CHECK_EQ(tcp_cc_window_limited(&cc), tcp_cc_window(&cc));
+    /* a new ACK ends it */
+    tcp_cc_init(&cc, MSS, 0);
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 4u * MSS));
+    tcp_cc_on_ack(&cc, MSS);
+    CHECK_EQ(tcp_cc_window_limited(&cc), tcp_cc_window(&cc));
+    /* Duplicates that start no fast retransmit (below recover after a
+     * timeout) open nothing beyond the second. */
+    tcp_cc_init(&cc, MSS, 0);
+    tcp_cc_on_timeout(&cc, 4u * MSS, 10000);
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000));
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000));
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000));
+    CHECK_EQ(cc.in_recovery, 0);
+    CHECK_EQ(tcp_cc_window_limited(&cc), tcp_cc_window(&cc));
+    /* a cap of 3 segments: 2 + 1, then no more */
+    tcp_cc_init(&cc, MSS, 3);
+    tcp_cc_on_timeout(&cc, 3u * MSS, 20000);
+    tcp_cc_on_ack(&cc, MSS);
+    CHECK_EQ(cc.cwnd, 2u * MSS);
+    CHECK(!tcp_cc_on_dupack(&cc, 2u * MSS, 30000));
+    CHECK_EQ(tcp_cc_window_limited(&cc), 3u * MSS);
+    CHECK(!tcp_cc_on_dupack(&cc, 3u * MSS, 30000));
+    CHECK_EQ(tcp_cc_window_limited(&cc), 3u * MSS);
+}
+
 int main(void)
 {
     RUN(test_initial_window_by_mss);
@@ -381,6 +421,7 @@ int main(void)
     RUN(test_timeout_to_loss_window);
     RUN(test_no_fast_retransmit_below_recover);
     RUN(test_cap_three_segments);
+    RUN(test_limited_transmit_window);
     RUN(test_no_32_bit_overflow);
     return TESTING_DONE();
 }

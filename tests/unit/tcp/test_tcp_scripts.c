@@ -274,6 +274,15 @@ static const struct ps_step fin_resent_on_go_back_n[] = {
     PS_OUT(".", 101, 1, .len = 100),                                       \
     PS_OUT(".", 201, 1, .len = 100),                                       \
     PS_OUT("P.", 301, 1, .len = 100)
+/* The same four, with n - 400 more bytes written that wait behind cwnd. */
+#define FOUR_SEGMENTS_OF(n)                                                \
+    PS_PASSIVE_OPEN(100, 0),                                               \
+    PS_WRITE(n),                                                           \
+    PS_OUT(".", 1, 1, .len = 100),                                         \
+    PS_OUT(".", 101, 1, .len = 100),                                       \
+    PS_OUT(".", 201, 1, .len = 100),                                       \
+    PS_OUT(".", 301, 1, .len = 100),                                       \
+    PS_NONE()
 static const struct ps_step no_fast_retransmit_below_recover[] = {
     FOUR_SEGMENTS,
     PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
@@ -300,6 +309,94 @@ static const struct ps_step fast_retransmit_on_three_dupacks[] = {
     PS_STAT(fast_rexmits, 1),
     PS_IN(".", 1, 401),
     PS_STAT(timeouts, 0),
+};
+
+/* --- limited transmit (RFC 3042) ----------------------------------------- */
+
+static void limited_transmit_off(struct ps *p)
+{
+    mip_tcp_config_default(&p->a->cfg);
+    p->a->cfg.limited_transmit = false;
+    p->a->use_cfg = true;
+}
+
+static void cwnd_is_four_segments(struct ps *p)
+{
+    CHECK_EQ(p->a->conn.cc.cwnd, 400u);
+    CHECK_EQ(p->a->conn.cc.in_recovery, 0u);
+}
+
+/* The first segment of a full window is lost. The first two duplicate
+ * ACKs each send one new segment, cwnd unchanged (RFC 3042 2); the third
+ * starts the fast retransmit. */
+static const struct ps_step limited_transmit_sends_a_segment_per_dupack[] = {
+    FOUR_SEGMENTS_OF(600),
+    PS_IN(".", 1, 1),
+    PS_OUT(".", 401, 1, .len = 100),
+    PS_NONE(),
+    PS_IN(".", 1, 1),
+    PS_OUT("P.", 501, 1, .len = 100),
+    PS_NONE(),
+    PS_DO(cwnd_is_four_segments),
+    PS_IN(".", 1, 1),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_STAT(fast_rexmits, 1),
+    PS_IN(".", 1, 601),
+    PS_NONE(),
+    PS_STAT(timeouts, 0),
+};
+
+/* A flight of two segments (cwnd after a timeout's slow start) loses its
+ * first: its one duplicate ACK would send nothing, and the loss would
+ * wait for another RTO. Limited transmit sends new data on it and on the
+ * next, so that a third duplicate comes and makes a fast retransmit. */
+static const struct ps_step limited_transmit_recovers_a_short_flight[] = {
+    FOUR_SEGMENTS,
+    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_IN(".", 1, 401),                    /* cwnd 1 -> 2 segments */
+    PS_NONE(),
+    PS_WRITE(400),
+    PS_OUT(".", 401, 1, .len = 100),
+    PS_OUT(".", 501, 1, .len = 100),
+    PS_NONE(),
+    PS_IN(".", 1, 401),
+    PS_OUT(".", 601, 1, .len = 100),
+    PS_IN(".", 1, 401),
+    PS_OUT("P.", 701, 1, .len = 100),
+    PS_IN(".", 1, 401),
+    PS_OUT(".", 401, 1, .len = 100),
+    PS_STAT(fast_rexmits, 1),
+    PS_IN(".", 1, 801),
+    PS_NONE(),
+    PS_STAT(timeouts, 1),
+};
+
+/* Off (mip_tcp_config.limited_transmit false): duplicate ACKs send no new
+ * data before the third. */
+static const struct ps_step limited_transmit_off_sends_nothing[] = {
+    PS_DO(limited_transmit_off),
+    FOUR_SEGMENTS_OF(600),
+    PS_IN(".", 1, 1),
+    PS_IN(".", 1, 1),
+    PS_NONE(),
+    PS_IN(".", 1, 1),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_STAT(fast_rexmits, 1),
+};
+
+/* Not after a timeout: the go-back-N resends of data sent before
+ * (snd_nxt < snd_max) take no extra window, and duplicates below recover
+ * send nothing new either. */
+static const struct ps_step limited_transmit_not_during_go_back_n[] = {
+    FOUR_SEGMENTS_OF(600),
+    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_OUT(".", 1, 1, .len = 100),
+    PS_IN(".", 1, 1),
+    PS_NONE(),
+    PS_IN(".", 1, 1),
+    PS_NONE(),
+    PS_STAT(timeouts, 1),
 };
 
 /* --- TIME_WAIT (RFC 9293 3.10.7.4) --------------------------------------- */
@@ -337,6 +434,10 @@ int main(void)
     RUN_SCRIPT(fin_resent_on_go_back_n);
     RUN_SCRIPT(no_fast_retransmit_below_recover);
     RUN_SCRIPT(fast_retransmit_on_three_dupacks);
+    RUN_SCRIPT(limited_transmit_sends_a_segment_per_dupack);
+    RUN_SCRIPT(limited_transmit_recovers_a_short_flight);
+    RUN_SCRIPT(limited_transmit_off_sends_nothing);
+    RUN_SCRIPT(limited_transmit_not_during_go_back_n);
     RUN_SCRIPT(timewait_answers);
     return TESTING_DONE();
 }
