@@ -32,8 +32,8 @@
  * outbound datagram instead (TSS at the source).
  * Mode byte: bits 0-1 mode (1 DTC, 2 CCTRL, else TSS), bit 2 DTC without
  * SACK signalling, bits 3-6 the CCTRL extensions keep, drop, hop, activity
- * (bit 3 in TSS: tss_ack_release), bit 7 our extensions (DTC endpoints,
- * ack_repair, CCTRL link).
+ * (bit 3 in TSS: tss_ack_release; in DTC: ack_repair_wait, with bit 7),
+ * bit 7 our extensions (DTC endpoints, ack_repair, CCTRL link).
  * MOTEIP_FUZZ_VERBOSE=1 prints the relay's counters at the end of a run.
  *
  * What traps, besides ASan/UBSan:
@@ -408,6 +408,7 @@ static void setup(uint8_t cfgb, uint8_t modeb)
     rc.cc_hop = (modeb & 0x20u) != 0u;
     rc.cc_activity = (modeb & 0x40u) != 0u;
     rc.dtc_endpoints = rc.ack_repair = rc.cc_link = (modeb & 0x80u) != 0u;
+    rc.ack_repair_wait = rc.ack_repair && rc.mode == MIP_RELAY_DTC && (modeb & 8u) != 0u;
     rc.max_local_rexmit = cfgb & 7u;
     rc.tss_backpressure = !(cfgb & 8u);
     if (cfgb & 0x10u)

@@ -1176,6 +1176,7 @@ static const struct key relay_keys[] = {
     RELAY_BOOL("endpoints", RM_DTC, dtc_endpoints),
     /* a TSS relay asks for no link reports (its ops have no link_status) */
     RELAY_BOOL("ack_repair", RM_DTC | RM_CC, ack_repair),
+    RELAY_BOOL("ack_repair_wait", RM_DTC | RM_CC, ack_repair_wait),
 };
 static const struct table relay_table = TABLE(relay_keys);
 
@@ -1191,7 +1192,11 @@ static bool load_relay(struct ld *l, const struct sj_value *root)
          !check_kind_keys(l, o, &relay_table, relay_modes, c->mode, "relays", "relay", "mode")))
         return false;
     mip_relay_config_default(c, c->mode);
-    return read_keys(l, o, &relay_table, c);
+    if (!read_keys(l, o, &relay_table, c))
+        return false;
+    if (c->ack_repair_wait && !c->ack_repair)
+        return fail(l, sj_get(o, "ack_repair_wait"), "false while ack_repair is false");
+    return true;
 }
 
 /* An IPv6 address with an optional /len, global or unique-local (not

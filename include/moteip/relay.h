@@ -155,6 +155,14 @@ struct mip_relay_config {
                                      the flow's template (only the latest ACK
                                      of its flow, at most max_local_rexmit
                                      times per ACK number) */
+    bool     ack_repair_wait;     /* with ack_repair: the repair waits twice
+                                     the flow's upstream turnaround (from an
+                                     ACK leaving this node to new data of the
+                                     flow passing it; the flow's rtt before a
+                                     sample) and is dropped when new data
+                                     passes first: that ACK reached the
+                                     sender, and the report followed a lost
+                                     link ACK (docs/RELAY.md) */
 };
 
 /* The defaults of `mode`'s paper (docs/RELAY.md). */
@@ -197,6 +205,8 @@ void mip_relay_config_default(struct mip_relay_config *cfg, uint8_t mode);
                               frame (also in local_rexmits) */             \
     X(acks_repaired)       /* ack_repair: ACKs sent again after the link \
                               layer reported their frame lost */            \
+    X(repairs_cancelled)   /* ack_repair_wait: repairs dropped, new data \
+                              having passed first */                        \
     X(send_failed)         /* relay transmissions refused by IP (no route, \
                               no buffer, too big) */                         \
     X(ignored)             /* datagrams passed untouched: not understood \
@@ -285,8 +295,22 @@ struct mip_relay_flow {
                                      TTL of dst's datagrams (F_HOPS) */
     uint8_t  dupacks;             /* DTC: ACKs in a row with ack == cached seq */
     uint8_t  ack_repairs;         /* ack_repair: resends of ack_repair_no */
+    uint8_t  repair_flags;        /* ack_repair_wait: MIP_RELAY_R_* */
     uint32_t ack_repair_no;       /* the ACK number last repaired */
+    /* ack_repair_wait (data flows): the repair due at repair_at unless data
+     * ending beyond repair_mark passes first; the upstream turnaround being
+     * timed since up_at (data ending beyond up_mark ends it), and its EWMA */
+    uint32_t repair_at;           /* ms */
+    uint32_t repair_mark;
+    uint32_t up_at;               /* ms */
+    uint32_t up_mark;
+    uint32_t up_q8;               /* ms * 256 */
 };
+
+/* mip_relay_flow.repair_flags */
+#define MIP_RELAY_R_DUE   0x01u   /* a repair waits (repair_at, repair_mark) */
+#define MIP_RELAY_R_UP_ON 0x02u   /* the upstream turnaround is being timed */
+#define MIP_RELAY_R_UP_OK 0x04u   /* up_q8 holds a sample */
 
 /* Slot kinds (mip_relay_slot.used). */
 #define MIP_RELAY_SLOT_FREE   0u

@@ -494,14 +494,24 @@ void rly_rtt_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms)
     }
 }
 
+/* An average's next value: the first sample starts it. */
+static uint32_t average_q8(uint32_t avg_q8, bool have, uint32_t ms, uint8_t alpha_q8)
+{
+    return have ? ewma_q8(avg_q8, ms, alpha_q8) : (ms > RLY_TIME_MAX_MS ? RLY_TIME_MAX_MS : ms) << 8;
+}
+
 void rly_ackfwd_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms)
 {
-    if (f->flags & MIP_RELAY_F_ACKFWD_OK) {
-        f->ackfwd_q8 = ewma_q8(f->ackfwd_q8, ms, r->cfg.alpha_q8);
-    } else {
-        f->ackfwd_q8 = (ms > RLY_TIME_MAX_MS ? RLY_TIME_MAX_MS : ms) << 8;
-        f->flags |= MIP_RELAY_F_ACKFWD_OK;
-    }
+    f->ackfwd_q8 = average_q8(f->ackfwd_q8, (f->flags & MIP_RELAY_F_ACKFWD_OK) != 0u, ms,
+                              r->cfg.alpha_q8);
+    f->flags |= MIP_RELAY_F_ACKFWD_OK;
+}
+
+void rly_up_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms)
+{
+    f->up_q8 = average_q8(f->up_q8, (f->repair_flags & MIP_RELAY_R_UP_OK) != 0u, ms,
+                          r->cfg.alpha_q8);
+    f->repair_flags |= MIP_RELAY_R_UP_OK;
 }
 
 uint32_t rly_rtt_ms(const struct mip_relay *r, const struct mip_relay_flow *f)
@@ -528,6 +538,12 @@ uint32_t rly_rto(const struct mip_relay *r, const struct mip_relay_flow *f)
      * next valid sample, so a too short rtt can still be measured */
     t <<= (f->rto_shift > 4u ? 4u : f->rto_shift);
     return t > 2u * RLY_TIME_MAX_MS ? 2u * RLY_TIME_MAX_MS : t;
+}
+
+uint32_t rly_repair_wait(const struct mip_relay *r, const struct mip_relay_flow *f)
+{
+    uint32_t ms = (f->repair_flags & MIP_RELAY_R_UP_OK) ? f->up_q8 >> 8 : rly_rtt_ms(r, f);
+    return scaled(ms > RLY_TIME_MAX_MS ? RLY_TIME_MAX_MS : ms, 512u, r->cfg.rto_min_ms);
 }
 
 /* gamma * the ACK forwarding time; before the first sample the flow's RTT

@@ -264,7 +264,7 @@ static enum mip_fwd_verdict on_ack(struct mip_relay *r, int fi, const struct rly
     bool dup, loss, dropped;
     int si, ri;
 
-    dup = (f->flags & MIP_RELAY_F_ACKED) && a == f->acked && seg->payload_len == 0u;
+    dup = seg->payload_len == 0u;
     si = ack_learn(r, fi, seg);
     if (si < 0) {
         f->dupacks = 0;
@@ -273,6 +273,11 @@ static enum mip_fwd_verdict on_ack(struct mip_relay *r, int fi, const struct rly
     sl = &r->slots[si];
     s = sl->seq;
     e = slot_end(sl);
+    /* f->dupacks counts the pure ACKs with ack == s since the segment
+     * was cached (on_data clears it), not the ACK of s that passed before:
+     * that one made the sender send [s, e), and a copy of it (an ACK
+     * repaired after a lost link ACK, or regenerated for a retransmission
+     * of old data) says nothing of [s, e). */
     if (a != s || !dup)
         f->dupacks = 0;
     else if (f->dupacks < 255u)
@@ -282,7 +287,7 @@ static enum mip_fwd_verdict on_ack(struct mip_relay *r, int fi, const struct rly
      * before, with ours still on its way ([D] Fig. 9.2, right): alone it
      * counts only once an rtt has passed since ours went. */
     since = r->now - sl->stored_at;
-    loss = (a == s && (f->dupacks > 0u || since >= rly_rtt_ms(r, f))) ||
+    loss = (a == s && (f->dupacks > 1u || since >= rly_rtt_ms(r, f))) ||
            sacked_above(seg, e);
     if (!loss)
         return MIP_FWD_PASS;

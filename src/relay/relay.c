@@ -125,6 +125,79 @@ static void note_ts(struct mip_relay *r, const struct rly_seg *seg)
     }
 }
 
+/* --- ack_repair_wait ---------------------------------------------------------- */
+
+static bool pure_ack(const struct rly_seg *seg)
+{
+    return seg->payload_len == 0u &&
+           (seg->flags & (MIP_TCP_ACK | MIP_TCP_SYN | MIP_TCP_FIN | MIP_TCP_RST)) == MIP_TCP_ACK;
+}
+
+/* What a repair waits for: new data of flow f, ending beyond what has
+ * passed here (`transmitted`), or beyond the ACK number before any has. */
+static uint32_t new_data_mark(const struct mip_relay_flow *f, uint32_t ack)
+{
+    return (f->flags & MIP_RELAY_F_SEQ) ? f->transmitted : ack;
+}
+
+/* Watches the segments passing for ack_repair_wait, before the mode sees
+ * them: a pure ACK starts timing its data flow's upstream turnaround; new
+ * data of a flow ends that timing (a sample) and drops a repair waiting for
+ * the flow's ACK, which then evidently reached the sender. */
+static void repair_watch(struct mip_relay *r, const struct rly_seg *seg)
+{
+    struct mip_relay_flow *f;
+    int fi;
+    if (!r->cfg.ack_repair || !r->cfg.ack_repair_wait)
+        return;
+    if (pure_ack(seg)) {
+        fi = rly_flow_rev(r, seg);
+        if (fi >= 0 && !(r->flows[fi].repair_flags & MIP_RELAY_R_UP_ON)) {
+            f = &r->flows[fi];
+            f->up_at = r->now;
+            f->up_mark = new_data_mark(f, seg->ack);
+            f->repair_flags |= MIP_RELAY_R_UP_ON;
+        }
+        return;
+    }
+    fi = rly_flow_of(r, seg);
+    if (fi < 0 || seg->seg_len == 0u)
+        return;
+    f = &r->flows[fi];
+    if ((f->repair_flags & MIP_RELAY_R_UP_ON) &&
+        rly_seq_gt(seg->seq + seg->seg_len, f->up_mark)) {
+        f->repair_flags &= (uint8_t)~MIP_RELAY_R_UP_ON;
+        if (r->now - f->up_at <= RLY_TIME_MAX_MS)
+            rly_up_sample(r, f, r->now - f->up_at);
+    }
+    if ((f->repair_flags & MIP_RELAY_R_DUE) &&
+        rly_seq_gt(seg->seq + seg->seg_len, f->repair_mark)) {
+        f->repair_flags &= (uint8_t)~MIP_RELAY_R_DUE;
+        RSTAT(r, repairs_cancelled);
+    }
+}
+
+/* The poll's part: a waiting repair that is due goes, and a turnaround
+ * timed longer than any sample could be is given up (its stamp is never
+ * kept long: DESIGN.md's rule on stored time). */
+static uint32_t repair_poll(struct mip_relay *r, struct mip_relay_flow *f, int fi, uint32_t next)
+{
+    if ((f->repair_flags & MIP_RELAY_R_UP_ON) && r->now - f->up_at > RLY_TIME_MAX_MS)
+        f->repair_flags &= (uint8_t)~MIP_RELAY_R_UP_ON;
+    if (f->repair_flags & MIP_RELAY_R_DUE) {
+        if (mip_time_reached(r->now, f->repair_at)) {
+            f->repair_flags &= (uint8_t)~MIP_RELAY_R_DUE;
+            if (rly_send_ack(r, fi) == MIP_OK)
+                RSTAT(r, acks_repaired);
+        } else {
+            next = mip_next_delay(next, r->now, f->repair_at);
+        }
+    }
+    if (f->repair_flags & MIP_RELAY_R_UP_ON)
+        next = mip_next_delay(next, r->now, f->up_at + RLY_TIME_MAX_MS + 1u);
+    return next;
+}
+
 static enum mip_fwd_verdict relay_hook(void *ctx, struct mip_stack *s, uint8_t in_netif,
                                        uint8_t out_netif, uint8_t *pkt, size_t len)
 {
@@ -146,6 +219,7 @@ static enum mip_fwd_verdict relay_hook(void *ctx, struct mip_stack *s, uint8_t i
         RSTAT(r, ignored);
         return MIP_FWD_PASS;
     }
+    repair_watch(r, &seg);
     v = o->forward(r, &seg, pkt);
     note_ts(r, &seg);
     return v;
@@ -167,6 +241,7 @@ static enum mip_fwd_verdict local_hook(void *ctx, struct mip_stack *s, bool out,
     /* own datagrams are trusted; received ones must have a right checksum */
     if (rly_parse(pkt, len, 0, !out, &seg) != MIP_OK)
         return MIP_FWD_PASS;
+    repair_watch(r, &seg);
     if (out)
         return o->local_out(r, &seg, pkt);
     o->local_in(r, &seg);
@@ -216,7 +291,9 @@ void mip_relay_overheard(struct mip_relay *r, uint8_t netif, const uint8_t *fram
 
 /* ack_repair: seg, a pure ACK, was lost on the way to this node's
  * neighbour. Only the latest ACK of its flow is worth sending again (an
- * older one is overtaken), and only a few times. */
+ * older one is overtaken), and only a few times. With ack_repair_wait the
+ * repair waits (repair_watch, repair_poll): the report may follow a lost
+ * link ACK of a frame that arrived. */
 static void ack_repair(struct mip_relay *r, const struct rly_seg *seg)
 {
     struct mip_relay_flow *f;
@@ -230,9 +307,15 @@ static void ack_repair(struct mip_relay *r, const struct rly_seg *seg)
         f->ack_repair_no = f->acked;
         f->ack_repairs = 0;
     }
-    if (f->ack_repairs >= r->cfg.max_local_rexmit)
+    if (f->ack_repairs >= r->cfg.max_local_rexmit || (f->repair_flags & MIP_RELAY_R_DUE))
         return;
     f->ack_repairs++;
+    if (r->cfg.ack_repair_wait) {
+        f->repair_at = r->now + rly_repair_wait(r, f);
+        f->repair_mark = new_data_mark(f, f->acked);
+        f->repair_flags |= MIP_RELAY_R_DUE;
+        return;
+    }
     if (rly_send_ack(r, fi) == MIP_OK)
         RSTAT(r, acks_repaired);
 }
@@ -283,6 +366,7 @@ uint32_t mip_relay_poll(struct mip_relay *r, uint32_t now_ms)
             rly_flow_evict(r, (int)i);
             continue;
         }
+        next = repair_poll(r, f, (int)i, next);
         next = mip_next_delay(next, now_ms, f->last_used + idle_ms);
     }
     return next;

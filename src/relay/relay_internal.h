@@ -128,6 +128,11 @@ void rly_hist_add(struct mip_relay *r, const struct rly_seg *seg);
 /* --- RTT and timers ---------------------------------------------------- */
 void     rly_rtt_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms);
 void     rly_ackfwd_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms);
+/* ack_repair_wait: a sample of the upstream turnaround of data flow f,
+ * and the wait of a repair (twice the turnaround, the flow's rtt before a
+ * sample; at least rto_min_ms). */
+void     rly_up_sample(struct mip_relay *r, struct mip_relay_flow *f, uint32_t ms);
+uint32_t rly_repair_wait(const struct mip_relay *r, const struct mip_relay_flow *f);
 uint32_t rly_rto(const struct mip_relay *r, const struct mip_relay_flow *f);
 /* The flow's rtt estimate in ms (rtt_init_ms before the first sample). */
 uint32_t rly_rtt_ms(const struct mip_relay *r, const struct mip_relay_flow *f);

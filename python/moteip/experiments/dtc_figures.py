@@ -211,6 +211,12 @@ CAUSE_ARMS: list[tuple[str, JsonObj, dict[str, bool], str | None]] = [
      "tcp"),
     ("dtc-ours", {"relay.mode": "dtc", "relay.endpoints": True, "relay.ack_repair": True},
      {"dtc": True, "first": True, "acks": True}, "tcp"),
+    # ack_repair_wait: a repair waits for new data, which says the ACK arrived
+    ("dtc-ack-repair-wait", {"relay.mode": "dtc", "relay.ack_repair": True,
+                             "relay.ack_repair_wait": True}, {"dtc": True, "acks": True}, "tcp"),
+    ("dtc-ours-wait", {"relay.mode": "dtc", "relay.endpoints": True, "relay.ack_repair": True,
+                       "relay.ack_repair_wait": True},
+     {"dtc": True, "first": True, "acks": True}, "tcp"),
     # dtc and dtc-ack-repair with no link ACK lost: a repair of an ACK that
     # arrived (its link ACK lost) is a duplicate upstream
     ("dtc-no-link-ack-loss", {"relay.mode": "dtc", "medium.frame_loss": _NO_LINK_ACK_LOSS},

@@ -421,6 +421,127 @@ static void ack_repair(bool v6)
 static void test_lost_ack_repaired_v4(void) { ack_repair(false); }
 static void test_lost_ack_repaired_v6(void) { ack_repair(true); }
 
+/* The ACK of 1000 passed before 1000..1100 was cached here (it made the
+ * sender send that segment). A copy of it arriving now (an ACK repaired
+ * below after a lost link ACK) is not a duplicate of the cached segment:
+ * it goes on, nothing is resent (fails before: the copy counted as the
+ * second ACK of 1000 and drew a resend). The next ACK of 1000 is one. */
+static void test_copy_of_the_ack_before_the_segment_is_no_duplicate(void)
+{
+    struct node n;
+    struct sent s;
+    dtc_node(&n, false, false);
+    feed_data(&n, false, 900, 100, 2);
+    link_report(&n, false, 900, 100, true);
+    feed_ack(&n, false, 1000, 7);
+    feed_data(&n, false, 1000, 100, 3);
+    link_report(&n, false, 1000, 100, true);
+    CHECK(cached(&n) != NULL && cached(&n)->seq == 1000);
+    fixture_clear(&n.f);
+    feed_ack(&n, false, 1000, 8);                /* the copy */
+    CHECK_EQ(n.f.ntx, 1);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_U);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 0);
+    feed_ack(&n, false, 1000, 9);                /* a duplicate */
+    CHECK_EQ(n.f.ntx, 2);
+    CHECK(sent_at(&n, 1, &s));
+    CHECK_EQ(s.to, SHORT_N);
+    CHECK_EQ(s.h.seq, 1000);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_local_rexmits), 1);
+    node_free(&n);
+}
+
+/* ack_repair_wait: R has timed its upstream turnaround (an ACK going up,
+ * new data 200 ms later); the ACK of 1200 is reported lost. */
+static void node_with_waiting_repair(struct node *n, bool v6)
+{
+    struct mip_relay_config c;
+    struct tseg a;
+    mip_relay_config_default(&c, MIP_RELAY_DTC);
+    c.ack_repair = true;
+    c.ack_repair_wait = true;
+    node_init_cfg(n, &c);
+    handshake_sack(n, v6, 0, true);
+    feed_data(n, v6, 1000, 100, 3);
+    link_report(n, v6, 1000, 100, true);
+    feed_ack(n, v6, 1100, 7);
+    advance(n, 200);
+    feed_data(n, v6, 1100, 100, 4);
+    link_report(n, v6, 1100, 100, true);
+    CHECK(flow_dir(n, v6, false)->repair_flags & MIP_RELAY_R_UP_OK);
+    CHECK_EQ(flow_dir(n, v6, false)->up_q8 >> 8, 200);
+    a = feed_ack(n, v6, 1200, 8);
+    fixture_clear(&n->f);
+    link_report_seg(n, &a, false);
+    CHECK_EQ(n->f.ntx, 0);                         /* not at once */
+}
+
+/* Nothing passes: the repair goes at twice the turnaround. */
+static void repair_waits_twice_the_turnaround(bool v6)
+{
+    struct node n;
+    struct sent s;
+    node_with_waiting_repair(&n, v6);
+    check_one_sent_after(&n, 400, 0);
+    CHECK(sent_at(&n, 0, &s));
+    CHECK_EQ(s.to, SHORT_U);
+    CHECK_EQ(s.len, 0);
+    CHECK_EQ(s.h.ack, 1200);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_repaired), 1);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_repairs_cancelled), 0);
+    node_free(&n);
+}
+
+static void test_repair_waits_twice_the_turnaround_v4(void) { repair_waits_twice_the_turnaround(false); }
+static void test_repair_waits_twice_the_turnaround_v6(void) { repair_waits_twice_the_turnaround(true); }
+
+/* New data of the flow passes first: the ACK reached the sender (the
+ * report followed a lost link ACK), so the repair is dropped. A
+ * retransmission of data that passed before is no such evidence. */
+static void test_new_data_cancels_the_repair(void)
+{
+    struct node n;
+    node_with_waiting_repair(&n, false);
+    advance(&n, 50);
+    feed_data(&n, false, 1100, 100, 9);            /* old data again */
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_repairs_cancelled), 0);
+    advance(&n, 50);
+    feed_data(&n, false, 1200, 100, 10);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_repairs_cancelled), 1);
+    link_report(&n, false, 1200, 100, true);
+    advance(&n, 1000);
+    CHECK_EQ(n.f.ntx, 2);                          /* the two data segments only */
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_repaired), 0);
+    node_free(&n);
+}
+
+/* A turnaround that never ends (no data follows the ACK) is given up
+ * after 30 s, so its stamp is never read old; a later repair waits twice
+ * the last good sample. */
+static void test_turnaround_timing_is_given_up(void)
+{
+    struct node n;
+    struct mip_relay_flow *f;
+    struct tseg a;
+    node_with_waiting_repair(&n, false);
+    advance(&n, 400);                              /* the repair went */
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_repaired), 1);
+    f = flow_dir(&n, false, false);
+    CHECK(f->repair_flags & MIP_RELAY_R_UP_ON);    /* since the ACK of 1200 */
+    advance(&n, 30000);
+    CHECK(!(f->repair_flags & MIP_RELAY_R_UP_ON));
+    feed_data(&n, false, 1200, 100, 11);           /* no sample from it */
+    CHECK_EQ(f->up_q8 >> 8, 200);
+    link_report(&n, false, 1200, 100, true);
+    a = feed_ack(&n, false, 1300, 12);
+    fixture_clear(&n.f);
+    link_report_seg(&n, &a, false);
+    check_one_sent_after(&n, 400, 0);
+    CHECK_EQ(rstat(&n, MIP_RELAY_STAT_acks_repaired), 2);
+    node_free(&n);
+}
+
 int main(void)
 {
     RUN(test_caches_the_highest_segment_once_its_link_reported);
@@ -437,6 +558,11 @@ int main(void)
     RUN(test_sender_protects_its_first_hop);
     RUN(test_lost_ack_repaired_v4);
     RUN(test_lost_ack_repaired_v6);
+    RUN(test_copy_of_the_ack_before_the_segment_is_no_duplicate);
+    RUN(test_repair_waits_twice_the_turnaround_v4);
+    RUN(test_repair_waits_twice_the_turnaround_v6);
+    RUN(test_new_data_cancels_the_repair);
+    RUN(test_turnaround_timing_is_given_up);
     return TESTING_DONE();
 }
 
