@@ -781,6 +781,8 @@ def lt_report(summary: JsonObj) -> Report:
                              "1 hop" if ir < 15 else "2 hops", mean_ci(g0), mean_ci(g1), change,
                              mean_ci(metric(p0, "flows[0].rto_timeouts")),
                              mean_ci(metric(p1, "flows[0].rto_timeouts")),
+                             mean_ci(metric(p0, "nodes.sum.tcp.fast_rexmits")),
+                             mean_ci(metric(p1, "nodes.sum.tcp.fast_rexmits")),
                              mean_ci(metric(p0, "flows[0].e2e_retransmissions")),
                              mean_ci(metric(p1, "flows[0].e2e_retransmissions"))])
     notes = [
@@ -794,8 +796,8 @@ def lt_report(summary: JsonObj) -> Report:
         "each of the first two, and their ACKs are the missing duplicates.",
     ]
     return Report(["platform", "hops", "interference", "off b/s", "limited transmit b/s",
-                   "change", "off RTOs", "LT RTOs", "off retransmissions",
-                   "LT retransmissions"], rows, notes)
+                   "change", "off RTOs", "LT RTOs", "off fast rexmits", "LT fast rexmits",
+                   "off retransmissions", "LT retransmissions"], rows, notes)
 
 
 register(Experiment(
