@@ -344,6 +344,7 @@ static void endpoint_cfg(struct mip_tcp_conn *c, const struct sim_tcp_endpoint *
     c->cfg.timestamps = e->timestamps && !e->tiny;
     c->cfg.nodelay = e->nodelay;
     c->cfg.limited_transmit = e->limited_transmit;
+    c->cfg.dsack = e->dsack;
     c->cfg.delack_ms = e->delack_ms;
 }
 

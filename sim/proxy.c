@@ -63,6 +63,7 @@ static bool start(struct sim *sim, struct sim_proxy *px, uint32_t id, bool clien
     cfg.tcp.sack = cfg.tcp.sack && sp->options;
     cfg.tcp.timestamps = cfg.tcp.timestamps && sp->options;
     cfg.tcp.limited_transmit = sp->limited_transmit;
+    cfg.tcp.dsack = sp->dsack;
     st = mip_cctrl_proxy_init(&px->p[px->n], &nd->stack, &nd->tcp, &cfg);
     if (st != MIP_OK) {
         snprintf(err, errlen, "proxy: node %u cannot start it: %s%s", id, mip_status_name(st),

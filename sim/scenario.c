@@ -1282,6 +1282,8 @@ static const struct key proxy_keys[] = {
     { .key = "limited_transmit", .type = KT_BOOL, .flags = KF_DEF,
       FIELD(SC, proxy.limited_transmit), .def = false,
       .note = "RFC 3042 on the proxy's connections" },
+    { .key = "dsack", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.dsack), .def = false,
+      .note = "RFC 2883 D-SACK blocks on the proxy's connections" },
     K_NUM(SC, "setup_s", proxy.setup_s, 0.001, 2000000, 30),
     K_NUM(SC, "idle_s", proxy.idle_s, 0.001, 2000000, 120),
 };
@@ -1690,6 +1692,9 @@ static const struct key endpoint_keys[] = {
     { .key = "limited_transmit", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, limited_transmit),
       .def = false, .note = "RFC 3042 (the stack's default is on; off here, the TCP the "
       "reproductions were measured with)" },
+    { .key = "dsack", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, dsack), .def = false,
+      .note = "RFC 2883 D-SACK blocks, with sack (the stack's default is on; off here, as "
+      "limited_transmit)" },
     { .key = "delayed_ack", .type = KT_BOOL, .flags = KF_LATER | KF_LOCAL, .size = 1,
       .note = "true" },
     K_INT(EP, "delack_ms", delack_ms, 0, 500, MIP_TCP_DELACK_MS),

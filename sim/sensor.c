@@ -216,6 +216,8 @@ static bool tcp_build(struct sim_sensor *ss, char *err, size_t errlen)
     ss->snd.cfg.timestamps = ss->rcv.cfg.timestamps = fs->sender.timestamps;
     ss->snd.cfg.limited_transmit = fs->sender.limited_transmit;
     ss->rcv.cfg.limited_transmit = fs->receiver.limited_transmit;
+    ss->snd.cfg.dsack = fs->sender.dsack;
+    ss->rcv.cfg.dsack = fs->receiver.dsack;
     ss->snd.cfg.delack_ms = fs->sender.delack_ms;
     ss->rcv.cfg.delack_ms = fs->receiver.delack_ms;
     if (!src->tcp_on) {

@@ -119,6 +119,7 @@ struct sim_tcp_endpoint {       /* per-endpoint TCP options */
     bool     limited_transmit;  /* RFC 3042 (the stack's default; off here so
                                    that the reproductions keep the TCP they
                                    were measured with) */
+    bool     dsack;             /* RFC 2883 (likewise) */
     uint16_t delack_ms;         /* 0 = ACK every segment */
     uint8_t  cwnd_hold_backlog; /* TSS at the sender: cwnd does not grow while
                                    this many own segments wait in the relay
@@ -309,6 +310,7 @@ struct sim_proxy_spec {
     bool     delayed_ack;       /* of the proxy's connections */
     bool     options;           /* SACK and timestamps on the proxy's connections */
     bool     limited_transmit;  /* RFC 3042 on the proxy's connections */
+    bool     dsack;             /* RFC 2883 on the proxy's connections */
     double   setup_s, idle_s;
 };
 

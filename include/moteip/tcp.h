@@ -160,6 +160,8 @@ struct mip_tcp_config {
     bool     timestamps : 1;  /* offer/accept timestamps (when compiled in) */
     bool     limited_transmit : 1;  /* RFC 3042: a new segment on each of the
                                  first two duplicate ACKs (default on) */
+    bool     dsack : 1;       /* RFC 2883: report duplicate data in the
+                                 first SACK block (with SACK; default on) */
 };
 
 /* One connection. The application owns the memory; the fields are the
@@ -178,6 +180,9 @@ struct mip_tcp_config {
  *   sack_recent low 16 bits (unless MIP_TCP_LARGE_RX): it matters while
  *               it lies in the receive window, within the ring after
  *               rcv_nxt.
+ *   dsack_lo/hi low 16 bits: a duplicate is noted only within 65,535
+ *               bytes below rcv_nxt and reported by the next segment,
+ *               before rcv_nxt moves further than that segment's data.
  *   t_delack    low 16 bits of the deadline; it is armed at most
  *               MIP_TCP_DELACK_MAX_MS ahead (500; config.h refuses more
  *               than 30000), so it is due when (now - t_delack) mod 2^16 <
@@ -208,6 +213,8 @@ struct mip_tcp_conn {
     uint16_t rtt_seq;                     /* segment being timed (Karn), low 16 bits */
 #if MIP_TCP_SACK
     mip_tcp_rxsize_t sack_recent;         /* seq of the latest out-of-order segment, low bits */
+    uint16_t dsack_lo, dsack_hi;          /* D-SACK (RFC 2883) to report: its edges' low
+                                             16 bits (equal: none; below) */
 #endif
 
     /* sequence space (RFC 9293 3.3.1) */

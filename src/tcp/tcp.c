@@ -64,6 +64,7 @@ void mip_tcp_config_default(struct mip_tcp_config *cfg)
     cfg->sack = MIP_TCP_SACK != 0;
     cfg->timestamps = MIP_TCP_TIMESTAMPS != 0;
     cfg->limited_transmit = true;
+    cfg->dsack = true;
 }
 
 void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *cb, void *ctx,

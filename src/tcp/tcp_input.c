@@ -497,6 +497,22 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
     }
 }
 
+#if MIP_TCP_SACK
+/* Bytes [seq, seq + len) below rcv_nxt came again: the next ACK reports
+ * them as a D-SACK block (RFC 2883), which tells the peer its
+ * retransmission was spurious (Linux undoes the window cut it made for
+ * it). Only a duplicate within 64 KB below rcv_nxt; the latest wins. */
+static void note_duplicate(struct mip_tcp_conn *c, uint32_t seq, uint32_t len)
+{
+    if (!(c->flags & TCPF_SACK_OK) || !c->cfg.dsack || len == 0u || c->rcv_nxt - seq > 0xFFFFu)
+        return;
+    if (len > c->rcv_nxt - seq)
+        len = c->rcv_nxt - seq;
+    c->dsack_lo = (uint16_t)seq;
+    c->dsack_hi = (uint16_t)(seq + len);
+}
+#endif
+
 /* RFC 9293 3.10.7.4 "first": is the segment in the receive window? */
 static bool seq_acceptable(const struct mip_tcp_conn *c, const struct tcp_in *in)
 {
@@ -699,6 +715,11 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     /* Trim what was already received. */
     if (MIP_SEQ_LT(seq, c->rcv_nxt)) {
         uint32_t skip = c->rcv_nxt - seq;
+#if MIP_TCP_SACK
+        note_duplicate(c, seq, skip < len ? skip : len);
+        if (c->dsack_lo != c->dsack_hi)
+            c->flags |= TCPF_ACKNOW;        /* the D-SACK goes at once */
+#endif
         if (skip >= len) {
             TCP_STAT(tcp, dup_segs);
             goto ack_now;
@@ -836,6 +857,10 @@ static bool conn_checks(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struc
 #endif
     if (!seq_acceptable(c, in)) {
         TCP_STAT(tcp, drop_out_of_window);
+#if MIP_TCP_SACK
+        if (!(h->flags & MIP_TCP_RST) && MIP_SEQ_LEQ(h->seq + in->len, c->rcv_nxt))
+            note_duplicate(c, h->seq, in->len);
+#endif
         if (!(h->flags & MIP_TCP_RST))
             tcp_send_ack(tcp, c);
         return false;

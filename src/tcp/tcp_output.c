@@ -153,21 +153,36 @@ static mip_status conn_emit(struct mip_tcp *tcp, struct mip_tcp_conn *c, struct 
     if (MIP_SEQ_GT(edge, c->rcv_adv))
         c->rcv_adv = edge;
     c->flags &= (uint16_t)~(TCPF_ACKNOW | TCPF_DELACK);
+#if MIP_TCP_SACK
+    c->dsack_hi = c->dsack_lo;  /* reported by this segment, or not at all (RFC 2883 4) */
+#endif
     return st;
 }
 
 #if MIP_TCP_SACK
+/* The SACK option of a pure ACK: first a D-SACK block when a duplicate
+ * segment is to be reported (RFC 2883 4: the first block, in the one ACK
+ * that answers it), then the blocks of what the ring holds above rcv_nxt,
+ * the latest first. */
 static void add_sack_blocks(struct mip_tcp_conn *c, struct tcp_seg *seg)
 {
-    unsigned n, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
-    if (!(c->flags & TCPF_SACK_OK) || !tcp_rxbuf_has_ooo(&c->rx))
+    unsigned n = 0, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
+    if (!(c->flags & TCPF_SACK_OK))
         return;
+    if (c->dsack_lo != c->dsack_hi) {
+        /* within 65,535 bytes below rcv_nxt (tcp.h) */
+        uint32_t left = c->rcv_nxt - (uint16_t)((uint16_t)c->rcv_nxt - c->dsack_lo);
+        seg->opts.sack[0].left = left;
+        seg->opts.sack[0].right = left + (uint16_t)(c->dsack_hi - c->dsack_lo);
+        n = 1;
+    }
     /* sack_recent keeps the low bits of a ring size: the segment lies in
      * the window, within the ring after rcv_nxt, while it matters. */
-    n = tcp_rxbuf_sack_blocks(&c->rx, c->rcv_nxt,
-                              c->rcv_nxt + (mip_tcp_rxsize_t)(c->sack_recent -
-                                                              (mip_tcp_rxsize_t)c->rcv_nxt),
-                              seg->opts.sack, max);
+    if (tcp_rxbuf_has_ooo(&c->rx))
+        n += tcp_rxbuf_sack_blocks(&c->rx, c->rcv_nxt,
+                                   c->rcv_nxt + (mip_tcp_rxsize_t)(c->sack_recent -
+                                                                   (mip_tcp_rxsize_t)c->rcv_nxt),
+                                   seg->opts.sack + n, max - n);
     if (n > 0) {
         seg->opts.present |= MIP_TCP_HAS_SACK;
         seg->opts.sack_count = (uint8_t)n;

@@ -388,6 +388,91 @@ static void test_passive_open_keeps_options_its_synack_agreed(void)
 }
 #endif
 
+#if MIP_TCP_SACK
+/* The ACK the stack sends for a segment and its SACK blocks. */
+static void expect_ack(struct hs *h, uint32_t ack, unsigned nblocks, const uint32_t (*b)[2])
+{
+    struct sb_reply r;
+    unsigned i;
+    CHECK(hs_next(h, &r));
+    CHECK_EQ(r.len, 0);
+    CHECK_EQ(r.h.ack, ack);
+    CHECK_EQ(r.o.present & MIP_TCP_HAS_SACK ? r.o.sack_count : 0u, nblocks);
+    for (i = 0; i < nblocks && i < r.o.sack_count; i++) {
+        CHECK_EQ(r.o.sack[i].left, b[i][0]);
+        CHECK_EQ(r.o.sack[i].right, b[i][1]);
+    }
+}
+
+/* RFC 2883: data that came before draws an ACK whose first SACK block
+ * names it (a D-SACK), the out-of-order blocks after it; each duplicate
+ * is reported once. */
+static void test_duplicate_data_draws_a_dsack_block(void)
+{
+    static const uint8_t ten[10] = "0123456789";
+    static const uint32_t whole[1][2] = {{1000001u, 1000011u}};
+    static const uint32_t part[1][2] = {{1000018u, 1000021u}};
+    static const uint32_t ooo[1][2] = {{1000031u, 1000041u}};
+    static const uint32_t with_ooo[2][2] = {{1000001u, 1000011u}, {1000031u, 1000041u}};
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = hs_new(true);
+    struct mip_tcp_opts o = hs_syn_opts(h, true);
+    a->use_cfg = true;
+    mip_tcp_config_default(&a->cfg);
+    a->cfg.delack_ms = 0;
+    fixture_advance(&h->f, 0);
+    hs_open_passive(h, a, 40000, 1000000u, &o, NULL);
+    hs_send_data(h, ten, 10);
+    hs_clear(h);
+    /* a whole segment again */
+    h->snd_nxt = 1000001u;
+    hs_send_data(h, ten, 10);
+    expect_ack(h, 1000011u, 1, whole);
+    /* reported once: the next in-order segment's ACK has no block */
+    hs_send_data(h, ten, 10);
+    expect_ack(h, 1000021u, 0, NULL);
+    /* a segment whose first 3 bytes came before */
+    h->snd_nxt = 1000018u;
+    hs_send_data(h, ten, 10);
+    expect_ack(h, 1000028u, 1, part);
+    /* with a hole above: the D-SACK first, then the out-of-order block */
+    h->snd_nxt = 1000031u;
+    hs_send_data(h, ten, 10);
+    expect_ack(h, 1000028u, 1, ooo);
+    h->snd_nxt = 1000001u;
+    hs_send_data(h, ten, 10);
+    expect_ack(h, 1000028u, 2, with_ooo);
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+#endif
+
+#if MIP_TCP_SACK
+/* mip_tcp_config.dsack false: a duplicate draws a plain ACK. */
+static void test_dsack_off_reports_no_duplicate(void)
+{
+    static const uint8_t ten[10] = "0123456789";
+    struct app *a = calloc(1, sizeof(*a));
+    struct hs *h = hs_new(false);
+    struct mip_tcp_opts o = hs_syn_opts(h, true);
+    a->use_cfg = true;
+    mip_tcp_config_default(&a->cfg);
+    a->cfg.delack_ms = 0;
+    a->cfg.dsack = false;
+    fixture_advance(&h->f, 0);
+    hs_open_passive(h, a, 40000, 1000000u, &o, NULL);
+    hs_send_data(h, ten, 10);
+    hs_clear(h);
+    h->snd_nxt = 1000001u;
+    hs_send_data(h, ten, 10);
+    expect_ack(h, 1000011u, 0, NULL);
+    mip_tcp_abort(&h->tcp, &a->conn);
+    hs_free(h);
+    free(a);
+}
+#endif
+
 /* --- ACKs after a timeout ------------------------------------------------------ */
 
 /* After a retransmission timeout snd_nxt goes back to snd_una (go-back-N),
@@ -640,6 +725,10 @@ int main(void)
     RUN(test_bare_ack_after_timeout_numbered_at_snd_max);
 #if MIP_TCP_TIMESTAMPS && MIP_TCP_SACK
     RUN(test_passive_open_keeps_options_its_synack_agreed);
+#endif
+#if MIP_TCP_SACK
+    RUN(test_duplicate_data_draws_a_dsack_block);
+    RUN(test_dsack_off_reports_no_duplicate);
 #endif
     RUN(test_zero_window_still_takes_the_ack);
     RUN(test_data_after_close_draws_rst);
