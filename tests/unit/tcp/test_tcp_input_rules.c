@@ -404,6 +404,24 @@ static void expect_ack(struct hs *h, uint32_t ack, unsigned nblocks, const uint3
     }
 }
 
+/* A connection accepted with SACK agreed and ACKs at once (D-SACK as
+ * `dsack`), which has taken 10 bytes from 1000001. */
+static struct hs *sack_receiver(struct app *a, bool v6, bool dsack)
+{
+    static const uint8_t ten[10] = "0123456789";
+    struct hs *h = hs_new(v6);
+    struct mip_tcp_opts o = hs_syn_opts(h, true);
+    a->use_cfg = true;
+    mip_tcp_config_default(&a->cfg);
+    a->cfg.delack_ms = 0;
+    a->cfg.dsack = dsack;
+    fixture_advance(&h->f, 0);
+    hs_open_passive(h, a, 40000, 1000000u, &o, NULL);
+    hs_send_data(h, ten, 10);
+    hs_clear(h);
+    return h;
+}
+
 /* RFC 2883: data that came before draws an ACK whose first SACK block
  * names it (a D-SACK), the out-of-order blocks after it; each duplicate
  * is reported once. */
@@ -415,15 +433,7 @@ static void test_duplicate_data_draws_a_dsack_block(void)
     static const uint32_t ooo[1][2] = {{1000031u, 1000041u}};
     static const uint32_t with_ooo[2][2] = {{1000001u, 1000011u}, {1000031u, 1000041u}};
     struct app *a = calloc(1, sizeof(*a));
-    struct hs *h = hs_new(true);
-    struct mip_tcp_opts o = hs_syn_opts(h, true);
-    a->use_cfg = true;
-    mip_tcp_config_default(&a->cfg);
-    a->cfg.delack_ms = 0;
-    fixture_advance(&h->f, 0);
-    hs_open_passive(h, a, 40000, 1000000u, &o, NULL);
-    hs_send_data(h, ten, 10);
-    hs_clear(h);
+    struct hs *h = sack_receiver(a, true, true);
     /* a whole segment again */
     h->snd_nxt = 1000001u;
     hs_send_data(h, ten, 10);
@@ -454,16 +464,7 @@ static void test_dsack_off_reports_no_duplicate(void)
 {
     static const uint8_t ten[10] = "0123456789";
     struct app *a = calloc(1, sizeof(*a));
-    struct hs *h = hs_new(false);
-    struct mip_tcp_opts o = hs_syn_opts(h, true);
-    a->use_cfg = true;
-    mip_tcp_config_default(&a->cfg);
-    a->cfg.delack_ms = 0;
-    a->cfg.dsack = false;
-    fixture_advance(&h->f, 0);
-    hs_open_passive(h, a, 40000, 1000000u, &o, NULL);
-    hs_send_data(h, ten, 10);
-    hs_clear(h);
+    struct hs *h = sack_receiver(a, false, false);
     h->snd_nxt = 1000001u;
     hs_send_data(h, ten, 10);
     expect_ack(h, 1000011u, 0, NULL);
