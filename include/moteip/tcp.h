@@ -180,9 +180,8 @@ struct mip_tcp_config {
  *   sack_recent low 16 bits (unless MIP_TCP_LARGE_RX): it matters while
  *               it lies in the receive window, within the ring after
  *               rcv_nxt.
- *   dsack_lo/hi low 16 bits: a duplicate is noted only within 65,535
- *               bytes below rcv_nxt and reported by the next segment,
- *               before rcv_nxt moves further than that segment's data.
+ * A D-SACK to report (RFC 2883) is kept in struct mip_tcp, not here: it
+ * lives only while the segment that brought the duplicate is processed.
  *   t_delack    low 16 bits of the deadline; it is armed at most
  *               MIP_TCP_DELACK_MAX_MS ahead (500; config.h refuses more
  *               than 30000), so it is due when (now - t_delack) mod 2^16 <
@@ -213,8 +212,6 @@ struct mip_tcp_conn {
     uint16_t rtt_seq;                     /* segment being timed (Karn), low 16 bits */
 #if MIP_TCP_SACK
     mip_tcp_rxsize_t sack_recent;         /* seq of the latest out-of-order segment, low bits */
-    uint16_t dsack_lo, dsack_hi;          /* D-SACK (RFC 2883) to report: its edges' low
-                                             16 bits (equal: none; below) */
 #endif
 
     /* sequence space (RFC 9293 3.3.1) */
@@ -388,6 +385,16 @@ struct mip_tcp {
      * stored when the callback returns. NULL otherwise. */
     struct mip_tcp_conn *direct_conn;
     const uint8_t *direct;
+#if MIP_TCP_SACK
+    /* A D-SACK (RFC 2883) for dsack_conn's next ACK: [dsack_left,
+     * dsack_left + dsack_len), data that came again. Set while a segment
+     * is processed and cleared when the next one comes in or dsack_conn
+     * sends anything: it lives within the segment's processing, which
+     * answers a duplicate at once, so one slot serves every connection. */
+    const struct mip_tcp_conn *dsack_conn;
+    uint32_t dsack_left;
+    uint16_t dsack_len;
+#endif
     uint8_t  secret[16];                  /* ISN / timestamp-offset / cookie key */
     struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];
     struct mip_tcp_tw tw[MIP_TCP_TIMEWAIT_MAX];

@@ -502,14 +502,16 @@ static void syn_sent_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const st
  * them as a D-SACK block (RFC 2883), which tells the peer its
  * retransmission was spurious (Linux undoes the window cut it made for
  * it). Only a duplicate within 64 KB below rcv_nxt; the latest wins. */
-static void note_duplicate(struct mip_tcp_conn *c, uint32_t seq, uint32_t len)
+static void note_duplicate(struct mip_tcp *tcp, const struct mip_tcp_conn *c, uint32_t seq,
+                           uint32_t len)
 {
     if (!(c->flags & TCPF_SACK_OK) || !c->cfg.dsack || len == 0u || c->rcv_nxt - seq > 0xFFFFu)
         return;
     if (len > c->rcv_nxt - seq)
         len = c->rcv_nxt - seq;
-    c->dsack_lo = (uint16_t)seq;
-    c->dsack_hi = (uint16_t)(seq + len);
+    tcp->dsack_conn = c;
+    tcp->dsack_left = seq;
+    tcp->dsack_len = (uint16_t)len;
 }
 #endif
 
@@ -716,8 +718,8 @@ static void data_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct
     if (MIP_SEQ_LT(seq, c->rcv_nxt)) {
         uint32_t skip = c->rcv_nxt - seq;
 #if MIP_TCP_SACK
-        note_duplicate(c, seq, skip < len ? skip : len);
-        if (c->dsack_lo != c->dsack_hi)
+        note_duplicate(tcp, c, seq, skip < len ? skip : len);
+        if (tcp->dsack_conn == c)
             c->flags |= TCPF_ACKNOW;        /* the D-SACK goes at once */
 #endif
         if (skip >= len) {
@@ -859,7 +861,7 @@ static bool conn_checks(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struc
         TCP_STAT(tcp, drop_out_of_window);
 #if MIP_TCP_SACK
         if (!(h->flags & MIP_TCP_RST) && MIP_SEQ_LEQ(h->seq + in->len, c->rcv_nxt))
-            note_duplicate(c, h->seq, in->len);
+            note_duplicate(tcp, c, h->seq, in->len);
 #endif
         if (!(h->flags & MIP_TCP_RST))
             tcp_send_ack(tcp, c);
@@ -996,6 +998,9 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
     bool have_floor = false;
     (void)s;
     TCP_STAT_HOT(tcp, segs_rx);
+#if MIP_TCP_SACK
+    tcp->dsack_conn = NULL;
+#endif
     if (rx->dst_multicast) {
         TCP_STAT(tcp, drop_no_conn);     /* TCP is unicast only */
         return true;

@@ -154,7 +154,8 @@ static mip_status conn_emit(struct mip_tcp *tcp, struct mip_tcp_conn *c, struct 
         c->rcv_adv = edge;
     c->flags &= (uint16_t)~(TCPF_ACKNOW | TCPF_DELACK);
 #if MIP_TCP_SACK
-    c->dsack_hi = c->dsack_lo;  /* reported by this segment, or not at all (RFC 2883 4) */
+    if (tcp->dsack_conn == c)
+        tcp->dsack_conn = NULL;     /* reported by this segment, or not at all (RFC 2883 4) */
 #endif
     return st;
 }
@@ -164,16 +165,15 @@ static mip_status conn_emit(struct mip_tcp *tcp, struct mip_tcp_conn *c, struct 
  * segment is to be reported (RFC 2883 4: the first block, in the one ACK
  * that answers it), then the blocks of what the ring holds above rcv_nxt,
  * the latest first. */
-static void add_sack_blocks(struct mip_tcp_conn *c, struct tcp_seg *seg)
+static void add_sack_blocks(const struct mip_tcp *tcp, const struct mip_tcp_conn *c,
+                            struct tcp_seg *seg)
 {
     unsigned n = 0, max = (c->flags & TCPF_TS_OK) ? 3u : 4u;
     if (!(c->flags & TCPF_SACK_OK))
         return;
-    if (c->dsack_lo != c->dsack_hi) {
-        /* within 65,535 bytes below rcv_nxt (tcp.h) */
-        uint32_t left = c->rcv_nxt - (uint16_t)((uint16_t)c->rcv_nxt - c->dsack_lo);
-        seg->opts.sack[0].left = left;
-        seg->opts.sack[0].right = left + (uint16_t)(c->dsack_hi - c->dsack_lo);
+    if (tcp->dsack_conn == c) {
+        seg->opts.sack[0].left = tcp->dsack_left;
+        seg->opts.sack[0].right = tcp->dsack_left + tcp->dsack_len;
         n = 1;
     }
     /* sack_recent keeps the low bits of a ring size: the segment lies in
@@ -235,7 +235,7 @@ void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
      * another, without end (before 2026-11-25). */
     tcp_seg_init(tcp, c, &seg, c->snd_max, MIP_TCP_ACK);
 #if MIP_TCP_SACK
-    add_sack_blocks(c, &seg);
+    add_sack_blocks(tcp, c, &seg);
 #endif
     (void)conn_emit(tcp, c, &seg);
 }
