@@ -162,6 +162,12 @@ struct mip_tcp_config {
                                  first two duplicate ACKs (default on) */
     bool     dsack : 1;       /* RFC 2883: report duplicate data in the
                                  first SACK block (with SACK; default on) */
+    bool     early_retransmit : 1;  /* RFC 5827: with SACK, fewer than four
+                                 segments out and nothing new to send, a
+                                 fast retransmit on outstanding - 1
+                                 duplicate ACKs (default on) */
+    bool     tlp : 1;         /* RFC 8985 7: with SACK, a tail loss probe
+                                 when ACKs are two SRTTs late (default on) */
 };
 
 /* One connection. The application owns the memory; the fields are the
@@ -305,6 +311,7 @@ struct mip_tcp_tw {
 /* Counters of the TCP instance; every dropped segment counts once. */
 #define MIP_TCP_STATS_LIST(X)                                                 \
     X(segs_rx) X(segs_tx) X(rexmits) X(fast_rexmits) X(sack_rexmits)          \
+    MIP_TCP_SACK_STATS(X)                                                     \
     X(timeouts) X(conns_opened) X(conns_accepted) X(conns_closed)             \
     X(conns_reset) X(conns_timed_out) X(rst_tx) X(challenge_acks)             \
     X(challenge_acks_limited)                                                 \
@@ -319,6 +326,14 @@ struct mip_tcp_tw {
  * ACKs that returned a valid one; rejected: ACKs for a listening port that
  * match no connection or SYN cache entry, while cookies are in use, and
  * return no valid cookie (answered with RST, as by a listener). */
+/* With SACK: early_rexmits, fast retransmits started below three
+ * duplicate ACKs (RFC 5827); tlp_probes, tail loss probes sent (RFC 8985
+ * 7.3); tlp_losses, probes that repaired a loss (cwnd reduced, 7.4). */
+#if MIP_TCP_SACK
+#define MIP_TCP_SACK_STATS(X) X(early_rexmits) X(tlp_probes) X(tlp_losses)
+#else
+#define MIP_TCP_SACK_STATS(X)
+#endif
 #if MIP_TCP_SYN_COOKIES
 #define MIP_TCP_COOKIE_STATS(X) X(cookies_sent) X(cookies_accepted) X(cookies_rejected)
 #else
@@ -394,6 +409,18 @@ struct mip_tcp {
     const struct mip_tcp_conn *dsack_conn;
     uint32_t dsack_left;
     uint16_t dsack_len;
+    /* The open tail-loss-probe episode (RFC 8985 7.4): tlp_conn sent a
+     * probe, new data or (tlp_retrans) the segment ending at tlp_end
+     * again, and waits for the ACK of tlp_end; for a retransmission its
+     * ACKs tell whether the probe repaired a loss (cwnd is then reduced)
+     * or both copies arrived. One per instance: another connection may
+     * probe only when the holder has nothing in flight (no ACK can end
+     * its episode then) and takes the slot over (docs/TCP.md). Cleared
+     * by the episode's end, an RTO, fast recovery or the connection's
+     * end. */
+    uint8_t  tlp_retrans;
+    const struct mip_tcp_conn *tlp_conn;
+    uint32_t tlp_end;
 #endif
     uint8_t  secret[16];                  /* ISN / timestamp-offset / cookie key */
     struct mip_tcp_syn syn[MIP_TCP_SYN_BACKLOG];

@@ -106,7 +106,8 @@ void tcp_cc_init(struct mip_tcp_cc *cc, uint16_t mss, uint8_t cap_segments);
  * cwnd bytes are taken off and cwnd += mss. */
 void tcp_cc_on_ack(struct mip_tcp_cc *cc, uint32_t acked);
 /* A duplicate ACK; `flight` = snd_max - snd_una, `snd_max` for "recover".
- * Returns true on the third one outside recovery: ssthresh =
+ * Returns true on the `thresh`-th one outside recovery (3, RFC 5681; fewer
+ * with RFC 5827 early retransmit, tcp/tlp.c): ssthresh =
  * max(flight / 2, 2 * mss), cwnd = ssthresh + 3 * mss, recover = snd_max,
  * in_recovery = 1, and the caller retransmits the first unacknowledged
  * segment (fast retransmit, RFC 5681 3.2 steps 2-3). Later duplicates
@@ -115,7 +116,7 @@ void tcp_cc_on_ack(struct mip_tcp_cc *cc, uint32_t acked);
  * it, snd_una < recover <= snd_max: duplicates of the data sent before the
  * timeout start no fast retransmit (RFC 6582 3.2 step 2, RFC 6675 5.1); an
  * ACK at recover (or at the end of a later recovery) may. */
-bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
+bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max, uint8_t thresh);
 /* In recovery, an ACK advancing snd_una to `ack` by `acked` bytes, with
  * `flight` = snd_max - snd_una after it (RFC 6582 3.2):
  *  - ack before recover (partial ACK): cwnd -= acked, then += mss if
@@ -127,6 +128,10 @@ bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max);
  *    recovery and returns false. */
 bool tcp_cc_on_recovery_ack(struct mip_tcp_cc *cc, uint32_t ack, uint32_t acked,
                             uint32_t flight);
+/* A tail loss probe repaired a loss (RFC 8985 7.4.2): the response of a
+ * fast recovery that has ended, ssthresh = max(flight / 2, 2 * mss) and
+ * cwnd = ssthresh (within the cap); recover and recovery untouched. */
+void tcp_cc_on_tail_loss(struct mip_tcp_cc *cc, uint32_t flight);
 /* The retransmission timer expired: ssthresh = max(flight / 2, 2 * mss)
  * (RFC 5681 eqn 4), cwnd = mss (the loss window), recover = snd_max (the
  * highest sequence number sent, RFC 6582 3.2 step 1) and timed_out = 1,

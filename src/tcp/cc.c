@@ -1,6 +1,7 @@
 /* Congestion control: RFC 5681 slow start and congestion avoidance with
  * appropriate byte counting (RFC 3465, L = 1 SMSS), RFC 6582 NewReno fast
- * retransmit / fast recovery, RFC 3042 limited transmit, and an optional cap
+ * retransmit / fast recovery, RFC 3042 limited transmit, the congestion
+ * response to a loss a tail loss probe repaired, and an optional cap
  * on the window in segments.
  *
  * All additions saturate at UINT32_MAX; nothing here can wrap. */
@@ -78,7 +79,7 @@ void tcp_cc_on_ack(struct mip_tcp_cc *cc, uint32_t acked)
     apply_cap(cc);
 }
 
-bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max)
+bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max, uint8_t thresh)
 {
     if (cc->in_recovery) {
         /* RFC 5681 3.2 step 4: each further duplicate inflates cwnd. */
@@ -87,7 +88,7 @@ bool tcp_cc_on_dupack(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max)
     }
     if (cc->dupacks < 63u)
         cc->dupacks++;
-    if (cc->dupacks != 3u)
+    if (cc->dupacks != thresh)
         return false;
     /* RFC 6582 3.2 step 2: not when the ACK lies below recover as a
      * timeout set it (duplicates of the data sent before it; RFC 6675 5.1
@@ -128,6 +129,14 @@ bool tcp_cc_on_recovery_ack(struct mip_tcp_cc *cc, uint32_t ack, uint32_t acked,
     if (cc->cwnd < cc->mss)
         cc->cwnd = cc->mss;
     return true;
+}
+
+void tcp_cc_on_tail_loss(struct mip_tcp_cc *cc, uint32_t flight)
+{
+    cc->ssthresh = half_flight(cc, flight);
+    cc->cwnd = cc->ssthresh;
+    cc->acked = 0;
+    apply_cap(cc);
 }
 
 void tcp_cc_on_timeout(struct mip_tcp_cc *cc, uint32_t flight, uint32_t snd_max)

@@ -65,6 +65,8 @@ void mip_tcp_config_default(struct mip_tcp_config *cfg)
     cfg->timestamps = MIP_TCP_TIMESTAMPS != 0;
     cfg->limited_transmit = true;
     cfg->dsack = true;
+    cfg->early_retransmit = true;
+    cfg->tlp = true;
 }
 
 void mip_tcp_conn_init(struct mip_tcp_conn *c, const struct mip_tcp_callbacks *cb, void *ctx,
@@ -151,9 +153,13 @@ static void tcp_conn_unlink(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         if (*pp == c) {
             *pp = c->next;
             c->next = NULL;
-            return;
+            break;
         }
     }
+#if MIP_TCP_SACK
+    if (tcp->tlp_conn == c)
+        tcp->tlp_conn = NULL;
+#endif
 }
 
 void tcp_notify(struct mip_tcp_conn *c, size_t which)
@@ -229,7 +235,7 @@ void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c)
             min = f;
     }
     c->t_rexmt = tcp->stack->now + (rto > min ? rto : min);
-    c->flags |= TCPF_REXMT;
+    c->flags = (uint16_t)((c->flags & ~TCPF_PTO) | TCPF_REXMT);
 }
 
 uint8_t tcp_conn_netif(const struct mip_addr *remote, uint8_t netif)

@@ -605,10 +605,21 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         snd_window(c, h, wnd);
     }
 #if MIP_TCP_SACK
-    if ((c->flags & TCPF_SACK_OK) && (in->o.present & MIP_TCP_HAS_SACK)) {
-        if (tcp_sackb_update(&c->sackb, MIP_SEQ_GT(h->ack, c->snd_una) ? h->ack : c->snd_una,
-                             c->snd_max, in->o.sack, in->o.sack_count))
-            dup_wnd = true;
+    {
+        bool dsack = false, new_sack = false, same_wnd = dup_wnd;
+        if ((c->flags & TCPF_SACK_OK) && (in->o.present & MIP_TCP_HAS_SACK)) {
+            new_sack = tcp_sackb_update(&c->sackb,
+                                        MIP_SEQ_GT(h->ack, c->snd_una) ? h->ack : c->snd_una,
+                                        c->snd_max, in->o.sack, in->o.sack_count);
+            if (new_sack)
+                dup_wnd = true;
+            /* RFC 2883 4: a first block at or below the cumulative ACK
+             * reports duplicate data */
+            dsack = in->o.sack_count > 0u && MIP_SEQ_LEQ(in->o.sack[0].right, h->ack);
+        }
+        if (tcp->tlp_conn == c)
+            tcp_tlp_ack(tcp, c, h->ack, dsack,
+                        h->ack == c->snd_una && in->len == 0u && same_wnd && !new_sack);
     }
 #endif
     if (!MIP_SEQ_GT(h->ack, c->snd_una)) {
@@ -618,9 +629,16 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
          * retransmit" would send a full segment into the closed window. */
         if (h->ack == c->snd_una && in->len == 0 && c->snd_max != c->snd_una && dup_wnd &&
             !(h->flags & (MIP_TCP_SYN | MIP_TCP_FIN)) && !(c->flags & TCPF_PERSIST)) {
-            bool fast = tcp_cc_on_dupack(&c->cc, flight, c->snd_max);
+            uint8_t thresh = tcp_er_dupthresh(c);
+            bool fast = tcp_cc_on_dupack(&c->cc, flight, c->snd_max, thresh);
             if (fast) {
                 TCP_STAT(tcp, fast_rexmits);
+#if MIP_TCP_SACK
+                if (thresh < 3u)
+                    TCP_STAT(tcp, early_rexmits);
+                if (tcp->tlp_conn == c)
+                    tcp->tlp_conn = NULL;   /* recovery's response replaces the episode's */
+#endif
 #if MIP_TCP_SACK
                 c->sackb.rexmit_next = c->snd_una;
 #endif
@@ -678,9 +696,9 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
         tcp_cc_on_ack(&c->cc, acked);
     }
     if (c->snd_una == c->snd_max)
-        c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST);
+        c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST | TCPF_PTO);
     else if (!(c->flags & TCPF_PERSIST))
-        tcp_arm_rexmt(tcp, c);
+        tcp_arm_loss_timer(tcp, c, true);
     if (acked > 0 && !(c->flags & TCPF_FIN_QUEUED))
         tcp_notify(c, TCP_CB(writable));
     if (c->state == MIP_TCP_CLOSED)

@@ -26,6 +26,7 @@
 #define TCPF_NO_READ    0x1000u  /* the application closed: discard data */
 #define TCPF_WS_OK      0x2000u  /* both sides agreed on window scaling */
 #define TCPF_TS_STALE   0x4000u  /* TS.Recent is invalid: idle too long (RFC 7323 5.5) */
+#define TCPF_PTO        0x8000u  /* t_rexmt is a tail loss probe timeout (tlp.c) */
 
 /* struct mip_tcp_syn.flags: what the peer's SYN offered, as the
  * MIP_TCP_HAS_* bits of its options (TCPS_USED is the MSS bit: a SYN-ACK
@@ -102,6 +103,10 @@ static inline bool tcp_output_idle(const struct mip_tcp_conn *c)
 mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Retransmits `len` bytes of the send ring from sequence `seq`. */
 void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, uint32_t len);
+/* Sends one segment of new data that the peer's window has room for,
+ * whatever cwnd says (a tail loss probe, RFC 8985 7.3); false when there
+ * is none. */
+bool tcp_send_probe_data(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* A bare ACK (also the challenge ACK of RFC 5961). */
 void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Window to advertise now, unscaled bytes, never shrinking the right edge. */
@@ -183,6 +188,7 @@ uint8_t tcp_conn_netif(const struct mip_addr *remote, uint8_t netif);
 void tcp_conn_finish(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why);
 /* Moves a connection to TIME_WAIT: a compact record, memory returned. */
 void tcp_enter_timewait(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* Arms t_rexmt as the retransmission timer (RTO, with backoff). */
 void tcp_arm_rexmt(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Sends RST (unless in SYN_SENT) and ends the connection with `why`. */
 void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_error why);
@@ -207,6 +213,37 @@ void tcp_icmp_error(void *ctx, struct mip_stack *s, const struct mip_ip_error *e
 #define TCP_COOKIE_TICK_SHIFT 16u
 #define TCP_COOKIE_LIFE_MS ((uint32_t)2u << TCP_COOKIE_TICK_SHIFT)  /* 32-bit: 0 in a 16-bit int */
 #define TCP_COOKIE_TICK_MASK (UINT32_MAX >> TCP_COOKIE_TICK_SHIFT)   /* ticks wrap with the clock */
+
+/* tlp.c: tail losses (RFC 8985 7 tail loss probe, RFC 5827 early
+ * retransmit), with SACK. */
+#if MIP_TCP_SACK
+/* The duplicate ACKs that start a fast retransmit: 3, or with early
+ * retransmit (segments out) - 1 when 2 or 3 are out and no new segment
+ * can be sent (none written, or the windows, limited transmit's
+ * included, have no room). */
+uint8_t tcp_er_dupthresh(const struct mip_tcp_conn *c);
+/* Arms t_rexmt for data in flight after an ACK advanced (restart: the
+ * RTO starts again) or new data went out (restart when the timer was off,
+ * persist or a probe timeout; an RTO under way keeps its deadline, RFC
+ * 6298 5.1): then a probe timeout (TCPF_PTO) instead when a probe may be
+ * sent and is due first. */
+void tcp_arm_loss_timer(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool restart);
+/* The probe timeout came: sends the probe, opens its episode when it was
+ * a retransmission, and arms the RTO. */
+void tcp_tlp_fire(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* An ACK of c while its episode is open (tcp->tlp_conn == c), before
+ * snd_una moves: dsack, it carries a D-SACK block; pure_dup, it is a
+ * duplicate ACK with nothing new (no data, window or SACK). */
+void tcp_tlp_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t ack, bool dsack,
+                 bool pure_dup);
+#else
+#define tcp_er_dupthresh(c) ((void)(c), (uint8_t)3u)
+#define tcp_arm_loss_timer(tcp, c, restart)                                  \
+    do {                                                                     \
+        if ((restart) || !((c)->flags & TCPF_REXMT))                         \
+            tcp_arm_rexmt((tcp), (c));                                       \
+    } while (0)
+#endif
 
 /* tcp_timer.c */
 uint32_t tcp_poll(void *ctx, struct mip_stack *s, mip_time_t now);

@@ -309,6 +309,32 @@ static bool can_send_data(const struct mip_tcp_conn *c)
            c->state == MIP_TCP_LAST_ACK;
 }
 
+#if MIP_TCP_SACK
+bool tcp_send_probe_data(struct mip_tcp *tcp, struct mip_tcp_conn *c)
+{
+    uint32_t ring_end = ring_seq(c) + c->tx.len, inflight = c->snd_nxt - c->snd_una;
+    uint32_t avail = can_send_data(c) && MIP_SEQ_GT(ring_end, c->snd_nxt) ? ring_end - c->snd_nxt
+                                                                           : 0u;
+    uint32_t room = c->snd_wnd > inflight ? c->snd_wnd - inflight : 0u, len;
+    bool fin;
+    if (c->snd_nxt != c->snd_max)
+        return false;
+    len = avail < room ? avail : room;
+    if (len > tcp_smss(c))
+        len = tcp_smss(c);
+    if (len == 0u)
+        return false;
+    fin = (c->flags & TCPF_FIN_QUEUED) && c->snd_nxt + len == ring_end;
+    if (send_data(tcp, c, c->snd_nxt, len, fin) != MIP_OK)
+        return false;
+    c->snd_nxt += len + (fin ? 1u : 0u);
+    c->snd_max = c->snd_nxt;
+    if (fin)
+        c->flags |= TCPF_FIN_SENT;
+    return true;
+}
+#endif
+
 void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     unsigned rounds;
@@ -378,9 +404,12 @@ void tcp_output(struct mip_tcp *tcp, struct mip_tcp_conn *c)
             c->flags |= TCPF_FIN_SENT;
         if (MIP_SEQ_GT(c->snd_nxt, c->snd_max))
             c->snd_max = c->snd_nxt;
-        if (!(c->flags & TCPF_REXMT) || (c->flags & TCPF_PERSIST)) {
+        /* RFC 6298 5.1: the RTO runs from the oldest segment out; a
+         * probe timeout restarts with each new one (RFC 8985 7.2). */
+        {
+            bool restart = (c->flags & (TCPF_PERSIST | TCPF_PTO)) != 0u;
             c->flags &= (uint16_t)~TCPF_PERSIST;
-            tcp_arm_rexmt(tcp, c);
+            tcp_arm_loss_timer(tcp, c, restart);
         }
         if (fin)
             break;

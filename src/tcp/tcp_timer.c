@@ -23,6 +23,16 @@ static void rexmt_timeout(struct mip_tcp *tcp, struct mip_tcp_conn *c)
         return;
     }
 #endif
+#if MIP_TCP_SACK
+    if (c->flags & TCPF_PTO) {
+        /* A probe timeout is no retransmission timeout: no backoff, no
+         * retry counted (RFC 8985 7.3). */
+        tcp_tlp_fire(tcp, c);
+        return;
+    }
+    if (tcp->tlp_conn == c)
+        tcp->tlp_conn = NULL;   /* the RTO's response replaces the episode's */
+#endif
     /* Saturating: with max_retries 255 the count stops at 255 and the
      * connection never gives up (nor does the count wrap to 0, which
      * would let Karn's rule take a sample from a retransmission). A

@@ -116,10 +116,10 @@ static void enter_recovery(struct mip_tcp_cc *cc, uint32_t snd_max)
     tcp_cc_init(cc, MSS, 0);
     cc->cwnd = 10u * MSS;
     cc->ssthresh = 10u * MSS;
-    CHECK(!tcp_cc_on_dupack(cc, 10u * MSS, snd_max));
-    CHECK(!tcp_cc_on_dupack(cc, 10u * MSS, snd_max));
+    CHECK(!tcp_cc_on_dupack(cc, 10u * MSS, snd_max, 3));
+    CHECK(!tcp_cc_on_dupack(cc, 10u * MSS, snd_max, 3));
     CHECK_EQ(cc->cwnd, 10u * MSS);      /* no change before the third */
-    CHECK(tcp_cc_on_dupack(cc, 10u * MSS, snd_max));
+    CHECK(tcp_cc_on_dupack(cc, 10u * MSS, snd_max, 3));
 }
 
 static void test_fast_retransmit_entry(void)
@@ -132,9 +132,9 @@ static void test_fast_retransmit_entry(void)
     CHECK_EQ(cc.recover, 20000);
     CHECK_EQ(cc.in_recovery, 1);
     /* Further duplicates inflate by one SMSS each and never retransmit. */
-    CHECK(!tcp_cc_on_dupack(&cc, 10u * MSS, 20000));
+    CHECK(!tcp_cc_on_dupack(&cc, 10u * MSS, 20000, 3));
     CHECK_EQ(cc.cwnd, 9u * MSS);
-    CHECK(!tcp_cc_on_dupack(&cc, 10u * MSS, 20000));
+    CHECK(!tcp_cc_on_dupack(&cc, 10u * MSS, 20000, 3));
     CHECK_EQ(cc.cwnd, 10u * MSS);
     CHECK_EQ(tcp_cc_window(&cc), 10u * MSS);
 }
@@ -143,9 +143,9 @@ static void test_ssthresh_floor_is_two_segments(void)
 {
     struct mip_tcp_cc cc;
     tcp_cc_init(&cc, MSS, 0);
-    tcp_cc_on_dupack(&cc, 1500, 100);
-    tcp_cc_on_dupack(&cc, 1500, 100);
-    CHECK(tcp_cc_on_dupack(&cc, 1500, 100));
+    tcp_cc_on_dupack(&cc, 1500, 100, 3);
+    tcp_cc_on_dupack(&cc, 1500, 100, 3);
+    CHECK(tcp_cc_on_dupack(&cc, 1500, 100, 3));
     CHECK_EQ(cc.ssthresh, 2u * MSS);
     CHECK_EQ(cc.cwnd, 5u * MSS);
 }
@@ -154,20 +154,20 @@ static void test_new_ack_resets_duplicate_count(void)
 {
     struct mip_tcp_cc cc;
     tcp_cc_init(&cc, MSS, 0);
-    CHECK(!tcp_cc_on_dupack(&cc, 4000, 4000));
-    CHECK(!tcp_cc_on_dupack(&cc, 4000, 4000));
+    CHECK(!tcp_cc_on_dupack(&cc, 4000, 4000, 3));
+    CHECK(!tcp_cc_on_dupack(&cc, 4000, 4000, 3));
     tcp_cc_on_ack(&cc, MSS);
     CHECK_EQ(cc.dupacks, 0);
-    CHECK(!tcp_cc_on_dupack(&cc, 4000, 5000));
-    CHECK(!tcp_cc_on_dupack(&cc, 4000, 5000));
-    CHECK(tcp_cc_on_dupack(&cc, 4000, 5000));
+    CHECK(!tcp_cc_on_dupack(&cc, 4000, 5000, 3));
+    CHECK(!tcp_cc_on_dupack(&cc, 4000, 5000, 3));
+    CHECK(tcp_cc_on_dupack(&cc, 4000, 5000, 3));
 }
 
 static void test_partial_ack_deflates(void)
 {
     struct mip_tcp_cc cc;
     enter_recovery(&cc, 20000);         /* ssthresh 5000, cwnd 8000 */
-    tcp_cc_on_dupack(&cc, 10u * MSS, 20000);
+    tcp_cc_on_dupack(&cc, 10u * MSS, 20000, 3);
     CHECK_EQ(cc.cwnd, 9000);
     /* RFC 6582 partial ACK of 3000 bytes: 9000 - 3000 + 1000. */
     CHECK(tcp_cc_on_recovery_ack(&cc, 13000, 3000, 7000));
@@ -249,9 +249,9 @@ static void test_timeout_to_loss_window(void)
     CHECK_EQ(cc.cwnd, MSS);
     /* Duplicates after a timeout count from zero (here of data sent after
      * it: snd_una 4000 is recover). */
-    CHECK(!tcp_cc_on_dupack(&cc, 1000, 5000));
-    CHECK(!tcp_cc_on_dupack(&cc, 1000, 5000));
-    CHECK(tcp_cc_on_dupack(&cc, 1000, 5000));
+    CHECK(!tcp_cc_on_dupack(&cc, 1000, 5000, 3));
+    CHECK(!tcp_cc_on_dupack(&cc, 1000, 5000, 3));
+    CHECK(tcp_cc_on_dupack(&cc, 1000, 5000, 3));
 }
 
 /* RFC 6582 3.2 step 2: after a timeout at snd_max 20000, duplicate ACKs
@@ -281,7 +281,7 @@ static void test_no_fast_retransmit_below_recover(void)
         tcp_cc_init(&cc, MSS, 0);
         tcp_cc_on_timeout(&cc, flight, rows[i].recover);
         for (k = 0; k < 3; k++)
-            fast = tcp_cc_on_dupack(&cc, flight, rows[i].snd_max);
+            fast = tcp_cc_on_dupack(&cc, flight, rows[i].snd_max, 3);
         CHECK_EQ(fast, rows[i].fast);
         CHECK_EQ(cc.in_recovery, rows[i].fast);
         CHECK_EQ(cc.cwnd, rows[i].fast ? cc.ssthresh + 3u * MSS : MSS);
@@ -308,7 +308,7 @@ static void test_cap_three_segments(void)
                 tcp_cc_on_ack(&cc, MSS);
             break;
         case 4: case 5: case 6:
-            tcp_cc_on_dupack(&cc, w, snd_max);
+            tcp_cc_on_dupack(&cc, w, snd_max, 3);
             break;
         default:
             tcp_cc_on_timeout(&cc, w, snd_max);
@@ -326,9 +326,9 @@ static void test_cap_three_segments(void)
         tcp_cc_on_ack(&cc, MSS);
     CHECK_EQ(cc.cwnd, 3u * MSS);
     /* Recovery: cwnd may inflate, the window in force does not. */
-    CHECK(!tcp_cc_on_dupack(&cc, 3u * MSS, 50000));
-    CHECK(!tcp_cc_on_dupack(&cc, 3u * MSS, 50000));
-    CHECK(tcp_cc_on_dupack(&cc, 3u * MSS, 50000));
+    CHECK(!tcp_cc_on_dupack(&cc, 3u * MSS, 50000, 3));
+    CHECK(!tcp_cc_on_dupack(&cc, 3u * MSS, 50000, 3));
+    CHECK(tcp_cc_on_dupack(&cc, 3u * MSS, 50000, 3));
     CHECK_EQ(cc.ssthresh, 2u * MSS);
     CHECK_EQ(tcp_cc_window(&cc), 3u * MSS);
     /* No cap: cap_segments 0. */
@@ -349,13 +349,13 @@ static void test_no_32_bit_overflow(void)
     CHECK_EQ(cc.cwnd, 0xFFFFFFFFu);
     tcp_cc_on_ack(&cc, 0xFFFFFFFFu);
     CHECK_EQ(cc.cwnd, 0xFFFFFFFFu);
-    CHECK(!tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0));
-    CHECK(!tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0));
-    CHECK(tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0));
+    CHECK(!tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0, 3));
+    CHECK(!tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0, 3));
+    CHECK(tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0, 3));
     CHECK_EQ(cc.ssthresh, 0x7FFFFFFFu);
     CHECK_EQ(cc.cwnd, 0x7FFFFFFFu + 3u * 65535u);
     cc.cwnd = 0xFFFFFFF0u;
-    tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0);
+    tcp_cc_on_dupack(&cc, 0xFFFFFFFFu, 0, 3);
     CHECK_EQ(cc.cwnd, 0xFFFFFFFFu);
     CHECK(!tcp_cc_on_recovery_ack(&cc, 0, 1, 0xFFFFFFFFu));
     CHECK_EQ(cc.cwnd, 0x7FFFFFFFu);
@@ -373,25 +373,25 @@ static void test_limited_transmit_window(void)
     struct mip_tcp_cc cc;
     tcp_cc_init(&cc, MSS, 0);
     CHECK_EQ(tcp_cc_window_limited(&cc), 4u * MSS);
-    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 4u * MSS));
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 4u * MSS, 3));
     CHECK_EQ(tcp_cc_window_limited(&cc), 5u * MSS);
-    CHECK(!tcp_cc_on_dupack(&cc, 5u * MSS, 5u * MSS));
+    CHECK(!tcp_cc_on_dupack(&cc, 5u * MSS, 5u * MSS, 3));
     CHECK_EQ(tcp_cc_window_limited(&cc), 6u * MSS);
     CHECK_EQ(cc.cwnd, 4u * MSS);
-    CHECK(tcp_cc_on_dupack(&cc, 6u * MSS, 6u * MSS));
+    CHECK(tcp_cc_on_dupack(&cc, 6u * MSS, 6u * MSS, 3));
     CHECK_EQ(tcp_cc_window_limited(&cc), tcp_cc_window(&cc));
     /* a new ACK ends it */
     tcp_cc_init(&cc, MSS, 0);
-    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 4u * MSS));
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 4u * MSS, 3));
     tcp_cc_on_ack(&cc, MSS);
     CHECK_EQ(tcp_cc_window_limited(&cc), tcp_cc_window(&cc));
     /* Duplicates that start no fast retransmit (below recover after a
      * timeout) open nothing beyond the second. */
     tcp_cc_init(&cc, MSS, 0);
     tcp_cc_on_timeout(&cc, 4u * MSS, 10000);
-    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000));
-    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000));
-    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000));
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000, 3));
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000, 3));
+    CHECK(!tcp_cc_on_dupack(&cc, 4u * MSS, 10000, 3));
     CHECK_EQ(cc.in_recovery, 0);
     CHECK_EQ(tcp_cc_window_limited(&cc), tcp_cc_window(&cc));
     /* a cap of 3 segments: 2 + 1, then no more */
@@ -399,9 +399,9 @@ static void test_limited_transmit_window(void)
     tcp_cc_on_timeout(&cc, 3u * MSS, 20000);
     tcp_cc_on_ack(&cc, MSS);
     CHECK_EQ(cc.cwnd, 2u * MSS);
-    CHECK(!tcp_cc_on_dupack(&cc, 2u * MSS, 30000));
+    CHECK(!tcp_cc_on_dupack(&cc, 2u * MSS, 30000, 3));
     CHECK_EQ(tcp_cc_window_limited(&cc), 3u * MSS);
-    CHECK(!tcp_cc_on_dupack(&cc, 3u * MSS, 30000));
+    CHECK(!tcp_cc_on_dupack(&cc, 3u * MSS, 30000, 3));
     CHECK_EQ(tcp_cc_window_limited(&cc), 3u * MSS);
 }
 

@@ -399,6 +399,206 @@ static const struct ps_step limited_transmit_not_during_go_back_n[] = {
     PS_STAT(timeouts, 1),
 };
 
+#if MIP_TCP_SACK
+/* --- tail losses: RFC 8985 7 tail loss probe, RFC 5827 early retransmit -- */
+
+/* A SACK connection (MSS 100) whose first 100 bytes were ACKed 50 ms
+ * after they went: SRTT 50 ms, RTO 300 ms (the minimum), cwnd 5
+ * segments. A probe timeout is then 2 SRTT + 2 ms = 102 ms for a flight
+ * of two segments or more. */
+#define SACK_OPEN_SRTT_50                                                  \
+    PS_LISTEN(),                                                           \
+    PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS | MIP_TCP_HAS_SACK_PERM, .mss = 100), \
+    PS_OUT("S.", 0, 1),                                                    \
+    PS_IN(".", 1, 1),                                                      \
+    PS_STATE(ESTABLISHED),                                                 \
+    PS_WRITE(100),                                                         \
+    PS_OUT("P.", 1, 1, .len = 100),                                        \
+    PS_WAIT(50),                                                           \
+    PS_IN(".", 1, 101),                                                    \
+    PS_NONE()
+
+static void tlp_off(struct ps *p)
+{
+    mip_tcp_config_default(&p->a->cfg);
+    p->a->cfg.tlp = false;
+    p->a->use_cfg = true;
+}
+
+static void early_retransmit_off(struct ps *p)
+{
+    mip_tcp_config_default(&p->a->cfg);
+    p->a->cfg.early_retransmit = false;
+    p->a->use_cfg = true;
+}
+
+static void episode_closed(struct ps *p)
+{
+    CHECK(p->h->tcp.tlp_conn == NULL);
+}
+
+static void episode_open(struct ps *p)
+{
+    CHECK(p->h->tcp.tlp_conn == &p->a->conn);
+}
+
+/* No loss said: cwnd grew by slow start (5 segments, +1 for the ACK of
+ * the probed flight), ssthresh untouched. */
+static void cwnd_not_reduced(struct ps *p)
+{
+    CHECK_EQ(p->a->conn.cc.cwnd, 600u);
+    CHECK_EQ(p->a->conn.cc.ssthresh, 0xFFFFFFFFu);
+}
+
+/* A loss the probe repaired (7.4.2): ssthresh = max(flight / 2, 2 SMSS),
+ * cwnd = ssthresh, the flight of one segment when the ACK came. */
+static void cwnd_reduced(struct ps *p)
+{
+    CHECK_EQ(p->a->conn.cc.ssthresh, 200u);
+    CHECK_EQ(p->a->conn.cc.cwnd, 200u);
+}
+
+/* The last two segments of three are lost. Two SRTTs after the ACK of
+ * the first, the probe resends the last; the peer's SACK of it is one
+ * duplicate ACK, and with two segments out early retransmit needs just
+ * that one to resend the other: no RTO. */
+static const struct ps_step tlp_probe_draws_sack_for_early_retransmit[] = {
+    SACK_OPEN_SRTT_50,
+    PS_WRITE(300),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT(".", 201, 1, .len = 100),
+    PS_OUT("P.", 301, 1, .len = 100),
+    PS_WAIT(50),
+    PS_IN(".", 1, 201),
+    PS_NONE(),
+    PS_WAIT(101),
+    PS_NONE(),
+    PS_WAIT(1),
+    PS_OUT("P.", 301, 1, .len = 100),
+    PS_STAT(tlp_probes, 1),
+    PS_DO(episode_open),
+    PS_IN(".", 1, 201, .opts = MIP_TCP_HAS_SACK, .nsack = 1, .sack = { { 301, 401 } }),
+    PS_OUT(".", 201, 1, .len = 100),
+    PS_STAT(early_rexmits, 1),
+    PS_STAT(fast_rexmits, 1),
+    PS_DO(episode_closed),          /* fast recovery took over */
+    PS_IN(".", 1, 401),
+    PS_NONE(),
+    PS_STAT(timeouts, 0),
+    PS_STAT(tlp_losses, 0),
+};
+
+/* Without the probe the same tail waits for the RTO (300 ms from the
+ * ACK), and its go-back-N. */
+static const struct ps_step tlp_off_waits_for_the_rto[] = {
+    PS_DO(tlp_off),
+    SACK_OPEN_SRTT_50,
+    PS_WRITE(300),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT(".", 201, 1, .len = 100),
+    PS_OUT("P.", 301, 1, .len = 100),
+    PS_WAIT(50),
+    PS_IN(".", 1, 201),
+    PS_WAIT(299),
+    PS_NONE(),
+    PS_WAIT(1),
+    PS_OUT(".", 201, 1, .len = 100),
+    PS_STAT(timeouts, 1),
+    PS_STAT(tlp_probes, 0),
+};
+
+/* Early retransmit off: the probe's SACK is one duplicate ACK of three,
+ * and the RTO (300 ms after the probe, 7.3) repairs the tail. */
+static const struct ps_step early_retransmit_off_waits_for_three[] = {
+    PS_DO(early_retransmit_off),
+    SACK_OPEN_SRTT_50,
+    PS_WRITE(300),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT(".", 201, 1, .len = 100),
+    PS_OUT("P.", 301, 1, .len = 100),
+    PS_WAIT(50),
+    PS_IN(".", 1, 201),
+    PS_WAIT(102),
+    PS_OUT("P.", 301, 1, .len = 100),
+    PS_IN(".", 1, 201, .opts = MIP_TCP_HAS_SACK, .nsack = 1, .sack = { { 301, 401 } }),
+    PS_NONE(),
+    PS_WAIT(299),
+    PS_NONE(),
+    PS_WAIT(1),
+    PS_OUT(".", 201, 1, .len = 100),
+    PS_STAT(timeouts, 1),
+    PS_STAT(fast_rexmits, 0),
+};
+
+/* The first of two segments arrived and its ACK was lost; the second was
+ * lost. The probe resends the second and fills the hole: the peer ACKs
+ * all. That ACK alone cannot tell a filled hole from a delayed ACK, so
+ * the episode stays open; the next ACK beyond the probe, with no D-SACK
+ * on the way, says the probe repaired a loss: cwnd is reduced as by a
+ * fast recovery (7.4.2). */
+static const struct ps_step tlp_probe_repairing_a_loss_reduces_cwnd[] = {
+    SACK_OPEN_SRTT_50,
+    PS_WRITE(200),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT("P.", 201, 1, .len = 100),
+    PS_WAIT(102),
+    PS_OUT("P.", 201, 1, .len = 100),
+    PS_IN(".", 1, 301),
+    PS_NONE(),
+    PS_DO(episode_open),
+    PS_STAT(tlp_losses, 0),
+    PS_WRITE(100),
+    PS_OUT("P.", 301, 1, .len = 100),
+    PS_IN(".", 1, 401),
+    PS_STAT(tlp_losses, 1),
+    PS_DO(cwnd_reduced),
+    PS_DO(episode_closed),
+    PS_STAT(timeouts, 0),
+};
+
+/* Both segments arrived and both ACKs were lost: the probe is a
+ * duplicate, and the peer's D-SACK of it (RFC 2883) says so; no loss, no
+ * cwnd reduction (7.4.2). */
+static const struct ps_step tlp_probe_answered_by_dsack_keeps_cwnd[] = {
+    SACK_OPEN_SRTT_50,
+    PS_WRITE(200),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT("P.", 201, 1, .len = 100),
+    PS_WAIT(102),
+    PS_OUT("P.", 201, 1, .len = 100),
+    PS_IN(".", 1, 301, .opts = MIP_TCP_HAS_SACK, .nsack = 1, .sack = { { 201, 301 } }),
+    PS_NONE(),
+    PS_DO(episode_closed),
+    PS_DO(cwnd_not_reduced),
+    PS_STAT(tlp_losses, 0),
+};
+
+/* With bytes written that cwnd holds back, the probe is new data beyond
+ * cwnd (7.3: the peer's window allows it), not a retransmission; its ACK
+ * ends the episode with no loss to answer. */
+static const struct ps_step tlp_probe_sends_new_data_first[] = {
+    SACK_OPEN_SRTT_50,
+    PS_WRITE(700),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT(".", 201, 1, .len = 100),
+    PS_OUT(".", 301, 1, .len = 100),
+    PS_OUT(".", 401, 1, .len = 100),
+    PS_OUT(".", 501, 1, .len = 100),
+    PS_NONE(),
+    PS_WAIT(102),
+    PS_OUT(".", 601, 1, .len = 100),
+    PS_NONE(),
+    PS_STAT(tlp_probes, 1),
+    PS_STAT(rexmits, 0),
+    PS_DO(episode_open),
+    PS_IN(".", 1, 701),
+    PS_OUT("P.", 701, 1, .len = 100),
+    PS_DO(episode_closed),
+    PS_STAT(tlp_losses, 0),
+    PS_STAT(timeouts, 0),
+};
+#endif
+
 /* --- TIME_WAIT (RFC 9293 3.10.7.4) --------------------------------------- */
 
 /* An acceptable empty segment (the peer's ACK again) is not answered: two
@@ -438,6 +638,14 @@ int main(void)
     RUN_SCRIPT(limited_transmit_recovers_a_short_flight);
     RUN_SCRIPT(limited_transmit_off_sends_nothing);
     RUN_SCRIPT(limited_transmit_not_during_go_back_n);
+#if MIP_TCP_SACK
+    RUN_SCRIPT(tlp_probe_draws_sack_for_early_retransmit);
+    RUN_SCRIPT(tlp_off_waits_for_the_rto);
+    RUN_SCRIPT(early_retransmit_off_waits_for_three);
+    RUN_SCRIPT(tlp_probe_repairing_a_loss_reduces_cwnd);
+    RUN_SCRIPT(tlp_probe_answered_by_dsack_keeps_cwnd);
+    RUN_SCRIPT(tlp_probe_sends_new_data_first);
+#endif
     RUN_SCRIPT(timewait_answers);
     return TESTING_DONE();
 }

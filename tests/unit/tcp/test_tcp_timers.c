@@ -796,6 +796,10 @@ static void test_rto_min_runtime_floor(void)
     pair_init(&p, true);
     CHECK_EQ(tcp->rto_min_ms, 0);
     tcp->rto_min_ms = 1000;
+    /* the RTO alone: a tail loss probe would come first (next test) */
+    mip_tcp_config_default(&cli->cfg);
+    cli->cfg.tlp = false;
+    cli->use_cfg = true;
     connect_then_silence_client(&p, cli, srv, &l, 3, &rto, &una);
     CHECK(rto < 1000u);
     pair_run(&p, 1, 600000);
@@ -809,6 +813,42 @@ static void test_rto_min_runtime_floor(void)
     CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
     pair_close(&p, cli, srv, false);
 }
+
+#if MIP_TCP_SACK
+/* The same silent peer with the tail loss probe (RFC 8985 7, on by
+ * default with SACK): the lone segment is sent again once at PTO = 2 SRTT
+ * + the delayed-ACK allowance (1 ms RTT: 2 + 300 ms), before the 1 s RTO;
+ * the probe is no timeout (no backoff, no retry counted) and the RTO
+ * starts again from it (7.3), then backs off as before. */
+static void test_probe_then_rtos_against_a_silent_peer(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_tcp *tcp = &p.side[0].tcp;
+    uint32_t rto, una, pto;
+    pair_init(&p, true);
+    tcp->rto_min_ms = 1000;
+    connect_then_silence_client(&p, cli, srv, &l, 3, &rto, &una);
+    CHECK(cli->conn.cfg.sack && cli->conn.cfg.tlp);
+    pto = 2u * (cli->conn.rtt.srtt_x8 >> 3) + MIP_TCP_RTO_MIN_MS;
+    pair_run(&p, 1, 600000);
+    CHECK_EQ(rec.n, 6);         /* the segment, the probe, 3 copies, the RST */
+    if (rec.n == 6) {
+        CHECK_EQ(rec.seq[1], una);
+        CHECK_EQ(rec.len[1], 10);
+        CHECK_EQ(rec.t[1] - rec.t[0], pto);
+        CHECK_EQ(rec.t[2] - rec.t[1], 1000);
+        CHECK_EQ(rec.t[3] - rec.t[2], 2000);
+        CHECK_EQ(rec.t[4] - rec.t[3], 4000);
+    }
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_tlp_probes), 1);
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_timeouts), 3);
+    CHECK_EQ(cli->error, MIP_TCP_ERR_TIMEOUT);
+    CHECK(tcp->tlp_conn == NULL);       /* the RTO ended the episode */
+    pair_close(&p, cli, srv, false);
+}
+#endif
 
 /* max_retries 255: a silent peer is retried for ever, the gaps capped at
  * MIP_TCP_RTO_MAX_MS; the count saturates instead of wrapping. */
@@ -1175,6 +1215,9 @@ int main(void)
     RUN(test_retransmission_limit_then_timeout);
     RUN(test_max_retries_never_give_up);
     RUN(test_rto_min_runtime_floor);
+#if MIP_TCP_SACK
+    RUN(test_probe_then_rtos_against_a_silent_peer);
+#endif
     RUN(test_data_rto_3s_after_lost_syn);
     RUN(test_data_rto_from_syn_rtt_without_loss);
     RUN(test_data_rto_3s_after_lost_synack);
