@@ -345,6 +345,8 @@ static void endpoint_cfg(struct mip_tcp_conn *c, const struct sim_tcp_endpoint *
     c->cfg.nodelay = e->nodelay;
     c->cfg.limited_transmit = e->limited_transmit;
     c->cfg.dsack = e->dsack;
+    c->cfg.early_retransmit = e->early_retransmit;
+    c->cfg.tlp = e->tlp;
     c->cfg.delack_ms = e->delack_ms;
 }
 

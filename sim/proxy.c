@@ -64,6 +64,8 @@ static bool start(struct sim *sim, struct sim_proxy *px, uint32_t id, bool clien
     cfg.tcp.timestamps = cfg.tcp.timestamps && sp->options;
     cfg.tcp.limited_transmit = sp->limited_transmit;
     cfg.tcp.dsack = sp->dsack;
+    cfg.tcp.early_retransmit = sp->early_retransmit;
+    cfg.tcp.tlp = sp->tlp;
     st = mip_cctrl_proxy_init(&px->p[px->n], &nd->stack, &nd->tcp, &cfg);
     if (st != MIP_OK) {
         snprintf(err, errlen, "proxy: node %u cannot start it: %s%s", id, mip_status_name(st),

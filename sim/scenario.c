@@ -1284,6 +1284,11 @@ static const struct key proxy_keys[] = {
       .note = "RFC 3042 on the proxy's connections" },
     { .key = "dsack", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.dsack), .def = false,
       .note = "RFC 2883 D-SACK blocks on the proxy's connections" },
+    { .key = "early_retransmit", .type = KT_BOOL, .flags = KF_DEF,
+      FIELD(SC, proxy.early_retransmit), .def = false,
+      .note = "RFC 5827 on the proxy's connections" },
+    { .key = "tlp", .type = KT_BOOL, .flags = KF_DEF, FIELD(SC, proxy.tlp), .def = false,
+      .note = "RFC 8985 tail loss probes on the proxy's connections" },
     K_NUM(SC, "setup_s", proxy.setup_s, 0.001, 2000000, 30),
     K_NUM(SC, "idle_s", proxy.idle_s, 0.001, 2000000, 120),
 };
@@ -1694,6 +1699,12 @@ static const struct key endpoint_keys[] = {
       "reproductions were measured with)" },
     { .key = "dsack", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, dsack), .def = false,
       .note = "RFC 2883 D-SACK blocks, with sack (the stack's default is on; off here, as "
+      "limited_transmit)" },
+    { .key = "early_retransmit", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, early_retransmit),
+      .def = false, .note = "RFC 5827 early retransmit, with sack (the stack's default is on; "
+      "off here, as limited_transmit)" },
+    { .key = "tlp", .type = KT_BOOL, .flags = KF_DEF, FIELD(EP, tlp), .def = false,
+      .note = "RFC 8985 tail loss probes, with sack (the stack's default is on; off here, as "
       "limited_transmit)" },
     { .key = "delayed_ack", .type = KT_BOOL, .flags = KF_LATER | KF_LOCAL, .size = 1,
       .note = "true" },

@@ -218,6 +218,10 @@ static bool tcp_build(struct sim_sensor *ss, char *err, size_t errlen)
     ss->rcv.cfg.limited_transmit = fs->receiver.limited_transmit;
     ss->snd.cfg.dsack = fs->sender.dsack;
     ss->rcv.cfg.dsack = fs->receiver.dsack;
+    ss->snd.cfg.early_retransmit = fs->sender.early_retransmit;
+    ss->rcv.cfg.early_retransmit = fs->receiver.early_retransmit;
+    ss->snd.cfg.tlp = fs->sender.tlp;
+    ss->rcv.cfg.tlp = fs->receiver.tlp;
     ss->snd.cfg.delack_ms = fs->sender.delack_ms;
     ss->rcv.cfg.delack_ms = fs->receiver.delack_ms;
     if (!src->tcp_on) {

@@ -120,6 +120,8 @@ struct sim_tcp_endpoint {       /* per-endpoint TCP options */
                                    that the reproductions keep the TCP they
                                    were measured with) */
     bool     dsack;             /* RFC 2883 (likewise) */
+    bool     early_retransmit;  /* RFC 5827, with SACK (likewise) */
+    bool     tlp;               /* RFC 8985 7 tail loss probe, with SACK (likewise) */
     uint16_t delack_ms;         /* 0 = ACK every segment */
     uint8_t  cwnd_hold_backlog; /* TSS at the sender: cwnd does not grow while
                                    this many own segments wait in the relay
@@ -311,6 +313,8 @@ struct sim_proxy_spec {
     bool     options;           /* SACK and timestamps on the proxy's connections */
     bool     limited_transmit;  /* RFC 3042 on the proxy's connections */
     bool     dsack;             /* RFC 2883 on the proxy's connections */
+    bool     early_retransmit;  /* RFC 5827 on the proxy's connections */
+    bool     tlp;               /* RFC 8985 7 on the proxy's connections */
     double   setup_s, idle_s;
 };
 

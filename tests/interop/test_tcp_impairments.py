@@ -49,8 +49,8 @@ IMPAIRMENTS = [
 def test_download_survives(make_host, tmp_path, spec, fam, n):
     host = start_impaired_host(make_host, spec, SERVICE_ARGS)
     # 10 % loss each way makes the time heavy-tailed: a lost retransmission
-    # backs the RTO off, and a second one doubles it again (no RACK-TLP
-    # yet, docs/TCP.md). 1 MB runs mostly took 13-30 s before limited transmit,
+    # backs the RTO off, and a second one doubles it again (a tail loss
+    # probe does not help there: no RACK, docs/TCP.md). 1 MB runs mostly took 13-30 s before limited transmit,
     # but session 8's fresh clone had 728 KB after 50 s and session 9's
     # 900 KB after 100 s, every byte right. The test is that the transfer
     # survives, not its speed: half a megabyte, and 150 s for the tail
@@ -59,7 +59,9 @@ def test_download_survives(make_host, tmp_path, spec, fam, n):
     tcp = stats["tcp"]
     # how the losses were repaired (docs/TCP.md quotes these; `pytest -s` shows them)
     print(f"{spec}: timeouts {tcp['timeouts']}, fast_rexmits {tcp['fast_rexmits']}, "
-          f"sack_rexmits {tcp['sack_rexmits']}, rexmits {tcp['rexmits']}")
+          f"sack_rexmits {tcp['sack_rexmits']}, rexmits {tcp['rexmits']}, "
+          f"tlp_probes {tcp.get('tlp_probes')}, tlp_losses {tcp.get('tlp_losses')}, "
+          f"early_rexmits {tcp.get('early_rexmits')}")
     if "loss" in spec:
         # Losses were repaired by retransmission, and with SACK (full
         # profile) not only by timeouts.
