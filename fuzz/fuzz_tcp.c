@@ -567,6 +567,13 @@ NOCOV static void check_conn(const struct slot *sl, unsigned i)
               mip_tcp_state_name(c->state), wnd, room);
     }
 #if MIP_TCP_SACK
+    /* a probe timeout is t_rexmt armed outside recovery and persist
+     * (src/tcp/tlp.c) */
+    if (c->flags & TCPF_PTO)
+        CHECK((c->flags & TCPF_REXMT) && !(c->flags & TCPF_PERSIST) && !c->cc.in_recovery &&
+                  c->snd_una != c->snd_max,
+              "slot %u: probe timeout armed with flags %#x, recovery %u, %u in flight", i,
+              c->flags, c->cc.in_recovery, c->snd_max - c->snd_una);
     {
         unsigned k;
         const struct mip_tcp_sackb *b = &c->sackb;
@@ -586,6 +593,14 @@ NOCOV static void check_conn(const struct slot *sl, unsigned i)
 NOCOV static void check_all(void)
 {
     unsigned mask = list_mask(), i, in_use = 0;
+#if MIP_TCP_SACK
+    if (H.tcp.tlp_conn != NULL) {
+        bool held = false;
+        for (i = 0; i < NSLOT; i++)
+            held = held || ((mask & (1u << i)) && H.tcp.tlp_conn == &H.slot[i].c);
+        CHECK(held, "the tail-loss episode belongs to no listed connection");
+    }
+#endif
     for (i = 0; i < NSLOT; i++) {
         const struct slot *sl = &H.slot[i];
         if (mask & (1u << i)) {
