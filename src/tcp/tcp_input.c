@@ -247,7 +247,7 @@ void tcp_syn_send_synack(struct mip_tcp *tcp, const struct mip_tcp_syn *e)
     seg.h.window = synack_window(l);
     /* MSS (TCPS_USED is its bit), and the options the peer offered
      * (TCPS_* are MIP_TCP_HAS_* bits) with our scale for the ring. */
-    seg.opts.present = e->flags;
+    seg.opts.present = e->flags & (uint8_t)~TCPS_RESENT;
     seg.opts.mss = tcp_local_mss(tcp, &e->remote, NULL);
     seg.opts.wscale = tcp_wscale_for(l != NULL ? l->rx_size : 0u);
 #if MIP_TCP_TIMESTAMPS
@@ -385,7 +385,7 @@ static void conn_established(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 
 /* The ACK completing a passive handshake: ask the application for memory. */
 static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_tcp_syn *e,
-                                               const struct tcp_in *in)
+                                               const struct tcp_in *in, bool timed)
 {
     struct mip_tcp_listener *l = find_listener(tcp, e->lport);
     /* The local address is one of ours (TCP takes unicast only). */
@@ -416,7 +416,7 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->rcv_nxt = e->irs + 1u;
     c->rcv_adv = c->rcv_nxt + synack_window(l);
     /* take_options reads only these four fields */
-    o.present = e->flags;         /* MSS (TCPS_USED) and the offered options */
+    o.present = e->flags & (uint8_t)~TCPS_RESENT;   /* MSS (TCPS_USED), the offered options */
     o.mss = e->mss;
     o.wscale = e->snd_wscale;
     o.ts_val = e->ts_recent;
@@ -427,6 +427,14 @@ static struct mip_tcp_conn *syn_cache_complete(struct mip_tcp *tcp, struct mip_t
     c->cfg.sack = (e->flags & TCPS_SACK) != 0;
     c->cfg.timestamps = (e->flags & TCPS_TS) != 0;
     take_options(c, &o, tcp_local_mss(tcp, &c->remote, NULL), &in->h);
+    /* The handshake's RTT (RFC 6298 2.2, as Linux takes it): a SYN-ACK
+     * sent once left at deadline - MIP_TCP_RTO_INITIAL_MS (syn_cache_add);
+     * one sent again, on its timer or the peer's SYN, gives no sample
+     * (Karn), and a cookie kept no time.
+     * Without it the first flight's RTO was the initial 1 s. */
+    if (timed && e->retries == 0u && !(e->flags & TCPS_RESENT))
+        tcp_rtt_sample(&c->rtt,
+                       (uint32_t)(tcp->stack->now - (e->deadline - MIP_TCP_RTO_INITIAL_MS)));
     c->retries = e->retries;      /* SYN-ACK timeouts: conn_established */
     e->flags = 0;
     TCP_STAT(tcp, conns_accepted);
@@ -1072,8 +1080,10 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
             return true;
         }
         if ((h->flags & MIP_TCP_SYN) && !(h->flags & MIP_TCP_ACK)) {
-            if (h->seq == e->irs)
+            if (h->seq == e->irs) {
                 tcp_syn_send_synack(tcp, e);   /* our SYN-ACK was lost */
+                e->flags |= TCPS_RESENT;       /* Karn: no RTT sample */
+            }
             else
                 TCP_STAT(tcp, drop_syn_in_window);
             return true;
@@ -1083,7 +1093,11 @@ bool tcp_input(void *ctx, struct mip_stack *s, const struct mip_ip_rx *rx,
              * data segment after it was lost, a later one (seq above
              * irs + 1) carries the ACK; data_input() queues it out of
              * order or drops it, and the sender retransmits the gap. */
-            c = syn_cache_complete(tcp, e, &in);
+#if MIP_TCP_SYN_COOKIES
+            c = syn_cache_complete(tcp, e, &in, e != &cookie);
+#else
+            c = syn_cache_complete(tcp, e, &in, true);
+#endif
             if (c != NULL && c->state != MIP_TCP_CLOSED)
                 data_fin_output(tcp, c, &in);
             return true;

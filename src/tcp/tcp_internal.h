@@ -35,6 +35,10 @@
 #define TCPS_SACK MIP_TCP_HAS_SACK_PERM
 #define TCPS_TS   MIP_TCP_HAS_TIMESTAMP
 #define TCPS_WS   MIP_TCP_HAS_WSCALE
+/* Not an option: the SYN-ACK went again on the peer's SYN (Karn: the
+ * handshake's ACK gives no RTT sample). Masked off where flags are used
+ * as options. */
+#define TCPS_RESENT 0x80u
 /* The options compiled in, which a SYN cache entry takes up. */
 #define TCPS_OPTS ((MIP_TCP_WSCALE ? TCPS_WS : 0u) | (MIP_TCP_SACK ? TCPS_SACK : 0u) | \
                    (MIP_TCP_TIMESTAMPS ? TCPS_TS : 0u))

@@ -18,6 +18,8 @@
 
 #if MIP_TCP_SACK
 
+/* RFC 8985 7.2: WCDelAckT, the worst case of the peer's delayed ACK. */
+#define TLP_DELACK_MS 200u
 /* Linux's floor for the probe timeout (tcp_schedule_loss_probe): below a
  * few ms the probe races the ACK that is on its way. */
 #define TLP_MIN_MS 10u
@@ -88,15 +90,15 @@ void tcp_arm_loss_timer(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool restar
         return;
     /* RFC 8985 7.2: PTO = 2 SRTT, plus WCDelAckT for a one-segment
      * flight (its ACK may be delayed), and never after the RTO.
-     * WCDelAckT is taken as the RTO's floor takes the peer's delayed ACK
-     * (tcp_arm_rexmt): our own delack_ms and the margin of
-     * MIP_TCP_RTO_MIN_MS over MIP_TCP_DELACK_MS, 200 + 100 ms by default
-     * (RFC 8985 says 200): a lone segment's probe then never races the
-     * delayed ACK it waits for. */
+     * WCDelAckT is RFC 8985's 200 ms, or our own delack_ms when longer
+     * (taken to be the peer's too, as the RTO's floor takes it,
+     * tcp_arm_rexmt): the probe comes an SRTT after the latest delayed
+     * ACK. (With the RTO floor's extra 100 ms margin a lone segment on a
+     * fast link would never be probed: 2 SRTT + 300 ms > 300 ms.) */
     srtt = c->rtt.srtt_x8 >> 3;
     pto = 2u * srtt;
     if (data_in_flight(c) <= tcp_smss(c))
-        pto += (uint32_t)tcp_delack_ms(c) + (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS);
+        pto += tcp_delack_ms(c) > TLP_DELACK_MS ? (uint32_t)tcp_delack_ms(c) : TLP_DELACK_MS;
     else
         pto += 2u;      /* RFC 8985 7.2: two ticks of the clock */
     if (pto < TLP_MIN_MS)

@@ -72,6 +72,30 @@ def test_download_survives(make_host, tmp_path, spec, fam, n):
         assert stats["impair"]["rx_duplicated"] > 0, dump(stats)
 
 
+def test_short_downloads_probe_their_tails(make_host, tmp_path):
+    """RFC 8985's tail loss probe against Linux: 40 downloads of 6 KB (five
+    segments and the FIN) over netem with 10 ms of delay and 5 % loss each
+    way, so that tails are lost (the last segments, or the ACKs of them).
+    Every body is checked; the stack sent probes (a tail whose ACK is
+    missing has about one chance in seven per download) and Linux's answers
+    to them, SACKs and D-SACKs, took each transfer on to its end."""
+    host = start_impaired_host(make_host, {"loss": 5, "delay": 10}, SERVICE_ARGS)
+    n = 6000
+    for i in range(40):
+        out = tmp_path / f"body{i}"
+        p = host.ns.cmd(curl_args(STACK_V6, f"/bytes/{n}", str(out), 30), check=False,
+                        timeout=40)
+        assert p.returncode == 0 and p.stdout == f"200 {n}", \
+            f"download {i}: curl rc {p.returncode}: {p.stdout} {p.stderr}"
+        assert file_sha256(out) == body_sha256(n), f"download {i}: body differs"
+    stats = host.stop()
+    tcp = stats["tcp"]
+    print(f"40 x {n} B: timeouts {tcp['timeouts']}, tlp_probes {tcp['tlp_probes']}, "
+          f"tlp_losses {tcp['tlp_losses']}, early_rexmits {tcp['early_rexmits']}, "
+          f"fast_rexmits {tcp['fast_rexmits']}, rexmits {tcp['rexmits']}")
+    assert tcp["tlp_probes"] > 0, dump(stats)
+
+
 @pytest.mark.parametrize("fam", ["v4", "v6"])
 def test_upload_to_discard_under_loss(make_host, tmp_path, fam):
     """Linux sends, moteip receives: out-of-order segments are kept and

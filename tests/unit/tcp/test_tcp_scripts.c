@@ -239,6 +239,60 @@ static void test_paws_drop_does_not_restart_ts_recent_timer(void)
 }
 #endif
 
+/* --- the passive opener's RTT (RFC 6298 2.2, Karn) ------------------------ */
+
+static void srtt_is_40(struct ps *p)
+{
+    CHECK_EQ(p->a->conn.rtt.srtt_x8, 8u * 40u);
+    CHECK_EQ(tcp_rtt_rto(&p->a->conn.rtt), MIP_TCP_RTO_MIN_MS);
+}
+
+static void no_rtt_sample(struct ps *p)
+{
+    CHECK_EQ(p->a->conn.rtt.srtt_x8, 0);
+}
+
+/* The handshake's ACK came 40 ms after the SYN-ACK from the SYN cache: the
+ * connection starts with SRTT 40 ms (before 2026-11-29 it had no sample
+ * and its first data waited the initial 1 s RTO). */
+static const struct ps_step passive_open_measures_the_handshake[] = {
+    PS_LISTEN(),
+    PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS, .mss = 100),
+    PS_OUT("S.", 0, 1),
+    PS_WAIT(40),
+    PS_IN(".", 1, 1),
+    PS_STATE(ESTABLISHED),
+    PS_DO(srtt_is_40),
+    PS_WRITE(100),
+    PS_OUT("P.", 1, 1, .len = 100),
+    PS_WAIT(MIP_TCP_RTO_MIN_MS - 1u),
+    PS_NONE(),
+    PS_WAIT(1),
+    PS_OUT("P.", 1, 1, .len = 100),
+};
+
+/* The peer's SYN came again, so our SYN-ACK went twice: which one the ACK
+ * answers is unknown (Karn), no sample, and the data's RTO is the
+ * initial 1 s (our timer did not expire: not RFC 6298 5.7's 3 s). */
+static const struct ps_step synack_sent_twice_gives_no_sample[] = {
+    PS_LISTEN(),
+    PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS, .mss = 100),
+    PS_OUT("S.", 0, 1),
+    PS_WAIT(40),
+    PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS, .mss = 100),
+    PS_OUT("S.", 0, 1),
+    PS_WAIT(10),
+    PS_IN(".", 1, 1),
+    PS_STATE(ESTABLISHED),
+    PS_DO(no_rtt_sample),
+    PS_WRITE(100),
+    PS_OUT("P.", 1, 1, .len = 100),
+    PS_WAIT(MIP_TCP_RTO_INITIAL_MS - 1u),
+    PS_NONE(),
+    PS_WAIT(1),
+    PS_OUT("P.", 1, 1, .len = 100),
+};
+
 /* --- retransmission ---------------------------------------------------------- */
 
 /* Defect 5: the RTO rolls snd_nxt back (go-back-N); the tail sent again
@@ -252,7 +306,7 @@ static const struct ps_step fin_resent_on_go_back_n[] = {
     PS_OUT(".", 101, 1, .len = 100),
     PS_OUT("FP.", 201, 1, .len = 50),
     PS_DROP(),
-    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_WAIT(MIP_TCP_RTO_MIN_MS),
     PS_OUT(".", 1, 1, .len = 100),
     PS_IN(".", 1, 101),
     PS_OUT(".", 101, 1, .len = 100),
@@ -285,7 +339,7 @@ static const struct ps_step fin_resent_on_go_back_n[] = {
     PS_NONE()
 static const struct ps_step no_fast_retransmit_below_recover[] = {
     FOUR_SEGMENTS,
-    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_WAIT(MIP_TCP_RTO_MIN_MS),
     PS_OUT(".", 1, 1, .len = 100),
     PS_IN(".", 1, 1),
     PS_IN(".", 1, 1),
@@ -352,7 +406,7 @@ static const struct ps_step limited_transmit_sends_a_segment_per_dupack[] = {
  * next, so that a third duplicate comes and makes a fast retransmit. */
 static const struct ps_step limited_transmit_recovers_a_short_flight[] = {
     FOUR_SEGMENTS,
-    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_WAIT(MIP_TCP_RTO_MIN_MS),
     PS_OUT(".", 1, 1, .len = 100),
     PS_IN(".", 1, 401),                    /* cwnd 1 -> 2 segments */
     PS_NONE(),
@@ -390,7 +444,7 @@ static const struct ps_step limited_transmit_off_sends_nothing[] = {
  * send nothing new either. */
 static const struct ps_step limited_transmit_not_during_go_back_n[] = {
     FOUR_SEGMENTS_OF(600),
-    PS_WAIT(MIP_TCP_RTO_INITIAL_MS),
+    PS_WAIT(MIP_TCP_RTO_MIN_MS),
     PS_OUT(".", 1, 1, .len = 100),
     PS_IN(".", 1, 1),
     PS_NONE(),
@@ -402,14 +456,14 @@ static const struct ps_step limited_transmit_not_during_go_back_n[] = {
 #if MIP_TCP_SACK
 /* --- tail losses: RFC 8985 7 tail loss probe, RFC 5827 early retransmit -- */
 
-/* A SACK connection (MSS 100) whose first 100 bytes were ACKed 50 ms
- * after they went: SRTT 50 ms, RTO 300 ms (the minimum), cwnd 5
- * segments. A probe timeout is then 2 SRTT + 2 ms = 102 ms for a flight
+/* A SACK connection (MSS 100) whose handshake and first 100 bytes each
+ * took 50 ms: SRTT 50 ms, RTO 300 ms (the minimum), cwnd 5 segments. A probe timeout is then 2 SRTT + 2 ms = 102 ms for a flight
  * of two segments or more. */
 #define SACK_OPEN_SRTT_50                                                  \
     PS_LISTEN(),                                                           \
     PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS | MIP_TCP_HAS_SACK_PERM, .mss = 100), \
     PS_OUT("S.", 0, 1),                                                    \
+    PS_WAIT(50),                                                           \
     PS_IN(".", 1, 1),                                                      \
     PS_STATE(ESTABLISHED),                                                 \
     PS_WRITE(100),                                                         \
@@ -631,6 +685,8 @@ int main(void)
     RUN_SCRIPT(paws_drops_old_timestamp);
     RUN(test_paws_drop_does_not_restart_ts_recent_timer);
 #endif
+    RUN_SCRIPT(passive_open_measures_the_handshake);
+    RUN_SCRIPT(synack_sent_twice_gives_no_sample);
     RUN_SCRIPT(fin_resent_on_go_back_n);
     RUN_SCRIPT(no_fast_retransmit_below_recover);
     RUN_SCRIPT(fast_retransmit_on_three_dupacks);

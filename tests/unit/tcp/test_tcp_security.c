@@ -657,6 +657,9 @@ static void test_full_syn_cache_answers_with_cookie(void)
     CHECK_EQ(a->conn.rcv_wscale, 0);
     CHECK(!a->conn.cfg.timestamps);
     CHECK(!a->conn.cfg.sack);
+    /* a cookie keeps no send time: no RTT sample, the initial RTO */
+    CHECK_EQ(a->conn.rtt.srtt_x8, 0);
+    CHECK_EQ(tcp_rtt_rto(&a->conn.rtt), MIP_TCP_RTO_INITIAL_MS);
     a->read_on_readable = true;
     hs_clear(h);
     hs_send_data(h, (const uint8_t *)"through", 7);

@@ -176,6 +176,11 @@ static void test_retransmission_limit_then_timeout(void)
         unsigned i;
         pair_init(&p, true);
         CHECK_EQ(tcp->max_retries, MIP_TCP_MAX_RETRIES);
+        /* the RTOs alone: a tail loss probe would come first
+         * (test_probe_then_rtos_against_a_silent_peer) */
+        mip_tcp_config_default(&cli->cfg);
+        cli->cfg.tlp = false;
+        cli->use_cfg = true;
         connect_then_silence_client(&p, cli, srv, &l, (uint8_t)max, &rto, &una);
         CHECK_EQ(rto, MIP_TCP_RTO_MIN_MS);   /* a 1 ms RTT gives the minimum */
         pair_run(&p, 1, 600000);
@@ -231,8 +236,9 @@ static void lone_segment_not_resent(uint16_t delack_ms)
         bool acked = false;
         rec_reset(1);
         CHECK_EQ(mip_tcp_write(tcp, &cli->conn, (const uint8_t *)"lone", 4), 4);
-        /* Armed past the delayed ACK, with the margin. */
-        CHECK(cli->conn.t_rexmt - t0 >= delack + (MIP_TCP_RTO_MIN_MS - MIP_TCP_DELACK_MS));
+        /* Armed past the delayed ACK: the tail loss probe's timeout, 2
+         * SRTT + the delayed ACK (tlp.c), before the RTO with its margin. */
+        CHECK(cli->conn.t_rexmt - t0 >= delack);
         pair_run(&p, 1, 5000);
         for (i = 0; i < rec.n; i++) {
             if (rec.ack[i] != cli->conn.snd_nxt || acked)
@@ -248,6 +254,9 @@ static void lone_segment_not_resent(uint16_t delack_ms)
     CHECK_EQ(mip_tcp_stat(&p.side[1].tcp, MIP_TCP_STAT_delacks), 3);
     CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_rexmits), 0);
     CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_timeouts), 0);
+#if MIP_TCP_SACK
+    CHECK_EQ(mip_tcp_stat(tcp, MIP_TCP_STAT_tlp_probes), 0);
+#endif
     CHECK_EQ(mip_tcp_stat(&p.side[1].tcp, MIP_TCP_STAT_drop_out_of_window), 0);
     pair_close(&p, cli, srv, false);
 }
@@ -732,6 +741,11 @@ static void first_data_rto(bool passive, bool lose, uint32_t gap)
     struct mip_tcp *tcp = &p.side[side].tcp;
     mip_time_t t0;
     pair_init(&p, true);
+    mip_tcp_config_default(&cli->cfg);
+    cli->cfg.tlp = false;               /* the RTOs alone */
+    cli->use_cfg = true;
+    srv->cfg = cli->cfg;
+    srv->use_cfg = true;
     lose_mask[0] = lose ? (passive ? 2u : 1u) : 0u;
     lose_mask[1] = lose && passive ? 1u : 0u;
     rec_reset(side);
@@ -776,11 +790,12 @@ static void test_data_rto_from_syn_rtt_without_loss(void)
 }
 /* The passive opener's SYN-ACK timed out in the SYN cache: 3 s too. */
 static void test_data_rto_3s_after_lost_synack(void) { first_data_rto(true, true, 3000); }
-/* Without the loss the passive opener has no sample either: the initial
- * 1 s, as before. */
-static void test_data_rto_initial_after_passive_open(void)
+/* Without the loss the passive opener takes the handshake's RTT (its
+ * SYN-ACK was sent once): the minimum, as the active opener. It had no
+ * sample before 2026-11-29, and its first flight waited the initial 1 s. */
+static void test_data_rto_from_synack_rtt_after_passive_open(void)
 {
-    first_data_rto(true, false, MIP_TCP_RTO_INITIAL_MS);
+    first_data_rto(true, false, MIP_TCP_RTO_MIN_MS);
 }
 
 /* The run-time RTO floor (struct mip_tcp rto_min_ms, RFC 6298's 1 s here):
@@ -817,7 +832,7 @@ static void test_rto_min_runtime_floor(void)
 #if MIP_TCP_SACK
 /* The same silent peer with the tail loss probe (RFC 8985 7, on by
  * default with SACK): the lone segment is sent again once at PTO = 2 SRTT
- * + the delayed-ACK allowance (1 ms RTT: 2 + 300 ms), before the 1 s RTO;
+ * + the delayed-ACK allowance (1 ms RTT: 2 + 200 ms), before the 1 s RTO;
  * the probe is no timeout (no backoff, no retry counted) and the RTO
  * starts again from it (7.3), then backs off as before. */
 static void test_probe_then_rtos_against_a_silent_peer(void)
@@ -831,7 +846,7 @@ static void test_probe_then_rtos_against_a_silent_peer(void)
     tcp->rto_min_ms = 1000;
     connect_then_silence_client(&p, cli, srv, &l, 3, &rto, &una);
     CHECK(cli->conn.cfg.sack && cli->conn.cfg.tlp);
-    pto = 2u * (cli->conn.rtt.srtt_x8 >> 3) + MIP_TCP_RTO_MIN_MS;
+    pto = 2u * (cli->conn.rtt.srtt_x8 >> 3) + 200u;    /* RFC 8985's WCDelAckT */
     pair_run(&p, 1, 600000);
     CHECK_EQ(rec.n, 6);         /* the segment, the probe, 3 copies, the RST */
     if (rec.n == 6) {
@@ -861,6 +876,9 @@ static void test_max_retries_never_give_up(void)
     uint32_t rto, una;
     unsigned i;
     pair_init(&p, true);
+    mip_tcp_config_default(&cli->cfg);
+    cli->cfg.tlp = false;               /* the RTOs alone */
+    cli->use_cfg = true;
     connect_then_silence_client(&p, cli, srv, &l, 255, &rto, &una);
     pair_run_for(&p, 20u * 60u * 1000u);  /* 20 minutes */
     for (i = 0; i < rec.n; i++) {
@@ -1221,7 +1239,7 @@ int main(void)
     RUN(test_data_rto_3s_after_lost_syn);
     RUN(test_data_rto_from_syn_rtt_without_loss);
     RUN(test_data_rto_3s_after_lost_synack);
-    RUN(test_data_rto_initial_after_passive_open);
+    RUN(test_data_rto_from_synack_rtt_after_passive_open);
     RUN(test_lone_segment_waits_for_delayed_ack);
     RUN(test_lone_segment_waits_for_longer_delayed_ack);
     RUN(test_rto_retransmission_fits_mss_and_window);
