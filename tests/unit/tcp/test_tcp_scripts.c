@@ -472,6 +472,27 @@ static const struct ps_step limited_transmit_not_during_go_back_n[] = {
     PS_IN(".", 1, 101),                                                    \
     PS_NONE()
 
+/* Three segments, of which the peer received the first only: its ACK
+ * comes 50 ms later (the tail of two is lost). */
+#define THREE_SEGMENTS_FIRST_ACKED                                         \
+    SACK_OPEN_SRTT_50,                                                     \
+    PS_WRITE(300),                                                         \
+    PS_OUT(".", 101, 1, .len = 100),                                       \
+    PS_OUT(".", 201, 1, .len = 100),                                       \
+    PS_OUT("P.", 301, 1, .len = 100),                                      \
+    PS_WAIT(50),                                                           \
+    PS_IN(".", 1, 201)
+
+/* Two segments and no ACK: 2 SRTT + 2 ms later the probe resends the
+ * second. */
+#define TWO_SEGMENTS_PROBED                                                \
+    SACK_OPEN_SRTT_50,                                                     \
+    PS_WRITE(200),                                                         \
+    PS_OUT(".", 101, 1, .len = 100),                                       \
+    PS_OUT("P.", 201, 1, .len = 100),                                      \
+    PS_WAIT(102),                                                          \
+    PS_OUT("P.", 201, 1, .len = 100)
+
 static void tlp_off(struct ps *p)
 {
     mip_tcp_config_default(&p->a->cfg);
@@ -517,13 +538,7 @@ static void cwnd_reduced(struct ps *p)
  * duplicate ACK, and with two segments out early retransmit needs just
  * that one to resend the other: no RTO. */
 static const struct ps_step tlp_probe_draws_sack_for_early_retransmit[] = {
-    SACK_OPEN_SRTT_50,
-    PS_WRITE(300),
-    PS_OUT(".", 101, 1, .len = 100),
-    PS_OUT(".", 201, 1, .len = 100),
-    PS_OUT("P.", 301, 1, .len = 100),
-    PS_WAIT(50),
-    PS_IN(".", 1, 201),
+    THREE_SEGMENTS_FIRST_ACKED,
     PS_NONE(),
     PS_WAIT(101),
     PS_NONE(),
@@ -546,13 +561,7 @@ static const struct ps_step tlp_probe_draws_sack_for_early_retransmit[] = {
  * ACK), and its go-back-N. */
 static const struct ps_step tlp_off_waits_for_the_rto[] = {
     PS_DO(tlp_off),
-    SACK_OPEN_SRTT_50,
-    PS_WRITE(300),
-    PS_OUT(".", 101, 1, .len = 100),
-    PS_OUT(".", 201, 1, .len = 100),
-    PS_OUT("P.", 301, 1, .len = 100),
-    PS_WAIT(50),
-    PS_IN(".", 1, 201),
+    THREE_SEGMENTS_FIRST_ACKED,
     PS_WAIT(299),
     PS_NONE(),
     PS_WAIT(1),
@@ -565,13 +574,7 @@ static const struct ps_step tlp_off_waits_for_the_rto[] = {
  * and the RTO (300 ms after the probe, 7.3) repairs the tail. */
 static const struct ps_step early_retransmit_off_waits_for_three[] = {
     PS_DO(early_retransmit_off),
-    SACK_OPEN_SRTT_50,
-    PS_WRITE(300),
-    PS_OUT(".", 101, 1, .len = 100),
-    PS_OUT(".", 201, 1, .len = 100),
-    PS_OUT("P.", 301, 1, .len = 100),
-    PS_WAIT(50),
-    PS_IN(".", 1, 201),
+    THREE_SEGMENTS_FIRST_ACKED,
     PS_WAIT(102),
     PS_OUT("P.", 301, 1, .len = 100),
     PS_IN(".", 1, 201, .opts = MIP_TCP_HAS_SACK, .nsack = 1, .sack = { { 301, 401 } }),
@@ -591,12 +594,7 @@ static const struct ps_step early_retransmit_off_waits_for_three[] = {
  * on the way, says the probe repaired a loss: cwnd is reduced as by a
  * fast recovery (7.4.2). */
 static const struct ps_step tlp_probe_repairing_a_loss_reduces_cwnd[] = {
-    SACK_OPEN_SRTT_50,
-    PS_WRITE(200),
-    PS_OUT(".", 101, 1, .len = 100),
-    PS_OUT("P.", 201, 1, .len = 100),
-    PS_WAIT(102),
-    PS_OUT("P.", 201, 1, .len = 100),
+    TWO_SEGMENTS_PROBED,
     PS_IN(".", 1, 301),
     PS_NONE(),
     PS_DO(episode_open),
@@ -614,12 +612,7 @@ static const struct ps_step tlp_probe_repairing_a_loss_reduces_cwnd[] = {
  * duplicate, and the peer's D-SACK of it (RFC 2883) says so; no loss, no
  * cwnd reduction (7.4.2). */
 static const struct ps_step tlp_probe_answered_by_dsack_keeps_cwnd[] = {
-    SACK_OPEN_SRTT_50,
-    PS_WRITE(200),
-    PS_OUT(".", 101, 1, .len = 100),
-    PS_OUT("P.", 201, 1, .len = 100),
-    PS_WAIT(102),
-    PS_OUT("P.", 201, 1, .len = 100),
+    TWO_SEGMENTS_PROBED,
     PS_IN(".", 1, 301, .opts = MIP_TCP_HAS_SACK, .nsack = 1, .sack = { { 201, 301 } }),
     PS_NONE(),
     PS_DO(episode_closed),
