@@ -98,10 +98,12 @@
 /* The longest a connection may live after the peer fell silent, from the
  * defaults (docs/TCP.md): every retransmission timeout (data, FIN, persist
  * probes) waits at most MIP_TCP_RTO_MAX_MS and the connection is given up
- * after max_retries of them; a handshake after MIP_TCP_SYN_RETRIES; FIN_WAIT_2
+ * after max_retries of them, after at most one tail loss probe (its
+ * timeout is shorter than the RTO, and the RTO starts again from the
+ * probe: RFC 8985 7.3); a handshake after MIP_TCP_SYN_RETRIES; FIN_WAIT_2
  * after its timeout; keepalive (TAIL_KA_MS in the tail) after its idle time
  * plus its probes. The longest of these, plus a second of slack. */
-#define BOUND_RTO_MS ((MIP_TCP_MAX_RETRIES + 1u) * MIP_TCP_RTO_MAX_MS)
+#define BOUND_RTO_MS ((MIP_TCP_MAX_RETRIES + 1u + (MIP_TCP_SACK ? 1u : 0u)) * MIP_TCP_RTO_MAX_MS)
 #define BOUND_SYN_MS ((MIP_TCP_SYN_RETRIES + 1u) * MIP_TCP_RTO_MAX_MS)
 #define TAIL_KA_MS   10000u
 #define BOUND_KA_MS  (TAIL_KA_MS + MIP_TCP_KEEPALIVE_PROBES * \
@@ -1187,6 +1189,19 @@ NOCOV static void check_timers(unsigned i, const struct mip_tcp_conn *c)
         c->state == MIP_TCP_LAST_ACK)
         CHECK(rexmt, "%c: our FIN unacknowledged in %s and no retransmission timer", 'A' + i,
               st);
+#if MIP_TCP_SACK
+    /* a tail loss probe's timeout stands in for the RTO only with data in
+     * flight, outside recovery, persist and an RTO's retransmissions
+     * (src/tcp/tlp.c), and is never later than the RTO */
+    if (c->flags & TCPF_PTO) {
+        CHECK(rexmt && !(c->flags & TCPF_PERSIST) && !c->cc.in_recovery && c->retries == 0 &&
+                  c->snd_max != c->snd_una,
+              "%c: probe timeout in %s with flags %#x, recovery %u, retries %u, %u in flight",
+              'A' + i, st, c->flags, c->cc.in_recovery, c->retries, c->snd_max - c->snd_una);
+        CHECK(mip_next_delay(MIP_POLL_IDLE, H.now, c->t_rexmt) <= MIP_TCP_RTO_MAX_MS,
+              "%c: probe timeout due beyond the RTO maximum", 'A' + i);
+    }
+#endif
 #if FUZZ_PEER_CHECK_LIVENESS
     /* armed by the next poll (docs/TCP.md, Liveness) */
     if (H.polled && c->state == MIP_TCP_FIN_WAIT_2 && (c->flags & TCPF_NO_READ))
@@ -1268,6 +1283,14 @@ NOCOV static void check_all(void)
             CHECK(!sl->open, "%c ended without a `closed` callback", 'A' + i);
         }
     }
+#if MIP_TCP_SACK
+    if (H.tcp.tlp_conn != NULL) {
+        bool held = false;
+        for (i = 0; i < NCONN; i++)
+            held = held || ((mask & (1u << i)) && H.tcp.tlp_conn == &H.slot[i].c);
+        CHECK(held, "the tail-loss episode belongs to no listed connection");
+    }
+#endif
     /* held no longer than documented: a SYN cache entry's next SYN-ACK
      * within the RTO maximum, a TIME_WAIT record within 2 MSL */
     for (i = 0; i < MIP_TCP_SYN_BACKLOG; i++)
