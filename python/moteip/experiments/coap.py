@@ -84,9 +84,9 @@ def tail_report(summary: JsonObj) -> Report:
             for key in ("flows[0].reliability", "flows[0].rto_timeouts",
                         "flows[0].retransmissions", "flows[0].latency_mean_ms"):
                 cells += [mean_ci(metric(p0, key)), mean_ci(metric(p1, key))]
-            cells += [mean_ci(metric(p1, "nodes.sum.tcp.tlp_probes")),
-                      mean_ci(metric(p1, "nodes.sum.tcp.early_rexmits")),
-                      mean_ci(metric(p1, "nodes.sum.tcp.tlp_losses"))]
+            # a counter no node ever raised is left out of the output: 0
+            cells += [mean_ci(metric(p1, f"nodes.sum.tcp.{c}")) if metric(p1, f"nodes.sum.tcp.{c}")
+                      else "0" for c in ("tlp_probes", "early_rexmits", "tlp_losses")]
             rows.append(cells)
     notes = [
         "Ours, not a reproduction: the TCP sender of tcplp-coap (examples/tcplp-coap.toml: one "
