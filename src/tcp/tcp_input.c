@@ -706,7 +706,7 @@ static bool ack_input(struct mip_tcp *tcp, struct mip_tcp_conn *c, const struct 
     if (c->snd_una == c->snd_max)
         c->flags &= (uint16_t)~(TCPF_REXMT | TCPF_PERSIST | TCPF_PTO);
     else if (!(c->flags & TCPF_PERSIST))
-        tcp_arm_loss_timer(tcp, c, true);
+        tcp_arm_rexmt(tcp, c);      /* a probe timeout instead: data_fin_output */
     if (acked > 0 && !(c->flags & TCPF_FIN_QUEUED))
         tcp_notify(c, TCP_CB(writable));
     if (c->state == MIP_TCP_CLOSED)
@@ -864,6 +864,13 @@ static void data_fin_output(struct mip_tcp *tcp, struct mip_tcp_conn *c, const s
     fin_input(tcp, c, in);
     if (c->state != MIP_TCP_CLOSED && !tcp_output_idle(c))
         tcp_output(tcp, c);
+#if MIP_TCP_SACK
+    /* The probe timeout of what is left in flight (RFC 8985 7.2: after an
+     * ACK of new data), unless the output just set one: once per segment,
+     * after the output, not in ack_input as well. */
+    if (c->state != MIP_TCP_CLOSED && (c->flags & (TCPF_REXMT | TCPF_PTO)) == TCPF_REXMT)
+        tcp_arm_loss_timer(tcp, c, false);
+#endif
 }
 
 /* The checks of an acceptable segment on a synchronized connection up to
