@@ -70,6 +70,14 @@ static bool slot_free(const struct mip_tcp *tcp, const struct mip_tcp_conn *c)
     return h == NULL || (h != c && h->snd_una == h->snd_max);
 }
 
+/* An RTT sample was taken (RFC 8985 7.2 schedules no PTO without one).
+ * Before the first, srtt_x8 is 0 and rttvar_x4 holds the RTO (tcp_parts.h);
+ * samples of 0 ms (a sub-millisecond link) leave both 0. */
+static bool has_rtt(const struct mip_tcp_conn *c)
+{
+    return c->rtt.srtt_x8 != 0u || c->rtt.rttvar_x4 == 0u;
+}
+
 /* RFC 8985 7.2: may a PTO be scheduled now? */
 static bool tlp_may_probe(const struct mip_tcp *tcp, const struct mip_tcp_conn *c)
 {
@@ -78,7 +86,7 @@ static bool tlp_may_probe(const struct mip_tcp *tcp, const struct mip_tcp_conn *
             c->state == MIP_TCP_FIN_WAIT_1 || c->state == MIP_TCP_CLOSING ||
             c->state == MIP_TCP_LAST_ACK) &&
            !c->cc.in_recovery && c->retries == 0u && c->snd_nxt == c->snd_max &&
-           c->snd_max != c->snd_una && c->rtt.srtt_x8 != 0u && slot_free(tcp, c);
+           c->snd_max != c->snd_una && has_rtt(c) && slot_free(tcp, c);
 }
 
 void tcp_arm_loss_timer(struct mip_tcp *tcp, struct mip_tcp_conn *c, bool restart)
