@@ -620,6 +620,27 @@ static const struct ps_step tlp_probe_answered_by_dsack_keeps_cwnd[] = {
     PS_STAT(tlp_losses, 0),
 };
 
+/* A link faster than the clock: the handshake and the first ACK take 0
+ * ms, so SRTT is 0, which is a sample all the same. Two segments and no
+ * ACK: the probe comes at the 10 ms floor. */
+static const struct ps_step tlp_probe_on_a_sub_millisecond_link[] = {
+    PS_LISTEN(),
+    PS_IN("S", 0, 0, .opts = MIP_TCP_HAS_MSS | MIP_TCP_HAS_SACK_PERM, .mss = 100),
+    PS_OUT("S.", 0, 1),
+    PS_IN(".", 1, 1),
+    PS_WRITE(100),
+    PS_OUT("P.", 1, 1, .len = 100),
+    PS_IN(".", 1, 101),
+    PS_WRITE(200),
+    PS_OUT(".", 101, 1, .len = 100),
+    PS_OUT("P.", 201, 1, .len = 100),
+    PS_WAIT(9),
+    PS_NONE(),
+    PS_WAIT(1),
+    PS_OUT("P.", 201, 1, .len = 100),
+    PS_STAT(tlp_probes, 1),
+};
+
 /* With bytes written that cwnd holds back, the probe is new data beyond
  * cwnd (7.3: the peer's window allows it), not a retransmission; its ACK
  * ends the episode with no loss to answer. */
@@ -694,6 +715,7 @@ int main(void)
     RUN_SCRIPT(tlp_probe_repairing_a_loss_reduces_cwnd);
     RUN_SCRIPT(tlp_probe_answered_by_dsack_keeps_cwnd);
     RUN_SCRIPT(tlp_probe_sends_new_data_first);
+    RUN_SCRIPT(tlp_probe_on_a_sub_millisecond_link);
 #endif
     RUN_SCRIPT(timewait_answers);
     return TESTING_DONE();
