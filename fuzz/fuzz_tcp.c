@@ -594,12 +594,7 @@ NOCOV static void check_all(void)
 {
     unsigned mask = list_mask(), i, in_use = 0;
 #if MIP_TCP_SACK
-    if (H.tcp.tlp_conn != NULL) {
-        bool held = false;
-        for (i = 0; i < NSLOT; i++)
-            held = held || ((mask & (1u << i)) && H.tcp.tlp_conn == &H.slot[i].c);
-        CHECK(held, "the tail-loss episode belongs to no listed connection");
-    }
+    tcph_check_tlp_slot(&H.tcp);
 #endif
     for (i = 0; i < NSLOT; i++) {
         const struct slot *sl = &H.slot[i];

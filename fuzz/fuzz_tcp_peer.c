@@ -1284,12 +1284,7 @@ NOCOV static void check_all(void)
         }
     }
 #if MIP_TCP_SACK
-    if (H.tcp.tlp_conn != NULL) {
-        bool held = false;
-        for (i = 0; i < NCONN; i++)
-            held = held || ((mask & (1u << i)) && H.tcp.tlp_conn == &H.slot[i].c);
-        CHECK(held, "the tail-loss episode belongs to no listed connection");
-    }
+    tcph_check_tlp_slot(&H.tcp);
 #endif
     /* held no longer than documented: a SYN cache entry's next SYN-ACK
      * within the RTO maximum, a TIME_WAIT record within 2 MSL */

@@ -72,6 +72,19 @@ NOCOV static inline unsigned tcph_list_mask(const struct mip_tcp *tcp,
     return mask;
 }
 
+#if MIP_TCP_SACK
+/* The tail-loss-probe episode (struct mip_tcp tlp_conn) belongs to a
+ * connection on the instance's list: its end clears it (src/tcp/tlp.c). */
+NOCOV static inline void tcph_check_tlp_slot(const struct mip_tcp *tcp)
+{
+    const struct mip_tcp_conn *c;
+    bool held = tcp->tlp_conn == NULL;
+    for (c = tcp->conns; c != NULL && !held; c = c->next)
+        held = c == tcp->tlp_conn;
+    CHECK(held, "the tail-loss episode belongs to no listed connection");
+}
+#endif
+
 /* Reassembly bits only below ooo_end, none past the ring. */
 NOCOV static inline void tcph_check_rx_bits(const struct mip_tcp_conn *c)
 {
