@@ -83,8 +83,13 @@ static mip_status ip_route(struct mip_stack *s, const struct mip_addr *dst, uint
     } else if (st != MIP_OK) {
         return MIP_ERR_NOROUTE;
     }
-    /* A group is reached on-link, never through a gateway. */
-    if ((dst->family == MIP_AF_INET6 && ip6_is_multicast(dst->bytes)) ||
+    /* A group is reached on-link, never through a gateway; so is a
+     * link-local unicast address, all of fe80::/10 (RFC 4291 2.5.6: a
+     * router may not forward it), not only the fe80::/64 a route may
+     * cover (fuzz_lowpan_input: an echo reply to fe80:0:ff02::.. went to
+     * the default router's link address). */
+    if ((dst->family == MIP_AF_INET6 &&
+         (ip6_is_multicast(dst->bytes) || ip6_is_linklocal(dst->bytes))) ||
         (dst->family == MIP_AF_INET &&
          (ip4_is_multicast(dst->bytes) || ip4_is_limited_bcast(dst->bytes))))
         *nexthop = *dst;
@@ -365,6 +370,7 @@ mip_status mip_ip_output(struct mip_stack *s, const struct mip_ip_tx *tx, struct
      * plan's copies of the addresses and header. */
     if (tx->dst.family == MIP_AF_INET6 && tx->src.family == MIP_AF_INET6 &&
         tx->netif == MIP_NETIF_ANY && !ip6_is_multicast(tx->dst.bytes) &&
+        !ip6_is_linklocal(tx->dst.bytes) &&
         (tx->dst.bytes[0] != 0 || !ip6_is_unspecified(tx->dst.bytes))) {
         /* ip_route's work for a routed unicast destination */
         struct mip_netif *nif;

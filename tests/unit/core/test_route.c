@@ -561,8 +561,13 @@ static void test_output_group_and_unspecified_under_default_route(void)
         bool copy = k != 0;
         check_sent(&f, &sn, "fd00:5::1", copy, "fd00::11", 0);
         check_sent(&f, &sn, "ff05::1", copy, "ff05::1", 0);
+        /* link-local unicast, all of fe80::/10 (RFC 4291 2.5.6): on-link,
+         * not the gateway (fuzz_lowpan_input,
+         * regress-link-local-reply-not-via-the-default-router) */
+        check_sent(&f, &sn, "fe80::5", copy, "fe80::5", 0);
+        check_sent(&f, &sn, "fe80:0:ff02::fe:ff00:0:2", copy, "fe80:0:ff02:0:fe:ff00:0:2", 0);
         CHECK_EQ(send_to(&f, "::", copy), MIP_ERR_INVALID);
-        CHECK_EQ(sn.n, 2u * (k + 1u));
+        CHECK_EQ(sn.n, 4u * (k + 1u));
     }
     mip_routing_set(f.s, NULL, NULL);
     fixture_free(&f);
