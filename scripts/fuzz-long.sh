@@ -17,15 +17,22 @@
 #      merged-<sha1>, beside the seed-* and regress-* files
 #      (fuzz/make_corpus.py leaves them alone);
 #   3. report its executions, new entries and CPU time (user + system of
-#      the fuzzing and the merge).
+#      the fuzzing and the merge), and append them as one row to the ledger
+#      (fuzz/ledger.tsv, through fuzz/hours.py add; a harness that stopped
+#      on a finding counts too, as "stopped").
 #
-# The last line is the cumulative CPU time of the run. Record it in
-# fuzz/README.md ("Longer runs") with the commit the corpus came from.
+# The last line is the cumulative CPU time of the run. Then bring
+# fuzz/README.md's table up to date (python3 fuzz/hours.py --update) and add
+# a row for the campaign to its history ("Longer runs").
 #
 # Environment:
 #   BUILD_DIR  libFuzzer build (default build-fuzz; configured and built
 #              with clang as scripts/test.sh does when it has no fuzz_*)
 #   JOBS       harnesses fuzzed at once (default 1; each uses one core)
+#   FUZZ_COMMIT  the commit BUILD_DIR was built from, for the ledger
+#              (default: HEAD's)
+#   FUZZ_LEDGER  the ledger to append to (default fuzz/ledger.tsv; empty:
+#              record nothing, for trial runs)
 #
 # Exit status: 0 when every harness ran clean, 1 when one crashed (its
 # artifact and log are kept and named), 2 on usage errors.
@@ -77,6 +84,9 @@ fi
 [ ${#harnesses[@]} -gt 0 ] || { echo "fuzz-long.sh: no fuzz_* in $BUILD_DIR" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/moteip-fuzz-long.XXXXXX")
+day=$(date -u +%F)
+commit=${FUZZ_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}
+LEDGER=${FUZZ_LEDGER-$ROOT/fuzz/ledger.tsv}
 
 # cpu_of CMD...: runs CMD, appends its children's user + system seconds to
 # $work/$name/cpu (bash `times` of a subshell counts only what it ran).
@@ -114,6 +124,7 @@ one() {
             grep -m 3 'CHECK FAILED\|^SUMMARY:' "$dir/fuzz.log" | sed 's/^/  | /'
         } >"$dir/report"
         echo "$cpu" >"$dir/cpu_total"
+        echo "${execs:--} 0 stopped" >"$dir/ledger_row"
         return 1
     fi
     # Merge into a copy of the committed corpus: what -merge=1 adds there is
@@ -130,6 +141,7 @@ one() {
     after=$((before + new))
     cpu=$(awk '{ s += $1 } END { printf "%.0f", s }' "$dir/cpu")
     echo "$cpu" >"$dir/cpu_total"
+    echo "${execs:--} $new ok" >"$dir/ledger_row"
     echo "$name: ok, ${execs:-0} execs, +$new corpus entries ($before -> $after), ${cpu} s CPU" \
         >"$dir/report"
 }
@@ -151,10 +163,18 @@ while [ "$running" -gt 0 ]; do
 done
 
 total=0
+appended=0
 for h in "${harnesses[@]}"; do
     cat "$work/$h/report"
     total=$((total + $(cat "$work/$h/cpu_total" 2>/dev/null || echo 0)))
+    if [ -n "$LEDGER" ] && read -r execs new outcome <"$work/$h/ledger_row"; then
+        python3 "$ROOT/fuzz/hours.py" add --ledger "$LEDGER" --date "$day" \
+            --commit "${commit:-unknown}" --seconds "$seconds" --harness "$h" \
+            --cpu "$(cat "$work/$h/cpu_total")" --execs "$execs" --new "$new" \
+            --outcome "$outcome" && appended=$((appended + 1)) || failed=1
+    fi
 done
+[ -z "$LEDGER" ] || echo "ledger: $appended of ${#harnesses[@]} rows appended to $LEDGER"
 if [ $failed -eq 0 ]; then
     rm -rf "$work"
 else

@@ -9,7 +9,7 @@
 #                tiny profiles, so optimiser-only warnings fail the run
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, setup.sh
 #                installs every program the tests call, includes follow DESIGN.md's floors
-#                (tests/static)
+#                (tests/static), fuzz/README.md's hours table is fuzz/ledger.tsv's sums
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
 #                project built against it with find_package(moteip) and with pkg-config
@@ -294,7 +294,8 @@ if want globals; then
     else
         run_pytest globals "$RES/pytest-globals.xml" \
             tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py \
-            tests/static/test_setup_installs_tools.py tests/static/test_include_direction.py
+            tests/static/test_setup_installs_tools.py tests/static/test_include_direction.py \
+            tests/static/test_fuzz_hours.py
     fi
 fi
 
