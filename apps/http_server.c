@@ -352,6 +352,7 @@ static void respond(struct mip_http_conn *hc, uint16_t status, uint64_t body_len
     struct mip_http_server *h = hc->app;
 
     mip_http_resp_start(&hc->resp, status, body_len, with_body, keep_alive, version_minor);
+    hc->resp.progress = h->srv.tcp->stack->now;
     if (status == 200)
         h->status_2xx++;
     else if (status < 500)
@@ -390,6 +391,8 @@ bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip
             mip_http_body_fill(r->body_off, buf + n, b);
         }
         put = mip_tcp_write(tcp, c, buf, n + b);
+        if (put > 0)
+            r->progress = tcp->stack->now;
         if (put <= n) {
             r->head_off = (uint16_t)(r->head_off + put);
         } else {
@@ -411,6 +414,8 @@ bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip
             n = (size_t)r->body_left;
         mip_http_body_fill(r->body_off, buf, n);
         put = mip_tcp_write(tcp, c, buf, n);
+        if (put > 0)
+            r->progress = tcp->stack->now;
         r->body_off += put;
         r->body_left -= put;
         *body_bytes += put;
@@ -613,11 +618,18 @@ static void http_make_room(struct mip_http_server *h)
             full = false;
             continue;
         }
-        if (hc->phase == PHASE_SEND)
-            continue;           /* mid-response: protected */
         /* The server has no timer: its stamps are read only here, maybe
          * days later. Held within the horizon first, a connection idle for
          * weeks reads as old, not as a stamp from the future (timer.h). */
+        if (hc->phase == PHASE_SEND) {
+            (void)mip_time_hold(&hc->resp.progress, now);
+            if (!mip_time_reached(now, hc->resp.progress + MIP_HTTP_SEND_TIMEOUT_MS))
+                continue;       /* mid-response and moving: protected */
+            h->timeouts++;      /* the client took nothing for a minute */
+            mip_tcp_abort(h->srv.tcp, &hc->mem.conn);
+            full = false;
+            continue;
+        }
         (void)mip_time_hold(&hc->in.last, now);
         if (hc->phase == PHASE_READ &&
             mip_time_reached(now, hc->in.last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {

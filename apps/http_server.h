@@ -45,11 +45,14 @@
  *   - every connection that has waited MIP_HTTP_REQUEST_TIMEOUT_MS for a
  *     request (its first, or the next on a persistent connection) without a
  *     byte of it is reset (counted in `timeouts`);
+ *   - so is every connection whose response has waited
+ *     MIP_HTTP_SEND_TIMEOUT_MS for its client to take a byte of it (a
+ *     client that never opens its window);
  *   - if still no slot is free, the idlest connection is reset (counted in
  *     `evicted`): one closing first, else the one waiting for a request
  *     that received its last byte longest ago. A connection sending a
- *     response is never reset for a new one; when every one is, the new
- *     connection is refused (RST, srv.refused).
+ *     response that moves is never reset for a new one; when every one
+ *     is, the new connection is refused (RST, srv.refused).
  * The server has no timer of its own: the timeout is applied when a new
  * connection needs a slot, the only time an idle connection costs another
  * client anything.
@@ -82,6 +85,17 @@
  * head by default ("header=20-40"). */
 #ifndef MIP_HTTP_REQUEST_TIMEOUT_MS
 #define MIP_HTTP_REQUEST_TIMEOUT_MS 20000u
+#endif
+
+/* How long a response may wait for its client to take a byte (room in the
+ * send ring, which only the client's ACKs make) before a new connection
+ * may reset it (the kernel's HTTP process resets it then in any case).
+ * nginx's send_timeout and Apache httpd's Timeout are both 60 s. Without
+ * it a client that asks for a long body and never opens its window holds
+ * its slot for good: TCP itself must keep a connection whose peer answers
+ * its window probes (RFC 9293 3.8.6.1). */
+#ifndef MIP_HTTP_SEND_TIMEOUT_MS
+#define MIP_HTTP_SEND_TIMEOUT_MS 60000u
 #endif
 
 #define MIP_HTTP_PORT 80u
@@ -141,6 +155,9 @@ void mip_http_body_fill(uint64_t offset, uint8_t *out, size_t n);
  * callback server below and the kernel's HTTP process (os_apps.h) send. */
 struct mip_http_resp {
     uint16_t head_len, head_off;
+    mip_time_t progress;     /* the response started, or mip_http_resp_send
+                                last queued a byte of it: stack ms (the
+                                server sets it at the start) */
     uint64_t body_left, body_off;
     uint8_t  head[MIP_HTTP_HEAD_MAX];
 };
@@ -153,8 +170,9 @@ void mip_http_resp_start(struct mip_http_resp *r, uint16_t status, uint64_t body
                          bool with_body, bool keep_alive, uint8_t version_minor);
 
 /* Queues what fits of the response on c (the head and the start of the
- * body in one write). Adds the body bytes queued to *body_bytes. True when
- * all of it is queued. */
+ * body in one write). Adds the body bytes queued to *body_bytes, and sets
+ * r->progress to now when it queued any byte. True when all of it is
+ * queued. */
 bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip_tcp_conn *c,
                         uint64_t *body_bytes);
 
@@ -220,7 +238,8 @@ struct mip_http_server {
     uint32_t status_2xx, status_4xx, status_5xx;   /* responses started */
     uint64_t body_bytes;     /* /bytes/N body bytes queued */
     uint32_t timeouts;       /* connections reset: no request within
-                                MIP_HTTP_REQUEST_TIMEOUT_MS */
+                                MIP_HTTP_REQUEST_TIMEOUT_MS, or no response
+                                byte taken within MIP_HTTP_SEND_TIMEOUT_MS */
     uint32_t evicted;        /* connections reset, the idlest, for a new one */
     struct mip_http_conn conns[MIP_TCP_APP_CONNS];
 };

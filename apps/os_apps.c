@@ -141,6 +141,7 @@ static void http_answer(struct mip_os_http *h, struct mip_os_http_conn *hc, uint
                         uint64_t body_len, bool with_body, bool keep_alive, uint8_t minor)
 {
     mip_http_resp_start(&hc->resp, status, body_len, with_body, keep_alive, minor);
+    hc->resp.progress = h->s->now;
     if (status == 200)
         h->status_2xx++;
     else if (status < 500)
@@ -203,17 +204,22 @@ static void http_run(struct mip_os_http *h, size_t i)
     }
 }
 
-/* Resets the connections that waited too long for a request, or lingered
- * that long for the client's FIN. */
+/* Resets the connections that waited too long for a request, lingered
+ * that long for the client's FIN, or sent a response its client took no
+ * byte of for MIP_HTTP_SEND_TIMEOUT_MS (http_server.h). */
 static void http_idle_check(struct mip_os_http *h)
 {
     size_t i;
-    for (i = 0; i < MIP_OS_APP_CONNS; i++)
-        if (h->t.conn[i].in_use && h->hc[i].phase != HTTP_SEND &&
-            mip_time_reached(h->s->now, h->hc[i].in.last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
+    for (i = 0; i < MIP_OS_APP_CONNS; i++) {
+        const struct mip_os_http_conn *hc = &h->hc[i];
+        bool sending = hc->phase == HTTP_SEND;
+        if (h->t.conn[i].in_use &&
+            mip_time_reached(h->s->now, sending ? hc->resp.progress + MIP_HTTP_SEND_TIMEOUT_MS
+                                                : hc->in.last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
             h->timeouts++;
             mip_tcp_abort(h->tcp, &h->t.conn[i].conn);
         }
+    }
 }
 
 char mip_os_http_thread(struct mip_os *os, struct mip_os_process *p, mip_os_event_t ev,

@@ -82,8 +82,10 @@ char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_e
  * routes and response text: GET/HEAD /bytes/N, errors with their status,
  * keep-alive and pipelining; request bodies dropped), from the process's
  * pool of MIP_OS_APP_CONNS connections. A connection that waits longer than
- * MIP_HTTP_REQUEST_TIMEOUT_MS for its request is reset (an event timer
- * checks each second): a silent client holds a connection no longer. After
+ * MIP_HTTP_REQUEST_TIMEOUT_MS for its request, or whose response its client
+ * took no byte of for MIP_HTTP_SEND_TIMEOUT_MS, is reset (an event timer
+ * checks each second; both count in `timeouts`): a silent client, or one
+ * that never opens its window, holds a connection no longer. After
  * an error response (or one the client asked to close) the process sends
  * FIN and reads until the client's (lingering, as long at most), so the
  * client gets the response rather than a reset. */

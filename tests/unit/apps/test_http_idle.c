@@ -3,9 +3,12 @@
  * that connects while every slot holds a connection that sent nothing is
  * served (the idlest is reset), connections waiting past
  * MIP_HTTP_REQUEST_TIMEOUT_MS are reset when a new one comes, and a
- * connection sending a response is never reset for a new one. Before,
- * MIP_TCP_APP_CONNS idle connections refused every client (issue 24: eight
- * locked clients out for >= 75 s). Two stacks in memory (../tcp/tcp_pair.h):
+ * connection sending a response is not reset for a new one while its
+ * client takes bytes. Before, MIP_TCP_APP_CONNS idle connections refused
+ * every client (issue 24: eight locked clients out for >= 75 s), and
+ * clients that asked for a long body and never opened their window did so
+ * for good; now they are reset once their response has stalled for
+ * MIP_HTTP_SEND_TIMEOUT_MS. Two stacks in memory (../tcp/tcp_pair.h):
  * side 0 the clients, side 1 the server.
  */
 #include "../tcp/tcp_pair.h"
@@ -171,18 +174,38 @@ static void test_a_connection_idle_past_half_the_wrap_is_reset(void)
     world_free(&w);
 }
 
-static void test_a_connection_mid_response_is_never_reset(void)
+/* Runs both stacks for ms of simulated time (pair_run stops early when
+ * the next timer, a backed-off window probe, is due later than that). */
+static void run_until(struct world *w, mip_time_t end)
+{
+    pair_run(&w->p, 100, end - w->p.now);
+    if (mip_time_before(w->p.now, end))
+        w->p.now = end;
+}
+
+/* Fills every slot with a client that asks for a long body and does not
+ * read it: the server's response stalls on the client's window. */
+static void fill_with_stuck_readers(struct world *w)
+{
+    unsigned i;
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
+        connect_client(w, i, &cl_cb_stuck);
+        request(w, i, "/bytes/1000000");
+    }
+}
+
+static void test_a_response_in_progress_is_not_reset_before_the_send_timeout(void)
 {
     static struct world w;
     unsigned i;
+    mip_time_t t0;
     world_init(&w);
-    /* every slot sends a body its client does not read */
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
-        connect_client(&w, i, &cl_cb_stuck);
-        request(&w, i, "/bytes/1000000");
-    }
-    pair_run(&w.p, 100, MIP_HTTP_REQUEST_TIMEOUT_MS * 2u);
+    t0 = w.p.now;           /* no response moved before */
+    fill_with_stuck_readers(&w);
+    /* past the request timeout twice, one second short of the send timeout */
+    run_until(&w, t0 + MIP_HTTP_SEND_TIMEOUT_MS - 1500u);
     connect_client(&w, CLIENTS - 1u, &cl_cb);
+    CHECK(MIP_HTTP_SEND_TIMEOUT_MS - 1500u > 2u * MIP_HTTP_REQUEST_TIMEOUT_MS);
     CHECK_EQ(w.http.evicted, 0);
     CHECK_EQ(w.http.timeouts, 0);
     CHECK_EQ(w.http.srv.refused, 1);
@@ -192,11 +215,64 @@ static void test_a_connection_mid_response_is_never_reset(void)
     world_free(&w);
 }
 
+/* A client that never opens its window held its slot for good (TCP must
+ * keep a connection whose peer answers its window probes): MIP_TCP_APP_CONNS
+ * such clients locked every other one out (1 on the tiny profile). */
+static void test_a_response_stalled_past_the_send_timeout_is_reset_for_a_new_client(void)
+{
+    static struct world w;
+    unsigned i;
+    world_init(&w);
+    fill_with_stuck_readers(&w);
+    run_until(&w, w.p.now + MIP_HTTP_SEND_TIMEOUT_MS + 1000u);
+    connect_client(&w, CLIENTS - 1u, &cl_cb);
+    CHECK_EQ(w.http.srv.refused, 0);
+    CHECK_EQ(w.http.timeouts, MIP_TCP_APP_CONNS);
+    CHECK_EQ(w.http.evicted, 0);
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+        CHECK(w.cl[i].failed);              /* reset */
+    request(&w, CLIENTS - 1u, "/bytes/100");
+    CHECK(w.cl[CLIENTS - 1u].ok_seen);
+    world_free(&w);
+}
+
+/* A slow reader whose response moves (it reads every 30 s) keeps its slot
+ * for minutes, however many clients come; once it stops, a minute later
+ * the next client gets the slot. */
+static void test_a_slow_reader_keeps_its_slot_while_it_takes_bytes(void)
+{
+    static struct world w;
+    uint8_t buf[512];
+    unsigned i, round;
+    world_init(&w);
+    fill_with_stuck_readers(&w);
+    for (round = 0; round < 10; round++) {
+        run_until(&w, w.p.now + 30000u);
+        for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+            while (mip_tcp_read(&w.p.side[0].tcp, &w.cl[i].conn, buf, sizeof(buf)) > 0)
+                ;
+        pair_run(&w.p, 1, 500);
+        connect_client(&w, CLIENTS - 1u, &cl_cb);
+        CHECK(w.cl[CLIENTS - 1u].failed);   /* refused */
+    }
+    CHECK_EQ(w.http.srv.refused, 10);
+    CHECK_EQ(w.http.timeouts, 0);
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+        CHECK(!w.cl[i].failed);
+    run_until(&w, w.p.now + MIP_HTTP_SEND_TIMEOUT_MS + 1000u);
+    connect_client(&w, CLIENTS - 1u, &cl_cb);
+    CHECK(!w.cl[CLIENTS - 1u].failed);
+    CHECK_EQ(w.http.timeouts, MIP_TCP_APP_CONNS);
+    world_free(&w);
+}
+
 int main(void)
 {
     RUN(test_idle_connections_do_not_lock_a_client_out);
     RUN(test_connections_waiting_past_the_timeout_are_reset);
     RUN(test_a_connection_idle_past_half_the_wrap_is_reset);
-    RUN(test_a_connection_mid_response_is_never_reset);
+    RUN(test_a_response_in_progress_is_not_reset_before_the_send_timeout);
+    RUN(test_a_response_stalled_past_the_send_timeout_is_reset_for_a_new_client);
+    RUN(test_a_slow_reader_keeps_its_slot_while_it_takes_bytes);
     return TESTING_DONE();
 }

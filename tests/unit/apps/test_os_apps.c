@@ -227,12 +227,14 @@ static void test_sensor_refuses_a_config_it_cannot_run(void)
                                    NULL), MIP_OK);
 }
 
-/* A client that connects and then says nothing. */
+/* A client that connects and then says nothing (or only `request`), and
+ * never reads. */
 struct silent {
     struct mip_os_tcp conn;
     uint8_t tx[64], rx[64];
     struct mip_tcp *tcp;
     struct mip_addr peer;
+    const char *request;
     bool connected, ended;
 };
 
@@ -245,15 +247,34 @@ static char silent_thread(struct mip_os *os, struct mip_os_process *p, mip_os_ev
     (void)mip_os_tcp_connect(&c->conn, &c->peer, 80);
     for (;;) {
         MIP_PROCESS_WAIT_EVENT_UNTIL(ev == MIP_OS_EV_TCP);
-        if (((const struct mip_os_tcp_event *)data)->what == MIP_OS_TCP_CONNECTED)
+        if (((const struct mip_os_tcp_event *)data)->what == MIP_OS_TCP_CONNECTED) {
             c->connected = true;
+            if (c->request != NULL)
+                (void)mip_tcp_write(c->tcp, &c->conn.conn, (const uint8_t *)c->request,
+                                    strlen(c->request));
+        }
         if (((const struct mip_os_tcp_event *)data)->what == MIP_OS_TCP_CLOSED)
             c->ended = true;
     }
     MIP_PROCESS_END();
 }
 
-static void test_http_process_resets_a_connection_that_sends_no_request(void)
+/* Runs both kernels for ms of simulated time, 10 ms a step. */
+static void run_kernels(struct pair *pr, struct mip_os *a, struct mip_os *b, unsigned ms)
+{
+    unsigned t;
+    for (t = 0; t < ms; t += 10u) {
+        pr->now += 10u;                         /* pair_run alone stops when idle */
+        pair_run(pr, 1, 1);
+        (void)mip_os_run(a, pr->now);
+        (void)mip_os_run(b, pr->now);
+    }
+}
+
+/* The HTTP process and one client (a silent one, or one that sends
+ * `request` and never reads) for `before` ms, then 3 s more: held until
+ * then, reset after it. */
+static void http_process_resets(const char *request, unsigned before)
 {
     static struct pair pr;
     static struct mip_os osa, osb;
@@ -261,7 +282,6 @@ static void test_http_process_resets_a_connection_that_sends_no_request(void)
     static struct silent c;
     static struct mip_os_http h;
     uint8_t plen;
-    unsigned ms;
 
     pair_init(&pr, true);
     mip_os_init(&osa, pr.now);
@@ -270,26 +290,32 @@ static void test_http_process_resets_a_connection_that_sends_no_request(void)
     CHECK_EQ(mip_os_start(&osb, &h.proc, "http", mip_os_http_thread, &h, NULL), MIP_OK);
     memset(&c, 0, sizeof(c));
     c.tcp = &pr.side[0].tcp;
+    c.request = request;
     CHECK_EQ(mip_addr_parse("fd00::2", &c.peer, &plen), MIP_OK);
     CHECK_EQ(mip_os_start(&osa, &pc, "silent", silent_thread, &c, NULL), MIP_OK);
-    for (ms = 0; ms < MIP_HTTP_REQUEST_TIMEOUT_MS - 1000u; ms += 10u) {
-        pr.now += 10u;                          /* pair_run alone stops when idle */
-        pair_run(&pr, 1, 1);
-        (void)mip_os_run(&osa, pr.now);
-        (void)mip_os_run(&osb, pr.now);
-    }
+    run_kernels(&pr, &osa, &osb, before);
     CHECK(c.connected && !c.ended);            /* held, not yet too long */
     CHECK_EQ(h.timeouts, 0u);
-    for (ms = 0; ms < 3000u; ms += 10u) {
-        pr.now += 10u;                          /* pair_run alone stops when idle */
-        pair_run(&pr, 1, 1);
-        (void)mip_os_run(&osa, pr.now);
-        (void)mip_os_run(&osb, pr.now);
-    }
+    CHECK_EQ(h.requests, request != NULL ? 1u : 0u);
+    run_kernels(&pr, &osa, &osb, 3000u);
     CHECK_EQ(h.timeouts, 1u);                  /* then reset: the slot is free again */
-    CHECK(c.ended);
+    CHECK(c.ended);                            /* the client saw the RST */
     CHECK(!h.t.conn[0].in_use && !h.t.conn[1].in_use);
     pair_free(&pr);
+}
+
+static void test_http_process_resets_a_connection_that_sends_no_request(void)
+{
+    http_process_resets(NULL, MIP_HTTP_REQUEST_TIMEOUT_MS - 1000u);
+}
+
+/* A client that asks for a long body and never reads: its zero window
+ * holds the response (TCP keeps probing it for good), until the response
+ * has waited MIP_HTTP_SEND_TIMEOUT_MS for it to take a byte. */
+static void test_http_process_resets_a_response_its_client_never_takes(void)
+{
+    http_process_resets("GET /bytes/1000000 HTTP/1.1\r\nHost: a\r\n\r\n",
+                        MIP_HTTP_SEND_TIMEOUT_MS - 1000u);
 }
 
 /* mip_loader_symbol bisects the table: out of order, a name is not found. */
@@ -310,6 +336,7 @@ int main(void)
 {
     RUN(test_the_loader_symbol_table_is_sorted_and_found);
     RUN(test_http_process_resets_a_connection_that_sends_no_request);
+    RUN(test_http_process_resets_a_response_its_client_never_takes);
     RUN(test_discard_process_takes_every_byte_and_its_crc_matches);
     RUN(test_sensor_samples_at_its_period_and_sends_batches);
     RUN(test_sensor_refuses_a_config_it_cannot_run);

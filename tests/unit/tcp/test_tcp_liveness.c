@@ -115,7 +115,7 @@ static const struct ps_step established_data_silent[] = {
 static const struct ps_step established_zero_window_silent[] = {
     PS_ZERO_WINDOW,
     BOUND(PS_BACKOFF_SUM9(MIP_TCP_RTO_MIN_MS), ESTABLISHED, MIP_TCP_ERR_TIMEOUT),
-    PS_OUT("R.", 102, 1),
+    PS_OUT("R.", 101, 1),       /* the window's edge, not past the probe */
     PS_STAT(zero_window_probes, 8),
     PS_STAT(conns_timed_out, 1),
 };

@@ -79,7 +79,9 @@ static const struct ps_step persist_answered_goes_on[] = {
     PS_DROP(),
     PS_WAIT(1),
     PS_CLOSED(1, MIP_TCP_ERR_TIMEOUT),
-    PS_OUT("R.", 102, 1),
+    /* at the window's right edge, the peer's RCV.NXT: 102, past the
+     * probe's byte, is outside its window, where a RST is dropped */
+    PS_OUT("R.", 101, 1),
 };
 
 /* A window update ends probing; the data flows, nothing was counted

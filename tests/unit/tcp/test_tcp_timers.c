@@ -714,6 +714,47 @@ static void test_zero_window_persist_and_resume(void)
     pair_close(&p, cli, srv, true);
 }
 
+/* An abort while zero-window probes go out: a probe's byte lies past the
+ * peer's window, and a RST at SND.NXT would lie there too, where the peer
+ * drops it unanswered (RFC 5961 3.2) and keeps its side open for good.
+ * The RST goes at the window's right edge, the peer's RCV.NXT. */
+static void test_abort_while_probing_a_zero_window_resets_the_peer(void)
+{
+    static struct pair p;
+    struct app *cli = calloc(1, sizeof(*cli)), *srv = calloc(1, sizeof(*srv));
+    struct mip_tcp_listener l;
+    struct mip_tcp *tcp = &p.side[0].tcp;
+    uint8_t buf[APP_RING];
+    unsigned i, rsts = 0;
+    uint32_t rcv_nxt;
+    pair_init(&p, true);
+    srv->rx_size = 2048;                /* and it does not read */
+    pair_connect(&p, true, cli, srv, &l);
+    memset(buf, 0x5A, sizeof(buf));
+    CHECK_EQ(mip_tcp_write(tcp, &cli->conn, buf, sizeof(buf)), sizeof(buf));
+    pair_run_for(&p, 2000);
+    CHECK_EQ(cli->conn.snd_wnd, 0);
+    pair_run_for(&p, 10000);
+    CHECK(mip_tcp_stat(tcp, MIP_TCP_STAT_zero_window_probes) >= 2);
+    CHECK(MIP_SEQ_GT(cli->conn.snd_nxt, cli->conn.snd_una));    /* a probe's byte out */
+    rcv_nxt = srv->conn.rcv_nxt;
+    rec_reset(0);
+    p.drop = rec_hook;
+    mip_tcp_abort(tcp, &cli->conn);
+    pair_run_for(&p, 1000);
+    for (i = 0; i < rec.n; i++)
+        if (rec.flags[i] & MIP_TCP_RST) {
+            rsts++;
+            CHECK_EQ(rec.seq[i], rcv_nxt);
+        }
+    CHECK_EQ(rsts, 1);
+    CHECK_EQ(srv->conn.state, MIP_TCP_CLOSED);
+    CHECK_EQ(srv->errors, 1);
+    CHECK_EQ(srv->error, MIP_TCP_ERR_RESET);
+    p.drop = NULL;
+    pair_close(&p, cli, srv, false);
+}
+
 /* Frame n (< 32) of side s is lost when bit n of lose_mask[s] is set;
  * everything else as rec_hook (which records and may drop too). */
 static uint32_t lose_mask[2];
@@ -1249,6 +1290,7 @@ int main(void)
     RUN(test_delayed_ack);
     RUN(test_out_of_order_acked_at_once_with_sack);
     RUN(test_zero_window_persist_and_resume);
+    RUN(test_abort_while_probing_a_zero_window_resets_the_peer);
     RUN(test_keepalive_peer_gone);
     RUN(test_keepalive_peer_alive);
     RUN(test_keepalive_enabled_when_established);
