@@ -2,10 +2,12 @@
  * libFuzzer harness over the HTTP server's pure parts (apps/http_server.c):
  * the request-head parser, the /bytes/N router and the response head.
  *
- * Input: byte 0 chooses the parser's bound (0: MIP_HTTP_REQ_MAX, else 4 x
- * the byte), byte 1 the response to build (its status from a table of the
- * server's, bit 3 a body, bit 4 keep-alive, bit 5 HTTP/1.1), the rest is
- * what a client sent.
+ * Two modes, by byte 0.
+ *
+ * The pure parts (byte 0 below 0x80): byte 0 chooses the parser's bound
+ * (0: MIP_HTTP_REQ_MAX, else 4 x the byte), byte 1 the response to build
+ * (its status from a table of the server's, bit 3 a body, bit 4
+ * keep-alive, bit 5 HTTP/1.1), the rest is what a client sent.
  *
  * The server parses again each time bytes arrive (mip_http_take), so the
  * parser must not judge a request by where a TCP segment happened to end:
@@ -22,6 +24,22 @@
  * was given, a Content-Length equal to the body that follows (the body
  * pattern's N, or the error text), and "Connection: close" exactly when
  * not kept alive.
+ *
+ * The server over TCP (byte 0 from 0x80; http_world.h): the callback
+ * server on one stack, MIP_TCP_APP_CONNS + 1 clients on another, joined
+ * by an in-memory link that loses what the input says. Byte 1 sets the
+ * clock's start (near its 2^31 and 2^32 wraps too), then operations:
+ * connect, write raw bytes or a well-formed request, read, stop or resume
+ * reading, shut down, close, abort, lose frames, and time from 1 ms to
+ * days. Every byte a client receives is checked as it arrives: the
+ * responses are the ones its own bytes asked for, in order (what a model
+ * of the server's reading gives from them: status, body or not, kept
+ * alive or not), each head within MIP_HTTP_HEAD_MAX, each /bytes/N body
+ * the pattern at its offset, nothing after a response that closed. At the
+ * end every client stops reading and the clock runs 70 s: a new client is
+ * then served (no slot is held by a client that takes nothing: the send
+ * and request timeouts); once every client is gone the server has no
+ * connection left and both stacks have every packet buffer back.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +50,7 @@
 
 #include "http_server.h"
 #include "fuzz_check.h"
+#include "http_world.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -168,6 +187,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 2)
         return 0;
+    if (data[0] >= 0x80u) {
+        hw_run(data + 1, size - 1);
+        return 0;
+    }
     max = data[0] == 0 ? (size_t)MIP_HTTP_REQ_MAX : 4u * data[0];
     b = data + 2;
     n = size - 2;
