@@ -352,7 +352,7 @@ static void respond(struct mip_http_conn *hc, uint16_t status, uint64_t body_len
     struct mip_http_server *h = hc->app;
 
     mip_http_resp_start(&hc->resp, status, body_len, with_body, keep_alive, version_minor);
-    hc->resp.progress = h->srv.tcp->stack->now;
+    hc->mem.moved = h->srv.tcp->stack->now;
     if (status == 200)
         h->status_2xx++;
     else if (status < 500)
@@ -391,8 +391,6 @@ bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip
             mip_http_body_fill(r->body_off, buf + n, b);
         }
         put = mip_tcp_write(tcp, c, buf, n + b);
-        if (put > 0)
-            r->progress = tcp->stack->now;
         if (put <= n) {
             r->head_off = (uint16_t)(r->head_off + put);
         } else {
@@ -414,8 +412,6 @@ bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip
             n = (size_t)r->body_left;
         mip_http_body_fill(r->body_off, buf, n);
         put = mip_tcp_write(tcp, c, buf, n);
-        if (put > 0)
-            r->progress = tcp->stack->now;
         r->body_off += put;
         r->body_left -= put;
         *body_bytes += put;
@@ -526,8 +522,12 @@ static void http_run(struct mip_http_conn *hc)
 {
     while (hc->mem.used) {
         if (hc->phase == PHASE_SEND) {
-            if (!mip_http_resp_send(&hc->resp, hc->app->srv.tcp, &hc->mem.conn,
-                                    &hc->app->body_bytes))
+            uint64_t queued = hc->resp.head_off + hc->resp.body_off;
+            bool all = mip_http_resp_send(&hc->resp, hc->app->srv.tcp, &hc->mem.conn,
+                                          &hc->app->body_bytes);
+            if (hc->resp.head_off + hc->resp.body_off != queued)
+                hc->mem.moved = hc->app->srv.tcp->stack->now;
+            if (!all)
                 return;
             if (hc->close_after && hc->linger) {
                 /* A lingering close after a refused request: FIN now, then
@@ -622,8 +622,8 @@ static void http_make_room(struct mip_http_server *h)
          * days later. Held within the horizon first, a connection idle for
          * weeks reads as old, not as a stamp from the future (timer.h). */
         if (hc->phase == PHASE_SEND) {
-            (void)mip_time_hold(&hc->resp.progress, now);
-            if (!mip_time_reached(now, hc->resp.progress + MIP_HTTP_SEND_TIMEOUT_MS))
+            (void)mip_time_hold(&hc->mem.moved, now);
+            if (!mip_time_reached(now, hc->mem.moved + MIP_HTTP_SEND_TIMEOUT_MS))
                 continue;       /* mid-response and moving: protected */
             h->timeouts++;      /* the client took nothing for a minute */
             mip_tcp_abort(h->srv.tcp, &hc->mem.conn);
@@ -643,7 +643,7 @@ static void http_make_room(struct mip_http_server *h)
             idlest = hc;
     }
     if (full && idlest != NULL) {
-        h->evicted++;
+        h->srv.evicted++;
         mip_tcp_abort(h->srv.tcp, &idlest->mem.conn);
     }
 }
@@ -658,7 +658,7 @@ static struct mip_tcp_conn *http_accept(struct mip_tcp_listener *l, struct mip_t
     (void)tcp;
     (void)port;
     http_make_room(h);
-    m = mip_tcp_server_free_slot(&h->srv, &h->conns[0].mem, sizeof(h->conns[0]));
+    m = mip_tcp_server_free_slot(&h->srv, &h->conns[0].mem, sizeof(h->conns[0]), 0u);
     if (m == NULL)
         return NULL;
     hc = MIP_CONTAINER_OF(m, struct mip_http_conn, mem);

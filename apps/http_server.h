@@ -49,7 +49,7 @@
  *     MIP_HTTP_SEND_TIMEOUT_MS for its client to take a byte of it (a
  *     client that never opens its window);
  *   - if still no slot is free, the idlest connection is reset (counted in
- *     `evicted`): one closing first, else the one waiting for a request
+ *     `srv.evicted`): one closing first, else the one waiting for a request
  *     that received its last byte longest ago. A connection sending a
  *     response that moves is never reset for a new one; when every one
  *     is, the new connection is refused (RST, srv.refused).
@@ -155,9 +155,6 @@ void mip_http_body_fill(uint64_t offset, uint8_t *out, size_t n);
  * callback server below and the kernel's HTTP process (os_apps.h) send. */
 struct mip_http_resp {
     uint16_t head_len, head_off;
-    mip_time_t progress;     /* the response started, or mip_http_resp_send
-                                last queued a byte of it: stack ms (the
-                                server sets it at the start) */
     uint64_t body_left, body_off;
     uint8_t  head[MIP_HTTP_HEAD_MAX];
 };
@@ -170,9 +167,9 @@ void mip_http_resp_start(struct mip_http_resp *r, uint16_t status, uint64_t body
                          bool with_body, bool keep_alive, uint8_t version_minor);
 
 /* Queues what fits of the response on c (the head and the start of the
- * body in one write). Adds the body bytes queued to *body_bytes, and sets
- * r->progress to now when it queued any byte. True when all of it is
- * queued. */
+ * body in one write). Adds the body bytes queued to *body_bytes. True when
+ * all of it is queued. (A caller that times the response out sees bytes
+ * queued as head_off or body_off moving.) */
 bool mip_http_resp_send(struct mip_http_resp *r, struct mip_tcp *tcp, struct mip_tcp_conn *c,
                         uint64_t *body_bytes);
 
@@ -229,7 +226,8 @@ struct mip_http_conn {
     bool     linger;         /* ... lingering: a refused request (http_run) */
     struct mip_http_intake in;   /* in.last: accepted, last request byte read,
                                     or last response queued: the idle clock */
-    struct mip_http_resp resp;
+    struct mip_http_resp resp;   /* mem.moved: the response started, or a
+                                    byte of it was queued (the send clock) */
 };
 
 struct mip_http_server {
@@ -239,8 +237,8 @@ struct mip_http_server {
     uint64_t body_bytes;     /* /bytes/N body bytes queued */
     uint32_t timeouts;       /* connections reset: no request within
                                 MIP_HTTP_REQUEST_TIMEOUT_MS, or no response
-                                byte taken within MIP_HTTP_SEND_TIMEOUT_MS */
-    uint32_t evicted;        /* connections reset, the idlest, for a new one */
+                                byte taken within MIP_HTTP_SEND_TIMEOUT_MS
+                                (the idlest reset for a new one: srv.evicted) */
     struct mip_http_conn conns[MIP_TCP_APP_CONNS];
 };
 

@@ -141,7 +141,7 @@ static void http_answer(struct mip_os_http *h, struct mip_os_http_conn *hc, uint
                         uint64_t body_len, bool with_body, bool keep_alive, uint8_t minor)
 {
     mip_http_resp_start(&hc->resp, status, body_len, with_body, keep_alive, minor);
-    hc->resp.progress = h->s->now;
+    hc->moved = h->s->now;
     if (status == 200)
         h->status_2xx++;
     else if (status < 500)
@@ -180,7 +180,11 @@ static void http_run(struct mip_os_http *h, size_t i)
     uint8_t drop[64];
     for (;;) {
         if (hc->phase == HTTP_SEND) {
-            if (!mip_http_resp_send(&hc->resp, h->tcp, c, &h->body_bytes))
+            uint64_t queued = hc->resp.head_off + hc->resp.body_off;
+            bool all = mip_http_resp_send(&hc->resp, h->tcp, c, &h->body_bytes);
+            if (hc->resp.head_off + hc->resp.body_off != queued)
+                hc->moved = h->s->now;
+            if (!all)
                 return;
             if (!hc->close_after) {
                 hc->phase = HTTP_READ;
@@ -214,7 +218,7 @@ static void http_idle_check(struct mip_os_http *h)
         const struct mip_os_http_conn *hc = &h->hc[i];
         bool sending = hc->phase == HTTP_SEND;
         if (h->t.conn[i].in_use &&
-            mip_time_reached(h->s->now, sending ? hc->resp.progress + MIP_HTTP_SEND_TIMEOUT_MS
+            mip_time_reached(h->s->now, sending ? hc->moved + MIP_HTTP_SEND_TIMEOUT_MS
                                                 : hc->in.last + MIP_HTTP_REQUEST_TIMEOUT_MS)) {
             h->timeouts++;
             mip_tcp_abort(h->tcp, &h->t.conn[i].conn);

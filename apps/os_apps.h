@@ -92,6 +92,8 @@ char mip_os_discard_thread(struct mip_os *os, struct mip_os_process *p, mip_os_e
 struct mip_os_http_conn {
     uint8_t phase;              /* reading, sending, lingering */
     bool close_after;
+    mip_time_t moved;           /* the response started, or a byte of it was
+                                   queued: the send clock, stack ms */
     struct mip_http_intake in;  /* in.last: accepted, last request byte read,
                                    or last response queued: the idle clock */
     struct mip_http_resp resp;

@@ -11,6 +11,9 @@
  */
 #include "tcp_app.h"
 
+#include "moteip/stack.h"
+#include "moteip/timer.h"
+
 struct mip_tcp_conn *mip_tcp_app_slot_take(struct mip_tcp_app_slot *s,
                                            const struct mip_tcp_callbacks *cb, void *ctx)
 {
@@ -44,20 +47,39 @@ mip_status mip_tcp_server_listen(struct mip_tcp_server *s, struct mip_tcp *tcp, 
 }
 
 struct mip_tcp_app_slot *mip_tcp_server_free_slot(struct mip_tcp_server *s,
-                                                  struct mip_tcp_app_slot *first, size_t stride)
+                                                  struct mip_tcp_app_slot *first, size_t stride,
+                                                  uint32_t idle_ms)
 {
+    mip_time_t now = s->tcp->stack->now;
+    struct mip_tcp_app_slot *stalest = NULL, *m = NULL;
     unsigned i;
 
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
-        struct mip_tcp_app_slot *m = slot_at(first, stride, i);
-        if (!m->used) {
-            s->accepted++;
-            s->active++;
-            return m;
+    for (i = 0; i < MIP_TCP_APP_CONNS && m == NULL; i++) {
+        struct mip_tcp_app_slot *t = slot_at(first, stride, i);
+        if (!t->used) {
+            m = t;
+        } else if (idle_ms != 0u) {
+            (void)mip_time_hold(&t->moved, now);
+            if (mip_time_reached(now, t->moved + idle_ms) &&
+                (stalest == NULL || mip_time_before(t->moved, stalest->moved)))
+                stalest = t;
         }
     }
-    s->refused++;
-    return NULL;
+    if (m == NULL && stalest != NULL) {
+        /* Its `closed` callback frees the slot at once. */
+        s->evicted++;
+        mip_tcp_abort(s->tcp, &stalest->conn);
+        if (!stalest->used)
+            m = stalest;
+    }
+    if (m == NULL) {
+        s->refused++;
+        return NULL;
+    }
+    s->accepted++;
+    s->active++;
+    m->moved = now;
+    return m;
 }
 
 void mip_tcp_server_closed(struct mip_tcp_server *s, struct mip_tcp_app_slot *m)

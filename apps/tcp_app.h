@@ -18,6 +18,8 @@
  *                         without it out-of-order segments are dropped)
  *   MIP_TCP_APP_CHUNK     bytes copied per read/write call, on the C stack
  *                         of the callback             tiny 64    full 1460
+ *   MIP_TCP_APP_IDLE_MS   a connection that moved no byte this long may be
+ *                         reset for a new one         60 s
  *
  * So one full-profile app takes about 8 x (4096 + 4096 + 512 + sizeof(struct
  * mip_tcp_conn)) = ~72 KB; a tiny one about 1.3 KB.
@@ -46,6 +48,16 @@
 #define MIP_TCP_APP_CHUNK MIP_PROFILE_DEFAULT(64, 1460)
 #endif
 
+/* Echo, discard and chargen give a new client the slot of the connection
+ * that moved no byte for the longest, once that is this long (nginx's
+ * send_timeout and Apache httpd's Timeout are 60 s): a client that is silent,
+ * or never opens its window, holds a slot no longer than a new client's
+ * arrival after it; one that moves bytes keeps it. HTTP has its own rules
+ * (http_server.h). */
+#ifndef MIP_TCP_APP_IDLE_MS
+#define MIP_TCP_APP_IDLE_MS 60000u
+#endif
+
 #if MIP_TCP_APP_TX_SIZE > 65535 || MIP_TCP_APP_RX_SIZE > 65535
 #error "TCP rings are at most 65535 bytes"
 #endif
@@ -53,6 +65,8 @@
 /* One connection's memory. */
 struct mip_tcp_app_slot {
     struct mip_tcp_conn conn;
+    mip_time_t moved;          /* accepted, or the app last read or wrote a
+                                  byte on it: stack ms (the app sets it) */
     bool used;
     uint8_t tx[MIP_TCP_APP_TX_SIZE];
     uint8_t rx[MIP_TCP_APP_RX_SIZE];
@@ -83,6 +97,9 @@ struct mip_tcp_server {
     uint32_t accepted;         /* connections accepted */
     uint32_t refused;          /* connections refused: no free slot (RST) */
     uint32_t errors;           /* connections ended by an error (reset, timeout) */
+    uint32_t evicted;          /* connections reset for a new one: idle too
+                                  long (mip_tcp_server_free_slot), or by
+                                  HTTP's rules (http_server.h) */
     uint32_t active;           /* connections open now */
 };
 
@@ -93,11 +110,17 @@ mip_status mip_tcp_server_listen(struct mip_tcp_server *s, struct mip_tcp *tcp, 
                                  mip_tcp_accept_fn accept);
 
 /* For the app's accept function: the first free slot of the
- * MIP_TCP_APP_CONNS slots, counted as accepted and active (the app then
- * resets its connection state and calls mip_tcp_app_slot_take), or NULL,
- * counted as refused. */
+ * MIP_TCP_APP_CONNS slots, counted as accepted and active, its `moved` set
+ * to now (the app then resets its connection state and calls
+ * mip_tcp_app_slot_take), or NULL, counted as refused. With idle_ms not 0
+ * and every slot used, the connection that moved no byte for the longest
+ * is reset for the new one (counted as evicted) when that is at least
+ * idle_ms; connections that moved a byte within idle_ms keep their slots.
+ * The server has no timer: its stamps are read only here, held within the
+ * clock's horizon first (timer.h). */
 struct mip_tcp_app_slot *mip_tcp_server_free_slot(struct mip_tcp_server *s,
-                                                  struct mip_tcp_app_slot *first, size_t stride);
+                                                  struct mip_tcp_app_slot *first, size_t stride,
+                                                  uint32_t idle_ms);
 
 /* For the app's `closed` callback: the slot is free again. */
 void mip_tcp_server_closed(struct mip_tcp_server *s, struct mip_tcp_app_slot *m);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "moteip/stack.h"
+
 void mip_chargen_fill(uint64_t offset, uint8_t *out, size_t n)
 {
     uint32_t line = (uint32_t)((offset / MIP_CHARGEN_LINE_BYTES) % 95u);
@@ -33,6 +35,8 @@ static void chargen_fill_ring(struct mip_tcp_chargen_conn *gc)
 
         mip_chargen_fill(gc->sent, buf, n);
         put = mip_tcp_write(g->srv.tcp, c, buf, n);
+        if (put > 0)
+            gc->mem.moved = g->srv.tcp->stack->now;
         gc->sent += put;
         g->bytes += put;
         if (put < n || !gc->mem.used)
@@ -95,7 +99,8 @@ static struct mip_tcp_conn *chargen_accept(struct mip_tcp_listener *l, struct mi
 {
     struct mip_tcp_chargen *g = MIP_CONTAINER_OF(l, struct mip_tcp_chargen, srv.listener);
     struct mip_tcp_app_slot *m =
-        mip_tcp_server_free_slot(&g->srv, &g->conns[0].mem, sizeof(g->conns[0]));
+        mip_tcp_server_free_slot(&g->srv, &g->conns[0].mem, sizeof(g->conns[0]),
+                                 MIP_TCP_APP_IDLE_MS);
     struct mip_tcp_chargen_conn *gc;
 
     (void)tcp;

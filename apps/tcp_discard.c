@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "moteip/stack.h"
+
 static void discard_readable(void *ctx, struct mip_tcp_conn *c)
 {
     struct mip_tcp_discard_conn *dc = ctx;
@@ -11,6 +13,7 @@ static void discard_readable(void *ctx, struct mip_tcp_conn *c)
     size_t n;
 
     while ((n = mip_tcp_read(d->srv.tcp, c, buf, sizeof(buf))) > 0) {
+        dc->mem.moved = d->srv.tcp->stack->now;
         dc->bytes += n;
         d->bytes += n;
         dc->crc = mip_crc32_update(dc->crc, buf, n);
@@ -58,7 +61,8 @@ static struct mip_tcp_conn *discard_accept(struct mip_tcp_listener *l, struct mi
 {
     struct mip_tcp_discard *d = MIP_CONTAINER_OF(l, struct mip_tcp_discard, srv.listener);
     struct mip_tcp_app_slot *m =
-        mip_tcp_server_free_slot(&d->srv, &d->conns[0].mem, sizeof(d->conns[0]));
+        mip_tcp_server_free_slot(&d->srv, &d->conns[0].mem, sizeof(d->conns[0]),
+                                 MIP_TCP_APP_IDLE_MS);
     struct mip_tcp_discard_conn *dc;
 
     (void)tcp;

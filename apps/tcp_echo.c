@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "moteip/stack.h"
+
 /* Moves as much as fits from the receive ring to the send ring; closes once
  * the peer has closed and everything was queued. */
 static void echo_pump(struct mip_tcp_echo_conn *ec)
@@ -23,6 +25,7 @@ static void echo_pump(struct mip_tcp_echo_conn *ec)
         got = mip_tcp_read(e->srv.tcp, c, buf, n);
         if (got == 0)
             break;
+        ec->mem.moved = e->srv.tcp->stack->now;
         put = mip_tcp_write(e->srv.tcp, c, buf, got);
         e->bytes += put;
         if (put < got)   /* cannot happen: `room` was checked */
@@ -73,7 +76,8 @@ static struct mip_tcp_conn *echo_accept(struct mip_tcp_listener *l, struct mip_t
 {
     struct mip_tcp_echo *e = MIP_CONTAINER_OF(l, struct mip_tcp_echo, srv.listener);
     struct mip_tcp_app_slot *m =
-        mip_tcp_server_free_slot(&e->srv, &e->conns[0].mem, sizeof(e->conns[0]));
+        mip_tcp_server_free_slot(&e->srv, &e->conns[0].mem, sizeof(e->conns[0]),
+                                 MIP_TCP_APP_IDLE_MS);
     struct mip_tcp_echo_conn *ec;
 
     (void)tcp;

@@ -88,6 +88,7 @@ static void tcp_server_counters(struct sj_writer *w, const struct mip_tcp_server
     sj_w_member_uint(w, "accepted", s->accepted);
     sj_w_member_uint(w, "refused", s->refused);
     sj_w_member_uint(w, "errors", s->errors);
+    sj_w_member_uint(w, "evicted", s->evicted);
     sj_w_member_uint(w, "active", s->active);
 }
 

@@ -1251,9 +1251,9 @@ static void stats_udp_apps(FILE *f, const struct host *h)
 static void stats_tcp_server(FILE *f, const char *name, const struct mip_tcp_server *s)
 {
     fprintf(f, "    \"%s\": {\"port\": %u, \"accepted\": %lu, \"refused\": %lu, "
-            "\"errors\": %lu, \"active\": %lu, ", name, (unsigned)s->port,
+            "\"errors\": %lu, \"evicted\": %lu, \"active\": %lu, ", name, (unsigned)s->port,
             (unsigned long)s->accepted, (unsigned long)s->refused, (unsigned long)s->errors,
-            (unsigned long)s->active);
+            (unsigned long)s->evicted, (unsigned long)s->active);
 }
 
 static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
@@ -1268,12 +1268,10 @@ static void stats_tcp_apps(FILE *f, const struct host_tcp *t)
     fprintf(f, "\"bytes\": %llu},\n", (unsigned long long)t->chargen.bytes);
     stats_tcp_server(f, "http", &t->http.srv);
     fprintf(f, "\"requests\": %lu, \"status_2xx\": %lu, \"status_4xx\": %lu, "
-            "\"status_5xx\": %lu, \"body_bytes\": %llu, \"timeouts\": %lu, "
-            "\"evicted\": %lu}\n",
+            "\"status_5xx\": %lu, \"body_bytes\": %llu, \"timeouts\": %lu}\n",
             (unsigned long)t->http.requests, (unsigned long)t->http.status_2xx,
             (unsigned long)t->http.status_4xx, (unsigned long)t->http.status_5xx,
-            (unsigned long long)t->http.body_bytes, (unsigned long)t->http.timeouts,
-            (unsigned long)t->http.evicted);
+            (unsigned long long)t->http.body_bytes, (unsigned long)t->http.timeouts);
     fprintf(f, "  },\n");
 }
 

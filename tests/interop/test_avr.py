@@ -134,7 +134,7 @@ def test_cycles_per_received_kb_and_per_ping(board):
 
 def test_zz_stack_within_its_reservation(board):
     """Last in the module: after everything above, the painted RAM shows
-    the deepest the stack went; it stays inside the 2,048 bytes
+    the deepest the stack went; it stays inside the 1,792 bytes
     port/avr/CMakeLists.txt keeps free (AVR_STACK_SIZE, in the ELF as
     __moteip_stack_reserve), and the board's counters show no broken SLIP."""
     ns, avr, bridge, tmp = board

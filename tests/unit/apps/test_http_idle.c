@@ -127,7 +127,7 @@ static void test_idle_connections_do_not_lock_a_client_out(void)
     CHECK_EQ(w.http.srv.active, MIP_TCP_APP_CONNS);
     connect_client(&w, CLIENTS - 1u, &cl_cb);
     CHECK_EQ(w.http.srv.refused, 0);
-    CHECK_EQ(w.http.evicted, 1);
+    CHECK_EQ(w.http.srv.evicted, 1);
     CHECK(w.cl[0].failed);                  /* reset */
     for (i = 1; i < MIP_TCP_APP_CONNS; i++)
         CHECK(!w.cl[i].failed);
@@ -155,7 +155,7 @@ static void test_connections_waiting_past_the_timeout_are_reset(void)
     CHECK_EQ(w.http.timeouts, 2);           /* clients 0 and 1 */
     CHECK(w.cl[0].failed && w.cl[1].failed);
     CHECK(!w.cl[2].failed && !w.cl[3].failed);
-    CHECK_EQ(w.http.evicted, 0);
+    CHECK_EQ(w.http.srv.evicted, 0);
     world_free(&w);
 }
 
@@ -206,7 +206,7 @@ static void test_a_response_in_progress_is_not_reset_before_the_send_timeout(voi
     run_until(&w, t0 + MIP_HTTP_SEND_TIMEOUT_MS - 1500u);
     connect_client(&w, CLIENTS - 1u, &cl_cb);
     CHECK(MIP_HTTP_SEND_TIMEOUT_MS - 1500u > 2u * MIP_HTTP_REQUEST_TIMEOUT_MS);
-    CHECK_EQ(w.http.evicted, 0);
+    CHECK_EQ(w.http.srv.evicted, 0);
     CHECK_EQ(w.http.timeouts, 0);
     CHECK_EQ(w.http.srv.refused, 1);
     for (i = 0; i < MIP_TCP_APP_CONNS; i++)
@@ -228,7 +228,7 @@ static void test_a_response_stalled_past_the_send_timeout_is_reset_for_a_new_cli
     connect_client(&w, CLIENTS - 1u, &cl_cb);
     CHECK_EQ(w.http.srv.refused, 0);
     CHECK_EQ(w.http.timeouts, MIP_TCP_APP_CONNS);
-    CHECK_EQ(w.http.evicted, 0);
+    CHECK_EQ(w.http.srv.evicted, 0);
     for (i = 0; i < MIP_TCP_APP_CONNS; i++)
         CHECK(w.cl[i].failed);              /* reset */
     request(&w, CLIENTS - 1u, "/bytes/100");

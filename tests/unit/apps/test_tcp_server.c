@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "moteip/stack.h"
 #include "tcp_app.h"
 #include "testing.h"
 
@@ -21,10 +22,23 @@ struct test_app {
     struct test_conn conns[MIP_TCP_APP_CONNS];
 };
 
+/* The clock free_slot reads (srv.tcp->stack->now); no connection is ever
+ * opened on it. */
+static struct mip_stack clock_stack;
+static struct mip_tcp clock_tcp;
+
+static void app_clear(struct test_app *a)
+{
+    memset(a, 0, sizeof(*a));
+    clock_stack.now = 12345u;
+    clock_tcp.stack = &clock_stack;
+    a->srv.tcp = &clock_tcp;
+}
+
 static struct mip_tcp_app_slot *take(struct test_app *a)
 {
     struct mip_tcp_app_slot *m =
-        mip_tcp_server_free_slot(&a->srv, &a->conns[0].mem, sizeof(a->conns[0]));
+        mip_tcp_server_free_slot(&a->srv, &a->conns[0].mem, sizeof(a->conns[0]), 0u);
     if (m != NULL)
         m->used = true;             /* as mip_tcp_app_slot_take does */
     return m;
@@ -35,9 +49,11 @@ static void test_slots_are_taken_in_order_then_refused(void)
     static struct test_app a;
     unsigned i;
 
-    memset(&a, 0, sizeof(a));
-    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+    app_clear(&a);
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++) {
         CHECK(take(&a) == &a.conns[i].mem);
+        CHECK_EQ(a.conns[i].mem.moved, 12345u);   /* accepted now */
+    }
     CHECK_EQ(a.srv.accepted, MIP_TCP_APP_CONNS);
     CHECK_EQ(a.srv.active, MIP_TCP_APP_CONNS);
     CHECK_EQ(a.srv.refused, 0);
@@ -53,7 +69,7 @@ static void test_closed_slot_is_free_again(void)
     static struct test_app a;
     unsigned i, last = MIP_TCP_APP_CONNS - 1u;
 
-    memset(&a, 0, sizeof(a));
+    app_clear(&a);
     for (i = 0; i < MIP_TCP_APP_CONNS; i++)
         (void)take(&a);
     mip_tcp_server_closed(&a.srv, &a.conns[last].mem);
