@@ -69,8 +69,16 @@ struct mip_os_tcp {
     struct mip_os *os;
     struct mip_os_process *p;
     struct mip_tcp *tcp;
+    mip_time_t moved;           /* accepted, or bytes arrived or left the send
+                                   ring (a READABLE or WRITABLE event): stack ms */
     bool in_use;                /* taken: connecting, accepted, or open */
 };
+
+/* A listener's connection that moved nothing this long may be reset for a
+ * new one (mip_os_tcp_listen; as apps/tcp_app.h's MIP_TCP_APP_IDLE_MS). */
+#ifndef MIP_OS_TCP_IDLE_MS
+#define MIP_OS_TCP_IDLE_MS 60000u
+#endif
 
 /* A listening port whose connections go to a process, from a pool of n. */
 struct mip_os_listener {
@@ -79,7 +87,10 @@ struct mip_os_listener {
     struct mip_os_process *p;
     struct mip_os_tcp *pool;
     size_t n;
+    uint32_t idle_ms;           /* MIP_OS_TCP_IDLE_MS from mip_os_tcp_listen; 0:
+                                   never reset a connection for a new one */
     uint32_t refused;           /* handshakes refused: every pool entry in use */
+    uint32_t evicted;           /* connections reset for a new one: idle_ms */
 };
 
 /* Binds `port` for process p: each datagram becomes MIP_OS_EV_UDP. The
@@ -100,7 +111,11 @@ mip_status mip_os_tcp_connect(struct mip_os_tcp *c, const struct mip_addr *dst, 
 /* Listens on `port` for p: each accepted connection is a free entry of
  * pool[0..n) (each initialised with mip_os_tcp_init, and all with receive
  * rings of at least rx_size), announced by CONNECTED. A handshake that finds
- * every entry in use is refused (RST) and counted. */
+ * every entry in use takes the one that moved nothing for the longest, once
+ * that is ls->idle_ms (it is reset: ERROR, CLOSED; counted in `evicted`),
+ * so a silent client, or one that never opens its window, holds an entry
+ * no longer than the next client's arrival after it; else it is refused
+ * (RST) and counted. Entries moving bytes are never taken. */
 mip_status mip_os_tcp_listen(struct mip_os *os, struct mip_os_process *p,
                              struct mip_os_listener *ls, struct mip_tcp *tcp, uint16_t port,
                              struct mip_os_tcp *pool, size_t n, mip_tcp_rxsize_t rx_size);

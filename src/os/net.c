@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "moteip/os_net.h"
+#include "moteip/stack.h"
+#include "moteip/timer.h"
 
 static void udp_in(void *ctx, struct mip_stack *s, const struct mip_udp_meta *m,
                    const uint8_t *data, size_t len)
@@ -54,14 +56,18 @@ static void tcp_connected(void *ctx, struct mip_tcp_conn *conn)
 
 static void tcp_readable(void *ctx, struct mip_tcp_conn *conn)
 {
+    struct mip_os_tcp *c = ctx;
     (void)conn;
-    tell(ctx, MIP_OS_TCP_READABLE, 0);
+    c->moved = c->tcp->stack->now;
+    tell(c, MIP_OS_TCP_READABLE, 0);
 }
 
 static void tcp_writable(void *ctx, struct mip_tcp_conn *conn)
 {
+    struct mip_os_tcp *c = ctx;
     (void)conn;
-    tell(ctx, MIP_OS_TCP_WRITABLE, 0);
+    c->moved = c->tcp->stack->now;
+    tell(c, MIP_OS_TCP_WRITABLE, 0);
 }
 
 static void tcp_closed(void *ctx, struct mip_tcp_conn *conn)
@@ -108,18 +114,35 @@ static struct mip_tcp_conn *accept_one(struct mip_tcp_listener *l, struct mip_tc
                                        uint16_t port)
 {
     struct mip_os_listener *ls = MIP_CONTAINER_OF(l, struct mip_os_listener, l);
+    mip_time_t now = tcp->stack->now;
+    struct mip_os_tcp *stalest = NULL, *c = NULL;
     size_t i;
-    (void)tcp;
     (void)port;
-    for (i = 0; i < ls->n; i++) {
-        struct mip_os_tcp *c = &ls->pool[i];
-        if (!c->in_use) {
-            c->in_use = true;
-            return &c->conn;
+    for (i = 0; i < ls->n && c == NULL; i++) {
+        struct mip_os_tcp *t = &ls->pool[i];
+        if (!t->in_use) {
+            c = t;
+        } else if (ls->idle_ms != 0u) {
+            /* no timer reads these stamps: held within the horizon first */
+            (void)mip_time_hold(&t->moved, now);
+            if (mip_time_reached(now, t->moved + ls->idle_ms) &&
+                (stalest == NULL || mip_time_before(t->moved, stalest->moved)))
+                stalest = t;
         }
     }
-    ls->refused++;
-    return NULL;
+    if (c == NULL && stalest != NULL) {
+        ls->evicted++;
+        mip_tcp_abort(tcp, &stalest->conn);     /* its `closed` frees it */
+        if (!stalest->in_use)
+            c = stalest;
+    }
+    if (c == NULL) {
+        ls->refused++;
+        return NULL;
+    }
+    c->in_use = true;
+    c->moved = now;
+    return &c->conn;
 }
 
 mip_status mip_os_tcp_listen(struct mip_os *os, struct mip_os_process *p,
@@ -130,6 +153,8 @@ mip_status mip_os_tcp_listen(struct mip_os *os, struct mip_os_process *p,
     ls->p = p;
     ls->pool = pool;
     ls->n = n;
+    ls->idle_ms = MIP_OS_TCP_IDLE_MS;
     ls->refused = 0;
+    ls->evicted = 0;
     return mip_tcp_listen(tcp, &ls->l, port, rx_size, accept_one);
 }

@@ -234,6 +234,7 @@ struct silent {
     uint8_t tx[64], rx[64];
     struct mip_tcp *tcp;
     struct mip_addr peer;
+    uint16_t port;              /* 0: 80 */
     const char *request;
     bool connected, ended;
 };
@@ -244,7 +245,7 @@ static char silent_thread(struct mip_os *os, struct mip_os_process *p, mip_os_ev
     struct silent *c = p->ctx;
     MIP_PROCESS_BEGIN();
     mip_os_tcp_init(os, p, &c->conn, c->tcp, c->tx, sizeof c->tx, c->rx, NULL, sizeof c->rx);
-    (void)mip_os_tcp_connect(&c->conn, &c->peer, 80);
+    (void)mip_os_tcp_connect(&c->conn, &c->peer, c->port != 0 ? c->port : 80);
     for (;;) {
         MIP_PROCESS_WAIT_EVENT_UNTIL(ev == MIP_OS_EV_TCP);
         if (((const struct mip_os_tcp_event *)data)->what == MIP_OS_TCP_CONNECTED) {
@@ -318,6 +319,52 @@ static void test_http_process_resets_a_response_its_client_never_takes(void)
                         MIP_HTTP_SEND_TIMEOUT_MS - 1000u);
 }
 
+/* The echo process's two connections held by clients that say nothing: a
+ * third is refused until the first has been silent MIP_OS_TCP_IDLE_MS,
+ * then takes its entry (before, the two held the port for good). */
+static void test_a_kernel_listener_gives_a_silent_clients_entry_to_a_new_one(void)
+{
+    static struct pair pr;
+    static struct mip_os osa, osb;
+    static struct mip_os_process pc[4];
+    static struct silent c[4];
+    static struct mip_os_echo e;
+    mip_time_t t0;
+    unsigned i;
+    uint8_t plen;
+
+    pair_init(&pr, true);
+    mip_os_init(&osa, pr.now);
+    mip_os_init(&osb, pr.now);
+    mip_os_echo_prepare(&e, pr.side[1].s, &pr.side[1].tcp, 7);
+    CHECK_EQ(mip_os_start(&osb, &e.proc, "echo", mip_os_echo_thread, &e, NULL), MIP_OK);
+    memset(c, 0, sizeof(c));
+    for (i = 0; i < 4; i++) {
+        c[i].tcp = &pr.side[0].tcp;
+        c[i].port = 7;
+        CHECK_EQ(mip_addr_parse("fd00::2", &c[i].peer, &plen), MIP_OK);
+    }
+    t0 = pr.now;
+    for (i = 0; i < MIP_OS_APP_CONNS; i++) {
+        CHECK_EQ(mip_os_start(&osa, &pc[i], "silent", silent_thread, &c[i], NULL), MIP_OK);
+        run_kernels(&pr, &osa, &osb, 1000u);
+        CHECK(c[i].connected);
+    }
+    run_kernels(&pr, &osa, &osb, MIP_OS_TCP_IDLE_MS - 2000u - (unsigned)(pr.now - t0));
+    CHECK_EQ(mip_os_start(&osa, &pc[2], "silent", silent_thread, &c[2], NULL), MIP_OK);
+    run_kernels(&pr, &osa, &osb, 500u);
+    CHECK(!c[2].connected || c[2].ended);      /* refused: RST */
+    CHECK_EQ(e.t.ls.refused, 1u);
+    CHECK_EQ(e.t.ls.evicted, 0u);
+    run_kernels(&pr, &osa, &osb, 3000u);
+    CHECK_EQ(mip_os_start(&osa, &pc[3], "silent", silent_thread, &c[3], NULL), MIP_OK);
+    run_kernels(&pr, &osa, &osb, 500u);
+    CHECK(c[3].connected && !c[3].ended);
+    CHECK_EQ(e.t.ls.evicted, 1u);
+    CHECK(c[0].ended && !c[1].ended);          /* the stalest, reset */
+    pair_free(&pr);
+}
+
 /* mip_loader_symbol bisects the table: out of order, a name is not found. */
 static void test_the_loader_symbol_table_is_sorted_and_found(void)
 {
@@ -337,6 +384,7 @@ int main(void)
     RUN(test_the_loader_symbol_table_is_sorted_and_found);
     RUN(test_http_process_resets_a_connection_that_sends_no_request);
     RUN(test_http_process_resets_a_response_its_client_never_takes);
+    RUN(test_a_kernel_listener_gives_a_silent_clients_entry_to_a_new_one);
     RUN(test_discard_process_takes_every_byte_and_its_crc_matches);
     RUN(test_sensor_samples_at_its_period_and_sends_batches);
     RUN(test_sensor_refuses_a_config_it_cannot_run);
