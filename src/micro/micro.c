@@ -252,7 +252,10 @@ static uint16_t ip_send(struct mip_micro *m, uint8_t proto, uint16_t l4len)
  * data already at MIP_MICRO_SDATA. Its sequence number is snd_una, where
  * what is in flight starts (data, always sent with PSH; the SYN; the
  * FIN), or SND.NXT for a segment that carries nothing new (an ACK, a
- * RST). */
+ * RST), but snd_una when the peer's window is closed: the byte in flight
+ * then is a probe past the window, and a segment numbered after it lies
+ * outside the window, where the peer drops it (an ACK of its data lost, a
+ * RST unanswered). */
 static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, uint8_t flags)
 {
     uint8_t *t = m->buf + IPH, hl = 20;
@@ -261,7 +264,7 @@ static uint16_t tcp_send(struct mip_micro *m, const struct mip_micro_conn *c, ui
     cpy(m->buf + DST, c->ripaddr, ALEN);
     mip_wr16(t, c->lport);
     mip_wr16(t + 2, c->rport);
-    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN | PSH)) ? 0 : c->len);
+    seq_add(t + 4, c->snd_una, (flags & (SYN | FIN | PSH)) || c->wnd == 0 ? 0 : c->len);
     cpy(t + 8, c->rcv_nxt, 4);
     if (flags & SYN) {
         t[20] = MIP_TCP_OPT_MSS;

@@ -479,16 +479,10 @@ void tcp_conn_abort(struct mip_tcp *tcp, struct mip_tcp_conn *c, enum mip_tcp_er
     if (c->state == MIP_TCP_CLOSED)
         return;
     if (c->state != MIP_TCP_SYN_SENT) {
-        /* SND.NXT, or the right edge of the peer's window when a
-         * zero-window probe went past it (as Linux's tcp_acceptable_seq):
-         * the peer takes a RST only at RCV.NXT or within its window (RFC
-         * 5961 3.2), and drops one beyond it unanswered, so a client that
-         * stopped reading would keep the connection half-open. */
-        uint32_t seq = c->snd_nxt, edge = c->snd_una + c->snd_wnd;
+        /* Not past a zero-window probe's byte: the peer would drop the RST
+         * unanswered and keep its side open (tcp_acceptable_seq). */
         struct tcp_seg seg;
-        if (MIP_SEQ_GT(seq, edge))
-            seq = edge;
-        tcp_seg_init(tcp, c, &seg, seq, MIP_TCP_RST | MIP_TCP_ACK);
+        tcp_seg_init(tcp, c, &seg, tcp_acceptable_seq(c), MIP_TCP_RST | MIP_TCP_ACK);
         seg.h.window = 0;                    /* a RST offers no window, and no options */
         seg.opts.present = 0;
         (void)tcp_emit(tcp, &seg);

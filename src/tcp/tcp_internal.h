@@ -111,6 +111,10 @@ void tcp_retransmit(struct mip_tcp *tcp, struct mip_tcp_conn *c, uint32_t seq, u
  * whatever cwnd says (a tail loss probe, RFC 8985 7.3); false when there
  * is none. */
 bool tcp_send_probe_data(struct mip_tcp *tcp, struct mip_tcp_conn *c);
+/* The sequence number of a segment that carries nothing new (an ACK, a
+ * RST): snd_max, or the right edge of the peer's window when a zero-window
+ * probe went past it (tcp_output.c). */
+uint32_t tcp_acceptable_seq(const struct mip_tcp_conn *c);
 /* A bare ACK (also the challenge ACK of RFC 5961). */
 void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c);
 /* Window to advertise now, unscaled bytes, never shrinking the right edge. */

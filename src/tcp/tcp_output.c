@@ -225,15 +225,25 @@ mip_status tcp_send_syn(struct mip_tcp *tcp, struct mip_tcp_conn *c)
     return st;
 }
 
+uint32_t tcp_acceptable_seq(const struct mip_tcp_conn *c)
+{
+    /* snd_max, RFC 9293's SND.NXT: after a timeout snd_nxt goes back to
+     * snd_una (go-back-N), maybe below what the peer has received, and a
+     * segment numbered there is not acceptable to it. Two stacks that
+     * timed out at once then dropped each other's ACKs, each answered with
+     * another, without end (before 2026-11-25). But not past the right
+     * edge of the peer's window: a zero-window probe's byte lies there,
+     * and a segment numbered after it is outside the window, dropped (an
+     * ACK of the peer's data lost, a RST unanswered, RFC 5961 3.2); Linux's
+     * tcp_acceptable_seq makes the same choice. */
+    uint32_t edge = c->snd_una + c->snd_wnd;
+    return MIP_SEQ_GT(c->snd_max, edge) ? edge : c->snd_max;
+}
+
 void tcp_send_ack(struct mip_tcp *tcp, struct mip_tcp_conn *c)
 {
     struct tcp_seg seg;
-    /* At snd_max, RFC 9293's SND.NXT: after a timeout snd_nxt goes back to
-     * snd_una (go-back-N), maybe below what the peer has received, and an
-     * ACK numbered there is not acceptable to it. Two stacks that timed
-     * out at once then dropped each other's ACKs, each answered with
-     * another, without end (before 2026-11-25). */
-    tcp_seg_init(tcp, c, &seg, c->snd_max, MIP_TCP_ACK);
+    tcp_seg_init(tcp, c, &seg, tcp_acceptable_seq(c), MIP_TCP_ACK);
 #if MIP_TCP_SACK
     add_sack_blocks(tcp, c, &seg);
 #endif

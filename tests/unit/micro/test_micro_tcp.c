@@ -502,6 +502,51 @@ static void test_zero_window_probe_and_stop(void)
     CHECK_EQ(f.app.ngot, 0);
 }
 
+/* A segment from the peer with window 0 (data of dlen bytes). */
+static uint16_t peer_closed_window(struct fx *f, uint32_t seq, uint32_t ack, uint8_t flags,
+                                   const uint8_t *data, uint16_t dlen)
+{
+    uint8_t *t = f->m.buf + FX_T;
+    fx_seg(f, PEER_PORT, PORT, seq, ack, flags, NULL, 0, data, dlen);
+    mip_wr16(t + 14, 0);
+    return fx_input(f, fx_ip(f, 6, (uint16_t)(20 + dlen), 16));
+}
+
+/* While the app's one-byte probe is out past the peer's closed window, the
+ * ACK of the peer's data is numbered at the window's edge (SND.UNA), the
+ * peer's RCV.NXT: one numbered after the probe lies outside the window,
+ * and the peer drops it (the ACK of its data lost). So is the RST of an
+ * abort then. */
+static void test_ack_and_rst_while_probing_a_closed_window_are_at_its_edge(void)
+{
+    struct fx f;
+    struct mip_micro_conn *c;
+    uint32_t una;
+    uint16_t n;
+    static const uint8_t data[4] = {7, 7, 7, 7};
+
+    fx_init(&f);
+    c = fx_connect(&f, &una);
+    CHECK_EQ(peer_closed_window(&f, PEER_ISN + 1, una, ACK, NULL, 0), 0);
+    CHECK_EQ(mip_micro_mss(c), 1);
+    f.app.send = 1;
+    n = mip_micro_periodic(&f.m, 0);                /* the probe */
+    CHECK(fx_valid(&f, n));
+    CHECK_EQ(FX_SEQ(&f), una);
+    CHECK_EQ(c->len, 1);
+    n = peer_closed_window(&f, PEER_ISN + 1, una, ACK | PSH, data, 4);
+    CHECK(fx_valid(&f, n));
+    CHECK_EQ(FX_FLAGS(&f) & (ACK | RST | PSH), ACK);
+    CHECK_EQ(FX_ACK(&f), PEER_ISN + 5);
+    CHECK_EQ(FX_SEQ(&f), una);                      /* not una + 1 */
+    f.app.abort = 1;                                /* on the peer's next data */
+    n = peer_closed_window(&f, PEER_ISN + 5, una, ACK | PSH, data, 4);
+    CHECK(fx_valid(&f, n));
+    CHECK_EQ(FX_FLAGS(&f) & RST, RST);
+    CHECK_EQ(FX_SEQ(&f), una);
+    CHECK_EQ(c->state, MIP_MICRO_CLOSED);
+}
+
 /* A handshake from port `sport` to PORT; returns the connection. */
 static struct mip_micro_conn *handshake(struct fx *f, uint16_t sport)
 {
@@ -683,6 +728,7 @@ int main(void)
     RUN(test_syn_ack_with_data_and_fin);
     RUN(test_active_open_refused);
     RUN(test_zero_window_probe_and_stop);
+    RUN(test_ack_and_rst_while_probing_a_closed_window_are_at_its_edge);
     RUN(test_all_connections_busy);
     RUN(test_spoofed_syns_do_not_hold_every_slot);
 #if MIP_MICRO_CONF_UDP

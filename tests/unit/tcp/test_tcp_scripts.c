@@ -84,6 +84,19 @@ static const struct ps_step persist_answered_goes_on[] = {
     PS_OUT("R.", 101, 1),
 };
 
+/* The peer sends data while its window stays closed to us: our ACK of it
+ * goes at the window's right edge, 101, the peer's RCV.NXT. At 102, past
+ * the probe's byte, the peer finds it outside its window and drops it
+ * (Linux: a duplicate ACK back, and our ACK of its data lost). */
+static const struct ps_step persist_ack_within_the_closed_window[] = {
+    PS_ZERO_WINDOW,
+    PS_WAIT(GAP(0)), PS_OUT(".", 101, 1, .len = 1),
+    PS_IN("P.", 1, 101, .len = 10, .win = PS_W(0)),
+    PS_WAIT(MIP_TCP_DELACK_MS),
+    PS_OUT(".", 101, 11),
+    PS_STATE(ESTABLISHED),
+};
+
 /* A window update ends probing; the data flows, nothing was counted
  * against the connection (its next RTO count starts from zero). */
 static const struct ps_step persist_window_reopens[] = {
@@ -693,6 +706,7 @@ int main(void)
     RUN_SCRIPT(handshake_data_close);
     RUN_SCRIPT(rst_in_window_challenged);
     RUN_SCRIPT(persist_answered_goes_on);
+    RUN_SCRIPT(persist_ack_within_the_closed_window);
     RUN_SCRIPT(persist_window_reopens);
     RUN_SCRIPT(fin_wait_2_after_shutdown_stays);
     RUN_SCRIPT(fin_without_buffer_goes_with_next_input);
