@@ -11,6 +11,13 @@
   "Connection: close" request and closes; data Linux sends after that is
   answered with RST, which Linux reports (EPIPE / ECONNRESET) on its next
   send. Before the fix moteip acknowledged it and threw it away.
+- acceptable sequence numbers (RFC 9293 3.10.7.4, RFC 5961 3.2): both sides
+  send 256 KB at once and Linux reads only after its own send is done, so
+  its small window closes and moteip probes it with one byte past the
+  window. moteip's ACKs of Linux's data must then be numbered at the
+  window's edge: numbered after the probe byte, Linux dropped them as
+  outside its window, its send never finished, and neither side moved
+  (before 2026-11-29).
 
 All traffic stays inside the test's namespace (192.0.2.0/24, fd00::/64)."""
 from __future__ import annotations
@@ -109,6 +116,66 @@ def test_window_above_64k_lets_linux_keep_more_in_flight(make_host, netns, fam):
         f"at most {srv.max_inflight} bytes in flight: the window never passed 64 KB\n{dump(stats)}"
     if srv.max_snd_wnd:                  # tcpi_snd_wnd (Linux 6.2 on)
         assert srv.max_snd_wnd > 65535, srv.max_snd_wnd
+
+
+class _SendFirst:
+    """Accepts one connection on a socket with a small receive buffer,
+    sends `n` pattern bytes without reading, then reads until EOF and
+    closes. `t_sent` is when the send finished, `data` what it read."""
+
+    def __init__(self, ns, family: int, addr: str, port: int, n: int) -> None:
+        self.n = n
+        self.error: BaseException | None = None
+        self.t_sent = 0.0
+        self.data = b""
+        self._ls = ns.socket(family, socket.SOCK_STREAM, timeout=40)
+        self._ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self._ls.bind((addr, port))
+        self._ls.listen(1)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            c, _ = self._ls.accept()
+            with c:
+                c.sendall(body_pattern(self.n))
+                self.t_sent = time.monotonic()
+                buf = bytearray()
+                while chunk := c.recv(65536):
+                    buf += chunk
+                self.data = bytes(buf)
+        except BaseException as e:   # noqa: BLE001 - reported by the test
+            self.error = e
+        finally:
+            self._ls.close()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("fam", ["v4", "v6"])
+def test_acks_while_probing_a_closed_window_are_acceptable(make_host, netns, fam):
+    family, _, linux = FAMILIES[fam]
+    n = 256 << 10
+    _linux_side(netns)
+    srv = _SendFirst(netns, family, linux, 5011, n)
+    t0 = time.monotonic()
+    # a 40 ms round trip and the client's 8 KB ring: Linux's send takes
+    # seconds, long after its window closed and the probes began
+    h, _ = _start_client(make_host, ["--tcp-client", _target(linux, 5011),
+                                     "--client-send", str(n), "--client-expect", str(n),
+                                     "--impair", "delay=20", "--client-timeout", "40"])
+    rc, out, err, stats, _ = _finish(h, timeout=50)
+    srv.thread.join(10)
+    assert srv.error is None, repr(srv.error)
+    assert rc == 0, f"rc {rc}\n{out}\n{err}\n{dump(stats)}"
+    assert f"tcp-client: ok, sent {n} bytes, received {n} bytes" in out, out
+    assert srv.data == body_pattern(n), "Linux did not read the stack's bytes intact"
+    # the case arose: the stack probed Linux's closed window while Linux sent
+    assert stats["tcp"]["zero_window_probes"] >= 1, dump(stats)
+    print(f"Linux's send done after {srv.t_sent - t0:.2f} s; "
+          f"{stats['tcp']['zero_window_probes']} probes")
+    assert srv.t_sent - t0 < 20, f"Linux's send took {srv.t_sent - t0:.1f} s\n{dump(stats)}"
 
 
 @pytest.mark.timeout(30)
