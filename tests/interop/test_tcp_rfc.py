@@ -47,6 +47,19 @@ def _tcp_info(s: socket.socket) -> dict:
             "unacked": v[TI_UNACKED], "snd_wnd": v[-1]}
 
 
+def _listen(ns, family: int, addr: str, port: int, timeout: float,
+            rcvbuf: int = 0) -> socket.socket:
+    """A listening socket in the namespace (rcvbuf: its SO_RCVBUF, which
+    accepted connections inherit; 0 leaves Linux's)."""
+    ls = ns.socket(family, socket.SOCK_STREAM, timeout=timeout)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf:
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    ls.bind((addr, port))
+    ls.listen(1)
+    return ls
+
+
 class _Sender:
     """Accepts one connection, then sends `n` pattern bytes while sampling
     TCP_INFO every millisecond: the most bytes in flight (unacked segments
@@ -58,10 +71,7 @@ class _Sender:
         self.max_inflight = 0
         self.max_snd_wnd = 0
         self.snd_wscale = -1
-        self._ls = ns.socket(family, socket.SOCK_STREAM, timeout=30)
-        self._ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._ls.bind((addr, port))
-        self._ls.listen(1)
+        self._ls = _listen(ns, family, addr, port, 30)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -128,11 +138,7 @@ class _SendFirst:
         self.error: BaseException | None = None
         self.t_sent = 0.0
         self.data = b""
-        self._ls = ns.socket(family, socket.SOCK_STREAM, timeout=40)
-        self._ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        self._ls.bind((addr, port))
-        self._ls.listen(1)
+        self._ls = _listen(ns, family, addr, port, 40, rcvbuf=4096)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
