@@ -21,9 +21,9 @@
 #      (fuzz/ledger.tsv, through fuzz/hours.py add; a harness that stopped
 #      on a finding counts too, as "stopped").
 #
-# The last line is the cumulative CPU time of the run. Then bring
-# fuzz/README.md's table up to date (python3 fuzz/hours.py --update) and add
-# a row for the campaign to its history ("Longer runs").
+# The last line is the cumulative CPU time of the run. With the default
+# ledger, fuzz/README.md's table is brought up to date from it (fuzz/hours.py
+# --update); add a row for the campaign to its history ("Longer runs").
 #
 # Environment:
 #   BUILD_DIR  libFuzzer build (default build-fuzz; configured and built
@@ -174,7 +174,13 @@ for h in "${harnesses[@]}"; do
             --outcome "$outcome" && appended=$((appended + 1)) || failed=1
     fi
 done
-[ -z "$LEDGER" ] || echo "ledger: $appended of ${#harnesses[@]} rows appended to $LEDGER"
+if [ -n "$LEDGER" ]; then
+    echo "ledger: $appended of ${#harnesses[@]} rows appended to $LEDGER"
+    # the README's table follows the repository's own ledger
+    if [ "$LEDGER" = "$ROOT/fuzz/ledger.tsv" ]; then
+        python3 "$ROOT/fuzz/hours.py" --update || failed=1
+    fi
+fi
 if [ $failed -eq 0 ]; then
     rm -rf "$work"
 else
