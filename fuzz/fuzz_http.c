@@ -36,10 +36,12 @@
  * of the server's reading gives from them: status, body or not, kept
  * alive or not), each head within MIP_HTTP_HEAD_MAX, each /bytes/N body
  * the pattern at its offset, nothing after a response that closed. At the
- * end every client stops reading and the clock runs 70 s: a new client is
- * then served (no slot is held by a client that takes nothing: the send
- * and request timeouts); once every client is gone the server has no
- * connection left and both stacks have every packet buffer back.
+ * end every client stops reading and the clock runs 130 s (a backed-off
+ * retransmission may still move bytes 60 s on, then the 60 s send
+ * timeout): a new client is then served (no slot is held by a client
+ * that takes nothing: the send and request timeouts); once every client
+ * is gone the server has no connection left and both stacks have every
+ * packet buffer back.
  */
 #include <stdbool.h>
 #include <stddef.h>

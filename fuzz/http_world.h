@@ -358,8 +358,12 @@ static void hw_request(struct hw_client *k, uint8_t sel, uint16_t n)
     hw_write(k, (const uint8_t *)req, (size_t)len);
 }
 
-/* The end: nobody reads, 70 s pass; a new client must be served. Then
- * every client and the server go, and every packet buffer is back. */
+/* The end: nobody reads and the link loses nothing. The clients' TCPs
+ * still take what their rings hold, at the latest with a retransmission
+ * one backed-off RTO away (MIP_TCP_RTO_MAX_MS: after losses and a jump of
+ * days the response's last bytes may wait that long); then nothing moves,
+ * and after the send timeout a new client must be served. Then every
+ * client and the server go, and every packet buffer is back. */
 static void hw_end(void)
 {
     struct hw_client *f = &hw.cl[HW_CLIENTS - 1u];
@@ -367,7 +371,7 @@ static void hw_end(void)
     hw.link[0].drop = hw.link[1].drop = 0;
     for (i = 0; i < HW_OP_CLIENTS; i++)
         hw.cl[i].stuck = true;
-    hw_run_until(hw.now + 70000u);
+    hw_run_until(hw.now + MIP_TCP_RTO_MAX_MS + MIP_HTTP_SEND_TIMEOUT_MS + 10000u);
     hw_connect(f);
     hw_run_until(hw.now + 1000u);
     hw_request(f, 16u, 10u);            /* GET /bytes/10, Connection: close */
