@@ -266,6 +266,22 @@ static void test_a_slow_reader_keeps_its_slot_while_it_takes_bytes(void)
     world_free(&w);
 }
 
+/* Responses stalled for 30 days (past half the ms clock's wrap) with no
+ * client meanwhile: the send clock (the slot's `moved`) is held within the
+ * horizon, so the next client still finds them stalled and is served. */
+static void test_a_response_stalled_past_half_the_wrap_is_reset(void)
+{
+    static struct world w;
+    world_init(&w);
+    fill_with_stuck_readers(&w);
+    run_until(&w, w.p.now + 5000u);
+    w.p.now += 30u * 86400000u;
+    connect_client(&w, CLIENTS - 1u, &cl_cb);
+    CHECK_EQ(w.http.srv.refused, 0);
+    CHECK_EQ(w.http.timeouts, MIP_TCP_APP_CONNS);
+    world_free(&w);
+}
+
 int main(void)
 {
     RUN(test_idle_connections_do_not_lock_a_client_out);
@@ -274,5 +290,6 @@ int main(void)
     RUN(test_a_response_in_progress_is_not_reset_before_the_send_timeout);
     RUN(test_a_response_stalled_past_the_send_timeout_is_reset_for_a_new_client);
     RUN(test_a_slow_reader_keeps_its_slot_while_it_takes_bytes);
+    RUN(test_a_response_stalled_past_half_the_wrap_is_reset);
     return TESTING_DONE();
 }

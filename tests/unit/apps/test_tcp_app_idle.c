@@ -205,11 +205,29 @@ static void test_an_echo_client_that_moves_bytes_keeps_its_slot(void)
     world_free(&w);
 }
 
+/* A silent echo client left alone for 30 days (past half the ms clock's
+ * wrap) with no other client meanwhile: the next arrival still reads its
+ * stamp as old (held within the horizon), not as one from the future. */
+static void test_a_client_silent_past_half_the_wrap_gives_way(void)
+{
+    static struct world w;
+    unsigned i;
+    world_init(&w);
+    for (i = 0; i < MIP_TCP_APP_CONNS; i++)
+        connect_client(&w, i, MIP_TCP_ECHO_PORT, true);
+    w.p.now += 30u * 86400000u;
+    connect_client(&w, NEW, MIP_TCP_ECHO_PORT, false);
+    CHECK(!w.cl[NEW].failed && w.cl[NEW].conn.state == MIP_TCP_ESTABLISHED);
+    CHECK_EQ(w.echo.srv.evicted, 1);
+    world_free(&w);
+}
+
 int main(void)
 {
     RUN(test_silent_echo_clients_give_way_after_the_idle_time);
     RUN(test_silent_discard_clients_give_way_after_the_idle_time);
     RUN(test_chargen_clients_that_stop_reading_give_way_after_the_idle_time);
     RUN(test_an_echo_client_that_moves_bytes_keeps_its_slot);
+    RUN(test_a_client_silent_past_half_the_wrap_gives_way);
     return TESTING_DONE();
 }
