@@ -26,8 +26,9 @@ PACKAGES=(
     # emulated boards (tests/interop/test_microbit.py, test_avr.py: tools/moteip-simavr
     # links the static libsimavr, which needs libelf; pkg-config finds them)
     qemu-system-arm simavr libsimavr-dev libelf-dev pkg-config
-    # the simulator's scenario reader (sim/json.c)
-    libcjson-dev
+    # the simulator's scenario reader (sim/json.c); locales: the de_DE.UTF-8
+    # locale its test reads numbers under (a comma decimal point, made below)
+    libcjson-dev locales
     # python test runner
     python3 python3-venv python3-pip ca-certificates
     # tools (xz-utils: bench/lwip-cost unpacks lwIP's Debian source, a .tar.xz)
@@ -85,6 +86,16 @@ if ! command -v npm >/dev/null 2>&1; then
         "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=300 \
             -o Dpkg::Use-Pty=0 $step || die "apt-get $step failed"
     done
+fi
+
+# --- a comma-decimal locale --------------------------------------------------
+# tests/unit/sim/test_json.c reads and writes numbers under LC_NUMERIC=de_DE,
+# where printf and strtod use a decimal comma: the scenario reader must not.
+if ! locale -a 2>/dev/null | grep -qix 'de_DE\.utf-\?8'; then
+    log "making the de_DE.UTF-8 locale"
+    LSUDO=()
+    [ "$(id -u)" -eq 0 ] || LSUDO=(sudo -n)
+    "${LSUDO[@]}" localedef -i de_DE -f UTF-8 de_DE.UTF-8 || die "localedef -i de_DE -f UTF-8 failed"
 fi
 
 # --- the viewer's JavaScript library (pinned, integrity-checked by npm ci) ----
