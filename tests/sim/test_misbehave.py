@@ -148,8 +148,6 @@ def dos_scenario(rdc: str, attack: dict | None, secure: bool, duration_s: float 
 
 def run_dos(tmp_path, rdc: str, attack: dict | None, secure: bool) -> dict:
     r = run_sim(dos_scenario(rdc, attack, secure), tmp_path)
-    if secure and r.rc == 2 and "security" in r.stderr:
-        pytest.skip("the simulator has no link-layer security yet (llsec branch)")
     assert r.rc == 0, r.stderr
     return r.result
 
