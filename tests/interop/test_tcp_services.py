@@ -2,7 +2,7 @@
 discard, echo, chargen) with curl, nc and Python sockets as peers, and
 moteip as a TCP client of a Python server. Each test runs in its own
 network namespace (192.0.2.0/24, fd00::/64) and finishes well within a
-minute; every command has a timeout."""
+minute (but the send-timeout test: about 65 s); every command has a timeout."""
 from __future__ import annotations
 
 import socket
@@ -208,6 +208,45 @@ def test_ninth_connection_is_refused_while_all_send(tcp_host):
     assert stats["apps"]["http"]["refused"] >= 1
     assert stats["apps"]["http"]["evicted"] == 0, stats["apps"]["http"]
     assert stats["tcp"]["accept_refused"] >= 1
+
+
+def test_stalled_responses_give_way_after_the_send_timeout(tcp_host):
+    """The other side of the test above: a response whose client took no
+    byte for MIP_HTTP_SEND_TIMEOUT_MS (60 s) is no longer work in progress.
+    8 Linux clients ask for large bodies and never read; Linux answers every
+    zero-window probe, so TCP alone would keep them for good. A newcomer is
+    refused while they are young, and served once they have stalled for
+    60 s (issue 24). Takes about 65 s."""
+    socks = []
+    try:
+        for _ in range(8):
+            s = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=10)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect((STACK_V4, HTTP))
+            s.sendall(b"GET /bytes/100000000 HTTP/1.1\r\nHost: x\r\n\r\n")
+            socks.append(s)
+        stalled = time.monotonic()
+        time.sleep(1)     # the windows close
+        early = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=5)
+        with pytest.raises((ConnectionResetError, BrokenPipeError)):
+            early.connect((STACK_V4, HTTP))
+            early.sendall(b"GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
+            if early.recv(4096) == b"":
+                raise AssertionError("orderly close, not RST")
+        early.close()
+        # the last byte taken came at most a window's worth after the request
+        time.sleep(max(0.0, stalled + 63 - time.monotonic()))
+        late = connect(tcp_host, socket.AF_INET, STACK_V4, HTTP)
+        _get3(late)
+        late.close()
+    finally:
+        for s in socks:
+            s.close()
+    stats = tcp_host.stop()
+    http = stats["apps"]["http"]
+    assert http["refused"] == 1, http
+    assert http["timeouts"] == 8, http     # all stalled alike: each reset for the newcomer
+    assert http["evicted"] == 0, http
 
 
 # --- discard, echo, chargen ------------------------------------------------------
