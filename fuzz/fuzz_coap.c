@@ -17,7 +17,9 @@
  * one CON request of its own to the peer, so ACK, RST and response
  * matching are reached too.
  *
- * Checked: every datagram the node sends is a well-formed CoAP message
+ * Checked: every record reaches the endpoint (its rx count; the datagram
+ * carries a right UDP checksum); every datagram the node sends is a
+ * well-formed CoAP message
  * from port 5683 to the peer; after the last record the clock runs past
  * every CoAP timer and the client request must have been reported exactly
  * once; every packet buffer is back in the pool.
@@ -31,6 +33,7 @@
 
 #include "moteip/moteip.h"
 #include "moteip/wire/bytes.h"
+#include "moteip/wire/checksum.h"
 #include "moteip/wire/ipv6.h"
 #include "coap.h"
 
@@ -129,6 +132,8 @@ static void deliver(struct node *n, const uint8_t *payload, size_t len, mip_time
     static const uint8_t peer[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
     static const uint8_t us[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
     uint8_t *pkt = malloc(48 + len);
+    uint32_t rx;
+    uint16_t cksum;
 
     CHECKF(pkt != NULL);
     memset(pkt, 0, 48);
@@ -141,8 +146,16 @@ static void deliver(struct node *n, const uint8_t *payload, size_t len, mip_time
     mip_wr16(pkt + 40, 5683);
     mip_wr16(pkt + 42, 5683);
     mip_wr16(pkt + 44, (uint16_t)(8 + len));
-    memcpy(pkt + 48, payload, len);   /* checksum unchecked in fuzz builds */
+    memcpy(pkt + 48, payload, len);
+    /* A right checksum: fuzz builds skip checking it, but IPv6 drops a zero
+     * one (RFC 8200 8.1) before any check, and until 2026-11-29 this harness
+     * sent zero, so not one record reached the endpoint. */
+    cksum = mip_cksum_finish(mip_cksum_add(mip_cksum_pseudo6(peer, us, 17, (uint32_t)(8 + len)),
+                                           pkt + 40, 8 + len));
+    mip_wr16(pkt + 46, cksum == 0 ? 0xFFFFu : cksum);
+    rx = n->ep.stats[MIP_COAP_STAT_rx];
     mip_stack_input(&n->s, 0, pkt, 48 + len, now);
+    CHECKF(n->ep.stats[MIP_COAP_STAT_rx] == rx + 1u);   /* every record reaches the endpoint */
     free(pkt);
 }
 

@@ -71,3 +71,16 @@ def test_a_short_row_and_a_bad_header_are_refused(tmp_path):
     ledger.write_text("date commit\n")
     p = hours("--ledger", str(ledger))
     assert p.returncode == 1 and "ledger.tsv:1: header is not" in p.stderr
+
+
+def test_blind_runs_are_recorded_but_not_counted(tmp_path):
+    """A run of a harness later found not to reach what it claims (fuzz_coap's
+    zero UDP checksums) keeps its row, and its CPU is not toward the goal."""
+    ledger = tmp_path / "ledger.tsv"
+    ledger.write_text(HEADER + "2026-11-29\ta36fca6\t480\tfuzz_coap\t100\t-\t-\tblind\n"
+                      "2026-11-29\ta36fca6\t480\tfuzz_coap\t30\t-\t-\tok\n")
+    p = hours("--ledger", str(ledger), "--goal", "200")
+    assert p.returncode == 0, p.stderr
+    assert "| fuzz_coap | 30 | 1 | 15 % |" in p.stdout
+    assert "**30 s of CPU**" in p.stdout and "Cumulative (1 harness runs" in p.stdout
+    assert "Not counted (outcome `blind`" in p.stdout and "fuzz_coap 100 s in 1 runs" in p.stdout
