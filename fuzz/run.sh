@@ -5,7 +5,9 @@
 #
 # For each harness, every committed seed (fuzz/corpus/<harness>/, including
 # the regress-* reproducers of past bugs) is first replayed on its own as a
-# regression test: a seed that fails is named and fails the run. Fuzzing then
+# regression test: a seed that fails is named and fails the run. The passing
+# seeds together must then reach every function fuzz/reach.tsv lists for the
+# harness (libFuzzer's -print_coverage=1), or the run fails. Fuzzing then
 # starts from a temporary copy of the passing seeds, so the repository is
 # never written to. Crash artifacts go to a temporary directory whose path is
 # printed with the crash's stack.
@@ -92,6 +94,24 @@ run_one() {
         fi
     done
 
+    # 2. Reach: the passing seeds, replayed together, must cover each
+    #    function fuzz/reach.tsv names for this harness. Until 2026-11-29
+    #    fuzz_coap's records never got past the stack's UDP checksum check,
+    #    so its hours fuzzed no part of the CoAP endpoint; this catches a
+    #    harness whose inputs stop short of what it claims.
+    local unreached=() h fn file
+    "$bin" -runs=0 -print_coverage=1 -rss_limit_mb=2048 "$corpus" >"$work/$name/reach.log" 2>&1
+    while IFS=$'\t' read -r h fn file; do
+        [ "$h" = "$name" ] || continue
+        if grep -qE "^COVERED_FUNC: .* $fn [^ ]*/$file:[0-9]+\$" "$work/$name/reach.log"; then
+            continue
+        elif grep -qE "^UNCOVERED_FUNC: .* $fn [^ ]*/$file:[0-9]+\$" "$work/$name/reach.log"; then
+            unreached+=("$fn ($file): no seed reaches it")
+        else
+            unreached+=("$fn ($file): not in the binary (inlined or renamed? fix fuzz/reach.tsv)")
+        fi
+    done < <(tail -n +2 "$fuzz_dir/reach.tsv")
+
     max_len=4096
     [ "$name" = fuzz_wire ] && max_len=2048
 
@@ -102,12 +122,17 @@ run_one() {
 
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     crashes=("$artifacts"/*)
-    if [ $rc -eq 0 ] && [ ${#crashes[@]} -eq 0 ] && [ ${#bad_seeds[@]} -eq 0 ]; then
+    if [ $rc -eq 0 ] && [ ${#crashes[@]} -eq 0 ] && [ ${#bad_seeds[@]} -eq 0 ] &&
+       [ ${#unreached[@]} -eq 0 ]; then
         echo "$name: ok, ${execs:-0} execs"
         return 0
     fi
 
-    echo "$name: FAILED (exit $rc, ${execs:-?} execs, ${#bad_seeds[@]} failing seeds)"
+    echo "$name: FAILED (exit $rc, ${execs:-?} execs, ${#bad_seeds[@]} failing seeds," \
+         "${#unreached[@]} functions of fuzz/reach.tsv not reached)"
+    for fn in ${unreached[@]+"${unreached[@]}"}; do
+        echo "  reach: $fn (replay: $bin -runs=0 -print_coverage=1 $fuzz_dir/corpus/$name)"
+    done
     for seed in "${bad_seeds[@]}"; do
         why=$(awk -v f="$fuzz_dir/corpus/$name/$seed" '
                 $0 == "=== " f { on = 1; next }

@@ -9,7 +9,8 @@
 #                tiny profiles, so optimiser-only warnings fail the run
 #     globals    no writable globals in libmoteip.a, no heap/clock/rand in src/, setup.sh
 #                installs every program the tests call, includes follow DESIGN.md's floors
-#                (tests/static), fuzz/README.md's hours table is fuzz/ledger.tsv's sums
+#                (tests/static), fuzz/README.md's hours table is fuzz/ledger.tsv's sums,
+#                fuzz/reach.tsv is sound, the board scripts' hints fit their firmware
 #     footprint  bench/footprint --check (cortex-m0plus + avr-atmega128) and its pytest
 #     install    pytest tests/install: cmake --install of the tiny profile, and a consumer
 #                project built against it with find_package(moteip) and with pkg-config
@@ -295,7 +296,8 @@ if want globals; then
         run_pytest globals "$RES/pytest-globals.xml" \
             tests/static/test_no_globals.py tests/static/test_no_heap_no_clock.py \
             tests/static/test_setup_installs_tools.py tests/static/test_include_direction.py \
-            tests/static/test_fuzz_hours.py
+            tests/static/test_fuzz_hours.py tests/static/test_fuzz_reach.py \
+            tests/static/test_run_scripts.py tests/static/test_static_tests_run.py
     fi
 fi
 
