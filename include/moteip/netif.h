@@ -88,7 +88,8 @@ struct mip_lowpan_tcphc_slot {
     struct mip_lowpan_tcp_ctx ctx;
     struct mip_802154_addr peer;
     uint32_t lru;          /* the netif's use counter when last used (no clock) */
-    uint16_t addr_hash;    /* compressor: of the IPv6 source and destination */
+    uint16_t addr_hash;    /* of the IPv6 source and destination (decompressor:
+                              of its last FULL's, checked on every compressed one) */
     uint8_t  cid;
     uint8_t  state;        /* 0 free, 1 in use, 2 in use and FULL next (compressor) */
 };

@@ -221,7 +221,10 @@ size_t lowpan_tcphc_peek(const struct mip_netif_lowpan *lp, const struct mip_802
     if (n < 1u || cap < IPV6_HDR || mip_lowpan_tcp_nhc_of(in[0], &nhc) != MIP_OK)
         return 0;
     sl = rx_find(&lp->tcphc, peer, nhc.cid);
-    return rebuild(sl != NULL && !nhc.full ? &sl->ctx : NULL, buf, cap, in, n, &nhc, &st);
+    n = rebuild(sl != NULL && !nhc.full ? &sl->ctx : NULL, buf, cap, in, n, &nhc, &st);
+    if (n != 0u && !nhc.full && sl != NULL && addr_hash(buf) != sl->addr_hash)
+        return 0;                     /* another flow's context (lowpan_tcphc_expand) */
+    return n;
 }
 
 /* The peer asked for a refresh: every context we compress towards it
@@ -271,6 +274,15 @@ size_t lowpan_tcphc_expand(struct mip_stack *s, struct mip_netif_lowpan *lp,
         lowpan_count_codec_error(s, st);
         return 0;
     }
+    /* A compressor uses a context id for one flow (its addresses and
+     * ports) at a time, and says FULL when it gives the id to another.
+     * If that FULL was lost, our context is the old flow's: other
+     * addresses show it here. The checksum would miss it when the two
+     * flows' ports are each other's swapped (a swap of 16-bit words
+     * keeps a ones' complement sum), and deliver the segment with the
+     * wrong ports. */
+    if (!nhc.full && sl != NULL && addr_hash(buf) != sl->addr_hash)
+        return mismatch(s, hc, sl, peer);
     /* The end-to-end checksum, checked at every hop: a context that went
      * wrong rebuilds another header than was sent. */
     sum = mip_cksum_pseudo6(buf + 8, buf + 24, PROTO_TCP, (uint32_t)(total - IPV6_HDR));
@@ -284,6 +296,8 @@ size_t lowpan_tcphc_expand(struct mip_stack *s, struct mip_netif_lowpan *lp,
         sl->cid = nhc.cid;
     }
     mip_lowpan_tcp_ctx_update(&sl->ctx, buf + IPV6_HDR, nhc.full);
+    if (nhc.full)
+        sl->addr_hash = addr_hash(buf);
     sl->state = 1;
     sl->lru = ++hc->uses;
     if (nhc.refresh) {

@@ -215,14 +215,18 @@ static mip_status rd_compressed(struct rd *r, const struct mip_lowpan_tcp_ctx *c
     if ((st = rd_num(r, (uint8_t)(c >> C_SEQ_SHIFT), ctx->seq, out + 4)) != MIP_OK ||
         (st = rd_num(r, (uint8_t)((c >> C_ACK_SHIFT) & 3u), ctx->ack, out + 8)) != MIP_OK)
         return st;
-    /* The references change only with FULL, so both ends hold the same:
-     * an inline value equal to one is not what the compressor sends. */
+    /* The compressor sends a window or flags byte inline only when it
+     * differs from its reference. One equal to ours says the references
+     * differ: a FULL that changed them was lost on the way here. That is
+     * this end's context gone wrong, not a malformed frame: NOTFOUND, so
+     * that the netif counts a mismatch and asks for a refresh (a
+     * MALFORMED here left the connection refused for good). */
     mip_wr16(out + 14, ctx->window);
     if ((c & C_WIN) != 0u) {
         if ((q = take(r, 2)) == NULL)
             return MIP_ERR_TRUNCATED;
         if (mip_rd16(q) == ctx->window)
-            return MIP_ERR_MALFORMED;
+            return MIP_ERR_NOTFOUND;
         memcpy(out + 14, q, 2);
     }
     out[13] = ctx->flags;
@@ -230,7 +234,9 @@ static mip_status rd_compressed(struct rd *r, const struct mip_lowpan_tcp_ctx *c
         if ((q = take(r, 1)) == NULL)
             return MIP_ERR_TRUNCATED;
         if (q[0] == ctx->flags)
-            return MIP_ERR_MALFORMED;
+            return MIP_ERR_NOTFOUND;
+        if ((q[0] & FLAG_URG) != 0u)
+            return MIP_ERR_MALFORMED;   /* never sent inline: it needs the urgent pointer */
         out[13] = q[0];
     }
     if ((c & C_OPTS) != 0u) {
@@ -245,10 +251,10 @@ static mip_status rd_compressed(struct rd *r, const struct mip_lowpan_tcp_ctx *c
             return MIP_ERR_NOSPACE;
         memcpy(out + TCP_MIN, q, ol);
     }
-    /* the compressor never sends URG in this form (it would need the
-     * urgent pointer): a flags byte with it is not ours */
+    /* URG from our reference: the compressor, whose reference it would be
+     * too, sends such a header FULL; so the references differ */
     if ((out[13] & FLAG_URG) != 0u)
-        return MIP_ERR_MALFORMED;
+        return MIP_ERR_NOTFOUND;
     out[12] = (uint8_t)(((TCP_MIN + ol) / 4u) << 4);
     if ((q = take(r, 2)) == NULL)
         return MIP_ERR_TRUNCATED;

@@ -11,8 +11,9 @@
  * the ports, the last sequence and acknowledgement numbers (the
  * compressor's: last sent; the decompressor's: last decoded), and the
  * window and flags of the last FULL header (the references "unchanged"
- * means; they change only with a FULL header, so a lost frame cannot leave
- * the two ends disagreeing on them).
+ * means; they change only with a FULL header, so only a lost FULL leaves
+ * the two ends disagreeing on them, which the next compressed header
+ * shows: NOTFOUND from the decompressor, or a failed TCP checksum).
  *
  * Byte 0: 1100 F R CC
  *   F   FULL: the whole TCP header follows verbatim (it (re)establishes
@@ -107,10 +108,13 @@ mip_status mip_lowpan_tcp_compress(const uint8_t *tcp, size_t tcp_len,
  * what byte 0 said. ctx is the decompressor's context for that CID, NULL
  * when it has none. MALFORMED when byte 0 is not a TCP NHC, for reserved
  * bits or forms, an options length that is not a multiple of 4 in 4..40,
- * an inline window or flags byte equal to the reference (the compressor
- * would not send it), URG in the compressed form, or a FULL header whose
- * data offset is below 5; NOTFOUND for the compressed
- * form without a context; TRUNCATED when in ends early; NOSPACE when cap
+ * an inline flags byte with URG, or a FULL header whose data offset is
+ * below 5; NOTFOUND for the compressed form without a context, and when
+ * the frame shows that ctx's references are not the compressor's (an
+ * inline window or flags byte equal to ours, which the compressor sends
+ * only when it differs from its own; URG from our flags reference): a
+ * FULL that changed them was lost, and the caller repairs the context as
+ * for a checksum mismatch; TRUNCATED when in ends early; NOSPACE when cap
  * is short. Whether the header is right is the TCP checksum's to say (the
  * caller verifies it over the whole datagram before it trusts or updates
  * the context).

@@ -1539,6 +1539,124 @@ static void test_tcp_hc_mismatch_caught_by_checksum(void)
     air_free(a);
 }
 
+/* A datagram from tcp_dgram with other flags and window (checksum redone). */
+static size_t retouch(uint8_t *d, size_t len, uint8_t flags, uint16_t window)
+{
+    d[53] = flags;
+    mip_wr16(d + 54, window);
+    mip_wr16(d + 56, 0);
+    mip_wr16(d + 56, mip_cksum_finish(mip_cksum_add(
+                         mip_cksum_pseudo6(d + 8, d + 24, 6, (uint32_t)(len - 40u)), d + 40,
+                         len - 40u)));
+    return len;
+}
+
+/* A lost FULL leaves the ends with different references (found by
+ * fuzz_lowpan_tcphc): the next compressed header carries the window and
+ * flags inline because they differ from the sender's new references, but
+ * they equal the receiver's old ones. That is the context's disagreement,
+ * not a malformed frame: it must be a mismatch (dropped, R owed, repaired
+ * by the FULL that R brings), or every later segment of the connection
+ * is refused. */
+static void test_tcp_hc_lost_full_with_new_references_repaired(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct got_local g0, g1;
+    uint8_t d[256];
+    size_t len;
+    memset(&g0, 0, sizeof g0);
+    memset(&g1, 0, sizeof g1);
+    set_tcp_hc(a, 0, true);
+    set_tcp_hc(a, 1, true);
+    mip_ip_set_local_hook(a->s[0], keep_local, &g0);
+    mip_ip_set_local_hook(a->s[1], keep_local, &g1);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
+    air_deliver(a);                           /* FULL: references ACK, 1024 */
+    CHECK_EQ(g1.n, 1);
+    /* a retransmission with PSH and window 2048 goes FULL, and is lost */
+    len = retouch(d, tcp_dgram(d, 1, 1000, 7000, 50), 0x18, 2048);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    CHECK((a->q[0].data[9 + 2] & MIP_LOWPAN_TCPHC_FULL) != 0);
+    a->nq = 0;
+    /* ACK and 1024 again: inline against the sender's new references */
+    len = tcp_dgram(d, 1, 1050, 7000, 50);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    CHECK((a->q[0].data[9 + 2] & MIP_LOWPAN_TCPHC_FULL) == 0);
+    air_deliver(a);
+    CHECK_EQ(g1.n, 1);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_tcphc_mismatch), 1);
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_malformed), 0);
+    /* the other way asks for a refresh; the next segment comes FULL */
+    CHECK_EQ(mip_ip_send_raw(a->s[1], d, tcp_dgram(d, 2, 7000, 1050, 0)), MIP_OK);
+    CHECK((a->q[0].data[9 + 2] & MIP_LOWPAN_TCPHC_REFRESH) != 0);
+    air_deliver(a);
+    len = tcp_dgram(d, 1, 1100, 7000, 50);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    air_deliver(a);
+    CHECK_EQ(g1.n, 2);
+    CHECK(g1.len == len && memcmp(g1.pkt, d, len) == 0);
+    air_free(a);
+}
+
+/* Ports p0 -> p1 and, when link_local, fe80:: addresses for a datagram
+ * from tcp_dgram (checksum redone). */
+static size_t reflow(uint8_t *d, size_t len, uint16_t p0, uint16_t p1, bool link_local)
+{
+    if (link_local) {
+        d[8] = 0xfe;
+        d[9] = 0x80;
+        d[24] = 0xfe;
+        d[25] = 0x80;
+    }
+    mip_wr16(d + 40, p0);
+    mip_wr16(d + 42, p1);
+    return retouch(d, len, d[53], mip_rd16(d + 54));
+}
+
+/* A new flow takes over a context id and its FULL is lost: the receiver
+ * still holds the old flow's context under that id. Here the old flow is
+ * 61616 -> 80 between the fd00:: addresses and the new one 80 -> 61616
+ * between the link-local ones, with the same numbers: decoded with the old
+ * ports, the header has them swapped, and a swap of two 16-bit words
+ * leaves the TCP checksum as it was (found by fuzz_lowpan_tcphc). The
+ * decompressor checks the addresses against the context's (their hash,
+ * kept from its FULL), so this is a mismatch, not a segment delivered to
+ * the wrong connection. */
+static void test_tcp_hc_context_of_another_flow_is_a_mismatch(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct got_local g;
+    uint8_t d[256];
+    size_t len;
+    unsigned k;
+    memset(&g, 0, sizeof g);
+    set_tcp_hc(a, 0, true);
+    set_tcp_hc(a, 1, true);
+    mip_ip_set_local_hook(a->s[1], keep_local, &g);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
+    air_deliver(a);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1050, 7000, 50)), MIP_OK);
+    air_deliver(a);                               /* flow X: context id 0 */
+    for (k = 1; k < MIP_LOWPAN_TCPHC_CIDS; k++) {   /* three more flows: ids 1..3 */
+        len = reflow(d, tcp_dgram(d, 1, 5000, 7000, 50), (uint16_t)(2000u + k), 80, false);
+        CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+        air_deliver(a);
+    }
+    CHECK_EQ(g.n, 2u + MIP_LOWPAN_TCPHC_CIDS - 1u);
+    /* flow Y takes X's id (the least recently used); its FULL is lost */
+    len = reflow(d, tcp_dgram(d, 1, 1050, 7000, 50), 80, 61616, true);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    CHECK_EQ(a->q[0].data[9 + 2] & (MIP_LOWPAN_TCPHC_FULL | 3u), MIP_LOWPAN_TCPHC_FULL | 0u);
+    a->nq = 0;
+    len = reflow(d, tcp_dgram(d, 1, 1100, 7000, 50), 80, 61616, true);
+    CHECK_EQ(mip_ip_send_raw(a->s[0], d, len), MIP_OK);
+    CHECK_EQ(a->q[0].data[9 + 2] & (MIP_LOWPAN_TCPHC_FULL | 3u), 0u);
+    air_deliver(a);
+    CHECK_EQ(g.n, 2u + MIP_LOWPAN_TCPHC_CIDS - 1u);   /* not delivered with X's ports */
+    CHECK_EQ(stat(a, 1, MIP_STAT_drop_lowpan_tcphc_mismatch), 1);
+    air_free(a);
+}
+
 /* Per neighbour: a peer the callback refuses gets standard IPHC (the TCP
  * header inline, Next Header inline); a receiver without tcp_hc drops a
  * TCP NHC frame and counts it. */
@@ -1605,6 +1723,8 @@ int main(void)
     RUN(test_tcp_hc_flow_with_losses);
     RUN(test_tcp_hc_lost_full_repaired);
     RUN(test_tcp_hc_mismatch_caught_by_checksum);
+    RUN(test_tcp_hc_lost_full_with_new_references_repaired);
+    RUN(test_tcp_hc_context_of_another_flow_is_a_mismatch);
     RUN(test_tcp_hc_per_neighbour);
 #endif
     return TESTING_DONE();
