@@ -11,7 +11,15 @@
  *                    address made right (to get past the IP checks); its
  *                    fragment fields cleared, unless reassembly is on
  *                    (fuzz_micro4r_input) and bit 0 of the TOS byte is
- *                    set: then a fragment of the peer's
+ *                    set: then a fragment of the peer's. With bit 2 of the
+ *                    record's byte set, a TCP segment also gets the ports,
+ *                    sequence number and acknowledgement number of the
+ *                    connection bits 3-7 pick (the peer's next byte, and
+ *                    all we sent acknowledged): the ISN is a keyed PRF,
+ *                    so without this no input ever completed a handshake,
+ *                    and the established state's data path (window,
+ *                    RTT samples, the application's sends) went unfuzzed
+ *                    until 2026-11-29
  *   3                mip_micro_connect to the peer, port 80
  * Invariants, after every call: every datagram the node sends is a whole
  * IP datagram from its address, within the buffer, with right checksums;
@@ -127,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const uint8_t seed[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     size_t i = 1;
     uint16_t n, len;
-    uint8_t k, op;
+    uint8_t k, op, ob;
 
     if (size < 1)
         return 0;
@@ -140,7 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mip_micro_udp_bind(&m, 7);
 #endif
     while (i < size) {
-        op = data[i++] & 3u;
+        ob = data[i++];
+        op = ob & 3u;
         if (op == 1) {
             for (k = 0; k < MIP_MICRO_CONNS; k++) {
                 fz_check_out(&m, mip_micro_periodic(&m, k));
@@ -181,6 +190,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
             memcpy(m.buf + FZ_SRC, fz_peer, FZ_ALEN);
             memcpy(m.buf + FZ_SRC + FZ_ALEN, fz_node, FZ_ALEN);
+#if MIP_CONF_IPV6
+            if ((ob & 4u) && m.buf[6] == 6u && len >= FZ_IPH + 20u)
+#else
+            if ((ob & 4u) && m.buf[9] == 6u && len >= FZ_IPH + 20u)
+#endif
+            {
+                const struct mip_micro_conn *c = &m.conn[(ob >> 3) % MIP_MICRO_CONNS];
+                uint8_t *t = m.buf + FZ_IPH;
+                mip_wr16(t, c->rport);
+                mip_wr16(t + 2, c->lport);
+                memcpy(t + 4, c->rcv_nxt, 4);
+                mip_wr32(t + 8, mip_rd32(c->snd_una) + c->len);
+            }
         }
         n = mip_micro_input(&m, len);
         fz_check_out(&m, n);
