@@ -762,6 +762,69 @@ static void slot_bases(const struct slot *sl, uint32_t *seq, uint32_t *una, uint
     *max = c->snd_max;
 }
 
+/* An ICMP error from the peer's address quoting a segment of ours: g's
+ * tuple turned round, its acknowledgement number as the quoted sequence
+ * number (so it lands in snd_una..snd_max as g.ack does), type and code
+ * from g's flags. Exercises tcp_icmp_error: RFC 5927's check of the quoted
+ * sequence number, and hard errors ending a connection still opening. */
+static void inject_icmp_error(const struct seg *g)
+{
+    static const uint8_t types4[4] = {3, 11, 12, 4}, types6[4] = {1, 2, 3, 4};
+    struct mip_tcp_hdr h;
+    uint8_t *quoted, *pkt;
+    size_t qlen, ql, ipl, il, len;
+    uint32_t sum;
+
+    memset(&h, 0, sizeof h);
+    h.src_port = g->dport;
+    h.dst_port = g->sport;
+    h.seq = g->ack;
+    h.ack = g->seq;
+    h.flags = MIP_TCP_ACK;
+    h.window = 1024;
+    quoted = tcph_frame(&g->dst, &g->src, &h, NULL, 0, NULL, 0, &qlen);
+    ipl = g->src.family == MIP_AF_INET ? 20u : 40u;
+    /* IPv4 errors quote the header and 8 bytes (RFC 792); IPv6 as much as fits */
+    ql = g->src.family == MIP_AF_INET ? ipl + 8u : qlen;
+    il = 8u + ql;
+    len = ipl + il;
+    pkt = calloc(1, len);
+    CHECK(pkt != NULL, "harness: calloc");
+    pkt[ipl] = g->src.family == MIP_AF_INET ? types4[g->flags & 3u] : types6[g->flags & 3u];
+    pkt[ipl + 1] = (uint8_t)((g->flags >> 2) & 15u);
+    if (pkt[ipl] == 2u)
+        mip_wr32(pkt + ipl + 4, 576u + (uint32_t)g->win);      /* a Packet Too Big's MTU */
+    memcpy(pkt + ipl + 8, quoted, ql);
+    if (g->src.family == MIP_AF_INET) {
+        struct mip_ipv4_hdr ip;
+        memset(&ip, 0, sizeof ip);
+        ip.total_len = (uint16_t)len;
+        ip.ttl = 64;
+        ip.proto = MIP_IPPROTO_ICMP;
+        memcpy(ip.src, g->src.bytes, 4);
+        memcpy(ip.dst, g->dst.bytes, 4);
+        CHECK(mip_ipv4_emit(&ip, pkt, 20) == MIP_OK, "harness: ipv4 emit");
+        sum = 0;
+    } else {
+        struct mip_ipv6_hdr ip;
+        memset(&ip, 0, sizeof ip);
+        ip.payload_len = (uint16_t)il;
+        ip.next_header = MIP_IPPROTO_ICMPV6;
+        ip.hop_limit = 64;
+        memcpy(ip.src, g->src.bytes, 16);
+        memcpy(ip.dst, g->dst.bytes, 16);
+        CHECK(mip_ipv6_emit(&ip, pkt, 40) == MIP_OK, "harness: ipv6 emit");
+        sum = mip_cksum_pseudo6(ip.src, ip.dst, MIP_IPPROTO_ICMPV6, (uint32_t)il);
+    }
+    mip_wr16(pkt + ipl + 2, mip_cksum_finish(mip_cksum_add(sum, pkt + ipl, il)));
+    if (verbose)
+        fprintf(stderr, "    rx ICMP type %u code %u quoting seq %u\n", pkt[ipl], pkt[ipl + 1],
+                g->ack);
+    mip_stack_input(&H.s, H.idx, pkt, len, H.now);
+    free(pkt);
+    free(quoted);
+}
+
 /* op INJECT: a segment described by the fuzzer */
 static void op_inject(struct cur *in)
 {
@@ -860,7 +923,10 @@ static void op_inject(struct cur *in)
     if (g.flags & MIP_TCP_URG)
         g.urg = u16(in);
     g.dlen = u16(in) % 1450u;
-    inject(&g);
+    if (kind < NSLOT && (tgt & 0xF0u) == 0xA0u)
+        inject_icmp_error(&g);        /* the same description, as an ICMP error */
+    else
+        inject(&g);
 }
 
 /* op AUTOACK: the slot's peer answers sensibly: SYN-ACK to a SYN_SENT
