@@ -16,8 +16,13 @@
  *     authenticated: its plaintext would match none the sender secured);
  *   - the MAC transmitting anything but 3-byte ACKs (it has nothing to send);
  *   - the replay table beyond its size, drop counters that disagree with
- *     what was delivered and what was passed up.
- * Input: byte 0 picks the level (1-3, 5-7) and key id mode (0-3); then
+ *     what was delivered and what was passed up;
+ *   - the sender using a frame counter twice, across reboots too: it
+ *     stores its bound through `persist` (which the input may make fail),
+ *     and a reboot starts from the bound stored last; a frame it refuses
+ *     to secure is refused only while the store fails.
+ * Input: byte 0 picks the level (1-3, 5-7), the key id mode (0-3) and the
+ * sender's reservation (1, 3, 100 or 1000 counters per store); then
  * records, each an op byte and its operands (fuzz/README.md).
  */
 #include <stdbool.h>
@@ -50,7 +55,20 @@ struct h {
     bool busy;
     struct sent sent[SENT_MAX];
     unsigned n_sent, n_up;
+    /* the sender's counter store, and every counter it used */
+    uint32_t stored, reserve, last_counter;
+    bool store_fails, used_any;
 };
+
+static bool persist(void *ctx, uint32_t upto)
+{
+    struct h *h = ctx;
+    if (h->store_fails)
+        return false;
+    CHECKF(upto > h->stored);   /* a bound only grows */
+    h->stored = upto;
+    return true;
+}
 
 static mip_status radio_tx(void *ctx, const uint8_t *f, size_t len)
 {
@@ -100,7 +118,8 @@ static bool ext_of(void *ctx, uint16_t pan, uint16_t s, uint8_t ext[8])
     return s == TX_ADDR || s == RX_ADDR;
 }
 
-static void config(struct mip_mac_config *c, uint16_t me, uint8_t level, uint8_t mode)
+static void config(struct mip_mac_config *c, uint16_t me, uint8_t level, uint8_t mode,
+                   struct h *store)
 {
     static const uint8_t key[16] = {0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7,
                                     0xC8, 0xC9, 0xCA, 0xCB, 0xCC, 0xCD, 0xCE, 0xCF};
@@ -114,6 +133,12 @@ static void config(struct mip_mac_config *c, uint16_t me, uint8_t level, uint8_t
     memcpy(c->sec.key, key, 16);
     c->sec.reserve = 1;
     c->sec.ext_of = ext_of;
+    if (store != NULL) {        /* the sender: its counters from the store */
+        c->sec.reserve = store->reserve;
+        c->sec.counter = store->stored;
+        c->sec.persist = persist;
+        c->sec.persist_ctx = store;
+    }
 }
 
 /* The input cursor. */
@@ -155,6 +180,7 @@ static struct sent *secure_one(struct h *h, struct cur *c)
     struct mip_802154_hdr hd;
     struct sent *s;
     size_t hl = 0, plen = take(c) % 64u, k;
+    uint32_t counter = mip_mac_sec_counter(&h->tx);
     if (h->n_sent == SENT_MAX)
         return NULL;
     s = &h->sent[h->n_sent];
@@ -174,7 +200,16 @@ static struct sent *secure_one(struct h *h, struct cur *c)
     s->plain_len = hl + plen;
     memcpy(s->wire, s->plain, s->plain_len);
     s->wire_len = mip_llsec_secure(&h->tx, s->wire, s->plain_len, sizeof(s->wire));
+    if (s->wire_len == 0u) {
+        CHECKF(h->store_fails);     /* the only refusal: a bound it could not store */
+        return NULL;
+    }
     CHECKF(s->wire_len == s->plain_len + mip_mac_sec_overhead(&h->tx.cfg));
+    CHECKF(!h->used_any || counter > h->last_counter);   /* never a counter twice */
+    CHECKF(counter < h->stored);                          /* only below a stored bound */
+    CHECKF(mip_mac_sec_counter(&h->tx) == counter + 1u);
+    h->last_counter = counter;
+    h->used_any = true;
     /* what the receiver passes up: the MHR with the security bit clear
      * (and the 2006 version), the payload */
     s->plain[1] = (uint8_t)((s->plain[1] & ~0x30u) | 0x10u);
@@ -189,6 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const uint8_t levels[6] = {1, 2, 3, 5, 6, 7};
+    static const uint32_t reserves[4] = {1, 3, 100, 1000};
     static struct h h;
     struct mip_mac_config c;
     struct mip_mac_callbacks cb = { input, NULL, NULL, &h };
@@ -200,12 +236,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned ops;
     memset(&h, 0, sizeof(h));
     h.now = 1000000u;
-    config(&c, RX_ADDR, level, mode);
+    h.reserve = reserves[(b0 >> 6) & 3u];
+    config(&c, RX_ADDR, level, mode, NULL);
     CHECKF(mip_mac_init(&h.rx, &c, &radio, &h, &cb, data, size < 8u ? size : 8u, h.now) == MIP_OK);
-    config(&c, TX_ADDR, level, mode);
+    config(&c, TX_ADDR, level, mode, &h);
     CHECKF(mip_mac_init(&h.tx, &c, &radio, &h, NULL, NULL, 0, h.now) == MIP_OK);
     for (ops = 0; ops < 200u && cu.n > 0u; ops++) {
-        switch (take(&cu) % 6u) {
+        switch (take(&cu) % 7u) {
         case 0:                 /* raw bytes */
             len = take(&cu) % (MIP_MAC_FRAME_MAX + 1u);
             for (k = 0; k < len; k++)
@@ -236,9 +273,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 deliver(&h, s->wire, s->wire_len);
             }
             break;
-        default:                /* time */
+        case 5:                 /* time */
             step(&h, (uint32_t)take(&cu) << 8);
             break;
+        default: {              /* the sender's store fails or works; a reboot */
+            uint8_t b = take(&cu);
+            h.store_fails = (b & 2u) != 0u;
+            if (b & 1u) {
+                config(&c, TX_ADDR, level, mode, &h);
+                CHECKF(mip_mac_init(&h.tx, &c, &radio, &h, NULL, NULL, 0, h.now) == MIP_OK);
+            }
+            break;
+        }
         }
         CHECKF(h.rx.sec.n_nbr <= MIP_LLSEC_NEIGHBORS);
     }
