@@ -795,27 +795,9 @@ static void inject_icmp_error(const struct seg *g)
     if (pkt[ipl] == 2u)
         mip_wr32(pkt + ipl + 4, 576u + (uint32_t)g->win);      /* a Packet Too Big's MTU */
     memcpy(pkt + ipl + 8, quoted, ql);
-    if (g->src.family == MIP_AF_INET) {
-        struct mip_ipv4_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.total_len = (uint16_t)len;
-        ip.ttl = 64;
-        ip.proto = MIP_IPPROTO_ICMP;
-        memcpy(ip.src, g->src.bytes, 4);
-        memcpy(ip.dst, g->dst.bytes, 4);
-        CHECK(mip_ipv4_emit(&ip, pkt, 20) == MIP_OK, "harness: ipv4 emit");
-        sum = 0;
-    } else {
-        struct mip_ipv6_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.payload_len = (uint16_t)il;
-        ip.next_header = MIP_IPPROTO_ICMPV6;
-        ip.hop_limit = 64;
-        memcpy(ip.src, g->src.bytes, 16);
-        memcpy(ip.dst, g->dst.bytes, 16);
-        CHECK(mip_ipv6_emit(&ip, pkt, 40) == MIP_OK, "harness: ipv6 emit");
-        sum = mip_cksum_pseudo6(ip.src, ip.dst, MIP_IPPROTO_ICMPV6, (uint32_t)il);
-    }
+    sum = tcph_ip_header(&g->src, &g->dst,
+                         g->src.family == MIP_AF_INET ? MIP_IPPROTO_ICMP : MIP_IPPROTO_ICMPV6, il,
+                         pkt);
     mip_wr16(pkt + ipl + 2, mip_cksum_finish(mip_cksum_add(sum, pkt + ipl, il)));
     if (verbose)
         fprintf(stderr, "    rx ICMP type %u code %u quoting seq %u\n", pkt[ipl], pkt[ipl + 1],

@@ -138,6 +138,37 @@ NOCOV static inline uint32_t tcph_pending(const struct mip_tcp *tcp, mip_time_t 
  * is set here), option bytes opts[0..optlen) padded with EOL to a multiple
  * of 4, and dlen bytes of data; checksums right. A heap buffer of exactly
  * *len bytes (ASan sees any over-read), for the caller to free. */
+/* The IPv4 or IPv6 header of a datagram from src to dst carrying `l4len`
+ * bytes of protocol `proto`, at pkt (20 or 40 bytes); returns the running
+ * sum of its pseudo header (0 for ICMP over IPv4, which has none). */
+NOCOV static inline uint32_t tcph_ip_header(const struct mip_addr *src, const struct mip_addr *dst,
+                                            uint8_t proto, size_t l4len, uint8_t *pkt)
+{
+    if (src->family == MIP_AF_INET) {
+        struct mip_ipv4_hdr ip;
+        memset(&ip, 0, sizeof ip);
+        ip.total_len = (uint16_t)(20u + l4len);
+        ip.id = 0x4d49;
+        ip.ttl = 64;
+        ip.proto = proto;
+        memcpy(ip.src, src->bytes, 4);
+        memcpy(ip.dst, dst->bytes, 4);
+        CHECK(mip_ipv4_emit(&ip, pkt, 20) == MIP_OK, "harness: ipv4 emit");
+        return proto == MIP_IPPROTO_ICMP ? 0u
+                                         : mip_cksum_pseudo4(ip.src, ip.dst, proto, (uint16_t)l4len);
+    } else {
+        struct mip_ipv6_hdr ip;
+        memset(&ip, 0, sizeof ip);
+        ip.payload_len = (uint16_t)l4len;
+        ip.next_header = proto;
+        ip.hop_limit = 64;
+        memcpy(ip.src, src->bytes, 16);
+        memcpy(ip.dst, dst->bytes, 16);
+        CHECK(mip_ipv6_emit(&ip, pkt, 40) == MIP_OK, "harness: ipv6 emit");
+        return mip_cksum_pseudo6(ip.src, ip.dst, proto, (uint32_t)l4len);
+    }
+}
+
 NOCOV static inline uint8_t *tcph_frame(const struct mip_addr *src, const struct mip_addr *dst,
                                         struct mip_tcp_hdr *h, const uint8_t *opts,
                                         size_t optlen, const uint8_t *data, size_t dlen,
@@ -157,28 +188,7 @@ NOCOV static inline uint8_t *tcph_frame(const struct mip_addr *src, const struct
         memcpy(t + MIP_TCP_HDR_LEN, opts, optlen);
     if (dlen > 0)
         memcpy(t + h->hdr_len, data, dlen);
-    if (src->family == MIP_AF_INET) {
-        struct mip_ipv4_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.total_len = (uint16_t)(20u + tl);
-        ip.id = 0x4d49;
-        ip.ttl = 64;
-        ip.proto = MIP_IPPROTO_TCP;
-        memcpy(ip.src, src->bytes, 4);
-        memcpy(ip.dst, dst->bytes, 4);
-        CHECK(mip_ipv4_emit(&ip, pkt, 20) == MIP_OK, "harness: ipv4 emit");
-        sum = mip_cksum_pseudo4(ip.src, ip.dst, MIP_IPPROTO_TCP, (uint16_t)tl);
-    } else {
-        struct mip_ipv6_hdr ip;
-        memset(&ip, 0, sizeof ip);
-        ip.payload_len = (uint16_t)tl;
-        ip.next_header = MIP_IPPROTO_TCP;
-        ip.hop_limit = 64;
-        memcpy(ip.src, src->bytes, 16);
-        memcpy(ip.dst, dst->bytes, 16);
-        CHECK(mip_ipv6_emit(&ip, pkt, 40) == MIP_OK, "harness: ipv6 emit");
-        sum = mip_cksum_pseudo6(ip.src, ip.dst, MIP_IPPROTO_TCP, (uint32_t)tl);
-    }
+    sum = tcph_ip_header(src, dst, MIP_IPPROTO_TCP, tl, pkt);
     mip_wr16(t + 16, mip_cksum_finish(mip_cksum_add(sum, t, tl)));
     *len = ipl + tl;
     return pkt;

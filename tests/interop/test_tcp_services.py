@@ -179,28 +179,41 @@ def test_ninth_connection_resets_the_idlest(tcp_host):
     assert stats["apps"]["http"]["refused"] == 0, stats["apps"]["http"]
 
 
+def _open_stalled_readers(tcp_host, socks: list, n: int) -> None:
+    """n clients (appended to socks) that ask for a 100 MB body and never
+    read, with 4 KB receive buffers: their windows close at once."""
+    for _ in range(n):
+        s = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=10)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect((STACK_V4, HTTP))
+        s.sendall(b"GET /bytes/100000000 HTTP/1.1\r\nHost: x\r\n\r\n")
+        socks.append(s)
+
+
+def _assert_refused(tcp_host) -> None:
+    """A new client is refused with RST. The handshake completes in moteip's
+    SYN cache; only then does the app refuse: it shows in connect() or on
+    the first read."""
+    extra = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=5)
+    try:
+        with pytest.raises((ConnectionResetError, BrokenPipeError)):
+            extra.connect((STACK_V4, HTTP))
+            extra.sendall(b"GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
+            if extra.recv(4096) == b"":
+                raise AssertionError("orderly close, not RST")
+    finally:
+        extra.close()
+
+
 def test_ninth_connection_is_refused_while_all_send(tcp_host):
     """A connection sending a response is never reset for a new one: with 8
     clients that asked for large bodies and do not read, a 9th handshake
     gets RST."""
     socks = []
     try:
-        for _ in range(8):
-            s = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=10)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.connect((STACK_V4, HTTP))
-            s.sendall(b"GET /bytes/100000000 HTTP/1.1\r\nHost: x\r\n\r\n")
-            socks.append(s)
+        _open_stalled_readers(tcp_host, socks, 8)
         time.sleep(1)     # the windows close; every connection is mid-response
-        # The handshake completes in moteip's SYN cache; only then does the
-        # app refuse, with RST: it shows in connect() or on the first read.
-        extra = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=5)
-        with pytest.raises((ConnectionResetError, BrokenPipeError)):
-            extra.connect((STACK_V4, HTTP))
-            extra.sendall(b"GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
-            if extra.recv(4096) == b"":
-                raise AssertionError("orderly close, not RST")
-        extra.close()
+        _assert_refused(tcp_host)
     finally:
         for s in socks:
             s.close()
@@ -219,21 +232,10 @@ def test_stalled_responses_give_way_after_the_send_timeout(tcp_host):
     60 s (issue 24). Takes about 65 s."""
     socks = []
     try:
-        for _ in range(8):
-            s = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=10)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.connect((STACK_V4, HTTP))
-            s.sendall(b"GET /bytes/100000000 HTTP/1.1\r\nHost: x\r\n\r\n")
-            socks.append(s)
+        _open_stalled_readers(tcp_host, socks, 8)
         stalled = time.monotonic()
         time.sleep(1)     # the windows close
-        early = tcp_host.socket(socket.AF_INET, socket.SOCK_STREAM, timeout=5)
-        with pytest.raises((ConnectionResetError, BrokenPipeError)):
-            early.connect((STACK_V4, HTTP))
-            early.sendall(b"GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n")
-            if early.recv(4096) == b"":
-                raise AssertionError("orderly close, not RST")
-        early.close()
+        _assert_refused(tcp_host)
         # the last byte taken came at most a window's worth after the request
         time.sleep(max(0.0, stalled + 63 - time.monotonic()))
         late = connect(tcp_host, socket.AF_INET, STACK_V4, HTTP)

@@ -1429,20 +1429,34 @@ static bool refuse_all(void *ctx, const struct mip_802154_addr *peer)
     return false;
 }
 
+/* Two IPHC nodes with TCP header compression on; the TCP datagrams each
+ * receives are kept in g0 / g1 (NULL: not watched). */
+static struct air *tcp_hc_air(struct got_local *g0, struct got_local *g1)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct got_local *g[NODES] = { g0, g1 };
+    unsigned i;
+    for (i = 0; i < NODES; i++) {
+        set_tcp_hc(a, i, true);
+        if (g[i] != NULL) {
+            memset(g[i], 0, sizeof *g[i]);
+            mip_ip_set_local_hook(a->s[i], keep_local, g[i]);
+        }
+    }
+    return a;
+}
+
 /* A flow of 40 segments with a quarter of the frames lost on the air: the
  * first goes FULL (MHR 9 + IPHC 2 + 1 + 20), every later one 7 bytes of
  * TCP NHC (16-bit sequence number, 8-bit acknowledgement number); every segment that arrives reaches IP byte for byte, and no
  * context ever mismatches (the losses stay within the forms' reach). */
 static void test_tcp_hc_flow_with_losses(void)
 {
-    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct air *a;
     struct got_local g;
     uint8_t d[256];
     unsigned i, delivered = 0, bad = 0, long_frames = 0;
-    memset(&g, 0, sizeof g);
-    set_tcp_hc(a, 0, true);
-    set_tcp_hc(a, 1, true);
-    mip_ip_set_local_hook(a->s[1], keep_local, &g);
+    a = tcp_hc_air(NULL, &g);
     for (i = 0; i < 40u; i++) {
         size_t len = tcp_dgram(d, 1, 1000u + 50u * i, 7000, 50);
         unsigned before = g.n;
@@ -1475,16 +1489,11 @@ static void test_tcp_hc_flow_with_losses(void)
  * sender's next one goes FULL and arrives: repaired on the link. */
 static void test_tcp_hc_lost_full_repaired(void)
 {
-    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct air *a;
     struct got_local g0, g1;
     uint8_t d[256];
     size_t len;
-    memset(&g0, 0, sizeof g0);
-    memset(&g1, 0, sizeof g1);
-    set_tcp_hc(a, 0, true);
-    set_tcp_hc(a, 1, true);
-    mip_ip_set_local_hook(a->s[0], keep_local, &g0);
-    mip_ip_set_local_hook(a->s[1], keep_local, &g1);
+    a = tcp_hc_air(&g0, &g1);
     CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
     a->nq = 0;                                            /* the FULL is lost */
     CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1050, 7000, 50)), MIP_OK);
@@ -1518,14 +1527,11 @@ static void test_tcp_hc_lost_full_repaired(void)
  * this hop, counted, and R owed. */
 static void test_tcp_hc_mismatch_caught_by_checksum(void)
 {
-    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct air *a;
     struct got_local g;
     uint8_t d[256];
     unsigned k;
-    memset(&g, 0, sizeof g);
-    set_tcp_hc(a, 0, true);
-    set_tcp_hc(a, 1, true);
-    mip_ip_set_local_hook(a->s[1], keep_local, &g);
+    a = tcp_hc_air(NULL, &g);
     CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
     air_deliver(a);
     CHECK_EQ(g.n, 1);
@@ -1560,16 +1566,11 @@ static size_t retouch(uint8_t *d, size_t len, uint8_t flags, uint16_t window)
  * is refused. */
 static void test_tcp_hc_lost_full_with_new_references_repaired(void)
 {
-    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct air *a;
     struct got_local g0, g1;
     uint8_t d[256];
     size_t len;
-    memset(&g0, 0, sizeof g0);
-    memset(&g1, 0, sizeof g1);
-    set_tcp_hc(a, 0, true);
-    set_tcp_hc(a, 1, true);
-    mip_ip_set_local_hook(a->s[0], keep_local, &g0);
-    mip_ip_set_local_hook(a->s[1], keep_local, &g1);
+    a = tcp_hc_air(&g0, &g1);
     CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
     air_deliver(a);                           /* FULL: references ACK, 1024 */
     CHECK_EQ(g1.n, 1);
@@ -1624,15 +1625,12 @@ static size_t reflow(uint8_t *d, size_t len, uint16_t p0, uint16_t p1, bool link
  * the wrong connection. */
 static void test_tcp_hc_context_of_another_flow_is_a_mismatch(void)
 {
-    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
+    struct air *a;
     struct got_local g;
     uint8_t d[256];
     size_t len;
     unsigned k;
-    memset(&g, 0, sizeof g);
-    set_tcp_hc(a, 0, true);
-    set_tcp_hc(a, 1, true);
-    mip_ip_set_local_hook(a->s[1], keep_local, &g);
+    a = tcp_hc_air(NULL, &g);
     CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1000, 7000, 50)), MIP_OK);
     air_deliver(a);
     CHECK_EQ(mip_ip_send_raw(a->s[0], d, tcp_dgram(d, 1, 1050, 7000, 50)), MIP_OK);
