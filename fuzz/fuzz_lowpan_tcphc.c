@@ -30,24 +30,24 @@
  * Checked:
  *   - every frame a node sends is a whole 802.15.4 frame within frame_max;
  *   - a TCP datagram a node receives with a right checksum is, byte for
- *     byte, one the other node sent, or differs from one
- *     only in what the decompressor takes from a context (ports, numbers,
- *     flags, window) with the same ones' complement sum, a context error
- *     no checksum can see (docs/LOWPAN.md); this holds as long as no
- *     injected frame has reached that node (after one, an attacker's
- *     context or fragment may make another datagram whose checksum still
- *     adds up: TCP's checksum is no MIC; docs/LOWPAN.md); a wrong checksum
- *     is what TCP drops, and is not counted against the compression;
+ *     byte, one the other node sent, or differs from one only in what the
+ *     decompressor takes from a context (ports, numbers, flags, window)
+ *     with the same ones' complement sum: a context error no checksum can
+ *     see (docs/LOWPAN.md). This holds until an injected frame reaches the
+ *     node: after one, an attacker's context or fragment may make another
+ *     datagram whose checksum adds up (TCP's checksum is no MIC). A wrong
+ *     checksum is what TCP drops, and is not held against the compression;
  *   - without injections, no datagram received is longer than the longest
  *     built;
  *   - at the end, losses and injections stop and four flows (as many as
- *     there are contexts) carry four rounds both ways: the last round of
+ *     there are contexts) carry four rounds both ways. The last round of
  *     each arrives in both directions, exactly as sent or as one of those
- *     variants (an error the checksum cannot see lasts while the numbers
- *     stay where it hides them; TCP's retransmission, which goes FULL,
- *     ends it, and this harness does not retransmit) (a mismatch asks for a refresh, and the
- *     refresh repairs whatever the input did to the contexts), then every
- *     packet buffer is back and no reassembly is left.
+ *     variants: a mismatch asks for a refresh, and the refresh repairs
+ *     whatever the input did to the contexts (an error the checksum cannot
+ *     see lasts while the numbers stay where it hides them; TCP's
+ *     retransmission, which goes FULL, ends it, and this harness does not
+ *     retransmit). Then every packet buffer is back and no reassembly is
+ *     left.
  *
  * The stacks here are a copy of the library built without MOTEIP_FUZZING
  * (CMakeLists.txt, moteip_checked): the checksum check is the mechanism
