@@ -24,7 +24,8 @@
  * 1000 + n, bits 4-7 flags (table `seg_flags`); b1-b2 seq offset, b3-b4
  * ack offset (from 1000 / 5000); b5 payload length (& 63), bits 6-7 the
  * overheard sender (next hop / other); b6 IP ID / flow label, bit 7 adds
- * a timestamps option.
+ * a timestamps option, bit 6 SACK: SACK-permitted on a SYN, else one block
+ * [ack + 16 * (b6 & 7), + 16 * (1 + (b6 >> 3 & 7))).
  *
  * Config byte: bits 0-2 max_local_rexmit (0..7), bit 3 no backpressure,
  * bit 4 forward_delay 0, bit 5 alpha 1/4, bit 6 rto_min 1 ms, bit 7: op 0
@@ -288,18 +289,28 @@ static size_t mk_seg(uint8_t *pkt, const uint8_t *b, uint8_t ttl, int *rev_out)
     const uint8_t *src, *dst;
     uint32_t sum;
     memset(&o, 0, sizeof(o));
+    memset(&h, 0, sizeof(h));
     if (b[6] & 0x80) {
         o.present = MIP_TCP_HAS_TIMESTAMP;
         o.ts_val = b[1];
         o.ts_ecr = b[3];
     }
+    h.flags = seg_flags[b[0] >> 4];
+    if ((b[6] & 0x40) && (h.flags & MIP_TCP_SYN)) {
+        o.present |= MIP_TCP_HAS_SACK_PERM;
+    } else if (b[6] & 0x40) {
+        /* one block above the ACK: over, or beyond, what a relay holds */
+        uint32_t left = (rev ? 1000u : 5000u) + mip_rd16(b + 3) + 16u * (b[6] & 7u);
+        o.present |= MIP_TCP_HAS_SACK;
+        o.sack_count = 1;
+        o.sack[0].left = left;
+        o.sack[0].right = left + 16u + 16u * ((b[6] >> 3) & 7u);
+    }
     optlen = mip_tcp_opts_len(&o);
-    memset(&h, 0, sizeof(h));
     h.src_port = rev ? 80 : port;
     h.dst_port = rev ? port : 80;
     h.seq = (rev ? 5000u : 1000u) + mip_rd16(b + 1);
     h.ack = (rev ? 1000u : 5000u) + mip_rd16(b + 3);
-    h.flags = seg_flags[b[0] >> 4];
     h.window = 2048;
     h.hdr_len = (uint8_t)(20 + optlen);
     (void)mip_tcp_emit(&h, l4, sizeof(l4));

@@ -22,7 +22,11 @@
  * Forwarded datagrams are recognised through a forward hook that records
  * them (the input frames are compressed and fragmented); frames sent are
  * parsed as 802.15.4 + 6LoWPAN / raw IP, fragments reassembled, and the
- * datagrams checked like those of the other harnesses.
+ * datagrams checked like those of the other harnesses. Each input frame is
+ * also read as a capture reads it (mip_lowpan_peek_frame, twice: the same
+ * both times); a datagram forwarded from a whole (unfragmented) frame must
+ * be what the capture read, but for the hop limit / TTL and IPv4's header
+ * checksum.
  *
  * Input: a sequence of at most MAX_RECORDS records
  *
@@ -197,6 +201,9 @@ static struct {
     struct lp_out lp_out;
     uint8_t fwd_store[MAX_RECORDS][LP_DGRAM_MAX];   /* datagrams the hook saw */
     uint8_t cur_buf[LP_FRAME_MAX + MIP_LOWPAN_UNCOMP_MAX];
+    uint8_t peek_buf[2][LP_DGRAM_MAX];             /* a capture's view of it */
+    struct mip_lowpan_peek peek;
+    mip_status peek_st;
 #endif
     bool drv_fail;
     bool in_input;
@@ -1326,6 +1333,53 @@ static void lp_note_input(uint8_t netif, const uint8_t *frame, size_t len)
     H.cur_ip = H.cur_buf;
     H.cur_ip_len = out + len - hl - consumed;
 }
+
+/* What a capture (mip_lowpan_peek_frame) reads from the frame being input:
+ * the same twice (it keeps no state), and within its buffer. (An
+ * uncompressed or RAW_IP frame is copied as sent, a wrong version nibble
+ * and all: a capture shows the air.) */
+static void lp_peek_input(uint8_t netif, const uint8_t *frame, size_t len)
+{
+    struct mip_lowpan_peek again;
+    mip_status st2;
+    memset(&H.peek, 0, sizeof H.peek);
+    memset(&again, 0, sizeof again);
+    H.peek_st = mip_lowpan_peek_frame(&H.s, netif, frame, len, H.peek_buf[0],
+                                      sizeof H.peek_buf[0], &H.peek);
+    st2 = mip_lowpan_peek_frame(&H.s, netif, frame, len, H.peek_buf[1], sizeof H.peek_buf[1],
+                                &again);
+    CHECK(st2 == H.peek_st, "peek: %s, then %s", mip_status_name(H.peek_st),
+          mip_status_name(st2));
+    if (H.peek_st != MIP_OK)
+        return;
+    CHECK(memcmp(&again, &H.peek, sizeof again) == 0 &&
+          memcmp(H.peek_buf[0], H.peek_buf[1], H.peek.ip_len) == 0,
+          "peek read the same frame two ways");
+    CHECK(H.peek.ip_len >= 1 && H.peek.ip_len <= sizeof H.peek_buf[0],
+          "peek wrote %zu bytes", H.peek.ip_len);
+}
+
+/* A datagram forwarded from the frame just input (d) is what the capture
+ * read, but for the hop limit or TTL one less and IPv4's header checksum,
+ * when the frame held the whole datagram (not a fragment). */
+static void lp_peek_matches(const struct in_dgram *d)
+{
+    const uint8_t *p = H.peek_buf[0];
+    size_t i, n = d->len;
+    if (H.peek_st != MIP_OK || H.peek.ip_len != H.peek.dgram_len)
+        return;
+    CHECK(n <= H.peek.ip_len, "forwarded %zu bytes of a %zu-byte peek", n, H.peek.ip_len);
+    for (i = 0; i < n; i++) {
+        if (d->family == 4 && (i == 8 || i == 10 || i == 11))
+            continue;
+        if (d->family == 6 && i == 7)
+            continue;
+        CHECK(d->pkt[i] == p[i], "forwarded byte %zu is 0x%02x, the capture read 0x%02x", i,
+              d->pkt[i], p[i]);
+    }
+    CHECK(d->family == 4 ? d->pkt[8] == (uint8_t)(p[8] - 1u) : d->pkt[7] == (uint8_t)(p[7] - 1u),
+          "forwarded with a hop limit not one below the capture's");
+}
 #endif
 
 static void setup(void)
@@ -1431,6 +1485,9 @@ static void run_records(const uint8_t *data, size_t size)
         uint8_t netif = H.idx;
 #endif
         uint8_t *frame;
+#if HARNESS_LOWPAN
+        size_t n_before;
+#endif
 
         pos += 3;
         if (len > size - pos)
@@ -1441,6 +1498,8 @@ static void run_records(const uint8_t *data, size_t size)
         frame = dup_exact(data + pos, len);
 #if HARNESS_LOWPAN
         lp_note_input(netif, frame, len);
+        lp_peek_input(netif, frame, len);
+        n_before = H.n_in;
 #elif HARNESS_ETHERNET
         note_input(data + pos, len);
         H.cur_link_group = len >= 1 && (frame[0] & 1) != 0;
@@ -1456,6 +1515,10 @@ static void run_records(const uint8_t *data, size_t size)
         H.in_input = true;
         mip_stack_input(&H.s, netif, frame, len, now);
         H.in_input = false;
+#if HARNESS_LOWPAN
+        if (H.n_in == n_before + 1u)
+            lp_peek_matches(&H.in[n_before]);
+#endif
         H.drv_fail = false;
         H.cur_ip = NULL;
         free(frame);
