@@ -4,14 +4,16 @@
  * unsecuring and verifying every frame received, the outgoing frame
  * counter with its stored reservation, and the replay table.
  *
- * Frames are secured when they first go on air (mip_mac_transmit), not
- * when queued: counters then follow the order frames take the air, so a
+ * Frames are secured when they go on air (mip_mac_transmit), not when
+ * queued: counters then follow the order frames take the air, so a
  * receiver never sees a sender's counters go backwards (a parent's frame
  * held for a sleeping child was once secured at queueing and lost to the
- * child's replay check after a newer broadcast). Copies and retries of an
- * attempt reuse the secured bytes, so they share one counter; an RDC that
- * sets the pending bit after that gets the frame secured afresh (the bit
- * is authenticated). The outcome and a frame handed to the parent's table
+ * child's replay check after a newer broadcast). Copies and retries reuse
+ * the secured bytes, one counter, while no other frame was secured in
+ * between; after one was (X-MAC's strobes before a retry, LPP's probes), or
+ * once an RDC sets the pending bit (authenticated), the frame is secured
+ * afresh (a retry once kept its old counter and every receiver that had
+ * heard the strobes dropped it as a replay). The outcome and a frame handed to the parent's table
  * are reported in plaintext (mip_llsec_plain).
  */
 #include <string.h>
@@ -169,11 +171,20 @@ static size_t strip(const struct mip_mac *m, uint8_t *f, size_t len)
 bool mip_llsec_head_ready(struct mip_mac *m)
 {
     struct mip_mac_qframe *q = &m->q[m->q_head];
+    struct geom g;
     size_t n;
     if ((q->data[0] & FCF0_SECURITY) != 0u) {
-        if (q->data[0] == m->sec.fcf0)
-            return true;        /* a copy or retry: the same secured bytes */
-        q->len = (uint8_t)strip(m, q->data, q->len);    /* a bit changed since */
+        /* A copy or retry with nothing secured since: the same secured
+         * bytes (a receiver that has them takes them for a repeat). Once
+         * another frame took a newer counter (a strobe, a probe, a
+         * parent's frame for another child), a receiver that heard it
+         * drops these as a replay, so they are secured afresh (the DSN
+         * still tells a receiver that has the frame), as they are when a
+         * bit changed (the pending bit, authenticated). */
+        if (q->data[0] == m->sec.fcf0 && geometry(q->data, q->len, &g) &&
+            g.a.frame_counter + 1u == m->sec.counter)
+            return true;
+        q->len = (uint8_t)strip(m, q->data, q->len);
     }
     n = mip_llsec_secure(m, q->data, q->len, MIP_MAC_FRAME_MAX);
     q->len = (uint8_t)(n != 0u ? n : q->len);

@@ -225,9 +225,65 @@ static void test_parent_releases_nothing_for_a_forged_data_request(void)
     CHECK_EQ(counter_of(&n.tx[1]), 0);
 }
 
+/* X-MAC under CSMA-CA: the data frame after a strobe ACK is lost, so the
+ * frame is retried after a new strobe train. Each strobe reaches PEER (an
+ * X-MAC with the key, handed everything), whose replay table then holds
+ * the newest strobe's counter: the retry must carry a counter above it, or
+ * PEER drops it as a replay and every link-layer retry is lost. */
+static void test_xmac_retry_after_new_strobes_is_not_a_replay(void)
+{
+    static struct node n, p, q;
+    uint8_t f[64];
+    size_t len;
+    unsigned k, data = 0, i;
+    uint32_t newest = 0;
+    mip_utime_t end;
+    peer_mac(&q);                       /* secures PEER's strobe ACKs */
+    sec_config(&p, MIP_MAC_NULLMAC, MIP_RDC_XMAC, PEER);
+    p.cfg.rdc.on_us = 6500;             /* (xm_config) */
+    node_start(&p);
+    xm_config(&n);
+    n.cfg.kind = MIP_MAC_CSMA_CA;
+    n.cfg.max_retries = 2;
+    node_start(&n);
+    node_run(&n, T0 + T);
+    CHECK_EQ(node_send(&n, PEER, true, 7), MIP_OK);
+    for (k = 0, i = 0; i < 200u && data < 2u; i++) {
+        run_to_tx(&n, k, 4u * T);
+        CHECK(secured(&n.tx[k]));
+        end = n.tx[k].t + airtime(&n, n.tx[k].len);
+        if (n.tx[k].len == MHR + AUX + 2u + MIC) {
+            /* a strobe: PEER hears it and answers after 1 ms */
+            CHECK(counter_of(&n.tx[k]) >= newest);
+            newest = counter_of(&n.tx[k]);
+            p.now = n.now;
+            (void)node_rx(&p, n.tx[k].data, n.tx[k].len);
+            node_run(&n, end + 1000u + 192u);
+            n.now = end + 1000u + 192u + airtime(&n, MHR + AUX + 2u + MIC);
+            len = secure_as(&q, f, ctl_frame(f, ME, PEER, n.tx[k].data[2], 0x13));
+            (void)node_rx(&n, f, len);
+        } else {
+            /* the data frame: lost the first time, then heard */
+            data++;
+            if (data == 2u) {
+                CHECK(counter_of(&n.tx[k]) > newest);
+                p.now = n.now;
+                (void)node_rx(&p, n.tx[k].data, n.tx[k].len);
+            }
+            node_run(&n, end);
+        }
+        k++;
+    }
+    CHECK_EQ(data, 2);
+    CHECK_EQ(p.ninput, 1);
+    CHECK_EQ(p.input_tag[0], 7);
+    CHECK_EQ(node_stat(&p, MIP_MAC_STAT_rx_sec_replay), 0);
+}
+
 int main(void)
 {
     RUN(test_contikimac_copies_share_one_counter);
+    RUN(test_xmac_retry_after_new_strobes_is_not_a_replay);
     RUN(test_xmac_strobes_are_secured_and_forged_ones_wake_no_one);
     RUN(test_lpp_probes_are_secured_and_forged_ones_draw_nothing);
     RUN(test_leaf_data_requests_are_secured_with_the_command_id_in_the_clear);
