@@ -105,6 +105,7 @@ static struct harness {
     uint64_t on_us;
     bool busy;
     mip_utime_t tx_end;
+    size_t air_len;             /* the frame on air, as sent (secured) */
     bool auto_end;              /* transmissions end after their airtime */
     uint8_t cca_mode;           /* 0 clear, 1 busy, 2 alternate, 3 pattern */
     uint8_t cca_pattern;
@@ -135,7 +136,23 @@ static struct harness {
     bool senders_overflow;
     /* totals */
     unsigned accepted, done, queue_full, data_tx, ack_tx, ack_refused, data_refused;
-    unsigned st_count[4];
+    unsigned st_count[5];
+#if MIP_CONF_LLSEC
+    /* link-layer security (header byte 2 bit 7): the harness's own CCM* */
+    bool sec;
+    struct mip_aes128 aes;
+    struct mip_cipher cipher;
+    uint32_t tx_newest;         /* the newest counter on air from us */
+    bool tx_any;
+    uint8_t tx_newest_len;
+    uint8_t tx_newest_frame[MIP_MAC_FRAME_MAX];
+    uint32_t rx_counter;        /* the next counter of the senders' frames */
+    /* the MAC's replay table as it must be: each sender's last counter */
+    struct { uint8_t ext[8]; uint32_t counter; } peers[MIP_LLSEC_NEIGHBORS];
+    unsigned npeers;
+    bool peers_overflow;
+    unsigned sec_drops;         /* frames the MAC must drop for security */
+#endif
     bool have_dsn;
     uint8_t last_dsn;
     /* callbacks */
@@ -144,7 +161,19 @@ static struct harness {
     bool zero_timing;
     uint16_t tag;
     unsigned inputs, overheard;
+    uint8_t ctl_dsn;            /* the DSN of our last control frame */
 } H;
+
+/* MOTEIP_FUZZ_VERBOSE=1: every frame the MAC sends, as sent. */
+static bool verbose(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("MOTEIP_FUZZ_VERBOSE");
+        v = e != NULL && e[0] != '\0' && e[0] != '0';
+    }
+    return v != 0;
+}
 
 struct cur {
     const uint8_t *p;
@@ -195,6 +224,144 @@ static unsigned max_transmissions(void)
     return (1u + H.cfg.max_retries) * per_try;
 }
 
+/* --- link-layer security ---------------------------------------------------- */
+
+#if MIP_CONF_LLSEC
+static const uint8_t sec_key[16] = { 0x4D, 0x6F, 0x74, 0x65, 0x49, 0x50, 0x20, 0x66,
+                                     0x75, 0x7A, 0x7A, 0x20, 0x6B, 0x65, 0x79, 0x21 };
+
+/* A sender's EUI-64 by its short address, for the nonce (the MAC's ext_of
+ * and the harness's senders agree on it). */
+static bool ext_of_short(void *ctx, uint16_t pan, uint16_t short_addr, uint8_t ext[8])
+{
+    (void)ctx;
+    (void)pan;
+    memset(ext, 0, 8);
+    ext[0] = 0x12;
+    ext[6] = (uint8_t)(short_addr >> 8);
+    ext[7] = (uint8_t)short_addr;
+    return true;
+}
+
+/* Where a secured frame's parts lie (802.15.4-2015 9.3.5): MHR [0, hl),
+ * aux header [hl, hl + al), payload to end, MIC after; [0, open) is
+ * authenticated in the clear (all of it without encryption; a command's
+ * Command ID stays in the clear). */
+struct sec_geom {
+    struct mip_802154_hdr h;
+    struct mip_802154_sec a;
+    size_t hl, al, end, open;
+};
+
+enum sec_verdict { SEC_NONE, SEC_POLICY, SEC_NO_ADDR, SEC_MIC, SEC_OK };
+
+/* Reads and verifies secured frame f as its receiver must, with the
+ * harness's own key and CCM*: the plaintext (MHR with the security bit
+ * clear, then the payload) to plain. ext: the sender's EUI-64 (NULL: from
+ * its source address). The checks in the MAC's order. */
+static enum sec_verdict sec_open(const uint8_t *f, size_t len, const uint8_t *ext,
+                                 uint8_t *plain, size_t *plen, uint32_t *counter,
+                                 uint8_t sender[8])
+{
+    const struct mip_mac_sec_config *c = &H.cfg.sec;
+    struct sec_geom g;
+    uint8_t buf[MIP_MAC_FRAME_MAX], nonce[MIP_CCM_NONCE_LEN];
+    size_t mic;
+    if (mip_ieee802154_parse_mhr(f, len, &g.h, &g.hl) != MIP_OK || !g.h.security)
+        return SEC_NONE;
+    if (mip_ieee802154_sec_parse(f + g.hl, len - g.hl, &g.a, &g.al) != MIP_OK)
+        return SEC_POLICY;
+    mic = mip_ieee802154_mic_len(g.a.level);
+    if (len < g.hl + g.al + mic || g.a.level != c->level || g.a.key_id_mode != c->key_id_mode ||
+        g.a.key_index != c->key_index ||
+        memcmp(g.a.key_source, c->key_source, sizeof(c->key_source)) != 0)
+        return SEC_POLICY;
+    if (ext != NULL) {
+        memcpy(sender, ext, 8);
+    } else if (g.h.src.mode == MIP_802154_ADDR_EXT) {
+        memcpy(sender, g.h.src.ext, 8);
+    } else if (g.h.src.mode != MIP_802154_ADDR_SHORT ||
+               !ext_of_short(NULL, g.h.src_pan, g.h.src.short_addr, sender)) {
+        return SEC_NO_ADDR;
+    }
+    g.end = len - mic;
+    g.open = g.a.level < MIP_802154_SEC_ENC ? g.end : g.hl + g.al;
+    if (g.a.level >= MIP_802154_SEC_ENC && g.h.type == MIP_802154_CMD && g.end > g.open)
+        g.open++;
+    memcpy(buf, f, len);
+    mip_ieee802154_nonce(sender, g.a.frame_counter, g.a.level, nonce);
+    if (!mip_ccm_star_open(&H.cipher, nonce, buf, g.open, buf + g.open, g.end - g.open,
+                           g.a.level >= MIP_802154_SEC_ENC, f + g.end, mic))
+        return SEC_MIC;
+    memcpy(plain, buf, g.hl);
+    memcpy(plain + g.hl, buf + g.hl + g.al, g.end - g.hl - g.al);
+    plain[0] = (uint8_t)(plain[0] & ~0x08u);
+    *plen = g.end - g.al;
+    *counter = g.a.frame_counter;
+    return SEC_OK;
+}
+
+/* Secures plaintext frame f (MHR of hl bytes) as the sender `ext` would,
+ * with `counter` and `level`, into out; returns its length (0: too long). */
+static size_t sec_seal(const uint8_t *f, size_t len, size_t hl, const uint8_t ext[8],
+                       uint32_t counter, uint8_t level, uint8_t *out, size_t cap)
+{
+    const struct mip_mac_sec_config *c = &H.cfg.sec;
+    struct mip_802154_sec a;
+    uint8_t nonce[MIP_CCM_NONCE_LEN];
+    size_t al, mic = mip_ieee802154_mic_len(level), end, open;
+    memset(&a, 0, sizeof(a));
+    a.level = level;
+    a.key_id_mode = c->key_id_mode;
+    a.key_index = c->key_index;
+    a.frame_counter = counter;
+    if (mip_ieee802154_sec_emit(&a, out + hl, cap > hl ? cap - hl : 0, &al) != MIP_OK ||
+        len + al + mic > cap)
+        return 0;
+    memcpy(out, f, hl);
+    memcpy(out + hl + al, f + hl, len - hl);
+    out[0] = (uint8_t)(out[0] | 0x08u);
+    end = len + al;
+    open = level < MIP_802154_SEC_ENC ? end : hl + al;
+    if (level >= MIP_802154_SEC_ENC && (out[0] & 7u) == MIP_802154_CMD && end > open)
+        open++;
+    mip_ieee802154_nonce(ext, counter, level, nonce);
+    if (!mip_ccm_star_seal(&H.cipher, nonce, out, open, out + open, end - open,
+                           level >= MIP_802154_SEC_ENC, out + end, mic))
+        return 0;
+    return end + mic;
+}
+
+/* A frame of ours on air: secured with our key and EUI-64, and with a
+ * counter above every earlier one, or the newest one again on exactly the
+ * same bytes (a copy or retry). A receiver drops an older counter as a
+ * replay, and takes the same counter on other bytes for a repeat it does
+ * not pass up: either loses the frame. Returns the plaintext's length. */
+static size_t sec_tx(const uint8_t *frame, size_t len, uint8_t *plain)
+{
+    uint8_t ext[8];
+    uint32_t ctr;
+    size_t plen = 0;
+    enum sec_verdict v = sec_open(frame, len, my_ext, plain, &plen, &ctr, ext);
+    CHECK(v == SEC_OK, "a frame of ours on air %s", v == SEC_NONE ? "unsecured"
+                                                   : v == SEC_MIC ? "whose MIC does not verify"
+                                                                  : "of another level or key");
+    CHECK(ctr != UINT32_MAX, "counter 0xFFFFFFFF used");
+    if (H.tx_any && ctr == H.tx_newest) {
+        CHECK(len == H.tx_newest_len && memcmp(frame, H.tx_newest_frame, len) == 0,
+              "counter %u used again for other bytes", ctr);
+    } else {
+        CHECK(!H.tx_any || ctr > H.tx_newest, "counter %u on air after %u (a replay to anyone "
+              "who heard that)", ctr, H.tx_newest);
+        H.tx_any = true;
+        H.tx_newest = ctr;
+        H.tx_newest_len = (uint8_t)len;
+        memcpy(H.tx_newest_frame, frame, len);
+    }
+    return plen;
+}
+#endif
+
 /* --- fake radio ------------------------------------------------------------ */
 
 /* A control frame of the kind's: { 0x00, type } after the MHR. */
@@ -241,6 +408,7 @@ static mip_status loose_transmit(const uint8_t *frame, size_t len)
         /* (a data frame may carry the same two bytes: the MAC says which) */
         CHECK(kind_ctl(frame, len), "a control frame not of this RDC");
         ctl = true;
+        H.ctl_dsn = frame[2];
     } else if (H.kind == MIP_RDC_LEAF && data_request(frame, len, &h)) {
         CHECK(h.ack_request && h.dst.mode == MIP_802154_ADDR_SHORT && h.dst.short_addr == OTHER,
               "data request not to the parent");
@@ -277,17 +445,37 @@ static mip_status loose_transmit(const uint8_t *frame, size_t len)
         }
     }
     H.busy = true;
-    H.tx_end = H.now + mip_radio_airtime(&H.cfg.timing, len + MIP_802154_FCS_LEN);
+    H.tx_end = H.now + mip_radio_airtime(&H.cfg.timing, H.air_len + MIP_802154_FCS_LEN);
     return MIP_OK;
 }
 
 static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
 {
     const struct expect *e;
+#if MIP_CONF_LLSEC
+    uint8_t plain[MIP_MAC_FRAME_MAX];
+#endif
     (void)ctx;
     CHECK(!H.busy, "transmit while the radio is sending");
     CHECK(!H.in_cb, "transmit from inside a MAC callback");
     CHECK(len >= 3 && len <= MIP_MAC_FRAME_MAX, "transmit of %zu bytes", len);
+    H.air_len = len;
+    if (verbose()) {
+        size_t i;
+        fprintf(stderr, "  tx at %u (%s):", H.now, H.mac.radio_tx == MIP_MAC_RADIO_ACK ? "ACK"
+                                                 : H.mac.radio_tx == MIP_MAC_RADIO_CTL ? "ctl"
+                                                                                       : "data");
+        for (i = 0; i < len; i++)
+            fprintf(stderr, " %02x", frame[i]);
+        fputc('\n', stderr);
+    }
+#if MIP_CONF_LLSEC
+    /* every frame but an ACK secured: the checks below see its plaintext */
+    if (H.sec && (frame[0] & 7u) != MIP_802154_ACK) {
+        len = sec_tx(frame, len, plain);
+        frame = plain;
+    }
+#endif
     if (H.loose)
         return loose_transmit(frame, len);
     if ((frame[0] & 7u) == MIP_802154_ACK) {
@@ -328,7 +516,7 @@ static mip_status r_transmit(void *ctx, const uint8_t *frame, size_t len)
         H.data_tx++;
     }
     H.busy = true;
-    H.tx_end = H.now + mip_radio_airtime(&H.cfg.timing, len + MIP_802154_FCS_LEN);
+    H.tx_end = H.now + mip_radio_airtime(&H.cfg.timing, H.air_len + MIP_802154_FCS_LEN);
     return MIP_OK;
 }
 
@@ -427,6 +615,17 @@ static void c_overheard(void *ctx, const uint8_t *frame, size_t len, size_t hdr_
     H.overheard++;
 }
 
+/* MIP_MAC_TX_SECURITY: only with security on and every counter used. */
+static bool sec_failed(enum mip_mac_tx_status st)
+{
+#if MIP_CONF_LLSEC
+    return H.sec && st == MIP_MAC_TX_SECURITY && mip_mac_sec_counter(&H.mac) == UINT32_MAX;
+#else
+    (void)st;
+    return false;
+#endif
+}
+
 /* Loose mode: the frame is one accepted (the head but for a parent); it
  * leaves the model's queue. */
 static void loose_tx_done(const uint8_t *frame, size_t len, enum mip_mac_tx_status st,
@@ -443,7 +642,7 @@ static void loose_tx_done(const uint8_t *frame, size_t len, enum mip_mac_tx_stat
     }
     CHECK(found != MODEL_Q, "tx_done for a frame not %s",
           H.kind == MIP_RDC_PARENT ? "queued" : "at the head");
-    CHECK((unsigned)st < 4u, "status %d", (int)st);
+    CHECK((unsigned)st < 4u || sec_failed(st), "status %d", (int)st);
     CHECK(retries <= H.cfg.max_retries, "retries %u", retries);
     CHECK(st != MIP_MAC_TX_OK || H.kind == MIP_RDC_PARENT || H.head_sent,
           "OK for a frame never on air");
@@ -486,7 +685,7 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
     H.last_dsn = frame[2];
     if (H.head_sent)
         CHECK(frame[2] == H.head_dsn, "tx_done DSN differs from the one on air");
-    CHECK((unsigned)st < 4u, "status %d", (int)st);
+    CHECK((unsigned)st < 4u || sec_failed(st), "status %d", (int)st);
     CHECK(retries <= H.cfg.max_retries, "retries %u", retries);
     CHECK(H.cfg.kind == MIP_MAC_CSMA_CA || retries == 0, "retries outside CSMA-CA");
     CHECK(st != MIP_MAC_TX_NOACK || H.cm || H.cfg.kind == MIP_MAC_CSMA_CA,
@@ -500,7 +699,7 @@ static void c_tx_done(void *ctx, const uint8_t *frame, size_t len, enum mip_mac_
           "NOACK after %u tries and %u busy rounds", H.head_tx, H.busy_rounds);
     /* a frame that went out k times and ended OK used k - 1 retries on
      * missing ACKs; one that ended on a busy channel used all k */
-    CHECK(H.cm || st == MIP_MAC_TX_RADIO_ERROR ||
+    CHECK(H.cm || st == MIP_MAC_TX_RADIO_ERROR || st == MIP_MAC_TX_SECURITY ||
               retries == (st == MIP_MAC_TX_CHANNEL_BUSY ? H.head_tx
                                                          : (H.head_tx > 0u ? H.head_tx - 1u : 0u)) +
                              H.busy_rounds,
@@ -575,6 +774,22 @@ static void check_state(void)
                   : H.st_count[MIP_MAC_TX_RADIO_ERROR] == H.data_refused,
           "radio errors %u, refusals %u", H.st_count[MIP_MAC_TX_RADIO_ERROR], H.data_refused);
     CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_rx_frames) == H.inputs, "rx_frames");
+#if MIP_CONF_LLSEC
+    {
+        uint32_t drops = mip_mac_stat(&H.mac, MIP_MAC_STAT_rx_sec_none) +
+                         mip_mac_stat(&H.mac, MIP_MAC_STAT_rx_sec_policy) +
+                         mip_mac_stat(&H.mac, MIP_MAC_STAT_rx_sec_no_addr) +
+                         mip_mac_stat(&H.mac, MIP_MAC_STAT_rx_sec_mic) +
+                         mip_mac_stat(&H.mac, MIP_MAC_STAT_rx_sec_replay);
+        uint32_t failed = mip_mac_stat(&H.mac, MIP_MAC_STAT_tx_sec_failed);
+        CHECK(H.peers_overflow || drops == H.sec_drops, "%u frames dropped for security, %u "
+              "should have been", drops, H.sec_drops);
+        /* (a leaf's own data request fails without an outcome) */
+        CHECK(H.loose ? failed >= H.st_count[MIP_MAC_TX_SECURITY]
+                      : failed == H.st_count[MIP_MAC_TX_SECURITY],
+              "tx_sec_failed %u, outcomes %u", failed, H.st_count[MIP_MAC_TX_SECURITY]);
+    }
+#endif
     CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_overheard) == H.overheard, "overheard");
     CHECK(mip_mac_stat(&H.mac, MIP_MAC_STAT_COUNT) == 0, "stat out of range");
 }
@@ -620,7 +835,7 @@ static bool same_addr(const struct mip_802154_addr *a, const struct mip_802154_a
 /* What the MAC must do with a received frame: the ACK it will owe, and
  * whether cb.input must run (1), must not (0), or the model cannot tell
  * (-1: more senders than the duplicate table holds). */
-static int note_rx(const uint8_t *f, size_t len)
+static int note_rx(const uint8_t *f, size_t len, bool repeat)
 {
     struct mip_802154_hdr h;
     size_t hl;
@@ -647,6 +862,8 @@ static int note_rx(const uint8_t *f, size_t len)
         H.ack_seq = h.seq;
         H.ack_due = H.now + H.cfg.timing.turnaround_us;
     }
+    if (repeat)
+        return 0;               /* a secured frame again: ACKed, nothing more */
     if (h.src.mode == MIP_802154_ADDR_NONE)
         return 1;
     if (H.senders_overflow)
@@ -679,11 +896,54 @@ static int note_rx(const uint8_t *f, size_t len)
     return 1;
 }
 
+#if MIP_CONF_LLSEC
+/* note_rx with security on: what the MAC must drop (unsecured, another
+ * level or key, a sender without an address, a bad MIC, a counter below
+ * the sender's last) and the same frame again (its last counter: a repeat),
+ * by the harness's own reading, then the plaintext as note_rx has it. */
+static int note_rx_sec(const uint8_t *f, size_t len)
+{
+    struct mip_802154_hdr h;
+    uint8_t plain[MIP_MAC_FRAME_MAX], ext[8];
+    size_t hl, plen = 0;
+    uint32_t ctr = 0;
+    unsigned i;
+    if (len > MIP_MAC_FRAME_MAX || mip_ieee802154_parse_mhr(f, len, &h, &hl) != MIP_OK ||
+        h.type == MIP_802154_ACK)
+        return 0;               /* malformed, or an ACK (a secured one is malformed) */
+    if (sec_open(f, len, NULL, plain, &plen, &ctr, ext) != SEC_OK) {
+        H.sec_drops++;
+        return 0;
+    }
+    for (i = 0; i < H.npeers && memcmp(H.peers[i].ext, ext, 8) != 0; i++)
+        ;
+    if (i == H.npeers) {
+        if (H.npeers == MIP_LLSEC_NEIGHBORS) {
+            H.peers_overflow = true;    /* the floor: beyond this model */
+            return -1;
+        }
+        memcpy(H.peers[H.npeers].ext, ext, 8);
+        H.npeers++;
+    } else if (ctr < H.peers[i].counter) {
+        H.sec_drops++;          /* a replay */
+        return 0;
+    } else if (ctr == H.peers[i].counter) {
+        return note_rx(plain, plen, true);
+    }
+    H.peers[i].counter = ctr;
+    return note_rx(plain, plen, false);
+}
+#endif
+
 /* Delivers a frame and checks that it went up or not as the model says. */
 static void deliver(const uint8_t *f, size_t len)
 {
     unsigned before = H.inputs;
-    int want = note_rx(f, len);
+#if MIP_CONF_LLSEC
+    int want = H.sec ? note_rx_sec(f, len) : note_rx(f, len, false);
+#else
+    int want = note_rx(f, len, false);
+#endif
     /* raw bytes may be an ACK frame: it may end the head frame's attempt */
     if (len >= 3u && (f[0] & 7u) == MIP_802154_ACK)
         H.doing = IN_RX_ACK;
@@ -767,6 +1027,12 @@ static mip_status send_frame(uint8_t sel, uint8_t extra)
         CHECK(st == MIP_ERR_INVALID, "a MAC command accepted: %d", (int)st);
         return st;              /* the MAC's own */
     }
+#if MIP_CONF_LLSEC
+    if (H.sec && len + mip_mac_sec_overhead(&H.cfg) > MIP_MAC_FRAME_MAX) {
+        CHECK(st == MIP_ERR_INVALID, "a frame too long to secure accepted: %d", (int)st);
+        return st;
+    }
+#endif
     if (st == MIP_OK) {
         struct expect *e = &H.q[(H.q_head + H.q_count) % MODEL_Q];
         CHECK(H.q_count < (H.kind == MIP_RDC_PARENT ? MODEL_Q : MIP_MAC_QUEUE),
@@ -783,13 +1049,49 @@ static mip_status send_frame(uint8_t sel, uint8_t extra)
     return st;
 }
 
+#if MIP_CONF_LLSEC
+/* Built frame f (MHR of hl bytes) secured by its sender, [k] choosing how:
+ * bits 0-1 the counter (0, 1: the next of all senders'; 2: the sender's
+ * last again, a repeat; 3: 1 + bits 2-4 below its last, a replay), bit 6
+ * another level than the MAC's, bit 7 one bit flipped (bits 3-5 the byte
+ * from the start, mod the length; bits 0-2 the bit). */
+static void rx_secured(struct cur *c, const struct mip_802154_hdr *h, const uint8_t *f,
+                       size_t n, size_t hl)
+{
+    uint8_t k = u8(c), out[MIP_MAC_FRAME_MAX], ext[8], level = H.cfg.sec.level;
+    uint32_t ctr, back = 1u + ((k >> 2) & 7u);
+    size_t len;
+    unsigned i;
+    if (h->src.mode == MIP_802154_ADDR_EXT)
+        memcpy(ext, h->src.ext, 8);
+    else
+        (void)ext_of_short(NULL, h->src_pan, h->src.short_addr, ext);
+    for (i = 0; i < H.npeers && memcmp(H.peers[i].ext, ext, 8) != 0; i++)
+        ;
+    if ((k & 3u) == 2u && i < H.npeers)
+        ctr = H.peers[i].counter;
+    else if ((k & 3u) == 3u && i < H.npeers && H.peers[i].counter >= back)
+        ctr = H.peers[i].counter - back;
+    else
+        ctr = H.rx_counter++;
+    if (k & 0x40u)
+        level = level == MIP_802154_SEC_ENC_MIC32 ? MIP_802154_SEC_MIC32
+                                                  : MIP_802154_SEC_ENC_MIC32;
+    len = sec_seal(f, n, hl, ext, ctr, level, out, sizeof(out));
+    CHECK(len != 0, "sealing a %zu-byte frame", n);
+    if (k & 0x80u)
+        out[((k >> 3) & 7u) % len] ^= (uint8_t)(1u << (k & 7u));
+    deliver(out, len);
+}
+#endif
+
 /* A frame built to reach a path: for us or not, ACK request, one of four
  * senders, a chosen sequence number. */
 static void rx_built(struct cur *c)
 {
     struct mip_802154_hdr h;
     uint8_t f[64], sel = u8(c), seq = u8(c);
-    size_t n;
+    size_t n, hl;
     memset(&h, 0, sizeof(h));
     h.type = (sel & 0x80u) ? MIP_802154_CMD : MIP_802154_DATA;
     h.ack_request = (sel & 4u) != 0;
@@ -811,8 +1113,21 @@ static void rx_built(struct cur *c)
         h.src.mode = MIP_802154_ADDR_SHORT;
         h.src.short_addr = (uint16_t)(0x10u + ((sel >> 5) & 3u));
     }
+    if (H.loose && h.type == MIP_802154_DATA && (seq & 0xC0u) == 0xC0u && H.q_count > 0u) {
+        /* a control frame from the head frame's destination (a strobe ACK,
+         * its probe) with our last control frame's DSN */
+        struct mip_802154_hdr qh;
+        size_t qhl;
+        const struct expect *e = &H.q[H.q_head];
+        if (mip_ieee802154_parse(e->data, e->len, &qh, &qhl) == MIP_OK &&
+            qh.dst.mode != MIP_802154_ADDR_NONE) {
+            h.src = qh.dst;
+            h.seq = H.ctl_dsn;
+        }
+    }
     if (mip_ieee802154_emit(&h, f, sizeof(f), &n) != MIP_OK)
         FAIL("emit");
+    hl = n;
     if (H.loose && h.type == MIP_802154_CMD && (seq & 1u)) {
         f[n++] = 0x04;          /* a data request */
     } else if (H.loose && h.type == MIP_802154_DATA && (seq & 0x80u)) {
@@ -823,6 +1138,13 @@ static void rx_built(struct cur *c)
     } else {
         f[n++] = 0x41;
     }
+#if MIP_CONF_LLSEC
+    if (H.sec) {
+        rx_secured(c, &h, f, n, hl);
+        return;
+    }
+#endif
+    (void)hl;
     deliver(f, n);
 }
 
@@ -899,6 +1221,9 @@ static void loose_setup(const uint8_t hdr[4])
     r->child_timeout_us = 300000;
     if ((hdr[3] & 0x80u) && H.kind != MIP_RDC_PARENT)
         r->adapt_max_us = 4u * (H.kind == MIP_RDC_LEAF ? r->poll_us : mip_rdc_period_us(r));
+    /* a secured strobe is longer: X-MAC's wake-up must still hear one */
+    while (mip_mac_rdc_check(&H.cfg) == MIP_RDC_BAD_ON && r->on_us < 20000u)
+        r->on_us += 250u;
     H.loose = mip_mac_rdc_check(&H.cfg) == MIP_RDC_OK;
     if (!H.loose) {
         H.kind = MIP_RDC_NULLRDC;       /* a kind this build left out */
@@ -936,6 +1261,26 @@ static void setup(const uint8_t hdr[4])
     H.cfg.retry_on_busy = (hdr[2] & 0x40u) != 0;
     H.cfg.csma_min_periods = hdr[3] & 3u;
     H.cfg.csma_max_periods = (uint8_t)(H.cfg.csma_min_periods + ((hdr[3] >> 2) & 3u));
+#if MIP_CONF_LLSEC
+    if ((hdr[2] & 0x80u) && hdr[2] != 0xFFu) {
+        /* level by byte 3 bits 4-5, key id mode 1 (index 1) by byte 1 bit
+         * 0, else implicit; byte 3 bit 3: 16 counters left */
+        static const uint8_t levels[4] = { MIP_802154_SEC_ENC_MIC32, MIP_802154_SEC_MIC32,
+                                           MIP_802154_SEC_ENC_MIC128, MIP_802154_SEC_MIC64 };
+        struct mip_mac_sec_config *sc = &H.cfg.sec;
+        H.sec = true;
+        sc->level = levels[(hdr[3] >> 4) & 3u];
+        sc->key_id_mode = (hdr[1] & 1u) ? MIP_802154_KEY_INDEX : MIP_802154_KEY_IMPLICIT;
+        sc->key_index = sc->key_id_mode == MIP_802154_KEY_INDEX ? 1u : 0u;
+        memcpy(sc->key, sec_key, sizeof(sec_key));
+        sc->counter = (hdr[3] & 0x08u) ? 0xFFFFFFF0u : 0u;
+        sc->reserve = 1;
+        sc->ext_of = ext_of_short;
+        H.cipher.ops = mip_aes128_soft();
+        H.cipher.ctx = &H.aes;
+        CHECK(H.cipher.ops->set_key(H.cipher.ctx, sec_key), "set_key");
+    }
+#endif
     if ((hdr[0] & 3u) == 3u)
         loose_setup(hdr);
 #if MIP_RDC_HAS_CONTIKIMAC

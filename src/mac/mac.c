@@ -804,11 +804,6 @@ void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t d
     if (len == 0u || len > MIP_RDC_CTL_MAX)
         return;
     memcpy(m->ctl_out, frame, len);
-#if MIP_CONF_LLSEC
-    /* strobes, strobe ACKs, probes: each secured with a counter of its own */
-    if (mip_llsec_on(m) && (len = mip_llsec_secure(m, m->ctl_out, len, sizeof(m->ctl_out))) == 0u)
-        return;
-#endif
     m->ctl_len = (uint8_t)len;
     m->ctl_pending = true;
     m->ctl_due = m->now + delay_us;
@@ -816,9 +811,23 @@ void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t d
 
 static void send_ctl(struct mip_mac *m)
 {
+    size_t len = m->ctl_len;
     m->ctl_pending = false;
+#if MIP_CONF_LLSEC
+    /* Strobes, strobe ACKs, probes: each secured with a counter of its own
+     * as it goes on air, like the queue's frames, so counters follow the
+     * air's order. (Secured when asked for, a strobe ACK waiting out its
+     * delay went out after a broadcast copy secured later, and the
+     * strober, having heard the copy, dropped the ACK as a replay.) One
+     * that cannot be secured is not sent, as if the radio refused it. */
+    if (mip_llsec_on(m) && (len = mip_llsec_secure(m, m->ctl_out, len, sizeof(m->ctl_out))) == 0u) {
+        count(m, MIP_MAC_STAT_tx_sec_failed);
+        rdc(m)->ctl_sent(m);
+        return;
+    }
+#endif
     m->radio_tx = MIP_MAC_RADIO_CTL;
-    if (m->radio->transmit(m->radio_ctx, m->ctl_out, m->ctl_len) != MIP_OK) {
+    if (m->radio->transmit(m->radio_ctx, m->ctl_out, len) != MIP_OK) {
         m->radio_tx = MIP_MAC_RADIO_IDLE;
         count(m, MIP_MAC_STAT_tx_radio_error);
         rdc(m)->ctl_sent(m);

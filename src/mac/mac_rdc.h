@@ -146,7 +146,11 @@ struct mip_mac_qframe *mip_mac_head(struct mip_mac *m);
 #if MIP_RDC_CTL
 /* A control frame (len <= MIP_RDC_CTL_MAX, no FCS) sent `delay_us` from
  * now, or as soon as the radio is free after that, outside the queue and
- * its channel access; replaces one not yet sent. rdc->ctl_sent follows. */
+ * its channel access; replaces one not yet sent. rdc->ctl_sent follows.
+ * With link-layer security it is secured as it goes on air (a counter
+ * above every frame sent before it); one that cannot be (counters
+ * exhausted or not stored) is not sent (tx_sec_failed), as if the radio
+ * refused it. */
 void mip_mac_ctl(struct mip_mac *m, const uint8_t *frame, size_t len, uint32_t delay_us);
 #endif
 #if MIP_RDC_QUEUE

@@ -183,9 +183,10 @@ static void strobe_for_us(struct mip_mac *m, const struct mip_802154_hdr *h)
         collision(m);
     mip_mac_ctl(m, f, len, delay);
     mip_rdc_count(m, MIP_MAC_STAT_rdc_strobe_acks);
-    /* the strobe ACK as it goes on air (the MAC may have made it longer:
-     * link-layer security's header and MIC) */
-    wait += mip_rdc_airtime(&m->cfg.timing, m->ctl_len) - mip_rdc_airtime(&m->cfg.timing, len);
+    /* the strobe ACK as it goes on air (the MAC secures it then: link-layer
+     * security's header and MIC make it longer) */
+    wait += mip_rdc_airtime(&m->cfg.timing, len + mip_mac_sec_overhead(&m->cfg)) -
+            mip_rdc_airtime(&m->cfg.timing, len);
     listen_for(m, RX_WAIT, wait);
 }
 

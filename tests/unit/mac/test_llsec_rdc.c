@@ -11,6 +11,7 @@
 #include "rdc_frames.h"
 #include "llsec_fixture.h"
 #include "../../../src/mac/mac_proto.h"
+#include "../../../src/mac/mac_rdc.h"      /* mip_mac_ctl */
 
 #if !MIP_CONF_LLSEC || !MIP_RDC_HAS_CONTIKIMAC || !MIP_RDC_HAS_XMAC || !MIP_RDC_HAS_LPP || \
     !MIP_RDC_HAS_LEAF || !MIP_RDC_HAS_PARENT
@@ -280,10 +281,62 @@ static void test_xmac_retry_after_new_strobes_is_not_a_replay(void)
     CHECK_EQ(node_stat(&p, MIP_MAC_STAT_rx_sec_replay), 0);
 }
 
+/* Counters in air order: each frame on air carries a counter above every
+ * frame before it, or the last one again on the same bytes (a copy). */
+static void check_air_order(const struct node *n)
+{
+    unsigned k;
+    for (k = 1; k < n->ntx && k < NODE_TX_MAX; k++) {
+        CHECK(secured(&n->tx[k]));
+        if (counter_of(&n->tx[k]) == counter_of(&n->tx[k - 1u])) {
+            CHECK_EQ(n->tx[k].len, n->tx[k - 1u].len);
+            CHECK_MEM(n->tx[k].data, n->tx[k - 1u].data, n->tx[k].len);
+        } else {
+            CHECK(counter_of(&n->tx[k]) > counter_of(&n->tx[k - 1u]));
+        }
+    }
+}
+
+/* A strobe ACK waits out its delay in the control slot while X-MAC sends
+ * the copies of a broadcast: it takes its counter as it goes on air.
+ * Secured when asked for, it went out after a copy secured afresh with a
+ * newer counter, and the strober, which hears our copies, dropped it as a
+ * replay. With one counter left, the copy takes it and the strobe ACK is
+ * not sent (nothing unsecured goes out). */
+static void test_control_frame_takes_its_counter_on_air(void)
+{
+    static struct node n;
+    uint8_t f[64];
+    size_t len;
+    unsigned r;
+    for (r = 0; r < 2u; r++) {
+        xm_config(&n);
+        if (r == 1u)
+            n.cfg.sec.counter = UINT32_MAX - 1u;    /* one counter left */
+        node_start(&n);
+        node_run(&n, T0 + T);
+        CHECK_EQ(node_send(&n, 0xFFFF, false, 9), MIP_OK);
+        run_to_tx(&n, 0, 2u * T);
+        len = ctl_frame(f, PEER, ME, 0x51, 0x13);
+        mip_mac_ctl(&n.mac, f, len, 7000u);   /* after the next copy */
+        node_run(&n, n.now + T / 4u);
+        CHECK(n.ntx > 2u);
+        check_air_order(&n);
+        if (r == 0u) {
+            CHECK_EQ(node_stat(&n, MIP_MAC_STAT_tx_sec_failed), 0);
+            CHECK(counter_of(&n.tx[n.ntx - 1u]) >= 1u);   /* the strobe ACK went */
+        } else {
+            CHECK_EQ(node_stat(&n, MIP_MAC_STAT_tx_sec_failed), 1);
+            CHECK_EQ(mip_mac_sec_counter(&n.mac), UINT32_MAX);
+        }
+    }
+}
+
 int main(void)
 {
     RUN(test_contikimac_copies_share_one_counter);
     RUN(test_xmac_retry_after_new_strobes_is_not_a_replay);
+    RUN(test_control_frame_takes_its_counter_on_air);
     RUN(test_xmac_strobes_are_secured_and_forged_ones_wake_no_one);
     RUN(test_lpp_probes_are_secured_and_forged_ones_draw_nothing);
     RUN(test_leaf_data_requests_are_secured_with_the_command_id_in_the_clear);
