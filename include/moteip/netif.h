@@ -407,7 +407,8 @@ struct mip_lowpan_peek {
  * any other frame it is UNSUPPORTED (the contexts belong to the link's two
  * ends). NOTFOUND for a FRAGN (no header), a non-data frame or another
  * dispatch; INVALID for a netif that is not a radio; the codecs' errors
- * (TRUNCATED, MALFORMED, NOSPACE) otherwise.
+ * (TRUNCATED, MALFORMED, NOSPACE) otherwise, TRUNCATED too for a frame
+ * with no IP byte after its dispatch (OK means ip_len >= 1).
  */
 mip_status mip_lowpan_peek_frame(const struct mip_stack *s, uint8_t netif,
                                  const uint8_t *frame, size_t len,

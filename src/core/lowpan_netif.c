@@ -503,6 +503,10 @@ static mip_status peek_copy(const uint8_t *ip, size_t n, size_t dgram_len, uint8
                             size_t cap, struct mip_lowpan_peek *out)
 {
     size_t k = n < cap ? n : cap;
+    if (n == 0u)
+        return MIP_ERR_TRUNCATED;       /* a dispatch and nothing after it */
+    if (cap == 0u)
+        return MIP_ERR_NOSPACE;
     memcpy(buf, ip, k);
     out->ip_len = k;
     out->dgram_len = dgram_len;

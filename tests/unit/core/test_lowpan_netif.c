@@ -1321,6 +1321,36 @@ static void test_peek_frame_and_link_addr_raw_ip(void)
     air_free(a);
 }
 
+/* A frame whose dispatch (uncompressed IPv6, or RAW_IP's last header
+ * byte) has no IP byte after it is TRUNCATED: a capture's view of nothing
+ * is not a datagram of 0 bytes (callers read its first byte). */
+static void test_peek_frame_without_an_ip_byte_is_truncated(void)
+{
+    struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0), *r = air_new(MIP_LOWPAN_RAW_IP, 127, 12);
+    uint8_t data[8], buf[128], cut[64];
+    struct mip_lowpan_peek pk;
+    struct mip_802154_hdr h;
+    size_t hl;
+
+    fill(data, sizeof data, 6);
+    CHECK_EQ(send_udp(a, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_OK);
+    CHECK_EQ(mip_ieee802154_parse(a->q[0].data, a->q[0].len, &h, &hl), MIP_OK);
+    memcpy(cut, a->q[0].data, hl);
+    cut[hl] = MIP_LOWPAN_DISPATCH_IPV6;
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, cut, hl + 1u, buf, sizeof buf, &pk),
+             MIP_ERR_TRUNCATED);
+    cut[hl + 1u] = 0x60;            /* one byte of it: a start, as on the air */
+    CHECK_EQ(mip_lowpan_peek_frame(a->s[1], 0, cut, hl + 2u, buf, sizeof buf, &pk), MIP_OK);
+    CHECK_EQ(pk.ip_len, 1u);
+    CHECK_EQ(send_udp(r, 0, "fd00::ff:fe00:2", data, sizeof data), MIP_OK);
+    CHECK_EQ(mip_lowpan_peek_frame(r->s[1], 0, r->q[0].data, 10u, buf, sizeof buf, &pk),
+             MIP_ERR_TRUNCATED);
+    CHECK_EQ(mip_lowpan_peek_frame(r->s[1], 0, r->q[0].data, 11u, buf, sizeof buf, &pk), MIP_OK);
+    CHECK_EQ(pk.ip_len, 1u);
+    air_free(a);
+    air_free(r);
+}
+
 static void test_send_raw_sends_the_datagram_unchanged(void)
 {
     struct air *a = air_new(MIP_LOWPAN_IPHC, 127, 0);
@@ -1715,6 +1745,7 @@ int main(void)
 #if MIP_CONF_FORWARD
     RUN(test_peek_frame_reads_iphc_and_frag1);
     RUN(test_peek_frame_and_link_addr_raw_ip);
+    RUN(test_peek_frame_without_an_ip_byte_is_truncated);
     RUN(test_send_raw_sends_the_datagram_unchanged);
 #endif
 #if MIP_CONF_FORWARD && MIP_CONF_LOWPAN_HC
