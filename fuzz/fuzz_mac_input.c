@@ -47,6 +47,22 @@
  *   - cb.tx_done once per accepted frame (in order but for a parent);
  *   - after the drain nothing queued or held, and X-MAC's and LPP's
  *     receivers on no longer than their wake-ups (and one wait) allow.
+ * With link-layer security (header byte 2 bit 7, not 0xFF; level, key id
+ * mode and 16 counters left by bytes 1 and 3, see setup) under any of the
+ * above, the harness reads every frame with its own CCM* and key:
+ *   - every frame on air but an ACK is secured at the level, with our
+ *     EUI-64's nonce and a MIC that verifies, and its counter is above
+ *     every earlier one on air, or the newest again on the same bytes (a
+ *     copy, a retry); 0xFFFFFFFF never; the checks above see its plaintext;
+ *   - frames received: built ones secured by their sender (a fresh
+ *     counter, the last again, an older one, another level, a bit
+ *     flipped; the extra byte of rx_secured); the MAC drops exactly the
+ *     ones the harness finds unsecured, of another level or key, from a
+ *     sender without an address, with a bad MIC, or with a counter below
+ *     the sender's last (its rx_sec_* counters sum to that), and treats
+ *     the last counter again as a repeat (ACKed, not passed up);
+ *   - MIP_MAC_TX_SECURITY only once every counter is used; a frame too
+ *     long to secure refused at mip_mac_send.
  */
 #include <stdbool.h>
 #include <stddef.h>
