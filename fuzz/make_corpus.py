@@ -1598,7 +1598,8 @@ def write_dir(harness, files):
     d = os.path.join(CORPUS, harness)
     os.makedirs(d, exist_ok=True)
     for f in os.listdir(d):
-        if f.startswith("seed-"):
+        # (seed-hand-*: written by hand, not by this script: kept)
+        if f.startswith("seed-") and not f.startswith("seed-hand-"):
             os.unlink(os.path.join(d, f))
     for name, data in sorted(files.items()):
         fname = name if name.startswith("regress-") else "seed-" + name
@@ -1731,6 +1732,22 @@ def rpl_stack_seeds():
     s["rpi-forward"] = bytes([2]) + r(ipv6(v6("fd00::7"), v6("fd00::1"), 0,
                                            rpi + icmp6(v6("fd00::7"), v6("fd00::1"), 128, 0, 1,
                                                        b"")))
+
+    def dio(src, rank):
+        # storing mode (MOP 2), grounded; a DODAG Configuration option (OF0,
+        # MinHopRankIncrease 256) and the prefix fd00::/64 (A)
+        conf = bytes([4, 14, 0, 20, 3, 10]) + struct.pack(">HHHBBH", 0, 256, 0, 0, 30, 60)
+        pio = bytes([8, 30, 64, 0x40]) + struct.pack(">III", 3600, 1800, 0) + v6("fd00::")
+        body = bytes([0x90, 1, 0, 0]) + v6("fd00::1") + conf + pio
+        dst = v6("ff02::1a")
+        return ipv6(src, dst, 58, icmp6(src, dst, 155, 1, (0 << 24) | (1 << 16) | rank, body),
+                    hlim=255)
+
+    # joins under fe80::a, sends it a DAO, then a better parent appears:
+    # a No-Path DAO to the one it left (RFC 6550 9.8)
+    s["storing-parent-switch"] = bytes([2]) + (
+        r(dio(v6("fe80::a"), 768)) + r(b"", 30) + r(dio(v6("fe80::a"), 768), 30) +
+        r(dio(v6("fe80::b"), 256), 50) + r(b"", 30))
     return s
 
 def main():
