@@ -13,7 +13,11 @@
  *    sj_path and sj_describe stay within their buffers.
  * 3. Written back with sj_writer (compact) and read again, the document is
  *    the same tree: types, keys, strings and exact integers equal, doubles
- *    within the writer's 15 significant digits.
+ *    within the writer's 15 significant digits. Written indented (1-4
+ *    spaces by the text's length) it reads as the same tree too, and is
+ *    the compact text but for whitespace outside strings.
+ * 4. Written to a file one byte too short for it, the writer reports a
+ *    write error from sj_writer_finish (never a success, never a crash).
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
@@ -127,8 +131,12 @@ static void write_value(struct sj_writer *w, const struct sj_value *v)
 {
     size_t i;
 
-    if (v->parent != NULL && v->parent->type == SJ_OBJECT)
-        sj_w_key_n(w, v->key, v->key_len);
+    if (v->parent != NULL && v->parent->type == SJ_OBJECT) {
+        if (strlen(v->key) == v->key_len)
+            sj_w_key(w, v->key);        /* (the NUL-terminated form) */
+        else
+            sj_w_key_n(w, v->key, v->key_len);
+    }
     switch (v->type) {
     case SJ_NULL: sj_w_null(w); break;
     case SJ_BOOL: sj_w_bool(w, v->u.boolean); break;
@@ -138,7 +146,12 @@ static void write_value(struct sj_writer *w, const struct sj_value *v)
         else
             sj_w_double(w, v->u.num.d);
         break;
-    case SJ_STRING: sj_w_string_n(w, v->u.str.s, v->u.str.len); break;
+    case SJ_STRING:
+        if (strlen(v->u.str.s) == v->u.str.len)
+            sj_w_string(w, v->u.str.s);
+        else
+            sj_w_string_n(w, v->u.str.s, v->u.str.len);
+        break;
     case SJ_ARRAY:
     case SJ_OBJECT:
         if (v->type == SJ_ARRAY)
@@ -186,6 +199,68 @@ static void check_same(const struct sj_value *a, const struct sj_value *b)
     }
 }
 
+/* a and b, JSON texts, are equal but for whitespace outside strings. */
+static bool same_but_space(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t i = 0, j = 0;
+    bool in_str = false, esc = false;
+    for (;;) {
+        if (!in_str) {
+            while (i < an && strchr(" \t\r\n", a[i]) != NULL)
+                i++;
+            while (j < bn && strchr(" \t\r\n", b[j]) != NULL)
+                j++;
+        }
+        if (i == an || j == bn)
+            return i == an && j == bn;
+        if (a[i] != b[j])
+            return false;
+        if (in_str && !esc && a[i] == '"')
+            in_str = false;
+        else if (!in_str && a[i] == '"')
+            in_str = true;
+        esc = in_str && !esc && a[i] == '\\';
+        i++;
+        j++;
+    }
+}
+
+/* The document written indented: the same tree, the same text but for
+ * whitespace; then into a file one byte short: a write error. */
+static void write_other_ways(const struct sj_doc *doc, const struct sj_limits *lim,
+                             const char *compact, size_t compact_len, unsigned indent)
+{
+    struct sj_writer w;
+    struct sj_error err;
+    struct sj_doc *again;
+    char *out = NULL, *tight;
+    size_t out_len = 0;
+    FILE *f = open_memstream(&out, &out_len);
+    CHECKF(f != NULL);
+    sj_writer_init(&w, f, indent);
+    write_value(&w, sj_doc_root(doc));
+    CHECKF(sj_writer_finish(&w) == 0 && sj_writer_error(&w) == NULL);
+    fclose(f);
+    CHECKF(out_len >= compact_len && same_but_space(out, out_len, compact, compact_len));
+    again = sj_parse(out, out_len, lim, &err);
+    CHECKF(again != NULL);
+    check_same(sj_doc_root(doc), sj_doc_root(again));
+    sj_doc_free(again);
+    free(out);
+
+    tight = malloc(compact_len);
+    CHECKF(tight != NULL);
+    f = fmemopen(tight, compact_len - 1u, "w");
+    CHECKF(f != NULL);
+    setvbuf(f, NULL, _IONBF, 0);
+    sj_writer_init(&w, f, 0);
+    write_value(&w, sj_doc_root(doc));
+    CHECKF(sj_writer_finish(&w) != 0 && sj_writer_error(&w) != NULL &&
+           strncmp(sj_writer_error(&w), "write error", 11) == 0);
+    fclose(f);
+    free(tight);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -224,6 +299,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECKF(again != NULL);
     check_same(sj_doc_root(doc), sj_doc_root(again));
     sj_doc_free(again);
+    if (out_len >= 2u)
+        write_other_ways(doc, &lim, out, out_len, 1u + (unsigned)(size & 3u));
     sj_doc_free(doc);
     free(out);
     return 0;
