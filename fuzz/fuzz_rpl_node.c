@@ -3,7 +3,9 @@
  * (src/route/rpl.c behind the routing driver), over a raw-IP netif.
  *
  * Input: one config byte (bit 0: the node is the root; bit 1: OF0 instead
- * of MRHOF; bit 2: a parent timeout of 5 s), then records:
+ * of MRHOF; bit 2: a parent timeout of 5 s; bit 3: storing mode, where the
+ * node keeps its children's routes from their DAOs (since session 15:
+ * storing_dao had run under no input of this harness)), then records:
  *   0 len src bytes...  an ICMPv6 RPL message (type forced to 155) from
  *                       fe80::ff:fe00:<src> to ff02::1a (src even) or to
  *                       the node's link-local address (src odd)
@@ -109,6 +111,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rc.ocp = MIP_RPL_OCP_OF0;
     if (data[0] & 4u)
         rc.parent_timeout_ms = 5000;
+#if MIP_CONF_RPL_STORING
+    if (data[0] & 8u)
+        rc.mop = MIP_RPL_MOP_STORING;
+#endif
     CHECKF(mip_rpl_init(&h->r, &h->s, h->netif, &rc, h->now) == MIP_OK);
     if (data[0] & 1u)
         CHECKF(mip_rpl_root_start(&h->r, prefix, 64, root_id, h->now) == MIP_OK);
