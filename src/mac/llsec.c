@@ -13,8 +13,9 @@
  * between; after one was (X-MAC's strobes before a retry, LPP's probes), or
  * once an RDC sets the pending bit (authenticated), the frame is secured
  * afresh (a retry once kept its old counter and every receiver that had
- * heard the strobes dropped it as a replay). The outcome and a frame handed to the parent's table
- * are reported in plaintext (mip_llsec_plain).
+ * heard the strobes dropped it as a replay). The outcome and a frame
+ * handed to the parent's table are reported in plaintext
+ * (mip_llsec_plain).
  */
 #include <string.h>
 
