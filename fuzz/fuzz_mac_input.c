@@ -259,15 +259,37 @@ static bool ext_of_short(void *ctx, uint16_t pan, uint16_t short_addr, uint8_t e
     return true;
 }
 
-/* Where a secured frame's parts lie (802.15.4-2015 9.3.5): MHR [0, hl),
- * aux header [hl, hl + al), payload to end, MIC after; [0, open) is
- * authenticated in the clear (all of it without encryption; a command's
- * Command ID stays in the clear). */
-struct sec_geom {
-    struct mip_802154_hdr h;
-    struct mip_802154_sec a;
-    size_t hl, al, end, open;
-};
+/* A secured frame is MHR [0, hl), aux header [hl, hl + al), payload to
+ * end, MIC after (802.15.4-2015 9.3.5). Returns where the encrypted part
+ * starts: what lies before is authenticated in the clear (all of it
+ * without encryption; a command's Command ID stays in the clear). */
+static size_t sec_clear_end(uint8_t level, uint8_t type, size_t hl, size_t al, size_t end)
+{
+    if (level < MIP_802154_SEC_ENC)
+        return end;
+    return type == MIP_802154_CMD && end > hl + al ? hl + al + 1u : hl + al;
+}
+
+/* The EUI-64 of h's sender, for the nonce: its extended address, or its
+ * short one's (ext_of_short); false for none. */
+static bool sender_ext(const struct mip_802154_hdr *h, uint8_t ext[8])
+{
+    if (h->src.mode == MIP_802154_ADDR_EXT) {
+        memcpy(ext, h->src.ext, 8);
+        return true;
+    }
+    return h->src.mode == MIP_802154_ADDR_SHORT &&
+           ext_of_short(NULL, h->src_pan, h->src.short_addr, ext);
+}
+
+/* The model's replay-table entry of sender ext, or H.npeers for none. */
+static unsigned peer_find(const uint8_t ext[8])
+{
+    unsigned i;
+    for (i = 0; i < H.npeers && memcmp(H.peers[i].ext, ext, 8) != 0; i++)
+        ;
+    return i;
+}
 
 enum sec_verdict { SEC_NONE, SEC_POLICY, SEC_NO_ADDR, SEC_MIC, SEC_OK };
 
@@ -280,40 +302,35 @@ static enum sec_verdict sec_open(const uint8_t *f, size_t len, const uint8_t *ex
                                  uint8_t sender[8])
 {
     const struct mip_mac_sec_config *c = &H.cfg.sec;
-    struct sec_geom g;
+    struct mip_802154_hdr h;
+    struct mip_802154_sec a;
     uint8_t buf[MIP_MAC_FRAME_MAX], nonce[MIP_CCM_NONCE_LEN];
-    size_t mic;
-    if (mip_ieee802154_parse_mhr(f, len, &g.h, &g.hl) != MIP_OK || !g.h.security)
+    size_t hl, al, mic, end, open;
+    if (mip_ieee802154_parse_mhr(f, len, &h, &hl) != MIP_OK || !h.security)
         return SEC_NONE;
-    if (mip_ieee802154_sec_parse(f + g.hl, len - g.hl, &g.a, &g.al) != MIP_OK)
+    if (mip_ieee802154_sec_parse(f + hl, len - hl, &a, &al) != MIP_OK)
         return SEC_POLICY;
-    mic = mip_ieee802154_mic_len(g.a.level);
-    if (len < g.hl + g.al + mic || g.a.level != c->level || g.a.key_id_mode != c->key_id_mode ||
-        g.a.key_index != c->key_index ||
-        memcmp(g.a.key_source, c->key_source, sizeof(c->key_source)) != 0)
+    mic = mip_ieee802154_mic_len(a.level);
+    if (len < hl + al + mic || a.level != c->level || a.key_id_mode != c->key_id_mode ||
+        a.key_index != c->key_index ||
+        memcmp(a.key_source, c->key_source, sizeof(c->key_source)) != 0)
         return SEC_POLICY;
-    if (ext != NULL) {
+    if (ext != NULL)
         memcpy(sender, ext, 8);
-    } else if (g.h.src.mode == MIP_802154_ADDR_EXT) {
-        memcpy(sender, g.h.src.ext, 8);
-    } else if (g.h.src.mode != MIP_802154_ADDR_SHORT ||
-               !ext_of_short(NULL, g.h.src_pan, g.h.src.short_addr, sender)) {
+    else if (!sender_ext(&h, sender))
         return SEC_NO_ADDR;
-    }
-    g.end = len - mic;
-    g.open = g.a.level < MIP_802154_SEC_ENC ? g.end : g.hl + g.al;
-    if (g.a.level >= MIP_802154_SEC_ENC && g.h.type == MIP_802154_CMD && g.end > g.open)
-        g.open++;
+    end = len - mic;
+    open = sec_clear_end(a.level, h.type, hl, al, end);
     memcpy(buf, f, len);
-    mip_ieee802154_nonce(sender, g.a.frame_counter, g.a.level, nonce);
-    if (!mip_ccm_star_open(&H.cipher, nonce, buf, g.open, buf + g.open, g.end - g.open,
-                           g.a.level >= MIP_802154_SEC_ENC, f + g.end, mic))
+    mip_ieee802154_nonce(sender, a.frame_counter, a.level, nonce);
+    if (!mip_ccm_star_open(&H.cipher, nonce, buf, open, buf + open, end - open,
+                           a.level >= MIP_802154_SEC_ENC, f + end, mic))
         return SEC_MIC;
-    memcpy(plain, buf, g.hl);
-    memcpy(plain + g.hl, buf + g.hl + g.al, g.end - g.hl - g.al);
+    memcpy(plain, buf, hl);
+    memcpy(plain + hl, buf + hl + al, end - hl - al);
     plain[0] = (uint8_t)(plain[0] & ~0x08u);
-    *plen = g.end - g.al;
-    *counter = g.a.frame_counter;
+    *plen = end - al;
+    *counter = a.frame_counter;
     return SEC_OK;
 }
 
@@ -338,9 +355,7 @@ static size_t sec_seal(const uint8_t *f, size_t len, size_t hl, const uint8_t ex
     memcpy(out + hl + al, f + hl, len - hl);
     out[0] = (uint8_t)(out[0] | 0x08u);
     end = len + al;
-    open = level < MIP_802154_SEC_ENC ? end : hl + al;
-    if (level >= MIP_802154_SEC_ENC && (out[0] & 7u) == MIP_802154_CMD && end > open)
-        open++;
+    open = sec_clear_end(level, out[0] & 7u, hl, al, end);
     mip_ieee802154_nonce(ext, counter, level, nonce);
     if (!mip_ccm_star_seal(&H.cipher, nonce, out, open, out + open, end - open,
                            level >= MIP_802154_SEC_ENC, out + end, mic))
@@ -931,8 +946,7 @@ static int note_rx_sec(const uint8_t *f, size_t len)
         H.sec_drops++;
         return 0;
     }
-    for (i = 0; i < H.npeers && memcmp(H.peers[i].ext, ext, 8) != 0; i++)
-        ;
+    i = peer_find(ext);
     if (i == H.npeers) {
         if (H.npeers == MIP_LLSEC_NEIGHBORS) {
             H.peers_overflow = true;    /* the floor: beyond this model */
@@ -1078,12 +1092,8 @@ static void rx_secured(struct cur *c, const struct mip_802154_hdr *h, const uint
     uint32_t ctr, back = 1u + ((k >> 2) & 7u);
     size_t len;
     unsigned i;
-    if (h->src.mode == MIP_802154_ADDR_EXT)
-        memcpy(ext, h->src.ext, 8);
-    else
-        (void)ext_of_short(NULL, h->src_pan, h->src.short_addr, ext);
-    for (i = 0; i < H.npeers && memcmp(H.peers[i].ext, ext, 8) != 0; i++)
-        ;
+    (void)sender_ext(h, ext);
+    i = peer_find(ext);
     if ((k & 3u) == 2u && i < H.npeers)
         ctr = H.peers[i].counter;
     else if ((k & 3u) == 3u && i < H.npeers && H.peers[i].counter >= back)

@@ -104,8 +104,8 @@ static void input_record(struct mip_stack *s, mip_time_t now, uint8_t addr, cons
 /* The router's NA answering the host's registration (the record's bytes
  * as the header says), input from short 2 to the address registered, then
  * checked against what the host must have done with it. */
-static void answer_registration(struct mip_stack *s, mip_time_t now, uint8_t addr,
-                                const uint8_t *b, size_t n)
+static void answer_registration(struct mip_stack *s, mip_time_t now, const uint8_t *b,
+                                size_t n)
 {
     struct mip_nd6lo_hreg *h, before;
     struct mip_netif *nif = mip_netif_get(s, 0);
@@ -134,7 +134,6 @@ static void answer_registration(struct mip_stack *s, mip_time_t now, uint8_t add
     had = before.state == MIP_ND6LO_H_REGISTERING;
     /* from the router's link-local address (short 2) to ours: a solicited
      * NA (S) may not go to a multicast group (RFC 4861 7.1.2) */
-    (void)addr;
     input_record(s, now, 4u, msg, 24 + w);
     if (!had || !own_tid) {
         CHECKF(memcmp(h, &before, sizeof before) == 0);   /* not an answer */
@@ -207,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         now += (mip_time_t)step * 250u;
         (void)mip_stack_poll(&s, now);
         if (!router && (addr & 0x80u))
-            answer_registration(&s, now, addr, data + i, n);
+            answer_registration(&s, now, data + i, n);
         else
             input_record(&s, now, addr, data + i, n);
         i += n;

@@ -296,11 +296,13 @@ static size_t mk_seg(uint8_t *pkt, const uint8_t *b, uint8_t ttl, int *rev_out)
         o.ts_ecr = b[3];
     }
     h.flags = seg_flags[b[0] >> 4];
+    h.seq = (rev ? 5000u : 1000u) + mip_rd16(b + 1);
+    h.ack = (rev ? 1000u : 5000u) + mip_rd16(b + 3);
     if ((b[6] & 0x40) && (h.flags & MIP_TCP_SYN)) {
         o.present |= MIP_TCP_HAS_SACK_PERM;
     } else if (b[6] & 0x40) {
         /* one block above the ACK: over, or beyond, what a relay holds */
-        uint32_t left = (rev ? 1000u : 5000u) + mip_rd16(b + 3) + 16u * (b[6] & 7u);
+        uint32_t left = h.ack + 16u * (b[6] & 7u);
         o.present |= MIP_TCP_HAS_SACK;
         o.sack_count = 1;
         o.sack[0].left = left;
@@ -309,8 +311,6 @@ static size_t mk_seg(uint8_t *pkt, const uint8_t *b, uint8_t ttl, int *rev_out)
     optlen = mip_tcp_opts_len(&o);
     h.src_port = rev ? 80 : port;
     h.dst_port = rev ? port : 80;
-    h.seq = (rev ? 5000u : 1000u) + mip_rd16(b + 1);
-    h.ack = (rev ? 1000u : 5000u) + mip_rd16(b + 3);
     h.window = 2048;
     h.hdr_len = (uint8_t)(20 + optlen);
     (void)mip_tcp_emit(&h, l4, sizeof(l4));
