@@ -10,6 +10,9 @@
         --execs E --new K --outcome ok|stopped [--date YYYY-MM-DD]
                                           append one row (scripts/fuzz-long.sh
                                           does, for each harness it ran)
+    python3 fuzz/hours.py plan [--budget S] [--jobs N]
+                                          the scripts/fuzz-long.sh runs that bring
+                                          the least fuzzed up level, toward the goal
 
 fuzz/ledger.tsv has one row per harness per run of scripts/fuzz-long.sh,
 tab-separated, under a header line:
@@ -173,6 +176,61 @@ def readme_block(text: str) -> tuple[int, int]:
     return b + len(BEGIN), e
 
 
+def level(have: dict[str, int], goal: int, budget: int | None) -> int:
+    """The CPU level every harness below it is brought up to: the goal, or the
+    highest whole level whose shortfall fits the budget (CPU seconds)."""
+    def short(lv: int) -> int:
+        return sum(max(0, lv - cpu) for cpu in have.values())
+    if budget is None or short(goal) <= budget:
+        return goal
+    lo, hi = 0, goal       # short(lo) <= budget < short(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if short(mid) <= budget else (lo, mid)
+    return lo
+
+
+def plan(have: dict[str, int], goal: int, budget: int | None, jobs: int) -> list[tuple[int, list[str]]]:
+    """Runs of scripts/fuzz-long.sh (seconds, harnesses) that bring every
+    harness below the level up to it: the largest shortfalls first, JOBS
+    at a time, each run as long as the largest shortfall in it (harnesses
+    of like shortfall share a run, so little is given beyond the level)."""
+    lv = level(have, goal, budget)
+    need = sorted(((lv - cpu, h) for h, cpu in have.items() if cpu < lv), key=lambda t: (-t[0], t[1]))
+    return [(need[i][0], [h for _, h in need[i:i + jobs]]) for i in range(0, len(need), jobs)]
+
+
+def cmd_plan(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="fuzz/hours.py plan",
+                                 description="Print the runs of scripts/fuzz-long.sh that bring "
+                                 "the least fuzzed harnesses up level, toward the goal.")
+    ap.add_argument("--ledger", type=pathlib.Path, default=LEDGER)
+    ap.add_argument("--goal", type=int, default=3600, help="CPU seconds per harness")
+    ap.add_argument("--budget", type=int, help="CPU seconds to spend (default: all the goal needs)")
+    ap.add_argument("--jobs", type=int, default=2, help="harnesses fuzzed at once (JOBS)")
+    a = ap.parse_args(argv)
+    if a.goal < 1 or a.jobs < 1 or (a.budget is not None and a.budget < 1):
+        ap.error("--goal, --jobs and --budget must be at least 1")
+    try:
+        tot = totals(read_ledger(a.ledger))
+    except LedgerError as e:
+        print(f"fuzz/hours.py: {e}", file=sys.stderr)
+        return 1
+    runs = plan({h: cpu for h, (cpu, _) in tot.items()}, a.goal, a.budget, a.jobs)
+    if not runs:
+        print(f"# every harness has {a.goal:,} s or more: nothing to run")
+        return 0
+    lv = level({h: cpu for h, (cpu, _) in tot.items()}, a.goal, a.budget)
+    wall = sum(s for s, _ in runs)
+    print(f"# {sum(len(hs) for _, hs in runs)} harnesses up to {lv:,} s of CPU each; "
+          f"{sum(s * len(hs) for s, hs in runs):,} s of CPU, {wall:,} s of wall at JOBS={a.jobs} "
+          "and full cores, plus the merges")
+    print("# on a loaded machine a run counts less CPU than its seconds: plan again after it")
+    for s, hs in runs:
+        print(f"JOBS={a.jobs} scripts/fuzz-long.sh {s} {' '.join(hs)}")
+    return 0
+
+
 def cmd_add(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="fuzz/hours.py add")
     ap.add_argument("--ledger", type=pathlib.Path, default=LEDGER)
@@ -202,6 +260,8 @@ def cmd_add(argv: list[str]) -> int:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["add"]:
         return cmd_add(argv[1:])
+    if argv[:1] == ["plan"]:
+        return cmd_plan(argv[1:])
     ap = argparse.ArgumentParser(prog="fuzz/hours.py", description=__doc__.split("\n")[0])
     ap.add_argument("--ledger", type=pathlib.Path, default=LEDGER)
     ap.add_argument("--goal", type=int, default=3600, help="CPU seconds per harness")

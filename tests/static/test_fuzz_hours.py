@@ -84,3 +84,63 @@ def test_blind_runs_are_recorded_but_not_counted(tmp_path):
     assert "| fuzz_coap | 30 | 1 | 15 % |" in p.stdout
     assert "**30 s of CPU**" in p.stdout and "Cumulative (1 harness runs" in p.stdout
     assert "Not counted (outcome `blind`" in p.stdout and "fuzz_coap 100 s in 1 runs" in p.stdout
+
+
+def _plan(ledger, *args: str) -> tuple[int, list[tuple[int, list[str]]]]:
+    p = hours("plan", "--ledger", str(ledger), *args)
+    assert p.returncode == 0, p.stderr
+    runs = []
+    for line in p.stdout.splitlines():
+        if line.startswith("#"):
+            continue
+        words = line.split()
+        assert words[:2] == ["JOBS=2", "scripts/fuzz-long.sh"], line
+        runs.append((int(words[2]), words[3:]))
+    return p.returncode, runs
+
+
+def test_a_plan_brings_every_harness_to_the_goal_and_no_further_than_its_run(tmp_path):
+    """Each harness below the goal is in exactly one run, whose seconds cover
+    its shortfall; the largest shortfalls go first, two to a run."""
+    ledger = tmp_path / "ledger.tsv"
+    ledger.write_text(HEADER + "2026-11-29\ta36fca6\t480\tfuzz_wire\t150\t-\t-\tok\n"
+                      "2026-11-29\ta36fca6\t480\tfuzz_tcp\t250\t-\t-\tok\n"
+                      "2026-11-29\ta36fca6\t480\tfuzz_slip\t140\t-\t-\tok\n")
+    _, runs = _plan(ledger, "--goal", "200")
+    have = {c.stem: 0 for c in (ROOT / "fuzz").glob("fuzz_*.c")}
+    have.update(fuzz_wire=150, fuzz_tcp=250, fuzz_slip=140)
+    planned = [h for _, hs in runs for h in hs]
+    assert sorted(planned) == sorted(h for h, cpu in have.items() if cpu < 200)
+    for secs, hs in runs:
+        assert 1 <= len(hs) <= 2
+        assert all(have[h] + secs >= 200 for h in hs), (secs, hs)
+        assert max(200 - have[h] for h in hs) == secs
+    assert planned[-2:] == ["fuzz_slip", "fuzz_wire"] and "fuzz_tcp" not in planned
+    assert [s for s, _ in runs] == sorted((s for s, _ in runs), reverse=True)
+
+
+def test_a_budget_raises_the_least_fuzzed_to_one_level(tmp_path):
+    """With less CPU than the goal needs, the least fuzzed are brought up to
+    the highest level the budget pays for, and the rest are left alone."""
+    ledger = tmp_path / "ledger.tsv"
+    rows = "".join(f"2026-11-29\ta36fca6\t480\t{c.stem}\t1000\t-\t-\tok\n"
+                   for c in sorted((ROOT / "fuzz").glob("fuzz_*.c")))
+    ledger.write_text(HEADER + rows.replace("fuzz_wire\t1000", "fuzz_wire\t400")
+                      .replace("fuzz_tcp\t1000", "fuzz_tcp\t700"))
+    p = hours("plan", "--ledger", str(ledger), "--budget", "500", "--goal", "3600")
+    assert p.returncode == 0, p.stderr
+    # level L with (L - 400) + (L - 700) <= 500: L = 800
+    assert "up to 800 s of CPU each" in p.stdout
+    _, runs = _plan(ledger, "--budget", "500", "--goal", "3600")
+    assert runs == [(400, ["fuzz_wire", "fuzz_tcp"])]
+
+
+def test_nothing_to_plan_once_every_harness_has_the_goal(tmp_path):
+    ledger = tmp_path / "ledger.tsv"
+    ledger.write_text(HEADER + "".join(f"2026-11-29\ta36fca6\t480\t{c.stem}\t100\t-\t-\tok\n"
+                                       for c in sorted((ROOT / "fuzz").glob("fuzz_*.c"))))
+    p = hours("plan", "--ledger", str(ledger), "--goal", "100")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "# every harness has 100 s or more: nothing to run\n"
+    p = hours("plan", "--ledger", str(ledger), "--jobs", "0")
+    assert p.returncode == 2 and "must be at least 1" in p.stderr
