@@ -16,6 +16,11 @@ enum { EX_FREE = 0, EX_WAIT_ACK, EX_WAIT_RESPONSE };
 #define COCOA_K_STRONG 4u
 #define COCOA_K_WEAK   1u
 #define COCOA_RTO_MAX_MS 32000u    /* ours: keeps 1.5^k back-off sums bounded */
+/* The clock's granularity G of RFC 6298 s.2, E = SRTT + max(G, K * RTTVAR),
+ * which the draft builds on: answers within one millisecond (samples of 0)
+ * once pulled the RTO to 0, where aging could not lift it, and a lost
+ * request was sent five times in one millisecond. */
+#define COCOA_G_MS 1u
 
 static void count(struct mip_coap_endpoint *ep, enum mip_coap_stat which)
 {
@@ -379,6 +384,11 @@ static void estimator(uint32_t *srtt, uint32_t *rttvar, bool *valid, uint32_t sa
     *srtt = (7u * *srtt + sample) / 8u;
 }
 
+static uint32_t estimate(uint32_t srtt, uint32_t rttvar, uint32_t k)
+{
+    return srtt + (k * rttvar > COCOA_G_MS ? k * rttvar : COCOA_G_MS);
+}
+
 /* An RTT sample from an exchange answered after `retransmits` resends. */
 static void cocoa_sample(struct mip_coap_endpoint *ep, const struct mip_coap_exchange *x)
 {
@@ -390,11 +400,11 @@ static void cocoa_sample(struct mip_coap_endpoint *ep, const struct mip_coap_exc
     r = rtt_state(ep, &x->peer, true);
     if (x->retransmits == 0) {
         estimator(&r->srtt_s, &r->rttvar_s, &r->strong_valid, sample);
-        e = r->srtt_s + COCOA_K_STRONG * r->rttvar_s;
+        e = estimate(r->srtt_s, r->rttvar_s, COCOA_K_STRONG);
         r->rto = (e + r->rto) / 2u;
     } else {
         estimator(&r->srtt_w, &r->rttvar_w, &r->weak_valid, sample);
-        e = r->srtt_w + COCOA_K_WEAK * r->rttvar_w;
+        e = estimate(r->srtt_w, r->rttvar_w, COCOA_K_WEAK);
         r->rto = (e + 3u * r->rto) / 4u;
     }
     if (r->rto > COCOA_RTO_MAX_MS)

@@ -811,6 +811,36 @@ static void test_cocoa_rto_ages_after_a_whole_wrap(void)
     teardown(f);
 }
 
+/* Answers within the clock's millisecond (a host's loopback) give RTT
+ * samples of 0. With E = SRTT + K * RTTVAR they pulled the RTO down by
+ * half each time until it was 0, where it stayed (aging doubles 0), and
+ * a lost request was then sent five times in one millisecond and given
+ * up. RFC 6298 s.2 keeps a clock granularity G in E: the RTO stays at
+ * least 1 ms, and each retransmission is later than the one before. */
+static void test_cocoa_rto_stays_positive_after_zero_rtt_samples(void)
+{
+    struct fx *f = setup(true, true);
+    unsigned i;
+
+    for (i = 0; i < 24; i++) {
+        CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
+                                  "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+        pair_run(&f->p, 0, 1000);   /* the answer in the same millisecond */
+        CHECK_EQ(f->last_result, MIP_COAP_RESPONSE);
+    }
+    CHECK(mip_coap_rto(&f->client, &f->server_addr) >= 1u);
+    f->drop_from0 = 100;
+    f->sent0 = 0;
+    CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
+                              "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+    pair_run(&f->p, 1, 100000);
+    CHECK_EQ(f->last_result, MIP_COAP_TIMEOUT);
+    CHECK_EQ(f->sent0, 1u + MIP_COAP_MAX_RETRANSMIT);
+    for (i = 1; i < f->sent0; i++)
+        CHECK(mip_time_before(f->sent0_at[i - 1], f->sent0_at[i]));
+    teardown(f);
+}
+
 static void test_stop_cancels_outstanding_requests(void)
 {
     struct fx *f = setup(true, false);
@@ -847,6 +877,7 @@ int main(void)
     RUN(test_separate_response_is_acked_and_reported);
     RUN(test_cocoa_rto_follows_the_rtt);
     RUN(test_cocoa_rto_ages_after_a_whole_wrap);
+    RUN(test_cocoa_rto_stays_positive_after_zero_rtt_samples);
     RUN(test_stop_cancels_outstanding_requests);
     return TESTING_DONE();
 }
