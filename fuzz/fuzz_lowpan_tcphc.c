@@ -39,6 +39,12 @@
  *     checksum is what TCP drops, and is not held against the compression;
  *   - without injections, no datagram received is longer than the longest
  *     built;
+ *   - every frame is read first as a capture reads it, on the receiver's
+ *     netif (mip_lowpan_peek_frame, twice, the same both times: it reads
+ *     the receive contexts and changes nothing); when the frame then
+ *     brings up a whole datagram, that datagram is byte for byte what the
+ *     capture read (since session 16: the TCP NHC branch of the peek,
+ *     lowpan_tcphc_peek, had never run under any harness);
  *   - at the end, losses and injections stop and four flows (as many as
  *     there are contexts) carry four rounds both ways. The last round of
  *     each arrives in both directions, exactly as sent or as one of those
@@ -119,6 +125,7 @@ struct world {
     unsigned blind;               /* context errors the checksum could not see */
     bool got_blind;               /* the last one was such an error */
     const struct dgram *expect;
+    struct dgram in_last;         /* the last datagram the local hook saw */
     mip_time_t now;
 };
 
@@ -213,6 +220,9 @@ static enum mip_fwd_verdict on_local(void *ctx, struct mip_stack *s, bool out, u
     (void)netif;
     if (out || len < 60u || pkt[6] != 6u)
         return MIP_FWD_PASS;           /* ICMP errors and the like */
+    CHECKF(len <= sizeof W.in_last.data);
+    W.in_last.len = (uint16_t)len;
+    memcpy(W.in_last.data, pkt, len);
     W.got++;
     W.got_exact = W.expect != NULL && W.expect->len == len &&
                   memcmp(W.expect->data, pkt, len) == 0;
@@ -232,12 +242,33 @@ static enum mip_fwd_verdict on_local(void *ctx, struct mip_stack *s, bool out, u
     return MIP_FWD_PASS;
 }
 
+/* A capture's view of frame f on node `to`'s netif (its status; the
+ * datagram's start in buf, ip_len and dgram_len in *pk). */
+static mip_status peek(unsigned to, const uint8_t *frame, size_t len, uint8_t *buf,
+                       struct mip_lowpan_peek *pk)
+{
+    memset(pk, 0, sizeof *pk);
+    return mip_lowpan_peek_frame(&W.s[to], W.idx[to], frame, len, buf, DG_MAX, pk);
+}
+
 static void input(unsigned to, const struct frame *f)
 {
     uint8_t *copy = fuzz_dup_exact(f->data, f->len);
+    static uint8_t seen[DG_MAX], again[DG_MAX];
+    struct mip_lowpan_peek pk, pk2;
+    mip_status st;
+    unsigned got = W.got;
     if (f->injected)
         W.poisoned[to] = true;
+    st = peek(to, copy, f->len, seen, &pk);
+    CHECKF(peek(to, copy, f->len, again, &pk2) == st);
+    CHECKF(st != MIP_OK || (pk.ip_len >= 1u && pk.ip_len <= DG_MAX && pk.ip_len == pk2.ip_len &&
+                            pk.dgram_len == pk2.dgram_len &&
+                            memcmp(seen, again, pk.ip_len) == 0));
     mip_stack_input(&W.s[to], W.idx[to], copy, f->len, W.now);
+    /* a whole datagram from this one frame: what the capture read */
+    if (W.got == got + 1u && st == MIP_OK && pk.ip_len == pk.dgram_len)
+        CHECKF(W.in_last.len == pk.ip_len && memcmp(W.in_last.data, seen, pk.ip_len) == 0);
     free(copy);
 }
 
