@@ -36,7 +36,9 @@
  * keeps one Message ID on every transmission, each later than the one
  * before (a CoCoA RTO of 0 sent five in one millisecond), and is not sent
  * again once it was reported or once an empty ACK was taken for it
- * (RFC 7252 s.4.2, s.5.2.2); after the last record the clock runs past
+ * (RFC 7252 s.4.2, s.5.2.2); the stack awaits a reply exactly while a
+ * request is outstanding (mip_stack_awaits_reply, which a sleepy leaf
+ * reads to poll fast); after the last record the clock runs past
  * every CoAP timer and every request of the node must have been reported
  * exactly once; every packet buffer is back in the pool.
  */
@@ -277,6 +279,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             m.type == MIP_COAP_ACK && m.code == MIP_COAP_EMPTY &&
             n->ep.stats[MIP_COAP_STAT_drop_unmatched] == unmatched)
             n->acked = true;
+        /* a sleepy node polls fast exactly while its request is outstanding */
+        CHECKF(mip_stack_awaits_reply(&n->s) == (n->results < n->requests));
         if (n->results == n->requests && n->requests < REQUESTS)
             request(n, &peer);
         pos += len;
@@ -293,6 +297,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)mip_stack_poll(&n->s, now);
     }
     CHECKF(n->results == n->requests);
+    CHECKF(!mip_stack_awaits_reply(&n->s));
     CHECKF(n->s.pool.in_use == 0);
     mip_coap_stop(&n->ep);
     free(n);
