@@ -25,7 +25,9 @@
  * its own TID: SUCCESS registers the address for what the router granted,
  * DUPLICATE removes it, any other status makes it wait to try again, and
  * an answer with another TID changes nothing; at the end, after the
- * timers ran out, the packet buffer pool is whole.
+ * timers ran out, the packet buffer pool is whole, and the stack awaits no
+ * reply (mip_stack_awaits_reply, which a sleepy host reads to poll fast:
+ * a silent network must not keep it polling; since session 16).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -224,5 +226,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)mip_stack_poll(&s, now);
     }
     CHECKF(s.pool.in_use == 0);
+    CHECKF(!mip_stack_awaits_reply(&s));
     return 0;
 }
