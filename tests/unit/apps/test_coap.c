@@ -742,6 +742,18 @@ static void test_separate_response_is_acked_and_reported(void)
     teardown(f);
 }
 
+/* A CON request whose every transmission is lost: it times out, and
+ * f->sent0_at[] holds when each went out. */
+static void send_unanswered(struct fx *f)
+{
+    f->drop_from0 = 100;
+    f->sent0 = 0;
+    CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
+                              "hello", NULL, NULL, 0, on_result, f), MIP_OK);
+    pair_run(&f->p, 1, 100000);
+    CHECK_EQ(f->last_result, MIP_COAP_TIMEOUT);
+}
+
 /* With CoCoA, a fast path pulls the RTO below 1 s (strong estimator), and
  * the back-off factor becomes 3; without it the RTO stays 2 s. */
 static void test_cocoa_rto_follows_the_rtt(void)
@@ -761,12 +773,7 @@ static void test_cocoa_rto_follows_the_rtt(void)
     CHECK(rto < 1000);
     CHECK(rto >= 100);
     /* Lost: the first timeout is in [RTO, 1.5 RTO], the next three times it. */
-    f->drop_from0 = 100;
-    f->sent0 = 0;
-    CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
-                              "hello", NULL, NULL, 0, on_result, f), MIP_OK);
-    pair_run(&f->p, 1, 100000);
-    CHECK_EQ(f->last_result, MIP_COAP_TIMEOUT);
+    send_unanswered(f);
     first = f->sent0_at[1] - f->sent0_at[0];
     gap = f->sent0_at[2] - f->sent0_at[1];
     CHECK(first >= rto && first <= rto + rto / 2 + 1);
@@ -829,12 +836,7 @@ static void test_cocoa_rto_stays_positive_after_zero_rtt_samples(void)
         CHECK_EQ(f->last_result, MIP_COAP_RESPONSE);
     }
     CHECK(mip_coap_rto(&f->client, &f->server_addr) >= 1u);
-    f->drop_from0 = 100;
-    f->sent0 = 0;
-    CHECK_EQ(mip_coap_request(&f->client, &f->server_addr, MIP_COAP_CON, MIP_COAP_GET,
-                              "hello", NULL, NULL, 0, on_result, f), MIP_OK);
-    pair_run(&f->p, 1, 100000);
-    CHECK_EQ(f->last_result, MIP_COAP_TIMEOUT);
+    send_unanswered(f);
     CHECK_EQ(f->sent0, 1u + MIP_COAP_MAX_RETRANSMIT);
     for (i = 1; i < f->sent0; i++)
         CHECK(mip_time_before(f->sent0_at[i - 1], f->sent0_at[i]));
