@@ -1002,6 +1002,7 @@ static void fz_rpi(const uint8_t *d, size_t n)
 {
     struct mip_rpi o, o2;
     uint8_t hbh[MIP_RPI_HBH_LEN];
+    size_t off = 0;
     mip_status st = mip_rpi_parse(d, n, &o);
 
     if (st != MIP_OK) {
@@ -1014,6 +1015,35 @@ static void fz_rpi(const uint8_t *d, size_t n)
     CHECK(o.down == o2.down && o.rank_error == o2.rank_error && o.fwd_error == o2.fwd_error);
     CHECK(o.instance == o2.instance && o.sender_rank == o2.sender_rank);
     CHECK(hbh[0] == d[0] && hbh[1] == 0 && hbh[3] == 4);
+    CHECK(mip_rpi_find(hbh, sizeof hbh, &off) == MIP_OK && off == 2u);
+}
+
+/* The bytes as a Hop-by-Hop Options header, on an exact copy: an RPL Option
+ * found lies inside the header, after its two fixed bytes, and parses
+ * (Opt Data Len < 4 is MALFORMED, never TRUNCATED: the header holds it);
+ * a header longer than the bytes is TRUNCATED. mip_rpi_find had run under
+ * no harness before session 16 (the RPL Option was parsed only from a
+ * known offset). */
+static void fz_rpi_find(const uint8_t *d, size_t n)
+{
+    uint8_t *c = dup_exact(d, n);
+    struct mip_rpi o;
+    size_t off = 0, end;
+    mip_status st = mip_rpi_find(c, n, &off);
+
+    if (n < 2u || ((size_t)d[1] + 1u) * 8u > n) {
+        CHECK(st == MIP_ERR_TRUNCATED);
+    } else {
+        end = ((size_t)d[1] + 1u) * 8u;
+        CHECK(st == MIP_OK || st == MIP_ERR_NOTFOUND || st == MIP_ERR_MALFORMED);
+        if (st == MIP_OK) {
+            CHECK(off >= 2u && off + 2u <= end && mip_rpi_type_is(d[off]));
+            CHECK(off + 2u + d[off + 1u] <= end);
+            st = mip_rpi_parse(c + off, end - off, &o);
+            CHECK(st == MIP_OK || (st == MIP_ERR_MALFORMED && d[off + 1u] < 4u));
+        }
+    }
+    free(c);
 }
 
 static void fz_rpl_ext(const uint8_t *d, size_t n)
@@ -1025,6 +1055,7 @@ static void fz_rpl_ext(const uint8_t *d, size_t n)
     memcpy(dst, d, 16);
     fz_srh(dst, d + 16, n - 16);
     fz_rpi(d + 16, n - 16);
+    fz_rpi_find(d + 16, n - 16);
 }
 
 /* --- dispatch ------------------------------------------------------------ */
