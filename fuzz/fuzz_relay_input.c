@@ -30,7 +30,12 @@
  * Config byte: bits 0-2 max_local_rexmit (0..7), bit 3 no backpressure,
  * bit 4 forward_delay 0, bit 5 alpha 1/4, bit 6 rto_min 1 ms, bit 7: op 0
  * with sel bit 1 offers its bytes to the local hook as the node's own
- * outbound datagram instead (TSS at the source).
+ * outbound datagram instead (TSS at the source), and op 4 makes the node
+ * S: S's segments go to the local hook as the node's own, outbound, D's as
+ * delivered to it (since session 16: the relay's path for segments
+ * delivered to its node, tss_local_in, matched no flow in any run, since
+ * that needs the 16-bit ports of an outbound flow reversed, and libFuzzer
+ * keeps no 16-bit comparison operands).
  * Mode byte: bits 0-1 mode (1 DTC, 2 CCTRL, else TSS), bit 2 DTC without
  * SACK signalling, bits 3-6 the CCTRL extensions keep, drop, hop, activity
  * (bit 3 in TSS: tss_ack_release; in DTC: ack_repair_wait, with bit 7),
@@ -509,7 +514,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default:
             for (i = 0; i < 7 && pos < size; i++)
                 b[i] = data[pos++];
-            if (op == 4) {
+            if (op == 4 && (data[0] & 0x80u)) {
+                /* the node is S: its own segment leaves, or D's arrives */
+                len = mk_seg(pkt, b, 64, &rev);
+                note_input(pkt, len);
+                if (H.s.local_hook != NULL)
+                    (void)H.s.local_hook(H.s.local_hook_ctx, &H.s, rev == 0, 0, pkt, len);
+                check_relay();
+            } else if (op == 4) {
                 len = mk_seg(pkt, b, 64, &rev);
                 note_input(pkt, len);
                 fl = mk_frame(fr, sizeof(fr), rev ? 4 : 6, 5, pkt, len);
