@@ -275,8 +275,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unmatched = n->ep.stats[MIP_COAP_STAT_drop_unmatched];
         deliver(n, rec, len, now);
         /* an empty ACK the endpoint matched to its request (s.5.2.2) */
-        if (answer && n->results + 1u == n->requests && mip_coap_parse(rec, len, &m) == MIP_COAP_OK &&
-            m.type == MIP_COAP_ACK && m.code == MIP_COAP_EMPTY &&
+        if (answer && n->results + 1u == n->requests &&
+            mip_coap_parse(rec, len, &m) == MIP_COAP_OK && m.type == MIP_COAP_ACK &&
+            m.code == MIP_COAP_EMPTY &&
             n->ep.stats[MIP_COAP_STAT_drop_unmatched] == unmatched)
             n->acked = true;
         /* a sleepy node polls fast exactly while its request is outstanding */
