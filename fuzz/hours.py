@@ -190,12 +190,11 @@ def level(have: dict[str, int], goal: int, budget: int | None) -> int:
     return lo
 
 
-def plan(have: dict[str, int], goal: int, budget: int | None, jobs: int) -> list[tuple[int, list[str]]]:
+def plan(have: dict[str, int], lv: int, jobs: int) -> list[tuple[int, list[str]]]:
     """Runs of scripts/fuzz-long.sh (seconds, harnesses) that bring every
-    harness below the level up to it: the largest shortfalls first, JOBS
+    harness below level lv up to it: the largest shortfalls first, JOBS
     at a time, each run as long as the largest shortfall in it (harnesses
     of like shortfall share a run, so little is given beyond the level)."""
-    lv = level(have, goal, budget)
     need = sorted(((lv - cpu, h) for h, cpu in have.items() if cpu < lv), key=lambda t: (-t[0], t[1]))
     return [(need[i][0], [h for _, h in need[i:i + jobs]]) for i in range(0, len(need), jobs)]
 
@@ -216,11 +215,12 @@ def cmd_plan(argv: list[str]) -> int:
     except LedgerError as e:
         print(f"fuzz/hours.py: {e}", file=sys.stderr)
         return 1
-    runs = plan({h: cpu for h, (cpu, _) in tot.items()}, a.goal, a.budget, a.jobs)
+    have = {h: cpu for h, (cpu, _) in tot.items()}
+    lv = level(have, a.goal, a.budget)
+    runs = plan(have, lv, a.jobs)
     if not runs:
         print(f"# every harness has {a.goal:,} s or more: nothing to run")
         return 0
-    lv = level({h: cpu for h, (cpu, _) in tot.items()}, a.goal, a.budget)
     wall = sum(s for s, _ in runs)
     print(f"# {sum(len(hs) for _, hs in runs)} harnesses up to {lv:,} s of CPU each; "
           f"{sum(s * len(hs) for s, hs in runs):,} s of CPU, {wall:,} s of wall at JOBS={a.jobs} "
