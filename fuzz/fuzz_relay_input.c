@@ -514,18 +514,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default:
             for (i = 0; i < 7 && pos < size; i++)
                 b[i] = data[pos++];
-            if (op == 4 && (data[0] & 0x80u)) {
-                /* the node is S: its own segment leaves, or D's arrives */
+            if (op == 4) {
                 len = mk_seg(pkt, b, 64, &rev);
                 note_input(pkt, len);
-                if (H.s.local_hook != NULL)
-                    (void)H.s.local_hook(H.s.local_hook_ctx, &H.s, rev == 0, 0, pkt, len);
-                check_relay();
-            } else if (op == 4) {
-                len = mk_seg(pkt, b, 64, &rev);
-                note_input(pkt, len);
-                fl = mk_frame(fr, sizeof(fr), rev ? 4 : 6, 5, pkt, len);
-                input_frame(fr, fl);
+                if (data[0] & 0x80u) {
+                    /* the node is S: its own segment leaves, or D's arrives */
+                    if (H.s.local_hook != NULL)
+                        (void)H.s.local_hook(H.s.local_hook_ctx, &H.s, rev == 0, 0, pkt, len);
+                    check_relay();
+                } else {
+                    fl = mk_frame(fr, sizeof(fr), rev ? 4 : 6, 5, pkt, len);
+                    input_frame(fr, fl);
+                }
             } else if (op == 6) {
                 /* this node sent it to the next hop; the link layer reports */
                 uint8_t ok = pos < size ? data[pos++] : 0;
