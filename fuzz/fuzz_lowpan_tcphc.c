@@ -74,6 +74,7 @@
 #include "moteip/wire/lowpan_tcp.h"
 
 #include "fuzz_check.h"
+#include "lowpan_peek_check.h"
 
 #ifdef MOTEIP_FUZZING
 #error "fuzz_lowpan_tcphc needs the stack's checksum checks: link moteip_checked"
@@ -242,29 +243,19 @@ static enum mip_fwd_verdict on_local(void *ctx, struct mip_stack *s, bool out, u
     return MIP_FWD_PASS;
 }
 
-/* A capture's view of frame f on node `to`'s netif (its status; the
- * datagram's start in buf, ip_len and dgram_len in *pk). */
-static mip_status peek(unsigned to, const uint8_t *frame, size_t len, uint8_t *buf,
-                       struct mip_lowpan_peek *pk)
-{
-    memset(pk, 0, sizeof *pk);
-    return mip_lowpan_peek_frame(&W.s[to], W.idx[to], frame, len, buf, DG_MAX, pk);
-}
-
 static void input(unsigned to, const struct frame *f)
 {
     uint8_t *copy = fuzz_dup_exact(f->data, f->len);
     static uint8_t seen[DG_MAX], again[DG_MAX];
-    struct mip_lowpan_peek pk, pk2;
+    struct mip_lowpan_peek pk;
     mip_status st;
+    bool alike;
     unsigned got = W.got;
     if (f->injected)
         W.poisoned[to] = true;
-    st = peek(to, copy, f->len, seen, &pk);
-    CHECKF(peek(to, copy, f->len, again, &pk2) == st);
-    CHECKF(st != MIP_OK || (pk.ip_len >= 1u && pk.ip_len <= DG_MAX && pk.ip_len == pk2.ip_len &&
-                            pk.dgram_len == pk2.dgram_len &&
-                            memcmp(seen, again, pk.ip_len) == 0));
+    st = fuzz_lowpan_peek_twice(&W.s[to], W.idx[to], copy, f->len, seen, again, DG_MAX, &pk,
+                                &alike);
+    CHECKF(alike);
     mip_stack_input(&W.s[to], W.idx[to], copy, f->len, W.now);
     /* a whole datagram from this one frame: what the capture read */
     if (W.got == got + 1u && st == MIP_OK && pk.ip_len == pk.dgram_len)
