@@ -46,7 +46,10 @@
  *     never reach cb.input; a parent owes an ACK for a data request;
  *   - cb.tx_done once per accepted frame (in order but for a parent);
  *   - after the drain nothing queued or held, and X-MAC's and LPP's
- *     receivers on no longer than their wake-ups (and one wait) allow.
+ *     receivers on no longer than their wake-ups (and one wait) allow;
+ *   - a parent: no frame from the air forgets a settled child that its
+ *     timeout still keeps, and a data request is refused only when every
+ *     entry of the table is a settled child.
  * With link-layer security (header byte 2 bit 7, not 0xFF; level, key id
  * mode and 16 counters left by bytes 1 and 3, see setup) under any of the
  * above, the harness reads every frame with its own CCM* and key:
@@ -965,10 +968,40 @@ static int note_rx_sec(const uint8_t *f, size_t len)
 }
 #endif
 
+#if MIP_RDC_HAS_PARENT
+/* A parent's children before and after a frame from the air (the MAC's own
+ * table, read for the check): a frame a neighbour sends never forgets a
+ * settled child that its timeout still keeps (issue 24: forged data
+ * requests from invented addresses evicted real idle children), and a data
+ * request is refused only when every entry holds a settled child. */
+static void check_children(const struct mip_rdc_child *was, uint32_t refused_before)
+{
+    const struct mip_rdc_child *now = H.mac.rdc.parent.child;
+    uint32_t refused = mip_mac_stat(&H.mac, MIP_MAC_STAT_rdc_child_refused);
+    unsigned k, settled = 0;
+    for (k = 0; k < MIP_RDC_CHILDREN; k++) {
+        settled += was[k].valid && was[k].settled;
+        if (was[k].valid && was[k].settled &&
+            (mip_utime_t)(H.now - was[k].seen) < H.cfg.rdc.child_timeout_us)
+            CHECK(now[k].valid && memcmp(&now[k].addr, &was[k].addr, sizeof was[k].addr) == 0,
+                  "a frame from the air forgot settled child %u", k);
+    }
+    CHECK(refused == refused_before ||
+              (refused == refused_before + 1u && settled == MIP_RDC_CHILDREN),
+          "a data request refused with %u of %u entries settled", settled,
+          (unsigned)MIP_RDC_CHILDREN);
+}
+#endif
+
 /* Delivers a frame and checks that it went up or not as the model says. */
 static void deliver(const uint8_t *f, size_t len)
 {
     unsigned before = H.inputs;
+#if MIP_RDC_HAS_PARENT
+    struct mip_rdc_child was[MIP_RDC_CHILDREN];
+    uint32_t refused_before = mip_mac_stat(&H.mac, MIP_MAC_STAT_rdc_child_refused);
+    memcpy(was, H.mac.rdc.parent.child, sizeof was);
+#endif
 #if MIP_CONF_LLSEC
     int want = H.sec ? note_rx_sec(f, len) : note_rx(f, len, false);
 #else
@@ -982,6 +1015,10 @@ static void deliver(const uint8_t *f, size_t len)
     if (want >= 0)
         CHECK(H.inputs - before == (unsigned)want, "frame %s", want ? "not passed up"
                                                                     : "passed up twice");
+#if MIP_RDC_HAS_PARENT
+    if (H.loose && H.kind == MIP_RDC_PARENT)
+        check_children(was, refused_before);
+#endif
     check_state();
 }
 
@@ -1225,7 +1262,8 @@ static void send_invalid(struct cur *c)
 /* Header byte 0 kind 3: CSMA-CA over X-MAC, LPP, a leaf (its parent
  * OTHER) or a parent (children OTHER and 00..03), by bits 5-6 of byte 1;
  * byte 3 bit 6: 64 Hz wake-ups (leaf: 20 ms polls), bit 7: adaptive
- * intervals up to 4 of the shortest. Real 802.15.4 timing: the kinds'
+ * intervals up to 4 of the shortest (a parent: a crowded child table, see
+ * setup). Real 802.15.4 timing: the kinds'
  * constraints hold. */
 static void loose_setup(const uint8_t hdr[4])
 {
@@ -1332,10 +1370,20 @@ static void setup(const uint8_t hdr[4])
     if (H.loose && H.kind == MIP_RDC_PARENT) {
         /* two children: OTHER and the extended address frames go to */
         struct mip_802154_addr a = { MIP_802154_ADDR_SHORT, OTHER, { 0 } };
+        unsigned k;
         CHECK(mip_mac_add_child(&H.mac, &a, H.now) == MIP_OK, "add_child");
         a.mode = MIP_802154_ADDR_EXT;
         a.ext[7] = 3;
         CHECK(mip_mac_add_child(&H.mac, &a, H.now) == MIP_OK, "add_child");
+        /* byte 3 bit 7: a crowded parent, one entry free. The four short
+         * senders' data requests then take it, evict a passer-by or are
+         * refused; op 11's add_child (0x10 + a >> 2) renews these or
+         * evicts. They are silent, so the timeout forgets them. */
+        a.mode = MIP_802154_ADDR_SHORT;
+        for (k = 0; (hdr[3] & 0x80u) && k + 3u < MIP_RDC_CHILDREN; k++) {
+            a.short_addr = (uint16_t)(0x14u + k);
+            CHECK(mip_mac_add_child(&H.mac, &a, H.now) == MIP_OK, "add_child");
+        }
     }
     CHECK(H.cm || H.loose || mip_mac_poll(&H.mac, H.now) == UINT32_MAX, "a new MAC is not idle");
     CHECK(H.radio_on == (H.loose ? H.kind == MIP_RDC_PARENT : !H.cm), "receiver %s at init",
