@@ -968,40 +968,61 @@ static int note_rx_sec(const uint8_t *f, size_t len)
 }
 #endif
 
+/* A parent's child table as a frame from the air found it (the MAC's own
+ * table, read for children_check; empty in a build without the parent). */
+struct children_before {
 #if MIP_RDC_HAS_PARENT
-/* A parent's children before and after a frame from the air (the MAC's own
- * table, read for the check): a frame a neighbour sends never forgets a
- * settled child that its timeout still keeps (issue 24: forged data
- * requests from invented addresses evicted real idle children), and a data
- * request is refused only when every entry holds a settled child. */
-static void check_children(const struct mip_rdc_child *was, uint32_t refused_before)
+    struct mip_rdc_child child[MIP_RDC_CHILDREN];
+    uint32_t refused;
+#else
+    uint8_t none;
+#endif
+};
+
+static void children_note(struct children_before *b)
 {
+#if MIP_RDC_HAS_PARENT
+    memcpy(b->child, H.mac.rdc.parent.child, sizeof b->child);
+    b->refused = mip_mac_stat(&H.mac, MIP_MAC_STAT_rdc_child_refused);
+#else
+    (void)b;
+#endif
+}
+
+/* On a parent, after that frame: it forgot no settled child that the
+ * timeout still keeps (issue 24: forged data requests from invented
+ * addresses evicted real idle children), and a data request was refused
+ * only when every entry held a settled child. */
+static void children_check(const struct children_before *b)
+{
+#if MIP_RDC_HAS_PARENT
     const struct mip_rdc_child *now = H.mac.rdc.parent.child;
     uint32_t refused = mip_mac_stat(&H.mac, MIP_MAC_STAT_rdc_child_refused);
     unsigned k, settled = 0;
+    if (!H.loose || H.kind != MIP_RDC_PARENT)
+        return;
     for (k = 0; k < MIP_RDC_CHILDREN; k++) {
-        settled += was[k].valid && was[k].settled;
-        if (was[k].valid && was[k].settled &&
-            (mip_utime_t)(H.now - was[k].seen) < H.cfg.rdc.child_timeout_us)
-            CHECK(now[k].valid && memcmp(&now[k].addr, &was[k].addr, sizeof was[k].addr) == 0,
+        const struct mip_rdc_child *was = &b->child[k];
+        if (!was->valid || !was->settled)
+            continue;
+        settled++;
+        if ((mip_utime_t)(H.now - was->seen) < H.cfg.rdc.child_timeout_us)
+            CHECK(now[k].valid && memcmp(&now[k].addr, &was->addr, sizeof was->addr) == 0,
                   "a frame from the air forgot settled child %u", k);
     }
-    CHECK(refused == refused_before ||
-              (refused == refused_before + 1u && settled == MIP_RDC_CHILDREN),
+    CHECK(refused == b->refused || (refused == b->refused + 1u && settled == MIP_RDC_CHILDREN),
           "a data request refused with %u of %u entries settled", settled,
           (unsigned)MIP_RDC_CHILDREN);
-}
+#else
+    (void)b;
 #endif
+}
 
 /* Delivers a frame and checks that it went up or not as the model says. */
 static void deliver(const uint8_t *f, size_t len)
 {
     unsigned before = H.inputs;
-#if MIP_RDC_HAS_PARENT
-    struct mip_rdc_child was[MIP_RDC_CHILDREN];
-    uint32_t refused_before = mip_mac_stat(&H.mac, MIP_MAC_STAT_rdc_child_refused);
-    memcpy(was, H.mac.rdc.parent.child, sizeof was);
-#endif
+    struct children_before children;
 #if MIP_CONF_LLSEC
     int want = H.sec ? note_rx_sec(f, len) : note_rx(f, len, false);
 #else
@@ -1010,15 +1031,13 @@ static void deliver(const uint8_t *f, size_t len)
     /* raw bytes may be an ACK frame: it may end the head frame's attempt */
     if (len >= 3u && (f[0] & 7u) == MIP_802154_ACK)
         H.doing = IN_RX_ACK;
+    children_note(&children);
     mip_mac_radio_rx(&H.mac, f, len, H.now);
     H.doing = IN_OTHER;
     if (want >= 0)
         CHECK(H.inputs - before == (unsigned)want, "frame %s", want ? "not passed up"
                                                                     : "passed up twice");
-#if MIP_RDC_HAS_PARENT
-    if (H.loose && H.kind == MIP_RDC_PARENT)
-        check_children(was, refused_before);
-#endif
+    children_check(&children);
     check_state();
 }
 
