@@ -26,11 +26,12 @@ for tool in clang llvm-profdata llvm-cov; do
     command -v "$tool" >/dev/null 2>&1 || { echo "coverage.sh: $tool not found (scripts/setup.sh)" >&2; exit 2; }
 done
 
+mkdir -p "$BUILD"
 CC=clang cmake -S "$ROOT" -B "$BUILD" -G Ninja -DMOTEIP_FUZZ=ON -DMOTEIP_TESTS=OFF \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="-fprofile-instr-generate -fcoverage-mapping" \
-    >"$BUILD.configure.log" 2>&1 || { echo "coverage.sh: configure failed ($BUILD.configure.log)" >&2; exit 2; }
-cmake --build "$BUILD" >"$BUILD.build.log" 2>&1 ||
-    { echo "coverage.sh: build failed ($BUILD.build.log)" >&2; exit 2; }
+    >"$BUILD/configure.log" 2>&1 || { echo "coverage.sh: configure failed ($BUILD/configure.log)" >&2; exit 2; }
+cmake --build "$BUILD" >"$BUILD/build.log" 2>&1 ||
+    { echo "coverage.sh: build failed ($BUILD/build.log)" >&2; exit 2; }
 
 prof="$BUILD/profiles"
 rm -rf "$prof"
